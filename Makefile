@@ -1,0 +1,139 @@
+# nvhcq - one Makefile (STYLE 2.10). Out-of-tree build in $(BUILD)/.
+#   make            library, CLI, tests (builds .cu -> cubins when nvcc is found)
+#   make test       build and run every test suite (prints "N passed, N failed" per suite)
+#   make demo       self-check of the default device + what ran where
+#   make bench      quick benchmark on the devices present
+#   make SAN=1 ...  same with AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
+#   make cross-aarch64   cross-build for Jetson (aarch64) with Debian's cross compiler
+#   make install PREFIX=/usr/local   library, header, CLI, pkg-config file
+#   make format     clang-format every C file;  make clean
+
+PREFIX ?= /usr/local
+SAN ?= 0
+ifeq ($(SAN),1)
+BUILD ?= build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD ?= build
+SANFLAGS :=
+endif
+
+CC ?= cc
+HOSTCC ?= cc
+AR ?= ar
+OPT ?= -O2 -g
+CSTD := -std=c11 -D_GNU_SOURCE
+WARN := -Wall -Wextra -Werror -Wpointer-arith -Wshadow -Wno-missing-field-initializers
+INCDIRS := include src/util src/core src/ops src/kernels src/gpu src/hcq src/iface \
+           $(wildcard src/iface/*) src/llm tests
+CFLAGS_ALL := $(CSTD) $(OPT) $(WARN) $(SANFLAGS) $(addprefix -I,$(INCDIRS)) -MMD -MP -pthread $(CFLAGS)
+LDFLAGS_ALL := $(SANFLAGS) -pthread $(LDFLAGS)
+LDLIBS_ALL := -ldl -lm $(LDLIBS)
+
+# ---- CUDA kernels -> cubins (optional) ----
+NVCC ?= $(shell command -v nvcc 2>/dev/null || (test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc))
+CUARCH ?= 80 86 87 89 90 100 120
+CU_SRCS := $(wildcard src/kernels/*.cu)
+ifneq ($(NVCC),)
+ifneq ($(NOCUDA),1)
+CUBINS := $(foreach a,$(CUARCH),$(patsubst src/kernels/%.cu,$(BUILD)/cubin/%.sm_$(a).cubin,$(CU_SRCS)))
+endif
+endif
+NVCCFLAGS ?= -O3 -Xptxas -O3 -std=c++17 -Isrc/kernels
+
+LIB_SRCS := $(shell find src -name '*.c' | sort)
+LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS)) $(BUILD)/obj/gen/hcq_cubins.o
+TOOL_SRCS := $(filter-out tools/embed.c,$(wildcard tools/*.c))
+TOOL_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(TOOL_SRCS))
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(BENCH_SRCS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+SUITE_SRCS := $(wildcard tests/hcq/*.c)
+SUITE_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(SUITE_SRCS) tests/harness.c)
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+
+LIB := $(BUILD)/libnvhcq.a
+CLI := $(BUILD)/nvhcq
+
+.PHONY: all test demo bench install clean format cross-aarch64 test-gpu fuzz lint
+all: $(LIB) $(CLI) $(UNIT_BINS) $(BUILD)/tests/hcq_suite
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/cubin/%.sm_$(firstword $(CUARCH)).cubin: ;
+define CUBIN_RULE
+$(BUILD)/cubin/%.sm_$(1).cubin: src/kernels/%.cu $(wildcard src/kernels/*.h)
+	@mkdir -p $$(dir $$@)
+	$(NVCC) $(NVCCFLAGS) -arch=sm_$(1) -cubin $$< -o $$@
+endef
+$(foreach a,$(CUARCH),$(eval $(call CUBIN_RULE,$(a))))
+
+$(BUILD)/embed: tools/embed.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) -O2 -std=c11 -Wall -Wextra -Werror $< -o $@
+
+# The cubin table is regenerated when the set of cubins or any cubin changes.
+$(BUILD)/gen/hcq_cubins.c: $(BUILD)/embed $(CUBINS) Makefile
+	@mkdir -p $(dir $@)
+	$(BUILD)/embed $@ $(CUBINS)
+
+$(BUILD)/obj/gen/hcq_cubins.o: $(BUILD)/gen/hcq_cubins.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(CLI): $(TOOL_OBJS) $(BENCH_OBJS) $(LIB)
+	$(CC) $(LDFLAGS_ALL) $(TOOL_OBJS) $(BENCH_OBJS) $(LIB) $(LDLIBS_ALL) -o $@
+
+$(BUILD)/obj/tests/harness.o: tests/harness.c
+$(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(BUILD)/obj/tests/harness.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $^ $(LDLIBS_ALL) -o $@
+
+$(BUILD)/tests/hcq_suite: $(SUITE_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $^ $(LDLIBS_ALL) -o $@
+
+# Run every suite; each prints "N passed, N failed"; the script prints the total last.
+test: all
+	@BUILD=$(BUILD) sh tests/run_all.sh
+
+# GPU-only suites (stress, sustained load, dmesg checks); run on the device machine.
+test-gpu: all
+	@BUILD=$(BUILD) GPU=1 sh tests/run_all.sh
+
+demo: $(CLI)
+	$(CLI) demo
+
+bench: $(CLI)
+	$(CLI) bench --quick
+
+fuzz:
+	$(MAKE) -C . -f tests/fuzz/fuzz.mk BUILD=$(BUILD)
+
+cross-aarch64:
+	$(MAKE) CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar BUILD=build-aarch64 NOCUDA=$(NOCUDA) all
+
+install: $(LIB) $(CLI)
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/hcq.h $(wildcard include/llm.h) $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|' nvhcq.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/nvhcq.pc
+
+format:
+	clang-format -i $$(find src tools tests bench include -name '*.[ch]')
+
+lint:
+	sh tests/check_layers.sh
+
+clean:
+	rm -rf build build-san build-aarch64
+
+-include $(shell test -d $(BUILD)/obj && find $(BUILD)/obj -name '*.d')

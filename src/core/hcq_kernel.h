@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hcq_kernel.h - the built-in kernel library's contract: kernel descriptors (name,
+ * parameter size, CPU twin) and the embedded cubins. Layer: core; implemented in
+ * src/ops (descriptors, twins) and build/gen (cubins).
+ *
+ * A CPU twin computes what the CUDA kernel computes for the whole launch (all blocks),
+ * given the same parameter struct. Device addresses in the parameters are translated
+ * through l->ptr(): identity on `cpu`, the emulated VA map on `emu`. A twin that gets
+ * NULL from it must set l->fault and return (the emulator reports an MMU fault).
+ */
+#ifndef HCQ_KERNEL_H
+#define HCQ_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct hcq_twin_launch {
+    const void *params;          /* the kernel's parameter struct */
+    uint32_t grid[3];
+    uint32_t block[3];
+    /* Host pointer for [va, va+size_B), or NULL if any byte of it is unmapped. */
+    void *(*ptr)(void *ctx, uint64_t va, uint64_t size_B);
+    void *ctx;
+    bool fault;                  /* set by the twin when ptr() failed */
+    uint64_t fault_va;           /* the address that failed */
+};
+
+typedef void (*hcq_twin_fn)(struct hcq_twin_launch *l);
+
+/* Translate or flag a fault; twins use it as `float *x = HCQ_TWIN_PTR(l, p->x_va, n * 4); if (!x) return;` */
+static inline void *
+hcq_twin_ptr(struct hcq_twin_launch *l, uint64_t va, uint64_t size_B)
+{
+    void *p = l->ptr(l->ctx, va, size_B ? size_B : 1);
+    if (!p) {
+        l->fault = true;
+        l->fault_va = va;
+    }
+    return p;
+}
+#define HCQ_TWIN_PTR(l, va, size_B) hcq_twin_ptr((l), (va), (size_B))
+
+struct hcq_kernel_desc {
+    const char *name;            /* the extern "C" __global__ symbol */
+    const char *module;          /* the .cu file (basename without .cu) holding it */
+    uint32_t params_B;           /* sizeof its parameter struct */
+    hcq_twin_fn twin;
+};
+
+/* Built-in kernel by name, or NULL. */
+const struct hcq_kernel_desc *hcq_kernel_find(const char *name);
+/* i-th built-in kernel, NULL past the end. */
+const struct hcq_kernel_desc *hcq_kernel_at(uint32_t i);
+
+struct hcq_cubin {
+    const char *module;          /* "k_elementwise" */
+    uint32_t sm_version;         /* 90 for sm_90 */
+    const uint8_t *data;
+    size_t size_B;
+};
+
+/* Embedded cubin of `module` for exactly `sm_version`, or NULL. */
+const struct hcq_cubin *hcq_cubin_find(const char *module, uint32_t sm_version);
+/* i-th embedded cubin, NULL past the end (generated at build time). */
+const struct hcq_cubin *hcq_cubin_at(uint32_t i);
+
+#endif /* HCQ_KERNEL_H */

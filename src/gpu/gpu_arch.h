@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu_arch.h - GPU generations as data (STYLE 2.6): one row per generation with its
+ * class numbers, QMD version and constant-bank layout. Layer: gpu (pure, no syscalls).
+ * Sources: docs/hw/rm.md §6.1, §6.5, §8.1; docs/hw/nvgpu.md §1.2 (ga10b classes).
+ */
+#ifndef GPU_ARCH_H
+#define GPU_ARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Class numbers, NVIDIA's names (cl*.h of open-gpu-doc, as listed in docs/hw/rm.md §8.1). */
+#define AMPERE_CHANNEL_GPFIFO_A 0xC56Fu
+#define HOPPER_CHANNEL_GPFIFO_A 0xC86Fu
+#define BLACKWELL_CHANNEL_GPFIFO_A 0xC96Fu
+#define BLACKWELL_CHANNEL_GPFIFO_B 0xCA6Fu
+#define TURING_USERMODE_A 0xC461u
+#define AMPERE_USERMODE_A 0xC561u
+#define HOPPER_USERMODE_A 0xC661u
+#define AMPERE_COMPUTE_A 0xC6C0u
+#define AMPERE_COMPUTE_B 0xC7C0u
+#define ADA_COMPUTE_A 0xC9C0u
+#define HOPPER_COMPUTE_A 0xCBC0u
+#define BLACKWELL_COMPUTE_A 0xCDC0u
+#define BLACKWELL_COMPUTE_B 0xCEC0u
+#define AMPERE_DMA_COPY_A 0xC6B5u
+#define AMPERE_DMA_COPY_B 0xC7B5u
+#define HOPPER_DMA_COPY_A 0xC8B5u
+#define BLACKWELL_DMA_COPY_A 0xC9B5u
+#define BLACKWELL_DMA_COPY_B 0xCAB5u
+
+struct gpu_qmd_ops; /* gpu_qmd.h: the encoder/decoder of one QMD version */
+
+struct hcq_arch {
+    const char *name;             /* "gh100" */
+    uint32_t sm_version;          /* 90 */
+    uint32_t gpfifo_cls;
+    uint32_t usermode_cls;
+    uint32_t compute_cls;
+    uint32_t copy_cls;
+    uint32_t qmd_version;         /* 0x0300, 0x0400, 0x0500 (major << 8 | minor) */
+    uint32_t qmd_size_B;          /* 256 (V3) or 384 (V4, V5) */
+    uint32_t cbuf0_params_off_B;  /* kernel parameters in constant bank 0: 0x160 / 0x210 / 0x380 */
+    uint32_t sem_addr_bits;       /* host semaphore / QMD release address width: 40 or 57 */
+    const struct gpu_qmd_ops *qmd;/* NULL until gpu_qmd.c fills it in its table */
+    bool tested_on_hw;            /* false for rows never run on real hardware */
+};
+
+/* Row whose compute class is `compute_cls`, or NULL. */
+const struct hcq_arch *hcq_arch_by_compute_class(uint32_t compute_cls);
+/* Row by name ("gh100", "ga102", "ga10b"), or NULL. */
+const struct hcq_arch *hcq_arch_by_name(const char *name);
+/* Row i, NULL past the end. */
+const struct hcq_arch *hcq_arch_at(uint32_t i);
+
+#endif /* GPU_ARCH_H */

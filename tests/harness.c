@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* harness.c - runner for tests/harness.h. */
+#include "harness.h"
+
+#include "hcq.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t seed_used;
+
+void
+th_fail(struct th *t, const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    t->failed = true;
+    fprintf(stdout, "    %s:%d: ", file, line);
+    va_start(ap, fmt);
+    vfprintf(stdout, fmt, ap);
+    va_end(ap);
+    fprintf(stdout, "\n");
+    fflush(stdout);
+}
+
+const char *
+th_last_error(void)
+{
+    return hcq_last_error();
+}
+
+uint64_t
+th_rand(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1Dull;
+}
+
+float
+th_randf(float lo, float hi)
+{
+    return lo + (hi - lo) * (float)((th_rand() >> 40) / (double)(1ull << 24));
+}
+
+uint64_t
+th_seed(void)
+{
+    return seed_used;
+}
+
+static bool
+selected(const char *name, int argc, char **argv)
+{
+    bool any = false;
+    for (int i = 0; i < argc; i++) {
+        if (argv[i][0] == '-')
+            continue;
+        any = true;
+        if (strstr(name, argv[i]))
+            return true;
+    }
+    return !any;
+}
+
+int
+th_run(const char *suite, const char *dev_spec, const struct th_case *cases, int n, int argc, char **argv)
+{
+    int passed = 0, failed = 0, skipped = 0;
+    const char *env_seed = getenv("TH_SEED");
+    seed_used = env_seed ? strtoull(env_seed, NULL, 0) : (uint64_t)time(NULL);
+    bool slow = getenv("TH_SLOW") && atoi(getenv("TH_SLOW"));
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--slow"))
+            slow = true;
+    printf("== %s%s%s (seed %llu)\n", suite, dev_spec ? " on " : "", dev_spec ? dev_spec : "",
+           (unsigned long long)seed_used);
+    for (int i = 0; i < n; i++) {
+        if (!selected(cases[i].name, argc, argv))
+            continue;
+        if (cases[i].slow && !slow) {
+            skipped++;
+            continue;
+        }
+        struct th t = { .dev_spec = dev_spec };
+        rng_state = (seed_used ^ (0x9E3779B97F4A7C15ull * (uint64_t)(i + 1))) | 1;
+        fflush(stdout);
+        cases[i].fn(&t);
+        if (t.failed) {
+            failed++;
+            printf("  FAIL %s\n", cases[i].name);
+        } else if (t.skipped) {
+            skipped++;
+            printf("  skip %s (%s)\n", cases[i].name, t.skip_why);
+        } else {
+            passed++;
+            printf("  ok   %s\n", cases[i].name);
+        }
+        fflush(stdout);
+    }
+    printf("%s%s%s: %d passed, %d failed", suite, dev_spec ? "@" : "", dev_spec ? dev_spec : "", passed,
+           failed);
+    if (skipped)
+        printf(", %d skipped", skipped);
+    printf("\n");
+    fflush(stdout);
+    return failed;
+}

@@ -1,0 +1,37 @@
+#!/bin/sh
+# run_all.sh - `make test`: runs every suite, then prints the total as
+# "total: N passed, N failed" (the line CI reads). Exit status 1 if anything failed.
+# Environment: BUILD (build dir), HCQ_TEST_DEVS (devices for the hcq suite; default:
+# every device that opens here: cpu, emu:gh100, emu:ga102, emu:ga10b, cuda:0, rm:0), GPU=1 adds GPU-only suites.
+BUILD=${BUILD:-build}
+log=$(mktemp)
+status=0
+run() {
+    echo "\$ $*"
+    "$@" 2>&1 | tee -a "$log"
+    rc=$?
+    # tee hides the exit code; a suite that crashed prints no summary line
+    if ! tail -n 1 "$log" | grep -Eq '^[^ ]+: [0-9]+ passed, [0-9]+ failed'; then
+        echo "$1: crashed or printed no summary" | tee -a "$log"
+        echo "crash: 0 passed, 1 failed" >> "$log"
+    fi
+    return $rc
+}
+for t in "$BUILD"/tests/test_*; do
+    [ -x "$t" ] || continue
+    run "$t"
+done
+devs=${HCQ_TEST_DEVS:-$("$BUILD"/nvhcq devices --testable 2>/dev/null || echo cpu)}
+for d in $devs; do
+    run "$BUILD"/tests/hcq_suite --dev "$d"
+done
+for s in tests/suites/*.sh; do
+    [ -f "$s" ] || continue
+    BUILD=$BUILD run sh "$s"
+done
+passed=$(grep -Eo '^[^ ]+: [0-9]+ passed' "$log" | awk '{s+=$2} END {print s+0}')
+failed=$(grep -Eo '^[^ ]+: [0-9]+ passed, [0-9]+ failed' "$log" | awk '{s+=$4} END {print s+0}')
+rm -f "$log"
+echo "total: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] || status=1
+exit $status
