@@ -277,6 +277,11 @@ elf_relocs_one(struct elf *e, uint32_t ri, struct gpu_cubin_image *img, uint32_t
                            ": symbol %s is in section %u, which is not loaded", rs->nm, k, sy.name, sy.shndx);
         if (!rela && type == R_CUDA_64) /* REL: the addend is stored at the location */
             addend = (int64_t)rd64(img->data + ts->place + at);
+        int64_t target = e->s[sy.shndx].place + (int64_t)sy.value + addend;
+        if (sy.value > img->size_B || addend < -(int64_t)img->size_B || addend > (int64_t)img->size_B ||
+            target < 0 || (uint64_t)target > img->size_B)
+            return FMT_ERR("%s entry %" PRIu64 ": target %s+0x%" PRIx64 "%+" PRId64 " outside the image",
+                           rs->nm, k, sy.name, sy.value, addend);
         if (img->reloc_count == *cap) {
             uint32_t ncap = *cap ? *cap * 2 : 16;
             struct gpu_cubin_reloc *nr = realloc(img->relocs, ncap * sizeof *nr);
@@ -287,7 +292,7 @@ elf_relocs_one(struct elf *e, uint32_t ri, struct gpu_cubin_image *img, uint32_t
         }
         img->relocs[img->reloc_count++] = (struct gpu_cubin_reloc){
             .patch_off_B = (uint64_t)ts->place + at,
-            .target_off_B = e->s[sy.shndx].place + (int64_t)sy.value + addend,
+            .target_off_B = target,
             .type = type,
         };
     }
