@@ -25,7 +25,7 @@ OPT ?= -O2 -g
 CSTD := -std=c11 -D_GNU_SOURCE
 WARN := -Wall -Wextra -Werror -Wpointer-arith -Wshadow -Wno-missing-field-initializers
 INCDIRS := include src/util src/core src/ops src/kernels src/gpu src/hcq src/iface \
-           $(wildcard src/iface/*) src/llm tests
+           $(patsubst %/,%,$(wildcard src/iface/*/)) src/llm tests
 CFLAGS_ALL := $(CSTD) $(OPT) $(WARN) $(SANFLAGS) $(addprefix -I,$(INCDIRS)) -MMD -MP -pthread $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) -pthread $(LDFLAGS)
 LDLIBS_ALL := -ldl -lm $(LDLIBS)
