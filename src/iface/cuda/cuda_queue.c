@@ -370,7 +370,13 @@ cuda_graph_build(struct hcq_graph *g)
     }
     if (st != HCQ_OK) {
         graph_free(cd, cg);
-        return st;
+        if (st == HCQ_ERR_DEVICE_LOST || st == HCQ_ERR_NOMEM)
+            return st;
+        /* The commands were valid when recorded, so a capture the driver refuses is our
+         * limitation, not the caller's: replay them as plain submissions (correct, slower). */
+        HCQ_LOG_WARN("cuda: graph of %u commands not captured (%s); it replays as plain submissions",
+                     g->cl.count, hcq_last_error());
+        return HCQ_OK;
     }
     g->priv = cg;
     return HCQ_OK;
