@@ -148,7 +148,6 @@ hcq_pb_device_destroy(struct hcq_device *dev)
 {
     struct hcq_pb_dev *pd = hcq_pb_dev(dev);
     hcq_kmd_destroy(pd->kmd);
-    pthread_mutex_destroy(&dev->lock);
     free(pd);
 }
 
