@@ -342,8 +342,8 @@ hcq_pb_cmd_launch(struct hcq_pb_builder *b, const struct hcq_cmd *c)
         hcq_cmd_launch_args(b->cl, c, b->vars, pq->argbuf);
         args = pq->argbuf;
     }
-    uint8_t *map;
-    uint64_t va;
+    uint8_t *map = NULL;
+    uint64_t va = 0;
     st = hcq_pb_kargs_alloc(b, pp->kargs_B, &map, &va);
     if (st != HCQ_OK)
         return st;
