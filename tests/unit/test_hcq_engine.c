@@ -50,10 +50,10 @@ overlaps(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
 
 TEST(ring_recycles_only_behind_fences)
 {
-    struct hcq_pb_ring r;
+    struct hcq_pb_ring r = {0};
     const uint64_t size = 64 * 1024;
-    CHECK_OK(hcq_pb_ring_init(&r, size, 64));
     struct live_chunk *live = calloc(100000, sizeof(*live));
+    CHECK_OK(hcq_pb_ring_init(&r, size, 64));
     uint32_t live_n = 0;
     uint64_t submitted = 0, completed = 0, handed_B = 0;
     uint32_t wraps = 0, waits = 0;
