@@ -52,6 +52,8 @@ bool suite_twin_run(const char *name, const void *params, const uint32_t grid[3]
 
 /* ==== Test tables ==== */
 
+extern const struct th_case suite_mem_cases[];
+extern const int suite_mem_case_count;
 extern const struct th_case suite_kernel_cases[];
 extern const int suite_kernel_case_count;
 
