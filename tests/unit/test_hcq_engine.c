@@ -916,7 +916,7 @@ TEST(fake_graph)
     CHECK_OK(hcq_queue_launch_ex(q, &l));
     CHECK_OK(hcq_queue_launch_ex(q, &l));
     struct gridlog_params gp = {hcq_buf_va(lg)};
-    struct hcq_launch l2 = {.prog = glog, .grid = {1, 1, 1}, .block = {8, 2, 1}, .args = &gp, .args_B = sizeof gp,
+    struct hcq_launch l2 = {.prog = glog, .grid = {0, 1, 0}, .block = {8, 2, 1}, .args = &gp, .args_B = sizeof gp,
                             .grid_var = {v_grid, HCQ_VAR_NONE, v_grid}};
     CHECK_OK(hcq_queue_launch_ex(q, &l2));
     CHECK_OK(hcq_queue_signal_var(q, done_sig, v_step, 1));
@@ -1009,7 +1009,7 @@ TEST(fake_timeout_and_fault)
     CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
     fake_set_fault(k, "injected MMU fault", 0xdead000);
     CHECK(hcq_device_check(dev) == HCQ_ERR_DEVICE_LOST);
-    CHECK_OK(hcq_queue_barrier(q));
+    CHECK(hcq_queue_barrier(q) == HCQ_ERR_DEVICE_LOST);
     CHECK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS) == HCQ_ERR_DEVICE_LOST);
     hcq_device_fault_report(dev, report, sizeof report);
     CHECKF(strstr(report, "queue") != NULL, "report: %s", report);
