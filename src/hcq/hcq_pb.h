@@ -50,6 +50,8 @@
  * 16 MiB - 0x240 (rm.md §8.3, §6.5 c[0][0x28] = 0xFFFDC0). */
 #define HCQ_PB_LOCAL_HEADROOM_B 0x240u
 #define HCQ_PB_STACK_INIT 0xFFFDC0u
+/* Idle channels kept per engine for reuse. */
+#define HCQ_PB_CHAN_POOL 8u
 /* Replaced local-memory stores waiting for the GPU to pass them. */
 #define HCQ_PB_LOCAL_OLD_MAX 8u
 /* GPU waits: how long a wait the engine starts on its own (ring full, setup) may take
@@ -77,6 +79,12 @@ struct hcq_pb_dev {
     uint64_t local_window_va, shared_window_va;
     _Atomic int64_t clock_offset_ns; /* GPU timestamp - host clock, once calibrated */
     atomic_bool clock_calibrated;
+    /* Channels of destroyed queues, kept for the next queue of that engine: creating a
+     * channel is slow (GR context: ~1 s on Orin, nvgpu.md §7.1) and RM refused channels
+     * added to a TSG after others were freed (H200 run, NV_ERR_INVALID_STATE). */
+    pthread_mutex_t pool_lock;
+    struct hcq_kmd_channel *pool[2][HCQ_PB_CHAN_POOL];
+    uint32_t pool_count[2];
 };
 
 struct hcq_pb_chan {

@@ -101,7 +101,8 @@ hcq_pb_ce_flush(struct hcq_pb_builder *b, struct hcq_pb_chan *ch)
     if (ch->engine != HCQ_KMD_ENGINE_COPY || !ch->busy)
         return;
     uint64_t va = b->pq->sys->va + HCQ_PB_SYS_CE_FLUSH;
-    if (gpu_push_ce_sem_release(&ch->push, b->pd->arch->copy_cls, va, 0, false) != HCQ_OK)
+    /* Four words (payload + timestamp, 16 bytes): tinygrad's copy-queue release 0x14. */
+    if (gpu_push_ce_sem_release(&ch->push, b->pd->arch->copy_cls, va, 0, true) != HCQ_OK)
         assert(!"a 32-bit payload fits every copy class");
     ch->busy = false;
 }

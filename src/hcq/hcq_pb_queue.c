@@ -175,10 +175,23 @@ hcq_pb_push_grow(struct hcq_pb_chan *ch, uint32_t cap_dw)
     return HCQ_OK;
 }
 
+/* Give a channel back: to the device's pool when it is idle and healthy, else destroy it. */
 static void
 hcq_pb_chan_fini(struct hcq_pb_queue *pq, struct hcq_pb_chan *ch)
 {
-    hcq_kmd_channel_destroy(pq->pd->kmd, ch->kc);
+    struct hcq_pb_dev *pd = pq->pd;
+    if (ch->kc) {
+        bool idle = !atomic_load(&pd->base.lost) && __atomic_load_n(ch->tl, __ATOMIC_ACQUIRE) >= ch->tl_flushed &&
+                    hcq_pb_gpfifo_pending(ch->put, hcq_pb_userd_read(ch->kc, HCQ_PB_USERD_GP_GET), ch->kc->entries) == 0;
+        int e = ch->engine == HCQ_KMD_ENGINE_COMPUTE ? 0 : 1;
+        pthread_mutex_lock(&pd->pool_lock);
+        if (idle && pd->pool_count[e] < HCQ_PB_CHAN_POOL) {
+            pd->pool[e][pd->pool_count[e]++] = ch->kc;
+            ch->kc = NULL;
+        }
+        pthread_mutex_unlock(&pd->pool_lock);
+    }
+    hcq_kmd_channel_destroy(pd->kmd, ch->kc);
     ch->kc = NULL;
     free(ch->scratch);
     ch->scratch = NULL;
@@ -261,12 +274,21 @@ hcq_pb_chan_init(struct hcq_pb_queue *pq, struct hcq_pb_chan *ch, enum hcq_kmd_e
     if (st != HCQ_OK)
         return st;
     gpu_push_init(&ch->push, ch->scratch, HCQ_PB_SCRATCH_DW);
-    st = hcq_kmd_channel_create(pd->kmd, engine, HCQ_PB_GPFIFO_ENTRIES, &ch->kc);
-    if (st != HCQ_OK)
-        return st;
+    int e = engine == HCQ_KMD_ENGINE_COMPUTE ? 0 : 1;
+    pthread_mutex_lock(&pd->pool_lock);
+    if (pd->pool_count[e])
+        ch->kc = pd->pool[e][--pd->pool_count[e]];
+    pthread_mutex_unlock(&pd->pool_lock);
+    if (!ch->kc) {
+        st = hcq_kmd_channel_create(pd->kmd, engine, HCQ_PB_GPFIFO_ENTRIES, &ch->kc);
+        if (st != HCQ_OK)
+            return st;
+    }
     if (ch->kc->entries == 0 || (ch->kc->entries & (ch->kc->entries - 1)) != 0 || !ch->kc->ring || !ch->kc->userd)
         return hcq_err(HCQ_ERR_DRIVER, "%s channel: ring of %u entries (expected a mapped power of two)",
                        hcq_pb_engine_name(engine), ch->kc->entries);
+    /* A reused channel carries on from where its last queue left the ring; its engine
+     * binding and windows are set again below (harmless), its local memory by the queue. */
     ch->put = hcq_pb_userd_read(ch->kc, HCQ_PB_USERD_GP_PUT) & (ch->kc->entries - 1);
     if (engine == HCQ_KMD_ENGINE_COMPUTE)
         gpu_push_compute_init(&ch->push, pd->arch->compute_cls, pd->local_window_va, pd->shared_window_va);
