@@ -319,3 +319,19 @@ emu_vm_read_unlock(struct emu_vm *vm)
 {
     pthread_rwlock_unlock(&vm->lock);
 }
+
+void *
+emu_mem_ptr_extent(struct emu_vm *vm, uint64_t va, size_t *avail_out)
+{
+    pthread_rwlock_rdlock(&vm->lock);
+    void *p = NULL;
+    *avail_out = 0;
+    uint32_t i = emu_vm_lower(vm, va);
+    if (i < vm->count && vm->r[i].va <= va) {
+        const struct emu_vm_range *r = &vm->r[i];
+        p = (uint8_t *)r->bo->host + r->bo_off + (va - r->va);
+        *avail_out = (size_t)(r->va + r->size_B - va);
+    }
+    pthread_rwlock_unlock(&vm->lock);
+    return p;
+}

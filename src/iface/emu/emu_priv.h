@@ -80,6 +80,10 @@ void emu_dev_unlock(struct emu_dev *d);
 /* Record the first GPU fault text. */
 void emu_dev_fault_set(struct emu_dev *d, const char *why);
 
+/* Like emu_mem_ptr for one byte, also giving the bytes left in that mapping. */
+void *emu_mem_ptr_extent(struct emu_vm *vm, uint64_t va, size_t *avail_out);
+/* True when the program came from a cubin (not an emu program stub). */
+bool emu_prog_is_cubin_code(const uint8_t *code, size_t n);
 /* Remove every mapping of bo from vm (the memory was freed). */
 void emu_vm_unmap_bo(struct emu_vm *vm, struct emu_bo *bo);
 /* Hold vm's read lock across a stretch of emu_mem_ptr() uses (pointers stay valid). */
