@@ -264,6 +264,8 @@ TEST(bringup_discovery)
     CHECK(in->unified_memory && in->sem_release_in_push && in->copies_by_cpu && !in->has_uvm);
     CHECK(in->shared_window_va == NVGPU_SHARED_WINDOW_VA && in->local_window_va == NVGPU_LOCAL_WINDOW_VA);
     CHECK(kmd->arch && kmd->arch->compute_cls == AMPERE_COMPUTE_B && kmd->arch->copy_cls == AMPERE_DMA_COPY_B);
+    CHECKF(kmd->arch->sm_version == 87 && !strcmp(kmd->arch->name, "ga10b"), "arch %s sm_%u", kmd->arch->name,
+           kmd->arch->sm_version); /* not ga102, which has the same classes */
     CHECK(strstr(in->name, "ga10b"));
     struct nvgpu_kmd *k = nvgpu_kmd_from(kmd);
     CHECK(k->windows_reserved && k->veid == 1 && k->usermode);

@@ -85,10 +85,20 @@ nvgpu_kmd_characteristics(struct nvgpu_kmd *k)
     if (!(c->flags & NVGPU_GPU_FLAGS_SUPPORT_TSG_SUBCONTEXTS))
         return hcq_err(HCQ_ERR_UNSUPPORTED, "GET_CHARACTERISTICS: flags 0x%llx lack TSG_SUBCONTEXTS (1<<22)",
                        (unsigned long long)c->flags);
-    k->base.arch = hcq_arch_by_compute_class(c->compute_class);
+    /* The compute class alone does not name the chip (ga102 also has AMPERE_COMPUTE_B):
+     * match the SM version too. sm_arch_sm_version is 0x807 for SM 8.7 (§1.2). */
+    uint32_t sm = ((c->sm_arch_sm_version >> 8) & 0xF) * 10 + (c->sm_arch_sm_version & 0xF);
+    k->base.arch = NULL;
+    for (uint32_t i = 0; hcq_arch_at(i); i++) {
+        const struct hcq_arch *a = hcq_arch_at(i);
+        if (a->compute_cls == c->compute_class && a->sm_version == sm) {
+            k->base.arch = a;
+            break;
+        }
+    }
     if (!k->base.arch)
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "GET_CHARACTERISTICS: compute_class 0x%04x (sm 0x%x) has no arch row",
-                       c->compute_class, c->sm_arch_sm_version);
+        return hcq_err(HCQ_ERR_UNSUPPORTED, "GET_CHARACTERISTICS: compute_class 0x%04x with sm_%u (0x%x) has no arch row",
+                       c->compute_class, sm, c->sm_arch_sm_version);
     if (c->dma_copy_class != k->base.arch->copy_cls)
         return hcq_err(HCQ_ERR_UNSUPPORTED, "GET_CHARACTERISTICS: dma_copy_class 0x%04x (expected 0x%04x)",
                        c->dma_copy_class, k->base.arch->copy_cls);
