@@ -11,6 +11,7 @@
 #include "emu_nvgpu.h"
 #include "harness.h"
 #include "hcq_priv.h"
+#include "k_params.h"
 #include "nvgpu_kmd.h"
 #include "nvgpu_klog.h"
 
@@ -604,6 +605,8 @@ TEST(pitfall_pushbuffer_signals)
     struct hcq_device *dev = NULL;
     struct hcq_queue *q = NULL;
     struct hcq_signal *sig = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_buf *buf = NULL;
     CHECK_OK(tdev_open(&e, "ga10b"));
     CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
     CHECK(kmd->info.sem_release_in_push && kmd->info.copies_by_cpu && kmd->info.unified_memory);
@@ -622,7 +625,39 @@ TEST(pitfall_pushbuffer_signals)
     }
     CHECK_OK(hcq_signal_wait(sig, v + 64, 5000000000ull));
     CHECK(hcq_signal_value(sig) == v + 64);
+
+    /* tinygrad's exec_2_kernels_100_times shape, the test that returned 198 for 200 on Orin:
+     * launch + signal per submission, no waiting in between; every value the host sees must
+     * be one that was submitted, in order, and the kernels must have run in order. */
+    enum { N = 1000, R = 100 };
+    CHECK_OK(hcq_program_load(dev, "k_axpb_u64", &prog));
+    CHECK_OK(hcq_buf_alloc(dev, N * sizeof(uint64_t), HCQ_MEM_MAPPABLE, &buf));
+    uint64_t *x = hcq_buf_map(buf), ref[N];
+    CHECK(x);
+    for (int i = 0; i < N; i++)
+        ref[i] = x[i] = th_rand();
+    uint64_t base = v + 64, seen = base;
+    for (int r = 1; r <= R; r++) {
+        struct k_axpb_u64_params p = {.x_va = hcq_buf_va(buf), .n = N, .mul = 2 * (uint64_t)r + 1, .add = (uint64_t)r};
+        uint32_t grid[3] = {4, 1, 1}, block[3] = {256, 1, 1};
+        CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
+        CHECK_OK(hcq_queue_signal(q, sig, base + (uint64_t)r));
+        CHECK_OK(hcq_queue_submit(q));
+        for (int i = 0; i < N; i++)
+            ref[i] = ref[i] * p.mul + p.add;
+        uint64_t now = hcq_signal_value(sig);
+        CHECKF(now >= seen && now <= base + (uint64_t)r, "signal went 0x%llx -> 0x%llx (submitted up to 0x%llx)",
+               (unsigned long long)seen, (unsigned long long)now, (unsigned long long)(base + (uint64_t)r));
+        seen = now;
+    }
+    CHECK_OK(hcq_signal_wait(sig, base + R, 10000000000ull));
+    CHECK(hcq_signal_value(sig) == base + R);
+    for (int i = 0; i < N; i++)
+        CHECKF(x[i] == ref[i], "x[%d] = 0x%llx (expected 0x%llx)", i, (unsigned long long)x[i],
+               (unsigned long long)ref[i]);
 done:
+    hcq_buf_free(buf);
+    hcq_program_destroy(prog);
     hcq_signal_destroy(sig);
     hcq_queue_destroy(q);
     hcq_device_close(dev);
