@@ -382,6 +382,17 @@ TEST(usermode_submit)
     w[4] = (uint32_t)(payload >> 32);
     w[5] = 0x03100001u; /* release | WFI | 64-bit | timestamp (§6.1) */
     ch->ring[0] = (pb->va & ~3ull) | (6ull << 42) | (1ull << 41);
+    /* GP_PUT alone does nothing: the GPU does not poll USERD (§4.8); nor does a doorbell
+     * carrying another channel's token. */
+    volatile uint32_t *gp_put = (volatile uint32_t *)(ch->userd + NVC56F_GP_PUT);
+    volatile uint32_t *gp_get = (volatile uint32_t *)(ch->userd + NVC56F_GP_GET);
+    volatile uint32_t *bell = (volatile uint32_t *)(nvgpu_kmd_from(kmd)->usermode + NV_USERMODE_NOTIFY_CHANNEL_PENDING);
+    *gp_put = 1;
+    usleep(100000);
+    CHECKF(sv[0] == 0 && *gp_get == 0, "work ran without a doorbell (GPGet %u)", *gp_get);
+    *bell = ch->token ^ 0x40u;
+    usleep(50000);
+    CHECKF(sv[0] == 0 && *gp_get == 0, "work ran on a wrong token (GPGet %u)", *gp_get);
     hcq_kmd_channel_kick(kmd, ch, 1);
     CHECK(*(volatile uint32_t *)(ch->userd + NVC56F_GP_PUT) == 1);
     struct timespec t0, now;
@@ -395,6 +406,7 @@ TEST(usermode_submit)
         usleep(100);
     }
     CHECK(sv[1] != 0); /* timestamp */
+    CHECK(*gp_get == 1);
 done:
     hcq_kmd_mem_free(kmd, pb);
     hcq_kmd_mem_free(kmd, sem);
