@@ -197,14 +197,14 @@ selftest_run_suite(struct selftest *s)
         used += (size_t)n;
     close(pfd[0]);
     out[used] = 0;
-    /* the summary "hcq: N passed, N failed" */
+    /* the last summary "<suite>: N passed, N failed" (the suite name may contain ':') */
     for (char *p = out; (p = strstr(p, " passed, ")); p++) {
         char *b = p;
-        while (b > out && b[-1] != '\n')
+        while (b > out && b[-1] >= '0' && b[-1] <= '9')
             b--;
-        int np, nf;
-        if (sscanf(b, "%*[^:]: %d passed, %d failed", &np, &nf) == 2) {
-            s->suite_passed = np;
+        int nf;
+        if (b < p && b > out + 1 && b[-1] == ' ' && b[-2] == ':' && sscanf(p, " passed, %d failed", &nf) == 1) {
+            s->suite_passed = atoi(b);
             s->suite_failed = nf;
         }
     }
