@@ -92,10 +92,10 @@ emu_opts_parse_one(struct emu_opts *o, const char *tok, size_t n)
         snprintf(o->fail_ioctl, sizeof o->fail_ioctl, "%s", val);
     } else if (!strcmp(key, "fail_open") && eq && vn > 0) {
         snprintf(o->fail_open, sizeof o->fail_open, "%s", val);
-    } else if (!strcmp(key, "hang") && !eq) {
-        o->hang = true;
-    } else if (!strcmp(key, "drop_doorbell") && !eq) {
-        o->drop_doorbell = true;
+    } else if (!strcmp(key, "hang") && numeric && num > 0) {
+        o->hang = (uint32_t)num;
+    } else if (!strcmp(key, "drop_doorbell") && numeric && num > 0) {
+        o->drop_doorbell = (uint32_t)num;
     } else if (!strcmp(key, "corrupt_qmd") && numeric && num > 0) {
         o->corrupt_qmd = (uint32_t)num;
     } else if (!strcmp(key, "trace") && !eq) {
@@ -103,7 +103,7 @@ emu_opts_parse_one(struct emu_opts *o, const char *tok, size_t n)
     } else {
         return hcq_err(HCQ_ERR_INVALID,
                        "emu_opts_parse: unknown option '%s' (expected fail_alloc=N, fail_ioctl=NAME[@N], "
-                       "fail_open=PATH, hang, drop_doorbell, corrupt_qmd[=N], trace)",
+                       "fail_open=PATH, hang[=N], drop_doorbell[=N], corrupt_qmd[=N], trace)",
                        tok[0] ? key : "");
     }
     return HCQ_OK;

@@ -364,7 +364,7 @@ emu_doorbell_poll_locked(struct emu_dev *d, struct emu_chan *self)
 {
     volatile uint32_t *w = emu_chan_doorbell(self);
     uint32_t tok = __atomic_exchange_n(w, EMU_DOORBELL_IDLE, __ATOMIC_ACQ_REL);
-    if (tok == EMU_DOORBELL_IDLE || d->opts.drop_doorbell)
+    if (tok == EMU_DOORBELL_IDLE || (d->opts.drop_doorbell && ++d->doorbells_seen >= d->opts.drop_doorbell))
         return;
     struct emu_chan *target = NULL;
     for (uint32_t i = 0; i < d->chan_count; i++)
@@ -430,7 +430,7 @@ emu_chan_thread(void *arg)
         pthread_mutex_lock(&d->gpu_lock);
         emu_doorbell_poll_locked(d, ch);
         pthread_mutex_unlock(&d->gpu_lock);
-        bool go = !d->opts.hang && atomic_load(&ch->runnable) &&
+        bool go = !atomic_load(&ch->hung) && atomic_load(&ch->runnable) &&
                   emu_chan_error_get(ch, NULL, 0) == EMU_CHAN_ERR_NONE &&
                   emu_chan_has_work(ch) && (atomic_load(&ch->rung) || atomic_load(&ch->lenient));
         if (!go) {

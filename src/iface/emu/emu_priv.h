@@ -60,6 +60,7 @@ struct emu_dev {
     uint32_t alloc_seen;
     uint32_t ioctl_match_seen;
     atomic_uint qmd_seen;
+    uint32_t doorbells_seen;     /* guarded by gpu_lock */
 
     /* trace */
     char *trace;

@@ -161,6 +161,11 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
                              (unsigned long long)qmd_va, block[0], block[1], block[2]);
     uint64_t prog_va = emu_qf(q, L->prog_lo) | emu_qf(q, L->prog_hi) << 32;
     unsigned n = atomic_fetch_add(&ch->d->qmd_seen, 1) + 1;
+    if (ch->d->opts.hang && n >= ch->d->opts.hang) {
+        /* fault injection: this grid never finishes; the channel stops here for good */
+        atomic_store(&ch->hung, true);
+        return -1;
+    }
     if (ch->d->opts.corrupt_qmd && n == ch->d->opts.corrupt_qmd)
         prog_va ^= 0x40000000ull; /* fault injection: a flipped program-address bit */
     uint64_t cb_va = (emu_qf(q, L->cb_lo) | emu_qf(q, L->cb_hi) << 32) << L->cb_shift;

@@ -233,7 +233,7 @@ emu_rm_esc_name(uint32_t nr)
     }
 }
 
-static const char *
+const char *
 emu_rm_status_name(uint32_t st)
 {
     switch (st) {

@@ -95,6 +95,11 @@
 #define NVA06F_CTRL_CMD_GPFIFO_SCHEDULE 0xA06F0103u
 #define NVA06F_CTRL_CMD_BIND 0xA06F0104u
 #define NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN 0xC36F0108u
+/* Informational controls iface/rm also issues (ctrl2080gpu.h / ctrl2080fb.h of
+ * open-gpu-kernel-modules, as cited in src/iface/rm/rm_abi.h; not in rm.md). */
+#define NV2080_CTRL_CMD_GPU_GET_NAME_STRING 0x20800110u
+#define NV2080_CTRL_CMD_FB_GET_INFO 0x20801301u
+#define NV2080_CTRL_FB_INFO_INDEX_TOTAL_RAM_SIZE 0x08u
 
 /* GR_GET_INFO indexes (rm.md §8.4) */
 #define NV2080_CTRL_GR_INFO_INDEX_SHADER_PIPE_COUNT 0x07u
@@ -360,6 +365,10 @@ EMU_ABI_CHECK(struct emu_nva06c_schedule, 3);
 struct emu_nva06f_bind { uint32_t engineType; };
 EMU_ABI_CHECK(struct emu_nva06f_bind, 4);
 struct emu_nvc36f_token { uint32_t workSubmitToken; };
+struct emu_nv2080_name { uint32_t gpuNameStringFlags; uint8_t ascii[128]; };
+EMU_ABI_CHECK(struct emu_nv2080_name, 132);
+struct emu_nv2080_fb_info { uint32_t fbInfoListSize, pad; uint64_t fbInfoList; };
+EMU_ABI_CHECK(struct emu_nv2080_fb_info, 16);
 EMU_ABI_CHECK(struct emu_nvc36f_token, 4);
 
 /* UVM structs */

@@ -31,6 +31,8 @@ static const struct emu_rm_ctrl_def emu_rm_ctrls[] = {
     { NVA06F_CTRL_CMD_BIND, "NVA06F_CTRL_CMD_BIND", sizeof(struct emu_nva06f_bind) },
     { NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, "NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN",
       sizeof(struct emu_nvc36f_token) },
+    { NV2080_CTRL_CMD_GPU_GET_NAME_STRING, "NV2080_CTRL_CMD_GPU_GET_NAME_STRING", sizeof(struct emu_nv2080_name) },
+    { NV2080_CTRL_CMD_FB_GET_INFO, "NV2080_CTRL_CMD_FB_GET_INFO", sizeof(struct emu_nv2080_fb_info) },
 };
 
 /* The object class a control's interface belongs to: bits 31:16 of the command name the
@@ -158,6 +160,27 @@ emu_rm_ctrl_run(struct emu_rm *rm, struct emu_rm_obj *o, uint32_t cmd, void *par
         struct emu_nva06f_bind *p = params;
         return p->engineType == NV2080_ENGINE_TYPE_GRAPHICS || p->engineType != 0 ? NV_OK : NV_ERR_INVALID_ARGUMENT;
     }
+    case NV2080_CTRL_CMD_GPU_GET_NAME_STRING: {
+        struct emu_nv2080_name *p = params;
+        if (p->gpuNameStringFlags != 0)
+            return NV_ERR_INVALID_ARGUMENT; /* ASCII only */
+        memset(p->ascii, 0, sizeof p->ascii);
+        snprintf((char *)p->ascii, sizeof p->ascii, "%s",
+                 rm->sm_version_code == 0x900 ? "NVIDIA H100 80GB HBM3" : "NVIDIA GeForce RTX 3090");
+        return NV_OK;
+    }
+    case NV2080_CTRL_CMD_FB_GET_INFO: {
+        struct emu_nv2080_fb_info *p = params;
+        struct emu_nv2080_gr_info_item *it = (void *)(uintptr_t)p->fbInfoList;
+        if (!it || p->fbInfoListSize == 0 || p->fbInfoListSize > 256)
+            return NV_ERR_INVALID_ARGUMENT;
+        for (uint32_t i = 0; i < p->fbInfoListSize; i++) {
+            if (it[i].index != NV2080_CTRL_FB_INFO_INDEX_TOTAL_RAM_SIZE)
+                return NV_ERR_INVALID_ARGUMENT;
+            it[i].data = (uint32_t)(rm->vram_B >> 10); /* KiB */
+        }
+        return NV_OK;
+    }
     case NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN: {
         struct emu_nvc36f_token *p = params;
         p->workSubmitToken = o->token;
@@ -178,7 +201,11 @@ emu_rm_control(struct emu_rm *rm, struct emu_rm_file *file, struct emu_nvos54 *p
     struct emu_rm_obj *client = emu_rm_obj_find(rm, p->hClient, p->hClient);
     struct emu_rm_obj *o = emu_rm_obj_find(rm, p->hClient, p->hObject);
     uint32_t st;
-    if (!client || client->cls != NV01_ROOT_CLIENT || client->owner != file || !o)
+    char num[16];
+    snprintf(num, sizeof num, "0x%x", p->cmd);
+    if (emu_inject_ioctl(rm->d, def ? def->name : num, p->cmd))
+        st = NV_ERR_GENERIC;
+    else if (!client || client->cls != NV01_ROOT_CLIENT || client->owner != file || !o)
         st = NV_ERR_INVALID_OBJECT_HANDLE;
     else if (!def)
         st = NV_ERR_NOT_SUPPORTED;
@@ -188,14 +215,14 @@ emu_rm_control(struct emu_rm *rm, struct emu_rm_file *file, struct emu_nvos54 *p
         st = NV_ERR_INVALID_PARAM_STRUCT;
     else if (!p->params)
         st = NV_ERR_INVALID_ARGUMENT;
-    else if (emu_inject_ioctl(rm->d, def->name, p->cmd))
-        st = NV_ERR_GENERIC;
     else
         st = emu_rm_ctrl_run(rm, o, p->cmd, (void *)(uintptr_t)p->params);
     p->status = st;
     if (def)
-        emu_trace(rm->d, "NV_ESC_RM_CONTROL %s on %s -> 0x%x", def->name, o ? emu_rm_class_name(o->cls) : "?", st);
+        emu_trace(rm->d, "NV_ESC_RM_CONTROL %s on %s -> %s", def->name, o ? emu_rm_class_name(o->cls) : "?",
+                  emu_rm_status_name(st));
     else
-        emu_trace(rm->d, "NV_ESC_RM_CONTROL cmd=0x%x -> 0x%x", p->cmd, st);
+        emu_trace(rm->d, "NV_ESC_RM_CONTROL 0x%x on %s -> %s", p->cmd, o ? emu_rm_class_name(o->cls) : "?",
+                  emu_rm_status_name(st));
     return st;
 }

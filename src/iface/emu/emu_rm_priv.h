@@ -78,6 +78,7 @@ struct emu_rm {
 struct emu_rm_obj *emu_rm_obj_find(struct emu_rm *rm, uint32_t client, uint32_t handle);
 bool emu_rm_has_class(const struct emu_rm *rm, uint32_t cls);
 const char *emu_rm_class_name(uint32_t cls);
+const char *emu_rm_status_name(uint32_t st);
 struct emu_rm_file *emu_rm_file_of_fd(struct emu_rm *rm, int fd, enum emu_rm_file_kind kind);
 /* emu_rm_ctrl.c */
 uint32_t emu_rm_control(struct emu_rm *rm, struct emu_rm_file *file, struct emu_nvos54 *p);

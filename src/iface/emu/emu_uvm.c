@@ -251,9 +251,9 @@ emu_uvm_ioctl(struct emu_rm_file *u, unsigned long req, void *arg)
     if (req != UVM_DEINITIALIZE)
         memcpy((uint8_t *)arg + emu_uvm_status_off(req), &st, 4);
     if (req == UVM_MAP_EXTERNAL_ALLOCATION || req == UVM_CREATE_EXTERNAL_RANGE || req == UVM_FREE)
-        emu_trace(d, "%s len=0x%llx -> 0x%x", name, (unsigned long long)((uint64_t *)arg)[1], st);
+        emu_trace(d, "%s len=0x%llx -> %s", name, (unsigned long long)((uint64_t *)arg)[1], emu_rm_status_name(st));
     else
-        emu_trace(d, "%s -> 0x%x", name, st);
+        emu_trace(d, "%s -> %s", name, emu_rm_status_name(st));
     return 0;
 }
 
