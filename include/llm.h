@@ -158,6 +158,9 @@ HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_i32(struct llm_gguf_writer *w
 HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_u64(struct llm_gguf_writer *w, const char *key, uint64_t v);
 HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_f32(struct llm_gguf_writer *w, const char *key, float v);
 HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_bool(struct llm_gguf_writer *w, const char *key, bool v);
+/* Any scalar type (not STRING/ARRAY): `v` points to its little-endian bytes. */
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_val(struct llm_gguf_writer *w, const char *key, uint32_t vtype,
+                                                       const void *v);
 HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_str(struct llm_gguf_writer *w, const char *key, const char *v);
 /* Numeric array of `count` elements of `elem_type` (not STRING/ARRAY), copied. */
 HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_arr(struct llm_gguf_writer *w, const char *key,

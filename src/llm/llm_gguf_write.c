@@ -188,6 +188,15 @@ scalar_size(uint32_t t)
 }
 
 enum hcq_status
+llm_gguf_writer_set_val(struct llm_gguf_writer *w, const char *key, uint32_t vtype, const void *v)
+{
+    uint32_t es = scalar_size(vtype);
+    if (!es)
+        return hcq_err(HCQ_ERR_INVALID, "llm_gguf_writer_set_val: '%s': type %u is not a scalar", key, vtype);
+    return set_scalar(w, key, vtype, v, es);
+}
+
+enum hcq_status
 llm_gguf_writer_set_arr(struct llm_gguf_writer *w, const char *key, uint32_t elem_type, const void *elems,
                         uint64_t count)
 {
