@@ -25,7 +25,7 @@ OPT ?= -O2 -g
 CSTD := -std=c11 -D_GNU_SOURCE
 WARN := -Wall -Wextra -Werror -Wpointer-arith -Wshadow -Wno-missing-field-initializers
 INCDIRS := include src/util src/core src/ops src/kernels src/gpu src/hcq src/iface \
-           $(wildcard src/iface/*) src/llm tests
+           $(patsubst %/,%,$(wildcard src/iface/*/)) src/llm tests
 CFLAGS_ALL := $(CSTD) $(OPT) $(WARN) $(SANFLAGS) $(addprefix -I,$(INCDIRS)) -MMD -MP -pthread $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) -pthread $(LDFLAGS)
 LDLIBS_ALL := -ldl -lm $(LDLIBS)
@@ -61,7 +61,7 @@ all: $(LIB) $(CLI) $(UNIT_BINS) $(BUILD)/tests/hcq_suite
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	@echo "  CC $<"; $(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(BUILD)/cubin/%.sm_$(firstword $(CUARCH)).cubin: ;
 define CUBIN_RULE
@@ -82,7 +82,7 @@ $(BUILD)/gen/hcq_cubins.c: $(BUILD)/embed $(CUBINS) Makefile
 
 $(BUILD)/obj/gen/hcq_cubins.o: $(BUILD)/gen/hcq_cubins.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	@echo "  CC $<"; $(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
