@@ -12,6 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#if defined(__cplusplus) && !defined(_Static_assert)
+#define _Static_assert static_assert /* nvcc compiles this header as C++ */
+#endif
+
 #define LLM_QK 32   /* values per block of the 32-wide formats */
 #define LLM_QK_K 256 /* values per super-block of the K formats */
 
@@ -256,6 +260,70 @@ k_llm_dq_q6_k_half(const struct llm_block_q6_k *b, int h, float *y)
         y[l + 32] = d * sc[is + 2] * (float)q2;
         y[l + 64] = d * sc[is + 4] * (float)q3;
         y[l + 96] = d * sc[is + 6] * (float)q4;
+    }
+}
+
+
+/* Value i of a row of `type` (ggml numbering: 0 F32, 1 F16, 2 Q4_0, 3 Q4_1, 6 Q5_0, 7 Q5_1,
+ * 8 Q8_0, 12 Q4_K, 13 Q5_K, 14 Q6_K, 30 BF16); 0 for other types. One value at a time:
+ * the simple form the first GPU kernels use (speed comes later). */
+K_LLM_FN float
+k_llm_dq_at(uint32_t type, const uint8_t *row, uint32_t i)
+{
+    switch (type) {
+    case 0: { float f; const uint8_t *p = row + 4 * (size_t)i; union { uint32_t u; float f; } v;
+              v.u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; f = v.f; return f; }
+    case 1: return k_llm_f16((uint16_t)(row[2 * (size_t)i] | row[2 * (size_t)i + 1] << 8));
+    case 30: return k_llm_bf16((uint16_t)(row[2 * (size_t)i] | row[2 * (size_t)i + 1] << 8));
+    case 2: {
+        const struct llm_block_q4_0 *b = (const struct llm_block_q4_0 *)row + i / 32;
+        uint32_t j = i % 32;
+        int q = j < 16 ? (b->qs[j] & 0xF) : (b->qs[j - 16] >> 4);
+        return k_llm_f16(b->d) * (float)(q - 8);
+    }
+    case 3: {
+        const struct llm_block_q4_1 *b = (const struct llm_block_q4_1 *)row + i / 32;
+        uint32_t j = i % 32;
+        int q = j < 16 ? (b->qs[j] & 0xF) : (b->qs[j - 16] >> 4);
+        return k_llm_f16(b->d) * (float)q + k_llm_f16(b->m);
+    }
+    case 6: {
+        const struct llm_block_q5_0 *b = (const struct llm_block_q5_0 *)row + i / 32;
+        uint32_t j = i % 32;
+        int q = (j < 16 ? (b->qs[j] & 0xF) : (b->qs[j - 16] >> 4)) | (int)(((k_llm_qh32(b->qh) >> j) & 1) << 4);
+        return k_llm_f16(b->d) * (float)(q - 16);
+    }
+    case 7: {
+        const struct llm_block_q5_1 *b = (const struct llm_block_q5_1 *)row + i / 32;
+        uint32_t j = i % 32;
+        int q = (j < 16 ? (b->qs[j] & 0xF) : (b->qs[j - 16] >> 4)) | (int)(((k_llm_qh32(b->qh) >> j) & 1) << 4);
+        return k_llm_f16(b->d) * (float)q + k_llm_f16(b->m);
+    }
+    case 8: {
+        const struct llm_block_q8_0 *b = (const struct llm_block_q8_0 *)row + i / 32;
+        return k_llm_f16(b->d) * (float)b->qs[i % 32];
+    }
+    case 12: case 13: {
+        uint32_t j = i % 256, c = j / 64, w = j % 64, l = w % 32, sub = 2 * c + w / 32;
+        const uint8_t *base = row + (size_t)(i / 256) * (type == 12 ? 144 : 176);
+        const struct llm_block_q4_k *b4 = (const struct llm_block_q4_k *)base;
+        uint8_t sc, m;
+        k_llm_scale_min_k4(b4->scales, (int)sub, &sc, &m);
+        const uint8_t *qs = type == 12 ? b4->qs : ((const struct llm_block_q5_k *)base)->qs;
+        int q = w < 32 ? (qs[32 * c + l] & 0xF) : (qs[32 * c + l] >> 4);
+        if (type == 13)
+            q += ((((const struct llm_block_q5_k *)base)->qh[l] >> sub) & 1) << 4;
+        return k_llm_f16(b4->d) * (float)sc * (float)q - k_llm_f16(b4->dmin) * (float)m;
+    }
+    case 14: {
+        const struct llm_block_q6_k *b = (const struct llm_block_q6_k *)row + i / 256;
+        uint32_t j = i % 256, h = j / 128, w = j % 128, grp = w / 32, l = w % 32;
+        const uint8_t *ql = b->ql + 64 * h;
+        int lo = grp == 0 ? (ql[l] & 0xF) : grp == 1 ? (ql[l + 32] & 0xF) : grp == 2 ? (ql[l] >> 4) : (ql[l + 32] >> 4);
+        int hi = (b->qh[32 * h + l] >> (2 * grp)) & 3;
+        return k_llm_f16(b->d) * (float)b->scales[8 * h + l / 16 + 2 * grp] * (float)((lo | (hi << 4)) - 32);
+    }
+    default: return 0;
     }
 }
 
