@@ -63,7 +63,6 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"; $(CC) $(CFLAGS_ALL) -c $< -o $@
 
-$(BUILD)/cubin/%.sm_$(firstword $(CUARCH)).cubin: ;
 define CUBIN_RULE
 $(BUILD)/cubin/%.sm_$(1).cubin: src/kernels/%.cu $(wildcard src/kernels/*.h)
 	@mkdir -p $$(dir $$@)
