@@ -4,8 +4,9 @@
  * mat-vec / mat-mat, RoPE + KV-cache store, causal attention (GQA), activations.
  * Layouts and launch geometry: k_llm_params.h (one struct per kernel, by value).
  * CPU twins (the reference in tests and the implementation on cpu/emu): src/ops/ops_llm.c.
- * Tests: tests/unit/test_llm_ops.c (each kernel vs plain C on fresh random data) and the
- * end-to-end test tests/unit/test_llm_e2e.c on every device that opens.
+ * Tests: tests/unit/test_llm_e2e.c: the twins against the independent double-precision
+ * reference (src/llm/llm_ref.c) on cpu, these kernels against the twins' results on every
+ * other device that opens (same greedy tokens, logits NMSE < 1e-6).
  * These first versions aim at correct, simple code (one warp per weight row, one value
  * decoded at a time); the fast decode path is a later issue.
  */
