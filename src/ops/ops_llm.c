@@ -6,7 +6,7 @@
  * translation flags a fault and returns. Math in f32 like the kernels (accumulation in
  * f32 too, so twin and GPU agree to rounding).
  */
-#include "hcq_kernel.h"
+#include "ops_llm.h"
 #include "k_llm_params.h"
 #include "k_llm_quant.h"
 

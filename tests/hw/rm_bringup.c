@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rm_bringup.c - hardware bring-up of iface/rm on a real GPU (not part of `make test`).
+ * Opens rm:N through rm_kmd_create(), prints the kmd info, allocates each kind of memory
+ * and checks CPU writes/reads through the mappings, creates a compute and a copy channel
+ * and runs hand-written pushbuffers on them (host semaphore releases with timestamp,
+ * SET_OBJECT of both engine classes, one copy-engine transfer vidmem -> sysmem), then
+ * optionally (--fault) provokes an MMU fault and checks that check() decodes it.
+ *
+ * Build (from the repository root, after `make`):
+ *   cc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc/util -Isrc/core -Isrc/gpu -Isrc/hcq \
+ *      -Isrc/iface -Isrc/iface/rm tests/hw/rm_bringup.c build/libnvhcq.a -lpthread -ldl -lm
+ * Usage: rm_bringup [--index N] [--fault]
+ */
+#include "hcq_kmd.h"
+#include "hcq_log.h"
+#include "hcq_sys.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Host (GPFIFO class) methods, rm.md §5.2; copy-engine methods, §5.4. */
+#define NVC86F_SEM_ADDR_LO 0x005Cu
+#define SEM_EXECUTE_RELEASE_WFI_64_TS 0x03100001u /* RELEASE | RELEASE_WFI | 64-bit | TIMESTAMP */
+#define NVC8B5_OFFSET_IN_UPPER 0x0400u
+#define NVC8B5_LINE_LENGTH_IN 0x0418u
+#define NVC8B5_LAUNCH_DMA 0x0300u
+#define LAUNCH_DMA_NON_PIPELINED_PITCH 0x182u     /* NON_PIPELINED | SRC pitch | DST pitch */
+#define SUBC_COMPUTE 1u
+#define SUBC_COPY 4u
+
+static int failures;
+
+#define EXPECT(cond, ...)                                                       \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            failures++;                                                         \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                         \
+            printf(__VA_ARGS__);                                                \
+            printf("  [%s]\n", hcq_last_error());                               \
+        }                                                                       \
+    } while (0)
+
+static uint64_t
+now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Incrementing method header (rm.md §5.1). */
+static uint32_t
+mthd(uint32_t subc, uint32_t method, uint32_t count)
+{
+    return (2u << 28) | (count << 16) | (subc << 13) | (method >> 2);
+}
+
+struct pb {
+    uint32_t *map;
+    uint64_t va;
+    uint32_t dw;
+};
+
+static void
+pb_sem_release(struct pb *p, uint64_t va, uint64_t value)
+{
+    p->map[p->dw++] = mthd(0, NVC86F_SEM_ADDR_LO, 5);
+    p->map[p->dw++] = (uint32_t)va & ~3u;
+    p->map[p->dw++] = (uint32_t)(va >> 32);
+    p->map[p->dw++] = (uint32_t)value;
+    p->map[p->dw++] = (uint32_t)(value >> 32);
+    p->map[p->dw++] = SEM_EXECUTE_RELEASE_WFI_64_TS;
+}
+
+/* Submit pushbuffer words [start, p->dw) as one GPFIFO entry (rm.md §4.3-4.4). */
+static void
+submit(struct hcq_kmd *kmd, struct hcq_kmd_channel *ch, uint32_t *put, struct pb *p, uint32_t start)
+{
+    uint64_t va = p->va + 4ull * start;
+    uint64_t entry = (va & ~3ull) | ((uint64_t)(p->dw - start) << 42);
+    ch->ring[*put % ch->entries] = entry;
+    *put += 1;
+    hcq_kmd_channel_kick(kmd, ch, *put);
+}
+
+static int
+wait64(struct hcq_kmd *kmd, volatile uint64_t *slot, uint64_t value, uint64_t timeout_ns)
+{
+    uint64_t t0 = now_ns();
+    while (*slot < value) {
+        char why[256] = "";
+        if (hcq_kmd_check(kmd, why, sizeof why) != HCQ_OK) {
+            printf("  check(): %s\n", why);
+            return -2;
+        }
+        if (now_ns() - t0 > timeout_ns)
+            return -1;
+    }
+    return 0;
+}
+
+static void
+test_memory(struct hcq_kmd *kmd)
+{
+    static const struct {
+        const char *what;
+        uint64_t size;
+        uint32_t flags;
+    } cases[] = {
+        { "vidmem 64 KiB cpu-mapped", 64 << 10, HCQ_KMD_MEM_VRAM | HCQ_KMD_MEM_CPU_MAP },
+        { "vidmem 16 MiB cpu-mapped (2 MiB pages)", 16 << 20, HCQ_KMD_MEM_VRAM | HCQ_KMD_MEM_CPU_MAP },
+        { "vidmem 4 MiB gpu-only", 4 << 20, HCQ_KMD_MEM_VRAM },
+        { "vidmem 1 MiB low-va contig", 1 << 20, HCQ_KMD_MEM_VRAM | HCQ_KMD_MEM_LOW_VA | HCQ_KMD_MEM_CONTIG | HCQ_KMD_MEM_CPU_MAP },
+        { "sysmem 1 MiB cpu-mapped", 1 << 20, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP },
+        { "sysmem 256 KiB rm-owned", 256 << 10, HCQ_KMD_MEM_SYSMEM },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct hcq_kmd_mem *m = NULL;
+        enum hcq_status st = hcq_kmd_mem_alloc(kmd, cases[i].size, 0, cases[i].flags, &m);
+        EXPECT(st == HCQ_OK, "mem_alloc %s -> %d\n", cases[i].what, st);
+        if (st != HCQ_OK)
+            continue;
+        int ok = 1;
+        if (m->map) {
+            uint64_t *p = m->map, n = m->size_B / 8, seed = now_ns() | 1;
+            for (uint64_t j = 0; j < n; j++)
+                p[j] = seed * (j + 1);
+            for (uint64_t j = 0; j < n; j++)
+                ok &= p[j] == seed * (j + 1);
+        }
+        EXPECT(ok, "%s: CPU readback mismatch\n", cases[i].what);
+        EXPECT(!(cases[i].flags & HCQ_KMD_MEM_CPU_MAP) || m->map, "%s: no CPU map\n", cases[i].what);
+        EXPECT(!(cases[i].flags & (HCQ_KMD_MEM_CPU_MAP | HCQ_KMD_MEM_LOW_VA)) || m->va < (1ull << 40),
+               "%s: va 0x%llx >= 2^40\n", cases[i].what, (unsigned long long)m->va);
+        printf("  %-40s va 0x%012llx size 0x%llx map %p %s\n", cases[i].what, (unsigned long long)m->va,
+               (unsigned long long)m->size_B, m->map, ok ? "ok" : "BAD");
+        hcq_kmd_mem_free(kmd, m);
+    }
+    void *host = aligned_alloc(4096, 1 << 20);
+    struct hcq_kmd_mem *im = NULL;
+    memset(host, 0x5A, 1 << 20);
+    enum hcq_status st = hcq_kmd_mem_import_host(kmd, host, 1 << 20, &im);
+    EXPECT(st == HCQ_OK, "mem_import_host -> %d\n", st);
+    if (im) {
+        printf("  %-40s va 0x%012llx\n", "host import 1 MiB", (unsigned long long)im->va);
+        hcq_kmd_mem_free(kmd, im);
+    }
+    free(host);
+}
+
+/* Compute + copy channels: SET_OBJECT, semaphore releases, one CE copy. */
+static void
+test_channels(struct hcq_kmd *kmd)
+{
+    struct hcq_kmd_channel *cc = NULL, *ce = NULL;
+    struct hcq_kmd_mem *pbm = NULL, *sig = NULL, *src = NULL, *dst = NULL;
+    enum hcq_status st = hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 1024, &cc);
+    EXPECT(st == HCQ_OK, "compute channel -> %d\n", st);
+    st = hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 1024, &ce);
+    EXPECT(st == HCQ_OK, "copy channel -> %d\n", st);
+    if (!cc || !ce)
+        goto done;
+    printf("  compute channel token 0x%x class 0x%04x; copy channel token 0x%x class 0x%04x\n", cc->token,
+           cc->obj_cls, ce->token, ce->obj_cls);
+    if (hcq_kmd_mem_alloc(kmd, 64 << 10, 0, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP | HCQ_KMD_MEM_LOW_VA, &pbm) ||
+        hcq_kmd_mem_alloc(kmd, 4096, 0, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP | HCQ_KMD_MEM_LOW_VA, &sig) ||
+        hcq_kmd_mem_alloc(kmd, 1 << 20, 0, HCQ_KMD_MEM_VRAM | HCQ_KMD_MEM_CPU_MAP, &src) ||
+        hcq_kmd_mem_alloc(kmd, 1 << 20, 0, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP, &dst)) {
+        EXPECT(0, "buffers for the channel test\n");
+        goto done;
+    }
+    volatile uint64_t *slot = sig->map;
+    memset(sig->map, 0, 4096);
+    struct pb p = { pbm->map, pbm->va, 0 };
+    uint32_t put_c = 0, put_e = 0;
+
+    /* compute channel: bind the compute class, release 2^32 + 7 (64-bit payload) */
+    uint32_t s0 = p.dw;
+    p.map[p.dw++] = mthd(SUBC_COMPUTE, 0, 1);
+    p.map[p.dw++] = cc->obj_cls;
+    pb_sem_release(&p, sig->va, 0x100000007ull);
+    uint64_t t0 = now_ns();
+    submit(kmd, cc, &put_c, &p, s0);
+    int w = wait64(kmd, &slot[0], 0x100000007ull, 2000000000ull);
+    EXPECT(w == 0, "compute channel semaphore: slot 0x%llx (expected 0x100000007), GPGet %u\n",
+           (unsigned long long)slot[0], *(volatile uint32_t *)(cc->userd + 0x88));
+    printf("  compute release: %.1f us, GPU timestamp %llu ns, GPGet %u\n", (now_ns() - t0) / 1e3,
+           (unsigned long long)slot[1], *(volatile uint32_t *)(cc->userd + 0x88));
+
+    /* copy channel: bind the copy class, copy 1 MiB vidmem -> sysmem, release */
+    uint32_t *sv = src->map, *dv = dst->map;
+    for (uint32_t i = 0; i < (1u << 18); i++) {
+        sv[i] = 0x9E3779B9u * (i + 1);
+        dv[i] = 0xDEADBEEFu;
+    }
+    uint32_t s1 = p.dw;
+    p.map[p.dw++] = mthd(SUBC_COPY, 0, 1);
+    p.map[p.dw++] = ce->obj_cls;
+    p.map[p.dw++] = mthd(SUBC_COPY, NVC8B5_OFFSET_IN_UPPER, 4);
+    p.map[p.dw++] = (uint32_t)(src->va >> 32);
+    p.map[p.dw++] = (uint32_t)src->va;
+    p.map[p.dw++] = (uint32_t)(dst->va >> 32);
+    p.map[p.dw++] = (uint32_t)dst->va;
+    p.map[p.dw++] = mthd(SUBC_COPY, NVC8B5_LINE_LENGTH_IN, 1);
+    p.map[p.dw++] = 1u << 20;
+    p.map[p.dw++] = mthd(SUBC_COPY, NVC8B5_LAUNCH_DMA, 1);
+    p.map[p.dw++] = LAUNCH_DMA_NON_PIPELINED_PITCH;
+    pb_sem_release(&p, sig->va + 16, 42);
+    t0 = now_ns();
+    submit(kmd, ce, &put_e, &p, s1);
+    w = wait64(kmd, &slot[2], 42, 2000000000ull);
+    EXPECT(w == 0, "copy channel semaphore: slot 0x%llx (expected 42)\n", (unsigned long long)slot[2]);
+    int same = memcmp(src->map, dst->map, 1u << 20) == 0;
+    EXPECT(same, "copy engine: destination differs from source (dst[0] 0x%x src[0] 0x%x)\n", dv[0], sv[0]);
+    printf("  copy 1 MiB vidmem->sysmem + release: %.1f us, data %s\n", (now_ns() - t0) / 1e3, same ? "ok" : "BAD");
+
+    /* 100 back-to-back releases on the compute channel: doorbell round trips */
+    t0 = now_ns();
+    for (uint64_t v = 1; v <= 100; v++) {
+        if (p.dw > 15000)
+            p.dw = 0;
+        uint32_t s = p.dw;
+        pb_sem_release(&p, sig->va + 32, v);
+        submit(kmd, cc, &put_c, &p, s);
+        if (wait64(kmd, &slot[4], v, 1000000000ull) != 0) {
+            EXPECT(0, "round trip %llu stuck at %llu\n", (unsigned long long)v, (unsigned long long)slot[4]);
+            break;
+        }
+    }
+    printf("  100 submit+release round trips: %.2f us each\n", (now_ns() - t0) / 1e3 / 100);
+    char why[256] = "";
+    EXPECT(hcq_kmd_check(kmd, why, sizeof why) == HCQ_OK, "check() after clean work: %s\n", why);
+done:
+    hcq_kmd_mem_free(kmd, dst);
+    hcq_kmd_mem_free(kmd, src);
+    hcq_kmd_mem_free(kmd, sig);
+    hcq_kmd_mem_free(kmd, pbm);
+    hcq_kmd_channel_destroy(kmd, ce);
+    hcq_kmd_channel_destroy(kmd, cc);
+}
+
+/* A semaphore release to an unmapped VA: expect an MMU fault reported through check(). */
+static void
+test_fault(struct hcq_kmd *kmd)
+{
+    struct hcq_kmd_channel *cc = NULL;
+    struct hcq_kmd_mem *pbm = NULL;
+    if (hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 256, &cc) ||
+        hcq_kmd_mem_alloc(kmd, 4096, 0, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP, &pbm)) {
+        EXPECT(0, "fault test setup\n");
+        goto done;
+    }
+    struct pb p = { pbm->map, pbm->va, 0 };
+    uint32_t put = 0;
+    pb_sem_release(&p, 0x7000000000ull, 1); /* inside no mapping */
+    submit(kmd, cc, &put, &p, 0);
+    char why[256] = "";
+    uint64_t t0 = now_ns();
+    enum hcq_status st = HCQ_OK;
+    while (now_ns() - t0 < 5000000000ull && (st = hcq_kmd_check(kmd, why, sizeof why)) == HCQ_OK)
+        ;
+    EXPECT(st == HCQ_ERR_DEVICE_LOST, "fault not reported by check() within 5 s\n");
+    printf("  fault: check() -> %d after %.1f ms: %s\n", st, (now_ns() - t0) / 1e6, why);
+done:
+    hcq_kmd_mem_free(kmd, pbm);
+    hcq_kmd_channel_destroy(kmd, cc);
+}
+
+int
+main(int argc, char **argv)
+{
+    int index = 0, fault = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--index") && i + 1 < argc)
+            index = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--fault"))
+            fault = 1;
+    }
+    uint64_t t0 = now_ns();
+    struct hcq_kmd *kmd = NULL;
+    enum hcq_status st = rm_kmd_create(&hcq_sys_os, index, &kmd);
+    if (st != HCQ_OK) {
+        printf("FAIL rm_kmd_create -> %d: %s\n", st, hcq_last_error());
+        return 1;
+    }
+    const struct hcq_kmd_info *in = &kmd->info;
+    printf("rm_kmd_create: %.1f ms\n", (now_ns() - t0) / 1e6);
+    printf("  name   %s\n  driver %s\n  arch   %s (sm_%u)\n  SMs    %u (%u TPCs, %u GPCs; litter %u/%u/%u, %u warps/SM)\n"
+           "  VRAM   %llu MiB\n",
+           in->name, in->driver, kmd->arch->name, kmd->arch->sm_version, in->sm_count, in->tpc_count, in->gpc_count,
+           in->litter_gpcs, in->litter_tpc_per_gpc, in->litter_sm_per_tpc, in->max_warps_per_sm,
+           (unsigned long long)(in->vram_B >> 20));
+    EXPECT(in->sm_count == 132 || kmd->arch->sm_version != 90, "SM count %u on sm_90 (expected 132 on H100 SXM/H200)\n",
+           in->sm_count);
+    printf("memory:\n");
+    test_memory(kmd);
+    printf("channels:\n");
+    test_channels(kmd);
+    hcq_kmd_destroy(kmd);
+    if (fault) {
+        printf("fault:\n");
+        if (rm_kmd_create(&hcq_sys_os, index, &kmd) == HCQ_OK) {
+            test_fault(kmd);
+            hcq_kmd_destroy(kmd);
+        }
+    }
+    printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+    return failures ? 1 : 0;
+}
