@@ -306,8 +306,9 @@ TEST(channel_bringup)
     for (int i = 0; i < 2; i++) {
         long o = trace_pos(tr, "OPEN_CHANNEL", i), a = trace_pos(tr, "AS_IOCTL_BIND_CHANNEL", i);
         long b = trace_pos(tr, "BIND_CHANNEL_EX", i), w = trace_pos(tr, "CHANNEL_WDT", i);
+        long n = trace_pos(tr, "SET_ERROR_NOTIFIER", i);
         long s = trace_pos(tr, "SETUP_BIND", i), x = trace_pos(tr, "ALLOC_OBJ_CTX", i);
-        CHECKF(o >= 0 && o < a && a < b && b < w && w < s && s < x, "channel %d order:\n%s", i, tr);
+        CHECKF(o >= 0 && o < a && a < b && b < w && w < n && n < s && s < x, "channel %d order:\n%s", i, tr);
     }
     struct hcq_kmd_channel *bad = NULL;
     CHECK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 1000, &bad) == HCQ_ERR_INVALID && !bad);
@@ -411,6 +412,40 @@ done:
     hcq_kmd_mem_free(kmd, pb);
     hcq_kmd_mem_free(kmd, sem);
     hcq_kmd_channel_destroy(kmd, ch);
+    hcq_kmd_destroy(kmd);
+    if (e.d)
+        emu_dev_put(e.d);
+}
+
+/* A channel fault reaches the process through the error notifier (SET_ERROR_NOTIFIER):
+ * check() reports DEVICE_LOST with the decoded code instead of a wait running into its
+ * timeout, and the kernel log gets a line selftest classifies as an error. */
+TEST(channel_fault_notifier)
+{
+    struct tdev e = {0};
+    struct hcq_kmd *kmd = NULL;
+    struct hcq_kmd_channel *ch = NULL, *other = NULL;
+    char why[256] = "";
+    CHECK_OK(tdev_open(&e, "ga10b"));
+    CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
+    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 256, &other));
+    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 256, &ch));
+    CHECK(hcq_kmd_check(kmd, why, sizeof why) == HCQ_OK);
+    /* a GPFIFO entry pointing at a pushbuffer VA nobody mapped (inside the reserved window) */
+    ch->ring[0] = (NVGPU_SHARED_WINDOW_VA + 0x1000) | (4ull << 42) | (1ull << 41);
+    hcq_kmd_channel_kick(kmd, ch, 1);
+    uint64_t t0 = hcq_time_ns();
+    enum hcq_status st;
+    while ((st = hcq_kmd_check(kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 5000000000ull)
+        usleep(1000);
+    CHECKF(st == HCQ_ERR_DEVICE_LOST, "check: %d after %.1f s", st, (hcq_time_ns() - t0) / 1e9);
+    CHECKF(strstr(why, "MMU fault") && strstr(why, "compute") && strstr(why, "token 511") == NULL &&
+               strstr(why, "token 510"),
+           "reason: %s", why);
+    struct nvgpu_klog_counts n;
+    CHECK(nvgpu_klog_scan(emu_nvgpu_klog_text(e.d), &n, NULL, 0) >= 1);
+    CHECK(!strcmp(nvgpu_chan_error_name(NVGPU_CHANNEL_PBDMA_ERROR), "PBDMA error (bad pushbuffer or GPFIFO entry)"));
+done:
     hcq_kmd_destroy(kmd);
     if (e.d)
         emu_dev_put(e.d);
@@ -779,16 +814,16 @@ TEST(fault_channel)
     static const char *names[] = {
         "NVGPU_GPU_IOCTL_OPEN_CHANNEL",    "NVGPU_AS_IOCTL_BIND_CHANNEL",       "NVGPU_TSG_IOCTL_BIND_CHANNEL_EX",
         "NVGPU_IOCTL_CHANNEL_WDT",         "NVMAP_IOC_CREATE",                  "NVMAP_IOC_ALLOC@2",
-        "NVMAP_IOC_GET_FD@2",              "NVGPU_IOCTL_CHANNEL_SETUP_BIND",    "NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX",
-        "NVGPU_IOCTL_CHANNEL_SETUP_BIND@2",
+        "NVMAP_IOC_GET_FD@3",              "NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER",
+        "NVGPU_IOCTL_CHANNEL_SETUP_BIND",  "NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX", "NVGPU_IOCTL_CHANNEL_SETUP_BIND@2",
     };
     struct emu_stats base, now;
     emu_stats_get(&base);
-    for (unsigned i = 0; i < sizeof names / sizeof names[0] + 2; i++) {
+    for (unsigned i = 0; i < sizeof names / sizeof names[0] + 3; i++) {
         char opts[96];
         if (i < sizeof names / sizeof names[0])
             snprintf(opts, sizeof opts, "ga10b,fail_ioctl=%s", names[i]);
-        else /* the ring's, then the USERD's nvmap allocation runs out of memory */
+        else /* the error notifier's, the ring's, then the USERD's nvmap allocation fails */
             snprintf(opts, sizeof opts, "ga10b,fail_alloc=%u", i - (unsigned)(sizeof names / sizeof names[0]) + 1);
         struct tdev e = {0};
         struct hcq_kmd *kmd = NULL;
@@ -875,6 +910,7 @@ main(int argc, char **argv)
         TH_CASE(channel_bringup),
         TH_CASE(memory),
         TH_CASE(usermode_submit),
+        TH_CASE(channel_fault_notifier),
         TH_CASE(pitfall_window_reservation),
         TH_CASE(pitfall_gpfifo_buffer_size),
         TH_CASE(pitfall_bind_order),
