@@ -205,12 +205,11 @@ emu_nvgpu_ctrl_get_tpc_masks(struct emu_fd *f, void *arg)
     struct emu_nvgpu *m = emu_nvgpu_of(f->dev);
     struct nvgpu_gpu_get_tpc_masks_args *a = arg;
     uint32_t need = (uint32_t)sizeof m->tpc_mask; /* one u32 per GPC up to fls(gpc_mask) */
-    if (a->reserved)
-        return -EINVAL;
+    /* As the kernel: copy what fits, report the full size (nvgpu-ctrl.h). */
     if (a->mask_buf_size) {
-        if (a->mask_buf_size < need || !a->mask_buf_addr)
-            return -EINVAL;
-        memcpy((void *)(uintptr_t)a->mask_buf_addr, m->tpc_mask, need);
+        if (!a->mask_buf_addr)
+            return -EFAULT;
+        memcpy((void *)(uintptr_t)a->mask_buf_addr, m->tpc_mask, a->mask_buf_size < need ? a->mask_buf_size : need);
     }
     a->mask_buf_size = need;
     return 0;
