@@ -329,6 +329,7 @@ TEST(memory)
     CHECK_OK(hcq_kmd_mem_alloc(kmd, 12345, 0, 0, &a));
     CHECK_OK(hcq_kmd_mem_alloc(kmd, 9u << 20, 0, 0, &b));
     CHECK(a->size_B == 16384 && a->map && a->va && a->va + a->size_B <= (1ull << 40));
+    CHECK((uintptr_t)a->map != a->va); /* no MAP_FIXED at the GPU VA (§2.5 [REC]) */
     CHECK(b->size_B == (10u << 20) && b->va % (2u << 20) == 0);
     struct nvgpu_mem *na = hcq_container_of(a, struct nvgpu_mem, base);
     CHECK(na->nvmap_flags == TAGGED(NVMAP_HANDLE_INNER_CACHEABLE));
