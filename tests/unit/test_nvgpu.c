@@ -765,6 +765,73 @@ done:
     hcq_device_close(dev);
 }
 
+/* ==== Golden ioctl trace of a device open + launch + close on emu:ga10b ==== */
+
+/* tests/golden/emu_ga10b_open_launch.txt is the sequence of nvgpu.md §1.3/§10 as this
+ * backend issues it; GOLDEN_UPDATE=1 rewrites it (review the diff). */
+TEST(golden_ga10b_open_launch)
+{
+    const char *path = "tests/golden/emu_ga10b_open_launch.txt";
+    struct tdev e = {0};
+    struct hcq_kmd *kmd = NULL;
+    struct hcq_device *dev = NULL;
+    struct hcq_queue *q = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_buf *buf = NULL;
+    static char want[1 << 16];
+    CHECK_OK(tdev_open(&e, "ga10b,trace"));
+    CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
+    kmd->info.emulated = true;
+    struct hcq_kmd *owned = kmd;
+    kmd = NULL; /* the engine owns it from here, also on failure */
+    CHECK_OK(hcq_pb_device_create(owned, "emu", "emu:ga10b", &dev));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_program_load(dev, "k_fill_u32", &prog));
+    CHECK_OK(hcq_buf_alloc(dev, 1 << 16, HCQ_MEM_HOST, &buf));
+    struct k_fill_u32_params p = {.dst_va = hcq_buf_va(buf), .n = 1 << 14, .value = 0x600DF00Du};
+    uint32_t grid[3] = {64, 1, 1}, block[3] = {256, 1, 1};
+    CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
+    CHECK_OK(hcq_queue_finish(q, 5000000000ull));
+    CHECK(((uint32_t *)hcq_buf_map(buf))[(1 << 14) - 1] == 0x600DF00Du);
+    hcq_buf_free(buf);
+    buf = NULL;
+    hcq_program_destroy(prog);
+    prog = NULL;
+    hcq_queue_destroy(q);
+    q = NULL;
+    hcq_device_close(dev);
+    dev = NULL;
+    const char *got = emu_dev_trace(e.d);
+    if (getenv("GOLDEN_UPDATE") && !strcmp(getenv("GOLDEN_UPDATE"), "1")) {
+        FILE *f = fopen(path, "w");
+        CHECKF(f, "cannot write %s", path);
+        fputs(got, f);
+        fclose(f);
+        goto done;
+    }
+    FILE *f = fopen(path, "r");
+    CHECKF(f, "%s missing (run from the repository root; GOLDEN_UPDATE=1 writes it)", path);
+    size_t n = fread(want, 1, sizeof want - 1, f);
+    fclose(f);
+    want[n] = 0;
+    const char *a = want, *b = got;
+    for (int line = 1; *a || *b; line++) {
+        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+        size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
+        CHECKF(la == lb && !memcmp(a, b, la), "%s:%d: expected '%.*s', got '%.*s'", path, line, (int)la, a, (int)lb, b);
+        a += la + (ea ? 1 : 0);
+        b += lb + (eb ? 1 : 0);
+    }
+done:
+    hcq_buf_free(buf);
+    hcq_program_destroy(prog);
+    hcq_queue_destroy(q);
+    hcq_device_close(dev);
+    hcq_kmd_destroy(kmd);
+    if (e.d)
+        emu_dev_put(e.d);
+}
+
 /* ==== Error paths (fault injection), with leak checks ==== */
 
 /* Every ioctl of the bring-up fails once in turn: create must fail cleanly and leave no
@@ -921,6 +988,7 @@ main(int argc, char **argv)
         TH_CASE(pitfall_nvmap_and_abi),
         TH_CASE(pitfall_pushbuffer_signals),
         TH_CASE(cross_queue_copy),
+        TH_CASE(golden_ga10b_open_launch),
         TH_CASE(fault_bringup),
         TH_CASE(fault_channel),
         TH_CASE(klog_classify),
