@@ -755,6 +755,7 @@ check_test_cubin(struct th *t, const uint8_t *elf, size_t size, uint32_t sm)
     CHECK(img->sm_version == sm && img->kernel_count == 2);
     CHECK((add = gpu_cubin_kernel_find(img, "add")) && (scale = gpu_cubin_kernel_find(img, "scale")));
     CHECK(!gpu_cubin_kernel_find(img, "nope"));
+    CHECK(add->is_entry && scale->is_entry && add->sym_index != scale->sym_index);
     CHECK(add->param_base_B == base && add->param_size_B == 0x1C && add->param_count == 4);
     static const uint32_t off[] = {0, 8, 16, 24}, sz[] = {8, 8, 8, 4};
     for (int i = 0; i < 4; i++)
