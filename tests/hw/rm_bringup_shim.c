@@ -61,3 +61,16 @@ hcq_last_error(void)
 {
     return shim_last;
 }
+
+__attribute__((weak)) void
+hcq_log_set(hcq_log_fn fn, void *user_data)
+{
+    (void)fn;
+    (void)user_data;
+}
+
+__attribute__((weak)) void
+hcq_log_level_set(enum hcq_log_level max_level)
+{
+    (void)max_level;
+}
