@@ -220,7 +220,7 @@ struct hcq_launch {
     uint32_t block[3];
     const void *args;            /* the kernel's parameter struct, copied at record time */
     uint32_t args_B;             /* must equal the program's params_B */
-    uint32_t grid_var[3];        /* HCQ_VAR_NONE or the variable giving grid[i] (graphs only) */
+    uint32_t grid_var[3];        /* graphs only: when grid[i] == 0, the variable giving grid[i] */
     const struct hcq_arg_patch *patches; /* graphs only */
     uint32_t patch_count;
 };

@@ -9,6 +9,21 @@
 #include <string.h>
 #include <time.h>
 
+/* Library messages are captured per test and shown only when the test fails, so
+ * expected errors (tests of error paths) do not clutter the output. TH_VERBOSE=1 shows all. */
+static char log_buf[16384];
+static size_t log_len;
+
+static void
+capture_log(enum hcq_log_level level, const char *msg, void *user)
+{
+    (void)user;
+    static const char *const names[] = { "error", "warn", "info", "debug" };
+    int n = snprintf(log_buf + log_len, sizeof log_buf - log_len, "      [%s] %s\n", names[level], msg);
+    if (n > 0 && log_len + (size_t)n < sizeof log_buf)
+        log_len += (size_t)n;
+}
+
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t seed_used;
 
@@ -88,8 +103,18 @@ th_run(const char *suite, const char *dev_spec, const struct th_case *cases, int
         struct th t = { .dev_spec = dev_spec };
         rng_state = (seed_used ^ (0x9E3779B97F4A7C15ull * (uint64_t)(i + 1))) | 1;
         fflush(stdout);
+        log_len = 0;
+        log_buf[0] = 0;
+        bool verbose = getenv("TH_VERBOSE") && atoi(getenv("TH_VERBOSE"));
+        if (!verbose)
+            hcq_log_set(capture_log, NULL);
+        uint64_t t0 = hcq_time_ns();
         cases[i].fn(&t);
+        double secs = (hcq_time_ns() - t0) / 1e9;
+        hcq_log_set(NULL, NULL);
         if (t.failed) {
+            if (log_len)
+                printf("    library log of this test:\n%s", log_buf);
             failed++;
             printf("  FAIL %s\n", cases[i].name);
         } else if (t.skipped) {
@@ -97,7 +122,7 @@ th_run(const char *suite, const char *dev_spec, const struct th_case *cases, int
             printf("  skip %s (%s)\n", cases[i].name, t.skip_why);
         } else {
             passed++;
-            printf("  ok   %s\n", cases[i].name);
+            printf("  ok   %s%s\n", cases[i].name, secs > 2 ? " (slow)" : "");
         }
         fflush(stdout);
     }

@@ -65,11 +65,11 @@ main(int argc, char **argv)
         fprintf(out, "    { \"%s\", %u, cubin_%d, %d },\n", mods[i], sms[i], i, sizes[i]);
     fprintf(out, "    { NULL, 0, NULL, 0 }\n};\n\n"
                  "const struct hcq_cubin *\nhcq_cubin_at(uint32_t i)\n{\n"
-                 "    return i < %d ? &cubins[i] : NULL;\n}\n\n"
+                 "    static const size_t n = sizeof cubins / sizeof cubins[0] - 1;\n    return (size_t)i < n ? &cubins[i] : NULL;\n}\n\n"
                  "const struct hcq_cubin *\nhcq_cubin_find(const char *module, uint32_t sm_version)\n{\n"
-                 "    for (int i = 0; i < %d; i++)\n"
+                 "    for (size_t i = 0; cubins[i].module; i++)\n"
                  "        if (cubins[i].sm_version == sm_version && !strcmp(cubins[i].module, module))\n"
-                 "            return &cubins[i];\n    return NULL;\n}\n", n, n);
+                 "            return &cubins[i];\n    return NULL;\n}\n");
     free(mods);
     free(sms);
     free(sizes);

@@ -78,6 +78,8 @@ void hcq_cmdlist_reset(struct hcq_cmdlist *cl);
 HCQ_MUST_CHECK enum hcq_status hcq_cmdlist_push(struct hcq_cmdlist *cl, struct hcq_cmd **cmd_out);
 HCQ_MUST_CHECK enum hcq_status hcq_cmdlist_push_args(struct hcq_cmdlist *cl, const void *args,
                                                      uint32_t args_B, uint32_t *off_out);
+HCQ_MUST_CHECK enum hcq_status hcq_cmdlist_push_patches(struct hcq_cmdlist *cl, const struct hcq_arg_patch *p,
+                                                        uint32_t n, uint32_t *first_out);
 
 /* Resolve a (var, add) value against variable values (NULL when there are none). */
 static inline uint64_t

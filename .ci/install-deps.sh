@@ -1,0 +1,19 @@
+#!/bin/bash
+# install-deps.sh - everything CI needs, from Debian's packages (the only registry CI reaches).
+# Idempotent: skips what is already installed. nvcc is optional (the image ships CUDA in
+# /usr/local/cuda; without it the build skips GPU kernels and says so).
+set -euo pipefail
+need=()
+for pkg in make gcc libc6-dev; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+# aarch64 cross-build + qemu-user for the Jetson (nvgpu) checks
+for pkg in gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+    echo "installing: ${need[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    (apt-get update -qq && apt-get install -y -qq --no-install-recommends "${need[@]}") ||
+        echo "warning: could not install ${need[*]}; dependent suites will report themselves skipped"
+fi

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hcq_buf.c - buffers: allocation through the backend, CPU access helpers with a
+ * staging path for unmapped device memory. Layer: core.
+ */
+#include "hcq_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define STAGING_CHUNK_B (16ull << 20)
+
+static enum hcq_status
+buf_track(struct hcq_device *dev, struct hcq_buf *buf)
+{
+    enum hcq_status st = HCQ_OK;
+    pthread_mutex_lock(&dev->lock);
+    if (dev->buf_count == dev->buf_cap) {
+        uint32_t cap = dev->buf_cap ? dev->buf_cap * 2 : 64;
+        struct hcq_buf **n = realloc(dev->bufs, cap * sizeof *n);
+        if (!n) {
+            st = hcq_err(HCQ_ERR_NOMEM, "hcq_buf_alloc: out of host memory for the buffer list");
+            goto out;
+        }
+        dev->bufs = n;
+        dev->buf_cap = cap;
+    }
+    dev->bufs[dev->buf_count++] = buf;
+out:
+    pthread_mutex_unlock(&dev->lock);
+    return st;
+}
+
+static void
+buf_untrack(struct hcq_device *dev, struct hcq_buf *buf)
+{
+    pthread_mutex_lock(&dev->lock);
+    for (uint32_t i = 0; i < dev->buf_count; i++) {
+        if (dev->bufs[i] == buf) {
+            dev->bufs[i] = dev->bufs[--dev->buf_count];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&dev->lock);
+}
+
+static enum hcq_status
+buf_create(struct hcq_device *dev, uint64_t size_B, uint32_t flags, void *host_ptr, struct hcq_buf **buf_out)
+{
+    enum hcq_status st;
+    if (!dev || !buf_out)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_buf_alloc: NULL argument");
+    *buf_out = NULL;
+    if (size_B == 0)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_buf_alloc: size 0");
+    if (flags & ~(uint32_t)(HCQ_MEM_HOST | HCQ_MEM_MAPPABLE))
+        return hcq_err(HCQ_ERR_INVALID, "hcq_buf_alloc: unknown flags 0x%x", flags);
+    if (atomic_load(&dev->lost))
+        return hcq_err(HCQ_ERR_DEVICE_LOST, "hcq_buf_alloc: %s is lost: %s", dev->info.spec, dev->fault);
+    struct hcq_buf *buf = calloc(1, sizeof *buf);
+    if (!buf)
+        return hcq_err(HCQ_ERR_NOMEM, "hcq_buf_alloc: out of host memory");
+    buf->dev = dev;
+    buf->size_B = size_B;
+    buf->flags = host_ptr ? HCQ_MEM_HOST : flags;
+    if (host_ptr) {
+        if (!dev->ops->buf_import_host) {
+            st = hcq_err(HCQ_ERR_UNSUPPORTED, "hcq_buf_import_host: not supported by backend %s", dev->ops->name);
+            goto fail_buf;
+        }
+        buf->map = host_ptr;
+        buf->imported = true;
+        st = dev->ops->buf_import_host(dev, buf);
+    } else {
+        st = dev->ops->buf_alloc(dev, buf);
+    }
+    if (st != HCQ_OK)
+        goto fail_buf;
+    if ((flags & (HCQ_MEM_HOST | HCQ_MEM_MAPPABLE)) && !buf->map) {
+        st = hcq_err(HCQ_ERR_UNSUPPORTED, "hcq_buf_alloc: backend %s returned an unmapped buffer for flags 0x%x",
+                     dev->ops->name, flags);
+        goto fail_alloc;
+    }
+    if (buf->map && !host_ptr) {
+        uint32_t dbg = hcq_debug_flags();
+        if (dbg & HCQ_DEBUG_TRASH_MEM)
+            memset(buf->map, 0xAB, size_B);
+        else if (dbg & HCQ_DEBUG_ZERO_MEM)
+            memset(buf->map, 0, size_B);
+    }
+    st = buf_track(dev, buf);
+    if (st != HCQ_OK)
+        goto fail_alloc;
+    *buf_out = buf;
+    return HCQ_OK;
+
+fail_alloc:
+    dev->ops->buf_free(dev, buf);
+fail_buf:
+    free(buf);
+    return st;
+}
+
+enum hcq_status
+hcq_buf_alloc(struct hcq_device *dev, uint64_t size_B, uint32_t flags, struct hcq_buf **buf_out)
+{
+    return buf_create(dev, size_B, flags, NULL, buf_out);
+}
+
+enum hcq_status
+hcq_buf_import_host(struct hcq_device *dev, void *ptr, uint64_t size_B, struct hcq_buf **buf_out)
+{
+    if (!ptr || ((uintptr_t)ptr & 4095) || (size_B & 4095))
+        return hcq_err(HCQ_ERR_INVALID, "hcq_buf_import_host: ptr %p / size 0x%llx must be 4 KiB aligned", ptr,
+                       (unsigned long long)size_B);
+    return buf_create(dev, size_B, HCQ_MEM_HOST, ptr, buf_out);
+}
+
+void
+hcq_buf_free(struct hcq_buf *buf)
+{
+    if (!buf)
+        return;
+    buf_untrack(buf->dev, buf);
+    buf->dev->ops->buf_free(buf->dev, buf);
+    free(buf);
+}
+
+void
+hcq_buf_free_all(struct hcq_device *dev)
+{
+    while (dev->buf_count) {
+        struct hcq_buf *b = dev->bufs[dev->buf_count - 1];
+        hcq_buf_free(b);
+    }
+}
+
+uint64_t
+hcq_buf_va(const struct hcq_buf *buf)
+{
+    return buf ? buf->va : 0;
+}
+
+void *
+hcq_buf_map(const struct hcq_buf *buf)
+{
+    return buf ? buf->map : NULL;
+}
+
+uint64_t
+hcq_buf_size(const struct hcq_buf *buf)
+{
+    return buf ? buf->size_B : 0;
+}
+
+static enum hcq_status
+check_range(const struct hcq_buf *buf, uint64_t off, uint64_t size_B, const char *what)
+{
+    if (!buf)
+        return hcq_err(HCQ_ERR_INVALID, "%s: buffer is NULL", what);
+    if (off > buf->size_B || size_B > buf->size_B - off)
+        return hcq_err(HCQ_ERR_INVALID, "%s: range [0x%llx, +0x%llx) outside buffer of 0x%llx bytes", what,
+                       (unsigned long long)off, (unsigned long long)size_B, (unsigned long long)buf->size_B);
+    return HCQ_OK;
+}
+
+/* Copy between an unmapped buffer and host memory through a pinned staging buffer. */
+static enum hcq_status
+staged_copy(struct hcq_buf *buf, uint64_t off, void *host, uint64_t size_B, bool to_device)
+{
+    struct hcq_device *dev = buf->dev;
+    struct hcq_buf *stage = NULL;
+    enum hcq_status st;
+    if (!dev->internal_copy) {
+        st = hcq_queue_create(dev, HCQ_QUEUE_COPY, &dev->internal_copy);
+        if (st != HCQ_OK)
+            return st;
+    }
+    uint64_t chunk = size_B < STAGING_CHUNK_B ? size_B : STAGING_CHUNK_B;
+    st = hcq_buf_alloc(dev, chunk, HCQ_MEM_HOST, &stage);
+    if (st != HCQ_OK)
+        return st;
+    for (uint64_t done = 0; done < size_B && st == HCQ_OK; done += chunk) {
+        uint64_t n = size_B - done < chunk ? size_B - done : chunk;
+        if (to_device) {
+            memcpy(stage->map, (const uint8_t *)host + done, n);
+            st = hcq_queue_copy(dev->internal_copy, buf, off + done, stage, 0, n);
+        } else {
+            st = hcq_queue_copy(dev->internal_copy, stage, 0, buf, off + done, n);
+        }
+        if (st == HCQ_OK)
+            st = hcq_queue_finish(dev->internal_copy, HCQ_TIMEOUT_DEFAULT_NS);
+        if (st == HCQ_OK && !to_device)
+            memcpy((uint8_t *)host + done, stage->map, n);
+    }
+    hcq_buf_free(stage);
+    return st;
+}
+
+enum hcq_status
+hcq_buf_write(struct hcq_buf *buf, uint64_t offset_B, const void *src, uint64_t size_B)
+{
+    enum hcq_status st = check_range(buf, offset_B, size_B, "hcq_buf_write");
+    if (st != HCQ_OK || size_B == 0)
+        return st;
+    if (buf->map) {
+        memcpy((uint8_t *)buf->map + offset_B, src, size_B);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return HCQ_OK;
+    }
+    return staged_copy(buf, offset_B, (void *)src, size_B, true);
+}
+
+enum hcq_status
+hcq_buf_read(struct hcq_buf *buf, uint64_t offset_B, void *dst, uint64_t size_B)
+{
+    enum hcq_status st = check_range(buf, offset_B, size_B, "hcq_buf_read");
+    if (st != HCQ_OK || size_B == 0)
+        return st;
+    if (buf->map) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        memcpy(dst, (const uint8_t *)buf->map + offset_B, size_B);
+        return HCQ_OK;
+    }
+    return staged_copy(buf, offset_B, dst, size_B, false);
+}

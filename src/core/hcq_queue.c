@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hcq_queue.c - queues: argument validation, recording into command lists, submit,
+ * and graphs (record once, patch variables, replay). Layer: core.
+ */
+#include "hcq_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Launch limits common to sm_80..sm_120 (CUDA programming guide, compute capabilities table). */
+#define MAX_BLOCK_THREADS 1024u
+#define MAX_GRID_X 0x7FFFFFFFu
+#define MAX_GRID_YZ 65535u
+
+static enum hcq_status
+queue_track(struct hcq_device *dev, struct hcq_queue *q)
+{
+    enum hcq_status st = HCQ_OK;
+    pthread_mutex_lock(&dev->lock);
+    if (dev->queue_count == dev->queue_cap) {
+        uint32_t cap = dev->queue_cap ? dev->queue_cap * 2 : 8;
+        struct hcq_queue **n = realloc(dev->queues, cap * sizeof *n);
+        if (!n) {
+            st = hcq_err(HCQ_ERR_NOMEM, "hcq_queue_create: out of host memory");
+            goto out;
+        }
+        dev->queues = n;
+        dev->queue_cap = cap;
+    }
+    dev->queues[dev->queue_count++] = q;
+out:
+    pthread_mutex_unlock(&dev->lock);
+    return st;
+}
+
+enum hcq_status
+hcq_queue_create(struct hcq_device *dev, enum hcq_queue_kind kind, struct hcq_queue **q_out)
+{
+    if (!dev || !q_out)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_create: NULL argument");
+    *q_out = NULL;
+    if (kind != HCQ_QUEUE_COMPUTE && kind != HCQ_QUEUE_COPY)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_create: kind %d (expected COMPUTE or COPY)", (int)kind);
+    if (atomic_load(&dev->lost))
+        return hcq_err(HCQ_ERR_DEVICE_LOST, "hcq_queue_create: %s is lost: %s", dev->info.spec, dev->fault);
+    struct hcq_queue *q = calloc(1, sizeof *q);
+    if (!q)
+        return hcq_err(HCQ_ERR_NOMEM, "hcq_queue_create: out of host memory");
+    q->dev = dev;
+    q->kind = kind;
+    hcq_cmdlist_init(&q->pending);
+    enum hcq_status st = dev->ops->queue_create(dev, q);
+    if (st != HCQ_OK)
+        goto fail_q;
+    st = queue_track(dev, q);
+    if (st != HCQ_OK)
+        goto fail_backend;
+    *q_out = q;
+    return HCQ_OK;
+
+fail_backend:
+    dev->ops->queue_destroy(q);
+fail_q:
+    free(q);
+    return st;
+}
+
+void
+hcq_queue_destroy(struct hcq_queue *q)
+{
+    if (!q)
+        return;
+    struct hcq_device *dev = q->dev;
+    pthread_mutex_lock(&dev->lock);
+    for (uint32_t i = 0; i < dev->queue_count; i++)
+        if (dev->queues[i] == q) {
+            dev->queues[i] = dev->queues[--dev->queue_count];
+            break;
+        }
+    pthread_mutex_unlock(&dev->lock);
+    if (!atomic_load(&dev->lost)) {
+        enum hcq_status st = dev->ops->queue_idle_wait(q, HCQ_TIMEOUT_DEFAULT_NS);
+        if (st != HCQ_OK)
+            HCQ_LOG_WARN("hcq_queue_destroy: queue not idle (%s); destroying anyway", hcq_status_str(st));
+    }
+    dev->ops->queue_destroy(q);
+    if (q->recording) {
+        hcq_cmdlist_fini(q->recording);
+        free(q->recording);
+    }
+    hcq_cmdlist_fini(&q->pending);
+    free(q);
+}
+
+void hcq_queue_destroy_all(struct hcq_device *dev);
+void
+hcq_queue_destroy_all(struct hcq_device *dev)
+{
+    while (dev->queue_count)
+        hcq_queue_destroy(dev->queues[dev->queue_count - 1]);
+}
+
+static struct hcq_cmdlist *
+target(struct hcq_queue *q)
+{
+    return q->recording ? q->recording : &q->pending;
+}
+
+static enum hcq_status
+check_queue(struct hcq_queue *q, const char *what)
+{
+    if (!q)
+        return hcq_err(HCQ_ERR_INVALID, "%s: queue is NULL", what);
+    if (atomic_load(&q->dev->lost))
+        return hcq_err(HCQ_ERR_DEVICE_LOST, "%s: %s is lost: %s", what, q->dev->info.spec, q->dev->fault);
+    return HCQ_OK;
+}
+
+static enum hcq_status
+check_var(struct hcq_queue *q, uint32_t var, const char *what)
+{
+    if (var == HCQ_VAR_NONE)
+        return HCQ_OK;
+    if (!q->recording)
+        return hcq_err(HCQ_ERR_INVALID, "%s: variable %u used outside graph recording", what, var);
+    if (var >= q->recording->var_count)
+        return hcq_err(HCQ_ERR_INVALID, "%s: variable %u not declared (%u declared)", what, var,
+                       q->recording->var_count);
+    return HCQ_OK;
+}
+
+enum hcq_status
+hcq_queue_launch_ex(struct hcq_queue *q, const struct hcq_launch *l)
+{
+    enum hcq_status st = check_queue(q, "hcq_queue_launch");
+    if (st != HCQ_OK)
+        return st;
+    if (!l || !l->prog || l->prog->dev != q->dev)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: program missing or from another device");
+    if (q->kind != HCQ_QUEUE_COMPUTE)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: queue is a copy queue (expected COMPUTE)");
+    const struct hcq_program_info *pi = &l->prog->info;
+    if (l->args_B != pi->params_B || (l->args_B && !l->args))
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: %s: args_B %u (expected %u)", pi->name, l->args_B,
+                       pi->params_B);
+    uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
+    uint32_t max_threads = pi->max_threads ? pi->max_threads : MAX_BLOCK_THREADS;
+    if (threads == 0 || threads > max_threads || l->block[2] > 64)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: %s: block %ux%ux%u (expected 1..%u threads, z <= 64)",
+                       pi->name, l->block[0], l->block[1], l->block[2], max_threads);
+    for (int i = 0; i < 3; i++) {
+        uint32_t lim = i ? MAX_GRID_YZ : MAX_GRID_X;
+        if (l->grid[i] == 0 && l->grid_var[i] != HCQ_VAR_NONE) {
+            if ((st = check_var(q, l->grid_var[i], "hcq_queue_launch grid")) != HCQ_OK)
+                return st;
+        } else if (l->grid[i] == 0 || l->grid[i] > lim) {
+            return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: %s: grid[%d] = %u (expected 1..%u)", pi->name, i,
+                           l->grid[i], lim);
+        }
+    }
+    for (uint32_t i = 0; i < l->patch_count; i++) {
+        const struct hcq_arg_patch *p = &l->patches[i];
+        if ((st = check_var(q, p->var, "hcq_queue_launch patch")) != HCQ_OK)
+            return st;
+        if (p->var == HCQ_VAR_NONE || (p->size_B != 4 && p->size_B != 8) || p->offset_B % p->size_B ||
+            p->offset_B + p->size_B > l->args_B)
+            return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: patch %u: var %u offset %u size %u (args %u B)", i,
+                           p->var, p->offset_B, p->size_B, l->args_B);
+    }
+    struct hcq_cmdlist *cl = target(q);
+    struct hcq_cmd *c;
+    uint32_t off = 0, first = 0;
+    if ((st = hcq_cmdlist_push_args(cl, l->args, l->args_B, &off)) != HCQ_OK)
+        return st;
+    if (l->patch_count && (st = hcq_cmdlist_push_patches(cl, l->patches, l->patch_count, &first)) != HCQ_OK)
+        return st;
+    if ((st = hcq_cmdlist_push(cl, &c)) != HCQ_OK)
+        return st;
+    c->kind = HCQ_CMD_LAUNCH;
+    c->u.launch.prog = l->prog;
+    for (int i = 0; i < 3; i++) {
+        c->u.launch.grid[i] = l->grid[i];
+        c->u.launch.block[i] = l->block[i];
+        c->u.launch.grid_var[i] = l->grid[i] == 0 ? l->grid_var[i] : HCQ_VAR_NONE;
+    }
+    c->u.launch.args_off_B = off;
+    c->u.launch.args_B = l->args_B;
+    c->u.launch.patch_first = first;
+    c->u.launch.patch_count = l->patch_count;
+    return HCQ_OK;
+}
+
+enum hcq_status
+hcq_queue_launch(struct hcq_queue *q, struct hcq_program *prog, const uint32_t grid[3], const uint32_t block[3],
+                 const void *args, uint32_t args_B)
+{
+    struct hcq_launch l = {
+        .prog = prog,
+        .grid = { grid[0], grid[1], grid[2] },
+        .block = { block[0], block[1], block[2] },
+        .args = args,
+        .args_B = args_B,
+        .grid_var = { HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE },
+    };
+    return hcq_queue_launch_ex(q, &l);
+}
+
+enum hcq_status
+hcq_queue_copy(struct hcq_queue *q, struct hcq_buf *dst, uint64_t dst_off_B, struct hcq_buf *src,
+               uint64_t src_off_B, uint64_t size_B)
+{
+    enum hcq_status st = check_queue(q, "hcq_queue_copy");
+    if (st != HCQ_OK)
+        return st;
+    if (!dst || !src || dst->dev != q->dev || src->dev != q->dev)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_copy: buffer missing or from another device");
+    if (dst_off_B > dst->size_B || size_B > dst->size_B - dst_off_B || src_off_B > src->size_B ||
+        size_B > src->size_B - src_off_B)
+        return hcq_err(HCQ_ERR_INVALID,
+                       "hcq_queue_copy: 0x%llx bytes from +0x%llx (of 0x%llx) to +0x%llx (of 0x%llx) out of bounds",
+                       (unsigned long long)size_B, (unsigned long long)src_off_B, (unsigned long long)src->size_B,
+                       (unsigned long long)dst_off_B, (unsigned long long)dst->size_B);
+    if (size_B == 0)
+        return HCQ_OK;
+    struct hcq_cmd *c;
+    if ((st = hcq_cmdlist_push(target(q), &c)) != HCQ_OK)
+        return st;
+    c->kind = HCQ_CMD_COPY;
+    c->u.copy.dst = dst;
+    c->u.copy.src = src;
+    c->u.copy.dst_off_B = dst_off_B;
+    c->u.copy.src_off_B = src_off_B;
+    c->u.copy.size_B = size_B;
+    return HCQ_OK;
+}
+
+static enum hcq_status
+record_sig(struct hcq_queue *q, enum hcq_cmd_kind kind, struct hcq_signal *sig, uint32_t var, uint64_t add,
+           const char *what)
+{
+    enum hcq_status st = check_queue(q, what);
+    if (st != HCQ_OK)
+        return st;
+    if (!sig || sig->dev != q->dev)
+        return hcq_err(HCQ_ERR_INVALID, "%s: signal missing or from another device", what);
+    if ((st = check_var(q, var, what)) != HCQ_OK)
+        return st;
+    struct hcq_cmd *c;
+    if ((st = hcq_cmdlist_push(target(q), &c)) != HCQ_OK)
+        return st;
+    c->kind = kind;
+    c->u.sig.sig = sig;
+    c->u.sig.var = var;
+    c->u.sig.add = add;
+    return HCQ_OK;
+}
+
+enum hcq_status
+hcq_queue_signal(struct hcq_queue *q, struct hcq_signal *sig, uint64_t value)
+{
+    return record_sig(q, HCQ_CMD_SIGNAL, sig, HCQ_VAR_NONE, value, "hcq_queue_signal");
+}
+
+enum hcq_status
+hcq_queue_wait(struct hcq_queue *q, struct hcq_signal *sig, uint64_t value)
+{
+    return record_sig(q, HCQ_CMD_WAIT, sig, HCQ_VAR_NONE, value, "hcq_queue_wait");
+}
+
+enum hcq_status
+hcq_queue_signal_var(struct hcq_queue *q, struct hcq_signal *sig, uint32_t var, uint64_t add)
+{
+    return record_sig(q, HCQ_CMD_SIGNAL, sig, var, add, "hcq_queue_signal_var");
+}
+
+enum hcq_status
+hcq_queue_wait_var(struct hcq_queue *q, struct hcq_signal *sig, uint32_t var, uint64_t add)
+{
+    return record_sig(q, HCQ_CMD_WAIT, sig, var, add, "hcq_queue_wait_var");
+}
+
+enum hcq_status
+hcq_queue_timestamp(struct hcq_queue *q, struct hcq_signal *sig)
+{
+    enum hcq_status st = check_queue(q, "hcq_queue_timestamp");
+    if (st != HCQ_OK)
+        return st;
+    if (!sig || sig->dev != q->dev)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_timestamp: signal missing or from another device");
+    struct hcq_cmd *c;
+    if ((st = hcq_cmdlist_push(target(q), &c)) != HCQ_OK)
+        return st;
+    c->kind = HCQ_CMD_TIMESTAMP;
+    c->u.ts.sig = sig;
+    return HCQ_OK;
+}
+
+enum hcq_status
+hcq_queue_barrier(struct hcq_queue *q)
+{
+    enum hcq_status st = check_queue(q, "hcq_queue_barrier");
+    if (st != HCQ_OK)
+        return st;
+    struct hcq_cmd *c;
+    if ((st = hcq_cmdlist_push(target(q), &c)) != HCQ_OK)
+        return st;
+    c->kind = HCQ_CMD_BARRIER;
+    return HCQ_OK;
+}
+
+enum hcq_status
+hcq_queue_submit(struct hcq_queue *q)
+{
+    enum hcq_status st = check_queue(q, "hcq_queue_submit");
+    if (st != HCQ_OK)
+        return st;
+    if (q->recording)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_submit: queue is recording a graph (call hcq_graph_end)");
+    if (q->pending.count == 0)
+        return HCQ_OK;
+    st = q->dev->ops->queue_submit(q, &q->pending, NULL);
+    hcq_cmdlist_reset(&q->pending);
+    if (st == HCQ_OK && (hcq_debug_flags() & HCQ_DEBUG_PUSH_SYNC))
+        st = q->dev->ops->queue_idle_wait(q, HCQ_TIMEOUT_DEFAULT_NS);
+    return st;
+}
+
+enum hcq_status
+hcq_queue_finish(struct hcq_queue *q, uint64_t timeout_ns)
+{
+    enum hcq_status st = hcq_queue_submit(q);
+    if (st != HCQ_OK)
+        return st;
+    st = q->dev->ops->queue_idle_wait(q, timeout_ns);
+    if (st == HCQ_OK)
+        st = hcq_device_check(q->dev);
+    return st;
+}
+
+/* ==== Graphs ==== */
+
+enum hcq_status
+hcq_graph_begin(struct hcq_queue *q)
+{
+    enum hcq_status st = check_queue(q, "hcq_graph_begin");
+    if (st != HCQ_OK)
+        return st;
+    if (q->recording)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_graph_begin: already recording");
+    if (q->pending.count)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_graph_begin: %u commands recorded but not submitted", q->pending.count);
+    q->recording = calloc(1, sizeof *q->recording);
+    if (!q->recording)
+        return hcq_err(HCQ_ERR_NOMEM, "hcq_graph_begin: out of host memory");
+    return HCQ_OK;
+}
+
+enum hcq_status
+hcq_graph_var(struct hcq_queue *q, uint32_t *var_out)
+{
+    if (!q || !q->recording || !var_out)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_graph_var: not recording a graph");
+    if (q->recording->var_count >= 4096)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_graph_var: more than 4096 variables");
+    *var_out = q->recording->var_count++;
+    return HCQ_OK;
+}
+
+enum hcq_status
+hcq_graph_end(struct hcq_queue *q, struct hcq_graph **graph_out)
+{
+    if (!q || !q->recording || !graph_out)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_graph_end: not recording a graph");
+    *graph_out = NULL;
+    struct hcq_graph *g = calloc(1, sizeof *g);
+    enum hcq_status st;
+    if (!g) {
+        st = hcq_err(HCQ_ERR_NOMEM, "hcq_graph_end: out of host memory");
+        goto fail_rec;
+    }
+    g->q = q;
+    g->cl = *q->recording;
+    free(q->recording);
+    q->recording = NULL;
+    g->vars = calloc(g->cl.var_count ? g->cl.var_count : 1, sizeof *g->vars);
+    if (!g->vars) {
+        st = hcq_err(HCQ_ERR_NOMEM, "hcq_graph_end: out of host memory");
+        goto fail_graph;
+    }
+    if (g->cl.count == 0) {
+        st = hcq_err(HCQ_ERR_INVALID, "hcq_graph_end: empty graph");
+        goto fail_graph;
+    }
+    if (q->dev->ops->graph_build && (st = q->dev->ops->graph_build(g)) != HCQ_OK)
+        goto fail_graph;
+    *graph_out = g;
+    return HCQ_OK;
+
+fail_graph:
+    hcq_cmdlist_fini(&g->cl);
+    free(g->vars);
+    free(g);
+    return st;
+fail_rec:
+    hcq_cmdlist_fini(q->recording);
+    free(q->recording);
+    q->recording = NULL;
+    return st;
+}
+
+enum hcq_status
+hcq_graph_set(struct hcq_graph *g, uint32_t var, uint64_t value)
+{
+    if (!g || var >= g->cl.var_count)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_graph_set: variable %u (graph has %u)", var, g ? g->cl.var_count : 0);
+    g->vars[var] = value;
+    return HCQ_OK;
+}
+
+enum hcq_status
+hcq_graph_replay(struct hcq_graph *g)
+{
+    if (!g)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_graph_replay: graph is NULL");
+    struct hcq_queue *q = g->q;
+    enum hcq_status st = check_queue(q, "hcq_graph_replay");
+    if (st != HCQ_OK)
+        return st;
+    if (q->recording)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_graph_replay: queue is recording");
+    /* Commands recorded on q before the replay go first, keeping queue order. */
+    if ((st = hcq_queue_submit(q)) != HCQ_OK)
+        return st;
+    for (uint32_t i = 0; i < g->cl.count; i++) {
+        const struct hcq_cmd *c = &g->cl.cmds[i];
+        if (c->kind != HCQ_CMD_LAUNCH)
+            continue;
+        for (int d = 0; d < 3; d++) {
+            uint32_t var = c->u.launch.grid_var[d];
+            uint64_t v = var == HCQ_VAR_NONE ? c->u.launch.grid[d] : g->vars[var];
+            if (v == 0 || v > (d ? MAX_GRID_YZ : MAX_GRID_X))
+                return hcq_err(HCQ_ERR_INVALID, "hcq_graph_replay: command %u grid[%d] = %llu (expected 1..%u)", i,
+                               d, (unsigned long long)v, d ? MAX_GRID_YZ : MAX_GRID_X);
+        }
+    }
+    if (q->dev->ops->graph_replay && g->priv)
+        st = q->dev->ops->graph_replay(g);
+    else
+        st = q->dev->ops->queue_submit(q, &g->cl, g->vars);
+    if (st == HCQ_OK && (hcq_debug_flags() & HCQ_DEBUG_PUSH_SYNC))
+        st = q->dev->ops->queue_idle_wait(q, HCQ_TIMEOUT_DEFAULT_NS);
+    return st;
+}
+
+uint32_t
+hcq_graph_command_count(const struct hcq_graph *g)
+{
+    return g ? g->cl.count : 0;
+}
+
+void
+hcq_graph_destroy(struct hcq_graph *g)
+{
+    if (!g)
+        return;
+    if (g->priv && g->q->dev->ops->graph_destroy)
+        g->q->dev->ops->graph_destroy(g);
+    hcq_cmdlist_fini(&g->cl);
+    free(g->vars);
+    free(g);
+}

@@ -1,0 +1,781 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu_cubin.c - cubin (CUDA ELF) loader, relocations, cbuf0 builder and the QMD
+ * description of a kernel launch. Layer: gpu (pure). Facts: docs/hw/rm.md §6.5-6.7, §7,
+ * §8.3; checked against nvcc 13.0 cubins (tests/data/gpu_cubin_test.*.cubin).
+ *
+ * Every read goes through rd*() on a range that was checked against the buffer first; every
+ * count and offset of the file is validated before use, so malformed input yields
+ * HCQ_ERR_FORMAT with a message (tests/fuzz/fuzz_cubin.c hammers this).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_cubin.h"
+
+/* ELF64 constants (System V gABI). */
+#define ELF_EHDR_B 64u
+#define ELF_SHDR_B 64u
+#define ELF_SYM_B 24u
+#define ELF_REL_B 16u
+#define ELF_RELA_B 24u
+#define SHT_PROGBITS 1u
+#define SHT_SYMTAB 2u
+#define SHT_STRTAB 3u
+#define SHT_RELA 4u
+#define SHT_NOBITS 8u
+#define SHT_REL 9u
+#define SHF_ALLOC 0x2u
+#define SHN_LORESERVE 0xFF00u
+
+#define CUBIN_MAX_IMAGE_B (256ull << 20) /* refuse absurd NOBITS sizes (fuzzing, corruption) */
+#define CUBIN_MAX_ALIGN_B (1u << 20)
+
+static uint16_t
+rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+static uint32_t
+rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t
+rd64(const uint8_t *p)
+{
+    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+static void
+wr32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+static void
+wr64(uint8_t *p, uint64_t v)
+{
+    wr32(p, (uint32_t)v);
+    wr32(p + 4, (uint32_t)(v >> 32));
+}
+
+struct sec {
+    uint32_t name, type, link, info;
+    uint64_t flags, off, size, align, entsize;
+    const char *nm;      /* validated name */
+    int64_t place;       /* offset in the image, -1 if not placed */
+};
+
+struct elf {
+    const uint8_t *d;
+    size_t n;
+    uint32_t shnum;
+    struct sec *s;
+    uint32_t symtab;     /* index of .symtab, 0 if none */
+    uint32_t nsyms;
+};
+
+#define FMT_ERR(...) hcq_err(HCQ_ERR_FORMAT, "gpu_cubin_load: " __VA_ARGS__)
+
+/* True when [off, off+len) lies inside a buffer of n bytes (overflow-safe). */
+static bool
+in_range(uint64_t off, uint64_t len, uint64_t n)
+{
+    return off <= n && len <= n - off;
+}
+
+/* NUL-terminated string at table section t, offset o; NULL if out of bounds. */
+static const char *
+str_at(const struct elf *e, uint32_t t, uint64_t o)
+{
+    if (t >= e->shnum || e->s[t].type != SHT_STRTAB || o >= e->s[t].size)
+        return NULL;
+    const char *base = (const char *)e->d + e->s[t].off;
+    if (!memchr(base + o, '\0', e->s[t].size - o))
+        return NULL;
+    return base + o;
+}
+
+static enum hcq_status
+elf_headers(struct elf *e)
+{
+    const uint8_t *d = e->d;
+    if (e->n < ELF_EHDR_B)
+        return FMT_ERR("file of %zu bytes is shorter than the ELF header (64)", e->n);
+    if (memcmp(d, "\x7f" "ELF", 4) != 0)
+        return FMT_ERR("bad ELF magic 0x%08x", rd32(d));
+    if (d[4] != 2 || d[5] != 1)
+        return FMT_ERR("ELF class/data %u/%u (expected 2/1: 64-bit little-endian)", d[4], d[5]);
+    if (rd16(d + 18) != GPU_ELF_EM_CUDA)
+        return FMT_ERR("e_machine %u (expected %u, EM_CUDA)", rd16(d + 18), GPU_ELF_EM_CUDA);
+    uint64_t shoff = rd64(d + 0x28);
+    uint32_t shentsize = rd16(d + 0x3A), shstrndx = rd16(d + 0x3E);
+    e->shnum = rd16(d + 0x3C);
+    if (shentsize != ELF_SHDR_B)
+        return FMT_ERR("e_shentsize %u (expected %u)", shentsize, ELF_SHDR_B);
+    if (e->shnum == 0 || !in_range(shoff, (uint64_t)e->shnum * ELF_SHDR_B, e->n))
+        return FMT_ERR("section headers (%u at 0x%" PRIx64 ") outside the %zu-byte file", e->shnum,
+                       shoff, e->n);
+    if (shstrndx >= e->shnum)
+        return FMT_ERR("e_shstrndx %u >= e_shnum %u", shstrndx, e->shnum);
+    e->s = calloc(e->shnum, sizeof *e->s);
+    if (!e->s)
+        return hcq_err(HCQ_ERR_NOMEM, "gpu_cubin_load: %u section headers", e->shnum);
+    for (uint32_t i = 0; i < e->shnum; i++) {
+        const uint8_t *h = d + shoff + (uint64_t)i * ELF_SHDR_B;
+        struct sec *s = &e->s[i];
+        s->name = rd32(h);
+        s->type = rd32(h + 4);
+        s->flags = rd64(h + 8);
+        s->off = rd64(h + 0x18);
+        s->size = rd64(h + 0x20);
+        s->link = rd32(h + 0x28);
+        s->info = rd32(h + 0x2C);
+        s->align = rd64(h + 0x30);
+        s->entsize = rd64(h + 0x38);
+        s->place = -1;
+        if (s->type != SHT_NOBITS && s->type != 0 && !in_range(s->off, s->size, e->n))
+            return FMT_ERR("section %u (0x%" PRIx64 " bytes at 0x%" PRIx64 ") outside the %zu-byte file",
+                           i, s->size, s->off, e->n);
+    }
+    if (e->s[shstrndx].type != SHT_STRTAB)
+        return FMT_ERR("section-name table %u has type %u (expected %u)", shstrndx,
+                       e->s[shstrndx].type, SHT_STRTAB);
+    for (uint32_t i = 0; i < e->shnum; i++) {
+        e->s[i].nm = str_at(e, shstrndx, e->s[i].name);
+        if (!e->s[i].nm)
+            return FMT_ERR("section %u name offset 0x%x outside .shstrtab", i, e->s[i].name);
+        if (e->s[i].type == SHT_SYMTAB) {
+            if (e->s[i].entsize != ELF_SYM_B || e->s[i].size % ELF_SYM_B)
+                return FMT_ERR(".symtab entsize %" PRIu64 " size %" PRIu64 " (expected 24-byte entries)",
+                               e->s[i].entsize, e->s[i].size);
+            if (e->symtab)
+                return FMT_ERR("more than one .symtab");
+            e->symtab = i;
+            e->nsyms = (uint32_t)(e->s[i].size / ELF_SYM_B);
+        }
+    }
+    return HCQ_OK;
+}
+
+struct sym {
+    const char *name;
+    uint64_t value;
+    uint32_t shndx;
+    uint8_t type;
+};
+
+static enum hcq_status
+elf_sym(const struct elf *e, uint32_t i, struct sym *out)
+{
+    if (!e->symtab || i >= e->nsyms)
+        return FMT_ERR("symbol index %u out of range (%u symbols)", i, e->nsyms);
+    const uint8_t *p = e->d + e->s[e->symtab].off + (uint64_t)i * ELF_SYM_B;
+    out->name = str_at(e, e->s[e->symtab].link, rd32(p));
+    if (!out->name)
+        return FMT_ERR("symbol %u name offset 0x%x outside its string table", i, rd32(p));
+    out->type = p[4] & 0xF;
+    out->shndx = rd16(p + 6);
+    out->value = rd64(p + 8);
+    return HCQ_OK;
+}
+
+/* ==== Layout ==== */
+
+static bool
+sec_loadable(const struct sec *s)
+{
+    /* Code, module constant banks, initialised and uninitialised __device__ data.
+     * .nv.shared.* is per-CTA on-chip memory, .nv.constant0.* a template built per launch. */
+    if (!(s->flags & SHF_ALLOC) || (s->type != SHT_PROGBITS && s->type != SHT_NOBITS))
+        return false;
+    if (strncmp(s->nm, ".nv.shared.", 11) == 0 || strncmp(s->nm, ".nv.constant0", 13) == 0)
+        return false;
+    return true;
+}
+
+static enum hcq_status
+elf_layout(struct elf *e, struct gpu_cubin_image *img)
+{
+    uint64_t cur = 0;
+    for (uint32_t i = 0; i < e->shnum; i++) {
+        struct sec *s = &e->s[i];
+        if (!sec_loadable(s))
+            continue;
+        uint64_t a = s->align > GPU_CUBIN_SECTION_ALIGN_B ? s->align : GPU_CUBIN_SECTION_ALIGN_B;
+        if (a > CUBIN_MAX_ALIGN_B || (a & (a - 1)))
+            return FMT_ERR("section %s alignment 0x%" PRIx64 " (expected a power of two <= 1 MiB)",
+                           s->nm, s->align);
+        cur = (cur + a - 1) & ~(a - 1);
+        if (s->size > CUBIN_MAX_IMAGE_B || cur + s->size > CUBIN_MAX_IMAGE_B)
+            return FMT_ERR("image would exceed %llu MiB at section %s (0x%" PRIx64 " bytes)",
+                           CUBIN_MAX_IMAGE_B >> 20, s->nm, s->size);
+        s->place = (int64_t)cur;
+        cur += s->size;
+    }
+    img->size_B = cur;
+    img->alloc_B = ((cur + 4095) & ~(uint64_t)4095) + 4096; /* prefetch slack (rm.md §7.4 step 3) */
+    img->data = calloc(1, cur ? cur : 1);
+    if (!img->data)
+        return hcq_err(HCQ_ERR_NOMEM, "gpu_cubin_load: image of %" PRIu64 " bytes", cur);
+    for (uint32_t i = 0; i < e->shnum; i++) {
+        const struct sec *s = &e->s[i];
+        if (s->place >= 0 && s->type == SHT_PROGBITS)
+            memcpy(img->data + s->place, e->d + s->off, s->size);
+    }
+    return HCQ_OK;
+}
+
+/* ==== Relocations ==== */
+
+static uint32_t
+reloc_width(uint32_t type)
+{
+    switch (type) {
+    case R_CUDA_64: return 8;
+    case R_CUDA_ABS32_LO_32:
+    case R_CUDA_ABS32_HI_32: return 4;
+    default: return 0;
+    }
+}
+
+static enum hcq_status
+elf_relocs_one(struct elf *e, uint32_t ri, struct gpu_cubin_image *img, uint32_t *cap)
+{
+    const struct sec *rs = &e->s[ri];
+    bool rela = rs->type == SHT_RELA;
+    uint32_t ent = rela ? ELF_RELA_B : ELF_REL_B;
+    if (rs->size % ent)
+        return FMT_ERR("%s size %" PRIu64 " is not a multiple of %u", rs->nm, rs->size, ent);
+    if (rs->info >= e->shnum)
+        return FMT_ERR("%s patches section %u of %u", rs->nm, rs->info, e->shnum);
+    const struct sec *ts = &e->s[rs->info];
+    if (ts->place < 0)
+        return HCQ_OK; /* e.g. .rela.debug_frame: the patched section is not loaded */
+    for (uint64_t k = 0; k < rs->size / ent; k++) {
+        const uint8_t *p = e->d + rs->off + k * ent;
+        uint64_t r_off = rd64(p), info = rd64(p + 8);
+        int64_t addend = rela ? (int64_t)rd64(p + 16) : 0;
+        uint32_t type = (uint32_t)info, symi = (uint32_t)(info >> 32);
+        uint32_t w = reloc_width(type);
+        if (!w)
+            return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_load: %s entry %" PRIu64
+                           ": relocation type 0x%x not supported (R_CUDA_64, ABS32_LO/HI_32 are)",
+                           rs->nm, k, type);
+        /* ABS32 patches the immediate in bits 63:32 of the instruction at r_offset (rm.md §7.4) */
+        uint64_t at = r_off + (w == 4 ? 4 : 0);
+        if (!in_range(at, w, ts->size))
+            return FMT_ERR("%s entry %" PRIu64 ": offset 0x%" PRIx64 " outside %s (0x%" PRIx64 " bytes)",
+                           rs->nm, k, r_off, ts->nm, ts->size);
+        struct sym sy;
+        enum hcq_status st = elf_sym(e, symi, &sy);
+        if (st != HCQ_OK)
+            return st;
+        if (sy.shndx == 0 || sy.shndx >= SHN_LORESERVE || sy.shndx >= e->shnum || e->s[sy.shndx].place < 0)
+            return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_load: %s entry %" PRIu64
+                           ": symbol %s is in section %u, which is not loaded", rs->nm, k, sy.name, sy.shndx);
+        if (!rela && type == R_CUDA_64) /* REL: the addend is stored at the location */
+            addend = (int64_t)rd64(img->data + ts->place + at);
+        int64_t target = e->s[sy.shndx].place + (int64_t)sy.value + addend;
+        if (sy.value > img->size_B || addend < -(int64_t)img->size_B || addend > (int64_t)img->size_B ||
+            target < 0 || (uint64_t)target > img->size_B)
+            return FMT_ERR("%s entry %" PRIu64 ": target %s+0x%" PRIx64 "%+" PRId64 " outside the image",
+                           rs->nm, k, sy.name, sy.value, addend);
+        if (img->reloc_count == *cap) {
+            uint32_t ncap = *cap ? *cap * 2 : 16;
+            struct gpu_cubin_reloc *nr = realloc(img->relocs, ncap * sizeof *nr);
+            if (!nr)
+                return hcq_err(HCQ_ERR_NOMEM, "gpu_cubin_load: %u relocations", ncap);
+            img->relocs = nr;
+            *cap = ncap;
+        }
+        img->relocs[img->reloc_count++] = (struct gpu_cubin_reloc){
+            .patch_off_B = (uint64_t)ts->place + at,
+            .target_off_B = target,
+            .type = type,
+        };
+    }
+    return HCQ_OK;
+}
+
+static enum hcq_status
+elf_relocs(struct elf *e, struct gpu_cubin_image *img)
+{
+    uint32_t cap = 0;
+    for (uint32_t i = 0; i < e->shnum; i++) {
+        if (e->s[i].type != SHT_REL && e->s[i].type != SHT_RELA)
+            continue;
+        enum hcq_status st = elf_relocs_one(e, i, img, &cap);
+        if (st != HCQ_OK)
+            return st;
+    }
+    return HCQ_OK;
+}
+
+enum hcq_status
+gpu_cubin_relocate(struct gpu_cubin_image *img, uint64_t base_va)
+{
+    for (uint32_t i = 0; i < img->reloc_count; i++) {
+        const struct gpu_cubin_reloc *r = &img->relocs[i];
+        int64_t t = (int64_t)base_va + r->target_off_B;
+        if (t < 0 || (uint64_t)t >= (1ull << 57))
+            return hcq_err(HCQ_ERR_INVALID, "gpu_cubin_relocate: base 0x%" PRIx64 " + target %" PRId64
+                           " is outside the 57-bit VA space", base_va, r->target_off_B);
+        uint8_t *p = img->data + r->patch_off_B;
+        if (r->type == R_CUDA_64)
+            wr64(p, (uint64_t)t);
+        else if (r->type == R_CUDA_ABS32_LO_32)
+            wr32(p, (uint32_t)t);
+        else
+            wr32(p, (uint32_t)((uint64_t)t >> 32));
+    }
+    img->relocated_va = base_va;
+    return HCQ_OK;
+}
+
+/* ==== .nv.info attributes (rm.md §7.3) ==== */
+
+struct info_rec {
+    uint8_t fmt, attr;
+    uint16_t v;            /* BVAL/HVAL value, or SVAL payload length */
+    const uint8_t *payload;
+};
+
+/* Next record of section s from *pos; false at the end. A record that runs past the
+ * section or has an unknown format is an error (*st). */
+static bool
+info_next(const struct elf *e, const struct sec *s, uint64_t *pos, struct info_rec *r,
+          enum hcq_status *st)
+{
+    if (*pos + 4 > s->size)
+        return false;
+    const uint8_t *p = e->d + s->off + *pos;
+    r->fmt = p[0];
+    r->attr = p[1];
+    r->v = rd16(p + 2);
+    r->payload = NULL;
+    *pos += 4;
+    if (r->fmt == EIATTR_FORMAT_SVAL) {
+        if (!in_range(*pos, r->v, s->size)) {
+            *st = FMT_ERR("%s: record 0x%02x at 0x%" PRIx64 " has %u payload bytes past the end",
+                          s->nm, r->attr, *pos - 4, r->v);
+            return false;
+        }
+        r->payload = p + 4;
+        *pos += r->v;
+    } else if (r->fmt < EIATTR_FORMAT_NVAL || r->fmt > EIATTR_FORMAT_SVAL) {
+        *st = FMT_ERR("%s: record at 0x%" PRIx64 " has unknown format %u", s->nm, *pos - 4, r->fmt);
+        return false;
+    }
+    return true;
+}
+
+/* Module-wide .nv.info: u32 symbol, u32 value records for every kernel. */
+static enum hcq_status
+info_module(const struct elf *e, const struct sec *s, struct gpu_cubin_image *img)
+{
+    enum hcq_status st = HCQ_OK;
+    struct info_rec r;
+    uint64_t pos = 0;
+    while (info_next(e, s, &pos, &r, &st)) {
+        if (r.fmt != EIATTR_FORMAT_SVAL || r.v < 8)
+            continue;
+        uint32_t sym = rd32(r.payload), val = rd32(r.payload + 4);
+        for (uint32_t k = 0; k < img->kernel_count; k++) {
+            struct gpu_cubin_kernel *kn = &img->kernels[k];
+            if (kn->sym_index != sym)
+                continue;
+            switch (r.attr) {
+            case EIATTR_REGCOUNT: kn->register_count = val; break;
+            case EIATTR_FRAME_SIZE: kn->frame_B = val; break;
+            case EIATTR_MIN_STACK_SIZE: kn->min_stack_B = val; break;
+            case EIATTR_MAX_STACK_SIZE: kn->max_stack_B = val; break;
+            default: break;
+            }
+        }
+    }
+    return st;
+}
+
+static enum hcq_status
+info_kparam(const struct sec *s, struct gpu_cubin_kernel *k, const struct info_rec *r)
+{
+    if (r->v < 12)
+        return FMT_ERR("%s: KPARAM_INFO of %u bytes (expected 12)", s->nm, r->v);
+    uint32_t w1 = rd32(r->payload + 4), w2 = rd32(r->payload + 8);
+    uint32_t ord = w1 & 0xFFFF, off = w1 >> 16, size = w2 >> 18; /* rm.md §7.3 */
+    if (ord >= GPU_CUBIN_MAX_PARAMS)
+        return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_load: %s: parameter ordinal %u (max %u)",
+                       s->nm, ord, GPU_CUBIN_MAX_PARAMS - 1);
+    k->params[ord] = (struct gpu_cubin_param){.ordinal = ord, .offset_B = off, .size_B = size};
+    if (ord + 1 > k->param_count)
+        k->param_count = ord + 1;
+    return HCQ_OK;
+}
+
+static enum hcq_status
+info_kernel(const struct elf *e, const struct sec *s, struct gpu_cubin_kernel *k)
+{
+    enum hcq_status st = HCQ_OK;
+    struct info_rec r;
+    uint64_t pos = 0;
+    bool have_cbank = false;
+    while (st == HCQ_OK && info_next(e, s, &pos, &r, &st)) {
+        bool sval = r.fmt == EIATTR_FORMAT_SVAL;
+        switch (r.attr) {
+        case EIATTR_PARAM_CBANK:
+            if (!sval || r.v < 8)
+                return FMT_ERR("%s: PARAM_CBANK of %u bytes (expected 8)", s->nm, r.v);
+            k->param_base_B = rd32(r.payload + 4) & 0xFFFF;
+            k->param_size_B = rd32(r.payload + 4) >> 16;
+            have_cbank = true;
+            break;
+        case EIATTR_CBANK_PARAM_SIZE:
+            if (!have_cbank && !sval)
+                k->param_size_B = r.v;
+            break;
+        case EIATTR_KPARAM_INFO:
+            if (sval)
+                st = info_kparam(s, k, &r);
+            break;
+        case EIATTR_MAX_THREADS:
+        case EIATTR_REQNTID:
+            if (sval && r.v >= 12) {
+                uint32_t *dst = r.attr == EIATTR_MAX_THREADS ? k->max_threads : k->reqntid;
+                for (int i = 0; i < 3; i++)
+                    dst[i] = rd32(r.payload + 4 * i);
+            }
+            break;
+        case EIATTR_MAXREG_COUNT:
+            if (!sval)
+                k->maxreg_count = r.v;
+            break;
+        case EIATTR_NUM_BARRIERS:
+            if (!sval)
+                k->barrier_count = r.v;
+            break;
+        case EIATTR_EXIT_INSTR_OFFSETS:
+            if (sval)
+                k->exit_count = r.v / 4;
+            break;
+        case EIATTR_CTA_PER_CLUSTER:
+        case EIATTR_EXPLICIT_CLUSTER:
+            k->uses_clusters = true;
+            break;
+        default:
+            break;
+        }
+    }
+    if (st != HCQ_OK)
+        return st;
+    for (uint32_t i = 0; i < k->param_count; i++) {
+        const struct gpu_cubin_param *pa = &k->params[i];
+        if ((uint64_t)pa->offset_B + pa->size_B > k->param_size_B)
+            return FMT_ERR("%s: parameter %u (0x%x bytes at 0x%x) outside the 0x%x-byte parameter block",
+                           s->nm, i, pa->size_B, pa->offset_B, k->param_size_B);
+    }
+    return HCQ_OK;
+}
+
+/* ==== Kernels ==== */
+
+/* Section named prefix + kernel name, or NULL. */
+static const struct sec *
+sec_for_kernel(const struct elf *e, const char *prefix, const char *kname)
+{
+    size_t pl = strlen(prefix);
+    for (uint32_t i = 0; i < e->shnum; i++)
+        if (strncmp(e->s[i].nm, prefix, pl) == 0 && strcmp(e->s[i].nm + pl, kname) == 0)
+            return &e->s[i];
+    return NULL;
+}
+
+static enum hcq_status
+kernel_symbol(const struct elf *e, uint32_t text_idx, const char *kname, uint32_t *sym_out)
+{
+    for (uint32_t i = 1; i < e->nsyms; i++) {
+        struct sym sy;
+        enum hcq_status st = elf_sym(e, i, &sy);
+        if (st != HCQ_OK)
+            return st;
+        if (sy.type == 2 /* STT_FUNC */ && sy.shndx == text_idx && strcmp(sy.name, kname) == 0) {
+            *sym_out = i;
+            return HCQ_OK;
+        }
+    }
+    /* .text sh_info holds the symbol index (bits 23:0; sm_8x puts registers in 31:24) */
+    *sym_out = e->s[text_idx].info & 0xFFFFFF;
+    return HCQ_OK;
+}
+
+static enum hcq_status
+elf_kernels(struct elf *e, struct gpu_cubin_image *img)
+{
+    uint32_t n = 0;
+    size_t names_B = 0;
+    for (uint32_t i = 0; i < e->shnum; i++)
+        if (strncmp(e->s[i].nm, ".text.", 6) == 0 && e->s[i].place >= 0) {
+            n++;
+            names_B += strlen(e->s[i].nm + 6) + 1;
+        }
+    img->kernels = calloc(n ? n : 1, sizeof *img->kernels);
+    img->names = malloc(names_B ? names_B : 1);
+    if (!img->kernels || !img->names)
+        return hcq_err(HCQ_ERR_NOMEM, "gpu_cubin_load: %u kernels", n);
+    char *np = img->names;
+    for (uint32_t i = 0; i < e->shnum; i++) {
+        const struct sec *ts = &e->s[i];
+        if (strncmp(ts->nm, ".text.", 6) != 0 || ts->place < 0)
+            continue;
+        struct gpu_cubin_kernel *k = &img->kernels[img->kernel_count++];
+        size_t len = strlen(ts->nm + 6) + 1;
+        memcpy(np, ts->nm + 6, len);
+        k->name = np;
+        np += len;
+        k->code_off_B = (uint64_t)ts->place;
+        k->code_size_B = ts->size;
+        k->register_count = ts->info >> 24;
+        enum hcq_status st = kernel_symbol(e, i, k->name, &k->sym_index);
+        if (st != HCQ_OK)
+            return st;
+        const struct sec *s = sec_for_kernel(e, ".nv.shared.", k->name);
+        k->shared_static_B = s ? (uint32_t)(s->size > UINT32_MAX ? UINT32_MAX : s->size) : 0;
+        s = sec_for_kernel(e, ".nv.constant0.", k->name);
+        k->cbuf0_size_B = s ? (uint32_t)(s->size > UINT32_MAX ? UINT32_MAX : s->size) : 0;
+        if (k->shared_static_B > (1u << 24) || k->cbuf0_size_B > (1u << 16))
+            return FMT_ERR("kernel %s: shared 0x%x / cbuf0 0x%x bytes out of range", k->name,
+                           k->shared_static_B, k->cbuf0_size_B);
+        s = sec_for_kernel(e, ".nv.info.", k->name);
+        if (s && s->type == GPU_ELF_SHT_CUDA_INFO && (st = info_kernel(e, s, k)) != HCQ_OK)
+            return st;
+    }
+    for (uint32_t i = 0; i < e->shnum; i++)
+        if (strcmp(e->s[i].nm, ".nv.info") == 0 && e->s[i].type == GPU_ELF_SHT_CUDA_INFO) {
+            enum hcq_status st = info_module(e, &e->s[i], img);
+            if (st != HCQ_OK)
+                return st;
+        }
+    for (uint32_t i = 0; i < img->kernel_count; i++)
+        if (img->kernels[i].register_count > 255) /* SASS addresses R0..R254 (+RZ) */
+            return FMT_ERR("kernel %s: register count %u (expected <= 255)", img->kernels[i].name,
+                           img->kernels[i].register_count);
+    return HCQ_OK;
+}
+
+static enum hcq_status
+elf_banks(const struct elf *e, struct gpu_cubin_image *img)
+{
+    for (uint32_t i = 0; i < e->shnum; i++) {
+        const struct sec *s = &e->s[i];
+        const char *nm = s->nm;
+        if (s->place < 0 || strncmp(nm, ".nv.constant", 12) != 0)
+            continue;
+        char *end;
+        unsigned long idx = strtoul(nm + 12, &end, 10);
+        if (end == nm + 12 || *end != '\0')
+            continue; /* per-kernel banks other than 0 are not used by nvcc for sm_80+ */
+        if (idx == 0 || idx >= GPU_QMD_CBUF_COUNT || img->bank_count == GPU_CUBIN_MAX_BANKS)
+            return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_load: constant bank section %s", nm);
+        if (s->size > (1u << 16))
+            return FMT_ERR("%s of 0x%" PRIx64 " bytes exceeds 64 KiB", nm, s->size);
+        img->banks[img->bank_count++] = (struct gpu_cubin_bank){
+            .index = (uint32_t)idx, .off_B = (uint64_t)s->place, .size_B = (uint32_t)s->size};
+    }
+    return HCQ_OK;
+}
+
+enum hcq_status
+gpu_cubin_load(const void *elf, size_t elf_B, struct gpu_cubin_image **img_out)
+{
+    *img_out = NULL;
+    struct elf e = {.d = elf, .n = elf_B};
+    struct gpu_cubin_image *img = calloc(1, sizeof *img);
+    if (!img)
+        return hcq_err(HCQ_ERR_NOMEM, "gpu_cubin_load: image");
+    enum hcq_status st = elf ? elf_headers(&e) : FMT_ERR("NULL buffer");
+    if (st != HCQ_OK)
+        goto fail_img;
+    img->sm_version = GPU_FLD_GET(GPU_ELF_EF_CUDA_SM, rd32(e.d + 0x30));
+    if ((st = elf_layout(&e, img)) != HCQ_OK || (st = elf_relocs(&e, img)) != HCQ_OK ||
+        (st = elf_kernels(&e, img)) != HCQ_OK || (st = elf_banks(&e, img)) != HCQ_OK)
+        goto fail_img;
+    free(e.s);
+    *img_out = img;
+    return HCQ_OK;
+
+fail_img:
+    free(e.s);
+    gpu_cubin_destroy(img);
+    return st;
+}
+
+void
+gpu_cubin_destroy(struct gpu_cubin_image *img)
+{
+    if (!img)
+        return;
+    free(img->data);
+    free(img->kernels);
+    free(img->relocs);
+    free(img->names);
+    free(img);
+}
+
+const struct gpu_cubin_kernel *
+gpu_cubin_kernel_find(const struct gpu_cubin_image *img, const char *name)
+{
+    for (uint32_t i = 0; img && name && i < img->kernel_count; i++)
+        if (strcmp(img->kernels[i].name, name) == 0)
+            return &img->kernels[i];
+    return NULL;
+}
+
+enum hcq_status
+gpu_cubin_check_arch(const struct gpu_cubin_image *img, const struct hcq_arch *arch)
+{
+    if (!hcq_arch_runs_sm(arch, img->sm_version))
+        return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_check_arch: cubin for sm_%u cannot run on %s "
+                       "(sm_%u)", img->sm_version, arch->name, arch->sm_version);
+    return HCQ_OK;
+}
+
+/* ==== Launch helpers ==== */
+
+uint32_t
+gpu_cubin_kernel_shared_B(const struct gpu_cubin_kernel *k, uint32_t dynamic_B)
+{
+    uint64_t b = GPU_CUBIN_SHARED_RESERVE_B + (uint64_t)k->shared_static_B + dynamic_B;
+    b = (b + 127) & ~(uint64_t)127; /* rm.md §6.7 */
+    return b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+}
+
+uint32_t
+gpu_cubin_kernel_local_B(const struct gpu_cubin_kernel *k)
+{
+    uint64_t b = (uint64_t)k->min_stack_B + GPU_CUBIN_LOCAL_RESERVE_B;
+    return (uint32_t)((b + 31) & ~(uint64_t)31); /* rm.md §8.3 */
+}
+
+uint32_t
+gpu_cubin_kernel_max_threads(const struct gpu_cubin_kernel *k)
+{
+    /* 64K registers per SM, allocated per warp in 256-register units (rm.md §7.4 step 7) */
+    uint64_t regs = k->register_count ? k->register_count : 1;
+    uint64_t per_warp = (regs * 32 + 255) & ~(uint64_t)255;
+    uint32_t t = (uint32_t)(65536 / per_warp / 4 * 4 * 32);
+    return t > 1024 ? 1024 : t;
+}
+
+uint32_t
+gpu_cbuf0_size(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, uint32_t params_B)
+{
+    uint32_t base = k && k->param_base_B ? k->param_base_B : arch->cbuf0_params_off_B;
+    uint64_t need = (uint64_t)base + params_B;
+    if (k && k->cbuf0_size_B > need)
+        need = k->cbuf0_size_B;
+    if (arch->cbuf0_min_B > need)
+        need = arch->cbuf0_min_B;
+    need = (need + 15) & ~(uint64_t)15;
+    return need > UINT32_MAX ? UINT32_MAX : (uint32_t)need;
+}
+
+enum hcq_status
+gpu_cbuf0_build(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, const uint32_t grid[3],
+                const uint32_t block[3], uint64_t local_window_va, uint64_t shared_window_va,
+                const void *params, uint32_t params_B, void *out, uint32_t out_B)
+{
+    if (k && k->param_size_B && params_B > k->param_size_B)
+        return hcq_err(HCQ_ERR_INVALID, "gpu_cbuf0_build: kernel %s: %u parameter bytes (expected <= %u)",
+                       k->name, params_B, k->param_size_B);
+    uint32_t size = gpu_cbuf0_size(arch, k, params_B);
+    if (out_B < size)
+        return hcq_err(HCQ_ERR_INVALID, "gpu_cbuf0_build: output of %u bytes (expected >= %u)", out_B, size);
+    uint8_t *o = out;
+    memset(o, 0, size);
+    for (int i = 0; i < 3; i++) {
+        wr32(o + GPU_CBUF0_BLOCK_DIM_OFF_B + 4 * i, block[i]);
+        wr32(o + GPU_CBUF0_GRID_DIM_OFF_B + 4 * i, grid[i]);
+    }
+    wr64(o + arch->cbuf0_shared_window_off_B, shared_window_va);
+    wr64(o + arch->cbuf0_local_window_off_B, local_window_va);
+    wr32(o + arch->cbuf0_stack_off_B, GPU_CBUF0_STACK_INIT);
+    uint32_t base = k && k->param_base_B ? k->param_base_B : arch->cbuf0_params_off_B;
+    if (params_B)
+        memcpy(o + base, params, params_B);
+    return HCQ_OK;
+}
+
+#define INVALID(...) hcq_err(HCQ_ERR_INVALID, "gpu_cubin_qmd_desc: " __VA_ARGS__)
+
+static enum hcq_status
+check_shape(const struct gpu_cubin_kernel *k, const uint32_t grid[3], const uint32_t block[3])
+{
+    /* rm.md §7.4 step 7 */
+    uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+    uint64_t max_t = gpu_cubin_kernel_max_threads(k);
+    if (k->max_threads[0]) { /* __launch_bounds__ */
+        uint64_t lb = (uint64_t)k->max_threads[0] * (k->max_threads[1] ? k->max_threads[1] : 1) *
+                      (k->max_threads[2] ? k->max_threads[2] : 1);
+        if (lb < max_t)
+            max_t = lb;
+    }
+    if (threads == 0 || threads > max_t)
+        return INVALID("kernel %s: block %ux%ux%u = %" PRIu64 " threads (expected 1..%" PRIu64
+                       " for %u registers and its launch bounds)",
+                       k->name, block[0], block[1], block[2], threads, max_t, k->register_count);
+    if (block[0] > 1024 || block[1] > 1024 || block[2] > 64)
+        return INVALID("kernel %s: block %ux%ux%u (expected <= 1024x1024x64)", k->name, block[0],
+                       block[1], block[2]);
+    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0 || grid[0] > 0x7FFFFFFFu || grid[1] > 65535 ||
+        grid[2] > 65535)
+        return INVALID("kernel %s: grid %ux%ux%u (expected 1..2^31-1 x 1..65535 x 1..65535)", k->name,
+                       grid[0], grid[1], grid[2]);
+    if (k->uses_clusters)
+        return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_qmd_desc: kernel %s uses thread-block clusters",
+                       k->name);
+    return HCQ_OK;
+}
+
+enum hcq_status
+gpu_cubin_qmd_desc(struct gpu_qmd_desc *d, const struct hcq_arch *arch, const struct gpu_cubin_image *img,
+                   const struct gpu_cubin_kernel *k, uint64_t image_va, const uint32_t grid[3],
+                   const uint32_t block[3], uint32_t dynamic_shared_B, uint32_t local_high_B,
+                   uint64_t cbuf0_va, uint32_t cbuf0_B)
+{
+    enum hcq_status st = check_shape(k, grid, block);
+    if (st != HCQ_OK)
+        return st;
+    gpu_qmd_desc_init(d);
+    d->program_va = image_va + k->code_off_B;
+    /* prefetch covers the code from the 256-byte line holding its start (rm.md §6.2) */
+    d->prefetch_va = d->program_va & ~(uint64_t)0xFF;
+    d->prefetch_size = gpu_qmd_prefetch_size(k->code_size_B + (d->program_va & 0xFF));
+    d->register_count = k->register_count;
+    d->barrier_count = k->barrier_count > 1 ? k->barrier_count : 1; /* tinygrad: always 1 */
+    d->shared_mem_B = gpu_cubin_kernel_shared_B(k, dynamic_shared_B);
+    uint32_t carve = gpu_qmd_carveout_KiB(d->shared_mem_B, arch->max_shared_per_sm_KiB);
+    if (carve == 0)
+        return INVALID("kernel %s: %u bytes of shared memory (more than %s's %u KiB)", k->name,
+                       d->shared_mem_B, arch->name, arch->max_shared_per_sm_KiB);
+    uint32_t max_carve = arch->max_shared_per_sm_KiB < 100 ? arch->max_shared_per_sm_KiB : 100;
+    d->sm_config_min = d->sm_config_target = gpu_qmd_sm_config(carve);
+    d->sm_config_max = gpu_qmd_sm_config(carve > max_carve ? carve : max_carve); /* tinygrad 0x1a */
+    if (local_high_B < gpu_cubin_kernel_local_B(k))
+        return INVALID("kernel %s: local memory %u bytes/thread (expected >= %u)", k->name,
+                       local_high_B, gpu_cubin_kernel_local_B(k));
+    d->local_mem_high_B = local_high_B;
+    for (int i = 0; i < 3; i++) {
+        d->grid[i] = grid[i];
+        d->block[i] = block[i];
+    }
+    d->cbuf[0] = (struct gpu_qmd_cbuf){
+        .va = cbuf0_va, .size_B = (cbuf0_B + 15) & ~15u, .valid = true, .invalidate = true};
+    for (uint32_t i = 0; i < img->bank_count; i++) {
+        const struct gpu_cubin_bank *b = &img->banks[i];
+        d->cbuf[b->index] = (struct gpu_qmd_cbuf){
+            .va = image_va + b->off_B, .size_B = (b->size_B + 15) & ~15u, .valid = true};
+    }
+    d->sass_version = arch->sass_version;
+    return HCQ_OK;
+}

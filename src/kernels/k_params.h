@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * k_params.h - the parameter struct of every built-in kernel, shared by the CUDA source
+ * (src/kernels/k_*.cu), the host launch helpers and the CPU twins (src/ops/ops_*.c).
+ * Layer: kernels. Plain C, includes only <stdint.h>, also compiled as CUDA C++.
+ *
+ * Convention (docs/kernels.md, STYLE 2.7): kernel `k_x` is
+ *     extern "C" __global__ void k_x(const struct k_x_params p)
+ * and the struct is passed by value. The runtime writes the struct bytes verbatim into
+ * constant bank 0 at the cubin's param base (docs/hw/rm.md §6.5), so the layout is ABI:
+ * only uint64_t / uint32_t / float fields, naturally aligned, explicit padding, total a
+ * multiple of 8, and every size and offset is checked below. Device addresses are
+ * uint64_t `*_va` fields (GPU VAs; identity host pointers on the cpu backend).
+ */
+#ifndef K_PARAMS_H
+#define K_PARAMS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+#define K_STATIC_ASSERT static_assert
+#else
+#define K_STATIC_ASSERT _Static_assert
+#endif
+/* __builtin_offsetof instead of <stddef.h>: gcc, clang and nvcc all provide it. */
+#define K_PARAMS_SIZE(k, size_B) \
+    K_STATIC_ASSERT(sizeof(struct k##_params) == (size_B), #k "_params: size changed (ABI)")
+#define K_PARAMS_FIELD(k, field, offset_B)                                  \
+    K_STATIC_ASSERT(__builtin_offsetof(struct k##_params, field) == (offset_B), \
+                    #k "_params." #field ": offset changed (ABI)")
+
+/* k_fill_u32: dst[i] = value for i < n */
+struct k_fill_u32_params {
+    uint64_t dst_va; /* u32[n] output */
+    uint64_t n; /* element count */
+    uint32_t value; /* pattern */
+    uint32_t pad0; /* 0 */
+};
+K_PARAMS_SIZE(k_fill_u32, 24);
+K_PARAMS_FIELD(k_fill_u32, dst_va, 0);
+K_PARAMS_FIELD(k_fill_u32, n, 8);
+K_PARAMS_FIELD(k_fill_u32, value, 16);
+K_PARAMS_FIELD(k_fill_u32, pad0, 20);
+
+/* k_fill_f32: dst[i] = value for i < n */
+struct k_fill_f32_params {
+    uint64_t dst_va; /* f32[n] output */
+    uint64_t n; /* element count */
+    float    value; /* value */
+    uint32_t pad0; /* 0 */
+};
+K_PARAMS_SIZE(k_fill_f32, 24);
+K_PARAMS_FIELD(k_fill_f32, dst_va, 0);
+K_PARAMS_FIELD(k_fill_f32, n, 8);
+K_PARAMS_FIELD(k_fill_f32, value, 16);
+K_PARAMS_FIELD(k_fill_f32, pad0, 20);
+
+/* k_copy_bytes: dst[0..size_B) = src[0..size_B) (ranges must not overlap) */
+struct k_copy_bytes_params {
+    uint64_t dst_va; /* u8[size_B] output */
+    uint64_t src_va; /* u8[size_B] input */
+    uint64_t size_B; /* bytes */
+};
+K_PARAMS_SIZE(k_copy_bytes, 24);
+K_PARAMS_FIELD(k_copy_bytes, dst_va, 0);
+K_PARAMS_FIELD(k_copy_bytes, src_va, 8);
+K_PARAMS_FIELD(k_copy_bytes, size_B, 16);
+
+/* k_add_f32: c[i] = a[i] + b[i] */
+struct k_add_f32_params {
+    uint64_t c_va; /* f32[n] output */
+    uint64_t a_va; /* f32[n] */
+    uint64_t b_va; /* f32[n] */
+    uint64_t n; /* element count */
+};
+K_PARAMS_SIZE(k_add_f32, 32);
+K_PARAMS_FIELD(k_add_f32, c_va, 0);
+K_PARAMS_FIELD(k_add_f32, a_va, 8);
+K_PARAMS_FIELD(k_add_f32, b_va, 16);
+K_PARAMS_FIELD(k_add_f32, n, 24);
+
+/* k_mul_f32: c[i] = a[i] * b[i] */
+struct k_mul_f32_params {
+    uint64_t c_va; /* f32[n] output */
+    uint64_t a_va; /* f32[n] */
+    uint64_t b_va; /* f32[n] */
+    uint64_t n; /* element count */
+};
+K_PARAMS_SIZE(k_mul_f32, 32);
+K_PARAMS_FIELD(k_mul_f32, c_va, 0);
+K_PARAMS_FIELD(k_mul_f32, a_va, 8);
+K_PARAMS_FIELD(k_mul_f32, b_va, 16);
+K_PARAMS_FIELD(k_mul_f32, n, 24);
+
+/* k_exp_f32: y[i] = expf(x[i]) */
+struct k_exp_f32_params {
+    uint64_t y_va; /* f32[n] output */
+    uint64_t x_va; /* f32[n] */
+    uint64_t n; /* element count */
+};
+K_PARAMS_SIZE(k_exp_f32, 24);
+K_PARAMS_FIELD(k_exp_f32, y_va, 0);
+K_PARAMS_FIELD(k_exp_f32, x_va, 8);
+K_PARAMS_FIELD(k_exp_f32, n, 16);
+
+/* k_relu_f32: y[i] = x[i] > 0 ? x[i] : 0 (NaN -> 0) */
+struct k_relu_f32_params {
+    uint64_t y_va; /* f32[n] output */
+    uint64_t x_va; /* f32[n] */
+    uint64_t n; /* element count */
+};
+K_PARAMS_SIZE(k_relu_f32, 24);
+K_PARAMS_FIELD(k_relu_f32, y_va, 0);
+K_PARAMS_FIELD(k_relu_f32, x_va, 8);
+K_PARAMS_FIELD(k_relu_f32, n, 16);
+
+/* k_cast_f32_f16: y[i] = (f16)x[i], round to nearest even */
+struct k_cast_f32_f16_params {
+    uint64_t y_va; /* f16[n] output (binary16 bits) */
+    uint64_t x_va; /* f32[n] */
+    uint64_t n; /* element count */
+};
+K_PARAMS_SIZE(k_cast_f32_f16, 24);
+K_PARAMS_FIELD(k_cast_f32_f16, y_va, 0);
+K_PARAMS_FIELD(k_cast_f32_f16, x_va, 8);
+K_PARAMS_FIELD(k_cast_f32_f16, n, 16);
+
+/* k_cast_f16_f32: y[i] = (f32)x[i], exact */
+struct k_cast_f16_f32_params {
+    uint64_t y_va; /* f32[n] output */
+    uint64_t x_va; /* f16[n] (binary16 bits) */
+    uint64_t n; /* element count */
+};
+K_PARAMS_SIZE(k_cast_f16_f32, 24);
+K_PARAMS_FIELD(k_cast_f16_f32, y_va, 0);
+K_PARAMS_FIELD(k_cast_f16_f32, x_va, 8);
+K_PARAMS_FIELD(k_cast_f16_f32, n, 16);
+
+/* k_cast_f32_bf16: y[i] = (bf16)x[i], round to nearest even */
+struct k_cast_f32_bf16_params {
+    uint64_t y_va; /* bf16[n] output */
+    uint64_t x_va; /* f32[n] */
+    uint64_t n; /* element count */
+};
+K_PARAMS_SIZE(k_cast_f32_bf16, 24);
+K_PARAMS_FIELD(k_cast_f32_bf16, y_va, 0);
+K_PARAMS_FIELD(k_cast_f32_bf16, x_va, 8);
+K_PARAMS_FIELD(k_cast_f32_bf16, n, 16);
+
+/* k_cast_bf16_f32: y[i] = (f32)x[i], exact */
+struct k_cast_bf16_f32_params {
+    uint64_t y_va; /* f32[n] output */
+    uint64_t x_va; /* bf16[n] */
+    uint64_t n; /* element count */
+};
+K_PARAMS_SIZE(k_cast_bf16_f32, 24);
+K_PARAMS_FIELD(k_cast_bf16_f32, y_va, 0);
+K_PARAMS_FIELD(k_cast_bf16_f32, x_va, 8);
+K_PARAMS_FIELD(k_cast_bf16_f32, n, 16);
+
+/* k_sum_rows_f32: out[r] = sum_c x[r, c] (reduce axis 1) */
+struct k_sum_rows_f32_params {
+    uint64_t out_va; /* f32[rows] output */
+    uint64_t x_va; /* f32[rows, cols], row-major */
+    uint32_t rows;
+    uint32_t cols;
+};
+K_PARAMS_SIZE(k_sum_rows_f32, 24);
+K_PARAMS_FIELD(k_sum_rows_f32, out_va, 0);
+K_PARAMS_FIELD(k_sum_rows_f32, x_va, 8);
+K_PARAMS_FIELD(k_sum_rows_f32, rows, 16);
+K_PARAMS_FIELD(k_sum_rows_f32, cols, 20);
+
+/* k_sum_cols_f32: out[c] = sum_r x[r, c] (reduce axis 0) */
+struct k_sum_cols_f32_params {
+    uint64_t out_va; /* f32[cols] output */
+    uint64_t x_va; /* f32[rows, cols], row-major */
+    uint32_t rows;
+    uint32_t cols;
+};
+K_PARAMS_SIZE(k_sum_cols_f32, 24);
+K_PARAMS_FIELD(k_sum_cols_f32, out_va, 0);
+K_PARAMS_FIELD(k_sum_cols_f32, x_va, 8);
+K_PARAMS_FIELD(k_sum_cols_f32, rows, 16);
+K_PARAMS_FIELD(k_sum_cols_f32, cols, 20);
+
+/* k_matmul_f32: C = A . B */
+struct k_matmul_f32_params {
+    uint64_t c_va; /* f32[m, n] output, row-major */
+    uint64_t a_va; /* f32[m, k], row-major */
+    uint64_t b_va; /* f32[k, n], row-major */
+    uint32_t m;
+    uint32_t n;
+    uint32_t k;
+    uint32_t pad0; /* 0 */
+};
+K_PARAMS_SIZE(k_matmul_f32, 40);
+K_PARAMS_FIELD(k_matmul_f32, c_va, 0);
+K_PARAMS_FIELD(k_matmul_f32, a_va, 8);
+K_PARAMS_FIELD(k_matmul_f32, b_va, 16);
+K_PARAMS_FIELD(k_matmul_f32, m, 24);
+K_PARAMS_FIELD(k_matmul_f32, n, 28);
+K_PARAMS_FIELD(k_matmul_f32, k, 32);
+K_PARAMS_FIELD(k_matmul_f32, pad0, 36);
+
+/* k_matmul_f16: C = A . B, f16 inputs, f32 accumulation and output */
+struct k_matmul_f16_params {
+    uint64_t c_va; /* f32[m, n] output, row-major */
+    uint64_t a_va; /* f16[m, k], row-major */
+    uint64_t b_va; /* f16[k, n], row-major */
+    uint32_t m;
+    uint32_t n;
+    uint32_t k;
+    uint32_t pad0; /* 0 */
+};
+K_PARAMS_SIZE(k_matmul_f16, 40);
+K_PARAMS_FIELD(k_matmul_f16, c_va, 0);
+K_PARAMS_FIELD(k_matmul_f16, a_va, 8);
+K_PARAMS_FIELD(k_matmul_f16, b_va, 16);
+K_PARAMS_FIELD(k_matmul_f16, m, 24);
+K_PARAMS_FIELD(k_matmul_f16, n, 28);
+K_PARAMS_FIELD(k_matmul_f16, k, 32);
+K_PARAMS_FIELD(k_matmul_f16, pad0, 36);
+
+/* k_empty: nothing (launch-latency benchmarks) */
+struct k_empty_params {
+    uint64_t unused; /* ignored */
+};
+K_PARAMS_SIZE(k_empty, 8);
+K_PARAMS_FIELD(k_empty, unused, 0);
+
+/* k_axpb_u64: x[i] = x[i] * mul + add (mod 2^64); order-sensitive, for queue tests */
+struct k_axpb_u64_params {
+    uint64_t x_va; /* u64[n] in/out */
+    uint64_t n; /* element count */
+    uint64_t mul;
+    uint64_t add;
+};
+K_PARAMS_SIZE(k_axpb_u64, 32);
+K_PARAMS_FIELD(k_axpb_u64, x_va, 0);
+K_PARAMS_FIELD(k_axpb_u64, n, 8);
+K_PARAMS_FIELD(k_axpb_u64, mul, 16);
+K_PARAMS_FIELD(k_axpb_u64, add, 24);
+#endif /* K_PARAMS_H */

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ops_launch.c - the launchers of ops.h: argument checks, geometry, one
+ * hcq_queue_launch each. Layer: ops.
+ */
+#include "ops.h"
+
+#include "hcq_log.h"
+#include "k_params.h"
+
+#include <string.h>
+
+void
+ops_geometry_flat(uint64_t n, uint32_t grid_out[3], uint32_t block_out[3])
+{
+    uint64_t blocks = (n + OPS_BLOCK - 1) / OPS_BLOCK;
+    grid_out[0] = blocks == 0 ? 1 : blocks > OPS_GRID_MAX ? OPS_GRID_MAX : (uint32_t)blocks;
+    grid_out[1] = grid_out[2] = 1;
+    block_out[0] = OPS_BLOCK;
+    block_out[1] = block_out[2] = 1;
+}
+
+/* Which of `names` (NULL-terminated) prog is: its index, or -1 with an error recorded. */
+static int
+ops_launch_which(const char *func, struct hcq_program *prog, const char *const *names)
+{
+    struct hcq_program_info info;
+    if (!prog || hcq_program_info(prog, &info) != HCQ_OK) {
+        hcq_err(HCQ_ERR_INVALID, "%s: no program (expected %s)", func, names[0]);
+        return -1;
+    }
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(info.name, names[i]))
+            return i;
+    hcq_err(HCQ_ERR_INVALID, "%s: program is %s (expected %s%s)", func, info.name, names[0],
+            names[1] ? " or a sibling" : "");
+    return -1;
+}
+
+/* count elements of elem_B bytes at offset_B fit in buf. */
+static enum hcq_status
+ops_launch_fits(const char *func, const char *what, const struct hcq_buf *buf, uint64_t offset_B,
+                uint64_t count, uint64_t elem_B)
+{
+    if (!buf)
+        return hcq_err(HCQ_ERR_INVALID, "%s: %s: no buffer", func, what);
+    uint64_t size_B = hcq_buf_size(buf);
+    if (count > UINT64_MAX / elem_B || offset_B > size_B || count * elem_B > size_B - offset_B)
+        return hcq_err(HCQ_ERR_INVALID, "%s: %s: %llu x %llu B at +%llu does not fit the buffer (%llu B)",
+                       func, what, (unsigned long long)count, (unsigned long long)elem_B,
+                       (unsigned long long)offset_B, (unsigned long long)size_B);
+    return HCQ_OK;
+}
+
+/* Record a flat launch over n items. */
+static enum hcq_status
+ops_launch_flat(struct hcq_queue *q, struct hcq_program *prog, uint64_t n, const void *args, uint32_t args_B)
+{
+    uint32_t grid[3], block[3];
+    ops_geometry_flat(n, grid, block);
+    return hcq_queue_launch(q, prog, grid, block, args, args_B);
+}
+
+enum hcq_status
+ops_launch_fill_u32(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *dst, uint64_t n,
+                    uint32_t value)
+{
+    static const char *const names[] = { "k_fill_u32", NULL };
+    if (ops_launch_which(__func__, prog, names) < 0)
+        return HCQ_ERR_INVALID;
+    enum hcq_status st = ops_launch_fits(__func__, "dst", dst, 0, n, 4);
+    if (st != HCQ_OK || n == 0)
+        return st;
+    struct k_fill_u32_params p = { .dst_va = hcq_buf_va(dst), .n = n, .value = value };
+    return ops_launch_flat(q, prog, n, &p, sizeof p);
+}
+
+enum hcq_status
+ops_launch_fill_f32(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *dst, uint64_t n,
+                    float value)
+{
+    static const char *const names[] = { "k_fill_f32", NULL };
+    if (ops_launch_which(__func__, prog, names) < 0)
+        return HCQ_ERR_INVALID;
+    enum hcq_status st = ops_launch_fits(__func__, "dst", dst, 0, n, 4);
+    if (st != HCQ_OK || n == 0)
+        return st;
+    struct k_fill_f32_params p = { .dst_va = hcq_buf_va(dst), .n = n, .value = value };
+    return ops_launch_flat(q, prog, n, &p, sizeof p);
+}
+
+enum hcq_status
+ops_launch_copy_bytes(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *dst, uint64_t dst_off_B,
+                      struct hcq_buf *src, uint64_t src_off_B, uint64_t size_B)
+{
+    static const char *const names[] = { "k_copy_bytes", NULL };
+    if (ops_launch_which(__func__, prog, names) < 0)
+        return HCQ_ERR_INVALID;
+    enum hcq_status st = ops_launch_fits(__func__, "dst", dst, dst_off_B, size_B, 1);
+    if (st == HCQ_OK)
+        st = ops_launch_fits(__func__, "src", src, src_off_B, size_B, 1);
+    if (st != HCQ_OK || size_B == 0)
+        return st;
+    if (dst == src && dst_off_B < src_off_B + size_B && src_off_B < dst_off_B + size_B)
+        return hcq_err(HCQ_ERR_INVALID, "%s: ranges overlap: dst +%llu, src +%llu, %llu B", __func__,
+                       (unsigned long long)dst_off_B, (unsigned long long)src_off_B,
+                       (unsigned long long)size_B);
+    struct k_copy_bytes_params p = {
+        .dst_va = hcq_buf_va(dst) + dst_off_B,
+        .src_va = hcq_buf_va(src) + src_off_B,
+        .size_B = size_B,
+    };
+    /* one thread per 16-byte vector when aligned (k_memory.cu), else per byte */
+    uint64_t items = ((p.dst_va | p.src_va) & 15) == 0 ? (size_B + 15) / 16 : size_B;
+    return ops_launch_flat(q, prog, items, &p, sizeof p);
+}
+
+enum hcq_status
+ops_launch_binary_f32(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c, struct hcq_buf *a,
+                      struct hcq_buf *b, uint64_t n)
+{
+    static const char *const names[] = { "k_add_f32", "k_mul_f32", NULL };
+    if (ops_launch_which(__func__, prog, names) < 0)
+        return HCQ_ERR_INVALID;
+    enum hcq_status st = ops_launch_fits(__func__, "c", c, 0, n, 4);
+    if (st == HCQ_OK)
+        st = ops_launch_fits(__func__, "a", a, 0, n, 4);
+    if (st == HCQ_OK)
+        st = ops_launch_fits(__func__, "b", b, 0, n, 4);
+    if (st != HCQ_OK || n == 0)
+        return st;
+    /* k_add_f32_params and k_mul_f32_params have the same layout (k_params.h) */
+    struct k_add_f32_params p = { .c_va = hcq_buf_va(c), .a_va = hcq_buf_va(a), .b_va = hcq_buf_va(b), .n = n };
+    return ops_launch_flat(q, prog, n, &p, sizeof p);
+}
+_Static_assert(sizeof(struct k_add_f32_params) == sizeof(struct k_mul_f32_params), "binary layouts differ");
+
+enum hcq_status
+ops_launch_unary(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *y, struct hcq_buf *x,
+                 uint64_t n)
+{
+    static const char *const names[] = { "k_exp_f32",      "k_relu_f32",      "k_cast_f32_f16",
+                                         "k_cast_f16_f32", "k_cast_f32_bf16", "k_cast_bf16_f32",
+                                         NULL };
+    static const uint8_t y_B[] = { 4, 4, 2, 4, 2, 4 }, x_B[] = { 4, 4, 4, 2, 4, 2 };
+    int which = ops_launch_which(__func__, prog, names);
+    if (which < 0)
+        return HCQ_ERR_INVALID;
+    enum hcq_status st = ops_launch_fits(__func__, "y", y, 0, n, y_B[which]);
+    if (st == HCQ_OK)
+        st = ops_launch_fits(__func__, "x", x, 0, n, x_B[which]);
+    if (st != HCQ_OK || n == 0)
+        return st;
+    /* every unary kernel takes { y_va, x_va, n } (k_params.h; checked below) */
+    struct k_exp_f32_params p = { .y_va = hcq_buf_va(y), .x_va = hcq_buf_va(x), .n = n };
+    return ops_launch_flat(q, prog, n, &p, sizeof p);
+}
+_Static_assert(sizeof(struct k_exp_f32_params) == sizeof(struct k_relu_f32_params) &&
+                   sizeof(struct k_exp_f32_params) == sizeof(struct k_cast_f32_f16_params) &&
+                   sizeof(struct k_exp_f32_params) == sizeof(struct k_cast_f16_f32_params) &&
+                   sizeof(struct k_exp_f32_params) == sizeof(struct k_cast_f32_bf16_params) &&
+                   sizeof(struct k_exp_f32_params) == sizeof(struct k_cast_bf16_f32_params),
+               "unary layouts differ");
+
+enum hcq_status
+ops_launch_sum_f32(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, struct hcq_buf *x,
+                   uint32_t rows, uint32_t cols, int axis)
+{
+    static const char *const names[] = { "k_sum_cols_f32", "k_sum_rows_f32", NULL };
+    int which = ops_launch_which(__func__, prog, names);
+    if (which < 0)
+        return HCQ_ERR_INVALID;
+    if (axis != which)
+        return hcq_err(HCQ_ERR_INVALID, "%s: axis %d with %s (expected axis %d)", __func__, axis, names[which],
+                       which);
+    uint64_t out_n = axis ? rows : cols;
+    enum hcq_status st = ops_launch_fits(__func__, "out", out, 0, out_n, 4);
+    if (st == HCQ_OK)
+        st = ops_launch_fits(__func__, "x", x, 0, (uint64_t)rows * cols, 4);
+    if (st != HCQ_OK || out_n == 0)
+        return st;
+    struct k_sum_rows_f32_params p = { .out_va = hcq_buf_va(out), .x_va = hcq_buf_va(x), .rows = rows, .cols = cols };
+    uint32_t grid[3] = { 1, 1, 1 }, block[3] = { OPS_BLOCK, 1, 1 };
+    if (axis == 1) /* one block per row */
+        grid[0] = rows > OPS_GRID_MAX ? OPS_GRID_MAX : rows;
+    else /* one thread per column */
+        ops_geometry_flat(cols, grid, block);
+    return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
+}
+_Static_assert(sizeof(struct k_sum_rows_f32_params) == sizeof(struct k_sum_cols_f32_params), "sum layouts differ");
+
+enum hcq_status
+ops_launch_matmul(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c, struct hcq_buf *a,
+                  struct hcq_buf *b, uint32_t m, uint32_t n, uint32_t k)
+{
+    static const char *const names[] = { "k_matmul_f32", "k_matmul_f16", NULL };
+    int which = ops_launch_which(__func__, prog, names);
+    if (which < 0)
+        return HCQ_ERR_INVALID;
+    uint64_t in_B = which == 0 ? 4 : 2;
+    enum hcq_status st = ops_launch_fits(__func__, "c", c, 0, (uint64_t)m * n, 4);
+    if (st == HCQ_OK)
+        st = ops_launch_fits(__func__, "a", a, 0, (uint64_t)m * k, in_B);
+    if (st == HCQ_OK)
+        st = ops_launch_fits(__func__, "b", b, 0, (uint64_t)k * n, in_B);
+    if (st != HCQ_OK || (uint64_t)m * n == 0)
+        return st;
+    uint64_t tiles_m = (m + (uint64_t)OPS_MM_TILE - 1) / OPS_MM_TILE;
+    uint64_t tiles_n = (n + (uint64_t)OPS_MM_TILE - 1) / OPS_MM_TILE;
+    if (tiles_m * tiles_n >= (1ull << 32))
+        return hcq_err(HCQ_ERR_INVALID, "%s: %llu x %llu tiles of C (expected < 2^32)", __func__,
+                       (unsigned long long)tiles_m, (unsigned long long)tiles_n);
+    struct k_matmul_f32_params p = {
+        .c_va = hcq_buf_va(c), .a_va = hcq_buf_va(a), .b_va = hcq_buf_va(b), .m = m, .n = n, .k = k,
+    };
+    uint32_t grid[3] = { tiles_n > OPS_GRID_MAX ? OPS_GRID_MAX : (uint32_t)tiles_n,
+                         tiles_m > OPS_GRID_MAX ? OPS_GRID_MAX : (uint32_t)tiles_m, 1 };
+    uint32_t block[3] = { OPS_MM_TILE, OPS_MM_TILE, 1 };
+    return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
+}
+_Static_assert(sizeof(struct k_matmul_f32_params) == sizeof(struct k_matmul_f16_params), "matmul layouts differ");
+
+enum hcq_status
+ops_launch_axpb_u64(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *x, uint64_t n, uint64_t mul,
+                    uint64_t add)
+{
+    static const char *const names[] = { "k_axpb_u64", NULL };
+    if (ops_launch_which(__func__, prog, names) < 0)
+        return HCQ_ERR_INVALID;
+    enum hcq_status st = ops_launch_fits(__func__, "x", x, 0, n, 8);
+    if (st != HCQ_OK || n == 0)
+        return st;
+    struct k_axpb_u64_params p = { .x_va = hcq_buf_va(x), .n = n, .mul = mul, .add = add };
+    return ops_launch_flat(q, prog, n, &p, sizeof p);
+}
+
+enum hcq_status
+ops_launch_empty(struct hcq_queue *q, struct hcq_program *prog, uint32_t grid_x, uint32_t block_x)
+{
+    static const char *const names[] = { "k_empty", NULL };
+    if (ops_launch_which(__func__, prog, names) < 0)
+        return HCQ_ERR_INVALID;
+    if (grid_x == 0 || block_x == 0 || block_x > 1024)
+        return hcq_err(HCQ_ERR_INVALID, "%s: grid %u, block %u (expected >= 1, 1..1024)", __func__, grid_x,
+                       block_x);
+    struct k_empty_params p = { 0 };
+    uint32_t grid[3] = { grid_x, 1, 1 }, block[3] = { block_x, 1, 1 };
+    return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ops_memory.c - CPU twins and descriptors of k_memory.cu (fill, copy) and k_test.cu
+ * (empty, axpb). Layer: ops. All exact: the GPU result must match bit for bit.
+ */
+#include "ops_twin.h"
+
+static void
+twin_fill_u32(struct hcq_twin_launch *l)
+{
+    OPS_TWIN_PARAMS(l, k_fill_u32, p);
+    if (!p.n)
+        return;
+    uint32_t *dst = ops_twin_array(l, p.dst_va, p.n, 4);
+    if (!dst)
+        return;
+    for (uint64_t i = 0; i < p.n; i++)
+        dst[i] = p.value;
+}
+
+static void
+twin_fill_f32(struct hcq_twin_launch *l)
+{
+    OPS_TWIN_PARAMS(l, k_fill_f32, p);
+    if (!p.n)
+        return;
+    float *dst = ops_twin_array(l, p.dst_va, p.n, 4);
+    if (!dst)
+        return;
+    for (uint64_t i = 0; i < p.n; i++)
+        dst[i] = p.value;
+}
+
+static void
+twin_copy_bytes(struct hcq_twin_launch *l)
+{
+    OPS_TWIN_PARAMS(l, k_copy_bytes, p);
+    if (!p.size_B)
+        return;
+    uint8_t *dst = ops_twin_array(l, p.dst_va, p.size_B, 1);
+    if (!dst)
+        return;
+    const uint8_t *src = ops_twin_array(l, p.src_va, p.size_B, 1);
+    if (!src)
+        return;
+    /* the kernel's result is undefined for overlapping ranges; memmove is one of them */
+    memmove(dst, src, p.size_B);
+}
+
+static void
+twin_empty(struct hcq_twin_launch *l)
+{
+    (void)l;
+}
+
+static void
+twin_axpb_u64(struct hcq_twin_launch *l)
+{
+    OPS_TWIN_PARAMS(l, k_axpb_u64, p);
+    if (!p.n)
+        return;
+    uint64_t *x = ops_twin_array(l, p.x_va, p.n, 8);
+    if (!x)
+        return;
+    for (uint64_t i = 0; i < p.n; i++)
+        x[i] = x[i] * p.mul + p.add; /* unsigned: wraps mod 2^64 like the kernel */
+}
+
+const struct hcq_kernel_desc ops_memory_kernels[] = {
+    OPS_KERNEL(k_fill_u32, "k_memory", twin_fill_u32),
+    OPS_KERNEL(k_fill_f32, "k_memory", twin_fill_f32),
+    OPS_KERNEL(k_copy_bytes, "k_memory", twin_copy_bytes),
+    OPS_KERNEL(k_empty, "k_test", twin_empty),
+    OPS_KERNEL(k_axpb_u64, "k_test", twin_axpb_u64),
+    { 0 },
+};
