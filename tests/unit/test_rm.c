@@ -171,6 +171,13 @@ TEST(dmesg_classify_real_lines)
     CHECK(rm_dmesg_classify(other, strlen(other), &h) == RM_DMESG_UNRELATED);
     const char *odd = "[    5.0] NVRM: something new the driver says";
     CHECK(rm_dmesg_classify(odd, strlen(odd), &h) == RM_DMESG_NOTICE);
+    /* Jetson (nvgpu.md §8.3) */
+    const char *sked = "[ 812.1] nvgpu: 17000000.ga10b gr_intr: sked exception: esr 0x01000000";
+    CHECK(rm_dmesg_classify(sked, strlen(sked), &h) == RM_DMESG_ERROR);
+    const char *rtv = "[ 812.2] nvgpu: 17000000.ga10b tu104_gr_init_commit_rtv_cb:123 [ERR] rtv";
+    CHECK(rm_dmesg_classify(rtv, strlen(rtv), &h) == RM_DMESG_HARMLESS);
+    const char *warp = "[ 9.1] nvgpu: 17000000.ga10b hww_warp_esr 0x10 (MISALIGNED_ADDR)";
+    CHECK(rm_dmesg_classify(warp, strlen(warp), &h) == RM_DMESG_ERROR);
     const char *xid_plain = "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.";
     CHECK(rm_dmesg_classify(xid_plain, strlen(xid_plain), &h) == RM_DMESG_ERROR && h.xid == 79 && h.ts_s < 0);
 done:;

@@ -6,6 +6,8 @@
  * "NVRM: Xid (PCI:0000:00:06): 31, pid=452, name=rm_bringup, channel 0x0000000a, ...
  * MMU Fault: ENGINE GR0_PBDMA0 HUBCLIENT_ESC faulted @ 0x70_00000000 ..."); the harmless
  * list holds the routine lines of driver load and GPU bring-up seen on the same machine.
+ * Jetson's nvgpu/nvmap lines follow docs/hw/nvgpu.md §8.3 (its checker's table, plus the
+ * `sm machine check` / `hww_warp_esr` lines it recommends treating as errors).
  */
 #include "rm_dmesg.h"
 
@@ -106,6 +108,8 @@ static const char *const rm_dmesg_harmless[] = {
     "nvidia_uvm: module uses symbols",
     "enabling device",
     "vgaarb:",
+    "tu104_gr_init_commit_rtv_cb",          /* nvgpu.md §8.3: fires on every GR context init */
+    "Error reporting is not supported",     /* nvgpu.md §8.3: CIC info */
 };
 
 /* Errors: (all substrings must match, case-insensitive) -> description. */
@@ -123,6 +127,13 @@ static const struct {
     { "robust channel", NULL, "robust-channel (RC) recovery" },
     { "uncorrectable", NULL, "uncorrectable (ECC) error" },
     { "uvm", "fatal", "UVM fatal error" },
+    { "sked exception", NULL, "SKED exception (bad pushbuffer or QMD)" }, /* nvgpu.md §8.3 */
+    { "is not idle", "CE", "copy engine not idle (after an earlier error)" },
+    { "gr exception", NULL, "graphics engine exception" },
+    { "fifo_pbdma", "intr", "PBDMA interrupt (pushbuffer error)" },
+    { "ctxsw_timeout", NULL, "context switch timeout (hang)" },
+    { "sm machine check", NULL, "SM machine check" },
+    { "hww_warp_esr", NULL, "SM warp error" },
     { "general protection fault", NULL, "kernel fault in the driver" },
     { "BUG:", NULL, "kernel BUG in the driver" },
 };
@@ -132,7 +143,8 @@ rm_dmesg_classify(const char *line, size_t len, struct rm_dmesg_hit *hit)
 {
     struct rm_dmesg_hit h = { RM_DMESG_UNRELATED, -1, rm_dmesg_ts(line, len), NULL };
     bool nv = rm_has(line, len, "NVRM") || rm_has(line, len, "nvidia") || rm_has(line, len, "nvlink") ||
-              rm_has(line, len, "nvidia-uvm") || rm_has(line, len, "uvm:");
+              rm_has(line, len, "nvidia-uvm") || rm_has(line, len, "uvm:") || rm_has(line, len, "nvgpu") ||
+              rm_has(line, len, "ga10b") || rm_has(line, len, "nvmap");
     if (nv) {
         h.xid = rm_dmesg_xid(line, len);
         if (h.xid >= 0) {
