@@ -38,7 +38,7 @@ struct hcq_pb_builder {
     const struct hcq_cmdlist *cl;
     const uint64_t *vars;
     struct hcq_pb_build_target *g;   /* NULL: stream mode */
-    struct hcq_pb_chan *cur;         /* channel of the previous command, NULL at a segment start */
+    struct hcq_pb_chan *cur;         /* channel of the previous command (main at a segment start) */
     uint32_t *chain_qmd;             /* last QMD of the current chain, NULL: no chain */
     const struct gpu_qmd_ops *qmd_ops;
     uint32_t cmd_index;
@@ -179,7 +179,9 @@ hcq_pb_segment_end(struct hcq_pb_builder *b)
     st = hcq_pb_chan_settle(b, &pq->main, &v);
     if (st != HCQ_OK)
         return st;
-    b->cur = NULL;
+    /* The main channel carries everything submitted so far: a segment that starts on the
+     * copy helper must first hand over from it (queue order across submissions). */
+    b->cur = &pq->main;
     if (b->g)
         return HCQ_OK;
     return hcq_pb_queue_flush(pq);
@@ -461,11 +463,11 @@ hcq_pb_cmd_sync(struct hcq_pb_builder *b, const struct hcq_cmd *c)
     struct hcq_pb_queue *pq = b->pq;
     /* Signals, waits, timestamps and barriers go where the previous command went: that is
      * the work they order against (a later command on the other channel hands over). */
-    struct hcq_pb_chan *ch = b->cur ? b->cur : &pq->main;
+    struct hcq_pb_chan *ch = b->cur;
     enum hcq_status st = hcq_pb_room(b, ch, 32, 0);
     if (st != HCQ_OK)
         return st;
-    ch = b->cur ? b->cur : &pq->main;
+    ch = b->cur;
     st = hcq_pb_use(b, ch);
     if (st != HCQ_OK)
         return st;
@@ -512,7 +514,7 @@ hcq_pb_build(struct hcq_pb_queue *pq, const struct hcq_cmdlist *cl, const uint64
              struct hcq_pb_build_target *graph)
 {
     struct hcq_pb_builder b = {
-        .pq = pq, .pd = pq->pd, .cl = cl, .vars = vars, .g = graph,
+        .pq = pq, .pd = pq->pd, .cl = cl, .vars = vars, .g = graph, .cur = &pq->main,
         .qmd_ops = pq->pd->arch->qmd ? pq->pd->arch->qmd : gpu_qmd_ops_by_version(pq->pd->arch->qmd_version),
     };
     enum hcq_status st = HCQ_OK;
