@@ -77,6 +77,7 @@ struct hcq_pb_dev {
     const struct hcq_arch *arch;
     uint32_t debug;                /* hcq_debug_flags() at open */
     uint64_t local_window_va, shared_window_va;
+    uint32_t stream_flags;         /* kmd flags of stream rings and graph arenas */
     _Atomic int64_t clock_offset_ns; /* GPU timestamp - host clock, once calibrated */
     atomic_bool clock_calibrated;
     /* Channels of destroyed queues, kept for the next queue of that engine: creating a
@@ -151,6 +152,10 @@ hcq_pb_queue(struct hcq_queue *q)
 }
 
 /* ==== hcq_pb_device.c ==== */
+
+/* Memory for pushbuffers, cbuf0s and QMDs (stream rings, graph arenas): pd->stream_flags,
+ * falling back to CPU-mapped system memory below 2^40. */
+HCQ_MUST_CHECK enum hcq_status hcq_pb_stream_alloc(struct hcq_pb_dev *pd, uint64_t size_B, struct hcq_kmd_mem **mem_out);
 
 /* Poll the kmd's error notifiers; marks the device lost (returns DEVICE_LOST) on a fault. */
 HCQ_MUST_CHECK enum hcq_status hcq_pb_check(struct hcq_device *dev);
