@@ -135,6 +135,7 @@ struct hcq_pb_program {
     uint32_t param_off_B, param_B; /* kernel parameters in cbuf0 */
     uint32_t kargs_B;              /* stream bytes per launch: cbuf0 and QMD, 256-aligned */
     bool stub;                     /* emulator program stub, no real code */
+    bool launched;                 /* recorded into a submission or graph at least once */
 };
 
 /* ==== Downcasts ==== */
@@ -163,6 +164,8 @@ HCQ_MUST_CHECK enum hcq_status hcq_pb_check(struct hcq_device *dev);
  * otherwise). */
 HCQ_MUST_CHECK enum hcq_status hcq_pb_mem_alloc(struct hcq_pb_dev *pd, uint64_t size_B, uint32_t kmd_flags,
                                                 struct hcq_kmd_mem **mem_out);
+/* Wait until every queue of the device has completed what was submitted to it. */
+HCQ_MUST_CHECK enum hcq_status hcq_pb_drain_all(struct hcq_pb_dev *pd, uint64_t timeout_ns);
 /* Record GPU time - host time from a timestamp the GPU just wrote (first call wins). */
 void hcq_pb_clock_calibrate(struct hcq_pb_dev *pd, uint64_t gpu_ns, uint64_t host_ns);
 

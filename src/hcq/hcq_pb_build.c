@@ -333,7 +333,8 @@ hcq_pb_cmd_launch(struct hcq_pb_builder *b, const struct hcq_cmd *c)
     struct hcq_pb_dev *pd = b->pd;
     struct hcq_pb_chan *ch = &pq->main;
     const struct hcq_program *prog = c->u.launch.prog;
-    const struct hcq_pb_program *pp = prog->priv;
+    struct hcq_pb_program *pp = prog->priv;
+    pp->launched = true;
     if (ch->engine != HCQ_KMD_ENGINE_COMPUTE)
         return hcq_err(HCQ_ERR_INVALID, "launch of %s recorded on a copy queue", prog->info.name);
     if (c->u.launch.args_B != pp->param_B)

@@ -128,6 +128,7 @@ hcq_pb_fault_report(struct hcq_device *dev, char *buf, size_t buf_B)
         return;
     buf[0] = '\0';
     size_t used = 0;
+    pthread_mutex_lock(&dev->lock);
     for (uint32_t i = 0; i < dev->queue_count && used + 1 < buf_B; i++) {
         struct hcq_pb_queue *pq = hcq_pb_queue(dev->queues[i]);
         if (!pq)
@@ -135,6 +136,29 @@ hcq_pb_fault_report(struct hcq_device *dev, char *buf, size_t buf_B)
         hcq_pb_queue_describe(pq, buf + used, buf_B - used);
         used += strlen(buf + used);
     }
+    pthread_mutex_unlock(&dev->lock);
+}
+
+enum hcq_status
+hcq_pb_drain_all(struct hcq_pb_dev *pd, uint64_t timeout_ns)
+{
+    struct hcq_device *dev = &pd->base;
+    pthread_mutex_lock(&dev->lock);
+    uint32_t n = dev->queue_count;
+    struct hcq_queue **qs = n ? malloc(n * sizeof(*qs)) : NULL;
+    if (qs)
+        memcpy(qs, dev->queues, n * sizeof(*qs));
+    pthread_mutex_unlock(&dev->lock);
+    if (n && !qs)
+        return hcq_err(HCQ_ERR_NOMEM, "hcq_pb_drain_all: %u queues", n);
+    enum hcq_status st = HCQ_OK;
+    for (uint32_t i = 0; i < n && st == HCQ_OK; i++) {
+        struct hcq_pb_queue *pq = hcq_pb_queue(qs[i]);
+        if (pq && pq->main.kc)
+            st = hcq_pb_chan_wait(pq, &pq->main, pq->main.tl_last, timeout_ns);
+    }
+    free(qs);
+    return st;
 }
 
 void
