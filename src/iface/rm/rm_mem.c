@@ -142,6 +142,13 @@ rm_va_heap_free_B(const struct rm_va_heap *h)
 
 /* ==== Low-region reservation ==== */
 
+/* CPU address of low-region GPU VA `va`. */
+static void *
+rm_low_cpu(const struct rm_kmd *k, uint64_t va)
+{
+    return (void *)(uintptr_t)(va + (uint64_t)k->low_cpu_delta);
+}
+
 static void *
 rm_reserve(struct rm_kmd *k, void *addr, uint64_t size_B, int extra_flags)
 {
@@ -165,9 +172,18 @@ rm_mem_init(struct rm_kmd *k)
         k->low_reserve = p;
         break;
     }
-    if (!k->low_reserve)
-        return hcq_err(HCQ_ERR_NOMEM, "rm: no free 64 GiB slot in [2^36, 2^40) for CPU-visible GPU memory");
     uint64_t low = (uint64_t)(uintptr_t)k->low_reserve;
+    if (!k->low_reserve) {
+        /* No identity slot (AddressSanitizer keeps [2^36, 2^40) as its shadow gap): the GPU
+         * VAs stay in [2^36, 2^40) (rm.md §8.2), the CPU sees them at a fixed offset. RM and
+         * UVM do not need CPU address == GPU VA; that is only tinygrad's convenience. */
+        void *p = rm_reserve(k, NULL, RM_VA_LOW_SLOT_B, 0);
+        if (p == MAP_FAILED)
+            return hcq_err(HCQ_ERR_NOMEM, "rm: no 64 GiB of address space for CPU-visible GPU memory");
+        k->low_reserve = p;
+        low = RM_VA_LOW_FIRST;
+        k->low_cpu_delta = (int64_t)((uint64_t)(uintptr_t)p - low);
+    }
     enum hcq_status st = rm_va_heap_init(&k->va_low, low, RM_VA_LOW_SLOT_B);
     if (st == HCQ_OK)
         st = rm_va_heap_init(&k->va_high, RM_VA_HIGH_BASE, RM_VA_HIGH_END - RM_VA_HIGH_BASE);
@@ -298,8 +314,8 @@ rm_mem_release(struct rm_kmd *k, struct rm_mem *m)
                          u.status);
     }
     if (m->cpu_map_rm)
-        rm_mem_cpu_unmap(k, m->hmem, size, (void *)(uintptr_t)va, m->cpu_cookie);
-    else if (m->cpu_map_fixed && rm_reserve(k, (void *)(uintptr_t)va, size, MAP_FIXED) == MAP_FAILED)
+        rm_mem_cpu_unmap(k, m->hmem, size, rm_low_cpu(k, va), m->cpu_cookie);
+    else if (m->cpu_map_fixed && rm_reserve(k, rm_low_cpu(k, va), size, MAP_FIXED) == MAP_FAILED)
         HCQ_LOG_WARN("rm: re-reserving 0x%llx failed: %s", (unsigned long long)va, strerror(errno));
     if (m->hmem)
         rm_free(k, k->hdevice, m->hmem);
@@ -379,7 +395,7 @@ rm_mem_alloc_rm(struct rm_kmd *k, uint64_t size_B, uint64_t align_B, uint32_t fl
     if ((st = rm_mem_va(k, m, cpu || (flags & HCQ_KMD_MEM_LOW_VA), align)) != HCQ_OK)
         goto fail;
     if (cpu) {
-        void *va = (void *)(uintptr_t)m->base.va;
+        void *va = rm_low_cpu(k, m->base.va);
         if ((st = rm_mem_cpu_map(k, m->hmem, size, va, sysmem, &m->cpu_cookie)) != HCQ_OK)
             goto fail;
         m->cpu_map_rm = true;
@@ -434,7 +450,7 @@ rm_mem_alloc_host(struct rm_kmd *k, uint64_t size_B, uint64_t align_B, uint32_t 
     enum hcq_status st = rm_mem_va(k, m, true, align);
     if (st != HCQ_OK)
         goto fail;
-    void *va = (void *)(uintptr_t)m->base.va;
+    void *va = rm_low_cpu(k, m->base.va);
     void *p = k->sys->mmap(k->sys->ctx, va, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     if (p != va) {
         st = hcq_err(HCQ_ERR_NOMEM, "rm: anonymous mmap at %p (0x%llx bytes): %s", va, (unsigned long long)size,
