@@ -542,9 +542,6 @@ emu_sys_munmap(void *ctx, void *addr, size_t len)
 
 /* ==== Creation ==== */
 
-/* Helper nvgpu's model; NULL until it is in the tree (emu:ga10b then reports UNSUPPORTED). */
-#pragma weak emu_nvgpu_model_create
-
 enum hcq_status
 emu_dev_create(const struct emu_opts *opts, struct emu_dev **dev_out)
 {
@@ -571,8 +568,7 @@ emu_dev_create(const struct emu_opts *opts, struct emu_dev **dev_out)
     atomic_fetch_add(&emu_live_devs, 1);
     enum hcq_status st;
     if (!strcmp(opts->chip, "ga10b"))
-        st = emu_nvgpu_model_create ? emu_nvgpu_model_create(d)
-                                    : hcq_err_quiet(HCQ_ERR_UNSUPPORTED, "emu:ga10b: the nvgpu driver model is not built");
+        st = emu_nvgpu_model_create(d);
     else
         st = emu_rm_model_create(d);
     if (st != HCQ_OK) {

@@ -17,7 +17,6 @@
 #pragma weak rm_kmd_create
 #pragma weak nvgpu_kmd_create
 #pragma weak hcq_pb_device_create
-#pragma weak emu_nvgpu_model_create
 
 enum hcq_status
 hcq_emu_open(const char *arg, struct hcq_device **dev_out)
@@ -28,7 +27,7 @@ hcq_emu_open(const char *arg, struct hcq_device **dev_out)
     if (st != HCQ_OK)
         return st;
     bool tegra = !strcmp(opts.chip, "ga10b");
-    if ((tegra ? !nvgpu_kmd_create || !emu_nvgpu_model_create : !rm_kmd_create) || !hcq_pb_device_create)
+    if ((tegra ? !nvgpu_kmd_create : !rm_kmd_create) || !hcq_pb_device_create)
         return hcq_err_quiet(HCQ_ERR_UNSUPPORTED, "emu:%s: the %s backend or the pushbuffer engine is not built",
                              opts.chip, tegra ? "nvgpu" : "rm");
     struct emu_dev *d;
