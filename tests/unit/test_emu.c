@@ -1012,7 +1012,16 @@ golden_open_launch(struct th *t, const char *chip, const char *path)
     q = NULL;
     hcq_device_close(dev);
     dev = NULL;
-    golden_check(t, path, emu_dev_trace(d));
+    char *text = NULL;
+    size_t text_B = 0;
+    FILE *f = open_memstream(&text, &text_B);
+    CHECK(f);
+    fprintf(f, "# emu:%s ioctl trace: device open (iface/rm + engine), k_fill_u32 launch, close\n"
+               "# source: emulator trace (tests/unit/test_emu.c), reviewed; GOLDEN_UPDATE=1 rewrites\n%s",
+            chip, emu_dev_trace(d));
+    fclose(f);
+    golden_check(t, path, text);
+    free(text);
 done:
     hcq_buf_free(buf);
     hcq_program_destroy(prog);
