@@ -139,15 +139,14 @@ k_llm_norm(const struct k_llm_norm_params p)
 }
 
 /* One warp per row; each lane walks the row's values lane, lane + 32, ... and keeps one
- * partial sum per token (up to 8 tokens per pass over the row). */
-extern "C" __global__ void
-k_llm_matmul(const struct k_llm_matmul_params p)
+ * partial sum per token (up to 8 tokens per pass over the row). TYPE is a template
+ * constant so the per-value decode switch folds away (the entry point stays a plain
+ * extern "C" function taking the param struct, STYLE 2.7). */
+template <uint32_t TYPE>
+__device__ __forceinline__ void
+matmul_row(const struct k_llm_matmul_params &p, uint32_t r, uint32_t lane)
 {
-    uint32_t warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
-    uint32_t r = blockIdx.x * K_LLM_MATMUL_ROWS + warp;
-    if (r >= p.rows)
-        return;
-    const uint8_t *w = (const uint8_t *)p.w_va + row_bytes(p.type, p.k) * r;
+    const uint8_t *w = (const uint8_t *)p.w_va + row_bytes(TYPE, p.k) * r;
     const float *x = (const float *)p.x_va;
     float *y = (float *)p.y_va;
     float bias = p.b_va ? ((const float *)p.b_va)[r] : 0.0f;
@@ -155,7 +154,7 @@ k_llm_matmul(const struct k_llm_matmul_params p)
         float acc[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
         uint32_t nt = p.n - i0 < 8 ? p.n - i0 : 8;
         for (uint32_t j = lane; j < p.k; j += WARP) {
-            float wv = k_llm_dq_at(p.type, w, j);
+            float wv = k_llm_dq_at(TYPE, w, j);
 #pragma unroll
             for (uint32_t t = 0; t < 8; t++)
                 if (t < nt)
@@ -168,6 +167,29 @@ k_llm_matmul(const struct k_llm_matmul_params p)
                 *yo = (p.accumulate ? *yo : 0.0f) + s + bias;
             }
         }
+    }
+}
+
+extern "C" __global__ void
+k_llm_matmul(const struct k_llm_matmul_params p)
+{
+    uint32_t warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
+    uint32_t r = blockIdx.x * K_LLM_MATMUL_ROWS + warp;
+    if (r >= p.rows)
+        return;
+    switch (p.type) {
+    case 0: matmul_row<0>(p, r, lane); break;
+    case 1: matmul_row<1>(p, r, lane); break;
+    case 2: matmul_row<2>(p, r, lane); break;
+    case 3: matmul_row<3>(p, r, lane); break;
+    case 6: matmul_row<6>(p, r, lane); break;
+    case 7: matmul_row<7>(p, r, lane); break;
+    case 8: matmul_row<8>(p, r, lane); break;
+    case 12: matmul_row<12>(p, r, lane); break;
+    case 13: matmul_row<13>(p, r, lane); break;
+    case 14: matmul_row<14>(p, r, lane); break;
+    case 30: matmul_row<30>(p, r, lane); break;
+    default: break;
     }
 }
 
