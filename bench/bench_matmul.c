@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_matmul.c - square matrix products C[n,n] = A[n,n] . B[n,n], row-major, with the
+ * library's kernels k_matmul_f32 (f32 in, f32 out) and k_matmul_f16 (f16 in, f32
+ * accumulate and out), n = 256 .. 8192; TFLOP/s = 2 n^3 / time. On a cuda device cuBLAS
+ * (dlopen("libcublas.so"), cublasSgemm_v2 / cublasGemmEx with f32 compute) runs the same
+ * inputs as an anchor row, backend "cublas".
+ * Napkin bounds: H100 SXM ~67 TFLOP/s FP32 (non-tensor), ~990 TFLOP/s dense FP16 tensor
+ * core (~800 measured bf16 in KINDS.md); the library's kernel is a 16x16-tile CUDA-core
+ * kernel, so expect a few TFLOP/s f32 and no tensor cores for f16: the cuBLAS row shows
+ * the distance. Small n (256) is launch-bound: 33.5 MFLOP takes ~1 us at 30 TFLOP/s.
+ * Verification: C is poisoned; after timing, 64 random entries and the four corners are
+ * compared with a double-precision dot product, within the worst-case f32 summation bound
+ * k * 2^-23 * sum |a_ik b_kj| (a wrong tile or index misses it by orders of magnitude).
+ */
+#include "bench.h"
+#include "ops.h"
+#include "ops_half.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TIMEOUT_NS (120ull * 1000 * 1000 * 1000)
+
+struct mm {
+    struct bench_ctx *ctx;
+    struct bench_dev *d;
+    bool f16;
+    uint32_t n;
+    const float *a, *b;        /* f32 values (for f16: already rounded to f16) */
+    const uint16_t *ah, *bh;   /* f16 bits (f16 runs) */
+    float *got;                /* read-back of C */
+    struct hcq_buf *ba, *bb, *bc;
+    struct hcq_program *prog, *fill;
+};
+
+/* ==== Verification ==== */
+
+static bool
+check_entry(const struct mm *m, uint32_t i, uint32_t j, double *err_out)
+{
+    double ref = 0, mag = 0;
+    for (uint32_t k = 0; k < m->n; k++) {
+        double p = (double)m->a[(size_t)i * m->n + k] * m->b[(size_t)k * m->n + j];
+        ref += p;
+        mag += fabs(p);
+    }
+    double got = m->got[(size_t)i * m->n + j];
+    *err_out = fabs(got - ref);
+    return *err_out <= m->n * 1.2e-7 * mag + 1e-6;
+}
+
+static bool
+verify(const struct mm *m, char *why, size_t why_B)
+{
+    uint32_t last = m->n - 1;
+    uint32_t pts[68][2] = { { 0, 0 }, { 0, last }, { last, 0 }, { last, last } };
+    for (int p = 4; p < 68; p++) {
+        pts[p][0] = (uint32_t)(rand() % m->n);
+        pts[p][1] = (uint32_t)(rand() % m->n);
+    }
+    for (int p = 0; p < 68; p++) {
+        double err;
+        if (!check_entry(m, pts[p][0], pts[p][1], &err)) {
+            snprintf(why, why_B, "C[%u][%u] = %g is off by %g", pts[p][0], pts[p][1],
+                     m->got[(size_t)pts[p][0] * m->n + pts[p][1]], err);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ==== The library's kernels ==== */
+
+static enum hcq_status
+rec_mm(struct bench_dev *d, struct hcq_queue *q, void *arg)
+{
+    struct mm *m = arg;
+    (void)d;
+    return ops_launch_matmul(q, m->prog, m->bc, m->ba, m->bb, m->n, m->n, m->n);
+}
+
+static void
+run_kernel(struct mm *m)
+{
+    char params[48];
+    snprintf(params, sizeof params, "%ux%ux%u", m->n, m->n, m->n);
+    struct bench_result r = bench_result_init("matmul", m->f16 ? "matmul_f16" : "matmul_f32", m->d, params,
+                                              "TFLOP/s", true);
+    uint64_t nn = (uint64_t)m->n * m->n;
+    size_t in_B = nn * (m->f16 ? 2 : 4);
+    double flop = 2.0 * m->n * (double)nn, one = 0, *t = NULL;
+    uint32_t batch = 1, reps;
+    char why[128];
+    enum hcq_status st = hcq_program_load(m->d->dev, m->f16 ? "k_matmul_f16" : "k_matmul_f32", &m->prog);
+    if (st == HCQ_OK)
+        st = hcq_program_load(m->d->dev, "k_fill_u32", &m->fill);
+    if (st == HCQ_OK)
+        st = hcq_buf_alloc(m->d->dev, in_B, HCQ_MEM_DEVICE, &m->ba);
+    if (st == HCQ_OK)
+        st = hcq_buf_alloc(m->d->dev, in_B, HCQ_MEM_DEVICE, &m->bb);
+    if (st == HCQ_OK)
+        st = hcq_buf_alloc(m->d->dev, nn * 4, HCQ_MEM_DEVICE, &m->bc);
+    if (st == HCQ_OK)
+        st = hcq_buf_write(m->ba, 0, m->f16 ? (const void *)m->ah : (const void *)m->a, in_B);
+    if (st == HCQ_OK)
+        st = hcq_buf_write(m->bb, 0, m->f16 ? (const void *)m->bh : (const void *)m->b, in_B);
+    if (st == HCQ_OK)
+        st = ops_launch_fill_u32(m->d->q, m->fill, m->bc, nn, 0xABABABABu);
+    if (st == HCQ_OK)
+        st = hcq_queue_finish(m->d->q, TIMEOUT_NS);
+    if (st == HCQ_OK)
+        st = bench_batch(m->d, m->d->q, rec_mm, m, 200e3, 50, &batch, &one);
+    reps = bench_reps(m->ctx, one * batch, m->n >= 4096 ? 0.6 : 0.25, 3, 50);
+    if (st == HCQ_OK && !(t = calloc(reps, sizeof *t)))
+        st = HCQ_ERR_NOMEM;
+    if (st == HCQ_OK)
+        st = bench_time(m->d, m->d->q, rec_mm, m, batch, reps, t);
+    if (st == HCQ_OK)
+        st = hcq_buf_read(m->bc, 0, m->got, nn * 4);
+    if (st != HCQ_OK) {
+        bench_add_status(m->ctx, &r, BENCH_ERROR, "%s", hcq_last_error());
+    } else if (!verify(m, why, sizeof why)) {
+        bench_add_status(m->ctx, &r, BENCH_FAIL, "%s", why);
+    } else {
+        bench_stats(&r, t, reps, flop / 1e3);
+        r.verdict = BENCH_VERIFIED;
+        snprintf(r.note, sizeof r.note, "%s%s", m->d->timed_on_device ? "device time" : "host time",
+                 batch > 1 ? ", batched" : "");
+        bench_add(m->ctx, &r);
+    }
+    free(t);
+    hcq_buf_free(m->ba);
+    hcq_buf_free(m->bb);
+    hcq_buf_free(m->bc);
+    hcq_program_destroy(m->prog);
+    hcq_program_destroy(m->fill);
+    m->ba = m->bb = m->bc = NULL;
+    m->prog = m->fill = NULL;
+}
+
+/* ==== cuBLAS anchor ==== */
+
+/* Values from the cuBLAS documentation (cublasOperation_t, cudaDataType,
+ * cublasComputeType_t, cublasGemmAlgo_t). */
+#define CUBLAS_OP_N 0
+#define CUDA_R_32F 0
+#define CUDA_R_16F 2
+#define CUBLAS_COMPUTE_32F 68
+#define CUBLAS_GEMM_DEFAULT (-1)
+
+struct cublas {
+    void *lib, *cuda;
+    void *handle;
+    int (*create)(void **h);
+    int (*destroy)(void *h);
+    int (*sgemm)(void *h, int ta, int tb, int m, int n, int k, const float *alpha, const void *a, int lda,
+                 const void *b, int ldb, const float *beta, void *c, int ldc);
+    int (*gemm_ex)(void *h, int ta, int tb, int m, int n, int k, const void *alpha, const void *a, int at, int lda,
+                   const void *b, int bt, int ldb, const void *beta, void *c, int ct, int ldc, int compute, int algo);
+    int (*stream_query)(void *stream); /* libcuda cuStreamQuery: the legacy stream cuBLAS uses */
+};
+
+static bool
+cublas_open(struct cublas *c)
+{
+    static const char *const names[] = { "libcublas.so", "libcublas.so.13", "libcublas.so.12",
+                                         "/usr/local/cuda/lib64/libcublas.so" };
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !c->lib; i++)
+        c->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    c->cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!c->lib || !c->cuda)
+        goto fail;
+    *(void **)&c->create = dlsym(c->lib, "cublasCreate_v2");
+    *(void **)&c->destroy = dlsym(c->lib, "cublasDestroy_v2");
+    *(void **)&c->sgemm = dlsym(c->lib, "cublasSgemm_v2");
+    *(void **)&c->gemm_ex = dlsym(c->lib, "cublasGemmEx");
+    *(void **)&c->stream_query = dlsym(c->cuda, "cuStreamQuery");
+    if (!c->create || !c->destroy || !c->sgemm || !c->gemm_ex || !c->stream_query || c->create(&c->handle) != 0)
+        goto fail;
+    return true;
+fail:
+    if (c->lib)
+        dlclose(c->lib);
+    if (c->cuda)
+        dlclose(c->cuda);
+    memset(c, 0, sizeof *c);
+    return false;
+}
+
+static void
+cublas_close(struct cublas *c)
+{
+    if (c->handle)
+        c->destroy(c->handle);
+    if (c->lib)
+        dlclose(c->lib);
+    if (c->cuda)
+        dlclose(c->cuda);
+    memset(c, 0, sizeof *c);
+}
+
+/* Bounded wait for the legacy stream (cuStreamQuery(NULL) == CUDA_SUCCESS). */
+static bool
+cublas_sync(struct cublas *c)
+{
+    uint64_t t0 = hcq_time_ns();
+    for (;;) {
+        int r = c->stream_query(NULL);
+        if (r == 0)
+            return true;
+        if (r != 600 /* CUDA_ERROR_NOT_READY */ || hcq_time_ns() - t0 > TIMEOUT_NS)
+            return false;
+    }
+}
+
+/* Row-major C = A.B is column-major C^T = B^T.A^T: pass B first, all leading dims n. */
+static int
+cublas_gemm(struct cublas *c, const struct mm *m)
+{
+    float one = 1.0f, zero = 0.0f;
+    int n = (int)m->n;
+    void *a = (void *)(uintptr_t)hcq_buf_va(m->ba), *b = (void *)(uintptr_t)hcq_buf_va(m->bb);
+    void *cc = (void *)(uintptr_t)hcq_buf_va(m->bc);
+    if (!m->f16)
+        return c->sgemm(c->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, cc, n);
+    return c->gemm_ex(c->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, CUDA_R_16F, n, a, CUDA_R_16F, n, &zero,
+                      cc, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
+static void
+run_cublas(struct mm *m, struct cublas *cb)
+{
+    char params[48];
+    snprintf(params, sizeof params, "%ux%ux%u", m->n, m->n, m->n);
+    struct bench_result r = bench_result_init("matmul", m->f16 ? "matmul_f16" : "matmul_f32", m->d, params,
+                                              "TFLOP/s", true);
+    snprintf(r.backend, sizeof r.backend, "cublas");
+    uint64_t nn = (uint64_t)m->n * m->n;
+    size_t in_B = nn * (m->f16 ? 2 : 4);
+    double flop = 2.0 * m->n * (double)nn;
+    uint32_t reps = m->ctx->quick ? 3 : 20;
+    double *t = calloc(reps, sizeof *t);
+    char why[128];
+    enum hcq_status st = t ? hcq_program_load(m->d->dev, "k_fill_u32", &m->fill) : HCQ_ERR_NOMEM;
+    if (st == HCQ_OK)
+        st = hcq_buf_alloc(m->d->dev, in_B, HCQ_MEM_DEVICE, &m->ba);
+    if (st == HCQ_OK)
+        st = hcq_buf_alloc(m->d->dev, in_B, HCQ_MEM_DEVICE, &m->bb);
+    if (st == HCQ_OK)
+        st = hcq_buf_alloc(m->d->dev, nn * 4, HCQ_MEM_DEVICE, &m->bc);
+    if (st == HCQ_OK)
+        st = hcq_buf_write(m->ba, 0, m->f16 ? (const void *)m->ah : (const void *)m->a, in_B);
+    if (st == HCQ_OK)
+        st = hcq_buf_write(m->bb, 0, m->f16 ? (const void *)m->bh : (const void *)m->b, in_B);
+    if (st == HCQ_OK)
+        st = ops_launch_fill_u32(m->d->q, m->fill, m->bc, nn, 0xABABABABu);
+    if (st == HCQ_OK)
+        st = hcq_queue_finish(m->d->q, TIMEOUT_NS);
+    int rc = 0;
+    bool synced = true;
+    /* Host time per call over a batch long enough to hide the call overhead. */
+    uint32_t batch = m->n <= 1024 ? 20 : 2;
+    for (uint32_t i = 0; i < reps + 1 && st == HCQ_OK && !rc && synced; i++) {
+        uint64_t t0 = hcq_time_ns();
+        for (uint32_t b = 0; b < batch && !rc; b++)
+            rc = cublas_gemm(cb, m);
+        synced = cublas_sync(cb);
+        if (i)
+            t[i - 1] = (double)(hcq_time_ns() - t0) / batch;
+    }
+    if (st == HCQ_OK)
+        st = hcq_buf_read(m->bc, 0, m->got, nn * 4);
+    if (st != HCQ_OK || rc || !synced) {
+        bench_add_status(m->ctx, &r, BENCH_ERROR, "%s", st != HCQ_OK ? hcq_last_error() : "cuBLAS call failed");
+    } else if (!verify(m, why, sizeof why)) {
+        bench_add_status(m->ctx, &r, BENCH_FAIL, "%s", why);
+    } else {
+        bench_stats(&r, t, reps, flop / 1e3);
+        r.verdict = BENCH_VERIFIED;
+        snprintf(r.note, sizeof r.note, "anchor: cuBLAS, f32 compute, host time / %u calls", batch);
+        bench_add(m->ctx, &r);
+    }
+    free(t);
+    hcq_buf_free(m->ba);
+    hcq_buf_free(m->bb);
+    hcq_buf_free(m->bc);
+    hcq_program_destroy(m->fill);
+    m->ba = m->bb = m->bc = NULL;
+    m->fill = NULL;
+}
+
+void
+bench_matmul(struct bench_ctx *ctx)
+{
+    static const uint32_t full[] = { 256, 512, 1024, 2048, 4096, 8192 };
+    static const uint32_t quick[] = { 64, 128 };
+    const uint32_t *sizes = ctx->quick ? quick : full;
+    int count = ctx->quick ? 2 : 6;
+    struct cublas cb;
+    bool have_cublas = false;
+    for (int i = 0; i < ctx->dev_count; i++)
+        if (!strcmp(ctx->devs[i].info.backend, "cuda") && !have_cublas)
+            have_cublas = cublas_open(&cb);
+    for (int s = 0; s < count; s++) {
+        uint32_t n = sizes[s];
+        size_t nn = (size_t)n * n;
+        float *a = malloc(nn * 4), *b = malloc(nn * 4), *got = malloc(nn * 4);
+        uint16_t *ah = malloc(nn * 2), *bh = malloc(nn * 2);
+        if (!a || !b || !got || !ah || !bh) {
+            free(a), free(b), free(got), free(ah), free(bh);
+            break;
+        }
+        for (int f16 = 0; f16 < 2; f16++) {
+            bench_rand_f32(a, nn, -1.0f, 1.0f);
+            bench_rand_f32(b, nn, -1.0f, 1.0f);
+            if (f16) { /* round the inputs to f16 so the reference sees what the kernel sees */
+                for (size_t i = 0; i < nn; i++) {
+                    ah[i] = ops_half_f32_to_f16(a[i]);
+                    bh[i] = ops_half_f32_to_f16(b[i]);
+                    a[i] = ops_half_f16_to_f32(ah[i]);
+                    b[i] = ops_half_f16_to_f32(bh[i]);
+                }
+            }
+            for (int i = 0; i < ctx->dev_count; i++) {
+                struct mm m = { .ctx = ctx, .d = &ctx->devs[i], .f16 = f16, .n = n, .a = a, .b = b, .ah = ah,
+                                .bh = bh, .got = got };
+                if (m.d->slow && n > (m.d->info.emulated ? 128u : 512u)) {
+                    char params[48];
+                    snprintf(params, sizeof params, "%ux%ux%u", n, n, n);
+                    struct bench_result r = bench_result_init("matmul", f16 ? "matmul_f16" : "matmul_f32", m.d, params,
+                                                              "TFLOP/s", true);
+                    bench_add_status(ctx, &r, BENCH_SKIPPED, "size capped on host-run devices");
+                    continue;
+                }
+                run_kernel(&m);
+                if (have_cublas && !strcmp(m.d->info.backend, "cuda"))
+                    run_cublas(&m, &cb);
+            }
+        }
+        free(a), free(b), free(got), free(ah), free(bh);
+    }
+    if (have_cublas)
+        cublas_close(&cb);
+}

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nvhcq_bench.c - `nvhcq bench [GROUP...] [--devs rm:0,cuda:0,cpu] [--json FILE] [--out DIR]
+ * [--quick]`: opens every device asked for (default: each of cuda:0, rm:0, nvgpu:0, cpu that
+ * opens here), runs the groups (bench/bench_<group>.c) on all of them side by side, prints
+ * the table and writes JSON + markdown + SVG. Layer: tools. Method: bench/README.md.
+ */
+#include "../bench/bench.h"
+#include "nvhcq_cmds.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const struct {
+    const char *name;
+    bench_group_fn fn;
+} groups[] = {
+    { "latency", bench_latency }, { "copy", bench_copy },   { "elementwise", bench_elementwise },
+    { "matmul", bench_matmul },   { "alloc", bench_alloc }, { "mlp", bench_mlp },
+};
+#define GROUP_COUNT (int)(sizeof groups / sizeof groups[0])
+
+static void
+usage(FILE *f)
+{
+    fprintf(f, "usage: nvhcq bench [GROUP...] [--devs SPEC,SPEC,...] [--json FILE] [--out DIR] [--quick]\n"
+               "  GROUP   latency copy elementwise matmul alloc mlp (default: all)\n"
+               "  --devs  devices side by side (default: those of cuda:0,rm:0,nvgpu:0,cpu that open)\n"
+               "  --json  write FILE (JSON) and FILE's .md and .svg next to it\n"
+               "  --out   write DIR/<gpu>/<date>-<commit>.{json,md,svg} (bench/results layout)\n"
+               "  --quick small sizes and few reps (make bench, CI smoke)\n");
+}
+
+/* The build's git commit: -DNVHCQ_COMMIT where the build passes it, else asked of git. */
+static void
+find_commit(char *out, size_t out_B)
+{
+#ifdef NVHCQ_COMMIT
+    snprintf(out, out_B, "%s", NVHCQ_COMMIT);
+    return;
+#endif
+    snprintf(out, out_B, "unknown");
+    FILE *p = popen("git rev-parse --short=10 HEAD 2>/dev/null", "r");
+    if (!p)
+        return;
+    char line[40];
+    if (fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (line[0])
+            snprintf(out, out_B, "%.39s", line);
+    }
+    pclose(p);
+}
+
+static void
+describe_host(char *out, size_t out_B)
+{
+    char name[64] = "?", model[128] = "?";
+    gethostname(name, sizeof name);
+    name[sizeof name - 1] = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[256];
+        while (fgets(line, sizeof line, f)) {
+            char *colon = strchr(line, ':');
+            if (colon && !strncmp(line, "model name", 10)) {
+                snprintf(model, sizeof model, "%s", colon + 2);
+                model[strcspn(model, "\n")] = 0;
+                break;
+            }
+        }
+        fclose(f);
+    }
+    snprintf(out, out_B, "%s, %s, %ld cores", name, model, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+static int
+open_dev(struct bench_ctx *ctx, const char *spec, bool required)
+{
+    if (ctx->dev_count >= BENCH_MAX_DEVS)
+        return 0;
+    struct bench_dev *d = &ctx->devs[ctx->dev_count];
+    memset(d, 0, sizeof *d);
+    enum hcq_status st = hcq_device_open(spec, &d->dev);
+    if (st != HCQ_OK) {
+        if (required)
+            fprintf(stderr, "bench: %s: %s\n", spec, hcq_last_error());
+        return required ? -1 : 0;
+    }
+    if (hcq_device_info(d->dev, &d->info) != HCQ_OK ||
+        hcq_queue_create(d->dev, HCQ_QUEUE_COMPUTE, &d->q) != HCQ_OK ||
+        hcq_queue_create(d->dev, HCQ_QUEUE_COPY, &d->cq) != HCQ_OK || hcq_signal_create(d->dev, 0, &d->ts_a) != HCQ_OK ||
+        hcq_signal_create(d->dev, 0, &d->ts_b) != HCQ_OK) {
+        fprintf(stderr, "bench: %s: setup failed: %s\n", spec, hcq_last_error());
+        hcq_device_close(d->dev);
+        return -1;
+    }
+    bool host = !strcmp(d->info.backend, "cpu");
+    d->timed_on_device = !host && !d->info.emulated;
+    d->slow = host || d->info.emulated;
+    ctx->dev_count++;
+    fprintf(stderr, "bench: %-10s %s, %s, %s%s\n", d->info.spec, d->info.name, d->info.arch, d->info.driver,
+            d->timed_on_device ? "" : " (host-timed: figures are meaningless as GPU speed)");
+    return 0;
+}
+
+static void
+close_devs(struct bench_ctx *ctx)
+{
+    for (int i = 0; i < ctx->dev_count; i++) {
+        struct bench_dev *d = &ctx->devs[i];
+        hcq_signal_destroy(d->ts_a);
+        hcq_signal_destroy(d->ts_b);
+        hcq_queue_destroy(d->q);
+        hcq_queue_destroy(d->cq);
+        hcq_device_close(d->dev);
+    }
+    ctx->dev_count = 0;
+}
+
+/* FILE.json -> FILE.<ext> */
+static void
+sibling(char *out, size_t out_B, const char *json, const char *ext)
+{
+    size_t n = strlen(json);
+    if (n > 5 && !strcmp(json + n - 5, ".json"))
+        n -= 5;
+    snprintf(out, out_B, "%.*s.%s", (int)n, json, ext);
+}
+
+static int
+write_outputs(const struct bench_ctx *ctx, const char *json)
+{
+    char md[1024], svg[1024];
+    sibling(md, sizeof md, json, "md");
+    sibling(svg, sizeof svg, json, "svg");
+    if (bench_write_json(ctx, json) || bench_write_md(ctx, md) || bench_write_svg(ctx, svg))
+        return -1;
+    fprintf(stderr, "bench: wrote %s, %s, %s\n", json, md, svg);
+    return 0;
+}
+
+/* DIR/<gpu>/<date>-<commit>.json, <gpu> from the first GPU device's name ("nvidia-h100-80gb-hbm3"). */
+static int
+out_path(const struct bench_ctx *ctx, const char *dir, char *out, size_t out_B)
+{
+    const char *gpu = "cpu";
+    for (int i = 0; i < ctx->dev_count; i++)
+        if (ctx->devs[i].timed_on_device) {
+            gpu = ctx->devs[i].info.name;
+            break;
+        }
+    char slug[96];
+    size_t j = 0;
+    for (const char *p = gpu; *p && j + 1 < sizeof slug; p++) {
+        char c = *p;
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+            slug[j++] = c;
+        else if (j && slug[j - 1] != '-')
+            slug[j++] = '-';
+    }
+    while (j && slug[j - 1] == '-')
+        j--;
+    slug[j] = 0;
+    char sub[1024];
+    snprintf(sub, sizeof sub, "%.900s/%s", dir, slug);
+    mkdir(dir, 0755);
+    mkdir(sub, 0755);
+    char day[16];
+    snprintf(day, sizeof day, "%.10s", ctx->date);
+    snprintf(out, out_B, "%.980s/%.10s-%.20s.json", sub, day, ctx->commit);
+    return 0;
+}
+
+int
+nvhcq_cmd_bench(int argc, char **argv)
+{
+    struct bench_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    const char *devs = NULL, *json = NULL, *out_dir = NULL;
+    bool want[GROUP_COUNT] = { false }, any = false;
+    size_t cl = 0;
+    for (int i = 0; i < argc && cl < sizeof ctx.command - 1; i++)
+        cl += (size_t)snprintf(ctx.command + cl, sizeof ctx.command - cl, "%s%s", i ? " " : "nvhcq ", argv[i]);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) {
+            ctx.quick = true;
+        } else if (!strcmp(argv[i], "--devs") && i + 1 < argc) {
+            devs = argv[++i];
+        } else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
+            json = argv[++i];
+        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+            out_dir = argv[++i];
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return 0;
+        } else {
+            int g = 0;
+            while (g < GROUP_COUNT && strcmp(argv[i], groups[g].name))
+                g++;
+            if (g == GROUP_COUNT) {
+                fprintf(stderr, "bench: unknown group or option '%s'\n", argv[i]);
+                usage(stderr);
+                return 2;
+            }
+            want[g] = any = true;
+        }
+    }
+    find_commit(ctx.commit, sizeof ctx.commit);
+    describe_host(ctx.host, sizeof ctx.host);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(ctx.date, sizeof ctx.date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+    if (devs) {
+        char *list = strdup(devs);
+        for (char *save = NULL, *s = strtok_r(list, ",", &save); s; s = strtok_r(NULL, ",", &save))
+            if (open_dev(&ctx, s, true) != 0) {
+                free(list);
+                close_devs(&ctx);
+                return 1;
+            }
+        free(list);
+    } else {
+        static const char *const defaults[] = { "cuda:0", "rm:0", "nvgpu:0", "cpu" };
+        for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
+            (void)open_dev(&ctx, defaults[i], false);
+    }
+    if (!ctx.dev_count) {
+        fprintf(stderr, "bench: no device opened\n");
+        return 1;
+    }
+    bench_print_header();
+    for (int g = 0; g < GROUP_COUNT; g++)
+        if (!any || want[g])
+            groups[g].fn(&ctx);
+
+    int rc = 0;
+    char path[1024];
+    if (json && write_outputs(&ctx, json))
+        rc = 1;
+    if (out_dir && (out_path(&ctx, out_dir, path, sizeof path) || write_outputs(&ctx, path)))
+        rc = 1;
+    uint32_t fails = 0;
+    for (uint32_t i = 0; i < ctx.result_count; i++)
+        fails += ctx.results[i].verdict == BENCH_FAIL || ctx.results[i].verdict == BENCH_ERROR;
+    if (fails) {
+        fprintf(stderr, "bench: %u result(s) FAILED verification or errored\n", fails);
+        rc = 1;
+    }
+    close_devs(&ctx);
+    free(ctx.results);
+    return rc;
+}
