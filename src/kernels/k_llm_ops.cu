@@ -170,25 +170,55 @@ matmul_row(const struct k_llm_matmul_params &p, uint32_t r, uint32_t lane)
     }
 }
 
+/* Decode mat-vec: the whole block on one row, so even a 2048-row matrix keeps thousands
+ * of warps in flight (one warp per row left too few to hide the load latency). */
+template <uint32_t TYPE>
+__device__ __forceinline__ void
+matvec_block_row(const struct k_llm_matmul_params &p, uint32_t r)
+{
+    const uint8_t *w = (const uint8_t *)p.w_va + row_bytes(TYPE, p.k) * r;
+    const float *x = (const float *)p.x_va;
+    float acc = 0.0f;
+#pragma unroll 4
+    for (uint32_t j = threadIdx.x; j < p.k; j += blockDim.x)
+        acc += k_llm_dq_at(TYPE, w, j) * x[j];
+    float s = block_sum(acc);
+    if (threadIdx.x == 0) {
+        float *yo = (float *)p.y_va + r;
+        *yo = (p.accumulate ? *yo : 0.0f) + s + (p.b_va ? ((const float *)p.b_va)[r] : 0.0f);
+    }
+}
+
+template <uint32_t TYPE>
+__device__ __forceinline__ void
+matmul_dispatch(const struct k_llm_matmul_params &p)
+{
+    if (p.by_block) {
+        if (blockIdx.x < p.rows)
+            matvec_block_row<TYPE>(p, blockIdx.x);
+        return;
+    }
+    uint32_t warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
+    uint32_t r = blockIdx.x * K_LLM_MATMUL_ROWS + warp;
+    if (r < p.rows)
+        matmul_row<TYPE>(p, r, lane);
+}
+
 extern "C" __global__ void
 k_llm_matmul(const struct k_llm_matmul_params p)
 {
-    uint32_t warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
-    uint32_t r = blockIdx.x * K_LLM_MATMUL_ROWS + warp;
-    if (r >= p.rows)
-        return;
     switch (p.type) {
-    case 0: matmul_row<0>(p, r, lane); break;
-    case 1: matmul_row<1>(p, r, lane); break;
-    case 2: matmul_row<2>(p, r, lane); break;
-    case 3: matmul_row<3>(p, r, lane); break;
-    case 6: matmul_row<6>(p, r, lane); break;
-    case 7: matmul_row<7>(p, r, lane); break;
-    case 8: matmul_row<8>(p, r, lane); break;
-    case 12: matmul_row<12>(p, r, lane); break;
-    case 13: matmul_row<13>(p, r, lane); break;
-    case 14: matmul_row<14>(p, r, lane); break;
-    case 30: matmul_row<30>(p, r, lane); break;
+    case 0: matmul_dispatch<0>(p); break;
+    case 1: matmul_dispatch<1>(p); break;
+    case 2: matmul_dispatch<2>(p); break;
+    case 3: matmul_dispatch<3>(p); break;
+    case 6: matmul_dispatch<6>(p); break;
+    case 7: matmul_dispatch<7>(p); break;
+    case 8: matmul_dispatch<8>(p); break;
+    case 12: matmul_dispatch<12>(p); break;
+    case 13: matmul_dispatch<13>(p); break;
+    case 14: matmul_dispatch<14>(p); break;
+    case 30: matmul_dispatch<30>(p); break;
     default: break;
     }
 }
@@ -212,8 +242,12 @@ k_llm_rope_kv(const struct k_llm_rope_kv_params p)
             float theta = (float)pos * powf(p.base, -2.0f * (float)j / (float)p.hd);
             if (freqs)
                 theta /= freqs[j];
+            /* reduce to [-pi, pi] in double, then the fast sincos: no slow-path local
+             * memory (stack) in this kernel, same value as the twin's sinf/cosf to ~1e-7 */
+            double t = (double)theta;
+            t -= 6.283185307179586 * rint(t * 0.15915494309189535);
             float c, s;
-            sincosf(theta, &s, &c);
+            __sincosf((float)t, &s, &c);
             float x0 = x[2 * j], x1 = x[2 * j + 1];
             x[2 * j] = x0 * c - x1 * s;
             x[2 * j + 1] = x0 * s + x1 * c;
