@@ -14,6 +14,7 @@
 #include "k_llm_quant.h"
 
 #define WARP 32
+#define MM_TOK 16 /* tokens per pass over a weight row (prefill) */
 
 __device__ __forceinline__ float
 warp_sum(float v)
@@ -139,7 +140,7 @@ k_llm_norm(const struct k_llm_norm_params p)
 }
 
 /* One warp per row; each lane walks the row's values lane, lane + 32, ... and keeps one
- * partial sum per token (up to 8 tokens per pass over the row). TYPE is a template
+ * partial sum per token (up to MM_TOK tokens per pass over the row). TYPE is a template
  * constant so the per-value decode switch folds away (the entry point stays a plain
  * extern "C" function taking the param struct, STYLE 2.7). */
 template <uint32_t TYPE>
@@ -150,17 +151,23 @@ matmul_row(const struct k_llm_matmul_params &p, uint32_t r, uint32_t lane)
     const float *x = (const float *)p.x_va;
     float *y = (float *)p.y_va;
     float bias = p.b_va ? ((const float *)p.b_va)[r] : 0.0f;
-    for (uint32_t i0 = 0; i0 < p.n; i0 += 8) {
-        float acc[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
-        uint32_t nt = p.n - i0 < 8 ? p.n - i0 : 8;
+    for (uint32_t i0 = 0; i0 < p.n; i0 += MM_TOK) {
+        float acc[MM_TOK];
+#pragma unroll
+        for (uint32_t t = 0; t < MM_TOK; t++)
+            acc[t] = 0.0f;
+        uint32_t nt = p.n - i0 < MM_TOK ? p.n - i0 : MM_TOK;
         for (uint32_t j = lane; j < p.k; j += WARP) {
             float wv = k_llm_dq_at(TYPE, w, j);
 #pragma unroll
-            for (uint32_t t = 0; t < 8; t++)
+            for (uint32_t t = 0; t < MM_TOK; t++)
                 if (t < nt)
                     acc[t] += wv * x[(size_t)(i0 + t) * p.x_stride + j];
         }
-        for (uint32_t t = 0; t < nt; t++) {
+#pragma unroll
+        for (uint32_t t = 0; t < MM_TOK; t++) {
+            if (t >= nt)
+                break;
             float s = warp_sum(acc[t]);
             if (lane == 0) {
                 float *yo = &y[(size_t)(i0 + t) * p.y_stride + r];
