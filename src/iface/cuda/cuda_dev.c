@@ -36,6 +36,37 @@ cuda_fail_at(const char *file, int line, const char *func, struct cuda_device *c
     return hcq_err_at(file, line, func, st, "cuda: %s: %s", what, cuda_api_err_name(r));
 }
 
+bool
+cuda_quiesce(struct cuda_device *cd, const char *why)
+{
+    if (atomic_load(&cd->wedged))
+        return false;
+    if (atomic_load(&cd->base.lost))
+        return true; /* a lost context fails calls at once; nothing can block */
+    CUstream streams[64];
+    uint32_t n = 0;
+    pthread_mutex_lock(&cd->base.lock);
+    for (uint32_t i = 0; i < cd->base.queue_count && n < 64; i++) {
+        struct cuda_queue *cq = cd->base.queues[i]->priv;
+        if (cq)
+            streams[n++] = cq->stream;
+    }
+    pthread_mutex_unlock(&cd->base.lock);
+    uint64_t start = hcq_time_ns();
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t now = hcq_time_ns(), left = HCQ_TIMEOUT_DEFAULT_NS - (now - start);
+        if (now - start >= HCQ_TIMEOUT_DEFAULT_NS ||
+            cuda_stream_idle_wait(cd, streams[i], left, "stream before a device-wide call") == HCQ_ERR_TIMEOUT) {
+            if (!atomic_exchange(&cd->wedged, true))
+                HCQ_LOG_WARN("cuda: %s: a queue of %s stays busy (a wait never satisfied?); leaking memory and "
+                             "modules from now on instead of blocking in the driver",
+                             why, cd->base.info.spec);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* ==== Buffers ==== */
 
 static enum hcq_status
@@ -114,11 +145,9 @@ cuda_buf_free(struct hcq_device *dev, struct hcq_buf *buf)
 {
     struct cuda_device *cd = cuda_dev(dev);
     const struct cuda_api *a = cd->api;
-    /* Freeing synchronises with the device; with a stream stuck on a wait that would never
-     * return, so a wedged device leaks instead (logged once at queue destroy). */
-    if (atomic_load(&cd->wedged))
-        return;
     cuda_ctx_enter(cd);
+    if (!cuda_quiesce(cd, "freeing a buffer"))
+        return;
     CUresult r = CUDA_SUCCESS;
     switch ((enum cuda_buf_kind)(uintptr_t)buf->priv) {
     case CUDA_BUF_DEVICE:
@@ -243,10 +272,9 @@ cuda_program_unload(struct hcq_device *dev, struct hcq_program *prog)
     struct cuda_program *cp = prog->priv;
     if (!cp)
         return;
-    if (!atomic_load(&cd->wedged)) {
-        cuda_ctx_enter(cd);
+    cuda_ctx_enter(cd);
+    if (cuda_quiesce(cd, "unloading a program"))
         cd->api->cuModuleUnload(cp->mod);
-    }
     free(cp);
     prog->priv = NULL;
 }

@@ -73,6 +73,12 @@ enum hcq_status cuda_fail_at(const char *file, int line, const char *func, struc
                              const char *fmt, ...) HCQ_PRINTF(6, 7);
 #define cuda_fail(cd, r, ...) cuda_fail_at(__FILE__, __LINE__, __func__, (cd), (r), __VA_ARGS__)
 
+/* Wait (bounded) until every stream of the device is idle; false (and the device marked
+ * wedged) if one stays busy. Freeing memory and unloading modules synchronise with the
+ * whole device inside the driver, which would block forever behind a stream stuck on a
+ * wait that is never satisfied; callers skip the call (and leak) when this fails. */
+bool cuda_quiesce(struct cuda_device *cd, const char *why);
+
 /* cuda_helpers.c: load the helper kernels once (JIT of our PTX); HCQ_OK when usable. */
 HCQ_MUST_CHECK enum hcq_status cuda_helpers_load(struct cuda_device *cd);
 void cuda_helpers_unload(struct cuda_device *cd);
