@@ -28,6 +28,7 @@ struct bench_dev {
     struct hcq_device_info info;
     bool timed_on_device;   /* timestamps are a device clock (not cpu, not emu) */
     bool slow;              /* cpu / emu: give it only the small sizes */
+    bool dead;              /* lost or hung during a measurement: skip the rest */
     double d2d_GBps;        /* measured copy-engine D2D (r+w) for "% of D2D", 0 until measured */
     struct hcq_queue *q;     /* compute queue of the measurements */
     struct hcq_queue *cq;    /* copy queue */
