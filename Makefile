@@ -4,6 +4,8 @@
 #   make demo       self-check of the default device + what ran where
 #   make bench      quick benchmark on the devices present
 #   make SAN=1 ...  same with AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
+#   make golden-update  rewrite tests/golden/ from the encoders (review the diff)
+#   make fuzz       libFuzzer runs of tests/fuzz/ (clang; FUZZ_TIME=seconds each)
 #   make cross-aarch64   cross-build for Jetson (aarch64) with Debian's cross compiler
 #   make install PREFIX=/usr/local   library, header, CLI, pkg-config file
 #   make format     clang-format every C file;  make clean
@@ -56,7 +58,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 LIB := $(BUILD)/libnvhcq.a
 CLI := $(BUILD)/nvhcq
 
-.PHONY: all test demo bench install clean format cross-aarch64 test-gpu fuzz lint
+.PHONY: all test demo bench install clean format cross-aarch64 test-gpu fuzz lint golden-update
 all: $(LIB) $(CLI) $(UNIT_BINS) $(BUILD)/tests/hcq_suite
 
 $(BUILD)/obj/%.o: %.c
@@ -113,6 +115,10 @@ demo: $(CLI)
 bench: $(CLI)
 	$(CLI) bench --quick
 
+# Rewrite tests/golden/*.txt from the current encoders; review the diff before committing.
+golden-update: all
+	GOLDEN_UPDATE=1 $(BUILD)/tests/test_gpu goldens
+
 fuzz:
 	$(MAKE) -C . -f tests/fuzz/fuzz.mk BUILD=$(BUILD)
 
@@ -133,6 +139,6 @@ lint:
 	sh tests/check_layers.sh
 
 clean:
-	rm -rf build build-san build-aarch64
+	rm -rf build build-san build-aarch64 build-fuzz
 
 -include $(shell test -d $(BUILD)/obj && find $(BUILD)/obj -name '*.d')

@@ -277,6 +277,11 @@ elf_relocs_one(struct elf *e, uint32_t ri, struct gpu_cubin_image *img, uint32_t
                            ": symbol %s is in section %u, which is not loaded", rs->nm, k, sy.name, sy.shndx);
         if (!rela && type == R_CUDA_64) /* REL: the addend is stored at the location */
             addend = (int64_t)rd64(img->data + ts->place + at);
+        int64_t target = e->s[sy.shndx].place + (int64_t)sy.value + addend;
+        if (sy.value > img->size_B || addend < -(int64_t)img->size_B || addend > (int64_t)img->size_B ||
+            target < 0 || (uint64_t)target > img->size_B)
+            return FMT_ERR("%s entry %" PRIu64 ": target %s+0x%" PRIx64 "%+" PRId64 " outside the image",
+                           rs->nm, k, sy.name, sy.value, addend);
         if (img->reloc_count == *cap) {
             uint32_t ncap = *cap ? *cap * 2 : 16;
             struct gpu_cubin_reloc *nr = realloc(img->relocs, ncap * sizeof *nr);
@@ -287,7 +292,7 @@ elf_relocs_one(struct elf *e, uint32_t ri, struct gpu_cubin_image *img, uint32_t
         }
         img->relocs[img->reloc_count++] = (struct gpu_cubin_reloc){
             .patch_off_B = (uint64_t)ts->place + at,
-            .target_off_B = e->s[sy.shndx].place + (int64_t)sy.value + addend,
+            .target_off_B = target,
             .type = type,
         };
     }
@@ -542,15 +547,19 @@ elf_kernels(struct elf *e, struct gpu_cubin_image *img)
             return FMT_ERR("kernel %s: shared 0x%x / cbuf0 0x%x bytes out of range", k->name,
                            k->shared_static_B, k->cbuf0_size_B);
         s = sec_for_kernel(e, ".nv.info.", k->name);
-        if (s && (st = info_kernel(e, s, k)) != HCQ_OK)
+        if (s && s->type == GPU_ELF_SHT_CUDA_INFO && (st = info_kernel(e, s, k)) != HCQ_OK)
             return st;
     }
     for (uint32_t i = 0; i < e->shnum; i++)
-        if (strcmp(e->s[i].nm, ".nv.info") == 0) {
+        if (strcmp(e->s[i].nm, ".nv.info") == 0 && e->s[i].type == GPU_ELF_SHT_CUDA_INFO) {
             enum hcq_status st = info_module(e, &e->s[i], img);
             if (st != HCQ_OK)
                 return st;
         }
+    for (uint32_t i = 0; i < img->kernel_count; i++)
+        if (img->kernels[i].register_count > 255) /* SASS addresses R0..R254 (+RZ) */
+            return FMT_ERR("kernel %s: register count %u (expected <= 255)", img->kernels[i].name,
+                           img->kernels[i].register_count);
     return HCQ_OK;
 }
 
@@ -652,9 +661,9 @@ uint32_t
 gpu_cubin_kernel_max_threads(const struct gpu_cubin_kernel *k)
 {
     /* 64K registers per SM, allocated per warp in 256-register units (rm.md §7.4 step 7) */
-    uint32_t regs = k->register_count ? k->register_count : 1;
-    uint32_t per_warp = (regs * 32 + 255) & ~255u;
-    uint32_t t = 65536 / per_warp / 4 * 4 * 32;
+    uint64_t regs = k->register_count ? k->register_count : 1;
+    uint64_t per_warp = (regs * 32 + 255) & ~(uint64_t)255;
+    uint32_t t = (uint32_t)(65536 / per_warp / 4 * 4 * 32);
     return t > 1024 ? 1024 : t;
 }
 
@@ -704,13 +713,16 @@ check_shape(const struct gpu_cubin_kernel *k, const uint32_t grid[3], const uint
 {
     /* rm.md §7.4 step 7 */
     uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
-    uint32_t max_t = gpu_cubin_kernel_max_threads(k);
-    if (k->max_threads[0] && k->max_threads[0] * (uint64_t)(k->max_threads[1] ? k->max_threads[1] : 1) *
-                                     (k->max_threads[2] ? k->max_threads[2] : 1) < max_t)
-        max_t = k->max_threads[0] * (k->max_threads[1] ? k->max_threads[1] : 1) *
-                (k->max_threads[2] ? k->max_threads[2] : 1);
+    uint64_t max_t = gpu_cubin_kernel_max_threads(k);
+    if (k->max_threads[0]) { /* __launch_bounds__ */
+        uint64_t lb = (uint64_t)k->max_threads[0] * (k->max_threads[1] ? k->max_threads[1] : 1) *
+                      (k->max_threads[2] ? k->max_threads[2] : 1);
+        if (lb < max_t)
+            max_t = lb;
+    }
     if (threads == 0 || threads > max_t)
-        return INVALID("kernel %s: block %ux%ux%u = %" PRIu64 " threads (expected 1..%u for %u registers)",
+        return INVALID("kernel %s: block %ux%ux%u = %" PRIu64 " threads (expected 1..%" PRIu64
+                       " for %u registers and its launch bounds)",
                        k->name, block[0], block[1], block[2], threads, max_t, k->register_count);
     if (block[0] > 1024 || block[1] > 1024 || block[2] > 64)
         return INVALID("kernel %s: block %ux%ux%u (expected <= 1024x1024x64)", k->name, block[0],

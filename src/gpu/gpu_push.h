@@ -375,7 +375,7 @@ void gpu_push_immd(struct gpu_push *p, uint32_t subc, uint32_t mthd_B, uint32_t 
 #define GPU_PUSH_INVALIDATE_DW 2u
 #define GPU_PUSH_CE_SEM_DW 7u            /* worst case (Hopper+ 64-bit payload) */
 #define GPU_PUSH_CE_COPY_CHUNK_DW 9u     /* per chunk of <= GPU_CE_MAX_LINE_B */
-#define GPU_PUSH_CE_COPY_2D_DW 15u
+#define GPU_PUSH_CE_COPY_2D_DW 12u
 
 /* SET_OBJECT(cls) on subchannel subc. */
 void gpu_push_set_object(struct gpu_push *p, uint32_t subc, uint32_t cls);

@@ -64,6 +64,10 @@ struct hcq_kmd_info {
                                      (nvgpu.md §6.6, the QMD-reuse race) */
     bool copies_by_cpu;           /* Tegra: host<->device copies as memcpy after a sync */
     bool emulated;
+    /* Shader shared/local memory windows the kmd reserved in the GPU VA space, for
+     * SET_SHADER_{SHARED,LOCAL}_MEMORY_WINDOW and cbuf0 (nvgpu.md §3.4: on Tegra's 40-bit
+     * AS they must be reserved or buffers land inside them). 0: the engine's default. */
+    uint64_t shared_window_va, local_window_va;
 };
 
 struct hcq_kmd_ops {

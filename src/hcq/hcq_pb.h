@@ -50,6 +50,10 @@
  * 16 MiB - 0x240 (rm.md §8.3, §6.5 c[0][0x28] = 0xFFFDC0). */
 #define HCQ_PB_LOCAL_HEADROOM_B 0x240u
 #define HCQ_PB_STACK_INIT 0xFFFDC0u
+/* Idle channels kept per engine for reuse. */
+#define HCQ_PB_CHAN_POOL 8u
+/* Replaced local-memory stores waiting for the GPU to pass them. */
+#define HCQ_PB_LOCAL_OLD_MAX 8u
 /* GPU waits: how long a wait the engine starts on its own (ring full, setup) may take
  * before the device is declared hung. */
 #define HCQ_PB_HANG_NS HCQ_TIMEOUT_DEFAULT_NS
@@ -75,6 +79,12 @@ struct hcq_pb_dev {
     uint64_t local_window_va, shared_window_va;
     _Atomic int64_t clock_offset_ns; /* GPU timestamp - host clock, once calibrated */
     atomic_bool clock_calibrated;
+    /* Channels of destroyed queues, kept for the next queue of that engine: creating a
+     * channel is slow (GR context: ~1 s on Orin, nvgpu.md §7.1) and RM refused channels
+     * added to a TSG after others were freed (H200 run, NV_ERR_INVALID_STATE). */
+    pthread_mutex_t pool_lock;
+    struct hcq_kmd_channel *pool[2][HCQ_PB_CHAN_POOL];
+    uint32_t pool_count[2];
 };
 
 struct hcq_pb_chan {
@@ -103,6 +113,10 @@ struct hcq_pb_queue {
     struct hcq_kmd_mem *local;
     uint32_t local_per_thread_B;   /* what the backing store holds per thread */
     uint64_t local_per_tpc_B;
+    bool local_reemit;             /* a failed build dropped the methods: emit before next launch */
+    struct hcq_kmd_mem *local_old[HCQ_PB_LOCAL_OLD_MAX]; /* replaced stores, freed once */
+    uint64_t local_old_value[HCQ_PB_LOCAL_OLD_MAX];      /*   the main timeline reaches these */
+    uint32_t local_old_count;
     uint8_t *argbuf;               /* kernel arguments with graph variables applied */
     uint32_t argbuf_B;
 };
@@ -174,10 +188,14 @@ HCQ_MUST_CHECK enum hcq_status hcq_pb_chan_wait(struct hcq_pb_queue *pq, struct 
  * waits (bounded) while the ring is full. */
 HCQ_MUST_CHECK enum hcq_status hcq_pb_chan_kick(struct hcq_pb_queue *pq, struct hcq_pb_chan *ch, uint64_t pb_va,
                                                 uint32_t dw_count);
-/* Make sure the queue's local memory holds local_B per thread (grows: waits for the queue
- * to go idle before the old store is freed, nvgpu.md §6.8). Emits the methods into
- * main.push; the caller submits them before any launch that needs them. */
+/* Make sure the queue's local memory holds local_B per thread (grow-only). A new store's
+ * methods go into main.push (the caller has the compute engine idle and no chain open);
+ * the old store is freed once the timeline passes them (nvgpu.md §6.8). */
 HCQ_MUST_CHECK enum hcq_status hcq_pb_local_reserve(struct hcq_pb_queue *pq, uint32_t local_B, bool *changed_out);
+/* Emit the current store's methods into main.push again. */
+void hcq_pb_local_emit(struct hcq_pb_queue *pq);
+/* Free replaced stores the GPU has passed (all: every one, the queue being idle or dead). */
+void hcq_pb_local_retire(struct hcq_pb_queue *pq, bool all);
 /* Create the helper copy channel of a compute queue if not there yet. */
 HCQ_MUST_CHECK enum hcq_status hcq_pb_aux_get(struct hcq_pb_queue *pq);
 

@@ -42,6 +42,7 @@ struct hcq_pb_builder {
     uint32_t *chain_qmd;             /* last QMD of the current chain, NULL: no chain */
     const struct gpu_qmd_ops *qmd_ops;
     uint32_t cmd_index;
+    bool local_changed;              /* this build emitted new local-memory methods */
 };
 
 /* ==== Patches (graph mode) ==== */
@@ -100,7 +101,8 @@ hcq_pb_ce_flush(struct hcq_pb_builder *b, struct hcq_pb_chan *ch)
     if (ch->engine != HCQ_KMD_ENGINE_COPY || !ch->busy)
         return;
     uint64_t va = b->pq->sys->va + HCQ_PB_SYS_CE_FLUSH;
-    if (gpu_push_ce_sem_release(&ch->push, b->pd->arch->copy_cls, va, 0, false) != HCQ_OK)
+    /* Four words (payload + timestamp, 16 bytes): tinygrad's copy-queue release 0x14. */
+    if (gpu_push_ce_sem_release(&ch->push, b->pd->arch->copy_cls, va, 0, true) != HCQ_OK)
         assert(!"a 32-bit payload fits every copy class");
     ch->busy = false;
 }
@@ -316,27 +318,33 @@ hcq_pb_cmd_launch(struct hcq_pb_builder *b, const struct hcq_cmd *c)
     enum hcq_status st = hcq_pb_room(b, ch, 32, pp->kargs_B);
     if (st != HCQ_OK)
         return st;
-    if (pp->local_B > pq->local_per_thread_B) {
-        if (b->g)
-            return hcq_err(HCQ_ERR_INVALID, "graph: local memory not reserved for %s (engine bug)", prog->info.name);
-        /* Growing waits for the queue to go idle: submit what is built first. */
-        if (pq->main.push.count || (pq->aux && pq->aux->push.count)) {
-            st = hcq_pb_segment_end(b);
-            if (st != HCQ_OK)
-                return st;
-        }
-        bool changed;
-        st = hcq_pb_local_reserve(pq, pp->local_B, &changed);
-        if (st != HCQ_OK)
-            return st;
-    }
     st = hcq_pb_use(b, ch);
     if (st != HCQ_OK)
         return st;
+    if (pp->local_B > pq->local_per_thread_B || pq->local_reemit) {
+        if (b->g)
+            return hcq_err(HCQ_ERR_INVALID, "graph: local memory not reserved for %s (engine bug)", prog->info.name);
+        /* New local-memory state applies to launches after it: let running ones finish
+         * and start a new chain (a chained QMD would not see the methods). */
+        if (ch->busy)
+            gpu_push_wfi(&ch->push);
+        ch->busy = false;
+        b->chain_qmd = NULL;
+        bool changed = false;
+        st = hcq_pb_local_reserve(pq, pp->local_B, &changed);
+        if (st != HCQ_OK)
+            return st;
+        if (!changed && pq->local_reemit)
+            hcq_pb_local_emit(pq);
+        b->local_changed |= changed;
+    }
 
     /* Arguments, grid, cbuf0, QMD. */
     uint32_t grid[3];
     hcq_cmd_launch_grid(c, b->vars, grid);
+    for (int d = 0; d < 3; d++)
+        if (b->g && grid[d] == 0)
+            grid[d] = 1; /* a grid variable not set yet: patched at every replay */
     const void *args = b->cl->args + c->u.launch.args_off_B;
     if (b->vars && c->u.launch.patch_count) {
         hcq_cmd_launch_args(b->cl, c, b->vars, pq->argbuf);
@@ -547,6 +555,8 @@ hcq_pb_build(struct hcq_pb_queue *pq, const struct hcq_cmdlist *cl, const uint64
          * values it would have released are not waited for. */
         pq->main.push.count = 0;
         pq->main.tl_last = pq->main.tl_flushed;
+        if (b.local_changed)
+            pq->local_reemit = true;
         if (pq->aux) {
             pq->aux->push.count = 0;
             pq->aux->tl_last = pq->aux->tl_flushed;

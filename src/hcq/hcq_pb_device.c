@@ -147,6 +147,10 @@ static void
 hcq_pb_device_destroy(struct hcq_device *dev)
 {
     struct hcq_pb_dev *pd = hcq_pb_dev(dev);
+    for (int e = 0; e < 2; e++)
+        for (uint32_t i = 0; i < pd->pool_count[e]; i++)
+            hcq_kmd_channel_destroy(pd->kmd, pd->pool[e][i]);
+    pthread_mutex_destroy(&pd->pool_lock);
     hcq_kmd_destroy(pd->kmd);
     free(pd);
 }
@@ -237,8 +241,14 @@ hcq_pb_device_create(struct hcq_kmd *kmd, const char *backend_name, const char *
         pd->local_window_va = HCQ_PB_RM_LOCAL_WINDOW_VA;
         pd->shared_window_va = HCQ_PB_RM_SHARED_WINDOW_VA;
     }
+    if (pthread_mutex_init(&pd->pool_lock, NULL) != 0) {
+        free(pd);
+        st = hcq_err(HCQ_ERR_NOMEM, "hcq_pb_device_create: pthread_mutex_init failed");
+        goto fail_kmd;
+    }
     st = hcq_device_init_base(&pd->base, &pd->ops);
     if (st != HCQ_OK) {
+        pthread_mutex_destroy(&pd->pool_lock);
         free(pd);
         goto fail_kmd;
     }

@@ -69,6 +69,8 @@ hcq_pb_graph_prepare(struct hcq_pb_queue *pq, const struct hcq_cmdlist *cl)
     if (st != HCQ_OK || local_max <= pq->local_per_thread_B)
         return st;
     bool changed = false;
+    if (pq->main.busy)
+        gpu_push_wfi(&pq->main.push);
     st = hcq_pb_local_reserve(pq, local_max, &changed);
     if (st != HCQ_OK || !changed)
         return st;

@@ -175,10 +175,23 @@ hcq_pb_push_grow(struct hcq_pb_chan *ch, uint32_t cap_dw)
     return HCQ_OK;
 }
 
+/* Give a channel back: to the device's pool when it is idle and healthy, else destroy it. */
 static void
 hcq_pb_chan_fini(struct hcq_pb_queue *pq, struct hcq_pb_chan *ch)
 {
-    hcq_kmd_channel_destroy(pq->pd->kmd, ch->kc);
+    struct hcq_pb_dev *pd = pq->pd;
+    if (ch->kc) {
+        bool idle = !atomic_load(&pd->base.lost) && __atomic_load_n(ch->tl, __ATOMIC_ACQUIRE) >= ch->tl_flushed &&
+                    hcq_pb_gpfifo_pending(ch->put, hcq_pb_userd_read(ch->kc, HCQ_PB_USERD_GP_GET), ch->kc->entries) == 0;
+        int e = ch->engine == HCQ_KMD_ENGINE_COMPUTE ? 0 : 1;
+        pthread_mutex_lock(&pd->pool_lock);
+        if (idle && pd->pool_count[e] < HCQ_PB_CHAN_POOL) {
+            pd->pool[e][pd->pool_count[e]++] = ch->kc;
+            ch->kc = NULL;
+        }
+        pthread_mutex_unlock(&pd->pool_lock);
+    }
+    hcq_kmd_channel_destroy(pd->kmd, ch->kc);
     ch->kc = NULL;
     free(ch->scratch);
     ch->scratch = NULL;
@@ -261,12 +274,21 @@ hcq_pb_chan_init(struct hcq_pb_queue *pq, struct hcq_pb_chan *ch, enum hcq_kmd_e
     if (st != HCQ_OK)
         return st;
     gpu_push_init(&ch->push, ch->scratch, HCQ_PB_SCRATCH_DW);
-    st = hcq_kmd_channel_create(pd->kmd, engine, HCQ_PB_GPFIFO_ENTRIES, &ch->kc);
-    if (st != HCQ_OK)
-        return st;
+    int e = engine == HCQ_KMD_ENGINE_COMPUTE ? 0 : 1;
+    pthread_mutex_lock(&pd->pool_lock);
+    if (pd->pool_count[e])
+        ch->kc = pd->pool[e][--pd->pool_count[e]];
+    pthread_mutex_unlock(&pd->pool_lock);
+    if (!ch->kc) {
+        st = hcq_kmd_channel_create(pd->kmd, engine, HCQ_PB_GPFIFO_ENTRIES, &ch->kc);
+        if (st != HCQ_OK)
+            return st;
+    }
     if (ch->kc->entries == 0 || (ch->kc->entries & (ch->kc->entries - 1)) != 0 || !ch->kc->ring || !ch->kc->userd)
         return hcq_err(HCQ_ERR_DRIVER, "%s channel: ring of %u entries (expected a mapped power of two)",
                        hcq_pb_engine_name(engine), ch->kc->entries);
+    /* A reused channel carries on from where its last queue left the ring; its engine
+     * binding and windows are set again below (harmless), its local memory by the queue. */
     ch->put = hcq_pb_userd_read(ch->kc, HCQ_PB_USERD_GP_PUT) & (ch->kc->entries - 1);
     if (engine == HCQ_KMD_ENGINE_COMPUTE)
         gpu_push_compute_init(&ch->push, pd->arch->compute_cls, pd->local_window_va, pd->shared_window_va);
@@ -312,6 +334,30 @@ hcq_pb_round_up(uint64_t v, uint64_t a)
     return (v + a - 1) / a * a;
 }
 
+void
+hcq_pb_local_retire(struct hcq_pb_queue *pq, bool all)
+{
+    uint64_t done = __atomic_load_n(pq->main.tl, __ATOMIC_ACQUIRE);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < pq->local_old_count; i++) {
+        if (all || pq->local_old_value[i] <= done)
+            hcq_kmd_mem_free(pq->pd->kmd, pq->local_old[i]);
+        else {
+            pq->local_old[k] = pq->local_old[i];
+            pq->local_old_value[k++] = pq->local_old_value[i];
+        }
+    }
+    pq->local_old_count = k;
+}
+
+void
+hcq_pb_local_emit(struct hcq_pb_queue *pq)
+{
+    /* MAX_SM_COUNT 0xFF as tinygrad (rm.md §8.3, §9 item 9). */
+    gpu_push_compute_local_memory(&pq->main.push, pq->local->va, pq->local_per_tpc_B, 0xFF);
+    pq->local_reemit = false;
+}
+
 enum hcq_status
 hcq_pb_local_reserve(struct hcq_pb_queue *pq, uint32_t local_B, bool *changed_out)
 {
@@ -329,21 +375,29 @@ hcq_pb_local_reserve(struct hcq_pb_queue *pq, uint32_t local_B, bool *changed_ou
     uint32_t warps = ki->max_warps_per_sm ? ki->max_warps_per_sm : 64;
     uint64_t per_tpc = hcq_pb_round_up(hcq_pb_round_up((uint64_t)slm * 32, 0x200) * warps * sm_per_tpc, 0x8000);
     uint64_t total = hcq_pb_round_up(per_tpc * tpc_per_gpc * gpcs, 0x20000);
-    /* The old store may still be used by submitted kernels: synchronize before freeing it
-     * (the Jetson port's realloc race, nvgpu.md §6.8). */
-    enum hcq_status st = hcq_pb_chan_wait(pq, &pq->main, pq->main.tl_last, HCQ_PB_HANG_NS);
-    if (st != HCQ_OK)
-        return st;
+    if (pq->local_old_count == HCQ_PB_LOCAL_OLD_MAX) {
+        /* Rare: many growths in flight. Wait for the oldest to retire. */
+        enum hcq_status st = hcq_pb_chan_wait(pq, &pq->main, pq->local_old_value[0], HCQ_PB_HANG_NS);
+        if (st != HCQ_OK)
+            return st;
+        hcq_pb_local_retire(pq, false);
+    }
     struct hcq_kmd_mem *mem = NULL;
-    st = hcq_kmd_mem_alloc(pd->kmd, total, 0, HCQ_KMD_MEM_VRAM, &mem);
+    enum hcq_status st = hcq_kmd_mem_alloc(pd->kmd, total, 0, HCQ_KMD_MEM_VRAM, &mem);
     if (st != HCQ_OK)
         return st;
-    hcq_kmd_mem_free(pd->kmd, pq->local);
+    /* The old store may still be used by kernels already submitted: it is freed only once
+     * the timeline passes the first release after the switch (the Jetson port freed it
+     * at once - the realloc race of nvgpu.md §6.8 - or had to synchronize, which would
+     * deadlock a queue blocked on a signal the host sets later). */
+    if (pq->local) {
+        pq->local_old[pq->local_old_count] = pq->local;
+        pq->local_old_value[pq->local_old_count++] = pq->main.tl_last + 1;
+    }
     pq->local = mem;
     pq->local_per_thread_B = slm;
     pq->local_per_tpc_B = per_tpc;
-    /* MAX_SM_COUNT 0xFF as tinygrad (rm.md §8.3, §9 item 9). */
-    gpu_push_compute_local_memory(&pq->main.push, mem->va, per_tpc, 0xFF);
+    hcq_pb_local_emit(pq);
     *changed_out = true;
     HCQ_LOG_DEBUG("queue %p: local memory %u B/thread, 0x%llx B/TPC, 0x%llx B at 0x%llx", (void *)pq->q, slm,
                   (unsigned long long)per_tpc, (unsigned long long)total, (unsigned long long)mem->va);
@@ -369,7 +423,9 @@ hcq_pb_queue_destroy(struct hcq_queue *q)
         free(pq->aux);
     }
     hcq_pb_chan_fini(pq, &pq->main);
+    hcq_pb_local_retire(pq, true);
     hcq_kmd_mem_free(pd->kmd, pq->local);
+    free(pq->argbuf);
     hcq_pb_ring_fini(&pq->ring);
     hcq_kmd_mem_free(pd->kmd, pq->stream);
     hcq_kmd_mem_free(pd->kmd, pq->sys);
@@ -402,7 +458,18 @@ hcq_pb_queue_create(struct hcq_device *dev, struct hcq_queue *q)
     st = hcq_pb_chan_init(pq, &pq->main, engine, HCQ_PB_SYS_MAIN_TL);
     if (st != HCQ_OK)
         goto fail;
-    hcq_pb_ring_retire(&pq->ring, pq->main.tl_last);
+    if (engine == HCQ_KMD_ENGINE_COMPUTE) {
+        /* Local memory for kernels without stack needs, as tinygrad sets up at init
+         * (rm.md §5.5): most launches then never grow it. */
+        bool changed;
+        st = hcq_pb_local_reserve(pq, HCQ_PB_LOCAL_HEADROOM_B, &changed);
+        if (st != HCQ_OK)
+            goto fail;
+        gpu_push_sem_release(&pq->main.push, pq->main.tl_va, ++pq->main.tl_last, false);
+        st = hcq_pb_queue_flush(pq);
+        if (st != HCQ_OK)
+            goto fail;
+    }
     return HCQ_OK;
 
 fail:
@@ -418,6 +485,8 @@ hcq_pb_queue_submit(struct hcq_queue *q, const struct hcq_cmdlist *cl, const uin
         return hcq_err(HCQ_ERR_DEVICE_LOST, "queue_submit: device lost: %s", pq->pd->base.fault);
     if (cl->count == 0)
         return HCQ_OK;
+    if (pq->local_old_count)
+        hcq_pb_local_retire(pq, false);
     return hcq_pb_build(pq, cl, vars, NULL);
 }
 
@@ -430,7 +499,9 @@ hcq_pb_queue_idle_wait(struct hcq_queue *q, uint64_t timeout_ns)
     /* Every submission ends on the main channel (after the copy helper's work), so the
      * main timeline covers both. */
     enum hcq_status st = hcq_pb_chan_wait(pq, &pq->main, pq->main.tl_last, timeout_ns);
-    if (st == HCQ_OK)
+    if (st == HCQ_OK) {
         hcq_pb_ring_retire(&pq->ring, pq->main.tl_last);
+        hcq_pb_local_retire(pq, false);
+    }
     return st;
 }

@@ -65,7 +65,7 @@ struct fake_kmd {
     pthread_t thread;
     atomic_bool stop, paused, faulted;
     char fault[256];
-    atomic_uint launches, chained, copies;
+    atomic_uint launches, chained, copies, chan_creates;
 };
 
 struct muladd_params {
@@ -163,6 +163,7 @@ fake_channel_create(struct hcq_kmd *kmd, enum hcq_kmd_engine engine, uint32_t en
                                        .obj_cls = engine == HCQ_KMD_ENGINE_COMPUTE ? kmd->arch->compute_cls
                                                                                    : kmd->arch->copy_cls};
     k->chans[slot] = c;
+    atomic_fetch_add(&k->chan_creates, 1);
     pthread_mutex_unlock(&k->lock);
     *out = &c->base;
     return HCQ_OK;
@@ -407,13 +408,12 @@ fake_gpu_thread(void *arg)
     struct fake_kmd *k = arg;
     while (!atomic_load(&k->stop)) {
         bool progress = false;
-        if (!atomic_load(&k->paused)) {
-            pthread_mutex_lock(&k->lock);
+        pthread_mutex_lock(&k->lock);
+        if (!atomic_load(&k->paused))
             for (int i = 0; i < FAKE_MAX_CHANS; i++)
                 if (k->chans[i])
                     progress |= fake_chan_run(k, k->chans[i]);
-            pthread_mutex_unlock(&k->lock);
-        }
+        pthread_mutex_unlock(&k->lock);
         if (!progress)
             sched_yield();
     }
@@ -431,6 +431,15 @@ fake_destroy(struct hcq_kmd *kmd)
     free(k->mems);
     pthread_mutex_destroy(&k->lock);
     free(k);
+}
+
+/* Stop or restart the fake GPU; once this returns it is not in the middle of anything. */
+static void
+fake_pause(struct fake_kmd *k, bool paused)
+{
+    pthread_mutex_lock(&k->lock);
+    atomic_store(&k->paused, paused);
+    pthread_mutex_unlock(&k->lock);
 }
 
 static const struct hcq_kmd_ops fake_kmd_ops = {
@@ -734,10 +743,10 @@ TEST(fake_stream_wraparound)
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
     CHECK_OK(hcq_buf_alloc(dev, sizeof ref, HCQ_MEM_HOST, &b));
     uint32_t *x = fill_random(b, 64, ref);
-    atomic_store(&k->paused, true); /* let work pile up first */
+    fake_pause(k, true); /* let work pile up first */
     for (int s = 0; s < 3000; s++) {
         if (s == 500)
-            atomic_store(&k->paused, false);
+            fake_pause(k, false);
         for (int i = 0; i < 1 + s % 3; i++) {
             struct muladd_params p = {hcq_buf_va(b), 64, (uint32_t)th_rand()};
             CHECK_OK(hcq_queue_launch(q, prog, one3, one3, &p, sizeof p));
@@ -916,7 +925,7 @@ TEST(fake_graph)
     CHECK_OK(hcq_queue_launch_ex(q, &l));
     CHECK_OK(hcq_queue_launch_ex(q, &l));
     struct gridlog_params gp = {hcq_buf_va(lg)};
-    struct hcq_launch l2 = {.prog = glog, .grid = {1, 1, 1}, .block = {8, 2, 1}, .args = &gp, .args_B = sizeof gp,
+    struct hcq_launch l2 = {.prog = glog, .grid = {0, 1, 0}, .block = {8, 2, 1}, .args = &gp, .args_B = sizeof gp,
                             .grid_var = {v_grid, HCQ_VAR_NONE, v_grid}};
     CHECK_OK(hcq_queue_launch_ex(q, &l2));
     CHECK_OK(hcq_queue_signal_var(q, done_sig, v_step, 1));
@@ -989,6 +998,39 @@ done:
     hcq_device_close(dev);
 }
 
+/* Queues come and go; their channels are reused (no new kmd channel after the first). */
+TEST(fake_channel_reuse)
+{
+    struct fake_kmd *k = NULL;
+    struct hcq_device *dev = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_buf *b;
+    uint32_t ref[64];
+    CHECK_OK(fake_open("gh100", false, &k, &dev));
+    CHECK_OK(fake_prog(dev, &muladd_desc, &prog));
+    CHECK_OK(hcq_buf_alloc(dev, sizeof ref, HCQ_MEM_HOST, &b));
+    uint32_t *x = fill_random(b, 64, ref);
+    for (int i = 0; i < 6; i++) {
+        struct hcq_queue *q, *qc;
+        CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+        CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COPY, &qc));
+        struct muladd_params p = {hcq_buf_va(b), 64, (uint32_t)th_rand()};
+        CHECK_OK(hcq_queue_launch(q, prog, one3, one3, &p, sizeof p));
+        ref_muladd(ref, 64, p.k);
+        CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+        CHECK_OK(hcq_queue_barrier(qc));
+        CHECK_OK(hcq_queue_finish(qc, HCQ_TIMEOUT_DEFAULT_NS));
+        hcq_queue_destroy(q);
+        hcq_queue_destroy(qc);
+    }
+    CHECKF(atomic_load(&k->chan_creates) == 2, "%u kmd channels created (expected 2)", atomic_load(&k->chan_creates));
+    for (uint32_t i = 0; i < 64; i++)
+        CHECKF(x[i] == ref[i], "x[%u] = 0x%08x (expected 0x%08x)", i, x[i], ref[i]);
+done:
+    fake_prog_free(prog);
+    hcq_device_close(dev);
+}
+
 /* A short wait on a stalled GPU is a timeout naming the channel state, not a lost device;
  * a fault reported by the driver is a lost device with its reason. */
 TEST(fake_timeout_and_fault)
@@ -999,17 +1041,17 @@ TEST(fake_timeout_and_fault)
     char report[1024];
     CHECK_OK(fake_open("gh100", false, &k, &dev));
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
-    atomic_store(&k->paused, true);
+    fake_pause(k, true);
     CHECK_OK(hcq_queue_barrier(q));
     CHECK(hcq_queue_finish(q, 10 * 1000 * 1000) == HCQ_ERR_TIMEOUT);
     CHECKF(strstr(hcq_last_error(), "timeline expected >=") && strstr(hcq_last_error(), "GPGet"), "message: %s",
            hcq_last_error());
     CHECK_OK(hcq_device_check(dev));
-    atomic_store(&k->paused, false);
+    fake_pause(k, false);
     CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
     fake_set_fault(k, "injected MMU fault", 0xdead000);
     CHECK(hcq_device_check(dev) == HCQ_ERR_DEVICE_LOST);
-    CHECK_OK(hcq_queue_barrier(q));
+    CHECK(hcq_queue_barrier(q) == HCQ_ERR_DEVICE_LOST);
     CHECK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS) == HCQ_ERR_DEVICE_LOST);
     hcq_device_fault_report(dev, report, sizeof report);
     CHECKF(strstr(report, "queue") != NULL, "report: %s", report);
@@ -1033,6 +1075,7 @@ main(int argc, char **argv)
         TH_CASE(fake_timestamp),
         TH_CASE(fake_graph),
         TH_CASE(fake_graph_copies),
+        TH_CASE(fake_channel_reuse),
         TH_CASE(fake_timeout_and_fault),
     };
     return th_run("hcq_engine", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;

@@ -74,8 +74,8 @@ struct emu_opts {
     char fail_ioctl[64];         /* ioctl / class / control name or number that fails */
     uint32_t fail_ioctl_nth;     /* ...its Nth occurrence (default 1) */
     char fail_open[64];          /* open() of this path fails with ENOENT */
-    bool hang;                   /* channels never consume their GPFIFO */
-    bool drop_doorbell;          /* doorbell writes are ignored */
+    uint32_t hang;               /* the Nth QMD launch never completes: its channel stops (1-based) */
+    uint32_t drop_doorbell;      /* doorbell rings from the Nth one seen on are ignored (1-based) */
     uint32_t corrupt_qmd;        /* the Nth QMD launch reads a corrupted program address */
     bool trace;                  /* record the ioctl trace (emu_dev_trace) */
 };

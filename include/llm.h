@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * llm.h - the nvhcq LLM engine: GGUF files, quant formats, tokenizers, sampler, models.
+ * Built only on the runtime's public API (hcq.h), as llama.cpp is built on ggml.
+ *
+ * ==== GGUF (versions 2 and 3) ====
+ * A little-endian file: magic "GGUF", u32 version, u64 tensor count, u64 key/value count,
+ * the key/value pairs (key = string, u32 value type, value), the tensor infos (name, u32
+ * n_dims, u64 ne[n_dims], u32 type, u64 offset into the data section), padding up to
+ * `general.alignment` (default 32), then the data section. Strings are u64 length + bytes
+ * (no NUL). Arrays are u32 element type + u64 count + elements. Parsing validates every
+ * count, length, offset, shape and type against the bytes that remain and fails with
+ * HCQ_ERR_FORMAT naming the field; nothing is read out of bounds, whatever the input.
+ *
+ * ==== Models ====
+ * llm_model_load() reads a GGUF model (arch "llama" or "gpt2"), builds its tokenizer and
+ * uploads the weights once to an hcq device; llm_ctx runs prefill (batches of prompt
+ * tokens) and decode (one token, a replayed graph where the backend supports graphs) with
+ * the KV cache kept on the device. The host only reads the logits (or the sampled token).
+ */
+#ifndef LLM_H
+#define LLM_H
+
+#include "hcq.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==== Tensor types (ggml numbering, GGUF spec "ggml_type") ==== */
+
+enum llm_type {
+    LLM_TYPE_F32 = 0,
+    LLM_TYPE_F16 = 1,
+    LLM_TYPE_Q4_0 = 2,
+    LLM_TYPE_Q4_1 = 3,
+    LLM_TYPE_Q5_0 = 6,
+    LLM_TYPE_Q5_1 = 7,
+    LLM_TYPE_Q8_0 = 8,
+    LLM_TYPE_Q8_1 = 9,
+    LLM_TYPE_Q2_K = 10,
+    LLM_TYPE_Q3_K = 11,
+    LLM_TYPE_Q4_K = 12,
+    LLM_TYPE_Q5_K = 13,
+    LLM_TYPE_Q6_K = 14,
+    LLM_TYPE_Q8_K = 15,
+    LLM_TYPE_BF16 = 30,
+    LLM_TYPE_COUNT = 40, /* bound for tables; ids >= this are rejected */
+};
+
+/* "q6_k" etc.; NULL for unknown ids. */
+const char *llm_type_name(uint32_t type);
+/* Parse "q6_k"/"Q6_K"/"f16"...; false if unknown or unsupported. */
+bool llm_type_from_name(const char *name, enum llm_type *type_out);
+/* Values per block and bytes per block; 0 for types this engine does not support. */
+uint32_t llm_type_block_values(uint32_t type);
+uint32_t llm_type_block_bytes(uint32_t type);
+/* Bytes of a row of n values (n a multiple of the block size), 0 if unsupported/invalid. */
+uint64_t llm_type_row_bytes(uint32_t type, uint64_t n);
+
+/* Dequantize n values (multiple of the block size) from `src` to f32. */
+HCQ_MUST_CHECK enum hcq_status llm_dequantize(uint32_t type, const void *src, float *dst, uint64_t n);
+/* Quantize n f32 values (multiple of the block size) into `dst` (llm_type_row_bytes(type, n)). */
+HCQ_MUST_CHECK enum hcq_status llm_quantize(uint32_t type, const float *src, void *dst, uint64_t n);
+
+float llm_f16_to_f32(uint16_t h);
+uint16_t llm_f32_to_f16(float f);   /* round to nearest even */
+float llm_bf16_to_f32(uint16_t h);
+uint16_t llm_f32_to_bf16(float f);  /* round to nearest even */
+
+/* ==== GGUF reader ==== */
+
+enum llm_gguf_vtype {
+    LLM_GGUF_UINT8 = 0,
+    LLM_GGUF_INT8 = 1,
+    LLM_GGUF_UINT16 = 2,
+    LLM_GGUF_INT16 = 3,
+    LLM_GGUF_UINT32 = 4,
+    LLM_GGUF_INT32 = 5,
+    LLM_GGUF_FLOAT32 = 6,
+    LLM_GGUF_BOOL = 7,
+    LLM_GGUF_STRING = 8,
+    LLM_GGUF_ARRAY = 9,
+    LLM_GGUF_UINT64 = 10,
+    LLM_GGUF_INT64 = 11,
+    LLM_GGUF_FLOAT64 = 12,
+    LLM_GGUF_VTYPE_COUNT
+};
+
+/* A string inside the file: not NUL-terminated. */
+struct llm_str {
+    const char *ptr;
+    uint64_t len;
+};
+
+#define LLM_GGUF_MAX_DIMS 4
+
+struct llm_gguf_tensor {
+    struct llm_str name;
+    uint32_t n_dims;
+    uint64_t ne[LLM_GGUF_MAX_DIMS]; /* ne[0] = contiguous (row) length; unused dims are 1 */
+    uint32_t type;                  /* enum llm_type */
+    uint64_t offset_B;              /* from the start of the data section */
+    uint64_t size_B;                /* bytes in the file */
+    const void *data;               /* into the parsed memory */
+};
+
+struct llm_gguf;
+
+/* Parse a GGUF image in memory; `data` must outlive the result (nothing is copied). */
+HCQ_MUST_CHECK enum hcq_status llm_gguf_parse(const void *data, size_t size, struct llm_gguf **gguf_out);
+/* mmap `path` read-only and parse it; the mapping lives until llm_gguf_destroy. */
+HCQ_MUST_CHECK enum hcq_status llm_gguf_open(const char *path, struct llm_gguf **gguf_out);
+void llm_gguf_destroy(struct llm_gguf *g);
+
+uint32_t llm_gguf_version(const struct llm_gguf *g);
+uint32_t llm_gguf_alignment(const struct llm_gguf *g);
+uint64_t llm_gguf_data_offset(const struct llm_gguf *g);  /* file offset of the data section */
+
+uint64_t llm_gguf_kv_count(const struct llm_gguf *g);
+struct llm_str llm_gguf_kv_key(const struct llm_gguf *g, uint64_t i);
+uint32_t llm_gguf_kv_type(const struct llm_gguf *g, uint64_t i);
+/* Index of `key`, or -1. */
+int64_t llm_gguf_find(const struct llm_gguf *g, const char *key);
+
+/* Typed getters by key: HCQ_ERR_NOT_FOUND if absent, HCQ_ERR_FORMAT if of another type.
+ * get_u32/get_i32 accept any integer type whose value fits; get_f32 accepts f32 or f64. */
+HCQ_MUST_CHECK enum hcq_status llm_gguf_get_u32(const struct llm_gguf *g, const char *key, uint32_t *out);
+HCQ_MUST_CHECK enum hcq_status llm_gguf_get_f32(const struct llm_gguf *g, const char *key, float *out);
+HCQ_MUST_CHECK enum hcq_status llm_gguf_get_bool(const struct llm_gguf *g, const char *key, bool *out);
+HCQ_MUST_CHECK enum hcq_status llm_gguf_get_str(const struct llm_gguf *g, const char *key, struct llm_str *out);
+/* Array: element type and count; element access below. */
+HCQ_MUST_CHECK enum hcq_status llm_gguf_get_arr(const struct llm_gguf *g, const char *key, uint32_t *elem_type_out,
+                                                uint64_t *count_out);
+/* Element i of a string array (validated at parse). */
+struct llm_str llm_gguf_arr_str(const struct llm_gguf *g, const char *key, uint64_t i);
+/* Raw pointer to the elements of a numeric array (little-endian, maybe unaligned). */
+const void *llm_gguf_arr_data(const struct llm_gguf *g, const char *key);
+/* Raw bytes of value i (everything after the u32 type), for copying into a writer. */
+const void *llm_gguf_kv_raw(const struct llm_gguf *g, uint64_t i, uint64_t *size_out);
+
+uint64_t llm_gguf_tensor_count(const struct llm_gguf *g);
+const struct llm_gguf_tensor *llm_gguf_tensor_at(const struct llm_gguf *g, uint64_t i);
+const struct llm_gguf_tensor *llm_gguf_tensor_find(const struct llm_gguf *g, const char *name);
+
+/* ==== GGUF writer (version 3) ==== */
+
+struct llm_gguf_writer;
+
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_create(struct llm_gguf_writer **w_out);
+void llm_gguf_writer_destroy(struct llm_gguf_writer *w);
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_u32(struct llm_gguf_writer *w, const char *key, uint32_t v);
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_i32(struct llm_gguf_writer *w, const char *key, int32_t v);
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_u64(struct llm_gguf_writer *w, const char *key, uint64_t v);
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_f32(struct llm_gguf_writer *w, const char *key, float v);
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_bool(struct llm_gguf_writer *w, const char *key, bool v);
+/* Any scalar type (not STRING/ARRAY): `v` points to its little-endian bytes. */
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_val(struct llm_gguf_writer *w, const char *key, uint32_t vtype,
+                                                       const void *v);
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_str(struct llm_gguf_writer *w, const char *key, const char *v);
+/* Numeric array of `count` elements of `elem_type` (not STRING/ARRAY), copied. */
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_arr(struct llm_gguf_writer *w, const char *key,
+                                                       uint32_t elem_type, const void *elems, uint64_t count);
+/* String array, copied; strs[i] has length lens[i] (lens NULL: NUL-terminated). */
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_arr_str(struct llm_gguf_writer *w, const char *key,
+                                                           const char *const *strs, const uint64_t *lens,
+                                                           uint64_t count);
+/* Copy key/value i of a parsed file. */
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_copy_kv(struct llm_gguf_writer *w, const struct llm_gguf *g,
+                                                       uint64_t i);
+/* Add a tensor whose `data` (llm_type_row_bytes(type, ne[0]) * rows bytes) stays valid
+ * until the file is written (not copied). */
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_add_tensor(struct llm_gguf_writer *w, const char *name,
+                                                          uint32_t type, uint32_t n_dims, const uint64_t *ne,
+                                                          const void *data);
+/* Write the whole file (header, infos, aligned data). */
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_write_file(struct llm_gguf_writer *w, const char *path);
+/* Or into a malloc'ed image (tests, fuzzing); the caller frees *data_out. */
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_write_mem(struct llm_gguf_writer *w, void **data_out,
+                                                         size_t *size_out);
+
+/* ==== Tokenizer ==== */
+
+enum llm_tok_attr {
+    LLM_TOK_NORMAL = 1,
+    LLM_TOK_UNKNOWN = 2,
+    LLM_TOK_CONTROL = 3,
+    LLM_TOK_USER_DEFINED = 4,
+    LLM_TOK_UNUSED = 5,
+    LLM_TOK_BYTE = 6,
+};
+
+struct llm_tok;
+
+/* Build from the tokenizer.ggml.* keys of a GGUF (model "gpt2" or "llama"). */
+HCQ_MUST_CHECK enum hcq_status llm_tok_create(const struct llm_gguf *g, struct llm_tok **tok_out);
+void llm_tok_destroy(struct llm_tok *tok);
+uint32_t llm_tok_vocab_size(const struct llm_tok *tok);
+int32_t llm_tok_bos(const struct llm_tok *tok);   /* -1 if none */
+int32_t llm_tok_eos(const struct llm_tok *tok);   /* -1 if none */
+bool llm_tok_is_eog(const struct llm_tok *tok, int32_t id); /* EOS, EOT, <|eot_id|>, <|im_end|> ... */
+bool llm_tok_add_bos_default(const struct llm_tok *tok);
+/* Token id of exactly this text, -1 if none. */
+int32_t llm_tok_find(const struct llm_tok *tok, const char *text);
+
+/* Encode `text` (len bytes). add_bos prepends BOS; parse_special matches control tokens
+ * written in the text ("<|eot_id|>"). Writes at most cap ids; *n_out is the number the full
+ * encoding has (may exceed cap: then call again with a larger buffer). */
+HCQ_MUST_CHECK enum hcq_status llm_tok_encode(const struct llm_tok *tok, const char *text, size_t len,
+                                              bool add_bos, bool parse_special, int32_t *ids, size_t cap,
+                                              size_t *n_out);
+/* The bytes a token stands for (BPE byte-decoded, SentencePiece ▁ -> space, <0xNN> -> byte);
+ * control tokens give "" unless render_special. Returns the byte count written (<= cap). */
+size_t llm_tok_piece(const struct llm_tok *tok, int32_t id, bool render_special, char *buf, size_t cap);
+
+/* Streaming detokenizer: holds back an incomplete UTF-8 sequence until the bytes that
+ * complete it arrive, so each chunk it returns is valid UTF-8. */
+struct llm_detok {
+    char pend[8];
+    uint32_t pend_n;
+    bool first; /* SentencePiece: drop the leading space of the first piece */
+};
+void llm_detok_init(struct llm_detok *d);
+/* Append the text of `id` to out (cap bytes); returns bytes written. */
+size_t llm_detok_push(struct llm_detok *d, const struct llm_tok *tok, int32_t id, char *out, size_t cap);
+/* Flush held bytes (invalid trailing sequence becomes U+FFFD). */
+size_t llm_detok_flush(struct llm_detok *d, char *out, size_t cap);
+
+/* ==== Chat templates ==== */
+
+enum llm_chat_tmpl { LLM_CHAT_NONE, LLM_CHAT_LLAMA3, LLM_CHAT_CHATML };
+struct llm_chat_msg {
+    const char *role;    /* "system", "user", "assistant" */
+    const char *content;
+};
+/* Pick from tokenizer.chat_template's text (or the vocabulary's special tokens). */
+enum llm_chat_tmpl llm_chat_detect(const struct llm_gguf *g);
+/* Render messages (+ the assistant header when add_assistant) into buf; returns the length
+ * needed (excluding NUL) like snprintf. */
+size_t llm_chat_render(enum llm_chat_tmpl tmpl, const struct llm_chat_msg *msgs, size_t n, bool add_assistant,
+                       char *buf, size_t cap);
+
+/* ==== Sampler ==== */
+
+struct llm_sampler_params {
+    float temp;          /* <= 0: greedy */
+    uint32_t top_k;      /* 0: off */
+    float top_p;         /* 1: off */
+    float min_p;         /* 0: off */
+    float repeat_penalty;/* 1: off; applied to the last repeat_last_n tokens */
+    uint32_t repeat_last_n;
+    uint64_t seed;
+};
+void llm_sampler_params_default(struct llm_sampler_params *p); /* greedy */
+
+struct llm_sampler;
+HCQ_MUST_CHECK enum hcq_status llm_sampler_create(const struct llm_sampler_params *p, uint32_t n_vocab,
+                                                  struct llm_sampler **s_out);
+void llm_sampler_destroy(struct llm_sampler *s);
+/* Sample from logits[n_vocab] (not modified). */
+int32_t llm_sampler_sample(struct llm_sampler *s, const float *logits);
+/* Record a token (prompt or generated) for the repetition penalty. */
+void llm_sampler_accept(struct llm_sampler *s, int32_t id);
+void llm_sampler_reset(struct llm_sampler *s);
+
+/* ==== Models ==== */
+
+enum llm_arch { LLM_ARCH_LLAMA, LLM_ARCH_GPT2 };
+
+struct llm_hparams {
+    enum llm_arch arch;
+    uint32_t n_vocab;
+    uint32_t n_ctx_train;
+    uint32_t n_embd;       /* model width */
+    uint32_t n_layer;
+    uint32_t n_head;
+    uint32_t n_head_kv;
+    uint32_t head_dim;     /* n_embd / n_head */
+    uint32_t n_ff;
+    float norm_eps;        /* RMSNorm / LayerNorm epsilon */
+    float rope_base;
+    bool has_rope_freqs;   /* LLaMA-3 rope_freqs tensor (per-dimension divisors) */
+    bool tied_output;      /* output head = token embedding */
+};
+
+struct llm_model;
+
+struct llm_model_params {
+    const char *dev_spec;     /* hcq device ("auto", "cpu", "cuda:0", ...); NULL = "auto" */
+    uint32_t n_ctx;           /* KV cache length; 0 = min(n_ctx_train, 4096) */
+    uint32_t n_batch;         /* prefill batch; 0 = 64 */
+    bool use_graph;           /* record decode as a graph where supported (default true) */
+    /* Called while uploading weights with done/total bytes (may be NULL). */
+    void (*progress)(uint64_t done_B, uint64_t total_B, void *user);
+    void *progress_user;
+};
+void llm_model_params_default(struct llm_model_params *p);
+
+HCQ_MUST_CHECK enum hcq_status llm_model_load(const char *path, const struct llm_model_params *p,
+                                              struct llm_model **model_out);
+/* Same from a parsed GGUF (must outlive the model). */
+HCQ_MUST_CHECK enum hcq_status llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p,
+                                                   struct llm_model **model_out);
+void llm_model_destroy(struct llm_model *m);
+const struct llm_hparams *llm_model_hparams(const struct llm_model *m);
+const struct llm_tok *llm_model_tok(const struct llm_model *m);
+struct hcq_device *llm_model_device(const struct llm_model *m);
+uint64_t llm_model_weight_bytes(const struct llm_model *m);
+
+/* Run n tokens at positions pos..pos+n-1 (prefill in batches, or one decode step), leaving
+ * the logits of the last token in the model (llm_model_logits). pos + n <= n_ctx. */
+HCQ_MUST_CHECK enum hcq_status llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t pos);
+/* Logits of the last evaluated token (n_vocab floats, host memory, read after eval). */
+const float *llm_model_logits(struct llm_model *m);
+uint32_t llm_model_n_ctx(const struct llm_model *m);
+
+/* The plain C reference forward pass (f32 math over dequantized weights, host only): the
+ * oracle for device tests. Same contract as llm_model_eval; logits into logits_out. */
+struct llm_ref;
+HCQ_MUST_CHECK enum hcq_status llm_ref_create(const struct llm_gguf *g, uint32_t n_ctx, struct llm_ref **ref_out);
+void llm_ref_destroy(struct llm_ref *r);
+HCQ_MUST_CHECK enum hcq_status llm_ref_eval(struct llm_ref *r, const int32_t *tokens, uint32_t n, uint32_t pos,
+                                            float *logits_out);
+const struct llm_hparams *llm_ref_hparams(const struct llm_ref *r);
+
+/* Read the hyper-parameters of a GGUF model. */
+HCQ_MUST_CHECK enum hcq_status llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp_out);
+
+/* ==== Synthetic models (gen-model) ==== */
+
+struct llm_gen_params {
+    const char *arch;       /* "llama" or "gpt2" */
+    const char *preset;     /* "tiny", "llama-3.2-1b", "llama-3.2-3b", "llama-3.1-8b", "gpt2-124m" */
+    enum llm_type type;     /* type of the 2-D weight matrices */
+    const struct llm_gguf *vocab; /* tokenizer source; NULL: a synthetic byte-level vocab */
+    uint64_t seed;
+    uint32_t threads;       /* 0: all cores */
+    /* Overrides for tests (0 = preset value). */
+    uint32_t n_vocab, n_embd, n_layer, n_head, n_head_kv, n_ff, n_ctx;
+};
+/* Build a random-weight model with the preset's real shapes and write it to `path`. */
+HCQ_MUST_CHECK enum hcq_status llm_gen_model(const struct llm_gen_params *p, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LLM_H */

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+/*
+ * k_llm_ops.cu - the LLM engine's kernels: token embedding, RMS/Layer norm, quantized
+ * mat-vec / mat-mat, RoPE + KV-cache store, causal attention (GQA), activations.
+ * Layouts and launch geometry: k_llm_params.h (one struct per kernel, by value).
+ * CPU twins (the reference in tests and the implementation on cpu/emu): src/ops/ops_llm.c.
+ * Tests: tests/unit/test_llm_e2e.c: the twins against the independent double-precision
+ * reference (src/llm/llm_ref.c) on cpu, these kernels against the twins' results on every
+ * other device that opens (same greedy tokens, logits NMSE < 1e-6).
+ * These first versions aim at correct, simple code (one warp per weight row, one value
+ * decoded at a time); the fast decode path is a later issue.
+ */
+#include "k_llm_params.h"
+#include "k_llm_quant.h"
+
+#define WARP 32
+
+__device__ __forceinline__ float
+warp_sum(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+__device__ __forceinline__ float
+warp_max(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+/* Sum over the block (blockDim.x a multiple of 32, <= 1024); every thread gets the result. */
+__device__ float
+block_sum(float v)
+{
+    __shared__ float part[32];
+    __shared__ float total;
+    v = warp_sum(v);
+    if ((threadIdx.x & 31) == 0)
+        part[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        float s = threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : 0.0f;
+        s = warp_sum(s);
+        if (threadIdx.x == 0)
+            total = s;
+    }
+    __syncthreads();
+    float r = total;
+    __syncthreads();
+    return r;
+}
+
+__device__ float
+block_max(float v)
+{
+    __shared__ float part[32];
+    __shared__ float total;
+    v = warp_max(v);
+    if ((threadIdx.x & 31) == 0)
+        part[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        float s = threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : -3.0e38f;
+        s = warp_max(s);
+        if (threadIdx.x == 0)
+            total = s;
+    }
+    __syncthreads();
+    float r = total;
+    __syncthreads();
+    return r;
+}
+
+static __device__ __forceinline__ uint64_t
+row_bytes(uint32_t type, uint32_t n)
+{
+    switch (type) {
+    case 0: return 4ull * n;
+    case 1: case 30: return 2ull * n;
+    case 2: return n / 32 * 18ull;
+    case 3: return n / 32 * 20ull;
+    case 6: return n / 32 * 22ull;
+    case 7: return n / 32 * 24ull;
+    case 8: return n / 32 * 34ull;
+    case 12: return n / 256 * 144ull;
+    case 13: return n / 256 * 176ull;
+    case 14: return n / 256 * 210ull;
+    default: return 0;
+    }
+}
+
+extern "C" __global__ void
+k_llm_embed(const struct k_llm_embed_params p)
+{
+    uint32_t i = blockIdx.x;
+    int32_t tok = p.tok_va ? ((const int32_t *)p.tok_va)[i] : (int32_t)p.tok_imm;
+    uint32_t t = tok < 0 ? 0u : ((uint32_t)tok >= p.n_vocab ? p.n_vocab - 1 : (uint32_t)tok);
+    const uint8_t *w = (const uint8_t *)p.w_va + row_bytes(p.type, p.d) * t;
+    float *out = (float *)p.out_va + (size_t)i * p.d;
+    uint32_t pos = p.pos0 + i;
+    if (pos >= p.n_pos && p.n_pos)
+        pos = p.n_pos - 1;
+    const uint8_t *pw = p.pos_w_va ? (const uint8_t *)p.pos_w_va + row_bytes(p.pos_type, p.d) * pos : 0;
+    for (uint32_t j = threadIdx.x; j < p.d; j += blockDim.x) {
+        float v = k_llm_dq_at(p.type, w, j);
+        if (pw)
+            v += k_llm_dq_at(p.pos_type, pw, j);
+        out[j] = v;
+    }
+}
+
+extern "C" __global__ void
+k_llm_norm(const struct k_llm_norm_params p)
+{
+    const float *x = (const float *)p.x_va + (size_t)blockIdx.x * p.d;
+    float *y = (float *)p.y_va + (size_t)blockIdx.x * p.d;
+    const float *w = (const float *)p.w_va;
+    const float *b = (const float *)p.b_va;
+    float mean = 0.0f;
+    if (p.mode == 1) {
+        float s = 0.0f;
+        for (uint32_t j = threadIdx.x; j < p.d; j += blockDim.x)
+            s += x[j];
+        mean = block_sum(s) / (float)p.d;
+    }
+    float ss = 0.0f;
+    for (uint32_t j = threadIdx.x; j < p.d; j += blockDim.x) {
+        float v = x[j] - mean;
+        ss += v * v;
+    }
+    float inv = rsqrtf(block_sum(ss) / (float)p.d + p.eps);
+    for (uint32_t j = threadIdx.x; j < p.d; j += blockDim.x) {
+        float v = (x[j] - mean) * inv * w[j];
+        y[j] = b ? v + b[j] : v;
+    }
+}
+
+/* One warp per row; each lane walks the row's values lane, lane + 32, ... and keeps one
+ * partial sum per token (up to 8 tokens per pass over the row). */
+extern "C" __global__ void
+k_llm_matmul(const struct k_llm_matmul_params p)
+{
+    uint32_t warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
+    uint32_t r = blockIdx.x * K_LLM_MATMUL_ROWS + warp;
+    if (r >= p.rows)
+        return;
+    const uint8_t *w = (const uint8_t *)p.w_va + row_bytes(p.type, p.k) * r;
+    const float *x = (const float *)p.x_va;
+    float *y = (float *)p.y_va;
+    float bias = p.b_va ? ((const float *)p.b_va)[r] : 0.0f;
+    for (uint32_t i0 = 0; i0 < p.n; i0 += 8) {
+        float acc[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
+        uint32_t nt = p.n - i0 < 8 ? p.n - i0 : 8;
+        for (uint32_t j = lane; j < p.k; j += WARP) {
+            float wv = k_llm_dq_at(p.type, w, j);
+#pragma unroll
+            for (uint32_t t = 0; t < 8; t++)
+                if (t < nt)
+                    acc[t] += wv * x[(size_t)(i0 + t) * p.x_stride + j];
+        }
+        for (uint32_t t = 0; t < nt; t++) {
+            float s = warp_sum(acc[t]);
+            if (lane == 0) {
+                float *yo = &y[(size_t)(i0 + t) * p.y_stride + r];
+                *yo = (p.accumulate ? *yo : 0.0f) + s + bias;
+            }
+        }
+    }
+}
+
+extern "C" __global__ void
+k_llm_rope_kv(const struct k_llm_rope_kv_params p)
+{
+    uint32_t i = blockIdx.x, pos = p.pos0 + i;
+    if (pos >= p.n_ctx)
+        return;
+    float *q = (float *)p.q_va + (size_t)i * p.qkv_stride;
+    float *k = (float *)p.k_va + (size_t)i * p.qkv_stride;
+    const float *v = (const float *)p.v_va + (size_t)i * p.qkv_stride;
+    const float *freqs = (const float *)p.freqs_va;
+    uint32_t half = p.hd / 2, kv_dim = p.n_head_kv * p.hd;
+    if (p.rope) {
+        uint32_t pairs = (p.n_head + p.n_head_kv) * half;
+        for (uint32_t e = threadIdx.x; e < pairs; e += blockDim.x) {
+            uint32_t head = e / half, j = e % half;
+            float *x = head < p.n_head ? q + head * p.hd : k + (head - p.n_head) * p.hd;
+            float theta = (float)pos * powf(p.base, -2.0f * (float)j / (float)p.hd);
+            if (freqs)
+                theta /= freqs[j];
+            float c, s;
+            sincosf(theta, &s, &c);
+            float x0 = x[2 * j], x1 = x[2 * j + 1];
+            x[2 * j] = x0 * c - x1 * s;
+            x[2 * j + 1] = x0 * s + x1 * c;
+        }
+        __syncthreads();
+    }
+    float *kc = (float *)p.kc_va + (size_t)pos * kv_dim;
+    float *vc = (float *)p.vc_va + (size_t)pos * kv_dim;
+    for (uint32_t e = threadIdx.x; e < kv_dim; e += blockDim.x) {
+        kc[e] = k[e];
+        vc[e] = v[e];
+    }
+}
+
+extern "C" __global__ void
+k_llm_attn(const struct k_llm_attn_params p)
+{
+    __shared__ float sc[K_LLM_ATTN_MAX_CTX];
+    uint32_t h = blockIdx.x, i = blockIdx.y;
+    uint32_t n_pos = p.pos0 + i + 1;
+    if (n_pos > p.n_ctx || n_pos > K_LLM_ATTN_MAX_CTX)
+        return;
+    uint32_t g = h / (p.n_head / p.n_head_kv), kv_dim = p.n_head_kv * p.hd;
+    const float *q = (const float *)p.q_va + (size_t)i * p.q_stride + h * p.hd;
+    const float *kc = (const float *)p.kc_va + g * p.hd;
+    const float *vc = (const float *)p.vc_va + g * p.hd;
+    uint32_t warp = threadIdx.x / WARP, lane = threadIdx.x % WARP, nw = blockDim.x / WARP;
+    /* scores: one warp per position */
+    for (uint32_t t = warp; t < n_pos; t += nw) {
+        float s = 0.0f;
+        for (uint32_t e = lane; e < p.hd; e += WARP)
+            s += q[e] * kc[(size_t)t * kv_dim + e];
+        s = warp_sum(s);
+        if (lane == 0)
+            sc[t] = s * p.scale;
+    }
+    __syncthreads();
+    float m = -3.0e38f;
+    for (uint32_t t = threadIdx.x; t < n_pos; t += blockDim.x)
+        m = fmaxf(m, sc[t]);
+    m = block_max(m);
+    float z = 0.0f;
+    for (uint32_t t = threadIdx.x; t < n_pos; t += blockDim.x) {
+        float e = __expf(sc[t] - m);
+        sc[t] = e;
+        z += e;
+    }
+    z = block_sum(z);
+    float inv = 1.0f / z;
+    float *out = (float *)p.out_va + (size_t)i * p.n_head * p.hd + h * p.hd;
+    for (uint32_t e = threadIdx.x; e < p.hd; e += blockDim.x) {
+        float acc = 0.0f;
+        for (uint32_t t = 0; t < n_pos; t++)
+            acc += sc[t] * vc[(size_t)t * kv_dim + e];
+        out[e] = acc * inv;
+    }
+}
+
+extern "C" __global__ void
+k_llm_act(const struct k_llm_act_params p)
+{
+    uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= p.n)
+        return;
+    float a = ((const float *)p.a_va)[j];
+    float y;
+    if (p.mode == 0) {
+        y = a / (1.0f + __expf(-a)) * ((const float *)p.b_va)[j];
+    } else {
+        /* GELU, tanh form: 0.5 a (1 + tanh(sqrt(2/pi) (a + 0.044715 a^3))) */
+        y = 0.5f * a * (1.0f + tanhf(0.7978845608f * (a + 0.044715f * a * a * a)));
+    }
+    ((float *)p.y_va)[j] = y;
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * k_llm_params.h - parameter structs of the LLM kernels (src/kernels/k_llm_ops.cu), shared
+ * by the .cu, their CPU twins (src/ops/ops_llm.c) and the engine (src/llm/llm_model.c).
+ * Layer: kernels (param headers). One struct per kernel, passed by value (STYLE 2.7); the
+ * loader copies it into the constant bank byte for byte, so every size and field offset is
+ * _Static_assert'ed. Device addresses are u64 VAs; shapes are in elements, row-major.
+ * Tensor types use the ggml numbering of include/llm.h (enum llm_type).
+ */
+#ifndef K_LLM_PARAMS_H
+#define K_LLM_PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__cplusplus) && !defined(_Static_assert)
+#define _Static_assert static_assert /* nvcc compiles this header as C++ */
+#endif
+
+/* Longest context the attention kernel handles (its scores live in shared memory). */
+#define K_LLM_ATTN_MAX_CTX 8192
+/* Threads per block the engine launches each kernel with (the kernels assume it). */
+#define K_LLM_BLOCK 256
+/* Rows per block of the mat-vec kernel: one warp per row. */
+#define K_LLM_MATMUL_ROWS 8
+
+/* k_llm_embed: out[i][0..d) = dequant(W[tok_i]) (+ dequant(P[pos0 + i]) when pos_w_va).
+ * tok_i = tok_va ? tokens[i] : tok_imm (a decode step patches tok_imm). grid (n_tok). */
+struct k_llm_embed_params {
+    uint64_t w_va;      /* [n_vocab][d] of `type` */
+    uint64_t pos_w_va;  /* [n_ctx][d] of `pos_type`, or 0 */
+    uint64_t tok_va;    /* int32 [n_tok], or 0 */
+    uint64_t out_va;    /* f32 [n_tok][d] */
+    uint32_t type, pos_type;
+    uint32_t d, n_tok;
+    uint32_t pos0, tok_imm;
+    uint32_t n_vocab, n_pos; /* rows of W and P (ids are clamped) */
+};
+_Static_assert(sizeof(struct k_llm_embed_params) == 64, "embed size");
+_Static_assert(offsetof(struct k_llm_embed_params, pos_w_va) == 8 && offsetof(struct k_llm_embed_params, tok_va) == 16 &&
+                   offsetof(struct k_llm_embed_params, out_va) == 24 && offsetof(struct k_llm_embed_params, type) == 32 &&
+                   offsetof(struct k_llm_embed_params, pos_type) == 36 && offsetof(struct k_llm_embed_params, d) == 40 &&
+                   offsetof(struct k_llm_embed_params, n_tok) == 44 && offsetof(struct k_llm_embed_params, pos0) == 48 &&
+                   offsetof(struct k_llm_embed_params, tok_imm) == 52 &&
+                   offsetof(struct k_llm_embed_params, n_vocab) == 56 && offsetof(struct k_llm_embed_params, n_pos) == 60,
+               "embed offsets");
+
+/* k_llm_norm: y[i] = norm(x[i]) * w (+ b). mode 0: RMSNorm x / sqrt(mean(x^2) + eps);
+ * mode 1: LayerNorm (x - mean) / sqrt(var + eps). w, b f32 [d]. grid (n). */
+struct k_llm_norm_params {
+    uint64_t x_va, y_va; /* f32 [n][d] */
+    uint64_t w_va, b_va; /* b_va 0: no bias */
+    uint32_t d, n;
+    uint32_t mode;
+    float eps;
+};
+_Static_assert(sizeof(struct k_llm_norm_params) == 48, "norm size");
+_Static_assert(offsetof(struct k_llm_norm_params, y_va) == 8 && offsetof(struct k_llm_norm_params, w_va) == 16 &&
+                   offsetof(struct k_llm_norm_params, b_va) == 24 && offsetof(struct k_llm_norm_params, d) == 32 &&
+                   offsetof(struct k_llm_norm_params, n) == 36 && offsetof(struct k_llm_norm_params, mode) == 40 &&
+                   offsetof(struct k_llm_norm_params, eps) == 44,
+               "norm offsets");
+
+/* k_llm_matmul: y[i][r] = (accumulate ? y[i][r] : 0) + sum_j W[r][j] x[i][j] (+ b[r]),
+ * W [rows][k] of `type` (rows of llm_type_row_bytes), x f32 rows of x_stride, y of y_stride.
+ * grid (ceil(rows / K_LLM_MATMUL_ROWS)), one warp per row. */
+struct k_llm_matmul_params {
+    uint64_t w_va, x_va, y_va, b_va;
+    uint32_t type, k;
+    uint32_t rows, n;
+    uint32_t x_stride, y_stride;
+    uint32_t accumulate, pad;
+};
+_Static_assert(sizeof(struct k_llm_matmul_params) == 64, "matmul size");
+_Static_assert(offsetof(struct k_llm_matmul_params, x_va) == 8 && offsetof(struct k_llm_matmul_params, y_va) == 16 &&
+                   offsetof(struct k_llm_matmul_params, b_va) == 24 && offsetof(struct k_llm_matmul_params, type) == 32 &&
+                   offsetof(struct k_llm_matmul_params, k) == 36 && offsetof(struct k_llm_matmul_params, rows) == 40 &&
+                   offsetof(struct k_llm_matmul_params, n) == 44 &&
+                   offsetof(struct k_llm_matmul_params, x_stride) == 48 &&
+                   offsetof(struct k_llm_matmul_params, y_stride) == 52 &&
+                   offsetof(struct k_llm_matmul_params, accumulate) == 56,
+               "matmul offsets");
+
+/* k_llm_rope_kv: for token i at position p = pos0 + i: rotate q (n_head heads) in place and
+ * k (n_head_kv heads) with RoPE (rope 1: adjacent pairs (2j, 2j+1), angle p * base^(-2j/hd)
+ * / freqs[j]; rope 0: none), then store k and v into the layer's cache rows p.
+ * q/k/v rows are qkv_stride floats apart. grid (n_tok). */
+struct k_llm_rope_kv_params {
+    uint64_t q_va, k_va, v_va;
+    uint64_t kc_va, vc_va;  /* f32 [n_ctx][n_head_kv * hd] */
+    uint64_t freqs_va;      /* f32 [hd / 2] or 0 */
+    uint32_t n_tok, pos0;
+    uint32_t n_head, n_head_kv;
+    uint32_t hd, qkv_stride;
+    uint32_t rope;
+    float base;
+    uint32_t n_ctx, pad;
+};
+_Static_assert(sizeof(struct k_llm_rope_kv_params) == 88, "rope_kv size");
+_Static_assert(offsetof(struct k_llm_rope_kv_params, k_va) == 8 && offsetof(struct k_llm_rope_kv_params, v_va) == 16 &&
+                   offsetof(struct k_llm_rope_kv_params, kc_va) == 24 &&
+                   offsetof(struct k_llm_rope_kv_params, vc_va) == 32 &&
+                   offsetof(struct k_llm_rope_kv_params, freqs_va) == 40 &&
+                   offsetof(struct k_llm_rope_kv_params, n_tok) == 48 &&
+                   offsetof(struct k_llm_rope_kv_params, pos0) == 52 &&
+                   offsetof(struct k_llm_rope_kv_params, n_head) == 56 &&
+                   offsetof(struct k_llm_rope_kv_params, n_head_kv) == 60 &&
+                   offsetof(struct k_llm_rope_kv_params, hd) == 64 &&
+                   offsetof(struct k_llm_rope_kv_params, qkv_stride) == 68 &&
+                   offsetof(struct k_llm_rope_kv_params, rope) == 72 &&
+                   offsetof(struct k_llm_rope_kv_params, base) == 76 &&
+                   offsetof(struct k_llm_rope_kv_params, n_ctx) == 80,
+               "rope_kv offsets");
+
+/* k_llm_attn: out[i][h*hd + e] = sum_t softmax_t(scale * q_i,h . K[t][g]) V[t][g][e] over
+ * t = 0 .. pos0 + i (causal), g = h / (n_head / n_head_kv) (GQA). grid (n_head, n_tok). */
+struct k_llm_attn_params {
+    uint64_t q_va, kc_va, vc_va, out_va; /* q rows of q_stride; out f32 [n_tok][n_head * hd] */
+    uint32_t n_tok, pos0;
+    uint32_t n_head, n_head_kv;
+    uint32_t hd, q_stride;
+    float scale;
+    uint32_t n_ctx;
+};
+_Static_assert(sizeof(struct k_llm_attn_params) == 64, "attn size");
+_Static_assert(offsetof(struct k_llm_attn_params, kc_va) == 8 && offsetof(struct k_llm_attn_params, vc_va) == 16 &&
+                   offsetof(struct k_llm_attn_params, out_va) == 24 && offsetof(struct k_llm_attn_params, n_tok) == 32 &&
+                   offsetof(struct k_llm_attn_params, pos0) == 36 && offsetof(struct k_llm_attn_params, n_head) == 40 &&
+                   offsetof(struct k_llm_attn_params, n_head_kv) == 44 && offsetof(struct k_llm_attn_params, hd) == 48 &&
+                   offsetof(struct k_llm_attn_params, q_stride) == 52 &&
+                   offsetof(struct k_llm_attn_params, scale) == 56 && offsetof(struct k_llm_attn_params, n_ctx) == 60,
+               "attn offsets");
+
+/* k_llm_act: mode 0 (SwiGLU): y = silu(a) * b; mode 1 (GELU, tanh form): y = gelu(a).
+ * n elements. grid (ceil(n / K_LLM_BLOCK)). */
+struct k_llm_act_params {
+    uint64_t a_va, b_va, y_va;
+    uint32_t n, mode;
+};
+_Static_assert(sizeof(struct k_llm_act_params) == 32, "act size");
+_Static_assert(offsetof(struct k_llm_act_params, b_va) == 8 && offsetof(struct k_llm_act_params, y_va) == 16 &&
+                   offsetof(struct k_llm_act_params, n) == 24 && offsetof(struct k_llm_act_params, mode) == 28,
+               "act offsets");
+
+#endif /* K_LLM_PARAMS_H */

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * k_llm_quant.h - GGUF quant block layouts, shared by the CUDA kernels (k_llm_*.cu),
+ * their CPU twins (src/ops/ops_llm*.c) and the engine (src/llm). Plain C that nvcc also
+ * compiles. Layer: kernels (param headers). Layouts: docs/perf/anchors.md §2.4 (facts from
+ * ggml-common.h); every size and offset is _Static_assert'ed below (STYLE 2.6).
+ * Half-precision fields are raw IEEE binary16 bits (uint16_t).
+ */
+#ifndef K_LLM_QUANT_H
+#define K_LLM_QUANT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__cplusplus) && !defined(_Static_assert)
+#define _Static_assert static_assert /* nvcc compiles this header as C++ */
+#endif
+
+#define LLM_QK 32   /* values per block of the 32-wide formats */
+#define LLM_QK_K 256 /* values per super-block of the K formats */
+
+/* Q4_0: x = d * (q - 8), q in 0..15; byte j holds value j (low nibble) and j+16 (high). */
+struct llm_block_q4_0 {
+    uint16_t d;
+    uint8_t qs[LLM_QK / 2];
+};
+/* Q4_1: x = d * q + m. */
+struct llm_block_q4_1 {
+    uint16_t d;
+    uint16_t m;
+    uint8_t qs[LLM_QK / 2];
+};
+/* Q5_0: x = d * (q - 16); q's 5th bit of value j is bit j of qh (little-endian u32). */
+struct llm_block_q5_0 {
+    uint16_t d;
+    uint8_t qh[4];
+    uint8_t qs[LLM_QK / 2];
+};
+/* Q5_1: x = d * q + m. */
+struct llm_block_q5_1 {
+    uint16_t d;
+    uint16_t m;
+    uint8_t qh[4];
+    uint8_t qs[LLM_QK / 2];
+};
+/* Q8_0: x = d * q. */
+struct llm_block_q8_0 {
+    uint16_t d;
+    int8_t qs[LLM_QK];
+};
+/* Q4_K: 8 sub-blocks of 32, x = d*sc_j*q - dmin*m_j, 6-bit sc/m packed in scales[12]. */
+struct llm_block_q4_k {
+    uint16_t d;
+    uint16_t dmin;
+    uint8_t scales[12];
+    uint8_t qs[LLM_QK_K / 2];
+};
+/* Q5_K: as Q4_K plus a 5th bit per value in qh[32]. */
+struct llm_block_q5_k {
+    uint16_t d;
+    uint16_t dmin;
+    uint8_t scales[12];
+    uint8_t qh[LLM_QK_K / 8];
+    uint8_t qs[LLM_QK_K / 2];
+};
+/* Q6_K: 16 sub-blocks of 16, x = d * scales[s] * (q - 32), q = 4 low bits (ql) + 2 high (qh). */
+struct llm_block_q6_k {
+    uint8_t ql[LLM_QK_K / 2];
+    uint8_t qh[LLM_QK_K / 4];
+    int8_t scales[LLM_QK_K / 16];
+    uint16_t d;
+};
+
+/* docs/perf/anchors.md §2.4 (bytes per block) */
+_Static_assert(sizeof(struct llm_block_q4_0) == 18, "q4_0 size");
+_Static_assert(offsetof(struct llm_block_q4_0, qs) == 2, "q4_0 qs");
+_Static_assert(sizeof(struct llm_block_q4_1) == 20, "q4_1 size");
+_Static_assert(offsetof(struct llm_block_q4_1, qs) == 4, "q4_1 qs");
+_Static_assert(sizeof(struct llm_block_q5_0) == 22, "q5_0 size");
+_Static_assert(offsetof(struct llm_block_q5_0, qh) == 2 && offsetof(struct llm_block_q5_0, qs) == 6, "q5_0");
+_Static_assert(sizeof(struct llm_block_q5_1) == 24, "q5_1 size");
+_Static_assert(offsetof(struct llm_block_q5_1, qh) == 4 && offsetof(struct llm_block_q5_1, qs) == 8, "q5_1");
+_Static_assert(sizeof(struct llm_block_q8_0) == 34, "q8_0 size");
+_Static_assert(offsetof(struct llm_block_q8_0, qs) == 2, "q8_0 qs");
+_Static_assert(sizeof(struct llm_block_q4_k) == 144, "q4_k size");
+_Static_assert(offsetof(struct llm_block_q4_k, scales) == 4 && offsetof(struct llm_block_q4_k, qs) == 16, "q4_k");
+_Static_assert(sizeof(struct llm_block_q5_k) == 176, "q5_k size");
+_Static_assert(offsetof(struct llm_block_q5_k, qh) == 16 && offsetof(struct llm_block_q5_k, qs) == 48, "q5_k");
+_Static_assert(sizeof(struct llm_block_q6_k) == 210, "q6_k size");
+_Static_assert(offsetof(struct llm_block_q6_k, qh) == 128 && offsetof(struct llm_block_q6_k, scales) == 192 &&
+                   offsetof(struct llm_block_q6_k, d) == 208,
+               "q6_k");
+
+
+/* ==== Block decoders (host C and CUDA device code alike) ==== */
+
+#ifdef __CUDACC__
+#define K_LLM_FN static __device__ __host__ __forceinline__
+#else
+#define K_LLM_FN static inline
+#endif
+
+/* IEEE binary16 bits -> float (subnormals, inf, nan included). */
+K_LLM_FN float
+k_llm_f16(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1Fu;
+    uint32_t man = h & 0x3FFu;
+    uint32_t bits;
+    if (exp == 0x1F) {
+        bits = sign | 0x7F800000u | (man << 13);
+    } else if (exp) {
+        bits = sign | ((exp + 112u) << 23) | (man << 13);
+    } else if (man) { /* subnormal: normalise */
+        int e = -1;
+        do {
+            man <<= 1;
+            e++;
+        } while (!(man & 0x400u));
+        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3FFu) << 13);
+    } else {
+        bits = sign;
+    }
+    union { uint32_t u; float f; } v;
+    v.u = bits;
+    return v.f;
+}
+
+K_LLM_FN float
+k_llm_bf16(uint16_t h)
+{
+    union { uint32_t u; float f; } v;
+    v.u = (uint32_t)h << 16;
+    return v.f;
+}
+
+/* Q4_K / Q5_K: 6-bit scale and min of sub-block j (anchors.md §2.4). */
+K_LLM_FN void
+k_llm_scale_min_k4(const uint8_t *s, int j, uint8_t *sc, uint8_t *m)
+{
+    if (j < 4) {
+        *sc = s[j] & 63;
+        *m = s[j + 4] & 63;
+    } else {
+        *sc = (uint8_t)((s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4));
+        *m = (uint8_t)((s[j + 4] >> 4) | ((s[j] >> 6) << 4));
+    }
+}
+
+K_LLM_FN void
+k_llm_dq_q4_0(const struct llm_block_q4_0 *b, float *y)
+{
+    float d = k_llm_f16(b->d);
+    for (int j = 0; j < LLM_QK / 2; j++) {
+        y[j] = d * (float)((b->qs[j] & 0xF) - 8);
+        y[j + LLM_QK / 2] = d * (float)((b->qs[j] >> 4) - 8);
+    }
+}
+
+K_LLM_FN void
+k_llm_dq_q4_1(const struct llm_block_q4_1 *b, float *y)
+{
+    float d = k_llm_f16(b->d), m = k_llm_f16(b->m);
+    for (int j = 0; j < LLM_QK / 2; j++) {
+        y[j] = d * (float)(b->qs[j] & 0xF) + m;
+        y[j + LLM_QK / 2] = d * (float)(b->qs[j] >> 4) + m;
+    }
+}
+
+K_LLM_FN uint32_t
+k_llm_qh32(const uint8_t *qh)
+{
+    return (uint32_t)qh[0] | (uint32_t)qh[1] << 8 | (uint32_t)qh[2] << 16 | (uint32_t)qh[3] << 24;
+}
+
+K_LLM_FN void
+k_llm_dq_q5_0(const struct llm_block_q5_0 *b, float *y)
+{
+    float d = k_llm_f16(b->d);
+    uint32_t qh = k_llm_qh32(b->qh);
+    for (int j = 0; j < LLM_QK / 2; j++) {
+        int q0 = (b->qs[j] & 0xF) | (int)(((qh >> j) & 1) << 4);
+        int q1 = (b->qs[j] >> 4) | (int)(((qh >> (j + 16)) & 1) << 4);
+        y[j] = d * (float)(q0 - 16);
+        y[j + LLM_QK / 2] = d * (float)(q1 - 16);
+    }
+}
+
+K_LLM_FN void
+k_llm_dq_q5_1(const struct llm_block_q5_1 *b, float *y)
+{
+    float d = k_llm_f16(b->d), m = k_llm_f16(b->m);
+    uint32_t qh = k_llm_qh32(b->qh);
+    for (int j = 0; j < LLM_QK / 2; j++) {
+        int q0 = (b->qs[j] & 0xF) | (int)(((qh >> j) & 1) << 4);
+        int q1 = (b->qs[j] >> 4) | (int)(((qh >> (j + 16)) & 1) << 4);
+        y[j] = d * (float)q0 + m;
+        y[j + LLM_QK / 2] = d * (float)q1 + m;
+    }
+}
+
+K_LLM_FN void
+k_llm_dq_q8_0(const struct llm_block_q8_0 *b, float *y)
+{
+    float d = k_llm_f16(b->d);
+    for (int j = 0; j < LLM_QK; j++)
+        y[j] = d * (float)b->qs[j];
+}
+
+/* 64 values (chunk c of 4) of a Q4_K block. */
+K_LLM_FN void
+k_llm_dq_q4_k_chunk(const struct llm_block_q4_k *b, int c, float *y)
+{
+    float d = k_llm_f16(b->d), dmin = k_llm_f16(b->dmin);
+    uint8_t sc, m;
+    k_llm_scale_min_k4(b->scales, 2 * c, &sc, &m);
+    float d1 = d * sc, m1 = dmin * m;
+    k_llm_scale_min_k4(b->scales, 2 * c + 1, &sc, &m);
+    float d2 = d * sc, m2 = dmin * m;
+    const uint8_t *q = b->qs + 32 * c;
+    for (int l = 0; l < 32; l++) {
+        y[l] = d1 * (float)(q[l] & 0xF) - m1;
+        y[l + 32] = d2 * (float)(q[l] >> 4) - m2;
+    }
+}
+
+K_LLM_FN void
+k_llm_dq_q5_k_chunk(const struct llm_block_q5_k *b, int c, float *y)
+{
+    float d = k_llm_f16(b->d), dmin = k_llm_f16(b->dmin);
+    uint8_t sc, m;
+    k_llm_scale_min_k4(b->scales, 2 * c, &sc, &m);
+    float d1 = d * sc, m1 = dmin * m;
+    k_llm_scale_min_k4(b->scales, 2 * c + 1, &sc, &m);
+    float d2 = d * sc, m2 = dmin * m;
+    const uint8_t *q = b->qs + 32 * c;
+    uint8_t u1 = (uint8_t)(1u << (2 * c)), u2 = (uint8_t)(2u << (2 * c));
+    for (int l = 0; l < 32; l++) {
+        y[l] = d1 * (float)((q[l] & 0xF) + ((b->qh[l] & u1) ? 16 : 0)) - m1;
+        y[l + 32] = d2 * (float)((q[l] >> 4) + ((b->qh[l] & u2) ? 16 : 0)) - m2;
+    }
+}
+
+/* 128 values (half h of 2) of a Q6_K block. */
+K_LLM_FN void
+k_llm_dq_q6_k_half(const struct llm_block_q6_k *b, int h, float *y)
+{
+    float d = k_llm_f16(b->d);
+    const uint8_t *ql = b->ql + 64 * h;
+    const uint8_t *qh = b->qh + 32 * h;
+    const int8_t *sc = b->scales + 8 * h;
+    for (int l = 0; l < 32; l++) {
+        int is = l / 16;
+        int q1 = (int)((ql[l] & 0xF) | ((qh[l] & 3) << 4)) - 32;
+        int q2 = (int)((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
+        int q3 = (int)((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+        int q4 = (int)((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+        y[l] = d * sc[is] * (float)q1;
+        y[l + 32] = d * sc[is + 2] * (float)q2;
+        y[l + 64] = d * sc[is + 4] * (float)q3;
+        y[l + 96] = d * sc[is + 6] * (float)q4;
+    }
+}
+
+
+/* Value i of a row of `type` (ggml numbering: 0 F32, 1 F16, 2 Q4_0, 3 Q4_1, 6 Q5_0, 7 Q5_1,
+ * 8 Q8_0, 12 Q4_K, 13 Q5_K, 14 Q6_K, 30 BF16); 0 for other types. One value at a time:
+ * the simple form the first GPU kernels use (speed comes later). */
+K_LLM_FN float
+k_llm_dq_at(uint32_t type, const uint8_t *row, uint32_t i)
+{
+    switch (type) {
+    case 0: { float f; const uint8_t *p = row + 4 * (size_t)i; union { uint32_t u; float f; } v;
+              v.u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; f = v.f; return f; }
+    case 1: return k_llm_f16((uint16_t)(row[2 * (size_t)i] | row[2 * (size_t)i + 1] << 8));
+    case 30: return k_llm_bf16((uint16_t)(row[2 * (size_t)i] | row[2 * (size_t)i + 1] << 8));
+    case 2: {
+        const struct llm_block_q4_0 *b = (const struct llm_block_q4_0 *)row + i / 32;
+        uint32_t j = i % 32;
+        int q = j < 16 ? (b->qs[j] & 0xF) : (b->qs[j - 16] >> 4);
+        return k_llm_f16(b->d) * (float)(q - 8);
+    }
+    case 3: {
+        const struct llm_block_q4_1 *b = (const struct llm_block_q4_1 *)row + i / 32;
+        uint32_t j = i % 32;
+        int q = j < 16 ? (b->qs[j] & 0xF) : (b->qs[j - 16] >> 4);
+        return k_llm_f16(b->d) * (float)q + k_llm_f16(b->m);
+    }
+    case 6: {
+        const struct llm_block_q5_0 *b = (const struct llm_block_q5_0 *)row + i / 32;
+        uint32_t j = i % 32;
+        int q = (j < 16 ? (b->qs[j] & 0xF) : (b->qs[j - 16] >> 4)) | (int)(((k_llm_qh32(b->qh) >> j) & 1) << 4);
+        return k_llm_f16(b->d) * (float)(q - 16);
+    }
+    case 7: {
+        const struct llm_block_q5_1 *b = (const struct llm_block_q5_1 *)row + i / 32;
+        uint32_t j = i % 32;
+        int q = (j < 16 ? (b->qs[j] & 0xF) : (b->qs[j - 16] >> 4)) | (int)(((k_llm_qh32(b->qh) >> j) & 1) << 4);
+        return k_llm_f16(b->d) * (float)q + k_llm_f16(b->m);
+    }
+    case 8: {
+        const struct llm_block_q8_0 *b = (const struct llm_block_q8_0 *)row + i / 32;
+        return k_llm_f16(b->d) * (float)b->qs[i % 32];
+    }
+    case 12: case 13: {
+        uint32_t j = i % 256, c = j / 64, w = j % 64, l = w % 32, sub = 2 * c + w / 32;
+        const uint8_t *base = row + (size_t)(i / 256) * (type == 12 ? 144 : 176);
+        const struct llm_block_q4_k *b4 = (const struct llm_block_q4_k *)base;
+        uint8_t sc, m;
+        k_llm_scale_min_k4(b4->scales, (int)sub, &sc, &m);
+        const uint8_t *qs = type == 12 ? b4->qs : ((const struct llm_block_q5_k *)base)->qs;
+        int q = w < 32 ? (qs[32 * c + l] & 0xF) : (qs[32 * c + l] >> 4);
+        if (type == 13)
+            q += ((((const struct llm_block_q5_k *)base)->qh[l] >> sub) & 1) << 4;
+        return k_llm_f16(b4->d) * (float)sc * (float)q - k_llm_f16(b4->dmin) * (float)m;
+    }
+    case 14: {
+        const struct llm_block_q6_k *b = (const struct llm_block_q6_k *)row + i / 256;
+        uint32_t j = i % 256, h = j / 128, w = j % 128, grp = w / 32, l = w % 32;
+        const uint8_t *ql = b->ql + 64 * h;
+        int lo = grp == 0 ? (ql[l] & 0xF) : grp == 1 ? (ql[l + 32] & 0xF) : grp == 2 ? (ql[l] >> 4) : (ql[l + 32] >> 4);
+        int hi = (b->qh[32 * h + l] >> (2 * grp)) & 3;
+        return k_llm_f16(b->d) * (float)b->scales[8 * h + l / 16 + 2 * grp] * (float)((lo | (hi << 4)) - 32);
+    }
+    default: return 0;
+    }
+}
+
+#endif /* K_LLM_QUANT_H */

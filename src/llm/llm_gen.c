@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * llm_gen.c - synthetic models for tests and benchmarks: random weights (deterministic in
+ * the seed, independent of the thread count) with the real shapes of LLaMA-3.x / GPT-2,
+ * quantized on all cores, written as GGUF with a real tokenizer vocabulary copied from a
+ * vocab-only GGUF (padded with reserved control tokens up to the preset's vocabulary).
+ * Layer: llm. Shapes: docs/perf/anchors.md §6.2 (LLaMA-3.2-1B) and the models' configs.
+ */
+#include "llm_model_priv.h"
+
+#include "hcq_log.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct preset {
+    const char *name;
+    enum llm_arch arch;
+    uint32_t n_vocab, n_embd, n_layer, n_head, n_head_kv, n_ff, n_ctx;
+    float rope_base;
+    bool tied;
+    float rope_scale; /* LLaMA-3.1 rope scaling factor (0: none) */
+};
+
+static const struct preset presets[] = {
+    /* name            arch            vocab   d     L   H   KV  ff     ctx     base      tied  scale */
+    { "tiny",          LLM_ARCH_LLAMA, 0,      256,  2,  4,  2,  512,   2048,   500000.f, true, 32 },
+    { "llama-3.2-1b",  LLM_ARCH_LLAMA, 128256, 2048, 16, 32, 8,  8192,  131072, 500000.f, true, 32 },
+    { "llama-3.2-3b",  LLM_ARCH_LLAMA, 128256, 3072, 28, 24, 8,  8192,  131072, 500000.f, true, 32 },
+    { "llama-3.1-8b",  LLM_ARCH_LLAMA, 128256, 4096, 32, 32, 8,  14336, 131072, 500000.f, false, 8 },
+    { "gpt2-124m",     LLM_ARCH_GPT2,  50257,  768,  12, 12, 12, 3072,  1024,   10000.f,  true, 0 },
+    { "gpt2-tiny",     LLM_ARCH_GPT2,  0,      256,  2,  4,  4,  512,   256,    10000.f,  true, 0 },
+};
+
+/* ggml "general.file_type" (llama_ftype) for a uniform weight type. */
+static uint32_t
+ftype_of(enum llm_type t)
+{
+    switch (t) {
+    case LLM_TYPE_F32: return 0;
+    case LLM_TYPE_F16: return 1;
+    case LLM_TYPE_Q4_0: return 2;
+    case LLM_TYPE_Q4_1: return 3;
+    case LLM_TYPE_Q8_0: return 7;
+    case LLM_TYPE_Q5_0: return 8;
+    case LLM_TYPE_Q5_1: return 9;
+    case LLM_TYPE_Q4_K: return 15;
+    case LLM_TYPE_Q5_K: return 17;
+    case LLM_TYPE_Q6_K: return 18;
+    case LLM_TYPE_BF16: return 32;
+    default: return 0;
+    }
+}
+
+/* ==== Tensors to generate ==== */
+
+struct gtensor {
+    char name[64];
+    uint32_t type;
+    uint64_t ne0, ne1;
+    float scale;      /* uniform in [-scale, scale] */
+    float offset;     /* added (norm weights ~ 1) */
+    uint8_t *data;
+    uint64_t row_B;
+    const float *fixed; /* exact values (rope_freqs) instead of random */
+};
+
+struct gen_job {
+    struct gtensor *ts;
+    uint32_t n_ts;
+    uint64_t seed;
+    uint32_t next_item;   /* atomic: next (tensor, row chunk) */
+    uint32_t n_items;
+    uint32_t *item_t, *item_r0;
+    enum hcq_status st;
+};
+
+#define GEN_ROWS 64
+
+static uint64_t
+mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void *
+gen_worker(void *arg)
+{
+    struct gen_job *j = arg;
+    float *buf = NULL;
+    uint64_t buf_n = 0;
+    for (;;) {
+        uint32_t it = __atomic_fetch_add(&j->next_item, 1, __ATOMIC_RELAXED);
+        if (it >= j->n_items)
+            break;
+        struct gtensor *t = &j->ts[j->item_t[it]];
+        uint64_t r0 = j->item_r0[it], nr = t->ne1 - r0 < GEN_ROWS ? t->ne1 - r0 : GEN_ROWS;
+        uint64_t n = nr * t->ne0;
+        if (n > buf_n) {
+            free(buf);
+            buf = malloc(4 * n);
+            buf_n = n;
+            if (!buf) {
+                j->st = HCQ_ERR_NOMEM;
+                break;
+            }
+        }
+        /* one RNG stream per (tensor, chunk): output independent of scheduling */
+        uint64_t s = mix64(j->seed ^ mix64(((uint64_t)j->item_t[it] << 32) | r0));
+        for (uint64_t i = 0; i < n; i++) {
+            if (t->fixed) {
+                buf[i] = t->fixed[i % t->ne0];
+                continue;
+            }
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            float u = (float)((s >> 40) * (1.0 / 8388608.0)) - 1.0f; /* [-1, 1) */
+            buf[i] = t->offset + t->scale * u;
+        }
+        if (llm_quantize(t->type, buf, t->data + r0 * t->row_B, n))
+            j->st = HCQ_ERR_INVALID;
+    }
+    free(buf);
+    return NULL;
+}
+
+static void
+add_t(struct gtensor *ts, uint32_t *n, const char *name, uint32_t type, uint64_t ne0, uint64_t ne1, float scale,
+      float offset)
+{
+    struct gtensor *t = &ts[(*n)++];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", name);
+    t->type = type;
+    t->ne0 = ne0;
+    t->ne1 = ne1;
+    t->scale = scale;
+    t->offset = offset;
+}
+
+/* LLaMA-3.1 rope scaling as per-dimension divisors (the rope_freqs tensor): low frequencies
+ * are slowed by `factor`, high ones kept, a smooth blend between (low_freq_factor 1,
+ * high_freq_factor 4, original context 8192: the published Llama-3.1 configuration). */
+static void
+llama3_rope_freqs(float *f, uint32_t half, uint32_t hd, float base, float factor)
+{
+    const double lo_f = 1.0, hi_f = 4.0, old_ctx = 8192.0;
+    const double lo_wl = old_ctx / lo_f, hi_wl = old_ctx / hi_f;
+    for (uint32_t j = 0; j < half; j++) {
+        double freq = pow(base, -2.0 * j / hd), wl = 2 * M_PI / freq;
+        if (wl < hi_wl)
+            f[j] = 1.0f;
+        else if (wl > lo_wl)
+            f[j] = factor;
+        else {
+            double smooth = (old_ctx / wl - lo_f) / (hi_f - lo_f);
+            f[j] = (float)(1.0 / ((1 - smooth) / factor + smooth));
+        }
+    }
+}
+
+/* Vocabulary keys: copy tokenizer.* from the vocab file, padding to n_vocab. */
+static enum hcq_status
+write_vocab(struct llm_gguf_writer *w, const struct llm_gguf *v, uint32_t n_vocab)
+{
+    enum hcq_status st;
+    uint32_t et;
+    uint64_t nv;
+    if ((st = llm_gguf_get_arr(v, "tokenizer.ggml.tokens", &et, &nv)))
+        return st;
+    if (nv > n_vocab)
+        return hcq_err(HCQ_ERR_INVALID, "llm_gen_model: vocabulary has %llu tokens, model %u",
+                       (unsigned long long)nv, n_vocab);
+    for (uint64_t i = 0; i < llm_gguf_kv_count(v); i++) {
+        struct llm_str k = llm_gguf_kv_key(v, i);
+        if (k.len > 10 && !memcmp(k.ptr, "tokenizer.", 10) && (st = llm_gguf_writer_copy_kv(w, v, i)))
+            return st;
+    }
+    if (nv == n_vocab)
+        return HCQ_OK;
+    const char **strs = calloc(n_vocab, sizeof *strs);
+    uint64_t *lens = calloc(n_vocab, sizeof *lens);
+    int32_t *types = calloc(n_vocab, sizeof *types);
+    float *scores = calloc(n_vocab, sizeof *scores);
+    char *names = malloc((size_t)(n_vocab - nv) * 40);
+    if (!strs || !lens || !types || !scores || !names) {
+        st = hcq_err(HCQ_ERR_NOMEM, "llm_gen_model: vocabulary of %u", n_vocab);
+        goto done;
+    }
+    const void *tt = llm_gguf_arr_data(v, "tokenizer.ggml.token_type");
+    const void *sc = llm_gguf_arr_data(v, "tokenizer.ggml.scores");
+    for (uint64_t i = 0; i < n_vocab; i++) {
+        if (i < nv) {
+            struct llm_str s = llm_gguf_arr_str(v, "tokenizer.ggml.tokens", i);
+            strs[i] = s.ptr;
+            lens[i] = s.len;
+            types[i] = LLM_TOK_NORMAL;
+            if (tt)
+                memcpy(&types[i], (const uint8_t *)tt + 4 * i, 4);
+            if (sc)
+                memcpy(&scores[i], (const uint8_t *)sc + 4 * i, 4);
+        } else {
+            char *nm = names + (i - nv) * 40;
+            lens[i] = (uint64_t)snprintf(nm, 40, "<|reserved_special_token_%llu|>", (unsigned long long)(i - nv));
+            strs[i] = nm;
+            types[i] = LLM_TOK_CONTROL;
+            scores[i] = -1e9f;
+        }
+    }
+    if ((st = llm_gguf_writer_set_arr_str(w, "tokenizer.ggml.tokens", strs, lens, n_vocab)) ||
+        (st = llm_gguf_writer_set_arr(w, "tokenizer.ggml.token_type", LLM_GGUF_INT32, types, n_vocab)))
+        goto done;
+    if (sc)
+        st = llm_gguf_writer_set_arr(w, "tokenizer.ggml.scores", LLM_GGUF_FLOAT32, scores, n_vocab);
+done:
+    free(strs);
+    free(lens);
+    free(types);
+    free(scores);
+    free(names);
+    return st;
+}
+
+static enum hcq_status
+write_hparams(struct llm_gguf_writer *w, const struct preset *pr, enum llm_type type)
+{
+    const char *a = pr->arch == LLM_ARCH_LLAMA ? "llama" : "gpt2";
+    char k[96];
+    enum hcq_status st;
+#define SETU(suffix, val)                                                                                             \
+    do {                                                                                                              \
+        snprintf(k, sizeof k, "%s.%s", a, suffix);                                                                    \
+        if ((st = llm_gguf_writer_set_u32(w, k, (val))))                                                              \
+            return st;                                                                                                \
+    } while (0)
+    if ((st = llm_gguf_writer_set_str(w, "general.architecture", a)) ||
+        (st = llm_gguf_writer_set_str(w, "general.name", pr->name)) ||
+        (st = llm_gguf_writer_set_u32(w, "general.file_type", ftype_of(type))))
+        return st;
+    SETU("context_length", pr->n_ctx);
+    SETU("embedding_length", pr->n_embd);
+    SETU("block_count", pr->n_layer);
+    SETU("feed_forward_length", pr->n_ff);
+    SETU("attention.head_count", pr->n_head);
+    SETU("attention.head_count_kv", pr->n_head_kv);
+    SETU("vocab_size", pr->n_vocab);
+    if (pr->arch == LLM_ARCH_LLAMA) {
+        SETU("rope.dimension_count", pr->n_embd / pr->n_head);
+        snprintf(k, sizeof k, "%s.rope.freq_base", a);
+        if ((st = llm_gguf_writer_set_f32(w, k, pr->rope_base)))
+            return st;
+    }
+    snprintf(k, sizeof k, "%s.attention.%s", a,
+             pr->arch == LLM_ARCH_LLAMA ? "layer_norm_rms_epsilon" : "layer_norm_epsilon");
+    return llm_gguf_writer_set_f32(w, k, 1e-5f);
+#undef SETU
+}
+
+/* Build the tensor list of the preset. */
+static uint32_t
+list_tensors(const struct preset *pr, enum llm_type type, struct gtensor *ts)
+{
+    uint32_t n = 0;
+    uint64_t d = pr->n_embd, hd = d / pr->n_head, kv = hd * pr->n_head_kv, ff = pr->n_ff, V = pr->n_vocab;
+    float sd = 1.0f / sqrtf((float)d), sf = 1.0f / sqrtf((float)ff);
+    add_t(ts, &n, "token_embd.weight", type, d, V, 0.1f, 0);
+    if (pr->arch == LLM_ARCH_GPT2)
+        add_t(ts, &n, "position_embd.weight", LLM_TYPE_F32, d, pr->n_ctx, 0.5f * sd, 0);
+    add_t(ts, &n, "output_norm.weight", LLM_TYPE_F32, d, 1, 0.1f, 1.0f);
+    if (pr->arch == LLM_ARCH_GPT2)
+        add_t(ts, &n, "output_norm.bias", LLM_TYPE_F32, d, 1, 0.1f, 0);
+    if (!pr->tied)
+        add_t(ts, &n, "output.weight", type, d, V, 1.7f * sd, 0);
+    if (pr->rope_scale > 0)
+        add_t(ts, &n, "rope_freqs.weight", LLM_TYPE_F32, hd / 2, 1, 0, 0);
+    for (uint32_t l = 0; l < pr->n_layer; l++) {
+        char nm[64];
+#define T(suffix, ty, ne0, ne1, sc, off)                                                                              \
+    do {                                                                                                              \
+        snprintf(nm, sizeof nm, "blk.%u.%s", l, suffix);                                                              \
+        add_t(ts, &n, nm, ty, ne0, ne1, sc, off);                                                                     \
+    } while (0)
+        T("attn_norm.weight", LLM_TYPE_F32, d, 1, 0.1f, 1.0f);
+        T("ffn_norm.weight", LLM_TYPE_F32, d, 1, 0.1f, 1.0f);
+        if (pr->arch == LLM_ARCH_LLAMA) {
+            T("attn_q.weight", type, d, d, 1.7f * sd, 0);
+            T("attn_k.weight", type, d, kv, 1.7f * sd, 0);
+            T("attn_v.weight", type, d, kv, 1.7f * sd, 0);
+            T("attn_output.weight", type, d, d, 1.7f * sd, 0);
+            T("ffn_gate.weight", type, d, ff, 1.7f * sd, 0);
+            T("ffn_up.weight", type, d, ff, 1.7f * sd, 0);
+            T("ffn_down.weight", type, ff, d, 1.7f * sf, 0);
+        } else {
+            T("attn_norm.bias", LLM_TYPE_F32, d, 1, 0.05f, 0);
+            T("ffn_norm.bias", LLM_TYPE_F32, d, 1, 0.05f, 0);
+            T("attn_qkv.weight", type, d, 3 * d, 1.7f * sd, 0);
+            T("attn_qkv.bias", LLM_TYPE_F32, 3 * d, 1, 0.05f, 0);
+            T("attn_output.weight", type, d, d, 1.7f * sd, 0);
+            T("attn_output.bias", LLM_TYPE_F32, d, 1, 0.05f, 0);
+            T("ffn_up.weight", type, d, ff, 1.7f * sd, 0);
+            T("ffn_up.bias", LLM_TYPE_F32, ff, 1, 0.05f, 0);
+            T("ffn_down.weight", type, ff, d, 1.7f * sf, 0);
+            T("ffn_down.bias", LLM_TYPE_F32, d, 1, 0.05f, 0);
+        }
+#undef T
+    }
+    return n;
+}
+
+enum hcq_status
+llm_gen_model(const struct llm_gen_params *p, const char *path)
+{
+    enum hcq_status st = HCQ_OK;
+    const struct preset *base = NULL;
+    for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+        if (!strcmp(presets[i].name, p->preset))
+            base = &presets[i];
+    if (!base)
+        return hcq_err(HCQ_ERR_INVALID, "llm_gen_model: unknown preset '%s'", p->preset);
+    struct preset pr = *base;
+    if (p->arch && strcmp(p->arch, pr.arch == LLM_ARCH_LLAMA ? "llama" : "gpt2"))
+        return hcq_err(HCQ_ERR_INVALID, "llm_gen_model: preset '%s' is not of arch '%s'", p->preset, p->arch);
+    uint32_t vocab_n = 0;
+    if (p->vocab) {
+        uint32_t et;
+        uint64_t nv;
+        if ((st = llm_gguf_get_arr(p->vocab, "tokenizer.ggml.tokens", &et, &nv)))
+            return st;
+        vocab_n = (uint32_t)nv;
+    }
+    if (!pr.n_vocab)
+        pr.n_vocab = vocab_n;
+#define OVR(f) if (p->f) pr.f = p->f
+    OVR(n_vocab); OVR(n_embd); OVR(n_layer); OVR(n_head); OVR(n_head_kv); OVR(n_ff); OVR(n_ctx);
+#undef OVR
+    if (!p->vocab || !pr.n_vocab || vocab_n > pr.n_vocab)
+        return hcq_err(HCQ_ERR_INVALID, "llm_gen_model: need a vocabulary (--vocab) of at most %u tokens (has %u)",
+                       pr.n_vocab, vocab_n);
+    uint32_t bv = llm_type_block_values(p->type);
+    if (!bv || pr.n_embd % bv || pr.n_ff % bv || pr.n_embd % pr.n_head || pr.n_head % pr.n_head_kv)
+        return hcq_err(HCQ_ERR_INVALID, "llm_gen_model: %s needs widths that are multiples of %u (n_embd %u, n_ff %u)",
+                       llm_type_name(p->type), bv, pr.n_embd, pr.n_ff);
+    uint32_t max_t = 8 + 16 * pr.n_layer, n_ts;
+    struct gtensor *ts = calloc(max_t, sizeof *ts);
+    struct llm_gguf_writer *w = NULL;
+    struct gen_job job = { 0 };
+    float freqs[512];
+    pthread_t th[64];
+    uint32_t n_th = 0;
+    if (!ts)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_gen_model: tensors");
+    n_ts = list_tensors(&pr, p->type, ts);
+    uint64_t total_items = 0;
+    for (uint32_t i = 0; i < n_ts; i++) {
+        struct gtensor *t = &ts[i];
+        t->row_B = llm_type_row_bytes(t->type, t->ne0);
+        if (!strcmp(t->name, "rope_freqs.weight")) {
+            llama3_rope_freqs(freqs, (uint32_t)t->ne0, pr.n_embd / pr.n_head, pr.rope_base, pr.rope_scale);
+            t->fixed = freqs;
+        }
+        if (!(t->data = malloc(t->row_B * t->ne1))) {
+            st = hcq_err(HCQ_ERR_NOMEM, "llm_gen_model: %s (%llu B)", t->name,
+                         (unsigned long long)(t->row_B * t->ne1));
+            goto done;
+        }
+        total_items += (t->ne1 + GEN_ROWS - 1) / GEN_ROWS;
+    }
+    job.ts = ts;
+    job.n_ts = n_ts;
+    job.seed = p->seed;
+    job.n_items = (uint32_t)total_items;
+    job.item_t = malloc(total_items * 4);
+    job.item_r0 = malloc(total_items * 4);
+    if (!job.item_t || !job.item_r0) {
+        st = hcq_err(HCQ_ERR_NOMEM, "llm_gen_model: work list");
+        goto done;
+    }
+    for (uint32_t i = 0, k = 0; i < n_ts; i++)
+        for (uint64_t r = 0; r < ts[i].ne1; r += GEN_ROWS, k++) {
+            job.item_t[k] = i;
+            job.item_r0[k] = (uint32_t)r;
+        }
+    n_th = p->threads ? p->threads : (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+    if (n_th < 1)
+        n_th = 1;
+    if (n_th > 64)
+        n_th = 64;
+    uint32_t started = 0;
+    for (; started < n_th; started++)
+        if (pthread_create(&th[started], NULL, gen_worker, &job))
+            break;
+    if (!started)
+        gen_worker(&job);
+    for (uint32_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    if (job.st) {
+        st = hcq_err(job.st, "llm_gen_model: quantization failed");
+        goto done;
+    }
+    if ((st = llm_gguf_writer_create(&w)) || (st = write_hparams(w, &pr, p->type)) ||
+        (st = write_vocab(w, p->vocab, pr.n_vocab)))
+        goto done;
+    for (uint32_t i = 0; i < n_ts; i++) {
+        uint64_t ne[2] = { ts[i].ne0, ts[i].ne1 };
+        if ((st = llm_gguf_writer_add_tensor(w, ts[i].name, ts[i].type, ts[i].ne1 == 1 ? 1 : 2, ne, ts[i].data)))
+            goto done;
+    }
+    st = llm_gguf_writer_write_file(w, path);
+done:
+    llm_gguf_writer_destroy(w);
+    for (uint32_t i = 0; i < n_ts; i++)
+        free(ts[i].data);
+    free(ts);
+    free(job.item_t);
+    free(job.item_r0);
+    return st;
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * llm_hparams.c - hyper-parameters and tensor naming of the supported architectures
+ * (llama, gpt2), read from GGUF keys "<arch>.embedding_length" etc. (the GGUF spec's
+ * standardized key names). Layer: llm.
+ */
+#include "llm_model_priv.h"
+
+#include "hcq_log.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *const llm_lw_names[LW_COUNT] = {
+    [LW_ATTN_NORM] = "attn_norm.weight", [LW_ATTN_NORM_B] = "attn_norm.bias", [LW_Q] = "attn_q.weight",
+    [LW_K] = "attn_k.weight",            [LW_V] = "attn_v.weight",            [LW_QKV] = "attn_qkv.weight",
+    [LW_QKV_B] = "attn_qkv.bias",        [LW_O] = "attn_output.weight",       [LW_O_B] = "attn_output.bias",
+    [LW_FFN_NORM] = "ffn_norm.weight",   [LW_FFN_NORM_B] = "ffn_norm.bias",   [LW_GATE] = "ffn_gate.weight",
+    [LW_UP] = "ffn_up.weight",           [LW_UP_B] = "ffn_up.bias",           [LW_DOWN] = "ffn_down.weight",
+    [LW_DOWN_B] = "ffn_down.bias",
+};
+
+const char *const llm_gw_names[GW_COUNT] = {
+    [GW_TOK_EMBD] = "token_embd.weight",   [GW_POS_EMBD] = "position_embd.weight",
+    [GW_OUT_NORM] = "output_norm.weight",  [GW_OUT_NORM_B] = "output_norm.bias",
+    [GW_OUTPUT] = "output.weight",         [GW_ROPE_FREQS] = "rope_freqs.weight",
+};
+
+bool
+llm_arch_needs_lw(enum llm_arch arch, enum llm_lw w)
+{
+    if (arch == LLM_ARCH_LLAMA)
+        return w == LW_ATTN_NORM || w == LW_Q || w == LW_K || w == LW_V || w == LW_O || w == LW_FFN_NORM ||
+               w == LW_GATE || w == LW_UP || w == LW_DOWN;
+    return w != LW_Q && w != LW_K && w != LW_V && w != LW_GATE;
+}
+
+bool
+llm_arch_needs_gw(enum llm_arch arch, enum llm_gw w)
+{
+    if (arch == LLM_ARCH_LLAMA)
+        return w == GW_TOK_EMBD || w == GW_OUT_NORM;
+    return w == GW_TOK_EMBD || w == GW_POS_EMBD || w == GW_OUT_NORM || w == GW_OUT_NORM_B;
+}
+
+static enum hcq_status
+key_u32(const struct llm_gguf *g, const char *arch, const char *suffix, bool optional, uint32_t *out)
+{
+    char key[128];
+    snprintf(key, sizeof key, "%s.%s", arch, suffix);
+    enum hcq_status st = llm_gguf_get_u32(g, key, out);
+    if (st == HCQ_ERR_NOT_FOUND && !optional)
+        return hcq_err(HCQ_ERR_FORMAT, "llm_hparams_read: key '%s' missing", key);
+    return st;
+}
+
+enum hcq_status
+llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
+{
+    struct llm_str a;
+    enum hcq_status st;
+    char arch[16], key[128];
+    memset(hp, 0, sizeof *hp);
+    if ((st = llm_gguf_get_str(g, "general.architecture", &a)))
+        return st == HCQ_ERR_NOT_FOUND ? hcq_err(HCQ_ERR_FORMAT, "llm_hparams_read: general.architecture missing") : st;
+    snprintf(arch, sizeof arch, "%.*s", (int)(a.len < 15 ? a.len : 15), a.ptr);
+    if (!strcmp(arch, "llama"))
+        hp->arch = LLM_ARCH_LLAMA;
+    else if (!strcmp(arch, "gpt2"))
+        hp->arch = LLM_ARCH_GPT2;
+    else
+        return hcq_err(HCQ_ERR_UNSUPPORTED, "llm_hparams_read: architecture '%s' (supported: llama, gpt2)", arch);
+    if ((st = key_u32(g, arch, "embedding_length", false, &hp->n_embd)) ||
+        (st = key_u32(g, arch, "block_count", false, &hp->n_layer)) ||
+        (st = key_u32(g, arch, "feed_forward_length", false, &hp->n_ff)) ||
+        (st = key_u32(g, arch, "attention.head_count", false, &hp->n_head)))
+        return st;
+    if ((st = key_u32(g, arch, "context_length", true, &hp->n_ctx_train)) == HCQ_ERR_NOT_FOUND)
+        hp->n_ctx_train = 2048;
+    else if (st)
+        return st;
+    if ((st = key_u32(g, arch, "attention.head_count_kv", true, &hp->n_head_kv)) == HCQ_ERR_NOT_FOUND)
+        hp->n_head_kv = hp->n_head;
+    else if (st)
+        return st;
+    snprintf(key, sizeof key, "%s.%s", arch,
+             hp->arch == LLM_ARCH_LLAMA ? "attention.layer_norm_rms_epsilon" : "attention.layer_norm_epsilon");
+    if (llm_gguf_get_f32(g, key, &hp->norm_eps))
+        hp->norm_eps = 1e-5f;
+    snprintf(key, sizeof key, "%s.rope.freq_base", arch);
+    if (llm_gguf_get_f32(g, key, &hp->rope_base))
+        hp->rope_base = 10000.0f;
+    if (!hp->n_embd || !hp->n_head || !hp->n_head_kv || hp->n_embd % hp->n_head || hp->n_head % hp->n_head_kv ||
+        !hp->n_layer || hp->n_layer > LLM_MAX_LAYERS || !hp->n_ff || (hp->n_embd / hp->n_head) % 2)
+        return hcq_err(HCQ_ERR_FORMAT,
+                       "llm_hparams_read: inconsistent shape: n_embd %u n_head %u n_head_kv %u n_layer %u n_ff %u",
+                       hp->n_embd, hp->n_head, hp->n_head_kv, hp->n_layer, hp->n_ff);
+    hp->head_dim = hp->n_embd / hp->n_head;
+    const struct llm_gguf_tensor *te = llm_gguf_tensor_find(g, "token_embd.weight");
+    if (!te || te->n_dims != 2 || te->ne[0] != hp->n_embd)
+        return hcq_err(HCQ_ERR_FORMAT, "llm_hparams_read: token_embd.weight missing or not [%u x n_vocab]",
+                       hp->n_embd);
+    hp->n_vocab = (uint32_t)te->ne[1];
+    hp->tied_output = llm_gguf_tensor_find(g, "output.weight") == NULL;
+    hp->has_rope_freqs = hp->arch == LLM_ARCH_LLAMA && llm_gguf_tensor_find(g, "rope_freqs.weight") != NULL;
+    return HCQ_OK;
+}
+
+enum hcq_status
+llm_tensor_get(const struct llm_gguf *g, const char *name, uint64_t ne0, uint64_t ne1, bool optional,
+               const struct llm_gguf_tensor **t_out)
+{
+    const struct llm_gguf_tensor *t = llm_gguf_tensor_find(g, name);
+    *t_out = NULL;
+    if (!t)
+        return optional ? HCQ_OK : hcq_err(HCQ_ERR_FORMAT, "llm_model: tensor '%s' missing", name);
+    if (t->ne[0] != ne0 || t->ne[1] != ne1 || t->ne[2] != 1 || t->ne[3] != 1)
+        return hcq_err(HCQ_ERR_FORMAT, "llm_model: tensor '%s' is [%llu x %llu] (expected [%llu x %llu])", name,
+                       (unsigned long long)t->ne[0], (unsigned long long)t->ne[1], (unsigned long long)ne0,
+                       (unsigned long long)ne1);
+    *t_out = t;
+    return HCQ_OK;
+}

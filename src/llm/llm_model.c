@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * llm_model.c - a model on an hcq device: weights uploaded once into one device buffer,
+ * activations and the f32 KV cache in device buffers, the logits in a host-visible buffer.
+ * The forward pass is a sequence of kernel launches (k_llm_*, CPU twins on cpu/emu);
+ * a decode step (one token) is recorded once as a graph whose variables are the token id,
+ * the position and the completion value, then replayed (STYLE 2.7, ARCHITECTURE §6).
+ * Layer: llm (uses only include/hcq.h and the kernel param headers).
+ */
+#include "llm_model_priv.h"
+
+#include "hcq_log.h"
+#include "k_llm_params.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A tensor on the device: its VA, type and shape (ne0 = row length). */
+struct dtensor {
+    uint64_t va;   /* 0: absent */
+    uint32_t type;
+    uint32_t ne0, ne1;
+};
+
+enum { PROG_EMBED, PROG_NORM, PROG_MATMUL, PROG_ROPE_KV, PROG_ATTN, PROG_ACT, PROG_COUNT };
+static const char *const prog_names[PROG_COUNT] = { "k_llm_embed", "k_llm_norm", "k_llm_matmul",
+                                                    "k_llm_rope_kv", "k_llm_attn", "k_llm_act" };
+
+struct llm_model {
+    struct llm_hparams hp;
+    struct llm_gguf *gguf;       /* owned when loaded by path */
+    bool own_gguf;
+    struct llm_tok *tok;
+    struct hcq_device *dev;
+    struct hcq_queue *q;
+    struct hcq_signal *done;     /* timeline: one value per submitted step */
+    uint64_t tick;
+    struct hcq_program *prog[PROG_COUNT];
+    uint32_t n_ctx, n_batch;
+    uint64_t weights_B;
+    struct hcq_buf *wbuf;        /* all weights */
+    struct hcq_buf *abuf;        /* activations */
+    struct hcq_buf *kvbuf;       /* KV cache: [n_layer][2][n_ctx][kv_dim] f32 */
+    struct hcq_buf *tokbuf;      /* int32 [n_batch] */
+    struct hcq_buf *logbuf;      /* f32 [n_vocab], host-visible */
+    struct dtensor gw[GW_COUNT];
+    struct dtensor (*lw)[LW_COUNT]; /* [n_layer] */
+    /* activation VAs ([n_batch] rows each) */
+    uint64_t x_va, xn_va, qkv_va, att_va, fa_va, fb_va;
+    uint32_t qkv_dim;            /* q_dim + 2 * kv_dim floats per row */
+    struct hcq_graph *graph;     /* decode step */
+    uint32_t var_tok, var_pos, var_tick;
+    bool use_graph, graph_failed;
+};
+
+void
+llm_model_params_default(struct llm_model_params *p)
+{
+    *p = (struct llm_model_params){ .dev_spec = NULL, .n_ctx = 0, .n_batch = 0, .use_graph = true };
+}
+
+/* ==== Loading ==== */
+
+/* Expected [ne0 x ne1] of per-layer tensor w. */
+static void
+lw_shape(const struct llm_hparams *hp, enum llm_lw w, uint64_t *ne0, uint64_t *ne1)
+{
+    uint64_t d = hp->n_embd, kv = (uint64_t)hp->n_head_kv * hp->head_dim, ff = hp->n_ff;
+    *ne1 = 1;
+    switch (w) {
+    case LW_Q: case LW_O: *ne0 = d; *ne1 = d; break;
+    case LW_K: case LW_V: *ne0 = d; *ne1 = kv; break;
+    case LW_QKV: *ne0 = d; *ne1 = 3 * d; break;
+    case LW_QKV_B: *ne0 = 3 * d; break;
+    case LW_GATE: case LW_UP: *ne0 = d; *ne1 = ff; break;
+    case LW_UP_B: *ne0 = ff; break;
+    case LW_DOWN: *ne0 = ff; *ne1 = d; break;
+    default: *ne0 = d; break; /* norms and d-sized biases */
+    }
+}
+
+static void
+gw_shape(const struct llm_hparams *hp, enum llm_gw w, uint64_t *ne0, uint64_t *ne1)
+{
+    *ne0 = hp->n_embd;
+    *ne1 = 1;
+    if (w == GW_TOK_EMBD || w == GW_OUTPUT)
+        *ne1 = hp->n_vocab;
+    else if (w == GW_POS_EMBD)
+        *ne1 = hp->n_ctx_train;
+    else if (w == GW_ROPE_FREQS)
+        *ne0 = hp->head_dim / 2;
+}
+
+/* Plan: tensor -> (offset in wbuf, type). Vectors become f32; matrices keep their type. */
+struct upload {
+    const struct llm_gguf_tensor *t;
+    struct dtensor *dst;
+    uint64_t off_B, size_B;
+    bool to_f32;
+};
+
+#define WALIGN 256u
+
+static enum hcq_status
+plan_one(struct llm_model *m, const char *name, uint64_t ne0, uint64_t ne1, bool needed, struct dtensor *dst,
+         struct upload *ups, uint32_t *n_up, uint64_t *total)
+{
+    const struct llm_gguf_tensor *t;
+    enum hcq_status st = llm_tensor_get(m->gguf, name, ne0, ne1, !needed, &t);
+    if (st || !t)
+        return st;
+    bool vec = ne1 == 1;
+    uint64_t size = vec ? 4 * ne0 : t->size_B;
+    ups[*n_up] = (struct upload){ t, dst, *total, size, vec };
+    dst->type = vec ? LLM_TYPE_F32 : t->type;
+    dst->ne0 = (uint32_t)ne0;
+    dst->ne1 = (uint32_t)ne1;
+    dst->va = 1; /* marks present; the real VA is set after allocation */
+    (*n_up)++;
+    *total += (size + WALIGN - 1) / WALIGN * WALIGN;
+    return HCQ_OK;
+}
+
+static enum hcq_status
+upload_weights(struct llm_model *m, const struct llm_model_params *p)
+{
+    enum hcq_status st;
+    const struct llm_hparams *hp = &m->hp;
+    uint32_t max_up = GW_COUNT + hp->n_layer * LW_COUNT, n_up = 0;
+    uint64_t total = 0;
+    struct upload *ups = calloc(max_up, sizeof *ups);
+    if (!ups)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_model_load: upload plan");
+    for (int w = 0; w < GW_COUNT; w++) {
+        uint64_t ne0, ne1;
+        gw_shape(hp, (enum llm_gw)w, &ne0, &ne1);
+        if ((st = plan_one(m, llm_gw_names[w], ne0, ne1, llm_arch_needs_gw(hp->arch, (enum llm_gw)w), &m->gw[w],
+                           ups, &n_up, &total)))
+            goto done;
+    }
+    for (uint32_t l = 0; l < hp->n_layer; l++) {
+        for (int w = 0; w < LW_COUNT; w++) {
+            char name[96];
+            uint64_t ne0, ne1;
+            snprintf(name, sizeof name, "blk.%u.%s", l, llm_lw_names[w]);
+            lw_shape(hp, (enum llm_lw)w, &ne0, &ne1);
+            if ((st = plan_one(m, name, ne0, ne1, llm_arch_needs_lw(hp->arch, (enum llm_lw)w), &m->lw[l][w], ups,
+                               &n_up, &total)))
+                goto done;
+        }
+    }
+    m->weights_B = total;
+    if ((st = hcq_buf_alloc(m->dev, total, HCQ_MEM_DEVICE, &m->wbuf)))
+        goto done;
+    uint64_t base = hcq_buf_va(m->wbuf), done_B = 0;
+    for (uint32_t i = 0; i < n_up; i++) {
+        struct upload *u = &ups[i];
+        u->dst->va = base + u->off_B;
+        if (u->to_f32) {
+            float *f = malloc(u->size_B);
+            if (!f) {
+                st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load: %llu B", (unsigned long long)u->size_B);
+                goto done;
+            }
+            st = llm_dequantize(u->t->type, u->t->data, f, u->size_B / 4);
+            if (!st)
+                st = hcq_buf_write(m->wbuf, u->off_B, f, u->size_B);
+            free(f);
+        } else {
+            /* chunks keep the progress callback moving on large tensors */
+            const uint64_t chunk = 64ull << 20;
+            for (uint64_t o = 0; o < u->size_B && !st; o += chunk) {
+                uint64_t n = u->size_B - o < chunk ? u->size_B - o : chunk;
+                st = hcq_buf_write(m->wbuf, u->off_B + o, (const uint8_t *)u->t->data + o, n);
+                if (p->progress)
+                    p->progress(done_B + o + n, total, p->progress_user);
+            }
+        }
+        if (st)
+            goto done;
+        done_B += u->size_B;
+        if (p->progress)
+            p->progress(done_B, total, p->progress_user);
+    }
+    /* tied output head: the token embedding */
+    if (!m->gw[GW_OUTPUT].va)
+        m->gw[GW_OUTPUT] = m->gw[GW_TOK_EMBD];
+done:
+    free(ups);
+    return st;
+}
+
+static enum hcq_status
+alloc_state(struct llm_model *m)
+{
+    enum hcq_status st;
+    const struct llm_hparams *hp = &m->hp;
+    uint64_t d = hp->n_embd, kv_dim = (uint64_t)hp->n_head_kv * hp->head_dim, nb = m->n_batch;
+    m->qkv_dim = (uint32_t)(d + 2 * kv_dim);
+    uint64_t ff = hp->n_ff;
+    uint64_t sizes[6] = { nb * d, nb * d, nb * m->qkv_dim, nb * d, nb * ff, nb * ff };
+    uint64_t *vas[6] = { &m->x_va, &m->xn_va, &m->qkv_va, &m->att_va, &m->fa_va, &m->fb_va };
+    uint64_t total = 0;
+    for (int i = 0; i < 6; i++)
+        total += (4 * sizes[i] + WALIGN - 1) / WALIGN * WALIGN;
+    if ((st = hcq_buf_alloc(m->dev, total, HCQ_MEM_DEVICE, &m->abuf)))
+        return st;
+    uint64_t off = hcq_buf_va(m->abuf);
+    for (int i = 0; i < 6; i++) {
+        *vas[i] = off;
+        off += (4 * sizes[i] + WALIGN - 1) / WALIGN * WALIGN;
+    }
+    uint64_t kv_B = 4ull * hp->n_layer * 2 * m->n_ctx * kv_dim;
+    if ((st = hcq_buf_alloc(m->dev, kv_B, HCQ_MEM_DEVICE, &m->kvbuf)) ||
+        (st = hcq_buf_alloc(m->dev, 4ull * nb, HCQ_MEM_DEVICE, &m->tokbuf)) ||
+        (st = hcq_buf_alloc(m->dev, 4ull * hp->n_vocab, HCQ_MEM_HOST, &m->logbuf)))
+        return st;
+    return HCQ_OK;
+}
+
+enum hcq_status
+llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, struct llm_model **model_out)
+{
+    enum hcq_status st;
+    struct llm_model_params p;
+    if (p_in)
+        p = *p_in;
+    else
+        llm_model_params_default(&p);
+    *model_out = NULL;
+    struct llm_model *m = calloc(1, sizeof *m);
+    if (!m)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_model_load");
+    m->gguf = g;
+    m->use_graph = p.use_graph;
+    if ((st = llm_hparams_read(g, &m->hp)) || (st = llm_tok_create(g, &m->tok)))
+        goto fail;
+    if (llm_tok_vocab_size(m->tok) < m->hp.n_vocab) {
+        st = hcq_err(HCQ_ERR_FORMAT, "llm_model_load: vocabulary has %u tokens, token_embd %u rows",
+                     llm_tok_vocab_size(m->tok), m->hp.n_vocab);
+        goto fail;
+    }
+    m->n_ctx = p.n_ctx ? p.n_ctx : (m->hp.n_ctx_train < 4096 ? m->hp.n_ctx_train : 4096);
+    if (m->hp.arch == LLM_ARCH_GPT2 && m->n_ctx > m->hp.n_ctx_train)
+        m->n_ctx = m->hp.n_ctx_train; /* learned positions end there */
+    if (m->n_ctx > K_LLM_ATTN_MAX_CTX) {
+        st = hcq_err(HCQ_ERR_UNSUPPORTED, "llm_model_load: n_ctx %u (at most %u)", m->n_ctx, K_LLM_ATTN_MAX_CTX);
+        goto fail;
+    }
+    m->n_batch = p.n_batch ? p.n_batch : 64;
+    if (m->n_batch > m->n_ctx)
+        m->n_batch = m->n_ctx;
+    if (!(m->lw = calloc(m->hp.n_layer, sizeof *m->lw))) {
+        st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load: layers");
+        goto fail;
+    }
+    if ((st = hcq_device_open(p.dev_spec ? p.dev_spec : "auto", &m->dev)) ||
+        (st = hcq_queue_create(m->dev, HCQ_QUEUE_COMPUTE, &m->q)) || (st = hcq_signal_create(m->dev, 0, &m->done)))
+        goto fail;
+    for (int i = 0; i < PROG_COUNT; i++)
+        if ((st = hcq_program_load(m->dev, prog_names[i], &m->prog[i])))
+            goto fail;
+    if ((st = upload_weights(m, &p)) || (st = alloc_state(m)))
+        goto fail;
+    *model_out = m;
+    return HCQ_OK;
+fail:
+    llm_model_destroy(m);
+    return st;
+}
+
+enum hcq_status
+llm_model_load(const char *path, const struct llm_model_params *p, struct llm_model **model_out)
+{
+    struct llm_gguf *g;
+    *model_out = NULL;
+    enum hcq_status st = llm_gguf_open(path, &g);
+    if (st)
+        return st;
+    if ((st = llm_model_load_gguf(g, p, model_out))) {
+        llm_gguf_destroy(g);
+        return st;
+    }
+    (*model_out)->own_gguf = true;
+    return HCQ_OK;
+}
+
+void
+llm_model_destroy(struct llm_model *m)
+{
+    if (!m)
+        return;
+    if (m->q && hcq_queue_finish(m->q, HCQ_TIMEOUT_DEFAULT_NS) != HCQ_OK)
+        HCQ_LOG_WARN("llm_model_destroy: queue did not drain: %s", hcq_last_error());
+    hcq_graph_destroy(m->graph);
+    hcq_buf_free(m->logbuf);
+    hcq_buf_free(m->tokbuf);
+    hcq_buf_free(m->kvbuf);
+    hcq_buf_free(m->abuf);
+    hcq_buf_free(m->wbuf);
+    for (int i = 0; i < PROG_COUNT; i++)
+        hcq_program_destroy(m->prog[i]);
+    hcq_signal_destroy(m->done);
+    hcq_queue_destroy(m->q);
+    hcq_device_close(m->dev);
+    llm_tok_destroy(m->tok);
+    if (m->own_gguf)
+        llm_gguf_destroy(m->gguf);
+    free(m->lw);
+    free(m);
+}
+
+const struct llm_hparams *llm_model_hparams(const struct llm_model *m) { return &m->hp; }
+const struct llm_tok *llm_model_tok(const struct llm_model *m) { return m->tok; }
+struct hcq_device *llm_model_device(const struct llm_model *m) { return m->dev; }
+uint64_t llm_model_weight_bytes(const struct llm_model *m) { return m->weights_B; }
+uint32_t llm_model_n_ctx(const struct llm_model *m) { return m->n_ctx; }
+
+const float *
+llm_model_logits(struct llm_model *m)
+{
+    return hcq_buf_map(m->logbuf);
+}
+
+/* ==== Forward ==== */
+
+/* Patch slots of one recorded step (graph recording) or none (direct). */
+struct step {
+    bool graph;
+    uint32_t var_tok, var_pos;
+};
+
+static enum hcq_status
+launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args, uint32_t args_B,
+       const struct hcq_arg_patch *patches, uint32_t n_patch)
+{
+    struct hcq_launch l = {
+        .prog = m->prog[prog], .grid = { gx, gy, 1 }, .block = { K_LLM_BLOCK, 1, 1 }, .args = args,
+        .args_B = args_B, .grid_var = { HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE },
+        .patches = n_patch ? patches : NULL, .patch_count = n_patch,
+    };
+    return hcq_queue_launch_ex(m->q, &l);
+}
+
+static enum hcq_status
+matmul(struct llm_model *m, const struct dtensor *w, uint64_t x_va, uint32_t x_stride, uint64_t y_va,
+       uint32_t y_stride, uint32_t n, const struct dtensor *b, bool acc)
+{
+    struct k_llm_matmul_params p = {
+        .w_va = w->va, .x_va = x_va, .y_va = y_va, .b_va = b ? b->va : 0, .type = w->type, .k = w->ne0,
+        .rows = w->ne1, .n = n, .x_stride = x_stride, .y_stride = y_stride, .accumulate = acc,
+    };
+    return launch(m, PROG_MATMUL, (w->ne1 + K_LLM_MATMUL_ROWS - 1) / K_LLM_MATMUL_ROWS, 1, &p, sizeof p, NULL, 0);
+}
+
+static enum hcq_status
+norm(struct llm_model *m, uint64_t x_va, uint64_t y_va, uint32_t n, const struct dtensor *w,
+     const struct dtensor *b)
+{
+    struct k_llm_norm_params p = {
+        .x_va = x_va, .y_va = y_va, .w_va = w->va, .b_va = b && b->va ? b->va : 0, .d = m->hp.n_embd, .n = n,
+        .mode = m->hp.arch == LLM_ARCH_GPT2, .eps = m->hp.norm_eps,
+    };
+    return launch(m, PROG_NORM, n, 1, &p, sizeof p, NULL, 0);
+}
+
+/* Record the commands of one step: n tokens (from tokbuf, or the tok variable when n == 1
+ * in a graph) at positions pos.., logits of the last token when want_logits. The forward
+ * pass follows the model math in order (STYLE 2.7). */
+static enum hcq_status
+record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, const struct step *s)
+{
+    enum hcq_status st;
+    const struct llm_hparams *hp = &m->hp;
+    const bool gpt2 = hp->arch == LLM_ARCH_GPT2;
+    const uint32_t d = hp->n_embd, hd = hp->head_dim, kv_dim = hp->n_head_kv * hd, qd = m->qkv_dim;
+    const uint64_t kv_layer_B = 4ull * m->n_ctx * kv_dim;
+    struct hcq_arg_patch pt[2];
+
+    /* 1. token (+ position) embedding -> x */
+    struct k_llm_embed_params ep = {
+        .w_va = m->gw[GW_TOK_EMBD].va, .pos_w_va = gpt2 ? m->gw[GW_POS_EMBD].va : 0,
+        .tok_va = s->graph ? 0 : hcq_buf_va(m->tokbuf), .out_va = m->x_va, .type = m->gw[GW_TOK_EMBD].type,
+        .pos_type = m->gw[GW_POS_EMBD].type, .d = d, .n_tok = n, .pos0 = pos, .n_vocab = hp->n_vocab,
+        .n_pos = gpt2 ? m->gw[GW_POS_EMBD].ne1 : 0,
+    };
+    pt[0] = (struct hcq_arg_patch){ s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4 };
+    pt[1] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4 };
+    if ((st = launch(m, PROG_EMBED, n, 1, &ep, sizeof ep, pt, s->graph ? 2 : 0)))
+        return st;
+
+    for (uint32_t l = 0; l < hp->n_layer; l++) {
+        const struct dtensor *w = m->lw[l];
+        uint64_t kc = hcq_buf_va(m->kvbuf) + 2 * l * kv_layer_B, vc = kc + kv_layer_B;
+        /* 2. attention norm */
+        if ((st = norm(m, m->x_va, m->xn_va, n, &w[LW_ATTN_NORM], &w[LW_ATTN_NORM_B])))
+            return st;
+        /* 3. q, k, v projections into one [n][q | k | v] scratch */
+        if (gpt2) {
+            st = matmul(m, &w[LW_QKV], m->xn_va, d, m->qkv_va, qd, n, &w[LW_QKV_B], false);
+        } else if (!(st = matmul(m, &w[LW_Q], m->xn_va, d, m->qkv_va, qd, n, NULL, false)) &&
+                   !(st = matmul(m, &w[LW_K], m->xn_va, d, m->qkv_va + 4ull * d, qd, n, NULL, false))) {
+            st = matmul(m, &w[LW_V], m->xn_va, d, m->qkv_va + 4ull * (d + kv_dim), qd, n, NULL, false);
+        }
+        if (st)
+            return st;
+        /* 4. RoPE on q and k, k and v into the cache at rows pos.. */
+        struct k_llm_rope_kv_params rp = {
+            .q_va = m->qkv_va, .k_va = m->qkv_va + 4ull * d, .v_va = m->qkv_va + 4ull * (d + kv_dim), .kc_va = kc,
+            .vc_va = vc, .freqs_va = hp->has_rope_freqs ? m->gw[GW_ROPE_FREQS].va : 0, .n_tok = n, .pos0 = pos,
+            .n_head = hp->n_head, .n_head_kv = hp->n_head_kv, .hd = hd, .qkv_stride = qd, .rope = !gpt2,
+            .base = hp->rope_base, .n_ctx = m->n_ctx,
+        };
+        pt[0] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_rope_kv_params, pos0), 4 };
+        if ((st = launch(m, PROG_ROPE_KV, n, 1, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
+            return st;
+        /* 5. causal attention over the cache */
+        struct k_llm_attn_params ap = {
+            .q_va = m->qkv_va, .kc_va = kc, .vc_va = vc, .out_va = m->att_va, .n_tok = n, .pos0 = pos,
+            .n_head = hp->n_head, .n_head_kv = hp->n_head_kv, .hd = hd, .q_stride = qd,
+            .scale = 1.0f / sqrtf((float)hd), .n_ctx = m->n_ctx,
+        };
+        pt[0] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4 };
+        if ((st = launch(m, PROG_ATTN, hp->n_head, n, &ap, sizeof ap, pt, s->graph ? 1 : 0)))
+            return st;
+        /* 6. output projection, added to the residual stream */
+        if ((st = matmul(m, &w[LW_O], m->att_va, d, m->x_va, d, n, w[LW_O_B].va ? &w[LW_O_B] : NULL, true)))
+            return st;
+        /* 7. FFN: norm, (gate, up, SwiGLU) or (up, GELU), down added to the residual */
+        if ((st = norm(m, m->x_va, m->xn_va, n, &w[LW_FFN_NORM], &w[LW_FFN_NORM_B])))
+            return st;
+        struct k_llm_act_params actp = { .a_va = m->fa_va, .b_va = m->fb_va, .y_va = m->fa_va,
+                                         .n = n * hp->n_ff, .mode = gpt2 };
+        if (gpt2) {
+            st = matmul(m, &w[LW_UP], m->xn_va, d, m->fa_va, hp->n_ff, n, &w[LW_UP_B], false);
+        } else if (!(st = matmul(m, &w[LW_GATE], m->xn_va, d, m->fa_va, hp->n_ff, n, NULL, false))) {
+            st = matmul(m, &w[LW_UP], m->xn_va, d, m->fb_va, hp->n_ff, n, NULL, false);
+        }
+        if (st || (st = launch(m, PROG_ACT, (actp.n + K_LLM_BLOCK - 1) / K_LLM_BLOCK, 1, &actp, sizeof actp, NULL, 0)))
+            return st;
+        if ((st = matmul(m, &w[LW_DOWN], m->fa_va, hp->n_ff, m->x_va, d, n, w[LW_DOWN_B].va ? &w[LW_DOWN_B] : NULL,
+                         true)))
+            return st;
+    }
+    if (!want_logits)
+        return HCQ_OK;
+    /* 8. final norm of the last token, output head -> logits (host-visible) */
+    uint64_t last = m->x_va + 4ull * (n - 1) * d;
+    if ((st = norm(m, last, m->xn_va, 1, &m->gw[GW_OUT_NORM], &m->gw[GW_OUT_NORM_B])))
+        return st;
+    return matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, hcq_buf_va(m->logbuf), hp->n_vocab, 1, NULL, false);
+}
+
+static enum hcq_status
+wait_tick(struct llm_model *m)
+{
+    /* generous: the cpu backend runs a large model slowly */
+    return hcq_signal_wait(m->done, m->tick, 600ull * 1000 * 1000 * 1000);
+}
+
+/* Record the decode step once as a graph; false (and direct launches) where unsupported. */
+static enum hcq_status
+build_graph(struct llm_model *m)
+{
+    struct step s = { .graph = true };
+    enum hcq_status st = hcq_graph_begin(m->q);
+    if (st == HCQ_ERR_UNSUPPORTED) {
+        m->graph_failed = true;
+        return HCQ_OK;
+    }
+    if (st)
+        return st;
+    if ((st = hcq_graph_var(m->q, &s.var_tok)) || (st = hcq_graph_var(m->q, &s.var_pos)) ||
+        (st = hcq_graph_var(m->q, &m->var_tick)) || (st = record_step(m, 1, 0, true, &s)) ||
+        (st = hcq_queue_signal_var(m->q, m->done, m->var_tick, 0))) {
+        struct hcq_graph *g = NULL;
+        if (hcq_graph_end(m->q, &g) == HCQ_OK)
+            hcq_graph_destroy(g);
+        return st;
+    }
+    m->var_tok = s.var_tok;
+    m->var_pos = s.var_pos;
+    st = hcq_graph_end(m->q, &m->graph);
+    if (st == HCQ_ERR_UNSUPPORTED) {
+        m->graph_failed = true;
+        return HCQ_OK;
+    }
+    return st;
+}
+
+enum hcq_status
+llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t pos)
+{
+    enum hcq_status st;
+    if (!n || pos + n > m->n_ctx || pos + n < pos)
+        return hcq_err(HCQ_ERR_INVALID, "llm_model_eval: %u tokens at %u (context %u)", n, pos, m->n_ctx);
+    for (uint32_t i = 0; i < n; i++)
+        if (tokens[i] < 0 || (uint32_t)tokens[i] >= m->hp.n_vocab)
+            return hcq_err(HCQ_ERR_INVALID, "llm_model_eval: token %d (vocabulary %u)", tokens[i], m->hp.n_vocab);
+    if (n == 1 && m->use_graph && !m->graph_failed) {
+        if (!m->graph && (st = build_graph(m)))
+            return st;
+        if (m->graph) {
+            if ((st = hcq_graph_set(m->graph, m->var_tok, (uint64_t)tokens[0])) ||
+                (st = hcq_graph_set(m->graph, m->var_pos, pos)) ||
+                (st = hcq_graph_set(m->graph, m->var_tick, ++m->tick)) || (st = hcq_graph_replay(m->graph)))
+                return st;
+            return wait_tick(m);
+        }
+    }
+    struct step s = { .graph = false };
+    for (uint32_t b = 0; b < n; b += m->n_batch) {
+        uint32_t nb = n - b < m->n_batch ? n - b : m->n_batch;
+        /* the previous batch has completed (waited below), so tokbuf is free to overwrite */
+        if ((st = hcq_buf_write(m->tokbuf, 0, tokens + b, 4ull * nb)) ||
+            (st = record_step(m, nb, pos + b, b + nb == n, &s)) ||
+            (st = hcq_queue_signal(m->q, m->done, ++m->tick)) || (st = hcq_queue_submit(m->q)) ||
+            (st = wait_tick(m)))
+            return st;
+    }
+    return HCQ_OK;
+}

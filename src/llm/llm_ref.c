@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * llm_ref.c - the reference forward pass: plain C over weights dequantized to f32, sums
+ * in double, one token at a time, written from the model math and independent of the
+ * kernels and their twins. The oracle of the device tests (small models only: every
+ * weight is held as f32). Layer: llm.
+ */
+#include "llm_model_priv.h"
+
+#include "hcq_log.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rtensor {
+    float *f;          /* dequantized [ne1][ne0], NULL if absent */
+    uint32_t ne0, ne1;
+};
+
+struct llm_ref {
+    struct llm_hparams hp;
+    uint32_t n_ctx;
+    struct rtensor gw[GW_COUNT];
+    struct rtensor (*lw)[LW_COUNT];
+    float *kc, *vc;    /* [n_layer][n_ctx][kv_dim] */
+    float *x, *xn, *q, *k, *v, *att, *fa, *fb, *tmp;
+};
+
+static enum hcq_status
+load_t(const struct llm_gguf *g, const char *name, uint64_t ne0, uint64_t ne1, bool needed, struct rtensor *rt)
+{
+    const struct llm_gguf_tensor *t;
+    enum hcq_status st = llm_tensor_get(g, name, ne0, ne1, !needed, &t);
+    if (st || !t)
+        return st;
+    rt->ne0 = (uint32_t)ne0;
+    rt->ne1 = (uint32_t)ne1;
+    if (!(rt->f = malloc(4 * ne0 * ne1)))
+        return hcq_err(HCQ_ERR_NOMEM, "llm_ref_create: %s", name);
+    return llm_dequantize(t->type, t->data, rt->f, ne0 * ne1);
+}
+
+enum hcq_status
+llm_ref_create(const struct llm_gguf *g, uint32_t n_ctx, struct llm_ref **ref_out)
+{
+    enum hcq_status st;
+    *ref_out = NULL;
+    struct llm_ref *r = calloc(1, sizeof *r);
+    if (!r)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_ref_create");
+    if ((st = llm_hparams_read(g, &r->hp)))
+        goto fail;
+    const struct llm_hparams *hp = &r->hp;
+    uint64_t d = hp->n_embd, kv = (uint64_t)hp->n_head_kv * hp->head_dim, ff = hp->n_ff;
+    r->n_ctx = n_ctx;
+    r->lw = calloc(hp->n_layer, sizeof *r->lw);
+    if (!r->lw) {
+        st = hcq_err(HCQ_ERR_NOMEM, "llm_ref_create: layers");
+        goto fail;
+    }
+    const uint64_t gshape[GW_COUNT][2] = {
+        [GW_TOK_EMBD] = { d, hp->n_vocab }, [GW_POS_EMBD] = { d, hp->n_ctx_train }, [GW_OUT_NORM] = { d, 1 },
+        [GW_OUT_NORM_B] = { d, 1 }, [GW_OUTPUT] = { d, hp->n_vocab }, [GW_ROPE_FREQS] = { hp->head_dim / 2, 1 },
+    };
+    for (int w = 0; w < GW_COUNT; w++)
+        if ((st = load_t(g, llm_gw_names[w], gshape[w][0], gshape[w][1], llm_arch_needs_gw(hp->arch, (enum llm_gw)w),
+                         &r->gw[w])))
+            goto fail;
+    const uint64_t lshape[LW_COUNT][2] = {
+        [LW_ATTN_NORM] = { d, 1 }, [LW_ATTN_NORM_B] = { d, 1 }, [LW_Q] = { d, d },       [LW_K] = { d, kv },
+        [LW_V] = { d, kv },        [LW_QKV] = { d, 3 * d },     [LW_QKV_B] = { 3 * d, 1 }, [LW_O] = { d, d },
+        [LW_O_B] = { d, 1 },       [LW_FFN_NORM] = { d, 1 },    [LW_FFN_NORM_B] = { d, 1 }, [LW_GATE] = { d, ff },
+        [LW_UP] = { d, ff },       [LW_UP_B] = { ff, 1 },       [LW_DOWN] = { ff, d },     [LW_DOWN_B] = { d, 1 },
+    };
+    for (uint32_t l = 0; l < hp->n_layer; l++) {
+        for (int w = 0; w < LW_COUNT; w++) {
+            char name[96];
+            snprintf(name, sizeof name, "blk.%u.%s", l, llm_lw_names[w]);
+            if ((st = load_t(g, name, lshape[w][0], lshape[w][1], llm_arch_needs_lw(hp->arch, (enum llm_lw)w),
+                             &r->lw[l][w])))
+                goto fail;
+        }
+    }
+    r->kc = calloc((size_t)hp->n_layer * n_ctx * kv, 4);
+    r->vc = calloc((size_t)hp->n_layer * n_ctx * kv, 4);
+    r->x = malloc(4 * d);
+    r->xn = malloc(4 * d);
+    r->q = malloc(4 * 3 * d);
+    r->k = malloc(4 * d);
+    r->v = malloc(4 * d);
+    r->att = malloc(4 * d);
+    r->fa = malloc(4 * ff);
+    r->fb = malloc(4 * ff);
+    r->tmp = malloc(4ull * (n_ctx > ff ? n_ctx : ff) + 4 * 3 * d);
+    if (!r->kc || !r->vc || !r->x || !r->xn || !r->q || !r->k || !r->v || !r->att || !r->fa || !r->fb || !r->tmp) {
+        st = hcq_err(HCQ_ERR_NOMEM, "llm_ref_create: state for context %u", n_ctx);
+        goto fail;
+    }
+    *ref_out = r;
+    return HCQ_OK;
+fail:
+    llm_ref_destroy(r);
+    return st;
+}
+
+void
+llm_ref_destroy(struct llm_ref *r)
+{
+    if (!r)
+        return;
+    for (int w = 0; w < GW_COUNT; w++)
+        free(r->gw[w].f);
+    if (r->lw)
+        for (uint32_t l = 0; l < r->hp.n_layer; l++)
+            for (int w = 0; w < LW_COUNT; w++)
+                free(r->lw[l][w].f);
+    free(r->lw);
+    free(r->kc);
+    free(r->vc);
+    free(r->x);
+    free(r->xn);
+    free(r->q);
+    free(r->k);
+    free(r->v);
+    free(r->att);
+    free(r->fa);
+    free(r->fb);
+    free(r->tmp);
+    free(r);
+}
+
+const struct llm_hparams *
+llm_ref_hparams(const struct llm_ref *r)
+{
+    return &r->hp;
+}
+
+/* y[r] = (acc ? y[r] : 0) + W[r] . x + b[r] */
+static void
+ref_matvec(const struct rtensor *w, const float *x, float *y, const struct rtensor *b, bool acc)
+{
+    for (uint32_t r = 0; r < w->ne1; r++) {
+        const float *row = w->f + (size_t)r * w->ne0;
+        double s = 0;
+        for (uint32_t j = 0; j < w->ne0; j++)
+            s += (double)row[j] * x[j];
+        if (b && b->f)
+            s += b->f[r];
+        y[r] = (float)((acc ? y[r] : 0) + s);
+    }
+}
+
+static void
+ref_norm(const struct llm_hparams *hp, const float *x, float *y, const struct rtensor *w, const struct rtensor *b)
+{
+    uint32_t d = hp->n_embd;
+    double mean = 0, ss = 0;
+    if (hp->arch == LLM_ARCH_GPT2) {
+        for (uint32_t j = 0; j < d; j++)
+            mean += x[j];
+        mean /= d;
+    }
+    for (uint32_t j = 0; j < d; j++)
+        ss += (x[j] - mean) * (x[j] - mean);
+    double inv = 1.0 / sqrt(ss / d + hp->norm_eps);
+    for (uint32_t j = 0; j < d; j++)
+        y[j] = (float)((x[j] - mean) * inv * w->f[j] + (b && b->f ? b->f[j] : 0));
+}
+
+/* Rotate pairs (2j, 2j+1) of each head by pos * base^(-2j/hd) / freqs[j]. */
+static void
+ref_rope(const struct llm_ref *r, float *x, uint32_t n_heads, uint32_t pos)
+{
+    uint32_t hd = r->hp.head_dim;
+    for (uint32_t h = 0; h < n_heads; h++) {
+        for (uint32_t j = 0; j < hd / 2; j++) {
+            double theta = pos * pow(r->hp.rope_base, -2.0 * j / hd);
+            if (r->hp.has_rope_freqs)
+                theta /= r->gw[GW_ROPE_FREQS].f[j];
+            double c = cos(theta), s = sin(theta);
+            float *p = x + h * hd + 2 * j;
+            double x0 = p[0], x1 = p[1];
+            p[0] = (float)(x0 * c - x1 * s);
+            p[1] = (float)(x0 * s + x1 * c);
+        }
+    }
+}
+
+/* One token at position pos; logits when out != NULL. */
+static void
+ref_token(struct llm_ref *r, int32_t tok, uint32_t pos, float *logits)
+{
+    const struct llm_hparams *hp = &r->hp;
+    const bool gpt2 = hp->arch == LLM_ARCH_GPT2;
+    uint32_t d = hp->n_embd, hd = hp->head_dim, kv = hp->n_head_kv * hd, group = hp->n_head / hp->n_head_kv;
+    memcpy(r->x, r->gw[GW_TOK_EMBD].f + (size_t)tok * d, 4ull * d);
+    if (gpt2)
+        for (uint32_t j = 0; j < d; j++)
+            r->x[j] += r->gw[GW_POS_EMBD].f[(size_t)pos * d + j];
+    for (uint32_t l = 0; l < hp->n_layer; l++) {
+        struct rtensor *w = r->lw[l];
+        float *kc = r->kc + (size_t)l * r->n_ctx * kv, *vc = r->vc + (size_t)l * r->n_ctx * kv;
+        ref_norm(hp, r->x, r->xn, &w[LW_ATTN_NORM], &w[LW_ATTN_NORM_B]);
+        if (gpt2) {
+            ref_matvec(&w[LW_QKV], r->xn, r->tmp, &w[LW_QKV_B], false);
+            memcpy(r->q, r->tmp, 4ull * d);
+            memcpy(r->k, r->tmp + d, 4ull * d);
+            memcpy(r->v, r->tmp + 2 * d, 4ull * d);
+        } else {
+            ref_matvec(&w[LW_Q], r->xn, r->q, NULL, false);
+            ref_matvec(&w[LW_K], r->xn, r->k, NULL, false);
+            ref_matvec(&w[LW_V], r->xn, r->v, NULL, false);
+            ref_rope(r, r->q, hp->n_head, pos);
+            ref_rope(r, r->k, hp->n_head_kv, pos);
+        }
+        memcpy(kc + (size_t)pos * kv, r->k, 4ull * kv);
+        memcpy(vc + (size_t)pos * kv, r->v, 4ull * kv);
+        for (uint32_t h = 0; h < hp->n_head; h++) {
+            const float *qh = r->q + h * hd;
+            uint32_t g = h / group;
+            double m = -1e300, z = 0;
+            double *sc = (double *)malloc(sizeof(double) * (pos + 1));
+            for (uint32_t t = 0; t <= pos; t++) {
+                double s = 0;
+                for (uint32_t e = 0; e < hd; e++)
+                    s += (double)qh[e] * kc[(size_t)t * kv + g * hd + e];
+                sc[t] = s / sqrt((double)hd);
+                m = fmax(m, sc[t]);
+            }
+            for (uint32_t t = 0; t <= pos; t++) {
+                sc[t] = exp(sc[t] - m);
+                z += sc[t];
+            }
+            for (uint32_t e = 0; e < hd; e++) {
+                double acc = 0;
+                for (uint32_t t = 0; t <= pos; t++)
+                    acc += sc[t] * vc[(size_t)t * kv + g * hd + e];
+                r->att[h * hd + e] = (float)(acc / z);
+            }
+            free(sc);
+        }
+        ref_matvec(&w[LW_O], r->att, r->x, &w[LW_O_B], true);
+        ref_norm(hp, r->x, r->xn, &w[LW_FFN_NORM], &w[LW_FFN_NORM_B]);
+        if (gpt2) {
+            ref_matvec(&w[LW_UP], r->xn, r->fa, &w[LW_UP_B], false);
+            for (uint32_t j = 0; j < hp->n_ff; j++) {
+                double a = r->fa[j];
+                r->fa[j] = (float)(0.5 * a * (1 + tanh(0.7978845608028654 * (a + 0.044715 * a * a * a))));
+            }
+        } else {
+            ref_matvec(&w[LW_GATE], r->xn, r->fa, NULL, false);
+            ref_matvec(&w[LW_UP], r->xn, r->fb, NULL, false);
+            for (uint32_t j = 0; j < hp->n_ff; j++) {
+                double a = r->fa[j];
+                r->fa[j] = (float)(a / (1 + exp(-a)) * r->fb[j]);
+            }
+        }
+        ref_matvec(&w[LW_DOWN], r->fa, r->x, &w[LW_DOWN_B], true);
+    }
+    if (!logits)
+        return;
+    ref_norm(hp, r->x, r->xn, &r->gw[GW_OUT_NORM], &r->gw[GW_OUT_NORM_B]);
+    ref_matvec(r->gw[GW_OUTPUT].f ? &r->gw[GW_OUTPUT] : &r->gw[GW_TOK_EMBD], r->xn, logits, NULL, false);
+}
+
+enum hcq_status
+llm_ref_eval(struct llm_ref *r, const int32_t *tokens, uint32_t n, uint32_t pos, float *logits_out)
+{
+    if (!n || pos + n > r->n_ctx)
+        return hcq_err(HCQ_ERR_INVALID, "llm_ref_eval: %u tokens at %u (context %u)", n, pos, r->n_ctx);
+    if (r->hp.arch == LLM_ARCH_GPT2 && pos + n > r->hp.n_ctx_train)
+        return hcq_err(HCQ_ERR_INVALID, "llm_ref_eval: position %u past the learned %u", pos + n, r->hp.n_ctx_train);
+    for (uint32_t i = 0; i < n; i++) {
+        if (tokens[i] < 0 || (uint32_t)tokens[i] >= r->hp.n_vocab)
+            return hcq_err(HCQ_ERR_INVALID, "llm_ref_eval: token %d (vocabulary %u)", tokens[i], r->hp.n_vocab);
+        ref_token(r, tokens[i], pos + i, i + 1 == n ? logits_out : NULL);
+    }
+    return HCQ_OK;
+}

@@ -1,0 +1,609 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * llm_tok.c - tokenizers built from a GGUF vocabulary (tokenizer.ggml.*): byte-level BPE
+ * ("gpt2" model; pre-tokenizer by tokenizer.ggml.pre: GPT-2 or LLaMA-3 split rules) and
+ * SentencePiece BPE ("llama" model: score-ordered merges, "▁" for spaces, <0xNN> byte
+ * fallback); special tokens, and decoding to bytes. Layer: llm.
+ * Facts: GPT-2's byte-to-unicode table and split pattern, LLaMA-3's split pattern and
+ * SentencePiece's conventions, as documented by their projects; the code is ours.
+ */
+#include "llm_tok_priv.h"
+
+#include "hcq_log.h"
+#include "llm_unicode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== Hash map: bytes -> int32 ==== */
+
+static uint64_t
+hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static enum hcq_status
+hmap_init(struct llm_hmap *m, uint64_t n)
+{
+    m->cap = 16;
+    while (m->cap < 2 * n)
+        m->cap *= 2;
+    m->slots = calloc(m->cap, sizeof *m->slots);
+    return m->slots ? HCQ_OK : hcq_err(HCQ_ERR_NOMEM, "llm_tok: hash map of %llu", (unsigned long long)n);
+}
+
+static void
+hmap_fini(struct llm_hmap *m)
+{
+    free(m->slots);
+}
+
+/* Insert unless present (first wins, as the first id of duplicate tokens). */
+static void
+hmap_put(struct llm_hmap *m, const char *s, uint32_t n, int32_t val)
+{
+    for (uint64_t i = hash_bytes(s, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        struct llm_hslot *e = &m->slots[i];
+        if (!e->s) {
+            *e = (struct llm_hslot){ s, n, val };
+            return;
+        }
+        if (e->n == n && !memcmp(e->s, s, n))
+            return;
+    }
+}
+
+static int32_t
+hmap_get(const struct llm_hmap *m, const char *s, size_t n)
+{
+    for (uint64_t i = hash_bytes(s, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        const struct llm_hslot *e = &m->slots[i];
+        if (!e->s)
+            return -1;
+        if (e->n == n && !memcmp(e->s, s, n))
+            return e->val;
+    }
+}
+
+/* ==== GPT-2 byte <-> unicode ==== */
+
+/* GPT-2's byte encoder: printable bytes 0x21-0x7E, 0xA1-0xAC, 0xAE-0xFF stand for themselves;
+ * the other 68 bytes map, in increasing order, to U+0100, U+0101, ... */
+static void
+byte_map_init(struct llm_tok *t)
+{
+    uint32_t next = 256;
+    for (uint32_t b = 0; b < 256; b++) {
+        bool self = (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE);
+        t->byte_cp[b] = self ? b : next++;
+    }
+    memset(t->cp_byte, 0xFF, sizeof t->cp_byte);
+    for (uint32_t b = 0; b < 256; b++)
+        t->cp_byte[t->byte_cp[b]] = (int16_t)b;
+}
+
+/* ==== Create / destroy ==== */
+
+static enum hcq_status
+load_vocab(struct llm_tok *t, const struct llm_gguf *g)
+{
+    uint32_t et;
+    uint64_t n;
+    enum hcq_status st = llm_gguf_get_arr(g, "tokenizer.ggml.tokens", &et, &n);
+    if (st)
+        return st;
+    if (et != LLM_GGUF_STRING || n == 0 || n > (1u << 24))
+        return hcq_err(HCQ_ERR_FORMAT, "llm_tok_create: tokenizer.ggml.tokens: type %u count %llu", et,
+                       (unsigned long long)n);
+    t->n_vocab = (uint32_t)n;
+    t->toks = calloc(n, sizeof *t->toks);
+    if (!t->toks)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_tok_create: %llu tokens", (unsigned long long)n);
+    uint32_t st_type;
+    uint64_t st_n;
+    const uint8_t *scores = NULL, *types = NULL;
+    if (!llm_gguf_get_arr(g, "tokenizer.ggml.scores", &st_type, &st_n) && st_type == LLM_GGUF_FLOAT32 && st_n == n)
+        scores = llm_gguf_arr_data(g, "tokenizer.ggml.scores");
+    if (!llm_gguf_get_arr(g, "tokenizer.ggml.token_type", &st_type, &st_n) && st_type == LLM_GGUF_INT32 &&
+        st_n == n)
+        types = llm_gguf_arr_data(g, "tokenizer.ggml.token_type");
+    if ((st = hmap_init(&t->vocab, n)))
+        return st;
+    for (uint64_t i = 0; i < n; i++) {
+        struct llm_str s = llm_gguf_arr_str(g, "tokenizer.ggml.tokens", i);
+        if (s.len > 1024)
+            return hcq_err(HCQ_ERR_FORMAT, "llm_tok_create: token %llu is %llu bytes long", (unsigned long long)i,
+                           (unsigned long long)s.len);
+        struct llm_tok_entry *e = &t->toks[i];
+        e->text = s.ptr;
+        e->len = (uint32_t)s.len;
+        e->attr = LLM_TOK_NORMAL;
+        if (scores)
+            memcpy(&e->score, scores + 4 * i, 4);
+        if (types) {
+            int32_t a;
+            memcpy(&a, types + 4 * i, 4);
+            e->attr = a;
+        }
+        hmap_put(&t->vocab, e->text, e->len, (int32_t)i);
+        if ((e->attr == LLM_TOK_CONTROL || e->attr == LLM_TOK_USER_DEFINED) && e->len)
+            t->n_special++;
+    }
+    t->special = calloc(t->n_special ? t->n_special : 1, sizeof *t->special);
+    if (!t->special)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_tok_create: special tokens");
+    t->n_special = 0;
+    for (uint32_t i = 0; i < t->n_vocab; i++)
+        if ((t->toks[i].attr == LLM_TOK_CONTROL || t->toks[i].attr == LLM_TOK_USER_DEFINED) && t->toks[i].len)
+            t->special[t->n_special++] = (int32_t)i;
+    return HCQ_OK;
+}
+
+static enum hcq_status
+load_merges(struct llm_tok *t, const struct llm_gguf *g)
+{
+    uint32_t et;
+    uint64_t n;
+    enum hcq_status st = llm_gguf_get_arr(g, "tokenizer.ggml.merges", &et, &n);
+    if (st)
+        return st;
+    if (et != LLM_GGUF_STRING)
+        return hcq_err(HCQ_ERR_FORMAT, "llm_tok_create: tokenizer.ggml.merges: element type %u (expected STRING)",
+                       et);
+    if ((st = hmap_init(&t->merges, n)))
+        return st;
+    for (uint64_t i = 0; i < n; i++) {
+        struct llm_str s = llm_gguf_arr_str(g, "tokenizer.ggml.merges", i);
+        hmap_put(&t->merges, s.ptr, (uint32_t)s.len, (int32_t)i);
+    }
+    return HCQ_OK;
+}
+
+static int32_t
+opt_id(const struct llm_gguf *g, const char *key, uint32_t n_vocab)
+{
+    uint32_t v;
+    if (llm_gguf_get_u32(g, key, &v) || v >= n_vocab)
+        return -1;
+    return (int32_t)v;
+}
+
+enum hcq_status
+llm_tok_create(const struct llm_gguf *g, struct llm_tok **tok_out)
+{
+    enum hcq_status st;
+    struct llm_str model;
+    *tok_out = NULL;
+    struct llm_tok *t = calloc(1, sizeof *t);
+    if (!t)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_tok_create");
+    if ((st = llm_gguf_get_str(g, "tokenizer.ggml.model", &model)))
+        goto fail;
+    if (model.len == 4 && !memcmp(model.ptr, "gpt2", 4)) {
+        t->kind = LLM_TOK_KIND_BPE;
+    } else if (model.len == 5 && !memcmp(model.ptr, "llama", 5)) {
+        t->kind = LLM_TOK_KIND_SPM;
+    } else {
+        st = hcq_err(HCQ_ERR_UNSUPPORTED, "llm_tok_create: tokenizer.ggml.model '%.*s' (expected gpt2 or llama)",
+                     (int)(model.len > 32 ? 32 : model.len), model.ptr);
+        goto fail;
+    }
+    if ((st = load_vocab(t, g)))
+        goto fail;
+    byte_map_init(t);
+    t->pre = LLM_PRE_GPT2;
+    if (t->kind == LLM_TOK_KIND_BPE) {
+        struct llm_str pre;
+        if ((st = load_merges(t, g)))
+            goto fail;
+        if (!llm_gguf_get_str(g, "tokenizer.ggml.pre", &pre)) {
+            static const char *const l3[] = { "llama-bpe", "llama3", "llama-v3", "smaug-bpe" };
+            for (size_t i = 0; i < sizeof l3 / sizeof l3[0]; i++)
+                if (pre.len == strlen(l3[i]) && !memcmp(pre.ptr, l3[i], pre.len))
+                    t->pre = LLM_PRE_LLAMA3;
+        }
+    }
+    t->bos = opt_id(g, "tokenizer.ggml.bos_token_id", t->n_vocab);
+    t->eos = opt_id(g, "tokenizer.ggml.eos_token_id", t->n_vocab);
+    t->eot = opt_id(g, "tokenizer.ggml.eot_token_id", t->n_vocab);
+    t->unk = opt_id(g, "tokenizer.ggml.unknown_token_id", t->n_vocab);
+    t->add_bos = t->kind == LLM_TOK_KIND_SPM;
+    bool b;
+    if (!llm_gguf_get_bool(g, "tokenizer.ggml.add_bos_token", &b))
+        t->add_bos = b;
+    t->add_space_prefix = t->kind == LLM_TOK_KIND_SPM;
+    if (!llm_gguf_get_bool(g, "tokenizer.ggml.add_space_prefix", &b))
+        t->add_space_prefix = b;
+    /* end-of-generation tokens of common chat formats */
+    static const char *const eog[] = { "<|eot_id|>", "<|im_end|>", "<|end_of_text|>", "<|endoftext|>", "</s>",
+                                       "<|eom_id|>" };
+    for (size_t i = 0; i < sizeof eog / sizeof eog[0] && t->n_eog < LLM_TOK_MAX_EOG - 2; i++) {
+        int32_t id = llm_tok_find(t, eog[i]);
+        if (id >= 0)
+            t->eog[t->n_eog++] = id;
+    }
+    if (t->eos >= 0)
+        t->eog[t->n_eog++] = t->eos;
+    if (t->eot >= 0)
+        t->eog[t->n_eog++] = t->eot;
+    *tok_out = t;
+    return HCQ_OK;
+fail:
+    llm_tok_destroy(t);
+    return st;
+}
+
+void
+llm_tok_destroy(struct llm_tok *t)
+{
+    if (!t)
+        return;
+    hmap_fini(&t->vocab);
+    hmap_fini(&t->merges);
+    free(t->toks);
+    free(t->special);
+    free(t);
+}
+
+uint32_t llm_tok_vocab_size(const struct llm_tok *t) { return t->n_vocab; }
+int32_t llm_tok_bos(const struct llm_tok *t) { return t->bos; }
+int32_t llm_tok_eos(const struct llm_tok *t) { return t->eos; }
+bool llm_tok_add_bos_default(const struct llm_tok *t) { return t->add_bos && t->bos >= 0; }
+
+bool
+llm_tok_is_eog(const struct llm_tok *t, int32_t id)
+{
+    for (uint32_t i = 0; i < t->n_eog; i++)
+        if (t->eog[i] == id)
+            return true;
+    return false;
+}
+
+int32_t
+llm_tok_find(const struct llm_tok *t, const char *text)
+{
+    return hmap_get(&t->vocab, text, strlen(text));
+}
+
+/* ==== Output buffer ==== */
+
+struct ids {
+    int32_t *p;
+    size_t cap, n;
+};
+
+static void
+ids_push(struct ids *o, int32_t id)
+{
+    if (o->n < o->cap)
+        o->p[o->n] = id;
+    o->n++;
+}
+
+/* ==== Merge engine (shared by BPE and SPM) ==== */
+
+/* A symbol: a byte span [off, off+len) of the working string, in a doubly linked list. */
+struct sym {
+    uint32_t off, len;
+    int32_t prev, next;
+};
+
+/* Merge priority of symbols a and a->next: BPE = merge rank (lower first), SPM = score of the
+ * joined token (higher first). Returns false if they cannot merge. */
+static bool
+pair_prio(const struct llm_tok *t, const char *w, const struct sym *a, const struct sym *b, float *prio)
+{
+    if (t->kind == LLM_TOK_KIND_SPM) {
+        int32_t id = hmap_get(&t->vocab, w + a->off, a->len + b->len);
+        if (id < 0)
+            return false;
+        *prio = -t->toks[id].score;
+        return true;
+    }
+    char buf[2 * 1024 + 2];
+    if (a->len + b->len + 1 > sizeof buf)
+        return false;
+    memcpy(buf, w + a->off, a->len);
+    buf[a->len] = ' ';
+    memcpy(buf + a->len + 1, w + b->off, b->len);
+    int32_t r = hmap_get(&t->merges, buf, a->len + 1 + b->len);
+    if (r < 0)
+        return false;
+    *prio = (float)r;
+    return true;
+}
+
+/* Merge the characters of w[0..n) and emit token ids; unknown symbols fall back to bytes. */
+static enum hcq_status
+merge_emit(const struct llm_tok *t, const char *w, uint32_t n, struct ids *out)
+{
+    if (!n)
+        return HCQ_OK;
+    struct sym *s = malloc(n * sizeof *s);
+    float *prio = malloc(n * sizeof *prio);
+    bool *ok = malloc(n * sizeof *ok);
+    if (!s || !prio || !ok) {
+        free(s);
+        free(prio);
+        free(ok);
+        return hcq_err(HCQ_ERR_NOMEM, "llm_tok_encode: %u symbols", n);
+    }
+    uint32_t ns = 0;
+    for (uint32_t off = 0; off < n;) {
+        uint32_t len = llm_utf8_len((uint8_t)w[off]);
+        if (len > n - off)
+            len = n - off;
+        s[ns] = (struct sym){ off, len, (int32_t)ns - 1, (int32_t)ns + 1 };
+        off += len;
+        ns++;
+    }
+    s[ns - 1].next = -1;
+    for (uint32_t i = 0; i + 1 < ns; i++)
+        ok[i] = pair_prio(t, w, &s[i], &s[i + 1], &prio[i]);
+    ok[ns - 1] = false;
+    for (;;) {
+        int32_t best = -1;
+        for (int32_t i = 0; i >= 0; i = s[i].next)
+            if (ok[i] && (best < 0 || prio[i] < prio[best]))
+                best = i;
+        if (best < 0)
+            break;
+        int32_t nx = s[best].next;
+        s[best].len += s[nx].len;
+        s[best].next = s[nx].next;
+        if (s[nx].next >= 0)
+            s[s[nx].next].prev = best;
+        ok[best] = s[best].next >= 0 && pair_prio(t, w, &s[best], &s[s[best].next], &prio[best]);
+        if (s[best].prev >= 0)
+            ok[s[best].prev] = pair_prio(t, w, &s[s[best].prev], &s[best], &prio[s[best].prev]);
+    }
+    for (int32_t i = 0; i >= 0; i = s[i].next) {
+        int32_t id = hmap_get(&t->vocab, w + s[i].off, s[i].len);
+        if (id >= 0) {
+            ids_push(out, id);
+            continue;
+        }
+        for (uint32_t k = 0; k < s[i].len; k++) {
+            uint8_t byte = (uint8_t)w[s[i].off + k];
+            char tb[8];
+            uint32_t tl;
+            if (t->kind == LLM_TOK_KIND_SPM) {
+                static const char hex[] = "0123456789ABCDEF";
+                tb[0] = '<'; tb[1] = '0'; tb[2] = 'x'; tb[3] = hex[byte >> 4]; tb[4] = hex[byte & 15]; tb[5] = '>';
+                tl = 6;
+            } else {
+                tl = llm_utf8_encode(t->byte_cp[byte], tb);
+            }
+            id = hmap_get(&t->vocab, tb, tl);
+            ids_push(out, id >= 0 ? id : (t->unk >= 0 ? t->unk : 0));
+        }
+    }
+    free(s);
+    free(prio);
+    free(ok);
+    return HCQ_OK;
+}
+
+/* ==== Byte-level BPE ==== */
+
+/* One pre-tokenized word of raw bytes: map each byte to its GPT-2 code point, merge. */
+static enum hcq_status
+bpe_word(const struct llm_tok *t, const char *text, size_t len, struct ids *out)
+{
+    char *w = malloc(len * 2 + 1);
+    if (!w)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_tok_encode: word of %zu bytes", len);
+    uint32_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += llm_utf8_encode(t->byte_cp[(uint8_t)text[i]], w + n);
+    enum hcq_status st = merge_emit(t, w, n, out);
+    free(w);
+    return st;
+}
+
+static enum hcq_status
+bpe_segment(const struct llm_tok *t, const char *text, size_t len, struct ids *out)
+{
+    size_t pos = 0;
+    while (pos < len) {
+        size_t end = t->pre == LLM_PRE_LLAMA3 ? llm_pretok_llama3(text, len, pos) : llm_pretok_gpt2(text, len, pos);
+        enum hcq_status st = bpe_word(t, text + pos, end - pos, out);
+        if (st)
+            return st;
+        pos = end;
+    }
+    return HCQ_OK;
+}
+
+/* ==== SentencePiece ==== */
+
+static enum hcq_status
+spm_segment(const struct llm_tok *t, const char *text, size_t len, bool prefix, struct ids *out)
+{
+    /* " " -> U+2581 (3 bytes), plus an optional leading one */
+    char *w = malloc(len * 3 + 4);
+    if (!w)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_tok_encode: %zu bytes", len);
+    uint32_t n = 0;
+    if (prefix) {
+        memcpy(w, "\xE2\x96\x81", 3);
+        n = 3;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == ' ') {
+            memcpy(w + n, "\xE2\x96\x81", 3);
+            n += 3;
+        } else {
+            w[n++] = text[i];
+        }
+    }
+    enum hcq_status st = merge_emit(t, w, n, out);
+    free(w);
+    return st;
+}
+
+/* ==== Encode ==== */
+
+/* The longest special token matching at text[pos], or -1. */
+static int32_t
+special_at(const struct llm_tok *t, const char *text, size_t len, size_t pos)
+{
+    int32_t best = -1;
+    uint32_t best_len = 0;
+    for (uint32_t i = 0; i < t->n_special; i++) {
+        const struct llm_tok_entry *e = &t->toks[t->special[i]];
+        if (e->len > best_len && e->len <= len - pos && !memcmp(text + pos, e->text, e->len)) {
+            best = t->special[i];
+            best_len = e->len;
+        }
+    }
+    return best;
+}
+
+enum hcq_status
+llm_tok_encode(const struct llm_tok *t, const char *text, size_t len, bool add_bos, bool parse_special,
+               int32_t *ids, size_t cap, size_t *n_out)
+{
+    struct ids out = { ids, cap, 0 };
+    enum hcq_status st = HCQ_OK;
+    if (add_bos && t->bos >= 0)
+        ids_push(&out, t->bos);
+    size_t seg = 0, pos = 0;
+    bool first = true;
+    while (seg < len) {
+        int32_t sp = -1;
+        for (pos = seg; pos < len; pos++)
+            if (parse_special && (sp = special_at(t, text, len, pos)) >= 0)
+                break;
+        if (pos > seg) {
+            if (t->kind == LLM_TOK_KIND_SPM)
+                st = spm_segment(t, text + seg, pos - seg, first && t->add_space_prefix, &out);
+            else
+                st = bpe_segment(t, text + seg, pos - seg, &out);
+            if (st)
+                return st;
+            first = false;
+        }
+        if (sp >= 0) {
+            ids_push(&out, sp);
+            pos += t->toks[sp].len;
+        }
+        seg = pos;
+    }
+    *n_out = out.n;
+    return HCQ_OK;
+}
+
+/* ==== Decode ==== */
+
+size_t
+llm_tok_piece(const struct llm_tok *t, int32_t id, bool render_special, char *buf, size_t cap)
+{
+    if (id < 0 || (uint32_t)id >= t->n_vocab)
+        return 0;
+    const struct llm_tok_entry *e = &t->toks[id];
+    size_t n = 0;
+    if (e->attr == LLM_TOK_CONTROL || e->attr == LLM_TOK_UNKNOWN || e->attr == LLM_TOK_UNUSED) {
+        if (!render_special)
+            return 0;
+        n = e->len < cap ? e->len : cap;
+        memcpy(buf, e->text, n);
+        return n;
+    }
+    if (e->attr == LLM_TOK_USER_DEFINED) {
+        n = e->len < cap ? e->len : cap;
+        memcpy(buf, e->text, n);
+        return n;
+    }
+    if (t->kind == LLM_TOK_KIND_SPM) {
+        if (e->attr == LLM_TOK_BYTE && e->len == 6) {
+            unsigned v = (unsigned)strtoul(e->text + 3, NULL, 16);
+            if (cap)
+                buf[n++] = (char)v;
+            return n;
+        }
+        for (uint32_t i = 0; i < e->len && n < cap;) {
+            if (i + 3 <= e->len && !memcmp(e->text + i, "\xE2\x96\x81", 3)) {
+                buf[n++] = ' ';
+                i += 3;
+            } else {
+                buf[n++] = e->text[i++];
+            }
+        }
+        return n;
+    }
+    for (uint32_t i = 0; i < e->len && n < cap;) {
+        uint32_t l;
+        uint32_t cp = llm_utf8_decode(e->text + i, e->len - i, &l);
+        i += l;
+        if (cp < 512 && t->cp_byte[cp] >= 0)
+            buf[n++] = (char)t->cp_byte[cp];
+    }
+    return n;
+}
+
+void
+llm_detok_init(struct llm_detok *d)
+{
+    memset(d, 0, sizeof *d);
+    d->first = true;
+}
+
+/* Bytes of a complete prefix of p[0..n): everything up to an incomplete trailing sequence. */
+static size_t
+utf8_complete(const char *p, size_t n)
+{
+    size_t i = n;
+    /* look back at most 3 bytes for a lead byte whose sequence is cut off */
+    for (size_t k = 0; k < 4 && i > 0; k++) {
+        uint8_t c = (uint8_t)p[i - 1];
+        if ((c & 0xC0) == 0x80) {
+            i--;
+            continue;
+        }
+        uint32_t need = llm_utf8_len(c);
+        return need > n - (i - 1) ? i - 1 : n;
+    }
+    return n;
+}
+
+size_t
+llm_detok_push(struct llm_detok *d, const struct llm_tok *t, int32_t id, char *out, size_t cap)
+{
+    char buf[1100];
+    memcpy(buf, d->pend, d->pend_n);
+    size_t n = d->pend_n;
+    size_t pn = llm_tok_piece(t, id, false, buf + n, sizeof buf - n);
+    bool had = pn > 0;
+    if (pn && d->first && t->kind == LLM_TOK_KIND_SPM && t->add_space_prefix && buf[n] == ' ') {
+        memmove(buf + n, buf + n + 1, pn - 1);
+        pn--;
+    }
+    if (had)
+        d->first = false;
+    n += pn;
+    size_t ok = utf8_complete(buf, n);
+    if (n - ok >= sizeof d->pend) /* cannot happen for valid lengths; flush as is */
+        ok = n;
+    d->pend_n = (uint32_t)(n - ok);
+    memcpy(d->pend, buf + ok, d->pend_n);
+    size_t w = ok < cap ? ok : cap;
+    memcpy(out, buf, w);
+    return w;
+}
+
+size_t
+llm_detok_flush(struct llm_detok *d, char *out, size_t cap)
+{
+    size_t w = 0;
+    if (d->pend_n && cap >= 3) {
+        memcpy(out, "\xEF\xBF\xBD", 3);
+        w = 3;
+    }
+    d->pend_n = 0;
+    return w;
+}

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ops_llm.c - CPU twins and descriptors of the LLM kernels (src/kernels/k_llm_ops.cu).
+ * Layer: ops. Each twin computes the whole launch from the same parameter struct, with
+ * device addresses translated (and bounds-checked) through HCQ_TWIN_PTR; a failed
+ * translation flags a fault and returns. Math in f32 like the kernels (accumulation in
+ * f32 too, so twin and GPU agree to rounding).
+ */
+#include "ops_llm.h"
+#include "k_llm_params.h"
+#include "k_llm_quant.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes of a row of n values of `type` (ggml numbering), 0 if unsupported. */
+static uint64_t
+ops_llm_row_bytes(uint32_t type, uint64_t n)
+{
+    switch (type) {
+    case 0: return 4 * n;
+    case 1: case 30: return 2 * n;
+    case 2: return n / LLM_QK * sizeof(struct llm_block_q4_0);
+    case 3: return n / LLM_QK * sizeof(struct llm_block_q4_1);
+    case 6: return n / LLM_QK * sizeof(struct llm_block_q5_0);
+    case 7: return n / LLM_QK * sizeof(struct llm_block_q5_1);
+    case 8: return n / LLM_QK * sizeof(struct llm_block_q8_0);
+    case 12: return n / LLM_QK_K * sizeof(struct llm_block_q4_k);
+    case 13: return n / LLM_QK_K * sizeof(struct llm_block_q5_k);
+    case 14: return n / LLM_QK_K * sizeof(struct llm_block_q6_k);
+    default: return 0;
+    }
+}
+
+/* Dequantize a row of n values into y (block decoders where there are blocks). */
+static void
+ops_llm_dq_row(uint32_t type, const uint8_t *row, uint32_t n, float *y)
+{
+    switch (type) {
+    case 2: for (uint32_t b = 0; b < n / 32; b++) k_llm_dq_q4_0((const struct llm_block_q4_0 *)row + b, y + 32 * b); return;
+    case 3: for (uint32_t b = 0; b < n / 32; b++) k_llm_dq_q4_1((const struct llm_block_q4_1 *)row + b, y + 32 * b); return;
+    case 6: for (uint32_t b = 0; b < n / 32; b++) k_llm_dq_q5_0((const struct llm_block_q5_0 *)row + b, y + 32 * b); return;
+    case 7: for (uint32_t b = 0; b < n / 32; b++) k_llm_dq_q5_1((const struct llm_block_q5_1 *)row + b, y + 32 * b); return;
+    case 8: for (uint32_t b = 0; b < n / 32; b++) k_llm_dq_q8_0((const struct llm_block_q8_0 *)row + b, y + 32 * b); return;
+    case 12:
+        for (uint32_t b = 0; b < n / 256; b++)
+            for (int c = 0; c < 4; c++)
+                k_llm_dq_q4_k_chunk((const struct llm_block_q4_k *)row + b, c, y + 256 * b + 64 * c);
+        return;
+    case 13:
+        for (uint32_t b = 0; b < n / 256; b++)
+            for (int c = 0; c < 4; c++)
+                k_llm_dq_q5_k_chunk((const struct llm_block_q5_k *)row + b, c, y + 256 * b + 64 * c);
+        return;
+    case 14:
+        for (uint32_t b = 0; b < n / 256; b++)
+            for (int h = 0; h < 2; h++)
+                k_llm_dq_q6_k_half((const struct llm_block_q6_k *)row + b, h, y + 256 * b + 128 * h);
+        return;
+    default:
+        for (uint32_t j = 0; j < n; j++)
+            y[j] = k_llm_dq_at(type, row, j);
+        return;
+    }
+}
+
+static void
+twin_embed(struct hcq_twin_launch *l)
+{
+    const struct k_llm_embed_params *p = l->params;
+    uint64_t rb = ops_llm_row_bytes(p->type, p->d), prb = ops_llm_row_bytes(p->pos_type, p->d);
+    if (!rb || !p->n_vocab || (p->pos_w_va && (!prb || !p->n_pos)))
+        return;
+    const uint8_t *w = HCQ_TWIN_PTR(l, p->w_va, rb * p->n_vocab);
+    float *out = HCQ_TWIN_PTR(l, p->out_va, 4ull * p->d * p->n_tok);
+    const int32_t *tok = p->tok_va ? HCQ_TWIN_PTR(l, p->tok_va, 4ull * p->n_tok) : NULL;
+    const uint8_t *pw = p->pos_w_va ? HCQ_TWIN_PTR(l, p->pos_w_va, prb * p->n_pos) : NULL;
+    if (!w || !out || (p->tok_va && !tok) || (p->pos_w_va && !pw))
+        return;
+    float *tmp = malloc(4ull * p->d);
+    if (!tmp)
+        return;
+    for (uint32_t i = 0; i < p->n_tok; i++) {
+        int32_t t = tok ? tok[i] : (int32_t)p->tok_imm;
+        uint32_t row = t < 0 ? 0 : (uint32_t)t >= p->n_vocab ? p->n_vocab - 1 : (uint32_t)t;
+        ops_llm_dq_row(p->type, w + rb * row, p->d, out + (size_t)i * p->d);
+        if (pw) {
+            uint32_t pos = p->pos0 + i < p->n_pos ? p->pos0 + i : p->n_pos - 1;
+            ops_llm_dq_row(p->pos_type, pw + prb * pos, p->d, tmp);
+            for (uint32_t j = 0; j < p->d; j++)
+                out[(size_t)i * p->d + j] += tmp[j];
+        }
+    }
+    free(tmp);
+}
+
+static void
+twin_norm(struct hcq_twin_launch *l)
+{
+    const struct k_llm_norm_params *p = l->params;
+    const float *x = HCQ_TWIN_PTR(l, p->x_va, 4ull * p->d * p->n);
+    float *y = HCQ_TWIN_PTR(l, p->y_va, 4ull * p->d * p->n);
+    const float *w = HCQ_TWIN_PTR(l, p->w_va, 4ull * p->d);
+    const float *b = p->b_va ? HCQ_TWIN_PTR(l, p->b_va, 4ull * p->d) : NULL;
+    if (!x || !y || !w || (p->b_va && !b))
+        return;
+    for (uint32_t i = 0; i < p->n; i++) {
+        const float *xr = x + (size_t)i * p->d;
+        float *yr = y + (size_t)i * p->d;
+        float mean = 0;
+        if (p->mode == 1) {
+            for (uint32_t j = 0; j < p->d; j++)
+                mean += xr[j];
+            mean /= (float)p->d;
+        }
+        float ss = 0;
+        for (uint32_t j = 0; j < p->d; j++)
+            ss += (xr[j] - mean) * (xr[j] - mean);
+        float inv = 1.0f / sqrtf(ss / (float)p->d + p->eps);
+        for (uint32_t j = 0; j < p->d; j++)
+            yr[j] = (xr[j] - mean) * inv * w[j] + (b ? b[j] : 0.0f);
+    }
+}
+
+static void
+twin_matmul(struct hcq_twin_launch *l)
+{
+    const struct k_llm_matmul_params *p = l->params;
+    uint64_t rb = ops_llm_row_bytes(p->type, p->k);
+    if (!rb || !p->n)
+        return;
+    const uint8_t *w = HCQ_TWIN_PTR(l, p->w_va, rb * p->rows);
+    const float *x = HCQ_TWIN_PTR(l, p->x_va, 4ull * ((uint64_t)(p->n - 1) * p->x_stride + p->k));
+    float *y = HCQ_TWIN_PTR(l, p->y_va, 4ull * ((uint64_t)(p->n - 1) * p->y_stride + p->rows));
+    const float *b = p->b_va ? HCQ_TWIN_PTR(l, p->b_va, 4ull * p->rows) : NULL;
+    if (!w || !x || !y || (p->b_va && !b))
+        return;
+    float *row = malloc(4ull * p->k);
+    if (!row)
+        return;
+    for (uint32_t r = 0; r < p->rows; r++) {
+        ops_llm_dq_row(p->type, w + rb * r, p->k, row);
+        for (uint32_t i = 0; i < p->n; i++) {
+            const float *xi = x + (size_t)i * p->x_stride;
+            float s = 0;
+            for (uint32_t j = 0; j < p->k; j++)
+                s += row[j] * xi[j];
+            float *yo = &y[(size_t)i * p->y_stride + r];
+            *yo = (p->accumulate ? *yo : 0.0f) + s + (b ? b[r] : 0.0f);
+        }
+    }
+    free(row);
+}
+
+static void
+twin_rope_kv(struct hcq_twin_launch *l)
+{
+    const struct k_llm_rope_kv_params *p = l->params;
+    uint32_t kv_dim = p->n_head_kv * p->hd, half = p->hd / 2;
+    if (!p->n_tok || p->pos0 + p->n_tok > p->n_ctx)
+        return;
+    uint64_t span = 4ull * ((uint64_t)(p->n_tok - 1) * p->qkv_stride);
+    float *q = HCQ_TWIN_PTR(l, p->q_va, span + 4ull * p->n_head * p->hd);
+    float *k = HCQ_TWIN_PTR(l, p->k_va, span + 4ull * kv_dim);
+    const float *v = HCQ_TWIN_PTR(l, p->v_va, span + 4ull * kv_dim);
+    float *kc = HCQ_TWIN_PTR(l, p->kc_va, 4ull * p->n_ctx * kv_dim);
+    float *vc = HCQ_TWIN_PTR(l, p->vc_va, 4ull * p->n_ctx * kv_dim);
+    const float *freqs = p->freqs_va ? HCQ_TWIN_PTR(l, p->freqs_va, 4ull * half) : NULL;
+    if (!q || !k || !v || !kc || !vc || (p->freqs_va && !freqs))
+        return;
+    for (uint32_t i = 0; i < p->n_tok; i++) {
+        uint32_t pos = p->pos0 + i;
+        float *qi = q + (size_t)i * p->qkv_stride, *ki = k + (size_t)i * p->qkv_stride;
+        const float *vi = v + (size_t)i * p->qkv_stride;
+        if (p->rope) {
+            for (uint32_t head = 0; head < p->n_head + p->n_head_kv; head++) {
+                float *x = head < p->n_head ? qi + head * p->hd : ki + (head - p->n_head) * p->hd;
+                for (uint32_t j = 0; j < half; j++) {
+                    float theta = (float)pos * powf(p->base, -2.0f * (float)j / (float)p->hd);
+                    if (freqs)
+                        theta /= freqs[j];
+                    float c = cosf(theta), s = sinf(theta);
+                    float x0 = x[2 * j], x1 = x[2 * j + 1];
+                    x[2 * j] = x0 * c - x1 * s;
+                    x[2 * j + 1] = x0 * s + x1 * c;
+                }
+            }
+        }
+        memcpy(kc + (size_t)pos * kv_dim, ki, 4ull * kv_dim);
+        memcpy(vc + (size_t)pos * kv_dim, vi, 4ull * kv_dim);
+    }
+}
+
+static void
+twin_attn(struct hcq_twin_launch *l)
+{
+    const struct k_llm_attn_params *p = l->params;
+    uint32_t kv_dim = p->n_head_kv * p->hd;
+    if (!p->n_tok || !p->n_head_kv || p->n_head % p->n_head_kv || p->pos0 + p->n_tok > p->n_ctx)
+        return;
+    const float *q = HCQ_TWIN_PTR(l, p->q_va, 4ull * ((uint64_t)(p->n_tok - 1) * p->q_stride + p->n_head * p->hd));
+    const float *kc = HCQ_TWIN_PTR(l, p->kc_va, 4ull * p->n_ctx * kv_dim);
+    const float *vc = HCQ_TWIN_PTR(l, p->vc_va, 4ull * p->n_ctx * kv_dim);
+    float *out = HCQ_TWIN_PTR(l, p->out_va, 4ull * p->n_tok * p->n_head * p->hd);
+    float *sc = malloc(4ull * p->n_ctx);
+    if (!q || !kc || !vc || !out || !sc) {
+        free(sc);
+        return;
+    }
+    uint32_t group = p->n_head / p->n_head_kv;
+    for (uint32_t i = 0; i < p->n_tok; i++) {
+        uint32_t n_pos = p->pos0 + i + 1;
+        for (uint32_t h = 0; h < p->n_head; h++) {
+            const float *qh = q + (size_t)i * p->q_stride + h * p->hd;
+            uint32_t g = h / group;
+            float m = -3.0e38f;
+            for (uint32_t t = 0; t < n_pos; t++) {
+                const float *kt = kc + (size_t)t * kv_dim + g * p->hd;
+                float s = 0;
+                for (uint32_t e = 0; e < p->hd; e++)
+                    s += qh[e] * kt[e];
+                sc[t] = s * p->scale;
+                m = fmaxf(m, sc[t]);
+            }
+            float z = 0;
+            for (uint32_t t = 0; t < n_pos; t++) {
+                sc[t] = expf(sc[t] - m);
+                z += sc[t];
+            }
+            float *o = out + (size_t)i * p->n_head * p->hd + h * p->hd;
+            for (uint32_t e = 0; e < p->hd; e++) {
+                float acc = 0;
+                for (uint32_t t = 0; t < n_pos; t++)
+                    acc += sc[t] * vc[(size_t)t * kv_dim + g * p->hd + e];
+                o[e] = acc / z;
+            }
+        }
+    }
+    free(sc);
+}
+
+static void
+twin_act(struct hcq_twin_launch *l)
+{
+    const struct k_llm_act_params *p = l->params;
+    const float *a = HCQ_TWIN_PTR(l, p->a_va, 4ull * p->n);
+    const float *b = p->mode == 0 ? HCQ_TWIN_PTR(l, p->b_va, 4ull * p->n) : NULL;
+    float *y = HCQ_TWIN_PTR(l, p->y_va, 4ull * p->n);
+    if (!a || !y || (p->mode == 0 && !b))
+        return;
+    for (uint32_t j = 0; j < p->n; j++) {
+        float x = a[j];
+        y[j] = p->mode == 0 ? x / (1.0f + expf(-x)) * b[j]
+                            : 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
+    }
+}
+
+/* The registry (ops_registry.c) includes these after its own kernels. */
+const struct hcq_kernel_desc ops_llm_kernels[] = {
+    { "k_llm_embed", "k_llm_ops", sizeof(struct k_llm_embed_params), twin_embed },
+    { "k_llm_norm", "k_llm_ops", sizeof(struct k_llm_norm_params), twin_norm },
+    { "k_llm_matmul", "k_llm_ops", sizeof(struct k_llm_matmul_params), twin_matmul },
+    { "k_llm_rope_kv", "k_llm_ops", sizeof(struct k_llm_rope_kv_params), twin_rope_kv },
+    { "k_llm_attn", "k_llm_ops", sizeof(struct k_llm_attn_params), twin_attn },
+    { "k_llm_act", "k_llm_ops", sizeof(struct k_llm_act_params), twin_act },
+    { 0 },
+};
+const uint32_t ops_llm_kernel_count = sizeof ops_llm_kernels / sizeof ops_llm_kernels[0] - 1;

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hcq_suite.h - shared helpers of the HCQ suite (build/tests/hcq_suite --dev SPEC):
+ * one test body per behaviour, run on whichever device the spec names. The runtime
+ * tests live in hcq_suite.c, the kernel-library tests in hcq_suite_kernels.c.
+ */
+#ifndef HCQ_SUITE_H
+#define HCQ_SUITE_H
+
+#include "harness.h"
+#include "hcq.h"
+#include "hcq_kernel.h"
+#include "k_params.h"
+#include "ops.h"
+
+#include <stddef.h>
+
+#define SUITE_TIMEOUT_NS HCQ_TIMEOUT_DEFAULT_NS
+#define SUITE_POISON 0xAB /* output bytes before a kernel writes them (never zeros) */
+
+/* Backend name of dev ("cpu", "cuda", ...). */
+const char *suite_backend(struct hcq_device *dev);
+/* True when dev runs the CPU twins on the host (the reference itself). */
+bool suite_is_cpu(struct hcq_device *dev);
+/* True for devices whose memory is a real GPU's (cuda, rm, nvgpu): large tests run big. */
+bool suite_is_gpu(struct hcq_device *dev);
+
+/* Fresh random bytes (th_rand). */
+void suite_rand_bytes(void *dst, size_t size_B);
+
+/* Allocate size_B bytes with flags and fill them with `data` (or, if NULL, with the
+ * byte `poison`), synchronously. */
+HCQ_MUST_CHECK enum hcq_status suite_buf(struct hcq_device *dev, uint64_t size_B, uint32_t flags,
+                                         const void *data, uint8_t poison, struct hcq_buf **buf_out);
+
+/* ==== Running a kernel's twin on host copies of device buffers ==== */
+
+/* Host stand-ins for device buffers: a twin's address va in [va[i], va[i] + size_B[i])
+ * lands in host[i]. Used to predict what a launch does to the device's buffers. */
+#define SUITE_MIRROR_MAX 8
+struct suite_mirror {
+    int count;
+    uint64_t va[SUITE_MIRROR_MAX];
+    uint64_t size_B[SUITE_MIRROR_MAX];
+    void *host[SUITE_MIRROR_MAX];
+};
+
+void suite_mirror_add(struct suite_mirror *m, uint64_t va, uint64_t size_B, void *host);
+/* Run kernel `name`'s twin on the mirror; false if unknown or it faulted. */
+bool suite_twin_run(const char *name, const void *params, const uint32_t grid[3], const uint32_t block[3],
+                    struct suite_mirror *m);
+
+/* ==== Test tables ==== */
+
+extern const struct th_case suite_mem_cases[];
+extern const int suite_mem_case_count;
+extern const struct th_case suite_kernel_cases[];
+extern const int suite_kernel_case_count;
+
+#endif /* HCQ_SUITE_H */

@@ -1,0 +1,87 @@
+#!/bin/sh
+# aarch64.sh - Jetson is arm64: cross-build everything for aarch64 (NOCUDA=1, build-aarch64/)
+# with Debian's cross compiler and run the unit tests and the HCQ suite on emu:ga10b (the
+# nvgpu backend on the emulated Orin driver) under qemu-user. Run by `make test`
+# (tests/run_all.sh). Inner suites' lines are indented so the total counts them once, here;
+# the last line is "aarch64: N passed, N failed[, N skipped]" summed over the inner suites.
+# Without the cross tools it skips (counted as skipped, not passed):
+#   apt-get install -y gcc-aarch64-linux-gnu qemu-user      (.ci/install-deps.sh does this)
+# Environment: AARCH64_JOBS (make -j, default nproc), AARCH64_TIMEOUT (s per binary, 240).
+CC_A64=${CC_A64:-aarch64-linux-gnu-gcc}
+QEMU=${QEMU:-qemu-aarch64}
+SYSROOT=${AARCH64_SYSROOT:-/usr/aarch64-linux-gnu}
+jobs=${AARCH64_JOBS:-$(nproc 2>/dev/null || echo 2)}
+limit=${AARCH64_TIMEOUT:-240}
+cd "$(dirname "$0")/../.." || exit 1
+
+missing=""
+command -v "$CC_A64" >/dev/null 2>&1 || missing="$missing $CC_A64"
+command -v "$QEMU" >/dev/null 2>&1 || missing="$missing $QEMU"
+[ -d "$SYSROOT" ] || missing="$missing $SYSROOT"
+if [ -n "$missing" ]; then
+    echo "aarch64: SKIPPED: missing$missing (apt-get install -y gcc-aarch64-linux-gnu qemu-user)"
+    echo "aarch64: 0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+
+start=$(date +%s)
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+echo "aarch64: cross-building with $CC_A64 (make cross-aarch64 NOCUDA=1 -j$jobs)"
+if ! make -s cross-aarch64 NOCUDA=1 -j"$jobs" >"$log" 2>&1; then
+    sed 's/^/  /' "$log" | tail -n 40
+    echo "aarch64: cross-build FAILED"
+    echo "aarch64: 0 passed, 1 failed"
+    exit 1
+fi
+B=build-aarch64
+file_out=$(file "$B/tests/hcq_suite" 2>/dev/null || true)
+case $file_out in
+    *aarch64* | *ARM* | "") ;;
+    *) echo "aarch64: $B/tests/hcq_suite is not an aarch64 binary: $file_out" ;;
+esac
+
+passed=0
+failed=0
+skipped=0
+# run NAME CMD...: run one inner suite under qemu, add its counts.
+run() {
+    name=$1
+    shift
+    timeout "$limit" "$QEMU" -L "$SYSROOT" "$@" >"$log" 2>&1
+    rc=$?
+    sed 's/^/  /' "$log"
+    line=$(grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    if [ -z "$line" ]; then
+        echo "  $name: crashed or timed out under qemu (exit $rc, limit ${limit}s)"
+        failed=$((failed + 1))
+        return
+    fi
+    p=$(echo "$line" | sed -E 's/^[^ ]+: ([0-9]+) passed.*/\1/')
+    f=$(echo "$line" | sed -E 's/^[^ ]+: [0-9]+ passed, ([0-9]+) failed.*/\1/')
+    s=$(echo "$line" | sed -nE 's/.*, ([0-9]+) skipped.*/\1/p')
+    passed=$((passed + p))
+    failed=$((failed + f))
+    skipped=$((skipped + ${s:-0}))
+    # a suite that printed its counts but exited non-zero without failures still failed
+    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        echo "  $name: exit status $rc"
+        failed=$((failed + 1))
+    fi
+}
+
+for t in "$B"/tests/test_*; do
+    [ -x "$t" ] || continue
+    echo "aarch64: $(basename "$t")"
+    run "$(basename "$t")" "$t"
+done
+echo "aarch64: hcq_suite --dev emu:ga10b"
+run hcq_suite "$B/tests/hcq_suite" --dev emu:ga10b
+
+echo "aarch64: done in $(($(date +%s) - start)) s"
+if [ "$skipped" -gt 0 ]; then
+    echo "aarch64: $passed passed, $failed failed, $skipped skipped"
+else
+    echo "aarch64: $passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_llm_e2e.c - end to end on tiny models written by the generator (fixed seed) with the
+ * GPT-2 vocabulary: the device forward pass on `cpu` (kernel twins) against the independent
+ * double-precision reference (llm_ref) - logits NMSE and identical greedy tokens - and the
+ * committed greedy ids; prefill in batches vs token-by-token decode; every other device that
+ * opens (HCQ_TEST_DEVS, else emu:gh100, cuda:0, rm:0) against `cpu`: same 32 greedy tokens,
+ * logits within NMSE 1e-6 (f32 on both sides; only summation order differs).
+ */
+#include "harness.h"
+#include "llm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STEPS 32
+#define VOCAB "tests/data/tokenizers/ggml-vocab-gpt-2.gguf"
+
+/* Greedy ids of the tiny llama (q8_0, seed 1234) after the prompt below, produced by this
+ * test on `cpu` and checked against llm_ref when recorded. */
+static const int32_t expect_llama_q8_0[STEPS] = {
+#include "test_llm_e2e_expect.inc"
+};
+static const char prompt[] = "Hello world, this is a small test";
+
+static double
+nmse(const float *a, const float *ref, uint32_t n)
+{
+    double e = 0, s = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        e += ((double)a[i] - ref[i]) * ((double)a[i] - ref[i]);
+        s += (double)ref[i] * ref[i];
+    }
+    return s > 0 ? e / s : e;
+}
+
+static uint32_t
+argmax(const float *l, uint32_t n)
+{
+    uint32_t b = 0;
+    for (uint32_t i = 1; i < n; i++)
+        if (l[i] > l[b])
+            b = i;
+    return b;
+}
+
+/* Write a generated model to a temp file; returns the path in buf. */
+static enum hcq_status
+gen(const char *preset, enum llm_type type, char *path, size_t path_B)
+{
+    struct llm_gguf *v = NULL;
+    enum hcq_status st = llm_gguf_open(VOCAB, &v);
+    if (st)
+        return st;
+    snprintf(path, path_B, "/tmp/nvhcq_test_llm_%s_%s_%d.gguf", preset, llm_type_name(type), (int)getpid());
+    struct llm_gen_params gp = { .preset = preset, .type = type, .vocab = v, .seed = 1234, .threads = 2 };
+    st = llm_gen_model(&gp, path);
+    llm_gguf_destroy(v);
+    return st;
+}
+
+/* Greedy decode: prompt, then STEPS tokens; logits of every step into logits[STEPS][V]. */
+static enum hcq_status
+run_model(struct llm_model *m, const int32_t *pr, uint32_t np, int32_t *out, float *logits)
+{
+    uint32_t V = llm_model_hparams(m)->n_vocab;
+    enum hcq_status st = llm_model_eval(m, pr, np, 0);
+    for (uint32_t s = 0; s < STEPS && !st; s++) {
+        memcpy(logits + (size_t)s * V, llm_model_logits(m), 4ull * V);
+        out[s] = (int32_t)argmax(llm_model_logits(m), V);
+        if (s + 1 < STEPS)
+            st = llm_model_eval(m, &out[s], 1, np + s);
+    }
+    return st;
+}
+
+static enum hcq_status
+run_ref(struct llm_ref *r, const int32_t *pr, uint32_t np, int32_t *out, float *logits)
+{
+    uint32_t V = llm_ref_hparams(r)->n_vocab;
+    enum hcq_status st = llm_ref_eval(r, pr, np, 0, logits);
+    for (uint32_t s = 0; s < STEPS && !st; s++) {
+        out[s] = (int32_t)argmax(logits + (size_t)s * V, V);
+        if (s + 1 < STEPS)
+            st = llm_ref_eval(r, &out[s], 1, np + s, logits + (size_t)(s + 1) * V);
+    }
+    return st;
+}
+
+static void
+check_vs_ref(struct th *t, const char *preset, enum llm_type type, const int32_t *expect)
+{
+    char path[256];
+    struct llm_gguf *g = NULL;
+    struct llm_ref *ref = NULL;
+    struct llm_model *m = NULL;
+    float *lr = NULL, *lm = NULL;
+    int32_t pr[64], tr[STEPS], tm[STEPS];
+    size_t np;
+    CHECK_OK(gen(preset, type, path, sizeof path));
+    CHECK_OK(llm_gguf_open(path, &g));
+    struct llm_model_params mp;
+    llm_model_params_default(&mp);
+    mp.dev_spec = "cpu";
+    mp.n_ctx = 128;
+    mp.n_batch = 5; /* the prompt spans several batches */
+    CHECK_OK(llm_model_load_gguf(g, &mp, &m));
+    CHECK_OK(llm_tok_encode(llm_model_tok(m), prompt, strlen(prompt), false, false, pr, 64, &np));
+    CHECK(np > 5 && np < 64);
+    uint32_t V = llm_model_hparams(m)->n_vocab;
+    lr = malloc(4ull * V * STEPS);
+    lm = malloc(4ull * V * STEPS);
+    CHECK(lr && lm);
+    CHECK_OK(llm_ref_create(g, 128, &ref));
+    CHECK_OK(run_ref(ref, pr, (uint32_t)np, tr, lr));
+    CHECK_OK(run_model(m, pr, (uint32_t)np, tm, lm));
+    double worst = 0;
+    for (int s = 0; s < STEPS; s++)
+        worst = fmax(worst, nmse(lm + (size_t)s * V, lr + (size_t)s * V, V));
+    printf("    %s %s: cpu vs reference: worst logits NMSE %.3g over %d steps; ids", preset, llm_type_name(type),
+           worst, STEPS);
+    for (int s = 0; s < STEPS; s++)
+        printf(" %d", tm[s]);
+    printf("\n");
+    CHECKF(worst < 1e-8, "logits NMSE %g vs reference", worst);
+    for (int s = 0; s < STEPS; s++)
+        CHECKF(tm[s] == tr[s], "step %d: cpu %d, reference %d", s, tm[s], tr[s]);
+    if (expect)
+        for (int s = 0; s < STEPS; s++)
+            CHECKF(tm[s] == expect[s], "step %d: cpu %d, committed %d", s, tm[s], expect[s]);
+done:
+    llm_model_destroy(m);
+    llm_ref_destroy(ref);
+    llm_gguf_destroy(g);
+    free(lr);
+    free(lm);
+    unlink(path);
+}
+
+TEST(llama_q8_0_vs_ref_and_committed) { check_vs_ref(t, "tiny", LLM_TYPE_Q8_0, expect_llama_q8_0); }
+TEST(llama_q6_k_vs_ref) { check_vs_ref(t, "tiny", LLM_TYPE_Q6_K, NULL); }
+TEST(llama_q4_k_vs_ref) { check_vs_ref(t, "tiny", LLM_TYPE_Q4_K, NULL); }
+TEST(llama_f16_vs_ref) { check_vs_ref(t, "tiny", LLM_TYPE_F16, NULL); }
+TEST(gpt2_q8_0_vs_ref) { check_vs_ref(t, "gpt2-tiny", LLM_TYPE_Q8_0, NULL); }
+
+/* Prefill in one batch, in batches of 3, and token by token (graph decode): same logits. */
+TEST(prefill_vs_decode)
+{
+    char path[256];
+    struct llm_gguf *g = NULL;
+    struct llm_model *a = NULL, *b = NULL;
+    float *la = NULL;
+    int32_t pr[64];
+    size_t np;
+    CHECK_OK(gen("tiny", LLM_TYPE_Q4_0, path, sizeof path));
+    CHECK_OK(llm_gguf_open(path, &g));
+    struct llm_model_params mp;
+    llm_model_params_default(&mp);
+    mp.dev_spec = "cpu";
+    mp.n_ctx = 64;
+    mp.n_batch = 64;
+    CHECK_OK(llm_model_load_gguf(g, &mp, &a));
+    mp.n_batch = 3;
+    CHECK_OK(llm_model_load_gguf(g, &mp, &b));
+    CHECK_OK(llm_tok_encode(llm_model_tok(a), prompt, strlen(prompt), false, false, pr, 64, &np));
+    uint32_t V = llm_model_hparams(a)->n_vocab;
+    CHECK((la = malloc(4ull * V)));
+    CHECK_OK(llm_model_eval(a, pr, (uint32_t)np, 0));
+    memcpy(la, llm_model_logits(a), 4ull * V);
+    CHECK_OK(llm_model_eval(b, pr, (uint32_t)np, 0));
+    double e1 = nmse(llm_model_logits(b), la, V);
+    for (uint32_t i = 0; i < np; i++) /* overwrite the cache one token at a time */
+        CHECK_OK(llm_model_eval(b, &pr[i], 1, i));
+    double e2 = nmse(llm_model_logits(b), la, V);
+    printf("    prefill(64) vs prefill(3): NMSE %.3g; vs token-by-token: %.3g\n", e1, e2);
+    CHECK(e1 < 1e-10 && e2 < 1e-10);
+    CHECK(llm_model_eval(a, pr, 1, 64) == HCQ_ERR_INVALID); /* past the context */
+done:
+    free(la);
+    llm_model_destroy(a);
+    llm_model_destroy(b);
+    llm_gguf_destroy(g);
+    unlink(path);
+}
+
+/* Every other device: same greedy tokens as cpu for 32 steps, logits within NMSE 1e-6. */
+TEST(devices_match_cpu)
+{
+    char path[256];
+    struct llm_gguf *g = NULL;
+    struct llm_model *mc = NULL, *md = NULL;
+    float *lc = NULL, *ld = NULL;
+    int32_t pr[64], tc[STEPS], td[STEPS];
+    size_t np;
+    int tried = 0;
+    char devs[256];
+    const char *env = getenv("HCQ_TEST_DEVS");
+    snprintf(devs, sizeof devs, "%s", env ? env : "emu:gh100 cuda:0 rm:0");
+    CHECK_OK(gen("tiny", LLM_TYPE_Q6_K, path, sizeof path));
+    CHECK_OK(llm_gguf_open(path, &g));
+    struct llm_model_params mp;
+    llm_model_params_default(&mp);
+    mp.dev_spec = "cpu";
+    mp.n_ctx = 128;
+    CHECK_OK(llm_model_load_gguf(g, &mp, &mc));
+    CHECK_OK(llm_tok_encode(llm_model_tok(mc), prompt, strlen(prompt), false, false, pr, 64, &np));
+    uint32_t V = llm_model_hparams(mc)->n_vocab;
+    CHECK((lc = malloc(4ull * V * STEPS)) && (ld = malloc(4ull * V * STEPS)));
+    CHECK_OK(run_model(mc, pr, (uint32_t)np, tc, lc));
+    for (char *save = NULL, *d = strtok_r(devs, " ,", &save); d; d = strtok_r(NULL, " ,", &save)) {
+        if (!strcmp(d, "cpu"))
+            continue;
+        struct hcq_device *probe = NULL;
+        if (hcq_device_open(d, &probe) != HCQ_OK) {
+            printf("    %s: does not open here, skipped\n", d);
+            continue;
+        }
+        struct hcq_device_info info;
+        bool kernels = hcq_device_info(probe, &info) == HCQ_OK && info.has_kernels;
+        hcq_device_close(probe);
+        if (!kernels) {
+            printf("    %s: no kernel library, skipped\n", d);
+            continue;
+        }
+        mp.dev_spec = d;
+        CHECK_OK(llm_model_load_gguf(g, &mp, &md));
+        CHECK_OK(run_model(md, pr, (uint32_t)np, td, ld));
+        double worst = 0;
+        for (int s = 0; s < STEPS; s++)
+            worst = fmax(worst, nmse(ld + (size_t)s * V, lc + (size_t)s * V, V));
+        printf("    %s vs cpu: worst logits NMSE %.3g\n", d, worst);
+        for (int s = 0; s < STEPS; s++)
+            CHECKF(td[s] == tc[s], "%s step %d: %d vs cpu %d", d, s, td[s], tc[s]);
+        CHECKF(worst < 1e-6, "%s: logits NMSE %g", d, worst);
+        llm_model_destroy(md);
+        md = NULL;
+        tried++;
+    }
+    if (!tried)
+        SKIP("no device besides cpu opens here");
+done:
+    llm_model_destroy(md);
+    llm_model_destroy(mc);
+    llm_gguf_destroy(g);
+    free(lc);
+    free(ld);
+    unlink(path);
+}
+
+int
+main(int argc, char **argv)
+{
+    static const struct th_case cases[] = {
+        TH_CASE(llama_q8_0_vs_ref_and_committed), TH_CASE(llama_q6_k_vs_ref), TH_CASE(llama_q4_k_vs_ref),
+        TH_CASE(llama_f16_vs_ref), TH_CASE(gpt2_q8_0_vs_ref), TH_CASE(prefill_vs_decode),
+        TH_CASE(devices_match_cpu),
+    };
+    return th_run("llm_e2e", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
+}

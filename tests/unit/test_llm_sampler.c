@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_llm_sampler.c - sampler: greedy argmax, seeded reproducibility, empirical
+ * distributions against the softmax (temperature), top-k/top-p/min-p support sets,
+ * repetition penalty; chat template rendering.
+ */
+#include "harness.h"
+#include "llm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NV 50
+
+static void
+rand_logits(float *l)
+{
+    for (int i = 0; i < NV; i++)
+        l[i] = th_randf(-4, 4);
+}
+
+TEST(greedy)
+{
+    struct llm_sampler_params p;
+    struct llm_sampler *s = NULL;
+    float l[NV];
+    rand_logits(l);
+    l[17] = 10;
+    llm_sampler_params_default(&p);
+    CHECK_OK(llm_sampler_create(&p, NV, &s));
+    CHECK(llm_sampler_sample(s, l) == 17);
+    /* penalty moves greedy away from a repeated token */
+    llm_sampler_destroy(s);
+    s = NULL;
+    p.repeat_penalty = 100.0f;
+    l[3] = 9.9f;
+    CHECK_OK(llm_sampler_create(&p, NV, &s));
+    llm_sampler_accept(s, 17);
+    CHECK(llm_sampler_sample(s, l) == 3);
+    CHECK(l[17] == 10); /* input untouched */
+done:
+    llm_sampler_destroy(s);
+}
+
+/* Empirical frequencies over many draws vs the expected softmax. */
+TEST(temperature_distribution)
+{
+    struct llm_sampler_params p;
+    struct llm_sampler *s = NULL;
+    float l[NV];
+    static int count[NV];
+    memset(count, 0, sizeof count);
+    rand_logits(l);
+    llm_sampler_params_default(&p);
+    p.temp = 0.7f;
+    p.seed = th_rand();
+    CHECK_OK(llm_sampler_create(&p, NV, &s));
+    const int draws = 40000;
+    for (int i = 0; i < draws; i++)
+        count[llm_sampler_sample(s, l)]++;
+    double z = 0, mx = -1e9;
+    for (int i = 0; i < NV; i++)
+        mx = fmax(mx, l[i]);
+    for (int i = 0; i < NV; i++)
+        z += exp((l[i] - mx) / 0.7);
+    for (int i = 0; i < NV; i++) {
+        double pe = exp((l[i] - mx) / 0.7) / z;
+        double sd = sqrt(pe * (1 - pe) / draws);
+        CHECKF(fabs(count[i] / (double)draws - pe) < 5 * sd + 1e-3, "token %d: %g vs %g", i,
+               count[i] / (double)draws, pe);
+    }
+done:
+    llm_sampler_destroy(s);
+}
+
+TEST(filters_and_seed)
+{
+    struct llm_sampler_params p;
+    struct llm_sampler *s = NULL, *s2 = NULL;
+    float l[NV];
+    for (int i = 0; i < NV; i++)
+        l[i] = (float)i * 0.1f; /* token 49 is most likely */
+    llm_sampler_params_default(&p);
+    p.temp = 1.0f;
+    p.top_k = 3;
+    CHECK_OK(llm_sampler_create(&p, NV, &s));
+    for (int i = 0; i < 2000; i++) {
+        int32_t id = llm_sampler_sample(s, l);
+        CHECKF(id >= 47, "top-k 3 gave %d", id);
+    }
+    llm_sampler_destroy(s);
+    s = NULL;
+    /* min-p 0.9: only tokens with p >= 0.9 p_max: exp(-0.1) = 0.905 -> 49 and 48 */
+    p.top_k = 0;
+    p.min_p = 0.9f;
+    CHECK_OK(llm_sampler_create(&p, NV, &s));
+    for (int i = 0; i < 2000; i++) {
+        int32_t id = llm_sampler_sample(s, l);
+        CHECKF(id >= 48, "min-p gave %d", id);
+    }
+    llm_sampler_destroy(s);
+    s = NULL;
+    /* top-p tiny: always the argmax */
+    p.min_p = 0;
+    p.top_p = 0.01f;
+    CHECK_OK(llm_sampler_create(&p, NV, &s));
+    for (int i = 0; i < 200; i++)
+        CHECK(llm_sampler_sample(s, l) == 49);
+    llm_sampler_destroy(s);
+    s = NULL;
+    /* same seed, same sequence; different seed, different sequence */
+    p.top_p = 1;
+    p.seed = 42;
+    CHECK_OK(llm_sampler_create(&p, NV, &s));
+    CHECK_OK(llm_sampler_create(&p, NV, &s2));
+    int same = 0;
+    for (int i = 0; i < 100; i++)
+        same += llm_sampler_sample(s, l) == llm_sampler_sample(s2, l);
+    CHECK(same == 100);
+    llm_sampler_destroy(s2);
+    s2 = NULL;
+    p.seed = 43;
+    CHECK_OK(llm_sampler_create(&p, NV, &s2));
+    llm_sampler_reset(s);
+    same = 0;
+    for (int i = 0; i < 100; i++)
+        same += llm_sampler_sample(s, l) == llm_sampler_sample(s2, l);
+    CHECK(same < 100);
+done:
+    llm_sampler_destroy(s);
+    llm_sampler_destroy(s2);
+}
+
+TEST(chat_templates)
+{
+    struct llm_chat_msg m[2] = { { "system", "Be brief." }, { "user", "Hi" } };
+    char buf[512];
+    size_t n = llm_chat_render(LLM_CHAT_LLAMA3, m, 2, true, buf, sizeof buf);
+    const char *want3 = "<|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>"
+                        "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+                        "<|start_header_id|>assistant<|end_header_id|>\n\n";
+    CHECK(n == strlen(want3) && !strcmp(buf, want3));
+    n = llm_chat_render(LLM_CHAT_CHATML, m, 2, true, buf, sizeof buf);
+    const char *wantc = "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
+                        "<|im_start|>assistant\n";
+    CHECK(n == strlen(wantc) && !strcmp(buf, wantc));
+    char small[8];
+    n = llm_chat_render(LLM_CHAT_CHATML, m, 2, true, small, sizeof small);
+    CHECK(n == strlen(wantc) && strlen(small) == 7);
+done:;
+}
+
+int
+main(int argc, char **argv)
+{
+    static const struct th_case cases[] = {
+        TH_CASE(greedy), TH_CASE(temperature_distribution), TH_CASE(filters_and_seed), TH_CASE(chat_templates),
+    };
+    return th_run("llm_sampler", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
+}

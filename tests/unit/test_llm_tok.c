@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_llm_tok.c - tokenizer conformance: every input of tests/data/tokenizers/NAME.inp must
+ * encode to the ids of the matching .out line (vectors from llama.cpp, see NOTICE.md), and
+ * decode back to the input; pre-tokenizer splits; streaming detokenizer on split UTF-8.
+ */
+#include "harness.h"
+#include "llm.h"
+#include "llm_tok_priv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *
+read_all(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *p = malloc((size_t)sz + 1);
+    if (p && fread(p, 1, (size_t)sz, f) != (size_t)sz) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    if (p) {
+        p[sz] = 0;
+        *n = (size_t)sz;
+    }
+    return p;
+}
+
+/* Run one vocab's vectors; returns the number of mismatches (and prints them). */
+static int
+run_vectors(struct th *t, const char *name, int *count)
+{
+    char path[256];
+    size_t n_inp, n_out;
+    int bad = -1;
+    struct llm_gguf *g = NULL;
+    struct llm_tok *tok = NULL;
+    char *inp = NULL, *out = NULL;
+    int32_t *ids = malloc(4096 * sizeof *ids);
+    snprintf(path, sizeof path, "tests/data/tokenizers/%s.gguf", name);
+    CHECK_OK(llm_gguf_open(path, &g));
+    CHECK_OK(llm_tok_create(g, &tok));
+    snprintf(path, sizeof path, "tests/data/tokenizers/%s.gguf.inp", name);
+    CHECK((inp = read_all(path, &n_inp)));
+    snprintf(path, sizeof path, "tests/data/tokenizers/%s.gguf.out", name);
+    CHECK((out = read_all(path, &n_out)));
+    static const char sep[] = "\n__ggml_vocab_test__\n";
+    char *ip = inp, *op = out;
+    bad = 0;
+    *count = 0;
+    for (;;) {
+        char *ie = strstr(ip, sep);
+        char *oe = strchr(op, '\n');
+        if (!ie || !oe)
+            break;
+        size_t n = 0;
+        CHECK_OK(llm_tok_encode(tok, ip, (size_t)(ie - ip), false, false, ids, 4096, &n));
+        /* expected ids */
+        int32_t exp[4096];
+        size_t ne = 0;
+        for (char *q = op; q < oe;) {
+            char *end;
+            long v = strtol(q, &end, 10);
+            if (end == q)
+                break;
+            exp[ne++] = (int32_t)v;
+            q = end;
+        }
+        bool same = n == ne && !memcmp(ids, exp, n * sizeof *ids);
+        if (!same) {
+            bad++;
+            printf("    %s: input %d '%.*s': got", name, *count, (int)(ie - ip > 40 ? 40 : ie - ip), ip);
+            for (size_t i = 0; i < n && i < 24; i++)
+                printf(" %d", ids[i]);
+            printf("\n      expected");
+            for (size_t i = 0; i < ne && i < 24; i++)
+                printf(" %d", exp[i]);
+            printf("\n");
+        } else {
+            /* decode round trip (byte-exact for BPE; SPM drops the prefix space) */
+            char dec[8192];
+            size_t dn = 0;
+            struct llm_detok d;
+            llm_detok_init(&d);
+            for (size_t i = 0; i < n; i++)
+                dn += llm_detok_push(&d, tok, ids[i], dec + dn, sizeof dec - dn);
+            dn += llm_detok_flush(&d, dec + dn, sizeof dec - dn);
+            if (dn != (size_t)(ie - ip) || memcmp(dec, ip, dn)) {
+                bad++;
+                printf("    %s: input %d decodes to '%.*s'\n", name, *count, (int)dn, dec);
+            }
+        }
+        (*count)++;
+        ip = ie + strlen(sep);
+        op = oe + 1;
+    }
+done:
+    free(ids);
+    free(inp);
+    free(out);
+    llm_tok_destroy(tok);
+    llm_gguf_destroy(g);
+    return t->failed ? -1 : bad;
+}
+
+TEST(gpt2_vectors)
+{
+    int n = 0, bad = run_vectors(t, "ggml-vocab-gpt-2", &n);
+    CHECKF(bad == 0 && n >= 40, "%d of %d vectors failed", bad, n);
+done:;
+}
+
+TEST(llama_spm_vectors)
+{
+    int n = 0, bad = run_vectors(t, "ggml-vocab-llama-spm", &n);
+    CHECKF(bad == 0 && n >= 40, "%d of %d vectors failed", bad, n);
+done:;
+}
+
+/* Split a string with a pre-tokenizer into "|"-joined pieces. */
+static void
+split(size_t (*fn)(const char *, size_t, size_t), const char *s, char *out)
+{
+    size_t len = strlen(s), pos = 0, o = 0;
+    while (pos < len) {
+        size_t e = fn(s, len, pos);
+        if (pos)
+            out[o++] = '|';
+        memcpy(out + o, s + pos, e - pos);
+        o += e - pos;
+        pos = e;
+    }
+    out[o] = 0;
+}
+
+TEST(pretok_splits)
+{
+    char buf[256];
+    /* LLaMA-3: digits in groups of 3, case-insensitive contractions, newline runs */
+    split(llm_pretok_llama3, "I'VE 12345 apples\n\n  x", buf);
+    CHECKF(!strcmp(buf, "I|'VE| |123|45| apples|\n\n| | x"), "llama3 split: %s", buf);
+    split(llm_pretok_gpt2, "I'VE 12345 apples\n\n  x", buf);
+    CHECKF(!strcmp(buf, "I|'|VE| 12345| apples|\n\n | x"), "gpt2 split: %s", buf);
+    split(llm_pretok_llama3, "a  b!!\r\nc", buf);
+    CHECKF(!strcmp(buf, "a| | b|!!\r\n|c"), "llama3 split 2: %s", buf);
+done:;
+}
+
+TEST(detok_streaming_utf8)
+{
+    struct llm_gguf *g = NULL;
+    struct llm_tok *tok = NULL;
+    CHECK_OK(llm_gguf_open("tests/data/tokenizers/ggml-vocab-gpt-2.gguf", &g));
+    CHECK_OK(llm_tok_create(g, &tok));
+    /* "Äpfel" encodes with byte tokens splitting Ä (0xC3 0x84): each chunk must be valid UTF-8 */
+    int32_t ids[16];
+    size_t n;
+    CHECK_OK(llm_tok_encode(tok, "\xC3\x84pfel", 6, false, false, ids, 16, &n));
+    CHECK(n >= 2);
+    struct llm_detok d;
+    llm_detok_init(&d);
+    char out[64];
+    size_t w = llm_detok_push(&d, tok, ids[0], out, sizeof out);
+    CHECKF(w == 0, "first chunk holds back the lead byte (got %zu bytes)", w);
+    size_t total = 0;
+    for (size_t i = 1; i < n; i++)
+        total += llm_detok_push(&d, tok, ids[i], out + total, sizeof out - total);
+    CHECK(total == 6 && !memcmp(out, "\xC3\x84pfel", 6));
+    CHECK(llm_detok_flush(&d, out, sizeof out) == 0);
+done:
+    llm_tok_destroy(tok);
+    llm_gguf_destroy(g);
+}
+
+TEST(special_tokens)
+{
+    struct llm_gguf *g = NULL;
+    struct llm_tok *tok = NULL;
+    CHECK_OK(llm_gguf_open("tests/data/tokenizers/ggml-vocab-gpt-2.gguf", &g));
+    CHECK_OK(llm_tok_create(g, &tok));
+    int32_t eot = llm_tok_find(tok, "<|endoftext|>");
+    CHECK(eot == 50256);
+    int32_t ids[32];
+    size_t n;
+    const char *s = "Hi<|endoftext|>Hi";
+    CHECK_OK(llm_tok_encode(tok, s, strlen(s), false, true, ids, 32, &n));
+    CHECKF(n == 3 && ids[1] == eot && ids[0] == ids[2], "n=%zu", n);
+    CHECK_OK(llm_tok_encode(tok, s, strlen(s), false, false, ids, 32, &n));
+    CHECK(n > 3);
+    CHECK(llm_tok_is_eog(tok, eot));
+done:
+    llm_tok_destroy(tok);
+    llm_gguf_destroy(g);
+}
+
+int
+main(int argc, char **argv)
+{
+    static const struct th_case cases[] = {
+        TH_CASE(gpt2_vectors), TH_CASE(llama_spm_vectors), TH_CASE(pretok_splits),
+        TH_CASE(detok_streaming_utf8), TH_CASE(special_tokens),
+    };
+    return th_run("llm_tok", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
+}
