@@ -524,7 +524,13 @@ hcq_cuda_open(const char *arg, struct hcq_device **dev_out)
     }
     if (r != CUDA_SUCCESS) {
         cd->ctx = NULL;
-        st = cuda_fail(cd, r, "cuDevicePrimaryCtxRetain(%d)", ordinal);
+        if (cuda_api_err_is_sticky(r))
+            st = hcq_err(HCQ_ERR_DEVICE_LOST,
+                         "cuda:%d: CUDA faulted earlier in this process (%s); the driver API cannot recover from "
+                         "that inside a process (its documentation: the process must be terminated and relaunched)",
+                         ordinal, cuda_api_err_name(r));
+        else
+            st = cuda_fail(cd, r, "cuDevicePrimaryCtxRetain(%d)", ordinal);
         goto fail_base;
     }
     cuda_ctx_enter(cd);
