@@ -122,8 +122,14 @@ run_op(struct cp *c, const char *name, int kind, struct hcq_buf *dst, struct hcq
         snprintf(r.note, sizeof r.note, "%s%s", host_timed || !saved ? "host time" : "device time",
                  batch > 1 ? ", batched" : "");
         bench_add(c->ctx, &r);
-        if (kind == 0 && dst != c->h && src != c->h && saved)
-            c->d->d2d_GBps = r.median; /* the largest size wins: sizes ascend */
+        if (rw && saved) { /* the device's D2D ceiling: best method at the largest size */
+            if (c->size > c->d->d2d_size_B) {
+                c->d->d2d_GBps = r.median;
+                c->d->d2d_size_B = c->size;
+            } else if (c->size == c->d->d2d_size_B && r.median > c->d->d2d_GBps) {
+                c->d->d2d_GBps = r.median;
+            }
+        }
     }
     free(t);
 }

@@ -5,7 +5,8 @@
  *   exp, relu y = expf(x), max(x, 0) (f32)   8 bytes per element
  *   cast      y = f16(x)                     6 bytes per element
  * at 1M, 10M and 100M elements. GB/s = bytes read + written / time; "% of D2D" relates it
- * to the same device's copy-engine D2D bandwidth (bench_copy.c), the practical ceiling.
+ * to the same device's measured D2D bandwidth (bench_copy.c: the better of the copy engine
+ * and the copy kernel at the largest size), the practical ceiling.
  * Napkin bound: 100M adds move 1.2 GB; at ~3 TB/s (H100 HBM3, measured D2D) that is
  * ~0.4 ms; 1M elements (12 MB, inside the 50 MB L2) are launch-bound (~5-10 us).
  * Verification: the output is poisoned, then compared with the kernel's CPU twin run on
