@@ -145,8 +145,8 @@ run_device(struct cp *c)
         st = hcq_buf_alloc(dev, c->size, HCQ_MEM_DEVICE, &c->d2);
     if (st != HCQ_OK) {
         char params[32];
-        struct bench_result r = bench_result_init("copy", "alloc", c->d, bench_fmt_bytes(params, sizeof params, c->size),
-                                                  "GB/s", true);
+        bench_fmt_bytes(params, sizeof params, c->size);
+        struct bench_result r = bench_result_init("copy", "alloc", c->d, params, "GB/s", true);
         bench_add_status(c->ctx, &r, BENCH_ERROR, "%s", hcq_last_error());
         goto out;
     }
@@ -195,8 +195,8 @@ bench_copy(struct bench_ctx *ctx)
                 continue;
             if (c.d->slow && size > (c.d->info.emulated ? (16ull << 20) : (256ull << 20))) {
                 char params[32];
-                struct bench_result r = bench_result_init("copy", "all", c.d, bench_fmt_bytes(params, sizeof params, size),
-                                                          "GB/s", true);
+                bench_fmt_bytes(params, sizeof params, size);
+                struct bench_result r = bench_result_init("copy", "all", c.d, params, "GB/s", true);
                 bench_add_status(ctx, &r, BENCH_SKIPPED, "size capped on host-run devices");
                 continue;
             }

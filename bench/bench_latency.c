@@ -238,7 +238,8 @@ copy_to_compute(struct lat *l)
             h[i - 6] = (double)bench_ts_delta(tc, tk);
         }
         if (i == n + 5) { /* check the last round's data end to end */
-            if ((st = hcq_queue_finish(l->d->q, TIMEOUT_NS)) == HCQ_OK && (st = hcq_buf_read(dst, 0, got, SIZE)) == HCQ_OK)
+            if ((st = hcq_queue_finish(l->d->q, TIMEOUT_NS)) == HCQ_OK &&
+                (st = hcq_buf_read(dst, 0, got, SIZE)) == HCQ_OK)
                 ok = !memcmp(got, want, SIZE);
         }
     }

@@ -105,10 +105,12 @@ setup(struct mlp_dev *m)
         st = hcq_buf_write(m->x, 0, m->h->x, (uint64_t)B * dims[0] * 4);
     for (int l = 0; l < 3 && st == HCQ_OK; l++) {
         uint64_t wB = (uint64_t)dims[l] * dims[l + 1] * 4, oB = (uint64_t)B * dims[l + 1] * 4;
-        if ((st = hcq_buf_alloc(dev, wB, 0, &m->w[l])) != HCQ_OK || (st = hcq_buf_write(m->w[l], 0, m->h->w[l], wB)) != HCQ_OK ||
+        if ((st = hcq_buf_alloc(dev, wB, 0, &m->w[l])) != HCQ_OK ||
+            (st = hcq_buf_write(m->w[l], 0, m->h->w[l], wB)) != HCQ_OK ||
             (st = hcq_buf_alloc(dev, oB, 0, &m->b[l])) != HCQ_OK ||
             (st = hcq_buf_write(m->b[l], 0, m->h->bias[l], oB)) != HCQ_OK ||
-            (st = hcq_buf_alloc(dev, oB, 0, &m->m[l])) != HCQ_OK || (st = hcq_buf_alloc(dev, oB, 0, &m->a[l])) != HCQ_OK)
+            (st = hcq_buf_alloc(dev, oB, 0, &m->m[l])) != HCQ_OK ||
+            (st = hcq_buf_alloc(dev, oB, 0, &m->a[l])) != HCQ_OK)
             break;
         if (l < 2)
             st = hcq_buf_alloc(dev, oB, 0, &m->r[l]);

@@ -99,7 +99,8 @@ open_dev(struct bench_ctx *ctx, const char *spec, bool required)
     }
     if (hcq_device_info(d->dev, &d->info) != HCQ_OK ||
         hcq_queue_create(d->dev, HCQ_QUEUE_COMPUTE, &d->q) != HCQ_OK ||
-        hcq_queue_create(d->dev, HCQ_QUEUE_COPY, &d->cq) != HCQ_OK || hcq_signal_create(d->dev, 0, &d->ts_a) != HCQ_OK ||
+        hcq_queue_create(d->dev, HCQ_QUEUE_COPY, &d->cq) != HCQ_OK ||
+        hcq_signal_create(d->dev, 0, &d->ts_a) != HCQ_OK ||
         hcq_signal_create(d->dev, 0, &d->ts_b) != HCQ_OK) {
         fprintf(stderr, "bench: %s: setup failed: %s\n", spec, hcq_last_error());
         hcq_device_close(d->dev);

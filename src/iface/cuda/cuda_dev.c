@@ -132,7 +132,8 @@ cuda_buf_import_host(struct hcq_device *dev, struct hcq_buf *buf)
     struct cuda_device *cd = cuda_dev(dev);
     const struct cuda_api *a = cd->api;
     cuda_ctx_enter(cd);
-    CUresult r = a->cuMemHostRegister(buf->map, buf->size_B, CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
+    CUresult r =
+        a->cuMemHostRegister(buf->map, buf->size_B, CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
     if (r != CUDA_SUCCESS)
         return cuda_fail(cd, r, "cuMemHostRegister(%p, %llu bytes)", buf->map, (unsigned long long)buf->size_B);
     CUdeviceptr va = 0;
