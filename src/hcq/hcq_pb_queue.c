@@ -337,7 +337,8 @@ hcq_pb_round_up(uint64_t v, uint64_t a)
 void
 hcq_pb_local_retire(struct hcq_pb_queue *pq, bool all)
 {
-    uint64_t done = __atomic_load_n(pq->main.tl, __ATOMIC_ACQUIRE);
+    /* main.tl is NULL when queue creation failed before the channel existed */
+    uint64_t done = pq->main.tl ? __atomic_load_n(pq->main.tl, __ATOMIC_ACQUIRE) : 0;
     uint32_t k = 0;
     for (uint32_t i = 0; i < pq->local_old_count; i++) {
         if (all || pq->local_old_value[i] <= done)
@@ -448,7 +449,7 @@ hcq_pb_queue_create(struct hcq_device *dev, struct hcq_queue *q)
     if (st != HCQ_OK)
         goto fail;
     memset(pq->sys->map, 0, HCQ_PB_SYS_B);
-    st = hcq_pb_mem_alloc(pd, HCQ_PB_STREAM_B, low, &pq->stream);
+    st = hcq_pb_stream_alloc(pd, HCQ_PB_STREAM_B, &pq->stream);
     if (st != HCQ_OK)
         goto fail;
     st = hcq_pb_ring_init(&pq->ring, HCQ_PB_STREAM_B, HCQ_PB_STREAM_FENCES);
