@@ -204,6 +204,9 @@ HCQ_MUST_CHECK enum hcq_status hcq_pb_local_reserve(struct hcq_pb_queue *pq, uin
 void hcq_pb_local_emit(struct hcq_pb_queue *pq);
 /* Free replaced stores the GPU has passed (all: every one, the queue being idle or dead). */
 void hcq_pb_local_retire(struct hcq_pb_queue *pq, bool all);
+/* Log a decoded pushbuffer (HCQ_DEBUG=push_dump, hang reports). */
+void hcq_pb_dump_push(struct hcq_pb_queue *pq, const struct hcq_pb_chan *ch, uint64_t va, const uint32_t *dw,
+                      uint32_t n, enum hcq_log_level level);
 /* Create the helper copy channel of a compute queue if not there yet. */
 HCQ_MUST_CHECK enum hcq_status hcq_pb_aux_get(struct hcq_pb_queue *pq);
 

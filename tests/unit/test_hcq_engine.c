@@ -223,6 +223,38 @@ done:
     hcq_device_close(dev);
 }
 
+/* One submission larger than half the stream ring: the builder ends segments on the way
+ * (breaking the QMD chain there) and results stay in order. */
+TEST(fake_huge_submission)
+{
+    struct fake_kmd *k = NULL;
+    struct hcq_device *dev = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_queue *q;
+    struct hcq_buf *b;
+    uint32_t ref[16];
+    const int n = 6000; /* ~1.2 KiB of stream each: ~7 MiB > 4 MiB ring */
+    CHECK_OK(fake_open("gh100", false, &k, &dev));
+    CHECK_OK(fake_prog(dev, &muladd_desc, &prog));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_buf_alloc(dev, sizeof ref, HCQ_MEM_HOST, &b));
+    uint32_t *x = fill_random(b, 16, ref);
+    for (int i = 0; i < n; i++) {
+        struct muladd_params p = {hcq_buf_va(b), 16, (uint32_t)th_rand()};
+        CHECK_OK(hcq_queue_launch(q, prog, one3, one3, &p, sizeof p));
+        ref_muladd(ref, 16, p.k);
+    }
+    CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+    for (uint32_t i = 0; i < 16; i++)
+        CHECKF(x[i] == ref[i], "x[%u] = 0x%08x (expected 0x%08x)", i, x[i], ref[i]);
+    CHECKF(atomic_load(&k->launches) >= 3 && atomic_load(&k->launches) + atomic_load(&k->chained) == (unsigned)n,
+           "%u sent + %u chained (expected >= 3 segments, %d launches)", atomic_load(&k->launches),
+           atomic_load(&k->chained), n);
+done:
+    fake_prog_free(prog);
+    hcq_device_close(dev);
+}
+
 /* Thousands of submissions: the GPFIFO ring (1024) and the stream ring (4 MiB) wrap many
  * times while the GPU lags; results stay in order. */
 TEST(fake_stream_wraparound)
@@ -603,6 +635,7 @@ main(int argc, char **argv)
         TH_CASE(ring_limits),
         TH_CASE(ring_fence_fifo_full),
         TH_CASE(fake_launch_chain),
+        TH_CASE(fake_huge_submission),
         TH_CASE(fake_stream_wraparound),
         TH_CASE(fake_copies),
         TH_CASE(fake_copies_by_cpu),
