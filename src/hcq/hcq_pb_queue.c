@@ -369,7 +369,7 @@ hcq_pb_round_up(uint64_t v, uint64_t a)
 void
 hcq_pb_local_retire(struct hcq_pb_queue *pq, bool all)
 {
-    /* (a queue torn down half-built has no timeline yet, and nothing to retire) */
+    /* main.tl is NULL when queue creation failed before the channel existed */
     uint64_t done = pq->main.tl ? __atomic_load_n(pq->main.tl, __ATOMIC_ACQUIRE) : 0;
     uint32_t k = 0;
     for (uint32_t i = 0; i < pq->local_old_count; i++) {

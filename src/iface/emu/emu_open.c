@@ -12,12 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Until iface/rm, iface/nvgpu and src/hcq are in the tree these resolve to NULL; emu then
- * reports UNSUPPORTED instead of failing the link. */
-#pragma weak rm_kmd_create
-#pragma weak nvgpu_kmd_create
-#pragma weak hcq_pb_device_create
-
 enum hcq_status
 hcq_emu_open(const char *arg, struct hcq_device **dev_out)
 {
@@ -27,9 +21,6 @@ hcq_emu_open(const char *arg, struct hcq_device **dev_out)
     if (st != HCQ_OK)
         return st;
     bool tegra = !strcmp(opts.chip, "ga10b");
-    if ((tegra ? !nvgpu_kmd_create : !rm_kmd_create) || !hcq_pb_device_create)
-        return hcq_err_quiet(HCQ_ERR_UNSUPPORTED, "emu:%s: the %s backend or the pushbuffer engine is not built",
-                             opts.chip, tegra ? "nvgpu" : "rm");
     struct emu_dev *d;
     st = emu_dev_create(&opts, &d);
     if (st != HCQ_OK)
