@@ -236,7 +236,7 @@ HCQ_MUST_CHECK enum hcq_status hcq_pb_build(struct hcq_pb_queue *pq, const struc
 enum hcq_pb_patch_kind {
     HCQ_PB_PATCH_ARG32,     /* u32 at map = (u32)vars[var] (kernel argument) */
     HCQ_PB_PATCH_ARG64,     /* u64 at map = vars[var] */
-    HCQ_PB_PATCH_GRID,      /* QMD at map: grid dim `dim` = vars[var]; cbuf0 gridDim too (aux_map) */
+    HCQ_PB_PATCH_GRID,      /* QMD dword at map: grid dim `dim` = vars[var]; cbuf0 gridDim too (aux_map) */
     HCQ_PB_PATCH_SEM,       /* semaphore payload (lo @map, hi @map+4) = vars[var] + add */
     HCQ_PB_PATCH_SEM_MAIN,  /* payload = main timeline base + add */
     HCQ_PB_PATCH_SEM_AUX,   /* payload = aux timeline base + add */
@@ -252,7 +252,8 @@ struct hcq_pb_patch {
     struct hcq_pb_chan *pb_chan; /* while building: the payload is in this channel's scratch */
     uint32_t pb_dw;           /*   at this dword index (resolved to map when laid out) */
     uint32_t *aux_map;        /* GRID: cbuf0 gridDim dword */
-    uint32_t qmd_hi, qmd_lo;  /* GRID: the QMD's grid field */
+    uint32_t qmd_hi, qmd_lo;  /* GRID: the QMD's grid field (absolute bits, within one dword) */
+    uint32_t qmd_word;        /* GRID: that dword as built (the other bits of it) */
     const volatile uint64_t *sig_slot;
 };
 

@@ -228,10 +228,13 @@ hcq_pb_graph_patch(const struct hcq_pb_build_target *t, const uint64_t *vars, ui
         case HCQ_PB_PATCH_ARG64:
             memcpy(p->map, &vars[p->var], 8);
             continue;
-        case HCQ_PB_PATCH_GRID:
-            gpu_bits_set(p->map, p->qmd_hi, p->qmd_lo, vars[p->var]);
+        case HCQ_PB_PATCH_GRID: {
+            uint32_t word = p->qmd_word;
+            gpu_bits_set(&word, p->qmd_hi % 32, p->qmd_lo % 32, vars[p->var]);
+            *p->map = word;
             *p->aux_map = (uint32_t)vars[p->var];
             continue;
+        }
         case HCQ_PB_PATCH_SEM:
             v = vars[p->var] + p->add;
             break;
