@@ -418,7 +418,8 @@ done:
 
 /* A graph with variables in a kernel argument, a grid size and signal values, replayed with
  * host checks after each replay, then 200 times back to back (double-buffered patching). */
-TEST(fake_graph)
+static void
+fake_graph_on(struct th *t, const char *arch)
 {
     struct fake_kmd *k = NULL;
     struct hcq_device *dev = NULL;
@@ -428,7 +429,7 @@ TEST(fake_graph)
     struct hcq_signal *go = NULL, *done_sig = NULL;
     struct hcq_graph *g = NULL;
     uint32_t ref[FAKE_N];
-    CHECK_OK(fake_open("gh100", false, &k, &dev));
+    CHECK_OK(fake_open(arch, false, &k, &dev));
     CHECK_OK(fake_prog(dev, &muladd_desc, &mul));
     CHECK_OK(fake_prog(dev, &gridlog_desc, &glog));
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
@@ -487,6 +488,16 @@ done:
     fake_prog_free(mul);
     fake_prog_free(glog);
     hcq_device_close(dev);
+}
+
+TEST(fake_graph_v4)
+{
+    fake_graph_on(t, "gh100");
+}
+
+TEST(fake_graph_v3)
+{
+    fake_graph_on(t, "ga10b");
 }
 
 /* A graph that copies on a compute queue uses the copy helper channel at every replay. */
@@ -641,7 +652,8 @@ main(int argc, char **argv)
         TH_CASE(fake_copies_by_cpu),
         TH_CASE(fake_signals_64bit),
         TH_CASE(fake_timestamp),
-        TH_CASE(fake_graph),
+        TH_CASE(fake_graph_v4),
+        TH_CASE(fake_graph_v3),
         TH_CASE(fake_graph_copies),
         TH_CASE(fake_copy_after_launch_waits),
         TH_CASE(fake_channel_reuse),
