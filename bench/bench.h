@@ -28,7 +28,10 @@ struct bench_dev {
     struct hcq_device_info info;
     bool timed_on_device;   /* timestamps are a device clock (not cpu, not emu) */
     bool slow;              /* cpu / emu: give it only the small sizes */
-    double d2d_GBps;        /* measured copy-engine D2D (r+w) for "% of D2D", 0 until measured */
+    bool dead;              /* lost or hung during a measurement: skip the rest */
+    double d2d_GBps;        /* measured D2D (r+w; best of copy engine and kernel at the largest
+                               size) for "% of D2D", 0 until measured */
+    uint64_t d2d_size_B;    /* the size d2d_GBps was measured at */
     struct hcq_queue *q;     /* compute queue of the measurements */
     struct hcq_queue *cq;    /* copy queue */
     struct hcq_signal *ts_a, *ts_b; /* timestamp slots around a measured interval */

@@ -79,6 +79,8 @@ bench_alloc(struct bench_ctx *ctx)
         for (int f = 0; f < 2; f++)
             for (int i = 0; i < ctx->dev_count; i++) {
                 struct bench_dev *d = &ctx->devs[i];
+                if (d->dead)
+                    continue;
                 if ((ctx->quick || d->info.emulated) && sizes[s] > (16ull << 20))
                     continue; /* a quick run / the emulator: small buffers only */
                 run(ctx, d, sizes[s], f ? HCQ_MEM_HOST : HCQ_MEM_DEVICE);

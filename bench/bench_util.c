@@ -151,6 +151,14 @@ bench_add_status(struct bench_ctx *ctx, struct bench_result *r, enum bench_verdi
     r->verdict = v;
     if (v == BENCH_FAIL || v == BENCH_ERROR || v == BENCH_SKIPPED)
         r->n = 0; /* a wrong or missing answer has no speed */
+    if (v == BENCH_ERROR && (strstr(r->note, "HCQ_ERR_DEVICE_LOST") || strstr(r->note, "HCQ_ERR_TIMEOUT"))) {
+        /* a lost or hung device would only add timeouts to the run: skip its remaining rows */
+        for (int i = 0; i < ctx->dev_count; i++)
+            if (!strcmp(ctx->devs[i].info.spec, r->backend) && !ctx->devs[i].dead) {
+                ctx->devs[i].dead = true;
+                fprintf(stderr, "bench: %s lost or hung; skipping its remaining measurements\n", r->backend);
+            }
+    }
     bench_add(ctx, r);
 }
 
@@ -188,7 +196,7 @@ time_one(struct bench_dev *d, struct hcq_queue *q, bench_record_fn rec, void *ar
             return st;
     if (d->timed_on_device && (st = hcq_queue_timestamp(q, d->ts_b)) != HCQ_OK)
         return st;
-    if ((st = hcq_queue_finish(q, 60ull * 1000 * 1000 * 1000)) != HCQ_OK)
+    if ((st = hcq_queue_finish(q, 30ull * 1000 * 1000 * 1000)) != HCQ_OK)
         return st;
     uint64_t t1 = hcq_time_ns();
     *ns_out = (double)(d->timed_on_device ? bench_ts_delta(d->ts_a, d->ts_b) : t1 - t0) / batch;

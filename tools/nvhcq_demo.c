@@ -93,7 +93,7 @@ demo_device(const char *spec, struct demo_row *row)
     }
     struct hcq_device_info in;
     if (hcq_device_info(dev, &in) == HCQ_OK)
-        snprintf(row->name, sizeof row->name, "%s%s", in.name, in.emulated ? " (emulated)" : "");
+        snprintf(row->name, sizeof row->name, "%s", in.name);
     row->signal = check_signal(dev);
     row->copy = check_copy(dev, &row->copy_ms);
     if (nvhcq_demo_kernel_check) {

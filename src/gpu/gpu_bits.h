@@ -42,7 +42,8 @@ gpu_bits_field32(unsigned hi, unsigned lo, uint64_t v)
 {
     assert(hi < 32 && lo <= hi);
     assert(gpu_bits_fit(hi, lo, v));
-    return (uint32_t)(v << lo);
+    /* masked too, so an NDEBUG build cannot spill into the neighbouring fields */
+    return (uint32_t)((v & gpu_bits_mask(hi - lo + 1)) << lo);
 }
 
 /* Bits hi..lo of a 32-bit word. */

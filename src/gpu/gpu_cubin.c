@@ -163,7 +163,7 @@ struct sym {
     const char *name;
     uint64_t value;
     uint32_t shndx;
-    uint8_t type;
+    uint8_t type, other;
 };
 
 static enum hcq_status
@@ -176,6 +176,7 @@ elf_sym(const struct elf *e, uint32_t i, struct sym *out)
     if (!out->name)
         return FMT_ERR("symbol %u name offset 0x%x outside its string table", i, rd32(p));
     out->type = p[4] & 0xF;
+    out->other = p[5];
     out->shndx = rd16(p + 6);
     out->value = rd64(p + 8);
     return HCQ_OK;
@@ -459,6 +460,10 @@ info_kernel(const struct elf *e, const struct sec *s, struct gpu_cubin_kernel *k
             if (sval)
                 k->exit_count = r.v / 4;
             break;
+        case EIATTR_CRS_STACK_SIZE:
+            if (sval && r.v >= 4)
+                k->crs_stack_B = rd32(r.payload);
+            break;
         case EIATTR_CTA_PER_CLUSTER:
         case EIATTR_EXPLICIT_CLUSTER:
             k->uses_clusters = true;
@@ -492,8 +497,10 @@ sec_for_kernel(const struct elf *e, const char *prefix, const char *kname)
 }
 
 static enum hcq_status
-kernel_symbol(const struct elf *e, uint32_t text_idx, const char *kname, uint32_t *sym_out)
+kernel_symbol(const struct elf *e, uint32_t text_idx, const char *kname, uint32_t *sym_out,
+              bool *entry_out)
 {
+    *entry_out = false;
     for (uint32_t i = 1; i < e->nsyms; i++) {
         struct sym sy;
         enum hcq_status st = elf_sym(e, i, &sy);
@@ -501,6 +508,7 @@ kernel_symbol(const struct elf *e, uint32_t text_idx, const char *kname, uint32_
             return st;
         if (sy.type == 2 /* STT_FUNC */ && sy.shndx == text_idx && strcmp(sy.name, kname) == 0) {
             *sym_out = i;
+            *entry_out = (sy.other & 0x10) != 0;
             return HCQ_OK;
         }
     }
@@ -536,7 +544,7 @@ elf_kernels(struct elf *e, struct gpu_cubin_image *img)
         k->code_off_B = (uint64_t)ts->place;
         k->code_size_B = ts->size;
         k->register_count = ts->info >> 24;
-        enum hcq_status st = kernel_symbol(e, i, k->name, &k->sym_index);
+        enum hcq_status st = kernel_symbol(e, i, k->name, &k->sym_index, &k->is_entry);
         if (st != HCQ_OK)
             return st;
         const struct sec *s = sec_for_kernel(e, ".nv.shared.", k->name);

@@ -47,6 +47,8 @@
 #define EIATTR_CBANK_PARAM_SIZE 0x19
 #define EIATTR_MAXREG_COUNT 0x1B
 #define EIATTR_EXIT_INSTR_OFFSETS 0x1C
+#define EIATTR_CRS_STACK_SIZE 0x1E /* id from cuobjdump's numbering (not in docs/hw; our sm_87
+                                    * cubin carries it with value 0): unverified */
 #define EIATTR_MAX_STACK_SIZE 0x23
 #define EIATTR_REGCOUNT 0x2F
 #define EIATTR_NUM_BARRIERS 0x4C
@@ -88,6 +90,10 @@ struct gpu_cubin_kernel {
     uint32_t maxreg_count;       /* EIATTR_MAXREG_COUNT */
     uint32_t exit_count;         /* number of EIATTR_EXIT_INSTR_OFFSETS entries */
     bool uses_clusters;          /* cluster attributes seen (not supported by the launcher) */
+    bool is_entry;               /* a __global__ entry: st_other 0x10 on its symbol (seen on every
+                                  * kernel of our nvcc 13.0 cubins; not in docs/hw) */
+    uint32_t crs_stack_B;        /* EIATTR_CRS_STACK_SIZE if present (pre-Volta call/return
+                                  * stack; recorded, not used on sm_80+) */
     uint32_t param_count;
     struct gpu_cubin_param params[GPU_CUBIN_MAX_PARAMS]; /* sorted by ordinal */
 };

@@ -77,6 +77,7 @@ struct hcq_pb_dev {
     const struct hcq_arch *arch;
     uint32_t debug;                /* hcq_debug_flags() at open */
     uint64_t local_window_va, shared_window_va;
+    uint32_t stream_flags;         /* kmd flags of stream rings and graph arenas */
     _Atomic int64_t clock_offset_ns; /* GPU timestamp - host clock, once calibrated */
     atomic_bool clock_calibrated;
     /* Channels of destroyed queues, kept for the next queue of that engine: creating a
@@ -134,6 +135,7 @@ struct hcq_pb_program {
     uint32_t param_off_B, param_B; /* kernel parameters in cbuf0 */
     uint32_t kargs_B;              /* stream bytes per launch: cbuf0 and QMD, 256-aligned */
     bool stub;                     /* emulator program stub, no real code */
+    bool launched;                 /* recorded into a submission or graph at least once */
 };
 
 /* ==== Downcasts ==== */
@@ -152,12 +154,18 @@ hcq_pb_queue(struct hcq_queue *q)
 
 /* ==== hcq_pb_device.c ==== */
 
+/* Memory for pushbuffers, cbuf0s and QMDs (stream rings, graph arenas): pd->stream_flags,
+ * falling back to CPU-mapped system memory below 2^40. */
+HCQ_MUST_CHECK enum hcq_status hcq_pb_stream_alloc(struct hcq_pb_dev *pd, uint64_t size_B, struct hcq_kmd_mem **mem_out);
+
 /* Poll the kmd's error notifiers; marks the device lost (returns DEVICE_LOST) on a fault. */
 HCQ_MUST_CHECK enum hcq_status hcq_pb_check(struct hcq_device *dev);
 /* Allocate memory for engine use (CPU-mapped system memory below 2^40 unless flags say
  * otherwise). */
 HCQ_MUST_CHECK enum hcq_status hcq_pb_mem_alloc(struct hcq_pb_dev *pd, uint64_t size_B, uint32_t kmd_flags,
                                                 struct hcq_kmd_mem **mem_out);
+/* Wait until every queue of the device has completed what was submitted to it. */
+HCQ_MUST_CHECK enum hcq_status hcq_pb_drain_all(struct hcq_pb_dev *pd, uint64_t timeout_ns);
 /* Record GPU time - host time from a timestamp the GPU just wrote (first call wins). */
 void hcq_pb_clock_calibrate(struct hcq_pb_dev *pd, uint64_t gpu_ns, uint64_t host_ns);
 

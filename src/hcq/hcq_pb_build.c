@@ -38,12 +38,34 @@ struct hcq_pb_builder {
     const struct hcq_cmdlist *cl;
     const uint64_t *vars;
     struct hcq_pb_build_target *g;   /* NULL: stream mode */
-    struct hcq_pb_chan *cur;         /* channel of the previous command, NULL at a segment start */
-    uint32_t *chain_qmd;             /* last QMD of the current chain, NULL: no chain */
+    struct hcq_pb_chan *cur;         /* channel of the previous command (main at a segment start) */
+    /* The last launch's QMD stays in CPU memory until its successor is known: chaining
+     * patches it, and stream memory may be write-combined BAR1 that must not be read. */
+    uint32_t pend_dw[GPU_QMD_MAX_DW];
+    uint32_t *pend_dst;              /* where it goes; NULL: nothing pending */
+    bool chain;                      /* the next launch may chain to the pending QMD */
     const struct gpu_qmd_ops *qmd_ops;
     uint32_t cmd_index;
     bool local_changed;              /* this build emitted new local-memory methods */
 };
+
+/* Write the pending QMD to its place (before any pushbuffer naming it is submitted). */
+static void
+hcq_pb_qmd_flush(struct hcq_pb_builder *b)
+{
+    if (b->pend_dst) {
+        memcpy(b->pend_dst, b->pend_dw, b->qmd_ops->size_B);
+        b->pend_dst = NULL;
+    }
+}
+
+/* No later launch may chain to what was launched so far. */
+static void
+hcq_pb_chain_end(struct hcq_pb_builder *b)
+{
+    hcq_pb_qmd_flush(b);
+    b->chain = false;
+}
 
 /* ==== Patches (graph mode) ==== */
 
@@ -144,7 +166,7 @@ hcq_pb_chan_settle(struct hcq_pb_builder *b, struct hcq_pb_chan *ch, struct hcq_
     enum hcq_status st = hcq_pb_release(b, ch, ch->tl_va, v_out, false);
     ch->busy = false;
     if (ch == &b->pq->main)
-        b->chain_qmd = NULL;
+        hcq_pb_chain_end(b);
     return st;
 }
 
@@ -179,7 +201,9 @@ hcq_pb_segment_end(struct hcq_pb_builder *b)
     st = hcq_pb_chan_settle(b, &pq->main, &v);
     if (st != HCQ_OK)
         return st;
-    b->cur = NULL;
+    /* The main channel carries everything submitted so far: a segment that starts on the
+     * copy helper must first hand over from it (queue order across submissions). */
+    b->cur = &pq->main;
     if (b->g)
         return HCQ_OK;
     return hcq_pb_queue_flush(pq);
@@ -309,7 +333,8 @@ hcq_pb_cmd_launch(struct hcq_pb_builder *b, const struct hcq_cmd *c)
     struct hcq_pb_dev *pd = b->pd;
     struct hcq_pb_chan *ch = &pq->main;
     const struct hcq_program *prog = c->u.launch.prog;
-    const struct hcq_pb_program *pp = prog->priv;
+    struct hcq_pb_program *pp = prog->priv;
+    pp->launched = true;
     if (ch->engine != HCQ_KMD_ENGINE_COMPUTE)
         return hcq_err(HCQ_ERR_INVALID, "launch of %s recorded on a copy queue", prog->info.name);
     if (c->u.launch.args_B != pp->param_B)
@@ -329,7 +354,7 @@ hcq_pb_cmd_launch(struct hcq_pb_builder *b, const struct hcq_cmd *c)
         if (ch->busy)
             gpu_push_wfi(&ch->push);
         ch->busy = false;
-        b->chain_qmd = NULL;
+        hcq_pb_chain_end(b);
         bool changed = false;
         st = hcq_pb_local_reserve(pq, pp->local_B, &changed);
         if (st != HCQ_OK)
@@ -367,7 +392,8 @@ hcq_pb_cmd_launch(struct hcq_pb_builder *b, const struct hcq_cmd *c)
     memcpy(d.block, c->u.launch.block, sizeof d.block);
     d.cbuf[0] = (struct gpu_qmd_cbuf){.va = va, .size_B = pp->cbuf0_B, .valid = true, .invalidate = true};
     d.local_mem_high_B = pq->local_per_thread_B;
-    st = gpu_qmd_encode(b->qmd_ops, &d, qmd);
+    uint32_t qmd_dw[GPU_QMD_MAX_DW];
+    st = gpu_qmd_encode(b->qmd_ops, &d, qmd_dw);
     if (st != HCQ_OK)
         return st;
     if (b->g) {
@@ -377,22 +403,26 @@ hcq_pb_cmd_launch(struct hcq_pb_builder *b, const struct hcq_cmd *c)
     }
     if (pd->debug & HCQ_DEBUG_QMD_DUMP) {
         char text[4096];
-        gpu_qmd_dump(b->qmd_ops, qmd, text, sizeof text);
+        gpu_qmd_dump(b->qmd_ops, qmd_dw, text, sizeof text);
         HCQ_LOG_INFO("qmd_dump: %s grid %u,%u,%u block %u,%u,%u QMD at 0x%llx cbuf0 at 0x%llx:\n%s", prog->info.name,
                      grid[0], grid[1], grid[2], c->u.launch.block[0], c->u.launch.block[1], c->u.launch.block[2],
                      (unsigned long long)qmd_va, (unsigned long long)va, text);
     }
 
-    if (b->chain_qmd) {
+    if (b->chain) {
         /* Back-to-back: the previous grid schedules this one when it completes (rm.md §5.5). */
-        gpu_qmd_set_dependent(b->qmd_ops, b->chain_qmd, qmd_va);
+        gpu_qmd_set_dependent(b->qmd_ops, b->pend_dw, qmd_va);
+        hcq_pb_qmd_flush(b);
     } else {
+        hcq_pb_qmd_flush(b);
         if (ch->busy)
             gpu_push_wfi(&ch->push);    /* an earlier launch may still run (after a WAIT) */
         gpu_push_invalidate_shader_caches(&ch->push, false);
         gpu_push_launch(&ch->push, qmd_va);
     }
-    b->chain_qmd = qmd;
+    memcpy(b->pend_dw, qmd_dw, b->qmd_ops->size_B);
+    b->pend_dst = qmd;
+    b->chain = true;
     ch->busy = true;
     return HCQ_OK;
 }
@@ -461,11 +491,11 @@ hcq_pb_cmd_sync(struct hcq_pb_builder *b, const struct hcq_cmd *c)
     struct hcq_pb_queue *pq = b->pq;
     /* Signals, waits, timestamps and barriers go where the previous command went: that is
      * the work they order against (a later command on the other channel hands over). */
-    struct hcq_pb_chan *ch = b->cur ? b->cur : &pq->main;
+    struct hcq_pb_chan *ch = b->cur;
     enum hcq_status st = hcq_pb_room(b, ch, 32, 0);
     if (st != HCQ_OK)
         return st;
-    ch = b->cur ? b->cur : &pq->main;
+    ch = b->cur;
     st = hcq_pb_use(b, ch);
     if (st != HCQ_OK)
         return st;
@@ -480,7 +510,7 @@ hcq_pb_cmd_sync(struct hcq_pb_builder *b, const struct hcq_cmd *c)
         if (c->kind == HCQ_CMD_WAIT) {
             /* A chained QMD would start without looking at the acquire: end the chain. */
             if (is_main)
-                b->chain_qmd = NULL;
+                hcq_pb_chain_end(b);
             return hcq_pb_acquire(b, ch, sig->va, &v);
         }
         st = hcq_pb_release(b, ch, sig->va, &v, false);
@@ -503,7 +533,7 @@ hcq_pb_cmd_sync(struct hcq_pb_builder *b, const struct hcq_cmd *c)
     /* Releases and barriers wait for idle: nothing of this channel runs past them. */
     ch->busy = false;
     if (is_main)
-        b->chain_qmd = NULL;
+        hcq_pb_chain_end(b);
     return st;
 }
 
@@ -512,7 +542,7 @@ hcq_pb_build(struct hcq_pb_queue *pq, const struct hcq_cmdlist *cl, const uint64
              struct hcq_pb_build_target *graph)
 {
     struct hcq_pb_builder b = {
-        .pq = pq, .pd = pq->pd, .cl = cl, .vars = vars, .g = graph,
+        .pq = pq, .pd = pq->pd, .cl = cl, .vars = vars, .g = graph, .cur = &pq->main,
         .qmd_ops = pq->pd->arch->qmd ? pq->pd->arch->qmd : gpu_qmd_ops_by_version(pq->pd->arch->qmd_version),
     };
     enum hcq_status st = HCQ_OK;

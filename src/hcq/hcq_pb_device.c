@@ -37,6 +37,20 @@ hcq_pb_mem_alloc(struct hcq_pb_dev *pd, uint64_t size_B, uint32_t kmd_flags, str
     return HCQ_OK;
 }
 
+enum hcq_status
+hcq_pb_stream_alloc(struct hcq_pb_dev *pd, uint64_t size_B, struct hcq_kmd_mem **mem_out)
+{
+    const uint32_t sys = HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP | HCQ_KMD_MEM_LOW_VA;
+    if (pd->stream_flags != sys) {
+        enum hcq_status st = hcq_pb_mem_alloc(pd, size_B, pd->stream_flags, mem_out);
+        if (st == HCQ_OK || st == HCQ_ERR_DEVICE_LOST)
+            return st;
+        HCQ_LOG_WARN("stream memory: 0x%llx bytes of CPU-mapped device memory failed (%s); using system memory",
+                     (unsigned long long)size_B, hcq_status_str(st));
+    }
+    return hcq_pb_mem_alloc(pd, size_B, sys, mem_out);
+}
+
 static enum hcq_status
 hcq_pb_buf_alloc(struct hcq_device *dev, struct hcq_buf *buf)
 {
@@ -114,6 +128,7 @@ hcq_pb_fault_report(struct hcq_device *dev, char *buf, size_t buf_B)
         return;
     buf[0] = '\0';
     size_t used = 0;
+    pthread_mutex_lock(&dev->lock);
     for (uint32_t i = 0; i < dev->queue_count && used + 1 < buf_B; i++) {
         struct hcq_pb_queue *pq = hcq_pb_queue(dev->queues[i]);
         if (!pq)
@@ -121,6 +136,29 @@ hcq_pb_fault_report(struct hcq_device *dev, char *buf, size_t buf_B)
         hcq_pb_queue_describe(pq, buf + used, buf_B - used);
         used += strlen(buf + used);
     }
+    pthread_mutex_unlock(&dev->lock);
+}
+
+enum hcq_status
+hcq_pb_drain_all(struct hcq_pb_dev *pd, uint64_t timeout_ns)
+{
+    struct hcq_device *dev = &pd->base;
+    pthread_mutex_lock(&dev->lock);
+    uint32_t n = dev->queue_count;
+    struct hcq_queue **qs = n ? malloc(n * sizeof(*qs)) : NULL;
+    if (qs)
+        memcpy(qs, dev->queues, n * sizeof(*qs));
+    pthread_mutex_unlock(&dev->lock);
+    if (n && !qs)
+        return hcq_err(HCQ_ERR_NOMEM, "hcq_pb_drain_all: %u queues", n);
+    enum hcq_status st = HCQ_OK;
+    for (uint32_t i = 0; i < n && st == HCQ_OK; i++) {
+        struct hcq_pb_queue *pq = hcq_pb_queue(qs[i]);
+        if (pq && pq->main.kc)
+            st = hcq_pb_chan_wait(pq, &pq->main, pq->main.tl_last, timeout_ns);
+    }
+    free(qs);
+    return st;
 }
 
 void
@@ -246,6 +284,16 @@ hcq_pb_device_create(struct hcq_kmd *kmd, const char *backend_name, const char *
         st = hcq_err(HCQ_ERR_NOMEM, "hcq_pb_device_create: pthread_mutex_init failed");
         goto fail_kmd;
     }
+    /* Pushbuffers, cbuf0s and QMDs: device memory the CPU writes through BAR1 on rm, so
+     * the GPU fetches them locally instead of across PCIe for every launch; on Tegra device
+     * memory is system memory anyway. HCQ_PB_STREAM_MEM=sysmem|vram overrides (bring-up). */
+    const char *sm = getenv("HCQ_PB_STREAM_MEM");
+    bool vram = !kmd->info.unified_memory;
+    if (sm && !strcmp(sm, "sysmem"))
+        vram = false;
+    else if (sm && !strcmp(sm, "vram"))
+        vram = true;
+    pd->stream_flags = (vram ? HCQ_KMD_MEM_VRAM : HCQ_KMD_MEM_SYSMEM) | HCQ_KMD_MEM_CPU_MAP | HCQ_KMD_MEM_LOW_VA;
     st = hcq_device_init_base(&pd->base, &pd->ops);
     if (st != HCQ_OK) {
         pthread_mutex_destroy(&pd->pool_lock);

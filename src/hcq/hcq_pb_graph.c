@@ -112,8 +112,7 @@ static enum hcq_status
 hcq_pb_graph_build_one(struct hcq_pb_graph *pg, struct hcq_graph *g, struct hcq_pb_graph_buf *gb, uint64_t arena_B)
 {
     struct hcq_pb_queue *pq = pg->pq;
-    const uint32_t low = HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP | HCQ_KMD_MEM_LOW_VA;
-    enum hcq_status st = hcq_pb_mem_alloc(pq->pd, arena_B, low, &gb->mem);
+    enum hcq_status st = hcq_pb_stream_alloc(pq->pd, arena_B, &gb->mem);
     if (st != HCQ_OK)
         return st;
     struct hcq_pb_build_target *t = &gb->t;

@@ -86,12 +86,9 @@ hcq_pb_program_unload(struct hcq_device *dev, struct hcq_program *prog)
     if (!pp)
         return;
     /* A launch of it may still be queued: let every queue drain (bounded) before the code
-     * memory goes back. */
-    for (uint32_t i = 0; i < dev->queue_count && !atomic_load(&dev->lost); i++) {
-        struct hcq_pb_queue *pq = hcq_pb_queue(dev->queues[i]);
-        if (pq && pq->main.kc && hcq_pb_chan_wait(pq, &pq->main, pq->main.tl_last, HCQ_PB_HANG_NS) != HCQ_OK)
-            break;
-    }
+     * memory goes back. A device that is lost or hangs here loses nothing more by it. */
+    if (pp->launched && !atomic_load(&dev->lost) && hcq_pb_drain_all(pd, HCQ_PB_HANG_NS) != HCQ_OK)
+        HCQ_LOG_WARN("program %s unloaded while the device did not drain", prog->info.name);
     hcq_kmd_mem_free(pd->kmd, pp->code);
     gpu_cubin_destroy(pp->img);
     free(pp);

@@ -449,7 +449,7 @@ hcq_pb_queue_create(struct hcq_device *dev, struct hcq_queue *q)
     if (st != HCQ_OK)
         goto fail;
     memset(pq->sys->map, 0, HCQ_PB_SYS_B);
-    st = hcq_pb_mem_alloc(pd, HCQ_PB_STREAM_B, low, &pq->stream);
+    st = hcq_pb_stream_alloc(pd, HCQ_PB_STREAM_B, &pq->stream);
     if (st != HCQ_OK)
         goto fail;
     st = hcq_pb_ring_init(&pq->ring, HCQ_PB_STREAM_B, HCQ_PB_STREAM_FENCES);

@@ -14,6 +14,7 @@
 #include "k_llm_quant.h"
 
 #define WARP 32
+#define MM_TOK 16 /* tokens per pass over a weight row (prefill) */
 
 __device__ __forceinline__ float
 warp_sum(float v)
@@ -139,35 +140,93 @@ k_llm_norm(const struct k_llm_norm_params p)
 }
 
 /* One warp per row; each lane walks the row's values lane, lane + 32, ... and keeps one
- * partial sum per token (up to 8 tokens per pass over the row). */
-extern "C" __global__ void
-k_llm_matmul(const struct k_llm_matmul_params p)
+ * partial sum per token (up to MM_TOK tokens per pass over the row). TYPE is a template
+ * constant so the per-value decode switch folds away (the entry point stays a plain
+ * extern "C" function taking the param struct, STYLE 2.7). */
+template <uint32_t TYPE>
+__device__ __forceinline__ void
+matmul_row(const struct k_llm_matmul_params &p, uint32_t r, uint32_t lane)
 {
-    uint32_t warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
-    uint32_t r = blockIdx.x * K_LLM_MATMUL_ROWS + warp;
-    if (r >= p.rows)
-        return;
-    const uint8_t *w = (const uint8_t *)p.w_va + row_bytes(p.type, p.k) * r;
+    const uint8_t *w = (const uint8_t *)p.w_va + row_bytes(TYPE, p.k) * r;
     const float *x = (const float *)p.x_va;
     float *y = (float *)p.y_va;
     float bias = p.b_va ? ((const float *)p.b_va)[r] : 0.0f;
-    for (uint32_t i0 = 0; i0 < p.n; i0 += 8) {
-        float acc[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
-        uint32_t nt = p.n - i0 < 8 ? p.n - i0 : 8;
-        for (uint32_t j = lane; j < p.k; j += WARP) {
-            float wv = k_llm_dq_at(p.type, w, j);
+    for (uint32_t i0 = 0; i0 < p.n; i0 += MM_TOK) {
+        float acc[MM_TOK];
 #pragma unroll
-            for (uint32_t t = 0; t < 8; t++)
+        for (uint32_t t = 0; t < MM_TOK; t++)
+            acc[t] = 0.0f;
+        uint32_t nt = p.n - i0 < MM_TOK ? p.n - i0 : MM_TOK;
+        for (uint32_t j = lane; j < p.k; j += WARP) {
+            float wv = k_llm_dq_at(TYPE, w, j);
+#pragma unroll
+            for (uint32_t t = 0; t < MM_TOK; t++)
                 if (t < nt)
                     acc[t] += wv * x[(size_t)(i0 + t) * p.x_stride + j];
         }
-        for (uint32_t t = 0; t < nt; t++) {
+#pragma unroll
+        for (uint32_t t = 0; t < MM_TOK; t++) {
+            if (t >= nt)
+                break;
             float s = warp_sum(acc[t]);
             if (lane == 0) {
                 float *yo = &y[(size_t)(i0 + t) * p.y_stride + r];
                 *yo = (p.accumulate ? *yo : 0.0f) + s + bias;
             }
         }
+    }
+}
+
+/* Decode mat-vec: the whole block on one row, so even a 2048-row matrix keeps thousands
+ * of warps in flight (one warp per row left too few to hide the load latency). */
+template <uint32_t TYPE>
+__device__ __forceinline__ void
+matvec_block_row(const struct k_llm_matmul_params &p, uint32_t r)
+{
+    const uint8_t *w = (const uint8_t *)p.w_va + row_bytes(TYPE, p.k) * r;
+    const float *x = (const float *)p.x_va;
+    float acc = 0.0f;
+#pragma unroll 4
+    for (uint32_t j = threadIdx.x; j < p.k; j += blockDim.x)
+        acc += k_llm_dq_at(TYPE, w, j) * x[j];
+    float s = block_sum(acc);
+    if (threadIdx.x == 0) {
+        float *yo = (float *)p.y_va + r;
+        *yo = (p.accumulate ? *yo : 0.0f) + s + (p.b_va ? ((const float *)p.b_va)[r] : 0.0f);
+    }
+}
+
+template <uint32_t TYPE>
+__device__ __forceinline__ void
+matmul_dispatch(const struct k_llm_matmul_params &p)
+{
+    if (p.by_block) {
+        if (blockIdx.x < p.rows)
+            matvec_block_row<TYPE>(p, blockIdx.x);
+        return;
+    }
+    uint32_t warp = threadIdx.x / WARP, lane = threadIdx.x % WARP;
+    uint32_t r = blockIdx.x * K_LLM_MATMUL_ROWS + warp;
+    if (r < p.rows)
+        matmul_row<TYPE>(p, r, lane);
+}
+
+extern "C" __global__ void
+k_llm_matmul(const struct k_llm_matmul_params p)
+{
+    switch (p.type) {
+    case 0: matmul_dispatch<0>(p); break;
+    case 1: matmul_dispatch<1>(p); break;
+    case 2: matmul_dispatch<2>(p); break;
+    case 3: matmul_dispatch<3>(p); break;
+    case 6: matmul_dispatch<6>(p); break;
+    case 7: matmul_dispatch<7>(p); break;
+    case 8: matmul_dispatch<8>(p); break;
+    case 12: matmul_dispatch<12>(p); break;
+    case 13: matmul_dispatch<13>(p); break;
+    case 14: matmul_dispatch<14>(p); break;
+    case 30: matmul_dispatch<30>(p); break;
+    default: break;
     }
 }
 
@@ -190,8 +249,12 @@ k_llm_rope_kv(const struct k_llm_rope_kv_params p)
             float theta = (float)pos * powf(p.base, -2.0f * (float)j / (float)p.hd);
             if (freqs)
                 theta /= freqs[j];
+            /* reduce to [-pi, pi] in double, then the fast sincos: no slow-path local
+             * memory (stack) in this kernel, same value as the twin's sinf/cosf to ~1e-7 */
+            double t = (double)theta;
+            t -= 6.283185307179586 * rint(t * 0.15915494309189535);
             float c, s;
-            sincosf(theta, &s, &c);
+            __sincosf((float)t, &s, &c);
             float x0 = x[2 * j], x1 = x[2 * j + 1];
             x[2 * j] = x0 * c - x1 * s;
             x[2 * j + 1] = x0 * s + x1 * c;

@@ -63,13 +63,14 @@ _Static_assert(offsetof(struct k_llm_norm_params, y_va) == 8 && offsetof(struct 
 
 /* k_llm_matmul: y[i][r] = (accumulate ? y[i][r] : 0) + sum_j W[r][j] x[i][j] (+ b[r]),
  * W [rows][k] of `type` (rows of llm_type_row_bytes), x f32 rows of x_stride, y of y_stride.
- * grid (ceil(rows / K_LLM_MATMUL_ROWS)), one warp per row. */
+ * by_block 0: grid (ceil(rows / K_LLM_MATMUL_ROWS)), one warp per row, any n;
+ * by_block 1 (n must be 1, the decode mat-vec): grid (rows), one block per row. */
 struct k_llm_matmul_params {
     uint64_t w_va, x_va, y_va, b_va;
     uint32_t type, k;
     uint32_t rows, n;
     uint32_t x_stride, y_stride;
-    uint32_t accumulate, pad;
+    uint32_t accumulate, by_block;
 };
 _Static_assert(sizeof(struct k_llm_matmul_params) == 64, "matmul size");
 _Static_assert(offsetof(struct k_llm_matmul_params, x_va) == 8 && offsetof(struct k_llm_matmul_params, y_va) == 16 &&
@@ -78,7 +79,8 @@ _Static_assert(offsetof(struct k_llm_matmul_params, x_va) == 8 && offsetof(struc
                    offsetof(struct k_llm_matmul_params, n) == 44 &&
                    offsetof(struct k_llm_matmul_params, x_stride) == 48 &&
                    offsetof(struct k_llm_matmul_params, y_stride) == 52 &&
-                   offsetof(struct k_llm_matmul_params, accumulate) == 56,
+                   offsetof(struct k_llm_matmul_params, accumulate) == 56 &&
+                   offsetof(struct k_llm_matmul_params, by_block) == 60,
                "matmul offsets");
 
 /* k_llm_rope_kv: for token i at position p = pos0 + i: rotate q (n_head heads) in place and

@@ -95,6 +95,7 @@ _Static_assert(offsetof(struct llm_block_q6_k, qh) == 128 && offsetof(struct llm
 /* ==== Block decoders (host C and CUDA device code alike) ==== */
 
 #ifdef __CUDACC__
+#include <cuda_fp16.h>
 #define K_LLM_FN static __device__ __host__ __forceinline__
 #else
 #define K_LLM_FN static inline
@@ -104,6 +105,9 @@ _Static_assert(offsetof(struct llm_block_q6_k, qh) == 128 && offsetof(struct llm
 K_LLM_FN float
 k_llm_f16(uint16_t h)
 {
+#ifdef __CUDA_ARCH__
+    return __half2float(__ushort_as_half(h)); /* exact, like the host path below */
+#endif
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
     uint32_t exp = (h >> 10) & 0x1Fu;
     uint32_t man = h & 0x3FFu;

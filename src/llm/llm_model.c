@@ -352,8 +352,10 @@ matmul(struct llm_model *m, const struct dtensor *w, uint64_t x_va, uint32_t x_s
     struct k_llm_matmul_params p = {
         .w_va = w->va, .x_va = x_va, .y_va = y_va, .b_va = b ? b->va : 0, .type = w->type, .k = w->ne0,
         .rows = w->ne1, .n = n, .x_stride = x_stride, .y_stride = y_stride, .accumulate = acc,
+        .by_block = n == 1, /* decode: one block per row keeps enough warps in flight */
     };
-    return launch(m, PROG_MATMUL, (w->ne1 + K_LLM_MATMUL_ROWS - 1) / K_LLM_MATMUL_ROWS, 1, &p, sizeof p, NULL, 0);
+    uint32_t grid = n == 1 ? w->ne1 : (w->ne1 + K_LLM_MATMUL_ROWS - 1) / K_LLM_MATMUL_ROWS;
+    return launch(m, PROG_MATMUL, grid, 1, &p, sizeof p, NULL, 0);
 }
 
 static enum hcq_status

@@ -9,22 +9,11 @@
  */
 #include "ops_twin.h"
 
-/* The LLM engine's kernels (src/ops/ops_llm*.c, helper "llm") are linked in when that
- * module provides ops_llm.h declaring ops_llm_kernels[]: the strong reference then pulls
- * its object out of the static library. Before it exists, an empty table stands in.
- * (A weak definition here alone would not do: the linker takes an archive member only
- * to resolve an undefined symbol, so the llm object would be dropped from programs
- * that do not call into it, and its kernels would vanish from the registry.) */
-#if defined(__has_include)
-#if __has_include("ops_llm.h")
+/* The LLM engine's kernels (src/ops/ops_llm.c). Referencing its table by name (a strong
+ * reference) is what pulls that object out of the static library into every program;
+ * a weak fallback definition here would let the linker drop it from programs that do
+ * not call into the LLM engine, and its kernels would vanish from the registry. */
 #include "ops_llm.h"
-#define OPS_REGISTRY_HAVE_LLM 1
-#endif
-#endif
-#ifndef OPS_REGISTRY_HAVE_LLM
-static const struct hcq_kernel_desc ops_registry_no_llm[] = { { 0 } };
-#define ops_llm_kernels ops_registry_no_llm
-#endif
 
 static const struct hcq_kernel_desc *const ops_tables[] = {
     ops_memory_kernels,

@@ -789,8 +789,14 @@ TEST(device_lost)
     q = NULL;
     hcq_device_close(dev);
     dev = NULL;
-    /* a fresh device works */
-    CHECK_OK(hcq_device_open(t->dev_spec, &dev));
+    /* a fresh device works (CUDA excepted: after such a fault its documentation says the
+     * process must be relaunched, and cuda:N reports exactly that as HCQ_ERR_DEVICE_LOST) */
+    st = hcq_device_open(t->dev_spec, &dev);
+    if (st == HCQ_ERR_DEVICE_LOST && !strncmp(t->dev_spec, "cuda", 4) && strstr(hcq_last_error(), "relaunched")) {
+        printf("    reopen: %s\n", hcq_last_error());
+        goto done;
+    }
+    CHECK_OK(st);
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
     CHECK_OK(hcq_program_load(dev, "k_fill_u32", &fill));
     CHECK_OK(suite_buf(dev, sizeof got, HCQ_MEM_DEVICE, NULL, SUITE_POISON, &b));

@@ -5,13 +5,14 @@
  * and checks CPU writes/reads through the mappings, creates a compute and a copy channel
  * and runs hand-written pushbuffers on them (host semaphore releases with timestamp,
  * SET_OBJECT of both engine classes, one copy-engine transfer vidmem -> sysmem), then
- * optionally (--fault) provokes an MMU fault and checks that check() decodes it.
+ * then opens the same GPU as a runtime device (hcq_device_open("rm:N"), the pushbuffer
+ * engine on top of this kmd) for signal, copy and round-trip checks, and optionally
+ * (--fault) provokes an MMU fault and checks that check() decodes it.
  *
- * Build (from the repository root, after `make`):
- *   cc -std=c11 -D_GNU_SOURCE -O2 -Iinclude -Isrc/util -Isrc/core -Isrc/gpu -Isrc/hcq \
- *      -Isrc/iface -Isrc/iface/rm tests/hw/rm_bringup.c build/libnvhcq.a -lpthread -ldl -lm
+ * Build (from the repository root, after `make`): sh tests/hw/rm_bringup_build.sh OUT
  * Usage: rm_bringup [--index N] [--fault]
  */
+#include "hcq.h"
 #include "hcq_kmd.h"
 #include "hcq_log.h"
 #include "hcq_sys.h"
@@ -269,6 +270,71 @@ done:
     hcq_kmd_channel_destroy(kmd, cc);
 }
 
+/* The runtime on top: signals on both queue kinds, a host->device->host copy, and the
+ * submit->signal->host round trip through the whole stack. */
+static void
+test_device(int index)
+{
+    char spec[16];
+    snprintf(spec, sizeof spec, "rm:%d", index);
+    struct hcq_device *dev = NULL;
+    struct hcq_queue *q = NULL, *cq = NULL;
+    struct hcq_signal *sig = NULL;
+    struct hcq_buf *d = NULL, *h0 = NULL, *h1 = NULL;
+    enum hcq_status st = hcq_device_open(spec, &dev);
+    EXPECT(st == HCQ_OK, "hcq_device_open(%s) -> %d\n", spec, st);
+    if (st != HCQ_OK)
+        return;
+    struct hcq_device_info di;
+    if (hcq_device_info(dev, &di) == HCQ_OK)
+        printf("  %s: %s, %s, %u SMs, %llu MiB, driver %s, backend %s, kernels %s\n", di.spec, di.name, di.arch,
+               di.sm_count, (unsigned long long)(di.mem_B >> 20), di.driver, di.backend, di.has_kernels ? "yes" : "no");
+    const uint64_t n = 4 << 20;
+    if (hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q) || hcq_queue_create(dev, HCQ_QUEUE_COPY, &cq) ||
+        hcq_signal_create(dev, 0, &sig) || hcq_buf_alloc(dev, n, HCQ_MEM_DEVICE, &d) ||
+        hcq_buf_alloc(dev, n, HCQ_MEM_HOST, &h0) || hcq_buf_alloc(dev, n, HCQ_MEM_HOST, &h1)) {
+        EXPECT(0, "device objects\n");
+        goto done;
+    }
+    EXPECT(hcq_queue_signal(q, sig, 1) == HCQ_OK && hcq_queue_submit(q) == HCQ_OK &&
+               hcq_signal_wait(sig, 1, 2000000000ull) == HCQ_OK,
+           "compute queue signal 1: value %llu\n", (unsigned long long)hcq_signal_value(sig));
+    uint32_t *a = hcq_buf_map(h0), *b = hcq_buf_map(h1);
+    uint64_t seed = now_ns() | 1;
+    for (uint64_t i = 0; i < n / 4; i++) {
+        a[i] = (uint32_t)(seed * (i + 7) >> 17);
+        b[i] = ~a[i];
+    }
+    uint64_t t0 = now_ns();
+    EXPECT(hcq_queue_copy(cq, d, 0, h0, 0, n) == HCQ_OK && hcq_queue_copy(cq, h1, 0, d, 0, n) == HCQ_OK &&
+               hcq_queue_signal(cq, sig, 2) == HCQ_OK && hcq_queue_submit(cq) == HCQ_OK &&
+               hcq_signal_wait(sig, 2, 2000000000ull) == HCQ_OK,
+           "copy queue round trip: signal %llu\n", (unsigned long long)hcq_signal_value(sig));
+    int same = memcmp(a, b, n) == 0;
+    EXPECT(same, "host->device->host copy of 4 MiB differs\n");
+    printf("  4 MiB host->device->host on the copy queue: %.1f us, data %s\n", (now_ns() - t0) / 1e3,
+           same ? "ok" : "BAD");
+    t0 = now_ns();
+    uint64_t v = 3;
+    for (int i = 0; i < 1000; i++, v++) {
+        if (hcq_queue_signal(q, sig, v) != HCQ_OK || hcq_queue_submit(q) != HCQ_OK ||
+            hcq_signal_wait(sig, v, 1000000000ull) != HCQ_OK) {
+            EXPECT(0, "round trip %d\n", i);
+            break;
+        }
+    }
+    printf("  1000 x (signal, submit, host wait) on the compute queue: %.2f us each\n", (now_ns() - t0) / 1e3 / 1000);
+    EXPECT(hcq_device_check(dev) == HCQ_OK, "device check after clean work\n");
+done:
+    hcq_buf_free(h1);
+    hcq_buf_free(h0);
+    hcq_buf_free(d);
+    hcq_signal_destroy(sig);
+    hcq_queue_destroy(cq);
+    hcq_queue_destroy(q);
+    hcq_device_close(dev);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -300,6 +366,8 @@ main(int argc, char **argv)
     printf("channels:\n");
     test_channels(kmd);
     hcq_kmd_destroy(kmd);
+    printf("device (pushbuffer engine on this kmd):\n");
+    test_device(index);
     if (fault) {
         printf("fault:\n");
         if (rm_kmd_create(&hcq_sys_os, index, &kmd) == HCQ_OK) {

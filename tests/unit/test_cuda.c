@@ -394,7 +394,10 @@ done:
 }
 
 /* A kernel storing to an unmapped address: the wait reports HCQ_ERR_DEVICE_LOST, the device
- * stays lost with a reason, and closing it and opening a new one works. */
+ * stays lost with a reason, and closing it works. Opening cuda:0 again in the same process
+ * either works or says clearly that it cannot: the CUDA documentation of these errors says
+ * the process must be relaunched (observed on driver 580: the primary context stays faulted
+ * even after cuDevicePrimaryCtxReset). Runs last for that reason. */
 TEST(fault_device_lost)
 {
     struct hcq_device *dev = NULL;
@@ -419,8 +422,13 @@ TEST(fault_device_lost)
     q = NULL;
     hcq_device_close(dev);
     dev = NULL;
-    CHECK_OK(hcq_device_open(test_dev(), &dev));
-    CHECK_OK(hcq_device_check(dev));
+    st = hcq_device_open(test_dev(), &dev);
+    if (st == HCQ_OK)
+        CHECK_OK(hcq_device_check(dev));
+    else
+        CHECKF(st == HCQ_ERR_DEVICE_LOST && strstr(hcq_last_error(), "relaunched"), "reopen: %s: %s",
+               hcq_status_str(st), hcq_last_error());
+    printf("    reopen after the fault: %s\n", st == HCQ_OK ? "works" : hcq_last_error());
 done:
     hcq_program_destroy(p);
     hcq_queue_destroy(q);

@@ -50,6 +50,70 @@ TEST(bits_set_get_random)
 done:;
 }
 
+/* ==== Method data fields: every range of gpu_push.h, per method word ==== */
+
+struct mfield {
+    const char *word, *name;
+    unsigned hi, lo;
+};
+#define MF(word, f) {#word, #f, GPU_HI(word##_##f), GPU_LO(word##_##f)}
+static const struct mfield method_fields[] = {
+    MF(NVC56F_DMA, METHOD_ADDRESS), MF(NVC56F_DMA, METHOD_SUBCHANNEL), MF(NVC56F_DMA, METHOD_COUNT),
+    MF(NVC56F_DMA, SEC_OP),
+    MF(NVC56F_SET_OBJECT, NVCLASS), MF(NVC56F_SET_OBJECT, ENGINE),
+    MF(NVC56F_SEM_EXECUTE, OPERATION), MF(NVC56F_SEM_EXECUTE, ACQUIRE_SWITCH_TSG),
+    MF(NVC56F_SEM_EXECUTE, RELEASE_WFI), MF(NVC56F_SEM_EXECUTE, PAYLOAD_SIZE),
+    MF(NVC56F_SEM_EXECUTE, RELEASE_TIMESTAMP), MF(NVC56F_SEM_EXECUTE, REDUCTION),
+    MF(NVC56F_SEM_EXECUTE, REDUCTION_FORMAT),
+    MF(NVC6C0_INVALIDATE_SHADER_CACHES, INSTRUCTION), MF(NVC6C0_INVALIDATE_SHADER_CACHES, LOCKS),
+    MF(NVC6C0_INVALIDATE_SHADER_CACHES, FLUSH_DATA), MF(NVC6C0_INVALIDATE_SHADER_CACHES, DATA),
+    MF(NVC6C0_INVALIDATE_SHADER_CACHES, CONSTANT),
+    MF(NVC6C0_INVALIDATE_SHADER_CACHES_NO_WFI, INSTRUCTION),
+    MF(NVC6C0_INVALIDATE_SHADER_CACHES_NO_WFI, GLOBAL_DATA),
+    MF(NVC6C0_INVALIDATE_SHADER_CACHES_NO_WFI, CONSTANT),
+    MF(NVC6C0_SEND_PCAS_B, FROM), MF(NVC6C0_SEND_PCAS_B, DELTA),
+    MF(NVC6C0_SEND_SIGNALING_PCAS2_B, PCAS_ACTION), MF(NVC6C0_SEND_SIGNALING_PCAS2_B, SELECT),
+    MF(NVC6C0_SEND_SIGNALING_PCAS2_B, OFFSET_MINUS_ONE),
+    MF(NVC6C0_SET_QMD_VERSION, CURRENT), MF(NVC6C0_SET_QMD_VERSION, OLDEST_SUPPORTED),
+    MF(NVC6C0_SET_SPA_VERSION, MINOR), MF(NVC6C0_SET_SPA_VERSION, MAJOR),
+    MF(NVC6C0_SET_REPORT_SEMAPHORE_D, OPERATION), MF(NVC6C0_SET_REPORT_SEMAPHORE_D, AWAKEN_ENABLE),
+    MF(NVC6C0_SET_REPORT_SEMAPHORE_D, STRUCTURE_SIZE),
+    MF(NVC6B5_LAUNCH_DMA, DATA_TRANSFER_TYPE), MF(NVC6B5_LAUNCH_DMA, FLUSH_ENABLE),
+    MF(NVC6B5_LAUNCH_DMA, SEMAPHORE_TYPE), MF(NVC6B5_LAUNCH_DMA, INTERRUPT_TYPE),
+    MF(NVC6B5_LAUNCH_DMA, SRC_MEMORY_LAYOUT), MF(NVC6B5_LAUNCH_DMA, DST_MEMORY_LAYOUT),
+    MF(NVC6B5_LAUNCH_DMA, MULTI_LINE_ENABLE), MF(NVC6B5_LAUNCH_DMA, REMAP_ENABLE),
+    MF(NVC6B5_LAUNCH_DMA, SRC_TYPE), MF(NVC6B5_LAUNCH_DMA, DST_TYPE),
+    MF(NVC6B5_LAUNCH_DMA, SEMAPHORE_REDUCTION), MF(NVC6B5_LAUNCH_DMA, SEMAPHORE_REDUCTION_SIGN),
+    MF(NVC6B5_LAUNCH_DMA, SEMAPHORE_REDUCTION_ENABLE), MF(NVC6B5_LAUNCH_DMA, FLUSH_TYPE),
+    MF(NVC6B5_LAUNCH_DMA, DISABLE_PLC),
+    {"NVC6B5_LAUNCH_DMA", "SEMAPHORE_PAYLOAD_SIZE (C8B5)", GPU_HI(NVC8B5_LAUNCH_DMA_SEMAPHORE_PAYLOAD_SIZE),
+     GPU_LO(NVC8B5_LAUNCH_DMA_SEMAPHORE_PAYLOAD_SIZE)},
+    MF(NVC56F_GP_ENTRY0, FETCH), MF(NVC56F_GP_ENTRY0, GET),
+    MF(NVC56F_GP_ENTRY1, GET_HI), MF(NVC56F_GP_ENTRY1, LEVEL), MF(NVC56F_GP_ENTRY1, LENGTH),
+    MF(NVC56F_GP_ENTRY1, SYNC),
+};
+
+TEST(method_fields_round_trip_and_disjoint)
+{
+    for (size_t i = 0; i < sizeof method_fields / sizeof method_fields[0]; i++) {
+        const struct mfield *f = &method_fields[i];
+        CHECKF(f->lo <= f->hi && f->hi < 32, "%s_%s %u:%u", f->word, f->name, f->hi, f->lo);
+        for (int iter = 0; iter < 64; iter++) {
+            uint32_t v = (uint32_t)rnd_bits(f->hi - f->lo + 1);
+            uint32_t w = gpu_bits_field32(f->hi, f->lo, v);
+            CHECKF(gpu_bits_get32(f->hi, f->lo, w) == v && (w & ~((uint32_t)gpu_bits_mask(f->hi - f->lo + 1) << f->lo)) == 0,
+                   "%s_%s: 0x%x", f->word, f->name, v);
+        }
+        for (size_t j = i + 1; j < sizeof method_fields / sizeof method_fields[0]; j++) {
+            const struct mfield *g = &method_fields[j];
+            if (strcmp(f->word, g->word) != 0)
+                continue; /* (IMMD_DATA, which shares COUNT's bits by design, is not listed) */
+            CHECKF(f->hi < g->lo || g->hi < f->lo, "%s: %s overlaps %s", f->word, f->name, g->name);
+        }
+    }
+done:;
+}
+
 /* ==== Method headers: values computed by hand from rm.md §5.1 / quoted in §5.2-5.4 ==== */
 
 TEST(method_headers_match_doc)
@@ -755,6 +819,7 @@ check_test_cubin(struct th *t, const uint8_t *elf, size_t size, uint32_t sm)
     CHECK(img->sm_version == sm && img->kernel_count == 2);
     CHECK((add = gpu_cubin_kernel_find(img, "add")) && (scale = gpu_cubin_kernel_find(img, "scale")));
     CHECK(!gpu_cubin_kernel_find(img, "nope"));
+    CHECK(add->is_entry && scale->is_entry && add->sym_index != scale->sym_index);
     CHECK(add->param_base_B == base && add->param_size_B == 0x1C && add->param_count == 4);
     static const uint32_t off[] = {0, 8, 16, 24}, sz[] = {8, 8, 8, 4};
     for (int i = 0; i < 4; i++)
@@ -963,7 +1028,8 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(bits_set_get_random),   TH_CASE(method_headers_match_doc),
+        TH_CASE(bits_set_get_random),   TH_CASE(method_fields_round_trip_and_disjoint),
+        TH_CASE(method_headers_match_doc),
         TH_CASE(sem_release_matches_orin_trace), TH_CASE(gpfifo_entry_round_trip),
         TH_CASE(push_helpers_decode_back), TH_CASE(ce_copy_splits_and_decodes),
         TH_CASE(ce_sem_release_payload_width), TH_CASE(push_overflow_and_malformed),

@@ -64,6 +64,7 @@ struct fake_kmd {
     struct fake_chan *chans[FAKE_MAX_CHANS];
     pthread_t thread;
     atomic_bool stop, paused, faulted;
+    atomic_uint hold_token;     /* channel with this work-submit token does not run (0: none) */
     char fault[256];
     atomic_uint launches, chained, copies, chan_creates;
 };
@@ -411,7 +412,7 @@ fake_gpu_thread(void *arg)
         pthread_mutex_lock(&k->lock);
         if (!atomic_load(&k->paused))
             for (int i = 0; i < FAKE_MAX_CHANS; i++)
-                if (k->chans[i])
+                if (k->chans[i] && k->chans[i]->base.token != atomic_load(&k->hold_token))
                     progress |= fake_chan_run(k, k->chans[i]);
         pthread_mutex_unlock(&k->lock);
         if (!progress)
@@ -998,6 +999,46 @@ done:
     hcq_device_close(dev);
 }
 
+/* Queue order across submissions and channels: a copy recorded on a compute queue after a
+ * launch (in a later submission) runs on the copy helper, yet not before the launch. */
+TEST(fake_copy_after_launch_waits)
+{
+    struct fake_kmd *k = NULL;
+    struct hcq_device *dev = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_queue *q;
+    struct hcq_buf *a, *b;
+    uint32_t ref[64];
+    CHECK_OK(fake_open("gh100", false, &k, &dev));
+    CHECK_OK(fake_prog(dev, &muladd_desc, &prog));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_buf_alloc(dev, sizeof ref, HCQ_MEM_HOST, &a));
+    CHECK_OK(hcq_buf_alloc(dev, sizeof ref, HCQ_MEM_HOST, &b));
+    fill_random(a, 64, ref);
+    memset(hcq_buf_map(b), 0x5A, sizeof ref);
+    /* make the copy helper exist first, then hold the compute channel */
+    CHECK_OK(hcq_queue_copy(q, b, 0, b, 0, 4));
+    CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+    struct hcq_pb_queue *pq = hcq_pb_queue(q);
+    atomic_store(&k->hold_token, pq->main.kc->token);
+    struct muladd_params p = {hcq_buf_va(a), 64, 77};
+    CHECK_OK(hcq_queue_launch(q, prog, one3, one3, &p, sizeof p));
+    CHECK_OK(hcq_queue_submit(q));
+    CHECK_OK(hcq_queue_copy(q, b, 0, a, 0, sizeof ref));
+    CHECK_OK(hcq_queue_submit(q));
+    CHECK(hcq_queue_finish(q, 20 * 1000 * 1000) == HCQ_ERR_TIMEOUT);
+    CHECKF(((uint32_t *)hcq_buf_map(b))[0] == 0x5A5A5A5Au, "the copy ran before the launch it follows");
+    atomic_store(&k->hold_token, 0);
+    CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+    ref_muladd(ref, 64, 77);
+    for (uint32_t i = 0; i < 64; i++)
+        CHECKF(((uint32_t *)hcq_buf_map(b))[i] == ref[i], "b[%u] = 0x%08x (expected 0x%08x)", i,
+               ((uint32_t *)hcq_buf_map(b))[i], ref[i]);
+done:
+    fake_prog_free(prog);
+    hcq_device_close(dev);
+}
+
 /* Queues come and go; their channels are reused (no new kmd channel after the first). */
 TEST(fake_channel_reuse)
 {
@@ -1075,6 +1116,7 @@ main(int argc, char **argv)
         TH_CASE(fake_timestamp),
         TH_CASE(fake_graph),
         TH_CASE(fake_graph_copies),
+        TH_CASE(fake_copy_after_launch_waits),
         TH_CASE(fake_channel_reuse),
         TH_CASE(fake_timeout_and_fault),
     };

@@ -205,7 +205,12 @@ TEST(devices_match_cpu)
     mp.dev_spec = "cpu";
     mp.n_ctx = 128;
     CHECK_OK(llm_model_load_gguf(g, &mp, &mc));
-    CHECK_OK(llm_tok_encode(llm_model_tok(mc), prompt, strlen(prompt), false, false, pr, 64, &np));
+    /* three copies of the prompt: > 16 tokens, so the GPU prefill mat-mul runs a full
+     * 16-token pass and a partial one */
+    char long_prompt[3 * sizeof prompt + 4];
+    snprintf(long_prompt, sizeof long_prompt, "%s %s %s", prompt, prompt, prompt);
+    CHECK_OK(llm_tok_encode(llm_model_tok(mc), long_prompt, strlen(long_prompt), false, false, pr, 64, &np));
+    CHECK(np > 16 && np < 48);
     uint32_t V = llm_model_hparams(mc)->n_vocab;
     CHECK((lc = malloc(4ull * V * STEPS)) && (ld = malloc(4ull * V * STEPS)));
     CHECK_OK(run_model(mc, pr, (uint32_t)np, tc, lc));

@@ -306,8 +306,9 @@ TEST(channel_bringup)
     for (int i = 0; i < 2; i++) {
         long o = trace_pos(tr, "OPEN_CHANNEL", i), a = trace_pos(tr, "AS_IOCTL_BIND_CHANNEL", i);
         long b = trace_pos(tr, "BIND_CHANNEL_EX", i), w = trace_pos(tr, "CHANNEL_WDT", i);
+        long n = trace_pos(tr, "SET_ERROR_NOTIFIER", i);
         long s = trace_pos(tr, "SETUP_BIND", i), x = trace_pos(tr, "ALLOC_OBJ_CTX", i);
-        CHECKF(o >= 0 && o < a && a < b && b < w && w < s && s < x, "channel %d order:\n%s", i, tr);
+        CHECKF(o >= 0 && o < a && a < b && b < w && w < n && n < s && s < x, "channel %d order:\n%s", i, tr);
     }
     struct hcq_kmd_channel *bad = NULL;
     CHECK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 1000, &bad) == HCQ_ERR_INVALID && !bad);
@@ -328,6 +329,7 @@ TEST(memory)
     CHECK_OK(hcq_kmd_mem_alloc(kmd, 12345, 0, 0, &a));
     CHECK_OK(hcq_kmd_mem_alloc(kmd, 9u << 20, 0, 0, &b));
     CHECK(a->size_B == 16384 && a->map && a->va && a->va + a->size_B <= (1ull << 40));
+    CHECK((uintptr_t)a->map != a->va); /* no MAP_FIXED at the GPU VA (§2.5 [REC]) */
     CHECK(b->size_B == (10u << 20) && b->va % (2u << 20) == 0);
     struct nvgpu_mem *na = hcq_container_of(a, struct nvgpu_mem, base);
     CHECK(na->nvmap_flags == TAGGED(NVMAP_HANDLE_INNER_CACHEABLE));
@@ -406,11 +408,48 @@ TEST(usermode_submit)
         usleep(100);
     }
     CHECK(sv[1] != 0); /* timestamp */
-    CHECK(*gp_get == 1);
+    /* GP_GET advances once the entry is done, which may be just after the release landed */
+    while (*gp_get != 1 && hcq_time_ns() - (uint64_t)t0.tv_sec * 1000000000ull - (uint64_t)t0.tv_nsec < 5000000000ull)
+        usleep(100);
+    CHECKF(*gp_get == 1, "GPGet %u (expected 1)", *gp_get);
 done:
     hcq_kmd_mem_free(kmd, pb);
     hcq_kmd_mem_free(kmd, sem);
     hcq_kmd_channel_destroy(kmd, ch);
+    hcq_kmd_destroy(kmd);
+    if (e.d)
+        emu_dev_put(e.d);
+}
+
+/* A channel fault reaches the process through the error notifier (SET_ERROR_NOTIFIER):
+ * check() reports DEVICE_LOST with the decoded code instead of a wait running into its
+ * timeout, and the kernel log gets a line selftest classifies as an error. */
+TEST(channel_fault_notifier)
+{
+    struct tdev e = {0};
+    struct hcq_kmd *kmd = NULL;
+    struct hcq_kmd_channel *ch = NULL, *other = NULL;
+    char why[256] = "";
+    CHECK_OK(tdev_open(&e, "ga10b"));
+    CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
+    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 256, &other));
+    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 256, &ch));
+    CHECK(hcq_kmd_check(kmd, why, sizeof why) == HCQ_OK);
+    /* a GPFIFO entry pointing at a pushbuffer VA nobody mapped (inside the reserved window) */
+    ch->ring[0] = (NVGPU_SHARED_WINDOW_VA + 0x1000) | (4ull << 42) | (1ull << 41);
+    hcq_kmd_channel_kick(kmd, ch, 1);
+    uint64_t t0 = hcq_time_ns();
+    enum hcq_status st;
+    while ((st = hcq_kmd_check(kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 5000000000ull)
+        usleep(1000);
+    CHECKF(st == HCQ_ERR_DEVICE_LOST, "check: %d after %.1f s", st, (hcq_time_ns() - t0) / 1e9);
+    CHECKF(strstr(why, "MMU fault") && strstr(why, "compute") && strstr(why, "token 511") == NULL &&
+               strstr(why, "token 510"),
+           "reason: %s", why);
+    struct nvgpu_klog_counts n;
+    CHECK(nvgpu_klog_scan(emu_nvgpu_klog_text(e.d), &n, NULL, 0) >= 1);
+    CHECK(!strcmp(nvgpu_chan_error_name(NVGPU_CHANNEL_PBDMA_ERROR), "PBDMA error (bad pushbuffer or GPFIFO entry)"));
+done:
     hcq_kmd_destroy(kmd);
     if (e.d)
         emu_dev_put(e.d);
@@ -726,6 +765,73 @@ done:
     hcq_device_close(dev);
 }
 
+/* ==== Golden ioctl trace of a device open + launch + close on emu:ga10b ==== */
+
+/* tests/golden/emu_ga10b_open_launch.txt is the sequence of nvgpu.md §1.3/§10 as this
+ * backend issues it; GOLDEN_UPDATE=1 rewrites it (review the diff). */
+TEST(golden_ga10b_open_launch)
+{
+    const char *path = "tests/golden/emu_ga10b_open_launch.txt";
+    struct tdev e = {0};
+    struct hcq_kmd *kmd = NULL;
+    struct hcq_device *dev = NULL;
+    struct hcq_queue *q = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_buf *buf = NULL;
+    static char want[1 << 16];
+    CHECK_OK(tdev_open(&e, "ga10b,trace"));
+    CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
+    kmd->info.emulated = true;
+    struct hcq_kmd *owned = kmd;
+    kmd = NULL; /* the engine owns it from here, also on failure */
+    CHECK_OK(hcq_pb_device_create(owned, "emu", "emu:ga10b", &dev));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_program_load(dev, "k_fill_u32", &prog));
+    CHECK_OK(hcq_buf_alloc(dev, 1 << 16, HCQ_MEM_HOST, &buf));
+    struct k_fill_u32_params p = {.dst_va = hcq_buf_va(buf), .n = 1 << 14, .value = 0x600DF00Du};
+    uint32_t grid[3] = {64, 1, 1}, block[3] = {256, 1, 1};
+    CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
+    CHECK_OK(hcq_queue_finish(q, 5000000000ull));
+    CHECK(((uint32_t *)hcq_buf_map(buf))[(1 << 14) - 1] == 0x600DF00Du);
+    hcq_buf_free(buf);
+    buf = NULL;
+    hcq_program_destroy(prog);
+    prog = NULL;
+    hcq_queue_destroy(q);
+    q = NULL;
+    hcq_device_close(dev);
+    dev = NULL;
+    const char *got = emu_dev_trace(e.d);
+    if (getenv("GOLDEN_UPDATE") && !strcmp(getenv("GOLDEN_UPDATE"), "1")) {
+        FILE *f = fopen(path, "w");
+        CHECKF(f, "cannot write %s", path);
+        fputs(got, f);
+        fclose(f);
+        goto done;
+    }
+    FILE *f = fopen(path, "r");
+    CHECKF(f, "%s missing (run from the repository root; GOLDEN_UPDATE=1 writes it)", path);
+    size_t n = fread(want, 1, sizeof want - 1, f);
+    fclose(f);
+    want[n] = 0;
+    const char *a = want, *b = got;
+    for (int line = 1; *a || *b; line++) {
+        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+        size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
+        CHECKF(la == lb && !memcmp(a, b, la), "%s:%d: expected '%.*s', got '%.*s'", path, line, (int)la, a, (int)lb, b);
+        a += la + (ea ? 1 : 0);
+        b += lb + (eb ? 1 : 0);
+    }
+done:
+    hcq_buf_free(buf);
+    hcq_program_destroy(prog);
+    hcq_queue_destroy(q);
+    hcq_device_close(dev);
+    hcq_kmd_destroy(kmd);
+    if (e.d)
+        emu_dev_put(e.d);
+}
+
 /* ==== Error paths (fault injection), with leak checks ==== */
 
 /* Every ioctl of the bring-up fails once in turn: create must fail cleanly and leave no
@@ -779,16 +885,16 @@ TEST(fault_channel)
     static const char *names[] = {
         "NVGPU_GPU_IOCTL_OPEN_CHANNEL",    "NVGPU_AS_IOCTL_BIND_CHANNEL",       "NVGPU_TSG_IOCTL_BIND_CHANNEL_EX",
         "NVGPU_IOCTL_CHANNEL_WDT",         "NVMAP_IOC_CREATE",                  "NVMAP_IOC_ALLOC@2",
-        "NVMAP_IOC_GET_FD@2",              "NVGPU_IOCTL_CHANNEL_SETUP_BIND",    "NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX",
-        "NVGPU_IOCTL_CHANNEL_SETUP_BIND@2",
+        "NVMAP_IOC_GET_FD@3",              "NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER",
+        "NVGPU_IOCTL_CHANNEL_SETUP_BIND",  "NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX", "NVGPU_IOCTL_CHANNEL_SETUP_BIND@2",
     };
     struct emu_stats base, now;
     emu_stats_get(&base);
-    for (unsigned i = 0; i < sizeof names / sizeof names[0] + 2; i++) {
+    for (unsigned i = 0; i < sizeof names / sizeof names[0] + 3; i++) {
         char opts[96];
         if (i < sizeof names / sizeof names[0])
             snprintf(opts, sizeof opts, "ga10b,fail_ioctl=%s", names[i]);
-        else /* the ring's, then the USERD's nvmap allocation runs out of memory */
+        else /* the error notifier's, the ring's, then the USERD's nvmap allocation fails */
             snprintf(opts, sizeof opts, "ga10b,fail_alloc=%u", i - (unsigned)(sizeof names / sizeof names[0]) + 1);
         struct tdev e = {0};
         struct hcq_kmd *kmd = NULL;
@@ -875,12 +981,14 @@ main(int argc, char **argv)
         TH_CASE(channel_bringup),
         TH_CASE(memory),
         TH_CASE(usermode_submit),
+        TH_CASE(channel_fault_notifier),
         TH_CASE(pitfall_window_reservation),
         TH_CASE(pitfall_gpfifo_buffer_size),
         TH_CASE(pitfall_bind_order),
         TH_CASE(pitfall_nvmap_and_abi),
         TH_CASE(pitfall_pushbuffer_signals),
         TH_CASE(cross_queue_copy),
+        TH_CASE(golden_ga10b_open_launch),
         TH_CASE(fault_bringup),
         TH_CASE(fault_channel),
         TH_CASE(klog_classify),

@@ -124,6 +124,7 @@ _Static_assert(offsetof(CUDA_KERNEL_NODE_PARAMS_v2, ctx) == 64, "ctx offset");
     X(1, cuDeviceTotalMem, "cuDeviceTotalMem_v2", (size_t * bytes, CUdevice dev))                           \
     X(1, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext * ctx, CUdevice dev))             \
     X(1, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice dev))                         \
+    X(0, cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset_v2", (CUdevice dev))                             \
     X(1, cuCtxGetCurrent, "cuCtxGetCurrent", (CUcontext * ctx))                                             \
     X(1, cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext ctx))                                               \
     X(1, cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr * dptr, size_t bytes))                                   \

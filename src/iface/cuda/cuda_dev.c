@@ -36,6 +36,45 @@ cuda_fail_at(const char *file, int line, const char *func, struct cuda_device *c
     return hcq_err_at(file, line, func, st, "cuda: %s: %s", what, cuda_api_err_name(r));
 }
 
+enum hcq_status
+cuda_idle_all(struct cuda_device *cd, uint64_t timeout_ns, const char *why)
+{
+    if (atomic_load(&cd->base.lost))
+        return HCQ_OK; /* a lost context fails calls at once; nothing can block */
+    CUstream streams[64];
+    uint32_t n = 0;
+    pthread_mutex_lock(&cd->base.lock);
+    for (uint32_t i = 0; i < cd->base.queue_count && n < 64; i++) {
+        struct cuda_queue *cq = cd->base.queues[i]->priv;
+        if (cq)
+            streams[n++] = cq->stream;
+    }
+    pthread_mutex_unlock(&cd->base.lock);
+    uint64_t start = hcq_time_ns();
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t spent = hcq_time_ns() - start;
+        if (spent >= timeout_ns ||
+            cuda_stream_idle_wait(cd, streams[i], timeout_ns - spent, "queue") == HCQ_ERR_TIMEOUT)
+            return hcq_err(HCQ_ERR_TIMEOUT, "cuda: %s: a queue of %s is still busy after %.0f ms (waiting on a "
+                                            "signal?); the driver would block until it is idle",
+                           why, cd->base.info.spec, timeout_ns / 1e6);
+    }
+    return HCQ_OK;
+}
+
+bool
+cuda_quiesce(struct cuda_device *cd, const char *why)
+{
+    if (atomic_load(&cd->wedged))
+        return false;
+    if (cuda_idle_all(cd, HCQ_TIMEOUT_DEFAULT_NS, why) == HCQ_OK)
+        return true;
+    if (!atomic_exchange(&cd->wedged, true))
+        HCQ_LOG_WARN("cuda: %s: leaking memory and modules of %s from now on instead of blocking in the driver",
+                     why, cd->base.info.spec);
+    return false;
+}
+
 /* ==== Buffers ==== */
 
 static enum hcq_status
@@ -93,7 +132,8 @@ cuda_buf_import_host(struct hcq_device *dev, struct hcq_buf *buf)
     struct cuda_device *cd = cuda_dev(dev);
     const struct cuda_api *a = cd->api;
     cuda_ctx_enter(cd);
-    CUresult r = a->cuMemHostRegister(buf->map, buf->size_B, CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
+    CUresult r =
+        a->cuMemHostRegister(buf->map, buf->size_B, CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
     if (r != CUDA_SUCCESS)
         return cuda_fail(cd, r, "cuMemHostRegister(%p, %llu bytes)", buf->map, (unsigned long long)buf->size_B);
     CUdeviceptr va = 0;
@@ -114,11 +154,9 @@ cuda_buf_free(struct hcq_device *dev, struct hcq_buf *buf)
 {
     struct cuda_device *cd = cuda_dev(dev);
     const struct cuda_api *a = cd->api;
-    /* Freeing synchronises with the device; with a stream stuck on a wait that would never
-     * return, so a wedged device leaks instead (logged once at queue destroy). */
-    if (atomic_load(&cd->wedged))
-        return;
     cuda_ctx_enter(cd);
+    if (!cuda_quiesce(cd, "freeing a buffer"))
+        return;
     CUresult r = CUDA_SUCCESS;
     switch ((enum cuda_buf_kind)(uintptr_t)buf->priv) {
     case CUDA_BUF_DEVICE:
@@ -193,7 +231,11 @@ cuda_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, con
     if (!cp)
         return hcq_err(HCQ_ERR_NOMEM, "cuda: program %s: out of host memory", name);
     cuda_ctx_enter(cd);
-    enum hcq_status st;
+    /* Loading a module waits for the device to idle: refuse (bounded) rather than hang
+     * behind a queue that waits for a signal this thread has yet to set. */
+    enum hcq_status st = cuda_idle_all(cd, HCQ_TIMEOUT_DEFAULT_NS, "loading a program");
+    if (st != HCQ_OK)
+        goto fail_cp;
     CUresult r = a->cuModuleLoadData(&cp->mod, cubin);
     if (r != CUDA_SUCCESS) {
         st = cuda_fail(cd, r, "cuModuleLoadData(%s for %s)", name, dev->info.arch);
@@ -243,10 +285,9 @@ cuda_program_unload(struct hcq_device *dev, struct hcq_program *prog)
     struct cuda_program *cp = prog->priv;
     if (!cp)
         return;
-    if (!atomic_load(&cd->wedged)) {
-        cuda_ctx_enter(cd);
+    cuda_ctx_enter(cd);
+    if (cuda_quiesce(cd, "unloading a program"))
         cd->api->cuModuleUnload(cp->mod);
-    }
     free(cp);
     prog->priv = NULL;
 }
@@ -276,7 +317,8 @@ cuda_device_destroy(struct hcq_device *dev)
     if (cd->ctx) {
         cuda_ctx_enter(cd);
         if (!atomic_load(&cd->wedged)) {
-            if (cd->aux && cuda_stream_idle_wait(cd, cd->aux, HCQ_TIMEOUT_DEFAULT_NS, "aux stream") != HCQ_OK)
+            if (cd->aux && !atomic_load(&dev->lost) &&
+                cuda_stream_idle_wait(cd, cd->aux, HCQ_TIMEOUT_DEFAULT_NS, "aux stream") != HCQ_OK)
                 HCQ_LOG_WARN("cuda: closing %s with its aux stream busy", dev->info.spec);
             cuda_helpers_unload(cd);
             if (cd->time_slot)
@@ -289,6 +331,10 @@ cuda_device_destroy(struct hcq_device *dev)
         /* A wedged context keeps its reference: releasing the last one would wait for the stuck work. */
         if (!atomic_load(&cd->wedged))
             a->cuDevicePrimaryCtxRelease(cd->cudev);
+        /* A sticky error outlives the last release of a primary context (a later retain
+         * returns the same error); resetting it is how the driver API starts over. */
+        if (atomic_load(&dev->lost) && a->cuDevicePrimaryCtxReset)
+            a->cuDevicePrimaryCtxReset(cd->cudev);
     }
     pthread_mutex_destroy(&cd->aux_lock);
     pthread_mutex_destroy(&cd->capture_lock);
@@ -441,6 +487,11 @@ hcq_cuda_open(const char *arg, struct hcq_device **dev_out)
      * waiting on a signal that a stream on the same queue must produce would deadlock.
      * Ask for the maximum (32) unless the user chose; read by the driver at cuInit. */
     setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
+    /* Lazy loading (the default since CUDA 12.2) loads a kernel at its first launch, which
+     * may wait for the whole context to idle: a launch queued behind a stream blocked on a
+     * host signal then deadlocks ("CUDA Lazy Loading", concurrent execution). Load eagerly
+     * at hcq_program_load instead, where we can bound the wait. */
+    setenv("CUDA_MODULE_LOADING", "EAGER", 0);
     if ((st = cuda_api_load(&a)) != HCQ_OK)
         return st;
     CUresult r = a->cuInit(0);
@@ -465,14 +516,33 @@ hcq_cuda_open(const char *arg, struct hcq_device **dev_out)
         st = hcq_err_quiet(HCQ_ERR_NOT_FOUND, "cuda:%d: cuDeviceGet: %s", ordinal, cuda_api_err_name(r));
         goto fail_base;
     }
-    if ((r = a->cuDevicePrimaryCtxRetain(&cd->ctx, cd->cudev)) != CUDA_SUCCESS) {
+    r = a->cuDevicePrimaryCtxRetain(&cd->ctx, cd->cudev);
+    if (cuda_api_err_is_sticky(r) && a->cuDevicePrimaryCtxReset) {
+        /* left faulted by an earlier device in this process: start over with a fresh context */
+        HCQ_LOG_WARN("cuda:%d: primary context faulted earlier (%s); resetting it", ordinal, cuda_api_err_name(r));
+        if (a->cuDevicePrimaryCtxReset(cd->cudev) == CUDA_SUCCESS)
+            r = a->cuDevicePrimaryCtxRetain(&cd->ctx, cd->cudev);
+    }
+    if (r != CUDA_SUCCESS) {
         cd->ctx = NULL;
-        st = cuda_fail(cd, r, "cuDevicePrimaryCtxRetain(%d)", ordinal);
+        if (cuda_api_err_is_sticky(r))
+            st = hcq_err(HCQ_ERR_DEVICE_LOST,
+                         "cuda:%d: CUDA faulted earlier in this process (%s); the driver API cannot recover from "
+                         "that inside a process (its documentation: the process must be terminated and relaunched)",
+                         ordinal, cuda_api_err_name(r));
+        else
+            st = cuda_fail(cd, r, "cuDevicePrimaryCtxRetain(%d)", ordinal);
         goto fail_base;
     }
     cuda_ctx_enter(cd);
     if ((st = device_query(cd)) != HCQ_OK || (st = device_setup(cd)) != HCQ_OK)
         goto fail_base;
+    /* The helper kernels are compiled now, before any queue exists: loading a module
+     * waits for the device to idle, so a first timestamp behind a queue blocked on a host
+     * signal would deadlock the host thread that is to set it. */
+    if (cuda_helpers_load(cd) != HCQ_OK)
+        HCQ_LOG_WARN("cuda:%d: helper kernels unavailable (%s): timestamps and graph signals will fail", ordinal,
+                     hcq_last_error());
     HCQ_LOG_INFO("cuda:%d: %s, %s, %u SMs, %s, stream memops %s", ordinal, cd->base.info.name, cd->base.info.arch,
                  cd->base.info.sm_count, cd->base.info.driver, cd->memops64 ? "v2 64-bit" : "helper kernels");
     *dev_out = &cd->base;

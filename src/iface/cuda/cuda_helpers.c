@@ -73,6 +73,11 @@ cuda_helpers_load(struct cuda_device *cd)
     pthread_mutex_lock(&cd->aux_lock);
     if (cd->helpers_loaded)
         goto out;
+    if (cd->helpers_failed) {
+        st = hcq_err(HCQ_ERR_UNSUPPORTED, "cuda: the helper kernels (timestamps, graph signals) did not load");
+        goto out;
+    }
+    cd->helpers_failed = true; /* only one try: a later load could block behind a waiting stream */
     cuda_ctx_enter(cd);
     CUresult r = a->cuModuleLoadData(&cd->helpers, helpers_ptx);
     if (r != CUDA_SUCCESS) {
@@ -88,6 +93,7 @@ cuda_helpers_load(struct cuda_device *cd)
         goto out;
     }
     cd->helpers_loaded = true;
+    cd->helpers_failed = false;
 out:
     pthread_mutex_unlock(&cd->aux_lock);
     return st;

@@ -40,6 +40,7 @@ struct cuda_device {
     CUstream aux;                /* device_time_ns, check() */
     CUstream capture;            /* graph builds are captured here, never executed */
     bool helpers_loaded;
+    bool helpers_failed;         /* the one load attempt (at open) failed */
     CUmodule helpers;
     CUfunction fn_signal, fn_wait, fn_timestamp;
     uint64_t *time_slot;         /* pinned host word for device_time_ns */
@@ -72,6 +73,14 @@ void cuda_ctx_enter(struct cuda_device *cd);
 enum hcq_status cuda_fail_at(const char *file, int line, const char *func, struct cuda_device *cd, CUresult r,
                              const char *fmt, ...) HCQ_PRINTF(6, 7);
 #define cuda_fail(cd, r, ...) cuda_fail_at(__FILE__, __LINE__, __func__, (cd), (r), __VA_ARGS__)
+
+/* Wait (bounded) until every stream of the device is idle; false (and the device marked
+ * wedged) if one stays busy. Freeing memory and unloading modules synchronise with the
+ * whole device inside the driver, which would block forever behind a stream stuck on a
+ * wait that is never satisfied; callers skip the call (and leak) when this fails. */
+bool cuda_quiesce(struct cuda_device *cd, const char *why);
+/* Bounded wait for every queue of the device to be idle: HCQ_OK or HCQ_ERR_TIMEOUT. */
+HCQ_MUST_CHECK enum hcq_status cuda_idle_all(struct cuda_device *cd, uint64_t timeout_ns, const char *why);
 
 /* cuda_helpers.c: load the helper kernels once (JIT of our PTX); HCQ_OK when usable. */
 HCQ_MUST_CHECK enum hcq_status cuda_helpers_load(struct cuda_device *cd);

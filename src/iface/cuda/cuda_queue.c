@@ -152,7 +152,8 @@ emit(struct cuda_device *cd, struct cuda_queue *cq, CUstream s, const struct hcq
     const struct cuda_api *a = cd->api;
     CUresult r = CUDA_SUCCESS;
     bool helper = graph || !cd->memops64;
-    if (helper && c->kind != HCQ_CMD_LAUNCH && c->kind != HCQ_CMD_COPY && c->kind != HCQ_CMD_BARRIER) {
+    bool sig = c->kind == HCQ_CMD_SIGNAL || c->kind == HCQ_CMD_WAIT;
+    if ((helper && sig) || c->kind == HCQ_CMD_TIMESTAMP) { /* timestamps are always a helper kernel */
         enum hcq_status st = cuda_helpers_load(cd);
         if (st != HCQ_OK)
             return st;

@@ -32,13 +32,15 @@ emu_nvgpu_klog(struct emu_nvgpu *m, const char *fmt, ...)
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     size_t n = strlen(line);
-    if (m->klog_B + n + 2 > sizeof m->klog)
-        return; /* full: keep the first lines, they name the first problem */
-    memcpy(m->klog + m->klog_B, line, n);
-    m->klog_B += n;
-    m->klog[m->klog_B++] = '\n';
-    m->klog[m->klog_B] = 0;
     HCQ_LOG_DEBUG("%s", line);
+    pthread_mutex_lock(&m->klog_lock);
+    if (m->klog_B + n + 2 <= sizeof m->klog) { /* full: keep the first lines, they name the first problem */
+        memcpy(m->klog + m->klog_B, line, n);
+        m->klog_B += n;
+        m->klog[m->klog_B++] = '\n';
+        m->klog[m->klog_B] = 0;
+    }
+    pthread_mutex_unlock(&m->klog_lock);
 }
 
 const char *
@@ -203,12 +205,11 @@ emu_nvgpu_ctrl_get_tpc_masks(struct emu_fd *f, void *arg)
     struct emu_nvgpu *m = emu_nvgpu_of(f->dev);
     struct nvgpu_gpu_get_tpc_masks_args *a = arg;
     uint32_t need = (uint32_t)sizeof m->tpc_mask; /* one u32 per GPC up to fls(gpc_mask) */
-    if (a->reserved)
-        return -EINVAL;
+    /* As the kernel: copy what fits, report the full size (nvgpu-ctrl.h). */
     if (a->mask_buf_size) {
-        if (a->mask_buf_size < need || !a->mask_buf_addr)
-            return -EINVAL;
-        memcpy((void *)(uintptr_t)a->mask_buf_addr, m->tpc_mask, need);
+        if (!a->mask_buf_addr)
+            return -EFAULT;
+        memcpy((void *)(uintptr_t)a->mask_buf_addr, m->tpc_mask, a->mask_buf_size < need ? a->mask_buf_size : need);
     }
     a->mask_buf_size = need;
     return 0;
@@ -345,6 +346,7 @@ emu_nvgpu_destroy(struct emu_dev *d)
     }
     if (m->usermode_bo)
         emu_bo_unref(m->usermode_bo);
+    pthread_mutex_destroy(&m->klog_lock);
     free(m);
 }
 
@@ -404,9 +406,11 @@ emu_nvgpu_model_create(struct emu_dev *d)
     m->arch = arch;
     m->next_handle = 0x80000001u;
     m->next_token = EMU_NVGPU_FIRST_TOKEN;
+    pthread_mutex_init(&m->klog_lock, NULL);
     emu_nvgpu_chars_init(m);
     int rc = emu_bo_create(d, NVGPU_USERMODE_MAP_B, &m->usermode_bo);
     if (rc < 0) {
+        pthread_mutex_destroy(&m->klog_lock);
         free(m);
         return hcq_err(HCQ_ERR_NOMEM, "emu_nvgpu_model_create: usermode page: %s", strerror(-rc));
     }

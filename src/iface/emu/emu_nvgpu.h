@@ -14,6 +14,7 @@
 #include "emu.h"
 #include "nvgpu_uapi.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -49,6 +50,7 @@ struct emu_nvgpu {
     uint32_t next_token;
     uint32_t tag_warnings;       /* allocations refused for a missing tag */
     uint32_t window_collisions;  /* buffers placed inside a shader window (§3.4) */
+    pthread_mutex_t klog_lock;   /* channel threads log faults too */
     char klog[EMU_NVGPU_KLOG_B]; /* emulated kernel log, dmesg-style lines */
     size_t klog_B;
 };

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct emu_nvgpu_chan {
     struct emu_nvgpu *m;
@@ -24,6 +25,8 @@ struct emu_nvgpu_chan {
     struct emu_chan *ch;             /* the GPU model's channel */
     uint32_t classes[2];
     uint32_t class_count;
+    struct emu_nvmap_handle *notifier; /* SET_ERROR_NOTIFIER target */
+    uint64_t notifier_off;
 };
 
 struct emu_nvgpu_as *
@@ -77,6 +80,59 @@ emu_nvgpu_chan_wdt(struct emu_fd *f, void *arg)
     else
         return -EINVAL;
     return 0;
+}
+
+/* SET_ERROR_NOTIFIER (nvgpu.md §4.10): the notification goes to (dmabuf, offset). */
+static int
+emu_nvgpu_chan_set_error_notifier(struct emu_fd *f, void *arg)
+{
+    struct emu_nvgpu_chan *c = f->priv;
+    struct nvgpu_channel_set_error_notifier *a = arg;
+    if (a->padding)
+        return -EINVAL;
+    if (!a->mem) { /* mem 0 removes the notifier */
+        emu_nvmap_handle_unref(c->m, c->notifier);
+        c->notifier = NULL;
+        return 0;
+    }
+    struct emu_nvmap_handle *h = emu_nvmap_handle_from_fd(c->m, (int)a->mem);
+    if (!h || a->offset > h->size_B || sizeof(struct nvgpu_notification) > h->size_B - a->offset)
+        return -EINVAL;
+    emu_nvmap_handle_ref(h);
+    emu_nvmap_handle_unref(c->m, c->notifier);
+    c->notifier = h;
+    c->notifier_off = a->offset;
+    return 0;
+}
+
+/* Called by the GPU model, from the channel's thread, on its first error: write the
+ * notification as the kernel does (status 0xFFFF, info32 = NVGPU_CHANNEL_* code; the emu
+ * error codes are the same numbers) and log what the kernel would print. */
+static void
+emu_nvgpu_chan_on_error(struct emu_chan *ch, enum emu_chan_error err, const char *why, void *user)
+{
+    (void)ch;
+    struct emu_nvgpu_chan *c = user;
+    uint32_t code = err == EMU_CHAN_ERR_MMU_FAULT ? NVGPU_CHANNEL_FIFO_ERROR_MMU_ERR_FLT
+                    : err == EMU_CHAN_ERR_PBDMA   ? NVGPU_CHANNEL_PBDMA_ERROR
+                                                  : NVGPU_CHANNEL_GR_EXCEPTION;
+    const char *what = err == EMU_CHAN_ERR_MMU_FAULT ? "mmu fault"
+                       : err == EMU_CHAN_ERR_PBDMA   ? "fifo_pbdma intr"
+                                                     : "set gr exception notifier";
+    emu_nvgpu_klog(c->m, "nvgpu: 17000000.gpu %s: channel token %u: %s", what, c->token, why ? why : "");
+    if (!c->notifier)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    volatile struct nvgpu_notification *n =
+        (volatile struct nvgpu_notification *)((uint8_t *)emu_bo_host(c->notifier->bo) + c->notifier_off);
+    n->time_stamp_ns[0] = (uint32_t)ns;
+    n->time_stamp_ns[1] = (uint32_t)(ns >> 32);
+    n->info32 = code;
+    n->info16 = 0;
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    n->status = NVGPU_NOTIFICATION_STATUS_ERROR;
 }
 
 static int
@@ -153,6 +209,7 @@ emu_nvgpu_chan_setup_bind(struct emu_fd *f, void *arg)
         return rc;
     if (m->next_token == 0)
         return -ENOSPC;
+    c->token = m->next_token; /* on_error may run as soon as the channel exists */
     struct emu_chan_desc d = {
         .vm = emu_nvgpu_as_vm(c->as),
         .ring_bo = ring->bo,
@@ -164,6 +221,8 @@ emu_nvgpu_chan_setup_bind(struct emu_fd *f, void *arg)
         .doorbell_off = NV_USERMODE_NOTIFY_CHANNEL_PENDING,
         .token = m->next_token,
         .gpfifo_cls = m->arch->gpfifo_cls,
+        .on_error = emu_nvgpu_chan_on_error,
+        .user = c,
     };
     rc = emu_chan_create(m->dev, &d, &c->ch);
     if (rc < 0)
@@ -223,6 +282,8 @@ emu_nvgpu_chan_get_user_syncpoint(struct emu_fd *f, void *arg)
 
 static const struct emu_nvgpu_ioctl emu_nvgpu_chan_ioctls[] = {
     {NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX, "NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX", emu_nvgpu_chan_alloc_obj_ctx},
+    {NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER, "NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER",
+     emu_nvgpu_chan_set_error_notifier},
     {NVGPU_IOCTL_CHANNEL_WDT, "NVGPU_IOCTL_CHANNEL_WDT", emu_nvgpu_chan_wdt},
     {NVGPU_IOCTL_CHANNEL_GET_USER_SYNCPOINT, "NVGPU_IOCTL_CHANNEL_GET_USER_SYNCPOINT", emu_nvgpu_chan_get_user_syncpoint},
     {NVGPU_IOCTL_CHANNEL_SETUP_BIND, "NVGPU_IOCTL_CHANNEL_SETUP_BIND", emu_nvgpu_chan_setup_bind},
@@ -243,6 +304,7 @@ emu_nvgpu_chan_release(struct emu_fd *f)
         emu_chan_destroy(c->ch);
     emu_nvmap_handle_unref(c->m, c->ring);
     emu_nvmap_handle_unref(c->m, c->userd);
+    emu_nvmap_handle_unref(c->m, c->notifier);
     emu_nvgpu_tsg_unref(c->tsg);
     emu_nvgpu_as_unref(c->as);
     free(c);

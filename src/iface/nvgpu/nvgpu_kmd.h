@@ -34,6 +34,7 @@ struct nvgpu_chan {
     int fd;                    /* channel fd from OPEN_CHANNEL, -1 once closed */
     struct nvgpu_mem *ring;    /* dedicated ring buffer, exactly entries*8 B (min 4 KiB) */
     struct nvgpu_mem *userd;   /* dedicated 4 KiB USERD */
+    struct nvgpu_mem *notifier;/* 4 KiB the kernel writes a struct nvgpu_notification to on error */
     struct nvgpu_chan *next;
 };
 
@@ -81,6 +82,10 @@ enum hcq_status nvgpu_chan_create(struct hcq_kmd *kmd, enum hcq_kmd_engine engin
                                   struct hcq_kmd_channel **chan_out);
 void nvgpu_chan_destroy(struct hcq_kmd *kmd, struct hcq_kmd_channel *chan);
 void nvgpu_chan_kick(struct hcq_kmd *kmd, struct hcq_kmd_channel *chan, uint32_t put);
+/* HCQ_ERR_DEVICE_LOST with the decoded reason when a channel's error notifier is set. */
+enum hcq_status nvgpu_chan_check(struct hcq_kmd *kmd, char *reason, size_t reason_B);
+/* Name of an NVGPU_CHANNEL_* error code ("MMU fault"), never NULL. */
+const char *nvgpu_chan_error_name(uint32_t code);
 /* Ring buffer bytes for `entries` GPFIFO entries: entries*8, at least 4 KiB (§4.4). */
 uint64_t nvgpu_chan_ring_bytes(uint32_t entries);
 

@@ -286,12 +286,33 @@ struct nvgpu_alloc_obj_ctx_args {
     uint64_t obj_id; /* out */
 };
 
+/* nvgpu.md §4.10 (24 bytes): mem = the dmabuf fd the notification goes to, at offset. */
 struct nvgpu_channel_set_error_notifier {
     uint64_t offset;
     uint64_t size;
     uint32_t mem;
     uint32_t padding;
 };
+
+/* What the kernel writes at SET_ERROR_NOTIFIER's (dmabuf, offset) when the channel faults
+ * (L4T uapi nvgpu.h, not in nvgpu.md): status 0xFFFF = error, info32 = NVGPU_CHANNEL_*. */
+struct nvgpu_notification {
+    uint32_t time_stamp_ns[2]; /* CLOCK_REALTIME ns, low word first */
+    uint32_t info32;           /* NVGPU_CHANNEL_* error code */
+    uint16_t info16;
+    uint16_t status;           /* NVGPU_NOTIFICATION_STATUS_ERROR once set */
+};
+#define NVGPU_NOTIFICATION_STATUS_ERROR 0xFFFFu
+#define NVGPU_CHANNEL_FIFO_ERROR_IDLE_TIMEOUT 8u
+#define NVGPU_CHANNEL_GR_ERROR_SW_METHOD 12u
+#define NVGPU_CHANNEL_GR_EXCEPTION 13u
+#define NVGPU_CHANNEL_GR_SEMAPHORE_TIMEOUT 24u
+#define NVGPU_CHANNEL_GR_ILLEGAL_NOTIFY 25u
+#define NVGPU_CHANNEL_FIFO_ERROR_MMU_ERR_FLT 31u
+#define NVGPU_CHANNEL_PBDMA_ERROR 32u
+#define NVGPU_CHANNEL_FECS_ERR_UNIMP_FIRMWARE_METHOD 37u
+#define NVGPU_CHANNEL_RESETCHANNEL_VERIF_ERROR 43u
+#define NVGPU_CHANNEL_PBDMA_PUSHBUFFER_CRC_MISMATCH 80u
 
 struct nvgpu_channel_wdt_args {
     uint32_t wdt_status;
@@ -573,6 +594,11 @@ NVGPU_CHECK_OFF(nvgpu_alloc_obj_ctx_args, flags, 4);
 NVGPU_CHECK_OFF(nvgpu_alloc_obj_ctx_args, obj_id, 8);
 _Static_assert(sizeof(struct nvgpu_channel_set_error_notifier) == 24, "set_error_notifier");
 NVGPU_CHECK_OFF(nvgpu_channel_set_error_notifier, mem, 16);
+_Static_assert(sizeof(struct nvgpu_notification) == 16, "notification");
+NVGPU_CHECK_OFF(nvgpu_notification, info32, 8);
+NVGPU_CHECK_OFF(nvgpu_notification, info16, 12);
+NVGPU_CHECK_OFF(nvgpu_notification, status, 14);
+NVGPU_CHECK_OFF(nvgpu_channel_set_error_notifier, size, 8);
 _Static_assert(sizeof(struct nvgpu_channel_wdt_args) == 8, "channel_wdt");
 NVGPU_CHECK_OFF(nvgpu_channel_wdt_args, timeout_ms, 4);
 _Static_assert(sizeof(struct nvgpu_get_user_syncpoint_args) == 16, "get_user_syncpoint");

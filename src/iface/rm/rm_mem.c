@@ -142,13 +142,6 @@ rm_va_heap_free_B(const struct rm_va_heap *h)
 
 /* ==== Low-region reservation ==== */
 
-/* CPU address of low-region GPU VA `va`. */
-static void *
-rm_low_cpu(const struct rm_kmd *k, uint64_t va)
-{
-    return (void *)(uintptr_t)(va + (uint64_t)k->low_cpu_delta);
-}
-
 static void *
 rm_reserve(struct rm_kmd *k, void *addr, uint64_t size_B, int extra_flags)
 {
@@ -172,22 +165,42 @@ rm_mem_init(struct rm_kmd *k)
         k->low_reserve = p;
         break;
     }
-    uint64_t low = (uint64_t)(uintptr_t)k->low_reserve;
-    if (!k->low_reserve) {
-        /* No identity slot (AddressSanitizer keeps [2^36, 2^40) as its shadow gap): the GPU
-         * VAs stay in [2^36, 2^40) (rm.md §8.2), the CPU sees them at a fixed offset. RM and
-         * UVM do not need CPU address == GPU VA; that is only tinygrad's convenience. */
-        void *p = rm_reserve(k, NULL, RM_VA_LOW_SLOT_B, 0);
-        if (p == MAP_FAILED)
-            return hcq_err(HCQ_ERR_NOMEM, "rm: no 64 GiB of address space for CPU-visible GPU memory");
-        k->low_reserve = p;
-        low = RM_VA_LOW_FIRST;
-        k->low_cpu_delta = (int64_t)((uint64_t)(uintptr_t)p - low);
-    }
+    /* No slot: AddressSanitizer keeps [~2^31, ~2^41) as its shadow gap on x86-64. Then
+     * GPU VAs still come from below 2^40 but CPU mappings go where the kernel puts them
+     * (map != va); nothing in the driver needs the two to be equal. */
+    uint64_t low = k->low_reserve ? (uint64_t)(uintptr_t)k->low_reserve : RM_VA_LOW_FIRST;
+    if (!k->low_reserve)
+        HCQ_LOG_DEBUG("rm: [2^36, 2^40) is taken in this process; CPU mappings will differ from GPU VAs");
     enum hcq_status st = rm_va_heap_init(&k->va_low, low, RM_VA_LOW_SLOT_B);
     if (st == HCQ_OK)
         st = rm_va_heap_init(&k->va_high, RM_VA_HIGH_BASE, RM_VA_HIGH_END - RM_VA_HIGH_BASE);
     return st;
+}
+
+/* Where the CPU mapping of GPU VA `va` goes: the same address inside our reservation
+ * (MAP_FIXED over it), or anywhere when there is no reservation. */
+static void *
+rm_cpu_addr(struct rm_kmd *k, uint64_t va, int *flags_out)
+{
+    uint64_t lo = (uint64_t)(uintptr_t)k->low_reserve;
+    bool inside = k->low_reserve && va >= lo && va < lo + RM_VA_LOW_SLOT_B;
+    *flags_out = inside ? MAP_FIXED : 0;
+    return inside ? (void *)(uintptr_t)va : NULL;
+}
+
+/* Drop a CPU mapping: put the reservation back when it sits inside it (mapping it over
+ * the range replaces the pages in one step, so no other mmap can land there), else unmap. */
+static void
+rm_cpu_release(struct rm_kmd *k, void *map, uint64_t size_B)
+{
+    uint64_t lo = (uint64_t)(uintptr_t)k->low_reserve, p = (uint64_t)(uintptr_t)map;
+    if (k->low_reserve && p >= lo && p < lo + RM_VA_LOW_SLOT_B) {
+        if (rm_reserve(k, map, size_B, MAP_FIXED) == MAP_FAILED)
+            HCQ_LOG_WARN("rm: re-reserving %p (0x%llx bytes) failed: %s", map, (unsigned long long)size_B,
+                         strerror(errno));
+    } else if (k->sys->munmap(k->sys->ctx, map, size_B) != 0) {
+        HCQ_LOG_WARN("rm: munmap %p (0x%llx bytes): %s", map, (unsigned long long)size_B, strerror(errno));
+    }
 }
 
 void
@@ -203,7 +216,8 @@ rm_mem_fini(struct rm_kmd *k)
 /* ==== CPU mapping (rm.md §3.4) ==== */
 
 enum hcq_status
-rm_mem_cpu_map(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, void *va, bool via_ctl, uint64_t *cookie_out)
+rm_mem_cpu_map(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, uint64_t va, bool via_ctl, void **map_out,
+               uint64_t *cookie_out)
 {
     const char *path = via_ctl ? "/dev/nvidiactl" : k->dev_path;
     int fd = k->sys->open(k->sys->ctx, path, O_RDWR | O_CLOEXEC);
@@ -224,13 +238,22 @@ rm_mem_cpu_map(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, void *va, bool 
         st = hcq_err(HCQ_ERR_DRIVER, "NV_ESC_RM_MAP_MEMORY hMemory 0x%x (0x%llx bytes): %s (0x%x)", hmem,
                      (unsigned long long)size_B, rm_status_name(m.params.status), m.params.status);
     if (st == HCQ_OK) {
-        void *p = k->sys->mmap(k->sys->ctx, va, size_B, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
-        if (p != va) {
-            st = hcq_err(HCQ_ERR_DRIVER, "rm: mmap of hMemory 0x%x at %p (0x%llx bytes): %s", hmem, va,
+        int fixed;
+        void *want = rm_cpu_addr(k, va, &fixed);
+        void *p = k->sys->mmap(k->sys->ctx, want, size_B, PROT_READ | PROT_WRITE, MAP_SHARED | fixed, fd, 0);
+        if (p == MAP_FAILED || (want && p != want)) {
+            st = hcq_err(HCQ_ERR_DRIVER, "rm: mmap of hMemory 0x%x at %p (0x%llx bytes): %s", hmem, want,
                          (unsigned long long)size_B, p == MAP_FAILED ? strerror(errno) : "moved");
-            /* a failed MAP_FIXED may have dropped part of the reservation: restore it */
-            rm_reserve(k, va, size_B, MAP_FIXED);
+            if (want) /* a failed MAP_FIXED may have dropped part of the reservation */
+                rm_reserve(k, want, size_B, MAP_FIXED);
+            else if (p != MAP_FAILED)
+                k->sys->munmap(k->sys->ctx, p, size_B);
+            NVOS34_PARAMETERS um = { .hClient = k->hclient, .hDevice = k->hdevice, .hMemory = hmem,
+                                     .pLinearAddress = m.params.pLinearAddress };
+            if (k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY, sizeof um), &um) < 0)
+                HCQ_LOG_DEBUG("rm: NV_ESC_RM_UNMAP_MEMORY after a failed mmap: %s", strerror(errno));
         } else {
+            *map_out = p;
             *cookie_out = m.params.pLinearAddress;
         }
     }
@@ -240,12 +263,9 @@ rm_mem_cpu_map(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, void *va, bool 
 }
 
 void
-rm_mem_cpu_unmap(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, void *va, uint64_t cookie)
+rm_mem_cpu_unmap(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, void *map, uint64_t cookie)
 {
-    /* Mapping the reservation back over the range replaces (and so unmaps) it in one step,
-     * leaving no window in which another mmap could land there. */
-    if (rm_reserve(k, va, size_B, MAP_FIXED) == MAP_FAILED)
-        HCQ_LOG_WARN("rm: re-reserving %p (0x%llx bytes) failed: %s", va, (unsigned long long)size_B, strerror(errno));
+    rm_cpu_release(k, map, size_B);
     NVOS34_PARAMETERS um = { .hClient = k->hclient, .hDevice = k->hdevice, .hMemory = hmem, .pLinearAddress = cookie };
     if (k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY, sizeof um), &um) < 0 || um.status)
         HCQ_LOG_DEBUG("rm: NV_ESC_RM_UNMAP_MEMORY hMemory 0x%x: %s", hmem, rm_status_name(um.status));
@@ -314,9 +334,9 @@ rm_mem_release(struct rm_kmd *k, struct rm_mem *m)
                          u.status);
     }
     if (m->cpu_map_rm)
-        rm_mem_cpu_unmap(k, m->hmem, size, rm_low_cpu(k, va), m->cpu_cookie);
-    else if (m->cpu_map_fixed && rm_reserve(k, rm_low_cpu(k, va), size, MAP_FIXED) == MAP_FAILED)
-        HCQ_LOG_WARN("rm: re-reserving 0x%llx failed: %s", (unsigned long long)va, strerror(errno));
+        rm_mem_cpu_unmap(k, m->hmem, size, m->base.map, m->cpu_cookie);
+    else if (m->cpu_map_own)
+        rm_cpu_release(k, m->base.map, size);
     if (m->hmem)
         rm_free(k, k->hdevice, m->hmem);
     if (m->heap) {
@@ -395,11 +415,9 @@ rm_mem_alloc_rm(struct rm_kmd *k, uint64_t size_B, uint64_t align_B, uint32_t fl
     if ((st = rm_mem_va(k, m, cpu || (flags & HCQ_KMD_MEM_LOW_VA), align)) != HCQ_OK)
         goto fail;
     if (cpu) {
-        void *va = rm_low_cpu(k, m->base.va);
-        if ((st = rm_mem_cpu_map(k, m->hmem, size, va, sysmem, &m->cpu_cookie)) != HCQ_OK)
+        if ((st = rm_mem_cpu_map(k, m->hmem, size, m->base.va, sysmem, &m->base.map, &m->cpu_cookie)) != HCQ_OK)
             goto fail;
         m->cpu_map_rm = true;
-        m->base.map = va;
     }
     if (gpu_map && (st = rm_mem_gpu_map(k, m)) != HCQ_OK)
         goto fail;
@@ -450,17 +468,21 @@ rm_mem_alloc_host(struct rm_kmd *k, uint64_t size_B, uint64_t align_B, uint32_t 
     enum hcq_status st = rm_mem_va(k, m, true, align);
     if (st != HCQ_OK)
         goto fail;
-    void *va = rm_low_cpu(k, m->base.va);
-    void *p = k->sys->mmap(k->sys->ctx, va, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-    if (p != va) {
-        st = hcq_err(HCQ_ERR_NOMEM, "rm: anonymous mmap at %p (0x%llx bytes): %s", va, (unsigned long long)size,
+    int fixed;
+    void *want = rm_cpu_addr(k, m->base.va, &fixed);
+    void *p = k->sys->mmap(k->sys->ctx, want, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | fixed, -1, 0);
+    if (p == MAP_FAILED || (want && p != want)) {
+        st = hcq_err(HCQ_ERR_NOMEM, "rm: anonymous mmap at %p (0x%llx bytes): %s", want, (unsigned long long)size,
                      p == MAP_FAILED ? strerror(errno) : "moved");
-        m->cpu_map_fixed = true; /* restore the reservation whatever happened */
+        if (want) /* restore the reservation whatever happened */
+            rm_reserve(k, want, size, MAP_FIXED);
+        else if (p != MAP_FAILED)
+            k->sys->munmap(k->sys->ctx, p, size);
         goto fail;
     }
-    m->cpu_map_fixed = true;
-    m->base.map = va;
-    if ((st = rm_mem_wrap(k, va, size, flags, m)) != HCQ_OK)
+    m->cpu_map_own = true;
+    m->base.map = p;
+    if ((st = rm_mem_wrap(k, p, size, flags, m)) != HCQ_OK)
         goto fail;
     if ((st = rm_mem_gpu_map(k, m)) != HCQ_OK)
         goto fail;

@@ -46,7 +46,8 @@ uint64_t rm_va_heap_free_B(const struct rm_va_heap *h);
 /*
  * VA layout (rm.md §3.6, §8.2). The low region holds everything CPU-visible or needing
  * a VA below 2^40 (pushbuffers, QMDs, signals, GPFIFO rings): CPU pointer == GPU VA there,
- * and the whole region is reserved PROT_NONE first so nothing else lands in it. Each kmd
+ * and the whole region is reserved PROT_NONE first so nothing else lands in it (when the
+ * range is taken, e.g. by AddressSanitizer's shadow gap, CPU maps go elsewhere). Each kmd
  * takes the first free 64 GiB slot of [2^36, 2^40), so several devices (or an emulated
  * one next to a real one) can live in one process. GPU-only buffers take VAs from
  * [2^40, 2^45), away from where Linux places CPU mappings on x86-64 and aarch64.
@@ -74,7 +75,7 @@ struct rm_mem {
     struct rm_va_heap *heap;     /* heap the VA came from, NULL when none */
     uint64_t cpu_cookie;         /* RM_MAP_MEMORY pLinearAddress */
     bool cpu_map_rm;             /* RM_MAP_MEMORY context exists */
-    bool cpu_map_fixed;          /* our mapping sits at base.va in the reserved region */
+    bool cpu_map_own;            /* base.map is our anonymous mapping (OS-descriptor memory) */
     bool uvm_range;              /* UVM_CREATE_EXTERNAL_RANGE done */
     bool dma_mapped;             /* RM_MAP_MEMORY_DMA done */
 };
@@ -156,12 +157,13 @@ HCQ_MUST_CHECK enum hcq_status rm_mem_alloc_notifier(struct rm_kmd *k, uint64_t 
 /* Reserve the low region and set up both heaps (rm_kmd_create); undone by rm_mem_fini. */
 HCQ_MUST_CHECK enum hcq_status rm_mem_init(struct rm_kmd *k);
 void rm_mem_fini(struct rm_kmd *k);
-/* Map `size_B` of RM memory `hmem` for the CPU at `va` (MAP_FIXED) through a fresh fd
- * (rm.md §3.4); via_ctl selects /dev/nvidiactl (RM sysmem) over /dev/nvidiaN. */
-HCQ_MUST_CHECK enum hcq_status rm_mem_cpu_map(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, void *va,
-                                              bool via_ctl, uint64_t *cookie_out);
-/* Undo rm_mem_cpu_map: put the reservation back over [va, va+size_B), RM_UNMAP_MEMORY. */
-void rm_mem_cpu_unmap(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, void *va, uint64_t cookie);
+/* Map `size_B` of RM memory `hmem` for the CPU through a fresh fd (rm.md §3.4), at the
+ * address `va` when it lies in our reservation; via_ctl selects /dev/nvidiactl (RM
+ * sysmem) over /dev/nvidiaN. */
+HCQ_MUST_CHECK enum hcq_status rm_mem_cpu_map(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, uint64_t va,
+                                              bool via_ctl, void **map_out, uint64_t *cookie_out);
+/* Undo rm_mem_cpu_map: reservation back over the mapping (or munmap), RM_UNMAP_MEMORY. */
+void rm_mem_cpu_unmap(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, void *map, uint64_t cookie);
 
 /* ==== Channels (rm_chan.c) ==== */
 

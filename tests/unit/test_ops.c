@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_ops.c - unit tests of src/ops without a device: the f16/bf16 conversions
+ * against an independent reference (search for the nearest representable value in
+ * double, ties to even), the kernel registry, and the twins' fault reporting.
+ * Kernels on devices are covered by the HCQ suite (tests/hcq/hcq_suite_kernels.c).
+ */
+#include "harness.h"
+#include "hcq_kernel.h"
+#include "k_params.h"
+#include "ops_half.h"
+
+#include <math.h>
+#include <string.h>
+
+static float
+f32_of(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* |f16 pattern h| (h < 0x8000) as a double, 0x7c00 read as 65536 (IEEE rounds as if the
+ * exponent were unbounded, then overflows). */
+static double
+f16_mag(uint16_t h)
+{
+    int e = h >> 10, m = h & 0x3ff;
+    if (e == 0)
+        return ldexp(m, -24);
+    return h == 0x7c00 ? 65536.0 : ldexp(1024 + m, e - 25);
+}
+
+static uint16_t
+ref_f16(float x)
+{
+    uint16_t sign = signbit(x) ? 0x8000 : 0, lo = 0, hi = 0x7bff;
+    double a = fabs((double)x);
+    if (a >= 65536.0)
+        return sign | 0x7c00;
+    while (lo < hi) {
+        uint16_t mid = (uint16_t)((lo + hi + 1) / 2);
+        if (f16_mag(mid) <= a)
+            lo = mid;
+        else
+            hi = (uint16_t)(mid - 1);
+    }
+    double d0 = a - f16_mag(lo), d1 = f16_mag((uint16_t)(lo + 1)) - a;
+    return sign | ((d0 < d1 || (d0 == d1 && !(lo & 1))) ? lo : (uint16_t)(lo + 1));
+}
+
+static uint16_t
+ref_bf16(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    uint16_t sign = (uint16_t)((u >> 16) & 0x8000), t = (uint16_t)((u & 0x7fffffff) >> 16);
+    if (t >= 0x7f80)
+        return sign | 0x7f80;
+    double a = fabs((double)x), lo = f32_of((uint32_t)t << 16);
+    double hi = t + 1 == 0x7f80 ? ldexp(1.0, 128) : f32_of((uint32_t)(t + 1) << 16);
+    double d0 = a - lo, d1 = hi - a;
+    return sign | ((d0 < d1 || (d0 == d1 && !(t & 1))) ? t : (uint16_t)(t + 1));
+}
+
+/* Every f16 pattern widens exactly and narrows back to itself (NaN stays NaN). */
+TEST(f16_round_trip_all)
+{
+    for (uint32_t h = 0; h < 65536; h++) {
+        float f = ops_half_f16_to_f32((uint16_t)h);
+        bool nan = ((h >> 10) & 0x1f) == 0x1f && (h & 0x3ff);
+        if (nan) {
+            CHECKF(isnan(f) && isnan(ops_half_f16_to_f32(ops_half_f32_to_f16(f))), "NaN 0x%04x lost", h);
+            continue;
+        }
+        double want = f16_mag(h & 0x7fff) * ((h & 0x8000) ? -1 : 1);
+        if ((h & 0x7fff) == 0x7c00)
+            want = (h & 0x8000) ? -INFINITY : INFINITY;
+        CHECKF((double)f == want, "f16 0x%04x -> %a (expected %a)", h, (double)f, want);
+        CHECKF(ops_half_f32_to_f16(f) == h, "f16 0x%04x -> %a -> 0x%04x", h, (double)f, ops_half_f32_to_f16(f));
+    }
+done:;
+}
+
+/* 2^22 f32 patterns (a stride through all 2^32, offset by the seed) plus every tie. */
+TEST(f32_to_f16_vs_reference)
+{
+    const uint32_t stride = 1021, start = (uint32_t)th_rand() % stride;
+    for (uint64_t u = start; u <= 0xffffffffull; u += stride) {
+        float x = f32_of((uint32_t)u);
+        uint16_t got = ops_half_f32_to_f16(x);
+        if (isnan(x)) {
+            CHECKF(isnan(ops_half_f16_to_f32(got)), "NaN 0x%08x -> 0x%04x", (uint32_t)u, got);
+            continue;
+        }
+        CHECKF(got == ref_f16(x), "%a -> 0x%04x (expected 0x%04x)", (double)x, got, ref_f16(x));
+    }
+    for (uint16_t h = 0; h < 0x7c00; h++) { /* halfway between h and h + 1, both signs */
+        float x = (float)((f16_mag(h) + f16_mag((uint16_t)(h + 1))) / 2);
+        CHECKF(ops_half_f32_to_f16(x) == ref_f16(x), "tie %a -> 0x%04x (expected 0x%04x)", (double)x,
+               ops_half_f32_to_f16(x), ref_f16(x));
+        CHECK(ops_half_f32_to_f16(-x) == ref_f16(-x));
+    }
+done:;
+}
+
+TEST(f32_to_bf16_vs_reference)
+{
+    const uint32_t stride = 1021, start = (uint32_t)th_rand() % stride;
+    for (uint64_t u = start; u <= 0xffffffffull; u += stride) {
+        float x = f32_of((uint32_t)u);
+        uint16_t got = ops_half_f32_to_bf16(x);
+        if (isnan(x)) {
+            CHECKF(isnan(ops_half_bf16_to_f32(got)), "NaN 0x%08x -> 0x%04x", (uint32_t)u, got);
+            continue;
+        }
+        CHECKF(got == ref_bf16(x), "%a -> 0x%04x (expected 0x%04x)", (double)x, got, ref_bf16(x));
+        CHECK(ops_half_bf16_to_f32(got) == f32_of((uint32_t)got << 16));
+    }
+    for (uint32_t top = 0; top < 0x7f80; top++) { /* every tie */
+        float x = f32_of(top << 16 | 0x8000);
+        CHECKF(ops_half_f32_to_bf16(x) == ref_bf16(x), "tie %a -> 0x%04x (expected 0x%04x)", (double)x,
+               ops_half_f32_to_bf16(x), ref_bf16(x));
+    }
+done:;
+}
+
+/* Registry: names unique and findable, descriptors complete, unknown names NULL. */
+TEST(registry)
+{
+    uint32_t n = 0;
+    for (; hcq_kernel_at(n); n++) {
+        const struct hcq_kernel_desc *d = hcq_kernel_at(n);
+        CHECKF(d->name && d->module && d->twin && d->params_B, "entry %u incomplete", n);
+        CHECKF(hcq_kernel_find(d->name) == d, "%s: not found by name, or a duplicate", d->name);
+    }
+    CHECKF(n >= 17, "%u kernels (expected the 17 built-in ones at least)", n);
+    CHECK(hcq_kernel_find("k_fill_u32")->params_B == sizeof(struct k_fill_u32_params));
+    CHECK(hcq_kernel_find("k_no_such") == NULL && hcq_kernel_find(NULL) == NULL);
+done:;
+}
+
+/* Host memory standing in for one buffer at a fake device address. */
+struct fake_mem {
+    uint64_t va, size_B;
+    void *host;
+};
+
+static void *
+fake_ptr(void *ctx, uint64_t va, uint64_t size_B)
+{
+    struct fake_mem *m = ctx;
+    if (va < m->va || va - m->va > m->size_B || size_B > m->size_B - (va - m->va))
+        return NULL;
+    return (uint8_t *)m->host + (va - m->va);
+}
+
+/* A twin runs over its whole range, and reports (instead of touching) a bad range:
+ * one element past the end, and a count whose byte size overflows 64 bits. */
+TEST(twin_faults)
+{
+    uint32_t mem[64];
+    struct fake_mem m = { 0x100000, sizeof mem, mem };
+    struct k_fill_u32_params p = { .dst_va = 0x100000, .n = 64, .value = 7 };
+    struct hcq_twin_launch l = { .params = &p, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .ptr = fake_ptr, .ctx = &m };
+    const struct hcq_kernel_desc *d = hcq_kernel_find("k_fill_u32");
+    CHECK(d);
+    memset(mem, 0xAB, sizeof mem);
+    d->twin(&l);
+    CHECK(!l.fault);
+    for (int i = 0; i < 64; i++)
+        CHECK(mem[i] == 7);
+    p.n = 65;
+    p.value = 9;
+    d->twin(&l);
+    CHECK(l.fault && l.fault_va == 0x100000 && mem[0] == 7);
+    l.fault = false;
+    p.n = UINT64_MAX / 2;
+    d->twin(&l);
+    CHECK(l.fault && mem[0] == 7);
+done:;
+}
+
+int
+main(int argc, char **argv)
+{
+    static const struct th_case cases[] = {
+        TH_CASE(f16_round_trip_all), TH_CASE(f32_to_f16_vs_reference), TH_CASE(f32_to_bf16_vs_reference),
+        TH_CASE(registry),           TH_CASE(twin_faults),
+    };
+    return th_run("ops", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
+}
