@@ -260,7 +260,7 @@ done:
 }
 
 /* Through the runtime: the waiter sees TIMEOUT (not a hang) and the device can be closed. */
-TEST(lesson_v3_qmd_wait_times_out_in_runtime)
+TEST(inject_hang_times_out_in_runtime)
 {
     /* The engine builds V4 QMDs for gh100; what we check here is that a launch the GPU never
      * completes (hang injection stands in for the ignored QMD) surfaces as TIMEOUT or
@@ -286,6 +286,41 @@ done:
     hcq_queue_destroy(q);
     hcq_device_close(dev);
     CHECK_NO_LEAK(&base);
+}
+
+/* rm.md §5.2 / §8.2: SEM_ADDR_HI is 8 bits on the Ampere host class (40-bit VAs), 25 on
+ * Hopper's. A semaphore above 2^40 on Ampere silently lands on the aliased low address; on
+ * Hopper the same address is what it says (here: unmapped, an MMU fault). */
+TEST(lesson_ampere_host_semaphore_is_40bit)
+{
+    struct kt k = { 0 };
+    const char *chips[] = { "ga102", "gh100" };
+    for (int c = 0; c < 2; c++) {
+        CHECK_OPEN(kt_open(&k, chips[c], HCQ_KMD_ENGINE_COMPUTE));
+        volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
+        uint64_t v = th_rand() | 1;
+        uint32_t dw[16];
+        struct gpu_push p;
+        gpu_push_init(&p, dw, 16);
+        gpu_push_sem_release(&p, (k.mem->va + KT_SEM) | (1ull << 44), v, false);
+        kt_submit(&k, dw, p.count);
+        char why[256], fault[256];
+        if (c == 0) {
+            CHECK(kt_wait64(sem, v, 2000 * MS)); /* aliased onto the low 40 bits */
+            CHECK_OK(hcq_kmd_check(k.kmd, why, sizeof why));
+        } else {
+            uint64_t t0 = hcq_time_ns();
+            enum hcq_status st;
+            while ((st = hcq_kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
+                usleep(1000);
+            CHECK(st == HCQ_ERR_DEVICE_LOST && *sem == 0);
+            emu_dev_fault(k.d, fault, sizeof fault);
+            CHECKF(strstr(fault, "Xid 31") != NULL, "fault: %s", fault);
+        }
+        kt_close(&k);
+    }
+done:
+    kt_close(&k);
 }
 
 /* rm.md §0 item 6: a QMD release without RELEASE_PAYLOAD64B writes only the low 32 bits,
@@ -792,8 +827,9 @@ main(int argc, char **argv)
     static const struct th_case cases[] = {
         TH_CASE(gpu_fill_and_semaphores),
         TH_CASE(lesson_v3_qmd_on_hopper_never_completes),
-        TH_CASE(lesson_v3_qmd_wait_times_out_in_runtime),
+        TH_CASE(inject_hang_times_out_in_runtime),
         TH_CASE(lesson_qmd_release_32bit_loses_high_word),
+        TH_CASE(lesson_ampere_host_semaphore_is_40bit),
         TH_CASE(lesson_ampere_copy_engine_has_no_64bit_semaphore),
         TH_CASE(lesson_shared_window_collision),
         TH_CASE(gpu_malformed_and_unmapped),
