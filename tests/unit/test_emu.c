@@ -693,6 +693,24 @@ TEST(inject_corrupt_qmd)
 done:;
 }
 
+/* A device node that cannot be opened (no UVM module, no permission): a clear status. */
+TEST(inject_fail_open)
+{
+    struct emu_stats base;
+    emu_stats_get(&base);
+    const char *nodes[] = { "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0" };
+    CHECK_OPEN(open_launch_close("emu:gh100", 5000 * MS, NULL, 0));
+    for (int i = 0; i < 3; i++) {
+        char spec[64];
+        snprintf(spec, sizeof spec, "emu:gh100,fail_open=%s", nodes[i]);
+        enum hcq_status st = open_launch_close(spec, 3000 * MS, NULL, 0);
+        CHECKF(st != HCQ_OK, "%s: opened without %s", spec, nodes[i]);
+        CHECK_NO_LEAK(&base);
+    }
+    CHECK_OK(open_launch_close("emu:gh100", 5000 * MS, NULL, 0));
+done:;
+}
+
 /* ==== Golden ioctl traces ==== */
 
 static void
@@ -838,6 +856,7 @@ main(int argc, char **argv)
         TH_CASE(inject_fail_alloc_every_step),
         TH_CASE(inject_fail_ioctl_each_call),
         TH_CASE(inject_corrupt_qmd),
+        TH_CASE(inject_fail_open),
         TH_CASE(inject_drop_doorbell),
         TH_CASE(doorbell_wrong_token_does_not_run),
         TH_CASE(golden_gh100_open_launch),
