@@ -141,9 +141,12 @@ hcq_queue_launch_ex(struct hcq_queue *q, const struct hcq_launch *l)
     if (q->kind != HCQ_QUEUE_COMPUTE)
         return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: queue is a copy queue (expected COMPUTE)");
     const struct hcq_program_info *pi = &l->prog->info;
-    if (l->args_B != pi->params_B || (l->args_B && !l->args))
-        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: %s: args_B %u (expected %u)", pi->name, l->args_B,
-                       pi->params_B);
+    if (l->args_B != pi->params_B)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: %s: args_B %u (expected %u, the size of its parameter struct)",
+                       pi->name, l->args_B, pi->params_B);
+    if (l->args_B && !l->args)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: %s: args is NULL (expected %u bytes of parameters)", pi->name,
+                       l->args_B);
     uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
     uint32_t max_threads = pi->max_threads ? pi->max_threads : MAX_BLOCK_THREADS;
     if (threads == 0 || threads > max_threads || l->block[2] > 64)
