@@ -33,12 +33,14 @@ LDFLAGS_ALL := $(SANFLAGS) -pthread $(LDFLAGS)
 LDLIBS_ALL := -ldl -lm $(LDLIBS)
 
 # ---- CUDA kernels -> cubins (optional) ----
+# Cubins do not depend on the host compiler or sanitizers: every build dir shares them.
+CUBIN_DIR ?= build/cubin
 NVCC ?= $(shell command -v nvcc 2>/dev/null || (test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc))
 CUARCH ?= 80 86 87 89 90 100 120
 CU_SRCS := $(wildcard src/kernels/*.cu)
 ifneq ($(NVCC),)
 ifneq ($(NOCUDA),1)
-CUBINS := $(foreach a,$(CUARCH),$(patsubst src/kernels/%.cu,$(BUILD)/cubin/%.sm_$(a).cubin,$(CU_SRCS)))
+CUBINS := $(foreach a,$(CUARCH),$(patsubst src/kernels/%.cu,$(CUBIN_DIR)/%.sm_$(a).cubin,$(CU_SRCS)))
 endif
 endif
 NVCCFLAGS ?= -O3 -Xptxas -O3 -std=c++17 -Isrc/kernels
@@ -66,7 +68,7 @@ $(BUILD)/obj/%.o: %.c
 	@echo "  CC $<"; $(CC) $(CFLAGS_ALL) -c $< -o $@
 
 define CUBIN_RULE
-$(BUILD)/cubin/%.sm_$(1).cubin: src/kernels/%.cu $(wildcard src/kernels/*.h)
+$(CUBIN_DIR)/%.sm_$(1).cubin: src/kernels/%.cu $(wildcard src/kernels/*.h)
 	@mkdir -p $$(dir $$@)
 	$(NVCC) $(NVCCFLAGS) -arch=sm_$(1) -cubin $$< -o $$@
 endef
