@@ -300,7 +300,7 @@ hcq_pb_qmd_field(const struct gpu_qmd_ops *ops, const char *name, uint32_t *hi_o
 
 static enum hcq_status
 hcq_pb_launch_patches(struct hcq_pb_builder *b, const struct hcq_cmd *c, const struct hcq_pb_program *pp,
-                      uint8_t *cbuf0, uint32_t *qmd)
+                      uint8_t *cbuf0, uint32_t *qmd, const uint32_t *qmd_dw)
 {
     const struct hcq_cmdlist *cl = b->cl;
     enum hcq_status st = HCQ_OK;
@@ -318,8 +318,13 @@ hcq_pb_launch_patches(struct hcq_pb_builder *b, const struct hcq_cmd *c, const s
         uint32_t hi, lo;
         if (!hcq_pb_qmd_field(b->qmd_ops, v4[d], &hi, &lo) && !hcq_pb_qmd_field(b->qmd_ops, v3[d], &hi, &lo))
             return hcq_err(HCQ_ERR_UNSUPPORTED, "graph: QMD %s has no grid field %s", b->qmd_ops->name, v4[d]);
+        if (hi / 32 != lo / 32)
+            return hcq_err(HCQ_ERR_UNSUPPORTED, "graph: QMD %s grid field %u:%u spans two dwords", b->qmd_ops->name,
+                           hi, lo);
+        /* The replay writes the whole dword from this copy: no read of (possibly
+         * write-combined) arena memory. */
         struct hcq_pb_patch p = {.kind = HCQ_PB_PATCH_GRID, .var = c->u.launch.grid_var[d], .dim = d,
-                                 .map = qmd, .qmd_hi = hi, .qmd_lo = lo,
+                                 .map = qmd + lo / 32, .qmd_hi = hi, .qmd_lo = lo, .qmd_word = qmd_dw[lo / 32],
                                  .aux_map = (uint32_t *)(cbuf0 + GPU_CBUF0_GRID_DIM_OFF_B) + d};
         st = hcq_pb_patch_add(b, &p);
     }
@@ -397,7 +402,7 @@ hcq_pb_cmd_launch(struct hcq_pb_builder *b, const struct hcq_cmd *c)
     if (st != HCQ_OK)
         return st;
     if (b->g) {
-        st = hcq_pb_launch_patches(b, c, pp, map, qmd);
+        st = hcq_pb_launch_patches(b, c, pp, map, qmd, qmd_dw);
         if (st != HCQ_OK)
             return st;
     }
