@@ -546,6 +546,29 @@ TEST(e2e_ga102)
     e2e_fill_add(t, "emu:ga102");
 }
 
+/* Buffers freed while the device stays open give their emulated memory back (no mapping or
+ * buffer object kept alive until close). */
+TEST(free_returns_memory_while_open)
+{
+    struct hcq_device *dev = NULL;
+    struct hcq_buf *keep = NULL;
+    CHECK_OPEN(hcq_device_open("emu:gh100", &dev));
+    CHECK_OK(hcq_buf_alloc(dev, 4096, HCQ_MEM_HOST, &keep)); /* warm any lazy pools */
+    struct emu_stats base;
+    emu_stats_get(&base);
+    for (int i = 0; i < 20; i++) {
+        struct hcq_buf *a = NULL, *b = NULL;
+        CHECK_OK(hcq_buf_alloc(dev, (1 + th_rand() % 64) << 16, HCQ_MEM_DEVICE | HCQ_MEM_MAPPABLE, &a));
+        CHECK_OK(hcq_buf_alloc(dev, (1 + th_rand() % 64) << 12, HCQ_MEM_HOST, &b));
+        hcq_buf_free(a);
+        hcq_buf_free(b);
+    }
+    CHECK_NO_LEAK(&base);
+done:
+    hcq_buf_free(keep);
+    hcq_device_close(dev);
+}
+
 /* ==== Fault injection ==== */
 
 /* Open a device through the same path as hcq_emu_open, keeping the emu_dev (trace). */
@@ -853,6 +876,7 @@ main(int argc, char **argv)
         TH_CASE(gpu_malformed_and_unmapped),
         TH_CASE(e2e_gh100),
         TH_CASE(e2e_ga102),
+        TH_CASE(free_returns_memory_while_open),
         TH_CASE(inject_fail_alloc_every_step),
         TH_CASE(inject_fail_ioctl_each_call),
         TH_CASE(inject_corrupt_qmd),
