@@ -204,6 +204,9 @@ HCQ_MUST_CHECK enum hcq_status hcq_pb_local_reserve(struct hcq_pb_queue *pq, uin
 void hcq_pb_local_emit(struct hcq_pb_queue *pq);
 /* Free replaced stores the GPU has passed (all: every one, the queue being idle or dead). */
 void hcq_pb_local_retire(struct hcq_pb_queue *pq, bool all);
+/* Log a decoded pushbuffer (HCQ_DEBUG=push_dump, hang reports). */
+void hcq_pb_dump_push(struct hcq_pb_queue *pq, const struct hcq_pb_chan *ch, uint64_t va, const uint32_t *dw,
+                      uint32_t n, enum hcq_log_level level);
 /* Create the helper copy channel of a compute queue if not there yet. */
 HCQ_MUST_CHECK enum hcq_status hcq_pb_aux_get(struct hcq_pb_queue *pq);
 
@@ -233,7 +236,7 @@ HCQ_MUST_CHECK enum hcq_status hcq_pb_build(struct hcq_pb_queue *pq, const struc
 enum hcq_pb_patch_kind {
     HCQ_PB_PATCH_ARG32,     /* u32 at map = (u32)vars[var] (kernel argument) */
     HCQ_PB_PATCH_ARG64,     /* u64 at map = vars[var] */
-    HCQ_PB_PATCH_GRID,      /* QMD at map: grid dim `dim` = vars[var]; cbuf0 gridDim too (aux_map) */
+    HCQ_PB_PATCH_GRID,      /* QMD dword at map: grid dim `dim` = vars[var]; cbuf0 gridDim too (aux_map) */
     HCQ_PB_PATCH_SEM,       /* semaphore payload (lo @map, hi @map+4) = vars[var] + add */
     HCQ_PB_PATCH_SEM_MAIN,  /* payload = main timeline base + add */
     HCQ_PB_PATCH_SEM_AUX,   /* payload = aux timeline base + add */
@@ -249,7 +252,8 @@ struct hcq_pb_patch {
     struct hcq_pb_chan *pb_chan; /* while building: the payload is in this channel's scratch */
     uint32_t pb_dw;           /*   at this dword index (resolved to map when laid out) */
     uint32_t *aux_map;        /* GRID: cbuf0 gridDim dword */
-    uint32_t qmd_hi, qmd_lo;  /* GRID: the QMD's grid field */
+    uint32_t qmd_hi, qmd_lo;  /* GRID: the QMD's grid field (absolute bits, within one dword) */
+    uint32_t qmd_word;        /* GRID: that dword as built (the other bits of it) */
     const volatile uint64_t *sig_slot;
 };
 

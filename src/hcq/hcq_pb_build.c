@@ -44,6 +44,7 @@ struct hcq_pb_builder {
     uint32_t pend_dw[GPU_QMD_MAX_DW];
     uint32_t *pend_dst;              /* where it goes; NULL: nothing pending */
     bool chain;                      /* the next launch may chain to the pending QMD */
+    uint32_t pend_smem_cfg;          /* TARGET_SM_CONFIG_SHARED_MEM_SIZE of the pending QMD */
     const struct gpu_qmd_ops *qmd_ops;
     uint32_t cmd_index;
     bool local_changed;              /* this build emitted new local-memory methods */
@@ -300,7 +301,7 @@ hcq_pb_qmd_field(const struct gpu_qmd_ops *ops, const char *name, uint32_t *hi_o
 
 static enum hcq_status
 hcq_pb_launch_patches(struct hcq_pb_builder *b, const struct hcq_cmd *c, const struct hcq_pb_program *pp,
-                      uint8_t *cbuf0, uint32_t *qmd)
+                      uint8_t *cbuf0, uint32_t *qmd, const uint32_t *qmd_dw)
 {
     const struct hcq_cmdlist *cl = b->cl;
     enum hcq_status st = HCQ_OK;
@@ -318,8 +319,13 @@ hcq_pb_launch_patches(struct hcq_pb_builder *b, const struct hcq_cmd *c, const s
         uint32_t hi, lo;
         if (!hcq_pb_qmd_field(b->qmd_ops, v4[d], &hi, &lo) && !hcq_pb_qmd_field(b->qmd_ops, v3[d], &hi, &lo))
             return hcq_err(HCQ_ERR_UNSUPPORTED, "graph: QMD %s has no grid field %s", b->qmd_ops->name, v4[d]);
+        if (hi / 32 != lo / 32)
+            return hcq_err(HCQ_ERR_UNSUPPORTED, "graph: QMD %s grid field %u:%u spans two dwords", b->qmd_ops->name,
+                           hi, lo);
+        /* The replay writes the whole dword from this copy: no read of (possibly
+         * write-combined) arena memory. */
         struct hcq_pb_patch p = {.kind = HCQ_PB_PATCH_GRID, .var = c->u.launch.grid_var[d], .dim = d,
-                                 .map = qmd, .qmd_hi = hi, .qmd_lo = lo,
+                                 .map = qmd + lo / 32, .qmd_hi = hi, .qmd_lo = lo, .qmd_word = qmd_dw[lo / 32],
                                  .aux_map = (uint32_t *)(cbuf0 + GPU_CBUF0_GRID_DIM_OFF_B) + d};
         st = hcq_pb_patch_add(b, &p);
     }
@@ -397,7 +403,7 @@ hcq_pb_cmd_launch(struct hcq_pb_builder *b, const struct hcq_cmd *c)
     if (st != HCQ_OK)
         return st;
     if (b->g) {
-        st = hcq_pb_launch_patches(b, c, pp, map, qmd);
+        st = hcq_pb_launch_patches(b, c, pp, map, qmd, qmd_dw);
         if (st != HCQ_OK)
             return st;
     }
@@ -409,6 +415,19 @@ hcq_pb_cmd_launch(struct hcq_pb_builder *b, const struct hcq_cmd *c)
                      (unsigned long long)qmd_va, (unsigned long long)va, text);
     }
 
+    /* Debug switch for bring-up (HCQ_PB_CHAIN=none|same_smem|all, default all): whether a
+     * launch may chain to the previous QMD at all, or only when both use the same shared
+     * memory carve-out. */
+    static int chain_mode = -1;
+    if (chain_mode < 0) {
+        const char *e = getenv("HCQ_PB_CHAIN");
+        chain_mode = !e ? 2 : !strcmp(e, "none") ? 0 : !strcmp(e, "same_smem") ? 1 : 2;
+    }
+    if (b->chain && (chain_mode == 0 || (chain_mode == 1 && b->pend_smem_cfg != d.sm_config_target))) {
+        if (ch->busy)
+            gpu_push_wfi(&ch->push);
+        hcq_pb_chain_end(b);
+    }
     if (b->chain) {
         /* Back-to-back: the previous grid schedules this one when it completes (rm.md §5.5). */
         gpu_qmd_set_dependent(b->qmd_ops, b->pend_dw, qmd_va);
@@ -422,6 +441,7 @@ hcq_pb_cmd_launch(struct hcq_pb_builder *b, const struct hcq_cmd *c)
     }
     memcpy(b->pend_dw, qmd_dw, b->qmd_ops->size_B);
     b->pend_dst = qmd;
+    b->pend_smem_cfg = d.sm_config_target;
     b->chain = true;
     ch->busy = true;
     return HCQ_OK;

@@ -81,8 +81,10 @@ hcq_pb_graph_prepare(struct hcq_pb_queue *pq, const struct hcq_cmdlist *cl)
 /* Copy a channel's scratch pushbuffer into the arena; patches pointing into that scratch
  * now point into the arena. */
 static enum hcq_status
-hcq_pb_graph_lay_out(struct hcq_pb_build_target *t, struct hcq_pb_chan *ch, uint64_t *va_out, uint32_t *dw_out)
+hcq_pb_graph_lay_out(struct hcq_pb_queue *pq, struct hcq_pb_build_target *t, struct hcq_pb_chan *ch,
+                     uint64_t *va_out, uint32_t *dw_out)
 {
+    uint32_t pq_debug = pq->pd->debug;
     *va_out = 0;
     *dw_out = 0;
     if (!ch || ch->push.count == 0)
@@ -105,6 +107,8 @@ hcq_pb_graph_lay_out(struct hcq_pb_build_target *t, struct hcq_pb_chan *ch, uint
     }
     *va_out = t->arena_va + off;
     *dw_out = ch->push.count;
+    if (pq_debug & HCQ_DEBUG_PUSH_DUMP)
+        hcq_pb_dump_push(pq, ch, *va_out, ch->push.dw, ch->push.count, HCQ_LOG_LEVEL_INFO);
     return HCQ_OK;
 }
 
@@ -125,9 +129,9 @@ hcq_pb_graph_build_one(struct hcq_pb_graph *pg, struct hcq_graph *g, struct hcq_
     t->main_count = (uint32_t)(pq->main.tl_last - t->main_base);
     t->aux_count = pq->aux ? (uint32_t)(pq->aux->tl_last - t->aux_base) : 0;
     if (st == HCQ_OK)
-        st = hcq_pb_graph_lay_out(t, &pq->main, &t->main_pb_va, &t->main_pb_dw);
+        st = hcq_pb_graph_lay_out(pq, t, &pq->main, &t->main_pb_va, &t->main_pb_dw);
     if (st == HCQ_OK)
-        st = hcq_pb_graph_lay_out(t, pq->aux, &t->aux_pb_va, &t->aux_pb_dw);
+        st = hcq_pb_graph_lay_out(pq, t, pq->aux, &t->aux_pb_va, &t->aux_pb_dw);
     /* Building released nothing: the values come back at each replay. */
     pq->main.tl_last = t->main_base;
     pq->main.push.count = 0;
@@ -224,10 +228,13 @@ hcq_pb_graph_patch(const struct hcq_pb_build_target *t, const uint64_t *vars, ui
         case HCQ_PB_PATCH_ARG64:
             memcpy(p->map, &vars[p->var], 8);
             continue;
-        case HCQ_PB_PATCH_GRID:
-            gpu_bits_set(p->map, p->qmd_hi, p->qmd_lo, vars[p->var]);
+        case HCQ_PB_PATCH_GRID: {
+            uint32_t word = p->qmd_word;
+            gpu_bits_set(&word, p->qmd_hi % 32, p->qmd_lo % 32, vars[p->var]);
+            *p->map = word;
             *p->aux_map = (uint32_t)vars[p->var];
             continue;
+        }
         case HCQ_PB_PATCH_SEM:
             v = vars[p->var] + p->add;
             break;

@@ -69,6 +69,35 @@ hcq_pb_queue_describe(struct hcq_pb_queue *pq, char *buf, size_t buf_B)
         hcq_pb_chan_describe(pq, pq->aux, "copy helper", buf + used, buf_B - used);
 }
 
+/* On a hang: decode the pushbuffer of the GPFIFO entry the GPU fetched last on ch (when it
+ * lies in the stream ring), so the log shows what the channel was executing. */
+static void
+hcq_pb_dump_last_fetched(struct hcq_pb_queue *pq, const struct hcq_pb_chan *ch)
+{
+    if (!ch || !ch->kc)
+        return;
+    uint32_t get = hcq_pb_userd_read(ch->kc, HCQ_PB_USERD_GP_GET);
+    uint64_t entry = ch->kc->ring[(get - 1) & (ch->kc->entries - 1)];
+    struct gpu_gpfifo_fields f;
+    if (gpu_gpfifo_entry_decode(entry, &f) != HCQ_OK)
+        return;
+    if (f.pb_va < pq->stream->va || f.pb_va + (uint64_t)f.dw_count * 4 > pq->stream->va + pq->stream->size_B) {
+        HCQ_LOG_ERROR("hang: %s channel's last fetched pushbuffer is at 0x%llx (%u dwords, a graph's)",
+                      hcq_pb_engine_name(ch->engine), (unsigned long long)f.pb_va, f.dw_count);
+        return;
+    }
+    const uint32_t *dw = (const uint32_t *)((const uint8_t *)pq->stream->map + (f.pb_va - pq->stream->va));
+    uint32_t n = f.dw_count > 512 ? 512 : f.dw_count; /* the tail is what matters less */
+    uint32_t *copy = malloc((size_t)n * 4);
+    if (!copy)
+        return;
+    memcpy(copy, dw, (size_t)n * 4);
+    HCQ_LOG_ERROR("hang: the %s channel's last fetched GPFIFO entry (GPGet %u) follows", hcq_pb_engine_name(ch->engine),
+                  get);
+    hcq_pb_dump_push(pq, ch, f.pb_va, copy, n, HCQ_LOG_LEVEL_ERROR);
+    free(copy);
+}
+
 /* A wait ran out of time: a hang when the caller allowed a hang-sized timeout (the device is
  * then lost, with the channel state as the reason), else an ordinary timeout. */
 static enum hcq_status
@@ -79,9 +108,12 @@ hcq_pb_wait_expired(struct hcq_pb_queue *pq, const char *what, uint64_t timeout_
     size_t n = strlen(state);
     if (n && state[n - 1] == '\n')
         state[n - 1] = '\0';
-    if (timeout_ns >= HCQ_PB_HANG_NS)
+    if (timeout_ns >= HCQ_PB_HANG_NS) {
+        hcq_pb_dump_last_fetched(pq, &pq->main);
+        hcq_pb_dump_last_fetched(pq, pq->aux);
         return hcq_device_mark_lost(&pq->pd->base, "GPU hang: %s did not complete within %llu ms: %s", what,
                                     (unsigned long long)(timeout_ns / 1000000), state);
+    }
     return hcq_err(HCQ_ERR_TIMEOUT, "%s: not complete after %llu us: %s", what,
                    (unsigned long long)(timeout_ns / 1000), state);
 }
@@ -116,9 +148,9 @@ hcq_pb_chan_wait(struct hcq_pb_queue *pq, struct hcq_pb_chan *ch, uint64_t value
     }
 }
 
-static void
+void
 hcq_pb_dump_push(struct hcq_pb_queue *pq, const struct hcq_pb_chan *ch, uint64_t va, const uint32_t *dw,
-                 uint32_t n)
+                 uint32_t n, enum hcq_log_level level)
 {
     struct gpu_decode_ctx ctx;
     gpu_decode_ctx_init(&ctx, pq->pd->arch);
@@ -128,7 +160,7 @@ hcq_pb_dump_push(struct hcq_pb_queue *pq, const struct hcq_pb_chan *ch, uint64_t
         return;
     gpu_decode_ctx_init(&ctx, pq->pd->arch);
     gpu_decode_push(&ctx, dw, n, text, need);
-    HCQ_LOG_INFO("push_dump: queue %p %s channel token 0x%x, %u dwords at 0x%llx:\n%s", (void *)pq->q,
+    hcq_log(level, "push_dump: queue %p %s channel token 0x%x, %u dwords at 0x%llx:\n%s", (void *)pq->q,
                  hcq_pb_engine_name(ch->engine), ch->kc->token, n, (unsigned long long)va, text);
     free(text);
 }
@@ -225,7 +257,7 @@ hcq_pb_chan_flush_scratch(struct hcq_pb_queue *pq, struct hcq_pb_chan *ch)
     uint64_t va = pq->stream->va + off;
     memcpy(map, ch->push.dw, (size_t)n * 4);
     if (pq->pd->debug & HCQ_DEBUG_PUSH_DUMP)
-        hcq_pb_dump_push(pq, ch, va, ch->push.dw, n);
+        hcq_pb_dump_push(pq, ch, va, ch->push.dw, n, HCQ_LOG_LEVEL_INFO);
     ch->push.count = 0;
     return hcq_pb_chan_kick(pq, ch, va, n);
 }
