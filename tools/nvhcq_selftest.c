@@ -413,6 +413,22 @@ selftest_system(void)
         fclose(f);
     printf("- /dev/nvmap: %s, /dev/nvgpu/igpu0/ctrl: %s\n", access("/dev/nvmap", R_OK | W_OK) == 0 ? "rw" : "NOT accessible",
            access("/dev/nvgpu/igpu0/ctrl", R_OK | W_OK) == 0 ? "rw" : "NOT accessible");
+    /* GPU clock (devfreq of the iGPU at 17000000.gpu, nvgpu.md §1.3 step 6): benchmark
+     * numbers mean little at the 306 MHz idle floor. */
+    static const char *freq[] = {"cur_freq", "min_freq", "max_freq"};
+    char path[96];
+    unsigned long long hz[3] = {0, 0, 0};
+    bool any = false;
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "/sys/class/devfreq/17000000.gpu/%s", freq[i]);
+        f = fopen(path, "r");
+        if (f && fscanf(f, "%llu", &hz[i]) == 1)
+            any = true;
+        if (f)
+            fclose(f);
+    }
+    if (any)
+        printf("- GPU clock: %llu MHz (min %llu, max %llu)\n", hz[0] / 1000000, hz[1] / 1000000, hz[2] / 1000000);
 }
 
 static void

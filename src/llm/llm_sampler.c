@@ -110,6 +110,39 @@ cand_cmp(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Min-heap on the candidate order (root = the worst kept candidate). */
+static void
+heap_up(struct cand *h, uint32_t i)
+{
+    while (i > 0) {
+        uint32_t parent = (i - 1) / 2;
+        if (cand_cmp(&h[i], &h[parent]) <= 0)
+            break;
+        struct cand t = h[i];
+        h[i] = h[parent];
+        h[parent] = t;
+        i = parent;
+    }
+}
+
+static void
+heap_down(struct cand *h, uint32_t n, uint32_t i)
+{
+    for (;;) {
+        uint32_t l = 2 * i + 1, r = l + 1, w = i;
+        if (l < n && cand_cmp(&h[l], &h[w]) > 0)
+            w = l;
+        if (r < n && cand_cmp(&h[r], &h[w]) > 0)
+            w = r;
+        if (w == i)
+            return;
+        struct cand t = h[i];
+        h[i] = h[w];
+        h[w] = t;
+        i = w;
+    }
+}
+
 int32_t
 llm_sampler_sample(struct llm_sampler *s, const float *logits)
 {
@@ -135,10 +168,29 @@ llm_sampler_sample(struct llm_sampler *s, const float *logits)
                 best = i;
         return (int32_t)best;
     }
-    for (uint32_t i = 0; i < n; i++)
-        s->cands[i] = (struct cand){ (int32_t)i, s->work[i], 0 };
-    qsort(s->cands, n, sizeof *s->cands, cand_cmp);
     uint32_t k = s->p.top_k && s->p.top_k < n ? s->p.top_k : n;
+    if (k < n) {
+        /* top-k by a min-heap of k (O(n log k)): the usual k = 40 of 128k logits costs far
+         * less than sorting them all */
+        for (uint32_t i = 0; i < n; i++) {
+            struct cand c = { (int32_t)i, s->work[i], 0 };
+            uint32_t h = i < k ? i : 0;
+            if (i >= k) {
+                if (cand_cmp(&c, &s->cands[0]) >= 0)
+                    continue; /* not better than the worst kept */
+                s->cands[0] = c;
+                heap_down(s->cands, k, 0);
+                continue;
+            }
+            s->cands[h] = c;
+            heap_up(s->cands, h);
+        }
+        qsort(s->cands, k, sizeof *s->cands, cand_cmp);
+    } else {
+        for (uint32_t i = 0; i < n; i++)
+            s->cands[i] = (struct cand){ (int32_t)i, s->work[i], 0 };
+        qsort(s->cands, n, sizeof *s->cands, cand_cmp);
+    }
     /* temperature softmax over the top k */
     double sum = 0;
     float mx = s->cands[0].logit;

@@ -11,8 +11,11 @@
 #include "k_llm_quant.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Bytes of a row of n values of `type` (ggml numbering), 0 if unsupported. */
 static uint64_t
@@ -123,12 +126,45 @@ twin_norm(struct hcq_twin_launch *l)
     }
 }
 
+/* Rows [r0, r1) of a matmul launch (the twin splits large launches across threads). */
+struct mm_part {
+    const struct k_llm_matmul_params *p;
+    const uint8_t *w;
+    const float *x, *b;
+    float *y;
+    uint64_t rb;
+    uint32_t r0, r1;
+};
+
+static void *
+mm_rows(void *arg)
+{
+    const struct mm_part *m = arg;
+    const struct k_llm_matmul_params *p = m->p;
+    float *row = malloc(4ull * p->k);
+    if (!row)
+        return (void *)1;
+    for (uint32_t r = m->r0; r < m->r1; r++) {
+        ops_llm_dq_row(p->type, m->w + m->rb * r, p->k, row);
+        for (uint32_t i = 0; i < p->n; i++) {
+            const float *xi = m->x + (size_t)i * p->x_stride;
+            float s = 0;
+            for (uint32_t j = 0; j < p->k; j++)
+                s += row[j] * xi[j];
+            float *yo = &m->y[(size_t)i * p->y_stride + r];
+            *yo = (p->accumulate ? *yo : 0.0f) + s + (m->b ? m->b[r] : 0.0f);
+        }
+    }
+    free(row);
+    return NULL;
+}
+
 static void
 twin_matmul(struct hcq_twin_launch *l)
 {
     const struct k_llm_matmul_params *p = l->params;
     uint64_t rb = ops_llm_row_bytes(p->type, p->k);
-    if (!rb || !p->n)
+    if (!rb || !p->n || !p->rows)
         return;
     const uint8_t *w = HCQ_TWIN_PTR(l, p->w_va, rb * p->rows);
     const float *x = HCQ_TWIN_PTR(l, p->x_va, 4ull * ((uint64_t)(p->n - 1) * p->x_stride + p->k));
@@ -136,21 +172,30 @@ twin_matmul(struct hcq_twin_launch *l)
     const float *b = p->b_va ? HCQ_TWIN_PTR(l, p->b_va, 4ull * p->rows) : NULL;
     if (!w || !x || !y || (p->b_va && !b))
         return;
-    float *row = malloc(4ull * p->k);
-    if (!row)
-        return;
-    for (uint32_t r = 0; r < p->rows; r++) {
-        ops_llm_dq_row(p->type, w + rb * r, p->k, row);
-        for (uint32_t i = 0; i < p->n; i++) {
-            const float *xi = x + (size_t)i * p->x_stride;
-            float s = 0;
-            for (uint32_t j = 0; j < p->k; j++)
-                s += row[j] * xi[j];
-            float *yo = &y[(size_t)i * p->y_stride + r];
-            *yo = (p->accumulate ? *yo : 0.0f) + s + (b ? b[r] : 0.0f);
-        }
+    /* Large launches (> 4M multiply-adds) run on up to 16 threads; rows are independent
+     * (each output element is written once), so the result does not depend on the split. */
+    enum { MAX_T = 16 };
+    uint64_t work = (uint64_t)p->rows * p->k * p->n;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t nt = work < (4u << 20) || cores < 2 ? 1 : (uint32_t)(cores < MAX_T ? cores : MAX_T);
+    if (nt > p->rows)
+        nt = p->rows;
+    struct mm_part parts[MAX_T];
+    pthread_t th[MAX_T];
+    bool started[MAX_T] = { false };
+    for (uint32_t t = 0; t < nt; t++) {
+        parts[t] = (struct mm_part){ p, w, x, b, y, rb, (uint32_t)((uint64_t)p->rows * t / nt),
+                                     (uint32_t)((uint64_t)p->rows * (t + 1) / nt) };
+        if (t > 0)
+            started[t] = pthread_create(&th[t], NULL, mm_rows, &parts[t]) == 0;
     }
-    free(row);
+    mm_rows(&parts[0]);
+    for (uint32_t t = 1; t < nt; t++) {
+        if (started[t])
+            pthread_join(th[t], NULL);
+        else
+            mm_rows(&parts[t]); /* could not start a thread: do its rows here */
+    }
 }
 
 static void

@@ -132,6 +132,50 @@ done:
     llm_sampler_destroy(s2);
 }
 
+
+/* top-k (heap selection) on random logits: only the true k best appear, each of them does,
+ * with frequencies of the softmax restricted to them. */
+TEST(top_k_random)
+{
+    struct llm_sampler_params p;
+    struct llm_sampler *s = NULL;
+    float l[NV];
+    static int count[NV];
+    memset(count, 0, sizeof count);
+    rand_logits(l);
+    llm_sampler_params_default(&p);
+    p.temp = 1.0f;
+    p.top_k = 5;
+    p.seed = th_rand();
+    CHECK_OK(llm_sampler_create(&p, NV, &s));
+    const int draws = 20000;
+    for (int i = 0; i < draws; i++)
+        count[llm_sampler_sample(s, l)]++;
+    /* rank of each token */
+    double z = 0;
+    for (int i = 0; i < NV; i++) {
+        int better = 0;
+        for (int j = 0; j < NV; j++)
+            better += l[j] > l[i] || (l[j] == l[i] && j < i);
+        if (better < 5)
+            z += exp(l[i]);
+    }
+    for (int i = 0; i < NV; i++) {
+        int better = 0;
+        for (int j = 0; j < NV; j++)
+            better += l[j] > l[i] || (l[j] == l[i] && j < i);
+        if (better >= 5) {
+            CHECKF(count[i] == 0, "token %d (rank %d) drawn %d times", i, better, count[i]);
+            continue;
+        }
+        double pe = exp(l[i]) / z, sd = sqrt(pe * (1 - pe) / draws);
+        CHECKF(fabs(count[i] / (double)draws - pe) < 5 * sd + 1e-3, "token %d: %g vs %g", i,
+               count[i] / (double)draws, pe);
+    }
+done:
+    llm_sampler_destroy(s);
+}
+
 TEST(chat_templates)
 {
     struct llm_chat_msg m[2] = { { "system", "Be brief." }, { "user", "Hi" } };
@@ -155,7 +199,7 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(greedy), TH_CASE(temperature_distribution), TH_CASE(filters_and_seed), TH_CASE(chat_templates),
+        TH_CASE(greedy), TH_CASE(temperature_distribution), TH_CASE(filters_and_seed), TH_CASE(top_k_random), TH_CASE(chat_templates),
     };
     return th_run("llm_sampler", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

@@ -270,12 +270,51 @@ TEST(roundtrip_random_bytes)
         roundtrip_random(t, "tests/data/tokenizers/ggml-vocab-llama-spm.gguf");
 }
 
+/* tokenizer.ggml.pre selects the split rules: the GPT-2 vocabulary re-written with
+ * pre = "llama-bpe" splits digits in groups of three, so "1234567890 apples" encodes as
+ * the concatenated encodings of "123", "456", "789", "0", " apples" with GPT-2's rules. */
+TEST(pre_tokenizer_selected_by_key)
+{
+    struct llm_gguf *g = NULL, *g3 = NULL;
+    struct llm_gguf_writer *w = NULL;
+    struct llm_tok *t2 = NULL, *t3 = NULL;
+    void *img = NULL;
+    size_t n;
+    int32_t a[32], b[32];
+    size_t na, nb, k = 0;
+    CHECK_OK(llm_gguf_open("tests/data/tokenizers/ggml-vocab-gpt-2.gguf", &g));
+    CHECK_OK(llm_gguf_writer_create(&w));
+    for (uint64_t i = 0; i < llm_gguf_kv_count(g); i++)
+        CHECK_OK(llm_gguf_writer_copy_kv(w, g, i));
+    CHECK_OK(llm_gguf_writer_set_str(w, "tokenizer.ggml.pre", "llama-bpe"));
+    CHECK_OK(llm_gguf_writer_write_mem(w, &img, &n));
+    CHECK_OK(llm_gguf_parse(img, n, &g3));
+    CHECK_OK(llm_tok_create(g, &t2));
+    CHECK_OK(llm_tok_create(g3, &t3));
+    CHECK_OK(llm_tok_encode(t3, "1234567890 apples", 17, false, false, a, 32, &na));
+    static const char *const parts[] = { "123", "456", "789", "0", " apples" };
+    for (int i = 0; i < 5; i++) {
+        CHECK_OK(llm_tok_encode(t2, parts[i], strlen(parts[i]), false, false, b + k, 32 - k, &nb));
+        k += nb;
+    }
+    CHECKF(na == k && !memcmp(a, b, k * sizeof *a), "llama-bpe: %zu ids, parts: %zu", na, k);
+    CHECK_OK(llm_tok_encode(t2, "1234567890 apples", 17, false, false, b, 32, &nb));
+    CHECK(nb != na || memcmp(a, b, na * sizeof *a)); /* gpt-2 rules split differently */
+done:
+    llm_tok_destroy(t2);
+    llm_tok_destroy(t3);
+    llm_gguf_destroy(g3);
+    llm_gguf_destroy(g);
+    llm_gguf_writer_destroy(w);
+    free(img);
+}
+
 int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
         TH_CASE(gpt2_vectors), TH_CASE(llama_spm_vectors), TH_CASE(pretok_splits),
-        TH_CASE(detok_streaming_utf8), TH_CASE(special_tokens), TH_CASE(roundtrip_random_bytes),
+        TH_CASE(detok_streaming_utf8), TH_CASE(special_tokens), TH_CASE(roundtrip_random_bytes), TH_CASE(pre_tokenizer_selected_by_key),
     };
     return th_run("llm_tok", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

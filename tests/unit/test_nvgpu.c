@@ -521,6 +521,46 @@ done:
         emu_dev_put(e.d);
 }
 
+/* The P0 bug end to end through the public API: ~7 GiB of "weights" (two 3.5 GiB buffers,
+ * sparse, never touched), then an activation buffer and a kernel writing it. Unreserved,
+ * the top-down allocator puts the weights and the activation inside the shader windows and
+ * the kernel faults; with the backend's reservations all of it lands outside. */
+TEST(pitfall_window_reservation_e2e)
+{
+    struct hcq_device *dev = NULL;
+    struct hcq_buf *w[2] = {NULL, NULL}, *act = NULL;
+    struct hcq_queue *q = NULL;
+    struct hcq_program *prog = NULL;
+    const uint64_t weights_B = 0xE0000000ull, act_B = 64ull << 20;
+    CHECK_OK(hcq_device_open("emu:ga10b", &dev));
+    for (int i = 0; i < 2; i++) {
+        CHECK_OK(hcq_buf_alloc(dev, weights_B, HCQ_MEM_DEVICE, &w[i]));
+        CHECKF(!overlaps_window(hcq_buf_va(w[i]), weights_B), "weights %d at 0x%llx", i,
+               (unsigned long long)hcq_buf_va(w[i]));
+    }
+    CHECK_OK(hcq_buf_alloc(dev, act_B, HCQ_MEM_MAPPABLE, &act));
+    CHECKF(!overlaps_window(hcq_buf_va(act), act_B), "activation at 0x%llx", (unsigned long long)hcq_buf_va(act));
+    uint32_t *x = hcq_buf_map(act);
+    const uint32_t n = 1u << 20, v = (uint32_t)th_rand() | 1u;
+    for (uint32_t i = 0; i < n + 16; i++)
+        x[i] = ~v;
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_program_load(dev, "k_fill_u32", &prog));
+    struct k_fill_u32_params p = {.dst_va = hcq_buf_va(act), .n = n, .value = v};
+    uint32_t grid[3] = {256, 1, 1}, block[3] = {256, 1, 1};
+    CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
+    CHECK_OK(hcq_queue_finish(q, 10000000000ull));
+    for (uint32_t i = 0; i < n + 16; i++)
+        CHECKF(x[i] == (i < n ? v : ~v), "x[%u] = 0x%08x", i, x[i]);
+done:
+    hcq_program_destroy(prog);
+    hcq_queue_destroy(q);
+    hcq_buf_free(act);
+    hcq_buf_free(w[0]);
+    hcq_buf_free(w[1]);
+    hcq_device_close(dev);
+}
+
 /* A channel up to (not including) SETUP_BIND; returns the channel fd or -errno. */
 static int
 raw_channel(const struct tdev *t, const struct raw *r)
@@ -1016,6 +1056,7 @@ main(int argc, char **argv)
         TH_CASE(usermode_submit),
         TH_CASE(channel_fault_notifier),
         TH_CASE(pitfall_window_reservation),
+        TH_CASE(pitfall_window_reservation_e2e),
         TH_CASE(pitfall_gpfifo_buffer_size),
         TH_CASE(pitfall_bind_order),
         TH_CASE(pitfall_nvmap_and_abi),
