@@ -546,6 +546,29 @@ TEST(e2e_ga102)
     e2e_fill_add(t, "emu:ga102");
 }
 
+/* Buffers freed while the device stays open give their emulated memory back (no mapping or
+ * buffer object kept alive until close). */
+TEST(free_returns_memory_while_open)
+{
+    struct hcq_device *dev = NULL;
+    struct hcq_buf *keep = NULL;
+    CHECK_OPEN(hcq_device_open("emu:gh100", &dev));
+    CHECK_OK(hcq_buf_alloc(dev, 4096, HCQ_MEM_HOST, &keep)); /* warm any lazy pools */
+    struct emu_stats base;
+    emu_stats_get(&base);
+    for (int i = 0; i < 20; i++) {
+        struct hcq_buf *a = NULL, *b = NULL;
+        CHECK_OK(hcq_buf_alloc(dev, (1 + th_rand() % 64) << 16, HCQ_MEM_DEVICE | HCQ_MEM_MAPPABLE, &a));
+        CHECK_OK(hcq_buf_alloc(dev, (1 + th_rand() % 64) << 12, HCQ_MEM_HOST, &b));
+        hcq_buf_free(a);
+        hcq_buf_free(b);
+    }
+    CHECK_NO_LEAK(&base);
+done:
+    hcq_buf_free(keep);
+    hcq_device_close(dev);
+}
+
 /* ==== Fault injection ==== */
 
 /* Open a device through the same path as hcq_emu_open, keeping the emu_dev (trace). */
@@ -691,6 +714,33 @@ TEST(inject_corrupt_qmd)
     CHECK_NO_LEAK(&base);
     CHECK_OK(open_launch_close("emu:gh100", 5000 * MS, NULL, 0));
 done:;
+}
+
+/* A kernel writing to a buffer that was freed faults (its VA is unmapped), as on hardware,
+ * and the runtime reports DEVICE_LOST with the address. */
+TEST(freed_va_faults)
+{
+    struct hcq_device *dev = NULL;
+    struct hcq_queue *q = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_buf *buf = NULL;
+    CHECK_OPEN(hcq_device_open("emu:ga102", &dev));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_program_load(dev, "k_fill_u32", &prog));
+    CHECK_OK(hcq_buf_alloc(dev, 1 << 20, HCQ_MEM_DEVICE, &buf));
+    uint64_t va = hcq_buf_va(buf);
+    hcq_buf_free(buf);
+    buf = NULL;
+    struct k_fill_u32_params p = { .dst_va = va, .n = 1024, .value = 7 };
+    const uint32_t grid[3] = { 4, 1, 1 }, block[3] = { 256, 1, 1 };
+    CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
+    enum hcq_status st = hcq_queue_finish(q, 3000 * MS);
+    CHECKF(st == HCQ_ERR_DEVICE_LOST, "finish -> %s", hcq_status_str(st));
+    CHECKF(strstr(hcq_last_error(), "Xid 31") || strstr(hcq_last_error(), "MMU"), "error: %s", hcq_last_error());
+done:
+    hcq_program_destroy(prog);
+    hcq_queue_destroy(q);
+    hcq_device_close(dev);
 }
 
 /* A device node that cannot be opened (no UVM module, no permission): a clear status. */
@@ -853,10 +903,12 @@ main(int argc, char **argv)
         TH_CASE(gpu_malformed_and_unmapped),
         TH_CASE(e2e_gh100),
         TH_CASE(e2e_ga102),
+        TH_CASE(free_returns_memory_while_open),
         TH_CASE(inject_fail_alloc_every_step),
         TH_CASE(inject_fail_ioctl_each_call),
         TH_CASE(inject_corrupt_qmd),
         TH_CASE(inject_fail_open),
+        TH_CASE(freed_va_faults),
         TH_CASE(inject_drop_doorbell),
         TH_CASE(doorbell_wrong_token_does_not_run),
         TH_CASE(golden_gh100_open_launch),

@@ -348,6 +348,124 @@ done:
     raw_close(&r);
 }
 
+/* Map `mem` for the CPU through a fresh registered nvidia0 fd (rm.md §3.4). */
+static void *
+raw_cpu_map(struct raw *r, uint32_t mem, uint64_t len)
+{
+    const struct hcq_sys *s = r->sys;
+    int fd = s->open(s->ctx, "/dev/nvidia0", O_RDWR | O_CLOEXEC);
+    int ctl = r->ctl;
+    if (fd < 0 || s->ioctl(s->ctx, fd, esc(NV_ESC_REGISTER_FD, 4), &ctl) != 0)
+        return MAP_FAILED;
+    struct emu_nvos33_fd mm = { .hClient = r->client, .hDevice = r->device, .hMemory = mem, .length = len, .fd = fd };
+    void *p = MAP_FAILED;
+    if (raw_ioctl(r, r->ctl, NV_ESC_RM_MAP_MEMORY, &mm, sizeof mm) == 0 && mm.status == NV_OK)
+        p = s->mmap(s->ctx, NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    s->close(s->ctx, fd); /* the mapping keeps what it needs */
+    return p;
+}
+
+static bool
+raw_wait64(const volatile uint64_t *p, uint64_t want, uint64_t timeout_ms)
+{
+    for (uint64_t i = 0; i < timeout_ms * 10; i++) {
+        if (__atomic_load_n(p, __ATOMIC_ACQUIRE) == want)
+            return true;
+        usleep(100);
+    }
+    return false;
+}
+
+/* rm.md §2 steps 14-21 by hand: a channel runs only once its TSG is scheduled AND (on the
+ * UVM-owned VA space) UVM_REGISTER_CHANNEL was done; its ring and pushbuffer must be mapped
+ * through UVM (a RM_MAP_MEMORY_DMA mapping alone is the device's default VAS). */
+TEST(channel_runs_after_schedule_and_uvm_registration)
+{
+    struct emu_stats base;
+    emu_stats_get(&base);
+    struct raw r;
+    const struct hcq_sys *s = NULL;
+    uint8_t *area = MAP_FAILED, *um = MAP_FAILED;
+    struct emu_uvm_map_external *mx = calloc(1, sizeof *mx);
+    CHECK(mx);
+    CHECK_OK(raw_open(&r, "gh100"));
+    s = r.sys;
+    const uint64_t va = 0x1000000000ull, len = 0x10000;
+    struct emu_uvm_initialize in = { 0 };
+    CHECK(s->ioctl(s->ctx, r.uvm, UVM_INITIALIZE, &in) == 0 && in.rmStatus == NV_OK);
+    struct emu_nv2080_gid_info gid = { .flags = 2, .length = 16 };
+    CHECK(raw_control(&r, r.subdevice, NV2080_CTRL_CMD_GPU_GET_GID_INFO, &gid, sizeof gid) == NV_OK);
+    struct emu_uvm_register_gpu rg = { .rmCtrlFd = -1 };
+    memcpy(rg.uuid, gid.data, 16);
+    CHECK(s->ioctl(s->ctx, r.uvm, UVM_REGISTER_GPU, &rg) == 0 && rg.rmStatus == NV_OK);
+    uint32_t vas = 0, mem = 0, umode = 0, tsg = 0, ctx = 0, ch = 0, obj = 0;
+    struct emu_nv_vaspace_alloc vp = { .flags = 0x48, .vaSize = 0x1FFFFFB000000ull, .vaBase = 0x1000 };
+    CHECK(raw_alloc(&r, r.device, &vas, FERMI_VASPACE_A, &vp, sizeof vp) == NV_OK);
+    struct emu_uvm_register_gpu_vaspace rv = { .rmCtrlFd = r.ctl, .hClient = r.client, .hVaSpace = vas };
+    memcpy(rv.uuid, gid.data, 16);
+    CHECK(s->ioctl(s->ctx, r.uvm, UVM_REGISTER_GPU_VASPACE, &rv) == 0 && rv.rmStatus == NV_OK);
+    /* one vidmem area: ring @0, USERD @0x1000, pushbuffer @0x2000, semaphore @0x3000 */
+    struct emu_nv_memory_alloc mp = { .owner = r.client, .size = len, .alignment = 4096 };
+    CHECK(raw_alloc(&r, r.device, &mem, NV1_MEMORY_USER, &mp, sizeof mp) == NV_OK);
+    struct emu_uvm_range rgn = { .base = va, .length = len };
+    CHECK(s->ioctl(s->ctx, r.uvm, UVM_CREATE_EXTERNAL_RANGE, &rgn) == 0 && rgn.rmStatus == NV_OK);
+    *mx = (struct emu_uvm_map_external){ .base = va, .length = len, .gpuAttributesCount = 1, .rmCtrlFd = r.ctl,
+                                         .hClient = r.client, .hMemory = mem };
+    memcpy(mx->perGpuAttributes[0].uuid, gid.data, 16);
+    CHECK(s->ioctl(s->ctx, r.uvm, UVM_MAP_EXTERNAL_ALLOCATION, mx) == 0 && mx->rmStatus == NV_OK);
+    area = raw_cpu_map(&r, mem, len);
+    CHECK(area != MAP_FAILED);
+    CHECK(raw_alloc(&r, r.subdevice, &umode, HOPPER_USERMODE_A, NULL, 0) == NV_OK);
+    um = raw_cpu_map(&r, umode, 0x10000);
+    CHECK(um != MAP_FAILED);
+    struct emu_nv_channel_group_alloc gp = { .engineType = NV2080_ENGINE_TYPE_GRAPHICS };
+    CHECK(raw_alloc(&r, r.device, &tsg, KEPLER_CHANNEL_GROUP_A, &gp, sizeof gp) == NV_OK);
+    struct emu_nv_ctxshare_alloc cp = { .hVASpace = vas, .flags = 1 };
+    CHECK(raw_alloc(&r, tsg, &ctx, FERMI_CONTEXT_SHARE_A, &cp, sizeof cp) == NV_OK);
+    struct emu_nv_channel_alloc chp = { .hObjectBuffer = mem, .gpFifoOffset = va, .gpFifoEntries = 64,
+                                        .hContextShare = ctx, .hUserdMemory = { mem }, .userdOffset = { 0x1000 } };
+    CHECK(raw_alloc(&r, tsg, &ch, HOPPER_CHANNEL_GPFIFO_A, &chp, sizeof chp) == NV_OK);
+    CHECK(raw_alloc(&r, ch, &obj, HOPPER_COMPUTE_A, NULL, 0) == NV_OK);
+    struct emu_nvc36f_token tok = { 0xFFFFFFFFu };
+    CHECK(raw_control(&r, ch, NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, &tok, sizeof tok) == NV_OK);
+    /* pushbuffer: 64-bit host semaphore release (rm.md §5.2), then submit (§4.4) */
+    uint64_t v = 0x100000000ull | (uint32_t)th_rand();
+    uint32_t pb[] = { 0x20050017u, (uint32_t)(va + 0x3000), (uint32_t)((va + 0x3000) >> 32), (uint32_t)v,
+                      (uint32_t)(v >> 32), 0x01100001u };
+    memcpy(area + 0x2000, pb, sizeof pb);
+    uint64_t entry = ((va + 0x2000) & ~3ull) | (1ull << 41) | ((uint64_t)(sizeof pb / 4) << 42);
+    memcpy(area, &entry, 8);
+    volatile uint64_t *sem = (volatile uint64_t *)(area + 0x3000);
+    __atomic_store_n((uint32_t *)(area + 0x1000 + 0x8C), 1u, __ATOMIC_RELEASE);
+    __atomic_store_n((uint32_t *)(um + 0x90), tok.workSubmitToken, __ATOMIC_RELEASE);
+    CHECK(!raw_wait64(sem, v, 100)); /* the TSG is not scheduled */
+    struct emu_nva06c_schedule sch = { 1, 0, 0 };
+    CHECK(raw_control(&r, tsg, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof sch) == NV_OK);
+    __atomic_store_n((uint32_t *)(um + 0x90), tok.workSubmitToken, __ATOMIC_RELEASE);
+    CHECK(!raw_wait64(sem, v, 100)); /* scheduled, but not registered with UVM */
+    struct emu_uvm_register_channel rc = { .rmCtrlFd = r.ctl, .hClient = r.client, .hChannel = ch,
+                                           .base = 0x2000000000ull, .length = 0x4000000 };
+    memcpy(rc.uuid, gid.data, 16);
+    CHECK(s->ioctl(s->ctx, r.uvm, UVM_REGISTER_CHANNEL, &rc) == 0 && rc.rmStatus == NV_OK);
+    __atomic_store_n((uint32_t *)(um + 0x90), tok.workSubmitToken, __ATOMIC_RELEASE);
+    CHECK(raw_wait64(sem, v, 2000));
+    CHECK(*(volatile uint32_t *)(area + 0x1000 + 0x88) == 1); /* GPGet */
+done:
+    free(mx);
+    if (area != MAP_FAILED)
+        s->munmap(s->ctx, area, len);
+    if (um != MAP_FAILED)
+        s->munmap(s->ctx, um, 0x10000);
+    raw_close(&r);
+    struct emu_stats now;
+    emu_stats_get(&now);
+    if (!stats_equal(&base, &now)) {
+        stats_print("before", &base);
+        stats_print("after", &now);
+        th_fail(t, __FILE__, __LINE__, "emulator resources leaked");
+    }
+}
+
 int
 main(int argc, char **argv)
 {
@@ -357,6 +475,7 @@ main(int argc, char **argv)
         TH_CASE(rm_channel_order_rules),
         TH_CASE(uvm_rules),
         TH_CASE(cpu_mapping_rules),
+        TH_CASE(channel_runs_after_schedule_and_uvm_registration),
     };
     return th_run("emu_rm", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1);
 }

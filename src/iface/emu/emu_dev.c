@@ -476,8 +476,29 @@ static void *
 emu_sys_mmap(void *ctx, void *addr, size_t len, int prot, int flags, int fd, off_t offset)
 {
     struct emu_dev *d = ctx;
-    if (fd < 0 || (flags & MAP_ANONYMOUS))
-        return mmap(addr, len, prot, flags, fd, offset); /* VA reservations: plain memory */
+    if (fd < 0 || (flags & MAP_ANONYMOUS)) {
+        /* VA reservations: plain memory. MAP_FIXED over one of our mappings replaces it
+         * (iface/rm unmaps that way), so forget it like a munmap would. */
+        void *p = mmap(addr, len, prot, flags, fd, offset);
+        if (p != MAP_FAILED && (flags & MAP_FIXED)) {
+            emu_dev_lock(d);
+            if (d->map_count + 1 > d->map_cap) {
+                struct emu_map *n = realloc(d->maps, (d->map_cap * 2 + 16) * sizeof *n);
+                if (n) {
+                    d->maps = n;
+                    d->map_cap = d->map_cap * 2 + 16;
+                }
+            }
+            uint32_t before = d->map_count;
+            int refs_before = d->refs;
+            emu_maps_trim(d, (uintptr_t)p, len);
+            if (d->map_count != before || d->refs != refs_before)
+                emu_trace(d, "cpu unmap len=0x%zx", len);
+            d->refs++;
+            emu_dev_unref_unlock(d);
+        }
+        return p;
+    }
     emu_dev_lock(d);
     void *p = MAP_FAILED;
     int err = 0;
@@ -525,13 +546,20 @@ emu_sys_munmap(void *ctx, void *addr, size_t len)
 {
     struct emu_dev *d = ctx;
     emu_dev_lock(d);
+    if (d->map_count + 1 > d->map_cap) { /* room for a split (unmapping the middle of a mapping) */
+        struct emu_map *n = realloc(d->maps, (d->map_cap * 2 + 16) * sizeof *n);
+        if (n) {
+            d->maps = n;
+            d->map_cap = d->map_cap * 2 + 16;
+        }
+    }
     uint32_t before = d->map_count;
     int refs_before = d->refs;
     emu_maps_trim(d, (uintptr_t)addr, len);
     int r = munmap(addr, len);
     int e = errno;
     if (d->map_count != before || d->refs != refs_before)
-        emu_trace(d, "munmap len=0x%zx", len);
+        emu_trace(d, "cpu unmap len=0x%zx", len);
     /* trimming may have dropped references: re-take one to release through the common path */
     d->refs++;
     emu_dev_unref_unlock(d);

@@ -107,8 +107,6 @@ struct rm_kmd {
     volatile uint8_t *usermode;  /* doorbell page (RM_USERMODE_MAP_B bytes) */
     uint64_t usermode_cookie;
     void *low_reserve;           /* the PROT_NONE reservation of the low region */
-    int64_t low_cpu_delta;       /* CPU address - GPU VA there: 0, unless [2^36, 2^40) was taken
-                                    (ASan's shadow gap): then CPU pointers differ from GPU VAs */
     struct rm_va_heap va_low, va_high;
     bool uvm_initialized, uvm_gpu, uvm_vaspace;
     uint32_t chan_count;         /* channels created so far (naming) */
