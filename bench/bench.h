@@ -29,6 +29,7 @@ struct bench_dev {
     bool timed_on_device;   /* timestamps are a device clock (not cpu, not emu) */
     bool slow;              /* cpu / emu: give it only the small sizes */
     bool dead;              /* lost or hung during a measurement: skip the rest */
+    char clocks[96];        /* "sm 1980 MHz (max 1980), mem 3201 MHz" from nvidia-smi, "" if unknown */
     double d2d_GBps;        /* measured D2D (r+w; best of copy engine and kernel at the largest
                                size) for "% of D2D", 0 until measured */
     uint64_t d2d_size_B;    /* the size d2d_GBps was measured at */

@@ -352,10 +352,13 @@ bench_write_json(const struct bench_ctx *ctx, const char *path)
         json_str(f, in->arch);
         fprintf(f, ", \"driver\": ");
         json_str(f, in->driver);
-        fprintf(f, ", \"sm_count\": %u, \"mem_B\": %llu, \"emulated\": %s, \"clocks\": null, "
-                   "\"timed_on_device\": %s}",
-                in->sm_count, (unsigned long long)in->mem_B, in->emulated ? "true" : "false",
-                ctx->devs[i].timed_on_device ? "true" : "false");
+        fprintf(f, ", \"sm_count\": %u, \"mem_B\": %llu, \"emulated\": %s, \"clocks\": ", in->sm_count,
+                (unsigned long long)in->mem_B, in->emulated ? "true" : "false");
+        if (ctx->devs[i].clocks[0])
+            json_str(f, ctx->devs[i].clocks);
+        else
+            fprintf(f, "null");
+        fprintf(f, ", \"timed_on_device\": %s}", ctx->devs[i].timed_on_device ? "true" : "false");
     }
     fprintf(f, "\n  ],\n  \"results\": [");
     for (uint32_t i = 0; i < ctx->result_count; i++) {
@@ -414,8 +417,9 @@ bench_write_md(const struct bench_ctx *ctx, const char *path)
     fprintf(f, "commit `%s`, %s, host: %s\n\n`%s`\n\n", ctx->commit, ctx->date, ctx->host, ctx->command);
     for (int i = 0; i < ctx->dev_count; i++) {
         const struct hcq_device_info *in = &ctx->devs[i].info;
-        fprintf(f, "- **%s**: %s, %s, %u SMs, %.1f GiB, %s%s\n", in->spec, in->name, in->arch, in->sm_count,
-                in->mem_B / 1073741824.0, in->driver,
+        fprintf(f, "- **%s**: %s, %s, %u SMs, %.1f GiB, %s%s%s%s\n", in->spec, in->name, in->arch, in->sm_count,
+                in->mem_B / 1073741824.0, in->driver, ctx->devs[i].clocks[0] ? ", clocks after the run: " : "",
+                ctx->devs[i].clocks,
                 ctx->devs[i].timed_on_device ? "" : " (host-timed; figures meaningless as GPU speed)");
     }
     fprintf(f, "\nmedian / best / p99 (slow tail) of the reps; *vs cuda* = speed relative to cuda:0 "

@@ -84,6 +84,35 @@ describe_host(char *out, size_t out_B)
     snprintf(out, out_B, "%s, %s, %ld cores", name, model, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
+/* GPU clocks as nvidia-smi reports them for device index `index` (read-only query), or "". */
+static void
+query_clocks(int index, char *out, size_t out_B)
+{
+    char cmd[160], line[128];
+    out[0] = 0;
+    snprintf(cmd, sizeof cmd,
+             "nvidia-smi -i %d --query-gpu=clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader,nounits 2>/dev/null",
+             index);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return;
+    unsigned sm = 0, sm_max = 0, mem = 0;
+    if (fgets(line, sizeof line, p) && sscanf(line, "%u, %u, %u", &sm, &sm_max, &mem) == 3)
+        snprintf(out, out_B, "sm %u MHz (max %u), mem %u MHz", sm, sm_max, mem);
+    pclose(p);
+}
+
+static void
+record_clocks(struct bench_ctx *ctx)
+{
+    for (int i = 0; i < ctx->dev_count; i++) {
+        struct bench_dev *d = &ctx->devs[i];
+        const char *colon = strchr(d->info.spec, ':');
+        if (d->timed_on_device && colon && strcmp(d->info.backend, "nvgpu"))
+            query_clocks(atoi(colon + 1), d->clocks, sizeof d->clocks);
+    }
+}
+
 static int
 open_dev(struct bench_ctx *ctx, const char *spec, bool required)
 {
@@ -229,11 +258,8 @@ nvhcq_cmd_bench(int argc, char **argv)
     if (devs) {
         char *list = strdup(devs);
         for (char *save = NULL, *s = strtok_r(list, ",", &save); s; s = strtok_r(NULL, ",", &save))
-            if (open_dev(&ctx, s, true) != 0) {
-                free(list);
-                close_devs(&ctx);
-                return 1;
-            }
+            if (open_dev(&ctx, s, true) != 0)
+                fprintf(stderr, "bench: %s left out (it did not open)\n", s); /* the others still run */
         free(list);
     } else {
         static const char *const defaults[] = { "cuda:0", "rm:0", "nvgpu:0", "cpu" };
@@ -249,6 +275,7 @@ nvhcq_cmd_bench(int argc, char **argv)
         if (!any || want[g])
             groups[g].fn(&ctx);
 
+    record_clocks(&ctx); /* after the run: the clocks the GPU ran the last groups at */
     int rc = 0;
     char path[1024];
     if (json && write_outputs(&ctx, json))

@@ -200,6 +200,7 @@ nvhcq_cmd_run(int argc, char **argv)
         if (text != o.prompt)
             free(text);
         printf("\n");
+        fflush(stdout);
     } else {
         char line[4096];
         fprintf(stderr, "interactive chat (%s template); empty line or EOF ends\n",
@@ -215,6 +216,7 @@ nvhcq_cmd_run(int argc, char **argv)
                                &tg_s, &tg_n)))
                 break;
             printf("\n");
+            fflush(stdout);
         }
     }
     fprintf(stderr, "load %.2f s | prompt %u tokens, %.2f tok/s | decode %u tokens, %.2f tok/s\n", load_s, pp_n,

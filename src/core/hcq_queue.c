@@ -312,6 +312,65 @@ hcq_queue_barrier(struct hcq_queue *q)
     return HCQ_OK;
 }
 
+static const char *
+cmd_name(const struct hcq_cmd *c)
+{
+    static const char *const names[] = { "launch", "copy", "signal", "wait", "timestamp", "barrier" };
+    return c->kind == HCQ_CMD_LAUNCH ? c->u.launch.prog->info.name : names[c->kind];
+}
+
+/* HCQ_DEBUG=cmd_sync: one submission per command, each waited for, so a hang or fault
+ * names the command that caused it. Slow; for bring-up only. */
+static enum hcq_status
+submit_each(struct hcq_queue *q, struct hcq_cmdlist *cl, const uint64_t *vars)
+{
+    enum hcq_status st = HCQ_OK;
+    struct hcq_cmdlist one;
+    hcq_cmdlist_init(&one);
+    for (uint32_t i = 0; i < cl->count && st == HCQ_OK; i++) {
+        const struct hcq_cmd *c = &cl->cmds[i];
+        struct hcq_cmd *n;
+        hcq_cmdlist_reset(&one);
+        if ((st = hcq_cmdlist_push(&one, &n)) != HCQ_OK)
+            break;
+        *n = *c;
+        if (c->kind == HCQ_CMD_LAUNCH) {
+            uint8_t args[4096];
+            uint32_t off = 0;
+            if (c->u.launch.args_B > sizeof args) {
+                st = hcq_err(HCQ_ERR_UNSUPPORTED, "cmd_sync: %u argument bytes", c->u.launch.args_B);
+                break;
+            }
+            hcq_cmd_launch_args(cl, c, vars, args);
+            if ((st = hcq_cmdlist_push_args(&one, args, c->u.launch.args_B, &off)) != HCQ_OK)
+                break;
+            hcq_cmd_launch_grid(c, vars, n->u.launch.grid);
+            n->u.launch.args_off_B = off;
+            n->u.launch.patch_count = 0;
+            for (int d = 0; d < 3; d++)
+                n->u.launch.grid_var[d] = HCQ_VAR_NONE;
+            HCQ_LOG_INFO("cmd_sync: command %u: %s grid %u,%u,%u block %u,%u,%u", i, cmd_name(c), n->u.launch.grid[0],
+                         n->u.launch.grid[1], n->u.launch.grid[2], c->u.launch.block[0], c->u.launch.block[1],
+                         c->u.launch.block[2]);
+        } else {
+            if (c->kind == HCQ_CMD_SIGNAL || c->kind == HCQ_CMD_WAIT) {
+                n->u.sig.add = hcq_cmd_value(c->u.sig.var, c->u.sig.add, vars);
+                n->u.sig.var = HCQ_VAR_NONE;
+            }
+            HCQ_LOG_INFO("cmd_sync: command %u: %s", i, cmd_name(c));
+        }
+        st = q->dev->ops->queue_submit(q, &one, NULL);
+        if (st == HCQ_OK)
+            st = q->dev->ops->queue_idle_wait(q, HCQ_TIMEOUT_DEFAULT_NS);
+        if (st != HCQ_OK)
+            HCQ_LOG_ERROR("cmd_sync: command %u (%s) failed: %s", i, cmd_name(c), hcq_last_error());
+    }
+    hcq_cmdlist_fini(&one);
+    if (cl != NULL && cl->count && cl == &q->pending)
+        hcq_cmdlist_reset(cl);
+    return st;
+}
+
 enum hcq_status
 hcq_queue_submit(struct hcq_queue *q)
 {
@@ -322,6 +381,8 @@ hcq_queue_submit(struct hcq_queue *q)
         return hcq_err(HCQ_ERR_INVALID, "hcq_queue_submit: queue is recording a graph (call hcq_graph_end)");
     if (q->pending.count == 0)
         return HCQ_OK;
+    if (hcq_debug_flags() & HCQ_DEBUG_CMD_SYNC)
+        return submit_each(q, &q->pending, NULL);
     st = q->dev->ops->queue_submit(q, &q->pending, NULL);
     hcq_cmdlist_reset(&q->pending);
     if (st == HCQ_OK && (hcq_debug_flags() & HCQ_DEBUG_PUSH_SYNC))
@@ -447,6 +508,8 @@ hcq_graph_replay(struct hcq_graph *g)
                                d, (unsigned long long)v, d ? MAX_GRID_YZ : MAX_GRID_X);
         }
     }
+    if (hcq_debug_flags() & HCQ_DEBUG_CMD_SYNC)
+        return submit_each(q, &g->cl, g->vars);
     if (q->dev->ops->graph_replay && g->priv)
         st = q->dev->ops->graph_replay(g);
     else

@@ -581,8 +581,28 @@ elf_banks(const struct elf *e, struct gpu_cubin_image *img)
             continue;
         char *end;
         unsigned long idx = strtoul(nm + 12, &end, 10);
-        if (end == nm + 12 || *end != '\0')
-            continue; /* per-kernel banks other than 0 are not used by nvcc for sm_80+ */
+        if (end == nm + 12 || idx == 0)
+            continue;
+        if (*end == '.') {
+            /* per-kernel bank .nv.constantN.<kernel> (switch jump tables): bound per launch */
+            struct gpu_cubin_kernel *k = NULL;
+            for (uint32_t j = 0; j < img->kernel_count && !k; j++)
+                if (!strcmp(img->kernels[j].name, end + 1))
+                    k = &img->kernels[j];
+            if (!k)
+                continue; /* bank of a function that is not an entry point */
+            if (idx >= GPU_QMD_CBUF_COUNT || k->kbank_count == 4)
+                return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_load: constant bank section %s", nm);
+            if (s->size > (1u << 16))
+                return FMT_ERR("%s of 0x%" PRIx64 " bytes exceeds 64 KiB", nm, s->size);
+            k->kbanks[k->kbank_count].index = (uint32_t)idx;
+            k->kbanks[k->kbank_count].off_B = (uint64_t)s->place;
+            k->kbanks[k->kbank_count].size_B = (uint32_t)s->size;
+            k->kbank_count++;
+            continue;
+        }
+        if (*end != '\0')
+            continue;
         if (idx == 0 || idx >= GPU_QMD_CBUF_COUNT || img->bank_count == GPU_CUBIN_MAX_BANKS)
             return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_load: constant bank section %s", nm);
         if (s->size > (1u << 16))
@@ -784,6 +804,10 @@ gpu_cubin_qmd_desc(struct gpu_qmd_desc *d, const struct hcq_arch *arch, const st
         d->cbuf[b->index] = (struct gpu_qmd_cbuf){
             .va = image_va + b->off_B, .size_B = (b->size_B + 15) & ~15u, .valid = true};
     }
+    for (uint32_t i = 0; i < k->kbank_count; i++)
+        d->cbuf[k->kbanks[i].index] = (struct gpu_qmd_cbuf){.va = image_va + k->kbanks[i].off_B,
+                                                             .size_B = (k->kbanks[i].size_B + 15) & ~15u,
+                                                             .valid = true};
     d->sass_version = arch->sass_version;
     return HCQ_OK;
 }

@@ -96,6 +96,16 @@ struct gpu_cubin_kernel {
                                   * stack; recorded, not used on sm_80+) */
     uint32_t param_count;
     struct gpu_cubin_param params[GPU_CUBIN_MAX_PARAMS]; /* sorted by ordinal */
+    /* Per-kernel constant banks .nv.constant<N>.<name>, N != 0: nvcc puts e.g. the jump
+     * table of a switch in bank 2 (BRX reads c[0x2][...]); it must be bound as QMD
+     * constant buffer N for this kernel, or the branch goes astray and the grid hangs
+     * (seen on H200: k_llm_matmul, 2026-11-22). */
+    uint32_t kbank_count;
+    struct {
+        uint32_t index;
+        uint64_t off_B;
+        uint32_t size_B;
+    } kbanks[4];
 };
 
 /* A module-wide constant bank (.nv.constantN, N != 0), bound as QMD constant buffer N. */

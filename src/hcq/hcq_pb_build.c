@@ -44,6 +44,7 @@ struct hcq_pb_builder {
     uint32_t pend_dw[GPU_QMD_MAX_DW];
     uint32_t *pend_dst;              /* where it goes; NULL: nothing pending */
     bool chain;                      /* the next launch may chain to the pending QMD */
+    uint32_t pend_smem_cfg;          /* TARGET_SM_CONFIG_SHARED_MEM_SIZE of the pending QMD */
     const struct gpu_qmd_ops *qmd_ops;
     uint32_t cmd_index;
     bool local_changed;              /* this build emitted new local-memory methods */
@@ -414,6 +415,19 @@ hcq_pb_cmd_launch(struct hcq_pb_builder *b, const struct hcq_cmd *c)
                      (unsigned long long)qmd_va, (unsigned long long)va, text);
     }
 
+    /* Debug switch for bring-up (HCQ_PB_CHAIN=none|same_smem|all, default all): whether a
+     * launch may chain to the previous QMD at all, or only when both use the same shared
+     * memory carve-out. */
+    static int chain_mode = -1;
+    if (chain_mode < 0) {
+        const char *e = getenv("HCQ_PB_CHAIN");
+        chain_mode = !e ? 2 : !strcmp(e, "none") ? 0 : !strcmp(e, "same_smem") ? 1 : 2;
+    }
+    if (b->chain && (chain_mode == 0 || (chain_mode == 1 && b->pend_smem_cfg != d.sm_config_target))) {
+        if (ch->busy)
+            gpu_push_wfi(&ch->push);
+        hcq_pb_chain_end(b);
+    }
     if (b->chain) {
         /* Back-to-back: the previous grid schedules this one when it completes (rm.md §5.5). */
         gpu_qmd_set_dependent(b->qmd_ops, b->pend_dw, qmd_va);
@@ -427,6 +441,7 @@ hcq_pb_cmd_launch(struct hcq_pb_builder *b, const struct hcq_cmd *c)
     }
     memcpy(b->pend_dw, qmd_dw, b->qmd_ops->size_B);
     b->pend_dst = qmd;
+    b->pend_smem_cfg = d.sm_config_target;
     b->chain = true;
     ch->busy = true;
     return HCQ_OK;

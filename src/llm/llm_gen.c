@@ -166,6 +166,102 @@ llama3_rope_freqs(float *f, uint32_t half, uint32_t hd, float base, float factor
     }
 }
 
+static int
+cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A vocabulary cut to its first n tokens (small test models): token arrays truncated, and
+ * only the merges whose parts and result are all kept (so BPE never produces an id >= n;
+ * text the kept merges cannot cover falls back to byte tokens). */
+static enum hcq_status
+write_vocab_truncated(struct llm_gguf_writer *w, const struct llm_gguf *v, uint32_t n)
+{
+    enum hcq_status st = HCQ_OK;
+    uint32_t et;
+    uint64_t nm = 0;
+    char **toks = calloc(n, sizeof *toks), **sorted = calloc(n, sizeof *sorted);
+    const char **merges = NULL;
+    char *buf = NULL;
+    if (!toks || !sorted) {
+        st = hcq_err(HCQ_ERR_NOMEM, "llm_gen_model: vocabulary");
+        goto done;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        struct llm_str s = llm_gguf_arr_str(v, "tokenizer.ggml.tokens", i);
+        if (!(toks[i] = strndup(s.ptr, s.len))) {
+            st = hcq_err(HCQ_ERR_NOMEM, "llm_gen_model: vocabulary");
+            goto done;
+        }
+        sorted[i] = toks[i];
+    }
+    qsort(sorted, n, sizeof *sorted, cmp_str);
+    if ((st = llm_gguf_writer_set_arr_str(w, "tokenizer.ggml.tokens", (const char *const *)toks, NULL, n)))
+        goto done;
+    const void *tt = llm_gguf_arr_data(v, "tokenizer.ggml.token_type");
+    const void *sc = llm_gguf_arr_data(v, "tokenizer.ggml.scores");
+    if (tt && (st = llm_gguf_writer_set_arr(w, "tokenizer.ggml.token_type", LLM_GGUF_INT32, tt, n)))
+        goto done;
+    if (sc && (st = llm_gguf_writer_set_arr(w, "tokenizer.ggml.scores", LLM_GGUF_FLOAT32, sc, n)))
+        goto done;
+    if (llm_gguf_get_arr(v, "tokenizer.ggml.merges", &et, &nm) || et != LLM_GGUF_STRING)
+        goto done;
+    merges = calloc(nm ? nm : 1, sizeof *merges);
+    buf = malloc(4096);
+    if (!merges || !buf) {
+        st = hcq_err(HCQ_ERR_NOMEM, "llm_gen_model: merges");
+        goto done;
+    }
+    uint64_t kept = 0;
+    for (uint64_t i = 0; i < nm; i++) {
+        struct llm_str m = llm_gguf_arr_str(v, "tokenizer.ggml.merges", i);
+        const char *sp = memchr(m.ptr, ' ', m.len);
+        if (!sp || m.len >= 2048)
+            continue;
+        size_t l1 = (size_t)(sp - m.ptr), l2 = m.len - l1 - 1;
+        const char *key = buf;
+        bool ok = true;
+        for (int part = 0; part < 3 && ok; part++) {
+            size_t o = 0;
+            if (part != 1) {
+                memcpy(buf, m.ptr, l1);
+                o = l1;
+            }
+            if (part != 0) {
+                memcpy(buf + o, sp + 1, l2);
+                o += l2;
+            }
+            buf[o] = 0;
+            ok = bsearch(&key, sorted, n, sizeof *sorted, cmp_str) != NULL;
+        }
+        if (ok)
+            merges[kept++] = m.ptr;
+    }
+    /* merges point into the GGUF (not NUL-terminated): write them with their lengths */
+    uint64_t *lens = calloc(kept ? kept : 1, sizeof *lens);
+    if (!lens) {
+        st = hcq_err(HCQ_ERR_NOMEM, "llm_gen_model: merges");
+        goto done;
+    }
+    for (uint64_t i = 0, k = 0; i < nm && k < kept; i++) {
+        struct llm_str m = llm_gguf_arr_str(v, "tokenizer.ggml.merges", i);
+        if (m.ptr == merges[k])
+            lens[k++] = m.len;
+    }
+    st = llm_gguf_writer_set_arr_str(w, "tokenizer.ggml.merges", merges, lens, kept);
+    free(lens);
+done:
+    if (toks)
+        for (uint32_t i = 0; i < n; i++)
+            free(toks[i]);
+    free(toks);
+    free(sorted);
+    free(merges);
+    free(buf);
+    return st;
+}
+
 /* Vocabulary keys: copy tokenizer.* from the vocab file, padding to n_vocab. */
 static enum hcq_status
 write_vocab(struct llm_gguf_writer *w, const struct llm_gguf *v, uint32_t n_vocab)
@@ -175,14 +271,13 @@ write_vocab(struct llm_gguf_writer *w, const struct llm_gguf *v, uint32_t n_voca
     uint64_t nv;
     if ((st = llm_gguf_get_arr(v, "tokenizer.ggml.tokens", &et, &nv)))
         return st;
-    if (nv > n_vocab)
-        return hcq_err(HCQ_ERR_INVALID, "llm_gen_model: vocabulary has %llu tokens, model %u",
-                       (unsigned long long)nv, n_vocab);
     for (uint64_t i = 0; i < llm_gguf_kv_count(v); i++) {
         struct llm_str k = llm_gguf_kv_key(v, i);
         if (k.len > 10 && !memcmp(k.ptr, "tokenizer.", 10) && (st = llm_gguf_writer_copy_kv(w, v, i)))
             return st;
     }
+    if (nv > n_vocab)
+        return write_vocab_truncated(w, v, n_vocab);
     if (nv == n_vocab)
         return HCQ_OK;
     const char **strs = calloc(n_vocab, sizeof *strs);
@@ -340,7 +435,8 @@ llm_gen_model(const struct llm_gen_params *p, const char *path)
 #define OVR(f) if (p->f) pr.f = p->f
     OVR(n_vocab); OVR(n_embd); OVR(n_layer); OVR(n_head); OVR(n_head_kv); OVR(n_ff); OVR(n_ctx);
 #undef OVR
-    if (!p->vocab || !pr.n_vocab || vocab_n > pr.n_vocab)
+    /* a vocabulary larger than the model is cut only when asked for (p->n_vocab) */
+    if (!p->vocab || !pr.n_vocab || (vocab_n > pr.n_vocab && !p->n_vocab) || pr.n_vocab < 256)
         return hcq_err(HCQ_ERR_INVALID, "llm_gen_model: need a vocabulary (--vocab) of at most %u tokens (has %u)",
                        pr.n_vocab, vocab_n);
     uint32_t bv = llm_type_block_values(p->type);

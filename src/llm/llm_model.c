@@ -456,11 +456,15 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     return matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, hcq_buf_va(m->logbuf), hp->n_vocab, 1, NULL, false);
 }
 
+/* Wait for the last submitted step of n tokens. The bound scales with the work so a hung
+ * device is reported soon on small models while the cpu backend (twins, ~1 GB/s of weights
+ * per token) still finishes a large prefill: 10 s + 20 ns per weight byte and token, <= 1 h. */
 static enum hcq_status
-wait_tick(struct llm_model *m)
+wait_tick(struct llm_model *m, uint32_t n)
 {
-    /* generous: the cpu backend runs a large model slowly */
-    return hcq_signal_wait(m->done, m->tick, 600ull * 1000 * 1000 * 1000);
+    uint64_t t = 10ull * 1000 * 1000 * 1000 + (uint64_t)n * (m->weights_B / 64 + 1) * 20 * 64;
+    const uint64_t hour = 3600ull * 1000 * 1000 * 1000;
+    return hcq_signal_wait(m->done, m->tick, t < hour ? t : hour);
 }
 
 /* Record the decode step once as a graph; false (and direct launches) where unsupported. */
@@ -510,7 +514,7 @@ llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t 
                 (st = hcq_graph_set(m->graph, m->var_pos, pos)) ||
                 (st = hcq_graph_set(m->graph, m->var_tick, ++m->tick)) || (st = hcq_graph_replay(m->graph)))
                 return st;
-            return wait_tick(m);
+            return wait_tick(m, 1);
         }
     }
     struct step s = { .graph = false };
@@ -520,7 +524,7 @@ llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t 
         if ((st = hcq_buf_write(m->tokbuf, 0, tokens + b, 4ull * nb)) ||
             (st = record_step(m, nb, pos + b, b + nb == n, &s)) ||
             (st = hcq_queue_signal(m->q, m->done, ++m->tick)) || (st = hcq_queue_submit(m->q)) ||
-            (st = wait_tick(m)))
+            (st = wait_tick(m, nb)))
             return st;
     }
     return HCQ_OK;

@@ -334,9 +334,8 @@ merge_emit(const struct llm_tok *t, const char *w, uint32_t n, struct ids *out)
     }
     uint32_t ns = 0;
     for (uint32_t off = 0; off < n;) {
-        uint32_t len = llm_utf8_len((uint8_t)w[off]);
-        if (len > n - off)
-            len = n - off;
+        uint32_t len; /* an invalid sequence is one symbol per byte (byte fallback) */
+        (void)llm_utf8_decode(w + off, n - off, &len);
         s[ns] = (struct sym){ off, len, (int32_t)ns - 1, (int32_t)ns + 1 };
         off += len;
         ns++;

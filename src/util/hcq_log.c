@@ -145,7 +145,7 @@ hcq_debug_flags(void)
         { "push_dump", HCQ_DEBUG_PUSH_DUMP }, { "push_sync", HCQ_DEBUG_PUSH_SYNC },
         { "qmd_dump", HCQ_DEBUG_QMD_DUMP },   { "trash_mem", HCQ_DEBUG_TRASH_MEM },
         { "zero_mem", HCQ_DEBUG_ZERO_MEM },   { "vm", HCQ_DEBUG_VM },
-        { "ioctl", HCQ_DEBUG_IOCTL },
+        { "ioctl", HCQ_DEBUG_IOCTL },         { "cmd_sync", HCQ_DEBUG_CMD_SYNC },
     };
     uint32_t f = 0;
     const char *e = getenv("HCQ_DEBUG");

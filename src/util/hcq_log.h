@@ -33,6 +33,7 @@ enum hcq_debug_flags {
     HCQ_DEBUG_ZERO_MEM = 1 << 4,  /* zero new buffers */
     HCQ_DEBUG_VM = 1 << 5,        /* log every VA map/unmap */
     HCQ_DEBUG_IOCTL = 1 << 6,     /* log every ioctl of rm/nvgpu */
+    HCQ_DEBUG_CMD_SYNC = 1 << 7,  /* submit each command alone and wait for it (finds the one that hangs) */
 };
 uint32_t hcq_debug_flags(void);
 

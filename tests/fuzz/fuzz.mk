@@ -1,6 +1,7 @@
 # fuzz.mk - `make fuzz`: every tests/fuzz/fuzz_<x>.c becomes a libFuzzer binary (clang,
 # ASan+UBSan) linked against the library built the same way in $(FUZZ_BUILD)/, then runs for
-# FUZZ_TIME seconds from its seed corpus (SEEDS_fuzz_<x>; new inputs go to $(FUZZ_BUILD)/corpus_<x>).
+# FUZZ_TIME seconds from its seed corpus (SEEDS_fuzz_<x>, default tests/fuzz/seeds_fuzz_<x> if it
+# exists; new inputs go to $(FUZZ_BUILD)/corpus_<x>).
 # Each run prints "fuzz_<x>: 1 passed, 0 failed" or "... 0 passed, 1 failed" (crash input kept).
 FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME ?= 20
@@ -28,6 +29,7 @@ run: $(FUZZ_BINS)
 	@for b in $(FUZZ_BINS); do \
 	    n=$$(basename $$b); mkdir -p $(FUZZ_BUILD)/corpus_$$n; \
 	    seeds=$$(case $$n in fuzz_cubin) echo "$(SEEDS_fuzz_cubin)";; *) echo "tests/fuzz/seeds_$$n";; esac); \
+	    [ -d "$$seeds" ] || seeds=; \
 	    if HCQ_LOG=none $$b -max_total_time=$(FUZZ_TIME) -rss_limit_mb=2048 \
 	        -artifact_prefix=$(FUZZ_BUILD)/crash_$$n- $(FUZZ_BUILD)/corpus_$$n $$seeds \
 	        > $(FUZZ_BUILD)/$$n.log 2>&1; then echo "$$n: 1 passed, 0 failed"; \

@@ -997,6 +997,50 @@ done:
     free(elf);
 }
 
+/* sm_87 cubin on ga10b (V3 QMD, params at 0x160) and the Blackwell driver-area layout. */
+TEST(cbuf0_other_arches)
+{
+    size_t n = 0;
+    uint8_t *elf = read_data("gpu_cubin_test.sm_87.cubin", &n);
+    struct gpu_cubin_image *img = NULL;
+    if (!elf)
+        SKIP("tests/data cubins not found");
+    const struct hcq_arch *a = hcq_arch_by_name("ga10b");
+    CHECK_OK(gpu_cubin_load(elf, n, &img));
+    CHECK_OK(gpu_cubin_check_arch(img, a));
+    const struct gpu_cubin_kernel *k = gpu_cubin_kernel_find(img, "scale");
+    CHECK(k && k->param_base_B == 0x160);
+    uint8_t params[0x10], cb[0x400];
+    for (size_t i = 0; i < sizeof params; i++)
+        params[i] = (uint8_t)th_rand();
+    uint32_t grid[3] = {7, 1, 1}, block[3] = {256, 1, 1};
+    uint32_t size = gpu_cbuf0_size(a, k, sizeof params);
+    CHECK(size == ((k->cbuf0_size_B + 15) & ~15u) && size >= 0x170);
+    CHECK_OK(gpu_cbuf0_build(a, k, grid, block, 0xFD00000000ull, 0xFE00000000ull, params, sizeof params, cb,
+                             sizeof cb));
+    CHECK(get64(cb + 0x18) == 0xFE00000000ull && get64(cb + 0x20) == 0xFD00000000ull); /* nvgpu.md §6.5 */
+    CHECK(memcmp(cb + 0x160, params, sizeof params) == 0 && get64(cb) == (256 | 1ull << 32));
+    struct gpu_qmd_desc d, e;
+    uint32_t q[GPU_QMD_MAX_DW];
+    CHECK_OK(gpu_cubin_qmd_desc(&d, a, img, k, 0x100000000ull, grid, block, 0, 0x240, 0x300000010ull, size));
+    CHECK_OK(gpu_qmd_encode(a->qmd, &d, q)); /* V3 takes a 16-byte aligned cbuf address */
+    CHECK_OK(gpu_qmd_decode(a->qmd, q, &e));
+    CHECK(e.sass_version == 0x87 && e.sm_global_caching && e.cbuf[0].va == 0x300000010ull && e.barrier_count == 1);
+    CHECK(e.cbuf[4].valid && e.cbuf[4].va == 0x100000000ull + img->banks[0].off_B);
+    CHECK(e.shared_mem_B == gpu_cubin_kernel_shared_B(k, 0) && e.register_count == k->register_count);
+    CHECK(gpu_qmd_encode(hcq_arch_by_name("gh100")->qmd, &d, q) == HCQ_ERR_INVALID); /* cbuf not 64-B aligned */
+
+    const struct hcq_arch *b = hcq_arch_by_name("gb100");
+    CHECK(gpu_cbuf0_size(b, NULL, 8) == 0x390 && gpu_cbuf0_size(b, NULL, 0) == 0x380);
+    memset(cb, 0xEE, sizeof cb);
+    CHECK_OK(gpu_cbuf0_build(b, NULL, grid, block, 0x1111000000ull, 0x2222000000ull, params, 8, cb, sizeof cb));
+    CHECK(get64(cb + 0x2F0) == 0x2222000000ull && get64(cb + 0x2F8) == 0x1111000000ull); /* rm.md §8.6 */
+    CHECK((get64(cb + 0x37C) & 0xFFFFFFFF) == 0xFFFDC0 && memcmp(cb + 0x380, params, 8) == 0 && cb[0x390] == 0xEE);
+done:
+    gpu_cubin_destroy(img);
+    free(elf);
+}
+
 /* ==== Text decoder ==== */
 
 TEST(decode_text)
@@ -1038,6 +1082,7 @@ main(int argc, char **argv)
         TH_CASE(qmd_dump_and_helpers),  TH_CASE(arch_table),
         TH_CASE(goldens),               TH_CASE(cubin_load_real),
         TH_CASE(cubin_corrupt),         TH_CASE(cbuf0_and_qmd_from_kernel),
+        TH_CASE(cbuf0_other_arches),
         TH_CASE(decode_text),
     };
     return th_run("gpu", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;

@@ -106,6 +106,12 @@ TEST(roundtrip_all_types)
     CHECK(!memcmp(t1->data, f32, sizeof f32));
     CHECK(t2->type == LLM_TYPE_Q8_0 && t2->size_B == sizeof q8 && !memcmp(t2->data, q8, sizeof q8));
     CHECK((llm_gguf_data_offset(g) + t2->offset_B) % 32 == 0);
+    /* version 2 has the same layout (64-bit counts): the reader accepts it too */
+    llm_gguf_destroy(g);
+    g = NULL;
+    ((uint8_t *)img)[4] = 2;
+    CHECK_OK(llm_gguf_parse(img, n, &g));
+    CHECK(llm_gguf_version(g) == 2 && llm_gguf_tensor_count(g) == 2);
 done:
     llm_gguf_destroy(g);
     free(img);

@@ -217,6 +217,7 @@ struct fk {
     uint32_t handles[FK_MAXH];   /* live RM handles (0 = free slot) */
     uint32_t next_handle;
     int uvm_ranges, dma_maps, cpu_maps, uvm_channels;
+    int gr_objects;              /* compute-class objects allocated (GR context exists) */
     int ops, fail_at;            /* fail the fail_at-th syscall (1-based), 0 = never */
     bool no_driver;
     const char *version;
@@ -366,6 +367,7 @@ fk_ioctl(void *ctx, int fd, unsigned long req, void *arg)
             p->hObjectNew = fk.next_handle++;
         if (p->hClass == NV01_ROOT_CLIENT)
             fk.client_fd = fd;
+        fk.gr_objects += p->hClass == HOPPER_COMPUTE_A;
         fk_handle_add(p->hObjectNew);
     } else if (req == NV_ESC_IOWR(NV_ESC_RM_ALLOC_MEMORY, sizeof(nv_ioctl_nvos02_parameters_with_fd))) {
         fk_handle_add(((nv_ioctl_nvos02_parameters_with_fd *)arg)->params.hObjectNew);
@@ -397,7 +399,11 @@ fk_ioctl(void *ctx, int fd, unsigned long req, void *arg)
     } else if (req == UVM_FREE) {
         fk.uvm_ranges--;
     } else if (req == UVM_REGISTER_CHANNEL) {
-        fk.uvm_channels++;
+        /* as seen on H200: no GR context in the TSG yet -> NV_ERR_INVALID_OBJECT */
+        if (!fk.gr_objects)
+            ((UVM_REGISTER_CHANNEL_PARAMS *)arg)->rmStatus = 0x31;
+        else
+            fk.uvm_channels++;
     }
     return 0;
 }
@@ -472,8 +478,8 @@ fk_sequence(const char **leak_out)
         (st = hcq_kmd_mem_alloc(kmd, 5000, 0, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP, &m[1])) == HCQ_OK &&
         (st = hcq_kmd_mem_alloc(kmd, 4096, 0, HCQ_KMD_MEM_SYSMEM, &m[2])) == HCQ_OK &&
         (st = hcq_kmd_mem_import_host(kmd, host, sizeof host, &m[3])) == HCQ_OK &&
-        (st = hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 1024, &c[0])) == HCQ_OK)
-        st = hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 256, &c[1]);
+        (st = hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 1024, &c[0])) == HCQ_OK) /* + GR anchor */
+        st = hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 256, &c[1]);
     bool fault_in_alloc = fk.fail_at && fk.ops >= fk.fail_at;
     hcq_kmd_channel_destroy(kmd, c[1]);
     hcq_kmd_mem_free(kmd, m[2]);
@@ -482,14 +488,17 @@ fk_sequence(const char **leak_out)
         hcq_kmd_channel_destroy(kmd, c[0]);
         hcq_kmd_mem_free(kmd, m[1]);
         hcq_kmd_mem_free(kmd, m[3]);
-        int tsg = rm_kmd_from(kmd)->htsg ? 2 : 0;
-        if (fk_handles_live() != handles0 + tsg)
+        /* what stays: TSG + ctxshare; the GR anchor channel (channel, object, ring area,
+         * notifier; one UVM range, one DMA and two CPU mappings) */
+        struct rm_kmd *k = rm_kmd_from(kmd);
+        int anchor = k->chans && k->chans->internal;
+        if (fk_handles_live() != handles0 + (k->htsg ? 2 : 0) + 4 * anchor)
             *leak_out = "RM handles";
-        else if (fk.uvm_ranges != 0)
+        else if (fk.uvm_ranges != anchor)
             *leak_out = "UVM ranges";
-        else if (fk.dma_maps != 0)
+        else if (fk.dma_maps != anchor)
             *leak_out = "DMA mappings";
-        else if (fk.cpu_maps != cpu0)
+        else if (fk.cpu_maps != cpu0 + 2 * anchor)
             *leak_out = "RM CPU mappings";
     }
     /* otherwise c[0], m[1], m[3] are left for destroy() to free */
@@ -541,6 +550,30 @@ done:
     if (fk_fds_open() != 0 || fk_handles_live() != 0 || !fk_low_region_free())
         th_fail(t, __FILE__, __LINE__, "after destroy: %d fds, %d RM handles, low region %s", fk_fds_open(),
                 fk_handles_live(), fk_low_region_free() ? "free" : "still mapped");
+}
+
+TEST(kmd_copy_channel_first_gets_gr_anchor)
+{
+    struct hcq_kmd *kmd = NULL;
+    struct hcq_kmd_channel *ce = NULL, *cc = NULL;
+    fk_reset();
+    CHECK_OK(rm_kmd_create(&fk_sys, 0, &kmd));
+    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 256, &ce));
+    struct rm_kmd *k = rm_kmd_from(kmd);
+    CHECK(k->chans && k->chans->next && k->chans->next->internal && !k->chans->internal);
+    CHECK(ce->obj_cls == HOPPER_DMA_COPY_A && fk.uvm_channels == 2);
+    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 256, &cc));
+    hcq_kmd_channel_destroy(kmd, ce);
+    ce = NULL;
+    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 256, &ce)); /* no second anchor */
+    int n = 0;
+    for (struct rm_chan *c = k->chans; c; c = c->next)
+        n++;
+    CHECK(n == 3);
+done:
+    hcq_kmd_destroy(kmd);
+    if (fk_fds_open() || fk_handles_live())
+        th_fail(t, __FILE__, __LINE__, "after destroy: %d fds, %d handles", fk_fds_open(), fk_handles_live());
 }
 
 TEST(kmd_refuses_unknown_driver_and_absent_nodes)
@@ -609,6 +642,7 @@ static const struct th_case cases[] = {
     TH_CASE(dmesg_classify_real_lines),
     TH_CASE(dmesg_check_since),
     TH_CASE(kmd_on_fake_kernel),
+    TH_CASE(kmd_copy_channel_first_gets_gr_anchor),
     TH_CASE(kmd_refuses_unknown_driver_and_absent_nodes),
     TH_CASE(kmd_every_failure_point_leaks_nothing),
 };

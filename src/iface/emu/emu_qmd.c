@@ -13,6 +13,7 @@
  * encoders, so an encoder mistake shows up as a disagreement. Layer: iface/emu.
  */
 #include "emu_gpu.h"
+#include "gpu_qmd.h"
 #include "hcq_kernel.h"
 
 #include <stdio.h>
@@ -127,6 +128,26 @@ emu_twin_ptr(void *ctx, uint64_t va, uint64_t size_B)
 
 /* ==== Launch ==== */
 
+/* HCQ_DEBUG=qmd_dump (the engine dumps the fields at submit): what the GPU model ran, and a
+ * cross-check of this file's decode against src/gpu's decoder, two independent readings
+ * of rm.md §6.2 that must agree. */
+static void
+emu_qmd_dump(const struct emu_qmd_layout *L, const uint32_t *q, uint64_t qmd_va, const char *kernel,
+             const uint32_t grid[3], const uint32_t block[3], uint64_t cb_va)
+{
+    HCQ_LOG_DEBUG("emu: QMD 0x%llx %s grid %ux%ux%u block %ux%ux%u cbuf0 0x%llx", (unsigned long long)qmd_va, kernel,
+                  grid[0], grid[1], grid[2], block[0], block[1], block[2], (unsigned long long)cb_va);
+    const struct gpu_qmd_ops *ops = gpu_qmd_ops_by_version(L->major << 8);
+    struct gpu_qmd_desc g;
+    if (!ops || gpu_qmd_decode(ops, q, &g) != HCQ_OK)
+        return;
+    for (int i = 0; i < 3; i++)
+        if (g.grid[i] != grid[i] || g.block[i] != block[i] || g.cbuf[0].va != cb_va)
+            HCQ_LOG_WARN("emu: QMD 0x%llx: src/gpu decodes grid %u block %u cbuf0 0x%llx, the emulator %u %u 0x%llx",
+                         (unsigned long long)qmd_va, g.grid[i], g.block[i], (unsigned long long)g.cbuf[0].va, grid[i],
+                         block[i], (unsigned long long)cb_va);
+}
+
 static const struct emu_qmd_layout *
 emu_qmd_layout_for(uint32_t cls)
 {
@@ -205,8 +226,7 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
                                      block[1], block[2], grid[0], grid[1], grid[2]);
     }
     if (hcq_debug_flags() & HCQ_DEBUG_QMD_DUMP)
-        HCQ_LOG_DEBUG("emu: QMD 0x%llx %s grid %ux%ux%u block %ux%ux%u cbuf0 0x%llx", (unsigned long long)qmd_va,
-                      k->name, grid[0], grid[1], grid[2], block[0], block[1], block[2], (unsigned long long)cb_va);
+        emu_qmd_dump(L, q, qmd_va, k->name, grid, block, cb_va);
 
     if ((uint64_t)grid[0] * grid[1] * grid[2] != 0) {
         struct emu_launch ctx = { .ch = ch };

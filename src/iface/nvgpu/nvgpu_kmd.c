@@ -302,7 +302,7 @@ nvgpu_kmd_create(const struct hcq_sys *sys, int index, struct hcq_kmd **kmd_out)
         st = err == ENOENT ? hcq_err_quiet(HCQ_ERR_NOT_FOUND, "nvgpu: %s: %s", NVGPU_DEV_NVMAP, strerror(err))
                            : hcq_err(HCQ_ERR_DRIVER, "open %s: %s%s", NVGPU_DEV_NVMAP, strerror(err),
                                      err == EACCES ? " (add the user to the video group)" : "");
-        goto fail;
+        goto fail_kmd;
     }
     k->ctrl_fd = sys->open(sys->ctx, NVGPU_DEV_CTRL, O_RDWR | O_CLOEXEC);
     if (k->ctrl_fd < 0) {
@@ -310,21 +310,21 @@ nvgpu_kmd_create(const struct hcq_sys *sys, int index, struct hcq_kmd **kmd_out)
         st = err == ENOENT ? hcq_err_quiet(HCQ_ERR_NOT_FOUND, "nvgpu: %s: %s", NVGPU_DEV_CTRL, strerror(err))
                            : hcq_err(HCQ_ERR_DRIVER, "open %s: %s%s", NVGPU_DEV_CTRL, strerror(err),
                                      err == EACCES ? " (add the user to the video group)" : "");
-        goto fail;
+        goto fail_kmd;
     }
     if ((st = nvgpu_kmd_characteristics(k)) != HCQ_OK)
-        goto fail;
+        goto fail_kmd;
     if ((st = nvgpu_kmd_topology(k)) != HCQ_OK)
-        goto fail;
+        goto fail_kmd;
     if ((st = nvgpu_kmd_address_space(k)) != HCQ_OK)
-        goto fail;
+        goto fail_kmd;
     if ((st = nvgpu_kmd_tsg(k)) != HCQ_OK)
-        goto fail;
+        goto fail_kmd;
     nvgpu_kmd_fill_info(k);
     *kmd_out = &k->base;
     return HCQ_OK;
 
-fail:
+fail_kmd:
     /* destroy accepts the partially built object: every fd is -1 or open. */
     nvgpu_kmd_destroy(&k->base);
     return st;

@@ -57,8 +57,11 @@ rm_chan_link(struct rm_kmd *k, struct rm_chan *c, bool add)
 static void
 rm_chan_release(struct rm_kmd *k, struct rm_chan *c)
 {
-    if (c->hobj)
+    if (c->hobj) {
         rm_free(k, c->hchan, c->hobj);
+        if (c->base.engine == HCQ_KMD_ENGINE_COMPUTE)
+            k->gr_objects--;
+    }
     if (c->hchan)
         rm_free(k, k->htsg, c->hchan);
     /* c->uvm_va stays allocated: UVM keeps the channel's range registered until the
@@ -95,22 +98,16 @@ rm_chan_token_register(struct rm_kmd *k, struct rm_chan *c)
     return rm_uvm(k, k->fd_uvm, UVM_REGISTER_CHANNEL, &r, &r.rmStatus, "UVM_REGISTER_CHANNEL");
 }
 
-enum hcq_status
-rm_chan_create(struct hcq_kmd *kmd, enum hcq_kmd_engine engine, uint32_t entries, struct hcq_kmd_channel **chan_out)
+static enum hcq_status
+rm_chan_make(struct rm_kmd *k, enum hcq_kmd_engine engine, uint32_t entries, bool internal, struct rm_chan **out)
 {
-    struct rm_kmd *k = rm_kmd_from(kmd);
-    *chan_out = NULL;
-    if (entries < RM_CHAN_ENTRIES_MIN || entries > RM_CHAN_ENTRIES_MAX || (entries & (entries - 1)) ||
-        (engine != HCQ_KMD_ENGINE_COMPUTE && engine != HCQ_KMD_ENGINE_COPY))
-        return hcq_err(HCQ_ERR_INVALID, "rm_chan_create: engine %d, %u entries (expected compute/copy, a power of "
-                       "two in %u..%u)", (int)engine, entries, RM_CHAN_ENTRIES_MIN, RM_CHAN_ENTRIES_MAX);
+    struct hcq_kmd *kmd = &k->base;
     enum hcq_status st;
-    if (!k->htsg && (st = rm_tsg_create(k)) != HCQ_OK)
-        return st;
     struct rm_chan *c = calloc(1, sizeof *c);
     if (!c)
         return hcq_err(HCQ_ERR_NOMEM, "rm: channel object");
     c->index = k->chan_count++;
+    c->internal = internal;
     c->base.engine = engine;
     c->base.entries = entries;
     c->base.obj_cls = engine == HCQ_KMD_ENGINE_COMPUTE ? k->compute_cls : k->copy_cls;
@@ -141,6 +138,8 @@ rm_chan_create(struct hcq_kmd *kmd, enum hcq_kmd_engine engine, uint32_t entries
         goto fail;
     if ((st = rm_alloc(k, c->hchan, c->base.obj_cls, NULL, 0, &c->hobj)) != HCQ_OK)
         goto fail;
+    if (engine == HCQ_KMD_ENGINE_COMPUTE)
+        k->gr_objects++;
     if ((st = rm_chan_token_register(k, c)) != HCQ_OK)
         goto fail;
     /* Step 21. Sent again for every later channel: RM's group schedule walks the members
@@ -153,13 +152,45 @@ rm_chan_create(struct hcq_kmd *kmd, enum hcq_kmd_engine engine, uint32_t entries
     c->base.ring = (volatile uint64_t *)area->map;
     c->base.userd = (volatile uint8_t *)area->map + ring_B;
     rm_chan_link(k, c, true);
-    HCQ_LOG_DEBUG("rm: channel %u: %s 0x%04x, %u entries at GPU VA 0x%llx, token 0x%x", c->index,
-                  rm_class_name(c->base.obj_cls), c->base.obj_cls, entries, (unsigned long long)area->va, c->base.token);
-    *chan_out = &c->base;
+    HCQ_LOG_DEBUG("rm: channel %u%s: %s 0x%04x, %u entries at GPU VA 0x%llx, token 0x%x", c->index,
+                  internal ? " (GR anchor)" : "", rm_class_name(c->base.obj_cls), c->base.obj_cls, entries,
+                  (unsigned long long)area->va, c->base.token);
+    *out = c;
     return HCQ_OK;
 fail:
     rm_chan_release(k, c);
     return st;
+}
+
+enum hcq_status
+rm_chan_create(struct hcq_kmd *kmd, enum hcq_kmd_engine engine, uint32_t entries, struct hcq_kmd_channel **chan_out)
+{
+    struct rm_kmd *k = rm_kmd_from(kmd);
+    *chan_out = NULL;
+    if (entries < RM_CHAN_ENTRIES_MIN || entries > RM_CHAN_ENTRIES_MAX || (entries & (entries - 1)) ||
+        (engine != HCQ_KMD_ENGINE_COMPUTE && engine != HCQ_KMD_ENGINE_COPY))
+        return hcq_err(HCQ_ERR_INVALID, "rm_chan_create: engine %d, %u entries (expected compute/copy, a power of "
+                       "two in %u..%u)", (int)engine, entries, RM_CHAN_ENTRIES_MIN, RM_CHAN_ENTRIES_MAX);
+    enum hcq_status st;
+    if (!k->htsg && (st = rm_tsg_create(k)) != HCQ_OK)
+        return st;
+    /*
+     * UVM_REGISTER_CHANNEL retains the TSG's GR context buffers, which exist only once a
+     * compute-class object lives in the TSG. Seen on H200 / 580.159.04 (docs/rm.md, run 2):
+     * a copy channel made first in a fresh TSG failed UVM_REGISTER_CHANNEL with
+     * NV_ERR_INVALID_OBJECT (dmesg: "Check failed: pGrCtxBufferMemDesc != NULL",
+     * "nvGpuOpsRetainChannel: Object not valid"), while compute-then-copy (rm.md §2's
+     * order) works. So a copy channel with no compute object in the TSG first gets a
+     * small idle compute channel of the kmd's own, kept until the kmd is destroyed.
+     */
+    struct rm_chan *c = NULL;
+    if (engine == HCQ_KMD_ENGINE_COPY && k->gr_objects == 0 &&
+        (st = rm_chan_make(k, HCQ_KMD_ENGINE_COMPUTE, RM_CHAN_ENTRIES_MIN, true, &c)) != HCQ_OK)
+        return st;
+    if ((st = rm_chan_make(k, engine, entries, false, &c)) != HCQ_OK)
+        return st;
+    *chan_out = &c->base;
+    return HCQ_OK;
 }
 
 void

@@ -89,6 +89,7 @@ struct rm_chan {
     struct rm_mem *notifier;     /* error notifier, RM sysmem, CPU-mapped */
     uint64_t uvm_va;             /* UVM_REGISTER_CHANNEL range (kept until the kmd dies) */
     uint32_t index;              /* creation order, for messages */
+    bool internal;               /* the kmd's own GR anchor channel (rm_chan.c) */
 };
 
 struct rm_kmd {
@@ -111,6 +112,7 @@ struct rm_kmd {
     struct rm_va_heap va_low, va_high;
     bool uvm_initialized, uvm_gpu, uvm_vaspace;
     uint32_t chan_count;         /* channels created so far (naming) */
+    uint32_t gr_objects;         /* live compute-class objects in the TSG */
     pthread_mutex_t lock;        /* VA heaps, live lists, next_handle */
     bool lock_init;
     struct rm_mem *mems;
