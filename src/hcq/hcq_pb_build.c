@@ -48,6 +48,7 @@ struct hcq_pb_builder {
     const struct gpu_qmd_ops *qmd_ops;
     uint32_t cmd_index;
     bool local_changed;              /* this build emitted new local-memory methods */
+    uint32_t cpu_copy_end;           /* copies_by_cpu: commands [0, this) are host memmoves */
 };
 
 /* Write the pending QMD to its place (before any pushbuffer naming it is submitted). */
@@ -456,17 +457,10 @@ hcq_pb_cmd_copy(struct hcq_pb_builder *b, const struct hcq_cmd *c)
     enum hcq_status st;
     if (size_B == 0)
         return HCQ_OK;
-    if (!b->g && pq->pd->kmd->info.copies_by_cpu && dst->map && src->map) {
-        /* Tegra: device memory is host memory; a memmove after the queue went idle beats a
-         * DMA through the copy engine (nvgpu.md §6.7). Submit what came before, wait, copy. */
-        if (pq->main.push.count || (pq->aux && pq->aux->push.count)) {
-            st = hcq_pb_segment_end(b);
-            if (st != HCQ_OK)
-                return st;
-        }
-        st = hcq_pb_chan_wait(pq, &pq->main, pq->main.tl_last, HCQ_PB_HANG_NS);
-        if (st != HCQ_OK)
-            return st;
+    if (b->cmd_index < b->cpu_copy_end) {
+        /* Tegra: device memory is host memory and the queue was idle with nothing before
+         * this copy in the list (hcq_pb_cpu_copy_end): a memmove now is in queue order and
+         * beats a DMA through the copy engine (nvgpu.md §6.7). */
         memmove((uint8_t *)dst->map + c->u.copy.dst_off_B, (const uint8_t *)src->map + c->u.copy.src_off_B, size_B);
         return HCQ_OK;
     }
@@ -557,6 +551,29 @@ hcq_pb_cmd_sync(struct hcq_pb_builder *b, const struct hcq_cmd *c)
     return st;
 }
 
+/* copies_by_cpu kmds (Tegra): how many leading commands of the list are copies the CPU
+ * may do at once, in queue order, without waiting: the queue must already be idle (its
+ * main timeline, which covers the copy helper, reached everything submitted) and only
+ * such copies may come before. Any later copy - behind a WAIT, a launch, or work still
+ * running - goes through the copy engine: a host memmove there would have to wait for
+ * the GPU inside queue_submit, and a WAIT on a signal set after the submit would then
+ * never be satisfied (the deadlock of test_nvgpu's cross_queue_copy). Graphs never copy
+ * by CPU (a replay runs on the GPU). */
+static uint32_t
+hcq_pb_cpu_copy_end(const struct hcq_pb_queue *pq, const struct hcq_cmdlist *cl, bool graph)
+{
+    if (graph || !pq->pd->kmd->info.copies_by_cpu)
+        return 0;
+    if (pq->main.push.count || (pq->aux && pq->aux->push.count) ||
+        __atomic_load_n(pq->main.tl, __ATOMIC_ACQUIRE) < pq->main.tl_last)
+        return 0;
+    uint32_t i = 0;
+    while (i < cl->count && cl->cmds[i].kind == HCQ_CMD_COPY &&
+           (cl->cmds[i].u.copy.size_B == 0 || (cl->cmds[i].u.copy.dst->map && cl->cmds[i].u.copy.src->map)))
+        i++;
+    return i;
+}
+
 enum hcq_status
 hcq_pb_build(struct hcq_pb_queue *pq, const struct hcq_cmdlist *cl, const uint64_t *vars,
              struct hcq_pb_build_target *graph)
@@ -566,14 +583,14 @@ hcq_pb_build(struct hcq_pb_queue *pq, const struct hcq_cmdlist *cl, const uint64
         .qmd_ops = pq->pd->arch->qmd ? pq->pd->arch->qmd : gpu_qmd_ops_by_version(pq->pd->arch->qmd_version),
     };
     enum hcq_status st = HCQ_OK;
+    b.cpu_copy_end = hcq_pb_cpu_copy_end(pq, cl, graph != NULL);
     /* Prepare what commands need before building (allocations stay off the per-command path). */
     uint32_t args_max = 0;
     for (uint32_t i = 0; i < cl->count && st == HCQ_OK; i++) {
         const struct hcq_cmd *c = &cl->cmds[i];
         if (c->kind == HCQ_CMD_LAUNCH && c->u.launch.args_B > args_max)
             args_max = c->u.launch.args_B;
-        if (c->kind == HCQ_CMD_COPY && pq->main.engine != HCQ_KMD_ENGINE_COPY &&
-            !(pq->pd->kmd->info.copies_by_cpu && !graph && c->u.copy.dst->map && c->u.copy.src->map))
+        if (c->kind == HCQ_CMD_COPY && i >= b.cpu_copy_end && pq->main.engine != HCQ_KMD_ENGINE_COPY)
             st = hcq_pb_aux_get(pq);
     }
     if (st == HCQ_OK && args_max > pq->argbuf_B) {

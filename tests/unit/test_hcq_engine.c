@@ -330,8 +330,9 @@ fake_copies_on(struct th *t, bool cpu_copies)
     const uint32_t *out = hcq_buf_map(d);
     for (uint32_t i = 0; i < FAKE_N; i++)
         CHECKF(out[i] == ref[i], "d[%u] = 0x%08x (expected 0x%08x)", i, out[i], ref[i]);
-    CHECKF(cpu_copies ? atomic_load(&k->copies) == 0 : atomic_load(&k->copies) == 7, "%u copy-engine copies",
-           atomic_load(&k->copies));
+    /* copies_by_cpu: only qc's very first copy finds the queue idle with nothing before it
+     * (a host memmove); the rest follow launches or a WAIT and go through the copy engine. */
+    CHECKF(atomic_load(&k->copies) == (cpu_copies ? 6u : 7u), "%u copy-engine copies", atomic_load(&k->copies));
 done:
     hcq_signal_destroy(sig);
     fake_prog_free(prog);
@@ -346,6 +347,85 @@ TEST(fake_copies)
 TEST(fake_copies_by_cpu)
 {
     fake_copies_on(t, true);
+}
+
+/* copies_by_cpu keeps queue semantics: a copy behind a WAIT on a signal the host sets only
+ * after the submit, or behind a launch still running, is queued (the submit returns at
+ * once, the copy has not run) and runs in order later; a copy the idle queue can do at once
+ * is a host memmove (no copy-engine copy). */
+TEST(fake_copies_by_cpu_queue_order)
+{
+    struct fake_kmd *k = NULL;
+    struct hcq_device *dev = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_queue *qs[2];
+    struct hcq_buf *a, *b;
+    struct hcq_signal *go = NULL, *done = NULL;
+    enum { N = 1024 };
+    uint32_t ref[N];
+    CHECK_OK(fake_open("ga10b", true, &k, &dev));
+    CHECK_OK(fake_prog(dev, &muladd_desc, &prog));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &qs[0]));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COPY, &qs[1]));
+    CHECK_OK(hcq_signal_create(dev, 0, &go));
+    CHECK_OK(hcq_signal_create(dev, 0, &done));
+    CHECK_OK(hcq_buf_alloc(dev, N * 4, HCQ_MEM_HOST, &a));
+    CHECK_OK(hcq_buf_alloc(dev, N * 4, HCQ_MEM_HOST, &b));
+    for (uint64_t qi = 0; qi < 2; qi++) {
+        struct hcq_queue *q = qs[qi];
+        fill_random(a, N, ref);
+        memset(hcq_buf_map(b), 0x5A, N * 4);
+        uint32_t ce0 = atomic_load(&k->copies);
+        uint64_t t0 = hcq_time_ns();
+        CHECK_OK(hcq_queue_wait(q, go, qi + 1));
+        CHECK_OK(hcq_queue_copy(q, b, 0, a, 0, N * 4));
+        CHECK_OK(hcq_queue_signal(q, done, qi + 1));
+        CHECK_OK(hcq_queue_submit(q));
+        CHECKF(hcq_time_ns() - t0 < 1000000000ull, "queue %llu: submit blocked %.1f s", (unsigned long long)qi,
+               (hcq_time_ns() - t0) / 1e9);
+        CHECK(hcq_queue_finish(q, 20 * 1000 * 1000) == HCQ_ERR_TIMEOUT);
+        CHECKF(((uint32_t *)hcq_buf_map(b))[0] == 0x5A5A5A5Au, "queue %llu: the copy ran before the wait",
+               (unsigned long long)qi);
+        hcq_signal_set(go, qi + 1);
+        CHECK_OK(hcq_signal_wait(done, qi + 1, HCQ_TIMEOUT_DEFAULT_NS));
+        CHECK(memcmp(hcq_buf_map(b), ref, N * 4) == 0);
+        CHECKF(atomic_load(&k->copies) == ce0 + 1, "queue %llu: %u copy-engine copies (expected 1)",
+               (unsigned long long)qi, atomic_load(&k->copies) - ce0);
+        /* idle queue, copy first in its list: done by the CPU during the submit */
+        CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+        fill_random(a, N, ref);
+        CHECK_OK(hcq_queue_copy(q, b, 0, a, 0, N * 4));
+        CHECK_OK(hcq_queue_submit(q));
+        CHECK(memcmp(hcq_buf_map(b), ref, N * 4) == 0);
+        CHECK(atomic_load(&k->copies) == ce0 + 1);
+        CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+    }
+    /* behind a launch the GPU holds back: queued, not waited for in the submit */
+    struct hcq_pb_queue *pq = hcq_pb_queue(qs[0]);
+    fill_random(a, N, ref);
+    memset(hcq_buf_map(b), 0x5A, N * 4);
+    atomic_store(&k->hold_token, pq->main.kc->token);
+    struct muladd_params p = {hcq_buf_va(a), N, 77};
+    uint64_t t0 = hcq_time_ns();
+    CHECK_OK(hcq_queue_launch(qs[0], prog, one3, one3, &p, sizeof p));
+    CHECK_OK(hcq_queue_submit(qs[0]));
+    CHECK_OK(hcq_queue_copy(qs[0], b, 0, a, 0, N * 4));
+    CHECK_OK(hcq_queue_submit(qs[0]));
+    CHECKF(hcq_time_ns() - t0 < 1000000000ull, "submit behind a held launch blocked %.1f s", (hcq_time_ns() - t0) / 1e9);
+    CHECKF(((uint32_t *)hcq_buf_map(b))[0] == 0x5A5A5A5Au, "the copy ran before the launch it follows");
+    atomic_store(&k->hold_token, 0);
+    CHECK_OK(hcq_queue_finish(qs[0], HCQ_TIMEOUT_DEFAULT_NS));
+    ref_muladd(ref, N, 77);
+    for (uint32_t i = 0; i < N; i++)
+        CHECKF(((uint32_t *)hcq_buf_map(b))[i] == ref[i], "b[%u] = 0x%08x (expected 0x%08x)", i,
+               ((uint32_t *)hcq_buf_map(b))[i], ref[i]);
+done:
+    if (k)
+        atomic_store(&k->hold_token, 0);
+    hcq_signal_destroy(go);
+    hcq_signal_destroy(done);
+    fake_prog_free(prog);
+    hcq_device_close(dev);
 }
 
 /* Cross-queue ordering with 64-bit values across 2^32: the waiting queue does not run early. */
@@ -650,6 +730,7 @@ main(int argc, char **argv)
         TH_CASE(fake_stream_wraparound),
         TH_CASE(fake_copies),
         TH_CASE(fake_copies_by_cpu),
+        TH_CASE(fake_copies_by_cpu_queue_order),
         TH_CASE(fake_signals_64bit),
         TH_CASE(fake_timestamp),
         TH_CASE(fake_graph_v4),

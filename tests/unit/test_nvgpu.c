@@ -758,10 +758,10 @@ done:
 }
 
 /* Queue semantics on emu:ga10b: a copy queued behind a wait on a signal that another queue
- * sets later must not block the submitting thread. Known to fail with the pushbuffer engine
- * as merged (its copies_by_cpu path turns the queued copy into a host memmove that waits for
- * the copy queue to go idle inside hcq_queue_submit: deadlock, then DEVICE_LOST after 10 s),
- * so it runs only with HCQ_TEST_KNOWN_BUGS=1 until the engine is fixed. */
+ * sets later must not block the submitting thread. The engine's first copies_by_cpu path
+ * turned the queued copy into a host memmove that waited for the copy queue to go idle
+ * inside hcq_queue_submit (deadlock, then DEVICE_LOST after 10 s); now only a copy that can
+ * run at once is a memmove, this one goes through the copy engine. */
 TEST(cross_queue_copy)
 {
     struct hcq_device *dev = NULL;
@@ -769,9 +769,6 @@ TEST(cross_queue_copy)
     struct hcq_signal *go = NULL, *done = NULL;
     struct hcq_buf *a = NULL, *b = NULL;
     enum { N = 4096 };
-    if (!getenv("HCQ_TEST_KNOWN_BUGS"))
-        SKIP("known engine issue (copies_by_cpu blocks a queued copy behind a cross-queue wait); "
-             "HCQ_TEST_KNOWN_BUGS=1 runs it");
     CHECK_OK(hcq_device_open("emu:ga10b", &dev));
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &cq));
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COPY, &xq));
