@@ -127,7 +127,11 @@ hcq_pb_fault_report(struct hcq_device *dev, char *buf, size_t buf_B)
     if (!buf_B)
         return;
     buf[0] = '\0';
-    size_t used = 0;
+    /* The decoded reason comes first: what the kmd's check() said (Xid, MMU fault address)
+     * or the hang description, as stored by hcq_device_mark_lost; then each queue's state. */
+    if (atomic_load(&dev->lost) && dev->fault[0])
+        snprintf(buf, buf_B, "%s\n", dev->fault);
+    size_t used = strlen(buf);
     pthread_mutex_lock(&dev->lock);
     for (uint32_t i = 0; i < dev->queue_count && used + 1 < buf_B; i++) {
         struct hcq_pb_queue *pq = hcq_pb_queue(dev->queues[i]);
