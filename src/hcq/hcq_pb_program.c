@@ -16,10 +16,16 @@
 
 _Static_assert(HCQ_PB_EMU_STUB_B == 8 + HCQ_PB_EMU_STUB_NAME_B, "emu program stub: u64 magic + name (emu.h)");
 
-/* Code memory: device memory the CPU can write (BAR1 on rm), else system memory. */
+/* Code memory: device memory the CPU can write (BAR1 on rm), else system memory. Sizes are
+ * rounded up to 64 KiB (the big-page size of vidmem mappings): besides saving page-table
+ * entries, a stub and a small cubin then take the same allocation, so the emulator's ioctl
+ * goldens are the same for builds with and without nvcc. */
+#define HCQ_PB_CODE_GRANULE_B 0x10000u
+
 static enum hcq_status
 hcq_pb_code_alloc(struct hcq_pb_dev *pd, uint64_t size_B, struct hcq_kmd_mem **mem_out)
 {
+    size_B = (size_B + HCQ_PB_CODE_GRANULE_B - 1) & ~(uint64_t)(HCQ_PB_CODE_GRANULE_B - 1);
     enum hcq_status st = hcq_pb_mem_alloc(pd, size_B, HCQ_KMD_MEM_VRAM | HCQ_KMD_MEM_CPU_MAP, mem_out);
     if (st == HCQ_OK || st == HCQ_ERR_DEVICE_LOST)
         return st;

@@ -7,10 +7,12 @@
  * SET_OBJECT of both engine classes, one copy-engine transfer vidmem -> sysmem), then
  * then opens the same GPU as a runtime device (hcq_device_open("rm:N"), the pushbuffer
  * engine on top of this kmd) for signal, copy and round-trip checks, and optionally
- * (--fault) provokes an MMU fault and checks that check() decodes it.
+ * (--fault) provokes an MMU fault and checks that check() decodes it. --cycles N repeats
+ * open / allocate every kind / two channels / free / close N times and checks that the
+ * process's fds and mappings come back to their count (leaks the fake kernel cannot see).
  *
  * Build (from the repository root, after `make`): sh tests/hw/rm_bringup_build.sh OUT
- * Usage: rm_bringup [--index N] [--fault]
+ * Usage: rm_bringup [--index N] [--fault] [--cycles N]
  */
 #include "hcq.h"
 #include "hcq_kmd.h"
@@ -21,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Host (GPFIFO class) methods, rm.md §5.2; copy-engine methods, §5.4. */
 #define NVC86F_SEM_ADDR_LO 0x005Cu
@@ -335,15 +338,87 @@ done:
     hcq_device_close(dev);
 }
 
+static int
+count_lines(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    int n = 0, c;
+    if (!f)
+        return -1;
+    while ((c = fgetc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+static int
+count_fds(void)
+{
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "ls /proc/%d/fd | wc -l", (int)getpid());
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    if (p) {
+        if (fscanf(p, "%d", &n) != 1)
+            n = -1;
+        pclose(p);
+    }
+    return n;
+}
+
+/* open -> every memory kind + compute/copy channels (copy first: GR anchor) -> free -> close */
+static void
+test_cycles(int index, int cycles)
+{
+    int fds0 = -1, maps0 = -1;
+    uint64_t t0 = now_ns();
+    for (int i = 0; i < cycles; i++) {
+        struct hcq_kmd *kmd = NULL;
+        enum hcq_status st = rm_kmd_create(&hcq_sys_os, index, &kmd);
+        EXPECT(st == HCQ_OK, "cycle %d: rm_kmd_create -> %d\n", i, st);
+        if (st != HCQ_OK)
+            return;
+        struct hcq_kmd_mem *m[4] = { 0 };
+        struct hcq_kmd_channel *ce = NULL, *cc = NULL;
+        EXPECT(hcq_kmd_mem_alloc(kmd, 32 << 20, 0, HCQ_KMD_MEM_VRAM | HCQ_KMD_MEM_CPU_MAP, &m[0]) == HCQ_OK &&
+                   hcq_kmd_mem_alloc(kmd, 1 << 20, 0, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP, &m[1]) == HCQ_OK &&
+                   hcq_kmd_mem_alloc(kmd, 1 << 20, 0, HCQ_KMD_MEM_SYSMEM, &m[2]) == HCQ_OK &&
+                   hcq_kmd_mem_alloc(kmd, 8 << 20, 0, HCQ_KMD_MEM_VRAM, &m[3]) == HCQ_OK &&
+                   hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 512, &ce) == HCQ_OK &&
+                   hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 512, &cc) == HCQ_OK,
+               "cycle %d: allocations\n", i);
+        hcq_kmd_channel_destroy(kmd, ce); /* and a second copy channel after destroying one */
+        ce = NULL;
+        EXPECT(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 512, &ce) == HCQ_OK, "cycle %d: copy again\n", i);
+        for (int j = 0; j < 4; j++)
+            hcq_kmd_mem_free(kmd, m[j]);
+        hcq_kmd_channel_destroy(kmd, ce);
+        hcq_kmd_channel_destroy(kmd, cc);
+        hcq_kmd_destroy(kmd);
+        int fds = count_fds(), maps = count_lines("/proc/self/maps");
+        if (i == 0) {
+            fds0 = fds;
+            maps0 = maps;
+        } else {
+            EXPECT(fds == fds0 && maps == maps0, "cycle %d: %d fds, %d mappings (after cycle 0: %d, %d)\n", i, fds,
+                   maps, fds0, maps0);
+        }
+    }
+    printf("  %d cycles: %.1f ms each; fds %d, mappings %d after the first and after the last\n", cycles,
+           (now_ns() - t0) / 1e6 / cycles, fds0, maps0);
+}
+
 int
 main(int argc, char **argv)
 {
-    int index = 0, fault = 0;
+    int index = 0, fault = 0, cycles = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--index") && i + 1 < argc)
             index = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--fault"))
             fault = 1;
+        else if (!strcmp(argv[i], "--cycles") && i + 1 < argc)
+            cycles = atoi(argv[++i]);
     }
     uint64_t t0 = now_ns();
     struct hcq_kmd *kmd = NULL;
@@ -368,6 +443,10 @@ main(int argc, char **argv)
     hcq_kmd_destroy(kmd);
     printf("device (pushbuffer engine on this kmd):\n");
     test_device(index);
+    if (cycles > 0) {
+        printf("cycles:\n");
+        test_cycles(index, cycles);
+    }
     if (fault) {
         printf("fault:\n");
         if (rm_kmd_create(&hcq_sys_os, index, &kmd) == HCQ_OK) {

@@ -493,7 +493,7 @@ emu_sys_mmap(void *ctx, void *addr, size_t len, int prot, int flags, int fd, off
             int refs_before = d->refs;
             emu_maps_trim(d, (uintptr_t)p, len);
             if (d->map_count != before || d->refs != refs_before)
-                emu_trace(d, "munmap len=0x%zx", len);
+                emu_trace(d, "cpu unmap len=0x%zx", len);
             d->refs++;
             emu_dev_unref_unlock(d);
         }
@@ -559,7 +559,7 @@ emu_sys_munmap(void *ctx, void *addr, size_t len)
     int r = munmap(addr, len);
     int e = errno;
     if (d->map_count != before || d->refs != refs_before)
-        emu_trace(d, "munmap len=0x%zx", len);
+        emu_trace(d, "cpu unmap len=0x%zx", len);
     /* trimming may have dropped references: re-take one to release through the common path */
     d->refs++;
     emu_dev_unref_unlock(d);

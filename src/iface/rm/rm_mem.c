@@ -19,6 +19,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000 /* Linux 4.17 uapi value (same on x86-64 and arm64); older libc */
+#endif
+
 #define RM_PAGE_B 0x1000ull
 #define RM_BIG_PAGE_B 0x200000ull       /* 2 MiB pages for vidmem >= 8 MiB (rm.md §3.1) */
 #define RM_BIG_PAGE_MIN_B 0x800000ull
