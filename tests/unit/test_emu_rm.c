@@ -449,7 +449,12 @@ TEST(channel_runs_after_schedule_and_uvm_registration)
     CHECK(s->ioctl(s->ctx, r.uvm, UVM_REGISTER_CHANNEL, &rc) == 0 && rc.rmStatus == NV_OK);
     __atomic_store_n((uint32_t *)(um + 0x90), tok.workSubmitToken, __ATOMIC_RELEASE);
     CHECK(raw_wait64(sem, v, 2000));
-    CHECK(*(volatile uint32_t *)(area + 0x1000 + 0x88) == 1); /* GPGet */
+    /* GPGet moves once the entry is done, a moment after the release it contains */
+    uint32_t gpget = 0;
+    for (int i = 0; i < 20000 && (gpget = __atomic_load_n((uint32_t *)(area + 0x1000 + 0x88), __ATOMIC_ACQUIRE)) != 1;
+         i++)
+        usleep(100);
+    CHECK(gpget == 1);
 done:
     free(mx);
     if (area != MAP_FAILED)
