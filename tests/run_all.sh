@@ -21,6 +21,11 @@ for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] || continue
     run "$t"
 done
+# GPU=1 (make test-gpu): mark the kernel log first; after the suites it must hold no GPU
+# error, then the deliberate-fault tests run and their Xid is expected.
+if [ "${GPU:-0}" = 1 ]; then
+    mark=$("$BUILD"/nvhcq dmesg-check --mark 2>/dev/null | tail -n 1)
+fi
 devs=${HCQ_TEST_DEVS:-$("$BUILD"/nvhcq devices --testable 2>/dev/null || echo cpu)}
 for d in $devs; do
     run "$BUILD"/tests/hcq_suite --dev "$d"
@@ -30,6 +35,24 @@ for s in tests/suites/*.sh; do
     case " ${SKIP_SUITES:-} " in *" $(basename "$s" .sh) "*) echo "skipping suite $s (SKIP_SUITES)"; continue ;; esac
     BUILD=$BUILD run sh "$s"
 done
+if [ "${GPU:-0}" = 1 ]; then
+    echo "\$ nvhcq dmesg-check --since $mark"
+    "$BUILD"/nvhcq dmesg-check --since "$mark" > "$log.dmesg" 2>&1
+    drc=$?
+    tail -n 5 "$log.dmesg"
+    rm -f "$log.dmesg"
+    if [ $drc -eq 0 ]; then
+        echo "dmesg: 1 passed, 0 failed" | tee -a "$log"
+    else
+        echo "dmesg: 0 passed, 1 failed" | tee -a "$log"
+    fi
+    for d in $devs; do
+        case $d in
+            rm:* | cuda:* | nvgpu:*) HCQ_TEST_FAULTS=1 run "$BUILD"/tests/hcq_suite --dev "$d" device_lost ;;
+        esac
+    done
+    HCQ_TEST_FAULTS=1 run "$BUILD"/tests/test_cuda fault_device_lost
+fi
 passed=$(grep -Eo '^[^ ]+: [0-9]+ passed' "$log" | awk '{s+=$2} END {print s+0}')
 failed=$(grep -Eo '^[^ ]+: [0-9]+ passed, [0-9]+ failed' "$log" | awk '{s+=$4} END {print s+0}')
 rm -f "$log"

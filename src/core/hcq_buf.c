@@ -164,36 +164,77 @@ check_range(const struct hcq_buf *buf, uint64_t off, uint64_t size_B, const char
     return HCQ_OK;
 }
 
-/* Copy between an unmapped buffer and host memory through a pinned staging buffer. */
+/* Copy between an unmapped buffer and host memory through the device's pinned staging
+ * buffer, in chunks, double-buffered: the CPU fills (or drains) one half while the copy
+ * engine works on the other. The staging buffer, queue and signal are created on first
+ * use and kept until the device closes (allocating pinned memory per call cost more than
+ * the copy). Caller holds dev->staging_lock. */
+static enum hcq_status
+staging_init(struct hcq_device *dev)
+{
+    enum hcq_status st = HCQ_OK;
+    if (!dev->internal_copy && (st = hcq_queue_create(dev, HCQ_QUEUE_COPY, &dev->internal_copy)) != HCQ_OK)
+        return st;
+    if (!dev->staging_sig && (st = hcq_signal_create(dev, 0, &dev->staging_sig)) != HCQ_OK)
+        return st;
+    if (!dev->staging && (st = hcq_buf_alloc(dev, 2 * STAGING_CHUNK_B, HCQ_MEM_HOST, &dev->staging)) != HCQ_OK)
+        return st;
+    return HCQ_OK;
+}
+
 static enum hcq_status
 staged_copy(struct hcq_buf *buf, uint64_t off, void *host, uint64_t size_B, bool to_device)
 {
     struct hcq_device *dev = buf->dev;
-    struct hcq_buf *stage = NULL;
-    enum hcq_status st;
-    if (!dev->internal_copy) {
-        st = hcq_queue_create(dev, HCQ_QUEUE_COPY, &dev->internal_copy);
-        if (st != HCQ_OK)
-            return st;
+    pthread_mutex_lock(&dev->staging_lock);
+    enum hcq_status st = staging_init(dev);
+    uint64_t n_chunks = (size_B + STAGING_CHUNK_B - 1) / STAGING_CHUNK_B;
+    uint64_t tick0 = dev->staging_tick; /* chunk i completes at tick0 + i + 1 */
+    uint8_t *half[2] = { NULL, NULL };
+    if (st == HCQ_OK) {
+        half[0] = dev->staging->map;
+        half[1] = (uint8_t *)dev->staging->map + STAGING_CHUNK_B;
     }
-    uint64_t chunk = size_B < STAGING_CHUNK_B ? size_B : STAGING_CHUNK_B;
-    st = hcq_buf_alloc(dev, chunk, HCQ_MEM_HOST, &stage);
-    if (st != HCQ_OK)
-        return st;
-    for (uint64_t done = 0; done < size_B && st == HCQ_OK; done += chunk) {
-        uint64_t n = size_B - done < chunk ? size_B - done : chunk;
-        if (to_device) {
-            memcpy(stage->map, (const uint8_t *)host + done, n);
-            st = hcq_queue_copy(dev->internal_copy, buf, off + done, stage, 0, n);
-        } else {
-            st = hcq_queue_copy(dev->internal_copy, stage, 0, buf, off + done, n);
+    /* Reads keep up to two copies in flight and drain chunk i - 1 in iteration i. */
+    for (uint64_t i = 0; i < n_chunks + (to_device ? 0 : 1) && st == HCQ_OK; i++) {
+        if (i < n_chunks) {
+            uint64_t done = i * STAGING_CHUNK_B;
+            uint64_t n = size_B - done < STAGING_CHUNK_B ? size_B - done : STAGING_CHUNK_B;
+            uint32_t h = (uint32_t)(i & 1);
+            /* the half is free once the copy that used it two chunks ago completed */
+            if (i >= 2)
+                st = hcq_signal_wait(dev->staging_sig, tick0 + i - 1, HCQ_TIMEOUT_DEFAULT_NS);
+            if (st == HCQ_OK && to_device)
+                memcpy(half[h], (const uint8_t *)host + done, n);
+            if (st == HCQ_OK)
+                st = to_device ? hcq_queue_copy(dev->internal_copy, buf, off + done, dev->staging,
+                                                h * STAGING_CHUNK_B, n)
+                               : hcq_queue_copy(dev->internal_copy, dev->staging, h * STAGING_CHUNK_B, buf,
+                                                off + done, n);
+            if (st == HCQ_OK)
+                st = hcq_queue_signal(dev->internal_copy, dev->staging_sig, tick0 + i + 1);
+            if (st == HCQ_OK)
+                st = hcq_queue_submit(dev->internal_copy);
         }
-        if (st == HCQ_OK)
-            st = hcq_queue_finish(dev->internal_copy, HCQ_TIMEOUT_DEFAULT_NS);
-        if (st == HCQ_OK && !to_device)
-            memcpy((uint8_t *)host + done, stage->map, n);
+        if (!to_device && i >= 1 && st == HCQ_OK) {
+            uint64_t c = i - 1;
+            uint64_t done = c * STAGING_CHUNK_B;
+            uint64_t n = size_B - done < STAGING_CHUNK_B ? size_B - done : STAGING_CHUNK_B;
+            st = hcq_signal_wait(dev->staging_sig, tick0 + c + 1, HCQ_TIMEOUT_DEFAULT_NS);
+            if (st == HCQ_OK)
+                memcpy((uint8_t *)host + done, half[c & 1], n);
+        }
     }
-    hcq_buf_free(stage);
+    if (st == HCQ_OK)
+        st = hcq_signal_wait(dev->staging_sig, tick0 + n_chunks, HCQ_TIMEOUT_DEFAULT_NS);
+    dev->staging_tick = tick0 + n_chunks;
+    if (st != HCQ_OK && dev->staging_sig) {
+        /* leave the timeline consistent for the next call: drain the queue, then resync */
+        if (dev->internal_copy && hcq_queue_finish(dev->internal_copy, HCQ_TIMEOUT_DEFAULT_NS) != HCQ_OK)
+            HCQ_LOG_WARN("hcq_buf staging: copy queue did not drain after a failure");
+        dev->staging_tick = hcq_signal_value(dev->staging_sig);
+    }
+    pthread_mutex_unlock(&dev->staging_lock);
     return st;
 }
 

@@ -99,6 +99,10 @@ hcq_device_init_base(struct hcq_device *dev, const struct hcq_backend_ops *ops)
     atomic_init(&dev->lost, false);
     if (pthread_mutex_init(&dev->lock, NULL) != 0)
         return hcq_err(HCQ_ERR_NOMEM, "hcq_device_init_base: pthread_mutex_init failed");
+    if (pthread_mutex_init(&dev->staging_lock, NULL) != 0) {
+        pthread_mutex_destroy(&dev->lock);
+        return hcq_err(HCQ_ERR_NOMEM, "hcq_device_init_base: pthread_mutex_init failed");
+    }
     snprintf(dev->info.backend, sizeof dev->info.backend, "%s", ops->name);
     return HCQ_OK;
 }
@@ -129,6 +133,10 @@ hcq_device_close(struct hcq_device *dev)
         hcq_queue_destroy(dev->internal_copy);
         dev->internal_copy = NULL;
     }
+    hcq_signal_destroy(dev->staging_sig);
+    dev->staging_sig = NULL;
+    dev->staging = NULL; /* freed with every other buffer below */
+    pthread_mutex_destroy(&dev->staging_lock);
     hcq_queue_destroy_all(dev);
     hcq_signal_pool_destroy(dev);
     hcq_buf_free_all(dev);

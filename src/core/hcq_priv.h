@@ -186,7 +186,13 @@ struct hcq_device {
     char fault[512];                 /* first fault's decoded text */
     pthread_mutex_t lock;            /* guards the object lists and signal pool */
     struct hcq_signal_pool *sigpool;
-    struct hcq_queue *internal_copy; /* lazily created, for hcq_buf_read/write staging */
+    /* hcq_buf_read/write of unmapped buffers: created on first use, kept until close,
+     * guarded by staging_lock (one staged transfer at a time per device). */
+    pthread_mutex_t staging_lock;
+    struct hcq_queue *internal_copy;
+    struct hcq_buf *staging;         /* pinned, 2 halves used alternately */
+    struct hcq_signal *staging_sig;  /* completion of each half's copy */
+    uint64_t staging_tick;
     /* live objects, freed at close */
     struct hcq_buf **bufs; uint32_t buf_count, buf_cap;
     struct hcq_queue **queues; uint32_t queue_count, queue_cap;

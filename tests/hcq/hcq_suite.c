@@ -762,6 +762,12 @@ TEST(device_lost)
     struct hcq_signal *s = NULL;
     char report[512] = "";
     uint32_t got[256];
+    /* On real GPUs the fault is a real Xid 31 in the kernel log, and CUDA cannot reopen the
+     * device in this process: run it deliberately (make test-gpu sets HCQ_TEST_FAULTS=1 and
+     * checks the kernel log before and after), not in every `make test`. */
+    if ((!strncmp(t->dev_spec, "rm", 2) || !strncmp(t->dev_spec, "cuda", 4) || !strncmp(t->dev_spec, "nvgpu", 5)) &&
+        !(getenv("HCQ_TEST_FAULTS") && atoi(getenv("HCQ_TEST_FAULTS"))))
+        SKIP("deliberate GPU fault on real hardware: HCQ_TEST_FAULTS=1 (make test-gpu runs it)");
     CHECK_OK(hcq_device_open(t->dev_spec, &dev));
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
     CHECK_OK(hcq_program_load(dev, "k_fill_u32", &fill));
