@@ -10,15 +10,18 @@
 #include "emu_priv.h"
 #include "hcq_kernel.h"
 #include "emu_rm_abi.h"
+#include "gpu_cubin.h"
 #include "gpu_push.h"
 #include "gpu_qmd.h"
 #include "harness.h"
 #include "hcq_kmd.h"
+#include "k_llm_params.h"
 #include "k_params.h"
 #include "ops.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -257,6 +260,130 @@ TEST(lesson_v3_qmd_on_hopper_never_completes)
     CHECK(kt_wait64(sem, 3, 2000 * MS));
 done:
     kt_close(&k);
+}
+
+/* k_llm_matmul f32 W [MM_R][MM_K] . x [MM_N][MM_K] -> y [MM_N][MM_R]: random inputs, poisoned y. */
+enum { MM_R = 16, MM_K = 64, MM_N = 2 };
+static void
+mm_fill(float *w, float *x, float *y)
+{
+    for (int i = 0; i < MM_R * MM_K; i++)
+        w[i] = th_randf(-1, 1);
+    for (int i = 0; i < MM_N * MM_K; i++)
+        x[i] = th_randf(-1, 1);
+    for (int i = 0; i < MM_N * MM_R; i++)
+        y[i] = -12345.0f; /* poison */
+}
+static bool
+mm_right(const float *w, const float *x, const float *y)
+{
+    for (int i = 0; i < MM_N; i++)
+        for (int r = 0; r < MM_R; r++) {
+            double s = 0;
+            for (int j = 0; j < MM_K; j++)
+                s += (double)w[r * MM_K + j] * x[i * MM_K + j];
+            if (fabs(y[i * MM_R + r] - s) > 1e-4 * (1 + fabs(s)))
+                return false;
+        }
+    return true;
+}
+
+/* Learned on H200 (2026-11-22): nvcc puts k_llm_matmul's switch jump table in
+ * .nv.constant2.k_llm_matmul (BRX reads c[0x2][...]); a QMD without that bank bound as
+ * constant buffer 2 never completes (no Xid). Through the API (the loader binds it) the
+ * kernel completes and is right; hand-patched QMDs without the bank (VALID 0, too small,
+ * other bytes) hang, silently, as on rm:0. */
+TEST(lesson_kernel_constant_bank_must_be_bound)
+{
+    struct hcq_device *dev = NULL;
+    struct hcq_queue *q = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_buf *buf = NULL;
+    struct gpu_cubin_image *img = NULL;
+    struct hcq_kmd_mem *im = NULL;
+    struct kt k = { 0 };
+    const struct hcq_kernel_desc *kd = hcq_kernel_find("k_llm_matmul");
+    const struct hcq_cubin *cb = kd ? hcq_cubin_find(kd->module, 90) : NULL;
+    if (!cb)
+        SKIP("no sm_90 k_llm_ops cubin embedded (built without nvcc): nothing binds a constant bank");
+    CHECK_OPEN(hcq_device_open("emu:gh100", &dev));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_program_load(dev, "k_llm_matmul", &prog));
+    CHECK_OK(hcq_buf_alloc(dev, 0x10000, HCQ_MEM_HOST, &buf));
+    float *w = hcq_buf_map(buf), *x = w + MM_R * MM_K, *y = x + MM_N * MM_K;
+    mm_fill(w, x, y);
+    uint64_t va = hcq_buf_va(buf);
+    struct k_llm_matmul_params p = { .w_va = va, .x_va = va + 4 * MM_R * MM_K, .y_va = va + 4 * (MM_R + MM_N) * MM_K,
+                                     .type = 0, .k = MM_K, .rows = MM_R, .n = MM_N, .x_stride = MM_K,
+                                     .y_stride = MM_R };
+    uint32_t grid[3] = { MM_R / K_LLM_MATMUL_ROWS, 1, 1 }, block[3] = { K_LLM_BLOCK, 1, 1 };
+    CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
+    CHECK_OK(hcq_queue_finish(q, 5000 * MS));
+    CHECK(mm_right(w, x, y));
+
+    /* kmd level: the loader's QMD (v 0), then without the bank: VALID 0, size 0x10, other bytes */
+    CHECK_OK(gpu_cubin_load(cb->data, cb->size_B, &img));
+    const struct gpu_cubin_kernel *gk = gpu_cubin_kernel_find(img, "k_llm_matmul");
+    CHECKF(gk && gk->kbank_count == 1 && gk->kbanks[0].index == 2, "the lesson's premise: k_llm_matmul.sm_90 has "
+           "one per-kernel bank, .nv.constant2 (nvcc changed?)");
+    for (int v = 0; v < 4; v++) {
+        CHECK_OPEN(kt_open(&k, "gh100", HCQ_KMD_ENGINE_COMPUTE));
+        uint8_t *m = k.mem->map;
+        CHECK_OK(hcq_kmd_mem_alloc(k.kmd, img->alloc_B, 0, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP | HCQ_KMD_MEM_LOW_VA,
+                                   &im));
+        CHECK_OK(gpu_cubin_relocate(img, im->va));
+        memcpy(im->map, img->data, img->size_B);
+        w = (float *)(m + KT_DATA), x = w + MM_R * MM_K, y = x + MM_N * MM_K;
+        mm_fill(w, x, y);
+        va = k.mem->va + KT_DATA;
+        p.w_va = va, p.x_va = va + 4 * MM_R * MM_K, p.y_va = va + 4 * (MM_R + MM_N) * MM_K;
+        uint32_t cb0_B = gpu_cbuf0_size(k.arch, gk, sizeof p);
+        CHECK(cb0_B <= KT_QMD - KT_CBUF);
+        CHECK_OK(gpu_cbuf0_build(k.arch, gk, grid, block, 0x729300000000ull, 0x729400000000ull, &p, sizeof p,
+                                 m + KT_CBUF, cb0_B));
+        struct gpu_qmd_desc d;
+        CHECK_OK(gpu_cubin_qmd_desc(&d, k.arch, img, gk, im->va, grid, block, 0, gpu_cubin_kernel_local_B(gk),
+                                    k.mem->va + KT_CBUF, cb0_B));
+        d.release[0] = (struct gpu_qmd_release){ .enable = true, .va = k.mem->va + KT_SEM, .payload = 7,
+                                                 .payload64 = true };
+        struct gpu_qmd_cbuf *c2 = &d.cbuf[2];
+        CHECK(c2->valid && c2->size_B >= gk->kbanks[0].size_B);
+        if (v == 1)
+            c2->valid = false;
+        if (v == 2)
+            c2->size_B = 0x10;
+        if (v == 3) { /* a copy of the bank with one entry changed: a wrong jump target */
+            memcpy(m + KT_STUB, img->data + gk->kbanks[0].off_B, gk->kbanks[0].size_B);
+            m[KT_STUB + 4 * (th_rand() % (gk->kbanks[0].size_B / 4))] ^= 0x10;
+            c2->va = k.mem->va + KT_STUB;
+        }
+        const struct gpu_qmd_ops *ops = k.arch->qmd ? k.arch->qmd : gpu_qmd_ops_by_version(k.arch->qmd_version);
+        CHECK_OK(gpu_qmd_encode(ops, &d, (uint32_t *)(m + KT_QMD)));
+        kt_launch(&k, KT_QMD, 0x729400000000ull);
+        volatile uint64_t *sem = (volatile uint64_t *)(m + KT_SEM);
+        char why[256];
+        if (v == 0) {
+            CHECKF(kt_wait64(sem, 7, 5000 * MS), "the loader's QMD did not complete");
+            CHECK(mm_right(w, x, y));
+        } else {
+            CHECKF(!kt_wait64(sem, 7, 200 * MS), "variant %d completed without its constant bank", v);
+            CHECK(y[0] == -12345.0f); /* nothing ran */
+        }
+        CHECK(emu_dev_unbound_kbank_qmds(k.d) == (v != 0));
+        CHECK_OK(hcq_kmd_check(k.kmd, why, sizeof why)); /* no Xid, no notifier: a silent hang */
+        hcq_kmd_mem_free(k.kmd, im);
+        im = NULL;
+        kt_close(&k);
+    }
+done:
+    if (im)
+        hcq_kmd_mem_free(k.kmd, im);
+    kt_close(&k);
+    gpu_cubin_destroy(img);
+    hcq_buf_free(buf);
+    hcq_program_destroy(prog);
+    hcq_queue_destroy(q);
+    hcq_device_close(dev);
 }
 
 /* Through the runtime: the waiter sees TIMEOUT (not a hang) and the device can be closed. */
@@ -861,14 +988,14 @@ TEST(program_identify)
     char why[200];
     struct emu_program_stub stub;
     CHECK(emu_program_stub_init(&stub, "k_fill_u32"));
-    const struct hcq_kernel_desc *k = emu_prog_identify(d, (const uint8_t *)&stub, sizeof stub, why, sizeof why);
+    const struct hcq_kernel_desc *k = emu_prog_identify(d, (const uint8_t *)&stub, sizeof stub, NULL, why, sizeof why);
     CHECKF(k && !strcmp(k->name, "k_fill_u32"), "stub: %s", why);
     CHECK(emu_program_stub_init(&stub, "k_no_such_kernel"));
-    CHECK(!emu_prog_identify(d, (const uint8_t *)&stub, sizeof stub, why, sizeof why) && strstr(why, "no CPU twin"));
+    CHECK(!emu_prog_identify(d, (const uint8_t *)&stub, sizeof stub, NULL, why, sizeof why) && strstr(why, "no CPU twin"));
     uint8_t junk[256];
     for (size_t i = 0; i < sizeof junk; i++)
         junk[i] = (uint8_t)th_rand();
-    CHECK(!emu_prog_identify(d, junk, sizeof junk, why, sizeof why) && strstr(why, "matches no embedded"));
+    CHECK(!emu_prog_identify(d, junk, sizeof junk, NULL, why, sizeof why) && strstr(why, "matches no embedded"));
     const struct hcq_kernel_desc *fill = hcq_kernel_find("k_fill_u32");
     const struct hcq_cubin *cb = fill ? hcq_cubin_find(fill->module, 90) : NULL;
     if (!cb)
@@ -876,10 +1003,10 @@ TEST(program_identify)
     /* The ELF header is no kernel's code; the bytes at each .text section's file offset are.
      * Kernels compiled to identical SASS (k_fill_u32 / k_fill_f32) are indistinguishable and
      * either twin is right for them, so count kernels found, not names. */
-    CHECK(!emu_prog_identify(d, cb->data, cb->size_B, why, sizeof why));
+    CHECK(!emu_prog_identify(d, cb->data, cb->size_B, NULL, why, sizeof why));
     int found = 0;
     for (size_t off = 16; off + 16 <= cb->size_B; off += 16)
-        found += emu_prog_identify(d, cb->data + off, cb->size_B - off, why, sizeof why) != NULL;
+        found += emu_prog_identify(d, cb->data + off, cb->size_B - off, NULL, why, sizeof why) != NULL;
     CHECKF(found >= 2, "%d kernels of %s.sm_90 recognised", found, fill->module);
 done:
     emu_dev_put(d);
@@ -891,6 +1018,7 @@ main(int argc, char **argv)
     static const struct th_case cases[] = {
         TH_CASE(gpu_fill_and_semaphores),
         TH_CASE(lesson_v3_qmd_on_hopper_never_completes),
+        TH_CASE(lesson_kernel_constant_bank_must_be_bound),
         TH_CASE(inject_hang_times_out_in_runtime),
         TH_CASE(lesson_qmd_release_32bit_loses_high_word),
         TH_CASE(lesson_ampere_host_semaphore_is_40bit),

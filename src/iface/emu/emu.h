@@ -101,6 +101,8 @@ const char *emu_dev_trace(struct emu_dev *d);
 void emu_dev_fault(struct emu_dev *d, char *buf, size_t buf_B);
 /* QMDs the GPU silently ignored (wrong version/type), for tests and debugging. */
 uint32_t emu_dev_ignored_qmds(struct emu_dev *d);
+/* Cubin launches stopped because a per-kernel constant bank was not bound (they hang). */
+uint32_t emu_dev_unbound_kbank_qmds(struct emu_dev *d);
 
 /* Process-wide counts of live emulator resources, for leak checks in tests. */
 struct emu_stats {

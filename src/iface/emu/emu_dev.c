@@ -257,6 +257,12 @@ emu_dev_ignored_qmds(struct emu_dev *d)
     return atomic_load(&d->ignored_qmds);
 }
 
+uint32_t
+emu_dev_unbound_kbank_qmds(struct emu_dev *d)
+{
+    return atomic_load(&d->unbound_kbank_qmds);
+}
+
 /* ==== Fault injection and traces ==== */
 
 bool

@@ -20,7 +20,7 @@ struct emu_chan {
     atomic_bool runnable;
     atomic_bool rung;             /* a doorbell with our token was seen */
     atomic_bool lenient;          /* another channel's doorbell may have hidden ours */
-    atomic_bool hung;             /* fault injection: stopped at a QMD that never completes */
+    atomic_bool hung;             /* stopped at a QMD that never completes (injected, or a lesson) */
     uint32_t get;                 /* next GPFIFO entry to fetch */
     atomic_uint class_count;
     uint32_t classes[EMU_CHAN_MAX_CLASSES];

@@ -72,6 +72,7 @@ struct emu_dev {
     uint32_t chan_count, chan_cap;
     char fault[256];
     atomic_uint ignored_qmds;
+    atomic_uint unbound_kbank_qmds; /* launches stopped for an unbound per-kernel bank */
     struct emu_prog_cache *progs;
 };
 
@@ -94,11 +95,28 @@ void emu_vm_read_unlock(struct emu_vm *vm);
 /* GPU model hooks (emu_gpu.c). */
 void emu_gpu_fini(struct emu_dev *d);
 
+/* A kernel's own constant bank `.nv.constantN.<kernel>` (N != 0) of its cubin: nvcc puts
+ * e.g. a `switch` jump table there (BRX reads c[0x2][...]); the launch must bind it as QMD
+ * constant buffer N (docs/emulator.md, lesson_kernel_constant_bank_must_be_bound). */
+#define EMU_PROG_KBANK_MAX 4
+struct emu_prog_kbank {
+    uint32_t index;       /* N */
+    const uint8_t *bytes; /* the section's bytes inside the embedded cubin */
+    uint32_t size_B;
+    bool relocated;       /* a non-empty .rela section patches it: bytes differ once placed */
+};
+struct emu_prog_kbanks {
+    uint32_t count;
+    struct emu_prog_kbank b[EMU_PROG_KBANK_MAX];
+};
+
 /* Program identification (emu_prog.c): the built-in kernel whose code is at `code`
- * (n readable bytes), or NULL with why written. */
+ * (n readable bytes), or NULL with why written. For cubin code, *kbanks_out (when not
+ * NULL) is set to the kernel's per-kernel constant banks (NULL for an emu program stub). */
 struct hcq_kernel_desc;
 const struct hcq_kernel_desc *emu_prog_identify(struct emu_dev *d, const uint8_t *code, size_t n,
-                                                char *why, size_t why_B);
+                                                const struct emu_prog_kbanks **kbanks_out, char *why,
+                                                size_t why_B);
 void emu_prog_fini(struct emu_dev *d);
 
 /* Process-wide live counters (emu_stats_get). */

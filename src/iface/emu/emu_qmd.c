@@ -9,6 +9,9 @@
  * Hardware behaviour kept on purpose: a QMD of the wrong version for the channel's class
  * (V3 on Hopper) or a V4 QMD with QMD_TYPE != GRID_CTA is silently ignored, exactly as on
  * H200 (§0 items 1-2): no error, no release, the waiter times out.
+ * Likewise a cubin kernel launched without its per-kernel constant bank (.nv.constantN.<k>,
+ * e.g. nvcc's switch jump table in bank 2) never completes, as k_llm_matmul did on H200;
+ * the model also says why once at WARN.
  * The field positions are this file's own reading of the doc, independent of src/gpu's
  * encoders, so an encoder mistake shows up as a disagreement. Layer: iface/emu.
  */
@@ -36,6 +39,7 @@ struct emu_qmd_layout {
     struct emu_bits grid[3], block[3];
     struct emu_bits cb_lo, cb_hi, cb_size, cb_valid;
     uint32_t cb_shift;            /* cbuf address >> this in the QMD */
+    uint32_t cb_valid_stride;     /* bits between VALID(i) and VALID(i+1); addr/size fields +64 i */
     struct emu_qmd_release rel[3];
     struct emu_bits dep_enable, dep_action, dep_ptr;
 };
@@ -50,6 +54,7 @@ static const struct emu_qmd_layout emu_qmd_v03_00 = {
     .grid = { B(415, 384), B(431, 416), B(463, 448) },
     .block = { B(607, 592), B(623, 608), B(639, 624) },
     .cb_lo = B(1055, 1024), .cb_hi = B(1072, 1056), .cb_size = B(1087, 1075), .cb_valid = B(640, 640), .cb_shift = 0,
+    .cb_valid_stride = 1,
     .rel = {
         { B(823, 823), B(831, 830), B(829, 829), B(799, 768), B(807, 800), B(863, 832), B(895, 864) },
         { B(951, 951), B(959, 958), B(957, 957), B(927, 896), B(935, 928), B(991, 960), B(1023, 992) },
@@ -66,6 +71,7 @@ static const struct emu_qmd_layout emu_qmd_v04_00 = {
     .grid = { B(1055, 1024), B(1071, 1056), B(1103, 1088) },
     .block = { B(1167, 1152), B(1183, 1168), B(1199, 1184) },
     .cb_lo = B(1567, 1536), .cb_hi = B(1586, 1568), .cb_size = B(1599, 1587), .cb_valid = B(416, 416), .cb_shift = 6,
+    .cb_valid_stride = 4,
     .rel = {
         { B(320, 320), B(322, 321), B(332, 332), B(671, 640), B(696, 672), B(735, 704), B(767, 736) },
         { B(336, 336), B(338, 337), B(348, 348), B(799, 768), B(824, 800), B(863, 832), B(895, 864) },
@@ -127,6 +133,56 @@ emu_twin_ptr(void *ctx, uint64_t va, uint64_t size_B)
 }
 
 /* ==== Launch ==== */
+
+/* Field f of constant buffer i: the addr/size fields repeat every 64 bits, VALID every
+ * cb_valid_stride bits (rm.md §6.2, "cbuf[i]" rows). */
+static struct emu_bits
+emu_cb_field(struct emu_bits f, uint32_t i, uint32_t stride)
+{
+    return (struct emu_bits){ (uint16_t)(f.hi + stride * i), (uint16_t)(f.lo + stride * i) };
+}
+
+/* Lesson (H200, docs/emulator.md lesson_kernel_constant_bank_must_be_bound): nvcc puts a
+ * kernel's `switch` jump table in `.nv.constantN.<kernel>` and the SASS branches through
+ * it (BRX on c[N][...]). A QMD that does not bind that bank as constant buffer N, with
+ * the section's bytes, sends the warps to garbage targets: on rm:0 k_llm_matmul's grid
+ * never completed, with no Xid. Returns NULL when every bank is bound, else why not. */
+static const char *
+emu_qmd_kbanks_check(struct emu_chan *ch, const struct emu_qmd_layout *L, const uint32_t *q,
+                     const struct emu_prog_kbanks *kb, uint32_t *bank_out, char *why, size_t why_B)
+{
+    for (uint32_t j = 0; kb && j < kb->count; j++) {
+        const struct emu_prog_kbank *b = &kb->b[j];
+        uint32_t i = b->index;
+        *bank_out = i;
+        if (!emu_qf(q, emu_cb_field(L->cb_valid, i, L->cb_valid_stride))) {
+            snprintf(why, why_B, "CONSTANT_BUFFER_VALID(%u) is 0", i);
+            return why;
+        }
+        uint64_t va = (emu_qf(q, emu_cb_field(L->cb_lo, i, 64)) | emu_qf(q, emu_cb_field(L->cb_hi, i, 64)) << 32)
+                      << L->cb_shift;
+        uint32_t size_B = (uint32_t)emu_qf(q, emu_cb_field(L->cb_size, i, 64)) << 4;
+        if (size_B < b->size_B) {
+            snprintf(why, why_B, "constant buffer %u is 0x%x bytes, the section is 0x%x", i, size_B, b->size_B);
+            return why;
+        }
+        const uint8_t *p = emu_mem_ptr(ch->desc.vm, va, b->size_B);
+        if (!p) {
+            snprintf(why, why_B, "constant buffer %u at VA 0x%llx (0x%x bytes) is not mapped", i,
+                     (unsigned long long)va, b->size_B);
+            return why;
+        }
+        if (!b->relocated && memcmp(p, b->bytes, b->size_B)) {
+            uint32_t at = 0;
+            while (p[at] == b->bytes[at])
+                at++;
+            snprintf(why, why_B, "constant buffer %u at VA 0x%llx differs from the section at byte 0x%x", i,
+                     (unsigned long long)va, at);
+            return why;
+        }
+    }
+    return NULL;
+}
 
 /* HCQ_DEBUG=qmd_dump (the engine dumps the fields at submit): what the GPU model ran, and a
  * cross-check of this file's decode against src/gpu's decoder, two independent readings
@@ -199,7 +255,8 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
     size_t avail = 0;
     const uint8_t *code = emu_mem_ptr_extent(ch->desc.vm, prog_va, &avail);
     char why[200];
-    const struct hcq_kernel_desc *k = code ? emu_prog_identify(ch->d, code, avail, why, sizeof why) : NULL;
+    const struct emu_prog_kbanks *kbanks = NULL;
+    const struct hcq_kernel_desc *k = code ? emu_prog_identify(ch->d, code, avail, &kbanks, why, sizeof why) : NULL;
     if (!code)
         return emu_chan_fail(ch, EMU_CHAN_ERR_MMU_FAULT, "QMD 0x%llx: program VA 0x%llx not mapped",
                              (unsigned long long)qmd_va, (unsigned long long)prog_va);
@@ -224,6 +281,19 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
                                      "QMD's (%u,%u,%u)/(%u,%u,%u)",
                                      (unsigned long long)qmd_va, cb[0], cb[1], cb[2], cb[3], cb[4], cb[5], block[0],
                                      block[1], block[2], grid[0], grid[1], grid[2]);
+    }
+    uint32_t bank = 0;
+    if (emu_prog_is_cubin_code(code, avail) && emu_qmd_kbanks_check(ch, L, q, kbanks, &bank, why, sizeof why)) {
+        /* the real GPU: the grid never completes, no release, no fault; the channel stays
+         * stuck behind it. Said once per device at WARN so a developer sees why. */
+        if (atomic_fetch_add(&ch->d->unbound_kbank_qmds, 1) == 0)
+            HCQ_LOG_WARN("emu: QMD 0x%llx launches %s without its constant bank %u: %s. On hardware the "
+                         "kernel's switch jump table (BRX through c[0x%x][...]) sends the warps astray and the "
+                         "grid never completes (H200: no Xid, no release): this channel now hangs as the GPU "
+                         "would. Bind the cubin's .nv.constant%u.%s as QMD constant buffer %u (docs/emulator.md)",
+                         (unsigned long long)qmd_va, k->name, bank, why, bank, bank, k->name, bank);
+        atomic_store(&ch->hung, true);
+        return -1;
     }
     if (hcq_debug_flags() & HCQ_DEBUG_QMD_DUMP)
         emu_qmd_dump(L, q, qmd_va, k->name, grid, block, cb_va);
