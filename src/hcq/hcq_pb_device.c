@@ -127,9 +127,12 @@ hcq_pb_fault_report(struct hcq_device *dev, char *buf, size_t buf_B)
     if (!buf_B)
         return;
     buf[0] = '\0';
+    /* hcq.h: "" when nothing went wrong. */
+    if (!atomic_load(&dev->lost))
+        return;
     /* The decoded reason comes first: what the kmd's check() said (Xid, MMU fault address)
      * or the hang description, as stored by hcq_device_mark_lost; then each queue's state. */
-    if (atomic_load(&dev->lost) && dev->fault[0])
+    if (dev->fault[0])
         snprintf(buf, buf_B, "%s\n", dev->fault);
     size_t used = strlen(buf);
     pthread_mutex_lock(&dev->lock);
