@@ -60,7 +60,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 LIB := $(BUILD)/libnvhcq.a
 CLI := $(BUILD)/nvhcq
 
-.PHONY: all test demo bench install clean format cross-aarch64 test-gpu fuzz lint golden-update
+.PHONY: all test demo bench install clean format format-check cross-aarch64 test-gpu fuzz lint golden-update golden-update
 all: $(LIB) $(CLI) $(UNIT_BINS) $(BUILD)/tests/hcq_suite
 
 $(BUILD)/obj/%.o: %.c
@@ -136,6 +136,14 @@ install: $(LIB) $(CLI)
 
 format:
 	clang-format -i $$(find src tools tests bench include -name '*.[ch]')
+
+# Report files that clang-format would change (not yet enforced in CI: the first code base was
+# written by several hands before .clang-format existed; see docs/status.md).
+format-check:
+	@n=0; for f in $$(find src tools tests bench include -name '*.[ch]'); do \
+	    if ! clang-format $$f | cmp -s - $$f; then n=$$((n+1)); fi; done; \
+	    echo "format-check: $$n file(s) differ from .clang-format"
+
 
 lint:
 	sh tests/check_layers.sh
