@@ -60,7 +60,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 LIB := $(BUILD)/libnvhcq.a
 CLI := $(BUILD)/nvhcq
 
-.PHONY: all test demo bench install clean format format-check cross-aarch64 test-gpu fuzz lint golden-update golden-update
+.PHONY: all test demo bench install clean format format-check cross-aarch64 test-gpu fuzz lint golden-update
 all: $(LIB) $(CLI) $(UNIT_BINS) $(BUILD)/tests/hcq_suite
 
 $(BUILD)/obj/%.o: %.c
