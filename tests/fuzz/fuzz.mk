@@ -10,7 +10,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRCS))
 FUZZ_INC := $(addprefix -I,include src/util src/core src/ops src/kernels src/gpu src/hcq src/iface \
-            $(wildcard src/iface/*) src/llm tests)
+            $(patsubst %/,%,$(wildcard src/iface/*/)) src/llm tests)
 
 SEEDS_fuzz_cubin := tests/data
 
