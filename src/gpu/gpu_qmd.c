@@ -4,6 +4,7 @@
  * prefetch helpers, range checks against a version's limits, the text dump and the
  * version lookup. Layer: gpu (pure). Facts: docs/hw/rm.md §6.
  */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -192,4 +193,43 @@ gpu_qmd_ops_by_version(uint32_t version)
         if (all[i]->version == version)
             return all[i];
     return NULL;
+}
+
+/* ==== Patchers: one policy for every QMD version ==== */
+
+void
+gpu_qmd_set_dependent(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint64_t next_qmd_va)
+{
+    assert((next_qmd_va & 0xFF) == 0 && next_qmd_va < GPU_QMD_VA_LIMIT);
+    struct gpu_qmd_dependent dep = {
+        .enable = next_qmd_va != 0,
+        .qmd_va = next_qmd_va,
+        .action = next_qmd_va ? GPU_QMD_DEPENDENT_QMD_ACTION_QMD_SCHEDULE : 0,
+        .prefetch = next_qmd_va != 0,
+    };
+    ops->write_dependent(qmd_dw, &dep);
+}
+
+void
+gpu_qmd_set_release(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t slot, uint64_t va,
+                    uint64_t payload)
+{
+    assert(slot < GPU_QMD_RELEASE_COUNT && (va & 7) == 0);
+    struct gpu_qmd_release r = {
+        .enable = true,
+        .va = va,
+        .payload = payload,
+        .payload64 = true, /* else only the low 32 bits are written (rm.md §0 item 6) */
+        .structure_size = GPU_QMD_RELEASE_STRUCTURE_SIZE_FOUR_WORDS,
+        .membar_type = GPU_QMD_RELEASE_MEMBAR_TYPE_FE_SYSMEMBAR,
+    };
+    ops->write_release(qmd_dw, slot, &r);
+}
+
+void
+gpu_qmd_clear_release(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t slot)
+{
+    static const struct gpu_qmd_release off;
+    assert(slot < GPU_QMD_RELEASE_COUNT);
+    ops->write_release(qmd_dw, slot, &off);
 }

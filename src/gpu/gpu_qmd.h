@@ -338,13 +338,10 @@ struct gpu_qmd_ops {
     /* Read every field encode writes back into out. HCQ_ERR_FORMAT (quiet) when the
      * version fields are not this version's. */
     enum hcq_status (*decode)(const uint32_t *qmd_dw, struct gpu_qmd_desc *out);
-    /* Chain: dependent QMD 0 = next_qmd_va, action QMD_SCHEDULE, prefetch, enable;
-     * next_qmd_va 0 clears the chain. Asserts alignment and < 2^40. */
-    void (*set_dependent)(uint32_t *qmd_dw, uint64_t next_qmd_va);
-    /* Release slot (0 or 1) on completion: 64-bit payload, four words (payload +
-     * timestamp), FE_SYSMEMBAR. Asserts va fits release_va_bits and is 8-byte aligned. */
-    void (*set_release)(uint32_t *qmd_dw, uint32_t slot, uint64_t va, uint64_t payload);
-    void (*clear_release)(uint32_t *qmd_dw, uint32_t slot);
+    /* Write the dependent-QMD fields (slot 0) / release slot `slot` from a description
+     * (the patchers below build it, so the chaining and release policy lives once). */
+    void (*write_dependent)(uint32_t *qmd_dw, const struct gpu_qmd_dependent *dep);
+    void (*write_release)(uint32_t *qmd_dw, uint32_t slot, const struct gpu_qmd_release *r);
     /* Same as gpu_qmd_dump() for this version. */
     size_t (*dump)(const uint32_t *qmd_dw, char *buf, size_t size);
     const struct gpu_qmd_field *fields;
@@ -369,22 +366,14 @@ gpu_qmd_decode(const struct gpu_qmd_ops *ops, const uint32_t *qmd_dw, struct gpu
 {
     return ops->decode(qmd_dw, out);
 }
-static inline void
-gpu_qmd_set_dependent(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint64_t next_qmd_va)
-{
-    ops->set_dependent(qmd_dw, next_qmd_va);
-}
-static inline void
-gpu_qmd_set_release(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t slot, uint64_t va,
-                    uint64_t payload)
-{
-    ops->set_release(qmd_dw, slot, va, payload);
-}
-static inline void
-gpu_qmd_clear_release(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t slot)
-{
-    ops->clear_release(qmd_dw, slot);
-}
+/* Patchers (chaining, graph replay), gpu_qmd.c. Chain: dependent QMD 0 = next_qmd_va,
+ * action QMD_SCHEDULE, prefetch, enable; next_qmd_va 0 clears the chain (asserts alignment
+ * and < 2^40). Release slot (0 or 1) on completion: 64-bit payload, four words (payload +
+ * timestamp), FE_SYSMEMBAR (asserts an 8-byte-aligned va). */
+void gpu_qmd_set_dependent(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint64_t next_qmd_va);
+void gpu_qmd_set_release(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t slot, uint64_t va,
+                         uint64_t payload);
+void gpu_qmd_clear_release(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t slot);
 
 /* Text dump: "NAME value" lines (hex), one per non-zero field in bit order, preceded by a
  * "# QMD <name>" line. Returns the length it needed (snprintf-style; output truncated to

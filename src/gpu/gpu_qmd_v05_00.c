@@ -228,41 +228,6 @@ gpu_qmd_v05_00_decode(const uint32_t *q, struct gpu_qmd_desc *d)
 
 /* ==== Patchers (chaining, graph replay) ==== */
 
-static void
-gpu_qmd_v05_00_set_dependent(uint32_t *q, uint64_t next_qmd_va)
-{
-    assert((next_qmd_va & 0xFF) == 0 && next_qmd_va < GPU_QMD_VA_LIMIT);
-    struct gpu_qmd_dependent dep = {
-        .enable = next_qmd_va != 0,
-        .qmd_va = next_qmd_va,
-        .action = next_qmd_va ? GPU_QMD_DEPENDENT_QMD_ACTION_QMD_SCHEDULE : 0,
-        .prefetch = next_qmd_va != 0,
-    };
-    v05_dependent_write(q, &dep);
-}
-
-static void
-gpu_qmd_v05_00_set_release(uint32_t *q, uint32_t slot, uint64_t va, uint64_t payload)
-{
-    assert(slot < GPU_QMD_RELEASE_COUNT && (va & 7) == 0);
-    struct gpu_qmd_release r = {
-        .enable = true,
-        .va = va,
-        .payload = payload,
-        .payload64 = true, /* else only the low 32 bits are written (rm.md §0 item 6) */
-        .structure_size = GPU_QMD_RELEASE_STRUCTURE_SIZE_FOUR_WORDS,
-        .membar_type = GPU_QMD_RELEASE_MEMBAR_TYPE_FE_SYSMEMBAR,
-    };
-    v05_release_write(q, slot, &r);
-}
-
-static void
-gpu_qmd_v05_00_clear_release(uint32_t *q, uint32_t slot)
-{
-    static const struct gpu_qmd_release off;
-    v05_release_write(q, slot, &off);
-}
-
 static size_t
 gpu_qmd_v05_00_dump(const uint32_t *q, char *buf, size_t size)
 {
@@ -337,9 +302,8 @@ const struct gpu_qmd_ops gpu_qmd_v05_00_ops = {
     .tested_on_hw = false,
     .encode = gpu_qmd_v05_00_encode,
     .decode = gpu_qmd_v05_00_decode,
-    .set_dependent = gpu_qmd_v05_00_set_dependent,
-    .set_release = gpu_qmd_v05_00_set_release,
-    .clear_release = gpu_qmd_v05_00_clear_release,
+    .write_dependent = v05_dependent_write,
+    .write_release = v05_release_write,
     .dump = gpu_qmd_v05_00_dump,
     .fields = v05_fields,
     .field_count = sizeof v05_fields / sizeof v05_fields[0],
