@@ -38,9 +38,14 @@ hcq_signal_pool_destroy(struct hcq_device *dev)
     dev->sigpool = NULL;
 }
 
+/* Take a free slot, with dev->lock held. When every page is full: with `page` NULL,
+ * report *need_page (the caller allocates one without the lock, since hcq_buf_alloc takes
+ * it); with `page`, append it and take its first slot (*page_used). Appending only under the
+ * lock keeps two threads that both ran out of slots from growing the array past each other. */
 static enum hcq_status
-pool_take(struct hcq_device *dev, uint32_t *index_out)
+pool_take(struct hcq_device *dev, struct hcq_buf *page, uint32_t *index_out, bool *need_page, bool *page_used)
 {
+    *need_page = false;
     if (!dev->sigpool) {
         dev->sigpool = calloc(1, sizeof *dev->sigpool);
         if (!dev->sigpool)
@@ -54,22 +59,21 @@ pool_take(struct hcq_device *dev, uint32_t *index_out)
                 *index_out = i * SIG_PER_PAGE + j;
                 return HCQ_OK;
             }
+    if (!page) {
+        *need_page = true;
+        return HCQ_OK;
+    }
     struct hcq_signal_page *n = realloc(p->pages, (p->count + 1) * sizeof *n);
     if (!n)
         return hcq_err(HCQ_ERR_NOMEM, "hcq_signal_create: out of host memory");
     p->pages = n;
     memset(&p->pages[p->count], 0, sizeof p->pages[0]);
-    pthread_mutex_unlock(&dev->lock); /* hcq_buf_alloc takes the lock itself */
-    struct hcq_buf *buf = NULL;
-    enum hcq_status st = hcq_buf_alloc(dev, SIG_PAGE_B, HCQ_MEM_HOST, &buf);
-    pthread_mutex_lock(&dev->lock);
-    if (st != HCQ_OK)
-        return st;
-    memset(buf->map, 0, SIG_PAGE_B);
-    p->pages[p->count].buf = buf;
+    memset(page->map, 0, SIG_PAGE_B);
+    p->pages[p->count].buf = page;
     p->pages[p->count].used[0] = 1;
     *index_out = p->count * SIG_PER_PAGE;
     p->count++;
+    *page_used = true;
     return HCQ_OK;
 }
 
@@ -83,8 +87,17 @@ hcq_signal_create(struct hcq_device *dev, uint64_t initial, struct hcq_signal **
     if (!sig)
         return hcq_err(HCQ_ERR_NOMEM, "hcq_signal_create: out of host memory");
     uint32_t idx = 0;
+    bool need_page = false, page_used = false;
+    struct hcq_buf *page = NULL;
     pthread_mutex_lock(&dev->lock);
-    enum hcq_status st = pool_take(dev, &idx);
+    enum hcq_status st = pool_take(dev, NULL, &idx, &need_page, &page_used);
+    if (st == HCQ_OK && need_page) {
+        pthread_mutex_unlock(&dev->lock);
+        st = hcq_buf_alloc(dev, SIG_PAGE_B, HCQ_MEM_HOST, &page);
+        pthread_mutex_lock(&dev->lock);
+        if (st == HCQ_OK)
+            st = pool_take(dev, page, &idx, &need_page, &page_used);
+    }
     if (st == HCQ_OK) {
         struct hcq_buf *b = dev->sigpool->pages[idx / SIG_PER_PAGE].buf;
         uint32_t off = (idx % SIG_PER_PAGE) * SIG_SLOT_B;
@@ -92,6 +105,8 @@ hcq_signal_create(struct hcq_device *dev, uint64_t initial, struct hcq_signal **
         sig->va = b->va + off;
     }
     pthread_mutex_unlock(&dev->lock);
+    if (page && !page_used)
+        hcq_buf_free(page); /* another thread freed a slot meanwhile, or the append failed */
     if (st != HCQ_OK) {
         free(sig);
         return st;

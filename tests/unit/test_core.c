@@ -7,6 +7,7 @@
 #include "harness.h"
 #include "hcq_priv.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,6 +162,53 @@ done:
     hcq_device_close(dev);
 }
 
+/* Threads that run out of signal slots at the same moment each add a page under the lock
+ * (ASan catches an array grown past another thread's append). */
+struct sig_thread {
+    struct hcq_device *dev;
+    int failures;
+};
+
+static void *
+sig_thread_main(void *arg)
+{
+    struct sig_thread *st = arg;
+    struct hcq_signal *sigs[300];
+    for (int i = 0; i < 300; i++)
+        if (hcq_signal_create(st->dev, (uint64_t)i, &sigs[i]) != HCQ_OK)
+            sigs[i] = NULL, st->failures++;
+    for (int i = 0; i < 300; i++) {
+        if (sigs[i] && hcq_signal_value(sigs[i]) != (uint64_t)i)
+            st->failures++;
+        hcq_signal_destroy(sigs[i]);
+    }
+    return NULL;
+}
+
+TEST(signals_from_threads)
+{
+    struct hcq_device *dev = NULL;
+    pthread_t th[4];
+    struct sig_thread args[4];
+    int started = 0;
+    CHECK_OK(hcq_device_open("cpu", &dev));
+    for (int rep = 0; rep < 3; rep++) {
+        for (started = 0; started < 4; started++) {
+            args[started] = (struct sig_thread){ .dev = dev };
+            CHECK(pthread_create(&th[started], NULL, sig_thread_main, &args[started]) == 0);
+        }
+        for (int i = 0; i < 4; i++)
+            pthread_join(th[i], NULL);
+        started = 0;
+        for (int i = 0; i < 4; i++)
+            CHECKF(args[i].failures == 0, "thread %d: %d failures", i, args[i].failures);
+    }
+done:
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    hcq_device_close(dev);
+}
+
 /* hcq_buf_write/read of an unmapped device buffer go through the double-buffered staging
  * path: sizes over two 16 MiB chunks, odd offsets, on the emulated RM device. */
 TEST(staged_read_write)
@@ -195,7 +243,7 @@ main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
         TH_CASE(status_names),    TH_CASE(open_bad_spec), TH_CASE(buffer_bounds),        TH_CASE(graph_signal_vars),
-        TH_CASE(wait_timeout),    TH_CASE(import_host),   TH_CASE(close_frees_everything), TH_CASE(staged_read_write),
+        TH_CASE(wait_timeout),    TH_CASE(import_host),   TH_CASE(close_frees_everything), TH_CASE(staged_read_write), TH_CASE(signals_from_threads),
     };
     return th_run("core", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
