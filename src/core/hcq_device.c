@@ -40,12 +40,12 @@ hcq_backend_probe(const char *name, int index)
 {
     char spec[64];
     struct hcq_device *dev = NULL;
-    if (!strcmp(name, "cpu") || !strcmp(name, "emu"))
-        snprintf(spec, sizeof spec, "%s", name);
+    if (!strcmp(name, "cpu"))
+        snprintf(spec, sizeof spec, "cpu");
+    else if (!strcmp(name, "emu"))
+        snprintf(spec, sizeof spec, "emu:gh100");
     else
         snprintf(spec, sizeof spec, "%s:%d", name, index);
-    if (!strcmp(name, "emu"))
-        snprintf(spec, sizeof spec, "emu:gh100");
     enum hcq_status st = hcq_device_open(spec, &dev);
     hcq_device_close(dev);
     return st;

@@ -135,6 +135,7 @@ struct hcq_graph {
     struct hcq_queue *q;
     struct hcq_cmdlist cl;
     uint64_t *vars;                /* cl.var_count values */
+    bool grid_vars;                /* some launch takes its grid from a variable (checked per replay) */
     void *priv;                    /* backend-built replay object, NULL: replay = submit */
 };
 

@@ -322,7 +322,7 @@ cmd_name(const struct hcq_cmd *c)
 /* HCQ_DEBUG=cmd_sync: one submission per command, each waited for, so a hang or fault
  * names the command that caused it. Slow; for bring-up only. */
 static enum hcq_status
-submit_each(struct hcq_queue *q, struct hcq_cmdlist *cl, const uint64_t *vars)
+submit_each(struct hcq_queue *q, const struct hcq_cmdlist *cl, const uint64_t *vars)
 {
     enum hcq_status st = HCQ_OK;
     struct hcq_cmdlist one;
@@ -366,8 +366,6 @@ submit_each(struct hcq_queue *q, struct hcq_cmdlist *cl, const uint64_t *vars)
             HCQ_LOG_ERROR("cmd_sync: command %u (%s) failed: %s", i, cmd_name(c), hcq_last_error());
     }
     hcq_cmdlist_fini(&one);
-    if (cl != NULL && cl->count && cl == &q->pending)
-        hcq_cmdlist_reset(cl);
     return st;
 }
 
@@ -381,8 +379,11 @@ hcq_queue_submit(struct hcq_queue *q)
         return hcq_err(HCQ_ERR_INVALID, "hcq_queue_submit: queue is recording a graph (call hcq_graph_end)");
     if (q->pending.count == 0)
         return HCQ_OK;
-    if (hcq_debug_flags() & HCQ_DEBUG_CMD_SYNC)
-        return submit_each(q, &q->pending, NULL);
+    if (hcq_debug_flags() & HCQ_DEBUG_CMD_SYNC) {
+        st = submit_each(q, &q->pending, NULL);
+        hcq_cmdlist_reset(&q->pending);
+        return st;
+    }
     st = q->dev->ops->queue_submit(q, &q->pending, NULL);
     hcq_cmdlist_reset(&q->pending);
     if (st == HCQ_OK && (hcq_debug_flags() & HCQ_DEBUG_PUSH_SYNC))
@@ -456,6 +457,12 @@ hcq_graph_end(struct hcq_queue *q, struct hcq_graph **graph_out)
         st = hcq_err(HCQ_ERR_INVALID, "hcq_graph_end: empty graph");
         goto fail_graph;
     }
+    for (uint32_t i = 0; i < g->cl.count; i++) {
+        const struct hcq_cmd *c = &g->cl.cmds[i];
+        if (c->kind == HCQ_CMD_LAUNCH)
+            for (int d = 0; d < 3; d++)
+                g->grid_vars |= c->u.launch.grid_var[d] != HCQ_VAR_NONE;
+    }
     if (q->dev->ops->graph_build && (st = q->dev->ops->graph_build(g)) != HCQ_OK)
         goto fail_graph;
     *graph_out = g;
@@ -496,13 +503,16 @@ hcq_graph_replay(struct hcq_graph *g)
     /* Commands recorded on q before the replay go first, keeping queue order. */
     if ((st = hcq_queue_submit(q)) != HCQ_OK)
         return st;
-    for (uint32_t i = 0; i < g->cl.count; i++) {
+    /* Constant grids were checked when recorded; only variable ones can be out of range now. */
+    for (uint32_t i = 0; g->grid_vars && i < g->cl.count; i++) {
         const struct hcq_cmd *c = &g->cl.cmds[i];
         if (c->kind != HCQ_CMD_LAUNCH)
             continue;
         for (int d = 0; d < 3; d++) {
             uint32_t var = c->u.launch.grid_var[d];
-            uint64_t v = var == HCQ_VAR_NONE ? c->u.launch.grid[d] : g->vars[var];
+            if (var == HCQ_VAR_NONE)
+                continue;
+            uint64_t v = g->vars[var];
             if (v == 0 || v > (d ? MAX_GRID_YZ : MAX_GRID_X))
                 return hcq_err(HCQ_ERR_INVALID, "hcq_graph_replay: command %u grid[%d] = %llu (expected 1..%u)", i,
                                d, (unsigned long long)v, d ? MAX_GRID_YZ : MAX_GRID_X);

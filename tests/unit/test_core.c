@@ -162,6 +162,40 @@ done:
     hcq_device_close(dev);
 }
 
+/* A grid taken from a graph variable is range-checked at every replay. */
+TEST(graph_grid_var_checked)
+{
+    struct hcq_device *dev = NULL;
+    struct hcq_queue *q = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_graph *g = NULL;
+    struct hcq_program_info pi;
+    uint8_t args[256] = { 0 };
+    uint32_t v = 0;
+    CHECK_OK(hcq_device_open("cpu", &dev));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_program_load(dev, "k_empty", &prog));
+    CHECK_OK(hcq_program_info(prog, &pi));
+    CHECK(pi.params_B <= sizeof args);
+    CHECK_OK(hcq_graph_begin(q));
+    CHECK_OK(hcq_graph_var(q, &v));
+    struct hcq_launch l = { .prog = prog, .grid = { 0, 1, 1 }, .block = { 32, 1, 1 }, .args = args,
+                            .args_B = pi.params_B, .grid_var = { v, HCQ_VAR_NONE, HCQ_VAR_NONE } };
+    CHECK_OK(hcq_queue_launch_ex(q, &l));
+    CHECK_OK(hcq_graph_end(q, &g));
+    CHECK(hcq_graph_replay(g) == HCQ_ERR_INVALID); /* variable still 0 */
+    CHECK_OK(hcq_graph_set(g, v, 0x80000000ull));
+    CHECK(hcq_graph_replay(g) == HCQ_ERR_INVALID);
+    CHECK_OK(hcq_graph_set(g, v, 3));
+    CHECK_OK(hcq_graph_replay(g));
+    CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+done:
+    hcq_graph_destroy(g);
+    hcq_program_destroy(prog);
+    hcq_queue_destroy(q);
+    hcq_device_close(dev);
+}
+
 /* Threads that run out of signal slots at the same moment each add a page under the lock
  * (ASan catches an array grown past another thread's append). */
 struct sig_thread {
@@ -243,7 +277,7 @@ main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
         TH_CASE(status_names),    TH_CASE(open_bad_spec), TH_CASE(buffer_bounds),        TH_CASE(graph_signal_vars),
-        TH_CASE(wait_timeout),    TH_CASE(import_host),   TH_CASE(close_frees_everything), TH_CASE(staged_read_write), TH_CASE(signals_from_threads),
+        TH_CASE(wait_timeout),    TH_CASE(import_host),   TH_CASE(close_frees_everything), TH_CASE(staged_read_write), TH_CASE(signals_from_threads), TH_CASE(graph_grid_var_checked),
     };
     return th_run("core", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
