@@ -448,6 +448,54 @@ pb_cmd_launch(struct pb_builder *b, const struct hcq_cmd *c)
     return HCQ_OK;
 }
 
+/* Bring-up experiment (PB_CE_EXP="pipe,line=N,chunk=N,plc"): other LAUNCH_DMA layouts for
+ * 1-D copies, to measure which one the copy engine runs fastest. Returns false when unset. */
+static bool
+pb_ce_experiment(struct gpu_push *p, uint64_t dst_va, uint64_t src_va, uint64_t size_B)
+{
+    static int init;
+    static bool on, pipe, noplc;
+    static uint64_t line_B, chunk_B;
+    if (!init) {
+        const char *e = getenv("PB_CE_EXP");
+        on = e && *e;
+        if (on) {
+            pipe = strstr(e, "pipe") != NULL;
+            noplc = strstr(e, "noplc") != NULL;
+            const char *l = strstr(e, "line="), *c = strstr(e, "chunk=");
+            line_B = l ? strtoull(l + 5, NULL, 0) : 0;
+            chunk_B = c ? strtoull(c + 6, NULL, 0) : 0;
+        }
+        init = 1;
+    }
+    if (!on)
+        return false;
+    uint32_t launch = GPU_FLD(NVC6B5_LAUNCH_DMA_DATA_TRANSFER_TYPE, pipe ? 1 : 2) |
+                      GPU_FLD_DEF(NVC6B5_LAUNCH_DMA, SRC_MEMORY_LAYOUT, PITCH) |
+                      GPU_FLD_DEF(NVC6B5_LAUNCH_DMA, DST_MEMORY_LAYOUT, PITCH) |
+                      (noplc ? GPU_FLD(NVC6B5_LAUNCH_DMA_DISABLE_PLC, 1) : 0);
+    while (size_B) {
+        uint64_t n = chunk_B && chunk_B < size_B ? chunk_B : size_B;
+        if (n > GPU_CE_MAX_LINE_B)
+            n = GPU_CE_MAX_LINE_B;
+        uint64_t rows = line_B ? n / line_B : 0;
+        PUSH_MTHD(p, NVC6B5, OFFSET_IN_UPPER, (uint32_t)(src_va >> 32), (uint32_t)src_va, (uint32_t)(dst_va >> 32),
+                  (uint32_t)dst_va);
+        if (rows > 1) {
+            n = rows * line_B;
+            PUSH_MTHD(p, NVC6B5, PITCH_IN, (uint32_t)line_B, (uint32_t)line_B, (uint32_t)line_B, (uint32_t)rows);
+            PUSH_MTHD(p, NVC6B5, LAUNCH_DMA, launch | GPU_FLD(NVC6B5_LAUNCH_DMA_MULTI_LINE_ENABLE, 1));
+        } else {
+            PUSH_MTHD(p, NVC6B5, LINE_LENGTH_IN, (uint32_t)n);
+            PUSH_MTHD(p, NVC6B5, LAUNCH_DMA, launch);
+        }
+        dst_va += n;
+        src_va += n;
+        size_B -= n;
+    }
+    return true;
+}
+
 static enum hcq_status
 pb_cmd_copy(struct pb_builder *b, const struct hcq_cmd *c)
 {
@@ -470,13 +518,15 @@ pb_cmd_copy(struct pb_builder *b, const struct hcq_cmd *c)
             return hcq_err(HCQ_ERR_INVALID, "copy on a compute queue without its copy helper channel (engine bug)");
         ch = pq->aux;
     }
-    st = pb_room(b, ch, gpu_push_ce_copy_dw(size_B), 0);
+    st = pb_room(b, ch, gpu_push_ce_copy_dw(size_B) + (getenv("PB_CE_EXP") ? 16 * 64 : 0), 0);
     if (st != HCQ_OK)
         return st;
     st = pb_use(b, ch);
     if (st != HCQ_OK)
         return st;
-    gpu_push_ce_copy(&ch->push, dst->va + c->u.copy.dst_off_B, src->va + c->u.copy.src_off_B, size_B);
+    uint64_t dva = dst->va + c->u.copy.dst_off_B, sva = src->va + c->u.copy.src_off_B;
+    if (!pb_ce_experiment(&ch->push, dva, sva, size_B))
+        gpu_push_ce_copy(&ch->push, dva, sva, size_B);
     ch->busy = true;
     return HCQ_OK;
 }
