@@ -101,6 +101,10 @@ struct pb_dev {
     struct kmd_channel *pool[2][PB_CHAN_POOL];
     uint32_t pool_count[2];
     struct pb_pool pool_mem;       /* buffer memory cache (pb_pool.c) */
+    /* k_copy_bytes, loaded at the first device-to-device copy on a compute queue (copies
+     * by kernel, pb_build.c); copy_prog_failed: it could not be, use the copy engine. */
+    struct hcq_program *copy_prog;
+    bool copy_prog_failed;
 };
 
 struct pb_chan {
@@ -198,6 +202,8 @@ void pb_pool_stats(struct pb_dev *pd, struct hcq_mem_stats *out);
 void pb_pool_destroy(struct pb_dev *pd);
 
 /* ==== pb_program.c ==== */
+/* Load pd->copy_prog once (under pool_lock); HCQ_OK when it is there. */
+HCQ_MUST_CHECK enum hcq_status pb_copy_prog_get(struct pb_dev *pd);
 
 HCQ_MUST_CHECK enum hcq_status pb_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B,
                                                    const char *name, struct hcq_program *prog);

@@ -198,6 +198,7 @@ static void
 pb_device_destroy(struct hcq_device *dev)
 {
     struct pb_dev *pd = pb_dev(dev);
+    hcq_program_destroy(pd->copy_prog);
     for (int e = 0; e < 2; e++)
         for (uint32_t i = 0; i < pd->pool_count[e]; i++)
             kmd_channel_destroy(pd->kmd, pd->pool[e][i]);
