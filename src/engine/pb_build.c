@@ -197,6 +197,20 @@ static enum hcq_status
 pb_segment_end(struct pb_builder *b)
 {
     struct pb_queue *pq = b->pq;
+    static int qmd_release = -1;
+    if (qmd_release < 0) {
+        const char *e = getenv("PB_QMD_RELEASE");
+        qmd_release = e && !strcmp(e, "1");
+    }
+    if (qmd_release && !b->g && b->cur == &pq->main && b->chain && b->pend_dst) {
+        /* The segment ends with a launch: its QMD releases the timeline when the grid (and
+         * so its whole chain, and everything before it) completed; no WFI in the pushbuffer.
+         * The channel stays busy: the next launch that starts a chain waits with a WFI. */
+        struct pb_val v = pb_tl_next(b, &pq->main);
+        gpu_qmd_set_release(b->qmd_ops, b->pend_dw, 0, pq->main.tl_va, v.value);
+        pb_chain_end(b);
+        return pb_queue_flush(pq);
+    }
     enum hcq_status st = pb_use(b, &pq->main);
     if (st != HCQ_OK)
         return st;
@@ -301,6 +315,39 @@ pb_qmd_field(const struct gpu_qmd_ops *ops, const char *name, uint32_t *hi_out, 
     return false;
 }
 
+/* Bring-up experiments on what each launch costs the GPU (read once):
+ * PB_QMD_INV=<mask>: the QMD's cache-invalidate bits (enum gpu_qmd_invalidate) instead of
+ *   the default (texture header/sampler/data + shader data);
+ * PB_QMD_CHAIN_MEMBAR=<n>: CWD_MEMBAR_TYPE of a QMD that schedules a successor (0 none,
+ *   3 L1_MEMBAR) instead of L1_SYSMEMBAR; the last QMD of a chain keeps L1_SYSMEMBAR. */
+static struct {
+    int init;
+    int inv, chain_membar;
+} qmd_exp;
+
+static void
+pb_qmd_exp_init(void)
+{
+    if (qmd_exp.init)
+        return;
+    const char *a = getenv("PB_QMD_INV"), *m = getenv("PB_QMD_CHAIN_MEMBAR");
+    qmd_exp.inv = a && *a ? (int)strtol(a, NULL, 0) : -1;
+    qmd_exp.chain_membar = m && *m ? (int)strtol(m, NULL, 0) : -1;
+    qmd_exp.init = 1;
+}
+
+/* Set a named QMD field (within one dword) in an encoded QMD. */
+static void
+pb_qmd_set(const struct gpu_qmd_ops *ops, uint32_t *dw, const char *name, uint32_t value)
+{
+    uint32_t hi, lo;
+    if (!pb_qmd_field(ops, name, &hi, &lo) || hi / 32 != lo / 32)
+        return;
+    uint32_t width = hi - lo + 1, shift = lo % 32;
+    uint32_t mask = (width == 32 ? 0xFFFFFFFFu : ((1u << width) - 1)) << shift;
+    dw[lo / 32] = (dw[lo / 32] & ~mask) | ((value << shift) & mask);
+}
+
 static enum hcq_status
 pb_launch_patches(struct pb_builder *b, const struct hcq_cmd *c, const struct pb_program *pp,
                       uint8_t *cbuf0, uint32_t *qmd, const uint32_t *qmd_dw)
@@ -389,6 +436,9 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     if (st != HCQ_OK)
         return st;
     struct gpu_qmd_desc d = pp->desc;
+    pb_qmd_exp_init();
+    if (qmd_exp.inv >= 0)
+        d.invalidate = (uint32_t)qmd_exp.inv;
     memcpy(d.grid, grid, sizeof d.grid);
     memcpy(d.block, block, sizeof d.block);
     d.cbuf[0] = (struct gpu_qmd_cbuf){.va = va, .size_B = pp->cbuf0_B, .valid = true, .invalidate = true};
@@ -426,6 +476,8 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     if (b->chain) {
         /* Back-to-back: the previous grid schedules this one when it completes (rm.md §5.5). */
         gpu_qmd_set_dependent(b->qmd_ops, b->pend_dw, qmd_va);
+        if (qmd_exp.chain_membar >= 0)
+            pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)qmd_exp.chain_membar);
         pb_qmd_flush(b);
     } else {
         pb_qmd_flush(b);
