@@ -5,6 +5,8 @@
  */
 #include "nvhcq_cli.h"
 
+#include "hcq.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -86,7 +88,7 @@ print_help(const struct cli_cmd *c, char defaults[][48])
             char lo[32], hi[32];
             printf(" (%s..%s)", fmt_num(o->min, lo, sizeof lo), fmt_num(o->max, hi, sizeof hi));
         }
-        if (i < n && defaults[i][0])
+        if (i < n && defaults[i][0] && !(o->help && strstr(o->help, "[default")))
             printf(" [default: %s]", defaults[i]);
         printf("\n");
     }
@@ -116,6 +118,15 @@ cli_fail(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\n");
     return 1;
+}
+
+int
+cli_fail_file(const char *cmd, const char *what, const char *path)
+{
+    const char *e = hcq_last_error();
+    if (strstr(e, path))
+        return cli_fail(cmd, "%s: %s", what, e);
+    return cli_fail(cmd, "%s %s: %s", what, path, e);
 }
 
 /* Base 10, or 16 after "0x": "010" is ten, as a user reading it expects. */
@@ -263,6 +274,10 @@ cli_commit(char *out, size_t out_B)
         snprintf(out, out_B, "%.40s", env);
         return;
     }
+#ifdef NVHCQ_COMMIT
+    snprintf(out, out_B, "%s", NVHCQ_COMMIT);
+    return;
+#endif
     snprintf(out, out_B, "unknown");
     FILE *p = popen("git rev-parse --short=10 HEAD 2>/dev/null", "r");
     if (!p)

@@ -72,6 +72,10 @@ int cli_usage_error(const struct cli_cmd *c, const char *fmt, ...) __attribute__
 /* "nvhcq CMD: <message>" on stderr; returns 1 (runtime failures). */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A failure about file `path`: "nvhcq CMD: WHAT PATH: <hcq_last_error()>", the path left
+ * out where the library's message already names it; returns 1. */
+int cli_fail_file(const char *cmd, const char *what, const char *path);
+
 /* The build's commit: $NVHCQ_COMMIT, else asked of git at run time, else "unknown". */
 void cli_commit(char *out, size_t out_B);
 /* Read a whole text file ("-": stdin) into a NUL-terminated malloc'ed string; on failure
