@@ -519,7 +519,10 @@ nvhcq_cmd_selftest(int argc, char **argv)
                 printf("\n```\n%s```\n", rep);
         }
     }
-    bool pass = s.checks_failed == 0 && s.suite_failed <= 0 && kerr == 0;
+    /* a suite named by --suite that did not run is a failure; one not found beside nvhcq is
+     * reported as not run (an installed nvhcq has no hcq_suite) */
+    bool suite_missing = s.suite_path && !s.no_suite && st == HCQ_OK && s.suite_passed < 0;
+    bool pass = s.checks_failed == 0 && s.suite_failed <= 0 && kerr == 0 && !suite_missing;
     printf("\n**RESULT: %s** (checks %u/%u, suite %s, kernel errors %u)\n", pass ? "PASS" : "FAIL", s.checks_passed,
            s.checks_passed + s.checks_failed, s.suite_passed < 0 ? "not run" : s.suite_failed ? "FAILED" : "ok", kerr);
     printf("Paste this report into an issue at the nvhcq repository (docs/jetson.md says what each part means).\n");
