@@ -26,12 +26,12 @@ bad() {
     echo "  FAIL $1"
     cat "$out" "$err" 2>/dev/null | sed 's/^/    | /' | tail -n 15
 }
-# expect NAME RC SUBSTRING -- ARGS...: run nvhcq ARGS (10 s limit: a FIFO must not hang it),
+# expect NAME RC SUBSTRING -- ARGS...: run nvhcq ARGS (30 s limit: a FIFO must not hang it),
 # check the exit status and that stdout+stderr hold SUBSTRING (fixed string).
 expect() {
     name=$1 want_rc=$2 want_msg=$3
     shift 4
-    timeout 10 "$cli" "$@" >"$out" 2>"$err" </dev/null
+    timeout 30 "$cli" "$@" >"$out" 2>"$err" </dev/null
     rc=$?
     if [ "$rc" -ne "$want_rc" ]; then
         bad "$name (exit $rc, want $want_rc)"
@@ -143,6 +143,21 @@ expect "llm-bench -o json" 0 '"test": "tg4"' -- llm-bench -m "$m" -p 8 -n 4 -r 1
 grep -q '"avg_ts"' "$tmp/b.json" && grep -q '"test": "pp8"' "$tmp/b.json" && grep -q '"type": "Q8_0"' "$tmp/b.json" &&
     ok "llm-bench --json FILE records" || bad "llm-bench --json FILE records"
 expect "llm-bench md table" 0 "| tg4 |" -- llm-bench -m "$m" -p 8 -n 4 -r 1 --dev cpu
+
+echo "-- docs/api.md's example builds with the installed headers only"
+mkdir -p "$tmp/inc"
+cp include/hcq.h include/llm.h "$tmp/inc/" # what `make install` installs
+sed -n '/^## A complete program/,/^## Devices/p' docs/api.md | sed -n '/^```c$/,/^```$/p' | sed '1d;$d' >"$tmp/fill.c"
+san=
+case $BUILD in *san*) san="-fsanitize=address,undefined" ;; esac
+if ${CC:-cc} -std=c11 -Wall -Wextra -Werror $san -I"$tmp/inc" "$tmp/fill.c" "$BUILD/libnvhcq.a" -ldl -lm -pthread \
+    -o "$tmp/fill" >"$out" 2>"$err"; then
+    ok "example compiles"
+    HCQ_DEV=cpu "$tmp/fill" >"$out" 2>"$err" && grep -q "x\[999\] = 1.5" "$out" && ok "example runs on cpu" ||
+        bad "example runs on cpu"
+else
+    bad "example compiles"
+fi
 
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
