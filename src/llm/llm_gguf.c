@@ -334,9 +334,12 @@ llm_gguf_open(const char *path, struct llm_gguf **gguf_out)
      * with a message that does not say what is wrong */
     if (stat(path, &sb))
         return hcq_err(HCQ_ERR_IO, "%s: %s", path, strerror(errno));
-    if (!S_ISREG(sb.st_mode))
-        return hcq_err(HCQ_ERR_IO, "%s: %s, not a GGUF file", path,
-                       S_ISDIR(sb.st_mode) ? "is a directory" : S_ISFIFO(sb.st_mode) ? "is a FIFO" : "is not a regular file");
+    if (!S_ISREG(sb.st_mode)) {
+        const char *what = S_ISDIR(sb.st_mode)    ? "is a directory"
+                           : S_ISFIFO(sb.st_mode) ? "is a FIFO"
+                                                  : "is not a regular file";
+        return hcq_err(HCQ_ERR_IO, "%s: %s, not a GGUF file", path, what);
+    }
     if (sb.st_size <= 0)
         return hcq_err(HCQ_ERR_FORMAT, "%s: empty file, not a GGUF file", path);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
