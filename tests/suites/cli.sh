@@ -110,6 +110,9 @@ expect "dmesg-check --file missing" 2 "No such file or directory" -- dmesg-check
 echo "-- devices asked for must open"
 expect "demo --dev foo" 1 "foo (asked for by --dev) did not open" -- demo --dev foo
 expect "demo --dev rm:9" 1 "rm:9 (asked for by --dev) did not open" -- demo --dev rm:9
+if ! "$cli" devices | grep -qx "rm:0"; then # no NVIDIA driver here (CI)
+    expect "demo --dev rm:0 without a driver" 1 "rm:0 (asked for by --dev) did not open" -- demo --dev rm:0
+fi
 HCQ_DEV=bogus timeout 60 "$cli" demo >"$out" 2>"$err"
 rc=$?
 [ $rc -eq 1 ] && grep -q "bogus (asked for by HCQ_DEV) did not open" "$err" && grep -q "demo: FAILED" "$out" &&
