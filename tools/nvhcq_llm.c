@@ -180,7 +180,7 @@ nvhcq_cmd_run(int argc, char **argv)
         opts, NULL, NULL,
         "example (random weights, so random words; seconds on a CPU):\n"
         "  nvhcq gen-model --preset tiny --vocab tests/data/tokenizers/ggml-vocab-gpt-2.gguf -o tiny.gguf\n"
-        "  nvhcq run -m tiny.gguf -p \"Hello\" -n 32 --dev cpu",
+        "  nvhcq run -m tiny.gguf -p \"Once upon a time\" -n 32 --dev cpu --seed 3",
     };
     int rc = cli_parse(&cmd, argc, argv);
     if (rc != CLI_CONTINUE)
