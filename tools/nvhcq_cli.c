@@ -77,7 +77,7 @@ print_help(const struct cli_cmd *c, char defaults[][48])
     for (int i = 0; i <= n; i++) {
         static const struct cli_opt help = { "-h", "--help", CLI_T_FLAG, NULL, NULL, 0, 0, "print this help and exit" };
         const struct cli_opt *o = i < n ? &c->opts[i] : &help;
-        char head[64];
+        char head[160];
         int w = snprintf(head, sizeof head, "%s%s%s%s%s", o->name ? o->name : "", o->name && o->alias ? ", " : "",
                          o->alias ? o->alias : "", o->arg ? " " : "", o->arg ? o->arg : "");
         printf("  %-26s", head);
