@@ -35,7 +35,7 @@ nvhcq_llm_progress(uint64_t done_B, uint64_t total_B, void *user)
 }
 
 struct run_opts {
-    const char *model, *prompt, *dev;
+    const char *model, *prompt, *dev, *tok_fallback;
     int n_predict;
     uint32_t n_ctx, n_batch;
     bool interactive, chat, no_graph;
@@ -47,7 +47,7 @@ run_usage(void)
 {
     fprintf(stderr, "usage: nvhcq run -m model.gguf [-p prompt] [-n N] [--temp T] [--top-k K] [--top-p P]\n"
                     "                 [--min-p P] [--repeat-penalty R] [--seed S] [--dev SPEC] [-c CTX]\n"
-                    "                 [-b BATCH] [--chat] [-i] [--no-graph]\n");
+                    "                 [-b BATCH] [--chat] [-i] [--no-graph] [--tokenizer-fallback gpt2]\n");
     return 2;
 }
 
@@ -77,6 +77,7 @@ parse_run(int argc, char **argv, struct run_opts *o)
         else if (ARG("--dev")) o->dev = v;
         else if (ARG("-c")) o->n_ctx = (uint32_t)atoi(v);
         else if (ARG("-b")) o->n_batch = (uint32_t)atoi(v);
+        else if (ARG("--tokenizer-fallback")) o->tok_fallback = v;
         else if (!strcmp(a, "-i")) o->interactive = true;
         else if (!strcmp(a, "--chat")) o->chat = true;
         else if (!strcmp(a, "--no-graph")) o->no_graph = true;
@@ -158,6 +159,7 @@ nvhcq_cmd_run(int argc, char **argv)
     mp.n_ctx = o.n_ctx;
     mp.n_batch = o.n_batch;
     mp.use_graph = !o.no_graph;
+    mp.tok_pre_fallback = o.tok_fallback;
     mp.progress = nvhcq_llm_progress;
     mp.progress_user = &last;
     struct llm_model *m = NULL;

@@ -236,7 +236,8 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         return hcq_err(HCQ_ERR_NOMEM, "llm_model_load");
     m->gguf = g;
     m->use_graph = p.use_graph;
-    if ((st = llm_hparams_read(g, &m->hp)) || (st = llm_tok_create(g, &m->tok)))
+    struct llm_tok_params tp = { .pre_fallback = p.tok_pre_fallback };
+    if ((st = llm_hparams_read(g, &m->hp)) || (st = llm_tok_create_ex(g, &tp, &m->tok)))
         goto fail;
     if (llm_tok_vocab_size(m->tok) < m->hp.n_vocab) {
         st = hcq_err(HCQ_ERR_FORMAT, "llm_model_load: vocabulary has %u tokens, token_embd %u rows",
