@@ -273,6 +273,9 @@ HCQ_MUST_CHECK enum hcq_status llm_sampler_create(const struct llm_sampler_param
 void llm_sampler_destroy(struct llm_sampler *s);
 /* Sample from logits[n_vocab] (not modified). */
 int32_t llm_sampler_sample(struct llm_sampler *s, const float *logits);
+/* HCQ_ERR_FORMAT naming the first NaN/Inf among logits[n] (a broken model: weights or
+ * hyper-parameters that overflow), else HCQ_OK. `nvhcq run` checks every step with it. */
+HCQ_MUST_CHECK enum hcq_status llm_logits_check(const float *logits, uint32_t n);
 /* Record a token (prompt or generated) for the repetition penalty. */
 void llm_sampler_accept(struct llm_sampler *s, int32_t id);
 void llm_sampler_reset(struct llm_sampler *s);

@@ -112,7 +112,8 @@ generate(struct llm_model *m, struct llm_sampler *s, const char *text, bool add_
     for (size_t i = 0; i < cnt; i++)
         llm_sampler_accept(s, ids[i]);
     uint64_t t0 = hcq_time_ns();
-    if (llm_model_eval(m, ids, (uint32_t)cnt, *pos)) {
+    if (llm_model_eval(m, ids, (uint32_t)cnt, *pos) ||
+        llm_logits_check(llm_model_logits(m), llm_model_hparams(m)->n_vocab)) {
         fprintf(stderr, "nvhcq run: prompt evaluation failed: %s\n", hcq_last_error());
         free(ids);
         return 1;
@@ -135,7 +136,8 @@ generate(struct llm_model *m, struct llm_sampler *s, const char *text, bool add_
         fwrite(out, 1, w, stdout);
         fflush(stdout);
         (*tg_n)++;
-        if (llm_model_eval(m, &id, 1, (*pos)++)) {
+        if (llm_model_eval(m, &id, 1, (*pos)++) ||
+            llm_logits_check(llm_model_logits(m), llm_model_hparams(m)->n_vocab)) {
             fprintf(stderr, "\nnvhcq run: decode failed: %s\n", hcq_last_error());
             return 1;
         }
