@@ -465,11 +465,17 @@ merge_emit(const struct llm_tok *t, const char *w, uint32_t n, struct ids *out)
                 static const char hex[] = "0123456789ABCDEF";
                 tb[0] = '<'; tb[1] = '0'; tb[2] = 'x'; tb[3] = hex[byte >> 4]; tb[4] = hex[byte & 15]; tb[5] = '>';
                 tl = 6;
+                id = hmap_get(&t->vocab, tb, tl);
+                ids_push(out, id >= 0 ? id : (t->unk >= 0 ? t->unk : 0));
             } else {
-                tl = llm_utf8_encode(t->byte_cp[byte], tb);
+                /* byte-level BPE: a symbol is one mapped byte, so only a vocabulary without
+                 * that byte's token gets here; as llama.cpp, try the symbol's bytes as
+                 * one-character tokens and drop what has none (an unknown token would
+                 * decode to other text) */
+                id = hmap_get(&t->vocab, w + s[i].off + k, 1);
+                if (id >= 0)
+                    ids_push(out, id);
             }
-            id = hmap_get(&t->vocab, tb, tl);
-            ids_push(out, id >= 0 ? id : (t->unk >= 0 ? t->unk : 0));
         }
     }
     free(s);

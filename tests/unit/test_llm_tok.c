@@ -294,6 +294,27 @@ done:
     llm_gguf_destroy(g);
 }
 
+/* A byte-level vocabulary without a token for some byte (Falcon has none for 0x04) drops it,
+ * as llama.cpp does, instead of emitting tokens that decode to other bytes. */
+TEST(bpe_missing_byte_dropped)
+{
+    struct llm_gguf *g = NULL;
+    struct llm_tok *tok = NULL;
+    int32_t ids[16];
+    size_t n;
+    char out[16];
+    size_t on = 0;
+    CHECK_OK(llm_gguf_open("tests/data/tokenizers/ggml-vocab-falcon.gguf", &g));
+    CHECK_OK(llm_tok_create(g, &tok));
+    CHECK_OK(llm_tok_encode(tok, "a\x04b", 3, false, false, ids, 16, &n));
+    for (size_t i = 0; i < n; i++)
+        on += llm_tok_piece(tok, ids[i], false, out + on, sizeof out - on);
+    CHECKF(on == 2 && !memcmp(out, "ab", 2), "decoded %zu bytes", on);
+done:
+    llm_tok_destroy(tok);
+    llm_gguf_destroy(g);
+}
+
 TEST(detok_streaming_utf8)
 {
     struct llm_gguf *g = NULL;
@@ -455,7 +476,7 @@ main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
         TH_CASE(gpt2_vectors), TH_CASE(llama_spm_vectors), TH_CASE(bpe_pre_vectors), TH_CASE(pretok_splits), TH_CASE(pre_rules_split), TH_CASE(unknown_pre_is_an_error),
-        TH_CASE(user_defined_plain_text),
+        TH_CASE(user_defined_plain_text), TH_CASE(bpe_missing_byte_dropped),
         TH_CASE(detok_streaming_utf8), TH_CASE(special_tokens), TH_CASE(roundtrip_random_bytes), TH_CASE(pre_tokenizer_selected_by_key),
     };
     return th_run("llm_tok", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
