@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * llm_tok.c - tokenizers built from a GGUF vocabulary (tokenizer.ggml.*): byte-level BPE
- * ("gpt2" model; pre-tokenizer by tokenizer.ggml.pre: GPT-2 or LLaMA-3 split rules) and
- * SentencePiece BPE ("llama" model: score-ordered merges, "▁" for spaces, <0xNN> byte
- * fallback); special tokens, and decoding to bytes. Layer: llm.
+ * ("gpt2" model; split rules named by tokenizer.ggml.pre, llm_tok_pre.c) and SentencePiece
+ * BPE ("llama" model: score-ordered merges, "▁" for spaces, <0xNN> byte fallback); the text
+ * is partitioned on special and user-defined tokens first (llama.cpp's rule); decoding to
+ * bytes. Every array the vocabulary brings is checked against the token count. Layer: llm.
  * Facts: GPT-2's byte-to-unicode table and split pattern, LLaMA-3's split pattern and
  * SentencePiece's conventions, as documented by their projects; the code is ours.
  */
