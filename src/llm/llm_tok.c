@@ -98,16 +98,19 @@ is_special_attr(int32_t a)
     return a == LLM_TOK_CONTROL || a == LLM_TOK_USER_DEFINED || a == LLM_TOK_UNKNOWN;
 }
 
-static const struct llm_tok *sort_tok; /* qsort has no user pointer; creation is single-threaded per call */
+struct len_id {
+    uint32_t len;
+    int32_t id;
+};
 
+/* Longer first, then lower id (a total order: the result does not depend on qsort). */
 static int
 cmp_special_len(const void *a, const void *b)
 {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    uint32_t lx = sort_tok->toks[x].len, ly = sort_tok->toks[y].len;
-    if (lx != ly)
-        return lx > ly ? -1 : 1;
-    return x < y ? -1 : x > y;
+    const struct len_id *x = a, *y = b;
+    if (x->len != y->len)
+        return x->len > y->len ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /* An array that runs parallel to tokenizer.ggml.tokens: if present (or required) it must
@@ -183,15 +186,20 @@ load_vocab(struct llm_tok *t, const struct llm_gguf *g)
             t->n_special++;
     }
     t->special = calloc(t->n_special ? t->n_special : 1, sizeof *t->special);
-    if (!t->special)
+    struct len_id *order = calloc(t->n_special ? t->n_special : 1, sizeof *order);
+    if (!t->special || !order) {
+        free(order);
         return hcq_err(HCQ_ERR_NOMEM, "llm_tok_create: special tokens");
+    }
     t->n_special = 0;
     for (uint32_t i = 0; i < t->n_vocab; i++)
         if (is_special_attr(t->toks[i].attr) && t->toks[i].len)
-            t->special[t->n_special++] = (int32_t)i;
+            order[t->n_special++] = (struct len_id){ t->toks[i].len, (int32_t)i };
     /* longest first: the text is partitioned on longer special tokens before shorter ones */
-    sort_tok = t;
-    qsort(t->special, t->n_special, sizeof *t->special, cmp_special_len);
+    qsort(order, t->n_special, sizeof *order, cmp_special_len);
+    for (uint32_t i = 0; i < t->n_special; i++)
+        t->special[i] = order[i].id;
+    free(order);
     return HCQ_OK;
 }
 
