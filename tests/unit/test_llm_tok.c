@@ -271,6 +271,79 @@ done:
     free(img2);
 }
 
+/* The GPT-2 vocabulary labelled `pre`, without the merges that form " the" (GPT-2's "\xC4\xA0the"). */
+static enum hcq_status
+vocab_without_the(const char *pre, void **img, size_t *n, struct llm_gguf **out)
+{
+    struct llm_gguf *g = NULL;
+    struct llm_gguf_writer *w = NULL;
+    const char **m = NULL;
+    uint64_t *ml = NULL;
+    enum hcq_status st;
+    uint32_t et;
+    uint64_t cnt, k = 0;
+    if ((st = llm_gguf_open("tests/data/tokenizers/ggml-vocab-gpt-2.gguf", &g)) || (st = llm_gguf_writer_create(&w)) ||
+        (st = llm_gguf_get_arr(g, "tokenizer.ggml.merges", &et, &cnt)))
+        goto done;
+    for (uint64_t i = 0; i < llm_gguf_kv_count(g) && !st; i++)
+        st = llm_gguf_writer_copy_kv(w, g, i);
+    m = malloc(cnt * sizeof *m);
+    ml = malloc(cnt * sizeof *ml);
+    if (!st && (!m || !ml))
+        st = HCQ_ERR_NOMEM;
+    for (uint64_t i = 0; i < cnt && !st; i++) {
+        struct llm_str e = llm_gguf_arr_str(g, "tokenizer.ggml.merges", i);
+        char joined[64];
+        size_t jn = 0;
+        for (uint64_t b = 0; b < e.len && jn < sizeof joined; b++)
+            if (e.ptr[b] != ' ')
+                joined[jn++] = e.ptr[b];
+        if (jn == 5 && !memcmp(joined, "\xC4\xA0the", 5))
+            continue;
+        m[k] = e.ptr;
+        ml[k++] = e.len;
+    }
+    if (!st)
+        st = llm_gguf_writer_set_arr_str(w, "tokenizer.ggml.merges", m, ml, k);
+    if (!st)
+        st = llm_gguf_writer_set_str(w, "tokenizer.ggml.pre", pre);
+    if (!st && !(st = llm_gguf_writer_write_mem(w, img, n)))
+        st = llm_gguf_parse(*img, *n, out);
+done:
+    free(m);
+    free(ml);
+    llm_gguf_writer_destroy(w);
+    llm_gguf_destroy(g);
+    return st;
+}
+
+/* LLaMA-3's rule that a pre-token which is itself a vocabulary entry becomes that token
+ * without merging: with the merges forming " the" removed, llama-bpe still encodes " the" as
+ * its token (GPT-2 id 262); smaug-bpe (same split, merges always) needs more than one. */
+TEST(llama3_ignore_merges)
+{
+    void *i1 = NULL, *i2 = NULL;
+    size_t n1, n2, n;
+    struct llm_gguf *g1 = NULL, *g2 = NULL;
+    struct llm_tok *t1 = NULL, *t2 = NULL;
+    int32_t ids[16];
+    CHECK_OK(vocab_without_the("llama-bpe", &i1, &n1, &g1));
+    CHECK_OK(vocab_without_the("smaug-bpe", &i2, &n2, &g2));
+    CHECK_OK(llm_tok_create(g1, &t1));
+    CHECK_OK(llm_tok_create(g2, &t2));
+    CHECK_OK(llm_tok_encode(t1, "a the", 5, false, false, ids, 16, &n));
+    CHECKF(n == 2 && ids[1] == 262, "llama-bpe: %zu ids, ids[1] %d", n, n > 1 ? ids[1] : -1);
+    CHECK_OK(llm_tok_encode(t2, "a the", 5, false, false, ids, 16, &n));
+    CHECKF(n > 2, "smaug-bpe: %zu ids", n);
+done:
+    llm_tok_destroy(t1);
+    llm_tok_destroy(t2);
+    llm_gguf_destroy(g1);
+    llm_gguf_destroy(g2);
+    free(i1);
+    free(i2);
+}
+
 /* User-defined tokens match in plain text (parse_special off), longest first; control tokens
  * only with parse_special. MPT's vocabulary has runs of 2..24 spaces as user-defined tokens. */
 TEST(user_defined_plain_text)
@@ -476,7 +549,7 @@ main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
         TH_CASE(gpt2_vectors), TH_CASE(llama_spm_vectors), TH_CASE(bpe_pre_vectors), TH_CASE(pretok_splits), TH_CASE(pre_rules_split), TH_CASE(unknown_pre_is_an_error),
-        TH_CASE(user_defined_plain_text), TH_CASE(bpe_missing_byte_dropped),
+        TH_CASE(user_defined_plain_text), TH_CASE(bpe_missing_byte_dropped), TH_CASE(llama3_ignore_merges),
         TH_CASE(detok_streaming_utf8), TH_CASE(special_tokens), TH_CASE(roundtrip_random_bytes), TH_CASE(pre_tokenizer_selected_by_key),
     };
     return th_run("llm_tok", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
