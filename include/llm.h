@@ -196,8 +196,17 @@ enum llm_tok_attr {
 
 struct llm_tok;
 
-/* Build from the tokenizer.ggml.* keys of a GGUF (model "gpt2" or "llama"). */
+/* Build from the tokenizer.ggml.* keys of a GGUF (model "gpt2" or "llama"). A "gpt2" model
+ * splits text by tokenizer.ggml.pre (docs/llm.md lists the supported names); an unknown name
+ * is an error (HCQ_ERR_UNSUPPORTED), never a silent fallback. */
 HCQ_MUST_CHECK enum hcq_status llm_tok_create(const struct llm_gguf *g, struct llm_tok **tok_out);
+struct llm_tok_params {
+    /* NULL: an unknown tokenizer.ggml.pre is an error. "gpt2": split with GPT-2's rules
+     * instead, with a warning (tokens may differ from the model's own tokenizer). */
+    const char *pre_fallback;
+};
+HCQ_MUST_CHECK enum hcq_status llm_tok_create_ex(const struct llm_gguf *g, const struct llm_tok_params *p,
+                                                 struct llm_tok **tok_out);
 void llm_tok_destroy(struct llm_tok *tok);
 uint32_t llm_tok_vocab_size(const struct llm_tok *tok);
 int32_t llm_tok_bos(const struct llm_tok *tok);   /* -1 if none */
@@ -208,7 +217,8 @@ bool llm_tok_add_bos_default(const struct llm_tok *tok);
 int32_t llm_tok_find(const struct llm_tok *tok, const char *text);
 
 /* Encode `text` (len bytes). add_bos prepends BOS; parse_special matches control tokens
- * written in the text ("<|eot_id|>"). Writes at most cap ids; *n_out is the number the full
+ * written in the text ("<|eot_id|>"); user-defined tokens are matched always (as llama.cpp
+ * and Hugging Face tokenizers do: MPT's runs of spaces, DeepSeek's added tokens). Writes at most cap ids; *n_out is the number the full
  * encoding has (may exceed cap: then call again with a larger buffer). */
 HCQ_MUST_CHECK enum hcq_status llm_tok_encode(const struct llm_tok *tok, const char *text, size_t len,
                                               bool add_bos, bool parse_special, int32_t *ids, size_t cap,
@@ -263,6 +273,9 @@ HCQ_MUST_CHECK enum hcq_status llm_sampler_create(const struct llm_sampler_param
 void llm_sampler_destroy(struct llm_sampler *s);
 /* Sample from logits[n_vocab] (not modified). */
 int32_t llm_sampler_sample(struct llm_sampler *s, const float *logits);
+/* HCQ_ERR_FORMAT naming the first NaN/Inf among logits[n] (a broken model: weights or
+ * hyper-parameters that overflow), else HCQ_OK. `nvhcq run` checks every step with it. */
+HCQ_MUST_CHECK enum hcq_status llm_logits_check(const float *logits, uint32_t n);
 /* Record a token (prompt or generated) for the repetition penalty. */
 void llm_sampler_accept(struct llm_sampler *s, int32_t id);
 void llm_sampler_reset(struct llm_sampler *s);
@@ -294,6 +307,7 @@ struct llm_model_params {
     uint32_t n_ctx;           /* KV cache length; 0 = min(n_ctx_train, 4096) */
     uint32_t n_batch;         /* prefill batch; 0 = 64 */
     bool use_graph;           /* record decode as a graph where supported (default true) */
+    const char *tok_pre_fallback; /* llm_tok_params.pre_fallback (NULL: unknown pre = error) */
     /* Called while uploading weights with done/total bytes (may be NULL). */
     void (*progress)(uint64_t done_B, uint64_t total_B, void *user);
     void *progress_user;

@@ -36,7 +36,7 @@ nvhcq_llm_progress(uint64_t done_B, uint64_t total_B, void *user)
 }
 
 struct run_opts {
-    const char *model, *prompt, *prompt_file, *dev;
+    const char *model, *prompt, *prompt_file, *dev, *tok_fallback;
     int n_predict;
     uint32_t n_ctx, n_batch;
     bool interactive, chat, no_graph, special, show_ids;
@@ -100,7 +100,8 @@ generate(struct llm_model *m, struct llm_sampler *s, const struct run_opts *o, c
     for (size_t i = 0; i < cnt; i++)
         llm_sampler_accept(s, ids[i]);
     uint64_t t0 = hcq_time_ns();
-    if (llm_model_eval(m, ids, (uint32_t)cnt, *pos)) {
+    if (llm_model_eval(m, ids, (uint32_t)cnt, *pos) ||
+        llm_logits_check(llm_model_logits(m), llm_model_hparams(m)->n_vocab)) {
         cli_fail("run", "prompt evaluation failed: %s", hcq_last_error());
         free(ids);
         return 1;
@@ -130,7 +131,8 @@ generate(struct llm_model *m, struct llm_sampler *s, const struct run_opts *o, c
             break;
         st->tg_empty += w == 0 && llm_tok_piece(tok, id, false, out, sizeof out) == 0;
         st->tg_n++;
-        if (llm_model_eval(m, &id, 1, (*pos)++)) {
+        if (llm_model_eval(m, &id, 1, (*pos)++) ||
+            llm_logits_check(llm_model_logits(m), llm_model_hparams(m)->n_vocab)) {
             fprintf(stdout, "\n");
             cli_fail("run", "decode failed: %s", hcq_last_error());
             return 1;
@@ -172,6 +174,8 @@ nvhcq_cmd_run(int argc, char **argv)
         CLI_FLAG(NULL, "--special", &o.special, "print control tokens (<|eot_id|>, reserved) by name"),
         CLI_FLAG(NULL, "--show-ids", &o.show_ids, "print each token's id after its text as [id]; prompt ids to stderr"),
         CLI_FLAG(NULL, "--no-graph", &o.no_graph, "do not record decode as a graph (debugging)"),
+        CLI_STR(NULL, "--tokenizer-fallback", &o.tok_fallback, "gpt2",
+                "load a vocabulary whose pre-tokenizer is unknown with GPT-2 splitting (warns)"),
         CLI_END,
     };
     const struct cli_cmd cmd = {
@@ -210,6 +214,7 @@ nvhcq_cmd_run(int argc, char **argv)
     mp.n_ctx = o.n_ctx;
     mp.n_batch = o.n_batch;
     mp.use_graph = !o.no_graph;
+    mp.tok_pre_fallback = o.tok_fallback;
     mp.progress = nvhcq_llm_progress;
     mp.progress_user = &last;
     struct llm_model *m = NULL;

@@ -221,10 +221,45 @@ parse_tensor_infos(struct llm_gguf *g, struct cur *c)
     return HCQ_OK;
 }
 
+static int
+cmp_str(const void *a, const void *b)
+{
+    const struct llm_str *x = a, *y = b;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return memcmp(x->ptr, y->ptr, x->len);
+}
+
+/* Names must be unique (GGUF spec; llama.cpp refuses duplicates too): a reader that takes
+ * the first of two keys and one that takes the last would see different models. Sorting a
+ * copy keeps this O(n log n) for files with millions of entries. */
+static enum hcq_status
+check_unique(const struct llm_str *names, size_t stride, uint64_t n, const char *what)
+{
+    if (n < 2)
+        return HCQ_OK;
+    struct llm_str *v = malloc(n * sizeof *v);
+    if (!v)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_gguf_parse: %llu %ss", (unsigned long long)n, what);
+    for (uint64_t i = 0; i < n; i++)
+        v[i] = *(const struct llm_str *)((const char *)names + i * stride);
+    qsort(v, n, sizeof *v, cmp_str);
+    enum hcq_status st = HCQ_OK;
+    for (uint64_t i = 1; i < n && !st; i++)
+        if (!cmp_str(&v[i - 1], &v[i]))
+            st = hcq_err(HCQ_ERR_FORMAT, "llm_gguf_parse: duplicate %s '%.*s'", what,
+                         (int)(v[i].len > 64 ? 64 : v[i].len), v[i].ptr);
+    free(v);
+    return st;
+}
+
+#define TNAME(t) (int)((t)->name.len > 64 ? 64 : (t)->name.len), (t)->name.ptr
+
 static enum hcq_status
 place_tensors(struct llm_gguf *g, size_t size)
 {
     uint64_t data_B = size - g->data_off;
+    const struct llm_gguf_tensor *prev = NULL;
     for (uint64_t i = 0; i < g->tensor_count; i++) {
         struct llm_gguf_tensor *t = &g->tensors[i];
         if (t->offset_B % g->alignment)
@@ -236,7 +271,25 @@ place_tensors(struct llm_gguf *g, size_t size)
                            (int)(t->name.len > 64 ? 64 : t->name.len), t->name.ptr,
                            (unsigned long long)t->offset_B, (unsigned long long)t->size_B,
                            (unsigned long long)data_B);
+        /* In the order of their infos, without overlap (llama.cpp requires exactly this
+         * layout): every byte of data belongs to at most one tensor, so what a loader
+         * allocates for weights is bounded by the file's size. */
+        if (prev && t->offset_B < prev->offset_B + prev->size_B) {
+            if (t->offset_B + t->size_B > prev->offset_B)
+                return hcq_err(HCQ_ERR_FORMAT,
+                               "llm_gguf_parse: tensor '%.*s' at [%llu, %llu) overlaps tensor '%.*s' at [%llu, %llu)",
+                               TNAME(t), (unsigned long long)t->offset_B,
+                               (unsigned long long)(t->offset_B + t->size_B), TNAME(prev),
+                               (unsigned long long)prev->offset_B,
+                               (unsigned long long)(prev->offset_B + prev->size_B));
+            return hcq_err(HCQ_ERR_FORMAT,
+                           "llm_gguf_parse: tensor '%.*s' at offset %llu lies before tensor '%.*s' at offset %llu "
+                           "(tensors must be stored in the order of their infos)",
+                           TNAME(t), (unsigned long long)t->offset_B, TNAME(prev),
+                           (unsigned long long)prev->offset_B);
+        }
         t->data = g->base + g->data_off + t->offset_B;
+        prev = t;
     }
     return HCQ_OK;
 }
@@ -287,7 +340,7 @@ llm_gguf_parse(const void *data, size_t size, struct llm_gguf **gguf_out)
                      (unsigned long long)g->tensor_count);
         goto fail;
     }
-    if ((st = parse_kvs(g, &c)))
+    if ((st = parse_kvs(g, &c)) || (st = check_unique(&g->kvs[0].key, sizeof *g->kvs, g->kv_count, "key")))
         goto fail;
     g->alignment = GGUF_DEFAULT_ALIGNMENT;
     int64_t ai = llm_gguf_find(g, "general.alignment");
@@ -306,7 +359,8 @@ llm_gguf_parse(const void *data, size_t size, struct llm_gguf **gguf_out)
         }
         g->alignment = a;
     }
-    if ((st = parse_tensor_infos(g, &c)))
+    if ((st = parse_tensor_infos(g, &c)) ||
+        (st = check_unique(&g->tensors[0].name, sizeof *g->tensors, g->tensor_count, "tensor name")))
         goto fail;
     uint64_t doff = (c.off + g->alignment - 1) / g->alignment * g->alignment;
     if (g->tensor_count && doff > size) {
@@ -330,8 +384,9 @@ llm_gguf_open(const char *path, struct llm_gguf **gguf_out)
     enum hcq_status st;
     struct stat sb;
     *gguf_out = NULL;
-    /* stat first: open() of a FIFO without a writer blocks, and mmap of a directory fails
-     * with a message that does not say what is wrong */
+    /* Only regular files: stat first, since open() of a FIFO without a writer blocks and mmap of
+     * a directory fails with a message that does not say what is wrong; O_NONBLOCK and fstat()
+     * after open close the race with a path replaced in between. */
     if (stat(path, &sb))
         return hcq_err(HCQ_ERR_IO, "%s: %s", path, strerror(errno));
     if (!S_ISREG(sb.st_mode)) {
@@ -342,7 +397,7 @@ llm_gguf_open(const char *path, struct llm_gguf **gguf_out)
     }
     if (sb.st_size <= 0)
         return hcq_err(HCQ_ERR_FORMAT, "%s: empty file, not a GGUF file", path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return hcq_err(HCQ_ERR_IO, "%s: %s", path, strerror(errno));
     if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_size <= 0) { /* replaced since the stat */

@@ -8,6 +8,7 @@
 
 #include "hcq_log.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,15 +44,43 @@ llm_arch_needs_gw(enum llm_arch arch, enum llm_gw w)
     return w == GW_TOK_EMBD || w == GW_POS_EMBD || w == GW_OUT_NORM || w == GW_OUT_NORM_B;
 }
 
+/* Ranges a hyper-parameter may take (not in the GGUF spec: sanity bounds well beyond every
+ * published model, so a corrupted or hostile file fails here with the key's name instead of
+ * later as a NaN, a huge allocation or a kernel launch that cannot fit). */
+#define HP_MAX_EMBD (1u << 16)
+#define HP_MAX_FF (1u << 20)
+#define HP_MAX_HEADS 1024u
+#define HP_MAX_CTX (1u << 24)
+
 static enum hcq_status
-key_u32(const struct llm_gguf *g, const char *arch, const char *suffix, bool optional, uint32_t *out)
+key_u32(const struct llm_gguf *g, const char *arch, const char *suffix, bool optional, uint32_t lo, uint32_t hi,
+        uint32_t *out)
 {
     char key[128];
     snprintf(key, sizeof key, "%s.%s", arch, suffix);
     enum hcq_status st = llm_gguf_get_u32(g, key, out);
     if (st == HCQ_ERR_NOT_FOUND && !optional)
         return hcq_err(HCQ_ERR_FORMAT, "llm_hparams_read: key '%s' missing", key);
+    if (!st && (*out < lo || *out > hi))
+        return hcq_err(HCQ_ERR_FORMAT, "llm_hparams_read: %s = %u (expected %u..%u)", key, *out, lo, hi);
     return st;
+}
+
+/* Optional float key in (0, hi]: finite and positive. */
+static enum hcq_status
+key_f32(const struct llm_gguf *g, const char *key, float hi, float def, float *out)
+{
+    enum hcq_status st = llm_gguf_get_f32(g, key, out);
+    if (st == HCQ_ERR_NOT_FOUND) {
+        *out = def;
+        return HCQ_OK;
+    }
+    if (st)
+        return st;
+    if (!isfinite(*out) || *out <= 0 || *out > hi)
+        return hcq_err(HCQ_ERR_FORMAT, "llm_hparams_read: %s = %g (expected a finite value in (0, %g])", key,
+                       (double)*out, (double)hi);
+    return HCQ_OK;
 }
 
 enum hcq_status
@@ -70,26 +99,27 @@ llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
         hp->arch = LLM_ARCH_GPT2;
     else
         return hcq_err(HCQ_ERR_UNSUPPORTED, "llm_hparams_read: architecture '%s' (supported: llama, gpt2)", arch);
-    if ((st = key_u32(g, arch, "embedding_length", false, &hp->n_embd)) ||
-        (st = key_u32(g, arch, "block_count", false, &hp->n_layer)) ||
-        (st = key_u32(g, arch, "feed_forward_length", false, &hp->n_ff)) ||
-        (st = key_u32(g, arch, "attention.head_count", false, &hp->n_head)))
+    if ((st = key_u32(g, arch, "embedding_length", false, 1, HP_MAX_EMBD, &hp->n_embd)) ||
+        (st = key_u32(g, arch, "block_count", false, 1, LLM_MAX_LAYERS, &hp->n_layer)) ||
+        (st = key_u32(g, arch, "feed_forward_length", false, 1, HP_MAX_FF, &hp->n_ff)) ||
+        (st = key_u32(g, arch, "attention.head_count", false, 1, HP_MAX_HEADS, &hp->n_head)))
         return st;
-    if ((st = key_u32(g, arch, "context_length", true, &hp->n_ctx_train)) == HCQ_ERR_NOT_FOUND)
+    if ((st = key_u32(g, arch, "context_length", true, 1, HP_MAX_CTX, &hp->n_ctx_train)) == HCQ_ERR_NOT_FOUND)
         hp->n_ctx_train = 2048;
     else if (st)
         return st;
-    if ((st = key_u32(g, arch, "attention.head_count_kv", true, &hp->n_head_kv)) == HCQ_ERR_NOT_FOUND)
+    if ((st = key_u32(g, arch, "attention.head_count_kv", true, 1, HP_MAX_HEADS, &hp->n_head_kv)) ==
+        HCQ_ERR_NOT_FOUND)
         hp->n_head_kv = hp->n_head;
     else if (st)
         return st;
     snprintf(key, sizeof key, "%s.%s", arch,
              hp->arch == LLM_ARCH_LLAMA ? "attention.layer_norm_rms_epsilon" : "attention.layer_norm_epsilon");
-    if (llm_gguf_get_f32(g, key, &hp->norm_eps))
-        hp->norm_eps = 1e-5f;
+    if ((st = key_f32(g, key, 1.0f, 1e-5f, &hp->norm_eps)))
+        return st;
     snprintf(key, sizeof key, "%s.rope.freq_base", arch);
-    if (llm_gguf_get_f32(g, key, &hp->rope_base))
-        hp->rope_base = 10000.0f;
+    if ((st = key_f32(g, key, 1e10f, 10000.0f, &hp->rope_base)))
+        return st;
     if (!hp->n_embd || !hp->n_head || !hp->n_head_kv || hp->n_embd % hp->n_head || hp->n_head % hp->n_head_kv ||
         !hp->n_layer || hp->n_layer > LLM_MAX_LAYERS || !hp->n_ff || (hp->n_embd / hp->n_head) % 2)
         return hcq_err(HCQ_ERR_FORMAT,

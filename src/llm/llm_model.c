@@ -124,6 +124,35 @@ plan_one(struct llm_model *m, const char *name, uint64_t ne0, uint64_t ne1, bool
     return HCQ_OK;
 }
 
+static uint64_t
+tensor_bytes(const struct llm_gguf *g)
+{
+    uint64_t b = 0;
+    for (uint64_t i = 0; i < llm_gguf_tensor_count(g); i++)
+        b += llm_gguf_tensor_at(g, i)->size_B;
+    return b;
+}
+
+/* What a model allocates besides its weights (KV cache at f32, activations, logits) must be
+ * justified by the file: at most 64 MiB + 8x its tensor bytes. Real models stay below 2x
+ * (LLaMA-3.1-8B Q4_0 at 8192 tokens: 2 GiB of KV for 4.3 GiB of weights); a file with a
+ * few bytes per layer and a long context would otherwise make us allocate gigabytes. */
+static enum hcq_status
+check_state_size(const struct llm_model *m)
+{
+    const struct llm_hparams *hp = &m->hp;
+    uint64_t kv_dim = (uint64_t)hp->n_head_kv * hp->head_dim, nb = m->n_batch;
+    uint64_t state = 8ull * hp->n_layer * m->n_ctx * kv_dim +
+                     4 * nb * (3ull * hp->n_embd + 2 * kv_dim + 2ull * hp->n_ff) + 4ull * hp->n_vocab;
+    uint64_t file_B = tensor_bytes(m->gguf), limit = (64ull << 20) + 8 * file_B;
+    if (state > limit)
+        return hcq_err(HCQ_ERR_FORMAT,
+                       "llm_model_load: KV cache and activations for %u tokens need %llu B, more than 64 MiB + 8x "
+                       "the file's %llu B of tensors (use a shorter context)",
+                       m->n_ctx, (unsigned long long)state, (unsigned long long)file_B);
+    return HCQ_OK;
+}
+
 static enum hcq_status
 upload_weights(struct llm_model *m, const struct llm_model_params *p)
 {
@@ -153,6 +182,14 @@ upload_weights(struct llm_model *m, const struct llm_model_params *p)
         }
     }
     m->weights_B = total;
+    /* Tensors do not overlap (llm_gguf_parse), so the weights are at most the file's tensor
+     * bytes; only 1-D tensors grow (to f32: at most 8x) plus WALIGN padding per tensor. */
+    uint64_t file_B = tensor_bytes(m->gguf);
+    if (total > 8 * file_B + (1u << 20)) {
+        st = hcq_err(HCQ_ERR_FORMAT, "llm_model_load: %llu B of weights to allocate for %llu B of tensors in the file",
+                     (unsigned long long)total, (unsigned long long)file_B);
+        goto done;
+    }
     if ((st = hcq_buf_alloc(m->dev, total, HCQ_MEM_DEVICE, &m->wbuf)))
         goto done;
     uint64_t base = hcq_buf_va(m->wbuf), done_B = 0;
@@ -236,7 +273,8 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         return hcq_err(HCQ_ERR_NOMEM, "llm_model_load");
     m->gguf = g;
     m->use_graph = p.use_graph;
-    if ((st = llm_hparams_read(g, &m->hp)) || (st = llm_tok_create(g, &m->tok)))
+    struct llm_tok_params tp = { .pre_fallback = p.tok_pre_fallback };
+    if ((st = llm_hparams_read(g, &m->hp)) || (st = llm_tok_create_ex(g, &tp, &m->tok)))
         goto fail;
     if (llm_tok_vocab_size(m->tok) < m->hp.n_vocab) {
         st = hcq_err(HCQ_ERR_FORMAT, "llm_model_load: vocabulary has %u tokens, token_embd %u rows",
@@ -253,6 +291,8 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     m->n_batch = p.n_batch ? p.n_batch : 64;
     if (m->n_batch > m->n_ctx)
         m->n_batch = m->n_ctx;
+    if ((st = check_state_size(m)))
+        goto fail;
     if (!(m->lw = calloc(m->hp.n_layer, sizeof *m->lw))) {
         st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load: layers");
         goto fail;

@@ -317,3 +317,15 @@ llm_chat_render(enum llm_chat_tmpl tmpl, const struct llm_chat_msg *msgs, size_t
     }
     return len;
 }
+
+enum hcq_status
+llm_logits_check(const float *logits, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!isfinite(logits[i]))
+            return hcq_err(HCQ_ERR_FORMAT,
+                           "llm_logits_check: logit %u of %u is %s: the model computes non-finite values (broken "
+                           "weights or hyper-parameters)",
+                           i, n, isnan(logits[i]) ? "NaN" : logits[i] > 0 ? "+Inf" : "-Inf");
+    return HCQ_OK;
+}

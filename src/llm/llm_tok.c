@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * llm_tok.c - tokenizers built from a GGUF vocabulary (tokenizer.ggml.*): byte-level BPE
- * ("gpt2" model; pre-tokenizer by tokenizer.ggml.pre: GPT-2 or LLaMA-3 split rules) and
- * SentencePiece BPE ("llama" model: score-ordered merges, "▁" for spaces, <0xNN> byte
- * fallback); special tokens, and decoding to bytes. Layer: llm.
+ * ("gpt2" model; split rules named by tokenizer.ggml.pre, llm_tok_pre.c) and SentencePiece
+ * BPE ("llama" model: score-ordered merges, "▁" for spaces, <0xNN> byte fallback); the text
+ * is partitioned on special and user-defined tokens first (llama.cpp's rule); decoding to
+ * bytes. Every array the vocabulary brings is checked against the token count. Layer: llm.
  * Facts: GPT-2's byte-to-unicode table and split pattern, LLaMA-3's split pattern and
  * SentencePiece's conventions, as documented by their projects; the code is ours.
  */
@@ -12,6 +13,7 @@
 #include "hcq_log.h"
 #include "llm_unicode.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +90,52 @@ byte_map_init(struct llm_tok *t)
 
 /* ==== Create / destroy ==== */
 
+/* Tokens matched in the text before splitting (llama.cpp's rule; CONTROL and UNKNOWN only
+ * when parse_special). */
+static bool
+is_special_attr(int32_t a)
+{
+    return a == LLM_TOK_CONTROL || a == LLM_TOK_USER_DEFINED || a == LLM_TOK_UNKNOWN;
+}
+
+struct len_id {
+    uint32_t len;
+    int32_t id;
+};
+
+/* Longer first, then lower id (a total order: the result does not depend on qsort). */
+static int
+cmp_special_len(const void *a, const void *b)
+{
+    const struct len_id *x = a, *y = b;
+    if (x->len != y->len)
+        return x->len > y->len ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* An array that runs parallel to tokenizer.ggml.tokens: if present (or required) it must
+ * have that many elements of that type. */
+static enum hcq_status
+parallel_array(const struct llm_gguf *g, const char *key, uint32_t want_type, uint64_t n, bool required,
+               const uint8_t **data_out)
+{
+    uint32_t et;
+    uint64_t cnt;
+    enum hcq_status st = llm_gguf_get_arr(g, key, &et, &cnt);
+    *data_out = NULL;
+    if (st == HCQ_ERR_NOT_FOUND)
+        return required ? hcq_err(HCQ_ERR_FORMAT, "llm_tok_create: %s missing (a SentencePiece vocabulary needs it)", key)
+                        : HCQ_OK;
+    if (st)
+        return st;
+    if (et != want_type || cnt != n)
+        return hcq_err(HCQ_ERR_FORMAT,
+                       "llm_tok_create: %s has %llu elements of type %u (expected %llu of type %u, one per token)",
+                       key, (unsigned long long)cnt, et, (unsigned long long)n, want_type);
+    *data_out = llm_gguf_arr_data(g, key);
+    return HCQ_OK;
+}
+
 static enum hcq_status
 load_vocab(struct llm_tok *t, const struct llm_gguf *g)
 {
@@ -103,14 +151,11 @@ load_vocab(struct llm_tok *t, const struct llm_gguf *g)
     t->toks = calloc(n, sizeof *t->toks);
     if (!t->toks)
         return hcq_err(HCQ_ERR_NOMEM, "llm_tok_create: %llu tokens", (unsigned long long)n);
-    uint32_t st_type;
-    uint64_t st_n;
     const uint8_t *scores = NULL, *types = NULL;
-    if (!llm_gguf_get_arr(g, "tokenizer.ggml.scores", &st_type, &st_n) && st_type == LLM_GGUF_FLOAT32 && st_n == n)
-        scores = llm_gguf_arr_data(g, "tokenizer.ggml.scores");
-    if (!llm_gguf_get_arr(g, "tokenizer.ggml.token_type", &st_type, &st_n) && st_type == LLM_GGUF_INT32 &&
-        st_n == n)
-        types = llm_gguf_arr_data(g, "tokenizer.ggml.token_type");
+    if ((st = parallel_array(g, "tokenizer.ggml.scores", LLM_GGUF_FLOAT32, n, t->kind == LLM_TOK_KIND_SPM,
+                             &scores)) ||
+        (st = parallel_array(g, "tokenizer.ggml.token_type", LLM_GGUF_INT32, n, false, &types)))
+        return st;
     if ((st = hmap_init(&t->vocab, n)))
         return st;
     for (uint64_t i = 0; i < n; i++) {
@@ -122,24 +167,39 @@ load_vocab(struct llm_tok *t, const struct llm_gguf *g)
         e->text = s.ptr;
         e->len = (uint32_t)s.len;
         e->attr = LLM_TOK_NORMAL;
-        if (scores)
+        if (scores) {
             memcpy(&e->score, scores + 4 * i, 4);
+            if (!isfinite(e->score))
+                return hcq_err(HCQ_ERR_FORMAT, "llm_tok_create: tokenizer.ggml.scores[%llu] is not finite",
+                               (unsigned long long)i);
+        }
         if (types) {
             int32_t a;
             memcpy(&a, types + 4 * i, 4);
-            e->attr = a;
+            if (a < 0 || a > LLM_TOK_BYTE)
+                return hcq_err(HCQ_ERR_FORMAT, "llm_tok_create: tokenizer.ggml.token_type[%llu] = %d (expected 0..6)",
+                               (unsigned long long)i, a);
+            e->attr = a ? a : LLM_TOK_NORMAL; /* 0 = undefined */
         }
         hmap_put(&t->vocab, e->text, e->len, (int32_t)i);
-        if ((e->attr == LLM_TOK_CONTROL || e->attr == LLM_TOK_USER_DEFINED) && e->len)
+        if (is_special_attr(e->attr) && e->len)
             t->n_special++;
     }
     t->special = calloc(t->n_special ? t->n_special : 1, sizeof *t->special);
-    if (!t->special)
+    struct len_id *order = calloc(t->n_special ? t->n_special : 1, sizeof *order);
+    if (!t->special || !order) {
+        free(order);
         return hcq_err(HCQ_ERR_NOMEM, "llm_tok_create: special tokens");
+    }
     t->n_special = 0;
     for (uint32_t i = 0; i < t->n_vocab; i++)
-        if ((t->toks[i].attr == LLM_TOK_CONTROL || t->toks[i].attr == LLM_TOK_USER_DEFINED) && t->toks[i].len)
-            t->special[t->n_special++] = (int32_t)i;
+        if (is_special_attr(t->toks[i].attr) && t->toks[i].len)
+            order[t->n_special++] = (struct len_id){ t->toks[i].len, (int32_t)i };
+    /* longest first: the text is partitioned on longer special tokens before shorter ones */
+    qsort(order, t->n_special, sizeof *order, cmp_special_len);
+    for (uint32_t i = 0; i < t->n_special; i++)
+        t->special[i] = order[i].id;
+    free(order);
     return HCQ_OK;
 }
 
@@ -158,6 +218,9 @@ load_merges(struct llm_tok *t, const struct llm_gguf *g)
         return st;
     for (uint64_t i = 0; i < n; i++) {
         struct llm_str s = llm_gguf_arr_str(g, "tokenizer.ggml.merges", i);
+        if (s.len > 2 * 1024 + 1 || !memchr(s.ptr, ' ', s.len))
+            return hcq_err(HCQ_ERR_FORMAT, "llm_tok_create: tokenizer.ggml.merges[%llu] is not \"left right\"",
+                           (unsigned long long)i);
         hmap_put(&t->merges, s.ptr, (uint32_t)s.len, (int32_t)i);
     }
     return HCQ_OK;
@@ -167,13 +230,59 @@ static int32_t
 opt_id(const struct llm_gguf *g, const char *key, uint32_t n_vocab)
 {
     uint32_t v;
-    if (llm_gguf_get_u32(g, key, &v) || v >= n_vocab)
+    if (llm_gguf_get_u32(g, key, &v))
         return -1;
+    if (v >= n_vocab) {
+        HCQ_LOG_WARN("llm_tok_create: %s = %u is not a token of the %u-token vocabulary: ignored", key, v, n_vocab);
+        return -1;
+    }
     return (int32_t)v;
+}
+
+/* tokenizer.ggml.pre -> split rules; unknown names are an error unless the caller asked for
+ * the GPT-2 fallback. A missing key means llama.cpp's "default" rules, with a warning. */
+static enum hcq_status
+select_pre(struct llm_tok *t, const struct llm_gguf *g, const struct llm_tok_params *p)
+{
+    struct llm_str pre;
+    enum hcq_status st = llm_gguf_get_str(g, "tokenizer.ggml.pre", &pre);
+    if (st == HCQ_ERR_NOT_FOUND) {
+        HCQ_LOG_WARN("llm_tok_create: tokenizer.ggml.pre missing: splitting with the 'default' rules (the file "
+                     "predates pre-tokenizer names; re-convert it if tokens look wrong)");
+        t->pre = LLM_PRE_DEFAULT;
+        return HCQ_OK;
+    }
+    if (st)
+        return st;
+    if (llm_pre_lookup(pre.ptr, pre.len, &t->pre))
+        return HCQ_OK;
+    int shown = (int)(pre.len > 64 ? 64 : pre.len);
+    if (p && p->pre_fallback && !strcmp(p->pre_fallback, "gpt2")) {
+        HCQ_LOG_WARN("llm_tok_create: tokenizer.ggml.pre '%.*s' is not supported; splitting with GPT-2 rules as "
+                     "asked (tokenizer fallback gpt2): tokens may differ from the model's own tokenizer",
+                     shown, pre.ptr);
+        t->pre = LLM_PRE_GPT2;
+        return HCQ_OK;
+    }
+    if (p && p->pre_fallback)
+        return hcq_err(HCQ_ERR_INVALID, "llm_tok_create: tokenizer fallback '%s' (the only one is gpt2)",
+                       p->pre_fallback);
+    char names[1024];
+    llm_pre_names(names, sizeof names);
+    return hcq_err(HCQ_ERR_UNSUPPORTED,
+                   "llm_tok_create: tokenizer.ggml.pre '%.*s' is not supported (supported: %s); "
+                   "--tokenizer-fallback gpt2 splits with GPT-2 rules anyway",
+                   shown, pre.ptr, names);
 }
 
 enum hcq_status
 llm_tok_create(const struct llm_gguf *g, struct llm_tok **tok_out)
+{
+    return llm_tok_create_ex(g, NULL, tok_out);
+}
+
+enum hcq_status
+llm_tok_create_ex(const struct llm_gguf *g, const struct llm_tok_params *p, struct llm_tok **tok_out)
 {
     enum hcq_status st;
     struct llm_str model;
@@ -196,17 +305,8 @@ llm_tok_create(const struct llm_gguf *g, struct llm_tok **tok_out)
         goto fail;
     byte_map_init(t);
     t->pre = LLM_PRE_GPT2;
-    if (t->kind == LLM_TOK_KIND_BPE) {
-        struct llm_str pre;
-        if ((st = load_merges(t, g)))
-            goto fail;
-        if (!llm_gguf_get_str(g, "tokenizer.ggml.pre", &pre)) {
-            static const char *const l3[] = { "llama-bpe", "llama3", "llama-v3", "smaug-bpe" };
-            for (size_t i = 0; i < sizeof l3 / sizeof l3[0]; i++)
-                if (pre.len == strlen(l3[i]) && !memcmp(pre.ptr, l3[i], pre.len))
-                    t->pre = LLM_PRE_LLAMA3;
-        }
-    }
+    if (t->kind == LLM_TOK_KIND_BPE && ((st = load_merges(t, g)) || (st = select_pre(t, g, p))))
+        goto fail;
     t->bos = opt_id(g, "tokenizer.ggml.bos_token_id", t->n_vocab);
     t->eos = opt_id(g, "tokenizer.ggml.eos_token_id", t->n_vocab);
     t->eot = opt_id(g, "tokenizer.ggml.eot_token_id", t->n_vocab);
@@ -374,11 +474,17 @@ merge_emit(const struct llm_tok *t, const char *w, uint32_t n, struct ids *out)
                 static const char hex[] = "0123456789ABCDEF";
                 tb[0] = '<'; tb[1] = '0'; tb[2] = 'x'; tb[3] = hex[byte >> 4]; tb[4] = hex[byte & 15]; tb[5] = '>';
                 tl = 6;
+                id = hmap_get(&t->vocab, tb, tl);
+                ids_push(out, id >= 0 ? id : (t->unk >= 0 ? t->unk : 0));
             } else {
-                tl = llm_utf8_encode(t->byte_cp[byte], tb);
+                /* byte-level BPE: a symbol is one mapped byte, so only a vocabulary without
+                 * that byte's token gets here; as llama.cpp, try the symbol's bytes as
+                 * one-character tokens and drop what has none (an unknown token would
+                 * decode to other text) */
+                id = hmap_get(&t->vocab, w + s[i].off + k, 1);
+                if (id >= 0)
+                    ids_push(out, id);
             }
-            id = hmap_get(&t->vocab, tb, tl);
-            ids_push(out, id >= 0 ? id : (t->unk >= 0 ? t->unk : 0));
         }
     }
     free(s);
@@ -390,16 +496,28 @@ merge_emit(const struct llm_tok *t, const char *w, uint32_t n, struct ids *out)
 /* ==== Byte-level BPE ==== */
 
 /* One pre-tokenized word of raw bytes: map each byte to its GPT-2 code point, merge. */
+struct bpe_ctx {
+    const struct llm_tok *t;
+    struct ids *out;
+};
+
 static enum hcq_status
-bpe_word(const struct llm_tok *t, const char *text, size_t len, struct ids *out)
+bpe_word(void *user, const char *text, size_t len)
 {
+    const struct bpe_ctx *c = user;
+    const struct llm_tok *t = c->t;
     char *w = malloc(len * 2 + 1);
     if (!w)
         return hcq_err(HCQ_ERR_NOMEM, "llm_tok_encode: word of %zu bytes", len);
     uint32_t n = 0;
     for (size_t i = 0; i < len; i++)
         n += llm_utf8_encode(t->byte_cp[(uint8_t)text[i]], w + n);
-    enum hcq_status st = merge_emit(t, w, n, out);
+    enum hcq_status st = HCQ_OK;
+    int32_t whole = llm_pre_ignore_merges(t->pre) ? hmap_get(&t->vocab, w, n) : -1;
+    if (whole >= 0)
+        ids_push(c->out, whole); /* LLaMA-3: a word that is a token is not merged piecewise */
+    else
+        st = merge_emit(t, w, n, c->out);
     free(w);
     return st;
 }
@@ -407,15 +525,8 @@ bpe_word(const struct llm_tok *t, const char *text, size_t len, struct ids *out)
 static enum hcq_status
 bpe_segment(const struct llm_tok *t, const char *text, size_t len, struct ids *out)
 {
-    size_t pos = 0;
-    while (pos < len) {
-        size_t end = t->pre == LLM_PRE_LLAMA3 ? llm_pretok_llama3(text, len, pos) : llm_pretok_gpt2(text, len, pos);
-        enum hcq_status st = bpe_word(t, text + pos, end - pos, out);
-        if (st)
-            return st;
-        pos = end;
-    }
-    return HCQ_OK;
+    struct bpe_ctx c = { t, out };
+    return llm_pre_split(t->pre, text, len, bpe_word, &c);
 }
 
 /* ==== SentencePiece ==== */
@@ -447,21 +558,14 @@ spm_segment(const struct llm_tok *t, const char *text, size_t len, bool prefix, 
 
 /* ==== Encode ==== */
 
-/* The longest special token matching at text[pos], or -1. */
-static int32_t
-special_at(const struct llm_tok *t, const char *text, size_t len, size_t pos)
-{
-    int32_t best = -1;
-    uint32_t best_len = 0;
-    for (uint32_t i = 0; i < t->n_special; i++) {
-        const struct llm_tok_entry *e = &t->toks[t->special[i]];
-        if (e->len > best_len && e->len <= len - pos && !memcmp(text + pos, e->text, e->len)) {
-            best = t->special[i];
-            best_len = e->len;
-        }
-    }
-    return best;
-}
+/* The text is partitioned on special tokens the way llama.cpp does it: for each special
+ * token, longest first, every occurrence in the still-unmatched text becomes that token;
+ * what is left is tokenized piece by piece. USER_DEFINED tokens always take part, CONTROL
+ * and UNKNOWN ones only with parse_special. */
+struct frag {
+    size_t off, len; /* raw text; len == 0 and id >= 0: a token */
+    int32_t id;
+};
 
 enum hcq_status
 llm_tok_encode(const struct llm_tok *t, const char *text, size_t len, bool add_bos, bool parse_special,
@@ -471,30 +575,69 @@ llm_tok_encode(const struct llm_tok *t, const char *text, size_t len, bool add_b
     enum hcq_status st = HCQ_OK;
     if (add_bos && t->bos >= 0)
         ids_push(&out, t->bos);
-    size_t seg = 0, pos = 0;
-    bool first = true;
-    while (seg < len) {
-        int32_t sp = -1;
-        for (pos = seg; pos < len; pos++)
-            if (parse_special && (sp = special_at(t, text, len, pos)) >= 0)
-                break;
-        if (pos > seg) {
-            if (t->kind == LLM_TOK_KIND_SPM)
-                st = spm_segment(t, text + seg, pos - seg, first && t->add_space_prefix, &out);
-            else
-                st = bpe_segment(t, text + seg, pos - seg, &out);
-            if (st)
-                return st;
-            first = false;
+    /* fragments: at most one per byte plus one per match (each match splits one raw fragment
+     * into at most three) -> 2 * len + 1 */
+    size_t fcap = 2 * len + 1, nf = 0;
+    struct frag *f = malloc(fcap * sizeof *f);
+    if (!f)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_tok_encode: %zu bytes", len);
+    if (len)
+        f[nf++] = (struct frag){ 0, len, -1 };
+    for (uint32_t k = 0; k < t->n_special && nf; k++) {
+        int32_t sid = t->special[k];
+        const struct llm_tok_entry *e = &t->toks[sid];
+        if (!parse_special && e->attr != LLM_TOK_USER_DEFINED)
+            continue;
+        for (size_t i = 0; i < nf; i++) {
+            if (f[i].id >= 0 || f[i].len < e->len)
+                continue;
+            const char *base = text + f[i].off;
+            const char *m = NULL;
+            for (size_t p = 0; p + e->len <= f[i].len; p++)
+                if (base[p] == e->text[0] && !memcmp(base + p, e->text, e->len)) {
+                    m = base + p;
+                    break;
+                }
+            if (!m)
+                continue;
+            /* split f[i] into [before] token [after]; `after` is examined next (i + 1 or i + 2) */
+            size_t before = (size_t)(m - base), after = f[i].len - before - e->len;
+            size_t add = (before ? 1 : 0) + (after ? 1 : 0); /* extra fragments */
+            if (nf + add > fcap) { /* cannot happen: each match consumes >= 1 byte */
+                st = hcq_err(HCQ_ERR_NOMEM, "llm_tok_encode: fragment list");
+                goto done;
+            }
+            struct frag orig = f[i];
+            memmove(&f[i + 1 + add], &f[i + 1], (nf - i - 1) * sizeof *f);
+            nf += add;
+            size_t j = i;
+            if (before)
+                f[j++] = (struct frag){ orig.off, before, -1 };
+            f[j++] = (struct frag){ orig.off + before, 0, sid };
+            if (after)
+                f[j] = (struct frag){ orig.off + before + e->len, after, -1 };
+            i = j - 1; /* the loop's i++ lands on `after` */
         }
-        if (sp >= 0) {
-            ids_push(&out, sp);
-            pos += t->toks[sp].len;
+    }
+    bool prev_special = true; /* SentencePiece: a space prefix at the start and after special tokens */
+    for (size_t i = 0; i < nf; i++) {
+        if (f[i].id >= 0) {
+            ids_push(&out, f[i].id);
+            prev_special = true;
+            continue;
         }
-        seg = pos;
+        if (t->kind == LLM_TOK_KIND_SPM)
+            st = spm_segment(t, text + f[i].off, f[i].len, prev_special && t->add_space_prefix, &out);
+        else
+            st = bpe_segment(t, text + f[i].off, f[i].len, &out);
+        if (st)
+            goto done;
+        prev_special = false;
     }
     *n_out = out.n;
-    return HCQ_OK;
+done:
+    free(f);
+    return st;
 }
 
 /* ==== Decode ==== */

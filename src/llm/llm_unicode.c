@@ -102,6 +102,12 @@ llm_unicode_is_number(uint32_t cp)
 }
 
 bool
+llm_unicode_is_punct(uint32_t cp)
+{
+    return in_ranges(llm_unicode_puncts, llm_unicode_puncts_count, cp);
+}
+
+bool
 llm_unicode_is_space(uint32_t cp)
 {
     /* PropList.txt White_Space */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * llm_unicode.h - the few Unicode facts the tokenizers need: UTF-8 decoding that never
- * reads past the end, White_Space, and the L* / N* general categories (generated table,
+ * reads past the end, White_Space, and the L* / N* / P* general categories (generated table,
  * llm_unicode_tab.c). Layer: llm.
  */
 #ifndef LLM_UNICODE_H
@@ -18,6 +18,8 @@ extern const struct llm_unicode_range llm_unicode_letters[];
 extern const uint32_t llm_unicode_letters_count;
 extern const struct llm_unicode_range llm_unicode_numbers[];
 extern const uint32_t llm_unicode_numbers_count;
+extern const struct llm_unicode_range llm_unicode_puncts[];
+extern const uint32_t llm_unicode_puncts_count;
 
 /* Decode one code point at s[0..n); *len_out = bytes used (>= 1). Invalid or truncated
  * sequences decode as U+FFFD using 1 byte. */
@@ -30,5 +32,6 @@ uint32_t llm_utf8_len(uint8_t lead);
 bool llm_unicode_is_letter(uint32_t cp);
 bool llm_unicode_is_number(uint32_t cp);
 bool llm_unicode_is_space(uint32_t cp);
+bool llm_unicode_is_punct(uint32_t cp); /* general category P* */
 
 #endif /* LLM_UNICODE_H */

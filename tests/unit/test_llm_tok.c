@@ -124,6 +124,19 @@ TEST(llama_spm_vectors)
 done:;
 }
 
+/* Byte-level BPE vocabularies with their own split rules (tokenizer.ggml.pre), each against
+ * llama.cpp's vectors for it. refact and command-r share starcoder's rules. */
+TEST(bpe_pre_vectors)
+{
+    static const char *const names[] = { "ggml-vocab-deepseek-llm", "ggml-vocab-deepseek-coder", "ggml-vocab-falcon",
+                                         "ggml-vocab-mpt", "ggml-vocab-starcoder", "ggml-vocab-refact" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        int n = 0, bad = run_vectors(t, names[i], &n);
+        CHECKF(bad == 0 && n >= 40, "%s: %d of %d vectors failed", names[i], bad, n);
+    }
+done:;
+}
+
 /* Split a string with a pre-tokenizer into "|"-joined pieces. */
 static void
 split(size_t (*fn)(const char *, size_t, size_t), const char *s, char *out)
@@ -151,6 +164,228 @@ TEST(pretok_splits)
     split(llm_pretok_llama3, "a  b!!\r\nc", buf);
     CHECKF(!strcmp(buf, "a| | b|!!\r\n|c"), "llama3 split 2: %s", buf);
 done:;
+}
+
+struct joined {
+    char buf[256];
+    size_t n;
+};
+
+static enum hcq_status
+join_piece(void *user, const char *s, size_t n)
+{
+    struct joined *j = user;
+    if (j->n)
+        j->buf[j->n++] = '|';
+    memcpy(j->buf + j->n, s, n);
+    j->n += n;
+    j->buf[j->n] = 0;
+    return HCQ_OK;
+}
+
+/* Every split rule on a string that tells it apart, expected pieces derived by hand from the
+ * patterns in llm_tok_pre.c (the vectors alone barely separate the rules: with GPT-2 rules
+ * the deepseek and starcoder vectors fail in one case each). */
+TEST(pre_rules_split)
+{
+    static const struct {
+        enum llm_tok_pre pre;
+        const char *in, *want;
+    } cases[] = {
+        { LLM_PRE_DEFAULT, "abc 1234567 $+x", "abc| |123|456|7| |$+|x" },
+        { LLM_PRE_FALCON, "x=1234!!`", "x|=|123|4|!!`" },
+        { LLM_PRE_STARCODER, "ab12 c", "ab|1|2| c" },
+        { LLM_PRE_QWEN2, "x 123", "x| |1|2|3" },
+        { LLM_PRE_LLAMA3, "x 12345", "x| |123|45" },
+        { LLM_PRE_DEEPSEEK_CODER, "ab,\ncd 12", "ab|,|\n|cd| |1|2" },
+        { LLM_PRE_DEEPSEEK_LLM, "Hi 123  ", "Hi| |123|  " },
+        { LLM_PRE_DEEPSEEK_LLM, "\xE4\xBD\xA0\xE5\xA5\xBD ok\n", "\xE4\xBD\xA0\xE5\xA5\xBD| ok|\n" },
+        { LLM_PRE_GPT2, "I'VE  x", "I|'|VE| | x" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct joined j = { .n = 0 };
+        j.buf[0] = 0;
+        CHECK_OK(llm_pre_split(cases[i].pre, cases[i].in, strlen(cases[i].in), join_piece, &j));
+        CHECKF(!strcmp(j.buf, cases[i].want), "rule %d on '%s': '%s' (expected '%s')", cases[i].pre, cases[i].in,
+               j.buf, cases[i].want);
+    }
+done:;
+}
+
+/* Copy the GPT-2 vocabulary with tokenizer.ggml.pre set to `pre` (NULL: key removed). */
+static enum hcq_status
+vocab_with_pre(const char *pre, void **img, size_t *n, struct llm_gguf **out)
+{
+    struct llm_gguf *g = NULL;
+    struct llm_gguf_writer *w = NULL;
+    enum hcq_status st;
+    if ((st = llm_gguf_open("tests/data/tokenizers/ggml-vocab-gpt-2.gguf", &g)) || (st = llm_gguf_writer_create(&w)))
+        goto done;
+    for (uint64_t i = 0; i < llm_gguf_kv_count(g) && !st; i++) {
+        struct llm_str k = llm_gguf_kv_key(g, i);
+        if (k.len == 18 && !memcmp(k.ptr, "tokenizer.ggml.pre", 18))
+            continue;
+        st = llm_gguf_writer_copy_kv(w, g, i);
+    }
+    if (!st && pre)
+        st = llm_gguf_writer_set_str(w, "tokenizer.ggml.pre", pre);
+    if (!st && !(st = llm_gguf_writer_write_mem(w, img, n)))
+        st = llm_gguf_parse(*img, *n, out);
+done:
+    llm_gguf_writer_destroy(w);
+    llm_gguf_destroy(g);
+    return st;
+}
+
+/* An unknown tokenizer.ggml.pre is an error naming it and the way out; the explicit GPT-2
+ * fallback loads (with a warning) and splits like gpt-2; a missing key means "default". */
+TEST(unknown_pre_is_an_error)
+{
+    void *img = NULL, *img2 = NULL;
+    size_t n, n2;
+    struct llm_gguf *g = NULL, *g2 = NULL;
+    struct llm_tok *tok = NULL, *ref = NULL;
+    CHECK_OK(vocab_with_pre("no-such-pre", &img, &n, &g));
+    CHECK(llm_tok_create(g, &tok) == HCQ_ERR_UNSUPPORTED && !tok);
+    CHECKF(strstr(hcq_last_error(), "llm_tok_create: tokenizer.ggml.pre 'no-such-pre' is not supported (supported: "
+                                    "default, gpt-2,") &&
+               strstr(hcq_last_error(), "deepseek-llm); --tokenizer-fallback gpt2 splits with GPT-2 rules anyway"),
+           "message: %s", hcq_last_error());
+    struct llm_tok_params bad = { .pre_fallback = "llama3" };
+    CHECK(llm_tok_create_ex(g, &bad, &tok) == HCQ_ERR_INVALID);
+    CHECK(strstr(hcq_last_error(), "tokenizer fallback 'llama3' (the only one is gpt2)"));
+    struct llm_tok_params fb = { .pre_fallback = "gpt2" };
+    CHECK_OK(llm_tok_create_ex(g, &fb, &tok));
+    CHECK(tok->pre == LLM_PRE_GPT2);
+    llm_tok_destroy(tok);
+    tok = NULL;
+    CHECK_OK(vocab_with_pre(NULL, &img2, &n2, &g2));
+    CHECK_OK(llm_tok_create(g2, &ref));
+    CHECK(ref->pre == LLM_PRE_DEFAULT);
+done:
+    llm_tok_destroy(tok);
+    llm_tok_destroy(ref);
+    llm_gguf_destroy(g);
+    llm_gguf_destroy(g2);
+    free(img);
+    free(img2);
+}
+
+/* The GPT-2 vocabulary labelled `pre`, without the merges that form " the" (GPT-2's "\xC4\xA0the"). */
+static enum hcq_status
+vocab_without_the(const char *pre, void **img, size_t *n, struct llm_gguf **out)
+{
+    struct llm_gguf *g = NULL;
+    struct llm_gguf_writer *w = NULL;
+    const char **m = NULL;
+    uint64_t *ml = NULL;
+    enum hcq_status st;
+    uint32_t et;
+    uint64_t cnt, k = 0;
+    if ((st = llm_gguf_open("tests/data/tokenizers/ggml-vocab-gpt-2.gguf", &g)) || (st = llm_gguf_writer_create(&w)) ||
+        (st = llm_gguf_get_arr(g, "tokenizer.ggml.merges", &et, &cnt)))
+        goto done;
+    for (uint64_t i = 0; i < llm_gguf_kv_count(g) && !st; i++)
+        st = llm_gguf_writer_copy_kv(w, g, i);
+    m = malloc(cnt * sizeof *m);
+    ml = malloc(cnt * sizeof *ml);
+    if (!st && (!m || !ml))
+        st = HCQ_ERR_NOMEM;
+    for (uint64_t i = 0; i < cnt && !st; i++) {
+        struct llm_str e = llm_gguf_arr_str(g, "tokenizer.ggml.merges", i);
+        char joined[64];
+        size_t jn = 0;
+        for (uint64_t b = 0; b < e.len && jn < sizeof joined; b++)
+            if (e.ptr[b] != ' ')
+                joined[jn++] = e.ptr[b];
+        if (jn == 5 && !memcmp(joined, "\xC4\xA0the", 5))
+            continue;
+        m[k] = e.ptr;
+        ml[k++] = e.len;
+    }
+    if (!st)
+        st = llm_gguf_writer_set_arr_str(w, "tokenizer.ggml.merges", m, ml, k);
+    if (!st)
+        st = llm_gguf_writer_set_str(w, "tokenizer.ggml.pre", pre);
+    if (!st && !(st = llm_gguf_writer_write_mem(w, img, n)))
+        st = llm_gguf_parse(*img, *n, out);
+done:
+    free(m);
+    free(ml);
+    llm_gguf_writer_destroy(w);
+    llm_gguf_destroy(g);
+    return st;
+}
+
+/* LLaMA-3's rule that a pre-token which is itself a vocabulary entry becomes that token
+ * without merging: with the merges forming " the" removed, llama-bpe still encodes " the" as
+ * its token (GPT-2 id 262); smaug-bpe (same split, merges always) needs more than one. */
+TEST(llama3_ignore_merges)
+{
+    void *i1 = NULL, *i2 = NULL;
+    size_t n1, n2, n;
+    struct llm_gguf *g1 = NULL, *g2 = NULL;
+    struct llm_tok *t1 = NULL, *t2 = NULL;
+    int32_t ids[16];
+    CHECK_OK(vocab_without_the("llama-bpe", &i1, &n1, &g1));
+    CHECK_OK(vocab_without_the("smaug-bpe", &i2, &n2, &g2));
+    CHECK_OK(llm_tok_create(g1, &t1));
+    CHECK_OK(llm_tok_create(g2, &t2));
+    CHECK_OK(llm_tok_encode(t1, "a the", 5, false, false, ids, 16, &n));
+    CHECKF(n == 2 && ids[1] == 262, "llama-bpe: %zu ids, ids[1] %d", n, n > 1 ? ids[1] : -1);
+    CHECK_OK(llm_tok_encode(t2, "a the", 5, false, false, ids, 16, &n));
+    CHECKF(n > 2, "smaug-bpe: %zu ids", n);
+done:
+    llm_tok_destroy(t1);
+    llm_tok_destroy(t2);
+    llm_gguf_destroy(g1);
+    llm_gguf_destroy(g2);
+    free(i1);
+    free(i2);
+}
+
+/* User-defined tokens match in plain text (parse_special off), longest first; control tokens
+ * only with parse_special. MPT's vocabulary has runs of 2..24 spaces as user-defined tokens. */
+TEST(user_defined_plain_text)
+{
+    struct llm_gguf *g = NULL;
+    struct llm_tok *tok = NULL;
+    int32_t ids[16];
+    size_t n;
+    CHECK_OK(llm_gguf_open("tests/data/tokenizers/ggml-vocab-mpt.gguf", &g));
+    CHECK_OK(llm_tok_create(g, &tok));
+    int32_t sp5 = llm_tok_find(tok, "     ");
+    CHECK(sp5 >= 0 && tok->toks[sp5].attr == LLM_TOK_USER_DEFINED);
+    CHECK_OK(llm_tok_encode(tok, "a     b", 7, false, false, ids, 16, &n));
+    CHECKF(n == 3 && ids[1] == sp5, "n=%zu ids[1]=%d (want %d)", n, ids[1], sp5);
+    CHECK_OK(llm_tok_encode(tok, "<|endoftext|>", 13, false, false, ids, 16, &n));
+    CHECK(n > 1);
+    CHECK_OK(llm_tok_encode(tok, "<|endoftext|>", 13, false, true, ids, 16, &n));
+    CHECK(n == 1 && ids[0] == 0);
+done:
+    llm_tok_destroy(tok);
+    llm_gguf_destroy(g);
+}
+
+/* A byte-level vocabulary without a token for some byte (Falcon has none for 0x04) drops it,
+ * as llama.cpp does, instead of emitting tokens that decode to other bytes. */
+TEST(bpe_missing_byte_dropped)
+{
+    struct llm_gguf *g = NULL;
+    struct llm_tok *tok = NULL;
+    int32_t ids[16];
+    size_t n;
+    char out[16];
+    size_t on = 0;
+    CHECK_OK(llm_gguf_open("tests/data/tokenizers/ggml-vocab-falcon.gguf", &g));
+    CHECK_OK(llm_tok_create(g, &tok));
+    CHECK_OK(llm_tok_encode(tok, "a\x04" "b", 3, false, false, ids, 16, &n));
+    for (size_t i = 0; i < n; i++)
+        on += llm_tok_piece(tok, ids[i], false, out + on, sizeof out - on);
+    CHECKF(on == 2 && !memcmp(out, "ab", 2), "decoded %zu bytes", on);
+done:
+    llm_tok_destroy(tok);
+    llm_gguf_destroy(g);
 }
 
 TEST(detok_streaming_utf8)
@@ -313,7 +548,8 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(gpt2_vectors), TH_CASE(llama_spm_vectors), TH_CASE(pretok_splits),
+        TH_CASE(gpt2_vectors), TH_CASE(llama_spm_vectors), TH_CASE(bpe_pre_vectors), TH_CASE(pretok_splits), TH_CASE(pre_rules_split), TH_CASE(unknown_pre_is_an_error),
+        TH_CASE(user_defined_plain_text), TH_CASE(bpe_missing_byte_dropped), TH_CASE(llama3_ignore_merges),
         TH_CASE(detok_streaming_utf8), TH_CASE(special_tokens), TH_CASE(roundtrip_random_bytes), TH_CASE(pre_tokenizer_selected_by_key),
     };
     return th_run("llm_tok", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
