@@ -36,14 +36,14 @@ k_lg_pack(float a, float b)
     return r;
 }
 
-/* One type per instantiation: the type switch in k_llm_dq_at folds away and the 8 values
- * of a thread (same block, same sub-block scale) share their block and scale loads. */
-template <uint32_t TYPE>
-static __device__ __forceinline__ void
-k_lg_dequant(const struct k_llm_dequant_f16_params &p, uint64_t rb)
+extern "C" __global__ void
+k_llm_dequant_f16(const struct k_llm_dequant_f16_params p)
 {
     const uint32_t per_row = p.k / 8;
     const uint32_t total = per_row * p.rows; /* < 2^32: launcher precondition */
+    const uint64_t rb = k_llm_gemm_row_bytes(p.type, p.k);
+    if (!rb)
+        return;
     /* 32-bit index arithmetic: a 64-bit division is a called subroutine */
     for (uint32_t t = (uint32_t)k_thread_index(); t < total; t += (uint32_t)k_thread_count()) {
         const uint32_t r = t / per_row, j = (t - r * per_row) * 8;
@@ -51,30 +51,10 @@ k_lg_dequant(const struct k_llm_dequant_f16_params &p, uint64_t rb)
         float v[8];
 #pragma unroll
         for (int e = 0; e < 8; e++)
-            v[e] = k_llm_dq_at(TYPE, row, j + e);
+            v[e] = k_llm_dq_at(p.type, row, j + e);
         uint4 o = make_uint4(k_lg_pack(v[0], v[1]), k_lg_pack(v[2], v[3]), k_lg_pack(v[4], v[5]),
                              k_lg_pack(v[6], v[7]));
         *(uint4 *)((uint16_t *)p.out_va + (uint64_t)r * p.k + j) = o;
-    }
-}
-
-extern "C" __global__ void
-k_llm_dequant_f16(const struct k_llm_dequant_f16_params p)
-{
-    const uint64_t rb = k_llm_gemm_row_bytes(p.type, p.k);
-    switch (p.type) { /* the types k_llm_gemm_row_bytes knows */
-    case 0: k_lg_dequant<0>(p, rb); return;
-    case 1: k_lg_dequant<1>(p, rb); return;
-    case 2: k_lg_dequant<2>(p, rb); return;
-    case 3: k_lg_dequant<3>(p, rb); return;
-    case 6: k_lg_dequant<6>(p, rb); return;
-    case 7: k_lg_dequant<7>(p, rb); return;
-    case 8: k_lg_dequant<8>(p, rb); return;
-    case 12: k_lg_dequant<12>(p, rb); return;
-    case 13: k_lg_dequant<13>(p, rb); return;
-    case 14: k_lg_dequant<14>(p, rb); return;
-    case 30: k_lg_dequant<30>(p, rb); return;
-    default: return;
     }
 }
 
