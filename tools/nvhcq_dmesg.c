@@ -3,7 +3,7 @@
  * nvhcq_dmesg.c - `nvhcq dmesg-check`: read the kernel log (or a saved one) and report the
  * NVIDIA driver's errors (Xids, MMU faults, a GPU that fell off the bus, channel errors),
  * ignoring its routine lines. Exit status 0 = clean, 1 = errors, 2 = log unreadable.
- * The classifier is src/iface/rm/rm_dmesg.c; this file only does I/O and printing.
+ * The classifier is src/kmd/rm/rm_dmesg.c; this file only does I/O and printing.
  *
  *   nvhcq dmesg-check                   scan the whole `dmesg` output
  *   nvhcq dmesg-check --mark            print a token for --since (writes a marker line to
