@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_matmul.c - square matrix products C[n,n] = A[n,n] . B[n,n], row-major, with the
- * library's kernels k_matmul_f32 (f32 in, f32 out) and k_matmul_f16 (f16 in, f32
- * accumulate and out), n = 256 .. 8192; TFLOP/s = 2 n^3 / time. On a cuda device cuBLAS
- * (dlopen("libcublas.so"), cublasSgemm_v2 / cublasGemmEx with f32 compute) runs the same
- * inputs as an anchor row, backend "cublas".
+ * library's kernels: matmul_f32 / matmul_f16 rows (k_matmul_*, CUDA cores, f32 out) and
+ * gemm_f16 / gemm_bf16 rows (k_gemm_*, mma.sync tensor cores, f32 accumulate and out),
+ * n = 256 .. 8192; TFLOP/s = 2 n^3 / time. On a cuda device cuBLAS (dlopen("libcublas.so"),
+ * cublasSgemm_v2 / cublasGemmEx with f32 compute and f32 C) runs the same inputs as the
+ * anchor row of matmul_f32, gemm_f16 and gemm_bf16, backend "cublas".
  * Napkin bounds: H100 SXM ~67 TFLOP/s FP32 (non-tensor), ~990 TFLOP/s dense FP16 tensor
  * core (~800 measured bf16 in KINDS.md); the library's kernel is a 16x16-tile CUDA-core
  * kernel, so expect a few TFLOP/s f32 and no tensor cores for f16: the cuBLAS row shows
@@ -28,7 +29,9 @@
 struct mm {
     struct bench_ctx *ctx;
     struct bench_dev *d;
-    bool f16;
+    bool f16;                  /* 16-bit inputs (f16, or bf16 when bf16) */
+    bool bf16;
+    bool mma;                  /* the tensor-core kernel (k_gemm_*) instead of k_matmul_* */
     uint32_t n;
     const float *a, *b;        /* f32 values (for f16: already rounded to f16) */
     const uint16_t *ah, *bh;   /* f16 bits (f16 runs) */
@@ -80,7 +83,21 @@ rec_mm(struct bench_dev *d, struct hcq_queue *q, void *arg)
 {
     struct mm *m = arg;
     (void)d;
+    if (m->mma)
+        return ops_launch_gemm(q, m->prog, m->bc, m->ba, m->bb, m->n, m->n, m->n);
     return ops_launch_matmul(q, m->prog, m->bc, m->ba, m->bb, m->n, m->n, m->n);
+}
+
+/* Row name: matmul_* for the CUDA-core k_matmul kernels, gemm_* for the tensor-core
+ * k_gemm kernels and their cuBLAS anchors. */
+static const char *
+row_name(const struct mm *m, bool tensor)
+{
+    if (!m->f16)
+        return "matmul_f32";
+    if (m->bf16)
+        return "gemm_bf16";
+    return tensor ? "gemm_f16" : "matmul_f16";
 }
 
 static void
@@ -88,14 +105,14 @@ run_kernel(struct mm *m)
 {
     char params[48];
     snprintf(params, sizeof params, "%ux%ux%u", m->n, m->n, m->n);
-    struct bench_result r = bench_result_init("matmul", m->f16 ? "matmul_f16" : "matmul_f32", m->d, params,
-                                              "TFLOP/s", true);
+    struct bench_result r = bench_result_init("matmul", row_name(m, m->mma), m->d, params, "TFLOP/s", true);
     uint64_t nn = (uint64_t)m->n * m->n;
     size_t in_B = nn * (m->f16 ? 2 : 4);
     double flop = 2.0 * m->n * (double)nn, one = 0, *t = NULL;
+    const char *kname = m->mma ? (m->bf16 ? "k_gemm_bf16" : "k_gemm_f16") : m->f16 ? "k_matmul_f16" : "k_matmul_f32";
     uint32_t batch = 1, reps;
     char why[128];
-    enum hcq_status st = hcq_program_load(m->d->dev, m->f16 ? "k_matmul_f16" : "k_matmul_f32", &m->prog);
+    enum hcq_status st = hcq_program_load(m->d->dev, kname, &m->prog);
     if (st == HCQ_OK)
         st = hcq_program_load(m->d->dev, "k_fill_u32", &m->fill);
     if (st == HCQ_OK)
@@ -128,8 +145,8 @@ run_kernel(struct mm *m)
     } else {
         bench_stats(&r, t, reps, flop / 1e3);
         r.verdict = BENCH_VERIFIED;
-        snprintf(r.note, sizeof r.note, "%s%s", m->d->timed_on_device ? "device time" : "host time",
-                 batch > 1 ? ", batched" : "");
+        snprintf(r.note, sizeof r.note, "%s%s%s", m->mma && !m->d->slow ? "mma.sync, " : "",
+                 m->d->timed_on_device ? "device time" : "host time", batch > 1 ? ", batched" : "");
         bench_add(m->ctx, &r);
     }
     free(t);
@@ -149,6 +166,7 @@ run_kernel(struct mm *m)
 #define CUBLAS_OP_N 0
 #define CUDA_R_32F 0
 #define CUDA_R_16F 2
+#define CUDA_R_16BF 14
 #define CUBLAS_COMPUTE_32F 68
 #define CUBLAS_GEMM_DEFAULT (-1)
 
@@ -228,8 +246,9 @@ cublas_gemm(struct cublas *c, const struct mm *m)
     void *cc = (void *)(uintptr_t)hcq_buf_va(m->bc);
     if (!m->f16)
         return c->sgemm(c->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, cc, n);
-    return c->gemm_ex(c->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, CUDA_R_16F, n, a, CUDA_R_16F, n, &zero,
-                      cc, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    int t = m->bf16 ? CUDA_R_16BF : CUDA_R_16F;
+    return c->gemm_ex(c->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, t, n, a, t, n, &zero, cc, CUDA_R_32F, n,
+                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 
 static void
@@ -237,8 +256,7 @@ run_cublas(struct mm *m, struct cublas *cb)
 {
     char params[48];
     snprintf(params, sizeof params, "%ux%ux%u", m->n, m->n, m->n);
-    struct bench_result r = bench_result_init("matmul", m->f16 ? "matmul_f16" : "matmul_f32", m->d, params,
-                                              "TFLOP/s", true);
+    struct bench_result r = bench_result_init("matmul", row_name(m, true), m->d, params, "TFLOP/s", true);
     snprintf(r.backend, sizeof r.backend, "cublas");
     uint64_t nn = (uint64_t)m->n * m->n;
     size_t in_B = nn * (m->f16 ? 2 : 4);
@@ -315,37 +333,45 @@ bench_matmul(struct bench_ctx *ctx)
             free(a), free(b), free(got), free(ah), free(bh);
             break;
         }
-        for (int f16 = 0; f16 < 2; f16++) {
+        for (int ty = 0; ty < 3; ty++) { /* f32, f16, bf16 */
+            const bool f16 = ty > 0, bf16 = ty == 2;
             bench_rand_f32(a, nn, -1.0f, 1.0f);
             bench_rand_f32(b, nn, -1.0f, 1.0f);
-            if (f16) { /* round the inputs to f16 so the reference sees what the kernel sees */
+            if (f16) { /* round the inputs so the reference sees what the kernel sees */
                 for (size_t i = 0; i < nn; i++) {
-                    ah[i] = ops_half_f32_to_f16(a[i]);
-                    bh[i] = ops_half_f32_to_f16(b[i]);
-                    a[i] = ops_half_f16_to_f32(ah[i]);
-                    b[i] = ops_half_f16_to_f32(bh[i]);
+                    ah[i] = bf16 ? ops_half_f32_to_bf16(a[i]) : ops_half_f32_to_f16(a[i]);
+                    bh[i] = bf16 ? ops_half_f32_to_bf16(b[i]) : ops_half_f32_to_f16(b[i]);
+                    a[i] = bf16 ? ops_half_bf16_to_f32(ah[i]) : ops_half_f16_to_f32(ah[i]);
+                    b[i] = bf16 ? ops_half_bf16_to_f32(bh[i]) : ops_half_f16_to_f32(bh[i]);
                 }
             }
             for (int i = 0; i < ctx->dev_count; i++) {
-                struct mm m = { .ctx = ctx, .d = &ctx->devs[i], .f16 = f16, .n = n, .a = a, .b = b, .ah = ah,
-                                .bh = bh, .got = got };
-                if (m.d->dead)
-                    continue;
-                if (m.d->slow && n > (m.d->info.emulated ? 128u : 512u)) {
-                    char params[48];
-                    snprintf(params, sizeof params, "%ux%ux%u", n, n, n);
-                    struct bench_result r = bench_result_init("matmul", f16 ? "matmul_f16" : "matmul_f32", m.d, params,
-                                                              "TFLOP/s", true);
-                    bench_add_status(ctx, &r, BENCH_SKIPPED, "size capped on host-run devices");
-                    continue;
+                /* kernels: f32 -> k_matmul_f32; f16 -> k_matmul_f16 and k_gemm_f16; bf16 -> k_gemm_bf16 */
+                for (int mma = ty == 2; mma <= (ty > 0); mma++) {
+                    struct mm m = { .ctx = ctx, .d = &ctx->devs[i], .f16 = f16, .bf16 = bf16, .mma = mma, .n = n,
+                                    .a = a, .b = b, .ah = ah, .bh = bh, .got = got };
+                    if (m.d->dead)
+                        continue;
+                    /* host-run devices (twins, double accumulation) get small sizes; the
+                     * CUDA-core kernel stops at 4096 on GPUs (8192^3 takes ~0.15 s a call) */
+                    bool cap = m.d->slow && n > (m.d->info.emulated ? 128u : 512u);
+                    if (cap) {
+                        char params[48];
+                        snprintf(params, sizeof params, "%ux%ux%u", n, n, n);
+                        struct bench_result r = bench_result_init("matmul", row_name(&m, mma), m.d, params,
+                                                                  "TFLOP/s", true);
+                        bench_add_status(ctx, &r, BENCH_SKIPPED, "size capped on host-run devices");
+                        continue;
+                    }
+                    run_kernel(&m);
+                    if (have_cublas && !strcmp(m.d->info.backend, "cuda") && !m.d->dead && (mma || !f16))
+                        run_cublas(&m, &cb);
                 }
-                run_kernel(&m);
-                if (have_cublas && !strcmp(m.d->info.backend, "cuda") && !m.d->dead)
-                    run_cublas(&m, &cb);
             }
         }
         free(a), free(b), free(got), free(ah), free(bh);
     }
     if (have_cublas)
         cublas_close(&cb);
+    bench_qgemm(ctx);
 }

@@ -308,6 +308,10 @@ struct llm_model_params {
     uint32_t n_batch;         /* prefill batch; 0 = 64 */
     bool use_graph;           /* record decode as a graph where supported (default true) */
     const char *tok_pre_fallback; /* llm_tok_params.pre_fallback (NULL: unknown pre = error) */
+    /* Batches of at least this many tokens run their matmuls on tensor cores: weights
+     * dequantized to f16 once per batch, activations rounded to f16, f32 accumulation
+     * (k_llm_gemm.cu; logits move by ~1e-7 NMSE). 0 = never; default 64. */
+    uint32_t gemm_min_batch;
     /* Called while uploading weights with done/total bytes (may be NULL). */
     void (*progress)(uint64_t done_B, uint64_t total_B, void *user);
     void *progress_user;

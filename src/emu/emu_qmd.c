@@ -42,6 +42,7 @@ struct emu_qmd_layout {
     uint32_t cb_valid_stride;     /* bits between VALID(i) and VALID(i+1); addr/size fields +64 i */
     struct emu_qmd_release rel[3];
     struct emu_bits dep_enable, dep_action, dep_ptr;
+    struct emu_bits shared, sm_min, sm_target, sm_max; /* shared bytes/CTA; carve-outs (v-1)*4 KiB */
 };
 
 #define B(h, l) { h, l }
@@ -61,6 +62,7 @@ static const struct emu_qmd_layout emu_qmd_v03_00 = {
         { B(1719, 1719), B(1727, 1726), B(1725, 1725), B(1695, 1664), B(1703, 1696), B(1759, 1728), B(1791, 1760) },
     },
     .dep_enable = B(512, 512), .dep_action = B(515, 513), .dep_ptr = B(511, 480),
+    .shared = B(561, 544), .sm_min = B(567, 562), .sm_target = B(662, 657), .sm_max = B(574, 569),
 };
 
 /* rm.md §6.2, column V04_00 (384 B); release i control bits at 320 + 16 i, addresses +128 i. */
@@ -78,6 +80,7 @@ static const struct emu_qmd_layout emu_qmd_v04_00 = {
         { B(352, 352), B(354, 353), B(364, 364), B(927, 896), B(952, 928), B(991, 960), B(1023, 992) },
     },
     .dep_enable = B(368, 368), .dep_action = B(371, 369), .dep_ptr = B(479, 448),
+    .shared = B(601, 584), .sm_min = B(613, 608), .sm_target = B(625, 620), .sm_max = B(619, 614),
 };
 
 #undef B
@@ -245,6 +248,20 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
     }
     if (ch->d->opts.corrupt_qmd && n == ch->d->opts.corrupt_qmd)
         prog_va ^= 0x40000000ull; /* fault injection: a flipped program-address bit */
+    /* shared memory (rm.md §6.7): the CTA fits the MIN carve-out, MIN <= TARGET <= MAX, and
+     * no carve-out exceeds the SM's; a QMD breaking these cannot be placed as encoded.
+     * All three zero (hand-built test QMDs) is left alone. */
+    {
+        uint64_t sh = emu_qf(q, L->shared), mn = emu_qf(q, L->sm_min), tg = emu_qf(q, L->sm_target);
+        uint64_t mx = emu_qf(q, L->sm_max), cap = ch->d->arch->max_shared_per_sm_KiB / 4 + 1;
+        if ((mn | tg | mx) && (!mn || (mn - 1) * 4096 < sh || mn > tg || tg > mx || mx > cap))
+            return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                                 "QMD 0x%llx: shared memory %llu B with SM config min/target/max 0x%llx/0x%llx/"
+                                 "0x%llx (carve-out (v-1)*4 KiB, %s holds <= %u KiB)",
+                                 (unsigned long long)qmd_va, (unsigned long long)sh, (unsigned long long)mn,
+                                 (unsigned long long)tg, (unsigned long long)mx, ch->d->arch->name,
+                                 ch->d->arch->max_shared_per_sm_KiB);
+    }
     uint64_t cb_va = (emu_qf(q, L->cb_lo) | emu_qf(q, L->cb_hi) << 32) << L->cb_shift;
     uint32_t cb_B = (uint32_t)emu_qf(q, L->cb_size) << 4;
     if (!emu_qf(q, L->cb_valid))

@@ -679,6 +679,20 @@ gpu_cubin_kernel_shared_B(const struct gpu_cubin_kernel *k, uint32_t dynamic_B)
 }
 
 uint32_t
+gpu_cubin_ctas_per_sm(const struct gpu_cubin_kernel *k, const uint32_t block[3])
+{
+    /* 64K registers (per-warp 256-register units, as gpu_cubin_kernel_max_threads), 2048
+     * threads and 32 CTAs per SM on sm_80+ */
+    uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+    uint64_t warps = (threads + 31) / 32;
+    uint64_t regs = k->register_count ? k->register_count : 1;
+    uint64_t per_warp = (regs * 32 + 255) & ~(uint64_t)255;
+    uint64_t by_regs = warps ? 65536 / (per_warp * warps) : 32, by_threads = threads ? 2048 / threads : 32;
+    uint64_t n = by_regs < by_threads ? by_regs : by_threads;
+    return n < 1 ? 1 : n > 32 ? 32 : (uint32_t)n;
+}
+
+uint32_t
 gpu_cubin_kernel_local_B(const struct gpu_cubin_kernel *k)
 {
     uint64_t b = (uint64_t)k->min_stack_B + GPU_CUBIN_LOCAL_RESERVE_B;
@@ -787,8 +801,19 @@ gpu_cubin_qmd_desc(struct gpu_qmd_desc *d, const struct hcq_arch *arch, const st
         return INVALID("kernel %s: %u bytes of shared memory (more than %s's %u KiB)", k->name,
                        d->shared_mem_B, arch->name, arch->max_shared_per_sm_KiB);
     uint32_t max_carve = arch->max_shared_per_sm_KiB < 100 ? arch->max_shared_per_sm_KiB : 100;
-    d->sm_config_min = d->sm_config_target = gpu_qmd_sm_config(carve);
-    d->sm_config_max = gpu_qmd_sm_config(carve > max_carve ? carve : max_carve); /* tinygrad 0x1a */
+    /* MIN fits one CTA (tinygrad's choice); TARGET fits as many CTAs as the registers and
+     * threads allow, so kernels with tens of KiB of shared memory keep the occupancy the
+     * CUDA driver gives them (e.g. 2 x 49 KiB GEMM CTAs need the 100 KiB carve-out, not
+     * 64); MAX is at least TARGET (NVK sets the largest legal one). */
+    uint32_t target = gpu_qmd_carveout_KiB(d->shared_mem_B * gpu_cubin_ctas_per_sm(k, block),
+                                           arch->max_shared_per_sm_KiB);
+    if (target < carve) /* more CTAs than any carve-out holds: the largest one */
+        target = gpu_qmd_carveout_KiB(arch->max_shared_per_sm_KiB * 1024u, arch->max_shared_per_sm_KiB);
+    if (target < carve)
+        target = carve;
+    d->sm_config_min = gpu_qmd_sm_config(carve);
+    d->sm_config_target = gpu_qmd_sm_config(target);
+    d->sm_config_max = gpu_qmd_sm_config(target > max_carve ? target : max_carve); /* tinygrad 0x1a */
     if (local_high_B < gpu_cubin_kernel_local_B(k))
         return INVALID("kernel %s: local memory %u bytes/thread (expected >= %u)", k->name,
                        local_high_B, gpu_cubin_kernel_local_B(k));

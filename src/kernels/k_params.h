@@ -222,6 +222,26 @@ K_PARAMS_FIELD(k_matmul_f16, n, 28);
 K_PARAMS_FIELD(k_matmul_f16, k, 32);
 K_PARAMS_FIELD(k_matmul_f16, pad0, 36);
 
+/* k_gemm_f16, k_gemm_bf16, k_gemm_f16_nt, k_gemm_bf16_nt (k_gemm_mma.cu): tensor-core
+ * C = A . B (B[k, n]) or A . B^T (_nt: B[n, k]), f32 accumulation and output */
+struct k_gemm_params {
+    uint64_t c_va; /* f32[m, n] output, row-major */
+    uint64_t a_va; /* f16/bf16[m, k], row-major */
+    uint64_t b_va; /* f16/bf16[k, n] row-major, or [n, k] for the _nt kernels */
+    uint32_t m;
+    uint32_t n;
+    uint32_t k;    /* multiple of 8 */
+    uint32_t pad0; /* 0 */
+};
+K_PARAMS_SIZE(k_gemm, 40);
+K_PARAMS_FIELD(k_gemm, c_va, 0);
+K_PARAMS_FIELD(k_gemm, a_va, 8);
+K_PARAMS_FIELD(k_gemm, b_va, 16);
+K_PARAMS_FIELD(k_gemm, m, 24);
+K_PARAMS_FIELD(k_gemm, n, 28);
+K_PARAMS_FIELD(k_gemm, k, 32);
+K_PARAMS_FIELD(k_gemm, pad0, 36);
+
 /* k_empty: nothing (launch-latency benchmarks) */
 struct k_empty_params {
     uint64_t unused; /* ignored */

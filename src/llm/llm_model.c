@@ -10,6 +10,7 @@
 #include "llm_model_priv.h"
 
 #include "hcq_log.h"
+#include "k_llm_gemm_params.h"
 #include "k_llm_params.h"
 
 #include <math.h>
@@ -27,6 +28,17 @@ struct dtensor {
 enum { PROG_EMBED, PROG_NORM, PROG_MATMUL, PROG_ROPE_KV, PROG_ATTN, PROG_ACT, PROG_COUNT };
 static const char *const prog_names[PROG_COUNT] = { "k_llm_embed", "k_llm_norm", "k_llm_matmul",
                                                     "k_llm_rope_kv", "k_llm_attn", "k_llm_act" };
+
+/* Tensor-core prefill (k_llm_gemm.cu): per weight, dequantize into w16, cast the
+ * activations into x16, then one k_llm_gemm launch. */
+enum { PG_DEQUANT, PG_CAST, PG_GEMM, PG_COUNT };
+struct prefill_gemm {
+    uint32_t min_n;              /* 0: off */
+    struct hcq_program *prog[PG_COUNT];
+    struct hcq_buf *buf;         /* w16 | x16 */
+    uint64_t w16_va, x16_va;
+    uint64_t w16_B, x16_B;
+};
 
 struct llm_model {
     struct llm_hparams hp;
@@ -50,6 +62,7 @@ struct llm_model {
     /* activation VAs ([n_batch] rows each) */
     uint64_t x_va, xn_va, qkv_va, att_va, fa_va, fb_va;
     uint32_t qkv_dim;            /* q_dim + 2 * kv_dim floats per row */
+    struct prefill_gemm pg;      /* tensor-core prefill matmuls (n >= pg.min_n) */
     struct hcq_graph *graph;     /* decode step */
     uint32_t var_tok, var_pos, var_tick;
     bool use_graph, graph_failed;
@@ -58,7 +71,8 @@ struct llm_model {
 void
 llm_model_params_default(struct llm_model_params *p)
 {
-    *p = (struct llm_model_params){ .dev_spec = NULL, .n_ctx = 0, .n_batch = 0, .use_graph = true };
+    *p = (struct llm_model_params){ .dev_spec = NULL, .n_ctx = 0, .n_batch = 0, .use_graph = true,
+                                    .gemm_min_batch = 64 };
 }
 
 /* ==== Loading ==== */
@@ -258,6 +272,59 @@ alloc_state(struct llm_model *m)
     return HCQ_OK;
 }
 
+/* A matrix the tensor-core path takes: a type the dequantizer knows, rows of k % 8 == 0. */
+static bool
+prefill_gemm_takes(const struct dtensor *w)
+{
+    return w->va && w->ne1 > 1 && w->ne0 % 8 == 0 && k_llm_gemm_row_bytes(w->type, w->ne0) != 0;
+}
+
+static void
+prefill_gemm_free(struct prefill_gemm *pg)
+{
+    hcq_buf_free(pg->buf);
+    for (int i = 0; i < PG_COUNT; i++)
+        hcq_program_destroy(pg->prog[i]);
+    memset(pg, 0, sizeof *pg);
+}
+
+/* Programs and scratch of the tensor-core prefill: w16 holds the largest layer matrix
+ * in f16, x16 n_batch rows of the largest k. Off when min_n is 0 or above n_batch. */
+static enum hcq_status
+prefill_gemm_init(struct llm_model *m, uint32_t min_n)
+{
+    static const char *const names[PG_COUNT] = { "k_llm_dequant_f16", "k_llm_cast_f16", "k_llm_gemm" };
+    struct prefill_gemm *pg = &m->pg;
+    enum hcq_status st;
+    if (!min_n || min_n > m->n_batch)
+        return HCQ_OK;
+    uint64_t w_max = 0, k_max = 0;
+    for (uint32_t l = 0; l < m->hp.n_layer; l++)
+        for (int w = 0; w < LW_COUNT; w++) {
+            const struct dtensor *t = &m->lw[l][w];
+            if (!prefill_gemm_takes(t))
+                continue;
+            w_max = (uint64_t)t->ne0 * t->ne1 > w_max ? (uint64_t)t->ne0 * t->ne1 : w_max;
+            k_max = t->ne0 > k_max ? t->ne0 : k_max;
+        }
+    if (!w_max)
+        return HCQ_OK;
+    pg->w16_B = (2 * w_max + 255) / 256 * 256;
+    pg->x16_B = (2 * k_max * m->n_batch + 255) / 256 * 256;
+    for (int i = 0; i < PG_COUNT; i++)
+        if ((st = hcq_program_load(m->dev, names[i], &pg->prog[i])))
+            goto fail;
+    if ((st = hcq_buf_alloc(m->dev, pg->w16_B + pg->x16_B, HCQ_MEM_DEVICE, &pg->buf)))
+        goto fail;
+    pg->w16_va = hcq_buf_va(pg->buf);
+    pg->x16_va = pg->w16_va + pg->w16_B;
+    pg->min_n = min_n;
+    return HCQ_OK;
+fail:
+    prefill_gemm_free(pg);
+    return st;
+}
+
 enum hcq_status
 llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, struct llm_model **model_out)
 {
@@ -303,7 +370,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     for (int i = 0; i < PROG_COUNT; i++)
         if ((st = hcq_program_load(m->dev, prog_names[i], &m->prog[i])))
             goto fail;
-    if ((st = upload_weights(m, &p)) || (st = alloc_state(m)))
+    if ((st = upload_weights(m, &p)) || (st = alloc_state(m)) || (st = prefill_gemm_init(m, p.gemm_min_batch)))
         goto fail;
     *model_out = m;
     return HCQ_OK;
@@ -336,6 +403,7 @@ llm_model_destroy(struct llm_model *m)
     if (m->q && hcq_queue_finish(m->q, HCQ_TIMEOUT_DEFAULT_NS) != HCQ_OK)
         HCQ_LOG_WARN("llm_model_destroy: queue did not drain: %s", hcq_last_error());
     hcq_graph_destroy(m->graph);
+    prefill_gemm_free(&m->pg);
     hcq_buf_free(m->logbuf);
     hcq_buf_free(m->tokbuf);
     hcq_buf_free(m->kvbuf);
@@ -386,9 +454,43 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
 }
 
 static enum hcq_status
+launch_pg(struct llm_model *m, int prog, uint32_t gx, uint32_t block, const void *args, uint32_t args_B)
+{
+    const uint32_t grid[3] = { gx, 1, 1 }, blk[3] = { block, 1, 1 };
+    return hcq_queue_launch(m->q, m->pg.prog[prog], grid, blk, args, args_B);
+}
+
+/* Prefill matmul on tensor cores: w -> f16 scratch, x rows -> f16 scratch, GEMM into y
+ * (k_llm_gemm.cu). Same contract as matmul() below. */
+static enum hcq_status
+matmul_prefill(struct llm_model *m, const struct dtensor *w, uint64_t x_va, uint32_t x_stride, uint64_t y_va,
+               uint32_t y_stride, uint32_t n, const struct dtensor *b, bool acc)
+{
+    const struct prefill_gemm *pg = &m->pg;
+    const uint32_t k = w->ne0, rows = w->ne1;
+    enum hcq_status st;
+    /* one thread per 8 values, capped grid (the aux kernels grid-stride) */
+    uint64_t wt = ((uint64_t)rows * k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
+    uint64_t xt = ((uint64_t)n * k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
+    struct k_llm_dequant_f16_params dp = { .w_va = w->va, .out_va = pg->w16_va, .type = w->type, .k = k,
+                                           .rows = rows };
+    struct k_llm_cast_f16_params cp = { .x_va = x_va, .out_va = pg->x16_va, .n = n, .k = k, .x_stride = x_stride };
+    struct k_llm_gemm_params gp = { .x_va = pg->x16_va, .w_va = pg->w16_va, .y_va = y_va, .b_va = b ? b->va : 0,
+                                    .k = k, .rows = rows, .n = n, .y_stride = y_stride, .accumulate = acc };
+    uint64_t tiles = (uint64_t)((n + K_LLM_GEMM_TILE_M - 1) / K_LLM_GEMM_TILE_M) *
+                     ((rows + K_LLM_GEMM_TILE_N - 1) / K_LLM_GEMM_TILE_N);
+    if ((st = launch_pg(m, PG_DEQUANT, wt > 65535 ? 65535 : (uint32_t)wt, K_LLM_GEMM_AUX_BLOCK, &dp, sizeof dp)) ||
+        (st = launch_pg(m, PG_CAST, xt > 65535 ? 65535 : (uint32_t)xt, K_LLM_GEMM_AUX_BLOCK, &cp, sizeof cp)))
+        return st;
+    return launch_pg(m, PG_GEMM, tiles > 65535 ? 65535 : (uint32_t)tiles, K_LLM_GEMM_THREADS, &gp, sizeof gp);
+}
+
+static enum hcq_status
 matmul(struct llm_model *m, const struct dtensor *w, uint64_t x_va, uint32_t x_stride, uint64_t y_va,
        uint32_t y_stride, uint32_t n, const struct dtensor *b, bool acc)
 {
+    if (m->pg.min_n && n >= m->pg.min_n && prefill_gemm_takes(w) && x_stride % 4 == 0 && y_stride % 2 == 0)
+        return matmul_prefill(m, w, x_va, x_stride, y_va, y_stride, n, b, acc);
     struct k_llm_matmul_params p = {
         .w_va = w->va, .x_va = x_va, .y_va = y_va, .b_va = b ? b->va : 0, .type = w->type, .k = w->ne0,
         .rows = w->ne1, .n = n, .x_stride = x_stride, .y_stride = y_stride, .accumulate = acc,

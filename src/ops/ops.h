@@ -22,6 +22,8 @@
 #define OPS_BLOCK 256u      /* threads per block of the flat kernels */
 #define OPS_GRID_MAX 65535u /* blocks per launch cap; the kernels loop over the rest */
 #define OPS_MM_TILE 16u     /* k_matmul.cu: block is (16, 16, 1), one 16x16 tile of C per block */
+#define OPS_GEMM_THREADS 128u /* k_gemm_mma.cu: block is (128, 1, 1) */
+#define OPS_GEMM_TILE 128u    /* k_gemm_mma.cu: one 128x128 tile of C per block */
 
 /* Flat geometry for n work items: block (OPS_BLOCK,1,1), grid (ceil(n/OPS_BLOCK) capped, 1, 1);
  * n == 0 gives grid 1. */
@@ -57,6 +59,13 @@ HCQ_MUST_CHECK enum hcq_status ops_launch_sum_f32(struct hcq_queue *q, struct hc
 HCQ_MUST_CHECK enum hcq_status ops_launch_matmul(struct hcq_queue *q, struct hcq_program *prog,
                                                  struct hcq_buf *c, struct hcq_buf *a, struct hcq_buf *b,
                                                  uint32_t m, uint32_t n, uint32_t k);
+/* Tensor cores: c f32[m, n] = a[m, k] . b[k, n] (prog k_gemm_f16, k_gemm_bf16) or
+ * a[m, k] . b[n, k]^T (prog k_gemm_f16_nt, k_gemm_bf16_nt), f16/bf16 inputs, f32
+ * accumulation. Requires k % 8 == 0 and, for the [k, n] forms, n % 8 == 0 (16-byte rows
+ * chunks); error bound k * 2^-23 * sum|a b| per element (k_gemm_mma.h). */
+HCQ_MUST_CHECK enum hcq_status ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog,
+                                               struct hcq_buf *c, struct hcq_buf *a, struct hcq_buf *b,
+                                               uint32_t m, uint32_t n, uint32_t k);
 /* x u64[n] = x * mul + add (mod 2^64). */
 HCQ_MUST_CHECK enum hcq_status ops_launch_axpb_u64(struct hcq_queue *q, struct hcq_program *prog,
                                                    struct hcq_buf *x, uint64_t n, uint64_t mul, uint64_t add);

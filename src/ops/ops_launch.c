@@ -221,6 +221,41 @@ ops_launch_matmul(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf 
 _Static_assert(sizeof(struct k_matmul_f32_params) == sizeof(struct k_matmul_f16_params), "matmul layouts differ");
 
 enum hcq_status
+ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c, struct hcq_buf *a,
+                struct hcq_buf *b, uint32_t m, uint32_t n, uint32_t k)
+{
+    static const char *const names[] = { "k_gemm_f16", "k_gemm_bf16", "k_gemm_f16_nt", "k_gemm_bf16_nt", NULL };
+    int which = ops_launch_which(__func__, prog, names);
+    if (which < 0)
+        return HCQ_ERR_INVALID;
+    bool nt = which >= 2;
+    if (k % 8 || (!nt && n % 8))
+        return hcq_err(HCQ_ERR_INVALID, "%s: k %u%s (expected multiples of 8: 16-byte row chunks)", __func__, k,
+                       nt ? "" : " or n");
+    enum hcq_status st = ops_launch_fits(__func__, "c", c, 0, (uint64_t)m * n, 4);
+    if (st == HCQ_OK)
+        st = ops_launch_fits(__func__, "a", a, 0, (uint64_t)m * k, 2);
+    if (st == HCQ_OK)
+        st = ops_launch_fits(__func__, "b", b, 0, (uint64_t)k * n, 2);
+    if (st != HCQ_OK || (uint64_t)m * n == 0)
+        return st;
+    /* cp.async reads 16-byte chunks and C is stored in 8-byte pairs */
+    if ((hcq_buf_va(a) | hcq_buf_va(b)) % 16 || hcq_buf_va(c) % 8)
+        return hcq_err(HCQ_ERR_INVALID, "%s: a, b must be 16-byte and c 8-byte aligned", __func__);
+    uint64_t tiles = ((m + (uint64_t)OPS_GEMM_TILE - 1) / OPS_GEMM_TILE) *
+                     ((n + (uint64_t)OPS_GEMM_TILE - 1) / OPS_GEMM_TILE);
+    if (tiles >= (1ull << 32))
+        return hcq_err(HCQ_ERR_INVALID, "%s: %llu tiles of C (expected < 2^32)", __func__, (unsigned long long)tiles);
+    struct k_gemm_params p = {
+        .c_va = hcq_buf_va(c), .a_va = hcq_buf_va(a), .b_va = hcq_buf_va(b), .m = m, .n = n, .k = k,
+    };
+    /* one block per tile up to the cap; the kernel grid-strides over the rest */
+    uint32_t grid[3] = { tiles > OPS_GRID_MAX ? OPS_GRID_MAX : (uint32_t)tiles, 1, 1 };
+    uint32_t block[3] = { OPS_GEMM_THREADS, 1, 1 };
+    return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
+}
+
+enum hcq_status
 ops_launch_axpb_u64(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *x, uint64_t n, uint64_t mul,
                     uint64_t add)
 {

@@ -12,5 +12,7 @@
 
 extern const struct hcq_kernel_desc ops_llm_kernels[]; /* terminated by { 0 } */
 extern const uint32_t ops_llm_kernel_count;
+/* The prefill GEMM kernels (src/ops/ops_llm_gemm.c), terminated by { 0 }. */
+extern const struct hcq_kernel_desc ops_llm_gemm_kernels[];
 
 #endif /* OPS_LLM_H */

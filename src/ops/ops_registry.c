@@ -20,7 +20,9 @@ static const struct hcq_kernel_desc *const ops_tables[] = {
     ops_elementwise_kernels,
     ops_reduce_kernels,
     ops_matmul_kernels,
+    ops_gemm_kernels,
     ops_llm_kernels,
+    ops_llm_gemm_kernels,
 };
 
 const struct hcq_kernel_desc *

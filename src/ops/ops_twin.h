@@ -42,5 +42,6 @@ extern const struct hcq_kernel_desc ops_memory_kernels[];
 extern const struct hcq_kernel_desc ops_elementwise_kernels[];
 extern const struct hcq_kernel_desc ops_reduce_kernels[];
 extern const struct hcq_kernel_desc ops_matmul_kernels[];
+extern const struct hcq_kernel_desc ops_gemm_kernels[];
 
 #endif /* OPS_TWIN_H */

@@ -284,6 +284,19 @@ kl_matmul(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, st
     return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
 }
 
+/* tiny_grid: 3 blocks walk every 128x128 tile of C. */
+static enum hcq_status
+kl_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, struct hcq_buf *const in[3],
+        const struct kshape *s)
+{
+    if (!s->tiny_grid)
+        return ops_launch_gemm(q, prog, out, in[0], in[1], s->m, s->nn, s->k);
+    struct k_gemm_params p = { .c_va = hcq_buf_va(out), .a_va = hcq_buf_va(in[0]), .b_va = hcq_buf_va(in[1]),
+                               .m = s->m, .n = s->nn, .k = s->k };
+    const uint32_t grid[3] = { 3, 1, 1 }, block[3] = { OPS_GEMM_THREADS, 1, 1 };
+    return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
+}
+
 static enum hcq_status
 kl_axpb(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, struct hcq_buf *const in[3],
         const struct kshape *s)
@@ -783,6 +796,83 @@ TEST(kernel_matmul_f16)
         matmul_test(t, true, true);
 }
 
+/* Tensor-core GEMM: C = A . B or A . B^T with f16/bf16 inputs, edges not multiples of
+ * the 128 tile (k, and n for the [k, n] forms, multiples of 8 as the kernel requires).
+ * Inputs in [-2, 2] rounded to the input type, reference in double. Tolerance per
+ * element: the kernel's bound k * 2^-23 * sum_k |a||b| (k_gemm_mma.h), + 2^-24 relative
+ * for the final rounding. */
+static void
+gemm_test(struct th *t, bool bf16, bool nt, bool tiny)
+{
+    const uint32_t m = 1 + (uint32_t)(th_rand() % 300), k = 8 * (uint32_t)(th_rand() % 40);
+    const uint32_t n = nt ? 1 + (uint32_t)(th_rand() % 300) : 8 * (1 + (uint32_t)(th_rand() % 40));
+    uint16_t *a = malloc((uint64_t)m * k * 2 + 2), *b = malloc((uint64_t)k * n * 2 + 2);
+    double *ad = malloc((uint64_t)m * k * 8 + 8), *bd = malloc((uint64_t)k * n * 8 + 8);
+    double *want = malloc((uint64_t)m * n * 8), *tol = malloc((uint64_t)m * n * 8);
+    CHECK(a && b && ad && bd && want && tol);
+    for (uint64_t i = 0; i < (uint64_t)m * k; i++) {
+        a[i] = bf16 ? ref_f32_to_bf16(th_randf(-2.0f, 2.0f)) : ref_f32_to_f16(th_randf(-2.0f, 2.0f));
+        ad[i] = bf16 ? (double)f32_of((uint32_t)a[i] << 16) : f16_value(a[i]);
+    }
+    for (uint64_t i = 0; i < (uint64_t)k * n; i++) { /* bd is [k][n] whatever b's layout */
+        b[i] = bf16 ? ref_f32_to_bf16(th_randf(-2.0f, 2.0f)) : ref_f32_to_f16(th_randf(-2.0f, 2.0f));
+        double v = bf16 ? (double)f32_of((uint32_t)b[i] << 16) : f16_value(b[i]);
+        uint64_t kk = nt ? i % k : i / n, j = nt ? i / k : i % n;
+        bd[kk * n + j] = v;
+    }
+    for (uint64_t i = 0; i < m; i++)
+        for (uint64_t j = 0; j < n; j++) {
+            double acc = 0, mag = 0;
+            for (uint64_t kk = 0; kk < k; kk++) {
+                acc += ad[i * k + kk] * bd[kk * n + j];
+                mag += fabs(ad[i * k + kk] * bd[kk * n + j]);
+            }
+            want[i * n + j] = acc;
+            tol[i * n + j] = k * ldexp(1.0, -23) * mag + ldexp(fabs(acc), -24);
+        }
+    static const char *const names[2][2] = { { "k_gemm_f16", "k_gemm_f16_nt" }, { "k_gemm_bf16", "k_gemm_bf16_nt" } };
+    struct krun r = { .kernel = names[bf16][nt], .launch = kl_gemm, .s = { .m = m, .nn = n, .k = k, .tiny_grid = tiny },
+                      .n_in = 2, .in = { a, b }, .in_B = { (uint64_t)m * k * 2 + 2, (uint64_t)k * n * 2 + 2 },
+                      .out_B = (uint64_t)m * n * 4, .poison = 0xFF };
+    struct kref ref = { .kind = KCMP_F32_TOL, .count = (uint64_t)m * n, .ref = want, .tol = tol };
+    kernel_check(t, &r, &ref);
+done:
+    free(tol);
+    free(want);
+    free(bd);
+    free(ad);
+    free(b);
+    free(a);
+}
+
+TEST(kernel_gemm_f16)
+{
+    gemm_test(t, false, false, false);
+    if (!t->failed)
+        gemm_test(t, false, false, true);
+}
+
+TEST(kernel_gemm_bf16)
+{
+    gemm_test(t, true, false, false);
+    if (!t->failed)
+        gemm_test(t, true, false, true);
+}
+
+TEST(kernel_gemm_f16_nt)
+{
+    gemm_test(t, false, true, false);
+    if (!t->failed)
+        gemm_test(t, false, true, true);
+}
+
+TEST(kernel_gemm_bf16_nt)
+{
+    gemm_test(t, true, true, false);
+    if (!t->failed)
+        gemm_test(t, true, true, true);
+}
+
 /* The registry is consistent (unique names, twins, parameter sizes), every non-LLM
  * kernel has a kernel_<name> test in this file, and every kernel loads on the device
  * under test: natively (from its cubin) on GPU devices. */
@@ -829,6 +919,8 @@ const struct th_case suite_kernel_cases[] = {
     TH_CASE(kernel_mul_f32),       TH_CASE(kernel_exp_f32),       TH_CASE(kernel_relu_f32),
     TH_CASE(kernel_cast_f32_f16),  TH_CASE(kernel_cast_f16_f32),  TH_CASE(kernel_cast_f32_bf16),
     TH_CASE(kernel_cast_bf16_f32), TH_CASE(kernel_sum_rows_f32),  TH_CASE(kernel_sum_cols_f32),
-    TH_CASE(kernel_matmul_f32),    TH_CASE(kernel_matmul_f16),    TH_CASE(kernel_table_complete),
+    TH_CASE(kernel_matmul_f32),    TH_CASE(kernel_matmul_f16),    TH_CASE(kernel_gemm_f16),
+    TH_CASE(kernel_gemm_bf16),     TH_CASE(kernel_gemm_f16_nt),   TH_CASE(kernel_gemm_bf16_nt),
+    TH_CASE(kernel_table_complete),
 };
 const int suite_kernel_case_count = TH_COUNT(suite_kernel_cases);

@@ -517,6 +517,43 @@ done:
     kt_close(&k);
 }
 
+/* rm.md §6.7: the emulator decodes SHARED_MEMORY_SIZE and the SM-config carve-outs. A CTA that
+ * fits MIN with MIN <= TARGET <= MAX runs (the encoder's choice for a 49 KiB GEMM CTA: 64 KiB
+ * MIN, 228 KiB TARGET); one larger than the MIN carve-out is refused with Xid 13. */
+TEST(qmd_shared_memory_config)
+{
+    struct kt k = { 0 };
+    CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COMPUTE));
+    volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
+    const struct gpu_qmd_ops *ops = gpu_qmd_ops_by_version(0x0400);
+    uint32_t *q = (uint32_t *)((uint8_t *)k.mem->map + KT_QMD);
+    CHECK(ops);
+    for (int bad = 0; bad < 2; bad++) { /* the good launch first: the bad one stops the channel */
+        struct gpu_qmd_desc d;
+        CHECK_OK(kt_fill_qmd(&k, 0x0400, 2, 64, 1, 5 + bad, true, KT_QMD));
+        CHECK_OK(gpu_qmd_decode(ops, q, &d));
+        d.shared_mem_B = 0xC400;
+        d.sm_config_min = gpu_qmd_sm_config(bad ? 32 : 64);
+        d.sm_config_target = d.sm_config_max = gpu_qmd_sm_config(228);
+        CHECK_OK(gpu_qmd_encode(ops, &d, q));
+        kt_launch(&k, KT_QMD, 0x729400000000ull);
+        if (!bad) {
+            CHECK(kt_wait64(sem, 5, 2000 * MS));
+            continue;
+        }
+        char why[256] = "", fault[256];
+        uint64_t t0 = hcq_time_ns();
+        enum hcq_status st;
+        while ((st = kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
+            usleep(1000);
+        CHECK(st == HCQ_ERR_DEVICE_LOST);
+        emu_dev_fault(k.d, fault, sizeof fault);
+        CHECKF(strstr(fault, "shared memory 50176 B") != NULL, "fault: %s", fault);
+    }
+done:
+    kt_close(&k);
+}
+
 TEST(gpu_malformed_and_unmapped)
 {
     struct kt k;
@@ -1027,7 +1064,7 @@ main(int argc, char **argv)
         TH_CASE(lesson_qmd_release_32bit_loses_high_word),
         TH_CASE(lesson_ampere_host_semaphore_is_40bit),
         TH_CASE(lesson_ampere_copy_engine_has_no_64bit_semaphore),
-        TH_CASE(lesson_shared_window_collision),
+        TH_CASE(lesson_shared_window_collision), TH_CASE(qmd_shared_memory_config),
         TH_CASE(gpu_malformed_and_unmapped),
         TH_CASE(e2e_gh100),
         TH_CASE(e2e_ga102),

@@ -984,6 +984,20 @@ TEST(cbuf0_and_qmd_from_kernel)
     CHECK(e.grid[0] == 1000 && e.block[1] == 2 && e.cbuf[0].va == CBUF0_VA && e.cbuf[0].size_B == 0x230);
     CHECK(e.cbuf[4].valid && e.cbuf[4].va == 0x200000000ull + img->banks[0].off_B && e.qmd_type == 2);
     CHECK(e.shared_mem_B == 0x400 && e.sm_config_min == 9 && e.sm_config_max == 0x1A && e.local_mem_high_B == 0x240);
+    CHECK(e.sm_config_target == 9); /* 8 CTAs of 1 KiB fit the 32 KiB carve-out */
+    /* 12 KiB dynamic shared: MIN fits one CTA (13 KiB -> 32 KiB carve-out), TARGET the 8 CTAs
+     * that 256 threads of 12 registers allow per SM (104 KiB -> 132 KiB, value 34), MAX >= TARGET */
+    uint32_t b256[3] = {256, 1, 1};
+    CHECK(gpu_cubin_ctas_per_sm(k, b256) == 8);
+    CHECK_OK(gpu_cubin_qmd_desc(&d, a, img, k, 0x200000000ull, grid, b256, 12 << 10, 0x240, CBUF0_VA, size));
+    CHECK_OK(gpu_qmd_encode(a->qmd, &d, q));
+    CHECK_OK(gpu_qmd_decode(a->qmd, q, &e));
+    CHECK(e.shared_mem_B == 0x3400 && e.sm_config_min == 9 && e.sm_config_target == 34 && e.sm_config_max == 34);
+    /* 48 KiB: 8 x 49 KiB exceeds every carve-out: TARGET and MAX are gh100's largest (228 KiB) */
+    CHECK_OK(gpu_cubin_qmd_desc(&d, a, img, k, 0x200000000ull, grid, b256, 48 << 10, 0x240, CBUF0_VA, size));
+    CHECK_OK(gpu_qmd_encode(a->qmd, &d, q));
+    CHECK_OK(gpu_qmd_decode(a->qmd, q, &e));
+    CHECK(e.shared_mem_B == 0xC400 && e.sm_config_min == 0x11 && e.sm_config_target == 0x3A && e.sm_config_max == 0x3A);
     uint32_t big[3] = {2048, 1, 1};
     CHECK(gpu_cubin_qmd_desc(&d, a, img, k, 0x200000000ull, grid, big, 0, 0x240, CBUF0_VA, size) == HCQ_ERR_INVALID);
     CHECK(gpu_cubin_qmd_desc(&d, a, img, k, 0x200000000ull, grid, block, 0, 0x100, CBUF0_VA, size) == HCQ_ERR_INVALID);

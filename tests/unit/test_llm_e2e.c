@@ -189,8 +189,11 @@ done:
     unlink(path);
 }
 
-/* Every other device: same greedy tokens as cpu for 32 steps, logits within NMSE 1e-6. */
-TEST(devices_match_cpu)
+/* Every other device: same greedy tokens as cpu for 32 steps, logits within NMSE 1e-6.
+ * gemm_min is the model's gemm_min_batch on both sides (2: the prompt's prefill runs the
+ * tensor-core matmuls, k_llm_gemm.cu; 0: the one-warp-per-row matmul). */
+static void
+devices_match(struct th *t, uint32_t gemm_min)
 {
     char path[256];
     struct llm_gguf *g = NULL;
@@ -208,6 +211,7 @@ TEST(devices_match_cpu)
     llm_model_params_default(&mp);
     mp.dev_spec = "cpu";
     mp.n_ctx = 128;
+    mp.gemm_min_batch = gemm_min;
     CHECK_OK(llm_model_load_gguf(g, &mp, &mc));
     /* three copies of the prompt: > 16 tokens, so the GPU prefill mat-mul runs a full
      * 16-token pass and a partial one */
@@ -239,7 +243,7 @@ TEST(devices_match_cpu)
         double worst = 0;
         for (int s = 0; s < STEPS; s++)
             worst = fmax(worst, nmse(ld + (size_t)s * V, lc + (size_t)s * V, V));
-        printf("    %s vs cpu: worst logits NMSE %.3g\n", d, worst);
+        printf("    %s vs cpu (gemm_min_batch %u): worst logits NMSE %.3g\n", d, gemm_min, worst);
         for (int s = 0; s < STEPS; s++)
             CHECKF(td[s] == tc[s], "%s step %d: %d vs cpu %d", d, s, td[s], tc[s]);
         CHECKF(worst < 1e-6, "%s: logits NMSE %g", d, worst);
@@ -258,13 +262,56 @@ done:
     unlink(path);
 }
 
+TEST(devices_match_cpu) { devices_match(t, 0); }
+TEST(devices_match_cpu_gemm) { devices_match(t, 2); }
+
+/* The tensor-core prefill (weights and activations rounded to f16) on cpu (its twins)
+ * against the double-precision reference: the prompt's logits within NMSE 1e-5 (f16
+ * rounding, relative 2^-11 per operand, gives ~1e-7 on these models) and the same first
+ * greedy token. */
+TEST(prefill_gemm_vs_ref)
+{
+    char path[256];
+    struct llm_gguf *g = NULL;
+    struct llm_ref *ref = NULL;
+    struct llm_model *m = NULL;
+    float *lr = NULL;
+    int32_t pr[64];
+    size_t np;
+    CHECK_OK(gen("tiny", LLM_TYPE_Q4_K, path, sizeof path));
+    CHECK_OK(llm_gguf_open(path, &g));
+    struct llm_model_params mp;
+    llm_model_params_default(&mp);
+    mp.dev_spec = "cpu";
+    mp.n_ctx = 64;
+    mp.n_batch = 64;
+    mp.gemm_min_batch = 2;
+    CHECK_OK(llm_model_load_gguf(g, &mp, &m));
+    CHECK_OK(llm_tok_encode(llm_model_tok(m), prompt, strlen(prompt), false, false, pr, 64, &np));
+    uint32_t V = llm_model_hparams(m)->n_vocab;
+    CHECK((lr = malloc(4ull * V)));
+    CHECK_OK(llm_ref_create(g, 64, &ref));
+    CHECK_OK(llm_ref_eval(ref, pr, (uint32_t)np, 0, lr));
+    CHECK_OK(llm_model_eval(m, pr, (uint32_t)np, 0));
+    double e = nmse(llm_model_logits(m), lr, V);
+    printf("    tensor-core prefill (f16 operands) vs reference: logits NMSE %.3g\n", e);
+    CHECKF(e < 1e-5, "logits NMSE %g", e);
+    CHECK(argmax(llm_model_logits(m), V) == argmax(lr, V));
+done:
+    free(lr);
+    llm_model_destroy(m);
+    llm_ref_destroy(ref);
+    llm_gguf_destroy(g);
+    unlink(path);
+}
+
 int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
         TH_CASE(llama_q8_0_vs_ref_and_committed), TH_CASE(llama_q6_k_vs_ref), TH_CASE(llama_q4_k_vs_ref),
         TH_CASE(llama_f16_vs_ref), TH_CASE(gpt2_q8_0_vs_ref), TH_CASE(prefill_vs_decode),
-        TH_CASE(devices_match_cpu),
+        TH_CASE(devices_match_cpu), TH_CASE(devices_match_cpu_gemm), TH_CASE(prefill_gemm_vs_ref),
     };
     return th_run("llm_e2e", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * k_llm_gemm_params.h - parameter structs of the LLM prefill GEMM kernels
+ * (src/kernels/k_llm_gemm.cu), shared with their twins (src/ops/ops_llm_gemm.c) and the
+ * model (src/llm/llm_model.c). Layout rules: k_params.h (ABI, checked below).
+ */
+#ifndef K_LLM_GEMM_PARAMS_H
+#define K_LLM_GEMM_PARAMS_H
+
+#include "k_llm_quant.h"
+#include "k_params.h"
+
+/* Bytes of a row of k values of ggml type `type` (the types k_llm_dq_at decodes), 0 for
+ * others; k a multiple of the type's block. Shared by k_llm_dequant_f16 and its twin. */
+K_LLM_FN uint64_t
+k_llm_gemm_row_bytes(uint32_t type, uint32_t k)
+{
+    switch (type) {
+    case 0: return 4ull * k;
+    case 1: case 30: return 2ull * k;
+    case 2: return k / LLM_QK * (uint64_t)sizeof(struct llm_block_q4_0);
+    case 3: return k / LLM_QK * (uint64_t)sizeof(struct llm_block_q4_1);
+    case 6: return k / LLM_QK * (uint64_t)sizeof(struct llm_block_q5_0);
+    case 7: return k / LLM_QK * (uint64_t)sizeof(struct llm_block_q5_1);
+    case 8: return k / LLM_QK * (uint64_t)sizeof(struct llm_block_q8_0);
+    case 12: return k / LLM_QK_K * (uint64_t)sizeof(struct llm_block_q4_k);
+    case 13: return k / LLM_QK_K * (uint64_t)sizeof(struct llm_block_q5_k);
+    case 14: return k / LLM_QK_K * (uint64_t)sizeof(struct llm_block_q6_k);
+    default: return 0;
+    }
+}
+
+/* k_llm_dequant_f16: out f16[rows][k] = the rows of weight w (ggml type `type`, any type
+ * k_llm_dq_at decodes), rounded to f16 (nearest even; beyond f16 range: inf).
+ * k % 8 == 0, rows * k / 8 < 2^32. Any grid and block; one thread per 8 values. */
+struct k_llm_dequant_f16_params {
+    uint64_t w_va;   /* rows of `type`, each k values */
+    uint64_t out_va; /* f16[rows][k], 16-byte aligned */
+    uint32_t type, k;
+    uint32_t rows, pad0;
+};
+K_PARAMS_SIZE(k_llm_dequant_f16, 32);
+K_PARAMS_FIELD(k_llm_dequant_f16, w_va, 0);
+K_PARAMS_FIELD(k_llm_dequant_f16, out_va, 8);
+K_PARAMS_FIELD(k_llm_dequant_f16, type, 16);
+K_PARAMS_FIELD(k_llm_dequant_f16, k, 20);
+K_PARAMS_FIELD(k_llm_dequant_f16, rows, 24);
+K_PARAMS_FIELD(k_llm_dequant_f16, pad0, 28);
+
+/* k_llm_cast_f16: out f16[n][k] (dense) = x[i * x_stride + j] (f32) rounded to f16.
+ * k % 8 == 0, n * k / 8 < 2^32, x 16-byte aligned, x_stride % 4 == 0. Any grid and block;
+ * one thread per 8 values. */
+struct k_llm_cast_f16_params {
+    uint64_t x_va;
+    uint64_t out_va;
+    uint32_t n, k;
+    uint32_t x_stride, pad0;
+};
+K_PARAMS_SIZE(k_llm_cast_f16, 32);
+K_PARAMS_FIELD(k_llm_cast_f16, x_va, 0);
+K_PARAMS_FIELD(k_llm_cast_f16, out_va, 8);
+K_PARAMS_FIELD(k_llm_cast_f16, n, 16);
+K_PARAMS_FIELD(k_llm_cast_f16, k, 20);
+K_PARAMS_FIELD(k_llm_cast_f16, x_stride, 24);
+K_PARAMS_FIELD(k_llm_cast_f16, pad0, 28);
+
+/* k_llm_gemm: for token i < n and output row r < rows:
+ *   y[i * y_stride + r] = (accumulate ? y[..] : 0) + sum_j x[i][j] * w[r][j] + (b ? b[r] : 0)
+ * x f16[n][k], w f16[rows][k] (dense, 16-byte aligned), y f32 (8-byte aligned, y_stride
+ * even), b f32[rows] or 0; k % 8 == 0. Block (K_LLM_GEMM_THREADS, 1, 1), grid any
+ * (the helper uses one block per 128 x 64 tile of y). f32 accumulation (k_gemm_mma.h). */
+struct k_llm_gemm_params {
+    uint64_t x_va, w_va, y_va, b_va;
+    uint32_t k, rows;
+    uint32_t n, y_stride;
+    uint32_t accumulate, pad0;
+};
+K_PARAMS_SIZE(k_llm_gemm, 56);
+K_PARAMS_FIELD(k_llm_gemm, x_va, 0);
+K_PARAMS_FIELD(k_llm_gemm, w_va, 8);
+K_PARAMS_FIELD(k_llm_gemm, y_va, 16);
+K_PARAMS_FIELD(k_llm_gemm, b_va, 24);
+K_PARAMS_FIELD(k_llm_gemm, k, 32);
+K_PARAMS_FIELD(k_llm_gemm, rows, 36);
+K_PARAMS_FIELD(k_llm_gemm, n, 40);
+K_PARAMS_FIELD(k_llm_gemm, y_stride, 44);
+K_PARAMS_FIELD(k_llm_gemm, accumulate, 48);
+K_PARAMS_FIELD(k_llm_gemm, pad0, 52);
+
+#define K_LLM_GEMM_THREADS 128u   /* k_llm_gemm block: 2 x 2 warps */
+#define K_LLM_GEMM_TILE_M 128u    /* tokens per block tile */
+#define K_LLM_GEMM_TILE_N 64u     /* output rows per block tile */
+#define K_LLM_GEMM_AUX_BLOCK 256u /* k_llm_dequant_f16 / k_llm_cast_f16 block */
+
+#endif /* K_LLM_GEMM_PARAMS_H */

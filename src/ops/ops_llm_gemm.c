@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ops_llm_gemm.c - CPU twins and descriptors of the LLM prefill GEMM kernels
+ * (src/kernels/k_llm_gemm.cu). Layer: ops. Same f16 roundings as the kernels (weights and
+ * activations to f16, nearest even); the products are summed in double and rounded once,
+ * where the kernel sums in f32 (within the bound in k_llm_gemm.cu).
+ */
+#include "ops_half.h"
+#include "ops_llm.h"
+#include "k_llm_gemm_params.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void
+twin_dequant_f16(struct hcq_twin_launch *l)
+{
+    struct k_llm_dequant_f16_params p;
+    memcpy(&p, l->params, sizeof p);
+    uint64_t rb = k_llm_gemm_row_bytes(p.type, p.k);
+    if (!rb || !p.rows || !p.k)
+        return;
+    const uint8_t *w = HCQ_TWIN_PTR(l, p.w_va, rb * p.rows);
+    uint16_t *out = HCQ_TWIN_PTR(l, p.out_va, 2ull * p.rows * p.k);
+    if (!w || !out)
+        return;
+    for (uint64_t r = 0; r < p.rows; r++)
+        for (uint32_t j = 0; j < p.k; j++)
+            out[r * p.k + j] = ops_half_f32_to_f16(k_llm_dq_at(p.type, w + r * rb, j));
+}
+
+static void
+twin_cast_f16(struct hcq_twin_launch *l)
+{
+    struct k_llm_cast_f16_params p;
+    memcpy(&p, l->params, sizeof p);
+    if (!p.n || !p.k)
+        return;
+    const float *x = HCQ_TWIN_PTR(l, p.x_va, 4ull * ((uint64_t)(p.n - 1) * p.x_stride + p.k));
+    uint16_t *out = HCQ_TWIN_PTR(l, p.out_va, 2ull * p.n * p.k);
+    if (!x || !out)
+        return;
+    for (uint64_t i = 0; i < p.n; i++)
+        for (uint32_t j = 0; j < p.k; j++)
+            out[i * p.k + j] = ops_half_f32_to_f16(x[i * p.x_stride + j]);
+}
+
+static void
+twin_gemm(struct hcq_twin_launch *l)
+{
+    struct k_llm_gemm_params p;
+    memcpy(&p, l->params, sizeof p);
+    if (l->block[0] != K_LLM_GEMM_THREADS || l->block[1] != 1 || l->block[2] != 1 || !p.n || !p.rows)
+        return;
+    const uint16_t *x = HCQ_TWIN_PTR(l, p.x_va, 2ull * p.n * p.k);
+    const uint16_t *w = HCQ_TWIN_PTR(l, p.w_va, 2ull * p.rows * p.k);
+    float *y = HCQ_TWIN_PTR(l, p.y_va, 4ull * ((uint64_t)(p.n - 1) * p.y_stride + p.rows));
+    const float *b = p.b_va ? HCQ_TWIN_PTR(l, p.b_va, 4ull * p.rows) : NULL;
+    if ((p.k && (!x || !w)) || !y || (p.b_va && !b))
+        return;
+    float *xf = malloc(4ull * ((uint64_t)p.n + 1) * (p.k ? p.k : 1));
+    if (!xf) { /* cannot run: report a fault at y rather than write garbage */
+        l->fault = true;
+        l->fault_va = p.y_va;
+        return;
+    }
+    float *wr = xf + (uint64_t)p.n * p.k;
+    for (uint64_t i = 0; i < (uint64_t)p.n * p.k; i++)
+        xf[i] = ops_half_f16_to_f32(x[i]);
+    for (uint64_t r = 0; r < p.rows; r++) {
+        for (uint32_t j = 0; j < p.k; j++)
+            wr[j] = ops_half_f16_to_f32(w[r * p.k + j]);
+        for (uint64_t i = 0; i < p.n; i++) {
+            double s = 0;
+            for (uint32_t j = 0; j < p.k; j++)
+                s += (double)xf[i * p.k + j] * wr[j];
+            float *yo = &y[i * p.y_stride + r];
+            float v = (float)s + (b ? b[r] : 0.0f);
+            *yo = p.accumulate ? *yo + v : v;
+        }
+    }
+    free(xf);
+}
+
+const struct hcq_kernel_desc ops_llm_gemm_kernels[] = {
+    { "k_llm_dequant_f16", "k_llm_gemm", sizeof(struct k_llm_dequant_f16_params), twin_dequant_f16 },
+    { "k_llm_cast_f16", "k_llm_gemm", sizeof(struct k_llm_cast_f16_params), twin_cast_f16 },
+    { "k_llm_gemm", "k_llm_gemm", sizeof(struct k_llm_gemm_params), twin_gemm },
+    { 0 },
+};
