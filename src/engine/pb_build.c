@@ -453,15 +453,19 @@ pb_cmd_copy(struct pb_builder *b, const struct hcq_cmd *c)
 {
     struct pb_queue *pq = b->pq;
     const struct hcq_buf *dst = c->u.copy.dst, *src = c->u.copy.src;
-    uint64_t size_B = c->u.copy.size_B;
+    uint64_t dst_off_B, src_off_B, size_B;
     enum hcq_status st;
+    bool patched = b->g && hcq_cmd_copy_is_variable(c);
+    hcq_cmd_copy_resolve(c, b->vars, &dst_off_B, &src_off_B, &size_B);
+    if (patched) /* laid out for the largest size; each replay patches every chunk */
+        size_B = c->u.copy.size_B;
     if (size_B == 0)
         return HCQ_OK;
     if (b->cmd_index < b->cpu_copy_end) {
         /* Tegra: device memory is host memory and the queue was idle with nothing before
          * this copy in the list (pb_cpu_copy_end): a memmove now is in queue order and
          * beats a DMA through the copy engine (nvgpu.md §6.7). */
-        memmove((uint8_t *)dst->map + c->u.copy.dst_off_B, (const uint8_t *)src->map + c->u.copy.src_off_B, size_B);
+        memmove((uint8_t *)dst->map + dst_off_B, (const uint8_t *)src->map + src_off_B, size_B);
         return HCQ_OK;
     }
     struct pb_chan *ch = &pq->main;
@@ -476,9 +480,22 @@ pb_cmd_copy(struct pb_builder *b, const struct hcq_cmd *c)
     st = pb_use(b, ch);
     if (st != HCQ_OK)
         return st;
-    gpu_push_ce_copy(&ch->push, dst->va + c->u.copy.dst_off_B, src->va + c->u.copy.src_off_B, size_B);
     ch->busy = true;
-    return HCQ_OK;
+    if (!patched) {
+        gpu_push_ce_copy(&ch->push, dst->va + dst_off_B, src->va + src_off_B, size_B);
+        return HCQ_OK;
+    }
+    /* One patch per chunk: a replay rewrites its addresses and length, and turns chunks
+     * past the replay's size into launches that transfer nothing. */
+    for (uint64_t done = 0, k = 0; done < size_B && st == HCQ_OK; done += GPU_CE_MAX_LINE_B, k++) {
+        uint32_t n = size_B - done > GPU_CE_MAX_LINE_B ? GPU_CE_MAX_LINE_B : (uint32_t)(size_B - done);
+        uint32_t pos = ch->push.count;
+        gpu_push_ce_copy(&ch->push, dst->va + dst_off_B + done, src->va + src_off_B + done, n);
+        assert(ch->push.overflow || ch->push.count - pos == GPU_PUSH_CE_COPY_CHUNK_DW);
+        struct pb_patch p = {.kind = PB_PATCH_COPY, .dim = (uint32_t)k, .pb_chan = ch, .pb_dw = pos, .cmd = c};
+        st = pb_patch_add(b, &p);
+    }
+    return st;
 }
 
 /* Value a TIMESTAMP leaves in its signal: the release that carries the timestamp also

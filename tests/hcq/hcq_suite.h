@@ -52,6 +52,14 @@ bool suite_twin_run(const char *name, const void *params, const uint32_t grid[3]
 
 /* ==== Test tables ==== */
 
+/* The second device of the pair the multi-device tests use (--dev2 SPEC; default: the
+ * device under test opened a second time). */
+extern const char *suite_dev2_spec;
+
+extern const struct th_case suite_graph_cases[];
+extern const int suite_graph_case_count;
+extern const struct th_case suite_multi_cases[];
+extern const int suite_multi_case_count;
 extern const struct th_case suite_mem_cases[];
 extern const int suite_mem_case_count;
 extern const struct th_case suite_kernel_cases[];
