@@ -23,6 +23,36 @@ open_second(struct hcq_device **b)
     return hcq_device_open(suite_dev2_spec ? suite_dev2_spec : "cpu", b);
 }
 
+/* Whether host memory of each device maps into the other (what the peer paths and
+ * cross-device signals need); false with the reason in `why` when a driver cannot import
+ * foreign host memory (the nvgpu/nvmap driver model). */
+static bool
+pair_shares_host_memory(struct hcq_device *a, struct hcq_device *b, char *why, size_t why_B)
+{
+    struct hcq_device *d[2] = { a, b };
+    bool ok = true;
+    for (int i = 0; i < 2 && ok; i++) {
+        struct hcq_buf *h = NULL, *alias = NULL;
+        enum hcq_status st = hcq_buf_alloc(d[i], 4096, HCQ_MEM_HOST, &h);
+        if (st == HCQ_OK)
+            st = hcq_buf_peer_map(d[1 - i], h, &alias);
+        if (st != HCQ_OK) {
+            snprintf(why, why_B, "%.70s", hcq_last_error());
+            ok = false;
+        }
+        hcq_buf_free(alias);
+        hcq_buf_free(h);
+    }
+    return ok;
+}
+
+#define REQUIRE_SHARED_HOST_MEMORY(a, b)                                                           \
+    do {                                                                                           \
+        char why_[80];                                                                             \
+        if (!pair_shares_host_memory((a), (b), why_, sizeof why_))                                 \
+            SKIP("pair shares no host memory: %.60s", why_);                                       \
+    } while (0)
+
 /* A buffer of `from` as seen by `to`: a peer alias, or NULL when only staging works. */
 static enum hcq_status
 peer_or_null(struct hcq_device *to, struct hcq_buf *buf, struct hcq_buf **alias)
@@ -160,6 +190,7 @@ TEST(multidevice_p2p)
     int peer_count = 0, staged_count = 0;
     CHECK_OK(hcq_device_open(t->dev_spec, &dev[0]));
     CHECK_OK(open_second(&dev[1]));
+    REQUIRE_SHARED_HOST_MEMORY(dev[0], dev[1]);
     for (int d = 0; d < 2; d++)
         CHECK_OK(hcq_queue_create(dev[d], HCQ_QUEUE_COPY, &cq[d]));
     const bool gpu = suite_is_gpu(dev[0]) && suite_is_gpu(dev[1]);
@@ -224,6 +255,7 @@ TEST(multidevice_signal_wait)
     const uint64_t n = 1024;
     CHECK_OK(hcq_device_open(t->dev_spec, &dev[0]));
     CHECK_OK(open_second(&dev[1]));
+    REQUIRE_SHARED_HOST_MEMORY(dev[0], dev[1]);
     CHECK_OK(hcq_queue_create(dev[0], HCQ_QUEUE_COMPUTE, &qa));
     CHECK_OK(hcq_queue_create(dev[1], HCQ_QUEUE_COMPUTE, &qb));
     CHECK_OK(hcq_program_load(dev[0], "k_fill_u32", &fa));
@@ -290,6 +322,7 @@ TEST(jit_several_devs)
     const uint64_t n = 4096;
     CHECK_OK(hcq_device_open(t->dev_spec, &dev[0]));
     CHECK_OK(open_second(&dev[1]));
+    REQUIRE_SHARED_HOST_MEMORY(dev[0], dev[1]);
     CHECK(expect = malloc(n * 8));
     CHECK(got = malloc(n * 8));
     suite_rand_bytes(expect, n * 8);
@@ -377,6 +410,7 @@ TEST(small_copies_from_host_buf_transfer)
     bool peer = false;
     CHECK_OK(hcq_device_open(t->dev_spec, &dev[0]));
     CHECK_OK(open_second(&dev[1]));
+    REQUIRE_SHARED_HOST_MEMORY(dev[0], dev[1]);
     for (int d = 0; d < 2; d++)
         CHECK_OK(hcq_queue_create(dev[d], HCQ_QUEUE_COPY, &cq[d]));
     CHECK(mirror = malloc(size_B));
