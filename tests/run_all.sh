@@ -30,6 +30,10 @@ devs=${HCQ_TEST_DEVS:-$("$BUILD"/nvhcq devices --testable 2>/dev/null || echo cp
 for d in $devs; do
     run "$BUILD"/tests/hcq_suite --dev "$d"
 done
+# Device-pair tests on two different emulated GPUs (each suite run above pairs a device with itself).
+case " $devs " in *" emu:gh100 "*) case " $devs " in *" emu:ga102 "*)
+    run "$BUILD"/tests/hcq_suite --dev emu:gh100 --dev2 emu:ga102 multidevice jit_several_devs small_copies_from_host_buf_transfer ;;
+esac ;; esac
 for s in tests/suites/*.sh; do
     [ -f "$s" ] || continue
     case " ${SKIP_SUITES:-} " in *" $(basename "$s" .sh) "*) echo "skipping suite $s (SKIP_SUITES)"; continue ;; esac
