@@ -21,6 +21,7 @@ static const struct {
 } groups[] = {
     { "latency", bench_latency }, { "copy", bench_copy },   { "elementwise", bench_elementwise },
     { "matmul", bench_matmul },   { "alloc", bench_alloc }, { "mlp", bench_mlp },
+    { "xdev", bench_xdev },
 };
 #define GROUP_COUNT (int)(sizeof groups / sizeof groups[0])
 
@@ -28,7 +29,7 @@ static void
 usage(FILE *f)
 {
     fprintf(f, "usage: nvhcq bench [GROUP...] [--devs SPEC,SPEC,...] [--json FILE] [--out DIR] [--quick]\n"
-               "  GROUP   latency copy elementwise matmul alloc mlp (default: all)\n"
+               "  GROUP   latency copy elementwise matmul alloc mlp xdev (default: all)\n"
                "  --devs  devices side by side (default: those of cuda:0,rm:0,nvgpu:0,cpu that open)\n"
                "  --json  write FILE (JSON) and FILE's .md and .svg next to it\n"
                "  --out   write DIR/<gpu>/<date>-<commit>.{json,md,svg} (bench/results layout)\n"
