@@ -20,6 +20,8 @@ static const struct hcq_kernel_desc *const ops_tables[] = {
     ops_elementwise_kernels,
     ops_reduce_kernels,
     ops_matmul_kernels,
+    ops_select_kernels,
+    ops_minmax_kernels,
     ops_llm_kernels,
 };
 

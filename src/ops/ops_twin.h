@@ -42,5 +42,7 @@ extern const struct hcq_kernel_desc ops_memory_kernels[];
 extern const struct hcq_kernel_desc ops_elementwise_kernels[];
 extern const struct hcq_kernel_desc ops_reduce_kernels[];
 extern const struct hcq_kernel_desc ops_matmul_kernels[];
+extern const struct hcq_kernel_desc ops_select_kernels[];
+extern const struct hcq_kernel_desc ops_minmax_kernels[];
 
 #endif /* OPS_TWIN_H */

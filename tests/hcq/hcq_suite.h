@@ -60,6 +60,8 @@ extern const struct th_case suite_graph_cases[];
 extern const int suite_graph_case_count;
 extern const struct th_case suite_multi_cases[];
 extern const int suite_multi_case_count;
+extern const struct th_case suite_ops_cases[];
+extern const int suite_ops_case_count;
 extern const struct th_case suite_mem_cases[];
 extern const int suite_mem_case_count;
 extern const struct th_case suite_kernel_cases[];
