@@ -22,6 +22,8 @@ static const struct hcq_kernel_desc *const ops_tables[] = {
     ops_matmul_kernels,
     ops_select_kernels,
     ops_minmax_kernels,
+    ops_conv_kernels,
+    ops_pool_kernels,
     ops_llm_kernels,
 };
 
