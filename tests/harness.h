@@ -65,6 +65,11 @@ void th_fail(struct th *t, const char *file, int line, const char *fmt, ...)
 
 const char *th_last_error(void);
 
+/* Optional hooks run before and after every test (NULL: none); `after` may fail the test
+ * (th_fail) - the HCQ suite's per-test kernel-log check uses them. */
+extern void (*th_before_each)(struct th *t, const char *name);
+extern void (*th_after_each)(struct th *t, const char *name);
+
 /* Run `cases` for suite `suite` (on device dev_spec, may be NULL). argv: optional name filters.
  * Returns the number of failures. Prints "<suite>: N passed, N failed[, N skipped]". */
 int th_run(const char *suite, const char *dev_spec, const struct th_case *cases, int n, int argc,

@@ -74,6 +74,13 @@ struct op_case {
 bool suite_op_run(struct th *t, struct hcq_device *dev, const struct op_case *c, uint8_t *out_dev,
                   uint8_t *out_twin);
 
+/* ==== Per-test kernel-log check (hcq_suite_klog.c) ==== */
+
+/* --klog: read the kernel log before and after every test; NVIDIA error lines (Xid, MMU
+ * fault, ...) that appear during a test fail that test by name. Off when the log cannot be
+ * read (says so once). */
+void suite_klog_enable(void);
+
 /* ==== Test tables ==== */
 
 /* The second device of the pair the multi-device tests use (--dev2 SPEC; default: the
@@ -84,6 +91,8 @@ extern const struct th_case suite_graph_cases[];
 extern const int suite_graph_case_count;
 extern const struct th_case suite_multi_cases[];
 extern const int suite_multi_case_count;
+extern const struct th_case suite_stress_cases[];
+extern const int suite_stress_case_count;
 extern const struct th_case suite_conv_cases[];
 extern const int suite_conv_case_count;
 extern const struct th_case suite_ops_cases[];
