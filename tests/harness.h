@@ -16,7 +16,7 @@ struct th {
     const char *dev_spec;   /* device under test (parameterised suites) */
     bool failed;
     bool skipped;
-    char skip_why[128];
+    char skip_why[384];
 };
 
 struct th_case {
@@ -69,6 +69,10 @@ const char *th_last_error(void);
  * (th_fail) - the HCQ suite's per-test kernel-log check uses them. */
 extern void (*th_before_each)(struct th *t, const char *name);
 extern void (*th_after_each)(struct th *t, const char *name);
+
+/* Print text the test expects (a deliberate fault's report), labelled and indented under the
+ * test's line so that none of its lines reads as a failure. Multi-line text keeps its lines. */
+void th_expected(const char *label, const char *text);
 
 /* Run `cases` for suite `suite` (on device dev_spec, may be NULL). argv: optional name filters.
  * Returns the number of failures. Prints "<suite>: N passed, N failed[, N skipped]". */
