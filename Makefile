@@ -3,6 +3,7 @@
 #   make test       build and run every test suite (prints "N passed, N failed" per suite)
 #   make demo       self-check of the default device + what ran where
 #   make bench      quick benchmark on the devices present
+#   make test-stress  opt-in stress tests (minutes; HCQ_TEST_DEVS, HCQ_STRESS_S)
 #   make SAN=1 ...  same with AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
 #   make golden-update  rewrite tests/golden/ from the encoders (review the diff)
 #   make fuzz       libFuzzer runs of tests/fuzz/ (clang; FUZZ_TIME=seconds each)
@@ -61,7 +62,7 @@ LIB := $(BUILD)/libnvhcq.a
 CLI := $(BUILD)/nvhcq
 
 .SECONDARY:
-.PHONY: all test demo bench install clean format format-check cross-aarch64 test-gpu fuzz lint golden-update
+.PHONY: all test demo bench install clean format format-check cross-aarch64 test-gpu test-stress fuzz lint golden-update
 all: $(LIB) $(CLI) $(UNIT_BINS) $(BUILD)/tests/hcq_suite
 
 $(BUILD)/obj/%.o: %.c
@@ -111,6 +112,12 @@ test: all
 # GPU-only suites (stress, sustained load, dmesg checks); run on the device machine.
 test-gpu: all
 	@BUILD=$(BUILD) GPU=1 sh tests/run_all.sh
+
+# Opt-in stress tests (minutes): the HCQ suite's stress_* on HCQ_TEST_DEVS (default cpu and
+# emu:gh100; GPUs: HCQ_TEST_DEVS="rm:0 cuda:0"), kernel log checked per test; HCQ_STRESS_S sets
+# the sustained parts (default 60 s on GPUs, 5 s elsewhere).
+test-stress: all
+	@for d in $${HCQ_TEST_DEVS:-cpu emu:gh100}; do $(BUILD)/tests/hcq_suite --dev $$d --slow --klog stress_ || exit 1; done
 
 demo: $(CLI)
 	$(CLI) demo

@@ -189,6 +189,16 @@ void hcq_buf_free(struct hcq_buf *buf);
 /* Make existing page-aligned host memory GPU-visible (no copy). The memory must outlive buf. */
 HCQ_MUST_CHECK enum hcq_status hcq_buf_import_host(struct hcq_device *dev, void *ptr, uint64_t size_B,
                                                    struct hcq_buf **buf_out);
+/* Several devices in one process: make buffer `buf` of another device usable on `dev`
+ * (copies and kernels of dev may use the returned alias; its va is dev's address for the
+ * memory). Host memory (HCQ_MEM_HOST, imported, or a unified-memory device's) maps into any
+ * device; another GPU's device memory needs peer access (cuda:N pairs that support it).
+ * HCQ_ERR_UNSUPPORTED when dev cannot reach the memory: stage through host memory instead.
+ * Free the alias (hcq_buf_free) before buf; an alias of host memory covers whole pages
+ * (hcq_buf_size may be rounded up). Queues of one device may also wait on and signal
+ * another device's signals (hcq_queue_wait/signal): close the waiting device first. */
+HCQ_MUST_CHECK enum hcq_status hcq_buf_peer_map(struct hcq_device *dev, struct hcq_buf *buf,
+                                                struct hcq_buf **alias_out);
 uint64_t hcq_buf_va(const struct hcq_buf *buf);    /* GPU virtual address */
 void *hcq_buf_map(const struct hcq_buf *buf);      /* CPU pointer, or NULL if not mapped */
 uint64_t hcq_buf_size(const struct hcq_buf *buf);  /* bytes */
@@ -273,6 +283,22 @@ HCQ_MUST_CHECK enum hcq_status hcq_queue_launch_ex(struct hcq_queue *q, const st
 /* Record a copy of size_B bytes between buffers (any queue kind). Ranges must be in bounds. */
 HCQ_MUST_CHECK enum hcq_status hcq_queue_copy(struct hcq_queue *q, struct hcq_buf *dst, uint64_t dst_off_B,
                                               struct hcq_buf *src, uint64_t src_off_B, uint64_t size_B);
+/* A copy whose offsets and size may be graph variables (each HCQ_VAR_NONE for a constant;
+ * variables only while recording a graph). size_B is the recorded size and, with size_var,
+ * the largest size a replay may set. A replay checks the values against the buffers and
+ * refuses out-of-bounds ones (HCQ_ERR_INVALID, nothing submitted). Changing the offsets
+ * moves the source/destination anywhere inside the recorded buffers. */
+struct hcq_copy {
+    struct hcq_buf *dst;
+    uint64_t dst_off_B;
+    struct hcq_buf *src;
+    uint64_t src_off_B;
+    uint64_t size_B;
+    uint32_t dst_off_var;
+    uint32_t src_off_var;
+    uint32_t size_var;
+};
+HCQ_MUST_CHECK enum hcq_status hcq_queue_copy_ex(struct hcq_queue *q, const struct hcq_copy *c);
 /* Record: set sig to value once everything before it on q has completed. */
 HCQ_MUST_CHECK enum hcq_status hcq_queue_signal(struct hcq_queue *q, struct hcq_signal *sig, uint64_t value);
 /* Record: do not start later commands until sig >= value. */

@@ -125,6 +125,9 @@ selected(const char *name, int argc, char **argv)
     return !any;
 }
 
+void (*th_before_each)(struct th *t, const char *name);
+void (*th_after_each)(struct th *t, const char *name);
+
 int
 th_run(const char *suite, const char *dev_spec, const struct th_case *cases, int n, int argc, char **argv)
 {
@@ -153,7 +156,11 @@ th_run(const char *suite, const char *dev_spec, const struct th_case *cases, int
         if (!verbose)
             hcq_log_set(capture_log, NULL);
         uint64_t t0 = hcq_time_ns();
+        if (th_before_each)
+            th_before_each(&t, cases[i].name);
         cases[i].fn(&t);
+        if (th_after_each)
+            th_after_each(&t, cases[i].name);
         double secs = (hcq_time_ns() - t0) / 1e9;
         hcq_log_set(NULL, NULL);
         if (!t.skipped)

@@ -65,6 +65,11 @@ void th_fail(struct th *t, const char *file, int line, const char *fmt, ...)
 
 const char *th_last_error(void);
 
+/* Optional hooks run before and after every test (NULL: none); `after` may fail the test
+ * (th_fail) - the HCQ suite's per-test kernel-log check uses them. */
+extern void (*th_before_each)(struct th *t, const char *name);
+extern void (*th_after_each)(struct th *t, const char *name);
+
 /* Print text the test expects (a deliberate fault's report), labelled and indented under the
  * test's line so that none of its lines reads as a failure. Multi-line text keeps its lines. */
 void th_expected(const char *label, const char *text);

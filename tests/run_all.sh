@@ -27,9 +27,16 @@ if [ "${GPU:-0}" = 1 ]; then
     mark=$("$BUILD"/nvhcq dmesg-check --mark 2>/dev/null | tail -n 1)
 fi
 devs=${HCQ_TEST_DEVS:-$("$BUILD"/nvhcq devices --testable 2>/dev/null || echo cpu)}
+# GPU=1: the kernel log is also checked around every test (an Xid fails that test by name).
+klog=
+[ "${GPU:-0}" = 1 ] && klog=--klog
 for d in $devs; do
-    run "$BUILD"/tests/hcq_suite --dev "$d"
+    run "$BUILD"/tests/hcq_suite --dev "$d" $klog
 done
+# Device-pair tests on two different emulated GPUs (each suite run above pairs a device with itself).
+case " $devs " in *" emu:gh100 "*) case " $devs " in *" emu:ga102 "*)
+    run "$BUILD"/tests/hcq_suite --dev emu:gh100 --dev2 emu:ga102 multidevice jit_several_devs small_copies_from_host_buf_transfer ;;
+esac ;; esac
 for s in tests/suites/*.sh; do
     [ -f "$s" ] || continue
     case " ${SKIP_SUITES:-} " in *" $(basename "$s" .sh) "*) echo "skipping suite $s (SKIP_SUITES)"; continue ;; esac

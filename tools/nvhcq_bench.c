@@ -22,6 +22,7 @@ static const struct {
 } groups[] = {
     { "latency", bench_latency }, { "copy", bench_copy },   { "elementwise", bench_elementwise },
     { "matmul", bench_matmul },   { "alloc", bench_alloc }, { "mlp", bench_mlp },
+    { "xdev", bench_xdev },
 };
 #define GROUP_COUNT (int)(sizeof groups / sizeof groups[0])
 
@@ -38,7 +39,7 @@ bench_group_arg(const char *arg, void *user)
             ba->want[g] = ba->any = true;
             return 0;
         }
-    fprintf(stderr, "nvhcq bench: unknown group '%s' (groups: latency copy elementwise matmul alloc mlp)\n", arg);
+    fprintf(stderr, "nvhcq bench: unknown group '%s' (groups: latency copy elementwise matmul alloc mlp xdev)\n", arg);
     return 2;
 }
 
@@ -214,7 +215,7 @@ nvhcq_cmd_bench(int argc, char **argv)
     const struct cli_cmd cmd = {
         "bench", "[GROUP...] [--devs SPEC,SPEC,...] [--json FILE] [--out DIR] [--quick]",
         "Runs the benchmark groups on every device side by side (median, p99, ratios), checks each\n"
-        "result, prints the table. GROUP: latency copy elementwise matmul alloc mlp (default: all).",
+        "result, prints the table. GROUP: latency copy elementwise matmul alloc mlp xdev (default: all).",
         opts, bench_group_arg, &ba, "method: bench/README.md",
     };
     int rc = cli_parse(&cmd, argc, argv);

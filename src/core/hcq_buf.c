@@ -102,6 +102,12 @@ fail_buf:
 }
 
 enum hcq_status
+hcq_buf_track(struct hcq_device *dev, struct hcq_buf *buf)
+{
+    return buf_track(dev, buf);
+}
+
+enum hcq_status
 hcq_buf_alloc(struct hcq_device *dev, uint64_t size_B, uint32_t flags, struct hcq_buf **buf_out)
 {
     return buf_create(dev, size_B, flags, NULL, buf_out);

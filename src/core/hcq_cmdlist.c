@@ -124,3 +124,13 @@ hcq_cmd_launch_grid(const struct hcq_cmd *c, const uint64_t *vars, uint32_t grid
         grid_out[i] = (var != HCQ_VAR_NONE && vars) ? (uint32_t)vars[var] : c->u.launch.grid[i];
     }
 }
+
+void
+hcq_cmd_copy_resolve(const struct hcq_cmd *c, const uint64_t *vars, uint64_t *dst_off_B, uint64_t *src_off_B,
+                     uint64_t *size_B)
+{
+    bool v = vars != NULL;
+    *dst_off_B = v && c->u.copy.dst_off_var != HCQ_VAR_NONE ? vars[c->u.copy.dst_off_var] : c->u.copy.dst_off_B;
+    *src_off_B = v && c->u.copy.src_off_var != HCQ_VAR_NONE ? vars[c->u.copy.src_off_var] : c->u.copy.src_off_B;
+    *size_B = v && c->u.copy.size_var != HCQ_VAR_NONE ? vars[c->u.copy.size_var] : c->u.copy.size_B;
+}

@@ -123,6 +123,7 @@ hcq_device_mark_lost(struct hcq_device *dev, const char *fmt, ...)
 
 void hcq_queue_destroy_all(struct hcq_device *dev); /* hcq_queue.c */
 void hcq_buf_free_all(struct hcq_device *dev);      /* hcq_buf.c */
+void hcq_peer_destroy(struct hcq_device *dev);      /* hcq_peer.c */
 
 void
 hcq_device_close(struct hcq_device *dev)
@@ -139,6 +140,7 @@ hcq_device_close(struct hcq_device *dev)
     pthread_mutex_destroy(&dev->staging_lock);
     hcq_queue_destroy_all(dev);
     hcq_signal_pool_destroy(dev);
+    hcq_peer_destroy(dev);
     hcq_buf_free_all(dev);
     free(dev->bufs);
     free(dev->queues);

@@ -49,7 +49,10 @@ struct hcq_cmd {
             struct hcq_buf *src;
             uint64_t dst_off_B;
             uint64_t src_off_B;
-            uint64_t size_B;
+            uint64_t size_B;        /* with size_var: the largest size a replay may set */
+            uint32_t dst_off_var;   /* HCQ_VAR_NONE or the variable replacing dst_off_B */
+            uint32_t src_off_var;
+            uint32_t size_var;
         } copy;
         struct {                    /* SIGNAL and WAIT: value = (var == NONE ? 0 : vars[var]) + add */
             struct hcq_signal *sig;
@@ -94,6 +97,17 @@ void hcq_cmd_launch_args(const struct hcq_cmdlist *cl, const struct hcq_cmd *c, 
 /* Grid of launch `c` with variables applied. */
 void hcq_cmd_launch_grid(const struct hcq_cmd *c, const uint64_t *vars, uint32_t grid_out[3]);
 
+/* Offsets and size of copy `c` with variables applied. */
+void hcq_cmd_copy_resolve(const struct hcq_cmd *c, const uint64_t *vars, uint64_t *dst_off_B, uint64_t *src_off_B,
+                          uint64_t *size_B);
+/* Whether copy `c` takes an offset or its size from a variable. */
+static inline bool
+hcq_cmd_copy_is_variable(const struct hcq_cmd *c)
+{
+    return c->u.copy.dst_off_var != HCQ_VAR_NONE || c->u.copy.src_off_var != HCQ_VAR_NONE ||
+           c->u.copy.size_var != HCQ_VAR_NONE;
+}
+
 /* ==== Objects ==== */
 
 struct hcq_buf {
@@ -136,6 +150,7 @@ struct hcq_graph {
     struct hcq_cmdlist cl;
     uint64_t *vars;                /* cl.var_count values */
     bool grid_vars;                /* some launch takes its grid from a variable (checked per replay) */
+    bool copy_vars;                /* some copy takes an offset or size from a variable (checked too) */
     void *priv;                    /* backend-built replay object, NULL: replay = submit */
 };
 
@@ -170,6 +185,10 @@ struct hcq_backend_ops {
     /* (optional, with graph_build) Submit one replay with g->vars. */
     enum hcq_status (*graph_replay)(struct hcq_graph *g);
     void (*graph_destroy)(struct hcq_graph *g);
+    /* (optional) Make buffer `remote` of another device usable on dev (peer access): fill
+     * va/map/priv/handle of alias (dev, size, flags set). HCQ_ERR_UNSUPPORTED: no peer path
+     * (core then tries host-memory import). NULL: no peer path. */
+    enum hcq_status (*buf_peer_map)(struct hcq_device *dev, struct hcq_buf *remote, struct hcq_buf *alias);
     /* (optional) Poll for asynchronous faults: HCQ_OK or HCQ_ERR_DEVICE_LOST. NULL: OK. */
     enum hcq_status (*check)(struct hcq_device *dev);
     /* (optional) Decoded fault text. NULL: "". */
@@ -201,8 +220,18 @@ struct hcq_device {
     /* live objects, freed at close */
     struct hcq_buf **bufs; uint32_t buf_count, buf_cap;
     struct hcq_queue **queues; uint32_t queue_count, queue_cap;
+    struct hcq_peer_cache *peer;     /* other devices' signal pages imported here (hcq_peer.c) */
     void *priv;                      /* backend data */
 };
+
+/* Track a buffer the core built itself (peer aliases) for freeing at close. */
+HCQ_MUST_CHECK enum hcq_status hcq_buf_track(struct hcq_device *dev, struct hcq_buf *buf);
+/* The pool page (a 4 KiB HCQ_MEM_HOST buffer) holding sig's slot. */
+struct hcq_buf *hcq_signal_page_buf(const struct hcq_signal *sig);
+/* Signal `sig` of any device as a signal usable by dev's queues (itself when sig->dev == dev;
+ * otherwise an alias kept until dev closes). */
+HCQ_MUST_CHECK enum hcq_status hcq_signal_peer(struct hcq_device *dev, struct hcq_signal *sig,
+                                               struct hcq_signal **alias_out);
 
 /* Backend constructors, called by hcq_device_open with the part after "name:".
  * Each returns HCQ_ERR_NOT_FOUND when its driver/device is absent, HCQ_ERR_UNSUPPORTED

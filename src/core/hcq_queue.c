@@ -209,33 +209,65 @@ hcq_queue_launch(struct hcq_queue *q, struct hcq_program *prog, const uint32_t g
     return hcq_queue_launch_ex(q, &l);
 }
 
+/* Whether [off, off + size) lies inside a buffer of buf_B bytes (no 64-bit overflow). */
+static bool
+copy_in_bounds(uint64_t off_B, uint64_t size_B, uint64_t buf_B)
+{
+    return off_B <= buf_B && size_B <= buf_B - off_B;
+}
+
 enum hcq_status
-hcq_queue_copy(struct hcq_queue *q, struct hcq_buf *dst, uint64_t dst_off_B, struct hcq_buf *src,
-               uint64_t src_off_B, uint64_t size_B)
+hcq_queue_copy_ex(struct hcq_queue *q, const struct hcq_copy *cp)
 {
     enum hcq_status st = check_queue(q, "hcq_queue_copy");
     if (st != HCQ_OK)
         return st;
+    if (!cp)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_copy_ex: copy is NULL");
+    struct hcq_buf *dst = cp->dst, *src = cp->src;
     if (!dst || !src || dst->dev != q->dev || src->dev != q->dev)
-        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_copy: buffer missing or from another device");
-    if (dst_off_B > dst->size_B || size_B > dst->size_B - dst_off_B || src_off_B > src->size_B ||
-        size_B > src->size_B - src_off_B)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_copy: buffer missing or from another device "
+                                        "(map a peer's buffer with hcq_buf_peer_map first)");
+    if ((st = check_var(q, cp->dst_off_var, "hcq_queue_copy dst_off")) != HCQ_OK ||
+        (st = check_var(q, cp->src_off_var, "hcq_queue_copy src_off")) != HCQ_OK ||
+        (st = check_var(q, cp->size_var, "hcq_queue_copy size")) != HCQ_OK)
+        return st;
+    /* Constant parts are checked now; variable ones at every replay. */
+    if ((cp->dst_off_var == HCQ_VAR_NONE && !copy_in_bounds(cp->dst_off_B, cp->size_B, dst->size_B)) ||
+        (cp->src_off_var == HCQ_VAR_NONE && !copy_in_bounds(cp->src_off_B, cp->size_B, src->size_B)) ||
+        cp->size_B > dst->size_B || cp->size_B > src->size_B)
         return hcq_err(HCQ_ERR_INVALID,
                        "hcq_queue_copy: 0x%llx bytes from +0x%llx (of 0x%llx) to +0x%llx (of 0x%llx) out of bounds",
-                       (unsigned long long)size_B, (unsigned long long)src_off_B, (unsigned long long)src->size_B,
-                       (unsigned long long)dst_off_B, (unsigned long long)dst->size_B);
-    if (size_B == 0)
+                       (unsigned long long)cp->size_B, (unsigned long long)cp->src_off_B,
+                       (unsigned long long)src->size_B, (unsigned long long)cp->dst_off_B,
+                       (unsigned long long)dst->size_B);
+    if (cp->size_B == 0) {
+        if (cp->size_var != HCQ_VAR_NONE)
+            return hcq_err(HCQ_ERR_INVALID, "hcq_queue_copy: a variable size needs a largest size (size_B) > 0");
         return HCQ_OK;
+    }
     struct hcq_cmd *c;
     if ((st = hcq_cmdlist_push(target(q), &c)) != HCQ_OK)
         return st;
     c->kind = HCQ_CMD_COPY;
     c->u.copy.dst = dst;
     c->u.copy.src = src;
-    c->u.copy.dst_off_B = dst_off_B;
-    c->u.copy.src_off_B = src_off_B;
-    c->u.copy.size_B = size_B;
+    c->u.copy.dst_off_B = cp->dst_off_B;
+    c->u.copy.src_off_B = cp->src_off_B;
+    c->u.copy.size_B = cp->size_B;
+    c->u.copy.dst_off_var = cp->dst_off_var;
+    c->u.copy.src_off_var = cp->src_off_var;
+    c->u.copy.size_var = cp->size_var;
     return HCQ_OK;
+}
+
+enum hcq_status
+hcq_queue_copy(struct hcq_queue *q, struct hcq_buf *dst, uint64_t dst_off_B, struct hcq_buf *src,
+               uint64_t src_off_B, uint64_t size_B)
+{
+    struct hcq_copy c = { .dst = dst, .dst_off_B = dst_off_B, .src = src, .src_off_B = src_off_B, .size_B = size_B,
+                          .dst_off_var = HCQ_VAR_NONE, .src_off_var = HCQ_VAR_NONE, .size_var = HCQ_VAR_NONE };
+    return hcq_queue_copy_ex(q, &c);
 }
 
 static enum hcq_status
@@ -245,9 +277,12 @@ record_sig(struct hcq_queue *q, enum hcq_cmd_kind kind, struct hcq_signal *sig, 
     enum hcq_status st = check_queue(q, what);
     if (st != HCQ_OK)
         return st;
-    if (!sig || sig->dev != q->dev)
-        return hcq_err(HCQ_ERR_INVALID, "%s: signal missing or from another device", what);
+    if (!sig)
+        return hcq_err(HCQ_ERR_INVALID, "%s: signal missing", what);
     if ((st = check_var(q, var, what)) != HCQ_OK)
+        return st;
+    /* another device's signal: its alias on this device (same slot, our address for it) */
+    if ((st = hcq_signal_peer(q->dev, sig, &sig)) != HCQ_OK)
         return st;
     struct hcq_cmd *c;
     if ((st = hcq_cmdlist_push(target(q), &c)) != HCQ_OK)
@@ -357,6 +392,12 @@ submit_each(struct hcq_queue *q, const struct hcq_cmdlist *cl, const uint64_t *v
                 n->u.sig.add = hcq_cmd_value(c->u.sig.var, c->u.sig.add, vars);
                 n->u.sig.var = HCQ_VAR_NONE;
             }
+            if (c->kind == HCQ_CMD_COPY) {
+                hcq_cmd_copy_resolve(c, vars, &n->u.copy.dst_off_B, &n->u.copy.src_off_B, &n->u.copy.size_B);
+                n->u.copy.dst_off_var = n->u.copy.src_off_var = n->u.copy.size_var = HCQ_VAR_NONE;
+                if (n->u.copy.size_B == 0)
+                    continue;
+            }
             HCQ_LOG_INFO("cmd_sync: command %u: %s", i, cmd_name(c));
         }
         st = q->dev->ops->queue_submit(q, &one, NULL);
@@ -462,6 +503,8 @@ hcq_graph_end(struct hcq_queue *q, struct hcq_graph **graph_out)
         if (c->kind == HCQ_CMD_LAUNCH)
             for (int d = 0; d < 3; d++)
                 g->grid_vars |= c->u.launch.grid_var[d] != HCQ_VAR_NONE;
+        if (c->kind == HCQ_CMD_COPY)
+            g->copy_vars |= hcq_cmd_copy_is_variable(c);
     }
     if (q->dev->ops->graph_build && (st = q->dev->ops->graph_build(g)) != HCQ_OK)
         goto fail_graph;
@@ -517,6 +560,23 @@ hcq_graph_replay(struct hcq_graph *g)
                 return hcq_err(HCQ_ERR_INVALID, "hcq_graph_replay: command %u grid[%d] = %llu (expected 1..%u)", i,
                                d, (unsigned long long)v, d ? MAX_GRID_YZ : MAX_GRID_X);
         }
+    }
+    /* Variable copies: offsets and sizes inside their buffers, sizes within the recorded one
+     * (the size the backends laid the copy out for). */
+    for (uint32_t i = 0; g->copy_vars && i < g->cl.count; i++) {
+        const struct hcq_cmd *c = &g->cl.cmds[i];
+        if (c->kind != HCQ_CMD_COPY || !hcq_cmd_copy_is_variable(c))
+            continue;
+        uint64_t doff, soff, size;
+        hcq_cmd_copy_resolve(c, g->vars, &doff, &soff, &size);
+        if (size > c->u.copy.size_B || !copy_in_bounds(doff, size, c->u.copy.dst->size_B) ||
+            !copy_in_bounds(soff, size, c->u.copy.src->size_B))
+            return hcq_err(HCQ_ERR_INVALID,
+                           "hcq_graph_replay: command %u copies 0x%llx bytes (recorded at most 0x%llx) from +0x%llx "
+                           "(of 0x%llx) to +0x%llx (of 0x%llx): out of bounds",
+                           i, (unsigned long long)size, (unsigned long long)c->u.copy.size_B, (unsigned long long)soff,
+                           (unsigned long long)c->u.copy.src->size_B, (unsigned long long)doff,
+                           (unsigned long long)c->u.copy.dst->size_B);
     }
     if (hcq_debug_flags() & HCQ_DEBUG_CMD_SYNC)
         return submit_each(q, &g->cl, g->vars);

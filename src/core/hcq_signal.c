@@ -119,6 +119,15 @@ hcq_signal_create(struct hcq_device *dev, uint64_t initial, struct hcq_signal **
     return HCQ_OK;
 }
 
+struct hcq_buf *
+hcq_signal_page_buf(const struct hcq_signal *sig)
+{
+    pthread_mutex_lock(&sig->dev->lock);
+    struct hcq_buf *b = sig->dev->sigpool->pages[sig->pool_index / SIG_PER_PAGE].buf;
+    pthread_mutex_unlock(&sig->dev->lock);
+    return b;
+}
+
 void
 hcq_signal_destroy(struct hcq_signal *sig)
 {

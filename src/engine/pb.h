@@ -275,6 +275,7 @@ enum pb_patch_kind {
     PB_PATCH_SEM_MAIN,  /* payload = main timeline base + add */
     PB_PATCH_SEM_AUX,   /* payload = aux timeline base + add */
     PB_PATCH_SEM_NOW,   /* payload = current host-visible value of the signal at sig_slot */
+    PB_PATCH_COPY,      /* copy-engine chunk `dim` of copy command `cmd` (offsets/size variables) */
 };
 
 struct pb_patch {
@@ -289,6 +290,7 @@ struct pb_patch {
     uint32_t qmd_hi, qmd_lo;  /* GRID: the QMD's grid field (absolute bits, within one dword) */
     uint32_t qmd_word;        /* GRID: that dword as built (the other bits of it) */
     const volatile uint64_t *sig_slot;
+    const struct hcq_cmd *cmd;  /* COPY: the graph's copy command (its buffers and variables) */
 };
 
 /* ==== pb_graph.c ==== */

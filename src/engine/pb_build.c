@@ -555,7 +555,8 @@ pb_cmd_launch(struct pb_builder *b, const struct hcq_cmd *c)
  * multi-line, chunked, PLC off: PB_CE_EXP), the copy kernel 1.1 TB/s at 1 MiB and ~3 TB/s
  * from 256 MiB. PB_D2D=ce keeps every copy on the copy engine. */
 static bool
-pb_copy_by_kernel(const struct pb_builder *b, const struct hcq_cmd *c)
+pb_copy_by_kernel(const struct pb_builder *b, const struct hcq_cmd *c, uint64_t dst_off_B, uint64_t src_off_B,
+                  uint64_t size_B)
 {
     static int mode = -1;
     if (mode < 0) {
@@ -567,8 +568,7 @@ pb_copy_by_kernel(const struct pb_builder *b, const struct hcq_cmd *c)
         return false;
     if ((dst->flags | src->flags) & HCQ_MEM_HOST)
         return false;
-    if (dst == src && c->u.copy.dst_off_B < c->u.copy.src_off_B + c->u.copy.size_B &&
-        c->u.copy.src_off_B < c->u.copy.dst_off_B + c->u.copy.size_B)
+    if (dst == src && dst_off_B < src_off_B + size_B && src_off_B < dst_off_B + size_B)
         return false; /* k_copy_bytes needs disjoint ranges */
     return true;
 }
@@ -586,12 +586,13 @@ _Static_assert(sizeof(struct pb_copy_params) == 24, "k_copy_bytes takes 24 param
 /* The copy as k_copy_bytes on the main channel (chained like any launch). Geometry as
  * src/ops' flat launches: 256 threads, one per 16-byte vector, at most 65535 blocks. */
 static enum hcq_status
-pb_copy_kernel(struct pb_builder *b, const struct hcq_cmd *c)
+pb_copy_kernel(struct pb_builder *b, const struct hcq_cmd *c, uint64_t dst_off_B, uint64_t src_off_B,
+               uint64_t size_B)
 {
     struct pb_copy_params p = {
-        .dst_va = c->u.copy.dst->va + c->u.copy.dst_off_B,
-        .src_va = c->u.copy.src->va + c->u.copy.src_off_B,
-        .size_B = c->u.copy.size_B,
+        .dst_va = c->u.copy.dst->va + dst_off_B,
+        .src_va = c->u.copy.src->va + src_off_B,
+        .size_B = size_B,
     };
     uint64_t items = ((p.dst_va | p.src_va) & 15) == 0 ? (p.size_B + 15) / 16 : p.size_B;
     uint64_t blocks = (items + 255) / 256;
@@ -605,19 +606,25 @@ pb_cmd_copy(struct pb_builder *b, const struct hcq_cmd *c)
 {
     struct pb_queue *pq = b->pq;
     const struct hcq_buf *dst = c->u.copy.dst, *src = c->u.copy.src;
-    uint64_t size_B = c->u.copy.size_B;
+    uint64_t dst_off_B, src_off_B, size_B;
     enum hcq_status st;
+    bool patched = b->g && hcq_cmd_copy_is_variable(c);
+    hcq_cmd_copy_resolve(c, b->vars, &dst_off_B, &src_off_B, &size_B);
+    if (patched) /* laid out for the largest size; each replay patches every chunk */
+        size_B = c->u.copy.size_B;
     if (size_B == 0)
         return HCQ_OK;
     if (b->cmd_index < b->cpu_copy_end) {
         /* Tegra: device memory is host memory and the queue was idle with nothing before
          * this copy in the list (pb_cpu_copy_end): a memmove now is in queue order and
          * beats a DMA through the copy engine (nvgpu.md §6.7). */
-        memmove((uint8_t *)dst->map + c->u.copy.dst_off_B, (const uint8_t *)src->map + c->u.copy.src_off_B, size_B);
+        memmove((uint8_t *)dst->map + dst_off_B, (const uint8_t *)src->map + src_off_B, size_B);
         return HCQ_OK;
     }
-    if (b->pd->copy_prog && pb_copy_by_kernel(b, c))
-        return pb_copy_kernel(b, c);
+    /* a copy whose offsets/size a graph patches stays on the copy engine (its patch points
+     * rewrite CE methods); the others may run as a kernel */
+    if (!patched && b->pd->copy_prog && pb_copy_by_kernel(b, c, dst_off_B, src_off_B, size_B))
+        return pb_copy_kernel(b, c, dst_off_B, src_off_B, size_B);
     struct pb_chan *ch = &pq->main;
     if (ch->engine != KMD_ENGINE_COPY) {
         if (!pq->aux)
@@ -630,11 +637,24 @@ pb_cmd_copy(struct pb_builder *b, const struct hcq_cmd *c)
     st = pb_use(b, ch);
     if (st != HCQ_OK)
         return st;
-    uint64_t dva = dst->va + c->u.copy.dst_off_B, sva = src->va + c->u.copy.src_off_B;
-    if (!pb_ce_experiment(&ch->push, dva, sva, size_B))
-        gpu_push_ce_copy(&ch->push, dva, sva, size_B);
     ch->busy = true;
-    return HCQ_OK;
+    if (!patched) {
+        uint64_t dva = dst->va + dst_off_B, sva = src->va + src_off_B;
+        if (!pb_ce_experiment(&ch->push, dva, sva, size_B))
+            gpu_push_ce_copy(&ch->push, dva, sva, size_B);
+        return HCQ_OK;
+    }
+    /* One patch per chunk: a replay rewrites its addresses and length, and turns chunks
+     * past the replay's size into launches that transfer nothing. */
+    for (uint64_t done = 0, k = 0; done < size_B && st == HCQ_OK; done += GPU_CE_MAX_LINE_B, k++) {
+        uint32_t n = size_B - done > GPU_CE_MAX_LINE_B ? GPU_CE_MAX_LINE_B : (uint32_t)(size_B - done);
+        uint32_t pos = ch->push.count;
+        gpu_push_ce_copy(&ch->push, dst->va + dst_off_B + done, src->va + src_off_B + done, n);
+        assert(ch->push.overflow || ch->push.count - pos == GPU_PUSH_CE_COPY_CHUNK_DW);
+        struct pb_patch p = {.kind = PB_PATCH_COPY, .dim = (uint32_t)k, .pb_chan = ch, .pb_dw = pos, .cmd = c};
+        st = pb_patch_add(b, &p);
+    }
+    return st;
 }
 
 /* Value a TIMESTAMP leaves in its signal: the release that carries the timestamp also
@@ -747,7 +767,10 @@ pb_build(struct pb_queue *pq, const struct hcq_cmdlist *cl, const uint64_t *vars
         if (c->kind == HCQ_CMD_LAUNCH && c->u.launch.args_B > args_max)
             args_max = c->u.launch.args_B;
         if (c->kind == HCQ_CMD_COPY && i >= b.cpu_copy_end && pq->main.engine != KMD_ENGINE_COPY) {
-            if (pb_copy_by_kernel(&b, c) && pb_copy_prog_get(pq->pd) == HCQ_OK)
+            uint64_t d_off, s_off, n_B;
+            hcq_cmd_copy_resolve(c, vars, &d_off, &s_off, &n_B);
+            if (!(graph && hcq_cmd_copy_is_variable(c)) && pb_copy_by_kernel(&b, c, d_off, s_off, n_B) &&
+                pb_copy_prog_get(pq->pd) == HCQ_OK)
                 continue;
             st = pb_aux_get(pq);
         }

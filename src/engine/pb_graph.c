@@ -244,6 +244,16 @@ pb_graph_patch(const struct pb_build_target *t, const uint64_t *vars, uint64_t m
         case PB_PATCH_SEM_AUX:
             v = aux_base + p->add;
             break;
+        case PB_PATCH_COPY: {
+            /* chunk `dim` of a copy laid out for its largest size (core checked the bounds) */
+            uint64_t doff, soff, size, start = (uint64_t)p->dim * GPU_CE_MAX_LINE_B;
+            hcq_cmd_copy_resolve(p->cmd, vars, &doff, &soff, &size);
+            uint64_t n = size > start ? size - start : 0;
+            gpu_push_ce_copy_chunk_patch(p->map, p->cmd->u.copy.dst->va + doff + start,
+                                         p->cmd->u.copy.src->va + soff + start,
+                                         (uint32_t)(n > GPU_CE_MAX_LINE_B ? GPU_CE_MAX_LINE_B : n));
+            continue;
+        }
         case PB_PATCH_SEM_NOW:
         default:
             v = *p->sig_slot;

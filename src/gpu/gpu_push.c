@@ -211,12 +211,31 @@ ce_offsets(struct gpu_push *p, uint64_t dst_va, uint64_t src_va)
               (uint32_t)dst_va);
 }
 
+static uint32_t
+ce_copy_launch(void)
+{
+    return GPU_FLD_DEF(NVC6B5_LAUNCH_DMA, DATA_TRANSFER_TYPE, NON_PIPELINED) |
+           GPU_FLD_DEF(NVC6B5_LAUNCH_DMA, SRC_MEMORY_LAYOUT, PITCH) |
+           GPU_FLD_DEF(NVC6B5_LAUNCH_DMA, DST_MEMORY_LAYOUT, PITCH);
+}
+
+void
+gpu_push_ce_copy_chunk_patch(uint32_t *chunk, uint64_t dst_va, uint64_t src_va, uint32_t size_B)
+{
+    /* A chunk is [OFFSET_IN_UPPER header, src hi, src lo, dst hi, dst lo] [LINE_LENGTH_IN
+     * header, length] [LAUNCH_DMA header, launch word]: see gpu_push_ce_copy. */
+    chunk[1] = GPU_FLD(NVC8B5_OFFSET_IN_UPPER_UPPER, src_va >> 32);
+    chunk[2] = (uint32_t)src_va;
+    chunk[3] = GPU_FLD(NVC8B5_OFFSET_OUT_UPPER_UPPER, dst_va >> 32);
+    chunk[4] = (uint32_t)dst_va;
+    chunk[6] = size_B;
+    chunk[8] = size_B ? ce_copy_launch() : GPU_FLD_DEF(NVC6B5_LAUNCH_DMA, DATA_TRANSFER_TYPE, NONE);
+}
+
 void
 gpu_push_ce_copy(struct gpu_push *p, uint64_t dst_va, uint64_t src_va, uint64_t size_B)
 {
-    const uint32_t launch = GPU_FLD_DEF(NVC6B5_LAUNCH_DMA, DATA_TRANSFER_TYPE, NON_PIPELINED) |
-                            GPU_FLD_DEF(NVC6B5_LAUNCH_DMA, SRC_MEMORY_LAYOUT, PITCH) |
-                            GPU_FLD_DEF(NVC6B5_LAUNCH_DMA, DST_MEMORY_LAYOUT, PITCH);
+    const uint32_t launch = ce_copy_launch();
     while (size_B) {
         uint32_t n = size_B > GPU_CE_MAX_LINE_B ? GPU_CE_MAX_LINE_B : (uint32_t)size_B;
         ce_offsets(p, dst_va, src_va);

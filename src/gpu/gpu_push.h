@@ -415,6 +415,11 @@ void gpu_push_copy_init(struct gpu_push *p, uint32_t copy_cls);
  * gpu_push_ce_copy_dw(size_B). */
 void gpu_push_ce_copy(struct gpu_push *p, uint64_t dst_va, uint64_t src_va, uint64_t size_B);
 uint32_t gpu_push_ce_copy_dw(uint64_t size_B);
+/* Rewrite one chunk that gpu_push_ce_copy emitted at `chunk` (chunks start every
+ * GPU_PUSH_CE_COPY_CHUNK_DW dwords; graphs patch recorded copies this way): new addresses
+ * and length (<= GPU_CE_MAX_LINE_B). size_B 0 keeps the chunk's methods but makes its
+ * LAUNCH_DMA transfer nothing (DATA_TRANSFER_TYPE_NONE, no semaphore). */
+void gpu_push_ce_copy_chunk_patch(uint32_t *chunk, uint64_t dst_va, uint64_t src_va, uint32_t size_B);
 /* Pitched 2-D copy: height lines of width_B bytes (each < 2^32), lines pitch apart. */
 void gpu_push_ce_copy_2d(struct gpu_push *p, uint64_t dst_va, uint32_t dst_pitch_B, uint64_t src_va,
                          uint32_t src_pitch_B, uint32_t width_B, uint32_t height);

@@ -21,6 +21,10 @@ static const struct hcq_kernel_desc *const ops_tables[] = {
     ops_reduce_kernels,
     ops_matmul_kernels,
     ops_gemm_kernels,
+    ops_select_kernels,
+    ops_minmax_kernels,
+    ops_conv_kernels,
+    ops_pool_kernels,
     ops_llm_kernels,
     ops_llm_gemm_kernels,
 };

@@ -43,5 +43,9 @@ extern const struct hcq_kernel_desc ops_elementwise_kernels[];
 extern const struct hcq_kernel_desc ops_reduce_kernels[];
 extern const struct hcq_kernel_desc ops_matmul_kernels[];
 extern const struct hcq_kernel_desc ops_gemm_kernels[];
+extern const struct hcq_kernel_desc ops_select_kernels[];
+extern const struct hcq_kernel_desc ops_minmax_kernels[];
+extern const struct hcq_kernel_desc ops_conv_kernels[];
+extern const struct hcq_kernel_desc ops_pool_kernels[];
 
 #endif /* OPS_TWIN_H */

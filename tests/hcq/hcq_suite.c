@@ -8,13 +8,19 @@
  * cross-queue hand-offs, error paths and device loss. Copies, barriers and host memory:
  * hcq_suite_mem.c; kernel-library tests: hcq_suite_kernels.c. Every result is compared with a host-computed expectation.
  *
- *   build/tests/hcq_suite --dev SPEC [--slow] [name-filter...]
+ *   build/tests/hcq_suite --dev SPEC [--dev2 SPEC] [--slow] [--klog] [name-filter...]
+ * Graph-copy and pruning tests: hcq_suite_graph.c; device-pair tests: hcq_suite_multi.c;
+ * selection/comparison/integer kernels and max/min reductions: hcq_suite_ops.c; conv2d,
+ * pooling and the small models: hcq_suite_conv.c; opt-in stress tests: hcq_suite_stress.c;
+ * the per-test kernel-log check: hcq_suite_klog.c.
  */
 #include "hcq_suite.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+const char *suite_dev2_spec;
 
 static void
 suite_sleep_ms(unsigned ms)
@@ -853,14 +859,24 @@ main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--dev") && i + 1 < argc)
             spec = argv[++i];
+        else if (!strcmp(argv[i], "--dev2") && i + 1 < argc)
+            suite_dev2_spec = argv[++i];
+        else if (!strcmp(argv[i], "--klog"))
+            suite_klog_enable();
         else if (!strcmp(argv[i], "--help")) {
-            printf("usage: %s --dev SPEC [--slow] [name-filter...]\n", argv[0]);
+            printf("usage: %s --dev SPEC [--dev2 SPEC] [--slow] [--klog] [name-filter...]\n"
+                   "  --slow  also the slow tests (> 4 GiB copy, stress_*: `make test-stress`)\n"
+                   "  --klog  check the kernel log around every test (an Xid fails that test)\n",
+                   argv[0]);
             free(rest);
             return 0;
         } else
             rest[nrest++] = argv[i];
     }
-    int n = TH_COUNT(runtime_cases) + suite_mem_case_count + suite_kernel_case_count + TH_COUNT(last_cases);
+    if (!suite_dev2_spec)
+        suite_dev2_spec = spec;
+    int n = TH_COUNT(runtime_cases) + suite_graph_case_count + suite_multi_case_count + suite_mem_case_count +
+            suite_kernel_case_count + suite_ops_case_count + suite_conv_case_count + suite_stress_case_count + TH_COUNT(last_cases);
     int k = 0;
     struct th_case *cases = calloc((size_t)n, sizeof *cases);
     if (!cases) {
@@ -869,10 +885,20 @@ main(int argc, char **argv)
     }
     for (int i = 0; i < TH_COUNT(runtime_cases); i++)
         cases[k++] = runtime_cases[i];
+    for (int i = 0; i < suite_graph_case_count; i++)
+        cases[k++] = suite_graph_cases[i];
+    for (int i = 0; i < suite_multi_case_count; i++)
+        cases[k++] = suite_multi_cases[i];
     for (int i = 0; i < suite_mem_case_count; i++)
         cases[k++] = suite_mem_cases[i];
     for (int i = 0; i < suite_kernel_case_count; i++)
         cases[k++] = suite_kernel_cases[i];
+    for (int i = 0; i < suite_ops_case_count; i++)
+        cases[k++] = suite_ops_cases[i];
+    for (int i = 0; i < suite_conv_case_count; i++)
+        cases[k++] = suite_conv_cases[i];
+    for (int i = 0; i < suite_stress_case_count; i++)
+        cases[k++] = suite_stress_cases[i];
     for (int i = 0; i < TH_COUNT(last_cases); i++)
         cases[k++] = last_cases[i];
     int failed = th_run("hcq", spec, cases, n, nrest, rest);

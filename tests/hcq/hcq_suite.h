@@ -50,8 +50,53 @@ void suite_mirror_add(struct suite_mirror *m, uint64_t va, uint64_t size_B, void
 bool suite_twin_run(const char *name, const void *params, const uint32_t grid[3], const uint32_t block[3],
                     struct suite_mirror *m);
 
+/* ==== One kernel launch checked on the device and as its twin ==== */
+
+/* Inputs (host arrays, written to device buffers), one output; params built from the
+ * device VAs by `mk`. */
+typedef void (*op_mk_fn)(void *params, const uint64_t *in_va, uint64_t out_va, const void *ctx);
+
+struct op_case {
+    const char *kernel;
+    int nin;
+    const void *in[4];
+    uint64_t in_B[4];
+    uint64_t out_B;
+    uint32_t params_B;
+    op_mk_fn mk;
+    const void *ctx;
+    uint32_t grid, block;
+};
+
+/* Run c on dev (output poisoned, a poisoned guard after it that must survive) into
+ * out_dev, and the kernel's twin on host copies at the same addresses into out_twin
+ * (skipped when out_twin is NULL). Fails the test (returns false) on any error. */
+bool suite_op_run(struct th *t, struct hcq_device *dev, const struct op_case *c, uint8_t *out_dev,
+                  uint8_t *out_twin);
+
+/* ==== Per-test kernel-log check (hcq_suite_klog.c) ==== */
+
+/* --klog: read the kernel log before and after every test; NVIDIA error lines (Xid, MMU
+ * fault, ...) that appear during a test fail that test by name. Off when the log cannot be
+ * read (says so once). */
+void suite_klog_enable(void);
+
 /* ==== Test tables ==== */
 
+/* The second device of the pair the multi-device tests use (--dev2 SPEC; default: the
+ * device under test opened a second time). */
+extern const char *suite_dev2_spec;
+
+extern const struct th_case suite_graph_cases[];
+extern const int suite_graph_case_count;
+extern const struct th_case suite_multi_cases[];
+extern const int suite_multi_case_count;
+extern const struct th_case suite_stress_cases[];
+extern const int suite_stress_case_count;
+extern const struct th_case suite_conv_cases[];
+extern const int suite_conv_case_count;
+extern const struct th_case suite_ops_cases[];
+extern const int suite_ops_case_count;
 extern const struct th_case suite_mem_cases[];
 extern const int suite_mem_case_count;
 extern const struct th_case suite_kernel_cases[];

@@ -894,7 +894,11 @@ TEST(kernel_table_complete)
             bool found = false;
             for (int j = 0; j < suite_kernel_case_count; j++)
                 found |= !strcmp(suite_kernel_cases[j].name, test);
-            CHECKF(found, "%s has no test %s in hcq_suite_kernels.c", d->name, test);
+            for (int j = 0; j < suite_ops_case_count; j++)
+                found |= !strcmp(suite_ops_cases[j].name, test);
+            for (int j = 0; j < suite_conv_case_count; j++)
+                found |= !strcmp(suite_conv_cases[j].name, test);
+            CHECKF(found, "%s has no test %s in the HCQ suite's kernel tables", d->name, test);
         }
         CHECK_OK(hcq_program_load(dev, d->name, &prog));
         struct hcq_program_info info;

@@ -304,9 +304,12 @@ cpu_queue_submit(struct hcq_queue *q, const struct hcq_cmdlist *cl, const uint64
             memcpy(it->u.launch.block, c->u.launch.block, sizeof it->u.launch.block);
             break;
         case HCQ_CMD_COPY:
-            it->u.copy.dst_va = c->u.copy.dst->va + c->u.copy.dst_off_B;
-            it->u.copy.src_va = c->u.copy.src->va + c->u.copy.src_off_B;
-            it->u.copy.size_B = c->u.copy.size_B;
+        {
+            uint64_t doff, soff;
+            hcq_cmd_copy_resolve(c, vars, &doff, &soff, &it->u.copy.size_B);
+            it->u.copy.dst_va = c->u.copy.dst->va + doff;
+            it->u.copy.src_va = c->u.copy.src->va + soff;
+        }
             break;
         case HCQ_CMD_SIGNAL:
         case HCQ_CMD_WAIT:

@@ -40,6 +40,7 @@ typedef struct CUgraphEdgeData_st CUgraphEdgeData; /* only passed through as a p
 #define CUDA_ERROR_NOT_INITIALIZED 3
 #define CUDA_ERROR_NO_DEVICE 100
 #define CUDA_ERROR_INVALID_DEVICE 101
+#define CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED 704
 #define CUDA_ERROR_ECC_UNCORRECTABLE 214
 #define CUDA_ERROR_NOT_FOUND 500
 #define CUDA_ERROR_NOT_READY 600
@@ -125,6 +126,8 @@ _Static_assert(offsetof(CUDA_KERNEL_NODE_PARAMS_v2, ctx) == 64, "ctx offset");
     X(1, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext * ctx, CUdevice dev))             \
     X(1, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice dev))                         \
     X(0, cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset_v2", (CUdevice dev))                             \
+    X(0, cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer", (int *can, CUdevice dev, CUdevice peer))            \
+    X(0, cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess", (CUcontext peer, unsigned int flags))               \
     X(1, cuCtxGetCurrent, "cuCtxGetCurrent", (CUcontext * ctx))                                             \
     X(1, cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext ctx))                                               \
     X(1, cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr * dptr, size_t bytes))                                   \

@@ -149,6 +149,41 @@ cuda_buf_import_host(struct hcq_device *dev, struct hcq_buf *buf)
     return HCQ_OK;
 }
 
+/* Peer access between two cuda devices (unified addressing: the peer's address is valid
+ * here once access is enabled; portable pinned memory is valid in every context). */
+static enum hcq_status
+cuda_buf_peer_map(struct hcq_device *dev, struct hcq_buf *remote, struct hcq_buf *alias)
+{
+    struct cuda_device *cd = cuda_dev(dev);
+    const struct cuda_api *a = cd->api;
+    if (remote->dev->ops != dev->ops)
+        return HCQ_ERR_UNSUPPORTED; /* another backend's memory: core imports host memory */
+    struct cuda_device *rd = cuda_dev(remote->dev);
+    enum cuda_buf_kind k = (enum cuda_buf_kind)(uintptr_t)remote->priv;
+    if (k == CUDA_BUF_HOST || k == CUDA_BUF_PEER_HOST) {
+        alias->priv = (void *)(uintptr_t)CUDA_BUF_PEER_HOST;
+    } else if (k == CUDA_BUF_DEVICE || k == CUDA_BUF_PEER_DEVICE) {
+        if (rd->ctx != cd->ctx) {
+            int can = 0;
+            if (!a->cuDeviceCanAccessPeer || !a->cuCtxEnablePeerAccess ||
+                a->cuDeviceCanAccessPeer(&can, cd->cudev, rd->cudev) != CUDA_SUCCESS || !can)
+                return hcq_err(HCQ_ERR_UNSUPPORTED, "cuda: %s cannot access %s's memory (no peer access)",
+                               dev->info.spec, remote->dev->info.spec);
+            cuda_ctx_enter(cd);
+            CUresult r = a->cuCtxEnablePeerAccess(rd->ctx, 0);
+            if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+                return cuda_fail(cd, r, "cuCtxEnablePeerAccess(%s -> %s)", dev->info.spec, remote->dev->info.spec);
+        }
+        alias->priv = (void *)(uintptr_t)CUDA_BUF_PEER_DEVICE;
+    } else {
+        return HCQ_ERR_UNSUPPORTED; /* registered caller memory: core imports it again */
+    }
+    alias->va = remote->va;
+    alias->map = remote->map;
+    alias->handle = remote->handle;
+    return HCQ_OK;
+}
+
 static void
 cuda_buf_free(struct hcq_device *dev, struct hcq_buf *buf)
 {
@@ -168,6 +203,9 @@ cuda_buf_free(struct hcq_device *dev, struct hcq_buf *buf)
     case CUDA_BUF_REGISTERED:
         r = a->cuMemHostUnregister(buf->map);
         break;
+    case CUDA_BUF_PEER_DEVICE:
+    case CUDA_BUF_PEER_HOST:
+        break; /* the owning device frees it */
     }
     if (r != CUDA_SUCCESS && !atomic_load(&dev->lost))
         HCQ_LOG_WARN("cuda: freeing buffer va 0x%llx: %s", (unsigned long long)buf->va, cuda_api_err_name(r));
@@ -347,6 +385,7 @@ static const struct hcq_backend_ops cuda_ops = {
     .buf_alloc = cuda_buf_alloc,
     .buf_free = cuda_buf_free,
     .buf_import_host = cuda_buf_import_host,
+    .buf_peer_map = cuda_buf_peer_map,
     .program_load = cuda_program_load,
     .program_unload = cuda_program_unload,
     .queue_create = cuda_queue_create,

@@ -22,6 +22,8 @@ enum cuda_buf_kind {
     CUDA_BUF_DEVICE = 1, /* cuMemAlloc: va only */
     CUDA_BUF_HOST,       /* cuMemHostAlloc(PORTABLE | DEVICEMAP): map + its device address */
     CUDA_BUF_REGISTERED, /* cuMemHostRegister of caller memory */
+    CUDA_BUF_PEER_DEVICE,/* another cuda device's cuMemAlloc, reached by peer access (not owned) */
+    CUDA_BUF_PEER_HOST,  /* another cuda device's portable pinned memory (not owned) */
 };
 
 struct cuda_device {
