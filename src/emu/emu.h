@@ -78,6 +78,7 @@ struct emu_opts {
     uint32_t drop_doorbell;      /* doorbell rings from the Nth one seen on are ignored (1-based) */
     uint32_t corrupt_qmd;        /* the Nth QMD launch reads a corrupted program address */
     bool trace;                  /* record the ioctl trace (emu_dev_trace) */
+    uint32_t l4t;                /* ga10b: the L4T ABI the driver model speaks, 35 or 36 (0 = 36) */
 };
 
 /* Parse "gh100,fail_alloc=3,hang" (the part after "emu:") into *opts. */

@@ -280,12 +280,13 @@ emu_nvgpu_as_bind_channel(struct emu_fd *f, void *arg)
     return emu_nvgpu_chan_bind_as(c, as); /* takes an AS reference */
 }
 
-static const struct emu_nvgpu_ioctl emu_nvgpu_as_ioctls[] = {
-    {NVGPU_AS_IOCTL_BIND_CHANNEL, "NVGPU_AS_IOCTL_BIND_CHANNEL", emu_nvgpu_as_bind_channel},
-    {NVGPU_AS_IOCTL_UNMAP_BUFFER, "NVGPU_AS_IOCTL_UNMAP_BUFFER", emu_nvgpu_as_unmap_buffer},
-    {NVGPU_AS_IOCTL_ALLOC_SPACE, "NVGPU_AS_IOCTL_ALLOC_SPACE", emu_nvgpu_as_alloc_space},
-    {NVGPU_AS_IOCTL_MAP_BUFFER_EX, "NVGPU_AS_IOCTL_MAP_BUFFER_EX", emu_nvgpu_as_map_buffer_ex},
+const struct emu_nvgpu_ioctl emu_nvgpu_as_ioctls[] = {
+    {NVGPU_AS_IOCTL_BIND_CHANNEL, "NVGPU_AS_IOCTL_BIND_CHANNEL", emu_nvgpu_as_bind_channel, 0},
+    {NVGPU_AS_IOCTL_UNMAP_BUFFER, "NVGPU_AS_IOCTL_UNMAP_BUFFER", emu_nvgpu_as_unmap_buffer, 0},
+    {NVGPU_AS_IOCTL_ALLOC_SPACE, "NVGPU_AS_IOCTL_ALLOC_SPACE", emu_nvgpu_as_alloc_space, 0},
+    {NVGPU_AS_IOCTL_MAP_BUFFER_EX, "NVGPU_AS_IOCTL_MAP_BUFFER_EX", emu_nvgpu_as_map_buffer_ex, 0},
 };
+const int emu_nvgpu_as_ioctls_n = (int)(sizeof emu_nvgpu_as_ioctls / sizeof emu_nvgpu_as_ioctls[0]);
 
 static int
 emu_nvgpu_as_ioctl(struct emu_fd *f, unsigned long request, void *arg)

@@ -128,7 +128,19 @@ nvgpu_chan_setup_bind(struct nvgpu_kmd *k, struct nvgpu_chan *c, uint32_t entrie
         .userd_dmabuf_offset = 0,  /* non-zero offsets: EINVAL ("not yet supported") */
         .gpfifo_dmabuf_offset = 0,
     };
-    int err = nvgpu_kmd_ioctl(k, c->fd, NVGPU_IOCTL_CHANNEL_SETUP_BIND, &sb, "SETUP_BIND");
+    int err;
+    if (k->l4t == NVGPU_L4T_R35) { /* 80-byte r35 struct: the same first 40 bytes */
+        struct nvgpu_channel_setup_bind_args_r35 s5 = {
+            .num_gpfifo_entries = sb.num_gpfifo_entries,
+            .flags = sb.flags,
+            .userd_dmabuf_fd = sb.userd_dmabuf_fd,
+            .gpfifo_dmabuf_fd = sb.gpfifo_dmabuf_fd,
+        };
+        err = nvgpu_kmd_ioctl(k, c->fd, NVGPU_IOCTL_CHANNEL_SETUP_BIND_R35, &s5, "SETUP_BIND");
+        sb.work_submit_token = s5.work_submit_token;
+    } else {
+        err = nvgpu_kmd_ioctl(k, c->fd, NVGPU_IOCTL_CHANNEL_SETUP_BIND, &sb, "SETUP_BIND");
+    }
     if (err)
         return hcq_err(nvgpu_kmd_errno_status(err), "NVGPU_IOCTL_CHANNEL_SETUP_BIND %u entries flags 0x%x: %s",
                        entries, sb.flags, strerror(err));

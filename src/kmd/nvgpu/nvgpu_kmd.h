@@ -43,6 +43,7 @@ struct nvgpu_kmd {
     const struct sys *sys;
     int nvmap_fd, ctrl_fd, as_fd, tsg_fd;  /* -1 when not open */
     uint32_t veid;                         /* async subcontext of the TSG (§4.1) */
+    enum nvgpu_l4t l4t;                    /* the L4T ABI the kernel speaks, from GET_CHARACTERISTICS */
     volatile uint8_t *usermode;            /* mapped ctrl region: the doorbell page (§4.8) */
     struct nvgpu_gpu_characteristics chars;
     uint32_t tpc_mask[NVGPU_MAX_GPCS];     /* GET_TPC_MASKS, one mask per GPC */

@@ -127,7 +127,13 @@ nvgpu_mem_create(struct nvgpu_kmd *k, uint64_t size_B, uint64_t align_B, uint32_
         .align = (uint32_t)align,
         .numa_nid = 0,
     };
-    err = nvgpu_kmd_ioctl(k, k->nvmap_fd, NVMAP_IOC_ALLOC, &al, "NVMAP_IOC_ALLOC");
+    if (k->l4t == NVGPU_L4T_R35) { /* 16-byte r35 struct, no numa_nid */
+        struct nvmap_alloc_handle_r35 a5 = {.handle = al.handle, .heap_mask = al.heap_mask, .flags = al.flags,
+                                            .align = al.align};
+        err = nvgpu_kmd_ioctl(k, k->nvmap_fd, NVMAP_IOC_ALLOC_R35, &a5, "NVMAP_IOC_ALLOC");
+    } else {
+        err = nvgpu_kmd_ioctl(k, k->nvmap_fd, NVMAP_IOC_ALLOC, &al, "NVMAP_IOC_ALLOC");
+    }
     if (err) {
         st = hcq_err(nvgpu_kmd_errno_status(err), "NVMAP_IOC_ALLOC handle 0x%x %llu B heap IOVMM flags 0x%08x: %s",
                      cr.handle, (unsigned long long)size, m->nvmap_flags, strerror(err));
