@@ -100,6 +100,8 @@ struct emu_nvgpu_as *emu_nvgpu_as_from_fd(struct emu_nvgpu *m, int fd);
 void emu_nvgpu_as_ref(struct emu_nvgpu_as *as);
 void emu_nvgpu_as_unref(struct emu_nvgpu_as *as);
 struct emu_vm *emu_nvgpu_as_vm(struct emu_nvgpu_as *as);
+/* MAP_BUFFER_EX calls so far in this process, and those asking CACHEABLE or L3_ALLOC. */
+void emu_nvgpu_map_flags_seen(uint32_t *maps, uint32_t *cached);
 
 /* ==== emu_nvgpu_chan.c ==== */
 struct emu_nvgpu_chan;

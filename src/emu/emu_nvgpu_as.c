@@ -193,11 +193,25 @@ emu_nvgpu_as_check_windows(struct emu_nvgpu_as *as, struct emu_nvgpu_range *r)
     }
 }
 
+/* Process-wide MAP_BUFFER_EX counts (all, and with GPU L2 / L3 caching asked), for the
+ * test that nvhcq never maps GPU-L2-cached (it emits no L2 flush, docs/jetson.md). */
+static uint32_t emu_nvgpu_maps_seen, emu_nvgpu_maps_cached;
+
+void
+emu_nvgpu_map_flags_seen(uint32_t *maps, uint32_t *cached)
+{
+    *maps = __atomic_load_n(&emu_nvgpu_maps_seen, __ATOMIC_RELAXED);
+    *cached = __atomic_load_n(&emu_nvgpu_maps_cached, __ATOMIC_RELAXED);
+}
+
 static int
 emu_nvgpu_as_map_buffer_ex(struct emu_fd *f, void *arg)
 {
     struct emu_nvgpu_as *as = f->priv;
     struct nvgpu_as_map_buffer_ex_args *a = arg;
+    __atomic_add_fetch(&emu_nvgpu_maps_seen, 1, __ATOMIC_RELAXED);
+    if (a->flags & (NVGPU_AS_MAP_BUFFER_FLAGS_CACHEABLE | NVGPU_AS_MAP_BUFFER_FLAGS_L3_ALLOC))
+        __atomic_add_fetch(&emu_nvgpu_maps_cached, 1, __ATOMIC_RELAXED);
     uint32_t known = NVGPU_AS_MAP_BUFFER_FLAGS_FIXED_OFFSET | NVGPU_AS_MAP_BUFFER_FLAGS_CACHEABLE |
                      NVGPU_AS_MAP_BUFFER_FLAGS_UNMAPPED_PTE | NVGPU_AS_MAP_BUFFER_FLAGS_MAPPABLE_COMPBITS |
                      NVGPU_AS_MAP_BUFFER_FLAGS_L3_ALLOC | NVGPU_AS_MAP_BUFFER_FLAGS_SYSTEM_COHERENT |

@@ -462,6 +462,75 @@ done:
         emu_dev_put(d);
 }
 
+/* ==== Cache maintenance (docs/jetson.md "Coherence") ====
+ * nvhcq emits no CPU cache maintenance and no GPU L2 flush for CPU-visible results. That is
+ * correct only because (1) the kernel reports IO coherence (CPU caches snooped, GPU writes
+ * visible to the CPU), and (2) every GPU mapping is made without MAP_BUFFER_EX CACHEABLE,
+ * so nvgpu sets the PTE volatile bit and the GPU L2 does not keep those lines (r36.2
+ * gmmu_ga10b_fusa.c). Both are checked here; the emulator does not model an L2. */
+TEST(l4t_coherence_required)
+{
+    struct emu_opts o;
+    struct emu_dev *d = NULL;
+    struct kmd *kmd = NULL;
+    CHECK_OK(emu_opts_parse("ga10b", &o));
+    CHECK_OK(emu_dev_create(&o, &d));
+    emu_nvgpu_of(d)->chars.flags &= ~NVGPU_GPU_FLAGS_SUPPORT_IO_COHERENCE;
+    CHECK(nvgpu_kmd_create(emu_dev_sys(d), 0, &kmd) == HCQ_ERR_UNSUPPORTED);
+    CHECKF(strstr(th_last_error(), "IO_COHERENCE"), "%s", th_last_error());
+done:
+    kmd_destroy(kmd);
+    if (d)
+        emu_dev_put(d);
+}
+
+TEST(l4t_no_gpu_l2_caching_of_mappings)
+{
+    struct hcq_device *dev = NULL;
+    struct hcq_buf *b[3] = {NULL, NULL, NULL};
+    uint32_t maps0 = 0, cached0 = 0;
+    emu_nvgpu_map_flags_seen(&maps0, &cached0);
+    CHECK_OK(hcq_device_open("emu:ga10b,trace", &dev));
+    CHECK_OK(hcq_buf_alloc(dev, 1u << 20, HCQ_MEM_DEVICE, &b[0]));
+    CHECK_OK(hcq_buf_alloc(dev, 16u << 20, HCQ_MEM_MAPPABLE, &b[1]));
+    CHECK_OK(hcq_buf_alloc(dev, 4096, HCQ_MEM_HOST, &b[2]));
+    uint32_t maps = 0, cached = 0;
+    emu_nvgpu_map_flags_seen(&maps, &cached);
+    maps -= maps0;
+    cached -= cached0;
+    CHECKF(maps >= 3 && cached == 0, "%u MAP_BUFFER_EX, %u with CACHEABLE/L3_ALLOC", maps, cached);
+done:
+    for (int i = 0; i < 3; i++)
+        hcq_buf_free(b[i]);
+    hcq_device_close(dev);
+}
+
+/* Owner knob: HCQ_NVGPU_GPFIFO_ENTRIES sizes every ring (and bad values are refused). */
+TEST(l4t_gpfifo_entries_knob)
+{
+    struct emu_opts o;
+    struct emu_dev *d = NULL;
+    struct kmd *kmd = NULL;
+    struct kmd_channel *ch = NULL;
+    CHECK_OK(emu_opts_parse("ga10b", &o));
+    CHECK_OK(emu_dev_create(&o, &d));
+    CHECK_OK(nvgpu_kmd_create(emu_dev_sys(d), 0, &kmd));
+    setenv("HCQ_NVGPU_GPFIFO_ENTRIES", "4096", 1);
+    CHECK_OK(kmd->ops->channel_create(kmd, KMD_ENGINE_COMPUTE, 1024, &ch));
+    CHECK(ch->entries == 4096);
+    kmd->ops->channel_destroy(kmd, ch);
+    ch = NULL;
+    setenv("HCQ_NVGPU_GPFIFO_ENTRIES", "1000", 1);
+    CHECK(kmd->ops->channel_create(kmd, KMD_ENGINE_COMPUTE, 1024, &ch) == HCQ_ERR_INVALID);
+done:
+    unsetenv("HCQ_NVGPU_GPFIFO_ENTRIES");
+    if (ch)
+        kmd->ops->channel_destroy(kmd, ch);
+    kmd_destroy(kmd);
+    if (d)
+        emu_dev_put(d);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -471,6 +540,9 @@ main(int argc, char **argv)
         TH_CASE(l4t_r36_detected_and_runs),
         TH_CASE(l4t_r35_detected_and_runs),
         TH_CASE(l4t_r35_trace),
+        TH_CASE(l4t_coherence_required),
+        TH_CASE(l4t_no_gpu_l2_caching_of_mappings),
+        TH_CASE(l4t_gpfifo_entries_knob),
     };
     return th_run("nvgpu_l4t", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

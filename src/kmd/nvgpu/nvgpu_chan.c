@@ -158,6 +158,18 @@ nvgpu_chan_create(struct kmd *kmd, enum kmd_engine engine, uint32_t entries,
     struct nvgpu_kmd *k = nvgpu_kmd_from(kmd);
     *chan_out = NULL;
     uint32_t max_entries = k->chars.max_gpfifo_entries ? k->chars.max_gpfifo_entries : (1u << 28);
+    /* Owner knob (docs/jetson.md): HCQ_NVGPU_GPFIFO_ENTRIES=N replaces the engine's ring
+     * size without a rebuild (tinygrad never tried anything but 1024, nvgpu.md §9 item 7).
+     * The engine reads the size back from the channel, so any valid power of two works. */
+    const char *env = getenv("HCQ_NVGPU_GPFIFO_ENTRIES");
+    if (env && *env) {
+        char *end = NULL;
+        unsigned long v = strtoul(env, &end, 0);
+        if (!end || *end || v < 2 || (v & (v - 1)) || v > max_entries)
+            return hcq_err(HCQ_ERR_INVALID, "HCQ_NVGPU_GPFIFO_ENTRIES=%s: expected a power of two in [2, %u]", env,
+                           max_entries);
+        entries = (uint32_t)v;
+    }
     if (entries < 2 || (entries & (entries - 1)) || entries > max_entries)
         return hcq_err(HCQ_ERR_INVALID, "nvgpu_chan_create: %u GPFIFO entries (expected a power of two in [2, %u])",
                        entries, max_entries);

@@ -95,6 +95,15 @@ nvgpu_kmd_characteristics(struct nvgpu_kmd *k)
         return hcq_err(HCQ_ERR_UNSUPPORTED,
                        "GET_CHARACTERISTICS: flags 0x%llx lack SUPPORT_USERMODE_SUBMIT (1<<30)",
                        (unsigned long long)c->flags);
+    /* IO coherence is what lets nvhcq emit no CPU cache maintenance: the GPU snoops the
+     * CPU caches and the CPU sees GPU writes (module.c sets it from the device tree's
+     * dma-coherent). Without it INNER_CACHEABLE buffers would need NVMAP_IOC_CACHE around
+     * every CPU access, which nvhcq does not do: refuse rather than compute wrong. */
+    if (!(c->flags & NVGPU_GPU_FLAGS_SUPPORT_IO_COHERENCE))
+        return hcq_err(HCQ_ERR_UNSUPPORTED,
+                       "GET_CHARACTERISTICS: flags 0x%llx lack SUPPORT_IO_COHERENCE (1<<20): nvhcq emits no CPU "
+                       "cache maintenance",
+                       (unsigned long long)c->flags);
     if (!(c->flags & NVGPU_GPU_FLAGS_SUPPORT_TSG_SUBCONTEXTS))
         return hcq_err(HCQ_ERR_UNSUPPORTED, "GET_CHARACTERISTICS: flags 0x%llx lack TSG_SUBCONTEXTS (1<<22)",
                        (unsigned long long)c->flags);
