@@ -176,6 +176,33 @@ emu_nvgpu_as_alloc_space(struct emu_fd *f, void *arg)
     return rc;
 }
 
+/* FREE_SPACE: the reservation must match an ALLOC_SPACE exactly. The kernel unmaps what
+ * is still mapped inside; the model refuses instead (EBUSY), so a caller that frees the
+ * space before unmapping its buffers shows up in tests. */
+static int
+emu_nvgpu_as_free_space(struct emu_fd *f, void *arg)
+{
+    struct emu_nvgpu_as *as = f->priv;
+    struct nvgpu_as_free_space_args *a = arg;
+    if (a->page_size != NVGPU_PAGE_B || a->padding[0] || a->padding[1] || a->padding[2])
+        return -EINVAL;
+    for (struct emu_nvgpu_range **p = &as->ranges; *p; p = &(*p)->next) {
+        struct emu_nvgpu_range *r = *p;
+        if (!r->reservation || r->va != a->offset || r->size_B != a->pages * a->page_size)
+            continue;
+        for (struct emu_nvgpu_range *q = as->ranges; q; q = q->next)
+            if (!q->reservation && emu_nvgpu_overlap(q->va, q->size_B, r->va, r->size_B)) {
+                emu_nvgpu_klog(as->m, "emu-nvgpu: free_space 0x%llx with buffers still mapped inside",
+                               (unsigned long long)r->va);
+                return -EBUSY;
+            }
+        *p = r->next;
+        free(r);
+        return 0;
+    }
+    return -EINVAL;
+}
+
 static void
 emu_nvgpu_as_check_windows(struct emu_nvgpu_as *as, struct emu_nvgpu_range *r)
 {
@@ -298,6 +325,7 @@ const struct emu_nvgpu_ioctl emu_nvgpu_as_ioctls[] = {
     {NVGPU_AS_IOCTL_BIND_CHANNEL, "NVGPU_AS_IOCTL_BIND_CHANNEL", emu_nvgpu_as_bind_channel, 0},
     {NVGPU_AS_IOCTL_UNMAP_BUFFER, "NVGPU_AS_IOCTL_UNMAP_BUFFER", emu_nvgpu_as_unmap_buffer, 0},
     {NVGPU_AS_IOCTL_ALLOC_SPACE, "NVGPU_AS_IOCTL_ALLOC_SPACE", emu_nvgpu_as_alloc_space, 0},
+    {NVGPU_AS_IOCTL_FREE_SPACE, "NVGPU_AS_IOCTL_FREE_SPACE", emu_nvgpu_as_free_space, 0},
     {NVGPU_AS_IOCTL_MAP_BUFFER_EX, "NVGPU_AS_IOCTL_MAP_BUFFER_EX", emu_nvgpu_as_map_buffer_ex, 0},
 };
 const int emu_nvgpu_as_ioctls_n = (int)(sizeof emu_nvgpu_as_ioctls / sizeof emu_nvgpu_as_ioctls[0]);

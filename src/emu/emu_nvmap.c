@@ -95,6 +95,14 @@ emu_nvmap_create(struct emu_fd *f, void *arg)
     struct nvmap_create_handle *a = arg;
     if (!a->size)
         return -EINVAL;
+    /* A test can lower the per-buffer cap (emu opts nvmap_max=) so spanning is exercised
+     * without allocating 4 GiB. */
+    uint64_t cap = emu_dev_opts(f->dev)->nvmap_max ? emu_dev_opts(f->dev)->nvmap_max : NVGPU_MAX_NVMAP_BUF_B;
+    if (a->size > cap) {
+        emu_nvgpu_klog(m, "nvmap: create: %u B above the model's per-buffer cap %llu B", a->size,
+                       (unsigned long long)cap);
+        return -ENOMEM;
+    }
     struct emu_nvmap_handle *h = calloc(1, sizeof *h);
     if (!h)
         return -ENOMEM;

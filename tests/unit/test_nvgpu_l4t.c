@@ -106,6 +106,12 @@ struct ours {
         OFF(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args, offset),                   \
         OFF(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args, align),                    \
         OFF(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args, padding),                  \
+        SZ(rel, "nvgpu_as_free_space_args", nvgpu_as_free_space_args),                              \
+        OFF(rel, "nvgpu_as_free_space_args", nvgpu_as_free_space_args, offset),                     \
+        OFF(rel, "nvgpu_as_free_space_args", nvgpu_as_free_space_args, pages),                      \
+        OFF(rel, "nvgpu_as_free_space_args", nvgpu_as_free_space_args, page_size),                  \
+        OFF(rel, "nvgpu_as_free_space_args", nvgpu_as_free_space_args, padding),                    \
+        IOC(rel, "NVGPU_AS_IOCTL_FREE_SPACE", NVGPU_AS_IOCTL_FREE_SPACE),                           \
         SZ(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args),                        \
         OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, flags),                \
         OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, compr_kind),           \
@@ -386,7 +392,7 @@ TEST(l4t_emulator_matches_published_headers)
         }
     }
     CHECKF(bad == 0, "%d differences", bad);
-    CHECKF(seen[0] == 24 && seen[1] == 25, "emu rows r35 %d r36 %d", seen[0], seen[1]);
+    CHECKF(seen[0] == 25 && seen[1] == 26, "emu rows r35 %d r36 %d", seen[0], seen[1]);
 done:
     free(r);
 }
@@ -531,6 +537,75 @@ done:
         emu_dev_put(d);
 }
 
+/* ==== Device buffers above one nvmap buffer (issue 17 item 3) ====
+ * One nvmap buffer is at most 4 GiB - 2 MiB (CREATE's u32 size); a 3B Q8_0 or 8B Q4_K model
+ * needs more. The backend spans: parts mapped back to back into one ALLOC_SPACE reservation
+ * and one CPU reservation. Here the emulated driver's cap is lowered (nvmap_max=) and so is
+ * the backend's (HCQ_NVGPU_MAX_BUF_B), so a 20 MiB buffer becomes three parts. */
+TEST(span_buffer_across_nvmap_buffers)
+{
+    struct hcq_device *dev = NULL;
+    struct hcq_buf *a = NULL, *b = NULL;
+    struct hcq_queue *q = NULL, *cq = NULL;
+    struct hcq_program *prog = NULL;
+    struct emu_stats s0, s1;
+    emu_stats_get(&s0);
+    setenv("HCQ_NVGPU_MAX_BUF_B", "8388608", 1);
+    CHECK_OK(hcq_device_open("emu:ga10b,nvmap_max=8388608", &dev));
+    const uint64_t bytes = (20ull << 20) + 4096;
+    const uint32_t n = (uint32_t)(bytes / 4), v = (uint32_t)th_rand() | 1u;
+    CHECK_OK(hcq_buf_alloc(dev, bytes, HCQ_MEM_DEVICE, &a));
+    CHECK_OK(hcq_buf_alloc(dev, bytes, HCQ_MEM_DEVICE, &b));
+    uint32_t *x = hcq_buf_map(a), *y = hcq_buf_map(b);
+    CHECK(x && y);
+    for (uint32_t i = 0; i < n; i++) /* the CPU writes straight into the parts */
+        x[i] = ~v, y[i] = i * 2654435761u;
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COPY, &cq));
+    CHECK_OK(hcq_program_load(dev, "k_fill_u32", &prog));
+    /* one kernel over the whole buffer: crosses both part boundaries (8 MiB, 16 MiB) */
+    struct k_fill_u32_params p = {.dst_va = hcq_buf_va(a), .n = n - 1024, .value = v};
+    uint32_t grid[3] = {(n + 255) / 256, 1, 1}, block[3] = {256, 1, 1};
+    CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
+    CHECK_OK(hcq_queue_finish(q, 10000000000ull));
+    for (uint32_t i = 0; i < n; i++)
+        CHECKF(x[i] == (i < n - 1024 ? v : ~v), "x[%u] = 0x%08x", i, x[i]);
+    /* a copy-engine copy across the boundaries, from b's parts into a's */
+    const uint64_t off = (8ull << 20) - 4096, len = (9ull << 20);
+    CHECK_OK(hcq_queue_copy(cq, a, off, b, off, len));
+    CHECK_OK(hcq_queue_finish(cq, 10000000000ull));
+    for (uint32_t i = 0; i < n; i++) {
+        bool in = i >= off / 4 && i < (off + len) / 4;
+        uint32_t want = in ? i * 2654435761u : (i < n - 1024 ? v : ~v);
+        CHECKF(x[i] == want, "after copy x[%u] = 0x%08x want 0x%08x", i, x[i], want);
+    }
+done:
+    unsetenv("HCQ_NVGPU_MAX_BUF_B");
+    hcq_program_destroy(prog);
+    hcq_queue_destroy(cq);
+    hcq_queue_destroy(q);
+    hcq_buf_free(b);
+    hcq_buf_free(a);
+    hcq_device_close(dev);
+    emu_stats_get(&s1);
+    if (!t->failed)
+        CHECKF(s1.fds == s0.fds && s1.maps == s0.maps && s1.bos == s0.bos, "leak: fds %lld maps %lld bos %lld",
+               (long long)(s1.fds - s0.fds), (long long)(s1.maps - s0.maps), (long long)(s1.bos - s0.bos));
+}
+
+/* Without the backend knowing the lower cap, the emulated driver refuses the one big
+ * CREATE: proof the span test above really runs on several nvmap buffers. */
+TEST(span_needed_above_the_cap)
+{
+    struct hcq_device *dev = NULL;
+    struct hcq_buf *a = NULL;
+    CHECK_OK(hcq_device_open("emu:ga10b,nvmap_max=8388608", &dev));
+    CHECK(hcq_buf_alloc(dev, 20ull << 20, HCQ_MEM_DEVICE, &a) != HCQ_OK);
+done:
+    hcq_buf_free(a);
+    hcq_device_close(dev);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -543,6 +618,8 @@ main(int argc, char **argv)
         TH_CASE(l4t_coherence_required),
         TH_CASE(l4t_no_gpu_l2_caching_of_mappings),
         TH_CASE(l4t_gpfifo_entries_knob),
+        TH_CASE(span_buffer_across_nvmap_buffers),
+        TH_CASE(span_needed_above_the_cap),
     };
     return th_run("nvgpu_l4t", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

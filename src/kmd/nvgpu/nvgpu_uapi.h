@@ -254,7 +254,16 @@ struct nvgpu_as_map_buffer_ex_args {
 #define NVGPU_AS_MAP_BUFFER_FLAGS_TEGRA_RAW (1u << 12)
 #define NV_KIND_INVALID (-1)
 
+/* FREE_SPACE: release an ALLOC_SPACE reservation (L4T nvgpu-as.h, same in r35 and r36). */
+struct nvgpu_as_free_space_args {
+    uint64_t offset; /* the reservation's VA */
+    uint64_t pages;
+    uint32_t page_size;
+    uint32_t padding[3];
+};
+
 #define NVGPU_AS_IOCTL_BIND_CHANNEL NVGPU_IOWR('A', 1, struct nvgpu_as_bind_channel_args)
+#define NVGPU_AS_IOCTL_FREE_SPACE NVGPU_IOWR('A', 3, struct nvgpu_as_free_space_args)
 #define NVGPU_AS_IOCTL_UNMAP_BUFFER NVGPU_IOWR('A', 5, struct nvgpu_as_unmap_buffer_args)
 #define NVGPU_AS_IOCTL_ALLOC_SPACE NVGPU_IOWR('A', 6, struct nvgpu_as_alloc_space_args)
 #define NVGPU_AS_IOCTL_MAP_BUFFER_EX NVGPU_IOWR('A', 7, struct nvgpu_as_map_buffer_ex_args)
@@ -493,6 +502,9 @@ struct nvmap_available_heaps {
 #define NVGPU_PAGE_B 4096u
 #define NVGPU_BIG_ALLOC_MIN_B (8ull << 20)         /* >= 8 MiB: 2 MiB size/alignment (§2.4) */
 #define NVGPU_BIG_ALLOC_ALIGN_B (2ull << 20)
+/* The largest one nvmap buffer can be: CREATE's size is a u32 and big buffers are 2 MiB
+ * multiples, so 4 GiB - 2 MiB. Larger device buffers are spans of several (nvgpu_mem.c). */
+#define NVGPU_MAX_NVMAP_BUF_B (0x100000000ull - NVGPU_BIG_ALLOC_ALIGN_B)
 
 /* ==== Layout checks (nvgpu.md §10 step 1: 328/16/64/32/40/8/24/16/4/104/16/20/8) ==== */
 
@@ -614,6 +626,10 @@ _Static_assert(sizeof(struct nvgpu_gpu_zcull_get_ctx_size_args) == 4, "zcull_get
 _Static_assert(sizeof(struct nvgpu_as_bind_channel_args) == 4, "as_bind_channel");
 _Static_assert(sizeof(struct nvgpu_as_unmap_buffer_args) == 8, "as_unmap_buffer");
 _Static_assert(sizeof(struct nvgpu_as_alloc_space_args) == 32, "as_alloc_space");
+_Static_assert(sizeof(struct nvgpu_as_free_space_args) == 32, "as_free_space");
+NVGPU_CHECK_OFF(nvgpu_as_free_space_args, pages, 8);
+NVGPU_CHECK_OFF(nvgpu_as_free_space_args, page_size, 16);
+NVGPU_CHECK_OFF(nvgpu_as_free_space_args, padding, 20);
 NVGPU_CHECK_OFF(nvgpu_as_alloc_space_args, page_size, 8);
 NVGPU_CHECK_OFF(nvgpu_as_alloc_space_args, flags, 12);
 NVGPU_CHECK_OFF(nvgpu_as_alloc_space_args, offset, 16);
@@ -687,6 +703,7 @@ _Static_assert(NVGPU_GPU_IOCTL_ZCULL_GET_CTX_SIZE == 0x80044701ul, "G:1");
 _Static_assert(NVGPU_AS_IOCTL_BIND_CHANNEL == 0xC0044101ul, "A:1");
 _Static_assert(NVGPU_AS_IOCTL_UNMAP_BUFFER == 0xC0084105ul, "A:5");
 _Static_assert(NVGPU_AS_IOCTL_ALLOC_SPACE == 0xC0204106ul, "A:6");
+_Static_assert(NVGPU_AS_IOCTL_FREE_SPACE == 0xC0204103ul, "A:3");
 _Static_assert(NVGPU_AS_IOCTL_MAP_BUFFER_EX == 0xC0284107ul, "A:7");
 _Static_assert(NVGPU_TSG_IOCTL_BIND_CHANNEL_EX == 0xC018540Bul, "T:11");
 _Static_assert(NVGPU_TSG_IOCTL_CREATE_SUBCONTEXT == 0xC0105412ul, "T:18");
