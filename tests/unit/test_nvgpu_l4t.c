@@ -606,6 +606,42 @@ done:
     hcq_device_close(dev);
 }
 
+/* Every failure point of a span (each part's CREATE/ALLOC/GET_FD/MAP_BUFFER_EX, the
+ * reservation) leaves nothing behind: the failing allocation returns an error, the device
+ * stays usable, and closing it frees every fd, mapping and buffer of the emulator. */
+TEST(span_failure_points_leak_nothing)
+{
+    static const char *names[] = {"NVGPU_AS_IOCTL_ALLOC_SPACE", "NVGPU_AS_IOCTL_MAP_BUFFER_EX", "NVMAP_IOC_CREATE",
+                                  "NVMAP_IOC_ALLOC", "NVMAP_IOC_GET_FD"};
+    setenv("HCQ_NVGPU_MAX_BUF_B", "8388608", 1);
+    unsigned failed_allocs = 0, opened = 0;
+    for (unsigned k = 0; k < sizeof names / sizeof names[0]; k++) {
+        for (unsigned nth = 1; nth <= 40; nth++) {
+            struct emu_stats s0, s1;
+            emu_stats_get(&s0);
+            char spec[128];
+            snprintf(spec, sizeof spec, "emu:ga10b,nvmap_max=8388608,fail_ioctl=%s@%u", names[k], nth);
+            struct hcq_device *dev = NULL;
+            struct hcq_buf *b = NULL;
+            if (hcq_device_open(spec, &dev) == HCQ_OK) {
+                opened++;
+                if (hcq_buf_alloc(dev, 20ull << 20, HCQ_MEM_DEVICE, &b) != HCQ_OK)
+                    failed_allocs++;
+                hcq_buf_free(b);
+                hcq_device_close(dev);
+            }
+            emu_stats_get(&s1);
+            CHECKF(s1.fds == s0.fds && s1.maps == s0.maps && s1.bos == s0.bos && s1.vms == s0.vms,
+                   "%s@%u: leak fds %lld maps %lld bos %lld vms %lld", names[k], nth, (long long)(s1.fds - s0.fds),
+                   (long long)(s1.maps - s0.maps), (long long)(s1.bos - s0.bos), (long long)(s1.vms - s0.vms));
+        }
+    }
+    printf("    %u devices opened, %u span allocations hit an injected failure\n", opened, failed_allocs);
+    CHECKF(failed_allocs >= 5, "only %u span allocations hit an injected failure", failed_allocs);
+done:
+    unsetenv("HCQ_NVGPU_MAX_BUF_B");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -620,6 +656,7 @@ main(int argc, char **argv)
         TH_CASE(l4t_gpfifo_entries_knob),
         TH_CASE(span_buffer_across_nvmap_buffers),
         TH_CASE(span_needed_above_the_cap),
+        TH_CASE(span_failure_points_leak_nothing),
     };
     return th_run("nvgpu_l4t", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
