@@ -217,7 +217,7 @@ emu_nvgpu_ctrl_get_characteristics(struct emu_fd *f, void *arg)
      * r35.5 and r36.2 ioctl_ctrl.c). */
     size_t n = a->gpu_characteristics_buf_size < kernel_B ? (size_t)a->gpu_characteristics_buf_size : kernel_B;
     memcpy((void *)(uintptr_t)a->gpu_characteristics_buf_addr, img, n);
-    a->gpu_characteristics_buf_size = kernel_B;
+    a->gpu_characteristics_buf_size = m->chars_B_report ? m->chars_B_report : kernel_B;
     return 0;
 }
 

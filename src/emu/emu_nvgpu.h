@@ -42,6 +42,7 @@ struct emu_nvgpu {
     struct emu_dev *dev;
     const struct hcq_arch *arch;
     unsigned l4t;                /* 35 or 36: which L4T ABI the model speaks (emu opts l4t=) */
+    uint32_t chars_B_report;     /* tests: the struct size GET_CHARACTERISTICS reports (0 = the release's) */
     struct nvgpu_gpu_characteristics chars;
     uint32_t tpc_mask[2];
     uint32_t num_vsms;

@@ -468,6 +468,31 @@ done:
         emu_dev_put(d);
 }
 
+/* The reported size decides: >= 328 reads as r36 (a later r36 may append fields), 312 as
+ * r35, anything else is refused rather than parsed with a guessed layout. */
+TEST(l4t_unknown_characteristics_size_refused)
+{
+    static const struct {
+        uint32_t size;
+        enum hcq_status want;
+        unsigned l4t;
+    } c[] = {{336, HCQ_OK, 36}, {300, HCQ_ERR_UNSUPPORTED, 0}, {320, HCQ_ERR_UNSUPPORTED, 0}};
+    for (unsigned i = 0; i < sizeof c / sizeof c[0]; i++) {
+        struct emu_opts o;
+        struct emu_dev *d = NULL;
+        struct kmd *kmd = NULL;
+        CHECK_OK(emu_opts_parse("ga10b", &o));
+        CHECK_OK(emu_dev_create(&o, &d));
+        emu_nvgpu_of(d)->chars_B_report = c[i].size;
+        enum hcq_status st = nvgpu_kmd_create(emu_dev_sys(d), 0, &kmd);
+        bool ok = st == c[i].want && (!kmd || nvgpu_kmd_from(kmd)->l4t == c[i].l4t);
+        kmd_destroy(kmd);
+        emu_dev_put(d);
+        CHECKF(ok, "size %u: status %d", c[i].size, (int)st);
+    }
+done:;
+}
+
 /* ==== Cache maintenance (docs/jetson.md "Coherence") ====
  * nvhcq emits no CPU cache maintenance and no GPU L2 flush for CPU-visible results. That is
  * correct only because (1) the kernel reports IO coherence (CPU caches snooped, GPU writes
@@ -651,6 +676,7 @@ main(int argc, char **argv)
         TH_CASE(l4t_r36_detected_and_runs),
         TH_CASE(l4t_r35_detected_and_runs),
         TH_CASE(l4t_r35_trace),
+        TH_CASE(l4t_unknown_characteristics_size_refused),
         TH_CASE(l4t_coherence_required),
         TH_CASE(l4t_no_gpu_l2_caching_of_mappings),
         TH_CASE(l4t_gpfifo_entries_knob),

@@ -75,8 +75,9 @@ nvgpu_kmd_characteristics(struct nvgpu_kmd *k)
     /* The kernel copies min(ours, its) bytes and reports its own size, which names the
      * release (NVIDIA's headers, tests/data/l4t_uapi.tsv): 328 on L4T r36, 312 on r35,
      * where numa_domain_id (+4 pad) at 16 does not exist and every later field sits 8
-     * bytes lower. Other sizes are releases nobody has checked: refuse them. */
-    if (req.gpu_characteristics_buf_size == NVGPU_CHARS_B_R36) {
+     * bytes lower. Larger than 328: a later r36 that appended fields (new fields go at the
+     * end of this struct), read as r36. Anything else is unchecked: refuse it. */
+    if (req.gpu_characteristics_buf_size >= NVGPU_CHARS_B_R36) {
         k->l4t = NVGPU_L4T_R36;
     } else if (req.gpu_characteristics_buf_size == NVGPU_CHARS_B_R35) {
         k->l4t = NVGPU_L4T_R35;
@@ -87,7 +88,7 @@ nvgpu_kmd_characteristics(struct nvgpu_kmd *k)
         k->chars.device_instance_id = 0;
     } else {
         return hcq_err(HCQ_ERR_UNSUPPORTED,
-                       "GET_CHARACTERISTICS: kernel struct is %llu bytes (known: %u = L4T r36, %u = L4T r35)",
+                       "GET_CHARACTERISTICS: kernel struct is %llu bytes (known: >= %u = L4T r36, %u = L4T r35)",
                        (unsigned long long)req.gpu_characteristics_buf_size, NVGPU_CHARS_B_R36, NVGPU_CHARS_B_R35);
     }
     const struct nvgpu_gpu_characteristics *c = &k->chars;
