@@ -4,6 +4,10 @@
  * (or --dev), a compact set of built-in checks, a short benchmark, then read the kernel
  * log written meanwhile and classify the GPU lines (docs/hw/nvgpu.md §8.3), and print a
  * markdown report to paste into an issue. Layer: tools (prints, may exit).
+ * --report FILE.json also writes every fact, check and number as JSON (docs/jetson.md
+ * "Running on your Orin"): device facts, the checks, this benchmark plus `nvhcq bench
+ * latency copy matmul --json`, `nvhcq llm-bench` on a generated model, the suite counts
+ * and the kernel-log verdict. The extra benchmarks run as child processes of this binary.
  * The nvgpu backend has only run against the emulated driver; this is how it meets a board.
  */
 #include "hcq.h"
@@ -20,18 +24,36 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SELFTEST_SUITE_TIMEOUT_S 600
 #define SELFTEST_LOG_B (256u << 10)
 
+#define SELFTEST_MAX_CHECKS 16
+
 struct selftest {
     const char *dev_spec;
     const char *suite_path;
-    bool no_suite, no_bench, quick;
+    const char *report_path;        /* --report FILE.json, or NULL */
+    const char *llm_preset, *vocab; /* generated model for llm-bench (report only) */
+    bool no_suite, no_bench, no_llm, quick;
     unsigned checks_passed, checks_failed;
     int suite_passed, suite_failed; /* -1: not run */
     char suite_tail[4096];
+    /* what the JSON report holds */
+    struct {
+        const char *name;
+        bool ok;
+        char msg[256];
+    } check[SELFTEST_MAX_CHECKS];
+    unsigned n_check;
+    double rt_median_us, rt_p99_us, copy_GBps;
+    int rt_runs;
+    unsigned copy_MiB;
+    bool klog_readable;
+    unsigned kerr, kwarn, kharmless, kinfo;
+    char klog_rep[16384];
 };
 
 /* ==== Kernel log: everything written after the marker ==== */
@@ -219,11 +241,18 @@ selftest_run_suite(struct selftest *s)
 
 /* ==== Built-in checks (compact; the HCQ suite is the full set) ==== */
 
-#define SELFTEST_CHECK(s, name, expr)                                                                  \
+#define SELFTEST_CHECK(s, label, expr)                                                                  \
     do {                                                                                               \
         enum hcq_status st_ = (expr);                                                                  \
-        printf("| %-34s | %-4s | %s |\n", name, st_ == HCQ_OK ? "ok" : "FAIL",                          \
+        printf("| %-34s | %-4s | %s |\n", label, st_ == HCQ_OK ? "ok" : "FAIL",                          \
                st_ == HCQ_OK ? "" : hcq_last_error());                                                 \
+        if ((s)->n_check < SELFTEST_MAX_CHECKS) {                                                      \
+            (s)->check[(s)->n_check].name = label;                                                      \
+            (s)->check[(s)->n_check].ok = st_ == HCQ_OK;                                               \
+            snprintf((s)->check[(s)->n_check].msg, sizeof (s)->check[0].msg, "%s",                      \
+                     st_ == HCQ_OK ? "" : hcq_last_error());                                           \
+            (s)->n_check++;                                                                            \
+        }                                                                                              \
         if (st_ == HCQ_OK)                                                                             \
             (s)->checks_passed++;                                                                      \
         else                                                                                           \
@@ -350,7 +379,7 @@ selftest_cmp_u64(const void *a, const void *b)
 }
 
 static void
-selftest_bench(struct hcq_device *dev, bool quick)
+selftest_bench(struct selftest *st, struct hcq_device *dev, bool quick)
 {
     enum { N = 200 };
     uint64_t lat[N];
@@ -370,6 +399,9 @@ selftest_bench(struct hcq_device *dev, bool quick)
     qsort(lat, (size_t)n, sizeof lat[0], selftest_cmp_u64);
     printf("| submit+signal+wait round trip | %.1f us median, %.1f us p99 (%d runs) |\n", lat[n / 2] / 1e3,
            lat[(n * 99) / 100] / 1e3, n);
+    st->rt_median_us = lat[n / 2] / 1e3;
+    st->rt_p99_us = lat[(n * 99) / 100] / 1e3;
+    st->rt_runs = n;
     const uint64_t sz = quick ? (16u << 20) : (64u << 20);
     if (hcq_queue_create(dev, HCQ_QUEUE_COPY, &xq) || hcq_buf_alloc(dev, sz, 0, &a) || hcq_buf_alloc(dev, sz, 0, &b))
         goto out;
@@ -383,6 +415,8 @@ selftest_bench(struct hcq_device *dev, bool quick)
     }
     printf("| copy engine, %llu MiB device->device | %.2f GB/s (best of 5, read+write counted once) |\n",
            (unsigned long long)(sz >> 20), (double)sz / (double)best);
+    st->copy_MiB = (unsigned)(sz >> 20);
+    st->copy_GBps = (double)sz / (double)best;
 out:
     hcq_buf_free(a);
     hcq_buf_free(b);
@@ -432,20 +466,287 @@ selftest_system(void)
         printf("- GPU clock: %llu MHz (min %llu, max %llu)\n", hz[0] / 1000000, hz[1] / 1000000, hz[2] / 1000000);
 }
 
+/* ==== --report FILE.json ==== */
+
+/* Run this binary with argv (argv[0] ignored), stdout+stderr into out; the exit status,
+ * or -1 if it could not run or ran past timeout_s (then killed). */
+static int
+selftest_capture(char *const argv[], char *out, size_t out_B, unsigned timeout_s)
+{
+    char exe[PATH_MAX];
+    ssize_t en = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    out[0] = 0;
+    if (en <= 0)
+        return -1;
+    exe[en] = 0;
+    int pfd[2];
+    if (pipe(pfd) < 0)
+        return -1;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pfd[1], 1);
+        dup2(pfd[1], 2);
+        close(pfd[0]);
+        close(pfd[1]);
+        execv(exe, argv);
+        _exit(127);
+    }
+    close(pfd[1]);
+    if (pid < 0) {
+        close(pfd[0]);
+        return -1;
+    }
+    size_t used = 0;
+    int status = 0;
+    bool killed = false;
+    uint64_t t0 = hcq_time_ns();
+    fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+    for (;;) {
+        ssize_t n = read(pfd[0], out + used, out_B - 1 - used);
+        if (n > 0) {
+            used += (size_t)n;
+            if (used >= out_B - 1) /* keep the tail */
+                memmove(out, out + out_B / 2, used -= out_B / 2);
+            continue;
+        }
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            break;
+        if (hcq_time_ns() - t0 > timeout_s * 1000000000ull) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            killed = true;
+            break;
+        }
+        usleep(20000);
+    }
+    ssize_t n;
+    while (used < out_B - 1 && (n = read(pfd[0], out + used, out_B - 1 - used)) > 0)
+        used += (size_t)n;
+    close(pfd[0]);
+    out[used] = 0;
+    return killed || !WIFEXITED(status) ? -1 : WEXITSTATUS(status);
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void
+json_file_line(FILE *f, const char *key, const char *path)
+{
+    char line[256] = "";
+    FILE *in = fopen(path, "r");
+    if (in && fgets(line, sizeof line, in))
+        line[strcspn(line, "\n")] = 0;
+    if (in)
+        fclose(in);
+    fprintf(f, "    \"%s\": ", key);
+    if (line[0])
+        json_str(f, line);
+    else
+        fputs("null", f);
+    fputs(",\n", f);
+}
+
+/* The tok/s of the llm-bench markdown row ending in "| <test> | <t/s> ± ..." (0 if none). */
+static double
+selftest_tps(const char *md, const char *test)
+{
+    char key[32];
+    snprintf(key, sizeof key, "| %s | ", test);
+    const char *p = strstr(md, key);
+    return p ? strtod(p + strlen(key), NULL) : 0;
+}
+
+static void
+selftest_write_report(struct selftest *s, const struct hcq_device_info *in, bool dev_ok, const char *open_err,
+                      bool pass)
+{
+    FILE *f = fopen(s->report_path, "w");
+    if (!f) {
+        fprintf(stderr, "nvhcq selftest: --report %s: %s\n", s->report_path, strerror(errno));
+        return;
+    }
+    bool emulated = !strncmp(s->dev_spec, "emu:", 4);
+    fprintf(f, "{\n  \"nvhcq_selftest_report\": 1,\n  \"dev\": ");
+    json_str(f, s->dev_spec);
+    fprintf(f, ",\n  \"result\": \"%s\",\n  \"time_unix\": %lld,\n", pass ? "PASS" : "FAIL", (long long)time(NULL));
+    /* system */
+    struct utsname u;
+    fprintf(f, "  \"system\": {\n    \"kernel\": ");
+    if (uname(&u) == 0) {
+        char k[256];
+        snprintf(k, sizeof k, "%s %s %s", u.sysname, u.release, u.machine);
+        json_str(f, k);
+    } else {
+        fputs("null", f);
+    }
+    fputs(",\n", f);
+    json_file_line(f, "l4t_release", "/etc/nv_tegra_release");
+    json_file_line(f, "board", "/proc/device-tree/model");
+    json_file_line(f, "gpu_cur_freq_hz", "/sys/class/devfreq/17000000.gpu/cur_freq");
+    json_file_line(f, "gpu_max_freq_hz", "/sys/class/devfreq/17000000.gpu/max_freq");
+    fprintf(f, "    \"nvmap_rw\": %s,\n    \"nvgpu_ctrl_rw\": %s\n  },\n",
+            access("/dev/nvmap", R_OK | W_OK) == 0 ? "true" : "false",
+            access("/dev/nvgpu/igpu0/ctrl", R_OK | W_OK) == 0 ? "true" : "false");
+    /* device */
+    fprintf(f, "  \"device\": ");
+    if (dev_ok) {
+        fprintf(f, "{\n    \"name\": ");
+        json_str(f, in->name);
+        fprintf(f, ",\n    \"backend\": ");
+        json_str(f, in->backend);
+        fprintf(f, ",\n    \"arch\": ");
+        json_str(f, in->arch);
+        fprintf(f, ",\n    \"driver\": ");
+        json_str(f, in->driver);
+        fprintf(f, ",\n    \"sm_count\": %u,\n    \"mem_B\": %llu,\n    \"compute_class\": %u,\n"
+                   "    \"copy_class\": %u,\n    \"emulated\": %s\n  },\n",
+                in->sm_count, (unsigned long long)in->mem_B, in->compute_class, in->copy_class,
+                in->emulated ? "true" : "false");
+    } else {
+        fprintf(f, "{\"open_error\": ");
+        json_str(f, open_err);
+        fprintf(f, "},\n");
+    }
+    /* checks */
+    fprintf(f, "  \"checks\": [");
+    for (unsigned i = 0; i < s->n_check; i++) {
+        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+        json_str(f, s->check[i].name);
+        fprintf(f, ", \"ok\": %s, \"message\": ", s->check[i].ok ? "true" : "false");
+        json_str(f, s->check[i].msg);
+        fputc('}', f);
+    }
+    fprintf(f, "\n  ],\n");
+    /* this tool's short benchmark */
+    if (s->rt_runs)
+        fprintf(f, "  \"selftest_bench\": {\"roundtrip_median_us\": %.2f, \"roundtrip_p99_us\": %.2f, \"runs\": %d, "
+                   "\"copy_MiB\": %u, \"copy_GBps\": %.3f},\n",
+                s->rt_median_us, s->rt_p99_us, s->rt_runs, s->copy_MiB, s->copy_GBps);
+    else
+        fprintf(f, "  \"selftest_bench\": null,\n");
+    /* nvhcq bench latency copy matmul (its own JSON, embedded) */
+    static char cap[SELFTEST_LOG_B];
+    char tmpl[] = "/tmp/nvhcq_selftest_XXXXXX";
+    char *dir = dev_ok && !s->no_bench ? mkdtemp(tmpl) : NULL;
+    fprintf(f, "  \"bench\": ");
+    bool wrote = false;
+    if (dir) {
+        char jpath[PATH_MAX];
+        snprintf(jpath, sizeof jpath, "%s/bench.json", dir);
+        char *argv[] = {"nvhcq", "bench", "latency", "copy", "matmul", "--devs", (char *)s->dev_spec,
+                        "--json", jpath, s->quick ? "--quick" : NULL, NULL};
+        int rc = selftest_capture(argv, cap, sizeof cap, 900);
+        FILE *j = rc == 0 ? fopen(jpath, "r") : NULL;
+        if (j) {
+            char buf[4096];
+            size_t n;
+            while ((n = fread(buf, 1, sizeof buf, j)) > 0)
+                fwrite(buf, 1, n, f);
+            fclose(j);
+            wrote = true;
+        } else {
+            fprintf(f, "{\"error\": ");
+            json_str(f, cap);
+            fputc('}', f);
+            wrote = true;
+        }
+        static const char *ext[] = {"bench.json", "bench.md", "bench.svg"};
+        for (unsigned i = 0; i < 3; i++) {
+            snprintf(jpath, sizeof jpath, "%s/%s", dir, ext[i]);
+            unlink(jpath);
+        }
+    }
+    if (!wrote)
+        fputs("null", f);
+    fputs(",\n", f);
+    /* llm-bench on a generated model (random weights: speed only, not text quality) */
+    fprintf(f, "  \"llm_bench\": ");
+    if (dir && !s->no_llm) {
+        const char *preset = s->llm_preset ? s->llm_preset : emulated ? "tiny" : "llama-3.2-1b";
+        char mpath[PATH_MAX];
+        snprintf(mpath, sizeof mpath, "%s/model.gguf", dir);
+        char *gargv[] = {"nvhcq", "gen-model", "--preset", (char *)preset, "--type", "q6_k", "--vocab",
+                         (char *)s->vocab, "-o", mpath, NULL};
+        int rc = selftest_capture(gargv, cap, sizeof cap, 1800);
+        fprintf(f, "{\n    \"preset\": ");
+        json_str(f, preset);
+        fprintf(f, ", \"type\": \"q6_k\", \"weights\": \"generated (random)\",\n");
+        if (rc == 0) {
+            char *bargv[] = {"nvhcq", "llm-bench", "-m", mpath, "-p", s->quick ? "32" : "512", "-n",
+                             s->quick ? "16" : "128", "-r", s->quick ? "2" : "5", "--dev", (char *)s->dev_spec, NULL};
+            rc = selftest_capture(bargv, cap, sizeof cap, 1800);
+            char pp[16], tg[16];
+            snprintf(pp, sizeof pp, "pp%s", s->quick ? "32" : "512");
+            snprintf(tg, sizeof tg, "tg%s", s->quick ? "16" : "128");
+            fprintf(f, "    \"exit\": %d, \"%s_tps\": %.3f, \"%s_tps\": %.3f,\n", rc, pp, selftest_tps(cap, pp), tg,
+                    selftest_tps(cap, tg));
+        } else {
+            fprintf(f, "    \"exit\": %d, \"error\": \"gen-model failed\",\n", rc);
+        }
+        fprintf(f, "    \"output\": ");
+        json_str(f, cap);
+        fprintf(f, "\n  },\n");
+        unlink(mpath);
+    } else {
+        fprintf(f, "null,\n");
+    }
+    if (dir)
+        rmdir(dir);
+    /* suite and kernel log */
+    fprintf(f, "  \"suite\": {\"passed\": %d, \"failed\": %d},\n", s->suite_passed, s->suite_failed);
+    fprintf(f, "  \"kernel_log\": ");
+    if (emulated) {
+        fprintf(f, "{\"verdict\": \"skipped (emulated device)\"}\n");
+    } else if (!s->klog_readable) {
+        fprintf(f, "{\"verdict\": \"not readable (run with sudo)\"}\n");
+    } else {
+        fprintf(f, "{\"verdict\": \"%s\", \"errors\": %u, \"warnings\": %u, \"harmless\": %u, \"other\": %u, "
+                   "\"lines\": ",
+                s->kerr ? "GPU errors" : "clean", s->kerr, s->kwarn, s->kharmless, s->kinfo);
+        json_str(f, s->klog_rep);
+        fprintf(f, "}\n");
+    }
+    fprintf(f, "}\n");
+    fclose(f);
+    printf("Wrote %s (send it with the report).\n", s->report_path);
+}
+
 int
 nvhcq_cmd_selftest(int argc, char **argv)
 {
-    struct selftest s = {.dev_spec = "nvgpu:0", .suite_passed = -1, .suite_failed = -1};
+    struct selftest s = {.dev_spec = "nvgpu:0", .suite_passed = -1, .suite_failed = -1,
+                         .vocab = "tests/data/tokenizers/ggml-vocab-gpt-2.gguf"};
     const struct cli_opt opts[] = {
         CLI_STR(NULL, "--dev", &s.dev_spec, "SPEC", "device to test"),
         CLI_STR(NULL, "--suite", &s.suite_path, "PATH", "hcq_suite binary [default: next to this program, then build/tests]"),
         CLI_FLAG(NULL, "--no-suite", &s.no_suite, "skip the HCQ suite"),
         CLI_FLAG(NULL, "--no-bench", &s.no_bench, "skip the short benchmark"),
         CLI_FLAG(NULL, "--quick", &s.quick, "smaller benchmark"),
+        CLI_STR(NULL, "--report", &s.report_path, "FILE.json",
+                "also run bench latency/copy/matmul and llm-bench on a generated Q6_K model; write all as JSON"),
+        CLI_FLAG(NULL, "--no-llm", &s.no_llm, "--report without the llm-bench"),
+        CLI_STR(NULL, "--llm-preset", &s.llm_preset, "P", "gen-model preset [default: llama-3.2-1b; tiny on emu:]"),
+        CLI_STR(NULL, "--vocab", &s.vocab, "VOCAB.gguf", "vocabulary for the generated model [default: the repo's GPT-2]"),
         CLI_END,
     };
     const struct cli_cmd cmd = {
-        "selftest", "[--dev SPEC] [--suite PATH] [--no-suite] [--no-bench] [--quick]",
+        "selftest", "[--dev SPEC] [--suite PATH] [--no-suite] [--no-bench] [--quick] [--report FILE.json [--no-llm]]",
         "Runs the HCQ suite on SPEC, built-in checks, a short benchmark, then classifies the GPU\n"
         "kernel log lines written meanwhile. Paste the report into an issue. Exit status 1 when the\n"
         "device does not open, a check or the suite fails, or the kernel log shows a GPU error.\n"
@@ -465,12 +766,15 @@ nvhcq_cmd_selftest(int argc, char **argv)
 
     struct hcq_device *dev = NULL;
     enum hcq_status st = hcq_device_open(s.dev_spec, &dev);
+    struct hcq_device_info in;
+    memset(&in, 0, sizeof in);
+    char open_err[512] = "";
     printf("\n### Device\n");
     if (st != HCQ_OK) {
         printf("- open %s: **%s**: %s\n", s.dev_spec, hcq_status_str(st), hcq_last_error());
+        snprintf(open_err, sizeof open_err, "%s: %s", hcq_status_str(st), hcq_last_error());
         s.checks_failed++;
     } else {
-        struct hcq_device_info in;
         if (hcq_device_info(dev, &in) == HCQ_OK)
             printf("- %s | backend %s | %s | %u SMs | %.1f GiB | driver %s | compute 0x%04x copy 0x%04x%s\n",
                    in.name, in.backend, in.arch, in.sm_count, (double)in.mem_B / (1u << 30), in.driver,
@@ -483,7 +787,7 @@ nvhcq_cmd_selftest(int argc, char **argv)
         SELFTEST_CHECK(&s, "device still healthy", hcq_device_check(dev));
         if (!s.no_bench) {
             printf("\n### Benchmark\n| measurement | result |\n|---|---|\n");
-            selftest_bench(dev, s.quick);
+            selftest_bench(&s, dev, s.quick);
         }
         char fault[512];
         hcq_device_fault_report(dev, fault, sizeof fault);
@@ -513,6 +817,12 @@ nvhcq_cmd_selftest(int argc, char **argv)
         } else {
             struct nvgpu_klog_counts c;
             kerr = nvgpu_klog_scan(text, &c, rep, sizeof rep);
+            s.klog_readable = true;
+            s.kerr = kerr;
+            s.kwarn = c.warnings;
+            s.kharmless = c.harmless;
+            s.kinfo = c.info;
+            snprintf(s.klog_rep, sizeof s.klog_rep, "%s", rep);
             printf("- %u errors, %u warnings, %u known-harmless, %u other GPU lines\n", c.errors, c.warnings,
                    c.harmless, c.info);
             if (rep[0])
@@ -526,5 +836,7 @@ nvhcq_cmd_selftest(int argc, char **argv)
     printf("\n**RESULT: %s** (checks %u/%u, suite %s, kernel errors %u)\n", pass ? "PASS" : "FAIL", s.checks_passed,
            s.checks_passed + s.checks_failed, s.suite_passed < 0 ? "not run" : s.suite_failed ? "FAILED" : "ok", kerr);
     printf("Paste this report into an issue at the nvhcq repository (docs/jetson.md says what each part means).\n");
+    if (s.report_path)
+        selftest_write_report(&s, &in, st == HCQ_OK, open_err, pass);
     return pass ? 0 : 1;
 }

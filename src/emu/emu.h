@@ -78,6 +78,8 @@ struct emu_opts {
     uint32_t drop_doorbell;      /* doorbell rings from the Nth one seen on are ignored (1-based) */
     uint32_t corrupt_qmd;        /* the Nth QMD launch reads a corrupted program address */
     bool trace;                  /* record the ioctl trace (emu_dev_trace) */
+    uint32_t l4t;                /* ga10b: the L4T ABI the driver model speaks, 35 or 36 (0 = 36) */
+    uint64_t nvmap_max;          /* ga10b: largest nvmap buffer CREATE accepts (0 = 4 GiB - 2 MiB) */
 };
 
 /* Parse "gh100,fail_alloc=3,hang" (the part after "emu:") into *opts. */

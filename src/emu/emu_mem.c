@@ -140,9 +140,72 @@ emu_vm_create(struct emu_dev *d, uint32_t va_bits, struct emu_vm **vm_out)
     vm->dev = d;
     vm->va_bits = va_bits;
     pthread_rwlock_init(&vm->lock, NULL);
+    pthread_mutex_init(&vm->alias_lock, NULL);
     atomic_fetch_add(&emu_live_vms, 1);
     *vm_out = vm;
     return 0;
+}
+
+struct emu_vm_alias {
+    uint64_t va, size_B;
+    void *host;
+    struct emu_vm_alias *next;
+};
+
+static void
+emu_vm_drop_aliases(struct emu_vm *vm)
+{
+    pthread_mutex_lock(&vm->alias_lock);
+    while (vm->aliases) {
+        struct emu_vm_alias *a = vm->aliases;
+        vm->aliases = a->next;
+        munmap(a->host, a->size_B);
+        free(a);
+    }
+    pthread_mutex_unlock(&vm->alias_lock);
+}
+
+/* A host view of [va, va+size_B) when it crosses from range i into the following
+ * VA-adjacent ranges (real GPUs translate per page; the CPU twins want one pointer).
+ * Read lock held. NULL if a piece is missing or not memfd-backed. */
+static void *
+emu_vm_alias_locked(struct emu_vm *vm, uint32_t i, uint64_t va, uint64_t size_B)
+{
+    uint64_t start = vm->r[i].va, end = start;
+    uint32_t j = i;
+    for (; j < vm->count && end < va + size_B; j++) {
+        if (vm->r[j].va != end || vm->r[j].bo->memfd < 0)
+            return NULL;
+        end += vm->r[j].size_B;
+    }
+    if (end < va + size_B)
+        return NULL;
+    void *host = NULL;
+    pthread_mutex_lock(&vm->alias_lock);
+    for (struct emu_vm_alias *a = vm->aliases; a && !host; a = a->next)
+        if (a->va == start && a->size_B == end - start)
+            host = a->host;
+    if (!host) {
+        struct emu_vm_alias *a = calloc(1, sizeof *a);
+        void *base = mmap(NULL, end - start, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        bool ok = a && base != MAP_FAILED;
+        for (uint32_t k = i; ok && k < j; k++) {
+            const struct emu_vm_range *r = &vm->r[k];
+            ok = mmap((uint8_t *)base + (r->va - start), r->size_B, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                      r->bo->memfd, (off_t)r->bo_off) != MAP_FAILED;
+        }
+        if (ok) {
+            *a = (struct emu_vm_alias){ start, end - start, base, vm->aliases };
+            vm->aliases = a;
+            host = base;
+        } else {
+            if (base != MAP_FAILED)
+                munmap(base, end - start);
+            free(a);
+        }
+    }
+    pthread_mutex_unlock(&vm->alias_lock);
+    return host ? (uint8_t *)host + (va - start) : NULL;
 }
 
 void
@@ -150,6 +213,8 @@ emu_vm_destroy(struct emu_vm *vm)
 {
     if (!vm)
         return;
+    emu_vm_drop_aliases(vm);
+    pthread_mutex_destroy(&vm->alias_lock);
     for (uint32_t i = 0; i < vm->count; i++)
         emu_bo_unref(vm->r[i].bo);
     free(vm->r);
@@ -217,6 +282,7 @@ emu_vm_map(struct emu_vm *vm, uint64_t va, uint64_t size_B, struct emu_bo *bo, u
 int
 emu_vm_unmap(struct emu_vm *vm, uint64_t va, uint64_t size_B)
 {
+    emu_vm_drop_aliases(vm);
     pthread_rwlock_wrlock(&vm->lock);
     uint32_t i = emu_vm_lower(vm, va);
     int ret = -ENOENT;
@@ -277,6 +343,8 @@ emu_mem_ptr(struct emu_vm *vm, uint64_t va, uint64_t size_B)
         const struct emu_vm_range *r = &vm->r[i];
         if (r->va <= va && va + size_B <= r->va + r->size_B)
             p = (uint8_t *)r->bo->host + r->bo_off + (va - r->va);
+        else if (r->va <= va)
+            p = emu_vm_alias_locked(vm, i, va, size_B);
     }
     pthread_rwlock_unlock(&vm->lock);
     return p;
@@ -294,6 +362,7 @@ emu_vm_count(struct emu_vm *vm)
 void
 emu_vm_unmap_bo(struct emu_vm *vm, struct emu_bo *bo)
 {
+    emu_vm_drop_aliases(vm);
     pthread_rwlock_wrlock(&vm->lock);
     uint32_t kept = 0, dropped = 0;
     for (uint32_t i = 0; i < vm->count; i++) {

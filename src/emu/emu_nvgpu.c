@@ -53,8 +53,9 @@ emu_nvgpu_klog_text(struct emu_dev *d)
 int
 emu_nvgpu_dispatch(struct emu_fd *f, const struct emu_nvgpu_ioctl *table, int n, unsigned long request, void *arg)
 {
+    struct emu_nvgpu *m = emu_nvgpu_of(f->dev);
     for (int i = 0; i < n; i++) {
-        if (table[i].request != request)
+        if (table[i].request != request || (table[i].l4t && m && table[i].l4t != m->l4t))
             continue;
         if (emu_inject_ioctl(f->dev, table[i].name, request)) {
             emu_trace(f->dev, "nvgpu %s %s -> -EIO (injected)", f->ops->name, table[i].name);
@@ -142,7 +143,16 @@ emu_nvgpu_tsg_bind_channel_ex(struct emu_fd *f, void *arg)
     if (!emu_nvgpu_zero(a->reserved, sizeof a->reserved))
         return -EINVAL;
     struct emu_nvgpu_chan *c = emu_nvgpu_chan_from_fd(t->m, a->channel_fd);
-    if (!c || a->subcontext_id >= EMU_NVGPU_MAX_VEIDS || !t->veid_used[a->subcontext_id])
+    if (!c || a->subcontext_id >= EMU_NVGPU_MAX_VEIDS)
+        return -EINVAL;
+    /* r35 has no CREATE_SUBCONTEXT: the VEID is any id below max_veid_count_per_tsg and the
+     * subcontext takes the channel's AS (r35.5 ioctl_tsg.c bind_channel_ex). */
+    if (t->m->l4t == NVGPU_L4T_R35 && !t->veid_used[a->subcontext_id] && emu_nvgpu_chan_as(c)) {
+        t->veid_used[a->subcontext_id] = true;
+        emu_nvgpu_as_ref(emu_nvgpu_chan_as(c));
+        t->subctx_as[a->subcontext_id] = emu_nvgpu_chan_as(c);
+    }
+    if (!t->veid_used[a->subcontext_id])
         return -EINVAL;
     /* The channel must already be bound to an AS: TSG-before-AS gives EINVAL (§4.2). */
     if (!emu_nvgpu_chan_as(c)) {
@@ -158,10 +168,12 @@ emu_nvgpu_tsg_bind_channel_ex(struct emu_fd *f, void *arg)
     return rc;
 }
 
-static const struct emu_nvgpu_ioctl emu_nvgpu_tsg_ioctls[] = {
-    {NVGPU_TSG_IOCTL_CREATE_SUBCONTEXT, "NVGPU_TSG_IOCTL_CREATE_SUBCONTEXT", emu_nvgpu_tsg_create_subcontext},
-    {NVGPU_TSG_IOCTL_BIND_CHANNEL_EX, "NVGPU_TSG_IOCTL_BIND_CHANNEL_EX", emu_nvgpu_tsg_bind_channel_ex},
+const struct emu_nvgpu_ioctl emu_nvgpu_tsg_ioctls[] = {
+    {NVGPU_TSG_IOCTL_CREATE_SUBCONTEXT, "NVGPU_TSG_IOCTL_CREATE_SUBCONTEXT", emu_nvgpu_tsg_create_subcontext,
+     NVGPU_L4T_R36},
+    {NVGPU_TSG_IOCTL_BIND_CHANNEL_EX, "NVGPU_TSG_IOCTL_BIND_CHANNEL_EX", emu_nvgpu_tsg_bind_channel_ex, 0},
 };
+const int emu_nvgpu_tsg_ioctls_n = (int)(sizeof emu_nvgpu_tsg_ioctls / sizeof emu_nvgpu_tsg_ioctls[0]);
 
 static int
 emu_nvgpu_tsg_ioctl(struct emu_fd *f, unsigned long request, void *arg)
@@ -191,11 +203,21 @@ emu_nvgpu_ctrl_get_characteristics(struct emu_fd *f, void *arg)
     struct nvgpu_gpu_get_characteristics *a = arg;
     if (!a->gpu_characteristics_buf_addr)
         return -EFAULT;
-    /* Copy min(ours, the caller's) bytes and report the kernel's size (§1.2). */
-    size_t n = a->gpu_characteristics_buf_size < sizeof m->chars ? (size_t)a->gpu_characteristics_buf_size
-                                                                 : sizeof m->chars;
-    memcpy((void *)(uintptr_t)a->gpu_characteristics_buf_addr, &m->chars, n);
-    a->gpu_characteristics_buf_size = sizeof m->chars;
+    /* The kernel's struct: r36 as stored; r35 has no numa_domain_id (+4 pad) at 16, so
+     * everything after moves 8 bytes down and the struct ends before device_instance_id. */
+    uint8_t img[NVGPU_CHARS_B_R36];
+    size_t kernel_B = NVGPU_CHARS_B_R36;
+    memcpy(img, &m->chars, sizeof img);
+    if (m->l4t == NVGPU_L4T_R35) {
+        memmove(img + NVGPU_CHARS_R35_SHIFT_AT, img + NVGPU_CHARS_R35_SHIFT_AT + NVGPU_CHARS_R35_SHIFT_B,
+                NVGPU_CHARS_B_R35 - NVGPU_CHARS_R35_SHIFT_AT);
+        kernel_B = NVGPU_CHARS_B_R35;
+    }
+    /* Copy min(ours, the caller's) bytes and report the kernel's size (§1.2; the same in
+     * r35.5 and r36.2 ioctl_ctrl.c). */
+    size_t n = a->gpu_characteristics_buf_size < kernel_B ? (size_t)a->gpu_characteristics_buf_size : kernel_B;
+    memcpy((void *)(uintptr_t)a->gpu_characteristics_buf_addr, img, n);
+    a->gpu_characteristics_buf_size = m->chars_B_report ? m->chars_B_report : kernel_B;
     return 0;
 }
 
@@ -243,13 +265,38 @@ emu_nvgpu_ctrl_alloc_as(struct emu_fd *f, void *arg)
     return rc;
 }
 
+static int emu_nvgpu_tsg_new(struct emu_fd *f, int *fd_out);
+
 static int
 emu_nvgpu_ctrl_open_tsg(struct emu_fd *f, void *arg)
 {
     struct nvgpu_gpu_open_tsg_args *a = arg;
     /* All inputs zero (§4.1): no sharing token, no flags. */
-    if (a->flags || a->token || a->reserved || a->subctx_id || a->pad)
+    if (a->flags || a->source_device_instance_id || a->share_token)
         return -EINVAL;
+    int fd;
+    int rc = emu_nvgpu_tsg_new(f, &fd);
+    if (rc == 0)
+        a->tsg_fd = fd;
+    return rc;
+}
+
+static int
+emu_nvgpu_ctrl_open_tsg_r35(struct emu_fd *f, void *arg)
+{
+    struct nvgpu_gpu_open_tsg_args_r35 *a = arg;
+    if (a->reserved) /* "must be zero" (r35.5 nvgpu-ctrl.h) */
+        return -EINVAL;
+    int fd;
+    int rc = emu_nvgpu_tsg_new(f, &fd);
+    if (rc == 0)
+        a->tsg_fd = (uint32_t)fd;
+    return rc;
+}
+
+static int
+emu_nvgpu_tsg_new(struct emu_fd *f, int *fd_out)
+{
     struct emu_nvgpu_tsg *t = calloc(1, sizeof *t);
     if (!t)
         return -ENOMEM;
@@ -262,7 +309,7 @@ emu_nvgpu_ctrl_open_tsg(struct emu_fd *f, void *arg)
         free(t);
         return fd;
     }
-    a->tsg_fd = fd;
+    *fd_out = fd;
     return 0;
 }
 
@@ -280,15 +327,17 @@ emu_nvgpu_ctrl_open_channel(struct emu_fd *f, void *arg)
     return rc;
 }
 
-static const struct emu_nvgpu_ioctl emu_nvgpu_ctrl_ioctls[] = {
-    {NVGPU_GPU_IOCTL_ZCULL_GET_CTX_SIZE, "NVGPU_GPU_IOCTL_ZCULL_GET_CTX_SIZE", emu_nvgpu_ctrl_zcull_get_ctx_size},
-    {NVGPU_GPU_IOCTL_GET_CHARACTERISTICS, "NVGPU_GPU_IOCTL_GET_CHARACTERISTICS", emu_nvgpu_ctrl_get_characteristics},
-    {NVGPU_GPU_IOCTL_ALLOC_AS, "NVGPU_GPU_IOCTL_ALLOC_AS", emu_nvgpu_ctrl_alloc_as},
-    {NVGPU_GPU_IOCTL_OPEN_TSG, "NVGPU_GPU_IOCTL_OPEN_TSG", emu_nvgpu_ctrl_open_tsg},
-    {NVGPU_GPU_IOCTL_GET_TPC_MASKS, "NVGPU_GPU_IOCTL_GET_TPC_MASKS", emu_nvgpu_ctrl_get_tpc_masks},
-    {NVGPU_GPU_IOCTL_OPEN_CHANNEL, "NVGPU_GPU_IOCTL_OPEN_CHANNEL", emu_nvgpu_ctrl_open_channel},
-    {NVGPU_GPU_IOCTL_NUM_VSMS, "NVGPU_GPU_IOCTL_NUM_VSMS", emu_nvgpu_ctrl_num_vsms},
+const struct emu_nvgpu_ioctl emu_nvgpu_ctrl_ioctls[] = {
+    {NVGPU_GPU_IOCTL_ZCULL_GET_CTX_SIZE, "NVGPU_GPU_IOCTL_ZCULL_GET_CTX_SIZE", emu_nvgpu_ctrl_zcull_get_ctx_size, 0},
+    {NVGPU_GPU_IOCTL_GET_CHARACTERISTICS, "NVGPU_GPU_IOCTL_GET_CHARACTERISTICS", emu_nvgpu_ctrl_get_characteristics, 0},
+    {NVGPU_GPU_IOCTL_ALLOC_AS, "NVGPU_GPU_IOCTL_ALLOC_AS", emu_nvgpu_ctrl_alloc_as, 0},
+    {NVGPU_GPU_IOCTL_OPEN_TSG, "NVGPU_GPU_IOCTL_OPEN_TSG", emu_nvgpu_ctrl_open_tsg, NVGPU_L4T_R36},
+    {NVGPU_GPU_IOCTL_GET_TPC_MASKS, "NVGPU_GPU_IOCTL_GET_TPC_MASKS", emu_nvgpu_ctrl_get_tpc_masks, 0},
+    {NVGPU_GPU_IOCTL_OPEN_CHANNEL, "NVGPU_GPU_IOCTL_OPEN_CHANNEL", emu_nvgpu_ctrl_open_channel, 0},
+    {NVGPU_GPU_IOCTL_NUM_VSMS, "NVGPU_GPU_IOCTL_NUM_VSMS", emu_nvgpu_ctrl_num_vsms, 0},
+    {NVGPU_GPU_IOCTL_OPEN_TSG_R35, "NVGPU_GPU_IOCTL_OPEN_TSG", emu_nvgpu_ctrl_open_tsg_r35, NVGPU_L4T_R35},
 };
+const int emu_nvgpu_ctrl_ioctls_n = (int)(sizeof emu_nvgpu_ctrl_ioctls / sizeof emu_nvgpu_ctrl_ioctls[0]);
 
 static int
 emu_nvgpu_ctrl_ioctl(struct emu_fd *f, unsigned long request, void *arg)
@@ -406,6 +455,7 @@ emu_nvgpu_model_create(struct emu_dev *d)
     m->arch = arch;
     m->next_handle = 0x80000001u;
     m->next_token = EMU_NVGPU_FIRST_TOKEN;
+    m->l4t = emu_dev_opts(d)->l4t == NVGPU_L4T_R35 ? NVGPU_L4T_R35 : NVGPU_L4T_R36;
     pthread_mutex_init(&m->klog_lock, NULL);
     emu_nvgpu_chars_init(m);
     int rc = emu_bo_create(d, NVGPU_USERMODE_MAP_B, &m->usermode_bo);

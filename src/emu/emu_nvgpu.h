@@ -41,6 +41,8 @@ struct emu_nvmap_handle {
 struct emu_nvgpu {
     struct emu_dev *dev;
     const struct hcq_arch *arch;
+    unsigned l4t;                /* 35 or 36: which L4T ABI the model speaks (emu opts l4t=) */
+    uint32_t chars_B_report;     /* tests: the struct size GET_CHARACTERISTICS reports (0 = the release's) */
     struct nvgpu_gpu_characteristics chars;
     uint32_t tpc_mask[2];
     uint32_t num_vsms;
@@ -67,7 +69,13 @@ struct emu_nvgpu_ioctl {
     unsigned long request;
     const char *name;
     int (*fn)(struct emu_fd *f, void *arg);
+    unsigned l4t; /* 0: every release; 35 / 36: only that L4T ABI (the number differs) */
 };
+/* The dispatch tables, for tests that compare them with NVIDIA's published numbers. */
+extern const struct emu_nvgpu_ioctl emu_nvgpu_ctrl_ioctls[], emu_nvgpu_tsg_ioctls[], emu_nvgpu_as_ioctls[],
+    emu_nvgpu_chan_ioctls[], emu_nvmap_ioctls[];
+extern const int emu_nvgpu_ctrl_ioctls_n, emu_nvgpu_tsg_ioctls_n, emu_nvgpu_as_ioctls_n, emu_nvgpu_chan_ioctls_n,
+    emu_nvmap_ioctls_n;
 /* Dispatch `request` through `table` (n rows): -ENOTTY for an unknown number (which is
  * what a wrong struct size produces), fault injection before, trace after. */
 int emu_nvgpu_dispatch(struct emu_fd *f, const struct emu_nvgpu_ioctl *table, int n, unsigned long request,
@@ -93,6 +101,8 @@ struct emu_nvgpu_as *emu_nvgpu_as_from_fd(struct emu_nvgpu *m, int fd);
 void emu_nvgpu_as_ref(struct emu_nvgpu_as *as);
 void emu_nvgpu_as_unref(struct emu_nvgpu_as *as);
 struct emu_vm *emu_nvgpu_as_vm(struct emu_nvgpu_as *as);
+/* MAP_BUFFER_EX calls so far in this process, and those asking CACHEABLE or L3_ALLOC. */
+void emu_nvgpu_map_flags_seen(uint32_t *maps, uint32_t *cached);
 
 /* ==== emu_nvgpu_chan.c ==== */
 struct emu_nvgpu_chan;

@@ -176,6 +176,33 @@ emu_nvgpu_as_alloc_space(struct emu_fd *f, void *arg)
     return rc;
 }
 
+/* FREE_SPACE: the reservation must match an ALLOC_SPACE exactly. The kernel unmaps what
+ * is still mapped inside; the model refuses instead (EBUSY), so a caller that frees the
+ * space before unmapping its buffers shows up in tests. */
+static int
+emu_nvgpu_as_free_space(struct emu_fd *f, void *arg)
+{
+    struct emu_nvgpu_as *as = f->priv;
+    struct nvgpu_as_free_space_args *a = arg;
+    if (a->page_size != NVGPU_PAGE_B || a->padding[0] || a->padding[1] || a->padding[2])
+        return -EINVAL;
+    for (struct emu_nvgpu_range **p = &as->ranges; *p; p = &(*p)->next) {
+        struct emu_nvgpu_range *r = *p;
+        if (!r->reservation || r->va != a->offset || r->size_B != a->pages * a->page_size)
+            continue;
+        for (struct emu_nvgpu_range *q = as->ranges; q; q = q->next)
+            if (!q->reservation && emu_nvgpu_overlap(q->va, q->size_B, r->va, r->size_B)) {
+                emu_nvgpu_klog(as->m, "emu-nvgpu: free_space 0x%llx with buffers still mapped inside",
+                               (unsigned long long)r->va);
+                return -EBUSY;
+            }
+        *p = r->next;
+        free(r);
+        return 0;
+    }
+    return -EINVAL;
+}
+
 static void
 emu_nvgpu_as_check_windows(struct emu_nvgpu_as *as, struct emu_nvgpu_range *r)
 {
@@ -193,11 +220,25 @@ emu_nvgpu_as_check_windows(struct emu_nvgpu_as *as, struct emu_nvgpu_range *r)
     }
 }
 
+/* Process-wide MAP_BUFFER_EX counts (all, and with GPU L2 / L3 caching asked), for the
+ * test that nvhcq never maps GPU-L2-cached (it emits no L2 flush, docs/jetson.md). */
+static uint32_t emu_nvgpu_maps_seen, emu_nvgpu_maps_cached;
+
+void
+emu_nvgpu_map_flags_seen(uint32_t *maps, uint32_t *cached)
+{
+    *maps = __atomic_load_n(&emu_nvgpu_maps_seen, __ATOMIC_RELAXED);
+    *cached = __atomic_load_n(&emu_nvgpu_maps_cached, __ATOMIC_RELAXED);
+}
+
 static int
 emu_nvgpu_as_map_buffer_ex(struct emu_fd *f, void *arg)
 {
     struct emu_nvgpu_as *as = f->priv;
     struct nvgpu_as_map_buffer_ex_args *a = arg;
+    __atomic_add_fetch(&emu_nvgpu_maps_seen, 1, __ATOMIC_RELAXED);
+    if (a->flags & (NVGPU_AS_MAP_BUFFER_FLAGS_CACHEABLE | NVGPU_AS_MAP_BUFFER_FLAGS_L3_ALLOC))
+        __atomic_add_fetch(&emu_nvgpu_maps_cached, 1, __ATOMIC_RELAXED);
     uint32_t known = NVGPU_AS_MAP_BUFFER_FLAGS_FIXED_OFFSET | NVGPU_AS_MAP_BUFFER_FLAGS_CACHEABLE |
                      NVGPU_AS_MAP_BUFFER_FLAGS_UNMAPPED_PTE | NVGPU_AS_MAP_BUFFER_FLAGS_MAPPABLE_COMPBITS |
                      NVGPU_AS_MAP_BUFFER_FLAGS_L3_ALLOC | NVGPU_AS_MAP_BUFFER_FLAGS_SYSTEM_COHERENT |
@@ -280,12 +321,14 @@ emu_nvgpu_as_bind_channel(struct emu_fd *f, void *arg)
     return emu_nvgpu_chan_bind_as(c, as); /* takes an AS reference */
 }
 
-static const struct emu_nvgpu_ioctl emu_nvgpu_as_ioctls[] = {
-    {NVGPU_AS_IOCTL_BIND_CHANNEL, "NVGPU_AS_IOCTL_BIND_CHANNEL", emu_nvgpu_as_bind_channel},
-    {NVGPU_AS_IOCTL_UNMAP_BUFFER, "NVGPU_AS_IOCTL_UNMAP_BUFFER", emu_nvgpu_as_unmap_buffer},
-    {NVGPU_AS_IOCTL_ALLOC_SPACE, "NVGPU_AS_IOCTL_ALLOC_SPACE", emu_nvgpu_as_alloc_space},
-    {NVGPU_AS_IOCTL_MAP_BUFFER_EX, "NVGPU_AS_IOCTL_MAP_BUFFER_EX", emu_nvgpu_as_map_buffer_ex},
+const struct emu_nvgpu_ioctl emu_nvgpu_as_ioctls[] = {
+    {NVGPU_AS_IOCTL_BIND_CHANNEL, "NVGPU_AS_IOCTL_BIND_CHANNEL", emu_nvgpu_as_bind_channel, 0},
+    {NVGPU_AS_IOCTL_UNMAP_BUFFER, "NVGPU_AS_IOCTL_UNMAP_BUFFER", emu_nvgpu_as_unmap_buffer, 0},
+    {NVGPU_AS_IOCTL_ALLOC_SPACE, "NVGPU_AS_IOCTL_ALLOC_SPACE", emu_nvgpu_as_alloc_space, 0},
+    {NVGPU_AS_IOCTL_FREE_SPACE, "NVGPU_AS_IOCTL_FREE_SPACE", emu_nvgpu_as_free_space, 0},
+    {NVGPU_AS_IOCTL_MAP_BUFFER_EX, "NVGPU_AS_IOCTL_MAP_BUFFER_EX", emu_nvgpu_as_map_buffer_ex, 0},
 };
+const int emu_nvgpu_as_ioctls_n = (int)(sizeof emu_nvgpu_as_ioctls / sizeof emu_nvgpu_as_ioctls[0]);
 
 static int
 emu_nvgpu_as_ioctl(struct emu_fd *f, unsigned long request, void *arg)

@@ -280,14 +280,39 @@ emu_nvgpu_chan_get_user_syncpoint(struct emu_fd *f, void *arg)
     return 0;
 }
 
-static const struct emu_nvgpu_ioctl emu_nvgpu_chan_ioctls[] = {
-    {NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX, "NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX", emu_nvgpu_chan_alloc_obj_ctx},
+/* r35 SETUP_BIND: the same first 40 bytes, then reserved[10] (no GPU VA outputs). */
+static int
+emu_nvgpu_chan_setup_bind_r35(struct emu_fd *f, void *arg)
+{
+    struct nvgpu_channel_setup_bind_args_r35 *a = arg;
+    for (unsigned i = 0; i < sizeof a->reserved / sizeof a->reserved[0]; i++)
+        if (a->reserved[i])
+            return -EINVAL;
+    struct nvgpu_channel_setup_bind_args b = {
+        .num_gpfifo_entries = a->num_gpfifo_entries,
+        .num_inflight_jobs = a->num_inflight_jobs,
+        .flags = a->flags,
+        .userd_dmabuf_fd = a->userd_dmabuf_fd,
+        .gpfifo_dmabuf_fd = a->gpfifo_dmabuf_fd,
+        .userd_dmabuf_offset = a->userd_dmabuf_offset,
+        .gpfifo_dmabuf_offset = a->gpfifo_dmabuf_offset,
+    };
+    int rc = emu_nvgpu_chan_setup_bind(f, &b);
+    if (rc == 0)
+        a->work_submit_token = b.work_submit_token;
+    return rc;
+}
+
+const struct emu_nvgpu_ioctl emu_nvgpu_chan_ioctls[] = {
+    {NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX, "NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX", emu_nvgpu_chan_alloc_obj_ctx, 0},
     {NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER, "NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER",
-     emu_nvgpu_chan_set_error_notifier},
-    {NVGPU_IOCTL_CHANNEL_WDT, "NVGPU_IOCTL_CHANNEL_WDT", emu_nvgpu_chan_wdt},
-    {NVGPU_IOCTL_CHANNEL_GET_USER_SYNCPOINT, "NVGPU_IOCTL_CHANNEL_GET_USER_SYNCPOINT", emu_nvgpu_chan_get_user_syncpoint},
-    {NVGPU_IOCTL_CHANNEL_SETUP_BIND, "NVGPU_IOCTL_CHANNEL_SETUP_BIND", emu_nvgpu_chan_setup_bind},
+     emu_nvgpu_chan_set_error_notifier, 0},
+    {NVGPU_IOCTL_CHANNEL_WDT, "NVGPU_IOCTL_CHANNEL_WDT", emu_nvgpu_chan_wdt, 0},
+    {NVGPU_IOCTL_CHANNEL_GET_USER_SYNCPOINT, "NVGPU_IOCTL_CHANNEL_GET_USER_SYNCPOINT", emu_nvgpu_chan_get_user_syncpoint, 0},
+    {NVGPU_IOCTL_CHANNEL_SETUP_BIND, "NVGPU_IOCTL_CHANNEL_SETUP_BIND", emu_nvgpu_chan_setup_bind, NVGPU_L4T_R36},
+    {NVGPU_IOCTL_CHANNEL_SETUP_BIND_R35, "NVGPU_IOCTL_CHANNEL_SETUP_BIND", emu_nvgpu_chan_setup_bind_r35, NVGPU_L4T_R35},
 };
+const int emu_nvgpu_chan_ioctls_n = (int)(sizeof emu_nvgpu_chan_ioctls / sizeof emu_nvgpu_chan_ioctls[0]);
 
 static int
 emu_nvgpu_chan_ioctl(struct emu_fd *f, unsigned long request, void *arg)

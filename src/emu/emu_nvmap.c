@@ -95,6 +95,14 @@ emu_nvmap_create(struct emu_fd *f, void *arg)
     struct nvmap_create_handle *a = arg;
     if (!a->size)
         return -EINVAL;
+    /* A test can lower the per-buffer cap (emu opts nvmap_max=) so spanning is exercised
+     * without allocating 4 GiB. */
+    uint64_t cap = emu_dev_opts(f->dev)->nvmap_max ? emu_dev_opts(f->dev)->nvmap_max : NVGPU_MAX_NVMAP_BUF_B;
+    if (a->size > cap) {
+        emu_nvgpu_klog(m, "nvmap: create: %u B above the model's per-buffer cap %llu B", a->size,
+                       (unsigned long long)cap);
+        return -ENOMEM;
+    }
     struct emu_nvmap_handle *h = calloc(1, sizeof *h);
     if (!h)
         return -ENOMEM;
@@ -232,15 +240,26 @@ emu_nvmap_read(struct emu_fd *f, void *arg)
     return emu_nvmap_rw(f, arg, false);
 }
 
-static const struct emu_nvgpu_ioctl emu_nvmap_ioctls[] = {
-    {NVMAP_IOC_CREATE, "NVMAP_IOC_CREATE", emu_nvmap_create},
-    {NVMAP_IOC_ALLOC, "NVMAP_IOC_ALLOC", emu_nvmap_alloc},
-    {NVMAP_IOC_FREE, "NVMAP_IOC_FREE", emu_nvmap_free},
-    {NVMAP_IOC_WRITE, "NVMAP_IOC_WRITE", emu_nvmap_write},
-    {NVMAP_IOC_READ, "NVMAP_IOC_READ", emu_nvmap_read},
-    {NVMAP_IOC_GET_FD, "NVMAP_IOC_GET_FD", emu_nvmap_get_fd},
-    {NVMAP_IOC_GET_AVAILABLE_HEAPS, "NVMAP_IOC_GET_AVAILABLE_HEAPS", emu_nvmap_get_available_heaps},
+/* r35 ALLOC: 16 bytes, no numa_nid. */
+static int
+emu_nvmap_alloc_r35(struct emu_fd *f, void *arg)
+{
+    const struct nvmap_alloc_handle_r35 *a = arg;
+    struct nvmap_alloc_handle b = {.handle = a->handle, .heap_mask = a->heap_mask, .flags = a->flags, .align = a->align};
+    return emu_nvmap_alloc(f, &b);
+}
+
+const struct emu_nvgpu_ioctl emu_nvmap_ioctls[] = {
+    {NVMAP_IOC_CREATE, "NVMAP_IOC_CREATE", emu_nvmap_create, 0},
+    {NVMAP_IOC_ALLOC, "NVMAP_IOC_ALLOC", emu_nvmap_alloc, NVGPU_L4T_R36},
+    {NVMAP_IOC_FREE, "NVMAP_IOC_FREE", emu_nvmap_free, 0},
+    {NVMAP_IOC_WRITE, "NVMAP_IOC_WRITE", emu_nvmap_write, 0},
+    {NVMAP_IOC_READ, "NVMAP_IOC_READ", emu_nvmap_read, 0},
+    {NVMAP_IOC_GET_FD, "NVMAP_IOC_GET_FD", emu_nvmap_get_fd, 0},
+    {NVMAP_IOC_GET_AVAILABLE_HEAPS, "NVMAP_IOC_GET_AVAILABLE_HEAPS", emu_nvmap_get_available_heaps, 0},
+    {NVMAP_IOC_ALLOC_R35, "NVMAP_IOC_ALLOC", emu_nvmap_alloc_r35, NVGPU_L4T_R35},
 };
+const int emu_nvmap_ioctls_n = (int)(sizeof emu_nvmap_ioctls / sizeof emu_nvmap_ioctls[0]);
 
 static int
 emu_nvmap_ioctl(struct emu_fd *f, unsigned long request, void *arg)

@@ -39,6 +39,10 @@ struct emu_vm {
     pthread_rwlock_t lock;       /* readers: GPU model lookups; writers: map/unmap */
     struct emu_vm_range *r;      /* sorted by va, non-overlapping */
     uint32_t count, cap;
+    /* Host views of accesses that span several VA-adjacent mappings (e.g. nvgpu spans of
+     * several nvmap buffers): the pieces' memfds mapped back to back. Dropped on unmap. */
+    pthread_mutex_t alias_lock;
+    struct emu_vm_alias *aliases;
 };
 
 struct emu_dev {

@@ -38,6 +38,21 @@ for dev in emu:gh100 emu:ga10b; do
     grep -Eq "hcq_suite --dev $dev: [0-9]+ passed, 0 failed" "$out"
     check "$dev ran the HCQ suite" $?
 done
+# --report FILE.json: every section as JSON, the extra benchmarks included (tiny model on emu)
+rep=$(mktemp)
+timeout 300 "$cli" selftest --dev emu:ga10b --quick --no-suite --report "$rep" >"$out" 2>&1
+rc=$?
+check "emu:ga10b --report exits 0" $rc
+for key in '"result": "PASS"' '"driver": "nvgpu+nvmap (usermode submit), L4T r36' '"checks": \[' '"selftest_bench": {' \
+    '"group": "matmul"' '"llm_bench": {' '"tg16_tps": [1-9]' '"kernel_log": {'; do
+    grep -q "$key" "$rep"
+    check "report has $key" $?
+done
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$rep" >"$out" 2>&1
+    check "report is valid JSON" $?
+fi
+rm -f "$rep"
 timeout 60 "$cli" selftest --dev nosuch:0 --no-bench >"$out" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q "RESULT: FAIL" "$out" && grep -q "HCQ_ERR_INVALID" "$out"

@@ -4,7 +4,7 @@
  * GPT-2 vocabulary cut to 2048 tokens: the device forward pass on `cpu` (kernel twins)
  * against the independent double-precision reference (llm_ref) - logits NMSE and identical
  * greedy tokens - and the committed greedy ids; prefill in batches vs token-by-token decode;
- * every other device that opens (HCQ_TEST_DEVS, else emu:gh100, cuda:0, rm:0) against
+ * every other device that opens (HCQ_TEST_DEVS, else emu:gh100, emu:ga10b, cuda:0, rm:0) against
  * `cpu`: same 32 greedy tokens, logits within NMSE 1e-6 (f32 on both sides; only the
  * summation order differs).
  */
@@ -204,7 +204,7 @@ devices_match(struct th *t, uint32_t gemm_min)
     int tried = 0;
     char devs[256];
     const char *env = getenv("HCQ_TEST_DEVS");
-    snprintf(devs, sizeof devs, "%s", env ? env : "emu:gh100 cuda:0 rm:0");
+    snprintf(devs, sizeof devs, "%s", env ? env : "emu:gh100 emu:ga10b cuda:0 rm:0");
     CHECK_OK(gen("tiny", LLM_TYPE_Q6_K, path, sizeof path));
     CHECK_OK(llm_gguf_open(path, &g));
     struct llm_model_params mp;

@@ -128,7 +128,19 @@ nvgpu_chan_setup_bind(struct nvgpu_kmd *k, struct nvgpu_chan *c, uint32_t entrie
         .userd_dmabuf_offset = 0,  /* non-zero offsets: EINVAL ("not yet supported") */
         .gpfifo_dmabuf_offset = 0,
     };
-    int err = nvgpu_kmd_ioctl(k, c->fd, NVGPU_IOCTL_CHANNEL_SETUP_BIND, &sb, "SETUP_BIND");
+    int err;
+    if (k->l4t == NVGPU_L4T_R35) { /* 80-byte r35 struct: the same first 40 bytes */
+        struct nvgpu_channel_setup_bind_args_r35 s5 = {
+            .num_gpfifo_entries = sb.num_gpfifo_entries,
+            .flags = sb.flags,
+            .userd_dmabuf_fd = sb.userd_dmabuf_fd,
+            .gpfifo_dmabuf_fd = sb.gpfifo_dmabuf_fd,
+        };
+        err = nvgpu_kmd_ioctl(k, c->fd, NVGPU_IOCTL_CHANNEL_SETUP_BIND_R35, &s5, "SETUP_BIND");
+        sb.work_submit_token = s5.work_submit_token;
+    } else {
+        err = nvgpu_kmd_ioctl(k, c->fd, NVGPU_IOCTL_CHANNEL_SETUP_BIND, &sb, "SETUP_BIND");
+    }
     if (err)
         return hcq_err(nvgpu_kmd_errno_status(err), "NVGPU_IOCTL_CHANNEL_SETUP_BIND %u entries flags 0x%x: %s",
                        entries, sb.flags, strerror(err));
@@ -146,6 +158,18 @@ nvgpu_chan_create(struct kmd *kmd, enum kmd_engine engine, uint32_t entries,
     struct nvgpu_kmd *k = nvgpu_kmd_from(kmd);
     *chan_out = NULL;
     uint32_t max_entries = k->chars.max_gpfifo_entries ? k->chars.max_gpfifo_entries : (1u << 28);
+    /* Owner knob (docs/jetson.md): HCQ_NVGPU_GPFIFO_ENTRIES=N replaces the engine's ring
+     * size without a rebuild (tinygrad never tried anything but 1024, nvgpu.md §9 item 7).
+     * The engine reads the size back from the channel, so any valid power of two works. */
+    const char *env = getenv("HCQ_NVGPU_GPFIFO_ENTRIES");
+    if (env && *env) {
+        char *end = NULL;
+        unsigned long v = strtoul(env, &end, 0);
+        if (!end || *end || v < 2 || (v & (v - 1)) || v > max_entries)
+            return hcq_err(HCQ_ERR_INVALID, "HCQ_NVGPU_GPFIFO_ENTRIES=%s: expected a power of two in [2, %u]", env,
+                           max_entries);
+        entries = (uint32_t)v;
+    }
     if (entries < 2 || (entries & (entries - 1)) || entries > max_entries)
         return hcq_err(HCQ_ERR_INVALID, "nvgpu_chan_create: %u GPFIFO entries (expected a power of two in [2, %u])",
                        entries, max_entries);

@@ -72,16 +72,38 @@ nvgpu_kmd_characteristics(struct nvgpu_kmd *k)
     int err = nvgpu_kmd_ioctl(k, k->ctrl_fd, NVGPU_GPU_IOCTL_GET_CHARACTERISTICS, &req, "GET_CHARACTERISTICS");
     if (err)
         return hcq_err(HCQ_ERR_DRIVER, "NVGPU_GPU_IOCTL_GET_CHARACTERISTICS: %s", strerror(err));
-    /* The kernel copies min(ours, its) bytes and reports its size; an older kernel with a
-     * shorter struct would leave fields we read (max_gpfifo_entries @308) zero. */
-    if (req.gpu_characteristics_buf_size < sizeof k->chars)
+    /* The kernel copies min(ours, its) bytes and reports its own size, which names the
+     * release (NVIDIA's headers, tests/data/l4t_uapi.tsv): 328 on L4T r36, 312 on r35,
+     * where numa_domain_id (+4 pad) at 16 does not exist and every later field sits 8
+     * bytes lower. Larger than 328: a later r36 that appended fields (new fields go at the
+     * end of this struct), read as r36. Anything else is unchecked: refuse it. */
+    if (req.gpu_characteristics_buf_size >= NVGPU_CHARS_B_R36) {
+        k->l4t = NVGPU_L4T_R36;
+    } else if (req.gpu_characteristics_buf_size == NVGPU_CHARS_B_R35) {
+        k->l4t = NVGPU_L4T_R35;
+        uint8_t *b = (uint8_t *)&k->chars;
+        memmove(b + NVGPU_CHARS_R35_SHIFT_AT + NVGPU_CHARS_R35_SHIFT_B, b + NVGPU_CHARS_R35_SHIFT_AT,
+                NVGPU_CHARS_B_R35 - NVGPU_CHARS_R35_SHIFT_AT);
+        memset(b + NVGPU_CHARS_R35_SHIFT_AT, 0, NVGPU_CHARS_R35_SHIFT_B); /* numa_domain_id: none */
+        k->chars.device_instance_id = 0;
+    } else {
         return hcq_err(HCQ_ERR_UNSUPPORTED,
-                       "GET_CHARACTERISTICS: kernel struct is %llu bytes (expected >= %zu, L4T r36)",
-                       (unsigned long long)req.gpu_characteristics_buf_size, sizeof k->chars);
+                       "GET_CHARACTERISTICS: kernel struct is %llu bytes (known: >= %u = L4T r36, %u = L4T r35)",
+                       (unsigned long long)req.gpu_characteristics_buf_size, NVGPU_CHARS_B_R36, NVGPU_CHARS_B_R35);
+    }
     const struct nvgpu_gpu_characteristics *c = &k->chars;
     if (!(c->flags & NVGPU_GPU_FLAGS_SUPPORT_USERMODE_SUBMIT))
         return hcq_err(HCQ_ERR_UNSUPPORTED,
                        "GET_CHARACTERISTICS: flags 0x%llx lack SUPPORT_USERMODE_SUBMIT (1<<30)",
+                       (unsigned long long)c->flags);
+    /* IO coherence is what lets nvhcq emit no CPU cache maintenance: the GPU snoops the
+     * CPU caches and the CPU sees GPU writes (module.c sets it from the device tree's
+     * dma-coherent). Without it INNER_CACHEABLE buffers would need NVMAP_IOC_CACHE around
+     * every CPU access, which nvhcq does not do: refuse rather than compute wrong. */
+    if (!(c->flags & NVGPU_GPU_FLAGS_SUPPORT_IO_COHERENCE))
+        return hcq_err(HCQ_ERR_UNSUPPORTED,
+                       "GET_CHARACTERISTICS: flags 0x%llx lack SUPPORT_IO_COHERENCE (1<<20): nvhcq emits no CPU "
+                       "cache maintenance",
                        (unsigned long long)c->flags);
     if (!(c->flags & NVGPU_GPU_FLAGS_SUPPORT_TSG_SUBCONTEXTS))
         return hcq_err(HCQ_ERR_UNSUPPORTED, "GET_CHARACTERISTICS: flags 0x%llx lack TSG_SUBCONTEXTS (1<<22)",
@@ -215,8 +237,23 @@ nvgpu_kmd_tsg(struct nvgpu_kmd *k)
                        NVGPU_USERMODE_MAP_B, strerror(errno));
     k->usermode = map;
 
+    int err;
+    if (k->l4t == NVGPU_L4T_R35) {
+        /* r35: 8-byte OPEN_TSG and no CREATE_SUBCONTEXT; BIND_CHANNEL_EX takes the async
+         * VEID directly and the subcontext uses the channel's AS (r35.5 ioctl_tsg.c). */
+        struct nvgpu_gpu_open_tsg_args_r35 t = {0};
+        err = nvgpu_kmd_ioctl(k, k->ctrl_fd, NVGPU_GPU_IOCTL_OPEN_TSG_R35, &t, "OPEN_TSG");
+        if (err)
+            return hcq_err(nvgpu_kmd_errno_status(err), "NVGPU_GPU_IOCTL_OPEN_TSG (r35): %s", strerror(err));
+        k->tsg_fd = (int)t.tsg_fd;
+        if (k->chars.max_veid_count_per_tsg && k->chars.max_veid_count_per_tsg <= NVGPU_R35_ASYNC_VEID)
+            return hcq_err(HCQ_ERR_UNSUPPORTED, "L4T r35: max_veid_count_per_tsg %u leaves no async subcontext",
+                           k->chars.max_veid_count_per_tsg);
+        k->veid = NVGPU_R35_ASYNC_VEID;
+        return HCQ_OK;
+    }
     struct nvgpu_gpu_open_tsg_args t = {0};
-    int err = nvgpu_kmd_ioctl(k, k->ctrl_fd, NVGPU_GPU_IOCTL_OPEN_TSG, &t, "OPEN_TSG");
+    err = nvgpu_kmd_ioctl(k, k->ctrl_fd, NVGPU_GPU_IOCTL_OPEN_TSG, &t, "OPEN_TSG");
     if (err)
         return hcq_err(nvgpu_kmd_errno_status(err), "NVGPU_GPU_IOCTL_OPEN_TSG: %s", strerror(err));
     k->tsg_fd = t.tsg_fd;
@@ -239,7 +276,8 @@ nvgpu_kmd_fill_info(struct nvgpu_kmd *k)
     snprintf(info->name, sizeof info->name, "NVIDIA Tegra iGPU %s (arch 0x%x impl 0x%x, sm_%u%u)",
              chip[0] ? chip : k->base.arch->name, c->arch, c->impl, (c->sm_arch_sm_version >> 8) & 0xF,
              c->sm_arch_sm_version & 0xF);
-    snprintf(info->driver, sizeof info->driver, "nvgpu+nvmap (usermode submit)");
+    snprintf(info->driver, sizeof info->driver, "nvgpu+nvmap (usermode submit), L4T %s ABI",
+             k->l4t == NVGPU_L4T_R35 ? "r35 (JetPack 5)" : "r36 (JetPack 6)");
     /* Unified memory: device memory is the SoC's DRAM (on_board_video_memory_size is 0). */
     long pages = sysconf(_SC_PHYS_PAGES), page_B = sysconf(_SC_PAGESIZE);
     info->vram_B = c->on_board_video_memory_size ? c->on_board_video_memory_size

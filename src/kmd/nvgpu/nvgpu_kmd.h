@@ -25,6 +25,11 @@ struct nvgpu_mem {
     int dmabuf_fd;             /* -1 once closed */
     uint32_t nvmap_flags;      /* the ALLOC flags word used (tag | cache policy) */
     bool gpu_mapped;           /* MAP_BUFFER_EX done: UNMAP_BUFFER on free */
+    /* A span (device buffer above one nvmap buffer's cap): n_parts nvmap buffers mapped
+     * back to back into one ALLOC_SPACE reservation and one CPU VA reservation. */
+    struct nvgpu_mem **parts;
+    uint32_t n_parts;
+    uint64_t space_va;         /* the reservation (FREE_SPACE on free), 0 if none */
     struct nvgpu_mem *next;    /* live list (freed by destroy if the caller forgot) */
 };
 
@@ -43,6 +48,7 @@ struct nvgpu_kmd {
     const struct sys *sys;
     int nvmap_fd, ctrl_fd, as_fd, tsg_fd;  /* -1 when not open */
     uint32_t veid;                         /* async subcontext of the TSG (§4.1) */
+    enum nvgpu_l4t l4t;                    /* the L4T ABI the kernel speaks, from GET_CHARACTERISTICS */
     volatile uint8_t *usermode;            /* mapped ctrl region: the doorbell page (§4.8) */
     struct nvgpu_gpu_characteristics chars;
     uint32_t tpc_mask[NVGPU_MAX_GPCS];     /* GET_TPC_MASKS, one mask per GPC */
@@ -66,6 +72,8 @@ enum hcq_status nvgpu_kmd_errno_status(int err);
 /* nvmap buffer: CREATE, ALLOC (IOVMM, tag | cache), GET_FD, mmap; MAP_BUFFER_EX when gpu_map. */
 HCQ_MUST_CHECK enum hcq_status nvgpu_mem_create(struct nvgpu_kmd *k, uint64_t size_B, uint64_t align_B,
                                                 uint32_t cache, bool gpu_map, struct nvgpu_mem **mem_out);
+/* The largest single nvmap buffer used: 4 GiB - 2 MiB, or HCQ_NVGPU_MAX_BUF_B if lower. */
+uint64_t nvgpu_mem_max_buf(void);
 /* UNMAP_BUFFER -> munmap -> close(dmabuf) -> FREE (the order of nvgpu.md §2.1). NULL ok. */
 void nvgpu_mem_destroy(struct nvgpu_kmd *k, struct nvgpu_mem *m);
 /* The kmd_ops members. */

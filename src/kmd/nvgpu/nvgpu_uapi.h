@@ -6,7 +6,9 @@
  * so both sides agree on every number; each layout is _Static_assert'ed (size and
  * offset of every field, aarch64 natural alignment, identical on x86-64).
  * Source of every fact: docs/hw/nvgpu.md (section cited per item); the two ioctls not
- * in that document (NUM_VSMS, GET_TPC_MASKS) are from L4T's uapi nvgpu-ctrl.h.
+ * in that document (NUM_VSMS, GET_TPC_MASKS) are from L4T's uapi nvgpu-ctrl.h. Every
+ * number here is checked against NVIDIA's published headers for L4T r35.5 and r36.2 by
+ * tests/unit/test_nvgpu_l4t.c (table: tests/data/l4t_uapi.tsv, sources named there).
  */
 #ifndef NVGPU_UAPI_H
 #define NVGPU_UAPI_H
@@ -163,17 +165,15 @@ struct nvgpu_alloc_as_args {
     uint64_t va_range_split;/* 0 with UNIFIED_VA */
     uint32_t padding[6];
 };
-#define NVGPU_GPU_IOCTL_ALLOC_AS_FLAGS_USERSPACE_MANAGED (1u << 0)
 #define NVGPU_GPU_IOCTL_ALLOC_AS_FLAGS_UNIFIED_VA (1u << 1)
 
-/* nvgpu.md §4.1 (r36 24-byte layout) */
+/* OPEN_TSG, r36 (24 bytes; field names and offsets as in L4T r36.2 nvgpu-ctrl.h, checked
+ * by tests/data/l4t_uapi.tsv). All zero in: no sharing. */
 struct nvgpu_gpu_open_tsg_args {
     int32_t tsg_fd; /* out */
-    uint32_t flags;
-    uint32_t token;
-    uint32_t reserved;
-    uint32_t subctx_id;
-    uint32_t pad;
+    uint32_t flags; /* NVGPU_GPU_IOCTL_OPEN_TSG_FLAGS_SHARE unset */
+    uint64_t source_device_instance_id;
+    uint64_t share_token;
 };
 
 /* nvgpu.md §4.2: a 4-byte union (a 16-byte struct gives ENOTTY). */
@@ -205,6 +205,7 @@ struct nvgpu_gpu_zcull_get_ctx_size_args {
 #define NVGPU_GPU_IOCTL_GET_CHARACTERISTICS NVGPU_IOWR('G', 5, struct nvgpu_gpu_get_characteristics)
 #define NVGPU_GPU_IOCTL_ALLOC_AS NVGPU_IOWR('G', 8, struct nvgpu_alloc_as_args)
 #define NVGPU_GPU_IOCTL_OPEN_TSG NVGPU_IOWR('G', 9, struct nvgpu_gpu_open_tsg_args)
+#define NVGPU_GPU_IOCTL_OPEN_TSG_R35 NVGPU_IOWR('G', 9, struct nvgpu_gpu_open_tsg_args_r35)
 #define NVGPU_GPU_IOCTL_GET_TPC_MASKS NVGPU_IOWR('G', 10, struct nvgpu_gpu_get_tpc_masks_args)
 #define NVGPU_GPU_IOCTL_OPEN_CHANNEL NVGPU_IOWR('G', 11, struct nvgpu_gpu_open_channel_args)
 #define NVGPU_GPU_IOCTL_NUM_VSMS NVGPU_IOWR('G', 18, struct nvgpu_gpu_num_vsms)
@@ -253,7 +254,16 @@ struct nvgpu_as_map_buffer_ex_args {
 #define NVGPU_AS_MAP_BUFFER_FLAGS_TEGRA_RAW (1u << 12)
 #define NV_KIND_INVALID (-1)
 
+/* FREE_SPACE: release an ALLOC_SPACE reservation (L4T nvgpu-as.h, same in r35 and r36). */
+struct nvgpu_as_free_space_args {
+    uint64_t offset; /* the reservation's VA */
+    uint64_t pages;
+    uint32_t page_size;
+    uint32_t padding[3];
+};
+
 #define NVGPU_AS_IOCTL_BIND_CHANNEL NVGPU_IOWR('A', 1, struct nvgpu_as_bind_channel_args)
+#define NVGPU_AS_IOCTL_FREE_SPACE NVGPU_IOWR('A', 3, struct nvgpu_as_free_space_args)
 #define NVGPU_AS_IOCTL_UNMAP_BUFFER NVGPU_IOWR('A', 5, struct nvgpu_as_unmap_buffer_args)
 #define NVGPU_AS_IOCTL_ALLOC_SPACE NVGPU_IOWR('A', 6, struct nvgpu_as_alloc_space_args)
 #define NVGPU_AS_IOCTL_MAP_BUFFER_EX NVGPU_IOWR('A', 7, struct nvgpu_as_map_buffer_ex_args)
@@ -350,11 +360,44 @@ struct nvgpu_channel_setup_bind_args {
 #define NVGPU_CHANNEL_SETUP_BIND_FLAGS_USERMODE_SUPPORT (1u << 3)
 #define NVGPU_CHANNEL_SETUP_BIND_FLAGS_USERMODE_GPU_MAP_RESOURCES_SUPPORT (1u << 4)
 
+/* ==== L4T r35 (JetPack 5, kernel 5.10) variants ====
+ * Where the r35 ABI differs from r36 (tests/data/l4t_uapi.tsv, from NVIDIA's headers at
+ * tag jetson_35.5): the characteristics struct is 312 bytes (no numa_domain_id: every
+ * field from L2_cache_size on sits 8 bytes lower, device_instance_id is absent), OPEN_TSG
+ * is 8 bytes, SETUP_BIND is 80 bytes (no *_gpu_va outputs), nvmap ALLOC is 16 bytes (no
+ * numa_nid) and there is no CREATE_SUBCONTEXT: BIND_CHANNEL_EX takes the VEID directly
+ * (any id below max_veid_count_per_tsg; the AS is the channel's own). The kernel matches
+ * full ioctl numbers, so the r36 numbers are ENOTTY on r35 and vice versa. */
+enum nvgpu_l4t { NVGPU_L4T_R35 = 35, NVGPU_L4T_R36 = 36 };
+#define NVGPU_CHARS_B_R35 312u          /* GET_CHARACTERISTICS reports this size on r35 */
+#define NVGPU_CHARS_B_R36 328u
+#define NVGPU_CHARS_R35_SHIFT_AT 16u    /* r36 inserted numa_domain_id (+pad) here */
+#define NVGPU_CHARS_R35_SHIFT_B 8u
+#define NVGPU_R35_ASYNC_VEID 1u         /* VEID 0 is the sync subcontext; async ids start at 1 */
+
+struct nvgpu_gpu_open_tsg_args_r35 {
+    uint32_t tsg_fd; /* out */
+    uint32_t reserved;
+};
+
+struct nvgpu_channel_setup_bind_args_r35 {
+    uint32_t num_gpfifo_entries;
+    uint32_t num_inflight_jobs;
+    uint32_t flags;
+    int32_t userd_dmabuf_fd;
+    int32_t gpfifo_dmabuf_fd;
+    uint32_t work_submit_token;
+    uint64_t userd_dmabuf_offset;
+    uint64_t gpfifo_dmabuf_offset;
+    uint32_t reserved[10];
+};
+
 #define NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX NVGPU_IOWR('H', 108, struct nvgpu_alloc_obj_ctx_args)
 #define NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER NVGPU_IOWR('H', 111, struct nvgpu_channel_set_error_notifier)
 #define NVGPU_IOCTL_CHANNEL_WDT NVGPU_IOW('H', 119, struct nvgpu_channel_wdt_args)
 #define NVGPU_IOCTL_CHANNEL_GET_USER_SYNCPOINT NVGPU_IOR('H', 126, struct nvgpu_get_user_syncpoint_args)
 #define NVGPU_IOCTL_CHANNEL_SETUP_BIND NVGPU_IOWR('H', 128, struct nvgpu_channel_setup_bind_args)
+#define NVGPU_IOCTL_CHANNEL_SETUP_BIND_R35 NVGPU_IOWR('H', 128, struct nvgpu_channel_setup_bind_args_r35)
 /* Not usable on a usermode channel (ENOTTY, §4.8/§5.1); listed so the model can refuse it. */
 #define NVGPU_IOCTL_CHANNEL_SUBMIT_GPFIFO_NR 107u
 
@@ -377,6 +420,14 @@ struct nvmap_alloc_handle {
     int32_t numa_nid;    /* 0 (not a u8 kind + padding, §5.2) */
 };
 
+/* r35 nvmap ALLOC: 16 bytes, no numa_nid (see the r35 block above). */
+struct nvmap_alloc_handle_r35 {
+    uint32_t handle;
+    uint32_t heap_mask;
+    uint32_t flags;
+    uint32_t align;
+};
+
 /* NVMAP_IOC_WRITE / READ (tests only, §2.5) */
 struct nvmap_rw_handle {
     uint64_t addr;
@@ -395,7 +446,7 @@ struct nvmap_available_heaps {
 
 /* Heap bits (§2.2). */
 #define NVMAP_HEAP_IOVMM (1u << 30)
-#define NVMAP_HEAP_SYSMEM (1u << 31)
+#define NVMAP_HEAP_SYSMEM (1u << 31) /* tried in the field (ENOMEM); not in the published r35/r36 headers */
 #define NVMAP_HEAP_CARVEOUT_VPR (1u << 28)
 #define NVMAP_HEAP_CARVEOUT_TSEC (1u << 27)
 #define NVMAP_HEAP_CARVEOUT_VIDMEM (1u << 26)
@@ -426,6 +477,7 @@ struct nvmap_available_heaps {
 #define NVMAP_IOC_CREATE NVGPU_IOWR('N', 0, struct nvmap_create_handle)
 #define NVMAP_IOC_ALLOC NVGPU_IOW('N', 3, struct nvmap_alloc_handle)
 #define NVMAP_IOC_FREE NVGPU_IOC(NVGPU_IOC_NONE, 'N', 4, 0) /* arg = handle by value */
+#define NVMAP_IOC_ALLOC_R35 NVGPU_IOW('N', 3, struct nvmap_alloc_handle_r35)
 #define NVMAP_IOC_WRITE NVGPU_IOW('N', 6, struct nvmap_rw_handle)
 #define NVMAP_IOC_READ NVGPU_IOW('N', 7, struct nvmap_rw_handle)
 #define NVMAP_IOC_GET_FD NVGPU_IOWR('N', 15, struct nvmap_create_handle)
@@ -450,6 +502,9 @@ struct nvmap_available_heaps {
 #define NVGPU_PAGE_B 4096u
 #define NVGPU_BIG_ALLOC_MIN_B (8ull << 20)         /* >= 8 MiB: 2 MiB size/alignment (§2.4) */
 #define NVGPU_BIG_ALLOC_ALIGN_B (2ull << 20)
+/* The largest one nvmap buffer can be: CREATE's size is a u32 and big buffers are 2 MiB
+ * multiples, so 4 GiB - 2 MiB. Larger device buffers are spans of several (nvgpu_mem.c). */
+#define NVGPU_MAX_NVMAP_BUF_B (0x100000000ull - NVGPU_BIG_ALLOC_ALIGN_B)
 
 /* ==== Layout checks (nvgpu.md §10 step 1: 328/16/64/32/40/8/24/16/4/104/16/20/8) ==== */
 
@@ -554,11 +609,14 @@ NVGPU_CHECK_OFF(nvgpu_alloc_as_args, padding, 40);
 
 _Static_assert(sizeof(struct nvgpu_gpu_open_tsg_args) == 24, "open_tsg");
 NVGPU_CHECK_OFF(nvgpu_gpu_open_tsg_args, flags, 4);
-NVGPU_CHECK_OFF(nvgpu_gpu_open_tsg_args, token, 8);
-NVGPU_CHECK_OFF(nvgpu_gpu_open_tsg_args, reserved, 12);
-NVGPU_CHECK_OFF(nvgpu_gpu_open_tsg_args, subctx_id, 16);
-NVGPU_CHECK_OFF(nvgpu_gpu_open_tsg_args, pad, 20);
-
+NVGPU_CHECK_OFF(nvgpu_gpu_open_tsg_args, source_device_instance_id, 8);
+NVGPU_CHECK_OFF(nvgpu_gpu_open_tsg_args, share_token, 16);
+_Static_assert(sizeof(struct nvgpu_gpu_open_tsg_args_r35) == 8, "open_tsg r35");
+_Static_assert(sizeof(struct nvgpu_channel_setup_bind_args_r35) == 80, "setup_bind r35");
+NVGPU_CHECK_OFF(nvgpu_channel_setup_bind_args_r35, work_submit_token, 20);
+NVGPU_CHECK_OFF(nvgpu_channel_setup_bind_args_r35, reserved, 40);
+_Static_assert(sizeof(struct nvmap_alloc_handle_r35) == 16, "nvmap_alloc_handle r35");
+_Static_assert(sizeof(struct nvgpu_gpu_characteristics) == NVGPU_CHARS_B_R36, "characteristics r36");
 _Static_assert(sizeof(struct nvgpu_gpu_open_channel_args) == 4, "open_channel: 4-byte union");
 _Static_assert(sizeof(struct nvgpu_gpu_num_vsms) == 8, "num_vsms");
 _Static_assert(sizeof(struct nvgpu_gpu_get_tpc_masks_args) == 16, "get_tpc_masks");
@@ -568,6 +626,10 @@ _Static_assert(sizeof(struct nvgpu_gpu_zcull_get_ctx_size_args) == 4, "zcull_get
 _Static_assert(sizeof(struct nvgpu_as_bind_channel_args) == 4, "as_bind_channel");
 _Static_assert(sizeof(struct nvgpu_as_unmap_buffer_args) == 8, "as_unmap_buffer");
 _Static_assert(sizeof(struct nvgpu_as_alloc_space_args) == 32, "as_alloc_space");
+_Static_assert(sizeof(struct nvgpu_as_free_space_args) == 32, "as_free_space");
+NVGPU_CHECK_OFF(nvgpu_as_free_space_args, pages, 8);
+NVGPU_CHECK_OFF(nvgpu_as_free_space_args, page_size, 16);
+NVGPU_CHECK_OFF(nvgpu_as_free_space_args, padding, 20);
 NVGPU_CHECK_OFF(nvgpu_as_alloc_space_args, page_size, 8);
 NVGPU_CHECK_OFF(nvgpu_as_alloc_space_args, flags, 12);
 NVGPU_CHECK_OFF(nvgpu_as_alloc_space_args, offset, 16);
@@ -641,6 +703,7 @@ _Static_assert(NVGPU_GPU_IOCTL_ZCULL_GET_CTX_SIZE == 0x80044701ul, "G:1");
 _Static_assert(NVGPU_AS_IOCTL_BIND_CHANNEL == 0xC0044101ul, "A:1");
 _Static_assert(NVGPU_AS_IOCTL_UNMAP_BUFFER == 0xC0084105ul, "A:5");
 _Static_assert(NVGPU_AS_IOCTL_ALLOC_SPACE == 0xC0204106ul, "A:6");
+_Static_assert(NVGPU_AS_IOCTL_FREE_SPACE == 0xC0204103ul, "A:3");
 _Static_assert(NVGPU_AS_IOCTL_MAP_BUFFER_EX == 0xC0284107ul, "A:7");
 _Static_assert(NVGPU_TSG_IOCTL_BIND_CHANNEL_EX == 0xC018540Bul, "T:11");
 _Static_assert(NVGPU_TSG_IOCTL_CREATE_SUBCONTEXT == 0xC0105412ul, "T:18");
@@ -656,5 +719,8 @@ _Static_assert(NVMAP_IOC_WRITE == 0x40384E06ul, "N:6");
 _Static_assert(NVMAP_IOC_READ == 0x40384E07ul, "N:7");
 _Static_assert(NVMAP_IOC_GET_FD == 0xC0084E0Ful, "N:15");
 _Static_assert(NVMAP_IOC_GET_AVAILABLE_HEAPS == 0x80084E19ul, "N:25");
+_Static_assert(NVGPU_GPU_IOCTL_OPEN_TSG_R35 == 0xC0084709ul, "G:9 r35");
+_Static_assert(NVGPU_IOCTL_CHANNEL_SETUP_BIND_R35 == 0xC0504880ul, "H:128 r35");
+_Static_assert(NVMAP_IOC_ALLOC_R35 == 0x40104E03ul, "N:3 r35");
 
 #endif /* NVGPU_UAPI_H */
