@@ -17,8 +17,32 @@
 
 void nvhcq_llm_progress(uint64_t done_B, uint64_t total_B, void *user);
 
+/* Per-kernel table of one decode step at position pos (llm_model_profile_step). */
 static int
-bench_one(struct llm_model *m, bool pp, uint32_t n, int reps, double *mean, double *sd)
+print_profile(struct llm_model *m, uint32_t pos)
+{
+    struct llm_prof_row rows[64];
+    uint32_t n = 0;
+    double step = 0;
+    if (llm_model_profile_step(m, 1, pos, rows, 64, &n, &step)) {
+        fprintf(stderr, "nvhcq llm-bench: profile: %s\n", hcq_last_error());
+        return 1;
+    }
+    printf("\nprofile: one decode step at position %u, %.1f us (no graph; timestamps between launches)\n\n", pos,
+           step);
+    printf("| kernel | count | total us | us/launch | GB/s | %% of step |\n|---|---:|---:|---:|---:|---:|\n");
+    for (uint32_t i = 0; i < n; i++) {
+        char bw[32] = "";
+        if (rows[i].bytes && rows[i].us > 0)
+            snprintf(bw, sizeof bw, "%.0f", rows[i].bytes / (rows[i].us * 1e3));
+        printf("| %s | %u | %.1f | %.2f | %s | %.1f |\n", rows[i].kernel, rows[i].count, rows[i].us,
+               rows[i].us / rows[i].count, bw, step > 0 ? 100.0 * rows[i].us / step : 0.0);
+    }
+    return 0;
+}
+
+static int
+bench_one(struct llm_model *m, bool pp, uint32_t n, uint32_t depth, int reps, double *mean, double *sd)
 {
     uint32_t V = llm_model_hparams(m)->n_vocab;
     int32_t *toks = malloc(n * sizeof *toks);
@@ -31,13 +55,20 @@ bench_one(struct llm_model *m, bool pp, uint32_t n, int reps, double *mean, doub
         toks[i] = (int32_t)(x % V);
     }
     for (int r = 0; r <= reps; r++) { /* r == 0: warm-up (graph recording, caches) */
-        uint64_t t0 = hcq_time_ns();
         enum hcq_status st = HCQ_OK;
-        if (pp)
-            st = llm_model_eval(m, toks, n, 0);
+        /* -d: fill the KV cache with depth tokens first (not timed), like llama-bench */
+        for (uint32_t i = 0; i < depth && !st; i += n) {
+            uint32_t c = depth - i < n ? depth - i : n;
+            st = llm_model_eval(m, toks, c, i);
+        }
+        uint64_t t0 = hcq_time_ns();
+        if (st)
+            ;
+        else if (pp)
+            st = llm_model_eval(m, toks, n, depth);
         else
             for (uint32_t i = 0; i < n && !st; i++)
-                st = llm_model_eval(m, &toks[i], 1, i);
+                st = llm_model_eval(m, &toks[i], 1, depth + i);
         if (st) {
             fprintf(stderr, "nvhcq llm-bench: %s\n", hcq_last_error());
             free(toks);
@@ -62,8 +93,9 @@ int
 nvhcq_cmd_llm_bench(int argc, char **argv)
 {
     const char *model = NULL, *dev = NULL;
-    uint32_t n_pp = 512, n_tg = 128, n_batch = 0;
+    uint32_t n_pp = 512, n_tg = 128, n_batch = 0, depths[8] = { 0 }, n_depth = 1;
     int reps = 5;
+    bool profile = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define ARG(name) (!strcmp(a, name) && v && (i++, true))
@@ -73,8 +105,15 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
         else if (ARG("-r")) reps = atoi(v);
         else if (ARG("-b")) n_batch = (uint32_t)atoi(v);
         else if (ARG("--dev")) dev = v;
+        else if (!strcmp(a, "--profile")) profile = true;
+        else if (ARG("-d")) { /* comma list of depths, like llama-bench */
+            n_depth = 0;
+            for (const char *c = v; *c && n_depth < 8; c = strchr(c, ',') ? strchr(c, ',') + 1 : "")
+                depths[n_depth++] = (uint32_t)atoi(c);
+        }
         else {
-            fprintf(stderr, "usage: nvhcq llm-bench -m model.gguf [-p 512] [-n 128] [-r 5] [-b BATCH] [--dev SPEC]\n");
+            fprintf(stderr, "usage: nvhcq llm-bench -m model.gguf [-p 512] [-n 128] [-r 5] [-b BATCH] [-d D1,D2..] "
+                            "[--profile] [--dev SPEC]\n");
             return 2;
         }
 #undef ARG
@@ -85,7 +124,10 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     llm_model_params_default(&mp);
     int last = -1;
     mp.dev_spec = dev;
-    mp.n_ctx = (n_pp > n_tg ? n_pp : n_tg) + 1;
+    uint32_t max_d = 0;
+    for (uint32_t i = 0; i < n_depth; i++)
+        max_d = depths[i] > max_d ? depths[i] : max_d;
+    mp.n_ctx = max_d + (n_pp > n_tg ? n_pp : n_tg) + 1;
     mp.n_batch = n_batch ? n_batch : (n_pp ? n_pp : 1);
     mp.progress = nvhcq_llm_progress;
     mp.progress_user = &last;
@@ -102,18 +144,26 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     printf("device: %s (%s, %s), driver %s\n\n", info.name, info.spec, info.arch, info.driver);
     printf("| model | size | layers | backend | test | t/s |\n|---|---:|---:|---|---:|---:|\n");
     int rc = 0;
-    for (int k = 0; k < 2 && !rc; k++) {
-        bool pp = k == 0;
-        uint32_t n = pp ? n_pp : n_tg;
-        if (!n)
-            continue;
-        double mean, sd;
-        if ((rc = bench_one(m, pp, n, reps, &mean, &sd)))
-            break;
-        printf("| %s | %.2f GiB | %u | %s | %s%u | %.2f ± %.2f |\n", base, llm_model_weight_bytes(m) / 1073741824.0,
-               hp->n_layer, info.backend, pp ? "pp" : "tg", n, mean, sd);
-        fflush(stdout);
+    for (uint32_t di = 0; di < n_depth && !rc; di++) {
+        for (int k = 0; k < 2 && !rc; k++) {
+            bool pp = k == 0;
+            uint32_t n = pp ? n_pp : n_tg;
+            if (!n)
+                continue;
+            double mean, sd;
+            if ((rc = bench_one(m, pp, n, depths[di], reps, &mean, &sd)))
+                break;
+            char at[32] = "";
+            if (depths[di])
+                snprintf(at, sizeof at, " @ d%u", depths[di]);
+            printf("| %s | %.2f GiB | %u | %s | %s%u%s | %.2f ± %.2f |\n", base,
+                   llm_model_weight_bytes(m) / 1073741824.0, hp->n_layer, info.backend, pp ? "pp" : "tg", n, at,
+                   mean, sd);
+            fflush(stdout);
+        }
     }
+    for (uint32_t di = 0; profile && di < n_depth && !rc; di++)
+        rc = print_profile(m, depths[di] + (n_tg ? n_tg : 1) - 1);
     llm_model_destroy(m);
     return rc;
 }

@@ -21,6 +21,7 @@ static const struct hcq_kernel_desc *const ops_tables[] = {
     ops_reduce_kernels,
     ops_matmul_kernels,
     ops_llm_kernels,
+    ops_llm_matvec_kernels,
 };
 
 const struct hcq_kernel_desc *

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: MIT
+/*
+ * k_llm_matvec.cu - the decode mat-vec (one token): y = W x' for quantized W, with the
+ * RMSNorm of x folded into the prologue, several weight tensors per launch (Q|K|V), the
+ * residual add (ACC) and gate/up/SiLU (SWIGLU) fused. Parameters and the supported types:
+ * k_llm_matvec.h. CPU twin: src/ops/ops_llm_matvec.c. Tests: tests/unit/test_llm_e2e.c
+ * (end to end, every device vs the twins) and tests/unit/test_llm_matvec.c (this kernel's
+ * twin vs a double-precision dot on random rows of every type and mode).
+ *
+ * Why this shape (decode is a pure weight stream: every weight byte is read once per token):
+ *  - one CTA (256 threads) stages a tile of K_LLM_MV_ROWS rows x one chunk of k (<= 1088 B
+ *    per row) from global memory with aligned 16-byte loads into shared memory; the next
+ *    chunk's loads are issued before the current one is decoded, so each thread keeps
+ *    ~3 x 16 B in flight and a CTA ~9 KB (5 CTAs per SM by shared memory);
+ *  - quant blocks of 34 (Q8_0), 18 (Q4_0) or 210 (Q6_K) bytes are only 2-byte aligned, so
+ *    16-byte global loads are only possible on the raw byte stream; the decode then reads
+ *    shared memory with 4-byte loads and byte_perm (ld8 below);
+ *  - a thread decodes 8 consecutive values of one row per step (one scale, 8 quants) and
+ *    reuses its 8 activations (registers) for every row of the tile it owns;
+ *  - x' (normalized activations, f32) is built once per CTA in shared memory; CTAs loop
+ *    over tiles (grid about 4 per SM), so the prologue is paid a few hundred times, not once
+ *    per row.
+ */
+#include "k_llm_matvec.h"
+#include "k_llm_quant.h"
+
+#define WARP 32
+#define NW (K_LLM_MV_THREADS / WARP)
+#define R K_LLM_MV_ROWS
+#define STAGE_W (K_LLM_MV_STAGE_B / 16) /* 16-byte words per staged row */
+#define LOADS ((R * STAGE_W + K_LLM_MV_THREADS - 1) / K_LLM_MV_THREADS)
+
+_Static_assert(K_LLM_MV_STAGE_B % 16 == 0, "stage rows are 16-byte aligned");
+_Static_assert(K_LLM_MV_THREADS == 256 && R == 8, "the reduction assumes 8 warps x 8 rows");
+
+__device__ __forceinline__ float
+mv_warp_sum(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* 8 bytes at a 2-byte aligned shared-memory address: three aligned words and byte_perm
+ * (the staged row has 16 bytes of slack, so the third word is always inside it). */
+__device__ __forceinline__ uint2
+ld8(const uint8_t *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    const uint32_t *w = (const uint32_t *)(a & ~(uintptr_t)3);
+    uint32_t sel = (a & 2) ? 0x5432u : 0x3210u;
+    uint32_t w0 = w[0], w1 = w[1], w2 = w[2];
+    return make_uint2(__byte_perm(w0, w1, sel), __byte_perm(w1, w2, sel));
+}
+
+__device__ __forceinline__ float
+ldh(const uint8_t *p) /* f16 at a 2-byte aligned address */
+{
+    return k_llm_f16(*(const uint16_t *)p);
+}
+
+/* Byte i (0..7) of an 8-byte pair. */
+__device__ __forceinline__ uint32_t
+byte_of(uint2 q, int i)
+{
+    return ((i < 4 ? q.x : q.y) >> (8 * (i & 3))) & 0xFFu;
+}
+
+/* Dot of 8 consecutive weights (values v0..v0+7 of the staged chunk `row`) with x[0..8). */
+template <uint32_t TYPE>
+__device__ __forceinline__ float
+dot8(const uint8_t *row, uint32_t v0, const float *x)
+{
+    float s = 0.0f;
+    if (TYPE == 8) { /* Q8_0 */
+        const uint8_t *b = row + 34 * (v0 >> 5);
+        uint2 q = ld8(b + 2 + (v0 & 31));
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            s += (float)(int8_t)byte_of(q, i) * x[i];
+        return ldh(b) * s;
+    } else if (TYPE == 2) { /* Q4_0 */
+        const uint8_t *b = row + 18 * (v0 >> 5);
+        uint32_t j = v0 & 31, sh = (j >> 4) * 4;
+        uint2 q = ld8(b + 2 + (j & 15));
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            s += (float)((int)((byte_of(q, i) >> sh) & 0xF) - 8) * x[i];
+        return ldh(b) * s;
+    } else if (TYPE == 12 || TYPE == 13) { /* Q4_K, Q5_K */
+        const uint32_t bs = TYPE == 12 ? 144 : 176;
+        const uint8_t *b = row + bs * (v0 >> 8);
+        uint32_t w = v0 & 255, sub = w >> 5, c = sub >> 1, l0 = w & 31, sh = (sub & 1) * 4;
+        uint8_t sc, m;
+        k_llm_scale_min_k4(b + 4, (int)sub, &sc, &m);
+        uint2 q = ld8(b + (TYPE == 12 ? 16 : 48) + 32 * c + l0);
+        uint2 h = make_uint2(0, 0);
+        if (TYPE == 13)
+            h = ld8(b + 16 + l0);
+        float sx = 0.0f;
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            int v = (int)((byte_of(q, i) >> sh) & 0xF);
+            if (TYPE == 13)
+                v |= (int)((byte_of(h, i) >> sub) & 1) << 4;
+            s += (float)v * x[i];
+            sx += x[i];
+        }
+        return ldh(b) * (float)sc * s - ldh(b + 2) * (float)m * sx;
+    } else if (TYPE == 14) { /* Q6_K */
+        const uint8_t *b = row + 210 * (v0 >> 8);
+        uint32_t w = v0 & 255, h = w >> 7, grp = (w >> 5) & 3, l0 = w & 31;
+        uint2 ql = ld8(b + 64 * h + 32 * (grp & 1) + l0);
+        uint2 qh = ld8(b + 128 + 32 * h + l0);
+        uint32_t shl = (grp >> 1) * 4, shh = 2 * grp;
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            int v = (int)(((byte_of(ql, i) >> shl) & 0xF) | (((byte_of(qh, i) >> shh) & 3) << 4)) - 32;
+            s += (float)v * x[i];
+        }
+        return ldh(b + 208) * (float)(int8_t)b[192 + 8 * h + (l0 >> 4) + 2 * grp] * s;
+    } else { /* F16 */
+        uint2 a = ld8(row + 2 * v0), c = ld8(row + 2 * v0 + 8);
+        uint32_t u[4] = { a.x, a.y, c.x, c.y };
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            s += k_llm_f16((uint16_t)(u[i >> 1] >> (16 * (i & 1)))) * x[i];
+        return s;
+    }
+}
+
+/* Where tile T's rows come from. Slot i (0..R) is row row0 + i of segment seg (SET/ACC) or,
+ * for SWIGLU, gate row row0 + i (i < R/2) / up row row0 + i - R/2. */
+struct mv_tile {
+    uint64_t w_va[2];
+    uint32_t type, rb, row0, nrows, yoff;
+};
+
+__device__ __forceinline__ void
+tile_info(const struct k_llm_matvec_params &p, uint32_t T, struct mv_tile &ti)
+{
+    if (p.mode == K_LLM_MV_SWIGLU) {
+        ti.type = p.seg[0].type;
+        ti.w_va[0] = p.seg[0].w_va;
+        ti.w_va[1] = p.seg[1].w_va;
+        ti.row0 = T * (R / 2);
+        ti.nrows = min(R / 2, p.seg[0].rows - ti.row0);
+        ti.yoff = ti.row0;
+    } else {
+        /* segments by constant index (a dynamic index would copy the params to local memory) */
+        uint32_t yoff = 0, rows[K_LLM_MV_SEGS] = { p.seg[0].rows, p.seg[1].rows, p.seg[2].rows };
+        uint32_t s = 0;
+#pragma unroll
+        for (uint32_t j = 0; j + 1 < K_LLM_MV_SEGS; j++) {
+            uint32_t nt = (rows[j] + R - 1) / R;
+            if (s == j && j + 1 < p.n_seg && T >= nt) {
+                T -= nt;
+                yoff += rows[j];
+                s = j + 1;
+            }
+        }
+        ti.type = s == 0 ? p.seg[0].type : s == 1 ? p.seg[1].type : p.seg[2].type;
+        ti.w_va[0] = ti.w_va[1] = s == 0 ? p.seg[0].w_va : s == 1 ? p.seg[1].w_va : p.seg[2].w_va;
+        uint32_t srows = s == 0 ? rows[0] : s == 1 ? rows[1] : rows[2];
+        ti.row0 = T * R;
+        ti.nrows = min(R, srows - ti.row0);
+        ti.yoff = yoff + ti.row0;
+    }
+    ti.rb = p.k / 256 * k_llm_mv_b256(ti.type);
+}
+
+/* Global address of slot i's chunk (values c0..) and whether the slot holds a row. */
+__device__ __forceinline__ uint64_t
+slot_src(const struct k_llm_matvec_params &p, const struct mv_tile &ti, uint32_t i, uint32_t c0, bool &valid)
+{
+    bool sw = p.mode == K_LLM_MV_SWIGLU;
+    uint32_t r = sw ? (i & (R / 2 - 1)) : i;
+    valid = r < ti.nrows && (sw || i < R);
+    uint64_t base = sw && i >= R / 2 ? ti.w_va[1] : ti.w_va[0]; /* no dynamic index: stays in registers */
+    return base + (uint64_t)(ti.row0 + r) * ti.rb + (uint64_t)(c0 / 256) * k_llm_mv_b256(ti.type);
+}
+
+/* Issue this thread's 16-byte loads of one (tile, chunk) stage into registers. */
+__device__ __forceinline__ void
+stage_load(const struct k_llm_matvec_params &p, uint32_t T, uint32_t c, uint4 *reg)
+{
+    struct mv_tile ti;
+    tile_info(p, T, ti);
+    uint32_t kc_all = k_llm_mv_chunk(ti.type), c0 = c * kc_all;
+    uint32_t kc = min(kc_all, p.k - c0), cb = kc / 256 * k_llm_mv_b256(ti.type);
+#pragma unroll
+    for (int u = 0; u < LOADS; u++) {
+        uint32_t q = threadIdx.x + u * K_LLM_MV_THREADS, i = q / STAGE_W, wd = q % STAGE_W;
+        reg[u] = make_uint4(0, 0, 0, 0);
+        if (i >= R)
+            continue;
+        bool valid;
+        uint64_t src = slot_src(p, ti, i, c0, valid);
+        uint64_t a0 = src & ~15ull;
+        uint32_t nw = (uint32_t)((src - a0 + cb + 15) / 16);
+        if (valid && wd < nw)
+            reg[u] = __ldg((const uint4 *)(uintptr_t)(a0 + 16ull * wd));
+    }
+}
+
+__device__ __forceinline__ void
+stage_store(uint8_t *stage, const uint4 *reg)
+{
+#pragma unroll
+    for (int u = 0; u < LOADS; u++) {
+        uint32_t q = threadIdx.x + u * K_LLM_MV_THREADS;
+        if (q < R * STAGE_W)
+            *(uint4 *)(stage + 16 * q) = reg[u];
+    }
+}
+
+/* Decode one staged chunk: thread t owns 8 values (micro-piece m) of every slot of its
+ * row group g; acc[i] collects slot i. */
+template <uint32_t TYPE>
+__device__ __forceinline__ void
+chunk_dot(const struct k_llm_matvec_params &p, const struct mv_tile &ti, uint32_t c0, uint32_t kc,
+          const uint8_t *stage, const float *xs, float *acc)
+{
+    uint32_t M = kc / 8, G = K_LLM_MV_THREADS / M, m = threadIdx.x % M, g = threadIdx.x / M;
+    if (g >= G)
+        return;
+    const float4 *xp = (const float4 *)(xs + c0 + 8 * m);
+    float4 xa = xp[0], xb = xp[1];
+    float x[8] = { xa.x, xa.y, xa.z, xa.w, xb.x, xb.y, xb.z, xb.w };
+#pragma unroll
+    for (uint32_t i = 0; i < R; i++) {
+        if (i % G != g)
+            continue;
+        bool valid;
+        uint64_t src = slot_src(p, ti, i, c0, valid);
+        if (!valid)
+            continue;
+        const uint8_t *row = stage + i * K_LLM_MV_STAGE_B + (uint32_t)(src & 15);
+        acc[i] += dot8<TYPE>(row, 8 * m, x);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 4)
+k_llm_matvec(const struct k_llm_matvec_params p)
+{
+    __shared__ __align__(16) float xs[K_LLM_MV_MAX_K];
+    __shared__ __align__(16) uint8_t stage[R * K_LLM_MV_STAGE_B];
+    __shared__ float red[NW][R];
+    __shared__ float part[NW];
+    const uint32_t t = threadIdx.x, lane = t % WARP, warp = t / WARP, k = p.k;
+    const uint32_t tiles = k_llm_mv_tiles(&p);
+    if (blockIdx.x >= tiles || k > K_LLM_MV_MAX_K || k % 256)
+        return;
+
+    /* prologue: x' = x, or RMSNorm(x) * w, into shared memory */
+    const float4 *x4 = (const float4 *)(uintptr_t)p.x_va;
+    float inv = 1.0f;
+    if (p.norm_w_va) {
+        float ss = 0.0f;
+        for (uint32_t j = t; j < k / 4; j += K_LLM_MV_THREADS) {
+            float4 v = x4[j];
+            ss += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+        }
+        ss = mv_warp_sum(ss);
+        if (lane == 0)
+            part[warp] = ss;
+        __syncthreads();
+        float tot = 0.0f;
+#pragma unroll
+        for (int w = 0; w < NW; w++)
+            tot += part[w];
+        inv = rsqrtf(tot / (float)k + p.eps);
+    }
+    const float4 *nw4 = (const float4 *)(uintptr_t)p.norm_w_va;
+    for (uint32_t j = t; j < k / 4; j += K_LLM_MV_THREADS) {
+        float4 v = x4[j];
+        if (p.norm_w_va) {
+            float4 w = nw4[j];
+            v = make_float4(v.x * inv * w.x, v.y * inv * w.y, v.z * inv * w.z, v.w * inv * w.w);
+        }
+        ((float4 *)xs)[j] = v;
+    }
+
+    uint4 reg[LOADS];
+    stage_load(p, blockIdx.x, 0, reg);
+    for (uint32_t T = blockIdx.x; T < tiles; T += gridDim.x) {
+        struct mv_tile ti;
+        tile_info(p, T, ti);
+        const uint32_t kc_all = k_llm_mv_chunk(ti.type), nc = (k + kc_all - 1) / kc_all;
+        float acc[R];
+#pragma unroll
+        for (int i = 0; i < R; i++)
+            acc[i] = 0.0f;
+        for (uint32_t c = 0; c < nc; c++) {
+            __syncthreads(); /* the previous chunk is decoded (and xs written, first time) */
+            stage_store(stage, reg);
+            __syncthreads();
+            /* the next stage's loads fly while this one is decoded */
+            if (c + 1 < nc)
+                stage_load(p, T, c + 1, reg);
+            else if (T + gridDim.x < tiles)
+                stage_load(p, T + gridDim.x, 0, reg);
+            uint32_t c0 = c * kc_all, kc = min(kc_all, k - c0);
+            switch (ti.type) {
+            case 1: chunk_dot<1>(p, ti, c0, kc, stage, xs, acc); break;
+            case 2: chunk_dot<2>(p, ti, c0, kc, stage, xs, acc); break;
+            case 8: chunk_dot<8>(p, ti, c0, kc, stage, xs, acc); break;
+            case 12: chunk_dot<12>(p, ti, c0, kc, stage, xs, acc); break;
+            case 13: chunk_dot<13>(p, ti, c0, kc, stage, xs, acc); break;
+            case 14: chunk_dot<14>(p, ti, c0, kc, stage, xs, acc); break;
+            default: break;
+            }
+        }
+        /* reduce: each warp's lanes, then the 8 warps (slots a warp does not own hold 0) */
+#pragma unroll
+        for (int i = 0; i < R; i++) {
+            float v = mv_warp_sum(acc[i]);
+            if (lane == 0)
+                red[warp][i] = v;
+        }
+        __syncthreads();
+        if (t < R) {
+            float s = 0.0f;
+#pragma unroll
+            for (int w = 0; w < NW; w++)
+                s += red[w][t];
+            red[0][t] = s; /* thread t reads and writes only column t */
+        }
+        __syncthreads();
+        if (p.mode == K_LLM_MV_SWIGLU) {
+            if (t < R / 2 && t < ti.nrows) {
+                float gt = red[0][t], up = red[0][t + R / 2];
+                ((float *)(uintptr_t)p.y_va)[ti.yoff + t] = gt / (1.0f + __expf(-gt)) * up;
+            }
+        } else if (t < ti.nrows) {
+            float *y = (float *)(uintptr_t)p.y_va + ti.yoff + t;
+            float s = red[0][t] + (p.b_va ? ((const float *)(uintptr_t)p.b_va)[ti.yoff + t] : 0.0f);
+            *y = (p.mode == K_LLM_MV_ACC ? *y : 0.0f) + s;
+        }
+    }
+}
