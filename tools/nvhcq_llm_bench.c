@@ -124,6 +124,7 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     llm_model_params_default(&mp);
     int last = -1;
     mp.dev_spec = dev;
+    mp.naive_decode = getenv("NVHCQ_NAIVE_DECODE") != NULL; /* A/B against the per-op kernels */
     uint32_t max_d = 0;
     for (uint32_t i = 0; i < n_depth; i++)
         max_d = depths[i] > max_d ? depths[i] : max_d;
