@@ -129,7 +129,7 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     for (uint32_t i = 0; i < n_depth; i++)
         max_d = depths[i] > max_d ? depths[i] : max_d;
     mp.n_ctx = max_d + (n_pp > n_tg ? n_pp : n_tg) + 1;
-    mp.n_batch = n_batch ? n_batch : (n_pp ? n_pp : 1);
+    mp.n_batch = n_batch ? n_batch : (n_pp ? n_pp : 512);
     mp.progress = nvhcq_llm_progress;
     mp.progress_user = &last;
     struct llm_model *m = NULL;

@@ -787,7 +787,22 @@ gpu_cubin_qmd_desc(struct gpu_qmd_desc *d, const struct hcq_arch *arch, const st
         return INVALID("kernel %s: %u bytes of shared memory (more than %s's %u KiB)", k->name,
                        d->shared_mem_B, arch->name, arch->max_shared_per_sm_KiB);
     uint32_t max_carve = arch->max_shared_per_sm_KiB < 100 ? arch->max_shared_per_sm_KiB : 100;
-    d->sm_config_min = d->sm_config_target = gpu_qmd_sm_config(carve);
+    d->sm_config_min = gpu_qmd_sm_config(carve);
+    /* Target: room for as many CTAs as the SM's threads (2048) and registers (64 K) allow,
+     * within the tested carve-outs (<= 100 KiB). A carve-out sized for one CTA let only
+     * one 10-40 KB CTA run per SM: the decode mat-vec streamed at 0.4 TB/s on H100. */
+    uint32_t threads = block[0] * block[1] * block[2], warps = (threads + 31) / 32;
+    uint32_t regs_cta = warps * ((k->register_count * 32 + 255) / 256 * 256);
+    uint32_t fit = threads ? 2048 / threads : 1;
+    if (regs_cta && 65536 / regs_cta < fit)
+        fit = 65536 / regs_cta;
+    uint32_t target = carve;
+    for (uint32_t n = fit; n > 1 && target == carve; n--) {
+        uint32_t c = gpu_qmd_carveout_KiB(n * d->shared_mem_B, max_carve);
+        if (c)
+            target = c;
+    }
+    d->sm_config_target = gpu_qmd_sm_config(target);
     d->sm_config_max = gpu_qmd_sm_config(carve > max_carve ? carve : max_carve); /* tinygrad 0x1a */
     if (local_high_B < gpu_cubin_kernel_local_B(k))
         return INVALID("kernel %s: local memory %u bytes/thread (expected >= %u)", k->name,

@@ -17,9 +17,11 @@
  *    shared memory with 4-byte loads and byte_perm (ld8 below);
  *  - a thread decodes 8 consecutive values of one row per step (one scale, 8 quants) and
  *    reuses its 8 activations (registers) for every row of the tile it owns;
- *  - x' (normalized activations, f32) is built once per CTA in shared memory; CTAs loop
- *    over tiles (grid about 4 per SM), so the prologue is paid a few hundred times, not once
- *    per row.
+ *  - x' (normalized activations, f32) is formed from x (a few KB, L1/L2 resident) as each
+ *    thread reads its 8 values; only the norm's scale is a prologue (one pass over x per
+ *    CTA; CTAs loop over tiles, grid about 4 per SM, so it is paid a few hundred times);
+ *  - shared memory is only the stage (~9 KB), so several CTAs share an SM even where the
+ *    launch path sizes the carve-out for one CTA.
  */
 #include "k_llm_matvec.h"
 #include "k_llm_quant.h"
@@ -215,17 +217,24 @@ stage_store(uint8_t *stage, const uint4 *reg)
 }
 
 /* Decode one staged chunk: thread t owns 8 values (micro-piece m) of every slot of its
- * row group g; acc[i] collects slot i. */
+ * row group g; acc[i] collects slot i. Its 8 activations come from global memory (L1/L2:
+ * x is a few KB read by every CTA), normalized on the fly (x * inv * norm_w). */
 template <uint32_t TYPE>
 __device__ __forceinline__ void
-chunk_dot(const struct k_llm_matvec_params &p, const struct mv_tile &ti, uint32_t c0, uint32_t kc,
-          const uint8_t *stage, const float *xs, float *acc)
+chunk_dot(const struct k_llm_matvec_params &p, const struct mv_tile &ti, uint32_t c0, uint32_t kc, float inv,
+          const uint8_t *stage, float *acc)
 {
     uint32_t M = kc / 8, G = K_LLM_MV_THREADS / M, m = threadIdx.x % M, g = threadIdx.x / M;
     if (g >= G)
         return;
-    const float4 *xp = (const float4 *)(xs + c0 + 8 * m);
-    float4 xa = xp[0], xb = xp[1];
+    const float4 *xp = (const float4 *)(uintptr_t)(p.x_va + 4ull * (c0 + 8 * m));
+    float4 xa = __ldg(xp), xb = __ldg(xp + 1);
+    if (p.norm_w_va) {
+        const float4 *wp = (const float4 *)(uintptr_t)(p.norm_w_va + 4ull * (c0 + 8 * m));
+        float4 wa = __ldg(wp), wb = __ldg(wp + 1);
+        xa = make_float4(xa.x * inv * wa.x, xa.y * inv * wa.y, xa.z * inv * wa.z, xa.w * inv * wa.w);
+        xb = make_float4(xb.x * inv * wb.x, xb.y * inv * wb.y, xb.z * inv * wb.z, xb.w * inv * wb.w);
+    }
     float x[8] = { xa.x, xa.y, xa.z, xa.w, xb.x, xb.y, xb.z, xb.w };
 #pragma unroll
     for (uint32_t i = 0; i < R; i++) {
@@ -243,7 +252,6 @@ chunk_dot(const struct k_llm_matvec_params &p, const struct mv_tile &ti, uint32_
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 4)
 k_llm_matvec(const struct k_llm_matvec_params p)
 {
-    __shared__ __align__(16) float xs[K_LLM_MV_MAX_K];
     __shared__ __align__(16) uint8_t stage[R * K_LLM_MV_STAGE_B];
     __shared__ float red[NW][R];
     __shared__ float part[NW];
@@ -252,13 +260,13 @@ k_llm_matvec(const struct k_llm_matvec_params p)
     if (blockIdx.x >= tiles || k > K_LLM_MV_MAX_K || k % 256)
         return;
 
-    /* prologue: x' = x, or RMSNorm(x) * w, into shared memory */
-    const float4 *x4 = (const float4 *)(uintptr_t)p.x_va;
+    /* prologue: the RMSNorm scale of x (x' = x * inv * w is formed as x is read) */
     float inv = 1.0f;
     if (p.norm_w_va) {
+        const float4 *x4 = (const float4 *)(uintptr_t)p.x_va;
         float ss = 0.0f;
         for (uint32_t j = t; j < k / 4; j += K_LLM_MV_THREADS) {
-            float4 v = x4[j];
+            float4 v = __ldg(x4 + j);
             ss += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
         }
         ss = mv_warp_sum(ss);
@@ -270,15 +278,6 @@ k_llm_matvec(const struct k_llm_matvec_params p)
         for (int w = 0; w < NW; w++)
             tot += part[w];
         inv = rsqrtf(tot / (float)k + p.eps);
-    }
-    const float4 *nw4 = (const float4 *)(uintptr_t)p.norm_w_va;
-    for (uint32_t j = t; j < k / 4; j += K_LLM_MV_THREADS) {
-        float4 v = x4[j];
-        if (p.norm_w_va) {
-            float4 w = nw4[j];
-            v = make_float4(v.x * inv * w.x, v.y * inv * w.y, v.z * inv * w.z, v.w * inv * w.w);
-        }
-        ((float4 *)xs)[j] = v;
     }
 
     uint4 reg[LOADS];
@@ -292,7 +291,7 @@ k_llm_matvec(const struct k_llm_matvec_params p)
         for (int i = 0; i < R; i++)
             acc[i] = 0.0f;
         for (uint32_t c = 0; c < nc; c++) {
-            __syncthreads(); /* the previous chunk is decoded (and xs written, first time) */
+            __syncthreads(); /* the previous chunk is decoded */
             stage_store(stage, reg);
             __syncthreads();
             /* the next stage's loads fly while this one is decoded */
@@ -302,12 +301,12 @@ k_llm_matvec(const struct k_llm_matvec_params p)
                 stage_load(p, T + gridDim.x, 0, reg);
             uint32_t c0 = c * kc_all, kc = min(kc_all, k - c0);
             switch (ti.type) {
-            case 1: chunk_dot<1>(p, ti, c0, kc, stage, xs, acc); break;
-            case 2: chunk_dot<2>(p, ti, c0, kc, stage, xs, acc); break;
-            case 8: chunk_dot<8>(p, ti, c0, kc, stage, xs, acc); break;
-            case 12: chunk_dot<12>(p, ti, c0, kc, stage, xs, acc); break;
-            case 13: chunk_dot<13>(p, ti, c0, kc, stage, xs, acc); break;
-            case 14: chunk_dot<14>(p, ti, c0, kc, stage, xs, acc); break;
+            case 1: chunk_dot<1>(p, ti, c0, kc, inv, stage, acc); break;
+            case 2: chunk_dot<2>(p, ti, c0, kc, inv, stage, acc); break;
+            case 8: chunk_dot<8>(p, ti, c0, kc, inv, stage, acc); break;
+            case 12: chunk_dot<12>(p, ti, c0, kc, inv, stage, acc); break;
+            case 13: chunk_dot<13>(p, ti, c0, kc, inv, stage, acc); break;
+            case 14: chunk_dot<14>(p, ti, c0, kc, inv, stage, acc); break;
             default: break;
             }
         }

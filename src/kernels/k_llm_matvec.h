@@ -12,7 +12,7 @@
  *  - mode ACC: y += W x (residual add), mode SWIGLU: two segments of equal rows (gate, up),
  *    y[r] = silu(gate_r . x') * (up_r . x').
  * Supported weight types (k_llm_mv_type_ok): F16, Q4_0, Q8_0, Q4_K, Q5_K, Q6_K; k a
- * multiple of 256 and <= K_LLM_MV_MAX_K (x' lives in shared memory). Other shapes use
+ * multiple of 256 and <= K_LLM_MV_MAX_K. Other shapes use
  * k_llm_matmul.
  */
 #ifndef K_LLM_MATVEC_H
@@ -33,7 +33,7 @@
 #define K_LLM_MV_SEGS 3
 #define K_LLM_MV_ROWS 8      /* weight rows per tile (one CTA stages them together) */
 #define K_LLM_MV_THREADS 256 /* threads per CTA (the kernel assumes it) */
-#define K_LLM_MV_MAX_K 8192  /* longest row (x' in shared memory, f32) */
+#define K_LLM_MV_MAX_K 65536 /* longest row supported */
 #define K_LLM_MV_STAGE_B 1104 /* staged bytes per row and chunk: 1088 (Q8_0 x 1024) + slack */
 
 enum k_llm_mv_mode { K_LLM_MV_SET = 0, K_LLM_MV_ACC = 1, K_LLM_MV_SWIGLU = 2 };

@@ -10,6 +10,7 @@
 #include "llm_model_priv.h"
 
 #include "hcq_log.h"
+#include "k_llm_attn_decode.h"
 #include "k_llm_matvec.h"
 #include "k_llm_params.h"
 
@@ -25,10 +26,11 @@ struct dtensor {
     uint32_t ne0, ne1;
 };
 
-enum { PROG_EMBED, PROG_NORM, PROG_MATMUL, PROG_ROPE_KV, PROG_ATTN, PROG_ACT, PROG_MATVEC, PROG_COUNT };
+enum { PROG_EMBED, PROG_NORM, PROG_MATMUL, PROG_ROPE_KV, PROG_ATTN, PROG_ACT, PROG_MATVEC, PROG_ATTN_DEC,
+       PROG_COUNT };
 static const char *const prog_names[PROG_COUNT] = { "k_llm_embed", "k_llm_norm", "k_llm_matmul",
                                                     "k_llm_rope_kv", "k_llm_attn", "k_llm_act",
-                                                    "k_llm_matvec" };
+                                                    "k_llm_matvec", "k_llm_attn_decode" };
 
 /* Per-kernel profile of one decode step (llm_model_profile_step): a timestamp after every
  * launch, each launch labelled by the code that records it. */
@@ -67,6 +69,8 @@ struct llm_model {
     uint32_t var_tok, var_pos, var_tick;
     bool use_graph, graph_failed;
     bool decode_fused;           /* decode steps take record_decode_llama */
+    bool attn_split;             /* ... with the split-K attention (k_llm_attn_decode) */
+    struct hcq_buf *adbuf;       /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
     uint32_t mv_grid;            /* most CTAs of a decode mat-vec launch (about 4 per SM) */
     const char *tag;             /* label of the next launch (profile) */
     uint64_t tag_B;              /* bytes it moves, 0: unknown */
@@ -74,6 +78,7 @@ struct llm_model {
 };
 
 static bool decode_fused_ok(const struct llm_model *m);
+_Static_assert(K_LLM_MV_THREADS == K_LLM_BLOCK && K_LLM_AD_THREADS == K_LLM_BLOCK, "launch() uses K_LLM_BLOCK");
 
 void
 llm_model_params_default(struct llm_model_params *p)
@@ -288,6 +293,21 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     struct hcq_device_info info;
     m->mv_grid = hcq_device_info(m->dev, &info) == HCQ_OK && info.sm_count ? 4 * info.sm_count : 512;
     m->decode_fused = decode_fused_ok(m) && !p.naive_decode;
+    m->attn_split = m->decode_fused && k_llm_attn_decode_ok(m->hp.n_head, m->hp.n_head_kv, m->hp.head_dim);
+    if (m->attn_split) {
+        uint64_t part_B = 4ull * m->hp.n_head * K_LLM_AD_SPLITS * (m->hp.head_dim + 2), cnt_B = 4ull * m->hp.n_head_kv;
+        uint32_t *zero = calloc(1, cnt_B);
+        if (!zero) {
+            st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load");
+            goto fail;
+        }
+        st = hcq_buf_alloc(m->dev, part_B + cnt_B, HCQ_MEM_DEVICE, &m->adbuf);
+        if (!st)
+            st = hcq_buf_write(m->adbuf, part_B, zero, cnt_B); /* counters start at 0 */
+        free(zero);
+        if (st)
+            goto fail;
+    }
     *model_out = m;
     return HCQ_OK;
 fail:
@@ -320,6 +340,7 @@ llm_model_destroy(struct llm_model *m)
         HCQ_LOG_WARN("llm_model_destroy: queue did not drain: %s", hcq_last_error());
     hcq_graph_destroy(m->graph);
     hcq_buf_free(m->logbuf);
+    hcq_buf_free(m->adbuf);
     hcq_buf_free(m->tokbuf);
     hcq_buf_free(m->kvbuf);
     hcq_buf_free(m->abuf);
@@ -494,14 +515,28 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         m->tag = "rope_kv";
         if ((st = launch(m, PROG_ROPE_KV, 1, 1, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
             return st;
-        struct k_llm_attn_params ap = {
-            .q_va = m->qkv_va, .kc_va = kc, .vc_va = vc, .out_va = m->att_va, .n_tok = 1, .pos0 = pos,
-            .n_head = hp->n_head, .n_head_kv = hp->n_head_kv, .hd = hd, .q_stride = qd,
-            .scale = 1.0f / sqrtf((float)hd), .n_ctx = m->n_ctx,
-        };
-        pt[0] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4 };
-        m->tag = "attn";
-        if ((st = launch(m, PROG_ATTN, hp->n_head, 1, &ap, sizeof ap, pt, s->graph ? 1 : 0)))
+        if (m->attn_split) {
+            uint64_t part = hcq_buf_va(m->adbuf);
+            struct k_llm_attn_decode_params ap = {
+                .q_va = m->qkv_va, .kc_va = kc, .vc_va = vc, .out_va = m->att_va, .part_va = part,
+                .count_va = part + 4ull * hp->n_head * K_LLM_AD_SPLITS * (hd + 2), .pos = pos, .n_ctx = m->n_ctx,
+                .n_head = hp->n_head, .n_head_kv = hp->n_head_kv, .hd = hd, .n_split = K_LLM_AD_SPLITS,
+                .scale = 1.0f / sqrtf((float)hd),
+            };
+            pt[0] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_attn_decode_params, pos), 4 };
+            m->tag = "attn split-K";
+            st = launch(m, PROG_ATTN_DEC, hp->n_head_kv, K_LLM_AD_SPLITS, &ap, sizeof ap, pt, s->graph ? 1 : 0);
+        } else {
+            struct k_llm_attn_params ap = {
+                .q_va = m->qkv_va, .kc_va = kc, .vc_va = vc, .out_va = m->att_va, .n_tok = 1, .pos0 = pos,
+                .n_head = hp->n_head, .n_head_kv = hp->n_head_kv, .hd = hd, .q_stride = qd,
+                .scale = 1.0f / sqrtf((float)hd), .n_ctx = m->n_ctx,
+            };
+            pt[0] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4 };
+            m->tag = "attn";
+            st = launch(m, PROG_ATTN, hp->n_head, 1, &ap, sizeof ap, pt, s->graph ? 1 : 0);
+        }
+        if (st)
             return st;
         const struct dtensor *o[1] = { &w[LW_O] }, *gu[2] = { &w[LW_GATE], &w[LW_UP] }, *dn[1] = { &w[LW_DOWN] };
         if ((st = matvec(m, "mv o+residual", o, 1, m->att_va, m->x_va, NULL, NULL, K_LLM_MV_ACC)) ||

@@ -22,6 +22,7 @@ static const struct hcq_kernel_desc *const ops_tables[] = {
     ops_matmul_kernels,
     ops_llm_kernels,
     ops_llm_matvec_kernels,
+    ops_llm_attn_decode_kernels,
 };
 
 const struct hcq_kernel_desc *
