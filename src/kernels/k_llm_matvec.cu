@@ -29,10 +29,12 @@
 #define WARP 32
 #define NW (K_LLM_MV_THREADS / WARP)
 #define R K_LLM_MV_ROWS
-#define STAGE_W (K_LLM_MV_STAGE_B / 16) /* 16-byte words per staged row */
-#define LOADS ((R * STAGE_W + K_LLM_MV_THREADS - 1) / K_LLM_MV_THREADS)
+/* Two variants differ in the stage: SB bytes per row and chunk (k_llm_matvec 1104,
+ * k_llm_matvec_wide 2192: twice the bytes in flight per CTA, 8 rows per thread). */
+#define STAGE_W(SB) ((SB) / 16) /* 16-byte words per staged row */
+#define LOADS(SB) ((R * STAGE_W(SB) + K_LLM_MV_THREADS - 1) / K_LLM_MV_THREADS)
 
-_Static_assert(K_LLM_MV_STAGE_B % 16 == 0, "stage rows are 16-byte aligned");
+_Static_assert(K_LLM_MV_STAGE_B % 16 == 0 && K_LLM_MV_STAGE_WIDE_B % 16 == 0, "stage rows are 16-byte aligned");
 _Static_assert(K_LLM_MV_THREADS == 256 && R == 8, "the reduction assumes 8 warps x 8 rows");
 
 __device__ __forceinline__ float
@@ -61,34 +63,47 @@ ldh(const uint8_t *p) /* f16 at a 2-byte aligned address */
     return k_llm_f16(*(const uint16_t *)p);
 }
 
-/* Byte i (0..7) of an 8-byte pair. */
-__device__ __forceinline__ uint32_t
-byte_of(uint2 q, int i)
+/* Byte i (0..3) of word w as a float plus 2^23 (8388608): PRMT puts the byte under the
+ * exponent of 2^23, one instruction instead of extract + I2F. */
+__device__ __forceinline__ float
+bf(uint32_t w, int i)
 {
-    return ((i < 4 ? q.x : q.y) >> (8 * (i & 3))) & 0xFFu;
+    return __int_as_float((int)__byte_perm(w, 0x4B000000u, 0x7650u | (uint32_t)i));
 }
 
-/* Dot of 8 consecutive weights (values v0..v0+7 of the staged chunk `row`) with x[0..8). */
+/* sum_i (byte_i(q) - off) * x[i] over the 8 bytes of q (off folded into the 2^23 bias). */
+__device__ __forceinline__ float
+dot_bytes(uint2 q, const float *x, float off)
+{
+    const float c = 8388608.0f + off;
+    float s = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        s = fmaf(bf(q.x, i) - c, x[i], s);
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+        s = fmaf(bf(q.y, i) - c, x[4 + i], s);
+    return s;
+}
+
+/* Dot of 8 consecutive weights (values v0..v0+7 of the staged chunk `row`) with x[0..8);
+ * sx = x[0] + ... + x[7] (for the K formats' minimum term). Quants are unpacked 4 per
+ * 32-bit word (shift + mask), then bf(). */
 template <uint32_t TYPE>
 __device__ __forceinline__ float
-dot8(const uint8_t *row, uint32_t v0, const float *x)
+dot8(const uint8_t *row, uint32_t v0, const float *x, float sx)
 {
-    float s = 0.0f;
-    if (TYPE == 8) { /* Q8_0 */
+    if (TYPE == 8) { /* Q8_0: signed bytes, ^0x80 makes them byte + 128 */
         const uint8_t *b = row + 34 * (v0 >> 5);
         uint2 q = ld8(b + 2 + (v0 & 31));
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-            s += (float)(int8_t)byte_of(q, i) * x[i];
-        return ldh(b) * s;
+        q.x ^= 0x80808080u, q.y ^= 0x80808080u;
+        return ldh(b) * dot_bytes(q, x, 128.0f);
     } else if (TYPE == 2) { /* Q4_0 */
         const uint8_t *b = row + 18 * (v0 >> 5);
         uint32_t j = v0 & 31, sh = (j >> 4) * 4;
         uint2 q = ld8(b + 2 + (j & 15));
-#pragma unroll
-        for (int i = 0; i < 8; i++)
-            s += (float)((int)((byte_of(q, i) >> sh) & 0xF) - 8) * x[i];
-        return ldh(b) * s;
+        q.x = (q.x >> sh) & 0x0F0F0F0Fu, q.y = (q.y >> sh) & 0x0F0F0F0Fu;
+        return ldh(b) * dot_bytes(q, x, 8.0f);
     } else if (TYPE == 12 || TYPE == 13) { /* Q4_K, Q5_K */
         const uint32_t bs = TYPE == 12 ? 144 : 176;
         const uint8_t *b = row + bs * (v0 >> 8);
@@ -96,37 +111,29 @@ dot8(const uint8_t *row, uint32_t v0, const float *x)
         uint8_t sc, m;
         k_llm_scale_min_k4(b + 4, (int)sub, &sc, &m);
         uint2 q = ld8(b + (TYPE == 12 ? 16 : 48) + 32 * c + l0);
-        uint2 h = make_uint2(0, 0);
-        if (TYPE == 13)
-            h = ld8(b + 16 + l0);
-        float sx = 0.0f;
-#pragma unroll
-        for (int i = 0; i < 8; i++) {
-            int v = (int)((byte_of(q, i) >> sh) & 0xF);
-            if (TYPE == 13)
-                v |= (int)((byte_of(h, i) >> sub) & 1) << 4;
-            s += (float)v * x[i];
-            sx += x[i];
+        q.x = (q.x >> sh) & 0x0F0F0F0Fu, q.y = (q.y >> sh) & 0x0F0F0F0Fu;
+        if (TYPE == 13) {
+            uint2 h = ld8(b + 16 + l0);
+            q.x |= ((h.x >> sub) & 0x01010101u) << 4, q.y |= ((h.y >> sub) & 0x01010101u) << 4;
         }
-        return ldh(b) * (float)sc * s - ldh(b + 2) * (float)m * sx;
+        return ldh(b) * (float)sc * dot_bytes(q, x, 0.0f) - ldh(b + 2) * (float)m * sx;
     } else if (TYPE == 14) { /* Q6_K */
         const uint8_t *b = row + 210 * (v0 >> 8);
         uint32_t w = v0 & 255, h = w >> 7, grp = (w >> 5) & 3, l0 = w & 31;
         uint2 ql = ld8(b + 64 * h + 32 * (grp & 1) + l0);
         uint2 qh = ld8(b + 128 + 32 * h + l0);
         uint32_t shl = (grp >> 1) * 4, shh = 2 * grp;
-#pragma unroll
-        for (int i = 0; i < 8; i++) {
-            int v = (int)(((byte_of(ql, i) >> shl) & 0xF) | (((byte_of(qh, i) >> shh) & 3) << 4)) - 32;
-            s += (float)v * x[i];
-        }
-        return ldh(b + 208) * (float)(int8_t)b[192 + 8 * h + (l0 >> 4) + 2 * grp] * s;
+        uint2 q;
+        q.x = ((ql.x >> shl) & 0x0F0F0F0Fu) | (((qh.x >> shh) & 0x03030303u) << 4);
+        q.y = ((ql.y >> shl) & 0x0F0F0F0Fu) | (((qh.y >> shh) & 0x03030303u) << 4);
+        return ldh(b + 208) * (float)(int8_t)b[192 + 8 * h + (l0 >> 4) + 2 * grp] * dot_bytes(q, x, 32.0f);
     } else { /* F16 */
         uint2 a = ld8(row + 2 * v0), c = ld8(row + 2 * v0 + 8);
         uint32_t u[4] = { a.x, a.y, c.x, c.y };
+        float s = 0.0f;
 #pragma unroll
         for (int i = 0; i < 8; i++)
-            s += k_llm_f16((uint16_t)(u[i >> 1] >> (16 * (i & 1)))) * x[i];
+            s = fmaf(k_llm_f16((uint16_t)(u[i >> 1] >> (16 * (i & 1)))), x[i], s);
         return s;
     }
 }
@@ -183,16 +190,17 @@ slot_src(const struct k_llm_matvec_params &p, const struct mv_tile &ti, uint32_t
 }
 
 /* Issue this thread's 16-byte loads of one (tile, chunk) stage into registers. */
+template <uint32_t SB>
 __device__ __forceinline__ void
 stage_load(const struct k_llm_matvec_params &p, uint32_t T, uint32_t c, uint4 *reg)
 {
     struct mv_tile ti;
     tile_info(p, T, ti);
-    uint32_t kc_all = k_llm_mv_chunk(ti.type), c0 = c * kc_all;
+    uint32_t kc_all = k_llm_mv_chunk(ti.type, SB != K_LLM_MV_STAGE_B), c0 = c * kc_all;
     uint32_t kc = min(kc_all, p.k - c0), cb = kc / 256 * k_llm_mv_b256(ti.type);
 #pragma unroll
-    for (int u = 0; u < LOADS; u++) {
-        uint32_t q = threadIdx.x + u * K_LLM_MV_THREADS, i = q / STAGE_W, wd = q % STAGE_W;
+    for (int u = 0; u < LOADS(SB); u++) {
+        uint32_t q = threadIdx.x + u * K_LLM_MV_THREADS, i = q / STAGE_W(SB), wd = q % STAGE_W(SB);
         reg[u] = make_uint4(0, 0, 0, 0);
         if (i >= R)
             continue;
@@ -205,13 +213,14 @@ stage_load(const struct k_llm_matvec_params &p, uint32_t T, uint32_t c, uint4 *r
     }
 }
 
+template <uint32_t SB>
 __device__ __forceinline__ void
 stage_store(uint8_t *stage, const uint4 *reg)
 {
 #pragma unroll
-    for (int u = 0; u < LOADS; u++) {
+    for (int u = 0; u < LOADS(SB); u++) {
         uint32_t q = threadIdx.x + u * K_LLM_MV_THREADS;
-        if (q < R * STAGE_W)
+        if (q < R * STAGE_W(SB))
             *(uint4 *)(stage + 16 * q) = reg[u];
     }
 }
@@ -219,7 +228,7 @@ stage_store(uint8_t *stage, const uint4 *reg)
 /* Decode one staged chunk: thread t owns 8 values (micro-piece m) of every slot of its
  * row group g; acc[i] collects slot i. Its 8 activations come from global memory (L1/L2:
  * x is a few KB read by every CTA), normalized on the fly (x * inv * norm_w). */
-template <uint32_t TYPE>
+template <uint32_t TYPE, uint32_t SB>
 __device__ __forceinline__ void
 chunk_dot(const struct k_llm_matvec_params &p, const struct mv_tile &ti, uint32_t c0, uint32_t kc, float inv,
           const uint8_t *stage, float *acc)
@@ -236,23 +245,29 @@ chunk_dot(const struct k_llm_matvec_params &p, const struct mv_tile &ti, uint32_
         xb = make_float4(xb.x * inv * wb.x, xb.y * inv * wb.y, xb.z * inv * wb.z, xb.w * inv * wb.w);
     }
     float x[8] = { xa.x, xa.y, xa.z, xa.w, xb.x, xb.y, xb.z, xb.w };
+    float sx = (TYPE == 12 || TYPE == 13) ? ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7])) : 0.0f;
+    /* low address bits of each slot's chunk (32-bit math: only the offset in 16 matters) */
+    const bool sw = p.mode == K_LLM_MV_SWIGLU;
+    const uint32_t coff = c0 / 256 * k_llm_mv_b256(TYPE), lo0 = (uint32_t)ti.w_va[0] + ti.row0 * ti.rb + coff;
+    const uint32_t lo1 = (uint32_t)ti.w_va[1] + ti.row0 * ti.rb + coff;
 #pragma unroll
     for (uint32_t i = 0; i < R; i++) {
         if (i % G != g)
             continue;
-        bool valid;
-        uint64_t src = slot_src(p, ti, i, c0, valid);
-        if (!valid)
+        uint32_t r = sw ? (i & (R / 2 - 1)) : i;
+        if (r >= ti.nrows)
             continue;
-        const uint8_t *row = stage + i * K_LLM_MV_STAGE_B + (uint32_t)(src & 15);
-        acc[i] += dot8<TYPE>(row, 8 * m, x);
+        uint32_t lo = (sw && i >= R / 2 ? lo1 : lo0) + r * ti.rb;
+        const uint8_t *row = stage + i * SB + (lo & 15);
+        acc[i] += dot8<TYPE>(row, 8 * m, x, sx);
     }
 }
 
-extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 4)
-k_llm_matvec(const struct k_llm_matvec_params p)
+template <uint32_t SB>
+__device__ __forceinline__ void
+matvec(const struct k_llm_matvec_params &p)
 {
-    __shared__ __align__(16) uint8_t stage[R * K_LLM_MV_STAGE_B];
+    __shared__ __align__(16) uint8_t stage[R * SB];
     __shared__ float red[NW][R];
     __shared__ float part[NW];
     const uint32_t t = threadIdx.x, lane = t % WARP, warp = t / WARP, k = p.k;
@@ -280,33 +295,33 @@ k_llm_matvec(const struct k_llm_matvec_params p)
         inv = rsqrtf(tot / (float)k + p.eps);
     }
 
-    uint4 reg[LOADS];
-    stage_load(p, blockIdx.x, 0, reg);
+    uint4 reg[LOADS(SB)];
+    stage_load<SB>(p, blockIdx.x, 0, reg);
     for (uint32_t T = blockIdx.x; T < tiles; T += gridDim.x) {
         struct mv_tile ti;
         tile_info(p, T, ti);
-        const uint32_t kc_all = k_llm_mv_chunk(ti.type), nc = (k + kc_all - 1) / kc_all;
+        const uint32_t kc_all = k_llm_mv_chunk(ti.type, SB != K_LLM_MV_STAGE_B), nc = (k + kc_all - 1) / kc_all;
         float acc[R];
 #pragma unroll
         for (int i = 0; i < R; i++)
             acc[i] = 0.0f;
         for (uint32_t c = 0; c < nc; c++) {
             __syncthreads(); /* the previous chunk is decoded */
-            stage_store(stage, reg);
+            stage_store<SB>(stage, reg);
             __syncthreads();
             /* the next stage's loads fly while this one is decoded */
             if (c + 1 < nc)
-                stage_load(p, T, c + 1, reg);
+                stage_load<SB>(p, T, c + 1, reg);
             else if (T + gridDim.x < tiles)
-                stage_load(p, T + gridDim.x, 0, reg);
+                stage_load<SB>(p, T + gridDim.x, 0, reg);
             uint32_t c0 = c * kc_all, kc = min(kc_all, k - c0);
             switch (ti.type) {
-            case 1: chunk_dot<1>(p, ti, c0, kc, inv, stage, acc); break;
-            case 2: chunk_dot<2>(p, ti, c0, kc, inv, stage, acc); break;
-            case 8: chunk_dot<8>(p, ti, c0, kc, inv, stage, acc); break;
-            case 12: chunk_dot<12>(p, ti, c0, kc, inv, stage, acc); break;
-            case 13: chunk_dot<13>(p, ti, c0, kc, inv, stage, acc); break;
-            case 14: chunk_dot<14>(p, ti, c0, kc, inv, stage, acc); break;
+            case 1: chunk_dot<1, SB>(p, ti, c0, kc, inv, stage, acc); break;
+            case 2: chunk_dot<2, SB>(p, ti, c0, kc, inv, stage, acc); break;
+            case 8: chunk_dot<8, SB>(p, ti, c0, kc, inv, stage, acc); break;
+            case 12: chunk_dot<12, SB>(p, ti, c0, kc, inv, stage, acc); break;
+            case 13: chunk_dot<13, SB>(p, ti, c0, kc, inv, stage, acc); break;
+            case 14: chunk_dot<14, SB>(p, ti, c0, kc, inv, stage, acc); break;
             default: break;
             }
         }
@@ -337,4 +352,16 @@ k_llm_matvec(const struct k_llm_matvec_params p)
             *y = (p.mode == K_LLM_MV_ACC ? *y : 0.0f) + s;
         }
     }
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 4)
+k_llm_matvec(const struct k_llm_matvec_params p)
+{
+    matvec<K_LLM_MV_STAGE_B>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
+k_llm_matvec_wide(const struct k_llm_matvec_params p)
+{
+    matvec<K_LLM_MV_STAGE_WIDE_B>(p);
 }

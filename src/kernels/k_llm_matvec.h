@@ -35,6 +35,7 @@
 #define K_LLM_MV_THREADS 256 /* threads per CTA (the kernel assumes it) */
 #define K_LLM_MV_MAX_K 65536 /* longest row supported */
 #define K_LLM_MV_STAGE_B 1104 /* staged bytes per row and chunk: 1088 (Q8_0 x 1024) + slack */
+#define K_LLM_MV_STAGE_WIDE_B 2192 /* k_llm_matvec_wide: 2176 (Q8_0 x 2048) + slack */
 
 enum k_llm_mv_mode { K_LLM_MV_SET = 0, K_LLM_MV_ACC = 1, K_LLM_MV_SWIGLU = 2 };
 
@@ -76,11 +77,11 @@ k_llm_mv_b256(uint32_t type)
     }
 }
 
-/* Values per staged chunk of a row: as many as fit K_LLM_MV_STAGE_B - 16 bytes. */
+/* Values per staged chunk of a row: as many as fit the stage row less 16 bytes of slack. */
 K_LLM_MV_FN uint32_t
-k_llm_mv_chunk(uint32_t type)
+k_llm_mv_chunk(uint32_t type, int wide)
 {
-    return type == 1 ? 512 : 1024;
+    return (type == 1 ? 512u : 1024u) << (wide ? 1 : 0);
 }
 
 K_LLM_MV_FN int

@@ -31,6 +31,7 @@ enum { PROG_EMBED, PROG_NORM, PROG_MATMUL, PROG_ROPE_KV, PROG_ATTN, PROG_ACT, PR
 static const char *const prog_names[PROG_COUNT] = { "k_llm_embed", "k_llm_norm", "k_llm_matmul",
                                                     "k_llm_rope_kv", "k_llm_attn", "k_llm_act",
                                                     "k_llm_matvec", "k_llm_attn_decode" };
+/* NVHCQ_MV=wide: the decode mat-vec variant with twice the stage (k_llm_matvec.cu), for A/B. */
 
 /* Per-kernel profile of one decode step (llm_model_profile_step): a timestamp after every
  * launch, each launch labelled by the code that records it. */
@@ -285,9 +286,13 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     if ((st = hcq_device_open(p.dev_spec ? p.dev_spec : "auto", &m->dev)) ||
         (st = hcq_queue_create(m->dev, HCQ_QUEUE_COMPUTE, &m->q)) || (st = hcq_signal_create(m->dev, 0, &m->done)))
         goto fail;
-    for (int i = 0; i < PROG_COUNT; i++)
-        if ((st = hcq_program_load(m->dev, prog_names[i], &m->prog[i])))
+    for (int i = 0; i < PROG_COUNT; i++) {
+        const char *name = prog_names[i];
+        if (i == PROG_MATVEC && getenv("NVHCQ_MV") && !strcmp(getenv("NVHCQ_MV"), "wide"))
+            name = "k_llm_matvec_wide";
+        if ((st = hcq_program_load(m->dev, name, &m->prog[i])))
             goto fail;
+    }
     if ((st = upload_weights(m, &p)) || (st = alloc_state(m)))
         goto fail;
     struct hcq_device_info info;

@@ -57,6 +57,6 @@ twin_attn_decode(struct hcq_twin_launch *l)
 }
 
 const struct hcq_kernel_desc ops_llm_attn_decode_kernels[] = {
-    { "k_llm_attn_decode", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params), twin_attn_decode },
-    { 0 },
+    {"k_llm_attn_decode", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params), twin_attn_decode},
+    {0},
 };

@@ -66,7 +66,7 @@ twin_matvec(struct hcq_twin_launch *l)
     const struct k_llm_matvec_params *p = l->params;
     if (!p->k || !p->n_seg || p->n_seg > K_LLM_MV_SEGS || (p->mode == K_LLM_MV_SWIGLU && p->n_seg != 2))
         return;
-    struct mv_job job = { .p = p };
+    struct mv_job job = {.p = p};
     uint32_t n_out = 0;
     for (uint32_t s = 0; s < p->n_seg; s++) {
         uint64_t rb = ops_llm_row_bytes(p->seg[s].type, p->k);
@@ -104,7 +104,7 @@ twin_matvec(struct hcq_twin_launch *l)
         nt = n_out ? n_out : 1;
     struct mv_job jobs[MAX_T];
     pthread_t th[MAX_T];
-    bool started[MAX_T] = { false };
+    bool started[MAX_T] = {false};
     for (uint32_t t = 0; t < nt; t++) {
         jobs[t] = job;
         jobs[t].o0 = (uint32_t)((uint64_t)n_out * t / nt);
@@ -123,6 +123,7 @@ twin_matvec(struct hcq_twin_launch *l)
 }
 
 const struct hcq_kernel_desc ops_llm_matvec_kernels[] = {
-    { "k_llm_matvec", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec },
-    { 0 },
+    {"k_llm_matvec", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec},
+    {"k_llm_matvec_wide", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec},
+    {0},
 };

@@ -27,8 +27,10 @@ frand(void)
 
 TEST(attn_decode_vs_double)
 {
-    static const struct { uint32_t n_head, n_head_kv, hd; } shapes[] = { { 8, 2, 64 }, { 6, 2, 128 }, { 4, 4, 64 } };
-    static const uint32_t positions[] = { 0, 5, 63, 256, 1000, 2047 };
+    static const struct {
+        uint32_t n_head, n_head_kv, hd;
+    } shapes[] = {{8, 2, 64}, {6, 2, 128}, {4, 4, 64}};
+    static const uint32_t positions[] = {0, 5, 63, 256, 1000, 2047};
     const uint32_t n_ctx = 2048;
     char devs[256];
     const char *env = getenv("HCQ_TEST_DEVS");
@@ -52,7 +54,8 @@ TEST(attn_decode_vs_double)
         for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
             uint32_t H = shapes[si].n_head, HK = shapes[si].n_head_kv, hd = shapes[si].hd, kv = HK * hd;
             size_t np = sizeof positions / sizeof positions[0];
-            float *kc = malloc(4ull * n_ctx * kv), *vc = malloc(4ull * n_ctx * kv), *qv = malloc(4ull * H * hd * np);
+            float *kc = malloc(4ull * n_ctx * kv), *vc = malloc(4ull * n_ctx * kv),
+                  *qv = malloc(4ull * H * hd * np);
             float *out = malloc(4ull * H * hd * np);
             CHECK(kc && vc && qv && out);
             for (size_t i = 0; i < (size_t)n_ctx * kv; i++)
@@ -66,7 +69,7 @@ TEST(attn_decode_vs_double)
             CHECK_OK(hcq_buf_alloc(dev, 4ull * H * hd * np, HCQ_MEM_DEVICE, &qb));
             CHECK_OK(hcq_buf_alloc(dev, 4ull * H * hd * np, HCQ_MEM_DEVICE, &ob));
             CHECK_OK(hcq_buf_alloc(dev, part_B + 4ull * HK, HCQ_MEM_DEVICE, &pb));
-            uint32_t zero[8] = { 0 };
+            uint32_t zero[8] = {0};
             CHECK_OK(hcq_buf_write(pb, part_B, zero, 4ull * HK));
             CHECK_OK(hcq_buf_write(kb, 0, kc, 4ull * n_ctx * kv));
             CHECK_OK(hcq_buf_write(vb, 0, vc, 4ull * n_ctx * kv));
@@ -75,12 +78,21 @@ TEST(attn_decode_vs_double)
             float scale = 1.0f / sqrtf((float)hd);
             for (size_t pi = 0; pi < np; pi++) {
                 struct k_llm_attn_decode_params p = {
-                    .q_va = hcq_buf_va(qb) + 4ull * H * hd * pi, .kc_va = hcq_buf_va(kb), .vc_va = hcq_buf_va(vb),
-                    .out_va = hcq_buf_va(ob) + 4ull * H * hd * pi, .part_va = hcq_buf_va(pb),
-                    .count_va = hcq_buf_va(pb) + part_B, .pos = positions[pi], .n_ctx = n_ctx, .n_head = H,
-                    .n_head_kv = HK, .hd = hd, .n_split = K_LLM_AD_SPLITS, .scale = scale,
+                    .q_va = hcq_buf_va(qb) + 4ull * H * hd * pi,
+                    .kc_va = hcq_buf_va(kb),
+                    .vc_va = hcq_buf_va(vb),
+                    .out_va = hcq_buf_va(ob) + 4ull * H * hd * pi,
+                    .part_va = hcq_buf_va(pb),
+                    .count_va = hcq_buf_va(pb) + part_B,
+                    .pos = positions[pi],
+                    .n_ctx = n_ctx,
+                    .n_head = H,
+                    .n_head_kv = HK,
+                    .hd = hd,
+                    .n_split = K_LLM_AD_SPLITS,
+                    .scale = scale,
                 };
-                uint32_t grid[3] = { HK, K_LLM_AD_SPLITS, 1 }, block[3] = { K_LLM_AD_THREADS, 1, 1 };
+                uint32_t grid[3] = {HK, K_LLM_AD_SPLITS, 1}, block[3] = {K_LLM_AD_THREADS, 1, 1};
                 CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
             }
             CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
@@ -134,6 +146,6 @@ done:;
 int
 main(int argc, char **argv)
 {
-    static const struct th_case cases[] = { TH_CASE(attn_decode_vs_double) };
+    static const struct th_case cases[] = {TH_CASE(attn_decode_vs_double)};
     return th_run("llm_attn_decode", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

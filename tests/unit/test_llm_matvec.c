@@ -28,8 +28,8 @@ frand(void)
 
 struct mat {
     uint32_t type, rows;
-    uint8_t *q;  /* quantized */
-    float *deq;  /* dequantized [rows][k] */
+    uint8_t *q; /* quantized */
+    float *deq; /* dequantized [rows][k] */
 };
 
 static enum hcq_status
@@ -71,7 +71,8 @@ run_case(struct th *t, struct hcq_device *dev, struct hcq_program *prog, const s
         n_out += mats[s].rows;
     if (mode == K_LLM_MV_SWIGLU)
         n_out = mats[0].rows;
-    float *x = malloc(4ull * k), *nw = malloc(4ull * k), *b = malloc(4ull * n_out), *y0 = malloc(4ull * n_out);
+    float *x = malloc(4ull * k), *nw = malloc(4ull * k), *b = malloc(4ull * n_out),
+          *y0 = malloc(4ull * n_out);
     float *y = malloc(4ull * n_out), *xn = malloc(4ull * k);
     double *ref = malloc(8ull * n_out), *mag = malloc(8ull * n_out);
     struct hcq_buf *wb = NULL, *xb = NULL, *yb = NULL, *nb = NULL, *bb = NULL;
@@ -98,7 +99,7 @@ run_case(struct th *t, struct hcq_device *dev, struct hcq_program *prog, const s
         if (mode != K_LLM_MV_SWIGLU)
             while (r >= mats[s].rows)
                 r -= mats[s++].rows;
-        double d[2] = { 0, 0 }, a = 0;
+        double d[2] = {0, 0}, a = 0;
         for (uint32_t h = 0; h < (mode == K_LLM_MV_SWIGLU ? 2u : 1u); h++)
             for (uint32_t j = 0; j < k; j++) {
                 double p = (double)mats[s + h].deq[(size_t)r * k + j] * (norm ? x[j] * inv * nw[j] : x[j]);
@@ -129,13 +130,19 @@ run_case(struct th *t, struct hcq_device *dev, struct hcq_program *prog, const s
     CHECK_OK(hcq_buf_write(bb, 0, b, 4ull * n_out));
     CHECK_OK(hcq_buf_write(yb, 0, y0, 4ull * n_out));
     struct k_llm_matvec_params p = {
-        .x_va = hcq_buf_va(xb), .y_va = hcq_buf_va(yb), .norm_w_va = norm ? hcq_buf_va(nb) : 0,
-        .b_va = bias ? hcq_buf_va(bb) : 0, .k = k, .n_seg = n, .mode = mode, .eps = 1e-5f,
+        .x_va = hcq_buf_va(xb),
+        .y_va = hcq_buf_va(yb),
+        .norm_w_va = norm ? hcq_buf_va(nb) : 0,
+        .b_va = bias ? hcq_buf_va(bb) : 0,
+        .k = k,
+        .n_seg = n,
+        .mode = mode,
+        .eps = 1e-5f,
     };
     for (uint32_t s = 0; s < n; s++)
-        p.seg[s] = (struct k_llm_mv_seg){ hcq_buf_va(wb) + w_off[s], mats[s].type, mats[s].rows };
+        p.seg[s] = (struct k_llm_mv_seg){hcq_buf_va(wb) + w_off[s], mats[s].type, mats[s].rows};
     uint32_t tiles = k_llm_mv_tiles(&p);
-    uint32_t grid[3] = { tiles < grid_cap ? tiles : grid_cap, 1, 1 }, block[3] = { K_LLM_MV_THREADS, 1, 1 };
+    uint32_t grid[3] = {tiles < grid_cap ? tiles : grid_cap, 1, 1}, block[3] = {K_LLM_MV_THREADS, 1, 1};
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
     CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
     CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
@@ -144,8 +151,8 @@ run_case(struct th *t, struct hcq_device *dev, struct hcq_program *prog, const s
         double e = fabs(y[o] - ref[o]), bound = 1e-5 * mag[o] + 1e-6;
         if (!(e <= bound)) {
             if (fails++ < 3)
-                CHECKF(0, "type %u mode %u k %u row %u: %.9g vs ref %.9g (bound %.3g)", mats[0].type, mode, k, o,
-                       y[o], ref[o], bound);
+                CHECKF(0, "type %u mode %u k %u row %u: %.9g vs ref %.9g (bound %.3g)", mats[0].type, mode, k,
+                       o, y[o], ref[o], bound);
         } else if (mag[o] > 0 && e / mag[o] > *worst) {
             *worst = e / mag[o];
         }
@@ -163,55 +170,60 @@ done:
 
 TEST(matvec_all_types_modes_devices)
 {
-    static const uint32_t types[] = { LLM_TYPE_F16, LLM_TYPE_Q4_0, LLM_TYPE_Q8_0,
-                                      LLM_TYPE_Q4_K, LLM_TYPE_Q5_K, LLM_TYPE_Q6_K };
+    static const uint32_t types[] = {LLM_TYPE_F16,  LLM_TYPE_Q4_0, LLM_TYPE_Q8_0,
+                                     LLM_TYPE_Q4_K, LLM_TYPE_Q5_K, LLM_TYPE_Q6_K};
     char devs[256];
     const char *env = getenv("HCQ_TEST_DEVS");
     snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");
     int tried = 0;
     for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save)) {
-        struct hcq_device *dev = NULL;
-        struct hcq_program *prog = NULL;
-        if (hcq_device_open(dn, &dev) != HCQ_OK) {
-            printf("    %s: does not open here, skipped\n", dn);
-            continue;
-        }
-        if (hcq_program_load(dev, "k_llm_matvec", &prog) != HCQ_OK) {
-            printf("    %s: no k_llm_matvec, skipped\n", dn);
-            hcq_device_close(dev);
-            continue;
-        }
-        double worst = 0;
-        int cases = 0;
-        for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
-            static const uint32_t ks[] = { 256, 2304, 8192 };
-            for (int ki = 0; ki < 3; ki++) {
-                uint32_t k = ks[ki], ty = types[ti];
-                struct mat m[3] = { 0 };
-                uint32_t rows[3] = { 37, 8, 13 };
-                if (k == 8192)
-                    rows[0] = 21, rows[1] = 9, rows[2] = 3;
-                bool ok = true;
-                for (int s = 0; s < 3; s++)
-                    ok = ok && mat_make(&m[s], s == 2 && ty == LLM_TYPE_Q4_K ? LLM_TYPE_Q6_K : ty, rows[s], k) == 0;
-                CHECK(ok);
-                /* SET: three segments (Q4_K cases mix in a Q6_K third segment like Q4_K_M's V), norm */
-                run_case(t, dev, prog, m, 3, K_LLM_MV_SET, k, true, false, 1000, &worst);
-                /* ACC with bias, few CTAs looping over tiles */
-                run_case(t, dev, prog, m, 1, K_LLM_MV_ACC, k, false, true, 2, &worst);
-                /* SWIGLU: gate and up of equal rows, norm */
-                struct mat gu[2] = { m[0], m[0] };
-                gu[1].q = m[0].q, gu[1].deq = m[0].deq;
-                run_case(t, dev, prog, gu, 2, K_LLM_MV_SWIGLU, k, true, false, 3, &worst);
-                cases += 3;
-                for (int s = 0; s < 3; s++)
-                    mat_free(&m[s]);
+        static const char *const kernels[] = {"k_llm_matvec", "k_llm_matvec_wide"};
+        for (int kn = 0; kn < 2; kn++) {
+            struct hcq_device *dev = NULL;
+            struct hcq_program *prog = NULL;
+            if (hcq_device_open(dn, &dev) != HCQ_OK) {
+                printf("    %s: does not open here, skipped\n", dn);
+                break;
             }
+            if (hcq_program_load(dev, kernels[kn], &prog) != HCQ_OK) {
+                printf("    %s: no %s, skipped\n", dn, kernels[kn]);
+                hcq_device_close(dev);
+                continue;
+            }
+            double worst = 0;
+            int cases = 0;
+            for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+                static const uint32_t ks[] = {256, 2304, 8192};
+                for (int ki = 0; ki < 3; ki++) {
+                    uint32_t k = ks[ki], ty = types[ti];
+                    struct mat m[3] = {0};
+                    uint32_t rows[3] = {37, 8, 13};
+                    if (k == 8192)
+                        rows[0] = 21, rows[1] = 9, rows[2] = 3;
+                    bool ok = true;
+                    for (int s = 0; s < 3; s++)
+                        ok = ok && mat_make(&m[s], s == 2 && ty == LLM_TYPE_Q4_K ? LLM_TYPE_Q6_K : ty,
+                                            rows[s], k) == 0;
+                    CHECK(ok);
+                    /* SET: three segments (Q4_K cases mix in a Q6_K third segment like Q4_K_M's V), norm */
+                    run_case(t, dev, prog, m, 3, K_LLM_MV_SET, k, true, false, 1000, &worst);
+                    /* ACC with bias, few CTAs looping over tiles */
+                    run_case(t, dev, prog, m, 1, K_LLM_MV_ACC, k, false, true, 2, &worst);
+                    /* SWIGLU: gate and up of equal rows, norm */
+                    struct mat gu[2] = {m[0], m[0]};
+                    gu[1].q = m[0].q, gu[1].deq = m[0].deq;
+                    run_case(t, dev, prog, gu, 2, K_LLM_MV_SWIGLU, k, true, false, 3, &worst);
+                    cases += 3;
+                    for (int s = 0; s < 3; s++)
+                        mat_free(&m[s]);
+                }
+            }
+            printf("    %s %s: %d launches, worst |err| / (sum |w x| + |ref|) = %.3g\n", dn, kernels[kn],
+                   cases, worst);
+            hcq_program_destroy(prog);
+            hcq_device_close(dev);
+            tried++;
         }
-        printf("    %s: %d launches, worst |err| / (sum |w x| + |ref|) = %.3g\n", dn, cases, worst);
-        hcq_program_destroy(prog);
-        hcq_device_close(dev);
-        tried++;
     }
     CHECK(tried > 0);
 done:;
@@ -220,6 +232,6 @@ done:;
 int
 main(int argc, char **argv)
 {
-    static const struct th_case cases[] = { TH_CASE(matvec_all_types_modes_devices) };
+    static const struct th_case cases[] = {TH_CASE(matvec_all_types_modes_devices)};
     return th_run("llm_matvec", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
