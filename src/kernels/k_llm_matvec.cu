@@ -50,9 +50,11 @@ mv_warp_sum(float v)
 __device__ __forceinline__ uint2
 ld8(const uint8_t *p)
 {
-    uintptr_t a = (uintptr_t)p;
-    const uint32_t *w = (const uint32_t *)(a & ~(uintptr_t)3);
-    uint32_t sel = (a & 2) ? 0x5432u : 0x3210u;
+    /* pointer arithmetic, not an integer round trip: the compiler keeps the shared address
+     * space (LDS) instead of generic loads */
+    uint32_t mis = (uint32_t)(uintptr_t)p & 3u;
+    const uint32_t *w = (const uint32_t *)(p - mis);
+    uint32_t sel = (mis & 2) ? 0x5432u : 0x3210u;
     uint32_t w0 = w[0], w1 = w[1], w2 = w[2];
     return make_uint2(__byte_perm(w0, w1, sel), __byte_perm(w1, w2, sel));
 }

@@ -30,8 +30,10 @@ enum { PROG_EMBED, PROG_NORM, PROG_MATMUL, PROG_ROPE_KV, PROG_ATTN, PROG_ACT, PR
        PROG_COUNT };
 static const char *const prog_names[PROG_COUNT] = { "k_llm_embed", "k_llm_norm", "k_llm_matmul",
                                                     "k_llm_rope_kv", "k_llm_attn", "k_llm_act",
-                                                    "k_llm_matvec", "k_llm_attn_decode" };
-/* NVHCQ_MV=wide: the decode mat-vec variant with twice the stage (k_llm_matvec.cu), for A/B. */
+                                                    "k_llm_matvec_wide", "k_llm_attn_decode" };
+/* The decode mat-vec is k_llm_matvec_wide (2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs
+ * 560 with k_llm_matvec's 1 KB, bench/notes-decode.md); NVHCQ_MV=narrow picks the other
+ * for A/B runs. */
 
 /* Per-kernel profile of one decode step (llm_model_profile_step): a timestamp after every
  * launch, each launch labelled by the code that records it. */
@@ -72,13 +74,31 @@ struct llm_model {
     bool decode_fused;           /* decode steps take record_decode_llama */
     bool attn_split;             /* ... with the split-K attention (k_llm_attn_decode) */
     struct hcq_buf *adbuf;       /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
-    uint32_t mv_grid;            /* most CTAs of a decode mat-vec launch (about 4 per SM) */
+    uint32_t mv_grid;            /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
     const char *tag;             /* label of the next launch (profile) */
     uint64_t tag_B;              /* bytes it moves, 0: unknown */
     struct prof *prof;           /* non-NULL while profiling a step */
 };
 
 static bool decode_fused_ok(const struct llm_model *m);
+
+/* CTAs of the decode mat-vec that fit on the GPU at once (its CTAs loop over tiles, so a
+ * grid of exactly one wave has no tail: 4 per SM for k_llm_matvec, 3 for the 80-register
+ * k_llm_matvec_wide; a grid of 4 per SM for the latter left a second, partial wave). */
+static uint32_t
+mv_wave(const struct hcq_program *prog, uint32_t sm_count)
+{
+    struct hcq_program_info pi;
+    if (!sm_count || hcq_program_info(prog, &pi) != HCQ_OK || !pi.regs)
+        return 512;
+    uint32_t warp_regs = (pi.regs * 32 + 255) / 256 * 256, per_sm = 65536 / (warp_regs * (K_LLM_BLOCK / 32));
+    uint32_t by_smem = (100u * 1024) / (pi.shared_B + 1024); /* the carve-outs rm uses */
+    if (by_smem < per_sm)
+        per_sm = by_smem;
+    if (per_sm > 2048 / K_LLM_BLOCK)
+        per_sm = 2048 / K_LLM_BLOCK;
+    return (per_sm ? per_sm : 1) * sm_count;
+}
 _Static_assert(K_LLM_MV_THREADS == K_LLM_BLOCK && K_LLM_AD_THREADS == K_LLM_BLOCK, "launch() uses K_LLM_BLOCK");
 
 void
@@ -288,15 +308,15 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         goto fail;
     for (int i = 0; i < PROG_COUNT; i++) {
         const char *name = prog_names[i];
-        if (i == PROG_MATVEC && getenv("NVHCQ_MV") && !strcmp(getenv("NVHCQ_MV"), "wide"))
-            name = "k_llm_matvec_wide";
+        if (i == PROG_MATVEC && getenv("NVHCQ_MV") && !strcmp(getenv("NVHCQ_MV"), "narrow"))
+            name = "k_llm_matvec";
         if ((st = hcq_program_load(m->dev, name, &m->prog[i])))
             goto fail;
     }
     if ((st = upload_weights(m, &p)) || (st = alloc_state(m)))
         goto fail;
     struct hcq_device_info info;
-    m->mv_grid = hcq_device_info(m->dev, &info) == HCQ_OK && info.sm_count ? 4 * info.sm_count : 512;
+    m->mv_grid = mv_wave(m->prog[PROG_MATVEC], hcq_device_info(m->dev, &info) == HCQ_OK ? info.sm_count : 0);
     m->decode_fused = decode_fused_ok(m) && !p.naive_decode;
     m->attn_split = m->decode_fused && k_llm_attn_decode_ok(m->hp.n_head, m->hp.n_head_kv, m->hp.head_dim);
     if (m->attn_split) {
