@@ -7,7 +7,7 @@
  * src/ops/ops_llm_attn_decode.c; tests: tests/unit/test_llm_attn_decode.c (vs a double
  * reference at several positions) and test_llm_e2e.c (end to end on every device).
  *
- * In a CTA, warp w takes positions t0 + w, t0 + w + 8, ...; lane i holds E = hd / 32
+ * In a CTA, warp w takes positions t0 + w, t0 + w + 8, ... (4 rows' loads at a time); lane i holds E = hd / 32
  * consecutive elements of q (pre-scaled), K and V rows; each query head sharing the KV head
  * keeps an online softmax (running max m, sum l, output acc). The 8 warps merge through
  * shared memory, the CTA writes (m, l, acc[hd]) per head; the last CTA of the group
@@ -71,25 +71,39 @@ attn_decode(const struct k_llm_attn_decode_params &p)
                 q[h][i] *= p.scale;
         }
     }
-    for (uint32_t t = t0 + warp; t < t1; t += NWARP) {
-        float k[E], v[E];
-        ld_row<E>(kc + (size_t)t * kv_dim, k);
-        ld_row<E>(vc + (size_t)t * kv_dim, v);
+    /* U positions per iteration: their K and V loads are issued together (more bytes in
+     * flight per warp than one row at a time, which left the loop latency-bound) */
+    const int U = 4;
+    for (uint32_t tb = t0 + warp; tb < t1; tb += U * NWARP) {
+        float k[U][E], v[U][E];
 #pragma unroll
-        for (int h = 0; h < GS; h++) {
-            if (h >= (int)gs)
+        for (int u = 0; u < U; u++) {
+            uint32_t t = tb + u * NWARP;
+            if (t < t1) {
+                ld_row<E>(kc + (size_t)t * kv_dim, k[u]);
+                ld_row<E>(vc + (size_t)t * kv_dim, v[u]);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (tb + u * NWARP >= t1)
                 break;
-            float d = 0.0f;
 #pragma unroll
-            for (int i = 0; i < E; i++)
-                d += q[h][i] * k[i];
-            d = ad_warp_sum(d);
-            float mn = fmaxf(m[h], d), c = __expf(m[h] - mn), e = __expf(d - mn);
-            l[h] = l[h] * c + e;
+            for (int h = 0; h < GS; h++) {
+                if (h >= (int)gs)
+                    break;
+                float d = 0.0f;
 #pragma unroll
-            for (int i = 0; i < E; i++)
-                acc[h][i] = acc[h][i] * c + e * v[i];
-            m[h] = mn;
+                for (int i = 0; i < E; i++)
+                    d += q[h][i] * k[u][i];
+                d = ad_warp_sum(d);
+                float mn = fmaxf(m[h], d), c = __expf(m[h] - mn), e = __expf(d - mn);
+                l[h] = l[h] * c + e;
+#pragma unroll
+                for (int i = 0; i < E; i++)
+                    acc[h][i] = acc[h][i] * c + e * v[u][i];
+                m[h] = mn;
+            }
         }
     }
     /* merge the warps, one head at a time, and write this CTA's partial */
@@ -164,7 +178,7 @@ attn_decode(const struct k_llm_attn_decode_params &p)
         *count = 0; /* ready for the next launch (a later kernel on the queue) */
 }
 
-extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS)
+extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 2)
 k_llm_attn_decode(const struct k_llm_attn_decode_params p)
 {
     if (p.hd == 64)
