@@ -26,8 +26,8 @@ AR ?= ar
 OPT ?= -O2 -g
 CSTD := -std=c11 -D_GNU_SOURCE
 WARN := -Wall -Wextra -Werror -Wpointer-arith -Wshadow -Wno-missing-field-initializers
-INCDIRS := include src/util src/core src/ops src/kernels src/gpu src/hcq src/iface \
-           $(patsubst %/,%,$(wildcard src/iface/*/)) src/llm tests
+INCDIRS := include src/util src/core src/ops src/kernels src/gpu src/engine src/kmd \
+           $(patsubst %/,%,$(wildcard src/kmd/*/ src/backend/*/)) src/emu src/llm tests
 CFLAGS_ALL := $(CSTD) $(OPT) $(WARN) $(SANFLAGS) $(addprefix -I,$(INCDIRS)) -MMD -MP -pthread $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) -pthread $(LDFLAGS)
 LDLIBS_ALL := -ldl -lm $(LDLIBS)
@@ -60,6 +60,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 LIB := $(BUILD)/libnvhcq.a
 CLI := $(BUILD)/nvhcq
 
+.SECONDARY:
 .PHONY: all test demo bench install clean format format-check cross-aarch64 test-gpu fuzz lint golden-update
 all: $(LIB) $(CLI) $(UNIT_BINS) $(BUILD)/tests/hcq_suite
 

@@ -1,8 +1,10 @@
 #!/bin/sh
 # check_layers.sh - enforce the dependency rules of STYLE.md 2.1 by reading #include lines:
-#   util -> include;  gpu -> gpu, util;  core -> core, gpu, util;  ops -> ops, kernels, core, util
-#   hcq -> hcq, gpu, core, util;  iface -> iface, hcq, gpu, core, util;  llm -> llm, kernels (param
-#   headers), include only (never core/hcq/iface internals);  kernels -> kernels.
+#   util -> include, util;  gpu -> gpu, util;  core -> core, gpu, util;  ops -> ops, kernels, core, util
+#   engine -> engine, gpu, core, util;  backend -> backend, core, gpu, ops, util;
+#   kmd -> kmd, engine, gpu, core, util;  emu -> emu, kmd (sys.h), engine, gpu, core, ops, util;
+#   llm -> llm, kernels (param headers), util, include only (never core/engine/kmd internals);
+#   kernels -> kernels.
 # Prints "layers: N passed, N failed" (one check per source file).
 cd "$(dirname "$0")/.." || exit 1
 tmp=$(mktemp)
@@ -18,8 +20,10 @@ for f in $(find src -name '*.c' -o -name '*.h' -o -name '*.cu' | sort); do
         gpu) allowed="include src/util src/gpu" ;;
         core) allowed="include src/util src/gpu src/core" ;;
         ops) allowed="include src/util src/core src/ops src/kernels" ;;
-        hcq) allowed="include src/util src/gpu src/core src/hcq" ;;
-        iface) allowed="include src/util src/gpu src/core src/hcq src/iface src/ops" ;;
+        engine) allowed="include src/util src/gpu src/core src/engine" ;;
+        backend) allowed="include src/util src/gpu src/core src/backend src/ops" ;;
+        kmd) allowed="include src/util src/gpu src/core src/engine src/kmd" ;;
+        emu) allowed="include src/util src/gpu src/core src/engine src/kmd src/emu src/ops" ;;
         llm) allowed="include src/llm src/kernels src/util" ;;
         kernels) allowed="src/kernels" ;;
         *) allowed="" ;;

@@ -3,7 +3,7 @@
  * nvhcq_dmesg.c - `nvhcq dmesg-check`: read the kernel log (or a saved one) and report the
  * NVIDIA driver's errors (Xids, MMU faults, a GPU that fell off the bus, channel errors),
  * ignoring its routine lines. Exit status 0 = clean, 1 = errors, 2 = log unreadable.
- * The classifier is src/iface/rm/rm_dmesg.c; this file only does I/O and printing.
+ * The classifier is src/kmd/rm/rm_dmesg.c; this file only does I/O and printing.
  *
  *   nvhcq dmesg-check                   scan the whole `dmesg` output
  *   nvhcq dmesg-check --mark            print a token for --since (writes a marker line to
@@ -12,9 +12,11 @@
  *   nvhcq dmesg-check --file F          scan a saved log (F = - for stdin)
  *   nvhcq dmesg-check --quiet           summary only
  */
+#include "nvhcq_cli.h"
 #include "rm_dmesg.h"
 #include "rm_status.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +60,7 @@ dm_read_log(const char *file, struct dm_buf *b)
     if (file) {
         FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
         if (!f) {
-            fprintf(stderr, "dmesg-check: cannot open %s\n", file);
+            fprintf(stderr, "nvhcq dmesg-check: %s: %s\n", file, strerror(errno));
             return -1;
         }
         int rc = dm_read_stream(f, b);
@@ -126,33 +128,41 @@ dm_print_line(void *user, const char *line, size_t len, const struct rm_dmesg_hi
         printf("%-6s [%s] %.*s\n", hit->cls == RM_DMESG_ERROR ? "ERROR" : "NOTE", hit->what, (int)len, line);
 }
 
-static void
-dm_usage(void)
+/* `dmesg-check` may be handed the whole command line (argv[1] == "dmesg-check"): skip it */
+static int
+dm_positional(const char *arg, void *user)
 {
-    fprintf(stderr, "usage: nvhcq dmesg-check [--file F|-] [--since mark:TEXT|ts:SECONDS] [--mark] [--quiet]\n");
+    (void)user;
+    if (!strcmp(arg, "dmesg-check"))
+        return 0;
+    fprintf(stderr, "nvhcq dmesg-check: unexpected argument '%s'\n(nvhcq dmesg-check --help lists the options)\n", arg);
+    return 2;
 }
 
 int
 nvhcq_cmd_dmesg_check(int argc, char **argv)
 {
     const char *file = NULL, *since = NULL;
+    bool mark = false;
     struct dm_print pr = { false };
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--file") && i + 1 < argc) {
-            file = argv[++i];
-        } else if (!strcmp(argv[i], "--since") && i + 1 < argc) {
-            since = argv[++i];
-        } else if (!strcmp(argv[i], "--mark")) {
-            return dm_mark();
-        } else if (!strcmp(argv[i], "--quiet")) {
-            pr.quiet = true;
-        } else if (!strcmp(argv[i], "dmesg-check")) {
-            continue; /* tolerate being handed the whole command line */
-        } else {
-            dm_usage();
-            return 2;
-        }
-    }
+    const struct cli_opt opts[] = {
+        CLI_STR(NULL, "--file", &file, "F", "read the log from F (- : stdin) [default: the kernel log]"),
+        CLI_STR(NULL, "--since", &since, "mark:TEXT|ts:SECONDS", "scan only after this mark or timestamp"),
+        CLI_FLAG(NULL, "--mark", &mark, "write a mark into the kernel log and print it (for --since)"),
+        CLI_FLAG(NULL, "--quiet", &pr.quiet, "print only the summary line"),
+        CLI_END,
+    };
+    const struct cli_cmd cmd = {
+        "dmesg-check", "[--file F|-] [--since mark:TEXT|ts:SECONDS] [--mark] [--quiet]",
+        "Classifies kernel log lines of the GPU drivers (NVRM Xid, MMU faults, nvgpu errors).\n"
+        "Exit status 1 when an error line is found, 2 when the log cannot be read.",
+        opts, dm_positional, NULL, NULL,
+    };
+    int rc = cli_parse(&cmd, argc, argv);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (mark)
+        return dm_mark();
     if (since && strncmp(since, "ts:", 3) != 0 && strncmp(since, "mark:", 5) != 0) {
         fprintf(stderr, "dmesg-check: --since %s: expected mark:TEXT or ts:SECONDS\n", since);
         return 2;

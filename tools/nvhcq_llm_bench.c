@@ -3,13 +3,16 @@
  * nvhcq_llm_bench.c - `nvhcq llm-bench`: llama-bench-style throughput of a GGUF model:
  * pp<N> (prompt processing: N tokens evaluated in one call, batches of -b) and tg<N>
  * (N decode steps of one token from an empty context), each repeated -r times after one
- * warm-up, reported as mean ± sd tokens/s in a markdown table. Layer: tools.
+ * warm-up, reported as mean ± sd tokens/s in a markdown table; -d repeats them after a KV
+ * cache filled to each depth, --profile adds one decode step's per-kernel table. Layer: tools.
  * Napkin math: tg is bounded by weight bytes / memory bandwidth (anchors.md §6.3).
  */
 #include "hcq.h"
 #include "llm.h"
+#include "nvhcq_cli.h"
 #include "nvhcq_cmds.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,10 +27,8 @@ print_profile(struct llm_model *m, uint32_t pos)
     struct llm_prof_row rows[64];
     uint32_t n = 0;
     double step = 0;
-    if (llm_model_profile_step(m, 1, pos, rows, 64, &n, &step)) {
-        fprintf(stderr, "nvhcq llm-bench: profile: %s\n", hcq_last_error());
-        return 1;
-    }
+    if (llm_model_profile_step(m, 1, pos, rows, 64, &n, &step))
+        return cli_fail("llm-bench", "--profile: %s", hcq_last_error());
     printf("\nprofile: one decode step at position %u, %.1f us (no graph; timestamps between launches)\n\n", pos,
            step);
     printf("| kernel | count | total us | us/launch | GB/s | %% of step |\n|---|---:|---:|---:|---:|---:|\n");
@@ -70,7 +71,7 @@ bench_one(struct llm_model *m, bool pp, uint32_t n, uint32_t depth, int reps, do
             for (uint32_t i = 0; i < n && !st; i++)
                 st = llm_model_eval(m, &toks[i], 1, depth + i);
         if (st) {
-            fprintf(stderr, "nvhcq llm-bench: %s\n", hcq_last_error());
+            cli_fail("llm-bench", "%s", hcq_last_error());
             free(toks);
             free(rate);
             return 1;
@@ -89,82 +90,171 @@ bench_one(struct llm_model *m, bool pp, uint32_t n, uint32_t depth, int reps, do
     return 0;
 }
 
+/* Weight type of the file: general.file_type is llama.cpp's llama_ftype enum (values as in its
+ * llama.h); "?" for one not listed. */
+static const char *
+ftype_name(const struct llm_gguf *g)
+{
+    static const char *const names[] = {
+        [0] = "F32",     [1] = "F16",     [2] = "Q4_0",    [3] = "Q4_1",    [7] = "Q8_0",    [8] = "Q5_0",
+        [9] = "Q5_1",    [10] = "Q2_K",   [11] = "Q3_K_S", [12] = "Q3_K_M", [13] = "Q3_K_L", [14] = "Q4_K_S",
+        [15] = "Q4_K_M", [16] = "Q5_K_S", [17] = "Q5_K_M", [18] = "Q6_K",   [32] = "BF16",
+    };
+    uint32_t ft;
+    if (llm_gguf_get_u32(g, "general.file_type", &ft) || ft >= sizeof names / sizeof names[0] || !names[ft])
+        return "?";
+    return names[ft];
+}
+
+struct bench_rec {
+    char test[32];
+    uint32_t n_prompt, n_gen, n_depth;
+    double mean, sd;
+};
+
+static void
+write_json(FILE *f, const char *model, const char *type, const struct llm_model *m, const struct hcq_device_info *in,
+           uint32_t n_batch, int reps, const char *commit, const struct bench_rec *r, int n)
+{
+    fprintf(f, "[\n");
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "  {\"model\": ");
+        cli_json_str(f, model);
+        fprintf(f, ", \"type\": ");
+        cli_json_str(f, type);
+        fprintf(f, ", \"size_B\": %llu, \"n_layer\": %u, \"backend\": ",
+                (unsigned long long)llm_model_weight_bytes(m), llm_model_hparams(m)->n_layer);
+        cli_json_str(f, in->backend);
+        fprintf(f, ", \"device\": ");
+        cli_json_str(f, in->spec);
+        fprintf(f, ", \"gpu\": ");
+        cli_json_str(f, in->name);
+        fprintf(f, ", \"driver\": ");
+        cli_json_str(f, in->driver);
+        fprintf(f, ", \"commit\": ");
+        cli_json_str(f, commit);
+        fprintf(f, ",\n   \"test\": \"%s\", \"n_prompt\": %u, \"n_gen\": %u, \"n_depth\": %u, \"n_batch\": %u, "
+                   "\"reps\": %d, \"avg_ts\": %.3f, \"stddev_ts\": %.3f}%s\n",
+                r[i].test, r[i].n_prompt, r[i].n_gen, r[i].n_depth, n_batch, reps, r[i].mean, r[i].sd, i + 1 < n ? "," : "");
+    }
+    fprintf(f, "]\n");
+}
+
 int
 nvhcq_cmd_llm_bench(int argc, char **argv)
 {
-    const char *model = NULL, *dev = NULL;
-    uint32_t n_pp = 512, n_tg = 128, n_batch = 0, depths[8] = { 0 }, n_depth = 1;
+    const char *model = NULL, *dev = NULL, *json = NULL, *format = "md", *depth_s = "0";
+    uint32_t n_pp = 512, n_tg = 128, n_batch = 0, depths[8] = { 0 }, n_depth = 0;
     int reps = 5;
     bool profile = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define ARG(name) (!strcmp(a, name) && v && (i++, true))
-        if (ARG("-m")) model = v;
-        else if (ARG("-p")) n_pp = (uint32_t)atoi(v);
-        else if (ARG("-n")) n_tg = (uint32_t)atoi(v);
-        else if (ARG("-r")) reps = atoi(v);
-        else if (ARG("-b")) n_batch = (uint32_t)atoi(v);
-        else if (ARG("--dev")) dev = v;
-        else if (!strcmp(a, "--profile")) profile = true;
-        else if (ARG("-d")) { /* comma list of depths, like llama-bench */
-            n_depth = 0;
-            for (const char *c = v; *c && n_depth < 8; c = strchr(c, ',') ? strchr(c, ',') + 1 : "")
-                depths[n_depth++] = (uint32_t)atoi(c);
-        }
-        else {
-            fprintf(stderr, "usage: nvhcq llm-bench -m model.gguf [-p 512] [-n 128] [-r 5] [-b BATCH] [-d D1,D2..] "
-                            "[--profile] [--dev SPEC]\n");
-            return 2;
-        }
-#undef ARG
+    const struct cli_opt opts[] = {
+        CLI_STR("-m", "--model", &model, "FILE", "GGUF model (required)"),
+        CLI_NUM("-p", "--n-prompt", &n_pp, "N", 0, 1 << 20, "pp test: N prompt tokens in one evaluation; 0: skip"),
+        CLI_NUM("-n", "--n-gen", &n_tg, "N", 0, 1 << 20, "tg test: N decode steps of one token; 0: skip"),
+        CLI_NUM("-r", "--repetitions", &reps, "N", 1, 1000, "timed repetitions of each test (after one warm-up)"),
+        CLI_NUM("-b", "--batch-size", &n_batch, "N", 1, 1 << 20, "prompt batch [default: -p's value; 512 if -p 0]"),
+        CLI_STR(NULL, "--dev", &dev, "SPEC", "device: cpu, cuda:N, rm:N, nvgpu:0 [default: HCQ_DEV, else auto]"),
+        CLI_STR("-d", "--n-depth", &depth_s, "D1,D2..", "repeat the tests after a KV cache filled to each depth"),
+        CLI_FLAG(NULL, "--profile", &profile, "per-kernel device time of one decode step (per depth; md output)"),
+        CLI_CHOICE("-o", "--output", &format, "md|json", "stdout format: markdown table or JSON records"),
+        CLI_STR(NULL, "--json", &json, "FILE", "also write the JSON records to FILE"),
+        CLI_END,
+    };
+    const struct cli_cmd cmd = {
+        "llm-bench", "-m FILE [-p N] [-n N] [-r N] [options]",
+        "llama-bench-style throughput: pp<N> (prompt processing) and tg<N> (decode from an empty\n"
+        "context), mean +- sd tokens/s over -r repetitions after one warm-up.\n"
+        "JSON records: model, type, size_B, n_layer, backend, device, gpu, driver, commit, test,\n"
+        "n_prompt, n_gen, n_depth, n_batch, reps, avg_ts, stddev_ts.",
+        opts, NULL, NULL, NULL,
+    };
+    int rc = cli_parse(&cmd, argc, argv);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (!model)
+        return cli_usage_error(&cmd, "-m FILE is required");
+    if (!n_pp && !n_tg)
+        return cli_usage_error(&cmd, "-p 0 and -n 0: nothing to measure");
+    uint32_t max_d = 0;
+    for (const char *c = depth_s; *c; c = strchr(c, ',') ? strchr(c, ',') + 1 : "") {
+        char *end;
+        long d = strtol(c, &end, 10);
+        if (n_depth == 8 || end == c || d < 0 || d > (1 << 20) || (*end && *end != ','))
+            return cli_usage_error(&cmd, "-d: up to 8 comma-separated depths 0..1048576");
+        depths[n_depth++] = (uint32_t)d;
+        max_d = (uint32_t)d > max_d ? (uint32_t)d : max_d;
     }
-    if (!model || reps < 1)
-        return fprintf(stderr, "nvhcq llm-bench: -m is required\n"), 2;
+    if (!n_depth)
+        return cli_usage_error(&cmd, "-d: up to 8 comma-separated depths 0..1048576");
+    bool md = !strcmp(format, "md");
+    FILE *jf = NULL;
+    if (json && !(jf = fopen(json, "w")))
+        return cli_fail("llm-bench", "--json %s: %s", json, strerror(errno));
     struct llm_model_params mp;
     llm_model_params_default(&mp);
     int last = -1;
     mp.dev_spec = dev;
     mp.naive_decode = getenv("NVHCQ_NAIVE_DECODE") != NULL; /* A/B against the per-op kernels */
-    uint32_t max_d = 0;
-    for (uint32_t i = 0; i < n_depth; i++)
-        max_d = depths[i] > max_d ? depths[i] : max_d;
     mp.n_ctx = max_d + (n_pp > n_tg ? n_pp : n_tg) + 1;
     mp.n_batch = n_batch ? n_batch : (n_pp ? n_pp : 512);
     mp.progress = nvhcq_llm_progress;
     mp.progress_user = &last;
     struct llm_model *m = NULL;
-    if (llm_model_load(model, &mp, &m)) {
-        fprintf(stderr, "nvhcq llm-bench: cannot load %s: %s\n", model, hcq_last_error());
-        return 1;
+    struct llm_gguf *g = NULL;
+    if (llm_gguf_open(model, &g) || llm_model_load_gguf(g, &mp, &m)) {
+        rc = cli_fail_file("llm-bench", "cannot load", model);
+        goto done;
     }
     struct hcq_device_info info;
     if (hcq_device_info(llm_model_device(m), &info) != HCQ_OK)
         memset(&info, 0, sizeof info);
     const struct llm_hparams *hp = llm_model_hparams(m);
     const char *base = strrchr(model, '/') ? strrchr(model, '/') + 1 : model;
-    printf("device: %s (%s, %s), driver %s\n\n", info.name, info.spec, info.arch, info.driver);
-    printf("| model | size | layers | backend | test | t/s |\n|---|---:|---:|---|---:|---:|\n");
-    int rc = 0;
+    const char *type = ftype_name(g);
+    char commit[48];
+    cli_commit(commit, sizeof commit);
+    if (md) {
+        printf("device: %s (%s, %s), driver %s, commit %s\n\n", info.name, info.spec, info.arch, info.driver, commit);
+        printf("| model | type | size | layers | backend | test | t/s |\n|---|---|---:|---:|---|---:|---:|\n");
+    }
+    struct bench_rec recs[16];
+    int n_rec = 0;
+    rc = 0;
     for (uint32_t di = 0; di < n_depth && !rc; di++) {
         for (int k = 0; k < 2 && !rc; k++) {
             bool pp = k == 0;
             uint32_t n = pp ? n_pp : n_tg;
             if (!n)
                 continue;
-            double mean, sd;
-            if ((rc = bench_one(m, pp, n, depths[di], reps, &mean, &sd)))
+            struct bench_rec *r = &recs[n_rec];
+            if ((rc = bench_one(m, pp, n, depths[di], reps, &r->mean, &r->sd)))
                 break;
-            char at[32] = "";
             if (depths[di])
-                snprintf(at, sizeof at, " @ d%u", depths[di]);
-            printf("| %s | %.2f GiB | %u | %s | %s%u%s | %.2f ± %.2f |\n", base,
-                   llm_model_weight_bytes(m) / 1073741824.0, hp->n_layer, info.backend, pp ? "pp" : "tg", n, at,
-                   mean, sd);
-            fflush(stdout);
+                snprintf(r->test, sizeof r->test, "%s%u @ d%u", pp ? "pp" : "tg", n, depths[di]);
+            else
+                snprintf(r->test, sizeof r->test, "%s%u", pp ? "pp" : "tg", n);
+            r->n_prompt = pp ? n : 0;
+            r->n_gen = pp ? 0 : n;
+            r->n_depth = depths[di];
+            n_rec++;
+            if (md) {
+                printf("| %s | %s | %.2f GiB | %u | %s | %s | %.2f ± %.2f |\n", base, type,
+                       llm_model_weight_bytes(m) / 1073741824.0, hp->n_layer, info.backend, r->test, r->mean,
+                       r->sd);
+                fflush(stdout);
+            }
         }
     }
-    for (uint32_t di = 0; profile && di < n_depth && !rc; di++)
+    for (uint32_t di = 0; profile && md && di < n_depth && !rc; di++)
         rc = print_profile(m, depths[di] + (n_tg ? n_tg : 1) - 1);
+    if (!md)
+        write_json(stdout, base, type, m, &info, mp.n_batch, reps, commit, recs, n_rec);
+    if (jf)
+        write_json(jf, base, type, m, &info, mp.n_batch, reps, commit, recs, n_rec);
+done:
+    if (jf && fclose(jf) && !rc)
+        rc = cli_fail("llm-bench", "--json %s: %s", json, strerror(errno));
     llm_model_destroy(m);
+    llm_gguf_destroy(g);
     return rc;
 }

@@ -9,8 +9,8 @@ FUZZ_CC ?= clang
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRCS))
-FUZZ_INC := $(addprefix -I,include src/util src/core src/ops src/kernels src/gpu src/hcq src/iface \
-            $(patsubst %/,%,$(wildcard src/iface/*/)) src/llm tests)
+FUZZ_INC := $(addprefix -I,include src/util src/core src/ops src/kernels src/gpu src/engine src/kmd \
+            $(patsubst %/,%,$(wildcard src/kmd/*/ src/backend/*/)) src/emu src/llm tests)
 
 SEEDS_fuzz_cubin := tests/data
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rm_bringup.c - hardware bring-up of iface/rm on a real GPU (not part of `make test`).
+ * rm_bringup.c - hardware bring-up of kmd/rm on a real GPU (not part of `make test`).
  * Opens rm:N through rm_kmd_create(), prints the kmd info, allocates each kind of memory
  * and checks CPU writes/reads through the mappings, creates a compute and a copy channel
  * and runs hand-written pushbuffers on them (host semaphore releases with timestamp,
@@ -15,9 +15,9 @@
  * Usage: rm_bringup [--index N] [--fault] [--cycles N]
  */
 #include "hcq.h"
-#include "hcq_kmd.h"
+#include "kmd.h"
 #include "hcq_log.h"
-#include "hcq_sys.h"
+#include "sys.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,22 +81,22 @@ pb_sem_release(struct pb *p, uint64_t va, uint64_t value)
 
 /* Submit pushbuffer words [start, p->dw) as one GPFIFO entry (rm.md §4.3-4.4). */
 static void
-submit(struct hcq_kmd *kmd, struct hcq_kmd_channel *ch, uint32_t *put, struct pb *p, uint32_t start)
+submit(struct kmd *kmd, struct kmd_channel *ch, uint32_t *put, struct pb *p, uint32_t start)
 {
     uint64_t va = p->va + 4ull * start;
     uint64_t entry = (va & ~3ull) | ((uint64_t)(p->dw - start) << 42);
     ch->ring[*put % ch->entries] = entry;
     *put += 1;
-    hcq_kmd_channel_kick(kmd, ch, *put);
+    kmd_channel_kick(kmd, ch, *put);
 }
 
 static int
-wait64(struct hcq_kmd *kmd, volatile uint64_t *slot, uint64_t value, uint64_t timeout_ns)
+wait64(struct kmd *kmd, volatile uint64_t *slot, uint64_t value, uint64_t timeout_ns)
 {
     uint64_t t0 = now_ns();
     while (*slot < value) {
         char why[256] = "";
-        if (hcq_kmd_check(kmd, why, sizeof why) != HCQ_OK) {
+        if (kmd_check(kmd, why, sizeof why) != HCQ_OK) {
             printf("  check(): %s\n", why);
             return -2;
         }
@@ -107,23 +107,23 @@ wait64(struct hcq_kmd *kmd, volatile uint64_t *slot, uint64_t value, uint64_t ti
 }
 
 static void
-test_memory(struct hcq_kmd *kmd)
+test_memory(struct kmd *kmd)
 {
     static const struct {
         const char *what;
         uint64_t size;
         uint32_t flags;
     } cases[] = {
-        { "vidmem 64 KiB cpu-mapped", 64 << 10, HCQ_KMD_MEM_VRAM | HCQ_KMD_MEM_CPU_MAP },
-        { "vidmem 16 MiB cpu-mapped (2 MiB pages)", 16 << 20, HCQ_KMD_MEM_VRAM | HCQ_KMD_MEM_CPU_MAP },
-        { "vidmem 4 MiB gpu-only", 4 << 20, HCQ_KMD_MEM_VRAM },
-        { "vidmem 1 MiB low-va contig", 1 << 20, HCQ_KMD_MEM_VRAM | HCQ_KMD_MEM_LOW_VA | HCQ_KMD_MEM_CONTIG | HCQ_KMD_MEM_CPU_MAP },
-        { "sysmem 1 MiB cpu-mapped", 1 << 20, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP },
-        { "sysmem 256 KiB rm-owned", 256 << 10, HCQ_KMD_MEM_SYSMEM },
+        { "vidmem 64 KiB cpu-mapped", 64 << 10, KMD_MEM_VRAM | KMD_MEM_CPU_MAP },
+        { "vidmem 16 MiB cpu-mapped (2 MiB pages)", 16 << 20, KMD_MEM_VRAM | KMD_MEM_CPU_MAP },
+        { "vidmem 4 MiB gpu-only", 4 << 20, KMD_MEM_VRAM },
+        { "vidmem 1 MiB low-va contig", 1 << 20, KMD_MEM_VRAM | KMD_MEM_LOW_VA | KMD_MEM_CONTIG | KMD_MEM_CPU_MAP },
+        { "sysmem 1 MiB cpu-mapped", 1 << 20, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP },
+        { "sysmem 256 KiB rm-owned", 256 << 10, KMD_MEM_SYSMEM },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        struct hcq_kmd_mem *m = NULL;
-        enum hcq_status st = hcq_kmd_mem_alloc(kmd, cases[i].size, 0, cases[i].flags, &m);
+        struct kmd_mem *m = NULL;
+        enum hcq_status st = kmd_mem_alloc(kmd, cases[i].size, 0, cases[i].flags, &m);
         EXPECT(st == HCQ_OK, "mem_alloc %s -> %d\n", cases[i].what, st);
         if (st != HCQ_OK)
             continue;
@@ -136,43 +136,43 @@ test_memory(struct hcq_kmd *kmd)
                 ok &= p[j] == seed * (j + 1);
         }
         EXPECT(ok, "%s: CPU readback mismatch\n", cases[i].what);
-        EXPECT(!(cases[i].flags & HCQ_KMD_MEM_CPU_MAP) || m->map, "%s: no CPU map\n", cases[i].what);
-        EXPECT(!(cases[i].flags & (HCQ_KMD_MEM_CPU_MAP | HCQ_KMD_MEM_LOW_VA)) || m->va < (1ull << 40),
+        EXPECT(!(cases[i].flags & KMD_MEM_CPU_MAP) || m->map, "%s: no CPU map\n", cases[i].what);
+        EXPECT(!(cases[i].flags & (KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA)) || m->va < (1ull << 40),
                "%s: va 0x%llx >= 2^40\n", cases[i].what, (unsigned long long)m->va);
         printf("  %-40s va 0x%012llx size 0x%llx map %p %s\n", cases[i].what, (unsigned long long)m->va,
                (unsigned long long)m->size_B, m->map, ok ? "ok" : "BAD");
-        hcq_kmd_mem_free(kmd, m);
+        kmd_mem_free(kmd, m);
     }
     void *host = aligned_alloc(4096, 1 << 20);
-    struct hcq_kmd_mem *im = NULL;
+    struct kmd_mem *im = NULL;
     memset(host, 0x5A, 1 << 20);
-    enum hcq_status st = hcq_kmd_mem_import_host(kmd, host, 1 << 20, &im);
+    enum hcq_status st = kmd_mem_import_host(kmd, host, 1 << 20, &im);
     EXPECT(st == HCQ_OK, "mem_import_host -> %d\n", st);
     if (im) {
         printf("  %-40s va 0x%012llx\n", "host import 1 MiB", (unsigned long long)im->va);
-        hcq_kmd_mem_free(kmd, im);
+        kmd_mem_free(kmd, im);
     }
     free(host);
 }
 
 /* Compute + copy channels: SET_OBJECT, semaphore releases, one CE copy. */
 static void
-test_channels(struct hcq_kmd *kmd)
+test_channels(struct kmd *kmd)
 {
-    struct hcq_kmd_channel *cc = NULL, *ce = NULL;
-    struct hcq_kmd_mem *pbm = NULL, *sig = NULL, *src = NULL, *dst = NULL;
-    enum hcq_status st = hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 1024, &cc);
+    struct kmd_channel *cc = NULL, *ce = NULL;
+    struct kmd_mem *pbm = NULL, *sig = NULL, *src = NULL, *dst = NULL;
+    enum hcq_status st = kmd_channel_create(kmd, KMD_ENGINE_COMPUTE, 1024, &cc);
     EXPECT(st == HCQ_OK, "compute channel -> %d\n", st);
-    st = hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 1024, &ce);
+    st = kmd_channel_create(kmd, KMD_ENGINE_COPY, 1024, &ce);
     EXPECT(st == HCQ_OK, "copy channel -> %d\n", st);
     if (!cc || !ce)
         goto done;
     printf("  compute channel token 0x%x class 0x%04x; copy channel token 0x%x class 0x%04x\n", cc->token,
            cc->obj_cls, ce->token, ce->obj_cls);
-    if (hcq_kmd_mem_alloc(kmd, 64 << 10, 0, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP | HCQ_KMD_MEM_LOW_VA, &pbm) ||
-        hcq_kmd_mem_alloc(kmd, 4096, 0, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP | HCQ_KMD_MEM_LOW_VA, &sig) ||
-        hcq_kmd_mem_alloc(kmd, 1 << 20, 0, HCQ_KMD_MEM_VRAM | HCQ_KMD_MEM_CPU_MAP, &src) ||
-        hcq_kmd_mem_alloc(kmd, 1 << 20, 0, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP, &dst)) {
+    if (kmd_mem_alloc(kmd, 64 << 10, 0, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA, &pbm) ||
+        kmd_mem_alloc(kmd, 4096, 0, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA, &sig) ||
+        kmd_mem_alloc(kmd, 1 << 20, 0, KMD_MEM_VRAM | KMD_MEM_CPU_MAP, &src) ||
+        kmd_mem_alloc(kmd, 1 << 20, 0, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP, &dst)) {
         EXPECT(0, "buffers for the channel test\n");
         goto done;
     }
@@ -236,24 +236,24 @@ test_channels(struct hcq_kmd *kmd)
     }
     printf("  100 submit+release round trips: %.2f us each\n", (now_ns() - t0) / 1e3 / 100);
     char why[256] = "";
-    EXPECT(hcq_kmd_check(kmd, why, sizeof why) == HCQ_OK, "check() after clean work: %s\n", why);
+    EXPECT(kmd_check(kmd, why, sizeof why) == HCQ_OK, "check() after clean work: %s\n", why);
 done:
-    hcq_kmd_mem_free(kmd, dst);
-    hcq_kmd_mem_free(kmd, src);
-    hcq_kmd_mem_free(kmd, sig);
-    hcq_kmd_mem_free(kmd, pbm);
-    hcq_kmd_channel_destroy(kmd, ce);
-    hcq_kmd_channel_destroy(kmd, cc);
+    kmd_mem_free(kmd, dst);
+    kmd_mem_free(kmd, src);
+    kmd_mem_free(kmd, sig);
+    kmd_mem_free(kmd, pbm);
+    kmd_channel_destroy(kmd, ce);
+    kmd_channel_destroy(kmd, cc);
 }
 
 /* A semaphore release to an unmapped VA: expect an MMU fault reported through check(). */
 static void
-test_fault(struct hcq_kmd *kmd)
+test_fault(struct kmd *kmd)
 {
-    struct hcq_kmd_channel *cc = NULL;
-    struct hcq_kmd_mem *pbm = NULL;
-    if (hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 256, &cc) ||
-        hcq_kmd_mem_alloc(kmd, 4096, 0, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP, &pbm)) {
+    struct kmd_channel *cc = NULL;
+    struct kmd_mem *pbm = NULL;
+    if (kmd_channel_create(kmd, KMD_ENGINE_COMPUTE, 256, &cc) ||
+        kmd_mem_alloc(kmd, 4096, 0, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP, &pbm)) {
         EXPECT(0, "fault test setup\n");
         goto done;
     }
@@ -264,13 +264,13 @@ test_fault(struct hcq_kmd *kmd)
     char why[256] = "";
     uint64_t t0 = now_ns();
     enum hcq_status st = HCQ_OK;
-    while (now_ns() - t0 < 5000000000ull && (st = hcq_kmd_check(kmd, why, sizeof why)) == HCQ_OK)
+    while (now_ns() - t0 < 5000000000ull && (st = kmd_check(kmd, why, sizeof why)) == HCQ_OK)
         ;
     EXPECT(st == HCQ_ERR_DEVICE_LOST, "fault not reported by check() within 5 s\n");
     printf("  fault: check() -> %d after %.1f ms: %s\n", st, (now_ns() - t0) / 1e6, why);
 done:
-    hcq_kmd_mem_free(kmd, pbm);
-    hcq_kmd_channel_destroy(kmd, cc);
+    kmd_mem_free(kmd, pbm);
+    kmd_channel_destroy(kmd, cc);
 }
 
 /* The runtime on top: signals on both queue kinds, a host->device->host copy, and the
@@ -373,28 +373,28 @@ test_cycles(int index, int cycles)
     int fds0 = -1, maps0 = -1;
     uint64_t t0 = now_ns();
     for (int i = 0; i < cycles; i++) {
-        struct hcq_kmd *kmd = NULL;
-        enum hcq_status st = rm_kmd_create(&hcq_sys_os, index, &kmd);
+        struct kmd *kmd = NULL;
+        enum hcq_status st = rm_kmd_create(&sys_os, index, &kmd);
         EXPECT(st == HCQ_OK, "cycle %d: rm_kmd_create -> %d\n", i, st);
         if (st != HCQ_OK)
             return;
-        struct hcq_kmd_mem *m[4] = { 0 };
-        struct hcq_kmd_channel *ce = NULL, *cc = NULL;
-        EXPECT(hcq_kmd_mem_alloc(kmd, 32 << 20, 0, HCQ_KMD_MEM_VRAM | HCQ_KMD_MEM_CPU_MAP, &m[0]) == HCQ_OK &&
-                   hcq_kmd_mem_alloc(kmd, 1 << 20, 0, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP, &m[1]) == HCQ_OK &&
-                   hcq_kmd_mem_alloc(kmd, 1 << 20, 0, HCQ_KMD_MEM_SYSMEM, &m[2]) == HCQ_OK &&
-                   hcq_kmd_mem_alloc(kmd, 8 << 20, 0, HCQ_KMD_MEM_VRAM, &m[3]) == HCQ_OK &&
-                   hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 512, &ce) == HCQ_OK &&
-                   hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 512, &cc) == HCQ_OK,
+        struct kmd_mem *m[4] = { 0 };
+        struct kmd_channel *ce = NULL, *cc = NULL;
+        EXPECT(kmd_mem_alloc(kmd, 32 << 20, 0, KMD_MEM_VRAM | KMD_MEM_CPU_MAP, &m[0]) == HCQ_OK &&
+                   kmd_mem_alloc(kmd, 1 << 20, 0, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP, &m[1]) == HCQ_OK &&
+                   kmd_mem_alloc(kmd, 1 << 20, 0, KMD_MEM_SYSMEM, &m[2]) == HCQ_OK &&
+                   kmd_mem_alloc(kmd, 8 << 20, 0, KMD_MEM_VRAM, &m[3]) == HCQ_OK &&
+                   kmd_channel_create(kmd, KMD_ENGINE_COPY, 512, &ce) == HCQ_OK &&
+                   kmd_channel_create(kmd, KMD_ENGINE_COMPUTE, 512, &cc) == HCQ_OK,
                "cycle %d: allocations\n", i);
-        hcq_kmd_channel_destroy(kmd, ce); /* and a second copy channel after destroying one */
+        kmd_channel_destroy(kmd, ce); /* and a second copy channel after destroying one */
         ce = NULL;
-        EXPECT(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 512, &ce) == HCQ_OK, "cycle %d: copy again\n", i);
+        EXPECT(kmd_channel_create(kmd, KMD_ENGINE_COPY, 512, &ce) == HCQ_OK, "cycle %d: copy again\n", i);
         for (int j = 0; j < 4; j++)
-            hcq_kmd_mem_free(kmd, m[j]);
-        hcq_kmd_channel_destroy(kmd, ce);
-        hcq_kmd_channel_destroy(kmd, cc);
-        hcq_kmd_destroy(kmd);
+            kmd_mem_free(kmd, m[j]);
+        kmd_channel_destroy(kmd, ce);
+        kmd_channel_destroy(kmd, cc);
+        kmd_destroy(kmd);
         int fds = count_fds(), maps = count_lines("/proc/self/maps");
         if (i == 0) {
             fds0 = fds;
@@ -421,13 +421,13 @@ main(int argc, char **argv)
             cycles = atoi(argv[++i]);
     }
     uint64_t t0 = now_ns();
-    struct hcq_kmd *kmd = NULL;
-    enum hcq_status st = rm_kmd_create(&hcq_sys_os, index, &kmd);
+    struct kmd *kmd = NULL;
+    enum hcq_status st = rm_kmd_create(&sys_os, index, &kmd);
     if (st != HCQ_OK) {
         printf("FAIL rm_kmd_create -> %d: %s\n", st, hcq_last_error());
         return 1;
     }
-    const struct hcq_kmd_info *in = &kmd->info;
+    const struct kmd_info *in = &kmd->info;
     printf("rm_kmd_create: %.1f ms\n", (now_ns() - t0) / 1e6);
     printf("  name   %s\n  driver %s\n  arch   %s (sm_%u)\n  SMs    %u (%u TPCs, %u GPCs; litter %u/%u/%u, %u warps/SM)\n"
            "  VRAM   %llu MiB\n",
@@ -440,7 +440,7 @@ main(int argc, char **argv)
     test_memory(kmd);
     printf("channels:\n");
     test_channels(kmd);
-    hcq_kmd_destroy(kmd);
+    kmd_destroy(kmd);
     printf("device (pushbuffer engine on this kmd):\n");
     test_device(index);
     if (cycles > 0) {
@@ -449,9 +449,9 @@ main(int argc, char **argv)
     }
     if (fault) {
         printf("fault:\n");
-        if (rm_kmd_create(&hcq_sys_os, index, &kmd) == HCQ_OK) {
+        if (rm_kmd_create(&sys_os, index, &kmd) == HCQ_OK) {
             test_fault(kmd);
-            hcq_kmd_destroy(kmd);
+            kmd_destroy(kmd);
         }
     }
     printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);

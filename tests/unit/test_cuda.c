@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_cuda.c - tests of the cuda backend (src/iface/cuda) through the public API, with
+ * test_cuda.c - tests of the cuda backend (src/backend/cuda) through the public API, with
  * kernels written in PTX below (loaded by hcq_program_load_cubin, which the driver JITs),
  * so they need no nvcc and no built-in kernel library: buffers of every kind, copies by
  * kind, launches with a struct argument, 64-bit signals across queues, timestamps, graphs
@@ -418,7 +418,7 @@ TEST(fault_device_lost)
     CHECK(hcq_device_check(dev) == HCQ_ERR_DEVICE_LOST);
     hcq_device_fault_report(dev, why, sizeof why);
     CHECKF(strstr(why, "CUDA_ERROR"), "fault report '%s'", why);
-    printf("    fault report: %s\n", why);
+    th_expected("fault report of the deliberate fault", why);
     hcq_program_destroy(p);
     p = NULL;
     hcq_queue_destroy(q);

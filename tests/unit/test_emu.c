@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_emu.c - the emulator: the GPU model under the real iface/rm code (kmd level: hand-built
+ * test_emu.c - the emulator: the GPU model under the real kmd/rm code (kmd level: hand-built
  * pushbuffers and QMDs), lessons learned on hardware (rm.md §0, §9; nvgpu.md §3.4),
  * end-to-end runs through the public API, fault injection with leak checks, and golden
  * ioctl traces (tests/golden/emu_*.txt; GOLDEN_UPDATE=1 rewrites them). The driver-model
@@ -14,7 +14,7 @@
 #include "gpu_push.h"
 #include "gpu_qmd.h"
 #include "harness.h"
-#include "hcq_kmd.h"
+#include "kmd.h"
 #include "k_llm_params.h"
 #include "k_params.h"
 #include "ops.h"
@@ -58,7 +58,7 @@ stats_print(const char *what, const struct emu_stats *s)
         CHECKF(stats_equal((base), &now_), "emulator resources leaked");                       \
     } while (0)
 
-/* iface/rm places CPU-visible memory at CPU address == GPU VA in [2^36, 2^40) when it can;
+/* kmd/rm places CPU-visible memory at CPU address == GPU VA in [2^36, 2^40) when it can;
  * if a build still cannot open rm (no address space), skip saying so instead of failing. */
 static bool
 rm_window_unavailable(enum hcq_status st)
@@ -69,23 +69,23 @@ rm_window_unavailable(enum hcq_status st)
     do {                                                                                       \
         enum hcq_status ost_ = (call);                                                         \
         if (rm_window_unavailable(ost_))                                                       \
-            SKIP("iface/rm cannot reserve [2^36, 2^40) here (ASan shadow gap): %s", hcq_last_error()); \
+            SKIP("kmd/rm cannot reserve [2^36, 2^40) here (ASan shadow gap): %s", hcq_last_error()); \
         CHECK_OK(ost_);                                                                        \
     } while (0)
 
-/* ==== The GPU model under the real iface/rm kmd (hand-built pushbuffers) ==== */
+/* ==== The GPU model under the real kmd/rm kmd (hand-built pushbuffers) ==== */
 
 struct kt {
     struct emu_dev *d;
-    struct hcq_kmd *kmd;
-    struct hcq_kmd_channel *ch;
-    struct hcq_kmd_mem *pb, *mem;  /* pushbuffer + QMD/cbuf/stub area, data area */
+    struct kmd *kmd;
+    struct kmd_channel *ch;
+    struct kmd_mem *pb, *mem;  /* pushbuffer + QMD/cbuf/stub area, data area */
     uint32_t put, pb_off;
     const struct hcq_arch *arch;
 };
 
 static enum hcq_status
-kt_open(struct kt *k, const char *spec, enum hcq_kmd_engine engine)
+kt_open(struct kt *k, const char *spec, enum kmd_engine engine)
 {
     memset(k, 0, sizeof *k);
     struct emu_opts o;
@@ -97,10 +97,10 @@ kt_open(struct kt *k, const char *spec, enum hcq_kmd_engine engine)
     if (st != HCQ_OK)
         return st;
     k->arch = emu_dev_arch(k->d);
-    uint32_t fl = HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP | HCQ_KMD_MEM_LOW_VA;
-    if ((st = hcq_kmd_channel_create(k->kmd, engine, 64, &k->ch)) != HCQ_OK ||
-        (st = hcq_kmd_mem_alloc(k->kmd, 0x10000, 0, fl, &k->pb)) != HCQ_OK ||
-        (st = hcq_kmd_mem_alloc(k->kmd, 0x100000, 0, fl, &k->mem)) != HCQ_OK)
+    uint32_t fl = KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA;
+    if ((st = kmd_channel_create(k->kmd, engine, 64, &k->ch)) != HCQ_OK ||
+        (st = kmd_mem_alloc(k->kmd, 0x10000, 0, fl, &k->pb)) != HCQ_OK ||
+        (st = kmd_mem_alloc(k->kmd, 0x100000, 0, fl, &k->mem)) != HCQ_OK)
         return st;
     return HCQ_OK;
 }
@@ -109,10 +109,10 @@ static void
 kt_close(struct kt *k)
 {
     if (k->kmd) {
-        hcq_kmd_mem_free(k->kmd, k->mem);
-        hcq_kmd_mem_free(k->kmd, k->pb);
-        hcq_kmd_channel_destroy(k->kmd, k->ch);
-        hcq_kmd_destroy(k->kmd);
+        kmd_mem_free(k->kmd, k->mem);
+        kmd_mem_free(k->kmd, k->pb);
+        kmd_channel_destroy(k->kmd, k->ch);
+        kmd_destroy(k->kmd);
     }
     emu_dev_put(k->d);
     memset(k, 0, sizeof *k);
@@ -129,7 +129,7 @@ kt_submit(struct kt *k, const uint32_t *dw, uint32_t n)
     k->ch->ring[k->put % k->ch->entries] = gpu_gpfifo_entry_encode(&f);
     k->pb_off += (n * 4 + 255) & ~255u;
     k->put++;
-    hcq_kmd_channel_kick(k->kmd, k->ch, k->put % k->ch->entries);
+    kmd_channel_kick(k->kmd, k->ch, k->put % k->ch->entries);
 }
 
 /* Poll a 64-bit word until it equals want (or timeout). */
@@ -202,7 +202,7 @@ TEST(gpu_fill_and_semaphores)
     const char *specs[] = { "gh100", "ga102" };
     struct kt k = { 0 };
     for (int s = 0; s < 2; s++) {
-        CHECK_OPEN(kt_open(&k, specs[s], HCQ_KMD_ENGINE_COMPUTE));
+        CHECK_OPEN(kt_open(&k, specs[s], KMD_ENGINE_COMPUTE));
         volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
         uint32_t *data = (uint32_t *)((uint8_t *)k.mem->map + KT_DATA);
         uint32_t n = 100 + (uint32_t)(th_rand() % 200), v = (uint32_t)th_rand() | 1;
@@ -229,7 +229,7 @@ TEST(gpu_fill_and_semaphores)
         CHECK(kt_wait64(sem, big + 1, 2000 * MS));
         CHECK(sem[1] >= t0 && sem[1] <= hcq_time_ns()); /* the timestamp word */
         char why[256];
-        CHECK_OK(hcq_kmd_check(k.kmd, why, sizeof why));
+        CHECK_OK(kmd_check(k.kmd, why, sizeof why));
         kt_close(&k);
     }
 done:
@@ -241,14 +241,14 @@ done:
 TEST(lesson_v3_qmd_on_hopper_never_completes)
 {
     struct kt k;
-    CHECK_OPEN(kt_open(&k, "gh100", HCQ_KMD_ENGINE_COMPUTE));
+    CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COMPUTE));
     volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
     CHECK_OK(kt_fill_qmd(&k, 0x0300, 0, 64, 1, 1, true, KT_QMD));
     kt_launch(&k, KT_QMD, 0x729400000000ull);
     CHECK(!kt_wait64(sem, 1, 200 * MS));
     CHECK(emu_dev_ignored_qmds(k.d) == 1);
     char why[256];
-    CHECK_OK(hcq_kmd_check(k.kmd, why, sizeof why)); /* silent: no Xid, no notifier */
+    CHECK_OK(kmd_check(k.kmd, why, sizeof why)); /* silent: no Xid, no notifier */
     CHECK_OK(kt_fill_qmd(&k, 0x0400, 2, 64, 1, 2, true, KT_QMD + 0x200));
     /* NVK's Qmd4_0 leaves QMD_TYPE (bits 25:23) 0; our encoder always writes 2, so clear it by hand */
     ((uint32_t *)((uint8_t *)k.mem->map + KT_QMD + 0x200))[0] &= ~(7u << 23);
@@ -300,7 +300,7 @@ TEST(lesson_kernel_constant_bank_must_be_bound)
     struct hcq_program *prog = NULL;
     struct hcq_buf *buf = NULL;
     struct gpu_cubin_image *img = NULL;
-    struct hcq_kmd_mem *im = NULL;
+    struct kmd_mem *im = NULL;
     struct kt k = { 0 };
     const struct hcq_kernel_desc *kd = hcq_kernel_find("k_llm_matmul");
     const struct hcq_cubin *cb = kd ? hcq_cubin_find(kd->module, 90) : NULL;
@@ -327,9 +327,9 @@ TEST(lesson_kernel_constant_bank_must_be_bound)
     CHECKF(gk && gk->kbank_count == 1 && gk->kbanks[0].index == 2, "the lesson's premise: k_llm_matmul.sm_90 has "
            "one per-kernel bank, .nv.constant2 (nvcc changed?)");
     for (int v = 0; v < 4; v++) {
-        CHECK_OPEN(kt_open(&k, "gh100", HCQ_KMD_ENGINE_COMPUTE));
+        CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COMPUTE));
         uint8_t *m = k.mem->map;
-        CHECK_OK(hcq_kmd_mem_alloc(k.kmd, img->alloc_B, 0, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP | HCQ_KMD_MEM_LOW_VA,
+        CHECK_OK(kmd_mem_alloc(k.kmd, img->alloc_B, 0, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA,
                                    &im));
         CHECK_OK(gpu_cubin_relocate(img, im->va));
         memcpy(im->map, img->data, img->size_B);
@@ -370,14 +370,14 @@ TEST(lesson_kernel_constant_bank_must_be_bound)
             CHECK(y[0] == -12345.0f); /* nothing ran */
         }
         CHECK(emu_dev_unbound_kbank_qmds(k.d) == (v != 0));
-        CHECK_OK(hcq_kmd_check(k.kmd, why, sizeof why)); /* no Xid, no notifier: a silent hang */
-        hcq_kmd_mem_free(k.kmd, im);
+        CHECK_OK(kmd_check(k.kmd, why, sizeof why)); /* no Xid, no notifier: a silent hang */
+        kmd_mem_free(k.kmd, im);
         im = NULL;
         kt_close(&k);
     }
 done:
     if (im)
-        hcq_kmd_mem_free(k.kmd, im);
+        kmd_mem_free(k.kmd, im);
     kt_close(&k);
     gpu_cubin_destroy(img);
     hcq_buf_free(buf);
@@ -423,7 +423,7 @@ TEST(lesson_ampere_host_semaphore_is_40bit)
     struct kt k = { 0 };
     const char *chips[] = { "ga102", "gh100" };
     for (int c = 0; c < 2; c++) {
-        CHECK_OPEN(kt_open(&k, chips[c], HCQ_KMD_ENGINE_COMPUTE));
+        CHECK_OPEN(kt_open(&k, chips[c], KMD_ENGINE_COMPUTE));
         volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
         uint64_t v = th_rand() | 1;
         uint32_t dw[16];
@@ -434,11 +434,11 @@ TEST(lesson_ampere_host_semaphore_is_40bit)
         char why[256], fault[256];
         if (c == 0) {
             CHECK(kt_wait64(sem, v, 2000 * MS)); /* aliased onto the low 40 bits */
-            CHECK_OK(hcq_kmd_check(k.kmd, why, sizeof why));
+            CHECK_OK(kmd_check(k.kmd, why, sizeof why));
         } else {
             uint64_t t0 = hcq_time_ns();
             enum hcq_status st;
-            while ((st = hcq_kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
+            while ((st = kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
                 usleep(1000);
             CHECK(st == HCQ_ERR_DEVICE_LOST && *sem == 0);
             emu_dev_fault(k.d, fault, sizeof fault);
@@ -455,7 +455,7 @@ done:
 TEST(lesson_qmd_release_32bit_loses_high_word)
 {
     struct kt k;
-    CHECK_OPEN(kt_open(&k, "gh100", HCQ_KMD_ENGINE_COMPUTE));
+    CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COMPUTE));
     volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
     *sem = 0xFFFFFFFFull;
     CHECK_OK(kt_fill_qmd(&k, 0x0400, 2, 64, 1, 0x100000000ull, false, KT_QMD));
@@ -473,7 +473,7 @@ done:
 TEST(lesson_ampere_copy_engine_has_no_64bit_semaphore)
 {
     struct kt k;
-    CHECK_OPEN(kt_open(&k, "ga102", HCQ_KMD_ENGINE_COPY));
+    CHECK_OPEN(kt_open(&k, "ga102", KMD_ENGINE_COPY));
     uint32_t dw[32];
     struct gpu_push p;
     gpu_push_init(&p, dw, 32);
@@ -486,7 +486,7 @@ TEST(lesson_ampere_copy_engine_has_no_64bit_semaphore)
     char why[256] = "";
     uint64_t t0 = hcq_time_ns();
     enum hcq_status st;
-    while ((st = hcq_kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
+    while ((st = kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
         usleep(1000);
     CHECK(st == HCQ_ERR_DEVICE_LOST);
     char fault[256];
@@ -501,13 +501,13 @@ done:
 TEST(lesson_shared_window_collision)
 {
     struct kt k;
-    CHECK_OPEN(kt_open(&k, "gh100", HCQ_KMD_ENGINE_COMPUTE));
+    CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COMPUTE));
     CHECK_OK(kt_fill_qmd(&k, 0x0400, 2, 64, 1, 1, true, KT_QMD));
     kt_launch(&k, KT_QMD, (k.mem->va + KT_DATA) & ~0xFFFFFFFFull); /* window over the data */
     char why[256] = "";
     uint64_t t0 = hcq_time_ns();
     enum hcq_status st;
-    while ((st = hcq_kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
+    while ((st = kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
         usleep(1000);
     CHECK(st == HCQ_ERR_DEVICE_LOST);
     char fault[256];
@@ -520,27 +520,27 @@ done:
 TEST(gpu_malformed_and_unmapped)
 {
     struct kt k;
-    CHECK_OPEN(kt_open(&k, "gh100", HCQ_KMD_ENGINE_COMPUTE));
+    CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COMPUTE));
     /* a method on a subchannel with no object */
     uint32_t bad[] = { gpu_push_hdr_inc(1, 0x2B4, 1), 0x1234 };
     kt_submit(&k, bad, 2);
     char why[256];
     uint64_t t0 = hcq_time_ns();
-    while (hcq_kmd_check(k.kmd, why, sizeof why) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
+    while (kmd_check(k.kmd, why, sizeof why) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
         usleep(1000);
     char fault[256];
     emu_dev_fault(k.d, fault, sizeof fault);
     CHECKF(strstr(fault, "no object bound") != NULL, "fault: %s", fault);
     kt_close(&k);
     /* a semaphore release to an unmapped VA */
-    CHECK_OPEN(kt_open(&k, "ga102", HCQ_KMD_ENGINE_COMPUTE));
+    CHECK_OPEN(kt_open(&k, "ga102", KMD_ENGINE_COMPUTE));
     uint32_t dw[16];
     struct gpu_push p;
     gpu_push_init(&p, dw, 16);
     gpu_push_sem_release(&p, 0xFF00000000ull, 1, false);
     kt_submit(&k, dw, p.count);
     t0 = hcq_time_ns();
-    while (hcq_kmd_check(k.kmd, why, sizeof why) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
+    while (kmd_check(k.kmd, why, sizeof why) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
         usleep(1000);
     emu_dev_fault(k.d, fault, sizeof fault);
     CHECKF(strstr(fault, "not mapped") != NULL && strstr(fault, "Xid 31") != NULL, "fault: %s", fault);
@@ -552,7 +552,7 @@ done:
 TEST(inject_drop_doorbell)
 {
     struct kt k;
-    CHECK_OPEN(kt_open(&k, "gh100,drop_doorbell", HCQ_KMD_ENGINE_COMPUTE));
+    CHECK_OPEN(kt_open(&k, "gh100,drop_doorbell", KMD_ENGINE_COMPUTE));
     volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
     uint32_t dw[16];
     struct gpu_push p;
@@ -562,7 +562,7 @@ TEST(inject_drop_doorbell)
     CHECK(!kt_wait64(sem, 9, 200 * MS));
     CHECK(*(volatile uint32_t *)(k.ch->userd + 0x88) == 0); /* GPGet never moved */
     char why[256];
-    CHECK_OK(hcq_kmd_check(k.kmd, why, sizeof why));
+    CHECK_OK(kmd_check(k.kmd, why, sizeof why));
 done:
     kt_close(&k);
 }
@@ -571,7 +571,7 @@ done:
 TEST(doorbell_wrong_token_does_not_run)
 {
     struct kt k;
-    CHECK_OPEN(kt_open(&k, "gh100", HCQ_KMD_ENGINE_COMPUTE));
+    CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COMPUTE));
     volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
     uint32_t dw[16];
     struct gpu_push p;
@@ -582,11 +582,11 @@ TEST(doorbell_wrong_token_does_not_run)
     k.ch->ring[0] = gpu_gpfifo_entry_encode(&f);
     __atomic_store_n((uint32_t *)(k.ch->userd + 0x8C), 1u, __ATOMIC_RELEASE);
     /* ring with a token no channel owns: ignored */
-    struct hcq_kmd_channel fake = *k.ch;
+    struct kmd_channel fake = *k.ch;
     fake.token = k.ch->token + 0x100;
-    hcq_kmd_channel_kick(k.kmd, &fake, 1);
+    kmd_channel_kick(k.kmd, &fake, 1);
     CHECK(!kt_wait64(sem, 5, 200 * MS));
-    hcq_kmd_channel_kick(k.kmd, k.ch, 1);
+    kmd_channel_kick(k.kmd, k.ch, 1);
     CHECK(kt_wait64(sem, 5, 2000 * MS));
 done:
     kt_close(&k);
@@ -690,6 +690,7 @@ TEST(free_returns_memory_while_open)
         hcq_buf_free(a);
         hcq_buf_free(b);
     }
+    hcq_device_mem_trim(dev); /* the caching pool keeps freed blocks until trimmed */
     CHECK_NO_LEAK(&base);
 done:
     hcq_buf_free(keep);
@@ -711,11 +712,11 @@ open_traced(const char *spec, struct emu_dev **d_out, struct hcq_device **dev_ou
     o.trace = true;
     if ((st = emu_dev_create(&o, d_out)) != HCQ_OK)
         return st;
-    struct hcq_kmd *kmd = NULL;
+    struct kmd *kmd = NULL;
     if ((st = rm_kmd_create(emu_dev_sys(*d_out), 0, &kmd)) != HCQ_OK)
         return st;
     kmd->info.emulated = true;
-    return hcq_pb_device_create(kmd, "emu", spec, dev_out);
+    return pb_device_create(kmd, "emu", spec, dev_out);
 }
 
 /* A device open + one launch + close; returns the first failing status. */
@@ -858,6 +859,9 @@ TEST(freed_va_faults)
     uint64_t va = hcq_buf_va(buf);
     hcq_buf_free(buf);
     buf = NULL;
+    /* A freed buffer stays mapped in the device's caching pool until it is trimmed (or
+     * reused); trimmed, its VA is gone and a kernel writing there faults. */
+    CHECK(hcq_device_mem_trim(dev) >= (1u << 20));
     struct k_fill_u32_params p = { .dst_va = va, .n = 1024, .value = 7 };
     const uint32_t grid[3] = { 4, 1, 1 }, block[3] = { 256, 1, 1 };
     CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
@@ -944,7 +948,7 @@ golden_open_launch(struct th *t, const char *chip, const char *path)
     size_t text_B = 0;
     FILE *f = open_memstream(&text, &text_B);
     CHECK(f);
-    fprintf(f, "# emu:%s ioctl trace: device open (iface/rm + engine), k_fill_u32 launch, close\n"
+    fprintf(f, "# emu:%s ioctl trace: device open (kmd/rm + engine), k_fill_u32 launch, close\n"
                "# source: emulator trace (tests/unit/test_emu.c), reviewed; GOLDEN_UPDATE=1 rewrites\n%s",
             chip, emu_dev_trace(d));
     fclose(f);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_emu_rm.c - the emulated RM + UVM driver model on its own: raw ioctls through the
- * hcq_sys seam following docs/hw/rm.md §2 (no iface/rm involved), checking the rules the
+ * sys seam following docs/hw/rm.md §2 (no kmd/rm involved), checking the rules the
  * real driver enforces and the status codes it returns; option parsing. The GPU model,
  * lessons, fault injection and golden traces are in test_emu.c.
  */
@@ -36,7 +36,7 @@ stats_print(const char *what, const struct emu_stats *s)
 /* An emulated machine with a raw view of its syscall table (driver-model tests). */
 struct raw {
     struct emu_dev *d;
-    const struct hcq_sys *sys;
+    const struct sys *sys;
     int ctl, gpu, uvm;
     uint32_t client, device, subdevice;
 };
@@ -262,7 +262,7 @@ TEST(uvm_rules)
 {
     struct raw r;
     CHECK_OK(raw_open(&r, "gh100"));
-    const struct hcq_sys *s = r.sys;
+    const struct sys *s = r.sys;
     struct emu_uvm_range rg = { .base = 0x1000000000ull, .length = 0x200000 };
     /* everything but INITIALIZE needs INITIALIZE first */
     CHECK(s->ioctl(s->ctx, r.uvm, UVM_CREATE_EXTERNAL_RANGE, &rg) == 0 && rg.rmStatus == NV_ERR_INVALID_STATE);
@@ -319,7 +319,7 @@ TEST(cpu_mapping_rules)
 {
     struct raw r;
     CHECK_OK(raw_open(&r, "gh100"));
-    const struct hcq_sys *s = r.sys;
+    const struct sys *s = r.sys;
     uint32_t mem = 0;
     struct emu_nv_memory_alloc mp = { .owner = r.client, .size = 0x4000, .alignment = 4096 };
     CHECK(raw_alloc(&r, r.device, &mem, NV1_MEMORY_USER, &mp, sizeof mp) == NV_OK);
@@ -352,7 +352,7 @@ done:
 static void *
 raw_cpu_map(struct raw *r, uint32_t mem, uint64_t len)
 {
-    const struct hcq_sys *s = r->sys;
+    const struct sys *s = r->sys;
     int fd = s->open(s->ctx, "/dev/nvidia0", O_RDWR | O_CLOEXEC);
     int ctl = r->ctl;
     if (fd < 0 || s->ioctl(s->ctx, fd, esc(NV_ESC_REGISTER_FD, 4), &ctl) != 0)
@@ -384,7 +384,7 @@ TEST(channel_runs_after_schedule_and_uvm_registration)
     struct emu_stats base;
     emu_stats_get(&base);
     struct raw r;
-    const struct hcq_sys *s = NULL;
+    const struct sys *s = NULL;
     uint8_t *area = MAP_FAILED, *um = MAP_FAILED;
     struct emu_uvm_map_external *mx = calloc(1, sizeof *mx);
     CHECK(mx);

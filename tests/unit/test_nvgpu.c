@@ -5,7 +5,7 @@
  * pitfall of docs/jetson.md shown to be avoided (shader-window reservation, exactly-sized
  * GPFIFO buffer, AS-before-TSG bind order, nvmap heap/tag, pushbuffer signals) and the
  * error paths, driven by the emulator's fault injection with leak checks.
- * There is no Jetson here: everything runs against the emulated driver (iface/emu).
+ * There is no Jetson here: everything runs against the emulated driver (emu).
  */
 #include "emu.h"
 #include "emu_nvgpu.h"
@@ -27,7 +27,7 @@
 
 struct tdev {
     struct emu_dev *d;
-    const struct hcq_sys *sys;
+    const struct sys *sys;
 };
 
 static enum hcq_status
@@ -251,13 +251,13 @@ trace_pos(const char *trace, const char *what, int nth)
 TEST(bringup_discovery)
 {
     struct tdev e = {0};
-    struct hcq_kmd *kmd = NULL;
+    struct kmd *kmd = NULL;
     CHECK_OK(tdev_open(&e, "ga10b,trace"));
     /* Report a topology where SMs per TPC is not 2: the backend must not assume it (§6.11). */
     struct emu_nvgpu *m = emu_nvgpu_of(e.d);
     m->num_vsms = 24;
     CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
-    const struct hcq_kmd_info *in = &kmd->info;
+    const struct kmd_info *in = &kmd->info;
     CHECKF(in->sm_count == 24 && in->tpc_count == 8 && in->gpc_count == 2, "sm %u tpc %u gpc %u", in->sm_count,
            in->tpc_count, in->gpc_count);
     CHECK(in->litter_sm_per_tpc == 3 && in->litter_tpc_per_gpc == 4 && in->litter_gpcs == 2);
@@ -280,7 +280,7 @@ TEST(bringup_discovery)
     CHECK(trace_pos(tr, "NUM_VSMS", 0) >= 0 && trace_pos(tr, "GET_TPC_MASKS", 0) >= 0);
     CHECK(trace_pos(tr, "MAP_BUFFER_EX", 0) < 0);
 done:
-    hcq_kmd_destroy(kmd);
+    kmd_destroy(kmd);
     if (e.d)
         emu_dev_put(e.d);
 }
@@ -288,12 +288,12 @@ done:
 TEST(channel_bringup)
 {
     struct tdev e = {0};
-    struct hcq_kmd *kmd = NULL;
-    struct hcq_kmd_channel *cc = NULL, *dc = NULL;
+    struct kmd *kmd = NULL;
+    struct kmd_channel *cc = NULL, *dc = NULL;
     CHECK_OK(tdev_open(&e, "ga10b,trace"));
     CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
-    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 1024, &cc));
-    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 1024, &dc));
+    CHECK_OK(kmd_channel_create(kmd, KMD_ENGINE_COMPUTE, 1024, &cc));
+    CHECK_OK(kmd_channel_create(kmd, KMD_ENGINE_COPY, 1024, &dc));
     CHECK(cc->token == 511 && dc->token == 510); /* §1.3 */
     CHECK(cc->obj_cls == AMPERE_COMPUTE_B && dc->obj_cls == AMPERE_DMA_COPY_B);
     CHECK(cc->entries == 1024 && cc->ring && cc->userd);
@@ -310,10 +310,10 @@ TEST(channel_bringup)
         long s = trace_pos(tr, "SETUP_BIND", i), x = trace_pos(tr, "ALLOC_OBJ_CTX", i);
         CHECKF(o >= 0 && o < a && a < b && b < w && w < n && n < s && s < x, "channel %d order:\n%s", i, tr);
     }
-    struct hcq_kmd_channel *bad = NULL;
-    CHECK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 1000, &bad) == HCQ_ERR_INVALID && !bad);
+    struct kmd_channel *bad = NULL;
+    CHECK(kmd_channel_create(kmd, KMD_ENGINE_COMPUTE, 1000, &bad) == HCQ_ERR_INVALID && !bad);
 done:
-    hcq_kmd_destroy(kmd); /* frees the channels too */
+    kmd_destroy(kmd); /* frees the channels too */
     if (e.d)
         emu_dev_put(e.d);
 }
@@ -322,12 +322,12 @@ done:
 TEST(memory)
 {
     struct tdev e = {0};
-    struct hcq_kmd *kmd = NULL;
-    struct hcq_kmd_mem *a = NULL, *b = NULL;
+    struct kmd *kmd = NULL;
+    struct kmd_mem *a = NULL, *b = NULL;
     CHECK_OK(tdev_open(&e, "ga10b"));
     CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
-    CHECK_OK(hcq_kmd_mem_alloc(kmd, 12345, 0, 0, &a));
-    CHECK_OK(hcq_kmd_mem_alloc(kmd, 9u << 20, 0, 0, &b));
+    CHECK_OK(kmd_mem_alloc(kmd, 12345, 0, 0, &a));
+    CHECK_OK(kmd_mem_alloc(kmd, 9u << 20, 0, 0, &b));
     CHECK(a->size_B == 16384 && a->map && a->va && a->va + a->size_B <= (1ull << 40));
     CHECK((uintptr_t)a->map != a->va); /* no MAP_FIXED at the GPU VA (§2.5 [REC]) */
     CHECK(b->size_B == (10u << 20) && b->va % (2u << 20) == 0);
@@ -346,14 +346,14 @@ TEST(memory)
     /* VAs come top-down (§3.2): the later, bigger buffer sits below the first */
     CHECK(b->va + b->size_B <= a->va);
     uint64_t a_va = a->va;
-    hcq_kmd_mem_free(kmd, a);
+    kmd_mem_free(kmd, a);
     a = NULL;
     CHECK(emu_mem_ptr(vm, a_va, 4096) == NULL); /* unmapped from the GPU on free */
     CHECK(emu_mem_ptr(vm, b->va, 4096) != NULL);
 done:
-    hcq_kmd_mem_free(kmd, a);
-    hcq_kmd_mem_free(kmd, b);
-    hcq_kmd_destroy(kmd);
+    kmd_mem_free(kmd, a);
+    kmd_mem_free(kmd, b);
+    kmd_destroy(kmd);
     if (e.d)
         emu_dev_put(e.d);
 }
@@ -365,14 +365,14 @@ done:
 TEST(usermode_submit)
 {
     struct tdev e = {0};
-    struct hcq_kmd *kmd = NULL;
-    struct hcq_kmd_channel *ch = NULL;
-    struct hcq_kmd_mem *pb = NULL, *sem = NULL;
+    struct kmd *kmd = NULL;
+    struct kmd_channel *ch = NULL;
+    struct kmd_mem *pb = NULL, *sem = NULL;
     CHECK_OK(tdev_open(&e, "ga10b"));
     CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
-    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 1024, &ch));
-    CHECK_OK(hcq_kmd_mem_alloc(kmd, 4096, 0, 0, &pb));
-    CHECK_OK(hcq_kmd_mem_alloc(kmd, 4096, 0, HCQ_KMD_MEM_UNCACHED, &sem));
+    CHECK_OK(kmd_channel_create(kmd, KMD_ENGINE_COMPUTE, 1024, &ch));
+    CHECK_OK(kmd_mem_alloc(kmd, 4096, 0, 0, &pb));
+    CHECK_OK(kmd_mem_alloc(kmd, 4096, 0, KMD_MEM_UNCACHED, &sem));
     volatile uint64_t *sv = sem->map;
     sv[0] = 0;
     uint64_t payload = (th_rand() | 1) & 0xFFFFFFFFFFull;
@@ -395,7 +395,7 @@ TEST(usermode_submit)
     *bell = ch->token ^ 0x40u;
     usleep(50000);
     CHECKF(sv[0] == 0 && *gp_get == 0, "work ran on a wrong token (GPGet %u)", *gp_get);
-    hcq_kmd_channel_kick(kmd, ch, 1);
+    kmd_channel_kick(kmd, ch, 1);
     CHECK(*(volatile uint32_t *)(ch->userd + NVC56F_GP_PUT) == 1);
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -413,10 +413,10 @@ TEST(usermode_submit)
         usleep(100);
     CHECKF(*gp_get == 1, "GPGet %u (expected 1)", *gp_get);
 done:
-    hcq_kmd_mem_free(kmd, pb);
-    hcq_kmd_mem_free(kmd, sem);
-    hcq_kmd_channel_destroy(kmd, ch);
-    hcq_kmd_destroy(kmd);
+    kmd_mem_free(kmd, pb);
+    kmd_mem_free(kmd, sem);
+    kmd_channel_destroy(kmd, ch);
+    kmd_destroy(kmd);
     if (e.d)
         emu_dev_put(e.d);
 }
@@ -427,20 +427,20 @@ done:
 TEST(channel_fault_notifier)
 {
     struct tdev e = {0};
-    struct hcq_kmd *kmd = NULL;
-    struct hcq_kmd_channel *ch = NULL, *other = NULL;
+    struct kmd *kmd = NULL;
+    struct kmd_channel *ch = NULL, *other = NULL;
     char why[256] = "";
     CHECK_OK(tdev_open(&e, "ga10b"));
     CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
-    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 256, &other));
-    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 256, &ch));
-    CHECK(hcq_kmd_check(kmd, why, sizeof why) == HCQ_OK);
+    CHECK_OK(kmd_channel_create(kmd, KMD_ENGINE_COPY, 256, &other));
+    CHECK_OK(kmd_channel_create(kmd, KMD_ENGINE_COMPUTE, 256, &ch));
+    CHECK(kmd_check(kmd, why, sizeof why) == HCQ_OK);
     /* a GPFIFO entry pointing at a pushbuffer VA nobody mapped (inside the reserved window) */
     ch->ring[0] = (NVGPU_SHARED_WINDOW_VA + 0x1000) | (4ull << 42) | (1ull << 41);
-    hcq_kmd_channel_kick(kmd, ch, 1);
+    kmd_channel_kick(kmd, ch, 1);
     uint64_t t0 = hcq_time_ns();
     enum hcq_status st;
-    while ((st = hcq_kmd_check(kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 5000000000ull)
+    while ((st = kmd_check(kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 5000000000ull)
         usleep(1000);
     CHECKF(st == HCQ_ERR_DEVICE_LOST, "check: %d after %.1f s", st, (hcq_time_ns() - t0) / 1e9);
     CHECKF(strstr(why, "MMU fault") && strstr(why, "compute") && strstr(why, "token 511") == NULL &&
@@ -450,7 +450,7 @@ TEST(channel_fault_notifier)
     CHECK(nvgpu_klog_scan(emu_nvgpu_klog_text(e.d), &n, NULL, 0) >= 1);
     CHECK(!strcmp(nvgpu_chan_error_name(NVGPU_CHANNEL_PBDMA_ERROR), "PBDMA error (bad pushbuffer or GPFIFO entry)"));
 done:
-    hcq_kmd_destroy(kmd);
+    kmd_destroy(kmd);
     if (e.d)
         emu_dev_put(e.d);
 }
@@ -481,8 +481,8 @@ TEST(pitfall_window_reservation)
 {
     struct tdev e = {0};
     struct raw r = {0};
-    struct hcq_kmd *kmd = NULL;
-    struct hcq_kmd_mem *m = NULL;
+    struct kmd *kmd = NULL;
+    struct kmd_mem *m = NULL;
     void *cpu = MAP_FAILED;
     /* Without the reservations (what tinygrad did before the fix): collision, GPU can't reach it. */
     CHECK_OK(tdev_open(&e, "ga10b"));
@@ -509,14 +509,14 @@ TEST(pitfall_window_reservation)
     CHECK_OK(tdev_open(&e, "ga10b"));
     CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
     CHECK(fill_va(&e, nvgpu_kmd_from(kmd)->as_fd) == 0);
-    CHECK_OK(hcq_kmd_mem_alloc(kmd, 64u << 20, 0, 0, &m));
+    CHECK_OK(kmd_mem_alloc(kmd, 64u << 20, 0, 0, &m));
     CHECKF(!overlaps_window(m->va, m->size_B), "VA 0x%llx", (unsigned long long)m->va);
     CHECK(emu_nvgpu_of(e.d)->window_collisions == 0);
     CHECK(!strstr(emu_nvgpu_klog_text(e.d), "window"));
     CHECK(nvgpu_klog_scan(emu_nvgpu_klog_text(e.d), NULL, NULL, 0) == 0);
 done:
-    hcq_kmd_mem_free(kmd, m);
-    hcq_kmd_destroy(kmd);
+    kmd_mem_free(kmd, m);
+    kmd_destroy(kmd);
     if (e.d)
         emu_dev_put(e.d);
 }
@@ -692,7 +692,7 @@ done:
 TEST(pitfall_pushbuffer_signals)
 {
     struct tdev e = {0};
-    struct hcq_kmd *kmd = NULL;
+    struct kmd *kmd = NULL;
     struct hcq_device *dev = NULL;
     struct hcq_queue *q = NULL;
     struct hcq_signal *sig = NULL;
@@ -701,7 +701,7 @@ TEST(pitfall_pushbuffer_signals)
     CHECK_OK(tdev_open(&e, "ga10b"));
     CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
     CHECK(kmd->info.sem_release_in_push && kmd->info.copies_by_cpu && kmd->info.unified_memory);
-    hcq_kmd_destroy(kmd);
+    kmd_destroy(kmd);
     kmd = NULL;
     enum hcq_status st = hcq_device_open("emu:ga10b", &dev);
     if (st == HCQ_ERR_UNSUPPORTED)
@@ -752,7 +752,7 @@ done:
     hcq_signal_destroy(sig);
     hcq_queue_destroy(q);
     hcq_device_close(dev);
-    hcq_kmd_destroy(kmd);
+    kmd_destroy(kmd);
     if (e.d)
         emu_dev_put(e.d);
 }
@@ -828,7 +828,7 @@ TEST(golden_ga10b_open_launch)
 {
     const char *path = "tests/golden/emu_ga10b_open_launch.txt";
     struct tdev e = {0};
-    struct hcq_kmd *kmd = NULL;
+    struct kmd *kmd = NULL;
     struct hcq_device *dev = NULL;
     struct hcq_queue *q = NULL;
     struct hcq_program *prog = NULL;
@@ -837,9 +837,9 @@ TEST(golden_ga10b_open_launch)
     CHECK_OK(tdev_open(&e, "ga10b,trace"));
     CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
     kmd->info.emulated = true;
-    struct hcq_kmd *owned = kmd;
+    struct kmd *owned = kmd;
     kmd = NULL; /* the engine owns it from here, also on failure */
-    CHECK_OK(hcq_pb_device_create(owned, "emu", "emu:ga10b", &dev));
+    CHECK_OK(pb_device_create(owned, "emu", "emu:ga10b", &dev));
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
     CHECK_OK(hcq_program_load(dev, "k_fill_u32", &prog));
     CHECK_OK(hcq_buf_alloc(dev, 1 << 16, HCQ_MEM_HOST, &buf));
@@ -882,7 +882,7 @@ done:
     hcq_program_destroy(prog);
     hcq_queue_destroy(q);
     hcq_device_close(dev);
-    hcq_kmd_destroy(kmd);
+    kmd_destroy(kmd);
     if (e.d)
         emu_dev_put(e.d);
 }
@@ -905,7 +905,7 @@ TEST(fault_bringup)
         char opts[96];
         snprintf(opts, sizeof opts, "ga10b,fail_ioctl=%s", names[i]);
         struct tdev e = {0};
-        struct hcq_kmd *kmd = (struct hcq_kmd *)1;
+        struct kmd *kmd = (struct kmd *)1;
         CHECK_OK(tdev_open(&e, opts));
         enum hcq_status st = nvgpu_kmd_create(e.sys, 0, &kmd);
         emu_dev_put(e.d);
@@ -920,7 +920,7 @@ TEST(fault_bringup)
     }
     /* /dev/nvmap absent: a quiet NOT_FOUND (how `auto` skips nvgpu off Jetson) */
     struct tdev e = {0};
-    struct hcq_kmd *kmd = NULL;
+    struct kmd *kmd = NULL;
     CHECK_OK(tdev_open(&e, "ga10b,fail_open=/dev/nvmap"));
     enum hcq_status st = nvgpu_kmd_create(e.sys, 0, &kmd);
     emu_dev_put(e.d);
@@ -952,18 +952,18 @@ TEST(fault_channel)
         else /* the error notifier's, the ring's, then the USERD's nvmap allocation fails */
             snprintf(opts, sizeof opts, "ga10b,fail_alloc=%u", i - (unsigned)(sizeof names / sizeof names[0]) + 1);
         struct tdev e = {0};
-        struct hcq_kmd *kmd = NULL;
-        struct hcq_kmd_channel *a = NULL, *b = (struct hcq_kmd_channel *)1;
+        struct kmd *kmd = NULL;
+        struct kmd_channel *a = NULL, *b = (struct kmd_channel *)1;
         CHECK_OK(tdev_open(&e, opts));
         CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
-        enum hcq_status st = hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 1024, &a);
+        enum hcq_status st = kmd_channel_create(kmd, KMD_ENGINE_COMPUTE, 1024, &a);
         if (st == HCQ_OK) /* the @2 cases hit the second channel */
-            st = hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 1024, &b);
+            st = kmd_channel_create(kmd, KMD_ENGINE_COPY, 1024, &b);
         else
             b = NULL;
         enum hcq_status want = strstr(opts, "fail_alloc") ? HCQ_ERR_NOMEM : HCQ_ERR_DRIVER;
         CHECKF(st == want && b == NULL, "%s: status %d (expected %d)", opts, st, want);
-        hcq_kmd_destroy(kmd);
+        kmd_destroy(kmd);
         emu_dev_put(e.d);
         emu_stats_get(&now);
         CHECKF(stats_equal(&base, &now), "%s: leaked fds %lld bos %lld maps %lld chans %lld", opts,
@@ -973,13 +973,13 @@ TEST(fault_channel)
     /* a kernel refusing SET_ERROR_NOTIFIER (unproven on hardware) costs fault reporting only */
     {
         struct tdev e = {0};
-        struct hcq_kmd *kmd = NULL;
-        struct hcq_kmd_channel *c = NULL;
+        struct kmd *kmd = NULL;
+        struct kmd_channel *c = NULL;
         CHECK_OK(tdev_open(&e, "ga10b,fail_ioctl=NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER"));
         CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
-        enum hcq_status st = hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 1024, &c);
+        enum hcq_status st = kmd_channel_create(kmd, KMD_ENGINE_COMPUTE, 1024, &c);
         bool no_notifier = st == HCQ_OK && !hcq_container_of(c, struct nvgpu_chan, base)->notifier;
-        hcq_kmd_destroy(kmd);
+        kmd_destroy(kmd);
         emu_dev_put(e.d);
         CHECKF(no_notifier, "channel without notifier: status %d", st);
         emu_stats_get(&now);
@@ -987,12 +987,12 @@ TEST(fault_channel)
     }
     /* memory: the GPU map fails -> everything before it undone */
     struct tdev e = {0};
-    struct hcq_kmd *kmd = NULL;
-    struct hcq_kmd_mem *m = (struct hcq_kmd_mem *)1;
+    struct kmd *kmd = NULL;
+    struct kmd_mem *m = (struct kmd_mem *)1;
     CHECK_OK(tdev_open(&e, "ga10b,fail_ioctl=NVGPU_AS_IOCTL_MAP_BUFFER_EX"));
     CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
-    CHECK(hcq_kmd_mem_alloc(kmd, 4096, 0, 0, &m) == HCQ_ERR_DRIVER && m == NULL);
-    hcq_kmd_destroy(kmd);
+    CHECK(kmd_mem_alloc(kmd, 4096, 0, 0, &m) == HCQ_ERR_DRIVER && m == NULL);
+    kmd_destroy(kmd);
     emu_dev_put(e.d);
     emu_stats_get(&now);
     CHECK(stats_equal(&base, &now));

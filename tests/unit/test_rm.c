@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_rm.c - unit tests of iface/rm without a GPU: escape request encodings and struct
+ * test_rm.c - unit tests of kmd/rm without a GPU: escape request encodings and struct
  * layouts against docs/hw/rm.md, the NV_STATUS and Xid tables, the GPU VA allocator
  * (random alloc/free against a reference), the dmesg classifier (on lines from our H200
  * run), and the whole kmd (open, memory, channels, check) on a small fake kernel behind
- * struct hcq_sys that counts fds, RM handles, UVM ranges and DMA mappings, with an
+ * struct sys that counts fds, RM handles, UVM ranges and DMA mappings, with an
  * injected failure at every syscall of the sequence to prove that no error path leaks.
- * (The full driver model lives in iface/emu; this fake only answers what rm asks.)
+ * (The full driver model lives in emu; this fake only answers what rm asks.)
  */
 #include "harness.h"
-#include "hcq_kmd.h"
-#include "hcq_sys.h"
+#include "kmd.h"
+#include "sys.h"
 #include "rm_abi.h"
 #include "rm_dmesg.h"
 #include "rm_priv.h"
@@ -205,7 +205,7 @@ TEST(dmesg_check_since)
 done:;
 }
 
-/* ==== A fake kernel behind struct hcq_sys ==== */
+/* ==== A fake kernel behind struct sys ==== */
 
 #define FK_FD0 1000
 #define FK_MAXH 4096
@@ -426,7 +426,7 @@ fk_munmap(void *ctx, void *addr, size_t len)
     return munmap(addr, len);
 }
 
-static const struct hcq_sys fk_sys = { fk_open, fk_close, fk_ioctl, fk_mmap, fk_munmap, NULL };
+static const struct sys fk_sys = { fk_open, fk_close, fk_ioctl, fk_mmap, fk_munmap, NULL };
 
 static void
 fk_reset(void)
@@ -465,29 +465,29 @@ fk_low_region_free(void)
 static enum hcq_status
 fk_sequence(const char **leak_out)
 {
-    struct hcq_kmd *kmd = NULL;
-    struct hcq_kmd_mem *m[4] = { 0 };
-    struct hcq_kmd_channel *c[2] = { 0 };
+    struct kmd *kmd = NULL;
+    struct kmd_mem *m[4] = { 0 };
+    struct kmd_channel *c[2] = { 0 };
     static char host[8192] __attribute__((aligned(4096)));
     *leak_out = NULL;
     enum hcq_status st = rm_kmd_create(&fk_sys, 0, &kmd);
     if (st != HCQ_OK)
         return st;
     int handles0 = fk_handles_live(), cpu0 = fk.cpu_maps;
-    if ((st = hcq_kmd_mem_alloc(kmd, 10 << 20, 0, HCQ_KMD_MEM_VRAM | HCQ_KMD_MEM_CPU_MAP, &m[0])) == HCQ_OK &&
-        (st = hcq_kmd_mem_alloc(kmd, 5000, 0, HCQ_KMD_MEM_SYSMEM | HCQ_KMD_MEM_CPU_MAP, &m[1])) == HCQ_OK &&
-        (st = hcq_kmd_mem_alloc(kmd, 4096, 0, HCQ_KMD_MEM_SYSMEM, &m[2])) == HCQ_OK &&
-        (st = hcq_kmd_mem_import_host(kmd, host, sizeof host, &m[3])) == HCQ_OK &&
-        (st = hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 1024, &c[0])) == HCQ_OK) /* + GR anchor */
-        st = hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 256, &c[1]);
+    if ((st = kmd_mem_alloc(kmd, 10 << 20, 0, KMD_MEM_VRAM | KMD_MEM_CPU_MAP, &m[0])) == HCQ_OK &&
+        (st = kmd_mem_alloc(kmd, 5000, 0, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP, &m[1])) == HCQ_OK &&
+        (st = kmd_mem_alloc(kmd, 4096, 0, KMD_MEM_SYSMEM, &m[2])) == HCQ_OK &&
+        (st = kmd_mem_import_host(kmd, host, sizeof host, &m[3])) == HCQ_OK &&
+        (st = kmd_channel_create(kmd, KMD_ENGINE_COPY, 1024, &c[0])) == HCQ_OK) /* + GR anchor */
+        st = kmd_channel_create(kmd, KMD_ENGINE_COMPUTE, 256, &c[1]);
     bool fault_in_alloc = fk.fail_at && fk.ops >= fk.fail_at;
-    hcq_kmd_channel_destroy(kmd, c[1]);
-    hcq_kmd_mem_free(kmd, m[2]);
-    hcq_kmd_mem_free(kmd, m[0]);
+    kmd_channel_destroy(kmd, c[1]);
+    kmd_mem_free(kmd, m[2]);
+    kmd_mem_free(kmd, m[0]);
     if (fault_in_alloc) {
-        hcq_kmd_channel_destroy(kmd, c[0]);
-        hcq_kmd_mem_free(kmd, m[1]);
-        hcq_kmd_mem_free(kmd, m[3]);
+        kmd_channel_destroy(kmd, c[0]);
+        kmd_mem_free(kmd, m[1]);
+        kmd_mem_free(kmd, m[3]);
         /* what stays: TSG + ctxshare; the GR anchor channel (channel, object, ring area,
          * notifier; one UVM range, one DMA and two CPU mappings) */
         struct rm_kmd *k = rm_kmd_from(kmd);
@@ -502,7 +502,7 @@ fk_sequence(const char **leak_out)
             *leak_out = "RM CPU mappings";
     }
     /* otherwise c[0], m[1], m[3] are left for destroy() to free */
-    hcq_kmd_destroy(kmd);
+    kmd_destroy(kmd);
     return st;
 }
 
@@ -510,7 +510,7 @@ TEST(kmd_on_fake_kernel)
 {
     (void)fk_low_region_free(); /* probe before any kmd exists */
     fk_reset();
-    struct hcq_kmd *kmd = NULL;
+    struct kmd *kmd = NULL;
     CHECK_OK(rm_kmd_create(&fk_sys, 0, &kmd));
     CHECK(kmd->info.sm_count == 132 && kmd->info.tpc_count == 66 && kmd->info.gpc_count == 8);
     CHECK(kmd->info.litter_gpcs == 8 && kmd->info.litter_tpc_per_gpc == 9 && kmd->info.litter_sm_per_tpc == 2);
@@ -518,35 +518,35 @@ TEST(kmd_on_fake_kernel)
     CHECK(strcmp(kmd->info.driver, "580.159.04") == 0 && kmd->arch && kmd->arch->compute_cls == HOPPER_COMPUTE_A);
     int base_handles = fk_handles_live();
 
-    struct hcq_kmd_mem *v = NULL, *lo = NULL;
-    CHECK_OK(hcq_kmd_mem_alloc(kmd, 10 << 20, 0, HCQ_KMD_MEM_VRAM, &v));
+    struct kmd_mem *v = NULL, *lo = NULL;
+    CHECK_OK(kmd_mem_alloc(kmd, 10 << 20, 0, KMD_MEM_VRAM, &v));
     CHECK(v->va >= RM_VA_HIGH_BASE && v->va % (2u << 20) == 0 && v->size_B == 10u << 20 && !v->map);
-    CHECK_OK(hcq_kmd_mem_alloc(kmd, 100, 1 << 16, HCQ_KMD_MEM_VRAM | HCQ_KMD_MEM_LOW_VA | HCQ_KMD_MEM_CPU_MAP, &lo));
+    CHECK_OK(kmd_mem_alloc(kmd, 100, 1 << 16, KMD_MEM_VRAM | KMD_MEM_LOW_VA | KMD_MEM_CPU_MAP, &lo));
     CHECK(lo->va < (1ull << 40) && lo->va % (1 << 16) == 0 && lo->map);
     CHECK(!rm_kmd_from(kmd)->low_reserve || lo->map == (void *)(uintptr_t)lo->va);
     memset(lo->map, 0x77, lo->size_B);
     CHECK(fk.uvm_ranges == 2 && fk.dma_maps == 2 && fk_handles_live() == base_handles + 2);
-    hcq_kmd_mem_free(kmd, lo);
-    hcq_kmd_mem_free(kmd, v);
+    kmd_mem_free(kmd, lo);
+    kmd_mem_free(kmd, v);
     CHECK(fk.uvm_ranges == 0 && fk.dma_maps == 0 && fk_handles_live() == base_handles);
 
-    struct hcq_kmd_channel *ch = NULL;
-    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 512, &ch));
+    struct kmd_channel *ch = NULL;
+    CHECK_OK(kmd_channel_create(kmd, KMD_ENGINE_COMPUTE, 512, &ch));
     CHECK(ch->token == 0xA && ch->entries == 512 && ch->obj_cls == HOPPER_COMPUTE_A);
     CHECK((uint8_t *)ch->userd == (uint8_t *)ch->ring + 512 * 8);
     char why[256] = "";
-    CHECK(hcq_kmd_check(kmd, why, sizeof why) == HCQ_OK);
+    CHECK(kmd_check(kmd, why, sizeof why) == HCQ_OK);
     /* what RM writes on a channel error: Xid code in info32, status 0xffff */
-    hcq_kmd_channel_kick(kmd, ch, 513);
+    kmd_channel_kick(kmd, ch, 513);
     CHECK(*(volatile uint32_t *)(ch->userd + RM_USERD_GP_PUT) == 1);
     NvNotification *n = rm_kmd_from(kmd)->chans->notifier->base.map;
     n->info32 = 31;
     n->status = 0xFFFF;
-    CHECK(hcq_kmd_check(kmd, why, sizeof why) == HCQ_ERR_DEVICE_LOST);
+    CHECK(kmd_check(kmd, why, sizeof why) == HCQ_ERR_DEVICE_LOST);
     CHECKF(strstr(why, "Xid 31") && strstr(why, "MMU"), "reason: %s", why);
-    CHECK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 100, &ch) == HCQ_ERR_INVALID);
+    CHECK(kmd_channel_create(kmd, KMD_ENGINE_COPY, 100, &ch) == HCQ_ERR_INVALID);
 done:
-    hcq_kmd_destroy(kmd);
+    kmd_destroy(kmd);
     if (fk_fds_open() != 0 || fk_handles_live() != 0 || !fk_low_region_free())
         th_fail(t, __FILE__, __LINE__, "after destroy: %d fds, %d RM handles, low region %s", fk_fds_open(),
                 fk_handles_live(), fk_low_region_free() ? "free" : "still mapped");
@@ -554,31 +554,31 @@ done:
 
 TEST(kmd_copy_channel_first_gets_gr_anchor)
 {
-    struct hcq_kmd *kmd = NULL;
-    struct hcq_kmd_channel *ce = NULL, *cc = NULL;
+    struct kmd *kmd = NULL;
+    struct kmd_channel *ce = NULL, *cc = NULL;
     fk_reset();
     CHECK_OK(rm_kmd_create(&fk_sys, 0, &kmd));
-    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 256, &ce));
+    CHECK_OK(kmd_channel_create(kmd, KMD_ENGINE_COPY, 256, &ce));
     struct rm_kmd *k = rm_kmd_from(kmd);
     CHECK(k->chans && k->chans->next && k->chans->next->internal && !k->chans->internal);
     CHECK(ce->obj_cls == HOPPER_DMA_COPY_A && fk.uvm_channels == 2);
-    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COMPUTE, 256, &cc));
-    hcq_kmd_channel_destroy(kmd, ce);
+    CHECK_OK(kmd_channel_create(kmd, KMD_ENGINE_COMPUTE, 256, &cc));
+    kmd_channel_destroy(kmd, ce);
     ce = NULL;
-    CHECK_OK(hcq_kmd_channel_create(kmd, HCQ_KMD_ENGINE_COPY, 256, &ce)); /* no second anchor */
+    CHECK_OK(kmd_channel_create(kmd, KMD_ENGINE_COPY, 256, &ce)); /* no second anchor */
     int n = 0;
     for (struct rm_chan *c = k->chans; c; c = c->next)
         n++;
     CHECK(n == 3);
 done:
-    hcq_kmd_destroy(kmd);
+    kmd_destroy(kmd);
     if (fk_fds_open() || fk_handles_live())
         th_fail(t, __FILE__, __LINE__, "after destroy: %d fds, %d handles", fk_fds_open(), fk_handles_live());
 }
 
 TEST(kmd_refuses_unknown_driver_and_absent_nodes)
 {
-    struct hcq_kmd *kmd = NULL;
+    struct kmd *kmd = NULL;
     fk_reset();
     fk.version = "570.86.10";
     unsetenv("HCQ_RM_ALLOW_UNKNOWN");
@@ -587,7 +587,7 @@ TEST(kmd_refuses_unknown_driver_and_absent_nodes)
     CHECK(fk_fds_open() == 0 && fk_handles_live() == 0);
     setenv("HCQ_RM_ALLOW_UNKNOWN", "1", 1);
     CHECK_OK(rm_kmd_create(&fk_sys, 0, &kmd));
-    hcq_kmd_destroy(kmd);
+    kmd_destroy(kmd);
     kmd = NULL;
     unsetenv("HCQ_RM_ALLOW_UNKNOWN");
     fk_reset();

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu_rm_priv.h - state of the emulated RM + UVM driver (emu_rm.c escapes and objects,
+ * emu_rm_ctrl.c controls, emu_uvm.c UVM). Layer: emu.
+ */
+#ifndef EMU_RM_PRIV_H
+#define EMU_RM_PRIV_H
+
+#include "emu_priv.h"
+#include "emu_rm_abi.h"
+
+enum emu_rm_file_kind { EMU_RM_CTL, EMU_RM_GPU, EMU_RM_UVM };
+
+struct emu_rm_range {           /* a UVM external range or channel reservation */
+    uint64_t base, length;
+    bool channel;
+};
+
+struct emu_rm_file {
+    enum emu_rm_file_kind kind;
+    struct emu_rm *rm;
+    struct emu_fd *f;
+    /* nvidiaN: bound to a ctl file by NV_ESC_REGISTER_FD */
+    bool registered;
+    /* mmap context created by NV_ESC_RM_MAP_MEMORY naming this fd (rm.md §3.4) */
+    struct emu_bo *map_bo;
+    uint64_t map_off, map_len;
+    /* uvm */
+    bool uvm_init;
+    bool gpu_registered;
+    struct emu_rm_obj *uvm_vas;  /* registered FERMI_VASPACE_A */
+    struct emu_rm_range *ranges;
+    uint32_t range_count, range_cap;
+};
+
+struct emu_rm_obj {
+    uint32_t client, handle, parent, cls;
+    struct emu_rm_file *owner;   /* ctl file of the client */
+    uint64_t seq;                /* creation order: frees go in reverse */
+    /* memory, usermode */
+    struct emu_bo *bo;
+    bool sysmem, os_desc;
+    /* vaspace */
+    struct emu_vm *vm;
+    uint32_t va_flags;
+    /* TSG (and channels without TSG) */
+    bool scheduled;
+    /* ctxshare: its vaspace; channel: its ctxshare and TSG */
+    uint32_t h_vaspace, h_ctxshare, h_tsg;
+    /* channel */
+    struct emu_chan *ch;
+    struct emu_bo *notifier_bo;
+    uint32_t token;
+    bool uvm_registered;
+    uint32_t engine_cls;         /* engine object: class; channel: bound engine class */
+};
+
+struct emu_rm {
+    struct emu_dev *d;
+    struct emu_rm_obj **objs;
+    uint32_t obj_count, obj_cap;
+    uint64_t seq;
+    uint32_t next_client, next_handle, next_token, next_subctx;
+    uint64_t vram_B, vram_used_B;
+    struct emu_bo *usermode_bo;  /* the GPU's usermode (doorbell) page, 64 KiB */
+    struct emu_vm *default_vas;  /* NV_ESC_RM_MAP_MEMORY_DMA targets (behind NV01_MEMORY_VIRTUAL) */
+    struct emu_rm_file **files;
+    uint32_t file_count, file_cap;
+    /* the chip */
+    const uint32_t *classes;
+    uint32_t class_count;
+    uint32_t gpu_id, pci_device_id, sm_version_code, gpcs, tpc_mask, litter_gpcs, litter_tpc_per_gpc,
+        max_warps_per_sm;
+    uint8_t uuid[16];
+};
+
+/* emu_rm.c */
+struct emu_rm_obj *emu_rm_obj_find(struct emu_rm *rm, uint32_t client, uint32_t handle);
+bool emu_rm_has_class(const struct emu_rm *rm, uint32_t cls);
+const char *emu_rm_class_name(uint32_t cls);
+const char *emu_rm_status_name(uint32_t st);
+struct emu_rm_file *emu_rm_file_of_fd(struct emu_rm *rm, int fd, enum emu_rm_file_kind kind);
+/* emu_rm_ctrl.c */
+uint32_t emu_rm_control(struct emu_rm *rm, struct emu_rm_file *file, struct emu_nvos54 *p);
+/* emu_uvm.c */
+int emu_uvm_ioctl(struct emu_rm_file *file, unsigned long request, void *arg);
+void emu_uvm_release(struct emu_rm_file *file);
+/* Channel on an externally owned VA space: runnable once scheduled and UVM-registered. */
+void emu_rm_channel_update(struct emu_rm *rm, struct emu_rm_obj *chan);
+
+#endif /* EMU_RM_PRIV_H */

@@ -1,0 +1,792 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pb_build.c - translates a recorded command list (struct hcq_cmdlist) into pushbuffers,
+ * cbuf0s and QMDs. Layer: hcq. Two modes share every line of encoding:
+ *   stream: memory from the queue's stream ring, submitted as it goes (pb_queue_flush);
+ *   graph:  memory from a persistent arena, nothing submitted, every variable location
+ *           recorded as a patch (pb_graph.c replays it).
+ *
+ * Ordering rules (docs/engine.md §2; rm.md §5.5, §6.4):
+ *  - consecutive launches are chained through the previous QMD's DEPENDENT_QMD0 (the next
+ *    grid starts when the previous one completes), the first is sent with SEND_PCAS;
+ *  - a launch that does not continue a chain waits for earlier launches with a host WFI;
+ *  - SIGNAL / TIMESTAMP / BARRIER are host semaphore releases (RELEASE_WFI) or WFIs in the
+ *    pushbuffer - never QMD release slots, so a QMD's memory can be reused as soon as the
+ *    timeline passes it (the QMD-reuse race of nvgpu.md §6.6 cannot happen);
+ *  - WAIT is a 64-bit ACQ_CIRC_GEQ host semaphore acquire; it ends a chain;
+ *  - copies on a compute queue run on the queue's copy helper channel; a switch between
+ *    channels is a release of the channel left and an acquire of it on the channel entered;
+ *  - every submission ends on the main channel with the release of its next timeline value.
+ */
+#include "pb.h"
+
+#include "gpu_cubin.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Scratch dwords a single command may need at most (a copy of <= 2 GiB, cross-channel
+ * handover and a release: well under this). Large copies are checked separately. */
+#define PB_CMD_MAX_DW 96u
+/* The stream part of one segment stays below half the ring (pb_ring_alloc's limit). */
+#define PB_SEGMENT_MAX_B (PB_STREAM_B / 2 - 65536u)
+
+struct pb_builder {
+    struct pb_queue *pq;
+    struct pb_dev *pd;
+    const struct hcq_cmdlist *cl;
+    const uint64_t *vars;
+    struct pb_build_target *g;   /* NULL: stream mode */
+    struct pb_chan *cur;         /* channel of the previous command (main at a segment start) */
+    /* The last launch's QMD stays in CPU memory until its successor is known: chaining
+     * patches it, and stream memory may be write-combined BAR1 that must not be read. */
+    uint32_t pend_dw[GPU_QMD_MAX_DW];
+    uint32_t *pend_dst;              /* where it goes; NULL: nothing pending */
+    bool chain;                      /* the next launch may chain to the pending QMD */
+    uint32_t pend_smem_cfg;          /* TARGET_SM_CONFIG_SHARED_MEM_SIZE of the pending QMD */
+    const struct gpu_qmd_ops *qmd_ops;
+    uint32_t cmd_index;
+    bool local_changed;              /* this build emitted new local-memory methods */
+    uint32_t cpu_copy_end;           /* copies_by_cpu: commands [0, this) are host memmoves */
+};
+
+/* Write the pending QMD to its place (before any pushbuffer naming it is submitted). */
+static void
+pb_qmd_flush(struct pb_builder *b)
+{
+    if (b->pend_dst) {
+        memcpy(b->pend_dst, b->pend_dw, b->qmd_ops->size_B);
+        b->pend_dst = NULL;
+    }
+}
+
+/* No later launch may chain to what was launched so far. */
+static void
+pb_chain_end(struct pb_builder *b)
+{
+    pb_qmd_flush(b);
+    b->chain = false;
+}
+
+/* ==== Patches (graph mode) ==== */
+
+static enum hcq_status
+pb_patch_add(struct pb_builder *b, const struct pb_patch *p)
+{
+    struct pb_build_target *g = b->g;
+    if (g->patch_count == g->patch_cap) {
+        uint32_t cap = g->patch_cap ? g->patch_cap * 2 : 64;
+        struct pb_patch *n = realloc(g->patches, (size_t)cap * sizeof(*n));
+        if (!n)
+            return hcq_err(HCQ_ERR_NOMEM, "graph: %u patches", cap);
+        g->patches = n;
+        g->patch_cap = cap;
+    }
+    g->patches[g->patch_count++] = *p;
+    return HCQ_OK;
+}
+
+/* ==== Semaphores with patchable payloads ==== */
+
+enum pb_val_kind { PB_VAL_CONST, PB_VAL_VAR, PB_VAL_MAIN, PB_VAL_AUX, PB_VAL_NOW };
+
+struct pb_val {
+    enum pb_val_kind kind;
+    uint64_t value;                  /* what to write now */
+    uint32_t var;                    /* VAR */
+    uint64_t add;                    /* VAR: vars[var] + add; MAIN/AUX: base + add */
+    const volatile uint64_t *slot;   /* NOW */
+};
+
+static enum hcq_status
+pb_sem_record(struct pb_builder *b, struct pb_chan *ch, uint32_t pos, const struct pb_val *v)
+{
+    /* The host semaphore block is header, ADDR_LO, ADDR_HI, PAYLOAD_LO, PAYLOAD_HI, EXECUTE
+     * (rm.md §5.2); the payload's place is checked, not assumed. */
+    assert(ch->push.overflow || (ch->push.dw[pos + 3] == (uint32_t)v->value &&
+                                 ch->push.dw[pos + 4] == (uint32_t)(v->value >> 32)));
+    if (!b->g || v->kind == PB_VAL_CONST)
+        return HCQ_OK;
+    static const enum pb_patch_kind kinds[] = {
+        [PB_VAL_VAR] = PB_PATCH_SEM, [PB_VAL_MAIN] = PB_PATCH_SEM_MAIN,
+        [PB_VAL_AUX] = PB_PATCH_SEM_AUX, [PB_VAL_NOW] = PB_PATCH_SEM_NOW};
+    struct pb_patch p = {.kind = kinds[v->kind], .var = v->var, .add = v->add, .pb_chan = ch,
+                             .pb_dw = pos + 3, .sig_slot = v->slot};
+    return pb_patch_add(b, &p);
+}
+
+/* After copies, a copy-engine semaphore with FLUSH_ENABLE before the host release: the
+ * LAUNCH_DMA of a copy does not flush (rm.md §5.4, tinygrad's copy word 0x182), its
+ * semaphore release does (0x14). The payload goes to a scratch word nobody reads. */
+static void
+pb_ce_flush(struct pb_builder *b, struct pb_chan *ch)
+{
+    if (ch->engine != KMD_ENGINE_COPY || !ch->busy)
+        return;
+    uint64_t va = b->pq->sys->va + PB_SYS_CE_FLUSH;
+    /* Four words (payload + timestamp, 16 bytes): tinygrad's copy-queue release 0x14. */
+    if (gpu_push_ce_sem_release(&ch->push, b->pd->arch->copy_cls, va, 0, true) != HCQ_OK)
+        assert(!"a 32-bit payload fits every copy class");
+    ch->busy = false;
+}
+
+static enum hcq_status
+pb_release(struct pb_builder *b, struct pb_chan *ch, uint64_t va, const struct pb_val *v,
+               bool timestamp)
+{
+    pb_ce_flush(b, ch);
+    uint32_t pos = ch->push.count;
+    gpu_push_sem_release(&ch->push, va, v->value, timestamp);
+    return pb_sem_record(b, ch, pos, v);
+}
+
+static enum hcq_status
+pb_acquire(struct pb_builder *b, struct pb_chan *ch, uint64_t va, const struct pb_val *v)
+{
+    uint32_t pos = ch->push.count;
+    gpu_push_sem_acquire_geq(&ch->push, va, v->value);
+    return pb_sem_record(b, ch, pos, v);
+}
+
+/* Next timeline value of ch, as a (patchable) payload. */
+static struct pb_val
+pb_tl_next(struct pb_builder *b, struct pb_chan *ch)
+{
+    uint64_t v = ++ch->tl_last;
+    bool is_main = ch == &b->pq->main;
+    uint64_t base = !b->g ? 0 : is_main ? b->g->main_base : b->g->aux_base;
+    return (struct pb_val){.kind = is_main ? PB_VAL_MAIN : PB_VAL_AUX, .value = v, .add = v - base};
+}
+
+/* Make everything emitted on ch so far complete before what follows on ch: a release with
+ * WFI of ch's timeline. Returns the value released. */
+static enum hcq_status
+pb_chan_settle(struct pb_builder *b, struct pb_chan *ch, struct pb_val *v_out)
+{
+    *v_out = pb_tl_next(b, ch);
+    enum hcq_status st = pb_release(b, ch, ch->tl_va, v_out, false);
+    ch->busy = false;
+    if (ch == &b->pq->main)
+        pb_chain_end(b);
+    return st;
+}
+
+/* The next command goes to ch: if the previous one went to the other channel, hand over
+ * (release there, acquire here) so queue order holds across engines. */
+static enum hcq_status
+pb_use(struct pb_builder *b, struct pb_chan *ch)
+{
+    struct pb_chan *from = b->cur;
+    b->cur = ch;
+    if (!from || from == ch)
+        return HCQ_OK;
+    struct pb_val v;
+    enum hcq_status st = pb_chan_settle(b, from, &v);
+    if (st != HCQ_OK)
+        return st;
+    return pb_acquire(b, ch, from->tl_va, &v);
+}
+
+/* ==== Segments ==== */
+
+/* End the current segment: back on the main channel, release its next timeline value. In
+ * stream mode submit it; in graph mode the caller lays it out. */
+static enum hcq_status
+pb_segment_end(struct pb_builder *b)
+{
+    struct pb_queue *pq = b->pq;
+    enum hcq_status st = pb_use(b, &pq->main);
+    if (st != HCQ_OK)
+        return st;
+    struct pb_val v;
+    st = pb_chan_settle(b, &pq->main, &v);
+    if (st != HCQ_OK)
+        return st;
+    /* The main channel carries everything submitted so far: a segment that starts on the
+     * copy helper must first hand over from it (queue order across submissions). */
+    b->cur = &pq->main;
+    if (b->g)
+        return HCQ_OK;
+    return pb_queue_flush(pq);
+}
+
+/* Room for one more command of need_dw dwords on ch (stream: end the segment when the
+ * scratch or the ring share would overflow; graph: grow the scratch). */
+static enum hcq_status
+pb_room(struct pb_builder *b, struct pb_chan *ch, uint32_t need_dw, uint64_t stream_B)
+{
+    struct pb_queue *pq = b->pq;
+    uint32_t main_dw = pq->main.push.count, aux_dw = pq->aux ? pq->aux->push.count : 0;
+    need_dw += PB_CMD_MAX_DW; /* handover + final release */
+    bool full = ch->push.count + need_dw > ch->push.cap || pq->main.push.count + PB_CMD_MAX_DW > pq->main.push.cap;
+    if (!b->g) {
+        uint64_t seg_B = pb_ring_unfenced(&pq->ring) + stream_B + (uint64_t)(main_dw + aux_dw + need_dw) * 4;
+        if ((full || seg_B > PB_SEGMENT_MAX_B) && (main_dw || aux_dw)) {
+            enum hcq_status st = pb_segment_end(b);
+            if (st != HCQ_OK)
+                return st;
+            full = false;
+        }
+        if ((uint64_t)need_dw * 4 + stream_B > PB_SEGMENT_MAX_B)
+            return hcq_err(HCQ_ERR_UNSUPPORTED, "command %u needs %u pushbuffer dwords + 0x%llx stream bytes (limit 0x%x)",
+                           b->cmd_index, need_dw, (unsigned long long)stream_B, PB_SEGMENT_MAX_B);
+    }
+    struct pb_chan *chans[2] = {ch, &pq->main};
+    for (int i = 0; i < 2; i++) {
+        struct pb_chan *c = chans[i];
+        if (c->push.count + need_dw <= c->push.cap)
+            continue;
+        uint32_t cap = c->push.cap;
+        while (c->push.count + need_dw > cap)
+            cap *= 2;
+        uint32_t *n = realloc(c->scratch, (size_t)cap * 4);
+        if (!n)
+            return hcq_err(HCQ_ERR_NOMEM, "pushbuffer scratch of %u dwords", cap);
+        c->scratch = n;
+        c->push.dw = n;
+        c->push.cap = cap;
+    }
+    return HCQ_OK;
+}
+
+/* Memory for one launch's cbuf0 + QMD (256-byte aligned: QMD rule rm.md §6.4, cbuf0 64-byte
+ * rule on V4/V5 §6.5). */
+static enum hcq_status
+pb_kargs_alloc(struct pb_builder *b, uint32_t size_B, uint8_t **map_out, uint64_t *va_out)
+{
+    if (b->g) {
+        struct pb_build_target *g = b->g;
+        uint64_t off = (g->arena_used_B + 255) & ~255ull;
+        if (off + size_B > g->arena_B)
+            return hcq_err(HCQ_ERR_INVALID, "graph arena overflow at command %u: 0x%llx + 0x%x > 0x%llx (engine bug)",
+                           b->cmd_index, (unsigned long long)off, size_B, (unsigned long long)g->arena_B);
+        g->arena_used_B = off + size_B;
+        *map_out = g->arena_map + off;
+        *va_out = g->arena_va + off;
+        return HCQ_OK;
+    }
+    struct pb_queue *pq = b->pq;
+    uint64_t off;
+    while (!pb_ring_alloc(&pq->ring, size_B, 256, &off)) {
+        pb_ring_retire(&pq->ring, __atomic_load_n(pq->main.tl, __ATOMIC_ACQUIRE));
+        if (pb_ring_alloc(&pq->ring, size_B, 256, &off))
+            break;
+        uint64_t oldest;
+        if (!pb_ring_oldest(&pq->ring, &oldest))
+            return hcq_err(HCQ_ERR_NOMEM, "stream ring: 0x%x launch bytes do not fit (engine bug)", size_B);
+        enum hcq_status st = pb_chan_wait(pq, &pq->main, oldest, PB_HANG_NS);
+        if (st != HCQ_OK)
+            return st;
+    }
+    *map_out = (uint8_t *)pq->stream->map + off;
+    *va_out = pq->stream->va + off;
+    return HCQ_OK;
+}
+
+/* ==== Commands ==== */
+
+/* Find the (hi, lo) range of a named QMD field in the version's field table. */
+static bool
+pb_qmd_field(const struct gpu_qmd_ops *ops, const char *name, uint32_t *hi_out, uint32_t *lo_out)
+{
+    for (uint32_t i = 0; i < ops->field_count; i++) {
+        if (strcmp(ops->fields[i].name, name) == 0) {
+            *hi_out = ops->fields[i].hi;
+            *lo_out = ops->fields[i].lo;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* CWD_MEMBAR_TYPE of a QMD that schedules a successor (DEPENDENT_QMD0): NONE. The grid's
+ * memory barrier at completion is what made each chained kernel cost ~1.1 us of GPU time on
+ * H100 (graph of 300 empty kernels: 1.08 -> 0.57 us/kernel; 300 dependent k_axpb_u64 on
+ * one counter: 1.41 -> 0.89 us/kernel, every increment seen; L1_MEMBAR costs as much as
+ * L1_SYSMEMBAR). The successor reads what its predecessor wrote through L2 (the
+ * dependent-chain bench and the hcq suite's chained launches check it); the last QMD of a
+ * chain keeps the template's L1_SYSMEMBAR, and every release after it waits for idle
+ * (RELEASE_WFI), so what the host or another engine sees is unchanged.
+ * PB_QMD_CHAIN_MEMBAR=<n> sets another type (1 = L1_SYSMEMBAR, the old behaviour). */
+static int
+pb_chain_membar(void)
+{
+    static int v = -2;
+    if (v == -2) {
+        const char *m = getenv("PB_QMD_CHAIN_MEMBAR");
+        v = m && *m ? (int)strtol(m, NULL, 0) : GPU_QMD_CWD_MEMBAR_TYPE_NONE;
+    }
+    return v;
+}
+
+/* Set a named QMD field (within one dword) in an encoded QMD. */
+static void
+pb_qmd_set(const struct gpu_qmd_ops *ops, uint32_t *dw, const char *name, uint32_t value)
+{
+    /* one lookup per QMD version and name (this runs per chained launch) */
+    static _Thread_local const struct gpu_qmd_ops *c_ops;
+    static _Thread_local const char *c_name;
+    static _Thread_local uint32_t c_hi, c_lo;
+    static _Thread_local bool c_ok;
+    if (c_ops != ops || c_name != name) {
+        c_ok = pb_qmd_field(ops, name, &c_hi, &c_lo) && c_hi / 32 == c_lo / 32;
+        c_ops = ops;
+        c_name = name;
+    }
+    if (!c_ok)
+        return;
+    uint32_t hi = c_hi, lo = c_lo;
+    uint32_t width = hi - lo + 1, shift = lo % 32;
+    uint32_t mask = (width == 32 ? 0xFFFFFFFFu : ((1u << width) - 1)) << shift;
+    dw[lo / 32] = (dw[lo / 32] & ~mask) | ((value << shift) & mask);
+}
+
+static enum hcq_status
+pb_launch_patches(struct pb_builder *b, const struct hcq_cmd *c, const struct pb_program *pp,
+                      uint8_t *cbuf0, uint32_t *qmd, const uint32_t *qmd_dw)
+{
+    const struct hcq_cmdlist *cl = b->cl;
+    enum hcq_status st = HCQ_OK;
+    for (uint32_t i = 0; i < c->u.launch.patch_count && st == HCQ_OK; i++) {
+        const struct hcq_arg_patch *ap = &cl->patches[c->u.launch.patch_first + i];
+        struct pb_patch p = {.kind = ap->size_B == 8 ? PB_PATCH_ARG64 : PB_PATCH_ARG32,
+                                 .var = ap->var, .map = (uint32_t *)(cbuf0 + pp->param_off_B + ap->offset_B)};
+        st = pb_patch_add(b, &p);
+    }
+    static const char *const v3[3] = {"CTA_RASTER_WIDTH", "CTA_RASTER_HEIGHT", "CTA_RASTER_DEPTH"};
+    static const char *const v4[3] = {"GRID_WIDTH", "GRID_HEIGHT", "GRID_DEPTH"};
+    for (uint32_t d = 0; d < 3 && st == HCQ_OK; d++) {
+        if (c->u.launch.grid_var[d] == HCQ_VAR_NONE)
+            continue;
+        uint32_t hi, lo;
+        if (!pb_qmd_field(b->qmd_ops, v4[d], &hi, &lo) && !pb_qmd_field(b->qmd_ops, v3[d], &hi, &lo))
+            return hcq_err(HCQ_ERR_UNSUPPORTED, "graph: QMD %s has no grid field %s", b->qmd_ops->name, v4[d]);
+        if (hi / 32 != lo / 32)
+            return hcq_err(HCQ_ERR_UNSUPPORTED, "graph: QMD %s grid field %u:%u spans two dwords", b->qmd_ops->name,
+                           hi, lo);
+        /* The replay writes the whole dword from this copy: no read of (possibly
+         * write-combined) arena memory. */
+        struct pb_patch p = {.kind = PB_PATCH_GRID, .var = c->u.launch.grid_var[d], .dim = d,
+                                 .map = qmd + lo / 32, .qmd_hi = hi, .qmd_lo = lo, .qmd_word = qmd_dw[lo / 32],
+                                 .aux_map = (uint32_t *)(cbuf0 + GPU_CBUF0_GRID_DIM_OFF_B) + d};
+        st = pb_patch_add(b, &p);
+    }
+    return st;
+}
+
+/* A launch of prog on the main (compute) channel with these grid, block and arguments. c is
+ * the recorded LAUNCH command (graph variables are patched through it), or NULL for the
+ * engine's own launches (copies by kernel), which have no variables. */
+static enum hcq_status
+pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3], const uint32_t block[3],
+          const void *args, uint32_t args_B, const struct hcq_cmd *c)
+{
+    struct pb_queue *pq = b->pq;
+    struct pb_dev *pd = b->pd;
+    struct pb_chan *ch = &pq->main;
+    struct pb_program *pp = prog->priv;
+    pp->launched = true;
+    if (ch->engine != KMD_ENGINE_COMPUTE)
+        return hcq_err(HCQ_ERR_INVALID, "launch of %s recorded on a copy queue", prog->info.name);
+    if (args_B != pp->param_B)
+        return hcq_err(HCQ_ERR_INVALID, "launch of %s: 0x%x argument bytes (expected 0x%x)", prog->info.name,
+                       args_B, pp->param_B);
+    enum hcq_status st = pb_room(b, ch, 32, pp->kargs_B);
+    if (st != HCQ_OK)
+        return st;
+    st = pb_use(b, ch);
+    if (st != HCQ_OK)
+        return st;
+    if (pp->local_B > pq->local_per_thread_B || pq->local_reemit) {
+        if (b->g)
+            return hcq_err(HCQ_ERR_INVALID, "graph: local memory not reserved for %s (engine bug)", prog->info.name);
+        /* New local-memory state applies to launches after it: let running ones finish
+         * and start a new chain (a chained QMD would not see the methods). */
+        if (ch->busy)
+            gpu_push_wfi(&ch->push);
+        ch->busy = false;
+        pb_chain_end(b);
+        bool changed = false;
+        st = pb_local_reserve(pq, pp->local_B, &changed);
+        if (st != HCQ_OK)
+            return st;
+        if (!changed && pq->local_reemit)
+            pb_local_emit(pq);
+        b->local_changed |= changed;
+    }
+
+    /* cbuf0, QMD. */
+    uint8_t *map = NULL;
+    uint64_t va = 0;
+    st = pb_kargs_alloc(b, pp->kargs_B, &map, &va);
+    if (st != HCQ_OK)
+        return st;
+    uint32_t cbuf0_span = (pp->cbuf0_B + 255) & ~255u;
+    uint32_t *qmd = (uint32_t *)(map + cbuf0_span);
+    uint64_t qmd_va = va + cbuf0_span;
+    st = gpu_cbuf0_build(pd->arch, pp->k, grid, block, pd->local_window_va, pd->shared_window_va, args, args_B, map,
+                         pp->cbuf0_B);
+    if (st != HCQ_OK)
+        return st;
+    struct gpu_qmd_desc d = pp->desc;
+    memcpy(d.grid, grid, sizeof d.grid);
+    memcpy(d.block, block, sizeof d.block);
+    d.cbuf[0] = (struct gpu_qmd_cbuf){.va = va, .size_B = pp->cbuf0_B, .valid = true, .invalidate = true};
+    d.local_mem_high_B = pq->local_per_thread_B;
+    uint32_t qmd_dw[GPU_QMD_MAX_DW];
+    st = gpu_qmd_encode(b->qmd_ops, &d, qmd_dw);
+    if (st != HCQ_OK)
+        return st;
+    if (b->g && c) {
+        st = pb_launch_patches(b, c, pp, map, qmd, qmd_dw);
+        if (st != HCQ_OK)
+            return st;
+    }
+    if (pd->debug & HCQ_DEBUG_QMD_DUMP) {
+        char text[4096];
+        gpu_qmd_dump(b->qmd_ops, qmd_dw, text, sizeof text);
+        HCQ_LOG_INFO("qmd_dump: %s grid %u,%u,%u block %u,%u,%u QMD at 0x%llx cbuf0 at 0x%llx:\n%s", prog->info.name,
+                     grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                     (unsigned long long)qmd_va, (unsigned long long)va, text);
+    }
+
+    /* Debug switch for bring-up (PB_CHAIN=none|same_smem|all, default all): whether a
+     * launch may chain to the previous QMD at all, or only when both use the same shared
+     * memory carve-out. */
+    static int chain_mode = -1;
+    if (chain_mode < 0) {
+        const char *e = getenv("PB_CHAIN");
+        chain_mode = !e ? 2 : !strcmp(e, "none") ? 0 : !strcmp(e, "same_smem") ? 1 : 2;
+    }
+    if (b->chain && (chain_mode == 0 || (chain_mode == 1 && b->pend_smem_cfg != d.sm_config_target))) {
+        if (ch->busy)
+            gpu_push_wfi(&ch->push);
+        pb_chain_end(b);
+    }
+    if (b->chain) {
+        /* Back-to-back: the previous grid schedules this one when it completes (rm.md §5.5). */
+        gpu_qmd_set_dependent(b->qmd_ops, b->pend_dw, qmd_va);
+        pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)pb_chain_membar());
+        pb_qmd_flush(b);
+    } else {
+        pb_qmd_flush(b);
+        if (ch->busy)
+            gpu_push_wfi(&ch->push);    /* an earlier launch may still run (after a WAIT) */
+        gpu_push_invalidate_shader_caches(&ch->push, false);
+        gpu_push_launch(&ch->push, qmd_va);
+    }
+    memcpy(b->pend_dw, qmd_dw, b->qmd_ops->size_B);
+    b->pend_dst = qmd;
+    b->pend_smem_cfg = d.sm_config_target;
+    b->chain = true;
+    ch->busy = true;
+    return HCQ_OK;
+}
+
+/* Bring-up experiment (PB_CE_EXP="pipe,line=N,chunk=N,plc"): other LAUNCH_DMA layouts for
+ * 1-D copies, to measure which one the copy engine runs fastest. Returns false when unset. */
+static bool
+pb_ce_experiment(struct gpu_push *p, uint64_t dst_va, uint64_t src_va, uint64_t size_B)
+{
+    static int init;
+    static bool on, pipe, noplc;
+    static uint64_t line_B, chunk_B;
+    if (!init) {
+        const char *e = getenv("PB_CE_EXP");
+        on = e && *e;
+        if (on) {
+            pipe = strstr(e, "pipe") != NULL;
+            noplc = strstr(e, "noplc") != NULL;
+            const char *l = strstr(e, "line="), *c = strstr(e, "chunk=");
+            line_B = l ? strtoull(l + 5, NULL, 0) : 0;
+            chunk_B = c ? strtoull(c + 6, NULL, 0) : 0;
+        }
+        init = 1;
+    }
+    if (!on)
+        return false;
+    uint32_t launch = GPU_FLD(NVC6B5_LAUNCH_DMA_DATA_TRANSFER_TYPE, pipe ? 1 : 2) |
+                      GPU_FLD_DEF(NVC6B5_LAUNCH_DMA, SRC_MEMORY_LAYOUT, PITCH) |
+                      GPU_FLD_DEF(NVC6B5_LAUNCH_DMA, DST_MEMORY_LAYOUT, PITCH) |
+                      (noplc ? GPU_FLD(NVC6B5_LAUNCH_DMA_DISABLE_PLC, 1) : 0);
+    while (size_B) {
+        uint64_t n = chunk_B && chunk_B < size_B ? chunk_B : size_B;
+        if (n > GPU_CE_MAX_LINE_B)
+            n = GPU_CE_MAX_LINE_B;
+        uint64_t rows = line_B ? n / line_B : 0;
+        PUSH_MTHD(p, NVC6B5, OFFSET_IN_UPPER, (uint32_t)(src_va >> 32), (uint32_t)src_va, (uint32_t)(dst_va >> 32),
+                  (uint32_t)dst_va);
+        if (rows > 1) {
+            n = rows * line_B;
+            PUSH_MTHD(p, NVC6B5, PITCH_IN, (uint32_t)line_B, (uint32_t)line_B, (uint32_t)line_B, (uint32_t)rows);
+            PUSH_MTHD(p, NVC6B5, LAUNCH_DMA, launch | GPU_FLD(NVC6B5_LAUNCH_DMA_MULTI_LINE_ENABLE, 1));
+        } else {
+            PUSH_MTHD(p, NVC6B5, LINE_LENGTH_IN, (uint32_t)n);
+            PUSH_MTHD(p, NVC6B5, LAUNCH_DMA, launch);
+        }
+        dst_va += n;
+        src_va += n;
+        size_B -= n;
+    }
+    return true;
+}
+
+static enum hcq_status
+pb_cmd_launch(struct pb_builder *b, const struct hcq_cmd *c)
+{
+    uint32_t grid[3];
+    hcq_cmd_launch_grid(c, b->vars, grid);
+    for (int d = 0; d < 3; d++)
+        if (b->g && grid[d] == 0)
+            grid[d] = 1; /* a grid variable not set yet: patched at every replay */
+    const void *args = b->cl->args + c->u.launch.args_off_B;
+    if (b->vars && c->u.launch.patch_count) {
+        hcq_cmd_launch_args(b->cl, c, b->vars, b->pq->argbuf);
+        args = b->pq->argbuf;
+    }
+    return pb_launch(b, c->u.launch.prog, grid, c->u.launch.block, args, c->u.launch.args_B, c);
+}
+
+/* Whether a copy on this queue runs as the copy kernel on the compute channel: device
+ * memory to device memory (not host: that stays on the copy engine, which reaches PCIe
+ * speed), non-overlapping, on a dGPU. Measured on H100 (driver 580): the copy engine a GR
+ * channel group gets moves 165-190 GB/s (r+w) whatever the LAUNCH_DMA layout (pipelined,
+ * multi-line, chunked, PLC off: PB_CE_EXP), the copy kernel 1.1 TB/s at 1 MiB and ~3 TB/s
+ * from 256 MiB. PB_D2D=ce keeps every copy on the copy engine. */
+static bool
+pb_copy_by_kernel(const struct pb_builder *b, const struct hcq_cmd *c)
+{
+    static int mode = -1;
+    if (mode < 0) {
+        const char *e = getenv("PB_D2D");
+        mode = e && !strcmp(e, "ce") ? 0 : 1;
+    }
+    const struct hcq_buf *dst = c->u.copy.dst, *src = c->u.copy.src;
+    if (!mode || b->pq->main.engine != KMD_ENGINE_COMPUTE || b->pd->kmd->info.unified_memory)
+        return false;
+    if ((dst->flags | src->flags) & HCQ_MEM_HOST)
+        return false;
+    if (dst == src && c->u.copy.dst_off_B < c->u.copy.src_off_B + c->u.copy.size_B &&
+        c->u.copy.src_off_B < c->u.copy.dst_off_B + c->u.copy.size_B)
+        return false; /* k_copy_bytes needs disjoint ranges */
+    return true;
+}
+
+/* k_copy_bytes' parameters (src/kernels/k_params.h, restated: the engine does not include
+ * kernel headers - layering). A different layout fails loudly: pb_launch checks the byte
+ * count against the cubin's parameter window, and the hcq suite's copy tests compare data. */
+struct pb_copy_params {
+    uint64_t dst_va;
+    uint64_t src_va;
+    uint64_t size_B;
+};
+_Static_assert(sizeof(struct pb_copy_params) == 24, "k_copy_bytes takes 24 parameter bytes");
+
+/* The copy as k_copy_bytes on the main channel (chained like any launch). Geometry as
+ * src/ops' flat launches: 256 threads, one per 16-byte vector, at most 65535 blocks. */
+static enum hcq_status
+pb_copy_kernel(struct pb_builder *b, const struct hcq_cmd *c)
+{
+    struct pb_copy_params p = {
+        .dst_va = c->u.copy.dst->va + c->u.copy.dst_off_B,
+        .src_va = c->u.copy.src->va + c->u.copy.src_off_B,
+        .size_B = c->u.copy.size_B,
+    };
+    uint64_t items = ((p.dst_va | p.src_va) & 15) == 0 ? (p.size_B + 15) / 16 : p.size_B;
+    uint64_t blocks = (items + 255) / 256;
+    uint32_t grid[3] = { blocks > 65535 ? 65535 : (uint32_t)blocks, 1, 1 };
+    const uint32_t block[3] = { 256, 1, 1 };
+    return pb_launch(b, b->pd->copy_prog, grid, block, &p, sizeof p, NULL);
+}
+
+static enum hcq_status
+pb_cmd_copy(struct pb_builder *b, const struct hcq_cmd *c)
+{
+    struct pb_queue *pq = b->pq;
+    const struct hcq_buf *dst = c->u.copy.dst, *src = c->u.copy.src;
+    uint64_t size_B = c->u.copy.size_B;
+    enum hcq_status st;
+    if (size_B == 0)
+        return HCQ_OK;
+    if (b->cmd_index < b->cpu_copy_end) {
+        /* Tegra: device memory is host memory and the queue was idle with nothing before
+         * this copy in the list (pb_cpu_copy_end): a memmove now is in queue order and
+         * beats a DMA through the copy engine (nvgpu.md §6.7). */
+        memmove((uint8_t *)dst->map + c->u.copy.dst_off_B, (const uint8_t *)src->map + c->u.copy.src_off_B, size_B);
+        return HCQ_OK;
+    }
+    if (b->pd->copy_prog && pb_copy_by_kernel(b, c))
+        return pb_copy_kernel(b, c);
+    struct pb_chan *ch = &pq->main;
+    if (ch->engine != KMD_ENGINE_COPY) {
+        if (!pq->aux)
+            return hcq_err(HCQ_ERR_INVALID, "copy on a compute queue without its copy helper channel (engine bug)");
+        ch = pq->aux;
+    }
+    st = pb_room(b, ch, gpu_push_ce_copy_dw(size_B) + (getenv("PB_CE_EXP") ? 16 * 64 : 0), 0);
+    if (st != HCQ_OK)
+        return st;
+    st = pb_use(b, ch);
+    if (st != HCQ_OK)
+        return st;
+    uint64_t dva = dst->va + c->u.copy.dst_off_B, sva = src->va + c->u.copy.src_off_B;
+    if (!pb_ce_experiment(&ch->push, dva, sva, size_B))
+        gpu_push_ce_copy(&ch->push, dva, sva, size_B);
+    ch->busy = true;
+    return HCQ_OK;
+}
+
+/* Value a TIMESTAMP leaves in its signal: the release that carries the timestamp also
+ * writes a payload (rm.md §5.6's 16-byte record), so it rewrites the value the signal has
+ * then: the last SIGNAL to it earlier in this list, else what the host sees now. */
+static struct pb_val
+pb_timestamp_value(struct pb_builder *b, const struct hcq_signal *sig)
+{
+    for (uint32_t i = b->cmd_index; i-- > 0;) {
+        const struct hcq_cmd *p = &b->cl->cmds[i];
+        if (p->kind == HCQ_CMD_SIGNAL && p->u.sig.sig == sig) {
+            uint64_t v = hcq_cmd_value(p->u.sig.var, p->u.sig.add, b->vars);
+            if (p->u.sig.var == HCQ_VAR_NONE)
+                return (struct pb_val){.kind = PB_VAL_CONST, .value = v};
+            return (struct pb_val){.kind = PB_VAL_VAR, .value = v, .var = p->u.sig.var, .add = p->u.sig.add};
+        }
+    }
+    return (struct pb_val){.kind = PB_VAL_NOW, .value = *sig->slot, .slot = sig->slot};
+}
+
+static enum hcq_status
+pb_cmd_sync(struct pb_builder *b, const struct hcq_cmd *c)
+{
+    struct pb_queue *pq = b->pq;
+    /* Signals, waits, timestamps and barriers go where the previous command went: that is
+     * the work they order against (a later command on the other channel hands over). */
+    struct pb_chan *ch = b->cur;
+    enum hcq_status st = pb_room(b, ch, 32, 0);
+    if (st != HCQ_OK)
+        return st;
+    ch = b->cur;
+    st = pb_use(b, ch);
+    if (st != HCQ_OK)
+        return st;
+    bool is_main = ch == &pq->main;
+    switch (c->kind) {
+    case HCQ_CMD_SIGNAL:
+    case HCQ_CMD_WAIT: {
+        const struct hcq_signal *sig = c->u.sig.sig;
+        struct pb_val v = {.kind = c->u.sig.var == HCQ_VAR_NONE ? PB_VAL_CONST : PB_VAL_VAR,
+                               .value = hcq_cmd_value(c->u.sig.var, c->u.sig.add, b->vars),
+                               .var = c->u.sig.var, .add = c->u.sig.add};
+        if (c->kind == HCQ_CMD_WAIT) {
+            /* A chained QMD would start without looking at the acquire: end the chain. */
+            if (is_main)
+                pb_chain_end(b);
+            return pb_acquire(b, ch, sig->va, &v);
+        }
+        st = pb_release(b, ch, sig->va, &v, false);
+        break;
+    }
+    case HCQ_CMD_TIMESTAMP: {
+        struct pb_val v = pb_timestamp_value(b, c->u.ts.sig);
+        st = pb_release(b, ch, c->u.ts.sig->va, &v, true);
+        break;
+    }
+    case HCQ_CMD_BARRIER:
+        pb_ce_flush(b, ch);
+        gpu_push_wfi(&ch->push);
+        if (ch->engine == KMD_ENGINE_COMPUTE)
+            gpu_push_invalidate_shader_caches(&ch->push, true);
+        break;
+    default:
+        return hcq_err(HCQ_ERR_INVALID, "command %u: kind %d", b->cmd_index, (int)c->kind);
+    }
+    /* Releases and barriers wait for idle: nothing of this channel runs past them. */
+    ch->busy = false;
+    if (is_main)
+        pb_chain_end(b);
+    return st;
+}
+
+/* copies_by_cpu kmds (Tegra): how many leading commands of the list are copies the CPU
+ * may do at once, in queue order, without waiting: the queue must already be idle (its
+ * main timeline, which covers the copy helper, reached everything submitted) and only
+ * such copies may come before. Any later copy - behind a WAIT, a launch, or work still
+ * running - goes through the copy engine: a host memmove there would have to wait for
+ * the GPU inside queue_submit, and a WAIT on a signal set after the submit would then
+ * never be satisfied (the deadlock of test_nvgpu's cross_queue_copy). Graphs never copy
+ * by CPU (a replay runs on the GPU). */
+static uint32_t
+pb_cpu_copy_end(const struct pb_queue *pq, const struct hcq_cmdlist *cl, bool graph)
+{
+    if (graph || !pq->pd->kmd->info.copies_by_cpu)
+        return 0;
+    if (pq->main.push.count || (pq->aux && pq->aux->push.count) ||
+        __atomic_load_n(pq->main.tl, __ATOMIC_ACQUIRE) < pq->main.tl_last)
+        return 0;
+    uint32_t i = 0;
+    while (i < cl->count && cl->cmds[i].kind == HCQ_CMD_COPY &&
+           (cl->cmds[i].u.copy.size_B == 0 || (cl->cmds[i].u.copy.dst->map && cl->cmds[i].u.copy.src->map)))
+        i++;
+    return i;
+}
+
+enum hcq_status
+pb_build(struct pb_queue *pq, const struct hcq_cmdlist *cl, const uint64_t *vars,
+             struct pb_build_target *graph)
+{
+    struct pb_builder b = {
+        .pq = pq, .pd = pq->pd, .cl = cl, .vars = vars, .g = graph, .cur = &pq->main,
+        .qmd_ops = pq->pd->arch->qmd ? pq->pd->arch->qmd : gpu_qmd_ops_by_version(pq->pd->arch->qmd_version),
+    };
+    enum hcq_status st = HCQ_OK;
+    b.cpu_copy_end = pb_cpu_copy_end(pq, cl, graph != NULL);
+    /* Prepare what commands need before building (allocations stay off the per-command path). */
+    uint32_t args_max = 0;
+    for (uint32_t i = 0; i < cl->count && st == HCQ_OK; i++) {
+        const struct hcq_cmd *c = &cl->cmds[i];
+        if (c->kind == HCQ_CMD_LAUNCH && c->u.launch.args_B > args_max)
+            args_max = c->u.launch.args_B;
+        if (c->kind == HCQ_CMD_COPY && i >= b.cpu_copy_end && pq->main.engine != KMD_ENGINE_COPY) {
+            if (pb_copy_by_kernel(&b, c) && pb_copy_prog_get(pq->pd) == HCQ_OK)
+                continue;
+            st = pb_aux_get(pq);
+        }
+    }
+    if (st == HCQ_OK && args_max > pq->argbuf_B) {
+        uint8_t *n = realloc(pq->argbuf, args_max);
+        if (!n)
+            return hcq_err(HCQ_ERR_NOMEM, "argument scratch of %u bytes", args_max);
+        pq->argbuf = n;
+        pq->argbuf_B = args_max;
+    }
+    for (uint32_t i = 0; i < cl->count && st == HCQ_OK; i++) {
+        const struct hcq_cmd *c = &cl->cmds[i];
+        b.cmd_index = i;
+        switch (c->kind) {
+        case HCQ_CMD_LAUNCH:
+            st = pb_cmd_launch(&b, c);
+            break;
+        case HCQ_CMD_COPY:
+            st = pb_cmd_copy(&b, c);
+            break;
+        default:
+            st = pb_cmd_sync(&b, c);
+            break;
+        }
+    }
+    if (st == HCQ_OK)
+        st = pb_segment_end(&b);
+    if (st != HCQ_OK && !graph) {
+        /* Nothing half-built may reach the GPU with a later submission, and the timeline
+         * values it would have released are not waited for. */
+        pq->main.push.count = 0;
+        pq->main.tl_last = pq->main.tl_flushed;
+        if (b.local_changed)
+            pq->local_reemit = true;
+        if (pq->aux) {
+            pq->aux->push.count = 0;
+            pq->aux->tl_last = pq->aux->tl_flushed;
+        }
+    }
+    return st;
+}
