@@ -312,6 +312,7 @@ struct llm_model_params {
      * dequantized to f16 once per batch, activations rounded to f16, f32 accumulation
      * (k_llm_gemm.cu; logits move by ~1e-7 NMSE). 0 = never; default 64. */
     uint32_t gemm_min_batch;
+    bool naive_decode;        /* decode with the general per-op kernels, not the fused mat-vec path */
     /* Called while uploading weights with done/total bytes (may be NULL). */
     void (*progress)(uint64_t done_B, uint64_t total_B, void *user);
     void *progress_user;
@@ -335,6 +336,21 @@ HCQ_MUST_CHECK enum hcq_status llm_model_eval(struct llm_model *m, const int32_t
 /* Logits of the last evaluated token (n_vocab floats, host memory, read after eval). */
 const float *llm_model_logits(struct llm_model *m);
 uint32_t llm_model_n_ctx(const struct llm_model *m);
+
+/* Per-kernel device time of one decode step (token at pos, recorded without a graph, with a
+ * device timestamp after every launch): one row per kernel label, in first-launch order.
+ * us: sum over the label's launches of (its timestamp - the previous one), so rows add up
+ * to step_us (launch gaps included); bytes: weight bytes the label streams (0: not
+ * counted). The step runs for real (the KV cache row pos is written, logits left). */
+struct llm_prof_row {
+    const char *kernel; /* static string */
+    uint32_t count;
+    double us;
+    uint64_t bytes;
+};
+HCQ_MUST_CHECK enum hcq_status llm_model_profile_step(struct llm_model *m, int32_t token, uint32_t pos,
+                                                      struct llm_prof_row *rows, uint32_t max_rows,
+                                                      uint32_t *n_rows, double *step_us);
 
 /* The plain C reference forward pass (f32 math over dequantized weights, host only): the
  * oracle for device tests. Same contract as llm_model_eval; logits into logits_out. */

@@ -3,7 +3,8 @@
  * nvhcq_llm_bench.c - `nvhcq llm-bench`: llama-bench-style throughput of a GGUF model:
  * pp<N> (prompt processing: N tokens evaluated in one call, batches of -b) and tg<N>
  * (N decode steps of one token from an empty context), each repeated -r times after one
- * warm-up, reported as mean ± sd tokens/s in a markdown table. Layer: tools.
+ * warm-up, reported as mean ± sd tokens/s in a markdown table; -d repeats them after a KV
+ * cache filled to each depth, --profile adds one decode step's per-kernel table. Layer: tools.
  * Napkin math: tg is bounded by weight bytes / memory bandwidth (anchors.md §6.3).
  */
 #include "hcq.h"
@@ -19,8 +20,30 @@
 
 void nvhcq_llm_progress(uint64_t done_B, uint64_t total_B, void *user);
 
+/* Per-kernel table of one decode step at position pos (llm_model_profile_step). */
 static int
-bench_one(struct llm_model *m, bool pp, uint32_t n, int reps, double *mean, double *sd)
+print_profile(struct llm_model *m, uint32_t pos)
+{
+    struct llm_prof_row rows[64];
+    uint32_t n = 0;
+    double step = 0;
+    if (llm_model_profile_step(m, 1, pos, rows, 64, &n, &step))
+        return cli_fail("llm-bench", "--profile: %s", hcq_last_error());
+    printf("\nprofile: one decode step at position %u, %.1f us (no graph; timestamps between launches)\n\n", pos,
+           step);
+    printf("| kernel | count | total us | us/launch | GB/s | %% of step |\n|---|---:|---:|---:|---:|---:|\n");
+    for (uint32_t i = 0; i < n; i++) {
+        char bw[32] = "";
+        if (rows[i].bytes && rows[i].us > 0)
+            snprintf(bw, sizeof bw, "%.0f", rows[i].bytes / (rows[i].us * 1e3));
+        printf("| %s | %u | %.1f | %.2f | %s | %.1f |\n", rows[i].kernel, rows[i].count, rows[i].us,
+               rows[i].us / rows[i].count, bw, step > 0 ? 100.0 * rows[i].us / step : 0.0);
+    }
+    return 0;
+}
+
+static int
+bench_one(struct llm_model *m, bool pp, uint32_t n, uint32_t depth, int reps, double *mean, double *sd)
 {
     uint32_t V = llm_model_hparams(m)->n_vocab;
     int32_t *toks = malloc(n * sizeof *toks);
@@ -33,13 +56,20 @@ bench_one(struct llm_model *m, bool pp, uint32_t n, int reps, double *mean, doub
         toks[i] = (int32_t)(x % V);
     }
     for (int r = 0; r <= reps; r++) { /* r == 0: warm-up (graph recording, caches) */
-        uint64_t t0 = hcq_time_ns();
         enum hcq_status st = HCQ_OK;
-        if (pp)
-            st = llm_model_eval(m, toks, n, 0);
+        /* -d: fill the KV cache with depth tokens first (not timed), like llama-bench */
+        for (uint32_t i = 0; i < depth && !st; i += n) {
+            uint32_t c = depth - i < n ? depth - i : n;
+            st = llm_model_eval(m, toks, c, i);
+        }
+        uint64_t t0 = hcq_time_ns();
+        if (st)
+            ;
+        else if (pp)
+            st = llm_model_eval(m, toks, n, depth);
         else
             for (uint32_t i = 0; i < n && !st; i++)
-                st = llm_model_eval(m, &toks[i], 1, i);
+                st = llm_model_eval(m, &toks[i], 1, depth + i);
         if (st) {
             cli_fail("llm-bench", "%s", hcq_last_error());
             free(toks);
@@ -77,8 +107,8 @@ ftype_name(const struct llm_gguf *g)
 }
 
 struct bench_rec {
-    char test[16];
-    uint32_t n_prompt, n_gen;
+    char test[32];
+    uint32_t n_prompt, n_gen, n_depth;
     double mean, sd;
 };
 
@@ -103,9 +133,9 @@ write_json(FILE *f, const char *model, const char *type, const struct llm_model 
         cli_json_str(f, in->driver);
         fprintf(f, ", \"commit\": ");
         cli_json_str(f, commit);
-        fprintf(f, ",\n   \"test\": \"%s\", \"n_prompt\": %u, \"n_gen\": %u, \"n_batch\": %u, \"reps\": %d, "
-                   "\"avg_ts\": %.3f, \"stddev_ts\": %.3f}%s\n",
-                r[i].test, r[i].n_prompt, r[i].n_gen, n_batch, reps, r[i].mean, r[i].sd, i + 1 < n ? "," : "");
+        fprintf(f, ",\n   \"test\": \"%s\", \"n_prompt\": %u, \"n_gen\": %u, \"n_depth\": %u, \"n_batch\": %u, "
+                   "\"reps\": %d, \"avg_ts\": %.3f, \"stddev_ts\": %.3f}%s\n",
+                r[i].test, r[i].n_prompt, r[i].n_gen, r[i].n_depth, n_batch, reps, r[i].mean, r[i].sd, i + 1 < n ? "," : "");
     }
     fprintf(f, "]\n");
 }
@@ -113,16 +143,19 @@ write_json(FILE *f, const char *model, const char *type, const struct llm_model 
 int
 nvhcq_cmd_llm_bench(int argc, char **argv)
 {
-    const char *model = NULL, *dev = NULL, *json = NULL, *format = "md";
-    uint32_t n_pp = 512, n_tg = 128, n_batch = 0;
+    const char *model = NULL, *dev = NULL, *json = NULL, *format = "md", *depth_s = "0";
+    uint32_t n_pp = 512, n_tg = 128, n_batch = 0, depths[8] = { 0 }, n_depth = 0;
     int reps = 5;
+    bool profile = false;
     const struct cli_opt opts[] = {
         CLI_STR("-m", "--model", &model, "FILE", "GGUF model (required)"),
         CLI_NUM("-p", "--n-prompt", &n_pp, "N", 0, 1 << 20, "pp test: N prompt tokens in one evaluation; 0: skip"),
         CLI_NUM("-n", "--n-gen", &n_tg, "N", 0, 1 << 20, "tg test: N decode steps of one token; 0: skip"),
         CLI_NUM("-r", "--repetitions", &reps, "N", 1, 1000, "timed repetitions of each test (after one warm-up)"),
-        CLI_NUM("-b", "--batch-size", &n_batch, "N", 1, 1 << 20, "prompt batch [default: -p's value]"),
+        CLI_NUM("-b", "--batch-size", &n_batch, "N", 1, 1 << 20, "prompt batch [default: -p's value; 512 if -p 0]"),
         CLI_STR(NULL, "--dev", &dev, "SPEC", "device: cpu, cuda:N, rm:N, nvgpu:0 [default: HCQ_DEV, else auto]"),
+        CLI_STR("-d", "--n-depth", &depth_s, "D1,D2..", "repeat the tests after a KV cache filled to each depth"),
+        CLI_FLAG(NULL, "--profile", &profile, "per-kernel device time of one decode step (per depth; md output)"),
         CLI_CHOICE("-o", "--output", &format, "md|json", "stdout format: markdown table or JSON records"),
         CLI_STR(NULL, "--json", &json, "FILE", "also write the JSON records to FILE"),
         CLI_END,
@@ -132,7 +165,7 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
         "llama-bench-style throughput: pp<N> (prompt processing) and tg<N> (decode from an empty\n"
         "context), mean +- sd tokens/s over -r repetitions after one warm-up.\n"
         "JSON records: model, type, size_B, n_layer, backend, device, gpu, driver, commit, test,\n"
-        "n_prompt, n_gen, n_batch, reps, avg_ts, stddev_ts.",
+        "n_prompt, n_gen, n_depth, n_batch, reps, avg_ts, stddev_ts.",
         opts, NULL, NULL, NULL,
     };
     int rc = cli_parse(&cmd, argc, argv);
@@ -142,6 +175,17 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
         return cli_usage_error(&cmd, "-m FILE is required");
     if (!n_pp && !n_tg)
         return cli_usage_error(&cmd, "-p 0 and -n 0: nothing to measure");
+    uint32_t max_d = 0;
+    for (const char *c = depth_s; *c; c = strchr(c, ',') ? strchr(c, ',') + 1 : "") {
+        char *end;
+        long d = strtol(c, &end, 10);
+        if (n_depth == 8 || end == c || d < 0 || d > (1 << 20) || (*end && *end != ','))
+            return cli_usage_error(&cmd, "-d: up to 8 comma-separated depths 0..1048576");
+        depths[n_depth++] = (uint32_t)d;
+        max_d = (uint32_t)d > max_d ? (uint32_t)d : max_d;
+    }
+    if (!n_depth)
+        return cli_usage_error(&cmd, "-d: up to 8 comma-separated depths 0..1048576");
     bool md = !strcmp(format, "md");
     FILE *jf = NULL;
     if (json && !(jf = fopen(json, "w")))
@@ -150,8 +194,9 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     llm_model_params_default(&mp);
     int last = -1;
     mp.dev_spec = dev;
-    mp.n_ctx = (n_pp > n_tg ? n_pp : n_tg) + 1;
-    mp.n_batch = n_batch ? n_batch : (n_pp ? n_pp : 1);
+    mp.naive_decode = getenv("NVHCQ_NAIVE_DECODE") != NULL; /* A/B against the per-op kernels */
+    mp.n_ctx = max_d + (n_pp > n_tg ? n_pp : n_tg) + 1;
+    mp.n_batch = n_batch ? n_batch : (n_pp ? n_pp : 512);
     mp.progress = nvhcq_llm_progress;
     mp.progress_user = &last;
     struct llm_model *m = NULL;
@@ -172,27 +217,36 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
         printf("device: %s (%s, %s), driver %s, commit %s\n\n", info.name, info.spec, info.arch, info.driver, commit);
         printf("| model | type | size | layers | backend | test | t/s |\n|---|---|---:|---:|---|---:|---:|\n");
     }
-    struct bench_rec recs[2];
+    struct bench_rec recs[16];
     int n_rec = 0;
     rc = 0;
-    for (int k = 0; k < 2 && !rc; k++) {
-        bool pp = k == 0;
-        uint32_t n = pp ? n_pp : n_tg;
-        if (!n)
-            continue;
-        struct bench_rec *r = &recs[n_rec];
-        if ((rc = bench_one(m, pp, n, reps, &r->mean, &r->sd)))
-            break;
-        snprintf(r->test, sizeof r->test, "%s%u", pp ? "pp" : "tg", n);
-        r->n_prompt = pp ? n : 0;
-        r->n_gen = pp ? 0 : n;
-        n_rec++;
-        if (md) {
-            printf("| %s | %s | %.2f GiB | %u | %s | %s | %.2f ± %.2f |\n", base, type,
-                   llm_model_weight_bytes(m) / 1073741824.0, hp->n_layer, info.backend, r->test, r->mean, r->sd);
-            fflush(stdout);
+    for (uint32_t di = 0; di < n_depth && !rc; di++) {
+        for (int k = 0; k < 2 && !rc; k++) {
+            bool pp = k == 0;
+            uint32_t n = pp ? n_pp : n_tg;
+            if (!n)
+                continue;
+            struct bench_rec *r = &recs[n_rec];
+            if ((rc = bench_one(m, pp, n, depths[di], reps, &r->mean, &r->sd)))
+                break;
+            if (depths[di])
+                snprintf(r->test, sizeof r->test, "%s%u @ d%u", pp ? "pp" : "tg", n, depths[di]);
+            else
+                snprintf(r->test, sizeof r->test, "%s%u", pp ? "pp" : "tg", n);
+            r->n_prompt = pp ? n : 0;
+            r->n_gen = pp ? 0 : n;
+            r->n_depth = depths[di];
+            n_rec++;
+            if (md) {
+                printf("| %s | %s | %.2f GiB | %u | %s | %s | %.2f ± %.2f |\n", base, type,
+                       llm_model_weight_bytes(m) / 1073741824.0, hp->n_layer, info.backend, r->test, r->mean,
+                       r->sd);
+                fflush(stdout);
+            }
         }
     }
+    for (uint32_t di = 0; profile && md && di < n_depth && !rc; di++)
+        rc = print_profile(m, depths[di] + (n_tg ? n_tg : 1) - 1);
     if (!md)
         write_json(stdout, base, type, m, &info, mp.n_batch, reps, commit, recs, n_rec);
     if (jf)

@@ -11,6 +11,8 @@
 
 #include "hcq_log.h"
 #include "k_llm_gemm_params.h"
+#include "k_llm_attn_decode.h"
+#include "k_llm_matvec.h"
 #include "k_llm_params.h"
 
 #include <math.h>
@@ -25,9 +27,25 @@ struct dtensor {
     uint32_t ne0, ne1;
 };
 
-enum { PROG_EMBED, PROG_NORM, PROG_MATMUL, PROG_ROPE_KV, PROG_ATTN, PROG_ACT, PROG_COUNT };
+enum { PROG_EMBED, PROG_NORM, PROG_MATMUL, PROG_ROPE_KV, PROG_ATTN, PROG_ACT, PROG_MATVEC, PROG_ATTN_DEC,
+       PROG_COUNT };
 static const char *const prog_names[PROG_COUNT] = { "k_llm_embed", "k_llm_norm", "k_llm_matmul",
-                                                    "k_llm_rope_kv", "k_llm_attn", "k_llm_act" };
+                                                    "k_llm_rope_kv", "k_llm_attn", "k_llm_act",
+                                                    "k_llm_matvec_wide", "k_llm_attn_decode" };
+/* The decode mat-vec is k_llm_matvec_wide (2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs
+ * 560 with k_llm_matvec's 1 KB, bench/notes-decode.md); NVHCQ_MV=narrow picks the other
+ * for A/B runs. */
+
+/* Per-kernel profile of one decode step (llm_model_profile_step): a timestamp after every
+ * launch, each launch labelled by the code that records it. */
+#define PROF_MAX 1024
+struct prof {
+    bool on;
+    uint32_t n;                       /* launches recorded */
+    struct hcq_signal *ts[PROF_MAX + 1]; /* [0]: before the first launch */
+    const char *label[PROF_MAX];
+    uint64_t bytes[PROF_MAX];
+};
 
 /* Tensor-core prefill (k_llm_gemm.cu): per weight, dequantize into w16, cast the
  * activations into x16, then one k_llm_gemm launch. */
@@ -66,7 +84,35 @@ struct llm_model {
     struct hcq_graph *graph;     /* decode step */
     uint32_t var_tok, var_pos, var_tick;
     bool use_graph, graph_failed;
+    bool decode_fused;           /* decode steps take record_decode_llama */
+    bool attn_split;             /* ... with the split-K attention (k_llm_attn_decode) */
+    struct hcq_buf *adbuf;       /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
+    uint32_t mv_grid;            /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
+    const char *tag;             /* label of the next launch (profile) */
+    uint64_t tag_B;              /* bytes it moves, 0: unknown */
+    struct prof *prof;           /* non-NULL while profiling a step */
 };
+
+static bool decode_fused_ok(const struct llm_model *m);
+
+/* CTAs of the decode mat-vec that fit on the GPU at once (its CTAs loop over tiles, so a
+ * grid of exactly one wave has no tail: 4 per SM for k_llm_matvec, 3 for the 80-register
+ * k_llm_matvec_wide; a grid of 4 per SM for the latter left a second, partial wave). */
+static uint32_t
+mv_wave(const struct hcq_program *prog, uint32_t sm_count)
+{
+    struct hcq_program_info pi;
+    if (!sm_count || hcq_program_info(prog, &pi) != HCQ_OK || !pi.regs)
+        return 512;
+    uint32_t warp_regs = (pi.regs * 32 + 255) / 256 * 256, per_sm = 65536 / (warp_regs * (K_LLM_BLOCK / 32));
+    uint32_t by_smem = (100u * 1024) / (pi.shared_B + 1024); /* the carve-outs rm uses */
+    if (by_smem < per_sm)
+        per_sm = by_smem;
+    if (per_sm > 2048 / K_LLM_BLOCK)
+        per_sm = 2048 / K_LLM_BLOCK;
+    return (per_sm ? per_sm : 1) * sm_count;
+}
+_Static_assert(K_LLM_MV_THREADS == K_LLM_BLOCK && K_LLM_AD_THREADS == K_LLM_BLOCK, "launch() uses K_LLM_BLOCK");
 
 void
 llm_model_params_default(struct llm_model_params *p)
@@ -367,11 +413,33 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     if ((st = hcq_device_open(p.dev_spec ? p.dev_spec : "auto", &m->dev)) ||
         (st = hcq_queue_create(m->dev, HCQ_QUEUE_COMPUTE, &m->q)) || (st = hcq_signal_create(m->dev, 0, &m->done)))
         goto fail;
-    for (int i = 0; i < PROG_COUNT; i++)
-        if ((st = hcq_program_load(m->dev, prog_names[i], &m->prog[i])))
+    for (int i = 0; i < PROG_COUNT; i++) {
+        const char *name = prog_names[i];
+        if (i == PROG_MATVEC && getenv("NVHCQ_MV") && !strcmp(getenv("NVHCQ_MV"), "narrow"))
+            name = "k_llm_matvec";
+        if ((st = hcq_program_load(m->dev, name, &m->prog[i])))
             goto fail;
+    }
     if ((st = upload_weights(m, &p)) || (st = alloc_state(m)) || (st = prefill_gemm_init(m, p.gemm_min_batch)))
         goto fail;
+    struct hcq_device_info info;
+    m->mv_grid = mv_wave(m->prog[PROG_MATVEC], hcq_device_info(m->dev, &info) == HCQ_OK ? info.sm_count : 0);
+    m->decode_fused = decode_fused_ok(m) && !p.naive_decode;
+    m->attn_split = m->decode_fused && k_llm_attn_decode_ok(m->hp.n_head, m->hp.n_head_kv, m->hp.head_dim);
+    if (m->attn_split) {
+        uint64_t part_B = 4ull * m->hp.n_head * K_LLM_AD_SPLITS * (m->hp.head_dim + 2), cnt_B = 4ull * m->hp.n_head_kv;
+        uint32_t *zero = calloc(1, cnt_B);
+        if (!zero) {
+            st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load");
+            goto fail;
+        }
+        st = hcq_buf_alloc(m->dev, part_B + cnt_B, HCQ_MEM_DEVICE, &m->adbuf);
+        if (!st)
+            st = hcq_buf_write(m->adbuf, part_B, zero, cnt_B); /* counters start at 0 */
+        free(zero);
+        if (st)
+            goto fail;
+    }
     *model_out = m;
     return HCQ_OK;
 fail:
@@ -405,6 +473,7 @@ llm_model_destroy(struct llm_model *m)
     hcq_graph_destroy(m->graph);
     prefill_gemm_free(&m->pg);
     hcq_buf_free(m->logbuf);
+    hcq_buf_free(m->adbuf);
     hcq_buf_free(m->tokbuf);
     hcq_buf_free(m->kvbuf);
     hcq_buf_free(m->abuf);
@@ -450,7 +519,16 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
         .args_B = args_B, .grid_var = { HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE },
         .patches = n_patch ? patches : NULL, .patch_count = n_patch,
     };
-    return hcq_queue_launch_ex(m->q, &l);
+    enum hcq_status st = hcq_queue_launch_ex(m->q, &l);
+    struct prof *pf = m->prof;
+    if (!st && pf && pf->n < PROF_MAX) {
+        pf->label[pf->n] = m->tag ? m->tag : prog_names[prog];
+        pf->bytes[pf->n] = m->tag_B;
+        st = hcq_queue_timestamp(m->q, pf->ts[++pf->n]);
+    }
+    m->tag = NULL;
+    m->tag_B = 0;
+    return st;
 }
 
 static enum hcq_status
@@ -511,6 +589,134 @@ norm(struct llm_model *m, uint64_t x_va, uint64_t y_va, uint32_t n, const struct
     return launch(m, PROG_NORM, n, 1, &p, sizeof p, NULL, 0);
 }
 
+/* ==== Decode (one token): fused mat-vec path ==== */
+
+static bool
+mv_ok(const struct dtensor *w, uint32_t k)
+{
+    return w->va && w->ne0 == k && k_llm_mv_type_ok(w->type, k);
+}
+
+static uint64_t
+dt_bytes(const struct dtensor *w)
+{
+    return (uint64_t)w->ne0 / 256 * k_llm_mv_b256(w->type) * w->ne1;
+}
+
+/* y = W x' over n_w tensors of row length k (rows concatenated in y); x' = RMSNorm(x) * norm
+ * when norm is given. mode: K_LLM_MV_SET / ACC / SWIGLU (n_w 2: gate, up). */
+static enum hcq_status
+matvec(struct llm_model *m, const char *tag, const struct dtensor *const *w, uint32_t n_w, uint64_t x_va,
+       uint64_t y_va, const struct dtensor *norm, const struct dtensor *b, uint32_t mode)
+{
+    struct k_llm_matvec_params p = {
+        .x_va = x_va, .y_va = y_va, .norm_w_va = norm ? norm->va : 0, .b_va = b && b->va ? b->va : 0,
+        .k = w[0]->ne0, .n_seg = n_w, .mode = mode, .eps = m->hp.norm_eps,
+    };
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < n_w; i++) {
+        p.seg[i] = (struct k_llm_mv_seg){ w[i]->va, w[i]->type, w[i]->ne1 };
+        bytes += dt_bytes(w[i]);
+    }
+    uint32_t tiles = k_llm_mv_tiles(&p);
+    m->tag = tag;
+    m->tag_B = bytes;
+    return launch(m, PROG_MATVEC, tiles < m->mv_grid ? tiles : m->mv_grid, 1, &p, sizeof p, NULL, 0);
+}
+
+/* Whether the decode step of this model can take the fused path (LLaMA: RMSNorm, SwiGLU,
+ * no biases, every matrix of a supported type and row length). */
+static bool
+decode_fused_ok(const struct llm_model *m)
+{
+    const struct llm_hparams *hp = &m->hp;
+    if (hp->arch != LLM_ARCH_LLAMA || !m->prog[PROG_MATVEC])
+        return false;
+    if (!mv_ok(&m->gw[GW_OUTPUT], hp->n_embd))
+        return false;
+    for (uint32_t l = 0; l < hp->n_layer; l++) {
+        const struct dtensor *w = m->lw[l];
+        if (!mv_ok(&w[LW_Q], hp->n_embd) || !mv_ok(&w[LW_K], hp->n_embd) || !mv_ok(&w[LW_V], hp->n_embd) ||
+            !mv_ok(&w[LW_O], hp->n_embd) || !mv_ok(&w[LW_GATE], hp->n_embd) || !mv_ok(&w[LW_UP], hp->n_embd) ||
+            !mv_ok(&w[LW_DOWN], hp->n_ff) || w[LW_GATE].type != w[LW_UP].type || w[LW_O_B].va ||
+            w[LW_DOWN_B].va)
+            return false;
+    }
+    return true;
+}
+
+/* One decode step of a LLaMA model, 6 launches per layer: [norm + Q|K|V], RoPE + KV store,
+ * attention, [O + residual], [norm + gate|up + SiLU], [down + residual]; then [final norm
+ * + output head]. Same math as record_step's general path (the twins check it). */
+static enum hcq_status
+record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
+{
+    enum hcq_status st;
+    const struct llm_hparams *hp = &m->hp;
+    const uint32_t d = hp->n_embd, hd = hp->head_dim, kv_dim = hp->n_head_kv * hd, qd = m->qkv_dim;
+    const uint64_t kv_layer_B = 4ull * m->n_ctx * kv_dim;
+    struct hcq_arg_patch pt[2];
+
+    struct k_llm_embed_params ep = {
+        .w_va = m->gw[GW_TOK_EMBD].va, .tok_va = s->graph ? 0 : hcq_buf_va(m->tokbuf), .out_va = m->x_va,
+        .type = m->gw[GW_TOK_EMBD].type, .d = d, .n_tok = 1, .pos0 = pos, .n_vocab = hp->n_vocab,
+    };
+    pt[0] = (struct hcq_arg_patch){ s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4 };
+    pt[1] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4 };
+    m->tag = "embed";
+    if ((st = launch(m, PROG_EMBED, 1, 1, &ep, sizeof ep, pt, s->graph ? 2 : 0)))
+        return st;
+    for (uint32_t l = 0; l < hp->n_layer; l++) {
+        const struct dtensor *w = m->lw[l];
+        uint64_t kc = hcq_buf_va(m->kvbuf) + 2 * l * kv_layer_B, vc = kc + kv_layer_B;
+        const struct dtensor *qkv[3] = { &w[LW_Q], &w[LW_K], &w[LW_V] };
+        if ((st = matvec(m, "mv norm+qkv", qkv, 3, m->x_va, m->qkv_va, &w[LW_ATTN_NORM], NULL, K_LLM_MV_SET)))
+            return st;
+        struct k_llm_rope_kv_params rp = {
+            .q_va = m->qkv_va, .k_va = m->qkv_va + 4ull * d, .v_va = m->qkv_va + 4ull * (d + kv_dim), .kc_va = kc,
+            .vc_va = vc, .freqs_va = hp->has_rope_freqs ? m->gw[GW_ROPE_FREQS].va : 0, .n_tok = 1, .pos0 = pos,
+            .n_head = hp->n_head, .n_head_kv = hp->n_head_kv, .hd = hd, .qkv_stride = qd, .rope = 1,
+            .base = hp->rope_base, .n_ctx = m->n_ctx,
+        };
+        pt[0] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_rope_kv_params, pos0), 4 };
+        m->tag = "rope_kv";
+        if ((st = launch(m, PROG_ROPE_KV, 1, 1, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
+            return st;
+        if (m->attn_split) {
+            uint64_t part = hcq_buf_va(m->adbuf);
+            struct k_llm_attn_decode_params ap = {
+                .q_va = m->qkv_va, .kc_va = kc, .vc_va = vc, .out_va = m->att_va, .part_va = part,
+                .count_va = part + 4ull * hp->n_head * K_LLM_AD_SPLITS * (hd + 2), .pos = pos, .n_ctx = m->n_ctx,
+                .n_head = hp->n_head, .n_head_kv = hp->n_head_kv, .hd = hd, .n_split = K_LLM_AD_SPLITS,
+                .scale = 1.0f / sqrtf((float)hd),
+            };
+            pt[0] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_attn_decode_params, pos), 4 };
+            m->tag = "attn split-K";
+            st = launch(m, PROG_ATTN_DEC, hp->n_head_kv, K_LLM_AD_SPLITS, &ap, sizeof ap, pt, s->graph ? 1 : 0);
+        } else {
+            struct k_llm_attn_params ap = {
+                .q_va = m->qkv_va, .kc_va = kc, .vc_va = vc, .out_va = m->att_va, .n_tok = 1, .pos0 = pos,
+                .n_head = hp->n_head, .n_head_kv = hp->n_head_kv, .hd = hd, .q_stride = qd,
+                .scale = 1.0f / sqrtf((float)hd), .n_ctx = m->n_ctx,
+            };
+            pt[0] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4 };
+            m->tag = "attn";
+            st = launch(m, PROG_ATTN, hp->n_head, 1, &ap, sizeof ap, pt, s->graph ? 1 : 0);
+        }
+        if (st)
+            return st;
+        const struct dtensor *o[1] = { &w[LW_O] }, *gu[2] = { &w[LW_GATE], &w[LW_UP] }, *dn[1] = { &w[LW_DOWN] };
+        if ((st = matvec(m, "mv o+residual", o, 1, m->att_va, m->x_va, NULL, NULL, K_LLM_MV_ACC)) ||
+            (st = matvec(m, "mv norm+gate,up+silu", gu, 2, m->x_va, m->fa_va, &w[LW_FFN_NORM], NULL,
+                         K_LLM_MV_SWIGLU)) ||
+            (st = matvec(m, "mv down+residual", dn, 1, m->fa_va, m->x_va, NULL, NULL, K_LLM_MV_ACC)))
+            return st;
+    }
+    const struct dtensor *out[1] = { &m->gw[GW_OUTPUT] };
+    return matvec(m, "mv norm+output", out, 1, m->x_va, hcq_buf_va(m->logbuf), &m->gw[GW_OUT_NORM], NULL,
+                  K_LLM_MV_SET);
+}
+
 /* Record the commands of one step: n tokens (from tokbuf, or the tok variable when n == 1
  * in a graph) at positions pos.., logits of the last token when want_logits. The forward
  * pass follows the model math in order (STYLE 2.7). */
@@ -523,6 +729,9 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     const uint32_t d = hp->n_embd, hd = hp->head_dim, kv_dim = hp->n_head_kv * hd, qd = m->qkv_dim;
     const uint64_t kv_layer_B = 4ull * m->n_ctx * kv_dim;
     struct hcq_arg_patch pt[2];
+
+    if (n == 1 && want_logits && m->decode_fused)
+        return record_decode_llama(m, pos, s);
 
     /* 1. token (+ position) embedding -> x */
     struct k_llm_embed_params ep = {
@@ -670,4 +879,58 @@ llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t 
             return st;
     }
     return HCQ_OK;
+}
+
+/* ==== Profile ==== */
+
+enum hcq_status
+llm_model_profile_step(struct llm_model *m, int32_t token, uint32_t pos, struct llm_prof_row *rows,
+                       uint32_t max_rows, uint32_t *n_rows, double *step_us)
+{
+    enum hcq_status st = HCQ_OK;
+    *n_rows = 0;
+    *step_us = 0;
+    if (pos >= m->n_ctx || token < 0 || (uint32_t)token >= m->hp.n_vocab)
+        return hcq_err(HCQ_ERR_INVALID, "llm_model_profile_step: token %d at %u", token, pos);
+    struct prof *pf = calloc(1, sizeof *pf);
+    if (!pf)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_model_profile_step");
+    uint32_t n_sig = 16 * m->hp.n_layer + 16;
+    if (n_sig > PROF_MAX)
+        n_sig = PROF_MAX;
+    for (uint32_t i = 0; i <= n_sig && !st; i++)
+        st = hcq_signal_create(m->dev, 0, &pf->ts[i]);
+    struct step s = { .graph = false };
+    if (!st && !(st = hcq_buf_write(m->tokbuf, 0, &token, 4)) && !(st = hcq_queue_timestamp(m->q, pf->ts[0]))) {
+        m->prof = pf;
+        st = record_step(m, 1, pos, true, &s);
+        m->prof = NULL;
+        if (!st && pf->n >= n_sig)
+            st = hcq_err(HCQ_ERR_UNSUPPORTED, "llm_model_profile_step: more than %u launches", n_sig);
+        if (!st && !(st = hcq_queue_signal(m->q, m->done, ++m->tick)) && !(st = hcq_queue_submit(m->q)))
+            st = wait_tick(m, 1);
+    }
+    if (!st) {
+        uint64_t t0 = hcq_signal_timestamp_ns(pf->ts[0]);
+        *step_us = (hcq_signal_timestamp_ns(pf->ts[pf->n]) - t0) * 1e-3;
+        for (uint32_t i = 0; i < pf->n; i++) {
+            double us = (double)(hcq_signal_timestamp_ns(pf->ts[i + 1]) - hcq_signal_timestamp_ns(pf->ts[i])) * 1e-3;
+            uint32_t r = 0;
+            while (r < *n_rows && strcmp(rows[r].kernel, pf->label[i]))
+                r++;
+            if (r == *n_rows) {
+                if (r == max_rows)
+                    continue;
+                rows[r] = (struct llm_prof_row){ .kernel = pf->label[i] };
+                (*n_rows)++;
+            }
+            rows[r].count++;
+            rows[r].us += us;
+            rows[r].bytes += pf->bytes[i];
+        }
+    }
+    for (uint32_t i = 0; i <= PROF_MAX; i++)
+        hcq_signal_destroy(pf->ts[i]);
+    free(pf);
+    return st;
 }

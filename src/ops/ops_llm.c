@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 /* Bytes of a row of n values of `type` (ggml numbering), 0 if unsupported. */
-static uint64_t
+uint64_t
 ops_llm_row_bytes(uint32_t type, uint64_t n)
 {
     switch (type) {
@@ -37,7 +37,7 @@ ops_llm_row_bytes(uint32_t type, uint64_t n)
 }
 
 /* Dequantize a row of n values into y (block decoders where there are blocks). */
-static void
+void
 ops_llm_dq_row(uint32_t type, const uint8_t *row, uint32_t n, float *y)
 {
     switch (type) {

@@ -14,5 +14,14 @@ extern const struct hcq_kernel_desc ops_llm_kernels[]; /* terminated by { 0 } */
 extern const uint32_t ops_llm_kernel_count;
 /* The prefill GEMM kernels (src/ops/ops_llm_gemm.c), terminated by { 0 }. */
 extern const struct hcq_kernel_desc ops_llm_gemm_kernels[];
+/* The decode mat-vec (src/ops/ops_llm_matvec.c). */
+extern const struct hcq_kernel_desc ops_llm_matvec_kernels[];
+/* The split-K decode attention (src/ops/ops_llm_attn_decode.c). */
+extern const struct hcq_kernel_desc ops_llm_attn_decode_kernels[];
+
+/* Bytes of a row of n values of `type` (ggml numbering), 0 if unsupported. */
+uint64_t ops_llm_row_bytes(uint32_t type, uint64_t n);
+/* Dequantize a row of n values of `type` into y. */
+void ops_llm_dq_row(uint32_t type, const uint8_t *row, uint32_t n, float *y);
 
 #endif /* OPS_LLM_H */

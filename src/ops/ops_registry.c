@@ -27,6 +27,8 @@ static const struct hcq_kernel_desc *const ops_tables[] = {
     ops_pool_kernels,
     ops_llm_kernels,
     ops_llm_gemm_kernels,
+    ops_llm_matvec_kernels,
+    ops_llm_attn_decode_kernels,
 };
 
 const struct hcq_kernel_desc *

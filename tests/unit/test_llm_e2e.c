@@ -189,6 +189,50 @@ done:
     unlink(path);
 }
 
+/* llm_model_profile_step: one row per label of the fused decode path, counts per layer, rows
+ * adding up to the step, weight bytes of the mat-vec rows, the step's logits as eval's. */
+TEST(profile_step)
+{
+    char path[256];
+    struct llm_gguf *g = NULL;
+    struct llm_model *m = NULL;
+    float *la = NULL;
+    CHECK_OK(gen("tiny", LLM_TYPE_Q6_K, path, sizeof path));
+    CHECK_OK(llm_gguf_open(path, &g));
+    struct llm_model_params mp;
+    llm_model_params_default(&mp);
+    mp.dev_spec = "cpu";
+    mp.n_ctx = 32;
+    CHECK_OK(llm_model_load_gguf(g, &mp, &m));
+    const struct llm_hparams *hp = llm_model_hparams(m);
+    int32_t tok[2] = {17, 42};
+    CHECK_OK(llm_model_eval(m, tok, 2, 0));
+    CHECK((la = malloc(4ull * hp->n_vocab)));
+    CHECK_OK(llm_model_eval(m, &tok[1], 1, 1));
+    memcpy(la, llm_model_logits(m), 4ull * hp->n_vocab);
+    struct llm_prof_row rows[32];
+    uint32_t n = 0;
+    double step = 0, sum = 0;
+    CHECK_OK(llm_model_profile_step(m, tok[1], 1, rows, 32, &n, &step));
+    CHECK(n == 8); /* embed, qkv, rope_kv, attn, o, gate/up, down, output */
+    uint32_t launches = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        sum += rows[i].us;
+        launches += rows[i].count;
+        if (!strncmp(rows[i].kernel, "mv ", 3))
+            CHECKF(rows[i].bytes > 0, "%s: no bytes", rows[i].kernel);
+    }
+    CHECKF(launches == 6 * hp->n_layer + 2, "%u launches", launches);
+    CHECKF(fabs(sum - step) <= 1e-6 * step + 1e-3, "rows %.3f us, step %.3f us", sum, step);
+    CHECK(nmse(llm_model_logits(m), la, hp->n_vocab) == 0);
+    CHECK(llm_model_profile_step(m, tok[1], 32, rows, 32, &n, &step) == HCQ_ERR_INVALID);
+done:
+    free(la);
+    llm_model_destroy(m);
+    llm_gguf_destroy(g);
+    unlink(path);
+}
+
 /* Every other device: same greedy tokens as cpu for 32 steps, logits within NMSE 1e-6.
  * gemm_min is the model's gemm_min_batch on both sides (2: the prompt's prefill runs the
  * tensor-core matmuls, k_llm_gemm.cu; 0: the one-warp-per-row matmul). */
@@ -311,7 +355,7 @@ main(int argc, char **argv)
     static const struct th_case cases[] = {
         TH_CASE(llama_q8_0_vs_ref_and_committed), TH_CASE(llama_q6_k_vs_ref), TH_CASE(llama_q4_k_vs_ref),
         TH_CASE(llama_f16_vs_ref), TH_CASE(gpt2_q8_0_vs_ref), TH_CASE(prefill_vs_decode),
-        TH_CASE(devices_match_cpu), TH_CASE(devices_match_cpu_gemm), TH_CASE(prefill_gemm_vs_ref),
+        TH_CASE(profile_step), TH_CASE(devices_match_cpu), TH_CASE(devices_match_cpu_gemm), TH_CASE(prefill_gemm_vs_ref),
     };
     return th_run("llm_e2e", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * k_llm_attn_decode.h - parameters of the split-K decode attention
+ * (src/kernels/k_llm_attn_decode.cu; CPU twin src/ops/ops_llm_attn_decode.c). Layer:
+ * kernels (param headers). One struct by value, sizes and offsets _Static_assert'ed.
+ *
+ * One token at position pos attends to cache rows 0..pos (causal, GQA): the positions are
+ * cut into at most n_split ranges of L = roundup8(ceil((pos + 1) / n_split)) rows; CTA
+ * (g, s) handles KV head g (all n_head / n_head_kv query heads that share it) over range s,
+ * leaving a partial (max, sum, unnormalized output) per head in part_va; the last CTA of
+ * head group g to finish (a counter per group, reset to 0 by that CTA) merges them into
+ * out_va. grid (n_head_kv, n_split), K_LLM_AD_THREADS threads. hd 64 or 128, at most
+ * K_LLM_AD_MAX_GS query heads per KV head (k_llm_attn_decode_ok); other shapes use k_llm_attn.
+ */
+#ifndef K_LLM_ATTN_DECODE_H
+#define K_LLM_ATTN_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__cplusplus) && !defined(_Static_assert)
+#define _Static_assert static_assert
+#endif
+
+#define K_LLM_AD_THREADS 256
+#define K_LLM_AD_MAX_GS 8
+#define K_LLM_AD_SPLITS 32 /* n_split the engine uses */
+
+struct k_llm_attn_decode_params {
+    uint64_t q_va;          /* f32 [n_head * hd] */
+    uint64_t kc_va, vc_va;  /* f32 [n_ctx][n_head_kv * hd] */
+    uint64_t out_va;        /* f32 [n_head * hd] */
+    uint64_t part_va;       /* f32 [n_head][n_split][hd + 2] scratch */
+    uint64_t count_va;      /* u32 [n_head_kv], zero between launches */
+    uint32_t pos, n_ctx;
+    uint32_t n_head, n_head_kv;
+    uint32_t hd, n_split;
+    float scale;
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct k_llm_attn_decode_params) == 80, "attn_decode size");
+_Static_assert(offsetof(struct k_llm_attn_decode_params, kc_va) == 8 &&
+                   offsetof(struct k_llm_attn_decode_params, vc_va) == 16 &&
+                   offsetof(struct k_llm_attn_decode_params, out_va) == 24 &&
+                   offsetof(struct k_llm_attn_decode_params, part_va) == 32 &&
+                   offsetof(struct k_llm_attn_decode_params, count_va) == 40 &&
+                   offsetof(struct k_llm_attn_decode_params, pos) == 48 &&
+                   offsetof(struct k_llm_attn_decode_params, n_ctx) == 52 &&
+                   offsetof(struct k_llm_attn_decode_params, n_head) == 56 &&
+                   offsetof(struct k_llm_attn_decode_params, n_head_kv) == 60 &&
+                   offsetof(struct k_llm_attn_decode_params, hd) == 64 &&
+                   offsetof(struct k_llm_attn_decode_params, n_split) == 68 &&
+                   offsetof(struct k_llm_attn_decode_params, scale) == 72,
+               "attn_decode offsets");
+
+static inline int
+k_llm_attn_decode_ok(uint32_t n_head, uint32_t n_head_kv, uint32_t hd)
+{
+    return n_head_kv && n_head % n_head_kv == 0 && n_head / n_head_kv <= K_LLM_AD_MAX_GS && (hd == 64 || hd == 128);
+}
+
+#endif /* K_LLM_ATTN_DECODE_H */

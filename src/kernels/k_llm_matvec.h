@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * k_llm_matvec.h - parameters of the decode mat-vec (src/kernels/k_llm_matvec.cu), shared
+ * by the .cu, its CPU twin (src/ops/ops_llm_matvec.c) and the engine (src/llm/llm_model.c).
+ * Layer: kernels (param headers). One struct, by value (STYLE 2.7); sizes and offsets are
+ * _Static_assert'ed because the loader copies it into the constant bank byte for byte.
+ *
+ * y = W x for one token (n = 1), W given as up to K_LLM_MV_SEGS row segments (each its
+ * own tensor and type, rows concatenated in y: Q, K and V as one launch), with optional
+ *  - RMSNorm of x folded into the prologue: x' = (x * rsqrt(mean(x^2) + eps)) * norm_w,
+ *  - bias b (f32, one per output row),
+ *  - mode ACC: y += W x (residual add), mode SWIGLU: two segments of equal rows (gate, up),
+ *    y[r] = silu(gate_r . x') * (up_r . x').
+ * Supported weight types (k_llm_mv_type_ok): F16, Q4_0, Q8_0, Q4_K, Q5_K, Q6_K; k a
+ * multiple of 256 and <= K_LLM_MV_MAX_K. Other shapes use
+ * k_llm_matmul.
+ */
+#ifndef K_LLM_MATVEC_H
+#define K_LLM_MATVEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__cplusplus) && !defined(_Static_assert)
+#define _Static_assert static_assert
+#endif
+#ifdef __CUDACC__
+#define K_LLM_MV_FN static __host__ __device__ __forceinline__
+#else
+#define K_LLM_MV_FN static inline
+#endif
+
+#define K_LLM_MV_SEGS 3
+#define K_LLM_MV_ROWS 8      /* weight rows per tile (one CTA stages them together) */
+#define K_LLM_MV_THREADS 256 /* threads per CTA (the kernel assumes it) */
+#define K_LLM_MV_MAX_K 65536 /* longest row supported */
+#define K_LLM_MV_STAGE_B 1104 /* staged bytes per row and chunk: 1088 (Q8_0 x 1024) + slack */
+#define K_LLM_MV_STAGE_WIDE_B 2192 /* k_llm_matvec_wide: 2176 (Q8_0 x 2048) + slack */
+
+enum k_llm_mv_mode { K_LLM_MV_SET = 0, K_LLM_MV_ACC = 1, K_LLM_MV_SWIGLU = 2 };
+
+struct k_llm_mv_seg {
+    uint64_t w_va;  /* [rows][k] of `type`, ggml row layout */
+    uint32_t type, rows;
+};
+
+struct k_llm_matvec_params {
+    struct k_llm_mv_seg seg[K_LLM_MV_SEGS];
+    uint64_t x_va, y_va;  /* x f32 [k], y f32 [sum of rows] (SWIGLU: [rows]) */
+    uint64_t norm_w_va;   /* f32 [k] RMSNorm weight, or 0: x used as is */
+    uint64_t b_va;        /* f32 bias per output row, or 0 */
+    uint32_t k, n_seg;
+    uint32_t mode;
+    float eps;
+};
+_Static_assert(sizeof(struct k_llm_mv_seg) == 16, "mv seg size");
+_Static_assert(sizeof(struct k_llm_matvec_params) == 96, "matvec size");
+_Static_assert(offsetof(struct k_llm_matvec_params, x_va) == 48 && offsetof(struct k_llm_matvec_params, y_va) == 56 &&
+                   offsetof(struct k_llm_matvec_params, norm_w_va) == 64 &&
+                   offsetof(struct k_llm_matvec_params, b_va) == 72 && offsetof(struct k_llm_matvec_params, k) == 80 &&
+                   offsetof(struct k_llm_matvec_params, n_seg) == 84 &&
+                   offsetof(struct k_llm_matvec_params, mode) == 88 && offsetof(struct k_llm_matvec_params, eps) == 92,
+               "matvec offsets");
+
+/* Bytes per 256 values of a supported type (0: not supported by this kernel). */
+K_LLM_MV_FN uint32_t
+k_llm_mv_b256(uint32_t type)
+{
+    switch (type) {
+    case 1: return 512;  /* F16 */
+    case 2: return 144;  /* Q4_0: 8 blocks of 18 */
+    case 8: return 272;  /* Q8_0: 8 blocks of 34 */
+    case 12: return 144; /* Q4_K */
+    case 13: return 176; /* Q5_K */
+    case 14: return 210; /* Q6_K */
+    default: return 0;
+    }
+}
+
+/* Values per staged chunk of a row: as many as fit the stage row less 16 bytes of slack. */
+K_LLM_MV_FN uint32_t
+k_llm_mv_chunk(uint32_t type, int wide)
+{
+    return (type == 1 ? 512u : 1024u) << (wide ? 1 : 0);
+}
+
+K_LLM_MV_FN int
+k_llm_mv_type_ok(uint32_t type, uint32_t k)
+{
+    return k_llm_mv_b256(type) && k % 256 == 0 && k <= K_LLM_MV_MAX_K;
+}
+
+/* Tiles (CTA work units) of a launch: SWIGLU tiles hold K_LLM_MV_ROWS / 2 rows of each. */
+K_LLM_MV_FN uint32_t
+k_llm_mv_tiles(const struct k_llm_matvec_params *p)
+{
+    if (p->mode == K_LLM_MV_SWIGLU)
+        return (p->seg[0].rows + K_LLM_MV_ROWS / 2 - 1) / (K_LLM_MV_ROWS / 2);
+    uint32_t t = (p->seg[0].rows + K_LLM_MV_ROWS - 1) / K_LLM_MV_ROWS;
+    if (p->n_seg > 1)
+        t += (p->seg[1].rows + K_LLM_MV_ROWS - 1) / K_LLM_MV_ROWS;
+    if (p->n_seg > 2)
+        t += (p->seg[2].rows + K_LLM_MV_ROWS - 1) / K_LLM_MV_ROWS;
+    return t;
+}
+
+#endif /* K_LLM_MATVEC_H */

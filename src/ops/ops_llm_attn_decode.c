@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ops_llm_attn_decode.c - CPU twin and descriptor of the split-K decode attention
+ * (src/kernels/k_llm_attn_decode.cu, parameters in k_llm_attn_decode.h). Layer: ops.
+ * The twin computes the attention of the one token directly (softmax over positions
+ * 0..pos in f32, like k_llm_attn's twin); the split into ranges and the partials are how
+ * the kernel spreads the work, not part of the result, so the twin leaves part_va and the
+ * counters (zero) untouched.
+ */
+#include "ops_llm.h"
+#include "k_llm_attn_decode.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static void
+twin_attn_decode(struct hcq_twin_launch *l)
+{
+    const struct k_llm_attn_decode_params *p = l->params;
+    if (!k_llm_attn_decode_ok(p->n_head, p->n_head_kv, p->hd) || p->pos >= p->n_ctx)
+        return;
+    uint32_t kv_dim = p->n_head_kv * p->hd, n_pos = p->pos + 1, group = p->n_head / p->n_head_kv;
+    const float *q = HCQ_TWIN_PTR(l, p->q_va, 4ull * p->n_head * p->hd);
+    const float *kc = HCQ_TWIN_PTR(l, p->kc_va, 4ull * p->n_ctx * kv_dim);
+    const float *vc = HCQ_TWIN_PTR(l, p->vc_va, 4ull * p->n_ctx * kv_dim);
+    float *out = HCQ_TWIN_PTR(l, p->out_va, 4ull * p->n_head * p->hd);
+    float *sc = malloc(4ull * n_pos);
+    if (!q || !kc || !vc || !out || !sc) {
+        free(sc);
+        return;
+    }
+    for (uint32_t h = 0; h < p->n_head; h++) {
+        const float *qh = q + (size_t)h * p->hd;
+        uint32_t g = h / group;
+        float m = -3.0e38f;
+        for (uint32_t t = 0; t < n_pos; t++) {
+            const float *kt = kc + (size_t)t * kv_dim + g * p->hd;
+            float s = 0;
+            for (uint32_t e = 0; e < p->hd; e++)
+                s += qh[e] * kt[e];
+            sc[t] = s * p->scale;
+            m = fmaxf(m, sc[t]);
+        }
+        float z = 0;
+        for (uint32_t t = 0; t < n_pos; t++) {
+            sc[t] = expf(sc[t] - m);
+            z += sc[t];
+        }
+        for (uint32_t e = 0; e < p->hd; e++) {
+            float acc = 0;
+            for (uint32_t t = 0; t < n_pos; t++)
+                acc += sc[t] * vc[(size_t)t * kv_dim + g * p->hd + e];
+            out[(size_t)h * p->hd + e] = acc / z;
+        }
+    }
+    free(sc);
+}
+
+const struct hcq_kernel_desc ops_llm_attn_decode_kernels[] = {
+    {"k_llm_attn_decode", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params), twin_attn_decode},
+    {0},
+};

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ops_llm_matvec.c - CPU twin and descriptor of the decode mat-vec
+ * (src/kernels/k_llm_matvec.cu, parameters in k_llm_matvec.h). Layer: ops.
+ * Same math as the kernel in f32: x' = (x * (1 / sqrt(mean(x^2) + eps))) * w when a norm
+ * weight is given, each output row the dot of the dequantized row with x' (the kernel sums
+ * in a different order: results agree to f32 rounding, see the tests), then bias, the
+ * residual add (ACC) or silu(gate) * up (SWIGLU). Large launches split rows across threads.
+ */
+#include "ops_llm.h"
+#include "k_llm_matvec.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct mv_job {
+    const struct k_llm_matvec_params *p;
+    const uint8_t *w[K_LLM_MV_SEGS];
+    const float *x, *b;
+    float *y;
+    uint32_t o0, o1; /* output rows [o0, o1) */
+};
+
+/* Dot of row r of segment s with x. */
+static float
+mv_dot(const struct mv_job *j, uint32_t s, uint32_t r, float *tmp)
+{
+    const struct k_llm_matvec_params *p = j->p;
+    ops_llm_dq_row(p->seg[s].type, j->w[s] + ops_llm_row_bytes(p->seg[s].type, p->k) * r, p->k, tmp);
+    float acc = 0;
+    for (uint32_t i = 0; i < p->k; i++)
+        acc += tmp[i] * j->x[i];
+    return acc;
+}
+
+static void *
+mv_rows(void *arg)
+{
+    const struct mv_job *j = arg;
+    const struct k_llm_matvec_params *p = j->p;
+    float *tmp = malloc(4ull * p->k);
+    if (!tmp)
+        return (void *)1;
+    for (uint32_t o = j->o0; o < j->o1; o++) {
+        if (p->mode == K_LLM_MV_SWIGLU) {
+            float g = mv_dot(j, 0, o, tmp), u = mv_dot(j, 1, o, tmp);
+            j->y[o] = g / (1.0f + expf(-g)) * u;
+            continue;
+        }
+        uint32_t s = 0, r = o;
+        while (s + 1 < p->n_seg && r >= p->seg[s].rows)
+            r -= p->seg[s++].rows;
+        float v = mv_dot(j, s, r, tmp) + (j->b ? j->b[o] : 0.0f);
+        j->y[o] = (p->mode == K_LLM_MV_ACC ? j->y[o] : 0.0f) + v;
+    }
+    free(tmp);
+    return NULL;
+}
+
+static void
+twin_matvec(struct hcq_twin_launch *l)
+{
+    const struct k_llm_matvec_params *p = l->params;
+    if (!p->k || !p->n_seg || p->n_seg > K_LLM_MV_SEGS || (p->mode == K_LLM_MV_SWIGLU && p->n_seg != 2))
+        return;
+    struct mv_job job = {.p = p};
+    uint32_t n_out = 0;
+    for (uint32_t s = 0; s < p->n_seg; s++) {
+        uint64_t rb = ops_llm_row_bytes(p->seg[s].type, p->k);
+        if (!rb || !(job.w[s] = HCQ_TWIN_PTR(l, p->seg[s].w_va, rb * p->seg[s].rows)))
+            return;
+        n_out += p->seg[s].rows;
+    }
+    if (p->mode == K_LLM_MV_SWIGLU)
+        n_out = p->seg[0].rows;
+    const float *x = HCQ_TWIN_PTR(l, p->x_va, 4ull * p->k);
+    const float *nw = p->norm_w_va ? HCQ_TWIN_PTR(l, p->norm_w_va, 4ull * p->k) : NULL;
+    job.b = p->b_va ? HCQ_TWIN_PTR(l, p->b_va, 4ull * n_out) : NULL;
+    job.y = HCQ_TWIN_PTR(l, p->y_va, 4ull * n_out);
+    float *xn = malloc(4ull * p->k);
+    if (!x || (p->norm_w_va && !nw) || (p->b_va && !job.b) || !job.y || !xn) {
+        free(xn);
+        return;
+    }
+    float inv = 1.0f;
+    if (nw) {
+        float ss = 0;
+        for (uint32_t i = 0; i < p->k; i++)
+            ss += x[i] * x[i];
+        inv = 1.0f / sqrtf(ss / (float)p->k + p->eps);
+    }
+    for (uint32_t i = 0; i < p->k; i++)
+        xn[i] = nw ? x[i] * inv * nw[i] : x[i];
+    job.x = xn;
+    /* > 4M multiply-adds: up to 16 threads over output rows (each written once) */
+    enum { MAX_T = 16 };
+    uint64_t work = (uint64_t)n_out * p->k * (p->mode == K_LLM_MV_SWIGLU ? 2 : 1);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t nt = work < (4u << 20) || cores < 2 ? 1 : (uint32_t)(cores < MAX_T ? cores : MAX_T);
+    if (nt > n_out)
+        nt = n_out ? n_out : 1;
+    struct mv_job jobs[MAX_T];
+    pthread_t th[MAX_T];
+    bool started[MAX_T] = {false};
+    for (uint32_t t = 0; t < nt; t++) {
+        jobs[t] = job;
+        jobs[t].o0 = (uint32_t)((uint64_t)n_out * t / nt);
+        jobs[t].o1 = (uint32_t)((uint64_t)n_out * (t + 1) / nt);
+        if (t > 0)
+            started[t] = pthread_create(&th[t], NULL, mv_rows, &jobs[t]) == 0;
+    }
+    mv_rows(&jobs[0]);
+    for (uint32_t t = 1; t < nt; t++) {
+        if (started[t])
+            pthread_join(th[t], NULL);
+        else
+            mv_rows(&jobs[t]);
+    }
+    free(xn);
+}
+
+const struct hcq_kernel_desc ops_llm_matvec_kernels[] = {
+    {"k_llm_matvec", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec},
+    {"k_llm_matvec_wide", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec},
+    {0},
+};

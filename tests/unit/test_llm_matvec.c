@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_llm_matvec.c - the decode mat-vec (k_llm_matvec, k_llm_matvec.h) on every device
+ * that opens (cpu: its twin; HCQ_TEST_DEVS, else cpu emu:gh100 cuda:0 rm:0) against a
+ * double-precision reference over the dequantized weights, for every supported type,
+ * each mode (SET with three segments and the folded RMSNorm, ACC with bias, SWIGLU), row
+ * counts that leave partial tiles, k with a partial chunk, and a grid smaller than the
+ * tile count (CTAs loop over tiles). Outputs are poisoned (NaN) before each launch.
+ * Bound: |y - ref| <= 1e-5 * (sum_j |w_j x'_j| + |ref|) + 1e-6 per output (f32 products
+ * and sums of k <= 8192 terms; the kernel and the twin sum in different orders).
+ */
+#include "harness.h"
+#include "hcq.h"
+#include "k_llm_matvec.h"
+#include "llm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static float
+frand(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (float)((rng >> 11) * (1.0 / 9007199254740992.0)) * 2.0f - 1.0f;
+}
+
+struct mat {
+    uint32_t type, rows;
+    uint8_t *q; /* quantized */
+    float *deq; /* dequantized [rows][k] */
+};
+
+static enum hcq_status
+mat_make(struct mat *m, uint32_t type, uint32_t rows, uint32_t k)
+{
+    float *src = malloc(4ull * rows * k);
+    m->type = type;
+    m->rows = rows;
+    m->q = malloc(llm_type_row_bytes(type, k) * rows);
+    m->deq = malloc(4ull * rows * k);
+    if (!src || !m->q || !m->deq) {
+        free(src);
+        return HCQ_ERR_NOMEM;
+    }
+    for (uint64_t i = 0; i < (uint64_t)rows * k; i++)
+        src[i] = frand();
+    enum hcq_status st = llm_quantize(type, src, m->q, (uint64_t)rows * k);
+    if (!st)
+        st = llm_dequantize(type, m->q, m->deq, (uint64_t)rows * k);
+    free(src);
+    return st;
+}
+
+static void
+mat_free(struct mat *m)
+{
+    free(m->q);
+    free(m->deq);
+}
+
+/* One launch on dev: segments mats[0..n), mode, k; checks every output. */
+static int
+run_case(struct th *t, struct hcq_device *dev, struct hcq_program *prog, const struct mat *mats, uint32_t n,
+         uint32_t mode, uint32_t k, bool norm, bool bias, uint32_t grid_cap, double *worst)
+{
+    int fails = 0;
+    uint32_t n_out = 0;
+    for (uint32_t s = 0; s < n; s++)
+        n_out += mats[s].rows;
+    if (mode == K_LLM_MV_SWIGLU)
+        n_out = mats[0].rows;
+    float *x = malloc(4ull * k), *nw = malloc(4ull * k), *b = malloc(4ull * n_out),
+          *y0 = malloc(4ull * n_out);
+    float *y = malloc(4ull * n_out), *xn = malloc(4ull * k);
+    double *ref = malloc(8ull * n_out), *mag = malloc(8ull * n_out);
+    struct hcq_buf *wb = NULL, *xb = NULL, *yb = NULL, *nb = NULL, *bb = NULL;
+    struct hcq_queue *q = NULL;
+    uint64_t w_off[K_LLM_MV_SEGS], total = 0;
+    CHECK(x && nw && b && y0 && y && xn && ref && mag);
+    for (uint32_t j = 0; j < k; j++) {
+        x[j] = 2.0f * frand();
+        nw[j] = 1.0f + 0.5f * frand();
+    }
+    for (uint32_t o = 0; o < n_out; o++) {
+        b[o] = frand();
+        y0[o] = mode == K_LLM_MV_ACC ? frand() : NAN;
+    }
+    /* reference in double: x' then dots */
+    double ss = 0;
+    for (uint32_t j = 0; j < k; j++)
+        ss += (double)x[j] * x[j];
+    double inv = 1.0 / sqrt(ss / k + 1e-5);
+    for (uint32_t j = 0; j < k; j++)
+        xn[j] = norm ? (float)(x[j] * inv * nw[j]) : x[j];
+    for (uint32_t o = 0; o < n_out; o++) {
+        uint32_t s = 0, r = o;
+        if (mode != K_LLM_MV_SWIGLU)
+            while (r >= mats[s].rows)
+                r -= mats[s++].rows;
+        double d[2] = {0, 0}, a = 0;
+        for (uint32_t h = 0; h < (mode == K_LLM_MV_SWIGLU ? 2u : 1u); h++)
+            for (uint32_t j = 0; j < k; j++) {
+                double p = (double)mats[s + h].deq[(size_t)r * k + j] * (norm ? x[j] * inv * nw[j] : x[j]);
+                d[h] += p;
+                a += fabs(p);
+            }
+        if (mode == K_LLM_MV_SWIGLU) {
+            ref[o] = d[0] / (1.0 + exp(-d[0])) * d[1];
+            a = a * (1.0 + fabs(d[1])) + fabs(ref[o]);
+        } else {
+            ref[o] = d[0] + (bias ? b[o] : 0) + (mode == K_LLM_MV_ACC ? y0[o] : 0);
+        }
+        mag[o] = a + fabs(ref[o]);
+    }
+    for (uint32_t s = 0; s < n; s++) {
+        w_off[s] = total;
+        total += (llm_type_row_bytes(mats[s].type, k) * mats[s].rows + 255) / 256 * 256;
+    }
+    CHECK_OK(hcq_buf_alloc(dev, total, HCQ_MEM_DEVICE, &wb));
+    for (uint32_t s = 0; s < n; s++)
+        CHECK_OK(hcq_buf_write(wb, w_off[s], mats[s].q, llm_type_row_bytes(mats[s].type, k) * mats[s].rows));
+    CHECK_OK(hcq_buf_alloc(dev, 4ull * k, HCQ_MEM_DEVICE, &xb));
+    CHECK_OK(hcq_buf_alloc(dev, 4ull * k, HCQ_MEM_DEVICE, &nb));
+    CHECK_OK(hcq_buf_alloc(dev, 4ull * n_out, HCQ_MEM_DEVICE, &bb));
+    CHECK_OK(hcq_buf_alloc(dev, 4ull * n_out, HCQ_MEM_DEVICE, &yb));
+    CHECK_OK(hcq_buf_write(xb, 0, x, 4ull * k));
+    CHECK_OK(hcq_buf_write(nb, 0, nw, 4ull * k));
+    CHECK_OK(hcq_buf_write(bb, 0, b, 4ull * n_out));
+    CHECK_OK(hcq_buf_write(yb, 0, y0, 4ull * n_out));
+    struct k_llm_matvec_params p = {
+        .x_va = hcq_buf_va(xb),
+        .y_va = hcq_buf_va(yb),
+        .norm_w_va = norm ? hcq_buf_va(nb) : 0,
+        .b_va = bias ? hcq_buf_va(bb) : 0,
+        .k = k,
+        .n_seg = n,
+        .mode = mode,
+        .eps = 1e-5f,
+    };
+    for (uint32_t s = 0; s < n; s++)
+        p.seg[s] = (struct k_llm_mv_seg){hcq_buf_va(wb) + w_off[s], mats[s].type, mats[s].rows};
+    uint32_t tiles = k_llm_mv_tiles(&p);
+    uint32_t grid[3] = {tiles < grid_cap ? tiles : grid_cap, 1, 1}, block[3] = {K_LLM_MV_THREADS, 1, 1};
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
+    CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
+    CHECK_OK(hcq_buf_read(yb, 0, y, 4ull * n_out));
+    for (uint32_t o = 0; o < n_out; o++) {
+        double e = fabs(y[o] - ref[o]), bound = 1e-5 * mag[o] + 1e-6;
+        if (!(e <= bound)) {
+            if (fails++ < 3)
+                CHECKF(0, "type %u mode %u k %u row %u: %.9g vs ref %.9g (bound %.3g)", mats[0].type, mode, k,
+                       o, y[o], ref[o], bound);
+        } else if (mag[o] > 0 && e / mag[o] > *worst) {
+            *worst = e / mag[o];
+        }
+    }
+done:
+    hcq_queue_destroy(q);
+    hcq_buf_free(wb);
+    hcq_buf_free(xb);
+    hcq_buf_free(nb);
+    hcq_buf_free(bb);
+    hcq_buf_free(yb);
+    free(x), free(nw), free(b), free(y0), free(y), free(xn), free(ref), free(mag);
+    return fails;
+}
+
+TEST(matvec_all_types_modes_devices)
+{
+    static const uint32_t types[] = {LLM_TYPE_F16,  LLM_TYPE_Q4_0, LLM_TYPE_Q8_0,
+                                     LLM_TYPE_Q4_K, LLM_TYPE_Q5_K, LLM_TYPE_Q6_K};
+    char devs[256];
+    const char *env = getenv("HCQ_TEST_DEVS");
+    snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");
+    int tried = 0;
+    for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save)) {
+        static const char *const kernels[] = {"k_llm_matvec", "k_llm_matvec_wide"};
+        for (int kn = 0; kn < 2; kn++) {
+            struct hcq_device *dev = NULL;
+            struct hcq_program *prog = NULL;
+            if (hcq_device_open(dn, &dev) != HCQ_OK) {
+                printf("    %s: does not open here, skipped\n", dn);
+                break;
+            }
+            if (hcq_program_load(dev, kernels[kn], &prog) != HCQ_OK) {
+                printf("    %s: no %s, skipped\n", dn, kernels[kn]);
+                hcq_device_close(dev);
+                continue;
+            }
+            double worst = 0;
+            int cases = 0;
+            for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+                static const uint32_t ks[] = {256, 2304, 8192};
+                for (int ki = 0; ki < 3; ki++) {
+                    uint32_t k = ks[ki], ty = types[ti];
+                    struct mat m[3] = {0};
+                    uint32_t rows[3] = {37, 8, 13};
+                    if (k == 8192)
+                        rows[0] = 21, rows[1] = 9, rows[2] = 3;
+                    bool ok = true;
+                    for (int s = 0; s < 3; s++)
+                        ok = ok && mat_make(&m[s], s == 2 && ty == LLM_TYPE_Q4_K ? LLM_TYPE_Q6_K : ty,
+                                            rows[s], k) == 0;
+                    CHECK(ok);
+                    /* SET: three segments (Q4_K cases mix in a Q6_K third segment like Q4_K_M's V), norm */
+                    run_case(t, dev, prog, m, 3, K_LLM_MV_SET, k, true, false, 1000, &worst);
+                    /* ACC with bias, few CTAs looping over tiles */
+                    run_case(t, dev, prog, m, 1, K_LLM_MV_ACC, k, false, true, 2, &worst);
+                    /* SWIGLU: gate and up of equal rows, norm */
+                    struct mat gu[2] = {m[0], m[0]};
+                    gu[1].q = m[0].q, gu[1].deq = m[0].deq;
+                    run_case(t, dev, prog, gu, 2, K_LLM_MV_SWIGLU, k, true, false, 3, &worst);
+                    cases += 3;
+                    for (int s = 0; s < 3; s++)
+                        mat_free(&m[s]);
+                }
+            }
+            printf("    %s %s: %d launches, worst |err| / (sum |w x| + |ref|) = %.3g\n", dn, kernels[kn],
+                   cases, worst);
+            hcq_program_destroy(prog);
+            hcq_device_close(dev);
+            tried++;
+        }
+    }
+    CHECK(tried > 0);
+done:;
+}
+
+int
+main(int argc, char **argv)
+{
+    static const struct th_case cases[] = {TH_CASE(matvec_all_types_modes_devices)};
+    return th_run("llm_matvec", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
+}
