@@ -68,10 +68,12 @@ EOF
     done
 done
 python3 - "$raw" "$out" "$PP" "$TG" <<'EOF'
-import json, subprocess, sys
+import json, os, subprocess, sys
 raw, out, pp, tg = sys.argv[1], sys.argv[2], "pp" + sys.argv[3], "tg" + sys.argv[4]
 rows = [l.rstrip("\n").split("\t") for l in open(raw) if l.strip()]
 def commit():
+    if os.environ.get("NVHCQ_COMMIT"):
+        return os.environ["NVHCQ_COMMIT"]
     try:
         return subprocess.check_output(["git", "rev-parse", "HEAD"], text=True).strip()
     except Exception:
