@@ -714,7 +714,7 @@ open_traced(const char *spec, struct emu_dev **d_out, struct hcq_device **dev_ou
     struct kmd *kmd = NULL;
     if ((st = rm_kmd_create(emu_dev_sys(*d_out), 0, &kmd)) != HCQ_OK)
         return st;
-    kmd->info.emulated = true;
+    emu_kmd_adopt(kmd);
     return pb_device_create(kmd, "emu", spec, dev_out);
 }
 

@@ -836,7 +836,7 @@ TEST(golden_ga10b_open_launch)
     static char want[1 << 16], got[1 << 16];
     CHECK_OK(tdev_open(&e, "ga10b,trace"));
     CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
-    kmd->info.emulated = true;
+    emu_kmd_adopt(kmd);
     struct kmd *owned = kmd;
     kmd = NULL; /* the engine owns it from here, also on failure */
     CHECK_OK(pb_device_create(owned, "emu", "emu:ga10b", &dev));
