@@ -23,6 +23,10 @@
 #define OPS_GRID_MAX 65535u /* blocks per launch cap; the kernels loop over the rest */
 #define OPS_MM_TILE 16u     /* k_matmul.cu: block is (16, 16, 1), one 16x16 tile of C per block */
 
+/* Register the built-in kernels' descriptors with core (hcq_kernel_register). Runs by
+ * itself at program load (ops_registry.c); calling it again changes nothing. */
+void ops_kernels_register(void);
+
 /* Flat geometry for n work items: block (OPS_BLOCK,1,1), grid (ceil(n/OPS_BLOCK) capped, 1, 1);
  * n == 0 gives grid 1. */
 void ops_geometry_flat(uint64_t n, uint32_t grid_out[3], uint32_t block_out[3]);
