@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gpu_cubin.h"
+#include "util_le.h"
 
 /* ELF64 constants (System V gABI). */
 #define ELF_EHDR_B 64u
@@ -31,34 +32,6 @@
 
 #define CUBIN_MAX_IMAGE_B (256ull << 20) /* refuse absurd NOBITS sizes (fuzzing, corruption) */
 #define CUBIN_MAX_ALIGN_B (1u << 20)
-
-static uint16_t
-rd16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-static uint32_t
-rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint64_t
-rd64(const uint8_t *p)
-{
-    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-static void
-wr32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static void
-wr64(uint8_t *p, uint64_t v)
-{
-    wr32(p, (uint32_t)v);
-    wr32(p + 4, (uint32_t)(v >> 32));
-}
 
 struct sec {
     uint32_t name, type, link, info;
@@ -104,14 +77,14 @@ elf_headers(struct elf *e)
     if (e->n < ELF_EHDR_B)
         return FMT_ERR("file of %zu bytes is shorter than the ELF header (64)", e->n);
     if (memcmp(d, "\x7f" "ELF", 4) != 0)
-        return FMT_ERR("bad ELF magic 0x%08x", rd32(d));
+        return FMT_ERR("bad ELF magic 0x%08x", util_le32(d));
     if (d[4] != 2 || d[5] != 1)
         return FMT_ERR("ELF class/data %u/%u (expected 2/1: 64-bit little-endian)", d[4], d[5]);
-    if (rd16(d + 18) != GPU_ELF_EM_CUDA)
-        return FMT_ERR("e_machine %u (expected %u, EM_CUDA)", rd16(d + 18), GPU_ELF_EM_CUDA);
-    uint64_t shoff = rd64(d + 0x28);
-    uint32_t shentsize = rd16(d + 0x3A), shstrndx = rd16(d + 0x3E);
-    e->shnum = rd16(d + 0x3C);
+    if (util_le16(d + 18) != GPU_ELF_EM_CUDA)
+        return FMT_ERR("e_machine %u (expected %u, EM_CUDA)", util_le16(d + 18), GPU_ELF_EM_CUDA);
+    uint64_t shoff = util_le64(d + 0x28);
+    uint32_t shentsize = util_le16(d + 0x3A), shstrndx = util_le16(d + 0x3E);
+    e->shnum = util_le16(d + 0x3C);
     if (shentsize != ELF_SHDR_B)
         return FMT_ERR("e_shentsize %u (expected %u)", shentsize, ELF_SHDR_B);
     if (e->shnum == 0 || !in_range(shoff, (uint64_t)e->shnum * ELF_SHDR_B, e->n))
@@ -125,15 +98,15 @@ elf_headers(struct elf *e)
     for (uint32_t i = 0; i < e->shnum; i++) {
         const uint8_t *h = d + shoff + (uint64_t)i * ELF_SHDR_B;
         struct sec *s = &e->s[i];
-        s->name = rd32(h);
-        s->type = rd32(h + 4);
-        s->flags = rd64(h + 8);
-        s->off = rd64(h + 0x18);
-        s->size = rd64(h + 0x20);
-        s->link = rd32(h + 0x28);
-        s->info = rd32(h + 0x2C);
-        s->align = rd64(h + 0x30);
-        s->entsize = rd64(h + 0x38);
+        s->name = util_le32(h);
+        s->type = util_le32(h + 4);
+        s->flags = util_le64(h + 8);
+        s->off = util_le64(h + 0x18);
+        s->size = util_le64(h + 0x20);
+        s->link = util_le32(h + 0x28);
+        s->info = util_le32(h + 0x2C);
+        s->align = util_le64(h + 0x30);
+        s->entsize = util_le64(h + 0x38);
         s->place = -1;
         if (s->type != SHT_NOBITS && s->type != 0 && !in_range(s->off, s->size, e->n))
             return FMT_ERR("section %u (0x%" PRIx64 " bytes at 0x%" PRIx64 ") outside the %zu-byte file",
@@ -172,13 +145,13 @@ elf_sym(const struct elf *e, uint32_t i, struct sym *out)
     if (!e->symtab || i >= e->nsyms)
         return FMT_ERR("symbol index %u out of range (%u symbols)", i, e->nsyms);
     const uint8_t *p = e->d + e->s[e->symtab].off + (uint64_t)i * ELF_SYM_B;
-    out->name = str_at(e, e->s[e->symtab].link, rd32(p));
+    out->name = str_at(e, e->s[e->symtab].link, util_le32(p));
     if (!out->name)
-        return FMT_ERR("symbol %u name offset 0x%x outside its string table", i, rd32(p));
+        return FMT_ERR("symbol %u name offset 0x%x outside its string table", i, util_le32(p));
     out->type = p[4] & 0xF;
     out->other = p[5];
-    out->shndx = rd16(p + 6);
-    out->value = rd64(p + 8);
+    out->shndx = util_le16(p + 6);
+    out->value = util_le64(p + 8);
     return HCQ_OK;
 }
 
@@ -256,8 +229,8 @@ elf_relocs_one(struct elf *e, uint32_t ri, struct gpu_cubin_image *img, uint32_t
         return HCQ_OK; /* e.g. .rela.debug_frame: the patched section is not loaded */
     for (uint64_t k = 0; k < rs->size / ent; k++) {
         const uint8_t *p = e->d + rs->off + k * ent;
-        uint64_t r_off = rd64(p), info = rd64(p + 8);
-        int64_t addend = rela ? (int64_t)rd64(p + 16) : 0;
+        uint64_t r_off = util_le64(p), info = util_le64(p + 8);
+        int64_t addend = rela ? (int64_t)util_le64(p + 16) : 0;
         uint32_t type = (uint32_t)info, symi = (uint32_t)(info >> 32);
         uint32_t w = reloc_width(type);
         if (!w)
@@ -277,7 +250,7 @@ elf_relocs_one(struct elf *e, uint32_t ri, struct gpu_cubin_image *img, uint32_t
             return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_load: %s entry %" PRIu64
                            ": symbol %s is in section %u, which is not loaded", rs->nm, k, sy.name, sy.shndx);
         if (!rela && type == R_CUDA_64) /* REL: the addend is stored at the location */
-            addend = (int64_t)rd64(img->data + ts->place + at);
+            addend = (int64_t)util_le64(img->data + ts->place + at);
         int64_t target = e->s[sy.shndx].place + (int64_t)sy.value + addend;
         if (sy.value > img->size_B || addend < -(int64_t)img->size_B || addend > (int64_t)img->size_B ||
             target < 0 || (uint64_t)target > img->size_B)
@@ -325,11 +298,11 @@ gpu_cubin_relocate(struct gpu_cubin_image *img, uint64_t base_va)
                            " is outside the 57-bit VA space", base_va, r->target_off_B);
         uint8_t *p = img->data + r->patch_off_B;
         if (r->type == R_CUDA_64)
-            wr64(p, (uint64_t)t);
+            util_le64_put(p, (uint64_t)t);
         else if (r->type == R_CUDA_ABS32_LO_32)
-            wr32(p, (uint32_t)t);
+            util_le32_put(p, (uint32_t)t);
         else
-            wr32(p, (uint32_t)((uint64_t)t >> 32));
+            util_le32_put(p, (uint32_t)((uint64_t)t >> 32));
     }
     img->relocated_va = base_va;
     return HCQ_OK;
@@ -354,7 +327,7 @@ info_next(const struct elf *e, const struct sec *s, uint64_t *pos, struct info_r
     const uint8_t *p = e->d + s->off + *pos;
     r->fmt = p[0];
     r->attr = p[1];
-    r->v = rd16(p + 2);
+    r->v = util_le16(p + 2);
     r->payload = NULL;
     *pos += 4;
     if (r->fmt == EIATTR_FORMAT_SVAL) {
@@ -382,7 +355,7 @@ info_module(const struct elf *e, const struct sec *s, struct gpu_cubin_image *im
     while (info_next(e, s, &pos, &r, &st)) {
         if (r.fmt != EIATTR_FORMAT_SVAL || r.v < 8)
             continue;
-        uint32_t sym = rd32(r.payload), val = rd32(r.payload + 4);
+        uint32_t sym = util_le32(r.payload), val = util_le32(r.payload + 4);
         for (uint32_t k = 0; k < img->kernel_count; k++) {
             struct gpu_cubin_kernel *kn = &img->kernels[k];
             if (kn->sym_index != sym)
@@ -404,7 +377,7 @@ info_kparam(const struct sec *s, struct gpu_cubin_kernel *k, const struct info_r
 {
     if (r->v < 12)
         return FMT_ERR("%s: KPARAM_INFO of %u bytes (expected 12)", s->nm, r->v);
-    uint32_t w1 = rd32(r->payload + 4), w2 = rd32(r->payload + 8);
+    uint32_t w1 = util_le32(r->payload + 4), w2 = util_le32(r->payload + 8);
     uint32_t ord = w1 & 0xFFFF, off = w1 >> 16, size = w2 >> 18; /* rm.md §7.3 */
     if (ord >= GPU_CUBIN_MAX_PARAMS)
         return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_load: %s: parameter ordinal %u (max %u)",
@@ -428,8 +401,8 @@ info_kernel(const struct elf *e, const struct sec *s, struct gpu_cubin_kernel *k
         case EIATTR_PARAM_CBANK:
             if (!sval || r.v < 8)
                 return FMT_ERR("%s: PARAM_CBANK of %u bytes (expected 8)", s->nm, r.v);
-            k->param_base_B = rd32(r.payload + 4) & 0xFFFF;
-            k->param_size_B = rd32(r.payload + 4) >> 16;
+            k->param_base_B = util_le32(r.payload + 4) & 0xFFFF;
+            k->param_size_B = util_le32(r.payload + 4) >> 16;
             have_cbank = true;
             break;
         case EIATTR_CBANK_PARAM_SIZE:
@@ -445,7 +418,7 @@ info_kernel(const struct elf *e, const struct sec *s, struct gpu_cubin_kernel *k
             if (sval && r.v >= 12) {
                 uint32_t *dst = r.attr == EIATTR_MAX_THREADS ? k->max_threads : k->reqntid;
                 for (int i = 0; i < 3; i++)
-                    dst[i] = rd32(r.payload + 4 * i);
+                    dst[i] = util_le32(r.payload + 4 * i);
             }
             break;
         case EIATTR_MAXREG_COUNT:
@@ -462,7 +435,7 @@ info_kernel(const struct elf *e, const struct sec *s, struct gpu_cubin_kernel *k
             break;
         case EIATTR_CRS_STACK_SIZE:
             if (sval && r.v >= 4)
-                k->crs_stack_B = rd32(r.payload);
+                k->crs_stack_B = util_le32(r.payload);
             break;
         case EIATTR_CTA_PER_CLUSTER:
         case EIATTR_EXPLICIT_CLUSTER:
@@ -624,7 +597,7 @@ gpu_cubin_load(const void *elf, size_t elf_B, struct gpu_cubin_image **img_out)
     enum hcq_status st = elf ? elf_headers(&e) : FMT_ERR("NULL buffer");
     if (st != HCQ_OK)
         goto fail_img;
-    img->sm_version = GPU_FLD_GET(GPU_ELF_EF_CUDA_SM, rd32(e.d + 0x30));
+    img->sm_version = GPU_FLD_GET(GPU_ELF_EF_CUDA_SM, util_le32(e.d + 0x30));
     if ((st = elf_layout(&e, img)) != HCQ_OK || (st = elf_relocs(&e, img)) != HCQ_OK ||
         (st = elf_kernels(&e, img)) != HCQ_OK || (st = elf_banks(&e, img)) != HCQ_OK)
         goto fail_img;
@@ -722,12 +695,12 @@ gpu_cbuf0_build(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, c
     uint8_t *o = out;
     memset(o, 0, size);
     for (int i = 0; i < 3; i++) {
-        wr32(o + GPU_CBUF0_BLOCK_DIM_OFF_B + 4 * i, block[i]);
-        wr32(o + GPU_CBUF0_GRID_DIM_OFF_B + 4 * i, grid[i]);
+        util_le32_put(o + GPU_CBUF0_BLOCK_DIM_OFF_B + 4 * i, block[i]);
+        util_le32_put(o + GPU_CBUF0_GRID_DIM_OFF_B + 4 * i, grid[i]);
     }
-    wr64(o + arch->cbuf0_shared_window_off_B, shared_window_va);
-    wr64(o + arch->cbuf0_local_window_off_B, local_window_va);
-    wr32(o + arch->cbuf0_stack_off_B, GPU_CBUF0_STACK_INIT);
+    util_le64_put(o + arch->cbuf0_shared_window_off_B, shared_window_va);
+    util_le64_put(o + arch->cbuf0_local_window_off_B, local_window_va);
+    util_le32_put(o + arch->cbuf0_stack_off_B, GPU_CBUF0_STACK_INIT);
     uint32_t base = k && k->param_base_B ? k->param_base_B : arch->cbuf0_params_off_B;
     if (params_B)
         memcpy(o + base, params, params_B);
