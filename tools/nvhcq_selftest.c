@@ -7,7 +7,7 @@
  * The nvgpu backend has only run against the emulated driver; this is how it meets a board.
  */
 #include "hcq.h"
-#include "nvgpu_klog.h"
+#include "klog.h"
 #include "nvhcq_cmds.h"
 
 #include <errno.h>
@@ -516,10 +516,10 @@ nvhcq_cmd_selftest(int argc, char **argv)
         if (!klog_read(&kr, text, sizeof text)) {
             printf("- not readable: run with sudo, or `sudo sysctl kernel.dmesg_restrict=0`\n");
         } else {
-            struct nvgpu_klog_counts c;
-            kerr = nvgpu_klog_scan(text, &c, rep, sizeof rep);
+            struct klog_report c;
+            kerr = klog_scan(text, &c, rep, sizeof rep);
             printf("- %u errors, %u warnings, %u known-harmless, %u other GPU lines\n", c.errors, c.warnings,
-                   c.harmless, c.info);
+                   c.harmless, c.notices);
             if (rep[0])
                 printf("\n```\n%s```\n", rep);
         }

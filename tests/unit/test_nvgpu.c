@@ -13,7 +13,7 @@
 #include "hcq_priv.h"
 #include "k_params.h"
 #include "nvgpu_kmd.h"
-#include "nvgpu_klog.h"
+#include "klog.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -446,8 +446,8 @@ TEST(channel_fault_notifier)
     CHECKF(strstr(why, "MMU fault") && strstr(why, "compute") && strstr(why, "token 511") == NULL &&
                strstr(why, "token 510"),
            "reason: %s", why);
-    struct nvgpu_klog_counts n;
-    CHECK(nvgpu_klog_scan(emu_nvgpu_klog_text(e.d), &n, NULL, 0) >= 1);
+    struct klog_report n;
+    CHECK(klog_scan(emu_nvgpu_klog_text(e.d), &n, NULL, 0) >= 1);
     CHECK(!strcmp(nvgpu_chan_error_name(NVGPU_CHANNEL_PBDMA_ERROR), "PBDMA error (bad pushbuffer or GPFIFO entry)"));
 done:
     kmd_destroy(kmd);
@@ -495,7 +495,7 @@ TEST(pitfall_window_reservation)
     CHECKF(overlaps_window(mb.offset, 64u << 20), "VA 0x%llx", (unsigned long long)mb.offset);
     struct emu_nvgpu *em = emu_nvgpu_of(e.d);
     CHECK(em->window_collisions == 1 && strstr(emu_nvgpu_klog_text(e.d), "shared-memory window"));
-    CHECK(nvgpu_klog_scan(emu_nvgpu_klog_text(e.d), NULL, NULL, 0) == 1); /* selftest would flag it */
+    CHECK(klog_scan(emu_nvgpu_klog_text(e.d), NULL, NULL, 0) == 1); /* selftest would flag it */
     CHECK(emu_mem_ptr(emu_nvgpu_as_vm(emu_nvgpu_as_from_fd(em, r.as)), mb.offset, 4096) == NULL);
     cpu = e.sys->mmap(e.sys->ctx, NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     CHECK(cpu != MAP_FAILED); /* the CPU still sees it: only the GPU is misrouted */
@@ -513,7 +513,7 @@ TEST(pitfall_window_reservation)
     CHECKF(!overlaps_window(m->va, m->size_B), "VA 0x%llx", (unsigned long long)m->va);
     CHECK(emu_nvgpu_of(e.d)->window_collisions == 0);
     CHECK(!strstr(emu_nvgpu_klog_text(e.d), "window"));
-    CHECK(nvgpu_klog_scan(emu_nvgpu_klog_text(e.d), NULL, NULL, 0) == 0);
+    CHECK(klog_scan(emu_nvgpu_klog_text(e.d), NULL, NULL, 0) == 0);
 done:
     kmd_mem_free(kmd, m);
     kmd_destroy(kmd);
@@ -1005,35 +1005,36 @@ TEST(klog_classify)
 {
     static const struct {
         const char *line;
-        enum nvgpu_klog_level level;
+        enum klog_level level;
         const char *name;
     } v[] = {
-        {"[  812.1] nvgpu: 17000000.gpu     gv11b_gr_intr_handle_sked_exception: sked exception: esr 0x01000000", NVGPU_KLOG_ERROR, "SKED_EXCEPTION"},
-        {"[  812.2] nvgpu: 17000000.gpu nvgpu_report_mmu_err: MMU Fault: engine gr, va 0xfe00200000", NVGPU_KLOG_ERROR, "MMU_FAULT"},
-        {"[  812.3] nvgpu: 17000000.gpu gk20a_fifo_handle_pbdma_intr: fifo_pbdma_0 intr 0x00040000", NVGPU_KLOG_ERROR, "PBDMA_INTR"},
-        {"[  812.4] nvgpu: 17000000.gpu   nvgpu_set_gr_exception: set gr exception notifier", NVGPU_KLOG_ERROR, "GR_EXCEPTION"},
-        {"[  812.5] nvgpu: 17000000.gpu CE engine 2 is not idle", NVGPU_KLOG_ERROR, "CE_NOT_IDLE"},
-        {"[  812.6] nvgpu: 17000000.gpu ctxsw_timeout detected on tsg 3", NVGPU_KLOG_ERROR, "CTXSW_TIMEOUT"},
-        {"nvgpu: 17000000.gpu sm machine check err. gpc_id(0), tpc_id(0)", NVGPU_KLOG_ERROR, "SM_MACHINE_CHECK"},
-        {"nvgpu: 17000000.gpu hww_warp_esr 0x10 (MISALIGNED_ADDR)", NVGPU_KLOG_ERROR, "HWW_WARP_ESR"},
-        {"nvgpu: 17000000.gpu tu104_gr_init_commit_rtv_cb:100 [WARNING]", NVGPU_KLOG_HARMLESS, "RTV_CB"},
-        {"WARNING: CPU: 3 PID: 812 at nvmap_alloc_handle+0x1c0: tag not specified", NVGPU_KLOG_WARNING, "NVMAP_TAG"},
-        {"nvgpu: 17000000.gpu nvgpu_cic_mon_report_err: Error reporting is not supported", NVGPU_KLOG_WARNING, "ERR_REPORT_UNSUPPORTED"},
-        {"nvgpu: 17000000.gpu gk20a_channel_open_ioctl: channel 511", NVGPU_KLOG_INFO, "INFO"},
-        {"usb 1-2: new high-speed USB device number 3 using tegra-xusb", NVGPU_KLOG_IGNORED, ""},
-        {"EXT4-fs (nvme0n1p1): mmu fault-free remount", NVGPU_KLOG_IGNORED, ""},
+        {"[  812.1] nvgpu: 17000000.gpu     gv11b_gr_intr_handle_sked_exception: sked exception: esr 0x01000000", KLOG_ERROR, "SKED_EXCEPTION"},
+        {"[  812.2] nvgpu: 17000000.gpu nvgpu_report_mmu_err: MMU Fault: engine gr, va 0xfe00200000", KLOG_ERROR, "MMU_FAULT"},
+        {"[  812.3] nvgpu: 17000000.gpu gk20a_fifo_handle_pbdma_intr: fifo_pbdma_0 intr 0x00040000", KLOG_ERROR, "PBDMA_INTR"},
+        {"[  812.4] nvgpu: 17000000.gpu   nvgpu_set_gr_exception: set gr exception notifier", KLOG_ERROR, "GR_EXCEPTION"},
+        {"[  812.5] nvgpu: 17000000.gpu CE engine 2 is not idle", KLOG_ERROR, "CE_NOT_IDLE"},
+        {"[  812.6] nvgpu: 17000000.gpu ctxsw_timeout detected on tsg 3", KLOG_ERROR, "CTXSW_TIMEOUT"},
+        {"nvgpu: 17000000.gpu sm machine check err. gpc_id(0), tpc_id(0)", KLOG_ERROR, "SM_MACHINE_CHECK"},
+        {"nvgpu: 17000000.gpu hww_warp_esr 0x10 (MISALIGNED_ADDR)", KLOG_ERROR, "HWW_WARP_ESR"},
+        {"nvgpu: 17000000.gpu tu104_gr_init_commit_rtv_cb:100 [WARNING]", KLOG_HARMLESS, "RTV_CB"},
+        {"WARNING: CPU: 3 PID: 812 at nvmap_alloc_handle+0x1c0: tag not specified", KLOG_WARNING, "NVMAP_TAG"},
+        {"nvgpu: 17000000.gpu nvgpu_cic_mon_report_err: Error reporting is not supported", KLOG_WARNING, "ERR_REPORT_UNSUPPORTED"},
+        {"nvgpu: 17000000.gpu gk20a_channel_open_ioctl: channel 511", KLOG_NOTICE, "INFO"},
+        {"usb 1-2: new high-speed USB device number 3 using tegra-xusb", KLOG_UNRELATED, ""},
+        {"EXT4-fs (nvme0n1p1): mmu fault-free remount", KLOG_UNRELATED, ""},
     };
     for (unsigned i = 0; i < sizeof v / sizeof v[0]; i++) {
-        struct nvgpu_klog_class c = nvgpu_klog_classify(v[i].line);
-        CHECKF(c.level == v[i].level && !strcmp(c.name, v[i].name), "'%s' -> %d %s (expected %d %s)", v[i].line,
-               c.level, c.name, v[i].level, v[i].name);
+        struct klog_hit c;
+        klog_classify(v[i].line, strlen(v[i].line), &c);
+        CHECKF(c.cls == v[i].level && !strcmp(c.name, v[i].name), "'%s' -> %d %s (expected %d %s)", v[i].line,
+               c.cls, c.name, v[i].level, v[i].name);
     }
-    struct nvgpu_klog_counts n;
+    struct klog_report n;
     char rep[1024];
     const char *text = "nvgpu: a tu104_gr_init_commit_rtv_cb\nnvgpu: sked exception: esr 0x1\nhello\n"
                        "nvmap: WARNING: nvmap_alloc_handle: allocation tag not specified\nnvgpu: open";
-    CHECK(nvgpu_klog_scan(text, &n, rep, sizeof rep) == 1);
-    CHECK(n.errors == 1 && n.warnings == 1 && n.harmless == 1 && n.info == 1);
+    CHECK(klog_scan(text, &n, rep, sizeof rep) == 1);
+    CHECK(n.errors == 1 && n.warnings == 1 && n.harmless == 1 && n.notices == 1);
     CHECK(strstr(rep, "ERROR SKED_EXCEPTION: nvgpu: sked exception") && strstr(rep, "WARNING NVMAP_TAG"));
     CHECK(!strstr(rep, "rtv_cb") && !strstr(rep, "hello"));
 done:;
