@@ -8,6 +8,7 @@
  * Layer: emu.
  */
 #include "emu_rm_priv.h"
+#include "rm_status.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,31 +35,14 @@ static const uint32_t emu_rm_ga102_classes[] = {
     0xc36f, 0xc46f, 0xc56f, 0xc361, 0xc461, 0xc7c0, 0xc7b5,
 };
 
-static const struct {
-    uint32_t cls;
-    const char *name;
-} emu_rm_class_names[] = {
-    { NV01_ROOT_CLIENT, "NV01_ROOT_CLIENT" }, { NV01_DEVICE_0, "NV01_DEVICE_0" },
-    { NV20_SUBDEVICE_0, "NV20_SUBDEVICE_0" }, { NV01_MEMORY_VIRTUAL, "NV01_MEMORY_VIRTUAL" },
-    { NV01_MEMORY_SYSTEM_OS_DESCRIPTOR, "NV01_MEMORY_SYSTEM_OS_DESCRIPTOR" },
-    { NV1_MEMORY_SYSTEM, "NV1_MEMORY_SYSTEM" }, { NV1_MEMORY_USER, "NV1_MEMORY_USER" },
-    { FERMI_VASPACE_A, "FERMI_VASPACE_A" }, { KEPLER_CHANNEL_GROUP_A, "KEPLER_CHANNEL_GROUP_A" },
-    { FERMI_CONTEXT_SHARE_A, "FERMI_CONTEXT_SHARE_A" }, { GT200_DEBUGGER, "GT200_DEBUGGER" },
-    { AMPERE_CHANNEL_GPFIFO_A, "AMPERE_CHANNEL_GPFIFO_A" }, { HOPPER_CHANNEL_GPFIFO_A, "HOPPER_CHANNEL_GPFIFO_A" },
-    { TURING_USERMODE_A, "TURING_USERMODE_A" }, { AMPERE_USERMODE_A, "AMPERE_USERMODE_A" },
-    { HOPPER_USERMODE_A, "HOPPER_USERMODE_A" }, { AMPERE_COMPUTE_A, "AMPERE_COMPUTE_A" },
-    { AMPERE_COMPUTE_B, "AMPERE_COMPUTE_B" }, { HOPPER_COMPUTE_A, "HOPPER_COMPUTE_A" },
-    { AMPERE_DMA_COPY_A, "AMPERE_DMA_COPY_A" }, { AMPERE_DMA_COPY_B, "AMPERE_DMA_COPY_B" },
-    { HOPPER_DMA_COPY_A, "HOPPER_DMA_COPY_A" },
-};
-
+/* Names for traces come from kmd/rm's tables (src/kmd/rm/rm_status.c): names carry no
+ * layout, so sharing them keeps the model's own ABI (emu_rm_abi.h) independent. "?" and
+ * "NV_ERR_?" for values those tables do not hold, as the traces always printed. */
 const char *
 emu_rm_class_name(uint32_t cls)
 {
-    for (size_t i = 0; i < sizeof emu_rm_class_names / sizeof emu_rm_class_names[0]; i++)
-        if (emu_rm_class_names[i].cls == cls)
-            return emu_rm_class_names[i].name;
-    return "?";
+    const char *n = rm_class_lookup(cls);
+    return n ? n : "?";
 }
 
 bool
@@ -236,26 +220,8 @@ emu_rm_esc_name(uint32_t nr)
 const char *
 emu_rm_status_name(uint32_t st)
 {
-    switch (st) {
-    case NV_OK: return "NV_OK";
-    case NV_ERR_INSUFFICIENT_RESOURCES: return "NV_ERR_INSUFFICIENT_RESOURCES";
-    case NV_ERR_INVALID_ADDRESS: return "NV_ERR_INVALID_ADDRESS";
-    case NV_ERR_INVALID_ARGUMENT: return "NV_ERR_INVALID_ARGUMENT";
-    case NV_ERR_INVALID_CLASS: return "NV_ERR_INVALID_CLASS";
-    case NV_ERR_INVALID_DEVICE: return "NV_ERR_INVALID_DEVICE";
-    case NV_ERR_INVALID_FLAGS: return "NV_ERR_INVALID_FLAGS";
-    case NV_ERR_INVALID_LIMIT: return "NV_ERR_INVALID_LIMIT";
-    case NV_ERR_INVALID_OBJECT_HANDLE: return "NV_ERR_INVALID_OBJECT_HANDLE";
-    case NV_ERR_INVALID_OBJECT_PARENT: return "NV_ERR_INVALID_OBJECT_PARENT";
-    case NV_ERR_INVALID_PARAM_STRUCT: return "NV_ERR_INVALID_PARAM_STRUCT";
-    case NV_ERR_INVALID_STATE: return "NV_ERR_INVALID_STATE";
-    case NV_ERR_NO_MEMORY: return "NV_ERR_NO_MEMORY";
-    case NV_ERR_NOT_SUPPORTED: return "NV_ERR_NOT_SUPPORTED";
-    case NV_ERR_OBJECT_NOT_FOUND: return "NV_ERR_OBJECT_NOT_FOUND";
-    case NV_ERR_UVM_ADDRESS_IN_USE: return "NV_ERR_UVM_ADDRESS_IN_USE";
-    case NV_ERR_GENERIC: return "NV_ERR_GENERIC";
-    default: return "NV_ERR_?";
-    }
+    const char *n = rm_status_lookup(st);
+    return n ? n : "NV_ERR_?";
 }
 
 /* Parameter block of an RM_ALLOC: required with the class's exact size; paramsSize 0 means
