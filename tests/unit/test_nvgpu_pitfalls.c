@@ -12,6 +12,7 @@
 #include "k_params.h"
 #include "nvgpu_kmd.h"
 #include "nvgpu_tdev.h"
+#include "klog.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
