@@ -14,7 +14,6 @@
  *   nvhcq dmesg-check --quiet           summary only
  */
 #include "klog.h"
-#include "rm_status.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -122,7 +121,7 @@ dm_print_line(void *user, const char *line, size_t len, const struct klog_hit *h
     if (p->quiet || hit->cls == KLOG_HARMLESS)
         return;
     if (hit->xid >= 0)
-        printf("ERROR  [Xid %d: %s] %.*s\n", hit->xid, rm_xid_name((uint32_t)hit->xid), (int)len, line);
+        printf("ERROR  [Xid %d: %s] %.*s\n", hit->xid, klog_xid_name(hit->xid), (int)len, line);
     else
         printf("%-6s [%s] %.*s\n", hit->cls == KLOG_ERROR ? "ERROR" : hit->cls == KLOG_WARNING ? "WARN" : "NOTE",
                hit->what, (int)len, line);

@@ -12,6 +12,7 @@
  * as errors. Rules are tried in order; the first match decides.
  */
 #include "klog.h"
+#include "rm_status.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -160,6 +161,12 @@ klog_rule_matches(const struct klog_rule *r, const char *line, size_t len)
         return klog_has(line, len, r->b);
     size_t skip = (size_t)(p - line) + strlen(r->a);
     return klog_has(line + skip, len - skip, r->b);
+}
+
+const char *
+klog_xid_name(int xid)
+{
+    return xid < 0 ? "unknown Xid" : rm_xid_name((uint32_t)xid);
 }
 
 static bool

@@ -32,6 +32,10 @@ struct klog_hit {
     double ts_s;        /* kernel timestamp "[  33.65]" in seconds, -1 if none */
 };
 
+/* Short description of an Xid (13 -> "graphics engine exception"; from kmd/rm's table),
+ * "unknown Xid" for others. */
+const char *klog_xid_name(int xid);
+
 /* Classify one line (len bytes, no newline needed); *hit may be NULL. */
 enum klog_level klog_classify(const char *line, size_t len, struct klog_hit *hit);
 

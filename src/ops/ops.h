@@ -27,6 +27,11 @@
  * itself at program load (ops_registry.c); calling it again changes nothing. */
 void ops_kernels_register(void);
 
+/* Run built-in kernel `name`'s CPU twin over a flat launch of n items on host memory (the
+ * parameter struct holds host addresses as its VAs): the reference of tests and benchmarks.
+ * False when there is no such kernel or twin, or the twin reported a fault. */
+bool ops_twin_run_host(const char *name, const void *params, uint64_t n);
+
 /* Flat geometry for n work items: block (OPS_BLOCK,1,1), grid (ceil(n/OPS_BLOCK) capped, 1, 1);
  * n == 0 gives grid 1. */
 void ops_geometry_flat(uint64_t n, uint32_t grid_out[3], uint32_t block_out[3]);

@@ -12,6 +12,7 @@
  * Adding a kernel needs no change here: add its line to its module's table (ops_*.c).
  * A new module adds its table to ops_tables[] below.
  */
+#include "ops.h"
 #include "ops_twin.h"
 
 /* The LLM engine's kernels (src/ops/ops_llm.c). Referencing its table by name (a strong
@@ -41,4 +42,24 @@ __attribute__((constructor)) static void
 ops_kernels_register_at_load(void)
 {
     ops_kernels_register();
+}
+
+static void *
+ops_host_ptr(void *ctx, uint64_t va, uint64_t size_B)
+{
+    (void)ctx;
+    (void)size_B;
+    return (void *)(uintptr_t)va;
+}
+
+bool
+ops_twin_run_host(const char *name, const void *params, uint64_t n)
+{
+    const struct hcq_kernel_desc *k = hcq_kernel_find(name);
+    if (!k || !k->twin)
+        return false;
+    struct hcq_twin_launch l = {.params = params, .ptr = ops_host_ptr};
+    ops_geometry_flat(n, l.grid, l.block);
+    k->twin(&l);
+    return !l.fault;
 }
