@@ -136,15 +136,16 @@ install: $(LIB) $(CLI)
 	sed -e 's|@PREFIX@|$(PREFIX)|' nvhcq.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/nvhcq.pc
 
 format:
-	clang-format -i $$(find src tools tests bench include -name '*.[ch]')
+	$(CLANG_FORMAT) -i $$(find src tools tests bench include -name '*.[ch]')
 
-# Report files that clang-format would change (not yet enforced in CI: the first code base was
-# written by several hands before .clang-format existed; see docs/status.md).
+# List the files clang-format would change and fail when there are any (CLANG_FORMAT=... picks
+# the binary). Not yet a CI step: the tree is reformatted in one commit first (docs/status.md).
+CLANG_FORMAT ?= clang-format
 format-check:
-	@n=0; for f in $$(find src tools tests bench include -name '*.[ch]'); do \
-	    if ! clang-format $$f | cmp -s - $$f; then n=$$((n+1)); fi; done; \
-	    echo "format-check: $$n file(s) differ from .clang-format"
-
+	@command -v $(CLANG_FORMAT) >/dev/null || { echo "format-check: $(CLANG_FORMAT) not found"; exit 2; }
+	@n=0; for f in $$(find src tools tests bench include -name '*.[ch]' | sort); do \
+	    if ! $(CLANG_FORMAT) "$$f" | cmp -s - "$$f"; then echo "  differs: $$f"; n=$$((n+1)); fi; done; \
+	    echo "format-check: $$n file(s) differ from .clang-format"; [ $$n -eq 0 ]
 
 lint:
 	sh tests/check_layers.sh
