@@ -92,6 +92,11 @@ typedef void (*hcq_log_fn)(enum hcq_log_level level, const char *msg, void *user
 /* Redirect library messages (default: stderr, level <= HCQ_LOG, default WARN). NULL restores. */
 void hcq_log_set(hcq_log_fn fn, void *user_data);
 void hcq_log_level_set(enum hcq_log_level max_level);
+/* Who prints an error: by default the library logs each error it records for
+ * hcq_last_error() (level ERROR). A program that prints hcq_last_error() itself passes true
+ * so each error appears once: errors recorded on the calling thread then log at DEBUG
+ * (HCQ_LOG=debug still shows them). Other threads (queue workers) are unaffected. */
+void hcq_log_errors_owned_by_caller(bool owned);
 
 /* ==== Devices ==== */
 

@@ -24,6 +24,8 @@ capture_log(enum hcq_log_level level, const char *msg, void *user)
         log_len += (size_t)n;
 }
 
+static void skip_flush(void);
+
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t seed_used;
 
@@ -32,12 +34,54 @@ th_fail(struct th *t, const char *file, int line, const char *fmt, ...)
 {
     va_list ap;
     t->failed = true;
+    skip_flush();
     fprintf(stdout, "    %s:%d: ", file, line);
     va_start(ap, fmt);
     vfprintf(stdout, fmt, ap);
     va_end(ap);
     fprintf(stdout, "\n");
     fflush(stdout);
+}
+
+void
+th_expected(const char *label, const char *text)
+{
+    skip_flush();
+    printf("    (expected) %s:\n", label);
+    for (const char *p = text; p && *p;) {
+        size_t n = strcspn(p, "\n");
+        printf("      | %.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+    fflush(stdout);
+}
+
+/* Consecutive skips with the same reason print as one line (a suite on an absent device
+ * otherwise prints the same reason once per test). */
+static char skip_names[1024], skip_reason[384];
+static int skip_count;
+
+static void
+skip_flush(void)
+{
+    if (skip_count == 1)
+        printf("  skip %s (%s)\n", skip_names, skip_reason);
+    else if (skip_count > 1)
+        printf("  skip %s (%d tests: %s)\n", skip_names, skip_count, skip_reason);
+    skip_count = 0;
+    skip_names[0] = 0;
+    fflush(stdout);
+}
+
+static void
+skip_add(const char *name, const char *why)
+{
+    size_t len = strlen(skip_names);
+    if (skip_count && (strcmp(why, skip_reason) || len + strlen(name) + 3 >= sizeof skip_names))
+        skip_flush(), len = 0;
+    snprintf(skip_reason, sizeof skip_reason, "%s", why);
+    snprintf(skip_names + len, sizeof skip_names - len, "%s%s", len ? ", " : "", name);
+    skip_count++;
 }
 
 const char *
@@ -112,6 +156,8 @@ th_run(const char *suite, const char *dev_spec, const struct th_case *cases, int
         cases[i].fn(&t);
         double secs = (hcq_time_ns() - t0) / 1e9;
         hcq_log_set(NULL, NULL);
+        if (!t.skipped)
+            skip_flush(); /* a test that ran ends the group of skips before it */
         if (t.failed) {
             if (log_len)
                 printf("    library log of this test:\n%s", log_buf);
@@ -119,13 +165,15 @@ th_run(const char *suite, const char *dev_spec, const struct th_case *cases, int
             printf("  FAIL %s\n", cases[i].name);
         } else if (t.skipped) {
             skipped++;
-            printf("  skip %s (%s)\n", cases[i].name, t.skip_why);
+            skip_add(cases[i].name, t.skip_why);
+            continue;
         } else {
             passed++;
             printf("  ok   %s%s\n", cases[i].name, secs > 2 ? " (slow)" : "");
         }
         fflush(stdout);
     }
+    skip_flush();
     printf("%s%s%s: %d passed, %d failed", suite, dev_spec ? "@" : "", dev_spec ? dev_spec : "", passed,
            failed);
     if (skipped)

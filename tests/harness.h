@@ -16,7 +16,7 @@ struct th {
     const char *dev_spec;   /* device under test (parameterised suites) */
     bool failed;
     bool skipped;
-    char skip_why[128];
+    char skip_why[384];
 };
 
 struct th_case {
@@ -64,6 +64,10 @@ void th_fail(struct th *t, const char *file, int line, const char *fmt, ...)
     } while (0)
 
 const char *th_last_error(void);
+
+/* Print text the test expects (a deliberate fault's report), labelled and indented under the
+ * test's line so that none of its lines reads as a failure. Multi-line text keeps its lines. */
+void th_expected(const char *label, const char *text);
 
 /* Run `cases` for suite `suite` (on device dev_spec, may be NULL). argv: optional name filters.
  * Returns the number of failures. Prints "<suite>: N passed, N failed[, N skipped]". */

@@ -6,6 +6,7 @@
  * the table and writes JSON + markdown + SVG. Layer: tools. Method: bench/README.md.
  */
 #include "../bench/bench.h"
+#include "nvhcq_cli.h"
 #include "nvhcq_cmds.h"
 
 #include <stdio.h>
@@ -24,42 +25,21 @@ static const struct {
 };
 #define GROUP_COUNT (int)(sizeof groups / sizeof groups[0])
 
-static void
-usage(FILE *f)
-{
-    fprintf(f, "usage: nvhcq bench [GROUP...] [--devs SPEC,SPEC,...] [--json FILE] [--out DIR] [--quick]\n"
-               "  GROUP   latency copy elementwise matmul alloc mlp (default: all)\n"
-               "  --devs  devices side by side (default: those of cuda:0,rm:0,nvgpu:0,cpu that open)\n"
-               "  --json  write FILE (JSON) and FILE's .md and .svg next to it\n"
-               "  --out   write DIR/<gpu>/<date>-<commit>.{json,md,svg} (bench/results layout)\n"
-               "  --quick small sizes and few reps (make bench, CI smoke)\n");
-}
+struct bench_args {
+    bool want[GROUP_COUNT], any;
+};
 
-/* The build's git commit: $NVHCQ_COMMIT, else -DNVHCQ_COMMIT where the build passes it, else
- * asked of git at run time. */
-static void
-find_commit(char *out, size_t out_B)
+static int
+bench_group_arg(const char *arg, void *user)
 {
-    const char *env = getenv("NVHCQ_COMMIT"); /* a copy without .git (the GPU machine) */
-    if (env && *env) {
-        snprintf(out, out_B, "%.40s", env);
-        return;
-    }
-#ifdef NVHCQ_COMMIT
-    snprintf(out, out_B, "%s", NVHCQ_COMMIT);
-    return;
-#endif
-    snprintf(out, out_B, "unknown");
-    FILE *p = popen("git rev-parse --short=10 HEAD 2>/dev/null", "r");
-    if (!p)
-        return;
-    char line[40];
-    if (fgets(line, sizeof line, p)) {
-        line[strcspn(line, "\r\n")] = 0;
-        if (line[0])
-            snprintf(out, out_B, "%.39s", line);
-    }
-    pclose(p);
+    struct bench_args *ba = user;
+    for (int g = 0; g < GROUP_COUNT; g++)
+        if (!strcmp(arg, groups[g].name)) {
+            ba->want[g] = ba->any = true;
+            return 0;
+        }
+    fprintf(stderr, "nvhcq bench: unknown group '%s' (groups: latency copy elementwise matmul alloc mlp)\n", arg);
+    return 2;
 }
 
 static void
@@ -123,7 +103,7 @@ open_dev(struct bench_ctx *ctx, const char *spec, bool required)
     enum hcq_status st = hcq_device_open(spec, &d->dev);
     if (st != HCQ_OK) {
         if (required)
-            fprintf(stderr, "bench: %s: %s\n", spec, hcq_last_error());
+            fprintf(stderr, "nvhcq bench: %s: %s\n", spec, hcq_last_error());
         return required ? -1 : 0;
     }
     if (hcq_device_info(d->dev, &d->info) != HCQ_OK ||
@@ -131,7 +111,7 @@ open_dev(struct bench_ctx *ctx, const char *spec, bool required)
         hcq_queue_create(d->dev, HCQ_QUEUE_COPY, &d->cq) != HCQ_OK ||
         hcq_signal_create(d->dev, 0, &d->ts_a) != HCQ_OK ||
         hcq_signal_create(d->dev, 0, &d->ts_b) != HCQ_OK) {
-        fprintf(stderr, "bench: %s: setup failed: %s\n", spec, hcq_last_error());
+        fprintf(stderr, "nvhcq bench: %s: setup failed: %s\n", spec, hcq_last_error());
         hcq_device_close(d->dev);
         return -1;
     }
@@ -220,46 +200,41 @@ nvhcq_cmd_bench(int argc, char **argv)
     struct bench_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     const char *devs = NULL, *json = NULL, *out_dir = NULL;
-    bool want[GROUP_COUNT] = { false }, any = false;
+    struct bench_args ba = { { false }, false };
     size_t cl = 0;
     for (int i = 0; i < argc && cl < sizeof ctx.command - 1; i++)
         cl += (size_t)snprintf(ctx.command + cl, sizeof ctx.command - cl, "%s%s", i ? " " : "nvhcq ", argv[i]);
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) {
-            ctx.quick = true;
-        } else if (!strcmp(argv[i], "--devs") && i + 1 < argc) {
-            devs = argv[++i];
-        } else if (!strcmp(argv[i], "--json") && i + 1 < argc) {
-            json = argv[++i];
-        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
-            out_dir = argv[++i];
-        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage(stdout);
-            return 0;
-        } else {
-            int g = 0;
-            while (g < GROUP_COUNT && strcmp(argv[i], groups[g].name))
-                g++;
-            if (g == GROUP_COUNT) {
-                fprintf(stderr, "bench: unknown group or option '%s'\n", argv[i]);
-                usage(stderr);
-                return 2;
-            }
-            want[g] = any = true;
-        }
-    }
-    find_commit(ctx.commit, sizeof ctx.commit);
+    const struct cli_opt opts[] = {
+        CLI_STR(NULL, "--devs", &devs, "SPEC,...", "devices side by side [default: those of cuda:0,rm:0,nvgpu:0,cpu that open]"),
+        CLI_STR(NULL, "--json", &json, "FILE", "write FILE (JSON) and FILE's .md and .svg next to it"),
+        CLI_STR(NULL, "--out", &out_dir, "DIR", "write DIR/<gpu>/<date>-<commit>.{json,md,svg} (bench/results layout)"),
+        CLI_FLAG(NULL, "--quick", &ctx.quick, "small sizes and few reps (make bench, CI smoke)"),
+        CLI_END,
+    };
+    const struct cli_cmd cmd = {
+        "bench", "[GROUP...] [--devs SPEC,SPEC,...] [--json FILE] [--out DIR] [--quick]",
+        "Runs the benchmark groups on every device side by side (median, p99, ratios), checks each\n"
+        "result, prints the table. GROUP: latency copy elementwise matmul alloc mlp (default: all).",
+        opts, bench_group_arg, &ba, "method: bench/README.md",
+    };
+    int rc = cli_parse(&cmd, argc, argv);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    cli_commit(ctx.commit, sizeof ctx.commit);
     describe_host(ctx.host, sizeof ctx.host);
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(ctx.date, sizeof ctx.date, "%Y-%m-%dT%H:%M:%SZ", &tm);
 
+    int left_out = 0;
     if (devs) {
         char *list = strdup(devs);
-        for (char *save = NULL, *s = strtok_r(list, ",", &save); s; s = strtok_r(NULL, ",", &save))
-            if (open_dev(&ctx, s, true) != 0)
-                fprintf(stderr, "bench: %s left out (it did not open)\n", s); /* the others still run */
+        for (char *save = NULL, *s = list ? strtok_r(list, ",", &save) : NULL; s; s = strtok_r(NULL, ",", &save))
+            if (open_dev(&ctx, s, true) != 0) {
+                fprintf(stderr, "bench: %s left out (it did not open); the exit status will be 1\n", s);
+                left_out++; /* the others still run */
+            }
         free(list);
     } else {
         static const char *const defaults[] = { "cuda:0", "rm:0", "nvgpu:0", "cpu" };
@@ -272,11 +247,11 @@ nvhcq_cmd_bench(int argc, char **argv)
     }
     bench_print_header();
     for (int g = 0; g < GROUP_COUNT; g++)
-        if (!any || want[g])
+        if (!ba.any || ba.want[g])
             groups[g].fn(&ctx);
 
     record_clocks(&ctx); /* after the run: the clocks the GPU ran the last groups at */
-    int rc = 0;
+    rc = left_out ? 1 : 0;
     char path[1024];
     if (json && write_outputs(&ctx, json))
         rc = 1;

@@ -6,6 +6,7 @@
  * Layer: tools.
  */
 #include "hcq.h"
+#include "nvhcq_cli.h"
 #include "nvhcq_cmds.h"
 
 #include <stdio.h>
@@ -109,12 +110,40 @@ int
 nvhcq_cmd_demo(int argc, char **argv)
 {
     const char *only = NULL;
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--dev"))
-            only = argv[i + 1];
-    static const char *const specs[] = { "cpu", "emu:gh100", "emu:ga102", "emu:ga10b", "cuda:0", "rm:0", "nvgpu:0" };
+    const struct cli_opt opts[] = {
+        CLI_STR(NULL, "--dev", &only, "SPEC", "check only this device (it must open)"),
+        CLI_END,
+    };
+    const struct cli_cmd cmd = {
+        "demo", "[--dev SPEC]",
+        "Self-check (64-bit signal across queues, copy round trip, a kernel checked against the CPU)\n"
+        "of every device that opens here, then a table of what ran where. A device asked for by\n"
+        "--dev or HCQ_DEV must open: if it does not, or any check fails, the exit status is 1.",
+        opts, NULL, NULL, "environment: HCQ_DEV=SPEC (the default device; it must open too)",
+    };
+    int rc = cli_parse(&cmd, argc, argv);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    const char *env = getenv("HCQ_DEV");
+    /* the device the user asked for: failing to open it is a failure, not "not available" */
+    const char *wanted = only ? only : env && *env && strcmp(env, "auto") ? env : NULL;
+    static const char *const all[] = { "cpu", "emu:gh100", "emu:ga102", "emu:ga10b", "cuda:0", "rm:0", "nvgpu:0" };
+    const char *specs[8];
+    size_t n_specs = 0;
+    if (only) {
+        specs[n_specs++] = only;
+    } else {
+        bool listed = false;
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+            specs[n_specs++] = all[i];
+            listed |= wanted && !strcmp(wanted, all[i]);
+        }
+        if (wanted && !listed)
+            specs[n_specs++] = wanted;
+    }
     struct demo_row rows[8];
     int n = 0, bad = 0;
+    char not_open[160] = "";
     hcq_log_level_set(HCQ_LOG_LEVEL_ERROR);
     struct hcq_device *dflt = NULL;
     if (hcq_device_open(only ? only : "auto", &dflt) == HCQ_OK) {
@@ -123,27 +152,40 @@ nvhcq_cmd_demo(int argc, char **argv)
             printf("default device: %s (%s, %s)\n\n", in.spec, in.name, in.arch);
     }
     hcq_device_close(dflt);
-    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
-        if (only && strcmp(only, specs[i]))
-            continue;
+    for (size_t i = 0; i < n_specs; i++) {
+        bool required = wanted && !strcmp(wanted, specs[i]);
         struct hcq_device *probe = NULL;
         enum hcq_status st = hcq_device_open(specs[i], &probe);
         hcq_device_close(probe);
-        if (st == HCQ_ERR_NOT_FOUND || st == HCQ_ERR_UNSUPPORTED) {
-            if (only)
-                printf("%s: not available here (%s)\n", specs[i], hcq_last_error());
+        if (st != HCQ_OK && required) {
+            fprintf(stderr, "nvhcq demo: %s (asked for by %s) did not open: %s\n", specs[i],
+                    only ? "--dev" : "HCQ_DEV", hcq_last_error());
+            snprintf(not_open, sizeof not_open, "; %.60s (%s) did not open", specs[i], only ? "--dev" : "HCQ_DEV");
+            bad++;
             continue;
         }
+        if (st == HCQ_ERR_NOT_FOUND || st == HCQ_ERR_UNSUPPORTED)
+            continue; /* not present here: nothing to check */
         demo_device(specs[i], &rows[n]);
         bad += strcmp(rows[n].signal, "ok") || strcmp(rows[n].copy, "ok") ||
                (strcmp(rows[n].kernel, "ok") && strcmp(rows[n].kernel, "n/a"));
         n++;
     }
-    printf("%-10s | %-44s | %-6s | %-6s | %-6s\n", "device", "name", "signal", "copy", "kernel");
-    printf("-----------+----------------------------------------------+--------+--------+-------\n");
+    if (n) {
+        printf("%-10s | %-44s | %-6s | %-6s | %-6s\n", "device", "name", "signal", "copy", "kernel");
+        printf("-----------+----------------------------------------------+--------+--------+-------\n");
+    }
     for (int i = 0; i < n; i++)
         printf("%-10s | %-44.44s | %-6s | %-6s | %-6s\n", rows[i].spec, rows[i].name, rows[i].signal, rows[i].copy,
                rows[i].kernel);
-    printf("\n%s\n", bad ? "demo: some checks FAILED" : "demo: all checks passed");
+    if (!n && !bad) {
+        snprintf(not_open, sizeof not_open, "; no device opened");
+        bad++;
+    }
+    int failed_rows = bad - (not_open[0] != 0);
+    if (bad)
+        printf("\ndemo: FAILED: %d device(s) failed a check%s\n", failed_rows, not_open);
+    else
+        printf("\ndemo: all checks passed\n");
     return bad ? 1 : 0;
 }

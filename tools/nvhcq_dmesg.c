@@ -14,7 +14,9 @@
  *   nvhcq dmesg-check --quiet           summary only
  */
 #include "klog.h"
+#include "nvhcq_cli.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +60,7 @@ dm_read_log(const char *file, struct dm_buf *b)
     if (file) {
         FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
         if (!f) {
-            fprintf(stderr, "dmesg-check: cannot open %s\n", file);
+            fprintf(stderr, "nvhcq dmesg-check: %s: %s\n", file, strerror(errno));
             return -1;
         }
         int rc = dm_read_stream(f, b);
@@ -127,33 +129,41 @@ dm_print_line(void *user, const char *line, size_t len, const struct klog_hit *h
                hit->what, (int)len, line);
 }
 
-static void
-dm_usage(void)
+/* `dmesg-check` may be handed the whole command line (argv[1] == "dmesg-check"): skip it */
+static int
+dm_positional(const char *arg, void *user)
 {
-    fprintf(stderr, "usage: nvhcq dmesg-check [--file F|-] [--since mark:TEXT|ts:SECONDS] [--mark] [--quiet]\n");
+    (void)user;
+    if (!strcmp(arg, "dmesg-check"))
+        return 0;
+    fprintf(stderr, "nvhcq dmesg-check: unexpected argument '%s'\n(nvhcq dmesg-check --help lists the options)\n", arg);
+    return 2;
 }
 
 int
 nvhcq_cmd_dmesg_check(int argc, char **argv)
 {
     const char *file = NULL, *since = NULL;
+    bool mark = false;
     struct dm_print pr = { false };
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--file") && i + 1 < argc) {
-            file = argv[++i];
-        } else if (!strcmp(argv[i], "--since") && i + 1 < argc) {
-            since = argv[++i];
-        } else if (!strcmp(argv[i], "--mark")) {
-            return dm_mark();
-        } else if (!strcmp(argv[i], "--quiet")) {
-            pr.quiet = true;
-        } else if (!strcmp(argv[i], "dmesg-check")) {
-            continue; /* tolerate being handed the whole command line */
-        } else {
-            dm_usage();
-            return 2;
-        }
-    }
+    const struct cli_opt opts[] = {
+        CLI_STR(NULL, "--file", &file, "F", "read the log from F (- : stdin) [default: the kernel log]"),
+        CLI_STR(NULL, "--since", &since, "mark:TEXT|ts:SECONDS", "scan only after this mark or timestamp"),
+        CLI_FLAG(NULL, "--mark", &mark, "write a mark into the kernel log and print it (for --since)"),
+        CLI_FLAG(NULL, "--quiet", &pr.quiet, "print only the summary line"),
+        CLI_END,
+    };
+    const struct cli_cmd cmd = {
+        "dmesg-check", "[--file F|-] [--since mark:TEXT|ts:SECONDS] [--mark] [--quiet]",
+        "Classifies kernel log lines of the GPU drivers (NVRM Xid, MMU faults, nvgpu errors).\n"
+        "Exit status 1 when an error line is found, 2 when the log cannot be read.",
+        opts, dm_positional, NULL, NULL,
+    };
+    int rc = cli_parse(&cmd, argc, argv);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (mark)
+        return dm_mark();
     if (since && strncmp(since, "ts:", 3) != 0 && strncmp(since, "mark:", 5) != 0) {
         fprintf(stderr, "dmesg-check: --since %s: expected mark:TEXT or ts:SECONDS\n", since);
         return 2;

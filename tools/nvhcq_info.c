@@ -4,6 +4,7 @@
  * cubins) and `nvhcq devices [--testable]`. Layer: tools.
  */
 #include "hcq.h"
+#include "nvhcq_cli.h"
 #include "nvhcq_cmds.h"
 
 #include <stdio.h>
@@ -30,8 +31,15 @@ print_info(const struct hcq_device_info *in)
 int
 nvhcq_cmd_info(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    static const struct cli_opt opts[] = { CLI_END };
+    static const struct cli_cmd cmd = {
+        "info", "", "Prints the backends compiled in, the embedded cubin archs, and every device that\n"
+                    "opens here (arch, SMs, memory, driver). Exit 1 when no device opens.",
+        opts, NULL, NULL, NULL,
+    };
+    int rc = cli_parse(&cmd, argc, argv);
+    if (rc != CLI_CONTINUE)
+        return rc;
     hcq_log_level_set(HCQ_LOG_LEVEL_ERROR);
     const char *archs = hcq_kernels_cubin_archs();
     printf("nvhcq runtime\n");
@@ -63,7 +71,16 @@ nvhcq_cmd_info(int argc, char **argv)
 int
 nvhcq_cmd_devices(int argc, char **argv)
 {
-    bool testable = argc > 1 && !strcmp(argv[1], "--testable");
+    bool testable = false;
+    const struct cli_opt opts[] = {
+        CLI_FLAG(NULL, "--testable", &testable, "one line of the specs the test suite runs on (make test)"),
+        CLI_END,
+    };
+    const struct cli_cmd cmd = { "devices", "[--testable]", "Lists the device specs that open here, one a line.",
+                                 opts, NULL, NULL, NULL };
+    int rc = cli_parse(&cmd, argc, argv);
+    if (rc != CLI_CONTINUE)
+        return rc;
     hcq_log_level_set(HCQ_LOG_LEVEL_ERROR);
     for (size_t i = 0; i < sizeof candidate_specs / sizeof candidate_specs[0]; i++) {
         struct hcq_device *dev = NULL;

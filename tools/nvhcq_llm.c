@@ -6,6 +6,7 @@
  */
 #include "hcq.h"
 #include "llm.h"
+#include "nvhcq_cli.h"
 #include "nvhcq_cmds.h"
 
 #include <stdio.h>
@@ -35,125 +36,176 @@ nvhcq_llm_progress(uint64_t done_B, uint64_t total_B, void *user)
 }
 
 struct run_opts {
-    const char *model, *prompt, *dev;
+    const char *model, *prompt, *prompt_file, *dev;
     int n_predict;
     uint32_t n_ctx, n_batch;
-    bool interactive, chat, no_graph;
+    bool interactive, chat, no_graph, special, show_ids;
     struct llm_sampler_params sp;
 };
 
-static int
-run_usage(void)
-{
-    fprintf(stderr, "usage: nvhcq run -m model.gguf [-p prompt] [-n N] [--temp T] [--top-k K] [--top-p P]\n"
-                    "                 [--min-p P] [--repeat-penalty R] [--seed S] [--dev SPEC] [-c CTX]\n"
-                    "                 [-b BATCH] [--chat] [-i] [--no-graph]\n");
-    return 2;
-}
+/* What one generate() call saw, for the summary line and the notes after it. */
+struct run_stats {
+    double pp_s, tg_s;
+    uint32_t pp_n, tg_n;
+    uint32_t tg_empty; /* generated tokens that printed nothing (control tokens without --special) */
+    bool ctx_full;     /* generation stopped because the context was full */
+};
 
-static bool
-parse_run(int argc, char **argv, struct run_opts *o)
+/* The text of one generated token as --special wants it: control tokens render as their
+ * name; other tokens go through the streaming detokenizer (UTF-8 held back until whole). */
+static size_t
+token_text(const struct llm_tok *tok, struct llm_detok *d, int32_t id, bool special, char *out, size_t cap)
 {
-    memset(o, 0, sizeof *o);
-    o->n_predict = 128;
-    o->prompt = "";
-    llm_sampler_params_default(&o->sp);
-    o->sp.temp = 0.8f;
-    o->sp.top_k = 40;
-    o->sp.top_p = 0.95f;
-    o->sp.min_p = 0.05f;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define ARG(name) (!strcmp(a, name) && v && (i++, true))
-        if (ARG("-m")) o->model = v;
-        else if (ARG("-p")) o->prompt = v;
-        else if (ARG("-n")) o->n_predict = atoi(v);
-        else if (ARG("--temp")) o->sp.temp = (float)atof(v);
-        else if (ARG("--top-k")) o->sp.top_k = (uint32_t)atoi(v);
-        else if (ARG("--top-p")) o->sp.top_p = (float)atof(v);
-        else if (ARG("--min-p")) o->sp.min_p = (float)atof(v);
-        else if (ARG("--repeat-penalty")) o->sp.repeat_penalty = (float)atof(v);
-        else if (ARG("--seed")) o->sp.seed = strtoull(v, NULL, 0);
-        else if (ARG("--dev")) o->dev = v;
-        else if (ARG("-c")) o->n_ctx = (uint32_t)atoi(v);
-        else if (ARG("-b")) o->n_batch = (uint32_t)atoi(v);
-        else if (!strcmp(a, "-i")) o->interactive = true;
-        else if (!strcmp(a, "--chat")) o->chat = true;
-        else if (!strcmp(a, "--no-graph")) o->no_graph = true;
-        else {
-            fprintf(stderr, "nvhcq run: unknown or incomplete option '%s'\n", a);
-            return false;
+    if (special) {
+        char piece[512];
+        size_t plain = llm_tok_piece(tok, id, false, piece, sizeof piece);
+        size_t named = plain ? 0 : llm_tok_piece(tok, id, true, piece, sizeof piece);
+        if (named) {
+            size_t w = llm_detok_flush(d, out, cap); /* text held so far comes first */
+            size_t k = named < cap - w ? named : cap - w;
+            memcpy(out + w, piece, k);
+            return w + k;
         }
-#undef ARG
     }
-    return o->model != NULL;
+    return llm_detok_push(d, tok, id, out, cap);
 }
 
-/* Evaluate `text` at *pos, then sample and stream up to n tokens; updates *pos. */
+/* Evaluate `text` at *pos, then sample and stream up to n tokens (n < 0: until the context
+ * fills or the model ends its turn); updates *pos. */
 static int
-generate(struct llm_model *m, struct llm_sampler *s, const char *text, bool add_bos, int n, uint32_t *pos,
-         double *pp_s, uint32_t *pp_n, double *tg_s, uint32_t *tg_n)
+generate(struct llm_model *m, struct llm_sampler *s, const struct run_opts *o, const char *text, bool add_bos,
+         uint32_t *pos, struct run_stats *st)
 {
     const struct llm_tok *tok = llm_model_tok(m);
     uint32_t n_ctx = llm_model_n_ctx(m);
     size_t len = strlen(text), cnt = 0;
     int32_t *ids = malloc((len + 8) * sizeof *ids);
     if (!ids || llm_tok_encode(tok, text, len, add_bos, true, ids, len + 8, &cnt)) {
-        fprintf(stderr, "nvhcq run: tokenizing failed: %s\n", hcq_last_error());
+        cli_fail("run", "tokenizing the prompt failed: %s", hcq_last_error());
         free(ids);
         return 1;
     }
     if (!cnt || *pos + cnt >= n_ctx) {
-        fprintf(stderr, "nvhcq run: prompt of %zu tokens does not fit the context (%u used of %u)\n", cnt, *pos, n_ctx);
+        cli_fail("run", "the prompt (%zu tokens) does not fit the context (%u of %u used; -c sets its size)", cnt,
+                 *pos, n_ctx);
         free(ids);
         return 1;
+    }
+    if (o->show_ids) {
+        fprintf(stderr, "prompt: %zu tokens:", cnt);
+        for (size_t i = 0; i < cnt; i++)
+            fprintf(stderr, " %d", ids[i]);
+        fprintf(stderr, "\n");
     }
     for (size_t i = 0; i < cnt; i++)
         llm_sampler_accept(s, ids[i]);
     uint64_t t0 = hcq_time_ns();
     if (llm_model_eval(m, ids, (uint32_t)cnt, *pos)) {
-        fprintf(stderr, "nvhcq run: prompt evaluation failed: %s\n", hcq_last_error());
+        cli_fail("run", "prompt evaluation failed: %s", hcq_last_error());
         free(ids);
         return 1;
     }
-    *pp_s += (hcq_time_ns() - t0) * 1e-9;
-    *pp_n += (uint32_t)cnt;
+    st->pp_s += (hcq_time_ns() - t0) * 1e-9;
+    st->pp_n += (uint32_t)cnt;
     *pos += (uint32_t)cnt;
     free(ids);
     struct llm_detok d;
     llm_detok_init(&d);
     d.first = false;
     char out[2048];
+    int i = 0;
     t0 = hcq_time_ns();
-    for (int i = 0; i < n && *pos < n_ctx; i++) {
+    for (; (o->n_predict < 0 || i < o->n_predict) && *pos < n_ctx; i++) {
         int32_t id = llm_sampler_sample(s, llm_model_logits(m));
         llm_sampler_accept(s, id);
-        if (llm_tok_is_eog(tok, id))
+        bool eog = llm_tok_is_eog(tok, id);
+        if (eog && !o->special)
             break;
-        size_t w = llm_detok_push(&d, tok, id, out, sizeof out);
+        size_t w = token_text(tok, &d, id, o->special, out, sizeof out);
         fwrite(out, 1, w, stdout);
+        if (o->show_ids)
+            printf("[%d]", id);
         fflush(stdout);
-        (*tg_n)++;
+        if (eog)
+            break;
+        st->tg_empty += w == 0 && llm_tok_piece(tok, id, false, out, sizeof out) == 0;
+        st->tg_n++;
         if (llm_model_eval(m, &id, 1, (*pos)++)) {
-            fprintf(stderr, "\nnvhcq run: decode failed: %s\n", hcq_last_error());
+            fprintf(stdout, "\n");
+            cli_fail("run", "decode failed: %s", hcq_last_error());
             return 1;
         }
     }
     size_t w = llm_detok_flush(&d, out, sizeof out);
     fwrite(out, 1, w, stdout);
-    *tg_s += (hcq_time_ns() - t0) * 1e-9;
+    st->tg_s += (hcq_time_ns() - t0) * 1e-9;
+    st->ctx_full = *pos >= n_ctx && (o->n_predict < 0 || i < o->n_predict);
     return 0;
 }
 
 int
 nvhcq_cmd_run(int argc, char **argv)
 {
-    struct run_opts o;
-    if (!parse_run(argc, argv, &o))
-        return run_usage();
+    struct run_opts o = { .n_predict = 128, .prompt = "" };
+    llm_sampler_params_default(&o.sp);
+    o.sp.temp = 0.8f;
+    o.sp.top_k = 40;
+    o.sp.top_p = 0.95f;
+    o.sp.min_p = 0.05f;
+    const struct cli_opt opts[] = {
+        CLI_STR("-m", "--model", &o.model, "FILE", "GGUF model (required)"),
+        CLI_STR("-p", "--prompt", &o.prompt, "TEXT", "prompt (empty: start from BOS)"),
+        CLI_STR("-f", "--file", &o.prompt_file, "FILE", "read the prompt from FILE (- : stdin) instead of -p"),
+        CLI_NUM("-n", "--n-predict", &o.n_predict, "N", -1, 10000000, "tokens to generate; -1: until the context fills"),
+        CLI_NUM("-c", "--ctx-size", &o.n_ctx, "N", 16, 1 << 20, "context (KV cache) length [default: the model's, at most 4096]"),
+        CLI_NUM("-b", "--batch-size", &o.n_batch, "N", 1, 65536, "prompt tokens evaluated per batch [default: 64]"),
+        CLI_NUM(NULL, "--temp", &o.sp.temp, "T", 0, 100, "temperature; 0: greedy"),
+        CLI_NUM(NULL, "--top-k", &o.sp.top_k, "K", 0, 10000000, "keep the K likeliest tokens; 0: off"),
+        CLI_NUM(NULL, "--top-p", &o.sp.top_p, "P", 0, 1, "keep the likeliest tokens up to mass P; 1: off"),
+        CLI_NUM(NULL, "--min-p", &o.sp.min_p, "P", 0, 1, "drop tokens below P x the likeliest; 0: off"),
+        CLI_NUM(NULL, "--repeat-penalty", &o.sp.repeat_penalty, "R", 0.01, 100, "penalty of recent tokens; 1: off"),
+        CLI_NUM(NULL, "--repeat-last-n", &o.sp.repeat_last_n, "N", 0, 1 << 20, "how many recent tokens the penalty sees"),
+        CLI_NUM(NULL, "--seed", &o.sp.seed, "S", 0, 1.9e19, "sampler seed (same seed, same text)"),
+        CLI_STR(NULL, "--dev", &o.dev, "SPEC", "device: cpu, cuda:N, rm:N, nvgpu:0, emu:... [default: HCQ_DEV, else auto]"),
+        CLI_FLAG(NULL, "--chat", &o.chat, "wrap the prompt in the model's chat template"),
+        CLI_FLAG("-i", "--interactive", &o.interactive, "chat: read user turns from stdin"),
+        CLI_FLAG(NULL, "--special", &o.special, "print control tokens (<|eot_id|>, reserved) by name"),
+        CLI_FLAG(NULL, "--show-ids", &o.show_ids, "print each token's id after its text as [id]; prompt ids to stderr"),
+        CLI_FLAG(NULL, "--no-graph", &o.no_graph, "do not record decode as a graph (debugging)"),
+        CLI_END,
+    };
+    const struct cli_cmd cmd = {
+        "run", "-m FILE [-p TEXT | -f FILE] [options]",
+        "Generates text from a GGUF model (LLaMA, GPT-2): tokens to stdout, load and speed to stderr.",
+        opts, NULL, NULL,
+        "example (random weights, so random words; seconds on a CPU):\n"
+        "  nvhcq gen-model --preset tiny --vocab tests/data/tokenizers/ggml-vocab-gpt-2.gguf -o tiny.gguf\n"
+        "  nvhcq run -m tiny.gguf -p \"Once upon a time\" -n 32 --dev cpu --seed 3",
+    };
+    int rc = cli_parse(&cmd, argc, argv);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (!o.model)
+        return cli_usage_error(&cmd, "-m FILE is required (a GGUF model; nvhcq gen-model writes one)");
+    if (o.prompt_file && o.prompt[0])
+        return cli_usage_error(&cmd, "-p and -f both give the prompt: use one");
+    if (o.interactive && o.prompt_file)
+        return cli_usage_error(&cmd, "-i reads the turns from stdin: -f does not apply");
+    char *file_text = NULL;
+    if (o.prompt_file) {
+        size_t n;
+        if (!(file_text = cli_read_text("run", o.prompt_file, &n)))
+            return 1;
+        if (strlen(file_text) != n) {
+            free(file_text);
+            return cli_fail("run", "%s: contains NUL bytes, not a text prompt", o.prompt_file);
+        }
+        o.prompt = file_text;
+    }
     struct llm_model_params mp;
     llm_model_params_default(&mp);
-    int last = -1, rc = 1;
+    int last = -1;
+    rc = 1;
     mp.dev_spec = o.dev;
     mp.n_ctx = o.n_ctx;
     mp.n_batch = o.n_batch;
@@ -165,22 +217,22 @@ nvhcq_cmd_run(int argc, char **argv)
     struct llm_gguf *g = NULL;
     uint64_t t0 = hcq_time_ns();
     if (llm_gguf_open(o.model, &g) || llm_model_load_gguf(g, &mp, &m)) {
-        fprintf(stderr, "nvhcq run: cannot load %s: %s\n", o.model, hcq_last_error());
+        cli_fail_file("run", "cannot load", o.model);
         goto done;
     }
     double load_s = (hcq_time_ns() - t0) * 1e-9;
     struct hcq_device_info info;
     if (hcq_device_info(llm_model_device(m), &info) == HCQ_OK)
-        fprintf(stderr, "nvhcq run: %s on %s (%s), %.1f MiB of weights, loaded in %.2f s\n", o.model, info.name,
-                info.spec, llm_model_weight_bytes(m) / 1048576.0, load_s);
+        fprintf(stderr, "nvhcq run: %s on %s (%s), %.1f MiB of weights, context %u, loaded in %.2f s\n", o.model,
+                info.name, info.spec, llm_model_weight_bytes(m) / 1048576.0, llm_model_n_ctx(m), load_s);
     if (llm_sampler_create(&o.sp, llm_model_hparams(m)->n_vocab, &s)) {
-        fprintf(stderr, "nvhcq run: sampler: %s\n", hcq_last_error());
+        cli_fail("run", "sampler: %s", hcq_last_error());
         goto done;
     }
     const struct llm_tok *tok = llm_model_tok(m);
     enum llm_chat_tmpl tmpl = llm_chat_detect(g);
-    uint32_t pos = 0, pp_n = 0, tg_n = 0;
-    double pp_s = 0, tg_s = 0;
+    uint32_t pos = 0;
+    struct run_stats st = { 0 };
     rc = 0;
     if (!o.interactive) {
         char *text = (char *)o.prompt;
@@ -188,15 +240,14 @@ nvhcq_cmd_run(int argc, char **argv)
             struct llm_chat_msg msg = { "user", o.prompt };
             size_t need = llm_chat_render(tmpl, &msg, 1, true, NULL, 0);
             text = malloc(need + 1);
-            if (text)
-                llm_chat_render(tmpl, &msg, 1, true, text, need + 1);
+            if (!text) {
+                rc = cli_fail("run", "out of memory");
+                goto done;
+            }
+            llm_chat_render(tmpl, &msg, 1, true, text, need + 1);
         }
-        if (!text || !text[0]) {
-            /* an empty prompt starts from BOS alone */
-            text = text ? text : (char *)"";
-        }
-        rc = generate(m, s, text, llm_tok_add_bos_default(tok) || !text[0], o.n_predict, &pos, &pp_s, &pp_n, &tg_s,
-                      &tg_n);
+        /* an empty prompt starts from BOS alone */
+        rc = generate(m, s, &o, text, llm_tok_add_bos_default(tok) || !text[0], &pos, &st);
         if (text != o.prompt)
             free(text);
         printf("\n");
@@ -212,19 +263,27 @@ nvhcq_cmd_run(int argc, char **argv)
             struct llm_chat_msg msg = { "user", line };
             char buf[8192];
             llm_chat_render(tmpl, &msg, 1, true, buf, sizeof buf);
-            if ((rc = generate(m, s, buf, first && llm_tok_add_bos_default(tok), o.n_predict, &pos, &pp_s, &pp_n,
-                               &tg_s, &tg_n)))
+            if ((rc = generate(m, s, &o, buf, first && llm_tok_add_bos_default(tok), &pos, &st)))
                 break;
             printf("\n");
             fflush(stdout);
+            if (st.ctx_full)
+                break;
         }
     }
-    fprintf(stderr, "load %.2f s | prompt %u tokens, %.2f tok/s | decode %u tokens, %.2f tok/s\n", load_s, pp_n,
-            pp_s > 0 ? pp_n / pp_s : 0, tg_n, tg_s > 0 ? tg_n / tg_s : 0);
+    if (st.ctx_full)
+        fprintf(stderr, "nvhcq run: context full (%u tokens): stopped after %u generated tokens%s\n",
+                llm_model_n_ctx(m), st.tg_n, o.n_predict < 0 ? "" : " (fewer than -n; -c sets the context)");
+    if (st.tg_empty)
+        fprintf(stderr, "nvhcq run: %u of %u generated tokens were control tokens, printed as nothing (--special "
+                        "shows them)\n", st.tg_empty, st.tg_n);
+    fprintf(stderr, "load %.2f s | prompt %u tokens, %.2f tok/s | decode %u tokens, %.2f tok/s\n", load_s, st.pp_n,
+            st.pp_s > 0 ? st.pp_n / st.pp_s : 0, st.tg_n, st.tg_s > 0 ? st.tg_n / st.tg_s : 0);
 done:
     llm_sampler_destroy(s);
     llm_model_destroy(m);
     llm_gguf_destroy(g);
+    free(file_text);
     return rc;
 }
 
@@ -233,50 +292,117 @@ done:
 int
 nvhcq_cmd_gen_model(int argc, char **argv)
 {
-    struct llm_gen_params p = { .arch = "llama", .preset = "tiny", .type = LLM_TYPE_Q8_0, .seed = 1 };
-    const char *vocab = NULL, *out = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define ARG(name) (!strcmp(a, name) && v && (i++, true))
-        if (ARG("--arch")) p.arch = v;
-        else if (ARG("--preset")) p.preset = v;
-        else if (ARG("--vocab")) vocab = v;
-        else if (ARG("-o")) out = v;
-        else if (ARG("--seed")) p.seed = strtoull(v, NULL, 0);
-        else if (ARG("--threads")) p.threads = (uint32_t)atoi(v);
-        else if (ARG("--type")) {
-            if (!llm_type_from_name(v, &p.type)) {
-                fprintf(stderr, "nvhcq gen-model: unknown type '%s'\n", v);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "usage: nvhcq gen-model [--arch llama|gpt2] --preset tiny|llama-3.2-1b|llama-3.2-3b|\n"
-                            "         llama-3.1-8b|gpt2-124m|gpt2-tiny --type q6_k|q4_k|q8_0|f16|... --vocab VOCAB.gguf\n"
-                            "         -o out.gguf [--seed S] [--threads N]\n");
-            return 2;
-        }
-#undef ARG
-    }
-    if (!out || !vocab) {
-        fprintf(stderr, "nvhcq gen-model: -o and --vocab are required\n");
-        return 2;
-    }
-    if (!strcmp(p.preset, "gpt2-124m") || !strcmp(p.preset, "gpt2-tiny"))
-        p.arch = "gpt2";
+    struct llm_gen_params p = { .arch = NULL, .preset = "tiny", .type = LLM_TYPE_Q8_0, .seed = 1 };
+    const char *vocab = NULL, *out = NULL, *type = "q8_0";
+    const struct cli_opt opts[] = {
+        CLI_CHOICE(NULL, "--preset", &p.preset, "tiny|gpt2-tiny|gpt2-124m|llama-3.2-1b|llama-3.2-3b|llama-3.1-8b",
+                   "shapes (tiny: 2 layers, width 256, the vocabulary's size)"),
+        CLI_CHOICE(NULL, "--arch", &p.arch, "llama|gpt2", "architecture [default: the preset's]"),
+        CLI_STR(NULL, "--type", &type, "TYPE", "weight type: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k ..."),
+        CLI_STR(NULL, "--vocab", &vocab, "FILE", "GGUF whose tokenizer the model gets (required; vocab-only files do)"),
+        CLI_STR("-o", "--output", &out, "FILE", "where to write the model (required)"),
+        CLI_NUM(NULL, "--seed", &p.seed, "S", 0, 1.9e19, "weights are a function of the seed alone"),
+        CLI_NUM(NULL, "--threads", &p.threads, "N", 0, 64, "quantizing threads; 0: one per core"),
+        CLI_END,
+    };
+    const struct cli_cmd cmd = {
+        "gen-model", "--vocab FILE -o FILE [--preset P] [--type T] [options]",
+        "Writes a GGUF model with random weights and a real architecture's shapes, for tests and\n"
+        "benchmarks. Random weights produce random tokens: with the GPT-2 vocabulary nearly every\n"
+        "token is a visible word piece; the LLaMA-3 presets pad a smaller vocabulary to 128256 with\n"
+        "reserved control tokens, which `run` prints as nothing unless --special.",
+        opts, NULL, NULL,
+        "example: nvhcq gen-model --preset tiny --vocab tests/data/tokenizers/ggml-vocab-gpt-2.gguf -o tiny.gguf",
+    };
+    int rc = cli_parse(&cmd, argc, argv);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (!llm_type_from_name(type, &p.type))
+        return cli_usage_error(&cmd, "--type '%s': unknown weight type", type);
+    if (!out || !vocab)
+        return cli_usage_error(&cmd, "%s is required", !vocab ? "--vocab FILE" : "-o FILE");
     struct llm_gguf *v = NULL;
-    if (llm_gguf_open(vocab, &v)) {
-        fprintf(stderr, "nvhcq gen-model: %s: %s\n", vocab, hcq_last_error());
-        return 1;
-    }
+    if (llm_gguf_open(vocab, &v))
+        return cli_fail_file("gen-model", "--vocab", vocab);
     p.vocab = v;
     uint64_t t0 = hcq_time_ns();
     enum hcq_status st = llm_gen_model(&p, out);
     llm_gguf_destroy(v);
-    if (st) {
-        fprintf(stderr, "nvhcq gen-model: %s\n", hcq_last_error());
-        return 1;
-    }
+    if (st)
+        return cli_fail("gen-model", "%s", hcq_last_error());
     fprintf(stderr, "nvhcq gen-model: wrote %s (%s, %s) in %.2f s\n", out, p.preset, llm_type_name(p.type),
             (hcq_time_ns() - t0) * 1e-9);
     return 0;
+}
+
+/* ==== tokenize ==== */
+
+int
+nvhcq_cmd_tokenize(int argc, char **argv)
+{
+    const char *model = NULL, *prompt = NULL, *file = NULL;
+    bool ids_only = false, no_bos = false, no_special = false, count = false;
+    const struct cli_opt opts[] = {
+        CLI_STR("-m", "--model", &model, "FILE", "GGUF model or vocab-only GGUF (required)"),
+        CLI_STR("-p", "--prompt", &prompt, "TEXT", "text to tokenize"),
+        CLI_STR("-f", "--file", &file, "FILE", "read the text from FILE (- : stdin) instead of -p"),
+        CLI_FLAG(NULL, "--ids", &ids_only, "print only the ids, as [1, 2, 3]"),
+        CLI_FLAG(NULL, "--no-bos", &no_bos, "do not add the BOS token even where the model adds it"),
+        CLI_FLAG(NULL, "--no-parse-special", &no_special, "treat \"<|eot_id|>\" in the text as plain text"),
+        CLI_FLAG(NULL, "--show-count", &count, "print the number of tokens last"),
+        CLI_END,
+    };
+    const struct cli_cmd cmd = {
+        "tokenize", "-m FILE (-p TEXT | -f FILE) [--ids]",
+        "Shows how the model's tokenizer splits the text: one line per token, `id -> 'piece'`\n"
+        "(control tokens by name), or with --ids the id list only.",
+        opts, NULL, NULL, "example: nvhcq tokenize -m tests/data/tokenizers/ggml-vocab-llama-spm.gguf -p \"Hello world\"",
+    };
+    int rc = cli_parse(&cmd, argc, argv);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (!model)
+        return cli_usage_error(&cmd, "-m FILE is required");
+    if (!prompt == !file)
+        return cli_usage_error(&cmd, "give the text with -p TEXT or -f FILE (one of them)");
+    char *text = NULL;
+    size_t len = prompt ? strlen(prompt) : 0;
+    if (file && !(text = cli_read_text("tokenize", file, &len)))
+        return 1;
+    struct llm_gguf *g = NULL;
+    struct llm_tok *tok = NULL;
+    int32_t *ids = NULL;
+    size_t n = 0;
+    rc = 1;
+    if (llm_gguf_open(model, &g) || llm_tok_create(g, &tok)) {
+        cli_fail_file("tokenize", "cannot load", model);
+        goto done;
+    }
+    bool bos = !no_bos && llm_tok_add_bos_default(tok);
+    const char *src = text ? text : prompt;
+    if (!(ids = malloc((len + 8) * sizeof *ids)) || llm_tok_encode(tok, src, len, bos, !no_special, ids, len + 8, &n)) {
+        cli_fail("tokenize", "%s", ids ? hcq_last_error() : "out of memory");
+        goto done;
+    }
+    if (ids_only) {
+        printf("[");
+        for (size_t i = 0; i < n; i++)
+            printf("%s%d", i ? ", " : "", ids[i]);
+        printf("]\n");
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            char piece[512];
+            size_t k = llm_tok_piece(tok, ids[i], true, piece, sizeof piece);
+            printf("%6d -> '%.*s'\n", ids[i], (int)k, piece);
+        }
+    }
+    if (count)
+        printf("Total number of tokens: %zu\n", n);
+    rc = 0;
+done:
+    free(ids);
+    free(text);
+    llm_tok_destroy(tok);
+    llm_gguf_destroy(g);
+    return rc;
 }

@@ -8,8 +8,10 @@
  */
 #include "hcq.h"
 #include "llm.h"
+#include "nvhcq_cli.h"
 #include "nvhcq_cmds.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +41,7 @@ bench_one(struct llm_model *m, bool pp, uint32_t n, int reps, double *mean, doub
             for (uint32_t i = 0; i < n && !st; i++)
                 st = llm_model_eval(m, &toks[i], 1, i);
         if (st) {
-            fprintf(stderr, "nvhcq llm-bench: %s\n", hcq_last_error());
+            cli_fail("llm-bench", "%s", hcq_last_error());
             free(toks);
             free(rate);
             return 1;
@@ -58,29 +60,92 @@ bench_one(struct llm_model *m, bool pp, uint32_t n, int reps, double *mean, doub
     return 0;
 }
 
+/* Weight type of the file: general.file_type is llama.cpp's llama_ftype enum (values as in its
+ * llama.h); "?" for one not listed. */
+static const char *
+ftype_name(const struct llm_gguf *g)
+{
+    static const char *const names[] = {
+        [0] = "F32",     [1] = "F16",     [2] = "Q4_0",    [3] = "Q4_1",    [7] = "Q8_0",    [8] = "Q5_0",
+        [9] = "Q5_1",    [10] = "Q2_K",   [11] = "Q3_K_S", [12] = "Q3_K_M", [13] = "Q3_K_L", [14] = "Q4_K_S",
+        [15] = "Q4_K_M", [16] = "Q5_K_S", [17] = "Q5_K_M", [18] = "Q6_K",   [32] = "BF16",
+    };
+    uint32_t ft;
+    if (llm_gguf_get_u32(g, "general.file_type", &ft) || ft >= sizeof names / sizeof names[0] || !names[ft])
+        return "?";
+    return names[ft];
+}
+
+struct bench_rec {
+    char test[16];
+    uint32_t n_prompt, n_gen;
+    double mean, sd;
+};
+
+static void
+write_json(FILE *f, const char *model, const char *type, const struct llm_model *m, const struct hcq_device_info *in,
+           uint32_t n_batch, int reps, const char *commit, const struct bench_rec *r, int n)
+{
+    fprintf(f, "[\n");
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "  {\"model\": ");
+        cli_json_str(f, model);
+        fprintf(f, ", \"type\": ");
+        cli_json_str(f, type);
+        fprintf(f, ", \"size_B\": %llu, \"n_layer\": %u, \"backend\": ",
+                (unsigned long long)llm_model_weight_bytes(m), llm_model_hparams(m)->n_layer);
+        cli_json_str(f, in->backend);
+        fprintf(f, ", \"device\": ");
+        cli_json_str(f, in->spec);
+        fprintf(f, ", \"gpu\": ");
+        cli_json_str(f, in->name);
+        fprintf(f, ", \"driver\": ");
+        cli_json_str(f, in->driver);
+        fprintf(f, ", \"commit\": ");
+        cli_json_str(f, commit);
+        fprintf(f, ",\n   \"test\": \"%s\", \"n_prompt\": %u, \"n_gen\": %u, \"n_batch\": %u, \"reps\": %d, "
+                   "\"avg_ts\": %.3f, \"stddev_ts\": %.3f}%s\n",
+                r[i].test, r[i].n_prompt, r[i].n_gen, n_batch, reps, r[i].mean, r[i].sd, i + 1 < n ? "," : "");
+    }
+    fprintf(f, "]\n");
+}
+
 int
 nvhcq_cmd_llm_bench(int argc, char **argv)
 {
-    const char *model = NULL, *dev = NULL;
+    const char *model = NULL, *dev = NULL, *json = NULL, *format = "md";
     uint32_t n_pp = 512, n_tg = 128, n_batch = 0;
     int reps = 5;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define ARG(name) (!strcmp(a, name) && v && (i++, true))
-        if (ARG("-m")) model = v;
-        else if (ARG("-p")) n_pp = (uint32_t)atoi(v);
-        else if (ARG("-n")) n_tg = (uint32_t)atoi(v);
-        else if (ARG("-r")) reps = atoi(v);
-        else if (ARG("-b")) n_batch = (uint32_t)atoi(v);
-        else if (ARG("--dev")) dev = v;
-        else {
-            fprintf(stderr, "usage: nvhcq llm-bench -m model.gguf [-p 512] [-n 128] [-r 5] [-b BATCH] [--dev SPEC]\n");
-            return 2;
-        }
-#undef ARG
-    }
-    if (!model || reps < 1)
-        return fprintf(stderr, "nvhcq llm-bench: -m is required\n"), 2;
+    const struct cli_opt opts[] = {
+        CLI_STR("-m", "--model", &model, "FILE", "GGUF model (required)"),
+        CLI_NUM("-p", "--n-prompt", &n_pp, "N", 0, 1 << 20, "pp test: N prompt tokens in one evaluation; 0: skip"),
+        CLI_NUM("-n", "--n-gen", &n_tg, "N", 0, 1 << 20, "tg test: N decode steps of one token; 0: skip"),
+        CLI_NUM("-r", "--repetitions", &reps, "N", 1, 1000, "timed repetitions of each test (after one warm-up)"),
+        CLI_NUM("-b", "--batch-size", &n_batch, "N", 1, 1 << 20, "prompt batch [default: -p's value]"),
+        CLI_STR(NULL, "--dev", &dev, "SPEC", "device: cpu, cuda:N, rm:N, nvgpu:0 [default: HCQ_DEV, else auto]"),
+        CLI_CHOICE("-o", "--output", &format, "md|json", "stdout format: markdown table or JSON records"),
+        CLI_STR(NULL, "--json", &json, "FILE", "also write the JSON records to FILE"),
+        CLI_END,
+    };
+    const struct cli_cmd cmd = {
+        "llm-bench", "-m FILE [-p N] [-n N] [-r N] [options]",
+        "llama-bench-style throughput: pp<N> (prompt processing) and tg<N> (decode from an empty\n"
+        "context), mean +- sd tokens/s over -r repetitions after one warm-up.\n"
+        "JSON records: model, type, size_B, n_layer, backend, device, gpu, driver, commit, test,\n"
+        "n_prompt, n_gen, n_batch, reps, avg_ts, stddev_ts.",
+        opts, NULL, NULL, NULL,
+    };
+    int rc = cli_parse(&cmd, argc, argv);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    if (!model)
+        return cli_usage_error(&cmd, "-m FILE is required");
+    if (!n_pp && !n_tg)
+        return cli_usage_error(&cmd, "-p 0 and -n 0: nothing to measure");
+    bool md = !strcmp(format, "md");
+    FILE *jf = NULL;
+    if (json && !(jf = fopen(json, "w")))
+        return cli_fail("llm-bench", "--json %s: %s", json, strerror(errno));
     struct llm_model_params mp;
     llm_model_params_default(&mp);
     int last = -1;
@@ -90,30 +155,52 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     mp.progress = nvhcq_llm_progress;
     mp.progress_user = &last;
     struct llm_model *m = NULL;
-    if (llm_model_load(model, &mp, &m)) {
-        fprintf(stderr, "nvhcq llm-bench: cannot load %s: %s\n", model, hcq_last_error());
-        return 1;
+    struct llm_gguf *g = NULL;
+    if (llm_gguf_open(model, &g) || llm_model_load_gguf(g, &mp, &m)) {
+        rc = cli_fail_file("llm-bench", "cannot load", model);
+        goto done;
     }
     struct hcq_device_info info;
     if (hcq_device_info(llm_model_device(m), &info) != HCQ_OK)
         memset(&info, 0, sizeof info);
     const struct llm_hparams *hp = llm_model_hparams(m);
     const char *base = strrchr(model, '/') ? strrchr(model, '/') + 1 : model;
-    printf("device: %s (%s, %s), driver %s\n\n", info.name, info.spec, info.arch, info.driver);
-    printf("| model | size | layers | backend | test | t/s |\n|---|---:|---:|---|---:|---:|\n");
-    int rc = 0;
+    const char *type = ftype_name(g);
+    char commit[48];
+    cli_commit(commit, sizeof commit);
+    if (md) {
+        printf("device: %s (%s, %s), driver %s, commit %s\n\n", info.name, info.spec, info.arch, info.driver, commit);
+        printf("| model | type | size | layers | backend | test | t/s |\n|---|---|---:|---:|---|---:|---:|\n");
+    }
+    struct bench_rec recs[2];
+    int n_rec = 0;
+    rc = 0;
     for (int k = 0; k < 2 && !rc; k++) {
         bool pp = k == 0;
         uint32_t n = pp ? n_pp : n_tg;
         if (!n)
             continue;
-        double mean, sd;
-        if ((rc = bench_one(m, pp, n, reps, &mean, &sd)))
+        struct bench_rec *r = &recs[n_rec];
+        if ((rc = bench_one(m, pp, n, reps, &r->mean, &r->sd)))
             break;
-        printf("| %s | %.2f GiB | %u | %s | %s%u | %.2f ± %.2f |\n", base, llm_model_weight_bytes(m) / 1073741824.0,
-               hp->n_layer, info.backend, pp ? "pp" : "tg", n, mean, sd);
-        fflush(stdout);
+        snprintf(r->test, sizeof r->test, "%s%u", pp ? "pp" : "tg", n);
+        r->n_prompt = pp ? n : 0;
+        r->n_gen = pp ? 0 : n;
+        n_rec++;
+        if (md) {
+            printf("| %s | %s | %.2f GiB | %u | %s | %s | %.2f ± %.2f |\n", base, type,
+                   llm_model_weight_bytes(m) / 1073741824.0, hp->n_layer, info.backend, r->test, r->mean, r->sd);
+            fflush(stdout);
+        }
     }
+    if (!md)
+        write_json(stdout, base, type, m, &info, mp.n_batch, reps, commit, recs, n_rec);
+    if (jf)
+        write_json(jf, base, type, m, &info, mp.n_batch, reps, commit, recs, n_rec);
+done:
+    if (jf && fclose(jf) && !rc)
+        rc = cli_fail("llm-bench", "--json %s: %s", json, strerror(errno));
     llm_model_destroy(m);
+    llm_gguf_destroy(g);
     return rc;
 }

@@ -10,6 +10,7 @@
 
 #include "hcq_log.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,16 +330,28 @@ llm_gguf_open(const char *path, struct llm_gguf **gguf_out)
     enum hcq_status st;
     struct stat sb;
     *gguf_out = NULL;
+    /* stat first: open() of a FIFO without a writer blocks, and mmap of a directory fails
+     * with a message that does not say what is wrong */
+    if (stat(path, &sb))
+        return hcq_err(HCQ_ERR_IO, "%s: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode)) {
+        const char *what = S_ISDIR(sb.st_mode)    ? "is a directory"
+                           : S_ISFIFO(sb.st_mode) ? "is a FIFO"
+                                                  : "is not a regular file";
+        return hcq_err(HCQ_ERR_IO, "%s: %s, not a GGUF file", path, what);
+    }
+    if (sb.st_size <= 0)
+        return hcq_err(HCQ_ERR_FORMAT, "%s: empty file, not a GGUF file", path);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return hcq_err(HCQ_ERR_IO, "llm_gguf_open: open %s failed", path);
-    if (fstat(fd, &sb) || sb.st_size <= 0) {
-        st = hcq_err(HCQ_ERR_IO, "llm_gguf_open: %s: empty or unreadable", path);
+        return hcq_err(HCQ_ERR_IO, "%s: %s", path, strerror(errno));
+    if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_size <= 0) { /* replaced since the stat */
+        st = hcq_err(HCQ_ERR_IO, "%s: changed while opening", path);
         goto fail_fd;
     }
     void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) {
-        st = hcq_err(HCQ_ERR_IO, "llm_gguf_open: mmap %s (%lld B) failed", path, (long long)sb.st_size);
+        st = hcq_err(HCQ_ERR_IO, "%s: mmap of %lld B failed: %s", path, (long long)sb.st_size, strerror(errno));
         goto fail_fd;
     }
     if ((st = llm_gguf_parse(map, (size_t)sb.st_size, gguf_out)))

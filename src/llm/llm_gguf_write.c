@@ -9,6 +9,7 @@
 
 #include "hcq_log.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,7 +351,7 @@ llm_gguf_writer_write_file(struct llm_gguf_writer *w, const char *path)
         goto fail_hdr;
     FILE *f = fopen(path, "wb");
     if (!f) {
-        st = hcq_err(HCQ_ERR_IO, "llm_gguf_writer_write_file: cannot create %s", path);
+        st = hcq_err(HCQ_ERR_IO, "cannot create %s: %s", path, strerror(errno));
         goto fail_hdr;
     }
     bool ok = fwrite(h.p, 1, h.n, f) == h.n;
@@ -359,8 +360,11 @@ llm_gguf_writer_write_file(struct llm_gguf_writer *w, const char *path)
         uint64_t pad = (GGUF_WRITE_ALIGN - t->size_B % GGUF_WRITE_ALIGN) % GGUF_WRITE_ALIGN;
         ok = fwrite(t->data, 1, t->size_B, f) == t->size_B && fwrite(zeros, 1, pad, f) == pad;
     }
-    if (fclose(f) || !ok)
-        st = hcq_err(HCQ_ERR_IO, "llm_gguf_writer_write_file: writing %s failed", path);
+    int err = ok ? 0 : errno;
+    if (fclose(f) && !err)
+        err = errno ? errno : EIO;
+    if (!ok || err)
+        st = hcq_err(HCQ_ERR_IO, "writing %s failed: %s", path, strerror(err ? err : EIO));
 fail_hdr:
     free(h.p);
     return st;

@@ -13,6 +13,7 @@
 #include <time.h>
 
 static _Thread_local char last_error[1024];
+static _Thread_local bool errors_owned_by_caller; /* the program prints hcq_last_error() itself */
 
 static hcq_log_fn log_fn;
 static void *log_user;
@@ -117,7 +118,8 @@ hcq_err_at(const char *file, int line, const char *func, enum hcq_status status,
     snprintf(last_error, sizeof last_error, "%s: %s [%s:%d %s]", hcq_status_str(status), msg,
              base ? base + 1 : file, line, func);
     bool quiet = status == HCQ_ERR_TIMEOUT || status == HCQ_ERR_NOT_FOUND || status == HCQ_ERR_UNSUPPORTED;
-    log_emit(quiet ? HCQ_LOG_LEVEL_WARN : HCQ_LOG_LEVEL_ERROR, last_error);
+    log_emit(errors_owned_by_caller ? HCQ_LOG_LEVEL_DEBUG : quiet ? HCQ_LOG_LEVEL_WARN : HCQ_LOG_LEVEL_ERROR,
+             last_error);
     return status;
 }
 
@@ -132,6 +134,12 @@ hcq_err_quiet(enum hcq_status status, const char *fmt, ...)
     snprintf(last_error, sizeof last_error, "%s: %s", hcq_status_str(status), msg);
     log_emit(HCQ_LOG_LEVEL_DEBUG, last_error);
     return status;
+}
+
+void
+hcq_log_errors_owned_by_caller(bool owned)
+{
+    errors_owned_by_caller = owned;
 }
 
 uint32_t

@@ -784,7 +784,7 @@ TEST(device_lost)
     CHECK(hcq_device_check(dev) == HCQ_ERR_DEVICE_LOST);
     hcq_device_fault_report(dev, report, sizeof report);
     CHECKF(report[0] != 0, "empty fault report");
-    printf("    fault report: %s\n", report);
+    th_expected("fault report of the deliberate fault", report);
     /* it stays lost */
     CHECK(hcq_queue_signal(q, s, 2) == HCQ_ERR_DEVICE_LOST || hcq_queue_submit(q) == HCQ_ERR_DEVICE_LOST);
     hcq_signal_destroy(s);

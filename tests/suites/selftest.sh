@@ -43,7 +43,7 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "RESULT: FAIL" "$out" && grep -q "HCQ_ERR_INVALID" "$out"
 check "unknown device fails with the reason" $?
 "$cli" selftest --bogus >"$out" 2>&1
-[ $? -eq 2 ] && grep -q "usage: nvhcq selftest" "$out"
+[ $? -eq 2 ] && grep -q "unknown option .--bogus." "$out"
 check "bad option prints usage, exit 2" $?
 echo "selftest: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
