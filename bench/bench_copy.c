@@ -5,8 +5,10 @@
  *   h2d_pageable, d2h_pageable hcq_buf_write/read from malloc'd memory (synchronous API,
  *                              host-timed: includes the staging the runtime does)
  *   d2d_copy_engine            copy-queue copy VRAM -> VRAM
+ *   d2d_queue_copy             hcq_queue_copy VRAM -> VRAM on the compute queue (rm: the
+ *                              engine's copy kernel; cuda: cuMemcpyDtoDAsync)
  *   d2d_kernel                 k_copy_bytes on the compute queue
- * Sizes 1 MiB .. 1 GiB. GB/s = 1e9 bytes/s; D2D counts bytes read + written (2 x size),
+ * Sizes 4 KiB .. 1 GiB. GB/s = 1e9 bytes/s; D2D counts bytes read + written (2 x size),
  * as DRAM sees them, so it compares with the HBM peak.
  * Napkin bounds: PCIe 5.0 x16 ~ 64 GB/s raw, ~55 GB/s achievable per direction pinned
  * (anchors.md measured 53.7/55.0 on H200); pageable is lower (an extra host memcpy);
@@ -161,6 +163,8 @@ run_device(struct cp *c)
     if (!c->d->dead)
         run_op(c, "d2d_copy_engine", 0, c->d2, c->d1, c->d->cq, true);
     if (!c->d->dead)
+        run_op(c, "d2d_queue_copy", 0, c->d2, c->d1, c->d->q, true);
+    if (!c->d->dead)
         run_op(c, "d2d_kernel", 1, c->d2, c->d1, c->d->q, true);
 out:
     hcq_buf_free(c->h);
@@ -172,10 +176,10 @@ out:
 void
 bench_copy(struct bench_ctx *ctx)
 {
-    static const uint64_t full[] = { 1ull << 20, 16ull << 20, 256ull << 20, 1ull << 30 };
+    static const uint64_t full[] = { 4ull << 10, 64ull << 10, 1ull << 20, 16ull << 20, 256ull << 20, 1ull << 30 };
     static const uint64_t quick[] = { 1ull << 20, 4ull << 20 };
     const uint64_t *sizes = ctx->quick ? quick : full;
-    int count = ctx->quick ? 2 : 4;
+    int count = ctx->quick ? 2 : 6;
     for (int s = 0; s < count; s++) {
         uint64_t size = sizes[s];
         uint8_t *src = malloc(size), *check = malloc(size), *pageable = malloc(size);

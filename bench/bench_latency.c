@@ -5,6 +5,9 @@
  *   launch_sync      one empty kernel, submit, wait idle; host time per round (>= 2000)
  *   back_to_back     20000 empty kernels recorded, submitted, one wait; us per kernel
  *   graph_300        a graph of 300 empty kernels replayed; us per kernel
+ *   dep_chain_graph  device time around 300 dependent tiny kernels (k_axpb_u64 on one
+ *   dep_chain_stream counter) as a replayed graph / as plain launches; us per kernel: the
+ *                    kernel plus the GPU-side gap before the next dependent one starts
  *   signal_roundtrip host sets A, the queue waits A and sets B, the host waits B
  *   copy_to_compute  copy queue: 4 KiB H2D + signal; compute queue: wait, kernel copy,
  *                    signal; host time of the chain (and the device-clock handoff gap)
@@ -164,6 +167,78 @@ graph_300(struct lat *l)
     free(t);
 }
 
+/* The GPU-side cost of a dependency between kernels: timestamps around a chain of 300
+ * dependent tiny kernels (k_axpb_u64 on one counter: each reads what the previous wrote),
+ * recorded as a graph (replayed) or submitted as plain launches; device time between the
+ * two timestamps / 300 = the kernel plus the gap before the next one starts. This is what
+ * a batch-1 decode step of ~100-300 kernels pays per kernel on the GPU. */
+static void
+dep_chain(struct lat *l, bool graph)
+{
+    enum { K = 300 };
+    uint32_t reps = l->ctx->quick ? 3 : 100;
+    double *t = calloc(reps, sizeof *t);
+    struct hcq_signal *ta = NULL, *tb = NULL;
+    struct hcq_graph *g = NULL;
+    struct bench_result r = bench_result_init("latency", graph ? "dep_chain_graph" : "dep_chain_stream", l->d,
+                                              "300 dependent kernels", "us/kernel", false);
+    enum hcq_status st = t ? hcq_signal_create(l->d->dev, 0, &ta) : HCQ_ERR_NOMEM;
+    if (st == HCQ_OK)
+        st = hcq_signal_create(l->d->dev, 0, &tb);
+    uint64_t zero = 0, got = 0, launched = 0;
+    if (st == HCQ_OK)
+        st = hcq_buf_write(l->cell, 0, &zero, 8);
+    if (st == HCQ_OK && graph) {
+        st = hcq_graph_begin(l->d->q);
+        if (st == HCQ_OK)
+            st = hcq_queue_timestamp(l->d->q, ta);
+        for (uint32_t i = 0; i < K && st == HCQ_OK; i++)
+            st = ops_launch_axpb_u64(l->d->q, l->axpb, l->cell, 1, 1, 1);
+        if (st == HCQ_OK)
+            st = hcq_queue_timestamp(l->d->q, tb);
+        enum hcq_status st2 = hcq_graph_end(l->d->q, &g);
+        if (st == HCQ_OK)
+            st = st2;
+    }
+    for (uint32_t i = 0; i < reps + 3 && st == HCQ_OK; i++) { /* 3 warm-up rounds */
+        if (graph) {
+            st = hcq_graph_replay(g);
+        } else {
+            st = hcq_queue_timestamp(l->d->q, ta);
+            for (uint32_t k = 0; k < K && st == HCQ_OK; k++)
+                st = ops_launch_axpb_u64(l->d->q, l->axpb, l->cell, 1, 1, 1);
+            if (st == HCQ_OK)
+                st = hcq_queue_timestamp(l->d->q, tb);
+        }
+        if (st == HCQ_OK)
+            st = hcq_queue_finish(l->d->q, TIMEOUT_NS);
+        launched += K;
+        if (i >= 3)
+            t[i - 3] = (double)bench_ts_delta(ta, tb) / K;
+    }
+    if (st == HCQ_OK)
+        st = hcq_buf_read(l->cell, 0, &got, 8);
+    snprintf(r.note, sizeof r.note, "%s time between timestamps around the chain, / 300",
+             l->d->timed_on_device ? "device" : "emulated/host");
+    finish_result(l, &r, st, got == launched, t, reps);
+    hcq_graph_destroy(g);
+    hcq_signal_destroy(ta);
+    hcq_signal_destroy(tb);
+    free(t);
+}
+
+static void
+dep_chain_graph(struct lat *l)
+{
+    dep_chain(l, true);
+}
+
+static void
+dep_chain_stream(struct lat *l)
+{
+    dep_chain(l, false);
+}
+
 static void
 signal_roundtrip(struct lat *l)
 {
@@ -280,7 +355,8 @@ bench_latency(struct bench_ctx *ctx)
         if (st != HCQ_OK) {
             bench_add_status(ctx, &r, BENCH_ERROR, "%s", hcq_last_error());
         } else {
-            void (*const steps[])(struct lat *) = { launch_sync, back_to_back, graph_300, signal_roundtrip,
+            void (*const steps[])(struct lat *) = { launch_sync,      back_to_back,     graph_300,
+                                                    dep_chain_graph,  dep_chain_stream, signal_roundtrip,
                                                     copy_to_compute };
             for (size_t k = 0; k < sizeof steps / sizeof steps[0] && !l.d->dead; k++)
                 steps[k](&l);

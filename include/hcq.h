@@ -135,6 +135,36 @@ HCQ_MUST_CHECK enum hcq_status hcq_device_check(struct hcq_device *dev);
 /* Decoded fault state (MMU fault, channel error, timeout) as text; "" if none. */
 void hcq_device_fault_report(struct hcq_device *dev, char *buf, size_t buf_B);
 
+/* Memory accounting of a device (hcq_device_mem_stats). rm/nvgpu/emu keep freed buffers in
+ * a caching pool (size classes: powers of two up to 1 MiB, quarter octaves above) and hand
+ * them to the next allocation of the same kind and class, as CUDA's stream-ordered
+ * allocator does; the pool gives cached blocks back when an allocation runs out of memory,
+ * past its cap (HCQ_POOL_MAX_MB, default 1/8 of device memory, 1 GiB of host memory), on
+ * hcq_device_mem_trim and at close. HCQ_POOL=0 turns caching off. Other backends report
+ * only the live buffers. */
+struct hcq_mem_pool_stats {
+    uint64_t reserved_B;      /* held from the driver: live blocks (class sizes) + cached */
+    uint64_t cached_B;        /* freed blocks kept for reuse */
+    uint64_t peak_reserved_B;
+    uint64_t cap_B;           /* most bytes the pool caches (0: caching off) */
+    uint64_t hits;            /* allocations served from the cache */
+    uint64_t driver_allocs;   /* allocations that went to the kernel driver */
+    uint64_t driver_frees;    /* blocks given back to the kernel driver */
+    uint64_t trims;           /* times the cache was emptied (trim, OOM retry, close) */
+    uint32_t cached_blocks;
+};
+struct hcq_mem_stats {
+    uint64_t live_buffers;    /* hcq_buf objects alive */
+    uint64_t in_use_B;        /* their sizes as requested */
+    uint64_t device_total_B;  /* device memory (hcq_device_info.mem_B) */
+    uint64_t device_free_B;   /* device_total_B - device.reserved_B: what this device has not
+                                 taken (other processes and the runtime's rings not counted) */
+    struct hcq_mem_pool_stats device, host;
+};
+HCQ_MUST_CHECK enum hcq_status hcq_device_mem_stats(struct hcq_device *dev, struct hcq_mem_stats *out);
+/* Give every cached block back to the driver; returns the bytes released. */
+uint64_t hcq_device_mem_trim(struct hcq_device *dev);
+
 /* Backends compiled into this library, for `nvhcq info`: name i, or NULL past the end. */
 const char *hcq_backend_name(int i);
 /* Whether backend `name` can open device `index` here (no side effects beyond probing).

@@ -135,6 +135,30 @@ hcq_buf_free_all(struct hcq_device *dev)
     }
 }
 
+enum hcq_status
+hcq_device_mem_stats(struct hcq_device *dev, struct hcq_mem_stats *out)
+{
+    if (!dev || !out)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_device_mem_stats: NULL argument");
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&dev->lock);
+    out->live_buffers = dev->buf_count;
+    for (uint32_t i = 0; i < dev->buf_count; i++)
+        out->in_use_B += dev->bufs[i]->size_B;
+    pthread_mutex_unlock(&dev->lock);
+    if (dev->ops->mem_stats)
+        dev->ops->mem_stats(dev, out);
+    out->device_total_B = dev->info.mem_B;
+    out->device_free_B = out->device_total_B > out->device.reserved_B ? out->device_total_B - out->device.reserved_B : 0;
+    return HCQ_OK;
+}
+
+uint64_t
+hcq_device_mem_trim(struct hcq_device *dev)
+{
+    return dev && dev->ops->mem_trim ? dev->ops->mem_trim(dev) : 0;
+}
+
 uint64_t
 hcq_buf_va(const struct hcq_buf *buf)
 {

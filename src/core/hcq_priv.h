@@ -174,6 +174,10 @@ struct hcq_backend_ops {
     enum hcq_status (*check)(struct hcq_device *dev);
     /* (optional) Decoded fault text. NULL: "". */
     void (*fault_report)(struct hcq_device *dev, char *buf, size_t buf_B);
+    /* (optional) Fill the pool part of *out (device, host). NULL: no pool. */
+    void (*mem_stats)(struct hcq_device *dev, struct hcq_mem_stats *out);
+    /* (optional) Free every cached block; returns bytes released. NULL: nothing cached. */
+    uint64_t (*mem_trim)(struct hcq_device *dev);
     /* (optional) Device clock in ns comparable to timestamps. NULL: host clock. */
     uint64_t (*device_time_ns)(struct hcq_device *dev);
 };

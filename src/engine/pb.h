@@ -63,6 +63,20 @@
 
 /* ==== Objects ==== */
 
+/* Caching pool of buffer memory (pb_pool.c): kinds of blocks, per-side statistics. */
+enum { PB_POOL_DEVICE, PB_POOL_MAPPED, PB_POOL_HOST, PB_POOL_KINDS };
+struct pb_block;
+struct pb_pool_side {
+    struct hcq_mem_pool_stats st;
+};
+struct pb_pool {
+    pthread_mutex_t lock;
+    bool enabled;
+    struct pb_block *cache[PB_POOL_KINDS];   /* freed blocks, most recent first */
+    uint32_t cache_count[PB_POOL_KINDS];
+    struct pb_pool_side device, host;        /* device: DEVICE + MAPPED kinds */
+};
+
 struct pb_dev {
     struct hcq_device base;        /* first: core's view */
     struct hcq_backend_ops ops;    /* the engine's table with .name = backend name */
@@ -79,6 +93,11 @@ struct pb_dev {
     pthread_mutex_t pool_lock;
     struct kmd_channel *pool[2][PB_CHAN_POOL];
     uint32_t pool_count[2];
+    struct pb_pool pool_mem;       /* buffer memory cache (pb_pool.c) */
+    /* k_copy_bytes, loaded at the first device-to-device copy on a compute queue (copies
+     * by kernel, pb_build.c); copy_prog_failed: it could not be, use the copy engine. */
+    struct hcq_program *copy_prog;
+    bool copy_prog_failed;
 };
 
 struct pb_chan {
@@ -162,7 +181,22 @@ HCQ_MUST_CHECK enum hcq_status pb_drain_all(struct pb_dev *pd, uint64_t timeout_
 /* Record GPU time - host time from a timestamp the GPU just wrote (first call wins). */
 void pb_clock_calibrate(struct pb_dev *pd, uint64_t gpu_ns, uint64_t host_ns);
 
+/* ==== pb_pool.c ==== */
+void pb_pool_init(struct pb_pool *p, uint64_t device_mem_B);
+/* A block of `kind` holding at least size_B bytes (cached or new); *mem_out its memory. */
+HCQ_MUST_CHECK enum hcq_status pb_pool_alloc(struct pb_dev *pd, uint32_t kind, uint64_t size_B,
+                                             struct pb_block **out, struct kmd_mem **mem_out);
+/* Keep the block for reuse, or give it back to the driver (past the cap, device lost). */
+void pb_pool_free(struct pb_dev *pd, struct pb_block *b);
+/* Give every cached block back; returns the bytes. */
+uint64_t pb_pool_trim(struct pb_dev *pd);
+void pb_pool_stats(struct pb_dev *pd, struct hcq_mem_stats *out);
+/* Trim and free the pool's own state (before the kmd is destroyed). */
+void pb_pool_destroy(struct pb_dev *pd);
+
 /* ==== pb_program.c ==== */
+/* Load pd->copy_prog once (under pool_lock); HCQ_OK when it is there. */
+HCQ_MUST_CHECK enum hcq_status pb_copy_prog_get(struct pb_dev *pd);
 
 HCQ_MUST_CHECK enum hcq_status pb_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B,
                                                    const char *name, struct hcq_program *prog);

@@ -51,32 +51,23 @@ pb_stream_alloc(struct pb_dev *pd, uint64_t size_B, struct kmd_mem **mem_out)
     return pb_mem_alloc(pd, size_B, sys, mem_out);
 }
 
+/* Buffers come from the caching pool (pb_pool.c); buf->priv is the pool's block,
+ * except for imported host memory (buf->imported), where it is the kmd_mem. */
 static enum hcq_status
 pb_buf_alloc(struct hcq_device *dev, struct hcq_buf *buf)
 {
     struct pb_dev *pd = pb_dev(dev);
-    uint32_t flags;
-    if (buf->flags & HCQ_MEM_HOST) {
-        /* Host buffers hold signals and staging data: the GPU's semaphores reach them with
-         * 40-bit addresses on Ampere (rm.md §8.2), so they live low. */
-        flags = KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA;
-    } else if (buf->flags & HCQ_MEM_MAPPABLE) {
-        flags = KMD_MEM_VRAM | KMD_MEM_CPU_MAP;
-    } else {
-        flags = KMD_MEM_VRAM;
-    }
+    uint32_t kind = (buf->flags & HCQ_MEM_HOST)       ? PB_POOL_HOST
+                    : (buf->flags & HCQ_MEM_MAPPABLE) ? PB_POOL_MAPPED
+                                                      : PB_POOL_DEVICE;
+    struct pb_block *b = NULL;
     struct kmd_mem *mem = NULL;
-    enum hcq_status st = kmd_mem_alloc(pd->kmd, buf->size_B, 0, flags, &mem);
+    enum hcq_status st = pb_pool_alloc(pd, kind, buf->size_B, &b, &mem);
     if (st != HCQ_OK)
         return st;
-    if ((flags & KMD_MEM_CPU_MAP) && !mem->map) {
-        kmd_mem_free(pd->kmd, mem);
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "buf_alloc: %s buffer of 0x%llx bytes came back without a CPU mapping",
-                       (buf->flags & HCQ_MEM_HOST) ? "host" : "mappable", (unsigned long long)buf->size_B);
-    }
     buf->va = mem->va;
     buf->map = mem->map;
-    buf->priv = mem;
+    buf->priv = b;
     buf->handle = mem->handle;
     return HCQ_OK;
 }
@@ -85,8 +76,23 @@ static void
 pb_buf_free(struct hcq_device *dev, struct hcq_buf *buf)
 {
     struct pb_dev *pd = pb_dev(dev);
-    kmd_mem_free(pd->kmd, (struct kmd_mem *)buf->priv);
+    if (buf->imported)
+        kmd_mem_free(pd->kmd, (struct kmd_mem *)buf->priv);
+    else if (buf->priv)
+        pb_pool_free(pd, (struct pb_block *)buf->priv);
     buf->priv = NULL;
+}
+
+static void
+pb_mem_stats(struct hcq_device *dev, struct hcq_mem_stats *out)
+{
+    pb_pool_stats(pb_dev(dev), out);
+}
+
+static uint64_t
+pb_mem_trim(struct hcq_device *dev)
+{
+    return pb_pool_trim(pb_dev(dev));
 }
 
 static enum hcq_status
@@ -192,10 +198,12 @@ static void
 pb_device_destroy(struct hcq_device *dev)
 {
     struct pb_dev *pd = pb_dev(dev);
+    hcq_program_destroy(pd->copy_prog);
     for (int e = 0; e < 2; e++)
         for (uint32_t i = 0; i < pd->pool_count[e]; i++)
             kmd_channel_destroy(pd->kmd, pd->pool[e][i]);
     pthread_mutex_destroy(&pd->pool_lock);
+    pb_pool_destroy(pd);
     kmd_destroy(pd->kmd);
     free(pd);
 }
@@ -216,6 +224,8 @@ static const struct hcq_backend_ops pb_ops_template = {
     .graph_replay = pb_graph_replay,
     .graph_destroy = pb_graph_destroy,
     .check = pb_check,
+    .mem_stats = pb_mem_stats,
+    .mem_trim = pb_mem_trim,
     .fault_report = pb_fault_report,
     .device_time_ns = pb_device_time_ns,
 };
@@ -308,6 +318,7 @@ pb_device_create(struct kmd *kmd, const char *backend_name, const char *spec, st
         goto fail_kmd;
     }
     pb_info_fill(pd, backend_name, spec);
+    pb_pool_init(&pd->pool_mem, pd->base.info.mem_B);
     HCQ_LOG_INFO("%s: %s (%s, %s), %u SMs, compute 0x%04X copy 0x%04X QMD %s%s", pd->base.info.spec,
                  pd->base.info.name, pd->arch->name, pd->base.info.arch, pd->base.info.sm_count,
                  pd->arch->compute_cls, pd->arch->copy_cls, qmd->name, kmd->info.emulated ? " (emulated)" : "");

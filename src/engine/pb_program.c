@@ -169,3 +169,22 @@ fail:
     pb_program_unload(dev, prog);
     return st;
 }
+
+enum hcq_status
+pb_copy_prog_get(struct pb_dev *pd)
+{
+    enum hcq_status st = HCQ_OK;
+    pthread_mutex_lock(&pd->pool_lock);
+    if (!pd->copy_prog && !pd->copy_prog_failed) {
+        st = hcq_program_load(&pd->base, "k_copy_bytes", &pd->copy_prog);
+        if (st != HCQ_OK) {
+            HCQ_LOG_INFO("%s: copies stay on the copy engine: k_copy_bytes did not load (%s)", pd->base.info.spec,
+                         hcq_last_error());
+            pd->copy_prog_failed = true;
+        }
+    }
+    if (!pd->copy_prog)
+        st = HCQ_ERR_UNSUPPORTED;
+    pthread_mutex_unlock(&pd->pool_lock);
+    return st;
+}

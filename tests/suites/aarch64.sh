@@ -6,7 +6,7 @@
 # the last line is "aarch64: N passed, N failed[, N skipped]" summed over the inner suites.
 # Without the cross tools it skips (counted as skipped, not passed):
 #   apt-get install -y gcc-aarch64-linux-gnu qemu-user      (.ci/install-deps.sh does this)
-# Environment: AARCH64_JOBS (make -j, default nproc), AARCH64_TIMEOUT (s per binary, 120),
+# Environment: AARCH64_JOBS (make -j, default nproc), AARCH64_TIMEOUT (s per binary, 300),
 # AARCH64_SKIP (test binaries not run under qemu; they run natively in `make test`). Default:
 #   test_llm_e2e  whole-model forward passes take minutes when every instruction is emulated;
 #   test_rm       kmd_every_failure_point_leaks_nothing takes ~220 s under qemu (0.1 s natively).
@@ -15,7 +15,7 @@ CC_A64=${CC_A64:-aarch64-linux-gnu-gcc}
 QEMU=${QEMU:-qemu-aarch64}
 SYSROOT=${AARCH64_SYSROOT:-/usr/aarch64-linux-gnu}
 jobs=${AARCH64_JOBS:-$(nproc 2>/dev/null || echo 2)}
-limit=${AARCH64_TIMEOUT:-120}
+limit=${AARCH64_TIMEOUT:-300}
 skip_list=${AARCH64_SKIP-test_llm_e2e test_rm}
 cd "$(dirname "$0")/../.." || exit 1
 

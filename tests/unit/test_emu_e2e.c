@@ -124,6 +124,7 @@ TEST(free_returns_memory_while_open)
         hcq_buf_free(a);
         hcq_buf_free(b);
     }
+    hcq_device_mem_trim(dev); /* the caching pool keeps freed blocks until trimmed */
     CHECK_NO_LEAK(&base);
 done:
     hcq_buf_free(keep);
@@ -292,6 +293,9 @@ TEST(freed_va_faults)
     uint64_t va = hcq_buf_va(buf);
     hcq_buf_free(buf);
     buf = NULL;
+    /* A freed buffer stays mapped in the device's caching pool until it is trimmed (or
+     * reused); trimmed, its VA is gone and a kernel writing there faults. */
+    CHECK(hcq_device_mem_trim(dev) >= (1u << 20));
     struct k_fill_u32_params p = { .dst_va = va, .n = 1024, .value = 7 };
     const uint32_t grid[3] = { 4, 1, 1 }, block[3] = { 256, 1, 1 };
     CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));

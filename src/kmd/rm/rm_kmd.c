@@ -51,7 +51,10 @@ rm_alloc(struct rm_kmd *k, uint32_t parent, uint32_t cls, void *params, uint32_t
     if (st != HCQ_OK)
         return st;
     if (p.status != 0)
-        return hcq_err(HCQ_ERR_DRIVER, "NV_ESC_RM_ALLOC class %s (0x%04x) under 0x%x: %s (0x%x)", rm_class_name(cls),
+        /* out of memory stays HCQ_ERR_NOMEM, so the buffer pool can trim and retry */
+        return hcq_err(p.status == RM_NV_ERR_NO_MEMORY || p.status == RM_NV_ERR_INSUFFICIENT_RESOURCES ? HCQ_ERR_NOMEM
+                                                                                                : HCQ_ERR_DRIVER,
+                       "NV_ESC_RM_ALLOC class %s (0x%04x) under 0x%x: %s (0x%x)", rm_class_name(cls),
                        cls, parent, rm_status_name(p.status), p.status);
     *h_inout = p.hObjectNew;
     return HCQ_OK;

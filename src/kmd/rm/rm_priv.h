@@ -53,6 +53,9 @@ uint64_t rm_va_heap_free_B(const struct rm_va_heap *h);
  * one next to a real one) can live in one process. GPU-only buffers take VAs from
  * [2^40, 2^45), away from where Linux places CPU mappings on x86-64 and aarch64.
  */
+/* NV_STATUS codes that mean "out of memory" (rm.md §1.5). */
+#define RM_NV_ERR_INSUFFICIENT_RESOURCES 0x1Au
+#define RM_NV_ERR_NO_MEMORY 0x51u
 #define RM_VA_LOW_FIRST 0x1000000000ull   /* 2^36 */
 #define RM_VA_LOW_SLOT_B 0x1000000000ull  /* 64 GiB */
 #define RM_VA_LOW_END 0x10000000000ull    /* 2^40 */
