@@ -7,6 +7,10 @@ need=()
 for pkg in make gcc libc6-dev; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
+# clang-format for `make format-check` (.clang-format; not yet a CI step, see docs/status.md)
+for pkg in clang-format; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
 # aarch64 cross-build + qemu-user for the Jetson (nvgpu) checks
 for pkg in gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")

@@ -14,7 +14,6 @@
  * relative 1e-6 * 4, the twin using libm's expf and CUDA's expf being within 2 ulp each).
  */
 #include "bench.h"
-#include "hcq_kernel.h"
 #include "k_params.h"
 #include "ops.h"
 
@@ -53,27 +52,6 @@ struct ew {
     struct hcq_program *prog, *fill;
 };
 
-static void *
-identity_ptr(void *ctx, uint64_t va, uint64_t size_B)
-{
-    (void)ctx;
-    (void)size_B;
-    return (void *)(uintptr_t)va;
-}
-
-/* Run kernel `name`'s CPU twin on host memory (params hold host pointers as VAs). */
-static bool
-twin_run(const char *name, const void *params, uint64_t n)
-{
-    const struct hcq_kernel_desc *k = hcq_kernel_find(name);
-    if (!k || !k->twin)
-        return false;
-    struct hcq_twin_launch l = { .params = params, .ptr = identity_ptr };
-    ops_geometry_flat(n, l.grid, l.block);
-    k->twin(&l);
-    return !l.fault;
-}
-
 /* Reference output of op on a (and b): the twin, through its parameter struct. */
 static bool
 reference(const struct ew_op *op, const float *a, const float *b, void *out, uint64_t n)
@@ -81,10 +59,10 @@ reference(const struct ew_op *op, const float *a, const float *b, void *out, uin
     if (op->binary) {
         struct k_add_f32_params p = { (uintptr_t)out, (uintptr_t)a, (uintptr_t)b, n };
         _Static_assert(sizeof(struct k_add_f32_params) == sizeof(struct k_mul_f32_params), "same layout");
-        return twin_run(op->kernel, &p, n);
+        return ops_twin_run_host(op->kernel, &p, n);
     }
     struct k_exp_f32_params p = { (uintptr_t)out, (uintptr_t)a, n }; /* y, x, n: same for the unary kernels */
-    return twin_run(op->kernel, &p, n);
+    return ops_twin_run_host(op->kernel, &p, n);
 }
 
 static enum hcq_status

@@ -3,7 +3,8 @@
  * nvhcq_dmesg.c - `nvhcq dmesg-check`: read the kernel log (or a saved one) and report the
  * NVIDIA driver's errors (Xids, MMU faults, a GPU that fell off the bus, channel errors),
  * ignoring its routine lines. Exit status 0 = clean, 1 = errors, 2 = log unreadable.
- * The classifier is src/kmd/rm/rm_dmesg.c; this file only does I/O and printing.
+ * The classifier is src/kmd/klog.c (shared with `nvhcq selftest`); this file only does I/O
+ * and printing.
  *
  *   nvhcq dmesg-check                   scan the whole `dmesg` output
  *   nvhcq dmesg-check --mark            print a token for --since (writes a marker line to
@@ -12,9 +13,8 @@
  *   nvhcq dmesg-check --file F          scan a saved log (F = - for stdin)
  *   nvhcq dmesg-check --quiet           summary only
  */
+#include "klog.h"
 #include "nvhcq_cli.h"
-#include "rm_dmesg.h"
-#include "rm_status.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -101,12 +101,12 @@ dm_mark(void)
         }
     }
     struct dm_buf b = { 0 };
-    struct rm_dmesg_report rep;
+    struct klog_report rep;
     if (dm_read_log(NULL, &b) != 0) {
         free(b.p);
         return 2;
     }
-    rm_dmesg_check(b.p, b.n, NULL, &rep, NULL, NULL);
+    klog_check(b.p, b.n, NULL, &rep, NULL, NULL);
     free(b.p);
     printf("ts:%.6f\n", rep.last_ts_s < 0 ? 0.0 : rep.last_ts_s);
     return 0;
@@ -117,15 +117,16 @@ struct dm_print {
 };
 
 static void
-dm_print_line(void *user, const char *line, size_t len, const struct rm_dmesg_hit *hit)
+dm_print_line(void *user, const char *line, size_t len, const struct klog_hit *hit)
 {
     const struct dm_print *p = user;
-    if (p->quiet || hit->cls == RM_DMESG_HARMLESS)
+    if (p->quiet || hit->cls == KLOG_HARMLESS)
         return;
     if (hit->xid >= 0)
-        printf("ERROR  [Xid %d: %s] %.*s\n", hit->xid, rm_xid_name((uint32_t)hit->xid), (int)len, line);
+        printf("ERROR  [Xid %d: %s] %.*s\n", hit->xid, klog_xid_name(hit->xid), (int)len, line);
     else
-        printf("%-6s [%s] %.*s\n", hit->cls == RM_DMESG_ERROR ? "ERROR" : "NOTE", hit->what, (int)len, line);
+        printf("%-6s [%s] %.*s\n", hit->cls == KLOG_ERROR ? "ERROR" : hit->cls == KLOG_WARNING ? "WARN" : "NOTE",
+               hit->what, (int)len, line);
 }
 
 /* `dmesg-check` may be handed the whole command line (argv[1] == "dmesg-check"): skip it */
@@ -172,14 +173,14 @@ nvhcq_cmd_dmesg_check(int argc, char **argv)
         free(b.p);
         return 2;
     }
-    struct rm_dmesg_report rep;
-    rm_dmesg_check(b.p, b.n, since, &rep, dm_print_line, &pr);
+    struct klog_report rep;
+    klog_check(b.p, b.n, since, &rep, dm_print_line, &pr);
     free(b.p);
     if (since && !rep.since_found)
         printf("dmesg-check: warning: %s not found in the log (rotated?); scanned all of it\n", since);
-    printf("dmesg-check: %u lines, %u scanned: %u error(s), %u unrecognised NVIDIA line(s), %u routine", rep.lines,
-           rep.scanned, rep.errors, rep.notices, rep.harmless);
-    for (int x = 0; x < RM_DMESG_XID_MAX; x++)
+    printf("dmesg-check: %u lines, %u scanned: %u error(s), %u warning(s), %u unrecognised NVIDIA line(s), %u routine",
+           rep.lines, rep.scanned, rep.errors, rep.warnings, rep.notices, rep.harmless);
+    for (int x = 0; x < KLOG_XID_MAX; x++)
         if (rep.xid_count[x])
             printf("; Xid %d x%u", x, rep.xid_count[x]);
     printf("\n");

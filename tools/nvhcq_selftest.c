@@ -11,7 +11,7 @@
  * The nvgpu backend has only run against the emulated driver; this is how it meets a board.
  */
 #include "hcq.h"
-#include "nvgpu_klog.h"
+#include "klog.h"
 #include "nvhcq_cli.h"
 #include "nvhcq_cmds.h"
 
@@ -815,16 +815,16 @@ nvhcq_cmd_selftest(int argc, char **argv)
         if (!klog_read(&kr, text, sizeof text)) {
             printf("- not readable: run with sudo, or `sudo sysctl kernel.dmesg_restrict=0`\n");
         } else {
-            struct nvgpu_klog_counts c;
-            kerr = nvgpu_klog_scan(text, &c, rep, sizeof rep);
+            struct klog_report c;
+            kerr = klog_scan(text, &c, rep, sizeof rep);
             s.klog_readable = true;
             s.kerr = kerr;
             s.kwarn = c.warnings;
             s.kharmless = c.harmless;
-            s.kinfo = c.info;
+            s.kinfo = c.notices;
             snprintf(s.klog_rep, sizeof s.klog_rep, "%s", rep);
             printf("- %u errors, %u warnings, %u known-harmless, %u other GPU lines\n", c.errors, c.warnings,
-                   c.harmless, c.info);
+                   c.harmless, c.notices);
             if (rep[0])
                 printf("\n```\n%s```\n", rep);
         }

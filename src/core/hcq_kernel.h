@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hcq_kernel.h - the built-in kernel library's contract: kernel descriptors (name,
- * parameter size, CPU twin) and the embedded cubins. Layer: core; implemented in
- * src/ops (descriptors, twins) and build/gen (cubins).
+ * parameter size, CPU twin) and the embedded cubins. Layer: core. The registry is core's
+ * (hcq_kernel.c); the descriptors and twins are src/ops's, which registers its tables
+ * (ops_registry.c); the cubins are generated (build/gen).
  *
  * A CPU twin computes what the CUDA kernel computes for the whole launch (all blocks),
  * given the same parameter struct. Device addresses in the parameters are translated
@@ -49,7 +50,14 @@ struct hcq_kernel_desc {
     hcq_twin_fn twin;
 };
 
-/* Built-in kernel by name, or NULL. */
+/* Most descriptor tables the registry holds. */
+#define HCQ_KERNEL_TABLES_MAX 32u
+
+/* Add a table of built-in kernels (terminated by an entry whose name is NULL; it must live
+ * as long as the program). Kernels are numbered in registration order. Registering a table
+ * again changes nothing. False for NULL or when HCQ_KERNEL_TABLES_MAX tables are held. */
+bool hcq_kernel_register(const struct hcq_kernel_desc *table);
+/* Built-in kernel by name (first registered wins), or NULL. */
 const struct hcq_kernel_desc *hcq_kernel_find(const char *name);
 /* i-th built-in kernel, NULL past the end. */
 const struct hcq_kernel_desc *hcq_kernel_at(uint32_t i);

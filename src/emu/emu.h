@@ -29,6 +29,8 @@
  * emu_inject_alloc(). All model entry points run under the device lock (serialised).
  *
  * ==== Programs (what the engine uploads when no cubin exists for the arch) ====
+ * (The engine asks the kmd's program_stub hook, which emu_open.c sets to
+ * emu_program_stub_write: the format lives here only.)
  * The GPU model identifies the program at a QMD's program address by matching the
  * uploaded bytes against the `.text.<kernel>` sections of the embedded cubins of the
  * chip's SM version, or by an emu program stub: struct emu_program_stub at the program
@@ -52,7 +54,7 @@ struct emu_bo;
 struct emu_vm;
 struct emu_chan;
 
-/* ==== Program stub (the engine uploads this when no cubin exists for the arch) ==== */
+/* ==== Program stub (uploaded through the kmd's program_stub hook when no cubin exists) ==== */
 
 #define EMU_PROGRAM_MAGIC 0x00474F5250554D45ull /* the bytes "EMUPROG\0" read as a little-endian u64 */
 #define EMU_PROGRAM_NAME_MAX 120u
@@ -65,6 +67,15 @@ _Static_assert(sizeof(struct emu_program_stub) == 128, "emu program stub is 128 
 
 /* Fill a stub for kernel `name` (truncated names are rejected: returns false). */
 bool emu_program_stub_init(struct emu_program_stub *stub, const char *name);
+/* The engine's hook (kmd.h, struct kmd.program_stub) for a kmd running on the emulated
+ * driver: writes the stub for `name` at dst. HCQ_ERR_INVALID when the name does not fit
+ * (or dst_B < 128). */
+HCQ_MUST_CHECK enum hcq_status emu_program_stub_write(const char *name, void *dst, size_t dst_B);
+/* Mark a kmd created on an emulated device's sys table as emulated and install
+ * emu_program_stub_write as its program_stub hook (emu_open.c; tests that build the
+ * kmd themselves). */
+struct kmd;
+void emu_kmd_adopt(struct kmd *kmd);
 
 /* ==== Options (device spec "emu:<chip>[,opt[=v]]..." plus env HCQ_EMU_OPTS) ==== */
 

@@ -58,6 +58,17 @@ emu_program_stub_init(struct emu_program_stub *stub, const char *name)
     return true;
 }
 
+enum hcq_status
+emu_program_stub_write(const char *name, void *dst, size_t dst_B)
+{
+    struct emu_program_stub stub;
+    if (dst_B < sizeof stub || !emu_program_stub_init(&stub, name))
+        return hcq_err(HCQ_ERR_INVALID, "program_load: kernel name of %zu bytes (emulator stubs hold < %u)",
+                       strlen(name), EMU_PROGRAM_NAME_MAX);
+    memcpy(dst, &stub, sizeof stub);
+    return HCQ_OK;
+}
+
 /* ==== Options ==== */
 
 static enum hcq_status

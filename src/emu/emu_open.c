@@ -12,6 +12,14 @@
 #include <stdio.h>
 #include <string.h>
 
+void
+emu_kmd_adopt(struct kmd *kmd)
+{
+    kmd->info.emulated = true;
+    /* programs without a cubin for the chip: the GPU model runs their CPU twins */
+    kmd->program_stub = emu_program_stub_write;
+}
+
 enum hcq_status
 hcq_emu_open(const char *arg, struct hcq_device **dev_out)
 {
@@ -29,7 +37,7 @@ hcq_emu_open(const char *arg, struct hcq_device **dev_out)
     st = tegra ? nvgpu_kmd_create(emu_dev_sys(d), 0, &kmd) : rm_kmd_create(emu_dev_sys(d), 0, &kmd);
     if (st != HCQ_OK)
         goto fail_dev;
-    kmd->info.emulated = true;
+    emu_kmd_adopt(kmd);
     size_t n = strlen(kmd->info.name);
     if (n + sizeof " (emulated)" <= sizeof kmd->info.name)
         memcpy(kmd->info.name + n, " (emulated)", sizeof " (emulated)");

@@ -12,10 +12,12 @@
  *
  * The ELF walk here is deliberately minimal (section headers and names, bounds-checked:
  * rm.md §7.1) and independent of src/gpu's cubin loader, so a loader bug that places
- * the wrong bytes is caught by a mismatch instead of being shared.
+ * the wrong bytes is caught by a mismatch instead of being shared. (Only the byte readers,
+ * src/util/util_le.h, are common: they hold no knowledge of the format.)
  */
 #include "emu_priv.h"
 #include "hcq_kernel.h"
+#include "util_le.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,24 +34,6 @@ struct emu_prog_cache {
     struct emu_prog_text *t;
     uint32_t count, cap;
 };
-
-static uint16_t
-rd16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t
-rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t
-rd64(const uint8_t *p)
-{
-    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
 
 static void
 emu_prog_add(struct emu_prog_cache *c, const char *name, const uint8_t *code, uint64_t size_B)
@@ -102,12 +86,12 @@ emu_prog_scan_cubin(struct emu_prog_cache *c, const uint8_t *elf, size_t n)
 {
     if (n < 64 || memcmp(elf, "\177ELF", 4) || elf[4] != 2 || elf[5] != 1)
         return;
-    uint64_t shoff = rd64(elf + 0x28);
-    uint16_t shentsize = rd16(elf + 0x3A), shnum = rd16(elf + 0x3C), shstrndx = rd16(elf + 0x3E);
+    uint64_t shoff = util_le64(elf + 0x28);
+    uint16_t shentsize = util_le16(elf + 0x3A), shnum = util_le16(elf + 0x3C), shstrndx = util_le16(elf + 0x3E);
     if (shentsize < 64 || shstrndx >= shnum || shoff > n || (uint64_t)shnum * shentsize > n - shoff)
         return;
     const uint8_t *strsh = elf + shoff + (uint64_t)shstrndx * shentsize;
-    uint64_t stroff = rd64(strsh + 0x18), strsz = rd64(strsh + 0x20);
+    uint64_t stroff = util_le64(strsh + 0x18), strsz = util_le64(strsh + 0x20);
     if (stroff > n || strsz > n - stroff)
         return;
     uint32_t first = c->count;
@@ -116,8 +100,8 @@ emu_prog_scan_cubin(struct emu_prog_cache *c, const uint8_t *elf, size_t n)
     for (int pass = 1; pass <= 2; pass++) {
         for (uint16_t i = 0; i < shnum; i++) {
             const uint8_t *sh = elf + shoff + (uint64_t)i * shentsize;
-            uint32_t name_off = rd32(sh), type = rd32(sh + 4);
-            uint64_t off = rd64(sh + 0x18), size = rd64(sh + 0x20);
+            uint32_t name_off = util_le32(sh), type = util_le32(sh + 4);
+            uint64_t off = util_le64(sh + 0x18), size = util_le64(sh + 0x20);
             bool progbits = type == 1 /* SHT_PROGBITS */, rela = type == 4 /* SHT_RELA */;
             if ((!progbits && !rela) || name_off >= strsz || off > n || size > n - off)
                 continue;
@@ -214,7 +198,7 @@ emu_prog_identify(struct emu_dev *d, const uint8_t *code, size_t n, const struct
     }
     if (!name) {
         snprintf(why, why_B, "code (first dword 0x%08x) matches no embedded sm_%u kernel and no emu program stub",
-                 n >= 4 ? rd32(code) : 0u, d->arch->sm_version);
+                 n >= 4 ? util_le32(code) : 0u, d->arch->sm_version);
         return NULL;
     }
     const struct hcq_kernel_desc *k = hcq_kernel_find(name);

@@ -4,7 +4,10 @@
  * and aarch64 natural alignment): escape numbers, parameter structs, classes, controls
  * and NV_STATUS codes. Written from docs/hw/rm.md (sections cited per block); the emulator
  * keeps its own copy on purpose, so a layout mistake in kmd/rm is caught by a disagreeing
- * model rather than shared by it. Layer: emu.
+ * model rather than shared by it: nothing here may be replaced by an include of
+ * src/kmd/rm/rm_abi.h. (What the two do share is only text: the class and NV_STATUS names
+ * of src/kmd/rm/rm_status.c, printed in traces; a name cannot hide a layout mistake.)
+ * Layer: emu.
  */
 #ifndef EMU_RM_ABI_H
 #define EMU_RM_ABI_H

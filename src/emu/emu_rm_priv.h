@@ -80,6 +80,16 @@ bool emu_rm_has_class(const struct emu_rm *rm, uint32_t cls);
 const char *emu_rm_class_name(uint32_t cls);
 const char *emu_rm_status_name(uint32_t st);
 struct emu_rm_file *emu_rm_file_of_fd(struct emu_rm *rm, int fd, enum emu_rm_file_kind kind);
+bool emu_rm_is_descendant(struct emu_rm *rm, const struct emu_rm_obj *o, const struct emu_rm_obj *root);
+void emu_rm_obj_free_tree(struct emu_rm *rm, struct emu_rm_obj *root);
+struct emu_rm_obj *emu_rm_obj_new(struct emu_rm *rm, uint32_t client, uint32_t handle, uint32_t parent, uint32_t cls);
+void emu_rm_obj_release(struct emu_rm *rm, struct emu_rm_obj *o);
+/* emu_rm_alloc.c: the escapes that create, free and map objects (NV_STATUS results) */
+uint32_t emu_rm_alloc(struct emu_rm *rm, struct emu_rm_file *file, uint32_t h_root, uint32_t h_parent, uint32_t *h_new, uint32_t cls, uint64_t params_ptr, uint32_t params_B);
+uint32_t emu_rm_free(struct emu_rm *rm, struct emu_rm_file *file, struct emu_nvos00 *p);
+uint32_t emu_rm_alloc_os_desc(struct emu_rm *rm, struct emu_rm_file *file, struct emu_nvos02_fd *p);
+uint32_t emu_rm_map_memory(struct emu_rm *rm, struct emu_nvos33_fd *p);
+uint32_t emu_rm_map_memory_dma(struct emu_rm *rm, struct emu_nvos46 *p);
 /* emu_rm_ctrl.c */
 uint32_t emu_rm_control(struct emu_rm *rm, struct emu_rm_file *file, struct emu_nvos54 *p);
 /* emu_uvm.c */

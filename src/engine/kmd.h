@@ -13,6 +13,7 @@
 #include "gpu_arch.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct kmd;
@@ -92,10 +93,20 @@ struct kmd_ops {
     enum hcq_status (*check)(struct kmd *kmd, char *reason, size_t reason_B);
 };
 
+/* Code that stands for a kernel without a cubin for the chip: write it for kernel `name`
+ * into dst (dst_B bytes, zero-filled, CPU-mapped device memory at the program address).
+ * HCQ_ERR_INVALID when `name` does not fit. */
+typedef enum hcq_status (*kmd_program_stub_fn)(const char *name, void *dst, size_t dst_B);
+
 struct kmd {
     const struct kmd_ops *ops;
     const struct hcq_arch *arch;
     struct kmd_info info;
+    /* (optional) Set by whoever runs a kmd on an emulated GPU (src/emu/emu_open.c): the GPU
+     * model there recognises this code and runs the kernel's CPU twin, so programs load
+     * without a cubin. NULL on a real driver: loading a program then needs a cubin. The
+     * engine knows nothing of the format; it only uploads these bytes. */
+    kmd_program_stub_fn program_stub;
 };
 
 /* ==== Wrappers (callers never use ->ops-> directly) ==== */

@@ -11,7 +11,7 @@
  *                  channel for copies recorded on compute queues, a stream ring (pushbuffers,
  *                  cbuf0s, QMDs) recycled behind the queue timeline, local memory
  *   pb_chan    one channel: GPFIFO put index, 64-bit timeline slot, scratch pushbuffer
- *   pb_program code in device memory (or the emulator's program stub) + launch facts
+ *   pb_program code in device memory (or the kmd's program stub) + launch facts
  *   pb_graph   persistent, double-buffered pushbuffers/cbuf0s/QMDs + patch locations
  */
 #ifndef PB_H
@@ -58,15 +58,8 @@
  * before the device is declared hung. */
 #define PB_HANG_NS HCQ_TIMEOUT_DEFAULT_NS
 
-/* The emulator's program stub, as helper "emu" defines it (src/emu/emu.h, struct
- * emu_program_stub; restated here because the engine does not include emu headers -
- * layering): a little-endian u64 magic (the bytes "EMUPROG\0"), then the kernel's
- * NUL-terminated name in 120 bytes; 128 bytes in all. The emulated GPU runs the kernel's
- * CPU twin when a QMD's program address points at one (or at the .text of an embedded
- * cubin, which it recognises by content). */
-#define PB_EMU_STUB_MAGIC 0x00474F5250554D45ull
-#define PB_EMU_STUB_NAME_B 120u
-#define PB_EMU_STUB_B 128u
+/* Code memory taken by a program stub (kmd.h, struct kmd.program_stub). */
+#define PB_STUB_CODE_B 4096u
 
 /* ==== Objects ==== */
 
@@ -153,7 +146,7 @@ struct pb_program {
     uint32_t cbuf0_B;              /* bytes of cbuf0 to build per launch (16-byte multiple) */
     uint32_t param_off_B, param_B; /* kernel parameters in cbuf0 */
     uint32_t kargs_B;              /* stream bytes per launch: cbuf0 and QMD, 256-aligned */
-    bool stub;                     /* emulator program stub, no real code */
+    bool stub;                     /* the kmd's program stub, no real code */
     bool launched;                 /* recorded into a submission or graph at least once */
 };
 

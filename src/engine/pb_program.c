@@ -2,9 +2,10 @@
 /*
  * pb_program.c - programs on the pushbuffer engine: a kernel of a cubin parsed by
  * gpu_cubin, relocated and uploaded to device memory (rm.md §7.4), with the launch facts
- * the builder needs (QMD template, cbuf0 size, parameter window, local memory); or, on an
- * emulated driver without a cubin for the chip, the emulator's program stub naming the
- * kernel so the emulated GPU runs its CPU twin. Layer: hcq.
+ * the builder needs (QMD template, cbuf0 size, parameter window, local memory); or, without
+ * a cubin for the chip, the code the kmd's program_stub hook writes (kmd.h: only an
+ * emulated driver has one; its GPU model runs the kernel's CPU twin). The engine knows
+ * nothing of that code's format. Layer: engine.
  */
 #include "pb.h"
 
@@ -13,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-_Static_assert(PB_EMU_STUB_B == 8 + PB_EMU_STUB_NAME_B, "emu program stub: u64 magic + name (emu.h)");
 
 /* Code memory: device memory the CPU can write (BAR1 on rm), else system memory. Sizes are
  * rounded up to 64 KiB (the big-page size of vidmem mappings): besides saving page-table
@@ -33,22 +32,16 @@ pb_code_alloc(struct pb_dev *pd, uint64_t size_B, struct kmd_mem **mem_out)
     return pb_mem_alloc(pd, size_B, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP, mem_out);
 }
 
-/* Upload the emulator's stub for `name` and describe a plain launch of it. */
+/* Upload the kmd's stub for `name` and describe a plain launch of it. */
 static enum hcq_status
 pb_program_stub(struct pb_dev *pd, const char *name, struct pb_program *pp)
 {
-    size_t n = strlen(name);
-    if (n == 0 || n >= PB_EMU_STUB_NAME_B)
-        return hcq_err(HCQ_ERR_INVALID, "program_load: kernel name of %zu bytes (emulator stubs hold < %u)", n,
-                       PB_EMU_STUB_NAME_B);
-    enum hcq_status st = pb_code_alloc(pd, 4096, &pp->code);
+    enum hcq_status st = pb_code_alloc(pd, PB_STUB_CODE_B, &pp->code);
     if (st != HCQ_OK)
         return st;
-    uint8_t stub[PB_EMU_STUB_B] = {0};
-    uint64_t magic = PB_EMU_STUB_MAGIC;
-    memcpy(stub, &magic, 8);
-    memcpy(stub + 8, name, n);
-    memcpy(pp->code->map, stub, sizeof stub);
+    st = pd->kmd->program_stub(name, pp->code->map, PB_STUB_CODE_B);
+    if (st != HCQ_OK)
+        return st;
     pp->stub = true;
     struct gpu_qmd_desc *d = &pp->desc;
     gpu_qmd_desc_init(d);
@@ -108,6 +101,7 @@ pb_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, const
     struct pb_dev *pd = pb_dev(dev);
     const struct hcq_arch *arch = pd->arch;
     bool emulated = pd->kmd->info.emulated;
+    bool stubs = pd->kmd->program_stub != NULL;
     struct pb_program *pp = calloc(1, sizeof(*pp));
     if (!pp)
         return hcq_err(HCQ_ERR_NOMEM, "program_load: %zu bytes", sizeof(*pp));
@@ -131,7 +125,7 @@ pb_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, const
                          name);
             goto fail;
         }
-    } else if (!emulated) {
+    } else if (!stubs) {
         st = hcq_err(HCQ_ERR_UNSUPPORTED, "program_load: no cubin of %s for sm_%u (build with nvcc and CUARCH=%u)",
                      name, arch->sm_version, arch->sm_version);
         goto fail;
@@ -167,7 +161,7 @@ pb_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, const
     /* The emulated GPU runs the CPU twin, whatever was uploaded. */
     info->native = !emulated;
     HCQ_LOG_DEBUG("program %s: %s at 0x%llx, %u regs, cbuf0 0x%x (params 0x%x @ 0x%x), local %u B/thread", name,
-                  pp->stub ? "emulator stub" : "code", (unsigned long long)pp->desc.program_va, info->regs,
+                  pp->stub ? "stub" : "code", (unsigned long long)pp->desc.program_va, info->regs,
                   pp->cbuf0_B, pp->param_B, pp->param_off_B, pp->local_B);
     return HCQ_OK;
 

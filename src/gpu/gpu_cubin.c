@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpu_cubin.c - cubin (CUDA ELF) loader, relocations, cbuf0 builder and the QMD
- * description of a kernel launch. Layer: gpu (pure). Facts: docs/hw/rm.md §6.5-6.7, §7,
- * §8.3; checked against nvcc 13.0 cubins (tests/data/gpu_cubin_test.*.cubin).
+ * gpu_cubin.c - cubin (CUDA ELF) loader: sections, layout, relocations, .nv.info attributes,
+ * kernels and constant banks. Layer: gpu (pure). Facts: docs/hw/rm.md §7; checked against
+ * nvcc 13.0 cubins (tests/data/gpu_cubin_test.*.cubin). What a launch of a loaded kernel
+ * needs (cbuf0, QMD description, limits) is gpu_cubin_launch.c.
  *
- * Every read goes through rd*() on a range that was checked against the buffer first; every
+ * Every read goes through util_le*() on a range that was checked against the buffer first; every
  * count and offset of the file is validated before use, so malformed input yields
  * HCQ_ERR_FORMAT with a message (tests/fuzz/fuzz_cubin.c hammers this).
  */
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "gpu_cubin.h"
+#include "util_le.h"
 
 /* ELF64 constants (System V gABI). */
 #define ELF_EHDR_B 64u
@@ -31,34 +33,6 @@
 
 #define CUBIN_MAX_IMAGE_B (256ull << 20) /* refuse absurd NOBITS sizes (fuzzing, corruption) */
 #define CUBIN_MAX_ALIGN_B (1u << 20)
-
-static uint16_t
-rd16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-static uint32_t
-rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint64_t
-rd64(const uint8_t *p)
-{
-    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-static void
-wr32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static void
-wr64(uint8_t *p, uint64_t v)
-{
-    wr32(p, (uint32_t)v);
-    wr32(p + 4, (uint32_t)(v >> 32));
-}
 
 struct sec {
     uint32_t name, type, link, info;
@@ -104,14 +78,14 @@ elf_headers(struct elf *e)
     if (e->n < ELF_EHDR_B)
         return FMT_ERR("file of %zu bytes is shorter than the ELF header (64)", e->n);
     if (memcmp(d, "\x7f" "ELF", 4) != 0)
-        return FMT_ERR("bad ELF magic 0x%08x", rd32(d));
+        return FMT_ERR("bad ELF magic 0x%08x", util_le32(d));
     if (d[4] != 2 || d[5] != 1)
         return FMT_ERR("ELF class/data %u/%u (expected 2/1: 64-bit little-endian)", d[4], d[5]);
-    if (rd16(d + 18) != GPU_ELF_EM_CUDA)
-        return FMT_ERR("e_machine %u (expected %u, EM_CUDA)", rd16(d + 18), GPU_ELF_EM_CUDA);
-    uint64_t shoff = rd64(d + 0x28);
-    uint32_t shentsize = rd16(d + 0x3A), shstrndx = rd16(d + 0x3E);
-    e->shnum = rd16(d + 0x3C);
+    if (util_le16(d + 18) != GPU_ELF_EM_CUDA)
+        return FMT_ERR("e_machine %u (expected %u, EM_CUDA)", util_le16(d + 18), GPU_ELF_EM_CUDA);
+    uint64_t shoff = util_le64(d + 0x28);
+    uint32_t shentsize = util_le16(d + 0x3A), shstrndx = util_le16(d + 0x3E);
+    e->shnum = util_le16(d + 0x3C);
     if (shentsize != ELF_SHDR_B)
         return FMT_ERR("e_shentsize %u (expected %u)", shentsize, ELF_SHDR_B);
     if (e->shnum == 0 || !in_range(shoff, (uint64_t)e->shnum * ELF_SHDR_B, e->n))
@@ -125,15 +99,15 @@ elf_headers(struct elf *e)
     for (uint32_t i = 0; i < e->shnum; i++) {
         const uint8_t *h = d + shoff + (uint64_t)i * ELF_SHDR_B;
         struct sec *s = &e->s[i];
-        s->name = rd32(h);
-        s->type = rd32(h + 4);
-        s->flags = rd64(h + 8);
-        s->off = rd64(h + 0x18);
-        s->size = rd64(h + 0x20);
-        s->link = rd32(h + 0x28);
-        s->info = rd32(h + 0x2C);
-        s->align = rd64(h + 0x30);
-        s->entsize = rd64(h + 0x38);
+        s->name = util_le32(h);
+        s->type = util_le32(h + 4);
+        s->flags = util_le64(h + 8);
+        s->off = util_le64(h + 0x18);
+        s->size = util_le64(h + 0x20);
+        s->link = util_le32(h + 0x28);
+        s->info = util_le32(h + 0x2C);
+        s->align = util_le64(h + 0x30);
+        s->entsize = util_le64(h + 0x38);
         s->place = -1;
         if (s->type != SHT_NOBITS && s->type != 0 && !in_range(s->off, s->size, e->n))
             return FMT_ERR("section %u (0x%" PRIx64 " bytes at 0x%" PRIx64 ") outside the %zu-byte file",
@@ -172,13 +146,13 @@ elf_sym(const struct elf *e, uint32_t i, struct sym *out)
     if (!e->symtab || i >= e->nsyms)
         return FMT_ERR("symbol index %u out of range (%u symbols)", i, e->nsyms);
     const uint8_t *p = e->d + e->s[e->symtab].off + (uint64_t)i * ELF_SYM_B;
-    out->name = str_at(e, e->s[e->symtab].link, rd32(p));
+    out->name = str_at(e, e->s[e->symtab].link, util_le32(p));
     if (!out->name)
-        return FMT_ERR("symbol %u name offset 0x%x outside its string table", i, rd32(p));
+        return FMT_ERR("symbol %u name offset 0x%x outside its string table", i, util_le32(p));
     out->type = p[4] & 0xF;
     out->other = p[5];
-    out->shndx = rd16(p + 6);
-    out->value = rd64(p + 8);
+    out->shndx = util_le16(p + 6);
+    out->value = util_le64(p + 8);
     return HCQ_OK;
 }
 
@@ -256,8 +230,8 @@ elf_relocs_one(struct elf *e, uint32_t ri, struct gpu_cubin_image *img, uint32_t
         return HCQ_OK; /* e.g. .rela.debug_frame: the patched section is not loaded */
     for (uint64_t k = 0; k < rs->size / ent; k++) {
         const uint8_t *p = e->d + rs->off + k * ent;
-        uint64_t r_off = rd64(p), info = rd64(p + 8);
-        int64_t addend = rela ? (int64_t)rd64(p + 16) : 0;
+        uint64_t r_off = util_le64(p), info = util_le64(p + 8);
+        int64_t addend = rela ? (int64_t)util_le64(p + 16) : 0;
         uint32_t type = (uint32_t)info, symi = (uint32_t)(info >> 32);
         uint32_t w = reloc_width(type);
         if (!w)
@@ -277,7 +251,7 @@ elf_relocs_one(struct elf *e, uint32_t ri, struct gpu_cubin_image *img, uint32_t
             return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_load: %s entry %" PRIu64
                            ": symbol %s is in section %u, which is not loaded", rs->nm, k, sy.name, sy.shndx);
         if (!rela && type == R_CUDA_64) /* REL: the addend is stored at the location */
-            addend = (int64_t)rd64(img->data + ts->place + at);
+            addend = (int64_t)util_le64(img->data + ts->place + at);
         int64_t target = e->s[sy.shndx].place + (int64_t)sy.value + addend;
         if (sy.value > img->size_B || addend < -(int64_t)img->size_B || addend > (int64_t)img->size_B ||
             target < 0 || (uint64_t)target > img->size_B)
@@ -325,11 +299,11 @@ gpu_cubin_relocate(struct gpu_cubin_image *img, uint64_t base_va)
                            " is outside the 57-bit VA space", base_va, r->target_off_B);
         uint8_t *p = img->data + r->patch_off_B;
         if (r->type == R_CUDA_64)
-            wr64(p, (uint64_t)t);
+            util_le64_put(p, (uint64_t)t);
         else if (r->type == R_CUDA_ABS32_LO_32)
-            wr32(p, (uint32_t)t);
+            util_le32_put(p, (uint32_t)t);
         else
-            wr32(p, (uint32_t)((uint64_t)t >> 32));
+            util_le32_put(p, (uint32_t)((uint64_t)t >> 32));
     }
     img->relocated_va = base_va;
     return HCQ_OK;
@@ -354,7 +328,7 @@ info_next(const struct elf *e, const struct sec *s, uint64_t *pos, struct info_r
     const uint8_t *p = e->d + s->off + *pos;
     r->fmt = p[0];
     r->attr = p[1];
-    r->v = rd16(p + 2);
+    r->v = util_le16(p + 2);
     r->payload = NULL;
     *pos += 4;
     if (r->fmt == EIATTR_FORMAT_SVAL) {
@@ -382,7 +356,7 @@ info_module(const struct elf *e, const struct sec *s, struct gpu_cubin_image *im
     while (info_next(e, s, &pos, &r, &st)) {
         if (r.fmt != EIATTR_FORMAT_SVAL || r.v < 8)
             continue;
-        uint32_t sym = rd32(r.payload), val = rd32(r.payload + 4);
+        uint32_t sym = util_le32(r.payload), val = util_le32(r.payload + 4);
         for (uint32_t k = 0; k < img->kernel_count; k++) {
             struct gpu_cubin_kernel *kn = &img->kernels[k];
             if (kn->sym_index != sym)
@@ -404,7 +378,7 @@ info_kparam(const struct sec *s, struct gpu_cubin_kernel *k, const struct info_r
 {
     if (r->v < 12)
         return FMT_ERR("%s: KPARAM_INFO of %u bytes (expected 12)", s->nm, r->v);
-    uint32_t w1 = rd32(r->payload + 4), w2 = rd32(r->payload + 8);
+    uint32_t w1 = util_le32(r->payload + 4), w2 = util_le32(r->payload + 8);
     uint32_t ord = w1 & 0xFFFF, off = w1 >> 16, size = w2 >> 18; /* rm.md §7.3 */
     if (ord >= GPU_CUBIN_MAX_PARAMS)
         return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_load: %s: parameter ordinal %u (max %u)",
@@ -428,8 +402,8 @@ info_kernel(const struct elf *e, const struct sec *s, struct gpu_cubin_kernel *k
         case EIATTR_PARAM_CBANK:
             if (!sval || r.v < 8)
                 return FMT_ERR("%s: PARAM_CBANK of %u bytes (expected 8)", s->nm, r.v);
-            k->param_base_B = rd32(r.payload + 4) & 0xFFFF;
-            k->param_size_B = rd32(r.payload + 4) >> 16;
+            k->param_base_B = util_le32(r.payload + 4) & 0xFFFF;
+            k->param_size_B = util_le32(r.payload + 4) >> 16;
             have_cbank = true;
             break;
         case EIATTR_CBANK_PARAM_SIZE:
@@ -445,7 +419,7 @@ info_kernel(const struct elf *e, const struct sec *s, struct gpu_cubin_kernel *k
             if (sval && r.v >= 12) {
                 uint32_t *dst = r.attr == EIATTR_MAX_THREADS ? k->max_threads : k->reqntid;
                 for (int i = 0; i < 3; i++)
-                    dst[i] = rd32(r.payload + 4 * i);
+                    dst[i] = util_le32(r.payload + 4 * i);
             }
             break;
         case EIATTR_MAXREG_COUNT:
@@ -462,7 +436,7 @@ info_kernel(const struct elf *e, const struct sec *s, struct gpu_cubin_kernel *k
             break;
         case EIATTR_CRS_STACK_SIZE:
             if (sval && r.v >= 4)
-                k->crs_stack_B = rd32(r.payload);
+                k->crs_stack_B = util_le32(r.payload);
             break;
         case EIATTR_CTA_PER_CLUSTER:
         case EIATTR_EXPLICIT_CLUSTER:
@@ -624,7 +598,7 @@ gpu_cubin_load(const void *elf, size_t elf_B, struct gpu_cubin_image **img_out)
     enum hcq_status st = elf ? elf_headers(&e) : FMT_ERR("NULL buffer");
     if (st != HCQ_OK)
         goto fail_img;
-    img->sm_version = GPU_FLD_GET(GPU_ELF_EF_CUDA_SM, rd32(e.d + 0x30));
+    img->sm_version = GPU_FLD_GET(GPU_ELF_EF_CUDA_SM, util_le32(e.d + 0x30));
     if ((st = elf_layout(&e, img)) != HCQ_OK || (st = elf_relocs(&e, img)) != HCQ_OK ||
         (st = elf_kernels(&e, img)) != HCQ_OK || (st = elf_banks(&e, img)) != HCQ_OK)
         goto fail_img;
@@ -665,174 +639,5 @@ gpu_cubin_check_arch(const struct gpu_cubin_image *img, const struct hcq_arch *a
     if (!hcq_arch_runs_sm(arch, img->sm_version))
         return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_check_arch: cubin for sm_%u cannot run on %s "
                        "(sm_%u)", img->sm_version, arch->name, arch->sm_version);
-    return HCQ_OK;
-}
-
-/* ==== Launch helpers ==== */
-
-uint32_t
-gpu_cubin_kernel_shared_B(const struct gpu_cubin_kernel *k, uint32_t dynamic_B)
-{
-    uint64_t b = GPU_CUBIN_SHARED_RESERVE_B + (uint64_t)k->shared_static_B + dynamic_B;
-    b = (b + 127) & ~(uint64_t)127; /* rm.md §6.7 */
-    return b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
-}
-
-uint32_t
-gpu_cubin_ctas_per_sm(const struct gpu_cubin_kernel *k, const uint32_t block[3])
-{
-    /* 64K registers (per-warp 256-register units, as gpu_cubin_kernel_max_threads), 2048
-     * threads and 32 CTAs per SM on sm_80+ */
-    uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
-    uint64_t warps = (threads + 31) / 32;
-    uint64_t regs = k->register_count ? k->register_count : 1;
-    uint64_t per_warp = (regs * 32 + 255) & ~(uint64_t)255;
-    uint64_t by_regs = warps ? 65536 / (per_warp * warps) : 32, by_threads = threads ? 2048 / threads : 32;
-    uint64_t n = by_regs < by_threads ? by_regs : by_threads;
-    return n < 1 ? 1 : n > 32 ? 32 : (uint32_t)n;
-}
-
-uint32_t
-gpu_cubin_kernel_local_B(const struct gpu_cubin_kernel *k)
-{
-    uint64_t b = (uint64_t)k->min_stack_B + GPU_CUBIN_LOCAL_RESERVE_B;
-    return (uint32_t)((b + 31) & ~(uint64_t)31); /* rm.md §8.3 */
-}
-
-uint32_t
-gpu_cubin_kernel_max_threads(const struct gpu_cubin_kernel *k)
-{
-    /* 64K registers per SM, allocated per warp in 256-register units (rm.md §7.4 step 7) */
-    uint64_t regs = k->register_count ? k->register_count : 1;
-    uint64_t per_warp = (regs * 32 + 255) & ~(uint64_t)255;
-    uint32_t t = (uint32_t)(65536 / per_warp / 4 * 4 * 32);
-    return t > 1024 ? 1024 : t;
-}
-
-uint32_t
-gpu_cbuf0_size(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, uint32_t params_B)
-{
-    uint32_t base = k && k->param_base_B ? k->param_base_B : arch->cbuf0_params_off_B;
-    uint64_t need = (uint64_t)base + params_B;
-    if (k && k->cbuf0_size_B > need)
-        need = k->cbuf0_size_B;
-    if (arch->cbuf0_min_B > need)
-        need = arch->cbuf0_min_B;
-    need = (need + 15) & ~(uint64_t)15;
-    return need > UINT32_MAX ? UINT32_MAX : (uint32_t)need;
-}
-
-enum hcq_status
-gpu_cbuf0_build(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, const uint32_t grid[3],
-                const uint32_t block[3], uint64_t local_window_va, uint64_t shared_window_va,
-                const void *params, uint32_t params_B, void *out, uint32_t out_B)
-{
-    if (k && k->param_size_B && params_B > k->param_size_B)
-        return hcq_err(HCQ_ERR_INVALID, "gpu_cbuf0_build: kernel %s: %u parameter bytes (expected <= %u)",
-                       k->name, params_B, k->param_size_B);
-    uint32_t size = gpu_cbuf0_size(arch, k, params_B);
-    if (out_B < size)
-        return hcq_err(HCQ_ERR_INVALID, "gpu_cbuf0_build: output of %u bytes (expected >= %u)", out_B, size);
-    uint8_t *o = out;
-    memset(o, 0, size);
-    for (int i = 0; i < 3; i++) {
-        wr32(o + GPU_CBUF0_BLOCK_DIM_OFF_B + 4 * i, block[i]);
-        wr32(o + GPU_CBUF0_GRID_DIM_OFF_B + 4 * i, grid[i]);
-    }
-    wr64(o + arch->cbuf0_shared_window_off_B, shared_window_va);
-    wr64(o + arch->cbuf0_local_window_off_B, local_window_va);
-    wr32(o + arch->cbuf0_stack_off_B, GPU_CBUF0_STACK_INIT);
-    uint32_t base = k && k->param_base_B ? k->param_base_B : arch->cbuf0_params_off_B;
-    if (params_B)
-        memcpy(o + base, params, params_B);
-    return HCQ_OK;
-}
-
-#define INVALID(...) hcq_err(HCQ_ERR_INVALID, "gpu_cubin_qmd_desc: " __VA_ARGS__)
-
-static enum hcq_status
-check_shape(const struct gpu_cubin_kernel *k, const uint32_t grid[3], const uint32_t block[3])
-{
-    /* rm.md §7.4 step 7 */
-    uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
-    uint64_t max_t = gpu_cubin_kernel_max_threads(k);
-    if (k->max_threads[0]) { /* __launch_bounds__ */
-        uint64_t lb = (uint64_t)k->max_threads[0] * (k->max_threads[1] ? k->max_threads[1] : 1) *
-                      (k->max_threads[2] ? k->max_threads[2] : 1);
-        if (lb < max_t)
-            max_t = lb;
-    }
-    if (threads == 0 || threads > max_t)
-        return INVALID("kernel %s: block %ux%ux%u = %" PRIu64 " threads (expected 1..%" PRIu64
-                       " for %u registers and its launch bounds)",
-                       k->name, block[0], block[1], block[2], threads, max_t, k->register_count);
-    if (block[0] > 1024 || block[1] > 1024 || block[2] > 64)
-        return INVALID("kernel %s: block %ux%ux%u (expected <= 1024x1024x64)", k->name, block[0],
-                       block[1], block[2]);
-    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0 || grid[0] > 0x7FFFFFFFu || grid[1] > 65535 ||
-        grid[2] > 65535)
-        return INVALID("kernel %s: grid %ux%ux%u (expected 1..2^31-1 x 1..65535 x 1..65535)", k->name,
-                       grid[0], grid[1], grid[2]);
-    if (k->uses_clusters)
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_qmd_desc: kernel %s uses thread-block clusters",
-                       k->name);
-    return HCQ_OK;
-}
-
-enum hcq_status
-gpu_cubin_qmd_desc(struct gpu_qmd_desc *d, const struct hcq_arch *arch, const struct gpu_cubin_image *img,
-                   const struct gpu_cubin_kernel *k, uint64_t image_va, const uint32_t grid[3],
-                   const uint32_t block[3], uint32_t dynamic_shared_B, uint32_t local_high_B,
-                   uint64_t cbuf0_va, uint32_t cbuf0_B)
-{
-    enum hcq_status st = check_shape(k, grid, block);
-    if (st != HCQ_OK)
-        return st;
-    gpu_qmd_desc_init(d);
-    d->program_va = image_va + k->code_off_B;
-    /* prefetch covers the code from the 256-byte line holding its start (rm.md §6.2) */
-    d->prefetch_va = d->program_va & ~(uint64_t)0xFF;
-    d->prefetch_size = gpu_qmd_prefetch_size(k->code_size_B + (d->program_va & 0xFF));
-    d->register_count = k->register_count;
-    d->barrier_count = k->barrier_count > 1 ? k->barrier_count : 1; /* tinygrad: always 1 */
-    d->shared_mem_B = gpu_cubin_kernel_shared_B(k, dynamic_shared_B);
-    uint32_t carve = gpu_qmd_carveout_KiB(d->shared_mem_B, arch->max_shared_per_sm_KiB);
-    if (carve == 0)
-        return INVALID("kernel %s: %u bytes of shared memory (more than %s's %u KiB)", k->name,
-                       d->shared_mem_B, arch->name, arch->max_shared_per_sm_KiB);
-    uint32_t max_carve = arch->max_shared_per_sm_KiB < 100 ? arch->max_shared_per_sm_KiB : 100;
-    /* MIN fits one CTA (tinygrad's choice); TARGET fits as many CTAs as the registers and
-     * threads allow, so kernels with tens of KiB of shared memory keep the occupancy the
-     * CUDA driver gives them (e.g. 2 x 49 KiB GEMM CTAs need the 100 KiB carve-out, not
-     * 64); MAX is at least TARGET (NVK sets the largest legal one). */
-    uint32_t target = gpu_qmd_carveout_KiB(d->shared_mem_B * gpu_cubin_ctas_per_sm(k, block),
-                                           arch->max_shared_per_sm_KiB);
-    if (target < carve) /* more CTAs than any carve-out holds: the largest one */
-        target = gpu_qmd_carveout_KiB(arch->max_shared_per_sm_KiB * 1024u, arch->max_shared_per_sm_KiB);
-    if (target < carve)
-        target = carve;
-    d->sm_config_min = gpu_qmd_sm_config(carve);
-    d->sm_config_target = gpu_qmd_sm_config(target);
-    d->sm_config_max = gpu_qmd_sm_config(target > max_carve ? target : max_carve); /* tinygrad 0x1a */
-    if (local_high_B < gpu_cubin_kernel_local_B(k))
-        return INVALID("kernel %s: local memory %u bytes/thread (expected >= %u)", k->name,
-                       local_high_B, gpu_cubin_kernel_local_B(k));
-    d->local_mem_high_B = local_high_B;
-    for (int i = 0; i < 3; i++) {
-        d->grid[i] = grid[i];
-        d->block[i] = block[i];
-    }
-    d->cbuf[0] = (struct gpu_qmd_cbuf){
-        .va = cbuf0_va, .size_B = (cbuf0_B + 15) & ~15u, .valid = true, .invalidate = true};
-    for (uint32_t i = 0; i < img->bank_count; i++) {
-        const struct gpu_cubin_bank *b = &img->banks[i];
-        d->cbuf[b->index] = (struct gpu_qmd_cbuf){
-            .va = image_va + b->off_B, .size_B = (b->size_B + 15) & ~15u, .valid = true};
-    }
-    for (uint32_t i = 0; i < k->kbank_count; i++)
-        d->cbuf[k->kbanks[i].index] = (struct gpu_qmd_cbuf){.va = image_va + k->kbanks[i].off_B,
-                                                             .size_B = (k->kbanks[i].size_B + 15) & ~15u,
-                                                             .valid = true};
-    d->sass_version = arch->sass_version;
     return HCQ_OK;
 }

@@ -6,12 +6,12 @@
  * Facts: docs/hw/rm.md §4.3, §4.5, §5; docs/hw/nvgpu.md §6.1.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gpu_decode.h"
 #include "gpu_push.h"
+#include "util_text.h"
 
 /* ==== Iterator ==== */
 
@@ -216,22 +216,6 @@ gpu_decode_mthd_name(uint32_t cls, uint32_t mthd_B)
 
 /* ==== Text ==== */
 
-struct out {
-    char *buf;
-    size_t size, len;
-};
-
-static void HCQ_PRINTF(2, 3)
-outf(struct out *o, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    size_t room = o->len < o->size ? o->size - o->len : 0;
-    int n = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        o->len += (size_t)n;
-}
 
 void
 gpu_decode_ctx_init(struct gpu_decode_ctx *c, const struct hcq_arch *arch)
@@ -257,43 +241,43 @@ static const char *const ce_sem[4] = {"NONE", "RELEASE_ONE_WORD_SEMAPHORE",
                                       "RELEASE_CONDITIONAL_INTR_SEMAPHORE"};
 
 static void
-flag(struct out *o, uint32_t v, const char *range_name, uint32_t hi, uint32_t lo)
+flag(struct util_text *o, uint32_t v, const char *range_name, uint32_t hi, uint32_t lo)
 {
     uint32_t f = gpu_bits_get32(hi, lo, v);
     if (f == 1 && hi == lo)
-        outf(o, " %s", range_name);
+        util_text_printf(o, " %s", range_name);
     else if (f)
-        outf(o, " %s=%u", range_name, f);
+        util_text_printf(o, " %s=%u", range_name, f);
 }
 #define FLAG(o, v, prefix, field) flag((o), (v), #field, GPU_HI(prefix##_##field), GPU_LO(prefix##_##field))
 
 static void
-fields_sem_execute(struct out *o, uint32_t v)
+fields_sem_execute(struct util_text *o, uint32_t v)
 {
     uint32_t op = GPU_FLD_GET(NVC56F_SEM_EXECUTE_OPERATION, v);
-    outf(o, " OPERATION=%s", sem_ops[op]);
+    util_text_printf(o, " OPERATION=%s", sem_ops[op]);
     FLAG(o, v, NVC56F_SEM_EXECUTE, ACQUIRE_SWITCH_TSG);
     FLAG(o, v, NVC56F_SEM_EXECUTE, RELEASE_WFI);
-    outf(o, " PAYLOAD_SIZE=%s", GPU_FLD_GET(NVC56F_SEM_EXECUTE_PAYLOAD_SIZE, v) ? "64BIT" : "32BIT");
+    util_text_printf(o, " PAYLOAD_SIZE=%s", GPU_FLD_GET(NVC56F_SEM_EXECUTE_PAYLOAD_SIZE, v) ? "64BIT" : "32BIT");
     FLAG(o, v, NVC56F_SEM_EXECUTE, RELEASE_TIMESTAMP);
     FLAG(o, v, NVC56F_SEM_EXECUTE, REDUCTION);
     FLAG(o, v, NVC56F_SEM_EXECUTE, REDUCTION_FORMAT);
     uint32_t known = 0x7u | 1u << 12 | 1u << 20 | 1u << 24 | 1u << 25 | 0xFu << 27 | 1u << 31;
     if (v & ~known)
-        outf(o, " UNKNOWN_BITS=0x%08x", v & ~known);
+        util_text_printf(o, " UNKNOWN_BITS=0x%08x", v & ~known);
 }
 
 static void
-fields_launch_dma(struct out *o, uint32_t cls, uint32_t v)
+fields_launch_dma(struct util_text *o, uint32_t cls, uint32_t v)
 {
-    outf(o, " DATA_TRANSFER_TYPE=%s", ce_xfer[GPU_FLD_GET(NVC6B5_LAUNCH_DMA_DATA_TRANSFER_TYPE, v)]);
+    util_text_printf(o, " DATA_TRANSFER_TYPE=%s", ce_xfer[GPU_FLD_GET(NVC6B5_LAUNCH_DMA_DATA_TRANSFER_TYPE, v)]);
     FLAG(o, v, NVC6B5_LAUNCH_DMA, FLUSH_ENABLE);
     uint32_t st = GPU_FLD_GET(NVC6B5_LAUNCH_DMA_SEMAPHORE_TYPE, v);
     if (st)
-        outf(o, " SEMAPHORE_TYPE=%s", ce_sem[st]);
+        util_text_printf(o, " SEMAPHORE_TYPE=%s", ce_sem[st]);
     FLAG(o, v, NVC6B5_LAUNCH_DMA, INTERRUPT_TYPE);
-    outf(o, " SRC_MEMORY_LAYOUT=%s", GPU_FLD_GET(NVC6B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT, v) ? "PITCH" : "BLOCKLINEAR");
-    outf(o, " DST_MEMORY_LAYOUT=%s", GPU_FLD_GET(NVC6B5_LAUNCH_DMA_DST_MEMORY_LAYOUT, v) ? "PITCH" : "BLOCKLINEAR");
+    util_text_printf(o, " SRC_MEMORY_LAYOUT=%s", GPU_FLD_GET(NVC6B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT, v) ? "PITCH" : "BLOCKLINEAR");
+    util_text_printf(o, " DST_MEMORY_LAYOUT=%s", GPU_FLD_GET(NVC6B5_LAUNCH_DMA_DST_MEMORY_LAYOUT, v) ? "PITCH" : "BLOCKLINEAR");
     FLAG(o, v, NVC6B5_LAUNCH_DMA, MULTI_LINE_ENABLE);
     FLAG(o, v, NVC6B5_LAUNCH_DMA, REMAP_ENABLE);
     FLAG(o, v, NVC6B5_LAUNCH_DMA, SRC_TYPE);
@@ -306,32 +290,32 @@ fields_launch_dma(struct out *o, uint32_t cls, uint32_t v)
     uint32_t known = 0x7FFu | 0x3u << 12 | 0x3Fu << 14 | 0x3u << 25;
     if (cls >= HOPPER_DMA_COPY_A) {
         if (GPU_FLD_GET(NVC8B5_LAUNCH_DMA_SEMAPHORE_PAYLOAD_SIZE, v))
-            outf(o, " SEMAPHORE_PAYLOAD_SIZE=64_BIT");
+            util_text_printf(o, " SEMAPHORE_PAYLOAD_SIZE=64_BIT");
         known |= 1u << 27;
     }
     if (v & ~known)
-        outf(o, " UNKNOWN_BITS=0x%08x", v & ~known);
+        util_text_printf(o, " UNKNOWN_BITS=0x%08x", v & ~known);
 }
 
 static void
-fields_write(struct out *o, uint32_t cls, uint32_t mthd_B, uint32_t v)
+fields_write(struct util_text *o, uint32_t cls, uint32_t mthd_B, uint32_t v)
 {
     char kind = gpu_decode_class_kind(cls);
     if (mthd_B == NVC56F_SET_OBJECT) {
         uint32_t c = GPU_FLD_GET(NVC56F_SET_OBJECT_NVCLASS, v);
         const char *n = name_find(class_names, COUNT(class_names), c);
-        outf(o, " NVCLASS=%s", n ? n : "?");
+        util_text_printf(o, " NVCLASS=%s", n ? n : "?");
         FLAG(o, v, NVC56F_SET_OBJECT, ENGINE);
     } else if (mthd_B == NVC56F_SEM_EXECUTE) {
         fields_sem_execute(o, v);
     } else if (mthd_B == NVC56F_WFI) {
-        outf(o, " SCOPE=%s", GPU_FLD_GET(NVC56F_WFI_SCOPE, v) ? "ALL" : "CURRENT_SCG_TYPE");
+        util_text_printf(o, " SCOPE=%s", GPU_FLD_GET(NVC56F_WFI_SCOPE, v) ? "ALL" : "CURRENT_SCG_TYPE");
     } else if (kind == 'c' && mthd_B == NVC6C0_SEND_SIGNALING_PCAS2_B) {
-        outf(o, " PCAS_ACTION=%s", pcas_actions[GPU_FLD_GET(NVC6C0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION, v)]);
+        util_text_printf(o, " PCAS_ACTION=%s", pcas_actions[GPU_FLD_GET(NVC6C0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION, v)]);
         FLAG(o, v, NVC6C0_SEND_SIGNALING_PCAS2_B, SELECT);
         FLAG(o, v, NVC6C0_SEND_SIGNALING_PCAS2_B, OFFSET_MINUS_ONE);
     } else if (kind == 'c' && mthd_B == NVC6C0_SEND_PCAS_A) {
-        outf(o, " QMD_VA=0x%" PRIx64, (uint64_t)v << 8);
+        util_text_printf(o, " QMD_VA=0x%" PRIx64, (uint64_t)v << 8);
     } else if (kind == 'c' && mthd_B == NVC6C0_INVALIDATE_SHADER_CACHES) {
         FLAG(o, v, NVC6C0_INVALIDATE_SHADER_CACHES, INSTRUCTION);
         FLAG(o, v, NVC6C0_INVALIDATE_SHADER_CACHES, LOCKS);
@@ -362,7 +346,7 @@ sec_op_name(uint32_t sec_op)
 size_t
 gpu_decode_push(struct gpu_decode_ctx *c, const uint32_t *dw, uint32_t count, char *buf, size_t size)
 {
-    struct out o = {buf, size, 0};
+    struct util_text o = {buf, size, 0};
     if (size)
         buf[0] = '\0';
     struct gpu_push_iter it;
@@ -372,7 +356,7 @@ gpu_decode_push(struct gpu_decode_ctx *c, const uint32_t *dw, uint32_t count, ch
         if (w.index == 0) {
             uint32_t n = w.sec_op == NVC56F_DMA_SEC_OP_IMMD_DATA_METHOD
                              ? 1 : GPU_FLD_GET(NVC56F_DMA_METHOD_COUNT, dw[w.hdr_pos]);
-            outf(&o, "# %s subc=%u count=%u hdr=0x%08x\n", sec_op_name(w.sec_op), w.subc, n,
+            util_text_printf(&o, "# %s subc=%u count=%u hdr=0x%08x\n", sec_op_name(w.sec_op), w.subc, n,
                  dw[w.hdr_pos]);
         }
         uint32_t cls = w.mthd_B < 0x100 ? c->gpfifo_cls : c->subc_cls[w.subc];
@@ -382,14 +366,14 @@ gpu_decode_push(struct gpu_decode_ctx *c, const uint32_t *dw, uint32_t count, ch
             snprintf(name, sizeof name, "NV%04X_%s", cls & 0xFFFF, n);
         else
             snprintf(name, sizeof name, "NV%04X_0x%04x", cls & 0xFFFF, w.mthd_B);
-        outf(&o, "%-44s 0x%08x", name, w.data);
+        util_text_printf(&o, "%-44s 0x%08x", name, w.data);
         fields_write(&o, cls, w.mthd_B, w.data);
-        outf(&o, "\n");
+        util_text_printf(&o, "\n");
         if (w.mthd_B == NVC56F_SET_OBJECT)
             c->subc_cls[w.subc] = GPU_FLD_GET(NVC56F_SET_OBJECT_NVCLASS, w.data);
     }
     if (it.status != HCQ_OK)
-        outf(&o, "# ERROR %s\n", it.error);
+        util_text_printf(&o, "# ERROR %s\n", it.error);
     return o.len;
 }
 

@@ -12,6 +12,7 @@
 
 #include "gpu_qmd.h"
 #include "gpu_qmd_limits.h"
+#include "util_text.h"
 
 void
 gpu_qmd_desc_init(struct gpu_qmd_desc *d)
@@ -148,35 +149,18 @@ gpu_qmd_check_version(const struct gpu_qmd_limits *lim, uint32_t major, uint32_t
 
 /* ==== Dump ==== */
 
-struct qmd_out {
-    char *buf;
-    size_t size, len;
-};
-
-static void HCQ_PRINTF(2, 3)
-qmd_outf(struct qmd_out *o, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    size_t room = o->len < o->size ? o->size - o->len : 0;
-    int n = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        o->len += (size_t)n;
-}
-
 size_t
 gpu_qmd_dump(const struct gpu_qmd_ops *ops, const uint32_t *qmd_dw, char *buf, size_t size)
 {
-    struct qmd_out o = {buf, size, 0};
+    struct util_text o = {buf, size, 0};
     if (size)
         buf[0] = '\0';
-    qmd_outf(&o, "# QMD %s\n", ops->name);
+    util_text_printf(&o, "# QMD %s\n", ops->name);
     for (uint32_t i = 0; i < ops->field_count; i++) {
         const struct gpu_qmd_field *f = &ops->fields[i];
         uint64_t v = gpu_bits_get(qmd_dw, f->hi, f->lo);
         if (v)
-            qmd_outf(&o, "%s_%s 0x%" PRIx64 "\n", ops->prefix, f->name, v);
+            util_text_printf(&o, "%s_%s 0x%" PRIx64 "\n", ops->prefix, f->name, v);
     }
     return o.len;
 }

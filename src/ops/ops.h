@@ -25,6 +25,15 @@
 #define OPS_GEMM_THREADS 128u /* k_gemm_mma.cu: block is (128, 1, 1) */
 #define OPS_GEMM_TILE 128u    /* k_gemm_mma.cu: one 128x128 tile of C per block */
 
+/* Register the built-in kernels' descriptors with core (hcq_kernel_register). Runs by
+ * itself at program load (ops_registry.c); calling it again changes nothing. */
+void ops_kernels_register(void);
+
+/* Run built-in kernel `name`'s CPU twin over a flat launch of n items on host memory (the
+ * parameter struct holds host addresses as its VAs): the reference of tests and benchmarks.
+ * False when there is no such kernel or twin, or the twin reported a fault. */
+bool ops_twin_run_host(const char *name, const void *params, uint64_t n);
+
 /* Flat geometry for n work items: block (OPS_BLOCK,1,1), grid (ceil(n/OPS_BLOCK) capped, 1, 1);
  * n == 0 gives grid 1. */
 void ops_geometry_flat(uint64_t n, uint32_t grid_out[3], uint32_t block_out[3]);

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ops_registry.c - the built-in kernel library's name -> descriptor lookup
- * (hcq_kernel.h): the per-module tables of src/ops plus the LLM engine's kernels.
- * Layer: ops.
+ * ops_registry.c - registers the built-in kernel library with core's registry
+ * (hcq_kernel.h, src/core/hcq_kernel.c): the per-module tables of src/ops plus the LLM
+ * engine's kernels, in this order (hcq_kernel_at numbers them so). Layer: ops.
+ *
+ * Registration runs at program load (a constructor). A static library only links the
+ * objects something references, so this object needs a reference: the cpu backend, which
+ * runs every kernel through these twins and which core's backend table always links, calls
+ * ops_kernels_register() when it opens (src/backend/cpu/cpu_dev.c).
  *
  * Adding a kernel needs no change here: add its line to its module's table (ops_*.c).
  * A new module adds its table to ops_tables[] below.
  */
+#include "ops.h"
 #include "ops_twin.h"
 
 /* The LLM engine's kernels (src/ops/ops_llm.c). Referencing its table by name (a strong
@@ -31,24 +37,37 @@ static const struct hcq_kernel_desc *const ops_tables[] = {
     ops_llm_attn_decode_kernels,
 };
 
-const struct hcq_kernel_desc *
-hcq_kernel_at(uint32_t i)
+void
+ops_kernels_register(void)
 {
     for (size_t t = 0; t < sizeof ops_tables / sizeof ops_tables[0]; t++)
-        for (const struct hcq_kernel_desc *d = ops_tables[t]; d->name; d++)
-            if (i-- == 0)
-                return d;
-    return NULL;
+        (void)hcq_kernel_register(ops_tables[t]); /* a handful of tables, far below the cap */
 }
 
-const struct hcq_kernel_desc *
-hcq_kernel_find(const char *name)
+/* At load time, before main() and before any device opens: hcq_kernel_find answers the
+ * same from the first call on as when core called into this file directly. */
+__attribute__((constructor)) static void
+ops_kernels_register_at_load(void)
 {
-    if (!name)
-        return NULL;
-    for (size_t t = 0; t < sizeof ops_tables / sizeof ops_tables[0]; t++)
-        for (const struct hcq_kernel_desc *d = ops_tables[t]; d->name; d++)
-            if (!strcmp(d->name, name))
-                return d;
-    return NULL;
+    ops_kernels_register();
+}
+
+static void *
+ops_host_ptr(void *ctx, uint64_t va, uint64_t size_B)
+{
+    (void)ctx;
+    (void)size_B;
+    return (void *)(uintptr_t)va;
+}
+
+bool
+ops_twin_run_host(const char *name, const void *params, uint64_t n)
+{
+    const struct hcq_kernel_desc *k = hcq_kernel_find(name);
+    if (!k || !k->twin)
+        return false;
+    struct hcq_twin_launch l = {.params = params, .ptr = ops_host_ptr};
+    ops_geometry_flat(n, l.grid, l.block);
+    k->twin(&l);
+    return !l.fault;
 }

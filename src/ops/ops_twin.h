@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ops_twin.h - helpers for writing CPU twins of the built-in kernels, and the per-module
- * descriptor tables the registry (ops_registry.c) concatenates. Layer: ops (internal).
+ * descriptor tables ops_registry.c registers with core. Layer: ops (internal).
  *
  * A twin computes the whole launch exactly as the kernel does (hcq_kernel.h). Twins of
  * the built-in kernels translate each array once, up front, through ops_twin_array(),

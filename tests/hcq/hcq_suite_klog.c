@@ -2,14 +2,14 @@
 /*
  * hcq_suite_klog.c - the HCQ suite's per-test kernel-log check (--klog; make test-gpu
  * uses it): before each test the suite notes the last kernel-log timestamp, after it
- * classifies the NVIDIA lines logged since (src/kmd/rm/rm_dmesg.c: Xid, MMU fault, fallen
+ * classifies the NVIDIA lines logged since (src/kmd/klog.c: Xid, MMU fault, fallen
  * off the bus, channel errors) and fails that test by name when there is an error line.
  * The log is read with `dmesg` (as `nvhcq dmesg-check` does; HCQ_KLOG_CMD replaces the
  * command, which is how the check itself was tested); where it cannot be read the check
  * says so once and stays off.
  */
 #include "hcq_suite.h"
-#include "rm_dmesg.h"
+#include "klog.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,8 +69,8 @@ klog_before(struct th *t, const char *name)
         printf("    (--klog: the kernel log cannot be read here; per-test check off)\n");
         return;
     }
-    struct rm_dmesg_report rep;
-    rm_dmesg_check(text, len, NULL, &rep, NULL, NULL);
+    struct klog_report rep;
+    klog_check(text, len, NULL, &rep, NULL, NULL);
     klog_since_s = rep.last_ts_s;
     free(text);
 }
@@ -81,10 +81,10 @@ struct klog_lines {
 };
 
 static void
-klog_line(void *user, const char *line, size_t len, const struct rm_dmesg_hit *hit)
+klog_line(void *user, const char *line, size_t len, const struct klog_hit *hit)
 {
     struct klog_lines *l = user;
-    if (hit->cls != RM_DMESG_ERROR || l->len + 8 >= sizeof l->text)
+    if (hit->cls != KLOG_ERROR || l->len + 8 >= sizeof l->text)
         return;
     int n = snprintf(l->text + l->len, sizeof l->text - l->len, "      %.*s\n", (int)(len > 160 ? 160 : len), line);
     if (n > 0)
@@ -102,9 +102,9 @@ klog_after(struct th *t, const char *name)
         return;
     char since[48];
     snprintf(since, sizeof since, "ts:%.6f", klog_since_s);
-    struct rm_dmesg_report rep;
+    struct klog_report rep;
     struct klog_lines lines = { .len = 0 };
-    rm_dmesg_check(text, len, since, &rep, klog_line, &lines);
+    klog_check(text, len, since, &rep, klog_line, &lines);
     free(text);
     if (rep.errors) {
         th_fail(t, __FILE__, __LINE__, "kernel log: %u NVIDIA error line(s) during %s:\n%s", rep.errors, name,

@@ -3,7 +3,7 @@
 # on an emulated device it must pass and print every section; on a device that does not
 # open it must say why and fail. Run by `make test`; last line "selftest: N passed, N failed".
 # It runs on emu:gh100 (rm backend) and emu:ga10b (nvgpu backend, copies_by_cpu: its
-# cross-queue copy check is the engine fix of test_nvgpu cross_queue_copy).
+# cross-queue copy check is the engine fix of test_nvgpu_pitfalls cross_queue_copy).
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/../.." || exit 1
 cli="$BUILD/nvhcq"

@@ -20,13 +20,17 @@
 /* ==== A fake kernel driver and GPU ====
  * Enough of a kmd (host memory behind fake GPU VAs below 2^40, channels with a GPFIFO ring
  * and USERD) and of a GPU (one thread that fetches GPFIFO entries, interprets host
- * semaphores, copy-engine copies and QMD launches of emulator program stubs, following
+ * semaphores, copy-engine copies and QMD launches of its own program stubs, following
  * dependent-QMD chains) to run the engine end to end in a unit test. It also checks what
  * the engine promises the hardware: windows and local memory programmed before a launch,
  * cbuf0's gridDim equal to the QMD's grid, QMDs of the arch's version, no access to freed
  * memory. (The full emulator is src/emu; this keeps the engine testable on its own.) */
 
 #define FAKE_MAX_MEMS 4096
+/* The fake GPU's program stub (struct kmd.program_stub): u64 magic, then the kernel's
+ * NUL-terminated name. */
+#define FAKE_STUB_MAGIC 0x00425453454B4146ull /* "FAKESTB\0" as a little-endian u64 */
+#define FAKE_STUB_B 64u
 #define FAKE_MAX_CHANS 16
 #define FAKE_ENTRIES 1024u
 
@@ -215,12 +219,12 @@ fake_launch(struct fake_kmd *k, struct fake_chan *c, uint64_t qmd_va)
         }
         atomic_fetch_add(first ? &k->launches : &k->chained, 1);
         first = false;
-        const uint8_t *stub = fake_ptr(k, d.program_va, PB_EMU_STUB_B);
+        const uint8_t *stub = fake_ptr(k, d.program_va, FAKE_STUB_B);
         uint64_t magic = 0;
         if (stub)
             memcpy(&magic, stub, 8);
         const uint8_t *cb = fake_ptr(k, d.cbuf[0].va, d.cbuf[0].size_B);
-        if (!stub || magic != PB_EMU_STUB_MAGIC || !cb || !d.cbuf[0].valid) {
+        if (!stub || magic != FAKE_STUB_MAGIC || !cb || !d.cbuf[0].valid) {
             fake_set_fault(k, "bad program stub or cbuf0", d.program_va);
             return;
         }
@@ -440,6 +444,18 @@ fake_pause(struct fake_kmd *k, bool paused)
     pthread_mutex_unlock(&k->lock);
 }
 
+static enum hcq_status
+fake_program_stub(const char *name, void *dst, size_t dst_B)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n + 9 > FAKE_STUB_B || dst_B < FAKE_STUB_B)
+        return HCQ_ERR_INVALID;
+    uint64_t magic = FAKE_STUB_MAGIC;
+    memcpy(dst, &magic, 8);
+    memcpy((uint8_t *)dst + 8, name, n + 1);
+    return HCQ_OK;
+}
+
 static const struct kmd_ops fake_kmd_ops = {
     .destroy = fake_destroy,
     .mem_alloc = fake_mem_alloc,
@@ -469,6 +485,7 @@ fake_open(const char *arch, bool cpu_copies, struct fake_kmd **k_out, struct hcq
     ki->litter_sm_per_tpc = 2;
     ki->max_warps_per_sm = 16;
     ki->emulated = true;
+    k->base.program_stub = fake_program_stub;
     ki->copies_by_cpu = cpu_copies;
     ki->unified_memory = cpu_copies;
     pthread_mutex_init(&k->lock, NULL);

@@ -7,6 +7,7 @@
  */
 #include "emu.h"
 #include "emu_rm_abi.h"
+#include "emu_tcheck.h"
 #include "harness.h"
 
 #include <errno.h>
@@ -17,21 +18,6 @@
 #include <unistd.h>
 
 /* ==== Helpers ==== */
-
-static bool
-stats_equal(const struct emu_stats *a, const struct emu_stats *b)
-{
-    return a->devs == b->devs && a->fds == b->fds && a->maps == b->maps && a->bos == b->bos && a->vms == b->vms &&
-           a->chans == b->chans && a->threads == b->threads;
-}
-
-static void
-stats_print(const char *what, const struct emu_stats *s)
-{
-    fprintf(stderr, "    %s: devs %lld fds %lld maps %lld bos %lld vms %lld chans %lld threads %lld\n", what,
-            (long long)s->devs, (long long)s->fds, (long long)s->maps, (long long)s->bos, (long long)s->vms,
-            (long long)s->chans, (long long)s->threads);
-}
 
 /* An emulated machine with a raw view of its syscall table (driver-model tests). */
 struct raw {

@@ -8,6 +8,7 @@
 #include "harness.h"
 #include "hcq_kernel.h"
 #include "k_params.h"
+#include "ops.h"
 #include "ops_half.h"
 
 #include <math.h>
@@ -126,10 +127,11 @@ TEST(f32_to_bf16_vs_reference)
 done:;
 }
 
-/* Registry: names unique and findable, descriptors complete, unknown names NULL. */
+/* Registry: names unique and findable, descriptors complete, unknown names NULL.
+ * Registering again changes nothing. */
 TEST(registry)
 {
-    uint32_t n = 0;
+    uint32_t n = 0, again = 0;
     for (; hcq_kernel_at(n); n++) {
         const struct hcq_kernel_desc *d = hcq_kernel_at(n);
         CHECKF(d->name && d->module && d->twin && d->params_B, "entry %u incomplete", n);
@@ -138,6 +140,11 @@ TEST(registry)
     CHECKF(n >= 17, "%u kernels (expected the 17 built-in ones at least)", n);
     CHECK(hcq_kernel_find("k_fill_u32")->params_B == sizeof(struct k_fill_u32_params));
     CHECK(hcq_kernel_find("k_no_such") == NULL && hcq_kernel_find(NULL) == NULL);
+    ops_kernels_register();
+    while (hcq_kernel_at(again))
+        again++;
+    CHECKF(again == n, "%u kernels after registering again (%u before)", again, n);
+    CHECK(!hcq_kernel_register(NULL));
 done:;
 }
 
@@ -185,6 +192,9 @@ done:;
 int
 main(int argc, char **argv)
 {
+    /* This program opens no device, so nothing links the registration in for it (src/ops
+     * registers at load once linked: ops_registry.c); naming it does both. */
+    ops_kernels_register();
     static const struct th_case cases[] = {
         TH_CASE(f16_round_trip_all), TH_CASE(f32_to_f16_vs_reference), TH_CASE(f32_to_bf16_vs_reference),
         TH_CASE(registry),           TH_CASE(twin_faults),

@@ -12,7 +12,7 @@
 #include "kmd.h"
 #include "sys.h"
 #include "rm_abi.h"
-#include "rm_dmesg.h"
+#include "klog.h"
 #include "rm_priv.h"
 #include "rm_status.h"
 
@@ -151,8 +151,8 @@ TEST(dmesg_classify_real_lines)
     static const char *xid = "[   33.653154] NVRM: Xid (PCI:0000:00:06): 31, pid=452, name=rm_bringup, channel "
                              "0x0000000a, intr 00000000. MMU Fault: ENGINE GR0_PBDMA0 HUBCLIENT_ESC faulted @ "
                              "0x70_00000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE";
-    struct rm_dmesg_hit h;
-    CHECK(rm_dmesg_classify(xid, strlen(xid), &h) == RM_DMESG_ERROR);
+    struct klog_hit h;
+    CHECK(klog_classify(xid, strlen(xid), &h) == KLOG_ERROR);
     CHECK(h.xid == 31);
     CHECK(h.ts_s > 33.65 && h.ts_s < 33.66);
     static const char *harmless[] = {
@@ -164,22 +164,22 @@ TEST(dmesg_classify_real_lines)
         "[   33.653153] NVRM: GPU Board Serial Number: 1653924101594",
     };
     for (size_t i = 0; i < sizeof harmless / sizeof harmless[0]; i++)
-        CHECKF(rm_dmesg_classify(harmless[i], strlen(harmless[i]), &h) == RM_DMESG_HARMLESS, "%s", harmless[i]);
+        CHECKF(klog_classify(harmless[i], strlen(harmless[i]), &h) == KLOG_HARMLESS, "%s", harmless[i]);
     const char *bus = "[  100.1] NVRM: GPU 0000:01:00.0: GPU has fallen off the bus.";
-    CHECK(rm_dmesg_classify(bus, strlen(bus), &h) == RM_DMESG_ERROR);
+    CHECK(klog_classify(bus, strlen(bus), &h) == KLOG_ERROR);
     const char *other = "[    0.2] EXT4-fs (vda): mounted filesystem r/w without journal.";
-    CHECK(rm_dmesg_classify(other, strlen(other), &h) == RM_DMESG_UNRELATED);
+    CHECK(klog_classify(other, strlen(other), &h) == KLOG_UNRELATED);
     const char *odd = "[    5.0] NVRM: something new the driver says";
-    CHECK(rm_dmesg_classify(odd, strlen(odd), &h) == RM_DMESG_NOTICE);
+    CHECK(klog_classify(odd, strlen(odd), &h) == KLOG_NOTICE);
     /* Jetson (nvgpu.md §8.3) */
     const char *sked = "[ 812.1] nvgpu: 17000000.ga10b gr_intr: sked exception: esr 0x01000000";
-    CHECK(rm_dmesg_classify(sked, strlen(sked), &h) == RM_DMESG_ERROR);
+    CHECK(klog_classify(sked, strlen(sked), &h) == KLOG_ERROR);
     const char *rtv = "[ 812.2] nvgpu: 17000000.ga10b tu104_gr_init_commit_rtv_cb:123 [ERR] rtv";
-    CHECK(rm_dmesg_classify(rtv, strlen(rtv), &h) == RM_DMESG_HARMLESS);
+    CHECK(klog_classify(rtv, strlen(rtv), &h) == KLOG_HARMLESS);
     const char *warp = "[ 9.1] nvgpu: 17000000.ga10b hww_warp_esr 0x10 (MISALIGNED_ADDR)";
-    CHECK(rm_dmesg_classify(warp, strlen(warp), &h) == RM_DMESG_ERROR);
+    CHECK(klog_classify(warp, strlen(warp), &h) == KLOG_ERROR);
     const char *xid_plain = "NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.";
-    CHECK(rm_dmesg_classify(xid_plain, strlen(xid_plain), &h) == RM_DMESG_ERROR && h.xid == 79 && h.ts_s < 0);
+    CHECK(klog_classify(xid_plain, strlen(xid_plain), &h) == KLOG_ERROR && h.xid == 79 && h.ts_s < 0);
 done:;
 }
 
@@ -190,17 +190,17 @@ TEST(dmesg_check_since)
                       "[    3.0] nvhcq-mark-42-7\n"
                       "[    4.0] NVRM: Xid (PCI:0000:00:06): 31, pid=2, MMU Fault: ENGINE GR0\n"
                       "[    5.0] random kernel line\n";
-    struct rm_dmesg_report r;
-    rm_dmesg_check(log, strlen(log), NULL, &r, NULL, NULL);
+    struct klog_report r;
+    klog_check(log, strlen(log), NULL, &r, NULL, NULL);
     CHECK(r.lines == 5 && r.errors == 2 && r.harmless == 1 && r.xid_count[13] == 1 && r.xid_count[31] == 1);
     CHECK(r.last_ts_s == 5.0);
-    rm_dmesg_check(log, strlen(log), "mark:nvhcq-mark-42-7", &r, NULL, NULL);
+    klog_check(log, strlen(log), "mark:nvhcq-mark-42-7", &r, NULL, NULL);
     CHECK(r.since_found && r.errors == 1 && r.xid_count[13] == 0 && r.xid_count[31] == 1 && r.scanned == 2);
-    rm_dmesg_check(log, strlen(log), "ts:2.0", &r, NULL, NULL);
+    klog_check(log, strlen(log), "ts:2.0", &r, NULL, NULL);
     CHECK(r.since_found && r.errors == 1 && r.xid_count[31] == 1);
-    rm_dmesg_check(log, strlen(log), "ts:4.5", &r, NULL, NULL);
+    klog_check(log, strlen(log), "ts:4.5", &r, NULL, NULL);
     CHECK(r.since_found && r.errors == 0);
-    rm_dmesg_check(log, strlen(log), "mark:not-there", &r, NULL, NULL);
+    klog_check(log, strlen(log), "mark:not-there", &r, NULL, NULL);
     CHECK(!r.since_found && r.errors == 2);
 done:;
 }

@@ -6,6 +6,8 @@
  * resumes when another queue or the host sets the signal. Layer: backend.
  */
 #include "hcq_priv.h"
+#include "hcq_kernel.h"
+#include "ops.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -420,6 +422,9 @@ hcq_cpu_open(const char *arg, struct hcq_device **dev_out)
     in->sm_count = ncpu > 0 ? (uint32_t)ncpu : 1;
     in->mem_B = (pages > 0 && page_B > 0) ? (uint64_t)pages * (uint64_t)page_B : 0;
     in->unified_memory = true;
+    /* Already done at load; the call is also the reference that links src/ops's
+     * registration into every program (ops_registry.c). */
+    ops_kernels_register();
     in->has_kernels = hcq_kernel_at(0) != NULL;
     *dev_out = &cd->base;
     return HCQ_OK;

@@ -176,7 +176,7 @@ rm_chan_create(struct kmd *kmd, enum kmd_engine engine, uint32_t entries, struct
         return st;
     /*
      * UVM_REGISTER_CHANNEL retains the TSG's GR context buffers, which exist only once a
-     * compute-class object lives in the TSG. Seen on H200 / 580.159.04 (docs/rm.md, run 2):
+     * compute-class object lives in the TSG. Seen on H200 / 580.159.04 (docs/rm-backend.md, run 2):
      * a copy channel made first in a fresh TSG failed UVM_REGISTER_CHANNEL with
      * NV_ERR_INVALID_OBJECT (dmesg: "Check failed: pGrCtxBufferMemDesc != NULL",
      * "nvGpuOpsRetainChannel: Object not valid"), while compute-then-copy (rm.md §2's

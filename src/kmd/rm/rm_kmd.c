@@ -20,50 +20,6 @@ const struct kmd_ops rm_kmd_ops;
 
 /* ==== ioctl helpers ==== */
 
-static const struct {
-    uint32_t cls;
-    const char *name;
-} rm_class_names[] = {
-    { NV01_ROOT_CLIENT, "NV01_ROOT_CLIENT" },
-    { NV01_DEVICE_0, "NV01_DEVICE_0" },
-    { NV20_SUBDEVICE_0, "NV20_SUBDEVICE_0" },
-    { NV01_MEMORY_VIRTUAL, "NV01_MEMORY_VIRTUAL" },
-    { FERMI_VASPACE_A, "FERMI_VASPACE_A" },
-    { NV1_MEMORY_USER, "NV1_MEMORY_USER" },
-    { NV1_MEMORY_SYSTEM, "NV1_MEMORY_SYSTEM" },
-    { NV01_MEMORY_SYSTEM_OS_DESCRIPTOR, "NV01_MEMORY_SYSTEM_OS_DESCRIPTOR" },
-    { KEPLER_CHANNEL_GROUP_A, "KEPLER_CHANNEL_GROUP_A" },
-    { FERMI_CONTEXT_SHARE_A, "FERMI_CONTEXT_SHARE_A" },
-    { GT200_DEBUGGER, "GT200_DEBUGGER" },
-    { TURING_USERMODE_A, "TURING_USERMODE_A" },
-    { AMPERE_USERMODE_A, "AMPERE_USERMODE_A" },
-    { HOPPER_USERMODE_A, "HOPPER_USERMODE_A" },
-    { AMPERE_CHANNEL_GPFIFO_A, "AMPERE_CHANNEL_GPFIFO_A" },
-    { HOPPER_CHANNEL_GPFIFO_A, "HOPPER_CHANNEL_GPFIFO_A" },
-    { BLACKWELL_CHANNEL_GPFIFO_A, "BLACKWELL_CHANNEL_GPFIFO_A" },
-    { BLACKWELL_CHANNEL_GPFIFO_B, "BLACKWELL_CHANNEL_GPFIFO_B" },
-    { AMPERE_COMPUTE_A, "AMPERE_COMPUTE_A" },
-    { AMPERE_COMPUTE_B, "AMPERE_COMPUTE_B" },
-    { ADA_COMPUTE_A, "ADA_COMPUTE_A" },
-    { HOPPER_COMPUTE_A, "HOPPER_COMPUTE_A" },
-    { BLACKWELL_COMPUTE_A, "BLACKWELL_COMPUTE_A" },
-    { BLACKWELL_COMPUTE_B, "BLACKWELL_COMPUTE_B" },
-    { AMPERE_DMA_COPY_A, "AMPERE_DMA_COPY_A" },
-    { AMPERE_DMA_COPY_B, "AMPERE_DMA_COPY_B" },
-    { HOPPER_DMA_COPY_A, "HOPPER_DMA_COPY_A" },
-    { BLACKWELL_DMA_COPY_A, "BLACKWELL_DMA_COPY_A" },
-    { BLACKWELL_DMA_COPY_B, "BLACKWELL_DMA_COPY_B" },
-};
-
-const char *
-rm_class_name(uint32_t cls)
-{
-    for (size_t i = 0; i < sizeof rm_class_names / sizeof rm_class_names[0]; i++)
-        if (rm_class_names[i].cls == cls)
-            return rm_class_names[i].name;
-    return "class";
-}
-
 enum hcq_status
 rm_ioctl(struct rm_kmd *k, int fd, unsigned long req, void *arg, const char *what)
 {

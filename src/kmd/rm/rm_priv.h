@@ -11,6 +11,7 @@
 #include "hcq_log.h"
 #include "sys.h"
 #include "rm_abi.h"
+#include "rm_status.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -132,8 +133,6 @@ rm_kmd_from(struct kmd *k)
 
 /* ==== ioctl helpers (rm_kmd.c) ==== */
 
-/* Name of a class number for messages ("HOPPER_COMPUTE_A"), "class" if unknown. */
-const char *rm_class_name(uint32_t cls);
 /* ioctl through k->sys; HCQ_ERR_DRIVER naming `what` and errno on transport failure. */
 HCQ_MUST_CHECK enum hcq_status rm_ioctl(struct rm_kmd *k, int fd, unsigned long req, void *arg, const char *what);
 /* NV_ESC_RM_ALLOC of class `cls` under `parent`; *h_inout: 0 = RM picks, else client handle. */

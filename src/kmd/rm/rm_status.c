@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rm_status.c - { value, "NAME" } tables for NV_STATUS (what RM returns in every escape's
- * status field) and for channel-error / Xid codes (what RM writes into a channel's error
- * notifier and prints as "NVRM: Xid"). Layer: kmd (pure tables).
+ * status field), for channel-error / Xid codes (what RM writes into a channel's error
+ * notifier and prints as "NVRM: Xid") and for the classes we allocate. Layer: kmd (pure
+ * tables). The emulator prints the same names in its traces (src/emu/emu_rm.c): names carry
+ * no layout, so sharing them costs nothing of the emulator's independent ABI (emu_rm_abi.h).
  *
  * Sources: docs/hw/rm.md §1.5 lists the codes seen in practice (marked "rm.md" below);
  * the rest follow the numbering of nvstatuscodes.h in open-gpu-kernel-modules, which
@@ -10,6 +12,8 @@
  * nverror.h (ROBUST_CHANNEL_*); the descriptions are ours.
  */
 #include "rm_status.h"
+#include "rm_abi.h"
+#include "gpu_arch.h"
 
 #include <stddef.h>
 
@@ -169,6 +173,58 @@ rm_name_find(const struct rm_name *tab, size_t n, uint32_t value)
         if (tab[i].value == value)
             return tab[i].name;
     return NULL;
+}
+
+/* Classes by NVIDIA's names (rm.md §2, §8.1). */
+static const struct rm_name rm_class_names[] = {
+    { NV01_ROOT_CLIENT, "NV01_ROOT_CLIENT" },
+    { NV01_DEVICE_0, "NV01_DEVICE_0" },
+    { NV20_SUBDEVICE_0, "NV20_SUBDEVICE_0" },
+    { NV01_MEMORY_VIRTUAL, "NV01_MEMORY_VIRTUAL" },
+    { FERMI_VASPACE_A, "FERMI_VASPACE_A" },
+    { NV1_MEMORY_USER, "NV1_MEMORY_USER" },
+    { NV1_MEMORY_SYSTEM, "NV1_MEMORY_SYSTEM" },
+    { NV01_MEMORY_SYSTEM_OS_DESCRIPTOR, "NV01_MEMORY_SYSTEM_OS_DESCRIPTOR" },
+    { KEPLER_CHANNEL_GROUP_A, "KEPLER_CHANNEL_GROUP_A" },
+    { FERMI_CONTEXT_SHARE_A, "FERMI_CONTEXT_SHARE_A" },
+    { GT200_DEBUGGER, "GT200_DEBUGGER" },
+    { TURING_USERMODE_A, "TURING_USERMODE_A" },
+    { AMPERE_USERMODE_A, "AMPERE_USERMODE_A" },
+    { HOPPER_USERMODE_A, "HOPPER_USERMODE_A" },
+    { AMPERE_CHANNEL_GPFIFO_A, "AMPERE_CHANNEL_GPFIFO_A" },
+    { HOPPER_CHANNEL_GPFIFO_A, "HOPPER_CHANNEL_GPFIFO_A" },
+    { BLACKWELL_CHANNEL_GPFIFO_A, "BLACKWELL_CHANNEL_GPFIFO_A" },
+    { BLACKWELL_CHANNEL_GPFIFO_B, "BLACKWELL_CHANNEL_GPFIFO_B" },
+    { AMPERE_COMPUTE_A, "AMPERE_COMPUTE_A" },
+    { AMPERE_COMPUTE_B, "AMPERE_COMPUTE_B" },
+    { ADA_COMPUTE_A, "ADA_COMPUTE_A" },
+    { HOPPER_COMPUTE_A, "HOPPER_COMPUTE_A" },
+    { BLACKWELL_COMPUTE_A, "BLACKWELL_COMPUTE_A" },
+    { BLACKWELL_COMPUTE_B, "BLACKWELL_COMPUTE_B" },
+    { AMPERE_DMA_COPY_A, "AMPERE_DMA_COPY_A" },
+    { AMPERE_DMA_COPY_B, "AMPERE_DMA_COPY_B" },
+    { HOPPER_DMA_COPY_A, "HOPPER_DMA_COPY_A" },
+    { BLACKWELL_DMA_COPY_A, "BLACKWELL_DMA_COPY_A" },
+    { BLACKWELL_DMA_COPY_B, "BLACKWELL_DMA_COPY_B" },
+};
+
+const char *
+rm_status_lookup(uint32_t status)
+{
+    return rm_name_find(rm_status_names, sizeof rm_status_names / sizeof rm_status_names[0], status);
+}
+
+const char *
+rm_class_lookup(uint32_t cls)
+{
+    return rm_name_find(rm_class_names, sizeof rm_class_names / sizeof rm_class_names[0], cls);
+}
+
+const char *
+rm_class_name(uint32_t cls)
+{
+    const char *s = rm_class_lookup(cls);
+    return s ? s : "class";
 }
 
 const char *
