@@ -156,7 +156,7 @@ format:
 	$(CLANG_FORMAT) -i $$(find src tools tests bench include -name '*.[ch]')
 
 # List the files clang-format would change and fail when there are any (CLANG_FORMAT=... picks
-# the binary). Not yet a CI step: the tree is reformatted in one commit first (docs/status.md).
+# the binary). A CI step (.ci/run): `make format` before committing.
 CLANG_FORMAT ?= clang-format
 format-check:
 	@command -v $(CLANG_FORMAT) >/dev/null || { echo "format-check: $(CLANG_FORMAT) not found"; exit 2; }

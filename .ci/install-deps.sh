@@ -7,7 +7,7 @@ need=()
 for pkg in make gcc libc6-dev; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
-# clang-format for `make format-check` (.clang-format; not yet a CI step, see docs/status.md)
+# clang-format for `make format-check` (.clang-format; a CI step)
 for pkg in clang-format; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done

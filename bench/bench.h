@@ -26,36 +26,36 @@
 struct bench_dev {
     struct hcq_device *dev;
     struct hcq_device_info info;
-    bool timed_on_device;   /* timestamps are a device clock (not cpu, not emu) */
-    bool slow;              /* cpu / emu: give it only the small sizes */
-    bool dead;              /* lost or hung during a measurement: skip the rest */
-    char clocks[96];        /* "sm 1980 MHz (max 1980), mem 3201 MHz" from nvidia-smi, "" if unknown */
-    double d2d_GBps;        /* measured D2D (r+w; best of copy engine and kernel at the largest
-                               size) for "% of D2D", 0 until measured */
-    uint64_t d2d_size_B;    /* the size d2d_GBps was measured at */
-    struct hcq_queue *q;     /* compute queue of the measurements */
-    struct hcq_queue *cq;    /* copy queue */
+    bool timed_on_device; /* timestamps are a device clock (not cpu, not emu) */
+    bool slow;            /* cpu / emu: give it only the small sizes */
+    bool dead;            /* lost or hung during a measurement: skip the rest */
+    char clocks[96];      /* "sm 1980 MHz (max 1980), mem 3201 MHz" from nvidia-smi, "" if unknown */
+    double d2d_GBps;      /* measured D2D (r+w; best of copy engine and kernel at the largest
+                             size) for "% of D2D", 0 until measured */
+    uint64_t d2d_size_B;  /* the size d2d_GBps was measured at */
+    struct hcq_queue *q;  /* compute queue of the measurements */
+    struct hcq_queue *cq; /* copy queue */
     struct hcq_signal *ts_a, *ts_b; /* timestamp slots around a measured interval */
 };
 
 enum bench_verdict {
-    BENCH_VERIFIED,          /* result checked against the host reference: correct */
-    BENCH_FAIL,              /* checked: wrong (the numbers are not reported) */
-    BENCH_NOT_CHECKED,       /* nothing to check (e.g. an empty kernel) */
-    BENCH_SKIPPED,           /* not run on this device (reason in note) */
-    BENCH_ERROR,             /* an hcq call failed (message in note) */
+    BENCH_VERIFIED,    /* result checked against the host reference: correct */
+    BENCH_FAIL,        /* checked: wrong (the numbers are not reported) */
+    BENCH_NOT_CHECKED, /* nothing to check (e.g. an empty kernel) */
+    BENCH_SKIPPED,     /* not run on this device (reason in note) */
+    BENCH_ERROR,       /* an hcq call failed (message in note) */
 };
 
 struct bench_result {
     char group[16];
     char name[48];
-    char backend[32];        /* device spec, "cuda:0" */
-    char params[64];         /* "n=1M", "256x256x256", "1 MiB" */
-    char unit[16];           /* "us", "GB/s", "TFLOP/s", "us/kernel" */
-    bool higher_is_better;   /* throughput (true) or time (false) */
-    uint32_t n;              /* samples */
+    char backend[32];             /* device spec, "cuda:0" */
+    char params[64];              /* "n=1M", "256x256x256", "1 MiB" */
+    char unit[16];                /* "us", "GB/s", "TFLOP/s", "us/kernel" */
+    bool higher_is_better;        /* throughput (true) or time (false) */
+    uint32_t n;                   /* samples */
     double min, median, p99, max; /* in unit; for throughputs min is the worst sample */
-    double extra;            /* group-specific (elementwise: % of D2D), < 0 if none */
+    double extra;                 /* group-specific (elementwise: % of D2D), < 0 if none */
     enum bench_verdict verdict;
     char note[128];
 };
@@ -63,14 +63,14 @@ struct bench_result {
 struct bench_ctx {
     struct bench_dev devs[BENCH_MAX_DEVS];
     int dev_count;
-    bool quick;              /* small sizes and few reps (make bench, CI smoke) */
+    bool quick; /* small sizes and few reps (make bench, CI smoke) */
     struct bench_result *results;
     uint32_t result_count, result_cap;
     /* run description for the JSON header */
-    char commit[48];         /* git commit of the build (or "unknown") */
-    char date[32];           /* UTC, ISO 8601 */
-    char host[192];          /* hostname, CPU model, cores */
-    char command[256];       /* the command line */
+    char commit[48];   /* git commit of the build (or "unknown") */
+    char date[32];     /* UTC, ISO 8601 */
+    char host[192];    /* hostname, CPU model, cores */
+    char command[256]; /* the command line */
 };
 
 /* ==== Groups ==== */
@@ -98,8 +98,8 @@ struct bench_result bench_result_init(const char *group, const char *name, const
  * times, so p99 is always the slow tail: for a throughput, the rate 99% of reps beat. */
 void bench_stats(struct bench_result *r, double *t_ns, uint32_t n, double work);
 /* Record an error/skip/fail result with a note (printf-style). */
-void bench_add_status(struct bench_ctx *ctx, struct bench_result *r, enum bench_verdict v, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+void bench_add_status(struct bench_ctx *ctx, struct bench_result *r, enum bench_verdict v, const char *fmt,
+                      ...) __attribute__((format(printf, 4, 5)));
 
 /* Records one instance of the measured operation on q (d->q or d->cq). */
 typedef enum hcq_status (*bench_record_fn)(struct bench_dev *d, struct hcq_queue *q, void *arg);
@@ -107,11 +107,12 @@ typedef enum hcq_status (*bench_record_fn)(struct bench_dev *d, struct hcq_queue
 /* Time `batch` back-to-back instances of rec per sample, `reps` samples after one warm-up
  * sample: device time between timestamps on q where the device has a clock, host time of
  * submit..finish otherwise. samples_ns[i] is per instance (sample / batch). */
-HCQ_MUST_CHECK enum hcq_status bench_time(struct bench_dev *d, struct hcq_queue *q, bench_record_fn rec, void *arg,
-                                          uint32_t batch, uint32_t reps, double *samples_ns);
+HCQ_MUST_CHECK enum hcq_status bench_time(struct bench_dev *d, struct hcq_queue *q, bench_record_fn rec,
+                                          void *arg, uint32_t batch, uint32_t reps, double *samples_ns);
 /* Batch size making one sample last >= min_ns (from one timed instance), capped at cap. */
-HCQ_MUST_CHECK enum hcq_status bench_batch(struct bench_dev *d, struct hcq_queue *q, bench_record_fn rec, void *arg,
-                                           double min_ns, uint32_t cap, uint32_t *batch_out, double *one_ns_out);
+HCQ_MUST_CHECK enum hcq_status bench_batch(struct bench_dev *d, struct hcq_queue *q, bench_record_fn rec,
+                                           void *arg, double min_ns, uint32_t cap, uint32_t *batch_out,
+                                           double *one_ns_out);
 
 /* Device elapsed ns between two timestamp signals. */
 uint64_t bench_ts_delta(struct hcq_signal *a, struct hcq_signal *b);

@@ -20,7 +20,7 @@ static enum hcq_status
 probe(struct hcq_buf *b, bool *ok)
 {
     uint8_t want[4096], got[4096];
-    uint64_t size = hcq_buf_size(b), at[2] = { 0, size - sizeof want };
+    uint64_t size = hcq_buf_size(b), at[2] = {0, size - sizeof want};
     enum hcq_status st = HCQ_OK;
     *ok = true;
     for (int i = 0; i < 2 && st == HCQ_OK; i++) {
@@ -38,8 +38,8 @@ static void
 run(struct bench_ctx *ctx, struct bench_dev *d, uint64_t size, uint32_t flags)
 {
     char params[32];
-    struct bench_result r = bench_result_init("alloc", flags & HCQ_MEM_HOST ? "alloc_host" : "alloc_device", d,
-                                              bench_fmt_bytes(params, sizeof params, size), "us", false);
+    struct bench_result r = bench_result_init("alloc", flags & HCQ_MEM_HOST ? "alloc_host" : "alloc_device",
+                                              d, bench_fmt_bytes(params, sizeof params, size), "us", false);
     uint32_t reps = ctx->quick ? 10 : size >= (256ull << 20) ? 30 : 200;
     double *t = calloc(reps, sizeof *t);
     enum hcq_status st = t ? HCQ_OK : HCQ_ERR_NOMEM;
@@ -74,7 +74,7 @@ run(struct bench_ctx *ctx, struct bench_dev *d, uint64_t size, uint32_t flags)
 void
 bench_alloc(struct bench_ctx *ctx)
 {
-    static const uint64_t sizes[] = { 1ull << 20, 16ull << 20, 256ull << 20 };
+    static const uint64_t sizes[] = {1ull << 20, 16ull << 20, 256ull << 20};
     for (int s = 0; s < 3; s++)
         for (int f = 0; f < 2; f++)
             for (int i = 0; i < ctx->dev_count; i++) {

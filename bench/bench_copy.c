@@ -41,7 +41,7 @@ struct cp {
 struct cp_op {
     struct cp *c;
     struct hcq_buf *dst, *src;
-    int kind;                    /* 0 queue copy, 1 kernel copy, 2 pageable write, 3 pageable read */
+    int kind; /* 0 queue copy, 1 kernel copy, 2 pageable write, 3 pageable read */
 };
 
 static enum hcq_status
@@ -50,10 +50,14 @@ rec_op(struct bench_dev *d, struct hcq_queue *q, void *arg)
     struct cp_op *o = arg;
     (void)d;
     switch (o->kind) {
-    case 0: return hcq_queue_copy(q, o->dst, 0, o->src, 0, o->c->size);
-    case 1: return ops_launch_copy_bytes(q, o->c->copyk, o->dst, 0, o->src, 0, o->c->size);
-    case 2: return hcq_buf_write(o->dst, 0, o->c->pageable, o->c->size);
-    default: return hcq_buf_read(o->src, 0, o->c->check, o->c->size);
+    case 0:
+        return hcq_queue_copy(q, o->dst, 0, o->src, 0, o->c->size);
+    case 1:
+        return ops_launch_copy_bytes(q, o->c->copyk, o->dst, 0, o->src, 0, o->c->size);
+    case 2:
+        return hcq_buf_write(o->dst, 0, o->c->pageable, o->c->size);
+    default:
+        return hcq_buf_read(o->src, 0, o->c->check, o->c->size);
     }
 }
 
@@ -84,13 +88,13 @@ matches(struct cp *c, struct hcq_buf *b, bool *ok)
 }
 
 static void
-run_op(struct cp *c, const char *name, int kind, struct hcq_buf *dst, struct hcq_buf *src, struct hcq_queue *q,
-       bool rw)
+run_op(struct cp *c, const char *name, int kind, struct hcq_buf *dst, struct hcq_buf *src,
+       struct hcq_queue *q, bool rw)
 {
     char params[32];
     bench_fmt_bytes(params, sizeof params, c->size);
     struct bench_result r = bench_result_init("copy", name, c->d, params, rw ? "GB/s r+w" : "GB/s", true);
-    struct cp_op o = { c, dst, src, kind };
+    struct cp_op o = {c, dst, src, kind};
     bool host_timed = kind >= 2;
     bool saved = c->d->timed_on_device;
     uint32_t batch = 1, reps;
@@ -176,8 +180,9 @@ out:
 void
 bench_copy(struct bench_ctx *ctx)
 {
-    static const uint64_t full[] = { 4ull << 10, 64ull << 10, 1ull << 20, 16ull << 20, 256ull << 20, 1ull << 30 };
-    static const uint64_t quick[] = { 1ull << 20, 4ull << 20 };
+    static const uint64_t full[] = {4ull << 10,  64ull << 10,  1ull << 20,
+                                    16ull << 20, 256ull << 20, 1ull << 30};
+    static const uint64_t quick[] = {1ull << 20, 4ull << 20};
     const uint64_t *sizes = ctx->quick ? quick : full;
     int count = ctx->quick ? 2 : 6;
     for (int s = 0; s < count; s++) {
@@ -193,8 +198,12 @@ bench_copy(struct bench_ctx *ctx)
         bench_rand_bytes(src, size);
         memcpy(pageable, src, size);
         for (int i = 0; i < ctx->dev_count; i++) {
-            struct cp c = { .ctx = ctx, .d = &ctx->devs[i], .size = size, .src = src, .check = check,
-                            .pageable = pageable };
+            struct cp c = {.ctx = ctx,
+                           .d = &ctx->devs[i],
+                           .size = size,
+                           .src = src,
+                           .check = check,
+                           .pageable = pageable};
             if (c.d->dead)
                 continue;
             if (c.d->slow && size > (c.d->info.emulated ? (16ull << 20) : (256ull << 20))) {

@@ -28,16 +28,16 @@ struct ew_op {
     const char *name;
     const char *kernel;
     bool binary;
-    uint32_t out_B;   /* bytes per output element */
-    double tol;       /* relative tolerance vs the twin (0: identical bits) */
+    uint32_t out_B; /* bytes per output element */
+    double tol;     /* relative tolerance vs the twin (0: identical bits) */
 };
 
 static const struct ew_op ops_table[] = {
-    { "add", "k_add_f32", true, 4, 0 },
-    { "mul", "k_mul_f32", true, 4, 0 },
-    { "exp", "k_exp_f32", false, 4, 4e-6 },
-    { "relu", "k_relu_f32", false, 4, 0 },
-    { "cast_f32_f16", "k_cast_f32_f16", false, 2, 0 },
+    {"add", "k_add_f32", true, 4, 0},
+    {"mul", "k_mul_f32", true, 4, 0},
+    {"exp", "k_exp_f32", false, 4, 4e-6},
+    {"relu", "k_relu_f32", false, 4, 0},
+    {"cast_f32_f16", "k_cast_f32_f16", false, 2, 0},
 };
 
 struct ew {
@@ -45,9 +45,9 @@ struct ew {
     struct bench_dev *d;
     const struct ew_op *op;
     uint64_t n;
-    const float *a, *b;   /* inputs */
-    const void *ref;      /* twin output */
-    void *got;            /* read-back */
+    const float *a, *b; /* inputs */
+    const void *ref;    /* twin output */
+    void *got;          /* read-back */
     struct hcq_buf *ba, *bb, *bc;
     struct hcq_program *prog, *fill;
 };
@@ -57,11 +57,11 @@ static bool
 reference(const struct ew_op *op, const float *a, const float *b, void *out, uint64_t n)
 {
     if (op->binary) {
-        struct k_add_f32_params p = { (uintptr_t)out, (uintptr_t)a, (uintptr_t)b, n };
+        struct k_add_f32_params p = {(uintptr_t)out, (uintptr_t)a, (uintptr_t)b, n};
         _Static_assert(sizeof(struct k_add_f32_params) == sizeof(struct k_mul_f32_params), "same layout");
         return ops_twin_run_host(op->kernel, &p, n);
     }
-    struct k_exp_f32_params p = { (uintptr_t)out, (uintptr_t)a, n }; /* y, x, n: same for the unary kernels */
+    struct k_exp_f32_params p = {(uintptr_t)out, (uintptr_t)a, n}; /* y, x, n: same for the unary kernels */
     return ops_twin_run_host(op->kernel, &p, n);
 }
 
@@ -123,7 +123,8 @@ run_one(struct ew *e)
     if (st != HCQ_OK) {
         bench_add_status(e->ctx, &r, BENCH_ERROR, "%s", hcq_last_error());
     } else if (!outputs_match(e, &bad)) {
-        bench_add_status(e->ctx, &r, BENCH_FAIL, "element %llu differs from the CPU twin", (unsigned long long)bad);
+        bench_add_status(e->ctx, &r, BENCH_FAIL, "element %llu differs from the CPU twin",
+                         (unsigned long long)bad);
     } else {
         bench_stats(&r, t, reps, (double)bytes);
         r.verdict = BENCH_VERIFIED;
@@ -150,8 +151,10 @@ measure_d2d(struct bench_dev *d)
         hcq_buf_alloc(d->dev, size, HCQ_MEM_DEVICE, &y) == HCQ_OK) {
         uint64_t best = UINT64_MAX;
         for (int i = 0; i < 4; i++) {
-            if (hcq_queue_timestamp(d->cq, d->ts_a) != HCQ_OK || hcq_queue_copy(d->cq, y, 0, x, 0, size) != HCQ_OK ||
-                hcq_queue_timestamp(d->cq, d->ts_b) != HCQ_OK || hcq_queue_finish(d->cq, TIMEOUT_NS) != HCQ_OK)
+            if (hcq_queue_timestamp(d->cq, d->ts_a) != HCQ_OK ||
+                hcq_queue_copy(d->cq, y, 0, x, 0, size) != HCQ_OK ||
+                hcq_queue_timestamp(d->cq, d->ts_b) != HCQ_OK ||
+                hcq_queue_finish(d->cq, TIMEOUT_NS) != HCQ_OK)
                 break;
             uint64_t dt = bench_ts_delta(d->ts_a, d->ts_b);
             if (i && dt && dt < best)
@@ -167,8 +170,8 @@ measure_d2d(struct bench_dev *d)
 void
 bench_elementwise(struct bench_ctx *ctx)
 {
-    static const uint64_t full[] = { 1000000, 10000000, 100000000 };
-    static const uint64_t quick[] = { 65536, 1000000 };
+    static const uint64_t full[] = {1000000, 10000000, 100000000};
+    static const uint64_t quick[] = {65536, 1000000};
     const uint64_t *sizes = ctx->quick ? quick : full;
     int count = ctx->quick ? 2 : 3;
     for (int i = 0; i < ctx->dev_count; i++)
@@ -189,13 +192,13 @@ bench_elementwise(struct bench_ctx *ctx)
             bench_rand_f32(b, n, -2.0f, 2.0f);
             bool have_ref = reference(op, a, b, ref, n);
             for (int i = 0; i < ctx->dev_count; i++) {
-                struct ew e = { .ctx = ctx, .d = &ctx->devs[i], .op = op, .n = n, .a = a, .b = b, .ref = ref,
-                                .got = got };
+                struct ew e = {
+                    .ctx = ctx, .d = &ctx->devs[i], .op = op, .n = n, .a = a, .b = b, .ref = ref, .got = got};
                 if (e.d->dead)
                     continue;
                 char params[32];
-                struct bench_result r = bench_result_init("elementwise", op->name, e.d,
-                                                          bench_fmt_count(params, sizeof params, n), "GB/s", true);
+                struct bench_result r = bench_result_init(
+                    "elementwise", op->name, e.d, bench_fmt_count(params, sizeof params, n), "GB/s", true);
                 if (!have_ref) {
                     bench_add_status(ctx, &r, BENCH_ERROR, "no CPU twin for %s", op->kernel);
                     continue;

@@ -31,7 +31,7 @@ struct lat {
     struct bench_ctx *ctx;
     struct bench_dev *d;
     struct hcq_program *empty, *axpb, *copyk;
-    struct hcq_buf *cell;  /* u64[1] counter for the verification launches */
+    struct hcq_buf *cell; /* u64[1] counter for the verification launches */
 };
 
 /* Counter = 0, then `launches` x (x = x + 1) in `per_submit` chunks, then check. */
@@ -95,8 +95,8 @@ back_to_back(struct lat *l)
 {
     uint32_t kernels = l->ctx->quick ? 2000 : 20000, reps = l->ctx->quick ? 2 : 5;
     double t[8];
-    struct bench_result r = bench_result_init("latency", "back_to_back", l->d, "20000 empty kernels", "us/kernel",
-                                              false);
+    struct bench_result r =
+        bench_result_init("latency", "back_to_back", l->d, "20000 empty kernels", "us/kernel", false);
     if (l->ctx->quick)
         snprintf(r.params, sizeof r.params, "%u empty kernels", kernels);
     enum hcq_status st = HCQ_OK;
@@ -121,7 +121,8 @@ record_graph(struct lat *l, struct hcq_program *p, uint32_t kernels, struct hcq_
 {
     enum hcq_status st = hcq_graph_begin(l->d->q);
     for (uint32_t i = 0; i < kernels && st == HCQ_OK; i++)
-        st = p == l->axpb ? ops_launch_axpb_u64(l->d->q, p, l->cell, 1, 1, 1) : ops_launch_empty(l->d->q, p, 1, 1);
+        st = p == l->axpb ? ops_launch_axpb_u64(l->d->q, p, l->cell, 1, 1, 1)
+                          : ops_launch_empty(l->d->q, p, 1, 1);
     if (st == HCQ_OK)
         return hcq_graph_end(l->d->q, g_out);
     struct hcq_graph *g = NULL;
@@ -136,7 +137,8 @@ graph_300(struct lat *l)
     uint32_t reps = l->ctx->quick ? 5 : 200;
     double *t = calloc(reps, sizeof *t);
     struct hcq_graph *g = NULL, *gv = NULL;
-    struct bench_result r = bench_result_init("latency", "graph_300", l->d, "300 empty kernels", "us/kernel", false);
+    struct bench_result r =
+        bench_result_init("latency", "graph_300", l->d, "300 empty kernels", "us/kernel", false);
     enum hcq_status st = t ? record_graph(l, l->empty, 300, &g) : HCQ_ERR_NOMEM;
     bool ok = false;
     for (uint32_t i = 0; i < reps + 3 && st == HCQ_OK; i++) { /* 3 warm-up replays */
@@ -245,14 +247,15 @@ signal_roundtrip(struct lat *l)
     uint32_t n = l->ctx->quick ? 50 : 1000;
     double *t = calloc(n, sizeof *t);
     struct hcq_signal *a = NULL, *b = NULL;
-    struct bench_result r = bench_result_init("latency", "signal_roundtrip", l->d, "host->queue->host", "us", false);
+    struct bench_result r =
+        bench_result_init("latency", "signal_roundtrip", l->d, "host->queue->host", "us", false);
     enum hcq_status st = t ? hcq_signal_create(l->d->dev, 0, &a) : HCQ_ERR_NOMEM;
     if (st == HCQ_OK)
         st = hcq_signal_create(l->d->dev, 0, &b);
     bool ok = true;
     for (uint32_t i = 1; i <= n + 10 && st == HCQ_OK; i++) { /* 10 warm-up rounds */
-        if ((st = hcq_queue_wait(l->d->q, a, i)) != HCQ_OK || (st = hcq_queue_signal(l->d->q, b, i)) != HCQ_OK ||
-            (st = hcq_queue_submit(l->d->q)) != HCQ_OK)
+        if ((st = hcq_queue_wait(l->d->q, a, i)) != HCQ_OK ||
+            (st = hcq_queue_signal(l->d->q, b, i)) != HCQ_OK || (st = hcq_queue_submit(l->d->q)) != HCQ_OK)
             break;
         ok &= hcq_signal_value(b) == i - 1; /* the queue really waited */
         uint64_t t0 = hcq_time_ns();
@@ -280,8 +283,10 @@ copy_to_compute(struct lat *l)
     struct hcq_signal *s = NULL, *done = NULL, *tc = NULL, *tk = NULL;
     struct hcq_buf *src = NULL, *mid = NULL, *dst = NULL;
     uint8_t want[SIZE], got[SIZE];
-    struct bench_result r = bench_result_init("latency", "copy_to_compute", l->d, "4 KiB H2D -> kernel", "us", false);
-    struct bench_result rh = bench_result_init("latency", "copy_to_compute_gap", l->d, "device clock", "us", false);
+    struct bench_result r =
+        bench_result_init("latency", "copy_to_compute", l->d, "4 KiB H2D -> kernel", "us", false);
+    struct bench_result rh =
+        bench_result_init("latency", "copy_to_compute_gap", l->d, "device clock", "us", false);
     enum hcq_status st = t && h ? hcq_signal_create(l->d->dev, 0, &s) : HCQ_ERR_NOMEM;
     if (st == HCQ_OK)
         st = hcq_signal_create(l->d->dev, 0, &done);
@@ -302,11 +307,13 @@ copy_to_compute(struct lat *l)
         uint64_t t0 = hcq_time_ns();
         if ((st = hcq_queue_copy(l->d->cq, mid, 0, src, 0, SIZE)) != HCQ_OK ||
             (l->d->timed_on_device && (st = hcq_queue_timestamp(l->d->cq, tc)) != HCQ_OK) ||
-            (st = hcq_queue_signal(l->d->cq, s, i)) != HCQ_OK || (st = hcq_queue_wait(l->d->q, s, i)) != HCQ_OK ||
+            (st = hcq_queue_signal(l->d->cq, s, i)) != HCQ_OK ||
+            (st = hcq_queue_wait(l->d->q, s, i)) != HCQ_OK ||
             (l->d->timed_on_device && (st = hcq_queue_timestamp(l->d->q, tk)) != HCQ_OK) ||
             (st = ops_launch_copy_bytes(l->d->q, l->copyk, dst, 0, mid, 0, SIZE)) != HCQ_OK ||
-            (st = hcq_queue_signal(l->d->q, done, i)) != HCQ_OK || (st = hcq_queue_submit(l->d->q)) != HCQ_OK ||
-            (st = hcq_queue_submit(l->d->cq)) != HCQ_OK || (st = hcq_signal_wait(done, i, TIMEOUT_NS)) != HCQ_OK)
+            (st = hcq_queue_signal(l->d->q, done, i)) != HCQ_OK ||
+            (st = hcq_queue_submit(l->d->q)) != HCQ_OK || (st = hcq_queue_submit(l->d->cq)) != HCQ_OK ||
+            (st = hcq_signal_wait(done, i, TIMEOUT_NS)) != HCQ_OK)
             break;
         if (i > 5) {
             t[i - 6] = (double)(hcq_time_ns() - t0);
@@ -341,7 +348,7 @@ void
 bench_latency(struct bench_ctx *ctx)
 {
     for (int i = 0; i < ctx->dev_count; i++) {
-        struct lat l = { .ctx = ctx, .d = &ctx->devs[i] };
+        struct lat l = {.ctx = ctx, .d = &ctx->devs[i]};
         if (l.d->dead)
             continue;
         struct bench_result r = bench_result_init("latency", "setup", l.d, "", "us", false);
@@ -355,9 +362,9 @@ bench_latency(struct bench_ctx *ctx)
         if (st != HCQ_OK) {
             bench_add_status(ctx, &r, BENCH_ERROR, "%s", hcq_last_error());
         } else {
-            void (*const steps[])(struct lat *) = { launch_sync,      back_to_back,     graph_300,
-                                                    dep_chain_graph,  dep_chain_stream, signal_roundtrip,
-                                                    copy_to_compute };
+            void (*const steps[])(struct lat *) = {launch_sync,     back_to_back,     graph_300,
+                                                   dep_chain_graph, dep_chain_stream, signal_roundtrip,
+                                                   copy_to_compute};
             for (size_t k = 0; k < sizeof steps / sizeof steps[0] && !l.d->dead; k++)
                 steps[k](&l);
         }

@@ -29,13 +29,13 @@
 struct mm {
     struct bench_ctx *ctx;
     struct bench_dev *d;
-    bool f16;                  /* 16-bit inputs (f16, or bf16 when bf16) */
+    bool f16; /* 16-bit inputs (f16, or bf16 when bf16) */
     bool bf16;
-    bool mma;                  /* the tensor-core kernel (k_gemm_*) instead of k_matmul_* */
+    bool mma; /* the tensor-core kernel (k_gemm_*) instead of k_matmul_* */
     uint32_t n;
-    const float *a, *b;        /* f32 values (for f16: already rounded to f16) */
-    const uint16_t *ah, *bh;   /* f16 bits (f16 runs) */
-    float *got;                /* read-back of C */
+    const float *a, *b;      /* f32 values (for f16: already rounded to f16) */
+    const uint16_t *ah, *bh; /* f16 bits (f16 runs) */
+    float *got;              /* read-back of C */
     struct hcq_buf *ba, *bb, *bc;
     struct hcq_program *prog, *fill;
 };
@@ -60,7 +60,7 @@ static bool
 verify(const struct mm *m, char *why, size_t why_B)
 {
     uint32_t last = m->n - 1;
-    uint32_t pts[68][2] = { { 0, 0 }, { 0, last }, { last, 0 }, { last, last } };
+    uint32_t pts[68][2] = {{0, 0}, {0, last}, {last, 0}, {last, last}};
     for (int p = 4; p < 68; p++) {
         pts[p][0] = (uint32_t)(rand() % m->n);
         pts[p][1] = (uint32_t)(rand() % m->n);
@@ -109,7 +109,9 @@ run_kernel(struct mm *m)
     uint64_t nn = (uint64_t)m->n * m->n;
     size_t in_B = nn * (m->f16 ? 2 : 4);
     double flop = 2.0 * m->n * (double)nn, one = 0, *t = NULL;
-    const char *kname = m->mma ? (m->bf16 ? "k_gemm_bf16" : "k_gemm_f16") : m->f16 ? "k_matmul_f16" : "k_matmul_f32";
+    const char *kname = m->mma   ? (m->bf16 ? "k_gemm_bf16" : "k_gemm_f16")
+                        : m->f16 ? "k_matmul_f16"
+                                 : "k_matmul_f32";
     uint32_t batch = 1, reps;
     char why[128];
     enum hcq_status st = hcq_program_load(m->d->dev, kname, &m->prog);
@@ -177,16 +179,17 @@ struct cublas {
     int (*destroy)(void *h);
     int (*sgemm)(void *h, int ta, int tb, int m, int n, int k, const float *alpha, const void *a, int lda,
                  const void *b, int ldb, const float *beta, void *c, int ldc);
-    int (*gemm_ex)(void *h, int ta, int tb, int m, int n, int k, const void *alpha, const void *a, int at, int lda,
-                   const void *b, int bt, int ldb, const void *beta, void *c, int ct, int ldc, int compute, int algo);
+    int (*gemm_ex)(void *h, int ta, int tb, int m, int n, int k, const void *alpha, const void *a, int at,
+                   int lda, const void *b, int bt, int ldb, const void *beta, void *c, int ct, int ldc,
+                   int compute, int algo);
     int (*stream_query)(void *stream); /* libcuda cuStreamQuery: the legacy stream cuBLAS uses */
 };
 
 static bool
 cublas_open(struct cublas *c)
 {
-    static const char *const names[] = { "libcublas.so", "libcublas.so.13", "libcublas.so.12",
-                                         "/usr/local/cuda/lib64/libcublas.so" };
+    static const char *const names[] = {"libcublas.so", "libcublas.so.13", "libcublas.so.12",
+                                        "/usr/local/cuda/lib64/libcublas.so"};
     memset(c, 0, sizeof *c);
     for (size_t i = 0; i < sizeof names / sizeof names[0] && !c->lib; i++)
         c->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
@@ -198,7 +201,8 @@ cublas_open(struct cublas *c)
     *(void **)&c->sgemm = dlsym(c->lib, "cublasSgemm_v2");
     *(void **)&c->gemm_ex = dlsym(c->lib, "cublasGemmEx");
     *(void **)&c->stream_query = dlsym(c->cuda, "cuStreamQuery");
-    if (!c->create || !c->destroy || !c->sgemm || !c->gemm_ex || !c->stream_query || c->create(&c->handle) != 0)
+    if (!c->create || !c->destroy || !c->sgemm || !c->gemm_ex || !c->stream_query ||
+        c->create(&c->handle) != 0)
         goto fail;
     return true;
 fail:
@@ -247,8 +251,8 @@ cublas_gemm(struct cublas *c, const struct mm *m)
     if (!m->f16)
         return c->sgemm(c->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, cc, n);
     int t = m->bf16 ? CUDA_R_16BF : CUDA_R_16F;
-    return c->gemm_ex(c->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, t, n, a, t, n, &zero, cc, CUDA_R_32F, n,
-                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    return c->gemm_ex(c->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, t, n, a, t, n, &zero, cc,
+                      CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 
 static void
@@ -294,7 +298,8 @@ run_cublas(struct mm *m, struct cublas *cb)
     if (st == HCQ_OK)
         st = hcq_buf_read(m->bc, 0, m->got, nn * 4);
     if (st != HCQ_OK || rc || !synced) {
-        bench_add_status(m->ctx, &r, BENCH_ERROR, "%s", st != HCQ_OK ? hcq_last_error() : "cuBLAS call failed");
+        bench_add_status(m->ctx, &r, BENCH_ERROR, "%s",
+                         st != HCQ_OK ? hcq_last_error() : "cuBLAS call failed");
     } else if (!verify(m, why, sizeof why)) {
         bench_add_status(m->ctx, &r, BENCH_FAIL, "%s", why);
     } else {
@@ -315,8 +320,8 @@ run_cublas(struct mm *m, struct cublas *cb)
 void
 bench_matmul(struct bench_ctx *ctx)
 {
-    static const uint32_t full[] = { 256, 512, 1024, 2048, 4096, 8192 };
-    static const uint32_t quick[] = { 64, 128 };
+    static const uint32_t full[] = {256, 512, 1024, 2048, 4096, 8192};
+    static const uint32_t quick[] = {64, 128};
     const uint32_t *sizes = ctx->quick ? quick : full;
     int count = ctx->quick ? 2 : 6;
     struct cublas cb;
@@ -348,8 +353,17 @@ bench_matmul(struct bench_ctx *ctx)
             for (int i = 0; i < ctx->dev_count; i++) {
                 /* kernels: f32 -> k_matmul_f32; f16 -> k_matmul_f16 and k_gemm_f16; bf16 -> k_gemm_bf16 */
                 for (int mma = ty == 2; mma <= (ty > 0); mma++) {
-                    struct mm m = { .ctx = ctx, .d = &ctx->devs[i], .f16 = f16, .bf16 = bf16, .mma = mma, .n = n,
-                                    .a = a, .b = b, .ah = ah, .bh = bh, .got = got };
+                    struct mm m = {.ctx = ctx,
+                                   .d = &ctx->devs[i],
+                                   .f16 = f16,
+                                   .bf16 = bf16,
+                                   .mma = mma,
+                                   .n = n,
+                                   .a = a,
+                                   .b = b,
+                                   .ah = ah,
+                                   .bh = bh,
+                                   .got = got};
                     if (m.d->dead)
                         continue;
                     /* host-run devices (twins, double accumulation) get small sizes; the
@@ -358,8 +372,8 @@ bench_matmul(struct bench_ctx *ctx)
                     if (cap) {
                         char params[48];
                         snprintf(params, sizeof params, "%ux%ux%u", n, n, n);
-                        struct bench_result r = bench_result_init("matmul", row_name(&m, mma), m.d, params,
-                                                                  "TFLOP/s", true);
+                        struct bench_result r =
+                            bench_result_init("matmul", row_name(&m, mma), m.d, params, "TFLOP/s", true);
                         bench_add_status(ctx, &r, BENCH_SKIPPED, "size capped on host-run devices");
                         continue;
                     }

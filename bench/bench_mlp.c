@@ -23,7 +23,7 @@
 
 #define TIMEOUT_NS (20ull * 1000 * 1000 * 1000)
 
-static const uint32_t dims[4] = { 784, 256, 128, 10 };
+static const uint32_t dims[4] = {784, 256, 128, 10};
 
 struct mlp_host {
     uint32_t batch;
@@ -167,15 +167,16 @@ run_variant(struct mlp_dev *m, bool graph)
 {
     char params[32];
     snprintf(params, sizeof params, "batch %u", m->h->batch);
-    struct bench_result r = bench_result_init("mlp", graph ? "mlp_graph" : "mlp_stream", m->d, params, "us", false);
+    struct bench_result r =
+        bench_result_init("mlp", graph ? "mlp_graph" : "mlp_stream", m->d, params, "us", false);
     uint32_t reps = m->ctx->quick ? 5 : m->d->slow ? 20 : 200;
     double *t = calloc(reps, sizeof *t);
     struct hcq_graph *g = NULL;
     char why[128] = "";
     bool ok = false;
-    enum hcq_status st = t ? ops_launch_fill_u32(m->d->q, m->fill, m->a[2], (uint64_t)m->h->batch * dims[3],
-                                                 0xABABABABu)
-                           : HCQ_ERR_NOMEM;
+    enum hcq_status st =
+        t ? ops_launch_fill_u32(m->d->q, m->fill, m->a[2], (uint64_t)m->h->batch * dims[3], 0xABABABABu)
+          : HCQ_ERR_NOMEM;
     if (st == HCQ_OK)
         st = hcq_queue_finish(m->d->q, TIMEOUT_NS);
     if (st == HCQ_OK && graph && (st = hcq_graph_begin(m->d->q)) == HCQ_OK) {
@@ -185,7 +186,8 @@ run_variant(struct mlp_dev *m, bool graph)
             st = rs;
     }
     if (st == HCQ_OK)
-        st = bench_time(m->d, m->d->q, graph ? rec_graph : rec_forward, graph ? (void *)g : (void *)m, 1, reps, t);
+        st = bench_time(m->d, m->d->q, graph ? rec_graph : rec_forward, graph ? (void *)g : (void *)m, 1,
+                        reps, t);
     if (st == HCQ_OK)
         st = check_output(m, &ok, why, sizeof why);
     if (st != HCQ_OK) {
@@ -206,9 +208,9 @@ run_variant(struct mlp_dev *m, bool graph)
 void
 bench_mlp(struct bench_ctx *ctx)
 {
-    static const uint32_t batches[2] = { 1, 256 };
+    static const uint32_t batches[2] = {1, 256};
     for (int bi = 0; bi < 2; bi++) {
-        struct mlp_host h = { .batch = batches[bi] };
+        struct mlp_host h = {.batch = batches[bi]};
         uint32_t B = h.batch;
         bool mem = (h.x = malloc((size_t)B * dims[0] * 4)) && (h.ref = malloc((size_t)B * dims[3] * 8));
         for (int l = 0; l < 3 && mem; l++)
@@ -225,7 +227,7 @@ bench_mlp(struct bench_ctx *ctx)
             }
             host_forward(&h);
             for (int i = 0; i < ctx->dev_count; i++) {
-                struct mlp_dev m = { .ctx = ctx, .d = &ctx->devs[i], .h = &h };
+                struct mlp_dev m = {.ctx = ctx, .d = &ctx->devs[i], .h = &h};
                 if (m.d->dead)
                     continue;
                 if (setup(&m) != HCQ_OK) {

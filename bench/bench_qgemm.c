@@ -34,15 +34,16 @@
 struct qg {
     struct bench_dev *d;
     uint32_t type, m, k, rows;
-    bool old;                     /* k_llm_matmul instead of the tensor-core path */
+    bool old; /* k_llm_matmul instead of the tensor-core path */
     struct hcq_program *deq, *cast, *gemm, *mv;
     struct hcq_buf *w, *x, *y, *w16, *x16;
 };
 
 static enum hcq_status
-launch1(struct hcq_queue *q, struct hcq_program *p, uint32_t grid, uint32_t block, const void *a, uint32_t a_B)
+launch1(struct hcq_queue *q, struct hcq_program *p, uint32_t grid, uint32_t block, const void *a,
+        uint32_t a_B)
 {
-    const uint32_t g[3] = { grid, 1, 1 }, b[3] = { block, 1, 1 };
+    const uint32_t g[3] = {grid, 1, 1}, b[3] = {block, 1, 1};
     return hcq_queue_launch(q, p, g, b, a, a_B);
 }
 
@@ -52,18 +53,31 @@ rec_qg(struct bench_dev *d, struct hcq_queue *q, void *arg)
     struct qg *g = arg;
     (void)d;
     if (g->old) {
-        struct k_llm_matmul_params p = { .w_va = hcq_buf_va(g->w), .x_va = hcq_buf_va(g->x), .y_va = hcq_buf_va(g->y),
-                                         .type = g->type, .k = g->k, .rows = g->rows, .n = g->m, .x_stride = g->k,
-                                         .y_stride = g->rows };
-        return launch1(q, g->mv, (g->rows + K_LLM_MATMUL_ROWS - 1) / K_LLM_MATMUL_ROWS, K_LLM_BLOCK, &p, sizeof p);
+        struct k_llm_matmul_params p = {.w_va = hcq_buf_va(g->w),
+                                        .x_va = hcq_buf_va(g->x),
+                                        .y_va = hcq_buf_va(g->y),
+                                        .type = g->type,
+                                        .k = g->k,
+                                        .rows = g->rows,
+                                        .n = g->m,
+                                        .x_stride = g->k,
+                                        .y_stride = g->rows};
+        return launch1(q, g->mv, (g->rows + K_LLM_MATMUL_ROWS - 1) / K_LLM_MATMUL_ROWS, K_LLM_BLOCK, &p,
+                       sizeof p);
     }
-    struct k_llm_dequant_f16_params dp = { .w_va = hcq_buf_va(g->w), .out_va = hcq_buf_va(g->w16), .type = g->type,
-                                           .k = g->k, .rows = g->rows };
-    struct k_llm_cast_f16_params cp = { .x_va = hcq_buf_va(g->x), .out_va = hcq_buf_va(g->x16), .n = g->m, .k = g->k,
-                                        .x_stride = g->k };
-    struct k_llm_gemm_params gp = { .x_va = hcq_buf_va(g->x16), .w_va = hcq_buf_va(g->w16), .y_va = hcq_buf_va(g->y),
-                                    .k = g->k, .rows = g->rows, .n = g->m, .y_stride = g->rows };
-    uint32_t wt = (uint32_t)(((uint64_t)g->rows * g->k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK);
+    struct k_llm_dequant_f16_params dp = {
+        .w_va = hcq_buf_va(g->w), .out_va = hcq_buf_va(g->w16), .type = g->type, .k = g->k, .rows = g->rows};
+    struct k_llm_cast_f16_params cp = {
+        .x_va = hcq_buf_va(g->x), .out_va = hcq_buf_va(g->x16), .n = g->m, .k = g->k, .x_stride = g->k};
+    struct k_llm_gemm_params gp = {.x_va = hcq_buf_va(g->x16),
+                                   .w_va = hcq_buf_va(g->w16),
+                                   .y_va = hcq_buf_va(g->y),
+                                   .k = g->k,
+                                   .rows = g->rows,
+                                   .n = g->m,
+                                   .y_stride = g->rows};
+    uint32_t wt =
+        (uint32_t)(((uint64_t)g->rows * g->k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK);
     uint32_t xt = (uint32_t)(((uint64_t)g->m * g->k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK);
     uint32_t tiles = ((g->m + K_LLM_GEMM_TILE_M - 1) / K_LLM_GEMM_TILE_M) *
                      ((g->rows + K_LLM_GEMM_TILE_N - 1) / K_LLM_GEMM_TILE_N);
@@ -90,7 +104,8 @@ qg_verify(const struct qg *g, const float *x, const float *wd, const float *y, c
         }
         double err = fabs(y[(size_t)i * g->rows + r] - ref);
         if (!(err <= (ldexp(1.0, -10) + g->k * ldexp(1.0, -23)) * mag + 1e-6)) {
-            snprintf(why, why_B, "y[%u][%u] = %g is off by %g", i, r, (double)y[(size_t)i * g->rows + r], err);
+            snprintf(why, why_B, "y[%u][%u] = %g is off by %g", i, r, (double)y[(size_t)i * g->rows + r],
+                     err);
             return false;
         }
     }
@@ -103,16 +118,17 @@ struct qg_cublas {
     void *lib, *cuda, *handle;
     int (*create)(void **h);
     int (*destroy)(void *h);
-    int (*gemm_ex)(void *h, int ta, int tb, int m, int n, int k, const void *alpha, const void *a, int at, int lda,
-                   const void *b, int bt, int ldb, const void *beta, void *c, int ct, int ldc, int compute, int algo);
+    int (*gemm_ex)(void *h, int ta, int tb, int m, int n, int k, const void *alpha, const void *a, int at,
+                   int lda, const void *b, int bt, int ldb, const void *beta, void *c, int ct, int ldc,
+                   int compute, int algo);
     int (*stream_query)(void *stream);
 };
 
 static bool
 qg_cublas_open(struct qg_cublas *c)
 {
-    static const char *const names[] = { "libcublas.so", "libcublas.so.13", "libcublas.so.12",
-                                         "/usr/local/cuda/lib64/libcublas.so" };
+    static const char *const names[] = {"libcublas.so", "libcublas.so.13", "libcublas.so.12",
+                                        "/usr/local/cuda/lib64/libcublas.so"};
     memset(c, 0, sizeof *c);
     for (size_t i = 0; i < sizeof names / sizeof names[0] && !c->lib; i++)
         c->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
@@ -144,8 +160,8 @@ qg_cublas_close(struct qg_cublas *c)
 
 /* y^T[rows][m] column-major = W (op T: [k][rows] column-major is W[rows][k] row-major) . x^T */
 static void
-qg_run_cublas(struct bench_ctx *ctx, struct qg *g, struct qg_cublas *cb, const float *x, const float *wd, float *y,
-              const char *params)
+qg_run_cublas(struct bench_ctx *ctx, struct qg *g, struct qg_cublas *cb, const float *x, const float *wd,
+              float *y, const char *params)
 {
     struct bench_result r = bench_result_init("matmul", "qgemm_f16w", g->d, params, "TFLOP/s", true);
     snprintf(r.backend, sizeof r.backend, "cublas");
@@ -181,7 +197,8 @@ qg_run_cublas(struct bench_ctx *ctx, struct qg *g, struct qg_cublas *cb, const f
     else {
         bench_stats(&r, t, reps, flop / 1e3);
         r.verdict = BENCH_VERIFIED;
-        snprintf(r.note, sizeof r.note, "anchor: cuBLAS on pre-dequantized f16 W, host time / %u calls", batch);
+        snprintf(r.note, sizeof r.note, "anchor: cuBLAS on pre-dequantized f16 W, host time / %u calls",
+                 batch);
         bench_add(ctx, &r);
     }
     free(t);
@@ -212,8 +229,9 @@ qg_run(struct bench_ctx *ctx, struct qg *g, const float *x, const float *wd, flo
     else {
         bench_stats(&r, t, reps, flop / 1e3);
         r.verdict = BENCH_VERIFIED;
-        snprintf(r.note, sizeof r.note, "%s", g->old ? "k_llm_matmul (one warp per row)"
-                                                     : "dequant->f16 + cast + mma.sync GEMM, 3 launches");
+        snprintf(r.note, sizeof r.note, "%s",
+                 g->old ? "k_llm_matmul (one warp per row)"
+                        : "dequant->f16 + cast + mma.sync GEMM, 3 launches");
         bench_add(ctx, &r);
     }
     free(t);
@@ -222,7 +240,7 @@ qg_run(struct bench_ctx *ctx, struct qg *g, const float *x, const float *wd, flo
 void
 bench_qgemm(struct bench_ctx *ctx)
 {
-    static const uint32_t types[] = { LLM_TYPE_Q4_K, LLM_TYPE_Q6_K, LLM_TYPE_Q8_0 };
+    static const uint32_t types[] = {LLM_TYPE_Q4_K, LLM_TYPE_Q6_K, LLM_TYPE_Q8_0};
     const uint32_t m = ctx->quick ? 16 : QG_M, k = ctx->quick ? 256 : QG_K, rows = ctx->quick ? 64 : QG_ROWS;
     float *x = malloc(4ull * m * k), *w = malloc(4ull * rows * k), *wd = malloc(4ull * rows * k);
     float *y = malloc(4ull * m * rows);
@@ -246,7 +264,7 @@ bench_qgemm(struct bench_ctx *ctx)
         snprintf(name, sizeof name, "qgemm_%s", llm_type_name(type));
         snprintf(oname, sizeof oname, "qmatvec_%s", llm_type_name(type));
         for (int i = 0; i < ctx->dev_count; i++) {
-            struct qg g = { .d = &ctx->devs[i], .type = type, .m = m, .k = k, .rows = rows };
+            struct qg g = {.d = &ctx->devs[i], .type = type, .m = m, .k = k, .rows = rows};
             if (g.d->dead)
                 continue;
             if (g.d->slow && !ctx->quick) {

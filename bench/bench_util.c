@@ -45,7 +45,7 @@ bench_stats(struct bench_result *r, double *t_ns, uint32_t n, double work)
         return;
     qsort(t_ns, n, sizeof *t_ns, cmp_double);
     uint32_t i99 = (uint32_t)ceil(0.99 * n) - 1;
-    double t[4] = { t_ns[0], t_ns[n / 2], t_ns[i99 < n ? i99 : n - 1], t_ns[n - 1] };
+    double t[4] = {t_ns[0], t_ns[n / 2], t_ns[i99 < n ? i99 : n - 1], t_ns[n - 1]};
     if (n % 2 == 0)
         t[1] = 0.5 * (t_ns[n / 2 - 1] + t_ns[n / 2]);
     for (int i = 0; i < 4; i++)
@@ -67,11 +67,16 @@ static const char *
 verdict_str(enum bench_verdict v)
 {
     switch (v) {
-    case BENCH_VERIFIED: return "ok";
-    case BENCH_FAIL: return "FAIL";
-    case BENCH_NOT_CHECKED: return "n/a";
-    case BENCH_SKIPPED: return "skipped";
-    case BENCH_ERROR: return "ERROR";
+    case BENCH_VERIFIED:
+        return "ok";
+    case BENCH_FAIL:
+        return "FAIL";
+    case BENCH_NOT_CHECKED:
+        return "n/a";
+    case BENCH_SKIPPED:
+        return "skipped";
+    case BENCH_ERROR:
+        return "ERROR";
     }
     return "?";
 }
@@ -114,9 +119,9 @@ print_row(const struct bench_ctx *ctx, const struct bench_result *r)
         snprintf(vs, sizeof vs, "%.2fx", v);
     if (has_numbers(r)) {
         double best = r->higher_is_better ? r->max : r->min;
-        printf("%-11s %-24s %-16s %-10s %11.4g %11.4g %11.4g %-10s %7s  %s%s%s\n", r->group, r->name, r->params,
-               r->backend, r->median, best, r->p99, r->unit, vs, verdict_str(r->verdict), r->note[0] ? "  " : "",
-               r->note);
+        printf("%-11s %-24s %-16s %-10s %11.4g %11.4g %11.4g %-10s %7s  %s%s%s\n", r->group, r->name,
+               r->params, r->backend, r->median, best, r->p99, r->unit, vs, verdict_str(r->verdict),
+               r->note[0] ? "  " : "", r->note);
     } else {
         printf("%-11s %-24s %-16s %-10s %11s %11s %11s %-10s %7s  %s  %s\n", r->group, r->name, r->params,
                r->backend, "-", "-", "-", r->unit, "-", verdict_str(r->verdict), r->note);
@@ -185,7 +190,8 @@ bench_reps(const struct bench_ctx *ctx, double est_ns, double budget_s, uint32_t
 /* ==== Timing ==== */
 
 static enum hcq_status
-time_one(struct bench_dev *d, struct hcq_queue *q, bench_record_fn rec, void *arg, uint32_t batch, double *ns_out)
+time_one(struct bench_dev *d, struct hcq_queue *q, bench_record_fn rec, void *arg, uint32_t batch,
+         double *ns_out)
 {
     enum hcq_status st;
     uint64_t t0 = hcq_time_ns();
@@ -204,8 +210,8 @@ time_one(struct bench_dev *d, struct hcq_queue *q, bench_record_fn rec, void *ar
 }
 
 enum hcq_status
-bench_time(struct bench_dev *d, struct hcq_queue *q, bench_record_fn rec, void *arg, uint32_t batch, uint32_t reps,
-           double *samples_ns)
+bench_time(struct bench_dev *d, struct hcq_queue *q, bench_record_fn rec, void *arg, uint32_t batch,
+           uint32_t reps, double *samples_ns)
 {
     double warm;
     enum hcq_status st = time_one(d, q, rec, arg, batch, &warm);
@@ -215,8 +221,8 @@ bench_time(struct bench_dev *d, struct hcq_queue *q, bench_record_fn rec, void *
 }
 
 enum hcq_status
-bench_batch(struct bench_dev *d, struct hcq_queue *q, bench_record_fn rec, void *arg, double min_ns, uint32_t cap,
-            uint32_t *batch_out, double *one_ns_out)
+bench_batch(struct bench_dev *d, struct hcq_queue *q, bench_record_fn rec, void *arg, double min_ns,
+            uint32_t cap, uint32_t *batch_out, double *one_ns_out)
 {
     double ns = 0;
     enum hcq_status st = time_one(d, q, rec, arg, 1, &ns); /* first touch, module load: warm-up */
@@ -374,8 +380,8 @@ bench_write_json(const struct bench_ctx *ctx, const char *path)
         fprintf(f, ", \"unit\": ");
         json_str(f, r->unit);
         fprintf(f, ", \"higher_is_better\": %s, \"n\": %u", r->higher_is_better ? "true" : "false", r->n);
-        const char *keys[4] = { "min", "median", "p99", "max" };
-        double vals[4] = { r->min, r->median, r->p99, r->max };
+        const char *keys[4] = {"min", "median", "p99", "max"};
+        double vals[4] = {r->min, r->median, r->p99, r->max};
         for (int k = 0; k < 4; k++) {
             fprintf(f, ", \"%s\": ", keys[k]);
             if (has_numbers(r))
@@ -417,9 +423,9 @@ bench_write_md(const struct bench_ctx *ctx, const char *path)
     fprintf(f, "commit `%s`, %s, host: %s\n\n`%s`\n\n", ctx->commit, ctx->date, ctx->host, ctx->command);
     for (int i = 0; i < ctx->dev_count; i++) {
         const struct hcq_device_info *in = &ctx->devs[i].info;
-        fprintf(f, "- **%s**: %s, %s, %u SMs, %.1f GiB, %s%s%s%s\n", in->spec, in->name, in->arch, in->sm_count,
-                in->mem_B / 1073741824.0, in->driver, ctx->devs[i].clocks[0] ? ", clocks after the run: " : "",
-                ctx->devs[i].clocks,
+        fprintf(f, "- **%s**: %s, %s, %u SMs, %.1f GiB, %s%s%s%s\n", in->spec, in->name, in->arch,
+                in->sm_count, in->mem_B / 1073741824.0, in->driver,
+                ctx->devs[i].clocks[0] ? ", clocks after the run: " : "", ctx->devs[i].clocks,
                 ctx->devs[i].timed_on_device ? "" : " (host-timed; figures meaningless as GPU speed)");
     }
     fprintf(f, "\nmedian / best / p99 (slow tail) of the reps; *vs cuda* = speed relative to cuda:0 "
@@ -429,21 +435,23 @@ bench_write_md(const struct bench_ctx *ctx, const char *path)
         const struct bench_result *r = &ctx->results[i];
         if (strcmp(group, r->group)) {
             group = r->group;
-            fprintf(f, "\n## %s\n\n| name | params | backend | median | best | p99 | unit | vs cuda | verified |\n"
-                       "|---|---|---|---:|---:|---:|---|---:|---|\n",
-                    group);
+            fprintf(
+                f,
+                "\n## %s\n\n| name | params | backend | median | best | p99 | unit | vs cuda | verified |\n"
+                "|---|---|---|---:|---:|---:|---|---:|---|\n",
+                group);
         }
         double v = bench_vs_cuda(ctx, r);
         char vs[16] = "-";
         if (v > 0)
             snprintf(vs, sizeof vs, "%.2fx", v);
         if (has_numbers(r))
-            fprintf(f, "| %s | %s | %s | %.4g | %.4g | %.4g | %s | %s | %s%s%s |\n", r->name, r->params, r->backend,
-                    r->median, r->higher_is_better ? r->max : r->min, r->p99, r->unit, vs, verdict_str(r->verdict),
-                    r->note[0] ? ": " : "", r->note);
+            fprintf(f, "| %s | %s | %s | %.4g | %.4g | %.4g | %s | %s | %s%s%s |\n", r->name, r->params,
+                    r->backend, r->median, r->higher_is_better ? r->max : r->min, r->p99, r->unit, vs,
+                    verdict_str(r->verdict), r->note[0] ? ": " : "", r->note);
         else
-            fprintf(f, "| %s | %s | %s | - | - | - | %s | - | %s: %s |\n", r->name, r->params, r->backend, r->unit,
-                    verdict_str(r->verdict), r->note);
+            fprintf(f, "| %s | %s | %s | - | - | - | %s | - | %s: %s |\n", r->name, r->params, r->backend,
+                    r->unit, verdict_str(r->verdict), r->note);
     }
     return fclose(f) == 0 ? 0 : -1;
 }
@@ -503,16 +511,18 @@ bench_write_svg(const struct bench_ctx *ctx, const char *path)
         if (i + 1 == ctx->result_count || !same_config(&ctx->results[i], &ctx->results[i + 1]))
             height += 6;
     }
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"monospace\" "
-               "font-size=\"10\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"monospace\" "
+            "font-size=\"10\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             W, height);
-    fprintf(f, "<text x=\"8\" y=\"16\" font-size=\"13\">nvhcq bench, commit %s, %s%s: bar = speed relative to "
-               "the fastest backend of the row</text>\n",
+    fprintf(f,
+            "<text x=\"8\" y=\"16\" font-size=\"13\">nvhcq bench, commit %s, %s%s: bar = speed relative to "
+            "the fastest backend of the row</text>\n",
             ctx->commit, ctx->date, ctx->quick ? " (--quick)" : "");
     int lx = 8;
     for (int d = 0; d < ctx->dev_count; d++) {
-        fprintf(f, "<rect x=\"%d\" y=\"24\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"33\">", lx,
-                backend_color(ctx->devs[d].info.spec), lx + 14);
+        fprintf(f, "<rect x=\"%d\" y=\"24\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"33\">",
+                lx, backend_color(ctx->devs[d].info.spec), lx + 14);
         svg_text(f, ctx->devs[d].info.spec);
         fprintf(f, "</text>\n");
         lx += 110;
@@ -545,8 +555,8 @@ bench_write_svg(const struct bench_ctx *ctx, const char *path)
             const struct bench_result *e = &ctx->results[i];
             double speed = has_numbers(e) ? (e->higher_is_better ? e->median : 1.0 / e->median) : 0;
             int w = best > 0 ? (int)(bar_max * speed / best + 0.5) : 0;
-            fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", label_w, y, w > 1 ? w : 1,
-                    bar_h, backend_color(e->backend));
+            fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>", label_w, y,
+                    w > 1 ? w : 1, bar_h, backend_color(e->backend));
             fprintf(f, "<text x=\"%d\" y=\"%d\">", label_w + (w > 1 ? w : 1) + 4, y + bar_h - 2);
             if (has_numbers(e))
                 fprintf(f, "%.4g %s", e->median, e->unit);

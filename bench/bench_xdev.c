@@ -27,8 +27,8 @@
 
 struct xcopy {
     struct bench_dev *a, *b;
-    struct hcq_buf *src, *dst, *alias;      /* alias: src mapped into b (peer path) */
-    struct hcq_buf *stage, *stage_alias;    /* staged path: pinned on a, mapped into b */
+    struct hcq_buf *src, *dst, *alias;   /* alias: src mapped into b (peer path) */
+    struct hcq_buf *stage, *stage_alias; /* staged path: pinned on a, mapped into b */
     uint64_t size;
 };
 
@@ -69,7 +69,7 @@ copy_one(struct bench_ctx *ctx, struct bench_dev *a, struct bench_dev *b, uint64
     bench_fmt_bytes(sz, sizeof sz, size);
     snprintf(params, sizeof params, "%.15s %.20s->%.20s", sz, a->info.spec, b->info.spec);
     struct bench_result r = bench_result_init("xdev", "cross_device_copy", b, params, "GB/s", true);
-    struct xcopy x = { .a = a, .b = b, .size = size };
+    struct xcopy x = {.a = a, .b = b, .size = size};
     double *t = NULL, one = 0;
     uint32_t batch = 1, reps = 0;
     bool saved = b->timed_on_device, ok = false;
@@ -166,7 +166,8 @@ signal_one(struct bench_ctx *ctx, struct bench_dev *a, struct bench_dev *b)
     } else {
         bench_stats(&r, t, reps, 0);
         r.verdict = BENCH_NOT_CHECKED;
-        snprintf(r.note, sizeof r.note, "host time: submit B's wait, submit A's signal, host waits B's signal");
+        snprintf(r.note, sizeof r.note,
+                 "host time: submit B's wait, submit A's signal, host waits B's signal");
         bench_add(ctx, &r);
     }
     if (hcq_queue_finish(a->q, TIMEOUT_NS) != HCQ_OK || hcq_queue_finish(b->q, TIMEOUT_NS) != HCQ_OK)
@@ -180,7 +181,7 @@ signal_one(struct bench_ctx *ctx, struct bench_dev *a, struct bench_dev *b)
 void
 bench_xdev(struct bench_ctx *ctx)
 {
-    static const uint64_t sizes[] = { 1 << 20, 64ull << 20, 256ull << 20, 1ull << 30 };
+    static const uint64_t sizes[] = {1 << 20, 64ull << 20, 256ull << 20, 1ull << 30};
     int pairs = 0;
     for (int i = 0; i < ctx->dev_count; i++) {
         for (int j = i + 1; j < ctx->dev_count; j++) {
@@ -208,5 +209,6 @@ bench_xdev(struct bench_ctx *ctx)
         }
     }
     if (!pairs)
-        printf("xdev: no two devices of one backend in --devs (e.g. --devs rm:0,rm:1,cuda:0,cuda:1): skipped\n");
+        printf(
+            "xdev: no two devices of one backend in --devs (e.g. --devs rm:0,rm:1,cuda:0,cuda:1): skipped\n");
 }

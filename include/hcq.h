@@ -108,19 +108,19 @@ struct hcq_signal;
 struct hcq_graph;
 
 struct hcq_device_info {
-    char name[96];        /* "NVIDIA H100 80GB HBM3", "cpu (x86_64, 2 threads)" */
-    char backend[16];     /* "cpu", "cuda", "rm", "nvgpu", "emu" */
-    char spec[32];        /* the spec that opens this device again, "rm:0" */
-    char arch[16];        /* "sm_90", "sm_87", "host" */
-    uint32_t sm_version;  /* 90 for sm_90; 0 on cpu */
-    uint32_t sm_count;    /* SMs (cpu: worker threads) */
-    uint64_t mem_B;       /* device memory (cpu: host RAM) */
-    char driver[64];      /* kernel driver / CUDA version string */
+    char name[96];          /* "NVIDIA H100 80GB HBM3", "cpu (x86_64, 2 threads)" */
+    char backend[16];       /* "cpu", "cuda", "rm", "nvgpu", "emu" */
+    char spec[32];          /* the spec that opens this device again, "rm:0" */
+    char arch[16];          /* "sm_90", "sm_87", "host" */
+    uint32_t sm_version;    /* 90 for sm_90; 0 on cpu */
+    uint32_t sm_count;      /* SMs (cpu: worker threads) */
+    uint64_t mem_B;         /* device memory (cpu: host RAM) */
+    char driver[64];        /* kernel driver / CUDA version string */
     uint32_t compute_class; /* NVIDIA compute class (0xCBC0 ...), 0 if not applicable */
     uint32_t copy_class;    /* NVIDIA copy class (0xC8B5 ...), 0 if not applicable */
-    bool unified_memory;  /* device memory is host memory (Tegra, cpu) */
-    bool has_kernels;     /* the built-in kernel library can run here */
-    bool emulated;        /* emu:* device: functional model, timings mean nothing */
+    bool unified_memory;    /* device memory is host memory (Tegra, cpu) */
+    bool has_kernels;       /* the built-in kernel library can run here */
+    bool emulated;          /* emu:* device: functional model, timings mean nothing */
 };
 
 /* Open a device by spec (see the model above). */
@@ -143,22 +143,22 @@ void hcq_device_fault_report(struct hcq_device *dev, char *buf, size_t buf_B);
  * hcq_device_mem_trim and at close. HCQ_POOL=0 turns caching off. Other backends report
  * only the live buffers. */
 struct hcq_mem_pool_stats {
-    uint64_t reserved_B;      /* held from the driver: live blocks (class sizes) + cached */
-    uint64_t cached_B;        /* freed blocks kept for reuse */
+    uint64_t reserved_B; /* held from the driver: live blocks (class sizes) + cached */
+    uint64_t cached_B;   /* freed blocks kept for reuse */
     uint64_t peak_reserved_B;
-    uint64_t cap_B;           /* most bytes the pool caches (0: caching off) */
-    uint64_t hits;            /* allocations served from the cache */
-    uint64_t driver_allocs;   /* allocations that went to the kernel driver */
-    uint64_t driver_frees;    /* blocks given back to the kernel driver */
-    uint64_t trims;           /* times the cache was emptied (trim, OOM retry, close) */
+    uint64_t cap_B;         /* most bytes the pool caches (0: caching off) */
+    uint64_t hits;          /* allocations served from the cache */
+    uint64_t driver_allocs; /* allocations that went to the kernel driver */
+    uint64_t driver_frees;  /* blocks given back to the kernel driver */
+    uint64_t trims;         /* times the cache was emptied (trim, OOM retry, close) */
     uint32_t cached_blocks;
 };
 struct hcq_mem_stats {
-    uint64_t live_buffers;    /* hcq_buf objects alive */
-    uint64_t in_use_B;        /* their sizes as requested */
-    uint64_t device_total_B;  /* device memory (hcq_device_info.mem_B) */
-    uint64_t device_free_B;   /* device_total_B - device.reserved_B: what this device has not
-                                 taken (other processes and the runtime's rings not counted) */
+    uint64_t live_buffers;   /* hcq_buf objects alive */
+    uint64_t in_use_B;       /* their sizes as requested */
+    uint64_t device_total_B; /* device memory (hcq_device_info.mem_B) */
+    uint64_t device_free_B;  /* device_total_B - device.reserved_B: what this device has not
+                                taken (other processes and the runtime's rings not counted) */
     struct hcq_mem_pool_stats device, host;
 };
 HCQ_MUST_CHECK enum hcq_status hcq_device_mem_stats(struct hcq_device *dev, struct hcq_mem_stats *out);
@@ -177,9 +177,9 @@ const char *hcq_kernels_cubin_archs(void);
 /* ==== Memory ==== */
 
 enum hcq_mem_flags {
-    HCQ_MEM_DEVICE = 0,          /* device memory (VRAM) */
-    HCQ_MEM_HOST = 1 << 0,       /* pinned system memory, CPU-mapped, GPU-visible */
-    HCQ_MEM_MAPPABLE = 1 << 1,   /* device memory that must be CPU-mapped (else fail) */
+    HCQ_MEM_DEVICE = 0,        /* device memory (VRAM) */
+    HCQ_MEM_HOST = 1 << 0,     /* pinned system memory, CPU-mapped, GPU-visible */
+    HCQ_MEM_MAPPABLE = 1 << 1, /* device memory that must be CPU-mapped (else fail) */
 };
 
 HCQ_MUST_CHECK enum hcq_status hcq_buf_alloc(struct hcq_device *dev, uint64_t size_B, uint32_t flags,
@@ -199,9 +199,9 @@ HCQ_MUST_CHECK enum hcq_status hcq_buf_import_host(struct hcq_device *dev, void 
  * another device's signals (hcq_queue_wait/signal): close the waiting device first. */
 HCQ_MUST_CHECK enum hcq_status hcq_buf_peer_map(struct hcq_device *dev, struct hcq_buf *buf,
                                                 struct hcq_buf **alias_out);
-uint64_t hcq_buf_va(const struct hcq_buf *buf);    /* GPU virtual address */
-void *hcq_buf_map(const struct hcq_buf *buf);      /* CPU pointer, or NULL if not mapped */
-uint64_t hcq_buf_size(const struct hcq_buf *buf);  /* bytes */
+uint64_t hcq_buf_va(const struct hcq_buf *buf);   /* GPU virtual address */
+void *hcq_buf_map(const struct hcq_buf *buf);     /* CPU pointer, or NULL if not mapped */
+uint64_t hcq_buf_size(const struct hcq_buf *buf); /* bytes */
 /* Synchronous host <-> buffer copies (through a staging copy when the buffer is not mapped). */
 HCQ_MUST_CHECK enum hcq_status hcq_buf_write(struct hcq_buf *buf, uint64_t offset_B, const void *src,
                                              uint64_t size_B);
@@ -212,12 +212,12 @@ HCQ_MUST_CHECK enum hcq_status hcq_buf_read(struct hcq_buf *buf, uint64_t offset
 
 struct hcq_program_info {
     char name[64];
-    uint32_t params_B;        /* size of the kernel's parameter struct */
-    uint32_t regs;            /* registers per thread (0 on cpu) */
-    uint32_t shared_B;        /* static shared memory per block */
-    uint32_t local_B;         /* local (stack) memory per thread */
-    uint32_t max_threads;     /* max threads per block */
-    bool native;              /* runs real GPU code (false: CPU twin) */
+    uint32_t params_B;    /* size of the kernel's parameter struct */
+    uint32_t regs;        /* registers per thread (0 on cpu) */
+    uint32_t shared_B;    /* static shared memory per block */
+    uint32_t local_B;     /* local (stack) memory per thread */
+    uint32_t max_threads; /* max threads per block */
+    bool native;          /* runs real GPU code (false: CPU twin) */
 };
 
 /* Load a kernel of the built-in library by name ("k_fill_f32"): the cubin for the device's
@@ -238,7 +238,7 @@ HCQ_MUST_CHECK enum hcq_status hcq_signal_create(struct hcq_device *dev, uint64_
                                                  struct hcq_signal **sig_out);
 void hcq_signal_destroy(struct hcq_signal *sig);
 uint64_t hcq_signal_value(const struct hcq_signal *sig);
-void hcq_signal_set(struct hcq_signal *sig, uint64_t value);  /* host write */
+void hcq_signal_set(struct hcq_signal *sig, uint64_t value); /* host write */
 /* Wait until value >= `value`. HCQ_ERR_TIMEOUT after timeout_ns, HCQ_ERR_DEVICE_LOST on fault. */
 HCQ_MUST_CHECK enum hcq_status hcq_signal_wait(struct hcq_signal *sig, uint64_t value, uint64_t timeout_ns);
 /* Device time (ns) written by the last timestamp command on this signal. */
@@ -263,9 +263,9 @@ struct hcq_launch {
     struct hcq_program *prog;
     uint32_t grid[3];
     uint32_t block[3];
-    const void *args;            /* the kernel's parameter struct, copied at record time */
-    uint32_t args_B;             /* must equal the program's params_B */
-    uint32_t grid_var[3];        /* graphs only: when grid[i] == 0, the variable giving grid[i] */
+    const void *args;                    /* the kernel's parameter struct, copied at record time */
+    uint32_t args_B;                     /* must equal the program's params_B */
+    uint32_t grid_var[3];                /* graphs only: when grid[i] == 0, the variable giving grid[i] */
     const struct hcq_arg_patch *patches; /* graphs only */
     uint32_t patch_count;
 };
@@ -304,10 +304,10 @@ HCQ_MUST_CHECK enum hcq_status hcq_queue_signal(struct hcq_queue *q, struct hcq_
 /* Record: do not start later commands until sig >= value. */
 HCQ_MUST_CHECK enum hcq_status hcq_queue_wait(struct hcq_queue *q, struct hcq_signal *sig, uint64_t value);
 /* Graph forms: the value is variable `var` plus `add`. */
-HCQ_MUST_CHECK enum hcq_status hcq_queue_signal_var(struct hcq_queue *q, struct hcq_signal *sig,
-                                                    uint32_t var, uint64_t add);
-HCQ_MUST_CHECK enum hcq_status hcq_queue_wait_var(struct hcq_queue *q, struct hcq_signal *sig,
-                                                  uint32_t var, uint64_t add);
+HCQ_MUST_CHECK enum hcq_status hcq_queue_signal_var(struct hcq_queue *q, struct hcq_signal *sig, uint32_t var,
+                                                    uint64_t add);
+HCQ_MUST_CHECK enum hcq_status hcq_queue_wait_var(struct hcq_queue *q, struct hcq_signal *sig, uint32_t var,
+                                                  uint64_t add);
 /* Record: write the device time into sig's timestamp once earlier commands completed. */
 HCQ_MUST_CHECK enum hcq_status hcq_queue_timestamp(struct hcq_queue *q, struct hcq_signal *sig);
 /* Record: full memory barrier (earlier writes visible to later commands and the host). */

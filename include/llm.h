@@ -68,9 +68,9 @@ HCQ_MUST_CHECK enum hcq_status llm_dequantize(uint32_t type, const void *src, fl
 HCQ_MUST_CHECK enum hcq_status llm_quantize(uint32_t type, const float *src, void *dst, uint64_t n);
 
 float llm_f16_to_f32(uint16_t h);
-uint16_t llm_f32_to_f16(float f);   /* round to nearest even */
+uint16_t llm_f32_to_f16(float f); /* round to nearest even */
 float llm_bf16_to_f32(uint16_t h);
-uint16_t llm_f32_to_bf16(float f);  /* round to nearest even */
+uint16_t llm_f32_to_bf16(float f); /* round to nearest even */
 
 /* ==== GGUF reader ==== */
 
@@ -119,7 +119,7 @@ void llm_gguf_destroy(struct llm_gguf *g);
 
 uint32_t llm_gguf_version(const struct llm_gguf *g);
 uint32_t llm_gguf_alignment(const struct llm_gguf *g);
-uint64_t llm_gguf_data_offset(const struct llm_gguf *g);  /* file offset of the data section */
+uint64_t llm_gguf_data_offset(const struct llm_gguf *g); /* file offset of the data section */
 
 uint64_t llm_gguf_kv_count(const struct llm_gguf *g);
 struct llm_str llm_gguf_kv_key(const struct llm_gguf *g, uint64_t i);
@@ -132,10 +132,11 @@ int64_t llm_gguf_find(const struct llm_gguf *g, const char *key);
 HCQ_MUST_CHECK enum hcq_status llm_gguf_get_u32(const struct llm_gguf *g, const char *key, uint32_t *out);
 HCQ_MUST_CHECK enum hcq_status llm_gguf_get_f32(const struct llm_gguf *g, const char *key, float *out);
 HCQ_MUST_CHECK enum hcq_status llm_gguf_get_bool(const struct llm_gguf *g, const char *key, bool *out);
-HCQ_MUST_CHECK enum hcq_status llm_gguf_get_str(const struct llm_gguf *g, const char *key, struct llm_str *out);
+HCQ_MUST_CHECK enum hcq_status llm_gguf_get_str(const struct llm_gguf *g, const char *key,
+                                                struct llm_str *out);
 /* Array: element type and count; element access below. */
-HCQ_MUST_CHECK enum hcq_status llm_gguf_get_arr(const struct llm_gguf *g, const char *key, uint32_t *elem_type_out,
-                                                uint64_t *count_out);
+HCQ_MUST_CHECK enum hcq_status llm_gguf_get_arr(const struct llm_gguf *g, const char *key,
+                                                uint32_t *elem_type_out, uint64_t *count_out);
 /* Element i of a string array (validated at parse). */
 struct llm_str llm_gguf_arr_str(const struct llm_gguf *g, const char *key, uint64_t i);
 /* Raw pointer to the elements of a numeric array (little-endian, maybe unaligned). */
@@ -153,15 +154,18 @@ struct llm_gguf_writer;
 
 HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_create(struct llm_gguf_writer **w_out);
 void llm_gguf_writer_destroy(struct llm_gguf_writer *w);
-HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_u32(struct llm_gguf_writer *w, const char *key, uint32_t v);
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_u32(struct llm_gguf_writer *w, const char *key,
+                                                       uint32_t v);
 HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_i32(struct llm_gguf_writer *w, const char *key, int32_t v);
-HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_u64(struct llm_gguf_writer *w, const char *key, uint64_t v);
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_u64(struct llm_gguf_writer *w, const char *key,
+                                                       uint64_t v);
 HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_f32(struct llm_gguf_writer *w, const char *key, float v);
 HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_bool(struct llm_gguf_writer *w, const char *key, bool v);
 /* Any scalar type (not STRING/ARRAY): `v` points to its little-endian bytes. */
-HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_val(struct llm_gguf_writer *w, const char *key, uint32_t vtype,
-                                                       const void *v);
-HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_str(struct llm_gguf_writer *w, const char *key, const char *v);
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_val(struct llm_gguf_writer *w, const char *key,
+                                                       uint32_t vtype, const void *v);
+HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_str(struct llm_gguf_writer *w, const char *key,
+                                                       const char *v);
 /* Numeric array of `count` elements of `elem_type` (not STRING/ARRAY), copied. */
 HCQ_MUST_CHECK enum hcq_status llm_gguf_writer_set_arr(struct llm_gguf_writer *w, const char *key,
                                                        uint32_t elem_type, const void *elems, uint64_t count);
@@ -209,8 +213,8 @@ HCQ_MUST_CHECK enum hcq_status llm_tok_create_ex(const struct llm_gguf *g, const
                                                  struct llm_tok **tok_out);
 void llm_tok_destroy(struct llm_tok *tok);
 uint32_t llm_tok_vocab_size(const struct llm_tok *tok);
-int32_t llm_tok_bos(const struct llm_tok *tok);   /* -1 if none */
-int32_t llm_tok_eos(const struct llm_tok *tok);   /* -1 if none */
+int32_t llm_tok_bos(const struct llm_tok *tok);             /* -1 if none */
+int32_t llm_tok_eos(const struct llm_tok *tok);             /* -1 if none */
 bool llm_tok_is_eog(const struct llm_tok *tok, int32_t id); /* EOS, EOT, <|eot_id|>, <|im_end|> ... */
 bool llm_tok_add_bos_default(const struct llm_tok *tok);
 /* Token id of exactly this text, -1 if none. */
@@ -218,8 +222,8 @@ int32_t llm_tok_find(const struct llm_tok *tok, const char *text);
 
 /* Encode `text` (len bytes). add_bos prepends BOS; parse_special matches control tokens
  * written in the text ("<|eot_id|>"); user-defined tokens are matched always (as llama.cpp
- * and Hugging Face tokenizers do: MPT's runs of spaces, DeepSeek's added tokens). Writes at most cap ids; *n_out is the number the full
- * encoding has (may exceed cap: then call again with a larger buffer). */
+ * and Hugging Face tokenizers do: MPT's runs of spaces, DeepSeek's added tokens). Writes at most cap ids;
+ * *n_out is the number the full encoding has (may exceed cap: then call again with a larger buffer). */
 HCQ_MUST_CHECK enum hcq_status llm_tok_encode(const struct llm_tok *tok, const char *text, size_t len,
                                               bool add_bos, bool parse_special, int32_t *ids, size_t cap,
                                               size_t *n_out);
@@ -244,7 +248,7 @@ size_t llm_detok_flush(struct llm_detok *d, char *out, size_t cap);
 
 enum llm_chat_tmpl { LLM_CHAT_NONE, LLM_CHAT_LLAMA3, LLM_CHAT_CHATML };
 struct llm_chat_msg {
-    const char *role;    /* "system", "user", "assistant" */
+    const char *role; /* "system", "user", "assistant" */
     const char *content;
 };
 /* Pick from tokenizer.chat_template's text (or the vocabulary's special tokens). */
@@ -257,11 +261,11 @@ size_t llm_chat_render(enum llm_chat_tmpl tmpl, const struct llm_chat_msg *msgs,
 /* ==== Sampler ==== */
 
 struct llm_sampler_params {
-    float temp;          /* <= 0: greedy */
-    uint32_t top_k;      /* 0: off */
-    float top_p;         /* 1: off */
-    float min_p;         /* 0: off */
-    float repeat_penalty;/* 1: off; applied to the last repeat_last_n tokens */
+    float temp;           /* <= 0: greedy */
+    uint32_t top_k;       /* 0: off */
+    float top_p;          /* 1: off */
+    float min_p;          /* 0: off */
+    float repeat_penalty; /* 1: off; applied to the last repeat_last_n tokens */
     uint32_t repeat_last_n;
     uint64_t seed;
 };
@@ -288,31 +292,31 @@ struct llm_hparams {
     enum llm_arch arch;
     uint32_t n_vocab;
     uint32_t n_ctx_train;
-    uint32_t n_embd;       /* model width */
+    uint32_t n_embd; /* model width */
     uint32_t n_layer;
     uint32_t n_head;
     uint32_t n_head_kv;
-    uint32_t head_dim;     /* n_embd / n_head */
+    uint32_t head_dim; /* n_embd / n_head */
     uint32_t n_ff;
-    float norm_eps;        /* RMSNorm / LayerNorm epsilon */
+    float norm_eps; /* RMSNorm / LayerNorm epsilon */
     float rope_base;
-    bool has_rope_freqs;   /* LLaMA-3 rope_freqs tensor (per-dimension divisors) */
-    bool tied_output;      /* output head = token embedding */
+    bool has_rope_freqs; /* LLaMA-3 rope_freqs tensor (per-dimension divisors) */
+    bool tied_output;    /* output head = token embedding */
 };
 
 struct llm_model;
 
 struct llm_model_params {
-    const char *dev_spec;     /* hcq device ("auto", "cpu", "cuda:0", ...); NULL = "auto" */
-    uint32_t n_ctx;           /* KV cache length; 0 = min(n_ctx_train, 4096) */
-    uint32_t n_batch;         /* prefill batch; 0 = 64 */
-    bool use_graph;           /* record decode as a graph where supported (default true) */
+    const char *dev_spec;         /* hcq device ("auto", "cpu", "cuda:0", ...); NULL = "auto" */
+    uint32_t n_ctx;               /* KV cache length; 0 = min(n_ctx_train, 4096) */
+    uint32_t n_batch;             /* prefill batch; 0 = 64 */
+    bool use_graph;               /* record decode as a graph where supported (default true) */
     const char *tok_pre_fallback; /* llm_tok_params.pre_fallback (NULL: unknown pre = error) */
     /* Batches of at least this many tokens run their matmuls on tensor cores: weights
      * dequantized to f16 once per batch, activations rounded to f16, f32 accumulation
      * (k_llm_gemm.cu; logits move by ~1e-7 NMSE). 0 = never; default 64. */
     uint32_t gemm_min_batch;
-    bool naive_decode;        /* decode with the general per-op kernels, not the fused mat-vec path */
+    bool naive_decode; /* decode with the general per-op kernels, not the fused mat-vec path */
     /* Called while uploading weights with done/total bytes (may be NULL). */
     void (*progress)(uint64_t done_B, uint64_t total_B, void *user);
     void *progress_user;
@@ -332,7 +336,8 @@ uint64_t llm_model_weight_bytes(const struct llm_model *m);
 
 /* Run n tokens at positions pos..pos+n-1 (prefill in batches, or one decode step), leaving
  * the logits of the last token in the model (llm_model_logits). pos + n <= n_ctx. */
-HCQ_MUST_CHECK enum hcq_status llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t pos);
+HCQ_MUST_CHECK enum hcq_status llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n,
+                                              uint32_t pos);
 /* Logits of the last evaluated token (n_vocab floats, host memory, read after eval). */
 const float *llm_model_logits(struct llm_model *m);
 uint32_t llm_model_n_ctx(const struct llm_model *m);
@@ -355,10 +360,11 @@ HCQ_MUST_CHECK enum hcq_status llm_model_profile_step(struct llm_model *m, int32
 /* The plain C reference forward pass (f32 math over dequantized weights, host only): the
  * oracle for device tests. Same contract as llm_model_eval; logits into logits_out. */
 struct llm_ref;
-HCQ_MUST_CHECK enum hcq_status llm_ref_create(const struct llm_gguf *g, uint32_t n_ctx, struct llm_ref **ref_out);
+HCQ_MUST_CHECK enum hcq_status llm_ref_create(const struct llm_gguf *g, uint32_t n_ctx,
+                                              struct llm_ref **ref_out);
 void llm_ref_destroy(struct llm_ref *r);
-HCQ_MUST_CHECK enum hcq_status llm_ref_eval(struct llm_ref *r, const int32_t *tokens, uint32_t n, uint32_t pos,
-                                            float *logits_out);
+HCQ_MUST_CHECK enum hcq_status llm_ref_eval(struct llm_ref *r, const int32_t *tokens, uint32_t n,
+                                            uint32_t pos, float *logits_out);
 const struct llm_hparams *llm_ref_hparams(const struct llm_ref *r);
 
 /* Read the hyper-parameters of a GGUF model. */
@@ -367,12 +373,12 @@ HCQ_MUST_CHECK enum hcq_status llm_hparams_read(const struct llm_gguf *g, struct
 /* ==== Synthetic models (gen-model) ==== */
 
 struct llm_gen_params {
-    const char *arch;       /* "llama" or "gpt2" */
-    const char *preset;     /* "tiny", "llama-3.2-1b", "llama-3.2-3b", "llama-3.1-8b", "gpt2-124m" */
-    enum llm_type type;     /* type of the 2-D weight matrices */
+    const char *arch;             /* "llama" or "gpt2" */
+    const char *preset;           /* "tiny", "llama-3.2-1b", "llama-3.2-3b", "llama-3.1-8b", "gpt2-124m" */
+    enum llm_type type;           /* type of the 2-D weight matrices */
     const struct llm_gguf *vocab; /* tokenizer source; NULL: a synthetic byte-level vocab */
     uint64_t seed;
-    uint32_t threads;       /* 0: all cores */
+    uint32_t threads; /* 0: all cores */
     /* Overrides for tests (0 = preset value). */
     uint32_t n_vocab, n_embd, n_layer, n_head, n_head_kv, n_ff, n_ctx;
 };

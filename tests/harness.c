@@ -18,7 +18,7 @@ static void
 capture_log(enum hcq_log_level level, const char *msg, void *user)
 {
     (void)user;
-    static const char *const names[] = { "error", "warn", "info", "debug" };
+    static const char *const names[] = {"error", "warn", "info", "debug"};
     int n = snprintf(log_buf + log_len, sizeof log_buf - log_len, "      [%s] %s\n", names[level], msg);
     if (n > 0 && log_len + (size_t)n < sizeof log_buf)
         log_len += (size_t)n;
@@ -147,7 +147,7 @@ th_run(const char *suite, const char *dev_spec, const struct th_case *cases, int
             skipped++;
             continue;
         }
-        struct th t = { .dev_spec = dev_spec };
+        struct th t = {.dev_spec = dev_spec};
         rng_state = (seed_used ^ (0x9E3779B97F4A7C15ull * (uint64_t)(i + 1))) | 1;
         fflush(stdout);
         log_len = 0;

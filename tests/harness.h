@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 struct th {
-    const char *dev_spec;   /* device under test (parameterised suites) */
+    const char *dev_spec; /* device under test (parameterised suites) */
     bool failed;
     bool skipped;
     char skip_why[384];
@@ -22,45 +22,51 @@ struct th {
 struct th_case {
     const char *name;
     void (*fn)(struct th *t);
-    bool slow;              /* run only with --slow / TH_SLOW=1 */
+    bool slow; /* run only with --slow / TH_SLOW=1 */
 };
 
 #define TEST(name) static void test_##name(struct th *t)
-#define TH_CASE(name) { #name, test_##name, false }
-#define TH_CASE_SLOW(name) { #name, test_##name, true }
+#define TH_CASE(name)                                                                                        \
+    {                                                                                                        \
+#name, test_##name, false                                                                            \
+    }
+#define TH_CASE_SLOW(name)                                                                                   \
+    {                                                                                                        \
+#name, test_##name, true                                                                             \
+    }
 
 void th_fail(struct th *t, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* Fail and jump to done: unless cond holds. */
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            th_fail(t, __FILE__, __LINE__, "CHECK(%s)", #cond);                     \
-            goto done;                                                               \
-        }                                                                            \
+#define CHECK(cond)                                                                                          \
+    do {                                                                                                     \
+        if (!(cond)) {                                                                                       \
+            th_fail(t, __FILE__, __LINE__, "CHECK(%s)", #cond);                                              \
+            goto done;                                                                                       \
+        }                                                                                                    \
     } while (0)
-#define CHECKF(cond, ...)                                                            \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            th_fail(t, __FILE__, __LINE__, __VA_ARGS__);                            \
-            goto done;                                                               \
-        }                                                                            \
+#define CHECKF(cond, ...)                                                                                    \
+    do {                                                                                                     \
+        if (!(cond)) {                                                                                       \
+            th_fail(t, __FILE__, __LINE__, __VA_ARGS__);                                                     \
+            goto done;                                                                                       \
+        }                                                                                                    \
     } while (0)
 /* Check an hcq_status call; prints hcq_last_error() on failure. */
-#define CHECK_OK(call)                                                               \
-    do {                                                                             \
-        int st_ = (int)(call);                                                       \
-        if (st_ != 0) {                                                              \
-            th_fail(t, __FILE__, __LINE__, "%s -> %d: %s", #call, st_, th_last_error()); \
-            goto done;                                                               \
-        }                                                                            \
+#define CHECK_OK(call)                                                                                       \
+    do {                                                                                                     \
+        int st_ = (int)(call);                                                                               \
+        if (st_ != 0) {                                                                                      \
+            th_fail(t, __FILE__, __LINE__, "%s -> %d: %s", #call, st_, th_last_error());                     \
+            goto done;                                                                                       \
+        }                                                                                                    \
     } while (0)
-#define SKIP(...)                                                                    \
-    do {                                                                             \
-        t->skipped = true;                                                           \
-        snprintf(t->skip_why, sizeof t->skip_why, __VA_ARGS__);                      \
-        goto done;                                                                   \
+#define SKIP(...)                                                                                            \
+    do {                                                                                                     \
+        t->skipped = true;                                                                                   \
+        snprintf(t->skip_why, sizeof t->skip_why, __VA_ARGS__);                                              \
+        goto done;                                                                                           \
     } while (0)
 
 const char *th_last_error(void);

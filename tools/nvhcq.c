@@ -22,29 +22,38 @@ static const struct {
     int (*fn)(int argc, char **argv);
     const char *help;
 } cmds[] = {
-    { "info", nvhcq_cmd_info, "backends, devices, arch, SMs, memory, driver, embedded cubin archs" },
-    { "devices", nvhcq_cmd_devices, "list device specs that open here (--testable: those the test suite uses)" },
-    { "demo", nvhcq_cmd_demo, "self-check of the default device (HCQ_DEV or --dev) and what ran where" },
-    { "bench", NULL, "benchmark suite: latency copy elementwise matmul alloc mlp, backends side by side" },
-    { "run", NULL, "run a GGUF model: -m model.gguf -p prompt [-n N] [--temp T] [--seed S] [--dev D]" },
-    { "llm-bench", NULL, "llama-bench-style pp/tg throughput: -m model.gguf [-p 512] [-n 128] [-r 5]" },
-    { "gen-model", NULL, "write a random-weight GGUF with a real architecture's shapes" },
-    { "tokenize", NULL, "show how a model's tokenizer splits text: -m model.gguf -p text [--ids]" },
-    { "selftest", NULL, "Jetson owners: HCQ suite on nvgpu:0, short benchmark, kernel log check" },
-    { "dmesg-check", NULL, "classify kernel log lines (NVRM Xid, MMU faults, nvgpu errors)" },
+    {"info", nvhcq_cmd_info, "backends, devices, arch, SMs, memory, driver, embedded cubin archs"},
+    {"devices", nvhcq_cmd_devices,
+     "list device specs that open here (--testable: those the test suite uses)"},
+    {"demo", nvhcq_cmd_demo, "self-check of the default device (HCQ_DEV or --dev) and what ran where"},
+    {"bench", NULL, "benchmark suite: latency copy elementwise matmul alloc mlp, backends side by side"},
+    {"run", NULL, "run a GGUF model: -m model.gguf -p prompt [-n N] [--temp T] [--seed S] [--dev D]"},
+    {"llm-bench", NULL, "llama-bench-style pp/tg throughput: -m model.gguf [-p 512] [-n 128] [-r 5]"},
+    {"gen-model", NULL, "write a random-weight GGUF with a real architecture's shapes"},
+    {"tokenize", NULL, "show how a model's tokenizer splits text: -m model.gguf -p text [--ids]"},
+    {"selftest", NULL, "Jetson owners: HCQ suite on nvgpu:0, short benchmark, kernel log check"},
+    {"dmesg-check", NULL, "classify kernel log lines (NVRM Xid, MMU faults, nvgpu errors)"},
 };
 
 static int (*resolve(int i))(int, char **)
 {
     switch (i) {
-    case 3: return nvhcq_cmd_bench;
-    case 4: return nvhcq_cmd_run;
-    case 5: return nvhcq_cmd_llm_bench;
-    case 6: return nvhcq_cmd_gen_model;
-    case 7: return nvhcq_cmd_tokenize;
-    case 8: return nvhcq_cmd_selftest;
-    case 9: return nvhcq_cmd_dmesg_check;
-    default: return cmds[i].fn;
+    case 3:
+        return nvhcq_cmd_bench;
+    case 4:
+        return nvhcq_cmd_run;
+    case 5:
+        return nvhcq_cmd_llm_bench;
+    case 6:
+        return nvhcq_cmd_gen_model;
+    case 7:
+        return nvhcq_cmd_tokenize;
+    case 8:
+        return nvhcq_cmd_selftest;
+    case 9:
+        return nvhcq_cmd_dmesg_check;
+    default:
+        return cmds[i].fn;
     }
 }
 
@@ -57,7 +66,8 @@ usage(FILE *f)
     fprintf(f, "\nenvironment: HCQ_DEV=<spec> (auto, cpu, cuda:N, rm:N, nvgpu:0, emu:gh100|ga102|ga10b),\n"
                "             HCQ_LOG=error|warn|info|debug, HCQ_DEBUG=push_dump,push_sync,qmd_dump,...\n"
                "\n`nvhcq <command> --help` lists a command's options and their defaults.\n"
-               "Exit status: 0 success, 1 failure (a check failed, a file or device did not open), 2 usage error.\n");
+               "Exit status: 0 success, 1 failure (a check failed, a file or device did not open), 2 usage "
+               "error.\n");
 }
 
 int

@@ -20,9 +20,9 @@ static const struct {
     const char *name;
     bench_group_fn fn;
 } groups[] = {
-    { "latency", bench_latency }, { "copy", bench_copy },   { "elementwise", bench_elementwise },
-    { "matmul", bench_matmul },   { "alloc", bench_alloc }, { "mlp", bench_mlp },
-    { "xdev", bench_xdev },
+    {"latency", bench_latency}, {"copy", bench_copy},   {"elementwise", bench_elementwise},
+    {"matmul", bench_matmul},   {"alloc", bench_alloc}, {"mlp", bench_mlp},
+    {"xdev", bench_xdev},
 };
 #define GROUP_COUNT (int)(sizeof groups / sizeof groups[0])
 
@@ -39,7 +39,9 @@ bench_group_arg(const char *arg, void *user)
             ba->want[g] = ba->any = true;
             return 0;
         }
-    fprintf(stderr, "nvhcq bench: unknown group '%s' (groups: latency copy elementwise matmul alloc mlp xdev)\n", arg);
+    fprintf(stderr,
+            "nvhcq bench: unknown group '%s' (groups: latency copy elementwise matmul alloc mlp xdev)\n",
+            arg);
     return 2;
 }
 
@@ -72,7 +74,8 @@ query_clocks(int index, char *out, size_t out_B)
     char cmd[160], line[128];
     out[0] = 0;
     snprintf(cmd, sizeof cmd,
-             "nvidia-smi -i %d --query-gpu=clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader,nounits 2>/dev/null",
+             "nvidia-smi -i %d --query-gpu=clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader,nounits "
+             "2>/dev/null",
              index);
     FILE *p = popen(cmd, "r");
     if (!p)
@@ -201,22 +204,29 @@ nvhcq_cmd_bench(int argc, char **argv)
     struct bench_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     const char *devs = NULL, *json = NULL, *out_dir = NULL;
-    struct bench_args ba = { { false }, false };
+    struct bench_args ba = {{false}, false};
     size_t cl = 0;
     for (int i = 0; i < argc && cl < sizeof ctx.command - 1; i++)
-        cl += (size_t)snprintf(ctx.command + cl, sizeof ctx.command - cl, "%s%s", i ? " " : "nvhcq ", argv[i]);
+        cl +=
+            (size_t)snprintf(ctx.command + cl, sizeof ctx.command - cl, "%s%s", i ? " " : "nvhcq ", argv[i]);
     const struct cli_opt opts[] = {
-        CLI_STR(NULL, "--devs", &devs, "SPEC,...", "devices side by side [default: those of cuda:0,rm:0,nvgpu:0,cpu that open]"),
+        CLI_STR(NULL, "--devs", &devs, "SPEC,...",
+                "devices side by side [default: those of cuda:0,rm:0,nvgpu:0,cpu that open]"),
         CLI_STR(NULL, "--json", &json, "FILE", "write FILE (JSON) and FILE's .md and .svg next to it"),
-        CLI_STR(NULL, "--out", &out_dir, "DIR", "write DIR/<gpu>/<date>-<commit>.{json,md,svg} (bench/results layout)"),
+        CLI_STR(NULL, "--out", &out_dir, "DIR",
+                "write DIR/<gpu>/<date>-<commit>.{json,md,svg} (bench/results layout)"),
         CLI_FLAG(NULL, "--quick", &ctx.quick, "small sizes and few reps (make bench, CI smoke)"),
         CLI_END,
     };
     const struct cli_cmd cmd = {
-        "bench", "[GROUP...] [--devs SPEC,SPEC,...] [--json FILE] [--out DIR] [--quick]",
+        "bench",
+        "[GROUP...] [--devs SPEC,SPEC,...] [--json FILE] [--out DIR] [--quick]",
         "Runs the benchmark groups on every device side by side (median, p99, ratios), checks each\n"
         "result, prints the table. GROUP: latency copy elementwise matmul alloc mlp xdev (default: all).",
-        opts, bench_group_arg, &ba, "method: bench/README.md",
+        opts,
+        bench_group_arg,
+        &ba,
+        "method: bench/README.md",
     };
     int rc = cli_parse(&cmd, argc, argv);
     if (rc != CLI_CONTINUE)
@@ -231,14 +241,15 @@ nvhcq_cmd_bench(int argc, char **argv)
     int left_out = 0;
     if (devs) {
         char *list = strdup(devs);
-        for (char *save = NULL, *s = list ? strtok_r(list, ",", &save) : NULL; s; s = strtok_r(NULL, ",", &save))
+        for (char *save = NULL, *s = list ? strtok_r(list, ",", &save) : NULL; s;
+             s = strtok_r(NULL, ",", &save))
             if (open_dev(&ctx, s, true) != 0) {
                 fprintf(stderr, "bench: %s left out (it did not open); the exit status will be 1\n", s);
                 left_out++; /* the others still run */
             }
         free(list);
     } else {
-        static const char *const defaults[] = { "cuda:0", "rm:0", "nvgpu:0", "cpu" };
+        static const char *const defaults[] = {"cuda:0", "rm:0", "nvgpu:0", "cpu"};
         for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
             (void)open_dev(&ctx, defaults[i], false);
     }

@@ -32,17 +32,28 @@ format_value(const struct cli_opt *o, char *out, size_t out_B)
 {
     out[0] = 0;
     switch (o->type) {
-    case CLI_T_FLAG: break;
+    case CLI_T_FLAG:
+        break;
     case CLI_T_STR:
     case CLI_T_CHOICE:
         if (*(const char **)o->dst)
             snprintf(out, out_B, "%s", *(const char **)o->dst);
         break;
-    case CLI_T_INT: snprintf(out, out_B, "%d", *(int *)o->dst); break;
-    case CLI_T_U32: snprintf(out, out_B, "%u", *(uint32_t *)o->dst); break;
-    case CLI_T_U64: snprintf(out, out_B, "%llu", (unsigned long long)*(uint64_t *)o->dst); break;
-    case CLI_T_F32: snprintf(out, out_B, "%g", (double)*(float *)o->dst); break;
-    case CLI_T_F64: snprintf(out, out_B, "%g", *(double *)o->dst); break;
+    case CLI_T_INT:
+        snprintf(out, out_B, "%d", *(int *)o->dst);
+        break;
+    case CLI_T_U32:
+        snprintf(out, out_B, "%u", *(uint32_t *)o->dst);
+        break;
+    case CLI_T_U64:
+        snprintf(out, out_B, "%llu", (unsigned long long)*(uint64_t *)o->dst);
+        break;
+    case CLI_T_F32:
+        snprintf(out, out_B, "%g", (double)*(float *)o->dst);
+        break;
+    case CLI_T_F64:
+        snprintf(out, out_B, "%g", *(double *)o->dst);
+        break;
     }
 }
 
@@ -75,11 +86,13 @@ print_help(const struct cli_cmd *c, char defaults[][48])
     printf("\noptions:\n");
     int n = opt_count(c->opts);
     for (int i = 0; i <= n; i++) {
-        static const struct cli_opt help = { "-h", "--help", CLI_T_FLAG, NULL, NULL, 0, 0, "print this help and exit" };
+        static const struct cli_opt help = {"-h", "--help", CLI_T_FLAG, NULL,
+                                            NULL, 0,        0,          "print this help and exit"};
         const struct cli_opt *o = i < n ? &c->opts[i] : &help;
         char head[160];
-        int w = snprintf(head, sizeof head, "%s%s%s%s%s", o->name ? o->name : "", o->name && o->alias ? ", " : "",
-                         o->alias ? o->alias : "", o->arg ? " " : "", o->arg ? o->arg : "");
+        int w =
+            snprintf(head, sizeof head, "%s%s%s%s%s", o->name ? o->name : "", o->name && o->alias ? ", " : "",
+                     o->alias ? o->alias : "", o->arg ? " " : "", o->arg ? o->arg : "");
         printf("  %-26s", head);
         if (w > 26)
             printf("\n  %-26s", "");
@@ -152,8 +165,11 @@ set_value(const struct cli_cmd *c, const struct cli_opt *o, const char *flag, co
     char *end = NULL;
     errno = 0;
     switch (o->type) {
-    case CLI_T_FLAG: return 0;
-    case CLI_T_STR: *(const char **)o->dst = v; return 0;
+    case CLI_T_FLAG:
+        return 0;
+    case CLI_T_STR:
+        *(const char **)o->dst = v;
+        return 0;
     case CLI_T_CHOICE: {
         size_t len = strlen(v);
         for (const char *p = o->arg; p && *p;) {

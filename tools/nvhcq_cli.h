@@ -7,9 +7,8 @@
  *
  *     static const struct cli_opt opts[] = {
  *         CLI_STR("-m", "--model", &o.model, "FILE", "GGUF model (required)"),
- *         CLI_NUM("-n", "--n-predict", &o.n, "N", -1, 1e6, "tokens to generate; -1: until the context fills"),
- *         CLI_FLAG(NULL, "--special", &o.special, "render control tokens"),
- *         CLI_END
+ *         CLI_NUM("-n", "--n-predict", &o.n, "N", -1, 1e6, "tokens to generate; -1: until the context
+ * fills"), CLI_FLAG(NULL, "--special", &o.special, "render control tokens"), CLI_END
  *     };
  *
  * CLI_NUM picks the parse from the destination's type (int, uint32_t, uint64_t, float,
@@ -30,27 +29,39 @@
 enum cli_type { CLI_T_FLAG, CLI_T_STR, CLI_T_CHOICE, CLI_T_INT, CLI_T_U32, CLI_T_U64, CLI_T_F32, CLI_T_F64 };
 
 struct cli_opt {
-    const char *name;    /* short or long spelling ("-n"); NULL if only alias */
-    const char *alias;   /* long spelling ("--n-predict") or NULL */
+    const char *name;  /* short or long spelling ("-n"); NULL if only alias */
+    const char *alias; /* long spelling ("--n-predict") or NULL */
     enum cli_type type;
-    void *dst;           /* bool*, const char**, int*, uint32_t*, uint64_t*, float*, double* */
-    const char *arg;     /* value name in help ("N", "FILE"); CLI_CHOICE: the choices "md|json" */
-    double min, max;     /* numbers: inclusive range */
+    void *dst;       /* bool*, const char**, int*, uint32_t*, uint64_t*, float*, double* */
+    const char *arg; /* value name in help ("N", "FILE"); CLI_CHOICE: the choices "md|json" */
+    double min, max; /* numbers: inclusive range */
     const char *help;
 };
 
 /* _Generic with one association: a destination of another type is a compile error */
-#define CLI_FLAG(n, a, dst, help) { (n), (a), CLI_T_FLAG, _Generic((dst), bool *: (dst)), NULL, 0, 0, (help) }
-#define CLI_STR(n, a, dst, arg, help)                                                                          \
-    { (n), (a), CLI_T_STR, _Generic((dst), const char **: (dst)), (arg), 0, 0, (help) }
-#define CLI_CHOICE(n, a, dst, choices, help)                                                                   \
-    { (n), (a), CLI_T_CHOICE, _Generic((dst), const char **: (dst)), (choices), 0, 0, (help) }
-#define CLI_NUM(n, a, dst, arg, lo, hi, help)                                                                  \
-    { (n), (a),                                                                                                \
+#define CLI_FLAG(n, a, dst, help)                                                                            \
+    {                                                                                                        \
+        (n), (a), CLI_T_FLAG, _Generic((dst), bool * : (dst)), NULL, 0, 0, (help)                            \
+    }
+#define CLI_STR(n, a, dst, arg, help)                                                                        \
+    {                                                                                                        \
+        (n), (a), CLI_T_STR, _Generic((dst), const char ** : (dst)), (arg), 0, 0, (help)                     \
+    }
+#define CLI_CHOICE(n, a, dst, choices, help)                                                                 \
+    {                                                                                                        \
+        (n), (a), CLI_T_CHOICE, _Generic((dst), const char ** : (dst)), (choices), 0, 0, (help)              \
+    }
+#define CLI_NUM(n, a, dst, arg, lo, hi, help)                                                                      \
+    {                                                                                                              \
+        (n), (a),                                                                                                \
       _Generic((dst), int *: CLI_T_INT, uint32_t *: CLI_T_U32, uint64_t *: CLI_T_U64, float *: CLI_T_F32,     \
                double *: CLI_T_F64),                                                                           \
-      (dst), (arg), (lo), (hi), (help) }
-#define CLI_END { NULL, NULL, CLI_T_FLAG, NULL, NULL, 0, 0, NULL }
+      (dst), (arg), (lo), (hi), (help) \
+    }
+#define CLI_END                                                                                              \
+    {                                                                                                        \
+        NULL, NULL, CLI_T_FLAG, NULL, NULL, 0, 0, NULL                                                       \
+    }
 
 struct cli_cmd {
     const char *name;     /* "run": messages say "nvhcq run: ..." */

@@ -115,11 +115,15 @@ nvhcq_cmd_demo(int argc, char **argv)
         CLI_END,
     };
     const struct cli_cmd cmd = {
-        "demo", "[--dev SPEC]",
+        "demo",
+        "[--dev SPEC]",
         "Self-check (64-bit signal across queues, copy round trip, a kernel checked against the CPU)\n"
         "of every device that opens here, then a table of what ran where. A device asked for by\n"
         "--dev or HCQ_DEV must open: if it does not, or any check fails, the exit status is 1.",
-        opts, NULL, NULL, "environment: HCQ_DEV=SPEC (the default device; it must open too)",
+        opts,
+        NULL,
+        NULL,
+        "environment: HCQ_DEV=SPEC (the default device; it must open too)",
     };
     int rc = cli_parse(&cmd, argc, argv);
     if (rc != CLI_CONTINUE)
@@ -127,7 +131,8 @@ nvhcq_cmd_demo(int argc, char **argv)
     const char *env = getenv("HCQ_DEV");
     /* the device the user asked for: failing to open it is a failure, not "not available" */
     const char *wanted = only ? only : env && *env && strcmp(env, "auto") ? env : NULL;
-    static const char *const all[] = { "cpu", "emu:gh100", "emu:ga102", "emu:ga10b", "cuda:0", "rm:0", "nvgpu:0" };
+    static const char *const all[] = {"cpu",    "emu:gh100", "emu:ga102", "emu:ga10b",
+                                      "cuda:0", "rm:0",      "nvgpu:0"};
     const char *specs[8];
     size_t n_specs = 0;
     if (only) {
@@ -160,7 +165,8 @@ nvhcq_cmd_demo(int argc, char **argv)
         if (st != HCQ_OK && required) {
             fprintf(stderr, "nvhcq demo: %s (asked for by %s) did not open: %s\n", specs[i],
                     only ? "--dev" : "HCQ_DEV", hcq_last_error());
-            snprintf(not_open, sizeof not_open, "; %.60s (%s) did not open", specs[i], only ? "--dev" : "HCQ_DEV");
+            snprintf(not_open, sizeof not_open, "; %.60s (%s) did not open", specs[i],
+                     only ? "--dev" : "HCQ_DEV");
             bad++;
             continue;
         }
@@ -176,8 +182,8 @@ nvhcq_cmd_demo(int argc, char **argv)
         printf("-----------+----------------------------------------------+--------+--------+-------\n");
     }
     for (int i = 0; i < n; i++)
-        printf("%-10s | %-44.44s | %-6s | %-6s | %-6s\n", rows[i].spec, rows[i].name, rows[i].signal, rows[i].copy,
-               rows[i].kernel);
+        printf("%-10s | %-44.44s | %-6s | %-6s | %-6s\n", rows[i].spec, rows[i].name, rows[i].signal,
+               rows[i].copy, rows[i].kernel);
     if (!n && !bad) {
         snprintf(not_open, sizeof not_open, "; no device opened");
         bad++;

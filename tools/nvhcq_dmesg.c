@@ -76,8 +76,10 @@ dm_read_log(const char *file, struct dm_buf *b)
     int rc = dm_read_stream(p, b);
     int st = pclose(p);
     if (rc == 0 && b->n == 0) {
-        fprintf(stderr, "dmesg-check: dmesg printed nothing (exit status %d; no permission to read the "
-                        "kernel log? try sudo, or --file)\n", st);
+        fprintf(stderr,
+                "dmesg-check: dmesg printed nothing (exit status %d; no permission to read the "
+                "kernel log? try sudo, or --file)\n",
+                st);
         return -1;
     }
     return rc;
@@ -100,7 +102,7 @@ dm_mark(void)
             return 0;
         }
     }
-    struct dm_buf b = { 0 };
+    struct dm_buf b = {0};
     struct klog_report rep;
     if (dm_read_log(NULL, &b) != 0) {
         free(b.p);
@@ -125,7 +127,10 @@ dm_print_line(void *user, const char *line, size_t len, const struct klog_hit *h
     if (hit->xid >= 0)
         printf("ERROR  [Xid %d: %s] %.*s\n", hit->xid, klog_xid_name(hit->xid), (int)len, line);
     else
-        printf("%-6s [%s] %.*s\n", hit->cls == KLOG_ERROR ? "ERROR" : hit->cls == KLOG_WARNING ? "WARN" : "NOTE",
+        printf("%-6s [%s] %.*s\n",
+               hit->cls == KLOG_ERROR     ? "ERROR"
+               : hit->cls == KLOG_WARNING ? "WARN"
+                                          : "NOTE",
                hit->what, (int)len, line);
 }
 
@@ -136,7 +141,9 @@ dm_positional(const char *arg, void *user)
     (void)user;
     if (!strcmp(arg, "dmesg-check"))
         return 0;
-    fprintf(stderr, "nvhcq dmesg-check: unexpected argument '%s'\n(nvhcq dmesg-check --help lists the options)\n", arg);
+    fprintf(stderr,
+            "nvhcq dmesg-check: unexpected argument '%s'\n(nvhcq dmesg-check --help lists the options)\n",
+            arg);
     return 2;
 }
 
@@ -145,7 +152,7 @@ nvhcq_cmd_dmesg_check(int argc, char **argv)
 {
     const char *file = NULL, *since = NULL;
     bool mark = false;
-    struct dm_print pr = { false };
+    struct dm_print pr = {false};
     const struct cli_opt opts[] = {
         CLI_STR(NULL, "--file", &file, "F", "read the log from F (- : stdin) [default: the kernel log]"),
         CLI_STR(NULL, "--since", &since, "mark:TEXT|ts:SECONDS", "scan only after this mark or timestamp"),
@@ -154,10 +161,14 @@ nvhcq_cmd_dmesg_check(int argc, char **argv)
         CLI_END,
     };
     const struct cli_cmd cmd = {
-        "dmesg-check", "[--file F|-] [--since mark:TEXT|ts:SECONDS] [--mark] [--quiet]",
+        "dmesg-check",
+        "[--file F|-] [--since mark:TEXT|ts:SECONDS] [--mark] [--quiet]",
         "Classifies kernel log lines of the GPU drivers (NVRM Xid, MMU faults, nvgpu errors).\n"
         "Exit status 1 when an error line is found, 2 when the log cannot be read.",
-        opts, dm_positional, NULL, NULL,
+        opts,
+        dm_positional,
+        NULL,
+        NULL,
     };
     int rc = cli_parse(&cmd, argc, argv);
     if (rc != CLI_CONTINUE)
@@ -168,7 +179,7 @@ nvhcq_cmd_dmesg_check(int argc, char **argv)
         fprintf(stderr, "dmesg-check: --since %s: expected mark:TEXT or ts:SECONDS\n", since);
         return 2;
     }
-    struct dm_buf b = { 0 };
+    struct dm_buf b = {0};
     if (dm_read_log(file, &b) != 0) {
         free(b.p);
         return 2;
@@ -178,7 +189,8 @@ nvhcq_cmd_dmesg_check(int argc, char **argv)
     free(b.p);
     if (since && !rep.since_found)
         printf("dmesg-check: warning: %s not found in the log (rotated?); scanned all of it\n", since);
-    printf("dmesg-check: %u lines, %u scanned: %u error(s), %u warning(s), %u unrecognised NVIDIA line(s), %u routine",
+    printf("dmesg-check: %u lines, %u scanned: %u error(s), %u warning(s), %u unrecognised NVIDIA line(s), "
+           "%u routine",
            rep.lines, rep.scanned, rep.errors, rep.warnings, rep.notices, rep.harmless);
     for (int x = 0; x < KLOG_XID_MAX; x++)
         if (rep.xid_count[x])

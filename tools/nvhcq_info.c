@@ -21,21 +21,27 @@ print_info(const struct hcq_device_info *in)
 {
     printf("  %-10s %s\n", in->spec, in->name);
     printf("             backend %s, arch %s, %u SMs, %.1f GiB, driver %s%s%s\n", in->backend, in->arch,
-           in->sm_count, in->mem_B / (1024.0 * 1024 * 1024), in->driver, in->unified_memory ? ", unified memory" : "",
+           in->sm_count, in->mem_B / (1024.0 * 1024 * 1024), in->driver,
+           in->unified_memory ? ", unified memory" : "",
            in->emulated ? ", EMULATED (functional model; timings mean nothing)" : "");
     if (in->compute_class)
-        printf("             compute class 0x%04X, copy class 0x%04X, built-in kernels: %s\n", in->compute_class,
-               in->copy_class, in->has_kernels ? "yes" : "no");
+        printf("             compute class 0x%04X, copy class 0x%04X, built-in kernels: %s\n",
+               in->compute_class, in->copy_class, in->has_kernels ? "yes" : "no");
 }
 
 int
 nvhcq_cmd_info(int argc, char **argv)
 {
-    static const struct cli_opt opts[] = { CLI_END };
+    static const struct cli_opt opts[] = {CLI_END};
     static const struct cli_cmd cmd = {
-        "info", "", "Prints the backends compiled in, the embedded cubin archs, and every device that\n"
-                    "opens here (arch, SMs, memory, driver). Exit 1 when no device opens.",
-        opts, NULL, NULL, NULL,
+        "info",
+        "",
+        "Prints the backends compiled in, the embedded cubin archs, and every device that\n"
+        "opens here (arch, SMs, memory, driver). Exit 1 when no device opens.",
+        opts,
+        NULL,
+        NULL,
+        NULL,
     };
     int rc = cli_parse(&cmd, argc, argv);
     if (rc != CLI_CONTINUE)
@@ -43,7 +49,8 @@ nvhcq_cmd_info(int argc, char **argv)
     hcq_log_level_set(HCQ_LOG_LEVEL_ERROR);
     const char *archs = hcq_kernels_cubin_archs();
     printf("nvhcq runtime\n");
-    printf("embedded cubins: %s\n", *archs ? archs : "none (built without nvcc: GPU kernels absent; cpu and emu work)");
+    printf("embedded cubins: %s\n",
+           *archs ? archs : "none (built without nvcc: GPU kernels absent; cpu and emu work)");
     printf("backends compiled in:");
     for (int i = 0; hcq_backend_name(i); i++)
         printf(" %s", hcq_backend_name(i));
@@ -76,8 +83,9 @@ nvhcq_cmd_devices(int argc, char **argv)
         CLI_FLAG(NULL, "--testable", &testable, "one line of the specs the test suite runs on (make test)"),
         CLI_END,
     };
-    const struct cli_cmd cmd = { "devices", "[--testable]", "Lists the device specs that open here, one a line.",
-                                 opts, NULL, NULL, NULL };
+    const struct cli_cmd cmd = {
+        "devices", "[--testable]", "Lists the device specs that open here, one a line.", opts, NULL, NULL,
+        NULL};
     int rc = cli_parse(&cmd, argc, argv);
     if (rc != CLI_CONTINUE)
         return rc;

@@ -29,8 +29,8 @@ nvhcq_llm_progress(uint64_t done_B, uint64_t total_B, void *user)
         return;
     *last = pct;
     int bar = pct / 4;
-    fprintf(stderr, "\rloading [%.*s%*s] %3d%% %6.0f MiB", bar, "=========================", 25 - bar, "", pct,
-            done_B / 1048576.0);
+    fprintf(stderr, "\rloading [%.*s%*s] %3d%% %6.0f MiB", bar, "=========================", 25 - bar, "",
+            pct, done_B / 1048576.0);
     if (pct == 100)
         fprintf(stderr, "\n");
 }
@@ -86,8 +86,8 @@ generate(struct llm_model *m, struct llm_sampler *s, const struct run_opts *o, c
         return 1;
     }
     if (!cnt || *pos + cnt >= n_ctx) {
-        cli_fail("run", "the prompt (%zu tokens) does not fit the context (%u of %u used; -c sets its size)", cnt,
-                 *pos, n_ctx);
+        cli_fail("run", "the prompt (%zu tokens) does not fit the context (%u of %u used; -c sets its size)",
+                 cnt, *pos, n_ctx);
         free(ids);
         return 1;
     }
@@ -148,7 +148,7 @@ generate(struct llm_model *m, struct llm_sampler *s, const struct run_opts *o, c
 int
 nvhcq_cmd_run(int argc, char **argv)
 {
-    struct run_opts o = { .n_predict = 128, .prompt = "" };
+    struct run_opts o = {.n_predict = 128, .prompt = ""};
     llm_sampler_params_default(&o.sp);
     o.sp.temp = 0.8f;
     o.sp.top_k = 40;
@@ -157,31 +157,42 @@ nvhcq_cmd_run(int argc, char **argv)
     const struct cli_opt opts[] = {
         CLI_STR("-m", "--model", &o.model, "FILE", "GGUF model (required)"),
         CLI_STR("-p", "--prompt", &o.prompt, "TEXT", "prompt (empty: start from BOS)"),
-        CLI_STR("-f", "--file", &o.prompt_file, "FILE", "read the prompt from FILE (- : stdin) instead of -p"),
-        CLI_NUM("-n", "--n-predict", &o.n_predict, "N", -1, 10000000, "tokens to generate; -1: until the context fills"),
-        CLI_NUM("-c", "--ctx-size", &o.n_ctx, "N", 16, 1 << 20, "context (KV cache) length [default: the model's, at most 4096]"),
-        CLI_NUM("-b", "--batch-size", &o.n_batch, "N", 1, 65536, "prompt tokens evaluated per batch [default: 64]"),
+        CLI_STR("-f", "--file", &o.prompt_file, "FILE",
+                "read the prompt from FILE (- : stdin) instead of -p"),
+        CLI_NUM("-n", "--n-predict", &o.n_predict, "N", -1, 10000000,
+                "tokens to generate; -1: until the context fills"),
+        CLI_NUM("-c", "--ctx-size", &o.n_ctx, "N", 16, 1 << 20,
+                "context (KV cache) length [default: the model's, at most 4096]"),
+        CLI_NUM("-b", "--batch-size", &o.n_batch, "N", 1, 65536,
+                "prompt tokens evaluated per batch [default: 64]"),
         CLI_NUM(NULL, "--temp", &o.sp.temp, "T", 0, 100, "temperature; 0: greedy"),
         CLI_NUM(NULL, "--top-k", &o.sp.top_k, "K", 0, 10000000, "keep the K likeliest tokens; 0: off"),
         CLI_NUM(NULL, "--top-p", &o.sp.top_p, "P", 0, 1, "keep the likeliest tokens up to mass P; 1: off"),
         CLI_NUM(NULL, "--min-p", &o.sp.min_p, "P", 0, 1, "drop tokens below P x the likeliest; 0: off"),
-        CLI_NUM(NULL, "--repeat-penalty", &o.sp.repeat_penalty, "R", 0.01, 100, "penalty of recent tokens; 1: off"),
-        CLI_NUM(NULL, "--repeat-last-n", &o.sp.repeat_last_n, "N", 0, 1 << 20, "how many recent tokens the penalty sees"),
+        CLI_NUM(NULL, "--repeat-penalty", &o.sp.repeat_penalty, "R", 0.01, 100,
+                "penalty of recent tokens; 1: off"),
+        CLI_NUM(NULL, "--repeat-last-n", &o.sp.repeat_last_n, "N", 0, 1 << 20,
+                "how many recent tokens the penalty sees"),
         CLI_NUM(NULL, "--seed", &o.sp.seed, "S", 0, 1.9e19, "sampler seed (same seed, same text)"),
-        CLI_STR(NULL, "--dev", &o.dev, "SPEC", "device: cpu, cuda:N, rm:N, nvgpu:0, emu:... [default: HCQ_DEV, else auto]"),
+        CLI_STR(NULL, "--dev", &o.dev, "SPEC",
+                "device: cpu, cuda:N, rm:N, nvgpu:0, emu:... [default: HCQ_DEV, else auto]"),
         CLI_FLAG(NULL, "--chat", &o.chat, "wrap the prompt in the model's chat template"),
         CLI_FLAG("-i", "--interactive", &o.interactive, "chat: read user turns from stdin"),
         CLI_FLAG(NULL, "--special", &o.special, "print control tokens (<|eot_id|>, reserved) by name"),
-        CLI_FLAG(NULL, "--show-ids", &o.show_ids, "print each token's id after its text as [id]; prompt ids to stderr"),
+        CLI_FLAG(NULL, "--show-ids", &o.show_ids,
+                 "print each token's id after its text as [id]; prompt ids to stderr"),
         CLI_FLAG(NULL, "--no-graph", &o.no_graph, "do not record decode as a graph (debugging)"),
         CLI_STR(NULL, "--tokenizer-fallback", &o.tok_fallback, "gpt2",
                 "load a vocabulary whose pre-tokenizer is unknown with GPT-2 splitting (warns)"),
         CLI_END,
     };
     const struct cli_cmd cmd = {
-        "run", "-m FILE [-p TEXT | -f FILE] [options]",
+        "run",
+        "-m FILE [-p TEXT | -f FILE] [options]",
         "Generates text from a GGUF model (LLaMA, GPT-2): tokens to stdout, load and speed to stderr.",
-        opts, NULL, NULL,
+        opts,
+        NULL,
+        NULL,
         "example (random weights, so random words; seconds on a CPU):\n"
         "  nvhcq gen-model --preset tiny --vocab tests/data/tokenizers/ggml-vocab-gpt-2.gguf -o tiny.gguf\n"
         "  nvhcq run -m tiny.gguf -p \"Once upon a time\" -n 32 --dev cpu --seed 3",
@@ -228,8 +239,9 @@ nvhcq_cmd_run(int argc, char **argv)
     double load_s = (hcq_time_ns() - t0) * 1e-9;
     struct hcq_device_info info;
     if (hcq_device_info(llm_model_device(m), &info) == HCQ_OK)
-        fprintf(stderr, "nvhcq run: %s on %s (%s), %.1f MiB of weights, context %u, loaded in %.2f s\n", o.model,
-                info.name, info.spec, llm_model_weight_bytes(m) / 1048576.0, llm_model_n_ctx(m), load_s);
+        fprintf(stderr, "nvhcq run: %s on %s (%s), %.1f MiB of weights, context %u, loaded in %.2f s\n",
+                o.model, info.name, info.spec, llm_model_weight_bytes(m) / 1048576.0, llm_model_n_ctx(m),
+                load_s);
     if (llm_sampler_create(&o.sp, llm_model_hparams(m)->n_vocab, &s)) {
         cli_fail("run", "sampler: %s", hcq_last_error());
         goto done;
@@ -237,12 +249,12 @@ nvhcq_cmd_run(int argc, char **argv)
     const struct llm_tok *tok = llm_model_tok(m);
     enum llm_chat_tmpl tmpl = llm_chat_detect(g);
     uint32_t pos = 0;
-    struct run_stats st = { 0 };
+    struct run_stats st = {0};
     rc = 0;
     if (!o.interactive) {
         char *text = (char *)o.prompt;
         if (o.chat) {
-            struct llm_chat_msg msg = { "user", o.prompt };
+            struct llm_chat_msg msg = {"user", o.prompt};
             size_t need = llm_chat_render(tmpl, &msg, 1, true, NULL, 0);
             text = malloc(need + 1);
             if (!text) {
@@ -260,12 +272,14 @@ nvhcq_cmd_run(int argc, char **argv)
     } else {
         char line[4096];
         fprintf(stderr, "interactive chat (%s template); empty line or EOF ends\n",
-                tmpl == LLM_CHAT_LLAMA3 ? "llama-3" : tmpl == LLM_CHAT_CHATML ? "chatml" : "no");
+                tmpl == LLM_CHAT_LLAMA3   ? "llama-3"
+                : tmpl == LLM_CHAT_CHATML ? "chatml"
+                                          : "no");
         for (bool first = true; fprintf(stderr, "> "), fgets(line, sizeof line, stdin); first = false) {
             line[strcspn(line, "\n")] = 0;
             if (!line[0])
                 break;
-            struct llm_chat_msg msg = { "user", line };
+            struct llm_chat_msg msg = {"user", line};
             char buf[8192];
             llm_chat_render(tmpl, &msg, 1, true, buf, sizeof buf);
             if ((rc = generate(m, s, &o, buf, first && llm_tok_add_bos_default(tok), &pos, &st)))
@@ -280,10 +294,12 @@ nvhcq_cmd_run(int argc, char **argv)
         fprintf(stderr, "nvhcq run: context full (%u tokens): stopped after %u generated tokens%s\n",
                 llm_model_n_ctx(m), st.tg_n, o.n_predict < 0 ? "" : " (fewer than -n; -c sets the context)");
     if (st.tg_empty)
-        fprintf(stderr, "nvhcq run: %u of %u generated tokens were control tokens, printed as nothing (--special "
-                        "shows them)\n", st.tg_empty, st.tg_n);
-    fprintf(stderr, "load %.2f s | prompt %u tokens, %.2f tok/s | decode %u tokens, %.2f tok/s\n", load_s, st.pp_n,
-            st.pp_s > 0 ? st.pp_n / st.pp_s : 0, st.tg_n, st.tg_s > 0 ? st.tg_n / st.tg_s : 0);
+        fprintf(stderr,
+                "nvhcq run: %u of %u generated tokens were control tokens, printed as nothing (--special "
+                "shows them)\n",
+                st.tg_empty, st.tg_n);
+    fprintf(stderr, "load %.2f s | prompt %u tokens, %.2f tok/s | decode %u tokens, %.2f tok/s\n", load_s,
+            st.pp_n, st.pp_s > 0 ? st.pp_n / st.pp_s : 0, st.tg_n, st.tg_s > 0 ? st.tg_n / st.tg_s : 0);
 done:
     llm_sampler_destroy(s);
     llm_model_destroy(m);
@@ -297,27 +313,34 @@ done:
 int
 nvhcq_cmd_gen_model(int argc, char **argv)
 {
-    struct llm_gen_params p = { .arch = NULL, .preset = "tiny", .type = LLM_TYPE_Q8_0, .seed = 1 };
+    struct llm_gen_params p = {.arch = NULL, .preset = "tiny", .type = LLM_TYPE_Q8_0, .seed = 1};
     const char *vocab = NULL, *out = NULL, *type = "q8_0";
     const struct cli_opt opts[] = {
-        CLI_CHOICE(NULL, "--preset", &p.preset, "tiny|gpt2-tiny|gpt2-124m|llama-3.2-1b|llama-3.2-3b|llama-3.1-8b",
+        CLI_CHOICE(NULL, "--preset", &p.preset,
+                   "tiny|gpt2-tiny|gpt2-124m|llama-3.2-1b|llama-3.2-3b|llama-3.1-8b",
                    "shapes (tiny: 2 layers, width 256, the vocabulary's size)"),
         CLI_CHOICE(NULL, "--arch", &p.arch, "llama|gpt2", "architecture [default: the preset's]"),
-        CLI_STR(NULL, "--type", &type, "TYPE", "weight type: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k ..."),
-        CLI_STR(NULL, "--vocab", &vocab, "FILE", "GGUF whose tokenizer the model gets (required; vocab-only files do)"),
+        CLI_STR(NULL, "--type", &type, "TYPE",
+                "weight type: f32 f16 bf16 q8_0 q4_0 q4_1 q5_0 q5_1 q4_k q5_k q6_k ..."),
+        CLI_STR(NULL, "--vocab", &vocab, "FILE",
+                "GGUF whose tokenizer the model gets (required; vocab-only files do)"),
         CLI_STR("-o", "--output", &out, "FILE", "where to write the model (required)"),
         CLI_NUM(NULL, "--seed", &p.seed, "S", 0, 1.9e19, "weights are a function of the seed alone"),
         CLI_NUM(NULL, "--threads", &p.threads, "N", 0, 64, "quantizing threads; 0: one per core"),
         CLI_END,
     };
     const struct cli_cmd cmd = {
-        "gen-model", "--vocab FILE -o FILE [--preset P] [--type T] [options]",
+        "gen-model",
+        "--vocab FILE -o FILE [--preset P] [--type T] [options]",
         "Writes a GGUF model with random weights and a real architecture's shapes, for tests and\n"
         "benchmarks. Random weights produce random tokens: with the GPT-2 vocabulary nearly every\n"
         "token is a visible word piece; the LLaMA-3 presets pad a smaller vocabulary to 128256 with\n"
         "reserved control tokens, which `run` prints as nothing unless --special.",
-        opts, NULL, NULL,
-        "example: nvhcq gen-model --preset tiny --vocab tests/data/tokenizers/ggml-vocab-gpt-2.gguf -o tiny.gguf",
+        opts,
+        NULL,
+        NULL,
+        "example: nvhcq gen-model --preset tiny --vocab tests/data/tokenizers/ggml-vocab-gpt-2.gguf -o "
+        "tiny.gguf",
     };
     int rc = cli_parse(&cmd, argc, argv);
     if (rc != CLI_CONTINUE)
@@ -358,10 +381,14 @@ nvhcq_cmd_tokenize(int argc, char **argv)
         CLI_END,
     };
     const struct cli_cmd cmd = {
-        "tokenize", "-m FILE (-p TEXT | -f FILE) [--ids]",
+        "tokenize",
+        "-m FILE (-p TEXT | -f FILE) [--ids]",
         "Shows how the model's tokenizer splits the text: one line per token, `id -> 'piece'`\n"
         "(control tokens by name), or with --ids the id list only.",
-        opts, NULL, NULL, "example: nvhcq tokenize -m tests/data/tokenizers/ggml-vocab-llama-spm.gguf -p \"Hello world\"",
+        opts,
+        NULL,
+        NULL,
+        "example: nvhcq tokenize -m tests/data/tokenizers/ggml-vocab-llama-spm.gguf -p \"Hello world\"",
     };
     int rc = cli_parse(&cmd, argc, argv);
     if (rc != CLI_CONTINUE)
@@ -385,7 +412,8 @@ nvhcq_cmd_tokenize(int argc, char **argv)
     }
     bool bos = !no_bos && llm_tok_add_bos_default(tok);
     const char *src = text ? text : prompt;
-    if (!(ids = malloc((len + 8) * sizeof *ids)) || llm_tok_encode(tok, src, len, bos, !no_special, ids, len + 8, &n)) {
+    if (!(ids = malloc((len + 8) * sizeof *ids)) ||
+        llm_tok_encode(tok, src, len, bos, !no_special, ids, len + 8, &n)) {
         cli_fail("tokenize", "%s", ids ? hcq_last_error() : "out of memory");
         goto done;
     }

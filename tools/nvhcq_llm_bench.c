@@ -29,8 +29,8 @@ print_profile(struct llm_model *m, uint32_t pos)
     double step = 0;
     if (llm_model_profile_step(m, 1, pos, rows, 64, &n, &step))
         return cli_fail("llm-bench", "--profile: %s", hcq_last_error());
-    printf("\nprofile: one decode step at position %u, %.1f us (no graph; timestamps between launches)\n\n", pos,
-           step);
+    printf("\nprofile: one decode step at position %u, %.1f us (no graph; timestamps between launches)\n\n",
+           pos, step);
     printf("| kernel | count | total us | us/launch | GB/s | %% of step |\n|---|---:|---:|---:|---:|---:|\n");
     for (uint32_t i = 0; i < n; i++) {
         char bw[32] = "";
@@ -113,8 +113,9 @@ struct bench_rec {
 };
 
 static void
-write_json(FILE *f, const char *model, const char *type, const struct llm_model *m, const struct hcq_device_info *in,
-           uint32_t n_batch, int reps, const char *commit, const struct bench_rec *r, int n)
+write_json(FILE *f, const char *model, const char *type, const struct llm_model *m,
+           const struct hcq_device_info *in, uint32_t n_batch, int reps, const char *commit,
+           const struct bench_rec *r, int n)
 {
     fprintf(f, "[\n");
     for (int i = 0; i < n; i++) {
@@ -133,9 +134,11 @@ write_json(FILE *f, const char *model, const char *type, const struct llm_model 
         cli_json_str(f, in->driver);
         fprintf(f, ", \"commit\": ");
         cli_json_str(f, commit);
-        fprintf(f, ",\n   \"test\": \"%s\", \"n_prompt\": %u, \"n_gen\": %u, \"n_depth\": %u, \"n_batch\": %u, "
-                   "\"reps\": %d, \"avg_ts\": %.3f, \"stddev_ts\": %.3f}%s\n",
-                r[i].test, r[i].n_prompt, r[i].n_gen, r[i].n_depth, n_batch, reps, r[i].mean, r[i].sd, i + 1 < n ? "," : "");
+        fprintf(f,
+                ",\n   \"test\": \"%s\", \"n_prompt\": %u, \"n_gen\": %u, \"n_depth\": %u, \"n_batch\": %u, "
+                "\"reps\": %d, \"avg_ts\": %.3f, \"stddev_ts\": %.3f}%s\n",
+                r[i].test, r[i].n_prompt, r[i].n_gen, r[i].n_depth, n_batch, reps, r[i].mean, r[i].sd,
+                i + 1 < n ? "," : "");
     }
     fprintf(f, "]\n");
 }
@@ -144,29 +147,39 @@ int
 nvhcq_cmd_llm_bench(int argc, char **argv)
 {
     const char *model = NULL, *dev = NULL, *json = NULL, *format = "md", *depth_s = "0";
-    uint32_t n_pp = 512, n_tg = 128, n_batch = 0, depths[8] = { 0 }, n_depth = 0;
+    uint32_t n_pp = 512, n_tg = 128, n_batch = 0, depths[8] = {0}, n_depth = 0;
     int reps = 5;
     bool profile = false;
     const struct cli_opt opts[] = {
         CLI_STR("-m", "--model", &model, "FILE", "GGUF model (required)"),
-        CLI_NUM("-p", "--n-prompt", &n_pp, "N", 0, 1 << 20, "pp test: N prompt tokens in one evaluation; 0: skip"),
+        CLI_NUM("-p", "--n-prompt", &n_pp, "N", 0, 1 << 20,
+                "pp test: N prompt tokens in one evaluation; 0: skip"),
         CLI_NUM("-n", "--n-gen", &n_tg, "N", 0, 1 << 20, "tg test: N decode steps of one token; 0: skip"),
-        CLI_NUM("-r", "--repetitions", &reps, "N", 1, 1000, "timed repetitions of each test (after one warm-up)"),
-        CLI_NUM("-b", "--batch-size", &n_batch, "N", 1, 1 << 20, "prompt batch [default: -p's value; 512 if -p 0]"),
-        CLI_STR(NULL, "--dev", &dev, "SPEC", "device: cpu, cuda:N, rm:N, nvgpu:0 [default: HCQ_DEV, else auto]"),
-        CLI_STR("-d", "--n-depth", &depth_s, "D1,D2..", "repeat the tests after a KV cache filled to each depth"),
-        CLI_FLAG(NULL, "--profile", &profile, "per-kernel device time of one decode step (per depth; md output)"),
+        CLI_NUM("-r", "--repetitions", &reps, "N", 1, 1000,
+                "timed repetitions of each test (after one warm-up)"),
+        CLI_NUM("-b", "--batch-size", &n_batch, "N", 1, 1 << 20,
+                "prompt batch [default: -p's value; 512 if -p 0]"),
+        CLI_STR(NULL, "--dev", &dev, "SPEC",
+                "device: cpu, cuda:N, rm:N, nvgpu:0 [default: HCQ_DEV, else auto]"),
+        CLI_STR("-d", "--n-depth", &depth_s, "D1,D2..",
+                "repeat the tests after a KV cache filled to each depth"),
+        CLI_FLAG(NULL, "--profile", &profile,
+                 "per-kernel device time of one decode step (per depth; md output)"),
         CLI_CHOICE("-o", "--output", &format, "md|json", "stdout format: markdown table or JSON records"),
         CLI_STR(NULL, "--json", &json, "FILE", "also write the JSON records to FILE"),
         CLI_END,
     };
     const struct cli_cmd cmd = {
-        "llm-bench", "-m FILE [-p N] [-n N] [-r N] [options]",
+        "llm-bench",
+        "-m FILE [-p N] [-n N] [-r N] [options]",
         "llama-bench-style throughput: pp<N> (prompt processing) and tg<N> (decode from an empty\n"
         "context), mean +- sd tokens/s over -r repetitions after one warm-up.\n"
         "JSON records: model, type, size_B, n_layer, backend, device, gpu, driver, commit, test,\n"
         "n_prompt, n_gen, n_depth, n_batch, reps, avg_ts, stddev_ts.",
-        opts, NULL, NULL, NULL,
+        opts,
+        NULL,
+        NULL,
+        NULL,
     };
     int rc = cli_parse(&cmd, argc, argv);
     if (rc != CLI_CONTINUE)
@@ -214,8 +227,10 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     char commit[48];
     cli_commit(commit, sizeof commit);
     if (md) {
-        printf("device: %s (%s, %s), driver %s, commit %s\n\n", info.name, info.spec, info.arch, info.driver, commit);
-        printf("| model | type | size | layers | backend | test | t/s |\n|---|---|---:|---:|---|---:|---:|\n");
+        printf("device: %s (%s, %s), driver %s, commit %s\n\n", info.name, info.spec, info.arch, info.driver,
+               commit);
+        printf(
+            "| model | type | size | layers | backend | test | t/s |\n|---|---|---:|---:|---|---:|---:|\n");
     }
     struct bench_rec recs[16];
     int n_rec = 0;

@@ -59,8 +59,8 @@ struct selftest {
 /* ==== Kernel log: everything written after the marker ==== */
 
 struct klog_reader {
-    int kmsg_fd;          /* /dev/kmsg positioned at the end, or -1 */
-    long dmesg_lines;     /* fallback: line count of `dmesg` at the marker, -1 if unusable */
+    int kmsg_fd;      /* /dev/kmsg positioned at the end, or -1 */
+    long dmesg_lines; /* fallback: line count of `dmesg` at the marker, -1 if unusable */
 };
 
 static long
@@ -172,8 +172,8 @@ selftest_run_suite(struct selftest *s)
     char path[PATH_MAX + 32];
     s->suite_passed = s->suite_failed = -1;
     if (s->no_suite || !selftest_find_suite(s, path, sizeof path)) {
-        snprintf(s->suite_tail, sizeof s->suite_tail, "%s", s->no_suite ? "skipped (--no-suite)"
-                                                                         : "hcq_suite not found beside nvhcq (--suite PATH)");
+        snprintf(s->suite_tail, sizeof s->suite_tail, "%s",
+                 s->no_suite ? "skipped (--no-suite)" : "hcq_suite not found beside nvhcq (--suite PATH)");
         return;
     }
     int pfd[2];
@@ -226,7 +226,8 @@ selftest_run_suite(struct selftest *s)
         while (b > out && b[-1] >= '0' && b[-1] <= '9')
             b--;
         int nf;
-        if (b < p && b > out + 1 && b[-1] == ' ' && b[-2] == ':' && sscanf(p, " passed, %d failed", &nf) == 1) {
+        if (b < p && b > out + 1 && b[-1] == ' ' && b[-2] == ':' &&
+            sscanf(p, " passed, %d failed", &nf) == 1) {
             s->suite_passed = atoi(b);
             s->suite_failed = nf;
         }
@@ -241,22 +242,22 @@ selftest_run_suite(struct selftest *s)
 
 /* ==== Built-in checks (compact; the HCQ suite is the full set) ==== */
 
-#define SELFTEST_CHECK(s, label, expr)                                                                  \
-    do {                                                                                               \
-        enum hcq_status st_ = (expr);                                                                  \
-        printf("| %-34s | %-4s | %s |\n", label, st_ == HCQ_OK ? "ok" : "FAIL",                          \
-               st_ == HCQ_OK ? "" : hcq_last_error());                                                 \
-        if ((s)->n_check < SELFTEST_MAX_CHECKS) {                                                      \
-            (s)->check[(s)->n_check].name = label;                                                      \
-            (s)->check[(s)->n_check].ok = st_ == HCQ_OK;                                               \
-            snprintf((s)->check[(s)->n_check].msg, sizeof (s)->check[0].msg, "%s",                      \
-                     st_ == HCQ_OK ? "" : hcq_last_error());                                           \
-            (s)->n_check++;                                                                            \
-        }                                                                                              \
-        if (st_ == HCQ_OK)                                                                             \
-            (s)->checks_passed++;                                                                      \
-        else                                                                                           \
-            (s)->checks_failed++;                                                                      \
+#define SELFTEST_CHECK(s, label, expr)                                                                       \
+    do {                                                                                                     \
+        enum hcq_status st_ = (expr);                                                                        \
+        printf("| %-34s | %-4s | %s |\n", label, st_ == HCQ_OK ? "ok" : "FAIL",                              \
+               st_ == HCQ_OK ? "" : hcq_last_error());                                                       \
+        if ((s)->n_check < SELFTEST_MAX_CHECKS) {                                                            \
+            (s)->check[(s)->n_check].name = label;                                                           \
+            (s)->check[(s)->n_check].ok = st_ == HCQ_OK;                                                     \
+            snprintf((s)->check[(s)->n_check].msg, sizeof(s)->check[0].msg, "%s",                            \
+                     st_ == HCQ_OK ? "" : hcq_last_error());                                                 \
+            (s)->n_check++;                                                                                  \
+        }                                                                                                    \
+        if (st_ == HCQ_OK)                                                                                   \
+            (s)->checks_passed++;                                                                            \
+        else                                                                                                 \
+            (s)->checks_failed++;                                                                            \
     } while (0)
 
 static uint64_t
@@ -357,8 +358,10 @@ check_timestamp(struct hcq_device *dev)
         st = hcq_signal_create(dev, 0, &s);
     uint64_t t[2] = {0, 0};
     for (int i = 0; st == HCQ_OK && i < 2; i++) {
-        if ((st = hcq_queue_timestamp(q, s)) == HCQ_OK && (st = hcq_queue_signal(q, s, (uint64_t)i + 1)) == HCQ_OK &&
-            (st = hcq_queue_submit(q)) == HCQ_OK && (st = hcq_signal_wait(s, (uint64_t)i + 1, HCQ_TIMEOUT_DEFAULT_NS)) == HCQ_OK)
+        if ((st = hcq_queue_timestamp(q, s)) == HCQ_OK &&
+            (st = hcq_queue_signal(q, s, (uint64_t)i + 1)) == HCQ_OK &&
+            (st = hcq_queue_submit(q)) == HCQ_OK &&
+            (st = hcq_signal_wait(s, (uint64_t)i + 1, HCQ_TIMEOUT_DEFAULT_NS)) == HCQ_OK)
             t[i] = hcq_signal_timestamp_ns(s);
         usleep(1000);
     }
@@ -403,7 +406,8 @@ selftest_bench(struct selftest *st, struct hcq_device *dev, bool quick)
     st->rt_p99_us = lat[(n * 99) / 100] / 1e3;
     st->rt_runs = n;
     const uint64_t sz = quick ? (16u << 20) : (64u << 20);
-    if (hcq_queue_create(dev, HCQ_QUEUE_COPY, &xq) || hcq_buf_alloc(dev, sz, 0, &a) || hcq_buf_alloc(dev, sz, 0, &b))
+    if (hcq_queue_create(dev, HCQ_QUEUE_COPY, &xq) || hcq_buf_alloc(dev, sz, 0, &a) ||
+        hcq_buf_alloc(dev, sz, 0, &b))
         goto out;
     uint64_t best = UINT64_MAX;
     for (int r = 0; r < 5; r++) {
@@ -446,7 +450,8 @@ selftest_system(void)
         printf("- board: %s\n", line);
     if (f)
         fclose(f);
-    printf("- /dev/nvmap: %s, /dev/nvgpu/igpu0/ctrl: %s\n", access("/dev/nvmap", R_OK | W_OK) == 0 ? "rw" : "NOT accessible",
+    printf("- /dev/nvmap: %s, /dev/nvgpu/igpu0/ctrl: %s\n",
+           access("/dev/nvmap", R_OK | W_OK) == 0 ? "rw" : "NOT accessible",
            access("/dev/nvgpu/igpu0/ctrl", R_OK | W_OK) == 0 ? "rw" : "NOT accessible");
     /* GPU clock (devfreq of the iGPU at 17000000.gpu, nvgpu.md §1.3 step 6): benchmark
      * numbers mean little at the 306 MHz idle floor. */
@@ -463,7 +468,8 @@ selftest_system(void)
             fclose(f);
     }
     if (any)
-        printf("- GPU clock: %llu MHz (min %llu, max %llu)\n", hz[0] / 1000000, hz[1] / 1000000, hz[2] / 1000000);
+        printf("- GPU clock: %llu MHz (min %llu, max %llu)\n", hz[0] / 1000000, hz[1] / 1000000,
+               hz[2] / 1000000);
 }
 
 /* ==== --report FILE.json ==== */
@@ -584,7 +590,8 @@ selftest_write_report(struct selftest *s, const struct hcq_device_info *in, bool
     bool emulated = !strncmp(s->dev_spec, "emu:", 4);
     fprintf(f, "{\n  \"nvhcq_selftest_report\": 1,\n  \"dev\": ");
     json_str(f, s->dev_spec);
-    fprintf(f, ",\n  \"result\": \"%s\",\n  \"time_unix\": %lld,\n", pass ? "PASS" : "FAIL", (long long)time(NULL));
+    fprintf(f, ",\n  \"result\": \"%s\",\n  \"time_unix\": %lld,\n", pass ? "PASS" : "FAIL",
+            (long long)time(NULL));
     /* system */
     struct utsname u;
     fprintf(f, "  \"system\": {\n    \"kernel\": ");
@@ -614,8 +621,9 @@ selftest_write_report(struct selftest *s, const struct hcq_device_info *in, bool
         json_str(f, in->arch);
         fprintf(f, ",\n    \"driver\": ");
         json_str(f, in->driver);
-        fprintf(f, ",\n    \"sm_count\": %u,\n    \"mem_B\": %llu,\n    \"compute_class\": %u,\n"
-                   "    \"copy_class\": %u,\n    \"emulated\": %s\n  },\n",
+        fprintf(f,
+                ",\n    \"sm_count\": %u,\n    \"mem_B\": %llu,\n    \"compute_class\": %u,\n"
+                "    \"copy_class\": %u,\n    \"emulated\": %s\n  },\n",
                 in->sm_count, (unsigned long long)in->mem_B, in->compute_class, in->copy_class,
                 in->emulated ? "true" : "false");
     } else {
@@ -635,9 +643,11 @@ selftest_write_report(struct selftest *s, const struct hcq_device_info *in, bool
     fprintf(f, "\n  ],\n");
     /* this tool's short benchmark */
     if (s->rt_runs)
-        fprintf(f, "  \"selftest_bench\": {\"roundtrip_median_us\": %.2f, \"roundtrip_p99_us\": %.2f, \"runs\": %d, "
-                   "\"copy_MiB\": %u, \"copy_GBps\": %.3f},\n",
-                s->rt_median_us, s->rt_p99_us, s->rt_runs, s->copy_MiB, s->copy_GBps);
+        fprintf(
+            f,
+            "  \"selftest_bench\": {\"roundtrip_median_us\": %.2f, \"roundtrip_p99_us\": %.2f, \"runs\": %d, "
+            "\"copy_MiB\": %u, \"copy_GBps\": %.3f},\n",
+            s->rt_median_us, s->rt_p99_us, s->rt_runs, s->copy_MiB, s->copy_GBps);
     else
         fprintf(f, "  \"selftest_bench\": null,\n");
     /* nvhcq bench latency copy matmul (its own JSON, embedded) */
@@ -649,8 +659,17 @@ selftest_write_report(struct selftest *s, const struct hcq_device_info *in, bool
     if (dir) {
         char jpath[PATH_MAX];
         snprintf(jpath, sizeof jpath, "%s/bench.json", dir);
-        char *argv[] = {"nvhcq", "bench", "latency", "copy", "matmul", "--devs", (char *)s->dev_spec,
-                        "--json", jpath, s->quick ? "--quick" : NULL, NULL};
+        char *argv[] = {"nvhcq",
+                        "bench",
+                        "latency",
+                        "copy",
+                        "matmul",
+                        "--devs",
+                        (char *)s->dev_spec,
+                        "--json",
+                        jpath,
+                        s->quick ? "--quick" : NULL,
+                        NULL};
         int rc = selftest_capture(argv, cap, sizeof cap, 900);
         FILE *j = rc == 0 ? fopen(jpath, "r") : NULL;
         if (j) {
@@ -681,21 +700,26 @@ selftest_write_report(struct selftest *s, const struct hcq_device_info *in, bool
         const char *preset = s->llm_preset ? s->llm_preset : emulated ? "tiny" : "llama-3.2-1b";
         char mpath[PATH_MAX];
         snprintf(mpath, sizeof mpath, "%s/model.gguf", dir);
-        char *gargv[] = {"nvhcq", "gen-model", "--preset", (char *)preset, "--type", "q6_k", "--vocab",
-                         (char *)s->vocab, "-o", mpath, NULL};
+        char *gargv[] = {"nvhcq",   "gen-model",      "--preset", (char *)preset, "--type", "q6_k",
+                         "--vocab", (char *)s->vocab, "-o",       mpath,          NULL};
         int rc = selftest_capture(gargv, cap, sizeof cap, 1800);
         fprintf(f, "{\n    \"preset\": ");
         json_str(f, preset);
         fprintf(f, ", \"type\": \"q6_k\", \"weights\": \"generated (random)\",\n");
         if (rc == 0) {
-            char *bargv[] = {"nvhcq", "llm-bench", "-m", mpath, "-p", s->quick ? "32" : "512", "-n",
-                             s->quick ? "16" : "128", "-r", s->quick ? "2" : "5", "--dev", (char *)s->dev_spec, NULL};
+            char *bargv[] = {"nvhcq", "llm-bench",
+                             "-m",    mpath,
+                             "-p",    s->quick ? "32" : "512",
+                             "-n",    s->quick ? "16" : "128",
+                             "-r",    s->quick ? "2" : "5",
+                             "--dev", (char *)s->dev_spec,
+                             NULL};
             rc = selftest_capture(bargv, cap, sizeof cap, 1800);
             char pp[16], tg[16];
             snprintf(pp, sizeof pp, "pp%s", s->quick ? "32" : "512");
             snprintf(tg, sizeof tg, "tg%s", s->quick ? "16" : "128");
-            fprintf(f, "    \"exit\": %d, \"%s_tps\": %.3f, \"%s_tps\": %.3f,\n", rc, pp, selftest_tps(cap, pp), tg,
-                    selftest_tps(cap, tg));
+            fprintf(f, "    \"exit\": %d, \"%s_tps\": %.3f, \"%s_tps\": %.3f,\n", rc, pp,
+                    selftest_tps(cap, pp), tg, selftest_tps(cap, tg));
         } else {
             fprintf(f, "    \"exit\": %d, \"error\": \"gen-model failed\",\n", rc);
         }
@@ -716,8 +740,9 @@ selftest_write_report(struct selftest *s, const struct hcq_device_info *in, bool
     } else if (!s->klog_readable) {
         fprintf(f, "{\"verdict\": \"not readable (run with sudo)\"}\n");
     } else {
-        fprintf(f, "{\"verdict\": \"%s\", \"errors\": %u, \"warnings\": %u, \"harmless\": %u, \"other\": %u, "
-                   "\"lines\": ",
+        fprintf(f,
+                "{\"verdict\": \"%s\", \"errors\": %u, \"warnings\": %u, \"harmless\": %u, \"other\": %u, "
+                "\"lines\": ",
                 s->kerr ? "GPU errors" : "clean", s->kerr, s->kwarn, s->kharmless, s->kinfo);
         json_str(f, s->klog_rep);
         fprintf(f, "}\n");
@@ -730,28 +755,38 @@ selftest_write_report(struct selftest *s, const struct hcq_device_info *in, bool
 int
 nvhcq_cmd_selftest(int argc, char **argv)
 {
-    struct selftest s = {.dev_spec = "nvgpu:0", .suite_passed = -1, .suite_failed = -1,
+    struct selftest s = {.dev_spec = "nvgpu:0",
+                         .suite_passed = -1,
+                         .suite_failed = -1,
                          .vocab = "tests/data/tokenizers/ggml-vocab-gpt-2.gguf"};
     const struct cli_opt opts[] = {
         CLI_STR(NULL, "--dev", &s.dev_spec, "SPEC", "device to test"),
-        CLI_STR(NULL, "--suite", &s.suite_path, "PATH", "hcq_suite binary [default: next to this program, then build/tests]"),
+        CLI_STR(NULL, "--suite", &s.suite_path, "PATH",
+                "hcq_suite binary [default: next to this program, then build/tests]"),
         CLI_FLAG(NULL, "--no-suite", &s.no_suite, "skip the HCQ suite"),
         CLI_FLAG(NULL, "--no-bench", &s.no_bench, "skip the short benchmark"),
         CLI_FLAG(NULL, "--quick", &s.quick, "smaller benchmark"),
-        CLI_STR(NULL, "--report", &s.report_path, "FILE.json",
-                "also run bench latency/copy/matmul and llm-bench on a generated Q6_K model; write all as JSON"),
+        CLI_STR(
+            NULL, "--report", &s.report_path, "FILE.json",
+            "also run bench latency/copy/matmul and llm-bench on a generated Q6_K model; write all as JSON"),
         CLI_FLAG(NULL, "--no-llm", &s.no_llm, "--report without the llm-bench"),
-        CLI_STR(NULL, "--llm-preset", &s.llm_preset, "P", "gen-model preset [default: llama-3.2-1b; tiny on emu:]"),
-        CLI_STR(NULL, "--vocab", &s.vocab, "VOCAB.gguf", "vocabulary for the generated model [default: the repo's GPT-2]"),
+        CLI_STR(NULL, "--llm-preset", &s.llm_preset, "P",
+                "gen-model preset [default: llama-3.2-1b; tiny on emu:]"),
+        CLI_STR(NULL, "--vocab", &s.vocab, "VOCAB.gguf",
+                "vocabulary for the generated model [default: the repo's GPT-2]"),
         CLI_END,
     };
     const struct cli_cmd cmd = {
-        "selftest", "[--dev SPEC] [--suite PATH] [--no-suite] [--no-bench] [--quick] [--report FILE.json [--no-llm]]",
+        "selftest",
+        "[--dev SPEC] [--suite PATH] [--no-suite] [--no-bench] [--quick] [--report FILE.json [--no-llm]]",
         "Runs the HCQ suite on SPEC, built-in checks, a short benchmark, then classifies the GPU\n"
         "kernel log lines written meanwhile. Paste the report into an issue. Exit status 1 when the\n"
         "device does not open, a check or the suite fails, or the kernel log shows a GPU error.\n"
         "Reading the kernel log needs root or kernel.dmesg_restrict=0.",
-        opts, NULL, NULL, NULL,
+        opts,
+        NULL,
+        NULL,
+        NULL,
     };
     int rc = cli_parse(&cmd, argc, argv);
     if (rc != CLI_CONTINUE)
@@ -804,7 +839,8 @@ nvhcq_cmd_selftest(int argc, char **argv)
     else
         printf("- %s\n", st == HCQ_OK ? s.suite_tail : "not run (device did not open)");
     if (s.suite_failed > 0)
-        printf("\n<details><summary>suite output (tail)</summary>\n\n```\n%s\n```\n</details>\n", s.suite_tail);
+        printf("\n<details><summary>suite output (tail)</summary>\n\n```\n%s\n```\n</details>\n",
+               s.suite_tail);
 
     printf("\n### Kernel log (GPU lines since the start)\n");
     unsigned kerr = 0;
@@ -833,9 +869,14 @@ nvhcq_cmd_selftest(int argc, char **argv)
      * reported as not run (an installed nvhcq has no hcq_suite) */
     bool suite_missing = s.suite_path && !s.no_suite && st == HCQ_OK && s.suite_passed < 0;
     bool pass = s.checks_failed == 0 && s.suite_failed <= 0 && kerr == 0 && !suite_missing;
-    printf("\n**RESULT: %s** (checks %u/%u, suite %s, kernel errors %u)\n", pass ? "PASS" : "FAIL", s.checks_passed,
-           s.checks_passed + s.checks_failed, s.suite_passed < 0 ? "not run" : s.suite_failed ? "FAILED" : "ok", kerr);
-    printf("Paste this report into an issue at the nvhcq repository (docs/jetson.md says what each part means).\n");
+    printf("\n**RESULT: %s** (checks %u/%u, suite %s, kernel errors %u)\n", pass ? "PASS" : "FAIL",
+           s.checks_passed, s.checks_passed + s.checks_failed,
+           s.suite_passed < 0 ? "not run"
+           : s.suite_failed   ? "FAILED"
+                              : "ok",
+           kerr);
+    printf("Paste this report into an issue at the nvhcq repository (docs/jetson.md says what each part "
+           "means).\n");
     if (s.report_path)
         selftest_write_report(&s, &in, st == HCQ_OK, open_err, pass);
     return pass ? 0 : 1;

@@ -65,7 +65,8 @@ buf_create(struct hcq_device *dev, uint64_t size_B, uint32_t flags, void *host_p
     buf->flags = host_ptr ? HCQ_MEM_HOST : flags;
     if (host_ptr) {
         if (!dev->ops->buf_import_host) {
-            st = hcq_err(HCQ_ERR_UNSUPPORTED, "hcq_buf_import_host: not supported by backend %s", dev->ops->name);
+            st = hcq_err(HCQ_ERR_UNSUPPORTED, "hcq_buf_import_host: not supported by backend %s",
+                         dev->ops->name);
             goto fail_buf;
         }
         buf->map = host_ptr;
@@ -77,8 +78,9 @@ buf_create(struct hcq_device *dev, uint64_t size_B, uint32_t flags, void *host_p
     if (st != HCQ_OK)
         goto fail_buf;
     if ((flags & (HCQ_MEM_HOST | HCQ_MEM_MAPPABLE)) && !buf->map) {
-        st = hcq_err(HCQ_ERR_UNSUPPORTED, "hcq_buf_alloc: backend %s returned an unmapped buffer for flags 0x%x",
-                     dev->ops->name, flags);
+        st = hcq_err(HCQ_ERR_UNSUPPORTED,
+                     "hcq_buf_alloc: backend %s returned an unmapped buffer for flags 0x%x", dev->ops->name,
+                     flags);
         goto fail_alloc;
     }
     if (buf->map && !host_ptr) {
@@ -117,8 +119,8 @@ enum hcq_status
 hcq_buf_import_host(struct hcq_device *dev, void *ptr, uint64_t size_B, struct hcq_buf **buf_out)
 {
     if (!ptr || ((uintptr_t)ptr & 4095) || (size_B & 4095))
-        return hcq_err(HCQ_ERR_INVALID, "hcq_buf_import_host: ptr %p / size 0x%llx must be 4 KiB aligned", ptr,
-                       (unsigned long long)size_B);
+        return hcq_err(HCQ_ERR_INVALID, "hcq_buf_import_host: ptr %p / size 0x%llx must be 4 KiB aligned",
+                       ptr, (unsigned long long)size_B);
     return buf_create(dev, size_B, HCQ_MEM_HOST, ptr, buf_out);
 }
 
@@ -155,7 +157,8 @@ hcq_device_mem_stats(struct hcq_device *dev, struct hcq_mem_stats *out)
     if (dev->ops->mem_stats)
         dev->ops->mem_stats(dev, out);
     out->device_total_B = dev->info.mem_B;
-    out->device_free_B = out->device_total_B > out->device.reserved_B ? out->device_total_B - out->device.reserved_B : 0;
+    out->device_free_B =
+        out->device_total_B > out->device.reserved_B ? out->device_total_B - out->device.reserved_B : 0;
     return HCQ_OK;
 }
 
@@ -207,7 +210,8 @@ staging_init(struct hcq_device *dev)
         return st;
     if (!dev->staging_sig && (st = hcq_signal_create(dev, 0, &dev->staging_sig)) != HCQ_OK)
         return st;
-    if (!dev->staging && (st = hcq_buf_alloc(dev, 2 * STAGING_CHUNK_B, HCQ_MEM_HOST, &dev->staging)) != HCQ_OK)
+    if (!dev->staging &&
+        (st = hcq_buf_alloc(dev, 2 * STAGING_CHUNK_B, HCQ_MEM_HOST, &dev->staging)) != HCQ_OK)
         return st;
     return HCQ_OK;
 }
@@ -220,7 +224,7 @@ staged_copy(struct hcq_buf *buf, uint64_t off, void *host, uint64_t size_B, bool
     enum hcq_status st = staging_init(dev);
     uint64_t n_chunks = (size_B + STAGING_CHUNK_B - 1) / STAGING_CHUNK_B;
     uint64_t tick0 = dev->staging_tick; /* chunk i completes at tick0 + i + 1 */
-    uint8_t *half[2] = { NULL, NULL };
+    uint8_t *half[2] = {NULL, NULL};
     if (st == HCQ_OK) {
         half[0] = dev->staging->map;
         half[1] = (uint8_t *)dev->staging->map + STAGING_CHUNK_B;

@@ -93,7 +93,8 @@ push_patches(struct hcq_cmdlist *cl, const struct hcq_arg_patch *p, uint32_t n, 
 enum hcq_status hcq_cmdlist_push_patches(struct hcq_cmdlist *cl, const struct hcq_arg_patch *p, uint32_t n,
                                          uint32_t *first_out);
 enum hcq_status
-hcq_cmdlist_push_patches(struct hcq_cmdlist *cl, const struct hcq_arg_patch *p, uint32_t n, uint32_t *first_out)
+hcq_cmdlist_push_patches(struct hcq_cmdlist *cl, const struct hcq_arg_patch *p, uint32_t n,
+                         uint32_t *first_out)
 {
     return push_patches(cl, p, n, first_out);
 }
@@ -130,7 +131,9 @@ hcq_cmd_copy_resolve(const struct hcq_cmd *c, const uint64_t *vars, uint64_t *ds
                      uint64_t *size_B)
 {
     bool v = vars != NULL;
-    *dst_off_B = v && c->u.copy.dst_off_var != HCQ_VAR_NONE ? vars[c->u.copy.dst_off_var] : c->u.copy.dst_off_B;
-    *src_off_B = v && c->u.copy.src_off_var != HCQ_VAR_NONE ? vars[c->u.copy.src_off_var] : c->u.copy.src_off_B;
+    *dst_off_B =
+        v && c->u.copy.dst_off_var != HCQ_VAR_NONE ? vars[c->u.copy.dst_off_var] : c->u.copy.dst_off_B;
+    *src_off_B =
+        v && c->u.copy.src_off_var != HCQ_VAR_NONE ? vars[c->u.copy.src_off_var] : c->u.copy.src_off_B;
     *size_B = v && c->u.copy.size_var != HCQ_VAR_NONE ? vars[c->u.copy.size_var] : c->u.copy.size_B;
 }

@@ -21,11 +21,8 @@ static const struct {
     enum hcq_status (*open)(const char *arg, struct hcq_device **dev_out);
     bool in_auto;
 } backends[] = {
-    { "nvgpu", hcq_nvgpu_open, true },
-    { "rm", hcq_rm_open, true },
-    { "cuda", hcq_cuda_open, true },
-    { "cpu", hcq_cpu_open, true },
-    { "emu", hcq_emu_open, false },
+    {"nvgpu", hcq_nvgpu_open, true}, {"rm", hcq_rm_open, true},    {"cuda", hcq_cuda_open, true},
+    {"cpu", hcq_cpu_open, true},     {"emu", hcq_emu_open, false},
 };
 #define BACKEND_COUNT (sizeof backends / sizeof backends[0])
 
@@ -61,8 +58,10 @@ open_one(const char *spec, struct hcq_device **dev_out)
         if (strlen(backends[i].name) == name_len && !strncmp(spec, backends[i].name, name_len))
             return backends[i].open(arg, dev_out);
     }
-    return hcq_err(HCQ_ERR_INVALID, "hcq_device_open: unknown backend in spec '%s' (expected auto, cpu, "
-                                    "cuda:N, rm:N, nvgpu:0, emu:gh100|ga102|ga10b)", spec);
+    return hcq_err(HCQ_ERR_INVALID,
+                   "hcq_device_open: unknown backend in spec '%s' (expected auto, cpu, "
+                   "cuda:N, rm:N, nvgpu:0, emu:gh100|ga102|ga10b)",
+                   spec);
 }
 
 enum hcq_status
@@ -87,7 +86,8 @@ hcq_device_open(const char *spec, struct hcq_device **dev_out)
         if (st == HCQ_OK)
             return HCQ_OK;
         if (st != HCQ_ERR_NOT_FOUND && st != HCQ_ERR_UNSUPPORTED)
-            HCQ_LOG_WARN("hcq_device_open(auto): %s failed: %s; trying the next backend", s, hcq_last_error());
+            HCQ_LOG_WARN("hcq_device_open(auto): %s failed: %s; trying the next backend", s,
+                         hcq_last_error());
     }
     return hcq_err(HCQ_ERR_NOT_FOUND, "hcq_device_open(auto): no backend could open a device");
 }
@@ -239,7 +239,7 @@ hcq_wait_value64(struct hcq_device *dev, const volatile uint64_t *slot, uint64_t
             sched_yield();
             continue;
         }
-        struct timespec ts = { 0, spins < 30000 ? 20000 : 200000 };
+        struct timespec ts = {0, spins < 30000 ? 20000 : 200000};
         nanosleep(&ts, NULL);
     }
 }

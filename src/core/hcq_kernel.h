@@ -18,14 +18,14 @@
 #include <stdint.h>
 
 struct hcq_twin_launch {
-    const void *params;          /* the kernel's parameter struct */
+    const void *params; /* the kernel's parameter struct */
     uint32_t grid[3];
     uint32_t block[3];
     /* Host pointer for [va, va+size_B), or NULL if any byte of it is unmapped. */
     void *(*ptr)(void *ctx, uint64_t va, uint64_t size_B);
     void *ctx;
-    bool fault;                  /* set by the twin when ptr() failed */
-    uint64_t fault_va;           /* the address that failed */
+    bool fault;        /* set by the twin when ptr() failed */
+    uint64_t fault_va; /* the address that failed */
 };
 
 typedef void (*hcq_twin_fn)(struct hcq_twin_launch *l);
@@ -44,9 +44,9 @@ hcq_twin_ptr(struct hcq_twin_launch *l, uint64_t va, uint64_t size_B)
 #define HCQ_TWIN_PTR(l, va, size_B) hcq_twin_ptr((l), (va), (size_B))
 
 struct hcq_kernel_desc {
-    const char *name;            /* the extern "C" __global__ symbol */
-    const char *module;          /* the .cu file (basename without .cu) holding it */
-    uint32_t params_B;           /* sizeof its parameter struct */
+    const char *name;   /* the extern "C" __global__ symbol */
+    const char *module; /* the .cu file (basename without .cu) holding it */
+    uint32_t params_B;  /* sizeof its parameter struct */
     hcq_twin_fn twin;
 };
 
@@ -63,8 +63,8 @@ const struct hcq_kernel_desc *hcq_kernel_find(const char *name);
 const struct hcq_kernel_desc *hcq_kernel_at(uint32_t i);
 
 struct hcq_cubin {
-    const char *module;          /* "k_elementwise" */
-    uint32_t sm_version;         /* 90 for sm_90 */
+    const char *module;  /* "k_elementwise" */
+    uint32_t sm_version; /* 90 for sm_90 */
     const uint8_t *data;
     size_t size_B;
 };

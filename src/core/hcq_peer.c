@@ -24,8 +24,8 @@
 #define PEER_PAGE_B 4096u
 
 struct hcq_peer_page {
-    uintptr_t host;           /* page-aligned host address */
-    struct hcq_buf *buf;      /* that page imported into the device */
+    uintptr_t host;      /* page-aligned host address */
+    struct hcq_buf *buf; /* that page imported into the device */
 };
 
 struct hcq_peer_cache {
@@ -94,7 +94,7 @@ peer_page_va(struct hcq_device *dev, struct hcq_buf *page, uint64_t *va_out)
         pc->pages = n;
         pc->page_cap = cap;
     }
-    pc->pages[pc->page_count++] = (struct hcq_peer_page){ .host = host, .buf = buf };
+    pc->pages[pc->page_count++] = (struct hcq_peer_page){.host = host, .buf = buf};
     *va_out = buf->va;
     pthread_mutex_unlock(&dev->lock);
     return HCQ_OK;
@@ -123,8 +123,8 @@ hcq_signal_peer(struct hcq_device *dev, struct hcq_signal *sig, struct hcq_signa
     uint64_t page_va = 0;
     enum hcq_status st = peer_page_va(dev, page, &page_va);
     if (st != HCQ_OK)
-        return hcq_err(st, "signal of %s used on %s: its page is not reachable there: %s", sig->dev->info.spec,
-                       dev->info.spec, hcq_last_error());
+        return hcq_err(st, "signal of %s used on %s: its page is not reachable there: %s",
+                       sig->dev->info.spec, dev->info.spec, hcq_last_error());
     struct hcq_signal *a = calloc(1, sizeof *a);
     if (!a)
         return hcq_err(HCQ_ERR_NOMEM, "peer: out of host memory");
@@ -179,16 +179,18 @@ hcq_buf_peer_map(struct hcq_device *dev, struct hcq_buf *buf, struct hcq_buf **a
     }
     bool host_memory = (buf->flags & HCQ_MEM_HOST) || buf->imported || buf->dev->info.unified_memory;
     if (!host_memory || !buf->map)
-        return hcq_err(HCQ_ERR_UNSUPPORTED,
-                       "hcq_buf_peer_map: device memory of %s is not reachable from %s (no peer access between "
-                       "them); stage through host memory",
-                       buf->dev->info.spec, dev->info.spec);
+        return hcq_err(
+            HCQ_ERR_UNSUPPORTED,
+            "hcq_buf_peer_map: device memory of %s is not reachable from %s (no peer access between "
+            "them); stage through host memory",
+            buf->dev->info.spec, dev->info.spec);
     /* Host memory: import its pages (allocations are whole pages; imports must be). */
     uintptr_t host = (uintptr_t)buf->map & ~(uintptr_t)(PEER_PAGE_B - 1);
     uint64_t lead_B = (uintptr_t)buf->map - host;
     uint64_t size_B = (lead_B + buf->size_B + PEER_PAGE_B - 1) & ~(uint64_t)(PEER_PAGE_B - 1);
     if (lead_B != 0)
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "hcq_buf_peer_map: host buffer at %p is not page-aligned", buf->map);
+        return hcq_err(HCQ_ERR_UNSUPPORTED, "hcq_buf_peer_map: host buffer at %p is not page-aligned",
+                       buf->map);
     enum hcq_status st = hcq_buf_import_host(dev, (void *)host, size_B, alias_out);
     if (st != HCQ_OK)
         return hcq_err(st, "hcq_buf_peer_map: importing %s's host memory into %s: %s", buf->dev->info.spec,

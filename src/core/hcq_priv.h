@@ -38,10 +38,10 @@ struct hcq_cmd {
             struct hcq_program *prog;
             uint32_t grid[3];
             uint32_t block[3];
-            uint32_t grid_var[3];   /* HCQ_VAR_NONE or variable id */
-            uint32_t args_off_B;    /* into hcq_cmdlist.args */
+            uint32_t grid_var[3]; /* HCQ_VAR_NONE or variable id */
+            uint32_t args_off_B;  /* into hcq_cmdlist.args */
             uint32_t args_B;
-            uint32_t patch_first;   /* into hcq_cmdlist.patches */
+            uint32_t patch_first; /* into hcq_cmdlist.patches */
             uint32_t patch_count;
         } launch;
         struct {
@@ -49,12 +49,12 @@ struct hcq_cmd {
             struct hcq_buf *src;
             uint64_t dst_off_B;
             uint64_t src_off_B;
-            uint64_t size_B;        /* with size_var: the largest size a replay may set */
-            uint32_t dst_off_var;   /* HCQ_VAR_NONE or the variable replacing dst_off_B */
+            uint64_t size_B;      /* with size_var: the largest size a replay may set */
+            uint32_t dst_off_var; /* HCQ_VAR_NONE or the variable replacing dst_off_B */
             uint32_t src_off_var;
             uint32_t size_var;
         } copy;
-        struct {                    /* SIGNAL and WAIT: value = (var == NONE ? 0 : vars[var]) + add */
+        struct { /* SIGNAL and WAIT: value = (var == NONE ? 0 : vars[var]) + add */
             struct hcq_signal *sig;
             uint32_t var;
             uint64_t add;
@@ -68,11 +68,11 @@ struct hcq_cmd {
 struct hcq_cmdlist {
     struct hcq_cmd *cmds;
     uint32_t count, cap;
-    uint8_t *args;               /* kernel argument blobs, each 16-byte aligned */
+    uint8_t *args; /* kernel argument blobs, each 16-byte aligned */
     uint32_t args_B, args_cap_B;
     struct hcq_arg_patch *patches;
     uint32_t patch_count, patch_cap;
-    uint32_t var_count;          /* variables declared (graphs) */
+    uint32_t var_count; /* variables declared (graphs) */
 };
 
 void hcq_cmdlist_init(struct hcq_cmdlist *cl);
@@ -98,8 +98,8 @@ void hcq_cmd_launch_args(const struct hcq_cmdlist *cl, const struct hcq_cmd *c, 
 void hcq_cmd_launch_grid(const struct hcq_cmd *c, const uint64_t *vars, uint32_t grid_out[3]);
 
 /* Offsets and size of copy `c` with variables applied. */
-void hcq_cmd_copy_resolve(const struct hcq_cmd *c, const uint64_t *vars, uint64_t *dst_off_B, uint64_t *src_off_B,
-                          uint64_t *size_B);
+void hcq_cmd_copy_resolve(const struct hcq_cmd *c, const uint64_t *vars, uint64_t *dst_off_B,
+                          uint64_t *src_off_B, uint64_t *size_B);
 /* Whether copy `c` takes an offset or its size from a variable. */
 static inline bool
 hcq_cmd_copy_is_variable(const struct hcq_cmd *c)
@@ -113,27 +113,27 @@ hcq_cmd_copy_is_variable(const struct hcq_cmd *c)
 struct hcq_buf {
     struct hcq_device *dev;
     uint64_t size_B;
-    uint32_t flags;          /* enum hcq_mem_flags */
-    uint64_t va;             /* GPU virtual address */
-    void *map;               /* CPU mapping or NULL */
-    bool imported;           /* hcq_buf_import_host: memory not owned */
-    void *priv;              /* backend data */
-    uint64_t handle;         /* backend handle (RM hMemory, nvmap handle, CUdeviceptr...) */
+    uint32_t flags;  /* enum hcq_mem_flags */
+    uint64_t va;     /* GPU virtual address */
+    void *map;       /* CPU mapping or NULL */
+    bool imported;   /* hcq_buf_import_host: memory not owned */
+    void *priv;      /* backend data */
+    uint64_t handle; /* backend handle (RM hMemory, nvmap handle, CUdeviceptr...) */
 };
 
 struct hcq_program {
     struct hcq_device *dev;
     struct hcq_program_info info;
-    const struct hcq_kernel_desc *desc;  /* built-in kernel (twin, params), NULL for user cubins */
-    void *priv;                          /* backend data (CUfunction, code buffer, ...) */
+    const struct hcq_kernel_desc *desc; /* built-in kernel (twin, params), NULL for user cubins */
+    void *priv;                         /* backend data (CUfunction, code buffer, ...) */
 };
 
 /* A signal slot: 16 bytes in GPU-visible host memory (value @0, timestamp @8), as the
  * semaphore release-with-timestamp format writes it (docs/hw/rm.md §5.6). */
 struct hcq_signal {
     struct hcq_device *dev;
-    volatile uint64_t *slot;   /* CPU pointer: slot[0] value, slot[1] timestamp ns */
-    uint64_t va;               /* GPU address of slot[0] */
+    volatile uint64_t *slot; /* CPU pointer: slot[0] value, slot[1] timestamp ns */
+    uint64_t va;             /* GPU address of slot[0] */
     uint32_t pool_index;
 };
 
@@ -148,10 +148,10 @@ struct hcq_queue {
 struct hcq_graph {
     struct hcq_queue *q;
     struct hcq_cmdlist cl;
-    uint64_t *vars;                /* cl.var_count values */
-    bool grid_vars;                /* some launch takes its grid from a variable (checked per replay) */
-    bool copy_vars;                /* some copy takes an offset or size from a variable (checked too) */
-    void *priv;                    /* backend-built replay object, NULL: replay = submit */
+    uint64_t *vars; /* cl.var_count values */
+    bool grid_vars; /* some launch takes its grid from a variable (checked per replay) */
+    bool copy_vars; /* some copy takes an offset or size from a variable (checked too) */
+    void *priv;     /* backend-built replay object, NULL: replay = submit */
 };
 
 /* ==== Backend table ==== */
@@ -207,21 +207,23 @@ struct hcq_device {
     const struct hcq_backend_ops *ops;
     struct hcq_device_info info;
     atomic_bool lost;
-    char fault[512];                 /* first fault's decoded text */
-    pthread_mutex_t lock;            /* guards the object lists and signal pool */
+    char fault[512];      /* first fault's decoded text */
+    pthread_mutex_t lock; /* guards the object lists and signal pool */
     struct hcq_signal_pool *sigpool;
     /* hcq_buf_read/write of unmapped buffers: created on first use, kept until close,
      * guarded by staging_lock (one staged transfer at a time per device). */
     pthread_mutex_t staging_lock;
     struct hcq_queue *internal_copy;
-    struct hcq_buf *staging;         /* pinned, 2 halves used alternately */
-    struct hcq_signal *staging_sig;  /* completion of each half's copy */
+    struct hcq_buf *staging;        /* pinned, 2 halves used alternately */
+    struct hcq_signal *staging_sig; /* completion of each half's copy */
     uint64_t staging_tick;
     /* live objects, freed at close */
-    struct hcq_buf **bufs; uint32_t buf_count, buf_cap;
-    struct hcq_queue **queues; uint32_t queue_count, queue_cap;
-    struct hcq_peer_cache *peer;     /* other devices' signal pages imported here (hcq_peer.c) */
-    void *priv;                      /* backend data */
+    struct hcq_buf **bufs;
+    uint32_t buf_count, buf_cap;
+    struct hcq_queue **queues;
+    uint32_t queue_count, queue_cap;
+    struct hcq_peer_cache *peer; /* other devices' signal pages imported here (hcq_peer.c) */
+    void *priv;                  /* backend data */
 };
 
 /* Track a buffer the core built itself (peer aliases) for freeing at close. */
@@ -244,7 +246,8 @@ enum hcq_status hcq_nvgpu_open(const char *arg, struct hcq_device **dev_out);
 enum hcq_status hcq_emu_open(const char *arg, struct hcq_device **dev_out);
 
 /* Initialise the base part of a backend's freshly allocated device. */
-HCQ_MUST_CHECK enum hcq_status hcq_device_init_base(struct hcq_device *dev, const struct hcq_backend_ops *ops);
+HCQ_MUST_CHECK enum hcq_status hcq_device_init_base(struct hcq_device *dev,
+                                                    const struct hcq_backend_ops *ops);
 /* Mark the device lost with a decoded reason (first reason wins). Returns DEVICE_LOST. */
 enum hcq_status hcq_device_mark_lost(struct hcq_device *dev, const char *fmt, ...) HCQ_PRINTF(2, 3);
 

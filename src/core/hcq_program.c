@@ -39,7 +39,8 @@ hcq_program_load(struct hcq_device *dev, const char *name, struct hcq_program **
     const struct hcq_kernel_desc *desc = hcq_kernel_find(name);
     if (!desc)
         return hcq_err(HCQ_ERR_NOT_FOUND, "hcq_program_load: no built-in kernel named '%s'", name);
-    const struct hcq_cubin *cb = dev->info.sm_version ? hcq_cubin_find(desc->module, dev->info.sm_version) : NULL;
+    const struct hcq_cubin *cb =
+        dev->info.sm_version ? hcq_cubin_find(desc->module, dev->info.sm_version) : NULL;
     return program_create(dev, desc, cb ? cb->data : NULL, cb ? cb->size_B : 0, name, prog_out);
 }
 

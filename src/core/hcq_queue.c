@@ -142,24 +142,27 @@ hcq_queue_launch_ex(struct hcq_queue *q, const struct hcq_launch *l)
         return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: queue is a copy queue (expected COMPUTE)");
     const struct hcq_program_info *pi = &l->prog->info;
     if (l->args_B != pi->params_B)
-        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: %s: args_B %u (expected %u, the size of its parameter struct)",
+        return hcq_err(HCQ_ERR_INVALID,
+                       "hcq_queue_launch: %s: args_B %u (expected %u, the size of its parameter struct)",
                        pi->name, l->args_B, pi->params_B);
     if (l->args_B && !l->args)
-        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: %s: args is NULL (expected %u bytes of parameters)", pi->name,
+        return hcq_err(HCQ_ERR_INVALID,
+                       "hcq_queue_launch: %s: args is NULL (expected %u bytes of parameters)", pi->name,
                        l->args_B);
     uint64_t threads = (uint64_t)l->block[0] * l->block[1] * l->block[2];
     uint32_t max_threads = pi->max_threads ? pi->max_threads : MAX_BLOCK_THREADS;
     if (threads == 0 || threads > max_threads || l->block[2] > 64)
-        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: %s: block %ux%ux%u (expected 1..%u threads, z <= 64)",
-                       pi->name, l->block[0], l->block[1], l->block[2], max_threads);
+        return hcq_err(HCQ_ERR_INVALID,
+                       "hcq_queue_launch: %s: block %ux%ux%u (expected 1..%u threads, z <= 64)", pi->name,
+                       l->block[0], l->block[1], l->block[2], max_threads);
     for (int i = 0; i < 3; i++) {
         uint32_t lim = i ? MAX_GRID_YZ : MAX_GRID_X;
         if (l->grid[i] == 0 && l->grid_var[i] != HCQ_VAR_NONE) {
             if ((st = check_var(q, l->grid_var[i], "hcq_queue_launch grid")) != HCQ_OK)
                 return st;
         } else if (l->grid[i] == 0 || l->grid[i] > lim) {
-            return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: %s: grid[%d] = %u (expected 1..%u)", pi->name, i,
-                           l->grid[i], lim);
+            return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: %s: grid[%d] = %u (expected 1..%u)", pi->name,
+                           i, l->grid[i], lim);
         }
     }
     for (uint32_t i = 0; i < l->patch_count; i++) {
@@ -168,8 +171,9 @@ hcq_queue_launch_ex(struct hcq_queue *q, const struct hcq_launch *l)
             return st;
         if (p->var == HCQ_VAR_NONE || (p->size_B != 4 && p->size_B != 8) || p->offset_B % p->size_B ||
             p->offset_B + p->size_B > l->args_B)
-            return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: patch %u: var %u offset %u size %u (args %u B)", i,
-                           p->var, p->offset_B, p->size_B, l->args_B);
+            return hcq_err(HCQ_ERR_INVALID,
+                           "hcq_queue_launch: patch %u: var %u offset %u size %u (args %u B)", i, p->var,
+                           p->offset_B, p->size_B, l->args_B);
     }
     struct hcq_cmdlist *cl = target(q);
     struct hcq_cmd *c;
@@ -195,16 +199,16 @@ hcq_queue_launch_ex(struct hcq_queue *q, const struct hcq_launch *l)
 }
 
 enum hcq_status
-hcq_queue_launch(struct hcq_queue *q, struct hcq_program *prog, const uint32_t grid[3], const uint32_t block[3],
-                 const void *args, uint32_t args_B)
+hcq_queue_launch(struct hcq_queue *q, struct hcq_program *prog, const uint32_t grid[3],
+                 const uint32_t block[3], const void *args, uint32_t args_B)
 {
     struct hcq_launch l = {
         .prog = prog,
-        .grid = { grid[0], grid[1], grid[2] },
-        .block = { block[0], block[1], block[2] },
+        .grid = {grid[0], grid[1], grid[2]},
+        .block = {block[0], block[1], block[2]},
         .args = args,
         .args_B = args_B,
-        .grid_var = { HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE },
+        .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
     };
     return hcq_queue_launch_ex(q, &l);
 }
@@ -236,14 +240,16 @@ hcq_queue_copy_ex(struct hcq_queue *q, const struct hcq_copy *cp)
     if ((cp->dst_off_var == HCQ_VAR_NONE && !copy_in_bounds(cp->dst_off_B, cp->size_B, dst->size_B)) ||
         (cp->src_off_var == HCQ_VAR_NONE && !copy_in_bounds(cp->src_off_B, cp->size_B, src->size_B)) ||
         cp->size_B > dst->size_B || cp->size_B > src->size_B)
-        return hcq_err(HCQ_ERR_INVALID,
-                       "hcq_queue_copy: 0x%llx bytes from +0x%llx (of 0x%llx) to +0x%llx (of 0x%llx) out of bounds",
-                       (unsigned long long)cp->size_B, (unsigned long long)cp->src_off_B,
-                       (unsigned long long)src->size_B, (unsigned long long)cp->dst_off_B,
-                       (unsigned long long)dst->size_B);
+        return hcq_err(
+            HCQ_ERR_INVALID,
+            "hcq_queue_copy: 0x%llx bytes from +0x%llx (of 0x%llx) to +0x%llx (of 0x%llx) out of bounds",
+            (unsigned long long)cp->size_B, (unsigned long long)cp->src_off_B,
+            (unsigned long long)src->size_B, (unsigned long long)cp->dst_off_B,
+            (unsigned long long)dst->size_B);
     if (cp->size_B == 0) {
         if (cp->size_var != HCQ_VAR_NONE)
-            return hcq_err(HCQ_ERR_INVALID, "hcq_queue_copy: a variable size needs a largest size (size_B) > 0");
+            return hcq_err(HCQ_ERR_INVALID,
+                           "hcq_queue_copy: a variable size needs a largest size (size_B) > 0");
         return HCQ_OK;
     }
     struct hcq_cmd *c;
@@ -265,8 +271,14 @@ enum hcq_status
 hcq_queue_copy(struct hcq_queue *q, struct hcq_buf *dst, uint64_t dst_off_B, struct hcq_buf *src,
                uint64_t src_off_B, uint64_t size_B)
 {
-    struct hcq_copy c = { .dst = dst, .dst_off_B = dst_off_B, .src = src, .src_off_B = src_off_B, .size_B = size_B,
-                          .dst_off_var = HCQ_VAR_NONE, .src_off_var = HCQ_VAR_NONE, .size_var = HCQ_VAR_NONE };
+    struct hcq_copy c = {.dst = dst,
+                         .dst_off_B = dst_off_B,
+                         .src = src,
+                         .src_off_B = src_off_B,
+                         .size_B = size_B,
+                         .dst_off_var = HCQ_VAR_NONE,
+                         .src_off_var = HCQ_VAR_NONE,
+                         .size_var = HCQ_VAR_NONE};
     return hcq_queue_copy_ex(q, &c);
 }
 
@@ -350,7 +362,7 @@ hcq_queue_barrier(struct hcq_queue *q)
 static const char *
 cmd_name(const struct hcq_cmd *c)
 {
-    static const char *const names[] = { "launch", "copy", "signal", "wait", "timestamp", "barrier" };
+    static const char *const names[] = {"launch", "copy", "signal", "wait", "timestamp", "barrier"};
     return c->kind == HCQ_CMD_LAUNCH ? c->u.launch.prog->info.name : names[c->kind];
 }
 
@@ -384,9 +396,9 @@ submit_each(struct hcq_queue *q, const struct hcq_cmdlist *cl, const uint64_t *v
             n->u.launch.patch_count = 0;
             for (int d = 0; d < 3; d++)
                 n->u.launch.grid_var[d] = HCQ_VAR_NONE;
-            HCQ_LOG_INFO("cmd_sync: command %u: %s grid %u,%u,%u block %u,%u,%u", i, cmd_name(c), n->u.launch.grid[0],
-                         n->u.launch.grid[1], n->u.launch.grid[2], c->u.launch.block[0], c->u.launch.block[1],
-                         c->u.launch.block[2]);
+            HCQ_LOG_INFO("cmd_sync: command %u: %s grid %u,%u,%u block %u,%u,%u", i, cmd_name(c),
+                         n->u.launch.grid[0], n->u.launch.grid[1], n->u.launch.grid[2], c->u.launch.block[0],
+                         c->u.launch.block[1], c->u.launch.block[2]);
         } else {
             if (c->kind == HCQ_CMD_SIGNAL || c->kind == HCQ_CMD_WAIT) {
                 n->u.sig.add = hcq_cmd_value(c->u.sig.var, c->u.sig.add, vars);
@@ -455,7 +467,8 @@ hcq_graph_begin(struct hcq_queue *q)
     if (q->recording)
         return hcq_err(HCQ_ERR_INVALID, "hcq_graph_begin: already recording");
     if (q->pending.count)
-        return hcq_err(HCQ_ERR_INVALID, "hcq_graph_begin: %u commands recorded but not submitted", q->pending.count);
+        return hcq_err(HCQ_ERR_INVALID, "hcq_graph_begin: %u commands recorded but not submitted",
+                       q->pending.count);
     q->recording = calloc(1, sizeof *q->recording);
     if (!q->recording)
         return hcq_err(HCQ_ERR_NOMEM, "hcq_graph_begin: out of host memory");
@@ -527,7 +540,8 @@ enum hcq_status
 hcq_graph_set(struct hcq_graph *g, uint32_t var, uint64_t value)
 {
     if (!g || var >= g->cl.var_count)
-        return hcq_err(HCQ_ERR_INVALID, "hcq_graph_set: variable %u (graph has %u)", var, g ? g->cl.var_count : 0);
+        return hcq_err(HCQ_ERR_INVALID, "hcq_graph_set: variable %u (graph has %u)", var,
+                       g ? g->cl.var_count : 0);
     g->vars[var] = value;
     return HCQ_OK;
 }
@@ -557,8 +571,9 @@ hcq_graph_replay(struct hcq_graph *g)
                 continue;
             uint64_t v = g->vars[var];
             if (v == 0 || v > (d ? MAX_GRID_YZ : MAX_GRID_X))
-                return hcq_err(HCQ_ERR_INVALID, "hcq_graph_replay: command %u grid[%d] = %llu (expected 1..%u)", i,
-                               d, (unsigned long long)v, d ? MAX_GRID_YZ : MAX_GRID_X);
+                return hcq_err(HCQ_ERR_INVALID,
+                               "hcq_graph_replay: command %u grid[%d] = %llu (expected 1..%u)", i, d,
+                               (unsigned long long)v, d ? MAX_GRID_YZ : MAX_GRID_X);
         }
     }
     /* Variable copies: offsets and sizes inside their buffers, sizes within the recorded one
@@ -571,12 +586,13 @@ hcq_graph_replay(struct hcq_graph *g)
         hcq_cmd_copy_resolve(c, g->vars, &doff, &soff, &size);
         if (size > c->u.copy.size_B || !copy_in_bounds(doff, size, c->u.copy.dst->size_B) ||
             !copy_in_bounds(soff, size, c->u.copy.src->size_B))
-            return hcq_err(HCQ_ERR_INVALID,
-                           "hcq_graph_replay: command %u copies 0x%llx bytes (recorded at most 0x%llx) from +0x%llx "
-                           "(of 0x%llx) to +0x%llx (of 0x%llx): out of bounds",
-                           i, (unsigned long long)size, (unsigned long long)c->u.copy.size_B, (unsigned long long)soff,
-                           (unsigned long long)c->u.copy.src->size_B, (unsigned long long)doff,
-                           (unsigned long long)c->u.copy.dst->size_B);
+            return hcq_err(
+                HCQ_ERR_INVALID,
+                "hcq_graph_replay: command %u copies 0x%llx bytes (recorded at most 0x%llx) from +0x%llx "
+                "(of 0x%llx) to +0x%llx (of 0x%llx): out of bounds",
+                i, (unsigned long long)size, (unsigned long long)c->u.copy.size_B, (unsigned long long)soff,
+                (unsigned long long)c->u.copy.src->size_B, (unsigned long long)doff,
+                (unsigned long long)c->u.copy.dst->size_B);
     }
     if (hcq_debug_flags() & HCQ_DEBUG_CMD_SYNC)
         return submit_each(q, &g->cl, g->vars);

@@ -60,8 +60,8 @@ struct emu_chan;
 #define EMU_PROGRAM_NAME_MAX 120u
 
 struct emu_program_stub {
-    uint64_t magic;                      /* EMU_PROGRAM_MAGIC */
-    char name[EMU_PROGRAM_NAME_MAX];     /* extern "C" kernel name, NUL-terminated */
+    uint64_t magic;                  /* EMU_PROGRAM_MAGIC */
+    char name[EMU_PROGRAM_NAME_MAX]; /* extern "C" kernel name, NUL-terminated */
 };
 _Static_assert(sizeof(struct emu_program_stub) == 128, "emu program stub is 128 bytes");
 
@@ -80,17 +80,17 @@ void emu_kmd_adopt(struct kmd *kmd);
 /* ==== Options (device spec "emu:<chip>[,opt[=v]]..." plus env HCQ_EMU_OPTS) ==== */
 
 struct emu_opts {
-    char chip[16];               /* "gh100", "ga102", "ga10b" */
-    uint32_t fail_alloc;         /* the Nth memory allocation fails (1-based, 0 = never) */
-    char fail_ioctl[64];         /* ioctl / class / control name or number that fails */
-    uint32_t fail_ioctl_nth;     /* ...its Nth occurrence (default 1) */
-    char fail_open[64];          /* open() of this path fails with ENOENT */
-    uint32_t hang;               /* the Nth QMD launch never completes: its channel stops (1-based) */
-    uint32_t drop_doorbell;      /* doorbell rings from the Nth one seen on are ignored (1-based) */
-    uint32_t corrupt_qmd;        /* the Nth QMD launch reads a corrupted program address */
-    bool trace;                  /* record the ioctl trace (emu_dev_trace) */
-    uint32_t l4t;                /* ga10b: the L4T ABI the driver model speaks, 35 or 36 (0 = 36) */
-    uint64_t nvmap_max;          /* ga10b: largest nvmap buffer CREATE accepts (0 = 4 GiB - 2 MiB) */
+    char chip[16];           /* "gh100", "ga102", "ga10b" */
+    uint32_t fail_alloc;     /* the Nth memory allocation fails (1-based, 0 = never) */
+    char fail_ioctl[64];     /* ioctl / class / control name or number that fails */
+    uint32_t fail_ioctl_nth; /* ...its Nth occurrence (default 1) */
+    char fail_open[64];      /* open() of this path fails with ENOENT */
+    uint32_t hang;           /* the Nth QMD launch never completes: its channel stops (1-based) */
+    uint32_t drop_doorbell;  /* doorbell rings from the Nth one seen on are ignored (1-based) */
+    uint32_t corrupt_qmd;    /* the Nth QMD launch reads a corrupted program address */
+    bool trace;              /* record the ioctl trace (emu_dev_trace) */
+    uint32_t l4t;            /* ga10b: the L4T ABI the driver model speaks, 35 or 36 (0 = 36) */
+    uint64_t nvmap_max;      /* ga10b: largest nvmap buffer CREATE accepts (0 = 4 GiB - 2 MiB) */
 };
 
 /* Parse "gh100,fail_alloc=3,hang" (the part after "emu:") into *opts. */
@@ -126,7 +126,7 @@ void emu_stats_get(struct emu_stats *out);
 /* ==== Driver model plug-in ==== */
 
 struct emu_model_ops {
-    const char *name;            /* "rm", "nvgpu" */
+    const char *name; /* "rm", "nvgpu" */
     /* open(path): create the emu_fd for a device node, or return -errno (-ENOENT for
      * paths the model does not know). */
     int (*open)(struct emu_dev *d, const char *path, int flags, struct emu_fd **f_out);
@@ -145,7 +145,7 @@ HCQ_MUST_CHECK enum hcq_status emu_nvgpu_model_create(struct emu_dev *d);
 /* ==== File descriptors ==== */
 
 struct emu_fd_ops {
-    const char *name;            /* "nvidiactl", "nvidia-uvm", "dmabuf", ... (traces) */
+    const char *name; /* "nvidiactl", "nvidia-uvm", "dmabuf", ... (traces) */
     /* 0 or -errno. Required. */
     int (*ioctl)(struct emu_fd *f, unsigned long request, void *arg);
     /* Which memory backs mmap(len, offset) of this file: *bo_out, *bo_off_out (no reference
@@ -158,7 +158,7 @@ struct emu_fd_ops {
 
 struct emu_fd {
     struct emu_dev *dev;
-    int fd;                      /* the number user code sees */
+    int fd; /* the number user code sees */
     const struct emu_fd_ops *ops;
     void *priv;
 };
@@ -209,24 +209,24 @@ uint32_t emu_vm_count(struct emu_vm *vm);
 /* Xid-style error codes a channel error reports (values as nvidia.ko's Xids). */
 enum emu_chan_error {
     EMU_CHAN_ERR_NONE = 0,
-    EMU_CHAN_ERR_GR_EXCEPTION = 13,   /* Graphics engine exception (bad method/QMD/program) */
-    EMU_CHAN_ERR_MMU_FAULT = 31,      /* GPU memory page fault */
-    EMU_CHAN_ERR_PBDMA = 32,          /* invalid or corrupted push buffer stream */
+    EMU_CHAN_ERR_GR_EXCEPTION = 13, /* Graphics engine exception (bad method/QMD/program) */
+    EMU_CHAN_ERR_MMU_FAULT = 31,    /* GPU memory page fault */
+    EMU_CHAN_ERR_PBDMA = 32,        /* invalid or corrupted push buffer stream */
 };
 
 struct emu_chan_desc {
-    struct emu_vm *vm;                /* the channel's address space */
+    struct emu_vm *vm; /* the channel's address space */
     /* GPFIFO ring: either physical (ring_bo, as nvgpu maps it for the channel) or by VA in vm. */
     struct emu_bo *ring_bo;
     uint64_t ring_off;
     uint64_t ring_va;
-    uint32_t entries;                 /* power of two */
-    struct emu_bo *userd_bo;          /* USERD block (GPGet @0x88, GPPut @0x8C) */
+    uint32_t entries;        /* power of two */
+    struct emu_bo *userd_bo; /* USERD block (GPGet @0x88, GPPut @0x8C) */
     uint64_t userd_off;
-    struct emu_bo *doorbell_bo;       /* usermode page; doorbell word at doorbell_off */
+    struct emu_bo *doorbell_bo; /* usermode page; doorbell word at doorbell_off */
     uint64_t doorbell_off;
-    uint32_t token;                   /* work-submit token */
-    uint32_t gpfifo_cls;              /* host class: semaphore address width */
+    uint32_t token;      /* work-submit token */
+    uint32_t gpfifo_cls; /* host class: semaphore address width */
     /* Called once on the first error, from the channel thread (write the notifier). */
     void (*on_error)(struct emu_chan *ch, enum emu_chan_error err, const char *why, void *user);
     void *user;

@@ -42,7 +42,7 @@ emu_now_ns(void)
 void
 emu_sleep_ns(uint64_t ns)
 {
-    struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull) };
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
     nanosleep(&ts, NULL);
 }
 
@@ -98,7 +98,8 @@ emu_opts_parse_one(struct emu_opts *o, const char *tok, size_t n)
             *at = 0;
             o->fail_ioctl_nth = (uint32_t)strtoul(at + 1, NULL, 0);
             if (o->fail_ioctl_nth == 0)
-                return hcq_err(HCQ_ERR_INVALID, "emu_opts_parse: fail_ioctl=%s: occurrence must be >= 1", val);
+                return hcq_err(HCQ_ERR_INVALID, "emu_opts_parse: fail_ioctl=%s: occurrence must be >= 1",
+                               val);
         }
         snprintf(o->fail_ioctl, sizeof o->fail_ioctl, "%s", val);
     } else if (!strcmp(key, "fail_open") && eq && vn > 0) {
@@ -116,10 +117,11 @@ emu_opts_parse_one(struct emu_opts *o, const char *tok, size_t n)
     } else if (!strcmp(key, "trace") && !eq) {
         o->trace = true;
     } else {
-        return hcq_err(HCQ_ERR_INVALID,
-                       "emu_opts_parse: unknown option '%s' (expected fail_alloc=N, fail_ioctl=NAME[@N], "
-                       "fail_open=PATH, hang[=N], drop_doorbell[=N], corrupt_qmd[=N], l4t=35|36, nvmap_max=B, trace)",
-                       tok[0] ? key : "");
+        return hcq_err(
+            HCQ_ERR_INVALID,
+            "emu_opts_parse: unknown option '%s' (expected fail_alloc=N, fail_ioctl=NAME[@N], "
+            "fail_open=PATH, hang[=N], drop_doorbell[=N], corrupt_qmd[=N], l4t=35|36, nvmap_max=B, trace)",
+            tok[0] ? key : "");
     }
     return HCQ_OK;
 }
@@ -470,7 +472,7 @@ emu_maps_trim(struct emu_dev *d, uintptr_t a, size_t n)
         }
         if (lo < a && hi > a + n && d->map_count < d->map_cap) {
             /* split: keep the head here, the tail as a new record sharing the bo */
-            struct emu_map tail = { a + n, hi - (a + n), m->bo };
+            struct emu_map tail = {a + n, hi - (a + n), m->bo};
             emu_bo_ref(m->bo);
             m->len = a - lo;
             d->maps[d->map_count++] = tail;
@@ -550,7 +552,7 @@ emu_sys_mmap(void *ctx, void *addr, size_t len, int prot, int flags, int fd, off
         } else {
             emu_maps_trim(d, (uintptr_t)p, len_r);
             emu_bo_ref(bo);
-            d->maps[d->map_count++] = (struct emu_map){ (uintptr_t)p, len_r, bo };
+            d->maps[d->map_count++] = (struct emu_map){(uintptr_t)p, len_r, bo};
             d->refs++;
             atomic_fetch_add(&emu_live_maps, 1);
         }

@@ -68,8 +68,8 @@ emu_chan_sem_write(struct emu_chan *ch, uint64_t va, uint64_t payload, bool payl
                              (unsigned long long)va);
     uint8_t *p = emu_mem_ptr(ch->desc.vm, va, n);
     if (!p)
-        return emu_chan_fail(ch, EMU_CHAN_ERR_MMU_FAULT, "%s: semaphore VA 0x%llx (%llu bytes) not mapped", who,
-                             (unsigned long long)va, (unsigned long long)n);
+        return emu_chan_fail(ch, EMU_CHAN_ERR_MMU_FAULT, "%s: semaphore VA 0x%llx (%llu bytes) not mapped",
+                             who, (unsigned long long)va, (unsigned long long)n);
     if (four_words) /* the 16-byte record: the timestamp lands first, the payload last */
         __atomic_store_n((uint64_t *)(p + 8), emu_now_ns(), __ATOMIC_RELAXED);
     if (payload64 || four_words)
@@ -84,12 +84,18 @@ static bool
 emu_sem_acquired(uint32_t op, uint64_t v, uint64_t want, bool is64)
 {
     switch (op) {
-    case 0: return v == want;                                              /* ACQUIRE (equal) */
-    case 2: return v >= want;                                              /* ACQ_STRICT_GEQ */
-    case 3: return is64 ? (int64_t)(v - want) >= 0 : (int32_t)(uint32_t)(v - want) >= 0; /* ACQ_CIRC_GEQ */
-    case 4: return (v & want) != 0;                                        /* ACQ_AND */
-    case 5: return (~(v | want) & (is64 ? ~0ull : 0xFFFFFFFFull)) != 0;    /* ACQ_NOR */
-    default: return false;
+    case 0:
+        return v == want; /* ACQUIRE (equal) */
+    case 2:
+        return v >= want; /* ACQ_STRICT_GEQ */
+    case 3:
+        return is64 ? (int64_t)(v - want) >= 0 : (int32_t)(uint32_t)(v - want) >= 0; /* ACQ_CIRC_GEQ */
+    case 4:
+        return (v & want) != 0; /* ACQ_AND */
+    case 5:
+        return (~(v | want) & (is64 ? ~0ull : 0xFFFFFFFFull)) != 0; /* ACQ_NOR */
+    default:
+        return false;
     }
 }
 
@@ -99,15 +105,24 @@ emu_sem_reduce(uint32_t red, bool is_unsigned, uint64_t old, uint64_t v, bool is
     uint64_t mask = is64 ? ~0ull : 0xFFFFFFFFull;
     int64_t so = is64 ? (int64_t)old : (int32_t)(uint32_t)old, sv = is64 ? (int64_t)v : (int32_t)(uint32_t)v;
     switch (red) {
-    case 0: return (is_unsigned ? (old < v ? old : v) : (uint64_t)(so < sv ? so : sv)) & mask; /* IMIN */
-    case 1: return (is_unsigned ? (old > v ? old : v) : (uint64_t)(so > sv ? so : sv)) & mask; /* IMAX */
-    case 2: return (old ^ v) & mask;
-    case 3: return (old & v) & mask;
-    case 4: return (old | v) & mask;
-    case 5: return (old + v) & mask;
-    case 6: return old >= v ? 0 : (old + 1) & mask;                /* INC: wraps at the payload */
-    case 7: return (old == 0 || old > v) ? v : (old - 1) & mask;   /* DEC */
-    default: return old;
+    case 0:
+        return (is_unsigned ? (old < v ? old : v) : (uint64_t)(so < sv ? so : sv)) & mask; /* IMIN */
+    case 1:
+        return (is_unsigned ? (old > v ? old : v) : (uint64_t)(so > sv ? so : sv)) & mask; /* IMAX */
+    case 2:
+        return (old ^ v) & mask;
+    case 3:
+        return (old & v) & mask;
+    case 4:
+        return (old | v) & mask;
+    case 5:
+        return (old + v) & mask;
+    case 6:
+        return old >= v ? 0 : (old + 1) & mask; /* INC: wraps at the payload */
+    case 7:
+        return (old == 0 || old > v) ? v : (old - 1) & mask; /* DEC */
+    default:
+        return old;
     }
 }
 
@@ -121,8 +136,9 @@ emu_host_sem_execute(struct emu_chan *ch, uint32_t data)
         return emu_chan_sem_write(ch, va, want, is64, ts, "SEM_EXECUTE RELEASE");
     uint64_t n = is64 ? 8 : 4;
     if (va & (n - 1))
-        return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION, "SEM_EXECUTE: VA 0x%llx misaligned for %u-bit payload",
-                             (unsigned long long)va, is64 ? 64u : 32u);
+        return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                             "SEM_EXECUTE: VA 0x%llx misaligned for %u-bit payload", (unsigned long long)va,
+                             is64 ? 64u : 32u);
     if (op == 6) { /* REDUCTION */
         void *p = emu_mem_ptr(ch->desc.vm, va, n);
         if (!p)
@@ -135,7 +151,8 @@ emu_host_sem_execute(struct emu_chan *ch, uint32_t data)
             __atomic_store_n((uint64_t *)p, emu_sem_reduce(red, uns, old, want, true), __ATOMIC_RELEASE);
         } else {
             uint32_t old = __atomic_load_n((uint32_t *)p, __ATOMIC_ACQUIRE);
-            __atomic_store_n((uint32_t *)p, (uint32_t)emu_sem_reduce(red, uns, old, want, false), __ATOMIC_RELEASE);
+            __atomic_store_n((uint32_t *)p, (uint32_t)emu_sem_reduce(red, uns, old, want, false),
+                             __ATOMIC_RELEASE);
         }
         return 0;
     }
@@ -149,7 +166,8 @@ emu_host_sem_execute(struct emu_chan *ch, uint32_t data)
         if (!p)
             return emu_chan_fail(ch, EMU_CHAN_ERR_MMU_FAULT, "SEM_EXECUTE ACQUIRE: VA 0x%llx not mapped",
                                  (unsigned long long)va);
-        uint64_t v = is64 ? __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE) : __atomic_load_n((uint32_t *)p, __ATOMIC_ACQUIRE);
+        uint64_t v = is64 ? __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE)
+                          : __atomic_load_n((uint32_t *)p, __ATOMIC_ACQUIRE);
         if (emu_sem_acquired(op, v, want, is64))
             return 0;
         if (atomic_load(&ch->stop))
@@ -179,21 +197,34 @@ emu_host_method(struct emu_chan *ch, uint32_t subc, uint32_t mthd, uint32_t data
             }
         }
         return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
-                             "SET_OBJECT on subchannel %u: class 0x%04x is not allocated on this channel", subc, cls);
+                             "SET_OBJECT on subchannel %u: class 0x%04x is not allocated on this channel",
+                             subc, cls);
     }
     case 0x008: /* NOP */
     case 0x020: /* NON_STALL_INTERRUPT */
     case 0x024: /* FB_FLUSH */
-    case 0x028: case 0x02C: case 0x030: case 0x034: /* MEM_OP_A..D: caches are not modelled */
+    case 0x028:
+    case 0x02C:
+    case 0x030:
+    case 0x034: /* MEM_OP_A..D: caches are not modelled */
     case 0x050: /* SET_REFERENCE */
     case 0x078: /* WFI: work is executed in order, so it is always idle here */
     case 0x080: /* YIELD */
         return 0;
-    case 0x05C: ch->sem_va = (ch->sem_va & ~0xFFFFFFFFull) | (data & ~3u); return 0;
-    case 0x060: ch->sem_va = (ch->sem_va & 0xFFFFFFFFull) | ((uint64_t)(data & hi_mask) << 32); return 0;
-    case 0x064: ch->sem_payload = (ch->sem_payload & ~0xFFFFFFFFull) | data; return 0;
-    case 0x068: ch->sem_payload = (ch->sem_payload & 0xFFFFFFFFull) | ((uint64_t)data << 32); return 0;
-    case 0x06C: return emu_host_sem_execute(ch, data);
+    case 0x05C:
+        ch->sem_va = (ch->sem_va & ~0xFFFFFFFFull) | (data & ~3u);
+        return 0;
+    case 0x060:
+        ch->sem_va = (ch->sem_va & 0xFFFFFFFFull) | ((uint64_t)(data & hi_mask) << 32);
+        return 0;
+    case 0x064:
+        ch->sem_payload = (ch->sem_payload & ~0xFFFFFFFFull) | data;
+        return 0;
+    case 0x068:
+        ch->sem_payload = (ch->sem_payload & 0xFFFFFFFFull) | ((uint64_t)data << 32);
+        return 0;
+    case 0x06C:
+        return emu_host_sem_execute(ch, data);
     default:
         return emu_chan_fail(ch, EMU_CHAN_ERR_PBDMA, "illegal host method 0x%03x (data 0x%08x)", mthd, data);
     }
@@ -209,28 +240,32 @@ emu_ce_launch(struct emu_chan *ch, uint32_t cls, uint32_t data)
     if (xfer != 0) {
         if (!src_pitch || !dst_pitch || ((data >> 10) & 1u) || ((data >> 12) & 3u))
             return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
-                                 "LAUNCH_DMA 0x%08x: block-linear, remap or physical copies are not modelled", data);
+                                 "LAUNCH_DMA 0x%08x: block-linear, remap or physical copies are not modelled",
+                                 data);
         uint32_t lines = multi ? ch->ce_line_count : 1;
         for (uint32_t l = 0; l < lines; l++) {
-            uint64_t src = ch->ce_in + (uint64_t)l * ch->ce_pitch_in, dst = ch->ce_out + (uint64_t)l * ch->ce_pitch_out;
+            uint64_t src = ch->ce_in + (uint64_t)l * ch->ce_pitch_in,
+                     dst = ch->ce_out + (uint64_t)l * ch->ce_pitch_out;
             if (ch->ce_line_len == 0)
                 break;
             void *s = emu_mem_ptr(ch->desc.vm, src, ch->ce_line_len);
             void *t = emu_mem_ptr(ch->desc.vm, dst, ch->ce_line_len);
             if (!s || !t)
-                return emu_chan_fail(ch, EMU_CHAN_ERR_MMU_FAULT, "LAUNCH_DMA: %s VA 0x%llx (+0x%x) not mapped",
-                                     s ? "destination" : "source", (unsigned long long)(s ? dst : src),
-                                     ch->ce_line_len);
+                return emu_chan_fail(
+                    ch, EMU_CHAN_ERR_MMU_FAULT, "LAUNCH_DMA: %s VA 0x%llx (+0x%x) not mapped",
+                    s ? "destination" : "source", (unsigned long long)(s ? dst : src), ch->ce_line_len);
             memmove(t, s, ch->ce_line_len);
         }
     }
     if ((data >> 19) & 1u)
-        return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION, "LAUNCH_DMA: semaphore reduction is not modelled");
+        return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                             "LAUNCH_DMA: semaphore reduction is not modelled");
     if (sem == 1 || sem == 2) {
         /* SEMAPHORE_PAYLOAD_SIZE (bit 27) exists on C8B5+ only: Ampere/Ada copy engines
          * release 32 bits (rm.md §5.4, §9 item 4) */
         bool p64 = emu_cls_is_hopper_plus(cls) && ((data >> 27) & 1u);
-        return emu_chan_sem_write(ch, ch->ce_sem_va, ch->ce_sem_payload, p64, sem == 2, "LAUNCH_DMA semaphore");
+        return emu_chan_sem_write(ch, ch->ce_sem_va, ch->ce_sem_payload, p64, sem == 2,
+                                  "LAUNCH_DMA semaphore");
     }
     return 0;
 }
@@ -241,29 +276,56 @@ emu_ce_method(struct emu_chan *ch, uint32_t cls, uint32_t mthd, uint32_t data)
     bool hopper = emu_cls_is_hopper_plus(cls);
     uint32_t hi_mask = hopper ? 0x1FFFFFFu : 0x1FFFFu; /* 57- vs 49-bit VAs (§8.2) */
     switch (mthd) {
-    case 0x100: return 0; /* NOP */
-    case 0x240: ch->ce_sem_va = (ch->ce_sem_va & 0xFFFFFFFFull) | ((uint64_t)(data & hi_mask) << 32); return 0;
-    case 0x244: ch->ce_sem_va = (ch->ce_sem_va & ~0xFFFFFFFFull) | data; return 0;
-    case 0x248: ch->ce_sem_payload = (ch->ce_sem_payload & ~0xFFFFFFFFull) | data; return 0;
+    case 0x100:
+        return 0; /* NOP */
+    case 0x240:
+        ch->ce_sem_va = (ch->ce_sem_va & 0xFFFFFFFFull) | ((uint64_t)(data & hi_mask) << 32);
+        return 0;
+    case 0x244:
+        ch->ce_sem_va = (ch->ce_sem_va & ~0xFFFFFFFFull) | data;
+        return 0;
+    case 0x248:
+        ch->ce_sem_payload = (ch->ce_sem_payload & ~0xFFFFFFFFull) | data;
+        return 0;
     case 0x24C:
         if (!hopper)
             break; /* SET_SEMAPHORE_PAYLOAD_UPPER is Hopper+ only */
         ch->ce_sem_payload = (ch->ce_sem_payload & 0xFFFFFFFFull) | ((uint64_t)data << 32);
         return 0;
-    case 0x260: case 0x264: return 0; /* SET_SRC/DST_PHYS_MODE: physical copies are refused at launch */
-    case 0x300: return emu_ce_launch(ch, cls, data);
-    case 0x400: ch->ce_in = (ch->ce_in & 0xFFFFFFFFull) | ((uint64_t)(data & hi_mask) << 32); return 0;
-    case 0x404: ch->ce_in = (ch->ce_in & ~0xFFFFFFFFull) | data; return 0;
-    case 0x408: ch->ce_out = (ch->ce_out & 0xFFFFFFFFull) | ((uint64_t)(data & hi_mask) << 32); return 0;
-    case 0x40C: ch->ce_out = (ch->ce_out & ~0xFFFFFFFFull) | data; return 0;
-    case 0x410: ch->ce_pitch_in = data; return 0;
-    case 0x414: ch->ce_pitch_out = data; return 0;
-    case 0x418: ch->ce_line_len = data; return 0;
-    case 0x41C: ch->ce_line_count = data; return 0;
-    default: break;
+    case 0x260:
+    case 0x264:
+        return 0; /* SET_SRC/DST_PHYS_MODE: physical copies are refused at launch */
+    case 0x300:
+        return emu_ce_launch(ch, cls, data);
+    case 0x400:
+        ch->ce_in = (ch->ce_in & 0xFFFFFFFFull) | ((uint64_t)(data & hi_mask) << 32);
+        return 0;
+    case 0x404:
+        ch->ce_in = (ch->ce_in & ~0xFFFFFFFFull) | data;
+        return 0;
+    case 0x408:
+        ch->ce_out = (ch->ce_out & 0xFFFFFFFFull) | ((uint64_t)(data & hi_mask) << 32);
+        return 0;
+    case 0x40C:
+        ch->ce_out = (ch->ce_out & ~0xFFFFFFFFull) | data;
+        return 0;
+    case 0x410:
+        ch->ce_pitch_in = data;
+        return 0;
+    case 0x414:
+        ch->ce_pitch_out = data;
+        return 0;
+    case 0x418:
+        ch->ce_line_len = data;
+        return 0;
+    case 0x41C:
+        ch->ce_line_count = data;
+        return 0;
+    default:
+        break;
     }
-    return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION, "copy class 0x%04x: illegal method 0x%04x (data 0x%08x)", cls,
-                         mthd, data);
+    return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                         "copy class 0x%04x: illegal method 0x%04x (data 0x%08x)", cls, mthd, data);
 }
 
 /* ==== Pushbuffer interpreter, rm.md §5.1 ==== */
@@ -275,8 +337,8 @@ emu_method(struct emu_chan *ch, uint32_t subc, uint32_t mthd, uint32_t data)
         return emu_host_method(ch, subc, mthd, data);
     uint32_t cls = ch->subch_cls[subc];
     if (!cls)
-        return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION, "method 0x%04x on subchannel %u with no object bound",
-                             mthd, subc);
+        return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                             "method 0x%04x on subchannel %u with no object bound", mthd, subc);
     if ((cls & 0xFF) == 0xB5)
         return emu_ce_method(ch, cls, mthd, data);
     return emu_qmd_method(ch, cls, mthd, data);
@@ -296,7 +358,8 @@ emu_segment_run(struct emu_chan *ch, uint64_t va, uint32_t dw_count)
             HCQ_LOG_DEBUG("emu pb 0x%llx[%u] = 0x%08x", (unsigned long long)va, i, pb[i]);
     for (uint32_t i = 0; i < dw_count;) {
         uint32_t hdr = pb[i++];
-        uint32_t op = hdr >> 29, count = (hdr >> 16) & 0x1FFFu, subc = (hdr >> 13) & 7u, mthd = (hdr & 0xFFFu) << 2;
+        uint32_t op = hdr >> 29, count = (hdr >> 16) & 0x1FFFu, subc = (hdr >> 13) & 7u,
+                 mthd = (hdr & 0xFFFu) << 2;
         if (op == 4) { /* IMMD_DATA_METHOD */
             if (emu_method(ch, subc, mthd, count) < 0)
                 return -1;
@@ -307,7 +370,8 @@ emu_segment_run(struct emu_chan *ch, uint64_t va, uint32_t dw_count)
         if (op == 0 && count == 0)
             continue; /* a zero-count header does nothing */
         if (op != 1 && op != 3 && op != 5)
-            return emu_chan_fail(ch, EMU_CHAN_ERR_PBDMA, "pushbuffer 0x%llx dword %u: header 0x%08x has SEC_OP %u",
+            return emu_chan_fail(ch, EMU_CHAN_ERR_PBDMA,
+                                 "pushbuffer 0x%llx dword %u: header 0x%08x has SEC_OP %u",
                                  (unsigned long long)va, i - 1, hdr, op);
         if (count > dw_count - i)
             return emu_chan_fail(ch, EMU_CHAN_ERR_PBDMA,
@@ -330,7 +394,8 @@ emu_gpfifo_entry_run(struct emu_chan *ch, uint64_t e)
     uint64_t va = e & 0xFFFFFFFFFCull;
     uint32_t dw = (uint32_t)((e >> 42) & 0x1FFFFFu);
     if (e & 1u)
-        return emu_chan_fail(ch, EMU_CHAN_ERR_PBDMA, "GPFIFO entry 0x%016llx: conditional FETCH is not modelled",
+        return emu_chan_fail(ch, EMU_CHAN_ERR_PBDMA,
+                             "GPFIFO entry 0x%016llx: conditional FETCH is not modelled",
                              (unsigned long long)e);
     return emu_segment_run(ch, va, dw);
 }
@@ -402,7 +467,8 @@ emu_chan_consume(struct emu_chan *ch)
     volatile uint32_t *userd = emu_chan_userd(ch);
     uint32_t put = __atomic_load_n(&userd[0x8C / 4], __ATOMIC_ACQUIRE);
     if (put >= ch->desc.entries) {
-        emu_chan_fail(ch, EMU_CHAN_ERR_PBDMA, "USERD GPPut %u beyond the ring's %u entries", put, ch->desc.entries);
+        emu_chan_fail(ch, EMU_CHAN_ERR_PBDMA, "USERD GPPut %u beyond the ring's %u entries", put,
+                      ch->desc.entries);
         return;
     }
     emu_vm_read_lock(ch->desc.vm);
@@ -431,8 +497,8 @@ emu_chan_thread(void *arg)
         emu_doorbell_poll_locked(d, ch);
         pthread_mutex_unlock(&d->gpu_lock);
         bool go = !atomic_load(&ch->hung) && atomic_load(&ch->runnable) &&
-                  emu_chan_error_get(ch, NULL, 0) == EMU_CHAN_ERR_NONE &&
-                  emu_chan_has_work(ch) && (atomic_load(&ch->rung) || atomic_load(&ch->lenient));
+                  emu_chan_error_get(ch, NULL, 0) == EMU_CHAN_ERR_NONE && emu_chan_has_work(ch) &&
+                  (atomic_load(&ch->rung) || atomic_load(&ch->lenient));
         if (!go) {
             emu_sleep_ns(sleep_ns);
             if (sleep_ns < 500000)

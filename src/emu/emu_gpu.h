@@ -18,20 +18,20 @@ struct emu_chan {
     bool thread_started;
     atomic_bool stop;
     atomic_bool runnable;
-    atomic_bool rung;             /* a doorbell with our token was seen */
-    atomic_bool lenient;          /* another channel's doorbell may have hidden ours */
-    atomic_bool hung;             /* stopped at a QMD that never completes (injected, or a lesson) */
-    uint32_t get;                 /* next GPFIFO entry to fetch */
+    atomic_bool rung;    /* a doorbell with our token was seen */
+    atomic_bool lenient; /* another channel's doorbell may have hidden ours */
+    atomic_bool hung;    /* stopped at a QMD that never completes (injected, or a lesson) */
+    uint32_t get;        /* next GPFIFO entry to fetch */
     atomic_uint class_count;
     uint32_t classes[EMU_CHAN_MAX_CLASSES];
-    uint32_t subch_cls[8];        /* SET_OBJECT bindings */
+    uint32_t subch_cls[8]; /* SET_OBJECT bindings */
 
     /* host semaphore methods (rm.md §5.2) */
     uint64_t sem_va, sem_payload;
     /* compute (rm.md §5.3) */
     uint32_t pcas_a;
     uint64_t shared_window, local_window;
-    uint32_t report_sem[3];       /* SET_REPORT_SEMAPHORE_A..C */
+    uint32_t report_sem[3]; /* SET_REPORT_SEMAPHORE_A..C */
     /* copy engine (rm.md §5.4) */
     uint64_t ce_in, ce_out, ce_sem_va, ce_sem_payload;
     uint32_t ce_pitch_in, ce_pitch_out, ce_line_len, ce_line_count;
@@ -59,8 +59,8 @@ emu_cls_is_hopper_plus(uint32_t cls)
 {
     /* host C86F+, compute CBC0+, copy C8B5+: the low byte names the kind, the high byte the generation */
     return (cls >> 8) >= 0xC8u && ((cls & 0xFF) == 0x6F || (cls & 0xFF) == 0xB5) ? true
-           : (cls & 0xFF) == 0xC0 ? (cls >> 8) >= 0xCBu
-                                  : false;
+           : (cls & 0xFF) == 0xC0                                                ? (cls >> 8) >= 0xCBu
+                                                                                 : false;
 }
 
 #endif /* EMU_GPU_H */

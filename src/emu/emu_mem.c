@@ -191,11 +191,11 @@ emu_vm_alias_locked(struct emu_vm *vm, uint32_t i, uint64_t va, uint64_t size_B)
         bool ok = a && base != MAP_FAILED;
         for (uint32_t k = i; ok && k < j; k++) {
             const struct emu_vm_range *r = &vm->r[k];
-            ok = mmap((uint8_t *)base + (r->va - start), r->size_B, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-                      r->bo->memfd, (off_t)r->bo_off) != MAP_FAILED;
+            ok = mmap((uint8_t *)base + (r->va - start), r->size_B, PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_FIXED, r->bo->memfd, (off_t)r->bo_off) != MAP_FAILED;
         }
         if (ok) {
-            *a = (struct emu_vm_alias){ start, end - start, base, vm->aliases };
+            *a = (struct emu_vm_alias){start, end - start, base, vm->aliases};
             vm->aliases = a;
             host = base;
         } else {
@@ -268,7 +268,7 @@ emu_vm_map(struct emu_vm *vm, uint64_t va, uint64_t size_B, struct emu_bo *bo, u
     if (ret == 0) {
         uint32_t i = emu_vm_lower(vm, va);
         memmove(&vm->r[i + 1], &vm->r[i], (vm->count - i) * sizeof *vm->r);
-        vm->r[i] = (struct emu_vm_range){ va, size_B, bo, bo_off };
+        vm->r[i] = (struct emu_vm_range){va, size_B, bo, bo_off};
         vm->count++;
         emu_bo_ref(bo);
     }

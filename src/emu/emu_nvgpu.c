@@ -51,7 +51,8 @@ emu_nvgpu_klog_text(struct emu_dev *d)
 }
 
 int
-emu_nvgpu_dispatch(struct emu_fd *f, const struct emu_nvgpu_ioctl *table, int n, unsigned long request, void *arg)
+emu_nvgpu_dispatch(struct emu_fd *f, const struct emu_nvgpu_ioctl *table, int n, unsigned long request,
+                   void *arg)
 {
     struct emu_nvgpu *m = emu_nvgpu_of(f->dev);
     for (int i = 0; i < n; i++) {
@@ -67,8 +68,8 @@ emu_nvgpu_dispatch(struct emu_fd *f, const struct emu_nvgpu_ioctl *table, int n,
     }
     /* The kernel matches the full number, size included: a struct of the wrong size is an
      * unknown ioctl (a 16-byte OPEN_CHANNEL gave ENOTTY, §4.2). */
-    emu_trace(f->dev, "nvgpu %s 0x%08lx (nr %u size %u) -> -ENOTTY", f->ops->name, request, NVGPU_IOC_NR(request),
-              NVGPU_IOC_SIZE(request));
+    emu_trace(f->dev, "nvgpu %s 0x%08lx (nr %u size %u) -> -ENOTTY", f->ops->name, request,
+              NVGPU_IOC_NR(request), NVGPU_IOC_SIZE(request));
     return -ENOTTY;
 }
 
@@ -178,8 +179,9 @@ const int emu_nvgpu_tsg_ioctls_n = (int)(sizeof emu_nvgpu_tsg_ioctls / sizeof em
 static int
 emu_nvgpu_tsg_ioctl(struct emu_fd *f, unsigned long request, void *arg)
 {
-    return emu_nvgpu_dispatch(f, emu_nvgpu_tsg_ioctls, (int)(sizeof emu_nvgpu_tsg_ioctls / sizeof emu_nvgpu_tsg_ioctls[0]),
-                              request, arg);
+    return emu_nvgpu_dispatch(f, emu_nvgpu_tsg_ioctls,
+                              (int)(sizeof emu_nvgpu_tsg_ioctls / sizeof emu_nvgpu_tsg_ioctls[0]), request,
+                              arg);
 }
 
 static void
@@ -215,7 +217,8 @@ emu_nvgpu_ctrl_get_characteristics(struct emu_fd *f, void *arg)
     }
     /* Copy min(ours, the caller's) bytes and report the kernel's size (§1.2; the same in
      * r35.5 and r36.2 ioctl_ctrl.c). */
-    size_t n = a->gpu_characteristics_buf_size < kernel_B ? (size_t)a->gpu_characteristics_buf_size : kernel_B;
+    size_t n =
+        a->gpu_characteristics_buf_size < kernel_B ? (size_t)a->gpu_characteristics_buf_size : kernel_B;
     memcpy((void *)(uintptr_t)a->gpu_characteristics_buf_addr, img, n);
     a->gpu_characteristics_buf_size = m->chars_B_report ? m->chars_B_report : kernel_B;
     return 0;
@@ -231,7 +234,8 @@ emu_nvgpu_ctrl_get_tpc_masks(struct emu_fd *f, void *arg)
     if (a->mask_buf_size) {
         if (!a->mask_buf_addr)
             return -EFAULT;
-        memcpy((void *)(uintptr_t)a->mask_buf_addr, m->tpc_mask, a->mask_buf_size < need ? a->mask_buf_size : need);
+        memcpy((void *)(uintptr_t)a->mask_buf_addr, m->tpc_mask,
+               a->mask_buf_size < need ? a->mask_buf_size : need);
     }
     a->mask_buf_size = need;
     return 0;
@@ -328,8 +332,10 @@ emu_nvgpu_ctrl_open_channel(struct emu_fd *f, void *arg)
 }
 
 const struct emu_nvgpu_ioctl emu_nvgpu_ctrl_ioctls[] = {
-    {NVGPU_GPU_IOCTL_ZCULL_GET_CTX_SIZE, "NVGPU_GPU_IOCTL_ZCULL_GET_CTX_SIZE", emu_nvgpu_ctrl_zcull_get_ctx_size, 0},
-    {NVGPU_GPU_IOCTL_GET_CHARACTERISTICS, "NVGPU_GPU_IOCTL_GET_CHARACTERISTICS", emu_nvgpu_ctrl_get_characteristics, 0},
+    {NVGPU_GPU_IOCTL_ZCULL_GET_CTX_SIZE, "NVGPU_GPU_IOCTL_ZCULL_GET_CTX_SIZE",
+     emu_nvgpu_ctrl_zcull_get_ctx_size, 0},
+    {NVGPU_GPU_IOCTL_GET_CHARACTERISTICS, "NVGPU_GPU_IOCTL_GET_CHARACTERISTICS",
+     emu_nvgpu_ctrl_get_characteristics, 0},
     {NVGPU_GPU_IOCTL_ALLOC_AS, "NVGPU_GPU_IOCTL_ALLOC_AS", emu_nvgpu_ctrl_alloc_as, 0},
     {NVGPU_GPU_IOCTL_OPEN_TSG, "NVGPU_GPU_IOCTL_OPEN_TSG", emu_nvgpu_ctrl_open_tsg, NVGPU_L4T_R36},
     {NVGPU_GPU_IOCTL_GET_TPC_MASKS, "NVGPU_GPU_IOCTL_GET_TPC_MASKS", emu_nvgpu_ctrl_get_tpc_masks, 0},
@@ -343,7 +349,8 @@ static int
 emu_nvgpu_ctrl_ioctl(struct emu_fd *f, unsigned long request, void *arg)
 {
     return emu_nvgpu_dispatch(f, emu_nvgpu_ctrl_ioctls,
-                              (int)(sizeof emu_nvgpu_ctrl_ioctls / sizeof emu_nvgpu_ctrl_ioctls[0]), request, arg);
+                              (int)(sizeof emu_nvgpu_ctrl_ioctls / sizeof emu_nvgpu_ctrl_ioctls[0]), request,
+                              arg);
 }
 
 /* mmap of the ctrl fd = the usermode register page (gk20a_ctrl_dev_mmap, §4.8). */

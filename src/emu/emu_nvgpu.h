@@ -18,35 +18,35 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define EMU_NVGPU_GPFIFO_CLASS 0xC76Fu    /* gpfifo_class observed on ga10b (nvgpu.md §1.2) */
-#define EMU_NVGPU_FIRST_TOKEN 511u        /* first channel's work-submit token, then 510 (§1.3) */
+#define EMU_NVGPU_GPFIFO_CLASS 0xC76Fu /* gpfifo_class observed on ga10b (nvgpu.md §1.2) */
+#define EMU_NVGPU_FIRST_TOKEN 511u     /* first channel's work-submit token, then 510 (§1.3) */
 #define EMU_NVGPU_MAX_VEIDS 64u
-#define EMU_NVGPU_ZCULL_CTX_B 164352u     /* ZCULL_GET_CTX_SIZE observed (§1.2) */
+#define EMU_NVGPU_ZCULL_CTX_B 164352u       /* ZCULL_GET_CTX_SIZE observed (§1.2) */
 #define EMU_NVGPU_AS_TOP_GAP_B (4ull << 20) /* first buffer of a fresh AS at end - 4 MiB (§3.2) */
 #define EMU_NVGPU_KLOG_B 16384u
 
 /* An nvmap handle (nvgpu.md §2.1). Lives while the handle (until FREE), a dmabuf fd, a GPU
  * mapping or a channel references it. */
 struct emu_nvmap_handle {
-    uint32_t id;                 /* bit 31 set, as on hardware (§2.1) */
+    uint32_t id; /* bit 31 set, as on hardware (§2.1) */
     uint64_t size_B;
     bool allocated;
     uint32_t heap_mask, flags, align;
-    struct emu_bo *bo;           /* backing memory after ALLOC */
+    struct emu_bo *bo; /* backing memory after ALLOC */
     int refs;
-    bool freed;                  /* NVMAP_IOC_FREE done */
+    bool freed; /* NVMAP_IOC_FREE done */
     struct emu_nvmap_handle *next;
 };
 
 struct emu_nvgpu {
     struct emu_dev *dev;
     const struct hcq_arch *arch;
-    unsigned l4t;                /* 35 or 36: which L4T ABI the model speaks (emu opts l4t=) */
-    uint32_t chars_B_report;     /* tests: the struct size GET_CHARACTERISTICS reports (0 = the release's) */
+    unsigned l4t;            /* 35 or 36: which L4T ABI the model speaks (emu opts l4t=) */
+    uint32_t chars_B_report; /* tests: the struct size GET_CHARACTERISTICS reports (0 = the release's) */
     struct nvgpu_gpu_characteristics chars;
     uint32_t tpc_mask[2];
     uint32_t num_vsms;
-    struct emu_bo *usermode_bo;  /* the ctrl fd's mmap: doorbell word at 0x90 (§4.8) */
+    struct emu_bo *usermode_bo; /* the ctrl fd's mmap: doorbell word at 0x90 (§4.8) */
     struct emu_nvmap_handle *handles;
     uint32_t next_handle;
     uint32_t next_token;
@@ -74,8 +74,8 @@ struct emu_nvgpu_ioctl {
 /* The dispatch tables, for tests that compare them with NVIDIA's published numbers. */
 extern const struct emu_nvgpu_ioctl emu_nvgpu_ctrl_ioctls[], emu_nvgpu_tsg_ioctls[], emu_nvgpu_as_ioctls[],
     emu_nvgpu_chan_ioctls[], emu_nvmap_ioctls[];
-extern const int emu_nvgpu_ctrl_ioctls_n, emu_nvgpu_tsg_ioctls_n, emu_nvgpu_as_ioctls_n, emu_nvgpu_chan_ioctls_n,
-    emu_nvmap_ioctls_n;
+extern const int emu_nvgpu_ctrl_ioctls_n, emu_nvgpu_tsg_ioctls_n, emu_nvgpu_as_ioctls_n,
+    emu_nvgpu_chan_ioctls_n, emu_nvmap_ioctls_n;
 /* Dispatch `request` through `table` (n rows): -ENOTTY for an unknown number (which is
  * what a wrong struct size produces), fault injection before, trace after. */
 int emu_nvgpu_dispatch(struct emu_fd *f, const struct emu_nvgpu_ioctl *table, int n, unsigned long request,
@@ -111,7 +111,8 @@ struct emu_nvgpu_chan *emu_nvgpu_chan_from_fd(struct emu_nvgpu *m, int fd);
 /* AS bind (called by the AS fd's BIND_CHANNEL): -EINVAL when already bound. */
 int emu_nvgpu_chan_bind_as(struct emu_nvgpu_chan *c, struct emu_nvgpu_as *as);
 /* TSG bind (called by the TSG fd's BIND_CHANNEL_EX). */
-int emu_nvgpu_chan_bind_tsg(struct emu_nvgpu_chan *c, void *tsg, struct emu_nvgpu_as *subctx_as, uint32_t veid);
+int emu_nvgpu_chan_bind_tsg(struct emu_nvgpu_chan *c, void *tsg, struct emu_nvgpu_as *subctx_as,
+                            uint32_t veid);
 struct emu_nvgpu_as *emu_nvgpu_chan_as(struct emu_nvgpu_chan *c);
 void emu_nvgpu_tsg_unref(void *tsg);
 

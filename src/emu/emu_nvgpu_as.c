@@ -19,9 +19,9 @@
 
 struct emu_nvgpu_range {
     uint64_t va, size_B;
-    bool reservation;             /* ALLOC_SPACE */
-    bool gpu_visible;             /* in the emu_vm (false: inside a shader window) */
-    struct emu_nvmap_handle *h;   /* mappings */
+    bool reservation;           /* ALLOC_SPACE */
+    bool gpu_visible;           /* in the emu_vm (false: inside a shader window) */
+    struct emu_nvmap_handle *h; /* mappings */
     struct emu_nvgpu_range *next;
 };
 
@@ -212,11 +212,12 @@ emu_nvgpu_as_check_windows(struct emu_nvgpu_as *as, struct emu_nvgpu_range *r)
             continue;
         as->m->window_collisions++;
         r->gpu_visible = false;
-        emu_nvgpu_klog(as->m,
-                       "emu-nvgpu: buffer 0x%llx+0x%llx mapped inside the shader %s-memory window 0x%llx: GPU "
-                       "accesses will fault (reserve the window with ALLOC_SPACE, nvgpu.md §3.4)",
-                       (unsigned long long)r->va, (unsigned long long)r->size_B, emu_nvgpu_windows[i].name,
-                       (unsigned long long)w);
+        emu_nvgpu_klog(
+            as->m,
+            "emu-nvgpu: buffer 0x%llx+0x%llx mapped inside the shader %s-memory window 0x%llx: GPU "
+            "accesses will fault (reserve the window with ALLOC_SPACE, nvgpu.md §3.4)",
+            (unsigned long long)r->va, (unsigned long long)r->size_B, emu_nvgpu_windows[i].name,
+            (unsigned long long)w);
     }
 }
 
@@ -333,8 +334,9 @@ const int emu_nvgpu_as_ioctls_n = (int)(sizeof emu_nvgpu_as_ioctls / sizeof emu_
 static int
 emu_nvgpu_as_ioctl(struct emu_fd *f, unsigned long request, void *arg)
 {
-    return emu_nvgpu_dispatch(f, emu_nvgpu_as_ioctls, (int)(sizeof emu_nvgpu_as_ioctls / sizeof emu_nvgpu_as_ioctls[0]),
-                              request, arg);
+    return emu_nvgpu_dispatch(f, emu_nvgpu_as_ioctls,
+                              (int)(sizeof emu_nvgpu_as_ioctls / sizeof emu_nvgpu_as_ioctls[0]), request,
+                              arg);
 }
 
 static void

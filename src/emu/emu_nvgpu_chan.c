@@ -15,14 +15,14 @@
 
 struct emu_nvgpu_chan {
     struct emu_nvgpu *m;
-    struct emu_nvgpu_as *as;         /* AS bind (one way: a channel cannot be unbound) */
-    void *tsg;                       /* TSG bind */
+    struct emu_nvgpu_as *as; /* AS bind (one way: a channel cannot be unbound) */
+    void *tsg;               /* TSG bind */
     uint32_t veid;
     bool wdt_disabled;
-    bool setup;                      /* SETUP_BIND done */
+    bool setup; /* SETUP_BIND done */
     uint32_t entries, token;
     struct emu_nvmap_handle *ring, *userd;
-    struct emu_chan *ch;             /* the GPU model's channel */
+    struct emu_chan *ch; /* the GPU model's channel */
     uint32_t classes[2];
     uint32_t class_count;
     struct emu_nvmap_handle *notifier; /* SET_ERROR_NOTIFIER target */
@@ -70,8 +70,9 @@ emu_nvgpu_chan_wdt(struct emu_fd *f, void *arg)
     struct emu_nvgpu_chan *c = f->priv;
     struct nvgpu_channel_wdt_args *a = arg;
     uint32_t op = a->wdt_status & (NVGPU_IOCTL_CHANNEL_DISABLE_WDT | NVGPU_IOCTL_CHANNEL_ENABLE_WDT);
-    if (a->wdt_status & ~(NVGPU_IOCTL_CHANNEL_DISABLE_WDT | NVGPU_IOCTL_CHANNEL_ENABLE_WDT |
-                          NVGPU_IOCTL_CHANNEL_WDT_FLAG_SET_TIMEOUT | NVGPU_IOCTL_CHANNEL_WDT_FLAG_DISABLE_DUMP))
+    if (a->wdt_status &
+        ~(NVGPU_IOCTL_CHANNEL_DISABLE_WDT | NVGPU_IOCTL_CHANNEL_ENABLE_WDT |
+          NVGPU_IOCTL_CHANNEL_WDT_FLAG_SET_TIMEOUT | NVGPU_IOCTL_CHANNEL_WDT_FLAG_DISABLE_DUMP))
         return -EINVAL;
     if (op == NVGPU_IOCTL_CHANNEL_DISABLE_WDT)
         c->wdt_disabled = true;
@@ -261,7 +262,8 @@ emu_nvgpu_chan_alloc_obj_ctx(struct emu_fd *f, void *arg)
     emu_chan_add_class(c->ch, a->class_num);
     /* Every GR context init prints this on ga10b; it is harmless (§8.3). */
     if (a->class_num == c->m->chars.compute_class)
-        emu_nvgpu_klog(c->m, "nvgpu: 17000000.gpu tu104_gr_init_commit_rtv_cb: RTV circular buffer not supported");
+        emu_nvgpu_klog(c->m,
+                       "nvgpu: 17000000.gpu tu104_gr_init_commit_rtv_cb: RTV circular buffer not supported");
     emu_chan_set_runnable(c->ch, true);
     a->obj_id = 0;
     return 0;
@@ -308,9 +310,12 @@ const struct emu_nvgpu_ioctl emu_nvgpu_chan_ioctls[] = {
     {NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER, "NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER",
      emu_nvgpu_chan_set_error_notifier, 0},
     {NVGPU_IOCTL_CHANNEL_WDT, "NVGPU_IOCTL_CHANNEL_WDT", emu_nvgpu_chan_wdt, 0},
-    {NVGPU_IOCTL_CHANNEL_GET_USER_SYNCPOINT, "NVGPU_IOCTL_CHANNEL_GET_USER_SYNCPOINT", emu_nvgpu_chan_get_user_syncpoint, 0},
-    {NVGPU_IOCTL_CHANNEL_SETUP_BIND, "NVGPU_IOCTL_CHANNEL_SETUP_BIND", emu_nvgpu_chan_setup_bind, NVGPU_L4T_R36},
-    {NVGPU_IOCTL_CHANNEL_SETUP_BIND_R35, "NVGPU_IOCTL_CHANNEL_SETUP_BIND", emu_nvgpu_chan_setup_bind_r35, NVGPU_L4T_R35},
+    {NVGPU_IOCTL_CHANNEL_GET_USER_SYNCPOINT, "NVGPU_IOCTL_CHANNEL_GET_USER_SYNCPOINT",
+     emu_nvgpu_chan_get_user_syncpoint, 0},
+    {NVGPU_IOCTL_CHANNEL_SETUP_BIND, "NVGPU_IOCTL_CHANNEL_SETUP_BIND", emu_nvgpu_chan_setup_bind,
+     NVGPU_L4T_R36},
+    {NVGPU_IOCTL_CHANNEL_SETUP_BIND_R35, "NVGPU_IOCTL_CHANNEL_SETUP_BIND", emu_nvgpu_chan_setup_bind_r35,
+     NVGPU_L4T_R35},
 };
 const int emu_nvgpu_chan_ioctls_n = (int)(sizeof emu_nvgpu_chan_ioctls / sizeof emu_nvgpu_chan_ioctls[0]);
 
@@ -318,7 +323,8 @@ static int
 emu_nvgpu_chan_ioctl(struct emu_fd *f, unsigned long request, void *arg)
 {
     return emu_nvgpu_dispatch(f, emu_nvgpu_chan_ioctls,
-                              (int)(sizeof emu_nvgpu_chan_ioctls / sizeof emu_nvgpu_chan_ioctls[0]), request, arg);
+                              (int)(sizeof emu_nvgpu_chan_ioctls / sizeof emu_nvgpu_chan_ioctls[0]), request,
+                              arg);
 }
 
 static void

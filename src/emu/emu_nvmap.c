@@ -127,7 +127,8 @@ emu_nvmap_alloc(struct emu_fd *f, void *arg)
         return -EEXIST;
     /* Heaps (§2.2): only IOVMM works; SYSMEM gives ENOMEM, the carveouts are absent. */
     if (!(a->heap_mask & NVMAP_HEAP_IOVMM)) {
-        emu_nvgpu_klog(m, "nvmap: nvmap_alloc_handle: no usable heap in mask 0x%08x (use IOVMM 1<<30)", a->heap_mask);
+        emu_nvgpu_klog(m, "nvmap: nvmap_alloc_handle: no usable heap in mask 0x%08x (use IOVMM 1<<30)",
+                       a->heap_mask);
         return -ENOMEM;
     }
     /* Allocation tag (§2.3): the real kernel WARNs "tag not specified" on every untagged
@@ -245,7 +246,8 @@ static int
 emu_nvmap_alloc_r35(struct emu_fd *f, void *arg)
 {
     const struct nvmap_alloc_handle_r35 *a = arg;
-    struct nvmap_alloc_handle b = {.handle = a->handle, .heap_mask = a->heap_mask, .flags = a->flags, .align = a->align};
+    struct nvmap_alloc_handle b = {
+        .handle = a->handle, .heap_mask = a->heap_mask, .flags = a->flags, .align = a->align};
     return emu_nvmap_alloc(f, &b);
 }
 
@@ -264,8 +266,8 @@ const int emu_nvmap_ioctls_n = (int)(sizeof emu_nvmap_ioctls / sizeof emu_nvmap_
 static int
 emu_nvmap_ioctl(struct emu_fd *f, unsigned long request, void *arg)
 {
-    return emu_nvgpu_dispatch(f, emu_nvmap_ioctls, (int)(sizeof emu_nvmap_ioctls / sizeof emu_nvmap_ioctls[0]),
-                              request, arg);
+    return emu_nvgpu_dispatch(f, emu_nvmap_ioctls,
+                              (int)(sizeof emu_nvmap_ioctls / sizeof emu_nvmap_ioctls[0]), request, arg);
 }
 
 /* Never mmap /dev/nvmap itself, only dmabuf fds (§2.1 step 5). */
@@ -274,7 +276,8 @@ emu_nvmap_mmap(struct emu_fd *f, uint64_t offset, uint64_t len, int prot, struct
                uint64_t *bo_off_out)
 {
     (void)offset, (void)len, (void)prot, (void)bo_out, (void)bo_off_out;
-    emu_nvgpu_klog(emu_nvgpu_of(f->dev), "nvmap: mmap of /dev/nvmap refused (mmap the dmabuf fd from GET_FD)");
+    emu_nvgpu_klog(emu_nvgpu_of(f->dev),
+                   "nvmap: mmap of /dev/nvmap refused (mmap the dmabuf fd from GET_FD)");
     return -EINVAL;
 }
 

@@ -23,8 +23,8 @@ struct emu_bo {
     struct emu_dev *dev;
     atomic_int refs;
     uint64_t size_B;
-    int memfd;                   /* -1 for wrapped user pages */
-    void *host;                  /* GPU-side view: our own mapping of memfd, or the user pages */
+    int memfd;  /* -1 for wrapped user pages */
+    void *host; /* GPU-side view: our own mapping of memfd, or the user pages */
 };
 
 struct emu_vm_range {
@@ -36,8 +36,8 @@ struct emu_vm_range {
 struct emu_vm {
     struct emu_dev *dev;
     uint32_t va_bits;
-    pthread_rwlock_t lock;       /* readers: GPU model lookups; writers: map/unmap */
-    struct emu_vm_range *r;      /* sorted by va, non-overlapping */
+    pthread_rwlock_t lock;  /* readers: GPU model lookups; writers: map/unmap */
+    struct emu_vm_range *r; /* sorted by va, non-overlapping */
     uint32_t count, cap;
     /* Host views of accesses that span several VA-adjacent mappings (e.g. nvgpu spans of
      * several nvmap buffers): the pieces' memfds mapped back to back. Dropped on unmap. */
@@ -46,11 +46,11 @@ struct emu_vm {
 };
 
 struct emu_dev {
-    struct sys sys;          /* ctx = this */
+    struct sys sys; /* ctx = this */
     struct emu_opts opts;
     const struct hcq_arch *arch;
-    pthread_mutex_t lock;        /* serialises every syscall and model entry point */
-    int refs;                    /* creator + open fds + live CPU mappings */
+    pthread_mutex_t lock; /* serialises every syscall and model entry point */
+    int refs;             /* creator + open fds + live CPU mappings */
 
     struct emu_fd **fds;
     uint32_t fd_count, fd_cap;
@@ -64,7 +64,7 @@ struct emu_dev {
     uint32_t alloc_seen;
     uint32_t ioctl_match_seen;
     atomic_uint qmd_seen;
-    uint32_t doorbells_seen;     /* guarded by gpu_lock */
+    uint32_t doorbells_seen; /* guarded by gpu_lock */
 
     /* trace */
     char *trace;
@@ -107,7 +107,7 @@ struct emu_prog_kbank {
     uint32_t index;       /* N */
     const uint8_t *bytes; /* the section's bytes inside the embedded cubin */
     uint32_t size_B;
-    bool relocated;       /* a non-empty .rela section patches it: bytes differ once placed */
+    bool relocated; /* a non-empty .rela section patches it: bytes differ once placed */
 };
 struct emu_prog_kbanks {
     uint32_t count;
@@ -124,8 +124,8 @@ const struct hcq_kernel_desc *emu_prog_identify(struct emu_dev *d, const uint8_t
 void emu_prog_fini(struct emu_dev *d);
 
 /* Process-wide live counters (emu_stats_get). */
-extern atomic_llong emu_live_devs, emu_live_fds, emu_live_maps, emu_live_bos, emu_live_vms,
-    emu_live_chans, emu_live_threads;
+extern atomic_llong emu_live_devs, emu_live_fds, emu_live_maps, emu_live_bos, emu_live_vms, emu_live_chans,
+    emu_live_threads;
 
 /* Monotonic ns (GPU timestamps are host time: hcq_time_ns compatible). */
 uint64_t emu_now_ns(void);

@@ -87,7 +87,8 @@ emu_prog_scan_cubin(struct emu_prog_cache *c, const uint8_t *elf, size_t n)
     if (n < 64 || memcmp(elf, "\177ELF", 4) || elf[4] != 2 || elf[5] != 1)
         return;
     uint64_t shoff = util_le64(elf + 0x28);
-    uint16_t shentsize = util_le16(elf + 0x3A), shnum = util_le16(elf + 0x3C), shstrndx = util_le16(elf + 0x3E);
+    uint16_t shentsize = util_le16(elf + 0x3A), shnum = util_le16(elf + 0x3C),
+             shstrndx = util_le16(elf + 0x3E);
     if (shentsize < 64 || shstrndx >= shnum || shoff > n || (uint64_t)shnum * shentsize > n - shoff)
         return;
     const uint8_t *strsh = elf + shoff + (uint64_t)shstrndx * shentsize;
@@ -197,7 +198,8 @@ emu_prog_identify(struct emu_dev *d, const uint8_t *code, size_t n, const struct
             }
     }
     if (!name) {
-        snprintf(why, why_B, "code (first dword 0x%08x) matches no embedded sm_%u kernel and no emu program stub",
+        snprintf(why, why_B,
+                 "code (first dword 0x%08x) matches no embedded sm_%u kernel and no emu program stub",
                  n >= 4 ? util_le32(code) : 0u, d->arch->sm_version);
         return NULL;
     }

@@ -31,56 +31,88 @@ struct emu_qmd_release {
 };
 
 struct emu_qmd_layout {
-    uint32_t major;               /* QMD_MAJOR_VERSION this layout decodes */
+    uint32_t major; /* QMD_MAJOR_VERSION this layout decodes */
     uint32_t size_B;
     struct emu_bits major_version, type;
-    uint32_t type_grid;           /* the value meaning "grid of CTAs" */
+    uint32_t type_grid; /* the value meaning "grid of CTAs" */
     struct emu_bits prog_lo, prog_hi;
     struct emu_bits grid[3], block[3];
     struct emu_bits cb_lo, cb_hi, cb_size, cb_valid;
-    uint32_t cb_shift;            /* cbuf address >> this in the QMD */
-    uint32_t cb_valid_stride;     /* bits between VALID(i) and VALID(i+1); addr/size fields +64 i */
+    uint32_t cb_shift;        /* cbuf address >> this in the QMD */
+    uint32_t cb_valid_stride; /* bits between VALID(i) and VALID(i+1); addr/size fields +64 i */
     struct emu_qmd_release rel[3];
     struct emu_bits dep_enable, dep_action, dep_ptr;
     struct emu_bits shared, sm_min, sm_target, sm_max; /* shared bytes/CTA; carve-outs (v-1)*4 KiB */
 };
 
-#define B(h, l) { h, l }
+#define B(h, l)                                                                                              \
+    {                                                                                                        \
+        h, l                                                                                                 \
+    }
 
 /* rm.md §6.2, column V03_00 (256 B); release1/2 blocks at +128 / +896 bits of release0. */
 static const struct emu_qmd_layout emu_qmd_v03_00 = {
-    .major = 3, .size_B = 256,
-    .major_version = B(583, 580), .type = B(136, 136), .type_grid = 0, /* IS_QUEUE = 0 */
-    .prog_lo = B(1567, 1536), .prog_hi = B(1584, 1568),
-    .grid = { B(415, 384), B(431, 416), B(463, 448) },
-    .block = { B(607, 592), B(623, 608), B(639, 624) },
-    .cb_lo = B(1055, 1024), .cb_hi = B(1072, 1056), .cb_size = B(1087, 1075), .cb_valid = B(640, 640), .cb_shift = 0,
+    .major = 3,
+    .size_B = 256,
+    .major_version = B(583, 580),
+    .type = B(136, 136),
+    .type_grid = 0, /* IS_QUEUE = 0 */
+    .prog_lo = B(1567, 1536),
+    .prog_hi = B(1584, 1568),
+    .grid = {B(415, 384), B(431, 416), B(463, 448)},
+    .block = {B(607, 592), B(623, 608), B(639, 624)},
+    .cb_lo = B(1055, 1024),
+    .cb_hi = B(1072, 1056),
+    .cb_size = B(1087, 1075),
+    .cb_valid = B(640, 640),
+    .cb_shift = 0,
     .cb_valid_stride = 1,
-    .rel = {
-        { B(823, 823), B(831, 830), B(829, 829), B(799, 768), B(807, 800), B(863, 832), B(895, 864) },
-        { B(951, 951), B(959, 958), B(957, 957), B(927, 896), B(935, 928), B(991, 960), B(1023, 992) },
-        { B(1719, 1719), B(1727, 1726), B(1725, 1725), B(1695, 1664), B(1703, 1696), B(1759, 1728), B(1791, 1760) },
-    },
-    .dep_enable = B(512, 512), .dep_action = B(515, 513), .dep_ptr = B(511, 480),
-    .shared = B(561, 544), .sm_min = B(567, 562), .sm_target = B(662, 657), .sm_max = B(574, 569),
+    .rel =
+        {
+            {B(823, 823), B(831, 830), B(829, 829), B(799, 768), B(807, 800), B(863, 832), B(895, 864)},
+            {B(951, 951), B(959, 958), B(957, 957), B(927, 896), B(935, 928), B(991, 960), B(1023, 992)},
+            {B(1719, 1719), B(1727, 1726), B(1725, 1725), B(1695, 1664), B(1703, 1696), B(1759, 1728),
+             B(1791, 1760)},
+        },
+    .dep_enable = B(512, 512),
+    .dep_action = B(515, 513),
+    .dep_ptr = B(511, 480),
+    .shared = B(561, 544),
+    .sm_min = B(567, 562),
+    .sm_target = B(662, 657),
+    .sm_max = B(574, 569),
 };
 
 /* rm.md §6.2, column V04_00 (384 B); release i control bits at 320 + 16 i, addresses +128 i. */
 static const struct emu_qmd_layout emu_qmd_v04_00 = {
-    .major = 4, .size_B = 384,
-    .major_version = B(583, 580), .type = B(25, 23), .type_grid = 2, /* QMD_TYPE = GRID_CTA */
-    .prog_lo = B(1247, 1216), .prog_hi = B(1272, 1248),
-    .grid = { B(1055, 1024), B(1071, 1056), B(1103, 1088) },
-    .block = { B(1167, 1152), B(1183, 1168), B(1199, 1184) },
-    .cb_lo = B(1567, 1536), .cb_hi = B(1586, 1568), .cb_size = B(1599, 1587), .cb_valid = B(416, 416), .cb_shift = 6,
+    .major = 4,
+    .size_B = 384,
+    .major_version = B(583, 580),
+    .type = B(25, 23),
+    .type_grid = 2, /* QMD_TYPE = GRID_CTA */
+    .prog_lo = B(1247, 1216),
+    .prog_hi = B(1272, 1248),
+    .grid = {B(1055, 1024), B(1071, 1056), B(1103, 1088)},
+    .block = {B(1167, 1152), B(1183, 1168), B(1199, 1184)},
+    .cb_lo = B(1567, 1536),
+    .cb_hi = B(1586, 1568),
+    .cb_size = B(1599, 1587),
+    .cb_valid = B(416, 416),
+    .cb_shift = 6,
     .cb_valid_stride = 4,
-    .rel = {
-        { B(320, 320), B(322, 321), B(332, 332), B(671, 640), B(696, 672), B(735, 704), B(767, 736) },
-        { B(336, 336), B(338, 337), B(348, 348), B(799, 768), B(824, 800), B(863, 832), B(895, 864) },
-        { B(352, 352), B(354, 353), B(364, 364), B(927, 896), B(952, 928), B(991, 960), B(1023, 992) },
-    },
-    .dep_enable = B(368, 368), .dep_action = B(371, 369), .dep_ptr = B(479, 448),
-    .shared = B(601, 584), .sm_min = B(613, 608), .sm_target = B(625, 620), .sm_max = B(619, 614),
+    .rel =
+        {
+            {B(320, 320), B(322, 321), B(332, 332), B(671, 640), B(696, 672), B(735, 704), B(767, 736)},
+            {B(336, 336), B(338, 337), B(348, 348), B(799, 768), B(824, 800), B(863, 832), B(895, 864)},
+            {B(352, 352), B(354, 353), B(364, 364), B(927, 896), B(952, 928), B(991, 960), B(1023, 992)},
+        },
+    .dep_enable = B(368, 368),
+    .dep_action = B(371, 369),
+    .dep_ptr = B(479, 448),
+    .shared = B(601, 584),
+    .sm_min = B(613, 608),
+    .sm_target = B(625, 620),
+    .sm_max = B(619, 614),
 };
 
 #undef B
@@ -117,7 +149,7 @@ emu_twin_ptr(void *ctx, uint64_t va, uint64_t size_B)
     const struct {
         uint64_t base, size_B;
         const char *name;
-    } win[2] = { { ch->shared_window, sh_B, "shared" }, { ch->local_window, lo_B, "local" } };
+    } win[2] = {{ch->shared_window, sh_B, "shared"}, {ch->local_window, lo_B, "local"}};
     for (int i = 0; i < 2; i++) {
         if (win[i].base && va < win[i].base + win[i].size_B && win[i].base < va + size_B) {
             snprintf(L->why, sizeof L->why,
@@ -130,8 +162,8 @@ emu_twin_ptr(void *ctx, uint64_t va, uint64_t size_B)
     }
     void *p = emu_mem_ptr(ch->desc.vm, va, size_B);
     if (!p)
-        snprintf(L->why, sizeof L->why, "kernel access at VA 0x%llx (%llu bytes) not mapped", (unsigned long long)va,
-                 (unsigned long long)size_B);
+        snprintf(L->why, sizeof L->why, "kernel access at VA 0x%llx (%llu bytes) not mapped",
+                 (unsigned long long)va, (unsigned long long)size_B);
     return p;
 }
 
@@ -142,7 +174,7 @@ emu_twin_ptr(void *ctx, uint64_t va, uint64_t size_B)
 static struct emu_bits
 emu_cb_field(struct emu_bits f, uint32_t i, uint32_t stride)
 {
-    return (struct emu_bits){ (uint16_t)(f.hi + stride * i), (uint16_t)(f.lo + stride * i) };
+    return (struct emu_bits){(uint16_t)(f.hi + stride * i), (uint16_t)(f.lo + stride * i)};
 }
 
 /* Lesson (H200, docs/emulator.md lesson_kernel_constant_bank_must_be_bound): nvcc puts a
@@ -162,11 +194,13 @@ emu_qmd_kbanks_check(struct emu_chan *ch, const struct emu_qmd_layout *L, const 
             snprintf(why, why_B, "CONSTANT_BUFFER_VALID(%u) is 0", i);
             return why;
         }
-        uint64_t va = (emu_qf(q, emu_cb_field(L->cb_lo, i, 64)) | emu_qf(q, emu_cb_field(L->cb_hi, i, 64)) << 32)
-                      << L->cb_shift;
+        uint64_t va =
+            (emu_qf(q, emu_cb_field(L->cb_lo, i, 64)) | emu_qf(q, emu_cb_field(L->cb_hi, i, 64)) << 32)
+            << L->cb_shift;
         uint32_t size_B = (uint32_t)emu_qf(q, emu_cb_field(L->cb_size, i, 64)) << 4;
         if (size_B < b->size_B) {
-            snprintf(why, why_B, "constant buffer %u is 0x%x bytes, the section is 0x%x", i, size_B, b->size_B);
+            snprintf(why, why_B, "constant buffer %u is 0x%x bytes, the section is 0x%x", i, size_B,
+                     b->size_B);
             return why;
         }
         const uint8_t *p = emu_mem_ptr(ch->desc.vm, va, b->size_B);
@@ -194,17 +228,18 @@ static void
 emu_qmd_dump(const struct emu_qmd_layout *L, const uint32_t *q, uint64_t qmd_va, const char *kernel,
              const uint32_t grid[3], const uint32_t block[3], uint64_t cb_va)
 {
-    HCQ_LOG_DEBUG("emu: QMD 0x%llx %s grid %ux%ux%u block %ux%ux%u cbuf0 0x%llx", (unsigned long long)qmd_va, kernel,
-                  grid[0], grid[1], grid[2], block[0], block[1], block[2], (unsigned long long)cb_va);
+    HCQ_LOG_DEBUG("emu: QMD 0x%llx %s grid %ux%ux%u block %ux%ux%u cbuf0 0x%llx", (unsigned long long)qmd_va,
+                  kernel, grid[0], grid[1], grid[2], block[0], block[1], block[2], (unsigned long long)cb_va);
     const struct gpu_qmd_ops *ops = gpu_qmd_ops_by_version(L->major << 8);
     struct gpu_qmd_desc g;
     if (!ops || gpu_qmd_decode(ops, q, &g) != HCQ_OK)
         return;
     for (int i = 0; i < 3; i++)
         if (g.grid[i] != grid[i] || g.block[i] != block[i] || g.cbuf[0].va != cb_va)
-            HCQ_LOG_WARN("emu: QMD 0x%llx: src/gpu decodes grid %u block %u cbuf0 0x%llx, the emulator %u %u 0x%llx",
-                         (unsigned long long)qmd_va, g.grid[i], g.block[i], (unsigned long long)g.cbuf[0].va, grid[i],
-                         block[i], (unsigned long long)cb_va);
+            HCQ_LOG_WARN(
+                "emu: QMD 0x%llx: src/gpu decodes grid %u block %u cbuf0 0x%llx, the emulator %u %u 0x%llx",
+                (unsigned long long)qmd_va, g.grid[i], g.block[i], (unsigned long long)g.cbuf[0].va, grid[i],
+                block[i], (unsigned long long)cb_va);
 }
 
 static const struct emu_qmd_layout *
@@ -221,13 +256,15 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
     *next_va = 0;
     const uint32_t *q = emu_mem_ptr(ch->desc.vm, qmd_va, L->size_B);
     if (!q)
-        return emu_chan_fail(ch, EMU_CHAN_ERR_MMU_FAULT, "QMD at VA 0x%llx not mapped", (unsigned long long)qmd_va);
+        return emu_chan_fail(ch, EMU_CHAN_ERR_MMU_FAULT, "QMD at VA 0x%llx not mapped",
+                             (unsigned long long)qmd_va);
     uint32_t major = (uint32_t)emu_qf(q, L->major_version), type = (uint32_t)emu_qf(q, L->type);
     if (major != L->major || type != L->type_grid) {
         /* the real GPU ignores it: no completion, no error (rm.md §0 items 1-2) */
         atomic_fetch_add(&ch->d->ignored_qmds, 1);
-        HCQ_LOG_DEBUG("emu: class 0x%04x ignored QMD at 0x%llx: version %u type %u (wants version %u type %u)", cls,
-                      (unsigned long long)qmd_va, major, type, L->major, L->type_grid);
+        HCQ_LOG_DEBUG(
+            "emu: class 0x%04x ignored QMD at 0x%llx: version %u type %u (wants version %u type %u)", cls,
+            (unsigned long long)qmd_va, major, type, L->major, L->type_grid);
         return 0;
     }
     uint32_t grid[3], block[3];
@@ -237,7 +274,8 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
     }
     uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
     if (threads == 0 || threads > 1024 || block[2] > 64)
-        return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION, "QMD 0x%llx: CTA %ux%ux%u out of range (<= 1024 threads)",
+        return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                             "QMD 0x%llx: CTA %ux%ux%u out of range (<= 1024 threads)",
                              (unsigned long long)qmd_va, block[0], block[1], block[2]);
     uint64_t prog_va = emu_qf(q, L->prog_lo) | emu_qf(q, L->prog_hi) << 32;
     unsigned n = atomic_fetch_add(&ch->d->qmd_seen, 1) + 1;
@@ -255,12 +293,13 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
         uint64_t sh = emu_qf(q, L->shared), mn = emu_qf(q, L->sm_min), tg = emu_qf(q, L->sm_target);
         uint64_t mx = emu_qf(q, L->sm_max), cap = ch->d->arch->max_shared_per_sm_KiB / 4 + 1;
         if ((mn | tg | mx) && (!mn || (mn - 1) * 4096 < sh || mn > tg || tg > mx || mx > cap))
-            return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
-                                 "QMD 0x%llx: shared memory %llu B with SM config min/target/max 0x%llx/0x%llx/"
-                                 "0x%llx (carve-out (v-1)*4 KiB, %s holds <= %u KiB)",
-                                 (unsigned long long)qmd_va, (unsigned long long)sh, (unsigned long long)mn,
-                                 (unsigned long long)tg, (unsigned long long)mx, ch->d->arch->name,
-                                 ch->d->arch->max_shared_per_sm_KiB);
+            return emu_chan_fail(
+                ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                "QMD 0x%llx: shared memory %llu B with SM config min/target/max 0x%llx/0x%llx/"
+                "0x%llx (carve-out (v-1)*4 KiB, %s holds <= %u KiB)",
+                (unsigned long long)qmd_va, (unsigned long long)sh, (unsigned long long)mn,
+                (unsigned long long)tg, (unsigned long long)mx, ch->d->arch->name,
+                ch->d->arch->max_shared_per_sm_KiB);
     }
     uint64_t cb_va = (emu_qf(q, L->cb_lo) | emu_qf(q, L->cb_hi) << 32) << L->cb_shift;
     uint32_t cb_B = (uint32_t)emu_qf(q, L->cb_size) << 4;
@@ -273,7 +312,8 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
     const uint8_t *code = emu_mem_ptr_extent(ch->desc.vm, prog_va, &avail);
     char why[200];
     const struct emu_prog_kbanks *kbanks = NULL;
-    const struct hcq_kernel_desc *k = code ? emu_prog_identify(ch->d, code, avail, &kbanks, why, sizeof why) : NULL;
+    const struct hcq_kernel_desc *k =
+        code ? emu_prog_identify(ch->d, code, avail, &kbanks, why, sizeof why) : NULL;
     if (!code)
         return emu_chan_fail(ch, EMU_CHAN_ERR_MMU_FAULT, "QMD 0x%llx: program VA 0x%llx not mapped",
                              (unsigned long long)qmd_va, (unsigned long long)prog_va);
@@ -282,9 +322,10 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
                              (unsigned long long)qmd_va, (unsigned long long)prog_va, why);
     uint32_t poff = ch->d->arch->cbuf0_params_off_B;
     if (cb_B < poff + k->params_B)
-        return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
-                             "QMD 0x%llx: constant buffer 0 is 0x%x bytes, kernel %s needs 0x%x (params at 0x%x)",
-                             (unsigned long long)qmd_va, cb_B, k->name, poff + k->params_B, poff);
+        return emu_chan_fail(
+            ch, EMU_CHAN_ERR_GR_EXCEPTION,
+            "QMD 0x%llx: constant buffer 0 is 0x%x bytes, kernel %s needs 0x%x (params at 0x%x)",
+            (unsigned long long)qmd_va, cb_B, k->name, poff + k->params_B, poff);
     const uint32_t *cb = emu_mem_ptr(ch->desc.vm, cb_va, cb_B);
     if (!cb)
         return emu_chan_fail(ch, EMU_CHAN_ERR_MMU_FAULT, "QMD 0x%llx: constant buffer 0 at 0x%llx not mapped",
@@ -293,22 +334,25 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
     if (emu_prog_is_cubin_code(code, avail) && ch->d->arch->sm_version < 100) {
         for (int i = 0; i < 3; i++)
             if (cb[i] != block[i] || cb[3 + i] != grid[i])
-                return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
-                                     "QMD 0x%llx: cbuf0 blockDim/gridDim (%u,%u,%u)/(%u,%u,%u) differ from the "
-                                     "QMD's (%u,%u,%u)/(%u,%u,%u)",
-                                     (unsigned long long)qmd_va, cb[0], cb[1], cb[2], cb[3], cb[4], cb[5], block[0],
-                                     block[1], block[2], grid[0], grid[1], grid[2]);
+                return emu_chan_fail(
+                    ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                    "QMD 0x%llx: cbuf0 blockDim/gridDim (%u,%u,%u)/(%u,%u,%u) differ from the "
+                    "QMD's (%u,%u,%u)/(%u,%u,%u)",
+                    (unsigned long long)qmd_va, cb[0], cb[1], cb[2], cb[3], cb[4], cb[5], block[0], block[1],
+                    block[2], grid[0], grid[1], grid[2]);
     }
     uint32_t bank = 0;
-    if (emu_prog_is_cubin_code(code, avail) && emu_qmd_kbanks_check(ch, L, q, kbanks, &bank, why, sizeof why)) {
+    if (emu_prog_is_cubin_code(code, avail) &&
+        emu_qmd_kbanks_check(ch, L, q, kbanks, &bank, why, sizeof why)) {
         /* the real GPU: the grid never completes, no release, no fault; the channel stays
          * stuck behind it. Said once per device at WARN so a developer sees why. */
         if (atomic_fetch_add(&ch->d->unbound_kbank_qmds, 1) == 0)
-            HCQ_LOG_WARN("emu: QMD 0x%llx launches %s without its constant bank %u: %s. On hardware the "
-                         "kernel's switch jump table (BRX through c[0x%x][...]) sends the warps astray and the "
-                         "grid never completes (H200: no Xid, no release): this channel now hangs as the GPU "
-                         "would. Bind the cubin's .nv.constant%u.%s as QMD constant buffer %u (docs/emulator.md)",
-                         (unsigned long long)qmd_va, k->name, bank, why, bank, bank, k->name, bank);
+            HCQ_LOG_WARN(
+                "emu: QMD 0x%llx launches %s without its constant bank %u: %s. On hardware the "
+                "kernel's switch jump table (BRX through c[0x%x][...]) sends the warps astray and the "
+                "grid never completes (H200: no Xid, no release): this channel now hangs as the GPU "
+                "would. Bind the cubin's .nv.constant%u.%s as QMD constant buffer %u (docs/emulator.md)",
+                (unsigned long long)qmd_va, k->name, bank, why, bank, bank, k->name, bank);
         atomic_store(&ch->hung, true);
         return -1;
     }
@@ -316,11 +360,11 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
         emu_qmd_dump(L, q, qmd_va, k->name, grid, block, cb_va);
 
     if ((uint64_t)grid[0] * grid[1] * grid[2] != 0) {
-        struct emu_launch ctx = { .ch = ch };
+        struct emu_launch ctx = {.ch = ch};
         struct hcq_twin_launch l = {
             .params = (const uint8_t *)cb + poff,
-            .grid = { grid[0], grid[1], grid[2] },
-            .block = { block[0], block[1], block[2] },
+            .grid = {grid[0], grid[1], grid[2]},
+            .block = {block[0], block[1], block[2]},
             .ptr = emu_twin_ptr,
             .ctx = &ctx,
         };
@@ -347,7 +391,8 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
     if (emu_qf(q, L->dep_enable)) {
         uint32_t action = (uint32_t)emu_qf(q, L->dep_action);
         if (action != 1 && action != 3)
-            return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION, "QMD 0x%llx: dependent QMD action %u not modelled",
+            return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                                 "QMD 0x%llx: dependent QMD action %u not modelled",
                                  (unsigned long long)qmd_va, action);
         *next_va = emu_qf(q, L->dep_ptr) << 8;
     }
@@ -361,7 +406,8 @@ emu_qmd_launch(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va)
      * is reported instead of spinning forever */
     for (int depth = 0; qmd_va; depth++) {
         if (depth == 4096)
-            return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION, "dependent QMD chain longer than 4096 (a cycle?)");
+            return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                                 "dependent QMD chain longer than 4096 (a cycle?)");
         uint64_t next;
         if (emu_qmd_run_one(ch, cls, qmd_va, &next) < 0)
             return -1;
@@ -377,22 +423,51 @@ emu_qmd_method(struct emu_chan *ch, uint32_t cls, uint32_t mthd, uint32_t data)
 {
     bool hopper = emu_cls_is_hopper_plus(cls);
     switch (mthd) {
-    case 0x100: case 0x110: case 0x140: /* NO_OPERATION, WAIT_FOR_IDLE, PM_TRIGGER */
-    case 0x214: case 0x218: case 0x21C: case 0x288: case 0x298: case 0x2B0: case 0x2CC:
-    case 0x2E4: case 0x2E8: case 0x2EC: case 0x310: case 0x790: case 0x794:
-    case 0xD94: case 0x1528: case 0x1698:
+    case 0x100:
+    case 0x110:
+    case 0x140: /* NO_OPERATION, WAIT_FOR_IDLE, PM_TRIGGER */
+    case 0x214:
+    case 0x218:
+    case 0x21C:
+    case 0x288:
+    case 0x298:
+    case 0x2B0:
+    case 0x2CC:
+    case 0x2E4:
+    case 0x2E8:
+    case 0x2EC:
+    case 0x310:
+    case 0x790:
+    case 0x794:
+    case 0xD94:
+    case 0x1528:
+    case 0x1698:
         return 0; /* state the model does not need: caches, local-memory sizing, versions */
-    case 0x158: case 0x15C: case 0x160: case 0x164:
+    case 0x158:
+    case 0x15C:
+    case 0x160:
+    case 0x164:
         if (hopper)
             return 0; /* SET_REPORT_SEMAPHORE_PAYLOAD/ADDRESS (Hopper+): stored, unused */
         break;
-    case 0x2A0: ch->shared_window = (ch->shared_window & 0xFFFFFFFFull) | ((uint64_t)(data & 0x1FFFFu) << 32); return 0;
-    case 0x2A4: ch->shared_window = (ch->shared_window & ~0xFFFFFFFFull) | data; return 0;
-    case 0x7B0: ch->local_window = (ch->local_window & 0xFFFFFFFFull) | ((uint64_t)(data & 0x1FFFFu) << 32); return 0;
-    case 0x7B4: ch->local_window = (ch->local_window & ~0xFFFFFFFFull) | data; return 0;
-    case 0x2B4: ch->pcas_a = data; return 0; /* SEND_PCAS_A = QMD VA >> 8 */
-    case 0x2B8: return 0;                    /* SEND_PCAS_B */
-    case 0x2BC:                              /* SEND_SIGNALING_PCAS_B: SCHEDULE bit 1 */
+    case 0x2A0:
+        ch->shared_window = (ch->shared_window & 0xFFFFFFFFull) | ((uint64_t)(data & 0x1FFFFu) << 32);
+        return 0;
+    case 0x2A4:
+        ch->shared_window = (ch->shared_window & ~0xFFFFFFFFull) | data;
+        return 0;
+    case 0x7B0:
+        ch->local_window = (ch->local_window & 0xFFFFFFFFull) | ((uint64_t)(data & 0x1FFFFu) << 32);
+        return 0;
+    case 0x7B4:
+        ch->local_window = (ch->local_window & ~0xFFFFFFFFull) | data;
+        return 0;
+    case 0x2B4:
+        ch->pcas_a = data;
+        return 0; /* SEND_PCAS_A = QMD VA >> 8 */
+    case 0x2B8:
+        return 0; /* SEND_PCAS_B */
+    case 0x2BC:   /* SEND_SIGNALING_PCAS_B: SCHEDULE bit 1 */
         return (data & 2u) ? emu_qmd_launch(ch, cls, (uint64_t)ch->pcas_a << 8) : 0;
     case 0x2C0: { /* SEND_SIGNALING_PCAS2_B: PCAS_ACTION 3:0 */
         uint32_t action = data & 0xFu;
@@ -400,21 +475,31 @@ emu_qmd_method(struct emu_chan *ch, uint32_t cls, uint32_t mthd, uint32_t data)
             return emu_qmd_launch(ch, cls, (uint64_t)ch->pcas_a << 8);
         if (action == 0 || action == 1 || action == 8)
             return 0;
-        return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION, "SEND_SIGNALING_PCAS2_B action 0x%x not modelled", action);
+        return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION, "SEND_SIGNALING_PCAS2_B action 0x%x not modelled",
+                             action);
     }
-    case 0x1B00: ch->report_sem[0] = data; return 0; /* SET_REPORT_SEMAPHORE_A: VA upper */
-    case 0x1B04: ch->report_sem[1] = data; return 0; /* _B: VA lower */
-    case 0x1B08: ch->report_sem[2] = data; return 0; /* _C: payload */
-    case 0x1B0C: {                                    /* _D: OPERATION 1:0 (0 RELEASE), STRUCTURE_SIZE 28 */
+    case 0x1B00:
+        ch->report_sem[0] = data;
+        return 0; /* SET_REPORT_SEMAPHORE_A: VA upper */
+    case 0x1B04:
+        ch->report_sem[1] = data;
+        return 0; /* _B: VA lower */
+    case 0x1B08:
+        ch->report_sem[2] = data;
+        return 0;  /* _C: payload */
+    case 0x1B0C: { /* _D: OPERATION 1:0 (0 RELEASE), STRUCTURE_SIZE 28 */
         if ((data & 3u) != 0)
-            return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION, "SET_REPORT_SEMAPHORE_D 0x%08x: only RELEASE is "
-                                 "modelled", data);
+            return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                                 "SET_REPORT_SEMAPHORE_D 0x%08x: only RELEASE is "
+                                 "modelled",
+                                 data);
         uint64_t va = (uint64_t)(ch->report_sem[0] & 0x1FFFFFFu) << 32 | ch->report_sem[1];
-        return emu_chan_sem_write(ch, va, ch->report_sem[2], false, !((data >> 28) & 1u), "SET_REPORT_SEMAPHORE_D");
+        return emu_chan_sem_write(ch, va, ch->report_sem[2], false, !((data >> 28) & 1u),
+                                  "SET_REPORT_SEMAPHORE_D");
     }
     default:
         break;
     }
-    return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION, "compute class 0x%04x: illegal method 0x%04x (data 0x%08x)",
-                         cls, mthd, data);
+    return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                         "compute class 0x%04x: illegal method 0x%04x (data 0x%08x)", cls, mthd, data);
 }

@@ -20,20 +20,20 @@
 
 /* Class list measured on H200 / 580.159.04 (rm.md §8.1). */
 static const uint32_t emu_rm_gh100_classes[] = {
-    0x0, 0x1, 0x2, 0x4, 0x5, 0xf, 0x20, 0x3e, 0x3f, 0x40, 0x41, 0x42, 0x50, 0x60, 0x70, 0x71, 0x76, 0x78,
-    0x79, 0x7d, 0x7e, 0x80, 0x81, 0x82, 0x83, 0x90, 0x92, 0xb1, 0xc2, 0xda, 0xdb, 0xde, 0xe0, 0xf1, 0xf3,
-    0xf8, 0xf9, 0xfb, 0xfd, 0xfe, 0x100, 0x101, 0x2080, 0x2081, 0x2082, 0x208f, 0x30f1, 0x402c, 0x503b,
-    0x503c, 0x5080, 0x50a0, 0x83de, 0x844c, 0x900e, 0x9010, 0x902d, 0x9067, 0x906f, 0x9074, 0x9096, 0x90cc,
-    0x90cd, 0x90ce, 0x90e6, 0x90e7, 0x90f1, 0xa06c, 0xa080, 0xa081, 0xa084, 0xa0bc, 0xa0bd, 0xa140, 0xb1cc,
-    0xb2cc, 0xb8b0, 0xb8d1, 0xb8fa, 0xc076, 0xc361, 0xc365, 0xc369, 0xc36f, 0xc461, 0xc46f, 0xc561, 0xc56f,
-    0xc574, 0xc637, 0xc638, 0xc639, 0xc640, 0xc661, 0xc763, 0xc863, 0xc86f, 0xc8b5, 0xcb33, 0xcb97, 0xcba2,
-    0xcbc0, 0xcbca,
+    0x0,    0x1,    0x2,    0x4,    0x5,    0xf,    0x20,   0x3e,   0x3f,   0x40,   0x41,   0x42,   0x50,
+    0x60,   0x70,   0x71,   0x76,   0x78,   0x79,   0x7d,   0x7e,   0x80,   0x81,   0x82,   0x83,   0x90,
+    0x92,   0xb1,   0xc2,   0xda,   0xdb,   0xde,   0xe0,   0xf1,   0xf3,   0xf8,   0xf9,   0xfb,   0xfd,
+    0xfe,   0x100,  0x101,  0x2080, 0x2081, 0x2082, 0x208f, 0x30f1, 0x402c, 0x503b, 0x503c, 0x5080, 0x50a0,
+    0x83de, 0x844c, 0x900e, 0x9010, 0x902d, 0x9067, 0x906f, 0x9074, 0x9096, 0x90cc, 0x90cd, 0x90ce, 0x90e6,
+    0x90e7, 0x90f1, 0xa06c, 0xa080, 0xa081, 0xa084, 0xa0bc, 0xa0bd, 0xa140, 0xb1cc, 0xb2cc, 0xb8b0, 0xb8d1,
+    0xb8fa, 0xc076, 0xc361, 0xc365, 0xc369, 0xc36f, 0xc461, 0xc46f, 0xc561, 0xc56f, 0xc574, 0xc637, 0xc638,
+    0xc639, 0xc640, 0xc661, 0xc763, 0xc863, 0xc86f, 0xc8b5, 0xcb33, 0xcb97, 0xcba2, 0xcbc0, 0xcbca,
 };
 /* GA10x: the classes rm.md §8.1 lists for GA10x plus the RM object classes every GPU has
  * (§2); constructed, not a measured list. */
 static const uint32_t emu_rm_ga102_classes[] = {
-    0x0, 0x3e, 0x40, 0x41, 0x70, 0x71, 0x80, 0x83de, 0x2080, 0x9067, 0x90f1, 0xa06c,
-    0xc36f, 0xc46f, 0xc56f, 0xc361, 0xc461, 0xc7c0, 0xc7b5,
+    0x0,    0x3e,   0x40,   0x41,   0x70,   0x71,   0x80,   0x83de, 0x2080, 0x9067,
+    0x90f1, 0xa06c, 0xc36f, 0xc46f, 0xc56f, 0xc361, 0xc461, 0xc7c0, 0xc7b5,
 };
 
 /* Names for traces come from kmd/rm's tables (src/kmd/rm/rm_status.c): names carry no
@@ -191,18 +191,30 @@ static const char *
 emu_rm_esc_name(uint32_t nr)
 {
     switch (nr) {
-    case NV_ESC_CARD_INFO: return "NV_ESC_CARD_INFO";
-    case NV_ESC_REGISTER_FD: return "NV_ESC_REGISTER_FD";
-    case NV_ESC_CHECK_VERSION_STR: return "NV_ESC_CHECK_VERSION_STR";
-    case NV_ESC_RM_ALLOC_MEMORY: return "NV_ESC_RM_ALLOC_MEMORY";
-    case NV_ESC_RM_FREE: return "NV_ESC_RM_FREE";
-    case NV_ESC_RM_CONTROL: return "NV_ESC_RM_CONTROL";
-    case NV_ESC_RM_ALLOC: return "NV_ESC_RM_ALLOC";
-    case NV_ESC_RM_MAP_MEMORY: return "NV_ESC_RM_MAP_MEMORY";
-    case NV_ESC_RM_UNMAP_MEMORY: return "NV_ESC_RM_UNMAP_MEMORY";
-    case NV_ESC_RM_MAP_MEMORY_DMA: return "NV_ESC_RM_MAP_MEMORY_DMA";
-    case NV_ESC_RM_UNMAP_MEMORY_DMA: return "NV_ESC_RM_UNMAP_MEMORY_DMA";
-    default: return NULL;
+    case NV_ESC_CARD_INFO:
+        return "NV_ESC_CARD_INFO";
+    case NV_ESC_REGISTER_FD:
+        return "NV_ESC_REGISTER_FD";
+    case NV_ESC_CHECK_VERSION_STR:
+        return "NV_ESC_CHECK_VERSION_STR";
+    case NV_ESC_RM_ALLOC_MEMORY:
+        return "NV_ESC_RM_ALLOC_MEMORY";
+    case NV_ESC_RM_FREE:
+        return "NV_ESC_RM_FREE";
+    case NV_ESC_RM_CONTROL:
+        return "NV_ESC_RM_CONTROL";
+    case NV_ESC_RM_ALLOC:
+        return "NV_ESC_RM_ALLOC";
+    case NV_ESC_RM_MAP_MEMORY:
+        return "NV_ESC_RM_MAP_MEMORY";
+    case NV_ESC_RM_UNMAP_MEMORY:
+        return "NV_ESC_RM_UNMAP_MEMORY";
+    case NV_ESC_RM_MAP_MEMORY_DMA:
+        return "NV_ESC_RM_MAP_MEMORY_DMA";
+    case NV_ESC_RM_UNMAP_MEMORY_DMA:
+        return "NV_ESC_RM_UNMAP_MEMORY_DMA";
+    default:
+        return NULL;
     }
 }
 
@@ -221,11 +233,13 @@ emu_rm_escape(struct emu_rm *rm, struct emu_rm_file *file, uint32_t nr, uint32_t
     switch (nr) {
     case NV_ESC_RM_ALLOC: {
         struct emu_nvos64 *p = arg; /* the first 16 bytes and pAllocParms agree in both forms */
-        uint32_t params_B = size_B == sizeof(struct emu_nvos21) ? ((struct emu_nvos21 *)arg)->paramsSize
-                                                                : p->paramsSize;
-        uint32_t *status = size_B == sizeof(struct emu_nvos21) ? &((struct emu_nvos21 *)arg)->status : &p->status;
+        uint32_t params_B =
+            size_B == sizeof(struct emu_nvos21) ? ((struct emu_nvos21 *)arg)->paramsSize : p->paramsSize;
+        uint32_t *status =
+            size_B == sizeof(struct emu_nvos21) ? &((struct emu_nvos21 *)arg)->status : &p->status;
         struct emu_rm_obj *parent = emu_rm_obj_find(rm, p->hRoot, p->hObjectParent);
-        snprintf(what, what_B, "%s parent=%s", emu_rm_class_name(p->hClass == NV01_ROOT ? NV01_ROOT_CLIENT : p->hClass),
+        snprintf(what, what_B, "%s parent=%s",
+                 emu_rm_class_name(p->hClass == NV01_ROOT ? NV01_ROOT_CLIENT : p->hClass),
                  parent ? emu_rm_class_name(parent->cls) : "-");
         if (emu_inject_ioctl(d, emu_rm_class_name(p->hClass), p->hClass))
             return *status = NV_ERR_GENERIC;
@@ -244,13 +258,15 @@ emu_rm_escape(struct emu_rm *rm, struct emu_rm_file *file, uint32_t nr, uint32_t
     }
     case NV_ESC_RM_ALLOC_MEMORY: {
         struct emu_nvos02_fd *p = arg;
-        snprintf(what, what_B, "%s size=0x%llx", emu_rm_class_name(p->hClass), (unsigned long long)(p->limit + 1));
+        snprintf(what, what_B, "%s size=0x%llx", emu_rm_class_name(p->hClass),
+                 (unsigned long long)(p->limit + 1));
         return p->status = emu_rm_alloc_os_desc(rm, file, p);
     }
     case NV_ESC_RM_MAP_MEMORY: {
         struct emu_nvos33_fd *p = arg;
         struct emu_rm_obj *o = emu_rm_obj_find(rm, p->hClient, p->hMemory);
-        snprintf(what, what_B, "%s len=0x%llx", o ? emu_rm_class_name(o->cls) : "?", (unsigned long long)p->length);
+        snprintf(what, what_B, "%s len=0x%llx", o ? emu_rm_class_name(o->cls) : "?",
+                 (unsigned long long)p->length);
         return p->status = emu_rm_map_memory(rm, p);
     }
     case NV_ESC_RM_UNMAP_MEMORY: {
@@ -262,12 +278,14 @@ emu_rm_escape(struct emu_rm *rm, struct emu_rm_file *file, uint32_t nr, uint32_t
     case NV_ESC_RM_MAP_MEMORY_DMA: {
         struct emu_nvos46 *p = arg;
         struct emu_rm_obj *o = emu_rm_obj_find(rm, p->hClient, p->hMemory);
-        snprintf(what, what_B, "%s len=0x%llx", o ? emu_rm_class_name(o->cls) : "?", (unsigned long long)p->length);
+        snprintf(what, what_B, "%s len=0x%llx", o ? emu_rm_class_name(o->cls) : "?",
+                 (unsigned long long)p->length);
         return p->status = emu_rm_map_memory_dma(rm, p);
     }
     case NV_ESC_RM_UNMAP_MEMORY_DMA: {
         struct emu_nvos47 *p = arg;
-        return p->status = emu_vm_unmap(rm->default_vas, p->dmaOffset, 0) == 0 ? NV_OK : NV_ERR_INVALID_ADDRESS;
+        return p->status =
+                   emu_vm_unmap(rm->default_vas, p->dmaOffset, 0) == 0 ? NV_OK : NV_ERR_INVALID_ADDRESS;
     }
     case NV_ESC_CHECK_VERSION_STR: {
         struct emu_nv_version *p = arg;
@@ -313,19 +331,32 @@ emu_rm_esc_size(uint32_t nr, uint32_t size_B, enum emu_rm_file_kind *node)
 {
     *node = EMU_RM_CTL;
     switch (nr) {
-    case NV_ESC_CARD_INFO: return size_B && size_B % sizeof(struct emu_nv_card_info) == 0 ? size_B : 0;
-    case NV_ESC_REGISTER_FD: *node = EMU_RM_GPU; return 4;
-    case NV_ESC_CHECK_VERSION_STR: return sizeof(struct emu_nv_version);
-    case NV_ESC_RM_ALLOC_MEMORY: *node = EMU_RM_GPU; return sizeof(struct emu_nvos02_fd);
-    case NV_ESC_RM_FREE: return sizeof(struct emu_nvos00);
-    case NV_ESC_RM_CONTROL: return sizeof(struct emu_nvos54);
+    case NV_ESC_CARD_INFO:
+        return size_B && size_B % sizeof(struct emu_nv_card_info) == 0 ? size_B : 0;
+    case NV_ESC_REGISTER_FD:
+        *node = EMU_RM_GPU;
+        return 4;
+    case NV_ESC_CHECK_VERSION_STR:
+        return sizeof(struct emu_nv_version);
+    case NV_ESC_RM_ALLOC_MEMORY:
+        *node = EMU_RM_GPU;
+        return sizeof(struct emu_nvos02_fd);
+    case NV_ESC_RM_FREE:
+        return sizeof(struct emu_nvos00);
+    case NV_ESC_RM_CONTROL:
+        return sizeof(struct emu_nvos54);
     case NV_ESC_RM_ALLOC:
         return size_B == sizeof(struct emu_nvos21) || size_B == sizeof(struct emu_nvos64) ? size_B : 0;
-    case NV_ESC_RM_MAP_MEMORY: return sizeof(struct emu_nvos33_fd);
-    case NV_ESC_RM_UNMAP_MEMORY: return sizeof(struct emu_nvos34);
-    case NV_ESC_RM_MAP_MEMORY_DMA: return sizeof(struct emu_nvos46);
-    case NV_ESC_RM_UNMAP_MEMORY_DMA: return sizeof(struct emu_nvos47);
-    default: return 0;
+    case NV_ESC_RM_MAP_MEMORY:
+        return sizeof(struct emu_nvos33_fd);
+    case NV_ESC_RM_UNMAP_MEMORY:
+        return sizeof(struct emu_nvos34);
+    case NV_ESC_RM_MAP_MEMORY_DMA:
+        return sizeof(struct emu_nvos46);
+    case NV_ESC_RM_UNMAP_MEMORY_DMA:
+        return sizeof(struct emu_nvos47);
+    default:
+        return 0;
     }
 }
 
@@ -393,11 +424,11 @@ emu_rm_file_mmap(struct emu_fd *f, uint64_t offset, uint64_t len, int prot, stru
     return 0;
 }
 
-static const struct emu_fd_ops emu_rm_ctl_ops = { "nvidiactl", emu_rm_file_ioctl, emu_rm_file_mmap,
-                                                  emu_rm_file_release };
-static const struct emu_fd_ops emu_rm_gpu_ops = { "nvidia0", emu_rm_file_ioctl, emu_rm_file_mmap,
-                                                  emu_rm_file_release };
-static const struct emu_fd_ops emu_rm_uvm_ops = { "nvidia-uvm", emu_rm_file_ioctl, NULL, emu_rm_file_release };
+static const struct emu_fd_ops emu_rm_ctl_ops = {"nvidiactl", emu_rm_file_ioctl, emu_rm_file_mmap,
+                                                 emu_rm_file_release};
+static const struct emu_fd_ops emu_rm_gpu_ops = {"nvidia0", emu_rm_file_ioctl, emu_rm_file_mmap,
+                                                 emu_rm_file_release};
+static const struct emu_fd_ops emu_rm_uvm_ops = {"nvidia-uvm", emu_rm_file_ioctl, NULL, emu_rm_file_release};
 
 static int
 emu_rm_open(struct emu_dev *d, const char *path, int flags, struct emu_fd **f_out)
@@ -457,7 +488,7 @@ emu_rm_destroy(struct emu_dev *d)
     emu_dev_set_model(d, NULL, NULL);
 }
 
-static const struct emu_model_ops emu_rm_model_ops = { "rm", emu_rm_open, emu_rm_destroy };
+static const struct emu_model_ops emu_rm_model_ops = {"rm", emu_rm_open, emu_rm_destroy};
 
 enum hcq_status
 emu_rm_model_create(struct emu_dev *d)

@@ -136,7 +136,7 @@
 #define EMU_ABI_CHECK(T, size, ...) _Static_assert(sizeof(T) == (size), #T " size")
 #define EMU_ABI_OFF(T, f, off) _Static_assert(offsetof(T, f) == (off), #T "." #f " offset")
 
-struct emu_nv_card_info {       /* nv_ioctl_card_info_t */
+struct emu_nv_card_info { /* nv_ioctl_card_info_t */
     uint8_t valid;
     uint8_t pad0[3];
     uint32_t pci_domain;
@@ -157,13 +157,13 @@ EMU_ABI_OFF(struct emu_nv_card_info, fb_size, 0x30);
 EMU_ABI_OFF(struct emu_nv_card_info, minor_number, 0x38);
 EMU_ABI_OFF(struct emu_nv_card_info, dev_name, 0x3C);
 
-struct emu_nv_version {         /* nv_ioctl_rm_api_version_t */
+struct emu_nv_version { /* nv_ioctl_rm_api_version_t */
     uint32_t cmd, reply;
     char versionString[64];
 };
 EMU_ABI_CHECK(struct emu_nv_version, 72);
 
-struct emu_nvos21 {             /* NV_ESC_RM_ALLOC, short form */
+struct emu_nvos21 { /* NV_ESC_RM_ALLOC, short form */
     uint32_t hRoot, hObjectParent, hObjectNew, hClass;
     uint64_t pAllocParms;
     uint32_t paramsSize, status;
@@ -171,7 +171,7 @@ struct emu_nvos21 {             /* NV_ESC_RM_ALLOC, short form */
 EMU_ABI_CHECK(struct emu_nvos21, 32);
 EMU_ABI_OFF(struct emu_nvos21, status, 0x1C);
 
-struct emu_nvos64 {             /* NV_ESC_RM_ALLOC, access form */
+struct emu_nvos64 { /* NV_ESC_RM_ALLOC, access form */
     uint32_t hRoot, hObjectParent, hObjectNew, hClass;
     uint64_t pAllocParms, pRightsRequested;
     uint32_t paramsSize, flags, status, pad;
@@ -179,19 +179,19 @@ struct emu_nvos64 {             /* NV_ESC_RM_ALLOC, access form */
 EMU_ABI_CHECK(struct emu_nvos64, 48);
 EMU_ABI_OFF(struct emu_nvos64, status, 0x28);
 
-struct emu_nvos54 {             /* NV_ESC_RM_CONTROL */
+struct emu_nvos54 { /* NV_ESC_RM_CONTROL */
     uint32_t hClient, hObject, cmd, flags;
     uint64_t params;
     uint32_t paramsSize, status;
 };
 EMU_ABI_CHECK(struct emu_nvos54, 32);
 
-struct emu_nvos00 {             /* NV_ESC_RM_FREE */
+struct emu_nvos00 { /* NV_ESC_RM_FREE */
     uint32_t hRoot, hObjectParent, hObjectOld, status;
 };
 EMU_ABI_CHECK(struct emu_nvos00, 16);
 
-struct emu_nvos02_fd {          /* nv_ioctl_nvos02_parameters_with_fd */
+struct emu_nvos02_fd { /* nv_ioctl_nvos02_parameters_with_fd */
     uint32_t hRoot, hObjectParent, hObjectNew, hClass, flags, pad0;
     uint64_t pMemory, limit;
     uint32_t status, pad1;
@@ -203,7 +203,7 @@ EMU_ABI_OFF(struct emu_nvos02_fd, pMemory, 0x18);
 EMU_ABI_OFF(struct emu_nvos02_fd, status, 0x28);
 EMU_ABI_OFF(struct emu_nvos02_fd, fd, 0x30);
 
-struct emu_nvos33_fd {          /* nv_ioctl_nvos33_parameters_with_fd */
+struct emu_nvos33_fd { /* nv_ioctl_nvos33_parameters_with_fd */
     uint32_t hClient, hDevice, hMemory, pad0;
     uint64_t offset, length, pLinearAddress;
     uint32_t status, flags;
@@ -215,14 +215,14 @@ EMU_ABI_OFF(struct emu_nvos33_fd, pLinearAddress, 0x20);
 EMU_ABI_OFF(struct emu_nvos33_fd, flags, 0x2C);
 EMU_ABI_OFF(struct emu_nvos33_fd, fd, 0x30);
 
-struct emu_nvos34 {             /* NV_ESC_RM_UNMAP_MEMORY */
+struct emu_nvos34 { /* NV_ESC_RM_UNMAP_MEMORY */
     uint32_t hClient, hDevice, hMemory, pad0;
     uint64_t pLinearAddress;
     uint32_t status, flags;
 };
 EMU_ABI_CHECK(struct emu_nvos34, 32);
 
-struct emu_nvos46 {             /* NV_ESC_RM_MAP_MEMORY_DMA */
+struct emu_nvos46 { /* NV_ESC_RM_MAP_MEMORY_DMA */
     uint32_t hClient, hDevice, hDma, hMemory;
     uint64_t offset, length;
     uint32_t flags, flags2, kindOverride, pad0;
@@ -233,7 +233,7 @@ EMU_ABI_CHECK(struct emu_nvos46, 64);
 EMU_ABI_OFF(struct emu_nvos46, dmaOffset, 0x30);
 EMU_ABI_OFF(struct emu_nvos46, status, 0x38);
 
-struct emu_nvos47 {             /* NV_ESC_RM_UNMAP_MEMORY_DMA */
+struct emu_nvos47 { /* NV_ESC_RM_UNMAP_MEMORY_DMA */
     uint32_t hClient, hDevice, hDma, hMemory, flags, pad0;
     uint64_t dmaOffset, size;
     uint32_t status, pad1;
@@ -245,7 +245,7 @@ EMU_ABI_OFF(struct emu_nvos47, status, 0x28);
 #define NVOS46_FLAGS_PAGE_SIZE_SHIFT 8
 #define NVOS46_FLAGS_DMA_OFFSET_FIXED (1u << 15)
 
-struct emu_nv0080_alloc {       /* NV0080_ALLOC_PARAMETERS */
+struct emu_nv0080_alloc { /* NV0080_ALLOC_PARAMETERS */
     uint32_t deviceId, hClientShare, hTargetClient, hTargetDevice, flags, pad0;
     uint64_t vaSpaceSize, vaStartInternal, vaLimitInternal;
     uint32_t vaMode, pad1;
@@ -259,7 +259,7 @@ struct emu_nv_memory_virtual_alloc { /* NV_MEMORY_VIRTUAL_ALLOCATION_PARAMS */
 };
 EMU_ABI_CHECK(struct emu_nv_memory_virtual_alloc, 24);
 
-struct emu_nv_vaspace_alloc {   /* NV_VASPACE_ALLOCATION_PARAMETERS */
+struct emu_nv_vaspace_alloc { /* NV_VASPACE_ALLOCATION_PARAMETERS */
     uint32_t index, flags;
     uint64_t vaSize, vaStartInternal, vaLimitInternal;
     uint32_t bigPageSize, pad0;
@@ -271,7 +271,7 @@ EMU_ABI_OFF(struct emu_nv_vaspace_alloc, vaBase, 0x28);
 #define NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED 0x8u
 #define NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING 0x40u
 
-struct emu_nv_memory_alloc {    /* NV_MEMORY_ALLOCATION_PARAMS (rm.md §3.1) */
+struct emu_nv_memory_alloc { /* NV_MEMORY_ALLOCATION_PARAMS (rm.md §3.1) */
     uint32_t owner, type, flags, width, height;
     int32_t pitch;
     uint32_t attr, attr2, format, comprCovg, zcullCovg, pad0;
@@ -287,9 +287,9 @@ EMU_ABI_OFF(struct emu_nv_memory_alloc, size, 0x40);
 EMU_ABI_OFF(struct emu_nv_memory_alloc, address, 0x60);
 EMU_ABI_OFF(struct emu_nv_memory_alloc, hVASpace, 0x6C);
 EMU_ABI_OFF(struct emu_nv_memory_alloc, numaNode, 0x78);
-#define NVOS32_ATTR_PAGE_SIZE_SHIFT 23     /* 24:23, 3 = HUGE */
-#define NVOS32_ATTR_LOCATION_SHIFT 25      /* 26:25, 1 = PCI (sysmem) */
-#define NVOS32_ATTR_PHYSICALITY_SHIFT 27   /* 28:27, 2 = CONTIGUOUS */
+#define NVOS32_ATTR_PAGE_SIZE_SHIFT 23       /* 24:23, 3 = HUGE */
+#define NVOS32_ATTR_LOCATION_SHIFT 25        /* 26:25, 1 = PCI (sysmem) */
+#define NVOS32_ATTR_PHYSICALITY_SHIFT 27     /* 28:27, 2 = CONTIGUOUS */
 #define NVOS32_ATTR2_PAGE_SIZE_HUGE_SHIFT 20 /* 21:20, 1 = 2 MiB */
 #define NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE 0x100u
 
@@ -301,18 +301,18 @@ struct emu_nv_channel_group_alloc { /* NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS */
 EMU_ABI_CHECK(struct emu_nv_channel_group_alloc, 20);
 #define NV2080_ENGINE_TYPE_GRAPHICS 1u
 
-struct emu_nv_ctxshare_alloc {  /* NV_CTXSHARE_ALLOCATION_PARAMETERS */
+struct emu_nv_ctxshare_alloc { /* NV_CTXSHARE_ALLOCATION_PARAMETERS */
     uint32_t hVASpace, flags, subctxId;
 };
 EMU_ABI_CHECK(struct emu_nv_ctxshare_alloc, 12);
 
-struct emu_nv_memory_desc {     /* NV_MEMORY_DESC_PARAMS */
+struct emu_nv_memory_desc { /* NV_MEMORY_DESC_PARAMS */
     uint64_t base, size;
     uint32_t addressSpace, cacheAttrib;
 };
 EMU_ABI_CHECK(struct emu_nv_memory_desc, 24);
 
-struct emu_nv_channel_alloc {   /* NV_CHANNEL_ALLOC_PARAMS (580: 368 B, rm.md §4.1) */
+struct emu_nv_channel_alloc { /* NV_CHANNEL_ALLOC_PARAMS (580: 368 B, rm.md §4.1) */
     uint32_t hObjectError, hObjectBuffer;
     uint64_t gpFifoOffset;
     uint32_t gpFifoEntries, flags, hContextShare, hVASpace;
@@ -338,70 +338,139 @@ EMU_ABI_OFF(struct emu_nv_channel_alloc, encryptIv, 0x130);
 EMU_ABI_OFF(struct emu_nv_channel_alloc, hmacNonce, 0x148);
 EMU_ABI_OFF(struct emu_nv_channel_alloc, tpcConfigID, 0x168);
 
-struct emu_nv83de_alloc {       /* NV83DE_ALLOC_PARAMETERS */
+struct emu_nv83de_alloc { /* NV83DE_ALLOC_PARAMETERS */
     uint32_t hDebuggerClient_Obsolete, hAppClient, hClass3dObject;
 };
 EMU_ABI_CHECK(struct emu_nv83de_alloc, 12);
 
 /* Control parameter structs */
-struct emu_nv0000_build_version { char driverVersionBuffer[256], versionBuffer[256], driverBranch[256],
-                                  titleBuffer[256]; uint32_t changelistNumber, officialChangelistNumber; };
+struct emu_nv0000_build_version {
+    char driverVersionBuffer[256], versionBuffer[256], driverBranch[256], titleBuffer[256];
+    uint32_t changelistNumber, officialChangelistNumber;
+};
 EMU_ABI_CHECK(struct emu_nv0000_build_version, 1032);
-struct emu_nv0000_id_info { uint32_t gpuId, gpuFlags, deviceInstance, subDeviceInstance, sliStatus, boardId,
-                            gpuInstance; int32_t numaId; };
+struct emu_nv0000_id_info {
+    uint32_t gpuId, gpuFlags, deviceInstance, subDeviceInstance, sliStatus, boardId, gpuInstance;
+    int32_t numaId;
+};
 EMU_ABI_CHECK(struct emu_nv0000_id_info, 32);
-struct emu_nv0080_classlist { uint32_t numClasses, pad; uint64_t classList; };
+struct emu_nv0080_classlist {
+    uint32_t numClasses, pad;
+    uint64_t classList;
+};
 EMU_ABI_CHECK(struct emu_nv0080_classlist, 16);
-struct emu_nv2080_perf_boost { uint32_t flags, duration; };
+struct emu_nv2080_perf_boost {
+    uint32_t flags, duration;
+};
 EMU_ABI_CHECK(struct emu_nv2080_perf_boost, 8);
-struct emu_nv2080_gid_info { uint32_t index, flags, length; uint8_t data[256]; };
+struct emu_nv2080_gid_info {
+    uint32_t index, flags, length;
+    uint8_t data[256];
+};
 EMU_ABI_CHECK(struct emu_nv2080_gid_info, 268);
-struct emu_nv2080_gr_info { uint32_t grInfoListSize, pad; uint64_t grInfoList; uint8_t grRouteInfo[16]; };
+struct emu_nv2080_gr_info {
+    uint32_t grInfoListSize, pad;
+    uint64_t grInfoList;
+    uint8_t grRouteInfo[16];
+};
 EMU_ABI_CHECK(struct emu_nv2080_gr_info, 32);
-struct emu_nv2080_gr_info_item { uint32_t index, data; };
-struct emu_nv2080_gpc_mask { uint8_t grRouteInfo[16]; uint32_t gpcMask, pad; };
+struct emu_nv2080_gr_info_item {
+    uint32_t index, data;
+};
+struct emu_nv2080_gpc_mask {
+    uint8_t grRouteInfo[16];
+    uint32_t gpcMask, pad;
+};
 EMU_ABI_CHECK(struct emu_nv2080_gpc_mask, 24);
-struct emu_nv2080_tpc_mask { uint8_t grRouteInfo[16]; uint32_t gpcId, tpcMask; };
+struct emu_nv2080_tpc_mask {
+    uint8_t grRouteInfo[16];
+    uint32_t gpcId, tpcMask;
+};
 EMU_ABI_CHECK(struct emu_nv2080_tpc_mask, 24);
-struct emu_nva06c_schedule { uint8_t bEnable, bSkipSubmit, bSkipEnable; };
+struct emu_nva06c_schedule {
+    uint8_t bEnable, bSkipSubmit, bSkipEnable;
+};
 EMU_ABI_CHECK(struct emu_nva06c_schedule, 3);
-struct emu_nva06f_bind { uint32_t engineType; };
+struct emu_nva06f_bind {
+    uint32_t engineType;
+};
 EMU_ABI_CHECK(struct emu_nva06f_bind, 4);
-struct emu_nvc36f_token { uint32_t workSubmitToken; };
-struct emu_nv2080_name { uint32_t gpuNameStringFlags; uint8_t ascii[128]; };
+struct emu_nvc36f_token {
+    uint32_t workSubmitToken;
+};
+struct emu_nv2080_name {
+    uint32_t gpuNameStringFlags;
+    uint8_t ascii[128];
+};
 EMU_ABI_CHECK(struct emu_nv2080_name, 132);
-struct emu_nv2080_fb_info { uint32_t fbInfoListSize, pad; uint64_t fbInfoList; };
+struct emu_nv2080_fb_info {
+    uint32_t fbInfoListSize, pad;
+    uint64_t fbInfoList;
+};
 EMU_ABI_CHECK(struct emu_nv2080_fb_info, 16);
 EMU_ABI_CHECK(struct emu_nvc36f_token, 4);
 
 /* UVM structs */
-struct emu_uvm_initialize { uint64_t flags; uint32_t rmStatus, pad; };
+struct emu_uvm_initialize {
+    uint64_t flags;
+    uint32_t rmStatus, pad;
+};
 EMU_ABI_CHECK(struct emu_uvm_initialize, 16);
-struct emu_uvm_mm_initialize { int32_t uvmFd; uint32_t rmStatus; };
+struct emu_uvm_mm_initialize {
+    int32_t uvmFd;
+    uint32_t rmStatus;
+};
 EMU_ABI_CHECK(struct emu_uvm_mm_initialize, 8);
-struct emu_uvm_register_gpu { uint8_t uuid[16]; uint8_t numaEnabled, pad0[3]; int32_t numaNodeId, rmCtrlFd;
-                              uint32_t hClient, hSmcPartRef, rmStatus; };
+struct emu_uvm_register_gpu {
+    uint8_t uuid[16];
+    uint8_t numaEnabled, pad0[3];
+    int32_t numaNodeId, rmCtrlFd;
+    uint32_t hClient, hSmcPartRef, rmStatus;
+};
 EMU_ABI_CHECK(struct emu_uvm_register_gpu, 40);
 EMU_ABI_OFF(struct emu_uvm_register_gpu, rmCtrlFd, 0x18);
 EMU_ABI_OFF(struct emu_uvm_register_gpu, rmStatus, 0x24);
-struct emu_uvm_register_gpu_vaspace { uint8_t uuid[16]; int32_t rmCtrlFd; uint32_t hClient, hVaSpace, rmStatus; };
+struct emu_uvm_register_gpu_vaspace {
+    uint8_t uuid[16];
+    int32_t rmCtrlFd;
+    uint32_t hClient, hVaSpace, rmStatus;
+};
 EMU_ABI_CHECK(struct emu_uvm_register_gpu_vaspace, 32);
-struct emu_uvm_register_channel { uint8_t uuid[16]; int32_t rmCtrlFd; uint32_t hClient, hChannel, pad0;
-                                  uint64_t base, length; uint32_t rmStatus, pad1; };
+struct emu_uvm_register_channel {
+    uint8_t uuid[16];
+    int32_t rmCtrlFd;
+    uint32_t hClient, hChannel, pad0;
+    uint64_t base, length;
+    uint32_t rmStatus, pad1;
+};
 EMU_ABI_CHECK(struct emu_uvm_register_channel, 56);
 EMU_ABI_OFF(struct emu_uvm_register_channel, base, 0x20);
 EMU_ABI_OFF(struct emu_uvm_register_channel, rmStatus, 0x30);
-struct emu_uvm_gpu_mapping_attr { uint8_t uuid[16]; uint32_t gpuMappingType, gpuCachingType, gpuFormatType,
-                                  gpuElementBits, gpuCompressionType; };
+struct emu_uvm_gpu_mapping_attr {
+    uint8_t uuid[16];
+    uint32_t gpuMappingType, gpuCachingType, gpuFormatType, gpuElementBits, gpuCompressionType;
+};
 EMU_ABI_CHECK(struct emu_uvm_gpu_mapping_attr, 36);
-struct emu_uvm_map_external { uint64_t base, length, offset; struct emu_uvm_gpu_mapping_attr perGpuAttributes[256];
-                              uint64_t gpuAttributesCount; int32_t rmCtrlFd; uint32_t hClient, hMemory, rmStatus; };
+struct emu_uvm_map_external {
+    uint64_t base, length, offset;
+    struct emu_uvm_gpu_mapping_attr perGpuAttributes[256];
+    uint64_t gpuAttributesCount;
+    int32_t rmCtrlFd;
+    uint32_t hClient, hMemory, rmStatus;
+};
 EMU_ABI_CHECK(struct emu_uvm_map_external, 9264);
 EMU_ABI_OFF(struct emu_uvm_map_external, gpuAttributesCount, 0x2418);
 EMU_ABI_OFF(struct emu_uvm_map_external, rmStatus, 0x242C);
-struct emu_uvm_range { uint64_t base, length; uint32_t rmStatus, pad; }; /* UVM_FREE, CREATE_EXTERNAL_RANGE */
+struct emu_uvm_range {
+    uint64_t base, length;
+    uint32_t rmStatus, pad;
+}; /* UVM_FREE, CREATE_EXTERNAL_RANGE */
 EMU_ABI_CHECK(struct emu_uvm_range, 24);
-struct emu_uvm_unmap_external { uint64_t base, length; uint8_t uuid[16]; uint32_t rmStatus, pad; };
+struct emu_uvm_unmap_external {
+    uint64_t base, length;
+    uint8_t uuid[16];
+    uint32_t rmStatus, pad;
+};
 EMU_ABI_CHECK(struct emu_uvm_unmap_external, 40);
 
 /* ==== Channel error notifier (NvNotification, 16 B) ==== */

@@ -46,7 +46,8 @@ emu_rm_alloc_memory_obj(struct emu_rm *rm, struct emu_rm_obj *o, struct emu_nv_m
     if (p->size == 0 || (p->alignment & (p->alignment - 1)))
         return NV_ERR_INVALID_ARGUMENT;
     uint32_t page = (p->attr >> NVOS32_ATTR_PAGE_SIZE_SHIFT) & 3u;
-    uint64_t page_B = page == 3 && ((p->attr2 >> NVOS32_ATTR2_PAGE_SIZE_HUGE_SHIFT) & 3u) == 1 ? 2ull << 20 : 4096;
+    uint64_t page_B =
+        page == 3 && ((p->attr2 >> NVOS32_ATTR2_PAGE_SIZE_HUGE_SHIFT) & 3u) == 1 ? 2ull << 20 : 4096;
     if ((p->flags & NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE) && p->alignment && p->alignment < page_B)
         return NV_ERR_INVALID_ARGUMENT;
     uint64_t size_B = (p->size + page_B - 1) & ~(page_B - 1);
@@ -76,7 +77,8 @@ emu_rm_alloc_channel(struct emu_rm *rm, struct emu_rm_obj *o, struct emu_rm_obj 
     if (p->gpFifoEntries < 2 || (p->gpFifoEntries & (p->gpFifoEntries - 1)) || (p->gpFifoOffset & 7))
         return NV_ERR_INVALID_ARGUMENT;
     struct emu_rm_obj *ctx = p->hContextShare ? emu_rm_obj_find(rm, c, p->hContextShare) : NULL;
-    if (parent->cls == KEPLER_CHANNEL_GROUP_A && (!ctx || ctx->cls != FERMI_CONTEXT_SHARE_A || ctx->parent != parent->handle))
+    if (parent->cls == KEPLER_CHANNEL_GROUP_A &&
+        (!ctx || ctx->cls != FERMI_CONTEXT_SHARE_A || ctx->parent != parent->handle))
         return NV_ERR_INVALID_OBJECT_HANDLE; /* a channel needs its TSG's ctxshare first */
     uint32_t h_vas = ctx ? ctx->h_vaspace : p->hVASpace;
     struct emu_rm_obj *vas = emu_rm_obj_find(rm, c, h_vas);

@@ -17,22 +17,26 @@ struct emu_rm_ctrl_def {
 };
 
 static const struct emu_rm_ctrl_def emu_rm_ctrls[] = {
-    { NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2, "NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2",
-      sizeof(struct emu_nv0000_build_version) },
-    { NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2, "NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2", sizeof(struct emu_nv0000_id_info) },
-    { NV0080_CTRL_CMD_GPU_GET_CLASSLIST, "NV0080_CTRL_CMD_GPU_GET_CLASSLIST", sizeof(struct emu_nv0080_classlist) },
-    { NV2080_CTRL_CMD_PERF_BOOST, "NV2080_CTRL_CMD_PERF_BOOST", sizeof(struct emu_nv2080_perf_boost) },
-    { NV2080_CTRL_CMD_GPU_GET_GID_INFO, "NV2080_CTRL_CMD_GPU_GET_GID_INFO", sizeof(struct emu_nv2080_gid_info) },
-    { NV2080_CTRL_CMD_GR_GET_INFO, "NV2080_CTRL_CMD_GR_GET_INFO", sizeof(struct emu_nv2080_gr_info) },
-    { NV2080_CTRL_CMD_GR_GET_GPC_MASK, "NV2080_CTRL_CMD_GR_GET_GPC_MASK", sizeof(struct emu_nv2080_gpc_mask) },
-    { NV2080_CTRL_CMD_GR_GET_TPC_MASK, "NV2080_CTRL_CMD_GR_GET_TPC_MASK", sizeof(struct emu_nv2080_tpc_mask) },
-    { NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, "NVA06C_CTRL_CMD_GPFIFO_SCHEDULE", sizeof(struct emu_nva06c_schedule) },
-    { NVA06F_CTRL_CMD_GPFIFO_SCHEDULE, "NVA06F_CTRL_CMD_GPFIFO_SCHEDULE", sizeof(struct emu_nva06c_schedule) },
-    { NVA06F_CTRL_CMD_BIND, "NVA06F_CTRL_CMD_BIND", sizeof(struct emu_nva06f_bind) },
-    { NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, "NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN",
-      sizeof(struct emu_nvc36f_token) },
-    { NV2080_CTRL_CMD_GPU_GET_NAME_STRING, "NV2080_CTRL_CMD_GPU_GET_NAME_STRING", sizeof(struct emu_nv2080_name) },
-    { NV2080_CTRL_CMD_FB_GET_INFO, "NV2080_CTRL_CMD_FB_GET_INFO", sizeof(struct emu_nv2080_fb_info) },
+    {NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2, "NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2",
+     sizeof(struct emu_nv0000_build_version)},
+    {NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2, "NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2",
+     sizeof(struct emu_nv0000_id_info)},
+    {NV0080_CTRL_CMD_GPU_GET_CLASSLIST, "NV0080_CTRL_CMD_GPU_GET_CLASSLIST",
+     sizeof(struct emu_nv0080_classlist)},
+    {NV2080_CTRL_CMD_PERF_BOOST, "NV2080_CTRL_CMD_PERF_BOOST", sizeof(struct emu_nv2080_perf_boost)},
+    {NV2080_CTRL_CMD_GPU_GET_GID_INFO, "NV2080_CTRL_CMD_GPU_GET_GID_INFO",
+     sizeof(struct emu_nv2080_gid_info)},
+    {NV2080_CTRL_CMD_GR_GET_INFO, "NV2080_CTRL_CMD_GR_GET_INFO", sizeof(struct emu_nv2080_gr_info)},
+    {NV2080_CTRL_CMD_GR_GET_GPC_MASK, "NV2080_CTRL_CMD_GR_GET_GPC_MASK", sizeof(struct emu_nv2080_gpc_mask)},
+    {NV2080_CTRL_CMD_GR_GET_TPC_MASK, "NV2080_CTRL_CMD_GR_GET_TPC_MASK", sizeof(struct emu_nv2080_tpc_mask)},
+    {NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, "NVA06C_CTRL_CMD_GPFIFO_SCHEDULE", sizeof(struct emu_nva06c_schedule)},
+    {NVA06F_CTRL_CMD_GPFIFO_SCHEDULE, "NVA06F_CTRL_CMD_GPFIFO_SCHEDULE", sizeof(struct emu_nva06c_schedule)},
+    {NVA06F_CTRL_CMD_BIND, "NVA06F_CTRL_CMD_BIND", sizeof(struct emu_nva06f_bind)},
+    {NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, "NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN",
+     sizeof(struct emu_nvc36f_token)},
+    {NV2080_CTRL_CMD_GPU_GET_NAME_STRING, "NV2080_CTRL_CMD_GPU_GET_NAME_STRING",
+     sizeof(struct emu_nv2080_name)},
+    {NV2080_CTRL_CMD_FB_GET_INFO, "NV2080_CTRL_CMD_FB_GET_INFO", sizeof(struct emu_nv2080_fb_info)},
 };
 
 /* The object class a control's interface belongs to: bits 31:16 of the command name the
@@ -43,13 +47,19 @@ emu_rm_ctrl_class_ok(uint32_t cmd, uint32_t cls)
 {
     uint32_t iface = cmd >> 16;
     switch (iface) {
-    case 0x0000: return cls == NV01_ROOT_CLIENT;
-    case 0x0080: return cls == NV01_DEVICE_0;
-    case 0x2080: return cls == NV20_SUBDEVICE_0;
-    case 0xA06C: return cls == KEPLER_CHANNEL_GROUP_A;
+    case 0x0000:
+        return cls == NV01_ROOT_CLIENT;
+    case 0x0080:
+        return cls == NV01_DEVICE_0;
+    case 0x2080:
+        return cls == NV20_SUBDEVICE_0;
+    case 0xA06C:
+        return cls == KEPLER_CHANNEL_GROUP_A;
     case 0xA06F:
-    case 0xC36F: return cls == AMPERE_CHANNEL_GPFIFO_A || cls == HOPPER_CHANNEL_GPFIFO_A;
-    default: return false;
+    case 0xC36F:
+        return cls == AMPERE_CHANNEL_GPFIFO_A || cls == HOPPER_CHANNEL_GPFIFO_A;
+    default:
+        return false;
     }
 }
 
@@ -59,18 +69,41 @@ emu_rm_gr_info(struct emu_rm *rm, uint32_t index, uint32_t *data)
     uint32_t tpcs = rm->gpcs * (uint32_t)__builtin_popcount(rm->tpc_mask);
     uint32_t sms = tpcs * 2;
     switch (index) {
-    case NV2080_CTRL_GR_INFO_INDEX_SHADER_PIPE_COUNT: *data = rm->gpcs; break; /* measured: GPCs (§8.4) */
-    case NV2080_CTRL_GR_INFO_INDEX_THREAD_STACK_SCALING_FACTOR: *data = sms; break;
-    case NV2080_CTRL_GR_INFO_INDEX_SHADER_PIPE_SUB_COUNT: *data = tpcs; break;
-    case NV2080_CTRL_GR_INFO_INDEX_SM_VERSION: *data = rm->sm_version_code; break;
-    case NV2080_CTRL_GR_INFO_INDEX_MAX_WARPS_PER_SM: *data = rm->max_warps_per_sm; break;
-    case NV2080_CTRL_GR_INFO_INDEX_MAX_THREADS_PER_WARP: *data = 32; break;
-    case NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_GPCS: *data = rm->litter_gpcs; break;
-    case NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_TPC_PER_GPC: *data = rm->litter_tpc_per_gpc; break;
-    case NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_SM_PER_TPC: *data = 2; break;
-    case NV2080_CTRL_GR_INFO_INDEX_GPU_CORE_COUNT: *data = sms * 128; break;
-    case NV2080_CTRL_GR_INFO_INDEX_MAX_SUBCONTEXT_COUNT: *data = 64; break;
-    default: return NV_ERR_INVALID_ARGUMENT;
+    case NV2080_CTRL_GR_INFO_INDEX_SHADER_PIPE_COUNT:
+        *data = rm->gpcs;
+        break; /* measured: GPCs (§8.4) */
+    case NV2080_CTRL_GR_INFO_INDEX_THREAD_STACK_SCALING_FACTOR:
+        *data = sms;
+        break;
+    case NV2080_CTRL_GR_INFO_INDEX_SHADER_PIPE_SUB_COUNT:
+        *data = tpcs;
+        break;
+    case NV2080_CTRL_GR_INFO_INDEX_SM_VERSION:
+        *data = rm->sm_version_code;
+        break;
+    case NV2080_CTRL_GR_INFO_INDEX_MAX_WARPS_PER_SM:
+        *data = rm->max_warps_per_sm;
+        break;
+    case NV2080_CTRL_GR_INFO_INDEX_MAX_THREADS_PER_WARP:
+        *data = 32;
+        break;
+    case NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_GPCS:
+        *data = rm->litter_gpcs;
+        break;
+    case NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_TPC_PER_GPC:
+        *data = rm->litter_tpc_per_gpc;
+        break;
+    case NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_SM_PER_TPC:
+        *data = 2;
+        break;
+    case NV2080_CTRL_GR_INFO_INDEX_GPU_CORE_COUNT:
+        *data = sms * 128;
+        break;
+    case NV2080_CTRL_GR_INFO_INDEX_MAX_SUBCONTEXT_COUNT:
+        *data = 64;
+        break;
+    default:
+        return NV_ERR_INVALID_ARGUMENT;
     }
     return NV_OK;
 }
@@ -158,7 +191,8 @@ emu_rm_ctrl_run(struct emu_rm *rm, struct emu_rm_obj *o, uint32_t cmd, void *par
     }
     case NVA06F_CTRL_CMD_BIND: {
         struct emu_nva06f_bind *p = params;
-        return p->engineType == NV2080_ENGINE_TYPE_GRAPHICS || p->engineType != 0 ? NV_OK : NV_ERR_INVALID_ARGUMENT;
+        return p->engineType == NV2080_ENGINE_TYPE_GRAPHICS || p->engineType != 0 ? NV_OK
+                                                                                  : NV_ERR_INVALID_ARGUMENT;
     }
     case NV2080_CTRL_CMD_GPU_GET_NAME_STRING: {
         struct emu_nv2080_name *p = params;

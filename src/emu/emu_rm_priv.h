@@ -11,7 +11,7 @@
 
 enum emu_rm_file_kind { EMU_RM_CTL, EMU_RM_GPU, EMU_RM_UVM };
 
-struct emu_rm_range {           /* a UVM external range or channel reservation */
+struct emu_rm_range { /* a UVM external range or channel reservation */
     uint64_t base, length;
     bool channel;
 };
@@ -28,15 +28,15 @@ struct emu_rm_file {
     /* uvm */
     bool uvm_init;
     bool gpu_registered;
-    struct emu_rm_obj *uvm_vas;  /* registered FERMI_VASPACE_A */
+    struct emu_rm_obj *uvm_vas; /* registered FERMI_VASPACE_A */
     struct emu_rm_range *ranges;
     uint32_t range_count, range_cap;
 };
 
 struct emu_rm_obj {
     uint32_t client, handle, parent, cls;
-    struct emu_rm_file *owner;   /* ctl file of the client */
-    uint64_t seq;                /* creation order: frees go in reverse */
+    struct emu_rm_file *owner; /* ctl file of the client */
+    uint64_t seq;              /* creation order: frees go in reverse */
     /* memory, usermode */
     struct emu_bo *bo;
     bool sysmem, os_desc;
@@ -52,7 +52,7 @@ struct emu_rm_obj {
     struct emu_bo *notifier_bo;
     uint32_t token;
     bool uvm_registered;
-    uint32_t engine_cls;         /* engine object: class; channel: bound engine class */
+    uint32_t engine_cls; /* engine object: class; channel: bound engine class */
 };
 
 struct emu_rm {
@@ -62,8 +62,8 @@ struct emu_rm {
     uint64_t seq;
     uint32_t next_client, next_handle, next_token, next_subctx;
     uint64_t vram_B, vram_used_B;
-    struct emu_bo *usermode_bo;  /* the GPU's usermode (doorbell) page, 64 KiB */
-    struct emu_vm *default_vas;  /* NV_ESC_RM_MAP_MEMORY_DMA targets (behind NV01_MEMORY_VIRTUAL) */
+    struct emu_bo *usermode_bo; /* the GPU's usermode (doorbell) page, 64 KiB */
+    struct emu_vm *default_vas; /* NV_ESC_RM_MAP_MEMORY_DMA targets (behind NV01_MEMORY_VIRTUAL) */
     struct emu_rm_file **files;
     uint32_t file_count, file_cap;
     /* the chip */
@@ -82,10 +82,12 @@ const char *emu_rm_status_name(uint32_t st);
 struct emu_rm_file *emu_rm_file_of_fd(struct emu_rm *rm, int fd, enum emu_rm_file_kind kind);
 bool emu_rm_is_descendant(struct emu_rm *rm, const struct emu_rm_obj *o, const struct emu_rm_obj *root);
 void emu_rm_obj_free_tree(struct emu_rm *rm, struct emu_rm_obj *root);
-struct emu_rm_obj *emu_rm_obj_new(struct emu_rm *rm, uint32_t client, uint32_t handle, uint32_t parent, uint32_t cls);
+struct emu_rm_obj *emu_rm_obj_new(struct emu_rm *rm, uint32_t client, uint32_t handle, uint32_t parent,
+                                  uint32_t cls);
 void emu_rm_obj_release(struct emu_rm *rm, struct emu_rm_obj *o);
 /* emu_rm_alloc.c: the escapes that create, free and map objects (NV_STATUS results) */
-uint32_t emu_rm_alloc(struct emu_rm *rm, struct emu_rm_file *file, uint32_t h_root, uint32_t h_parent, uint32_t *h_new, uint32_t cls, uint64_t params_ptr, uint32_t params_B);
+uint32_t emu_rm_alloc(struct emu_rm *rm, struct emu_rm_file *file, uint32_t h_root, uint32_t h_parent,
+                      uint32_t *h_new, uint32_t cls, uint64_t params_ptr, uint32_t params_B);
 uint32_t emu_rm_free(struct emu_rm *rm, struct emu_rm_file *file, struct emu_nvos00 *p);
 uint32_t emu_rm_alloc_os_desc(struct emu_rm *rm, struct emu_rm_file *file, struct emu_nvos02_fd *p);
 uint32_t emu_rm_map_memory(struct emu_rm *rm, struct emu_nvos33_fd *p);

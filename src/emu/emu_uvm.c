@@ -17,18 +17,30 @@ static const char *
 emu_uvm_name(unsigned long req)
 {
     switch (req) {
-    case UVM_INITIALIZE: return "UVM_INITIALIZE";
-    case UVM_DEINITIALIZE: return "UVM_DEINITIALIZE";
-    case UVM_MM_INITIALIZE: return "UVM_MM_INITIALIZE";
-    case UVM_REGISTER_GPU: return "UVM_REGISTER_GPU";
-    case UVM_REGISTER_GPU_VASPACE: return "UVM_REGISTER_GPU_VASPACE";
-    case UVM_REGISTER_CHANNEL: return "UVM_REGISTER_CHANNEL";
-    case UVM_ENABLE_PEER_ACCESS: return "UVM_ENABLE_PEER_ACCESS";
-    case UVM_MAP_EXTERNAL_ALLOCATION: return "UVM_MAP_EXTERNAL_ALLOCATION";
-    case UVM_FREE: return "UVM_FREE";
-    case UVM_CREATE_EXTERNAL_RANGE: return "UVM_CREATE_EXTERNAL_RANGE";
-    case UVM_UNMAP_EXTERNAL: return "UVM_UNMAP_EXTERNAL";
-    default: return NULL;
+    case UVM_INITIALIZE:
+        return "UVM_INITIALIZE";
+    case UVM_DEINITIALIZE:
+        return "UVM_DEINITIALIZE";
+    case UVM_MM_INITIALIZE:
+        return "UVM_MM_INITIALIZE";
+    case UVM_REGISTER_GPU:
+        return "UVM_REGISTER_GPU";
+    case UVM_REGISTER_GPU_VASPACE:
+        return "UVM_REGISTER_GPU_VASPACE";
+    case UVM_REGISTER_CHANNEL:
+        return "UVM_REGISTER_CHANNEL";
+    case UVM_ENABLE_PEER_ACCESS:
+        return "UVM_ENABLE_PEER_ACCESS";
+    case UVM_MAP_EXTERNAL_ALLOCATION:
+        return "UVM_MAP_EXTERNAL_ALLOCATION";
+    case UVM_FREE:
+        return "UVM_FREE";
+    case UVM_CREATE_EXTERNAL_RANGE:
+        return "UVM_CREATE_EXTERNAL_RANGE";
+    case UVM_UNMAP_EXTERNAL:
+        return "UVM_UNMAP_EXTERNAL";
+    default:
+        return NULL;
     }
 }
 
@@ -37,17 +49,27 @@ static size_t
 emu_uvm_status_off(unsigned long req)
 {
     switch (req) {
-    case UVM_INITIALIZE: return offsetof(struct emu_uvm_initialize, rmStatus);
-    case UVM_MM_INITIALIZE: return offsetof(struct emu_uvm_mm_initialize, rmStatus);
-    case UVM_REGISTER_GPU: return offsetof(struct emu_uvm_register_gpu, rmStatus);
-    case UVM_REGISTER_GPU_VASPACE: return offsetof(struct emu_uvm_register_gpu_vaspace, rmStatus);
-    case UVM_REGISTER_CHANNEL: return offsetof(struct emu_uvm_register_channel, rmStatus);
-    case UVM_MAP_EXTERNAL_ALLOCATION: return offsetof(struct emu_uvm_map_external, rmStatus);
+    case UVM_INITIALIZE:
+        return offsetof(struct emu_uvm_initialize, rmStatus);
+    case UVM_MM_INITIALIZE:
+        return offsetof(struct emu_uvm_mm_initialize, rmStatus);
+    case UVM_REGISTER_GPU:
+        return offsetof(struct emu_uvm_register_gpu, rmStatus);
+    case UVM_REGISTER_GPU_VASPACE:
+        return offsetof(struct emu_uvm_register_gpu_vaspace, rmStatus);
+    case UVM_REGISTER_CHANNEL:
+        return offsetof(struct emu_uvm_register_channel, rmStatus);
+    case UVM_MAP_EXTERNAL_ALLOCATION:
+        return offsetof(struct emu_uvm_map_external, rmStatus);
     case UVM_FREE:
-    case UVM_CREATE_EXTERNAL_RANGE: return offsetof(struct emu_uvm_range, rmStatus);
-    case UVM_UNMAP_EXTERNAL: return offsetof(struct emu_uvm_unmap_external, rmStatus);
-    case UVM_ENABLE_PEER_ACCESS: return 0x20;
-    default: return 0;
+    case UVM_CREATE_EXTERNAL_RANGE:
+        return offsetof(struct emu_uvm_range, rmStatus);
+    case UVM_UNMAP_EXTERNAL:
+        return offsetof(struct emu_uvm_unmap_external, rmStatus);
+    case UVM_ENABLE_PEER_ACCESS:
+        return 0x20;
+    default:
+        return 0;
     }
 }
 
@@ -88,7 +110,7 @@ emu_uvm_range_add(struct emu_rm_file *u, uint64_t base, uint64_t length, bool ch
         u->ranges = n;
         u->range_cap = cap;
     }
-    u->ranges[u->range_count++] = (struct emu_rm_range){ base, length, channel };
+    u->ranges[u->range_count++] = (struct emu_rm_range){base, length, channel};
     return NV_OK;
 }
 
@@ -181,7 +203,8 @@ emu_uvm_run(struct emu_rm_file *u, unsigned long req, void *arg)
         if (p->gpuAttributesCount == 0 || p->gpuAttributesCount > 256)
             return NV_ERR_INVALID_ARGUMENT;
         for (uint64_t i = 0; i < p->gpuAttributesCount; i++)
-            if (!emu_uvm_uuid_ok(rm, p->perGpuAttributes[i].uuid) || p->perGpuAttributes[i].gpuMappingType > 3)
+            if (!emu_uvm_uuid_ok(rm, p->perGpuAttributes[i].uuid) ||
+                p->perGpuAttributes[i].gpuMappingType > 3)
                 return NV_ERR_INVALID_DEVICE;
         struct emu_rm_range *r = emu_uvm_range_find(u, p->base, p->length);
         if (!r || r->channel || (p->base & 4095) || (p->length & 4095) || !p->length)
@@ -251,7 +274,8 @@ emu_uvm_ioctl(struct emu_rm_file *u, unsigned long req, void *arg)
     if (req != UVM_DEINITIALIZE)
         memcpy((uint8_t *)arg + emu_uvm_status_off(req), &st, 4);
     if (req == UVM_MAP_EXTERNAL_ALLOCATION || req == UVM_CREATE_EXTERNAL_RANGE || req == UVM_FREE)
-        emu_trace(d, "%s len=0x%llx -> %s", name, (unsigned long long)((uint64_t *)arg)[1], emu_rm_status_name(st));
+        emu_trace(d, "%s len=0x%llx -> %s", name, (unsigned long long)((uint64_t *)arg)[1],
+                  emu_rm_status_name(st));
     else
         emu_trace(d, "%s -> %s", name, emu_rm_status_name(st));
     return 0;

@@ -19,20 +19,20 @@
 struct kmd;
 
 enum kmd_mem_flags {
-    KMD_MEM_VRAM = 0,            /* device memory (on Tegra: IOVMM, same thing) */
-    KMD_MEM_SYSMEM = 1 << 0,     /* system memory (pinned), GPU-visible */
-    KMD_MEM_CPU_MAP = 1 << 1,    /* must be CPU-mapped (BAR1 for VRAM on rm) */
-    KMD_MEM_CONTIG = 1 << 2,     /* physically contiguous (GPFIFO/USERD on rm) */
-    KMD_MEM_LOW_VA = 1 << 3,     /* VA below 2^40 (pushbuffers, QMDs, signals: rm.md §8.2) */
-    KMD_MEM_UNCACHED = 1 << 4,   /* CPU mapping write-combined / uncached (rings, USERD) */
+    KMD_MEM_VRAM = 0,          /* device memory (on Tegra: IOVMM, same thing) */
+    KMD_MEM_SYSMEM = 1 << 0,   /* system memory (pinned), GPU-visible */
+    KMD_MEM_CPU_MAP = 1 << 1,  /* must be CPU-mapped (BAR1 for VRAM on rm) */
+    KMD_MEM_CONTIG = 1 << 2,   /* physically contiguous (GPFIFO/USERD on rm) */
+    KMD_MEM_LOW_VA = 1 << 3,   /* VA below 2^40 (pushbuffers, QMDs, signals: rm.md §8.2) */
+    KMD_MEM_UNCACHED = 1 << 4, /* CPU mapping write-combined / uncached (rings, USERD) */
 };
 
 struct kmd_mem {
     uint64_t size_B;
-    uint64_t va;          /* GPU VA */
-    void *map;            /* CPU mapping or NULL */
+    uint64_t va; /* GPU VA */
+    void *map;   /* CPU mapping or NULL */
     uint32_t flags;
-    uint64_t handle;      /* RM memory handle / nvmap handle */
+    uint64_t handle; /* RM memory handle / nvmap handle */
     void *priv;
 };
 
@@ -41,29 +41,29 @@ enum kmd_engine { KMD_ENGINE_COMPUTE, KMD_ENGINE_COPY };
 /* A GPFIFO channel as the pushbuffer engine sees it (rm.md §4.2-4.4, nvgpu.md §4.7-4.9). */
 struct kmd_channel {
     enum kmd_engine engine;
-    volatile uint64_t *ring;      /* CPU view of the GPFIFO ring */
-    uint32_t entries;             /* ring entries, power of two */
-    volatile uint8_t *userd;      /* CPU view of USERD (GPPut @0x8C, GPGet @0x88) */
-    uint32_t token;               /* work-submit token written to the doorbell */
-    uint32_t obj_cls;             /* engine class bound (compute or copy) */
+    volatile uint64_t *ring; /* CPU view of the GPFIFO ring */
+    uint32_t entries;        /* ring entries, power of two */
+    volatile uint8_t *userd; /* CPU view of USERD (GPPut @0x8C, GPGet @0x88) */
+    uint32_t token;          /* work-submit token written to the doorbell */
+    uint32_t obj_cls;        /* engine class bound (compute or copy) */
     void *priv;
 };
 
 struct kmd_info {
-    char name[96];               /* GPU name */
-    char driver[64];             /* driver version string */
+    char name[96];   /* GPU name */
+    char driver[64]; /* driver version string */
     uint64_t vram_B;
-    uint32_t sm_count;           /* from TPC masks / characteristics, never assumed */
+    uint32_t sm_count; /* from TPC masks / characteristics, never assumed */
     uint32_t tpc_count;
     uint32_t gpc_count;
     uint32_t max_warps_per_sm;
     /* chip maxima used for local-memory sizing (rm.md §8.3) */
     uint32_t litter_gpcs, litter_tpc_per_gpc, litter_sm_per_tpc;
-    bool unified_memory;          /* Tegra: device memory is CPU memory */
+    bool unified_memory; /* Tegra: device memory is CPU memory */
     bool has_uvm;
-    bool sem_release_in_push;     /* Tegra: release signals from the pushbuffer, not the QMD
-                                     (nvgpu.md §6.6, the QMD-reuse race) */
-    bool copies_by_cpu;           /* Tegra: host<->device copies as memcpy after a sync */
+    bool sem_release_in_push; /* Tegra: release signals from the pushbuffer, not the QMD
+                                 (nvgpu.md §6.6, the QMD-reuse race) */
+    bool copies_by_cpu;       /* Tegra: host<->device copies as memcpy after a sync */
     bool emulated;
     /* Shader shared/local memory windows the kmd reserved in the GPU VA space, for
      * SET_SHADER_{SHARED,LOCAL}_MEMORY_WINDOW and cbuf0 (nvgpu.md §3.4: on Tegra's 40-bit
@@ -79,8 +79,7 @@ struct kmd_ops {
                                  struct kmd_mem **mem_out);
     void (*mem_free)(struct kmd *kmd, struct kmd_mem *mem);
     /* (optional) Map page-aligned host memory for the GPU. NULL: HCQ_ERR_UNSUPPORTED. */
-    enum hcq_status (*mem_import_host)(struct kmd *kmd, void *ptr, uint64_t size_B,
-                                       struct kmd_mem **mem_out);
+    enum hcq_status (*mem_import_host)(struct kmd *kmd, void *ptr, uint64_t size_B, struct kmd_mem **mem_out);
     /* Create a channel (GPFIFO ring of `entries`, USERD, engine object bound). Required. */
     enum hcq_status (*channel_create)(struct kmd *kmd, enum kmd_engine engine, uint32_t entries,
                                       struct kmd_channel **chan_out);
@@ -119,8 +118,7 @@ kmd_destroy(struct kmd *kmd)
 }
 
 static inline HCQ_MUST_CHECK enum hcq_status
-kmd_mem_alloc(struct kmd *kmd, uint64_t size_B, uint64_t align_B, uint32_t flags,
-                  struct kmd_mem **mem_out)
+kmd_mem_alloc(struct kmd *kmd, uint64_t size_B, uint64_t align_B, uint32_t flags, struct kmd_mem **mem_out)
 {
     return kmd->ops->mem_alloc(kmd, size_B, align_B, flags, mem_out);
 }
@@ -141,8 +139,7 @@ kmd_mem_import_host(struct kmd *kmd, void *ptr, uint64_t size_B, struct kmd_mem 
 }
 
 static inline HCQ_MUST_CHECK enum hcq_status
-kmd_channel_create(struct kmd *kmd, enum kmd_engine engine, uint32_t entries,
-                       struct kmd_channel **chan_out)
+kmd_channel_create(struct kmd *kmd, enum kmd_engine engine, uint32_t entries, struct kmd_channel **chan_out)
 {
     return kmd->ops->channel_create(kmd, engine, entries, chan_out);
 }
@@ -176,7 +173,7 @@ HCQ_MUST_CHECK enum hcq_status nvgpu_kmd_create(const struct sys *sys, int index
 
 /* The pushbuffer engine (src/engine): wrap a kmd into a runtime device (takes ownership of
  * kmd, also on failure). backend_name is "rm", "nvgpu" or "emu"; spec as reported. */
-HCQ_MUST_CHECK enum hcq_status pb_device_create(struct kmd *kmd, const char *backend_name,
-                                                    const char *spec, struct hcq_device **dev_out);
+HCQ_MUST_CHECK enum hcq_status pb_device_create(struct kmd *kmd, const char *backend_name, const char *spec,
+                                                struct hcq_device **dev_out);
 
 #endif /* KMD_H */

@@ -36,9 +36,9 @@
 #define PB_SCRATCH_DW 16384u
 /* Per-queue system page: timeline slots and scratch semaphores (offsets below). */
 #define PB_SYS_B 4096u
-#define PB_SYS_MAIN_TL 0x00u   /* main channel timeline: u64 value, u64 timestamp */
-#define PB_SYS_AUX_TL 0x10u    /* helper copy channel timeline */
-#define PB_SYS_CE_FLUSH 0x20u  /* copy-engine flush semaphore scratch (value ignored) */
+#define PB_SYS_MAIN_TL 0x00u  /* main channel timeline: u64 value, u64 timestamp */
+#define PB_SYS_AUX_TL 0x10u   /* helper copy channel timeline */
+#define PB_SYS_CE_FLUSH 0x20u /* copy-engine flush semaphore scratch (value ignored) */
 /* Fixed memory windows programmed into every compute channel (mandatory before any
  * dispatch, nvgpu.md §6.2). Desktop: rm.md §3.6 (4 GiB aligned, away from allocations);
  * Tegra: nvgpu.md §6.2 (inside its 40-bit VA space). */
@@ -72,19 +72,19 @@ struct pb_pool_side {
 struct pb_pool {
     pthread_mutex_t lock;
     bool enabled;
-    struct pb_block *cache[PB_POOL_KINDS];   /* freed blocks, most recent first */
+    struct pb_block *cache[PB_POOL_KINDS]; /* freed blocks, most recent first */
     uint32_t cache_count[PB_POOL_KINDS];
-    struct pb_pool_side device, host;        /* device: DEVICE + MAPPED kinds */
+    struct pb_pool_side device, host; /* device: DEVICE + MAPPED kinds */
 };
 
 struct pb_dev {
-    struct hcq_device base;        /* first: core's view */
-    struct hcq_backend_ops ops;    /* the engine's table with .name = backend name */
+    struct hcq_device base;     /* first: core's view */
+    struct hcq_backend_ops ops; /* the engine's table with .name = backend name */
     struct kmd *kmd;
     const struct hcq_arch *arch;
-    uint32_t debug;                /* hcq_debug_flags() at open */
+    uint32_t debug; /* hcq_debug_flags() at open */
     uint64_t local_window_va, shared_window_va;
-    uint32_t stream_flags;         /* kmd flags of stream rings and graph arenas */
+    uint32_t stream_flags;           /* kmd flags of stream rings and graph arenas */
     _Atomic int64_t clock_offset_ns; /* GPU timestamp - host clock, once calibrated */
     atomic_bool clock_calibrated;
     /* Channels of destroyed queues, kept for the next queue of that engine: creating a
@@ -93,7 +93,7 @@ struct pb_dev {
     pthread_mutex_t pool_lock;
     struct kmd_channel *pool[2][PB_CHAN_POOL];
     uint32_t pool_count[2];
-    struct pb_pool pool_mem;       /* buffer memory cache (pb_pool.c) */
+    struct pb_pool pool_mem; /* buffer memory cache (pb_pool.c) */
     /* k_copy_bytes, loaded at the first device-to-device copy on a compute queue (copies
      * by kernel, pb_build.c); copy_prog_failed: it could not be, use the copy engine. */
     struct hcq_program *copy_prog;
@@ -103,34 +103,34 @@ struct pb_dev {
 struct pb_chan {
     struct kmd_channel *kc;
     enum kmd_engine engine;
-    uint32_t put;                  /* next GPFIFO index (CPU's copy of GPPut) */
-    volatile uint64_t *tl;         /* timeline slot: value @0, timestamp @8 */
+    uint32_t put;          /* next GPFIFO index (CPU's copy of GPPut) */
+    volatile uint64_t *tl; /* timeline slot: value @0, timestamp @8 */
     uint64_t tl_va;
-    uint64_t tl_last;              /* last value released by work submitted (or being built) */
-    uint64_t tl_flushed;           /* last value actually submitted */
-    struct gpu_push push;          /* scratch pushbuffer being built (CPU memory) */
+    uint64_t tl_last;     /* last value released by work submitted (or being built) */
+    uint64_t tl_flushed;  /* last value actually submitted */
+    struct gpu_push push; /* scratch pushbuffer being built (CPU memory) */
     uint32_t *scratch;
-    bool busy;                     /* compute: a launch may be running (no WFI since); copy: copies
-                                      not flushed since the last release */
+    bool busy; /* compute: a launch may be running (no WFI since); copy: copies
+                  not flushed since the last release */
 };
 
 struct pb_queue {
     struct pb_dev *pd;
     struct hcq_queue *q;
-    struct pb_chan main;       /* engine of the queue's kind */
-    struct pb_chan *aux;       /* compute queues: copy channel made at the first copy */
-    struct kmd_mem *sys;       /* PB_SYS_B: timeline slots */
-    struct kmd_mem *stream;    /* PB_STREAM_B, CPU-mapped, VA < 2^40 */
+    struct pb_chan main;    /* engine of the queue's kind */
+    struct pb_chan *aux;    /* compute queues: copy channel made at the first copy */
+    struct kmd_mem *sys;    /* PB_SYS_B: timeline slots */
+    struct kmd_mem *stream; /* PB_STREAM_B, CPU-mapped, VA < 2^40 */
     struct pb_ring ring;
     /* local (stack) memory of the compute channel, grow-only (rm.md §8.3, nvgpu.md §6.8) */
     struct kmd_mem *local;
-    uint32_t local_per_thread_B;   /* what the backing store holds per thread */
+    uint32_t local_per_thread_B; /* what the backing store holds per thread */
     uint64_t local_per_tpc_B;
-    bool local_reemit;             /* a failed build dropped the methods: emit before next launch */
+    bool local_reemit; /* a failed build dropped the methods: emit before next launch */
     struct kmd_mem *local_old[PB_LOCAL_OLD_MAX]; /* replaced stores, freed once */
-    uint64_t local_old_value[PB_LOCAL_OLD_MAX];      /*   the main timeline reaches these */
+    uint64_t local_old_value[PB_LOCAL_OLD_MAX];  /*   the main timeline reaches these */
     uint32_t local_old_count;
-    uint8_t *argbuf;               /* kernel arguments with graph variables applied */
+    uint8_t *argbuf; /* kernel arguments with graph variables applied */
     uint32_t argbuf_B;
 };
 
@@ -138,16 +138,16 @@ struct gpu_cubin_image;
 struct gpu_cubin_kernel;
 
 struct pb_program {
-    struct kmd_mem *code;      /* image (or stub) in device memory */
-    struct gpu_cubin_image *img;   /* parsed cubin (NULL for a stub) */
+    struct kmd_mem *code;             /* image (or stub) in device memory */
+    struct gpu_cubin_image *img;      /* parsed cubin (NULL for a stub) */
     const struct gpu_cubin_kernel *k; /* the kernel in img (NULL for a stub) */
-    struct gpu_qmd_desc desc;      /* QMD template: everything but grid, block and cbuf0 */
-    uint32_t local_B;              /* local memory per thread the kernel needs, with headroom */
-    uint32_t cbuf0_B;              /* bytes of cbuf0 to build per launch (16-byte multiple) */
-    uint32_t param_off_B, param_B; /* kernel parameters in cbuf0 */
-    uint32_t kargs_B;              /* stream bytes per launch: cbuf0 and QMD, 256-aligned */
-    bool stub;                     /* the kmd's program stub, no real code */
-    bool launched;                 /* recorded into a submission or graph at least once */
+    struct gpu_qmd_desc desc;         /* QMD template: everything but grid, block and cbuf0 */
+    uint32_t local_B;                 /* local memory per thread the kernel needs, with headroom */
+    uint32_t cbuf0_B;                 /* bytes of cbuf0 to build per launch (16-byte multiple) */
+    uint32_t param_off_B, param_B;    /* kernel parameters in cbuf0 */
+    uint32_t kargs_B;                 /* stream bytes per launch: cbuf0 and QMD, 256-aligned */
+    bool stub;                        /* the kmd's program stub, no real code */
+    bool launched;                    /* recorded into a submission or graph at least once */
 };
 
 /* ==== Downcasts ==== */
@@ -175,7 +175,7 @@ HCQ_MUST_CHECK enum hcq_status pb_check(struct hcq_device *dev);
 /* Allocate memory for engine use (CPU-mapped system memory below 2^40 unless flags say
  * otherwise). */
 HCQ_MUST_CHECK enum hcq_status pb_mem_alloc(struct pb_dev *pd, uint64_t size_B, uint32_t kmd_flags,
-                                                struct kmd_mem **mem_out);
+                                            struct kmd_mem **mem_out);
 /* Wait until every queue of the device has completed what was submitted to it. */
 HCQ_MUST_CHECK enum hcq_status pb_drain_all(struct pb_dev *pd, uint64_t timeout_ns);
 /* Record GPU time - host time from a timestamp the GPU just wrote (first call wins). */
@@ -199,7 +199,7 @@ void pb_pool_destroy(struct pb_dev *pd);
 HCQ_MUST_CHECK enum hcq_status pb_copy_prog_get(struct pb_dev *pd);
 
 HCQ_MUST_CHECK enum hcq_status pb_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B,
-                                                   const char *name, struct hcq_program *prog);
+                                               const char *name, struct hcq_program *prog);
 void pb_program_unload(struct hcq_device *dev, struct hcq_program *prog);
 
 /* ==== pb_queue.c ==== */
@@ -207,7 +207,7 @@ void pb_program_unload(struct hcq_device *dev, struct hcq_program *prog);
 HCQ_MUST_CHECK enum hcq_status pb_queue_create(struct hcq_device *dev, struct hcq_queue *q);
 void pb_queue_destroy(struct hcq_queue *q);
 HCQ_MUST_CHECK enum hcq_status pb_queue_submit(struct hcq_queue *q, const struct hcq_cmdlist *cl,
-                                                   const uint64_t *vars);
+                                               const uint64_t *vars);
 HCQ_MUST_CHECK enum hcq_status pb_queue_idle_wait(struct hcq_queue *q, uint64_t timeout_ns);
 /* Append one line per channel (timeline expected vs seen, GPGet/GPPut) to buf. */
 void pb_queue_describe(struct pb_queue *pq, char *buf, size_t buf_B);
@@ -218,11 +218,11 @@ HCQ_MUST_CHECK enum hcq_status pb_queue_flush(struct pb_queue *pq);
 /* Wait until chan's timeline >= value. timeout_ns past hang_ns (or an engine-internal wait)
  * marks the device lost with the decoded state; shorter ones return HCQ_ERR_TIMEOUT. */
 HCQ_MUST_CHECK enum hcq_status pb_chan_wait(struct pb_queue *pq, struct pb_chan *ch, uint64_t value,
-                                                uint64_t timeout_ns);
+                                            uint64_t timeout_ns);
 /* Put one GPFIFO entry (pushbuffer at pb_va, dw_count dwords) on ch and ring the doorbell;
  * waits (bounded) while the ring is full. */
 HCQ_MUST_CHECK enum hcq_status pb_chan_kick(struct pb_queue *pq, struct pb_chan *ch, uint64_t pb_va,
-                                                uint32_t dw_count);
+                                            uint32_t dw_count);
 /* Make sure the queue's local memory holds local_B per thread (grow-only). A new store's
  * methods go into main.push (the caller has the compute engine idle and no chain open);
  * the old store is freed once the timeline passes them (nvgpu.md §6.8). */
@@ -232,8 +232,8 @@ void pb_local_emit(struct pb_queue *pq);
 /* Free replaced stores the GPU has passed (all: every one, the queue being idle or dead). */
 void pb_local_retire(struct pb_queue *pq, bool all);
 /* Log a decoded pushbuffer (HCQ_DEBUG=push_dump, hang reports). */
-void pb_dump_push(struct pb_queue *pq, const struct pb_chan *ch, uint64_t va, const uint32_t *dw,
-                      uint32_t n, enum hcq_log_level level);
+void pb_dump_push(struct pb_queue *pq, const struct pb_chan *ch, uint64_t va, const uint32_t *dw, uint32_t n,
+                  enum hcq_log_level level);
 /* Create the helper copy channel of a compute queue if not there yet. */
 HCQ_MUST_CHECK enum hcq_status pb_aux_get(struct pb_queue *pq);
 
@@ -248,27 +248,27 @@ struct pb_build_target {
     uint64_t arena_B, arena_used_B;
     struct pb_patch *patches;
     uint32_t patch_count, patch_cap;
-    uint64_t main_base, aux_base;     /* timeline values when building started */
-    uint32_t main_count, aux_count;   /* timeline values one replay consumes */
-    uint64_t main_pb_va, aux_pb_va;   /* the laid-out pushbuffers */
+    uint64_t main_base, aux_base;   /* timeline values when building started */
+    uint32_t main_count, aux_count; /* timeline values one replay consumes */
+    uint64_t main_pb_va, aux_pb_va; /* the laid-out pushbuffers */
     uint32_t main_pb_dw, aux_pb_dw;
 };
 
 /* Translate a command list into pushbuffers and submit them (stream mode), or lay it out
  * into a graph arena recording every variable location (graph mode; nothing submitted). */
 HCQ_MUST_CHECK enum hcq_status pb_build(struct pb_queue *pq, const struct hcq_cmdlist *cl,
-                                            const uint64_t *vars, struct pb_build_target *graph);
+                                        const uint64_t *vars, struct pb_build_target *graph);
 
 /* Graph patch location kinds. */
 enum pb_patch_kind {
-    PB_PATCH_ARG32,     /* u32 at map = (u32)vars[var] (kernel argument) */
-    PB_PATCH_ARG64,     /* u64 at map = vars[var] */
-    PB_PATCH_GRID,      /* QMD dword at map: grid dim `dim` = vars[var]; cbuf0 gridDim too (aux_map) */
-    PB_PATCH_SEM,       /* semaphore payload (lo @map, hi @map+4) = vars[var] + add */
-    PB_PATCH_SEM_MAIN,  /* payload = main timeline base + add */
-    PB_PATCH_SEM_AUX,   /* payload = aux timeline base + add */
-    PB_PATCH_SEM_NOW,   /* payload = current host-visible value of the signal at sig_slot */
-    PB_PATCH_COPY,      /* copy-engine chunk `dim` of copy command `cmd` (offsets/size variables) */
+    PB_PATCH_ARG32,    /* u32 at map = (u32)vars[var] (kernel argument) */
+    PB_PATCH_ARG64,    /* u64 at map = vars[var] */
+    PB_PATCH_GRID,     /* QMD dword at map: grid dim `dim` = vars[var]; cbuf0 gridDim too (aux_map) */
+    PB_PATCH_SEM,      /* semaphore payload (lo @map, hi @map+4) = vars[var] + add */
+    PB_PATCH_SEM_MAIN, /* payload = main timeline base + add */
+    PB_PATCH_SEM_AUX,  /* payload = aux timeline base + add */
+    PB_PATCH_SEM_NOW,  /* payload = current host-visible value of the signal at sig_slot */
+    PB_PATCH_COPY,     /* copy-engine chunk `dim` of copy command `cmd` (offsets/size variables) */
 };
 
 struct pb_patch {
@@ -276,14 +276,14 @@ struct pb_patch {
     uint32_t var;
     uint32_t dim;
     uint64_t add;
-    uint32_t *map;            /* where (dword pointer into the arena; see pb_chan/pb_dw) */
+    uint32_t *map;           /* where (dword pointer into the arena; see pb_chan/pb_dw) */
     struct pb_chan *pb_chan; /* while building: the payload is in this channel's scratch */
-    uint32_t pb_dw;           /*   at this dword index (resolved to map when laid out) */
-    uint32_t *aux_map;        /* GRID: cbuf0 gridDim dword */
-    uint32_t qmd_hi, qmd_lo;  /* GRID: the QMD's grid field (absolute bits, within one dword) */
-    uint32_t qmd_word;        /* GRID: that dword as built (the other bits of it) */
+    uint32_t pb_dw;          /*   at this dword index (resolved to map when laid out) */
+    uint32_t *aux_map;       /* GRID: cbuf0 gridDim dword */
+    uint32_t qmd_hi, qmd_lo; /* GRID: the QMD's grid field (absolute bits, within one dword) */
+    uint32_t qmd_word;       /* GRID: that dword as built (the other bits of it) */
     const volatile uint64_t *sig_slot;
-    const struct hcq_cmd *cmd;  /* COPY: the graph's copy command (its buffers and variables) */
+    const struct hcq_cmd *cmd; /* COPY: the graph's copy command (its buffers and variables) */
 };
 
 /* ==== pb_graph.c ==== */

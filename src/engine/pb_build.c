@@ -37,18 +37,18 @@ struct pb_builder {
     struct pb_dev *pd;
     const struct hcq_cmdlist *cl;
     const uint64_t *vars;
-    struct pb_build_target *g;   /* NULL: stream mode */
-    struct pb_chan *cur;         /* channel of the previous command (main at a segment start) */
+    struct pb_build_target *g; /* NULL: stream mode */
+    struct pb_chan *cur;       /* channel of the previous command (main at a segment start) */
     /* The last launch's QMD stays in CPU memory until its successor is known: chaining
      * patches it, and stream memory may be write-combined BAR1 that must not be read. */
     uint32_t pend_dw[GPU_QMD_MAX_DW];
-    uint32_t *pend_dst;              /* where it goes; NULL: nothing pending */
-    bool chain;                      /* the next launch may chain to the pending QMD */
-    uint32_t pend_smem_cfg;          /* TARGET_SM_CONFIG_SHARED_MEM_SIZE of the pending QMD */
+    uint32_t *pend_dst;     /* where it goes; NULL: nothing pending */
+    bool chain;             /* the next launch may chain to the pending QMD */
+    uint32_t pend_smem_cfg; /* TARGET_SM_CONFIG_SHARED_MEM_SIZE of the pending QMD */
     const struct gpu_qmd_ops *qmd_ops;
     uint32_t cmd_index;
-    bool local_changed;              /* this build emitted new local-memory methods */
-    uint32_t cpu_copy_end;           /* copies_by_cpu: commands [0, this) are host memmoves */
+    bool local_changed;    /* this build emitted new local-memory methods */
+    uint32_t cpu_copy_end; /* copies_by_cpu: commands [0, this) are host memmoves */
 };
 
 /* Write the pending QMD to its place (before any pushbuffer naming it is submitted). */
@@ -93,10 +93,10 @@ enum pb_val_kind { PB_VAL_CONST, PB_VAL_VAR, PB_VAL_MAIN, PB_VAL_AUX, PB_VAL_NOW
 
 struct pb_val {
     enum pb_val_kind kind;
-    uint64_t value;                  /* what to write now */
-    uint32_t var;                    /* VAR */
-    uint64_t add;                    /* VAR: vars[var] + add; MAIN/AUX: base + add */
-    const volatile uint64_t *slot;   /* NOW */
+    uint64_t value;                /* what to write now */
+    uint32_t var;                  /* VAR */
+    uint64_t add;                  /* VAR: vars[var] + add; MAIN/AUX: base + add */
+    const volatile uint64_t *slot; /* NOW */
 };
 
 static enum hcq_status
@@ -108,11 +108,16 @@ pb_sem_record(struct pb_builder *b, struct pb_chan *ch, uint32_t pos, const stru
                                  ch->push.dw[pos + 4] == (uint32_t)(v->value >> 32)));
     if (!b->g || v->kind == PB_VAL_CONST)
         return HCQ_OK;
-    static const enum pb_patch_kind kinds[] = {
-        [PB_VAL_VAR] = PB_PATCH_SEM, [PB_VAL_MAIN] = PB_PATCH_SEM_MAIN,
-        [PB_VAL_AUX] = PB_PATCH_SEM_AUX, [PB_VAL_NOW] = PB_PATCH_SEM_NOW};
-    struct pb_patch p = {.kind = kinds[v->kind], .var = v->var, .add = v->add, .pb_chan = ch,
-                             .pb_dw = pos + 3, .sig_slot = v->slot};
+    static const enum pb_patch_kind kinds[] = {[PB_VAL_VAR] = PB_PATCH_SEM,
+                                               [PB_VAL_MAIN] = PB_PATCH_SEM_MAIN,
+                                               [PB_VAL_AUX] = PB_PATCH_SEM_AUX,
+                                               [PB_VAL_NOW] = PB_PATCH_SEM_NOW};
+    struct pb_patch p = {.kind = kinds[v->kind],
+                         .var = v->var,
+                         .add = v->add,
+                         .pb_chan = ch,
+                         .pb_dw = pos + 3,
+                         .sig_slot = v->slot};
     return pb_patch_add(b, &p);
 }
 
@@ -132,8 +137,7 @@ pb_ce_flush(struct pb_builder *b, struct pb_chan *ch)
 }
 
 static enum hcq_status
-pb_release(struct pb_builder *b, struct pb_chan *ch, uint64_t va, const struct pb_val *v,
-               bool timestamp)
+pb_release(struct pb_builder *b, struct pb_chan *ch, uint64_t va, const struct pb_val *v, bool timestamp)
 {
     pb_ce_flush(b, ch);
     uint32_t pos = ch->push.count;
@@ -219,7 +223,8 @@ pb_room(struct pb_builder *b, struct pb_chan *ch, uint32_t need_dw, uint64_t str
     struct pb_queue *pq = b->pq;
     uint32_t main_dw = pq->main.push.count, aux_dw = pq->aux ? pq->aux->push.count : 0;
     need_dw += PB_CMD_MAX_DW; /* handover + final release */
-    bool full = ch->push.count + need_dw > ch->push.cap || pq->main.push.count + PB_CMD_MAX_DW > pq->main.push.cap;
+    bool full =
+        ch->push.count + need_dw > ch->push.cap || pq->main.push.count + PB_CMD_MAX_DW > pq->main.push.cap;
     if (!b->g) {
         uint64_t seg_B = pb_ring_unfenced(&pq->ring) + stream_B + (uint64_t)(main_dw + aux_dw + need_dw) * 4;
         if ((full || seg_B > PB_SEGMENT_MAX_B) && (main_dw || aux_dw)) {
@@ -229,7 +234,8 @@ pb_room(struct pb_builder *b, struct pb_chan *ch, uint32_t need_dw, uint64_t str
             full = false;
         }
         if ((uint64_t)need_dw * 4 + stream_B > PB_SEGMENT_MAX_B)
-            return hcq_err(HCQ_ERR_UNSUPPORTED, "command %u needs %u pushbuffer dwords + 0x%llx stream bytes (limit 0x%x)",
+            return hcq_err(HCQ_ERR_UNSUPPORTED,
+                           "command %u needs %u pushbuffer dwords + 0x%llx stream bytes (limit 0x%x)",
                            b->cmd_index, need_dw, (unsigned long long)stream_B, PB_SEGMENT_MAX_B);
     }
     struct pb_chan *chans[2] = {ch, &pq->main};
@@ -259,7 +265,8 @@ pb_kargs_alloc(struct pb_builder *b, uint32_t size_B, uint8_t **map_out, uint64_
         struct pb_build_target *g = b->g;
         uint64_t off = (g->arena_used_B + 255) & ~255ull;
         if (off + size_B > g->arena_B)
-            return hcq_err(HCQ_ERR_INVALID, "graph arena overflow at command %u: 0x%llx + 0x%x > 0x%llx (engine bug)",
+            return hcq_err(HCQ_ERR_INVALID,
+                           "graph arena overflow at command %u: 0x%llx + 0x%x > 0x%llx (engine bug)",
                            b->cmd_index, (unsigned long long)off, size_B, (unsigned long long)g->arena_B);
         g->arena_used_B = off + size_B;
         *map_out = g->arena_map + off;
@@ -343,15 +350,16 @@ pb_qmd_set(const struct gpu_qmd_ops *ops, uint32_t *dw, const char *name, uint32
 }
 
 static enum hcq_status
-pb_launch_patches(struct pb_builder *b, const struct hcq_cmd *c, const struct pb_program *pp,
-                      uint8_t *cbuf0, uint32_t *qmd, const uint32_t *qmd_dw)
+pb_launch_patches(struct pb_builder *b, const struct hcq_cmd *c, const struct pb_program *pp, uint8_t *cbuf0,
+                  uint32_t *qmd, const uint32_t *qmd_dw)
 {
     const struct hcq_cmdlist *cl = b->cl;
     enum hcq_status st = HCQ_OK;
     for (uint32_t i = 0; i < c->u.launch.patch_count && st == HCQ_OK; i++) {
         const struct hcq_arg_patch *ap = &cl->patches[c->u.launch.patch_first + i];
         struct pb_patch p = {.kind = ap->size_B == 8 ? PB_PATCH_ARG64 : PB_PATCH_ARG32,
-                                 .var = ap->var, .map = (uint32_t *)(cbuf0 + pp->param_off_B + ap->offset_B)};
+                             .var = ap->var,
+                             .map = (uint32_t *)(cbuf0 + pp->param_off_B + ap->offset_B)};
         st = pb_patch_add(b, &p);
     }
     static const char *const v3[3] = {"CTA_RASTER_WIDTH", "CTA_RASTER_HEIGHT", "CTA_RASTER_DEPTH"};
@@ -361,15 +369,21 @@ pb_launch_patches(struct pb_builder *b, const struct hcq_cmd *c, const struct pb
             continue;
         uint32_t hi, lo;
         if (!pb_qmd_field(b->qmd_ops, v4[d], &hi, &lo) && !pb_qmd_field(b->qmd_ops, v3[d], &hi, &lo))
-            return hcq_err(HCQ_ERR_UNSUPPORTED, "graph: QMD %s has no grid field %s", b->qmd_ops->name, v4[d]);
+            return hcq_err(HCQ_ERR_UNSUPPORTED, "graph: QMD %s has no grid field %s", b->qmd_ops->name,
+                           v4[d]);
         if (hi / 32 != lo / 32)
-            return hcq_err(HCQ_ERR_UNSUPPORTED, "graph: QMD %s grid field %u:%u spans two dwords", b->qmd_ops->name,
-                           hi, lo);
+            return hcq_err(HCQ_ERR_UNSUPPORTED, "graph: QMD %s grid field %u:%u spans two dwords",
+                           b->qmd_ops->name, hi, lo);
         /* The replay writes the whole dword from this copy: no read of (possibly
          * write-combined) arena memory. */
-        struct pb_patch p = {.kind = PB_PATCH_GRID, .var = c->u.launch.grid_var[d], .dim = d,
-                                 .map = qmd + lo / 32, .qmd_hi = hi, .qmd_lo = lo, .qmd_word = qmd_dw[lo / 32],
-                                 .aux_map = (uint32_t *)(cbuf0 + GPU_CBUF0_GRID_DIM_OFF_B) + d};
+        struct pb_patch p = {.kind = PB_PATCH_GRID,
+                             .var = c->u.launch.grid_var[d],
+                             .dim = d,
+                             .map = qmd + lo / 32,
+                             .qmd_hi = hi,
+                             .qmd_lo = lo,
+                             .qmd_word = qmd_dw[lo / 32],
+                             .aux_map = (uint32_t *)(cbuf0 + GPU_CBUF0_GRID_DIM_OFF_B) + d};
         st = pb_patch_add(b, &p);
     }
     return st;
@@ -400,7 +414,8 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
         return st;
     if (pp->local_B > pq->local_per_thread_B || pq->local_reemit) {
         if (b->g)
-            return hcq_err(HCQ_ERR_INVALID, "graph: local memory not reserved for %s (engine bug)", prog->info.name);
+            return hcq_err(HCQ_ERR_INVALID, "graph: local memory not reserved for %s (engine bug)",
+                           prog->info.name);
         /* New local-memory state applies to launches after it: let running ones finish
          * and start a new chain (a chained QMD would not see the methods). */
         if (ch->busy)
@@ -425,8 +440,8 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     uint32_t cbuf0_span = (pp->cbuf0_B + 255) & ~255u;
     uint32_t *qmd = (uint32_t *)(map + cbuf0_span);
     uint64_t qmd_va = va + cbuf0_span;
-    st = gpu_cbuf0_build(pd->arch, pp->k, grid, block, pd->local_window_va, pd->shared_window_va, args, args_B, map,
-                         pp->cbuf0_B);
+    st = gpu_cbuf0_build(pd->arch, pp->k, grid, block, pd->local_window_va, pd->shared_window_va, args,
+                         args_B, map, pp->cbuf0_B);
     if (st != HCQ_OK)
         return st;
     struct gpu_qmd_desc d = pp->desc;
@@ -446,8 +461,8 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     if (pd->debug & HCQ_DEBUG_QMD_DUMP) {
         char text[4096];
         gpu_qmd_dump(b->qmd_ops, qmd_dw, text, sizeof text);
-        HCQ_LOG_INFO("qmd_dump: %s grid %u,%u,%u block %u,%u,%u QMD at 0x%llx cbuf0 at 0x%llx:\n%s", prog->info.name,
-                     grid[0], grid[1], grid[2], block[0], block[1], block[2],
+        HCQ_LOG_INFO("qmd_dump: %s grid %u,%u,%u block %u,%u,%u QMD at 0x%llx cbuf0 at 0x%llx:\n%s",
+                     prog->info.name, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                      (unsigned long long)qmd_va, (unsigned long long)va, text);
     }
 
@@ -472,7 +487,7 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     } else {
         pb_qmd_flush(b);
         if (ch->busy)
-            gpu_push_wfi(&ch->push);    /* an earlier launch may still run (after a WAIT) */
+            gpu_push_wfi(&ch->push); /* an earlier launch may still run (after a WAIT) */
         gpu_push_invalidate_shader_caches(&ch->push, false);
         gpu_push_launch(&ch->push, qmd_va);
     }
@@ -515,11 +530,12 @@ pb_ce_experiment(struct gpu_push *p, uint64_t dst_va, uint64_t src_va, uint64_t 
         if (n > GPU_CE_MAX_LINE_B)
             n = GPU_CE_MAX_LINE_B;
         uint64_t rows = line_B ? n / line_B : 0;
-        PUSH_MTHD(p, NVC6B5, OFFSET_IN_UPPER, (uint32_t)(src_va >> 32), (uint32_t)src_va, (uint32_t)(dst_va >> 32),
-                  (uint32_t)dst_va);
+        PUSH_MTHD(p, NVC6B5, OFFSET_IN_UPPER, (uint32_t)(src_va >> 32), (uint32_t)src_va,
+                  (uint32_t)(dst_va >> 32), (uint32_t)dst_va);
         if (rows > 1) {
             n = rows * line_B;
-            PUSH_MTHD(p, NVC6B5, PITCH_IN, (uint32_t)line_B, (uint32_t)line_B, (uint32_t)line_B, (uint32_t)rows);
+            PUSH_MTHD(p, NVC6B5, PITCH_IN, (uint32_t)line_B, (uint32_t)line_B, (uint32_t)line_B,
+                      (uint32_t)rows);
             PUSH_MTHD(p, NVC6B5, LAUNCH_DMA, launch | GPU_FLD(NVC6B5_LAUNCH_DMA_MULTI_LINE_ENABLE, 1));
         } else {
             PUSH_MTHD(p, NVC6B5, LINE_LENGTH_IN, (uint32_t)n);
@@ -596,8 +612,8 @@ pb_copy_kernel(struct pb_builder *b, const struct hcq_cmd *c, uint64_t dst_off_B
     };
     uint64_t items = ((p.dst_va | p.src_va) & 15) == 0 ? (p.size_B + 15) / 16 : p.size_B;
     uint64_t blocks = (items + 255) / 256;
-    uint32_t grid[3] = { blocks > 65535 ? 65535 : (uint32_t)blocks, 1, 1 };
-    const uint32_t block[3] = { 256, 1, 1 };
+    uint32_t grid[3] = {blocks > 65535 ? 65535 : (uint32_t)blocks, 1, 1};
+    const uint32_t block[3] = {256, 1, 1};
     return pb_launch(b, b->pd->copy_prog, grid, block, &p, sizeof p, NULL);
 }
 
@@ -628,7 +644,8 @@ pb_cmd_copy(struct pb_builder *b, const struct hcq_cmd *c)
     struct pb_chan *ch = &pq->main;
     if (ch->engine != KMD_ENGINE_COPY) {
         if (!pq->aux)
-            return hcq_err(HCQ_ERR_INVALID, "copy on a compute queue without its copy helper channel (engine bug)");
+            return hcq_err(HCQ_ERR_INVALID,
+                           "copy on a compute queue without its copy helper channel (engine bug)");
         ch = pq->aux;
     }
     st = pb_room(b, ch, gpu_push_ce_copy_dw(size_B) + (getenv("PB_CE_EXP") ? 16 * 64 : 0), 0);
@@ -651,7 +668,8 @@ pb_cmd_copy(struct pb_builder *b, const struct hcq_cmd *c)
         uint32_t pos = ch->push.count;
         gpu_push_ce_copy(&ch->push, dst->va + dst_off_B + done, src->va + src_off_B + done, n);
         assert(ch->push.overflow || ch->push.count - pos == GPU_PUSH_CE_COPY_CHUNK_DW);
-        struct pb_patch p = {.kind = PB_PATCH_COPY, .dim = (uint32_t)k, .pb_chan = ch, .pb_dw = pos, .cmd = c};
+        struct pb_patch p = {
+            .kind = PB_PATCH_COPY, .dim = (uint32_t)k, .pb_chan = ch, .pb_dw = pos, .cmd = c};
         st = pb_patch_add(b, &p);
     }
     return st;
@@ -695,8 +713,9 @@ pb_cmd_sync(struct pb_builder *b, const struct hcq_cmd *c)
     case HCQ_CMD_WAIT: {
         const struct hcq_signal *sig = c->u.sig.sig;
         struct pb_val v = {.kind = c->u.sig.var == HCQ_VAR_NONE ? PB_VAL_CONST : PB_VAL_VAR,
-                               .value = hcq_cmd_value(c->u.sig.var, c->u.sig.add, b->vars),
-                               .var = c->u.sig.var, .add = c->u.sig.add};
+                           .value = hcq_cmd_value(c->u.sig.var, c->u.sig.add, b->vars),
+                           .var = c->u.sig.var,
+                           .add = c->u.sig.add};
         if (c->kind == HCQ_CMD_WAIT) {
             /* A chained QMD would start without looking at the acquire: end the chain. */
             if (is_main)
@@ -752,10 +771,15 @@ pb_cpu_copy_end(const struct pb_queue *pq, const struct hcq_cmdlist *cl, bool gr
 
 enum hcq_status
 pb_build(struct pb_queue *pq, const struct hcq_cmdlist *cl, const uint64_t *vars,
-             struct pb_build_target *graph)
+         struct pb_build_target *graph)
 {
     struct pb_builder b = {
-        .pq = pq, .pd = pq->pd, .cl = cl, .vars = vars, .g = graph, .cur = &pq->main,
+        .pq = pq,
+        .pd = pq->pd,
+        .cl = cl,
+        .vars = vars,
+        .g = graph,
+        .cur = &pq->main,
         .qmd_ops = pq->pd->arch->qmd ? pq->pd->arch->qmd : gpu_qmd_ops_by_version(pq->pd->arch->qmd_version),
     };
     enum hcq_status st = HCQ_OK;

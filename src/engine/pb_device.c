@@ -24,13 +24,15 @@ pb_mem_alloc(struct pb_dev *pd, uint64_t size_B, uint32_t kmd_flags, struct kmd_
         return st;
     if ((kmd_flags & KMD_MEM_CPU_MAP) && !mem->map) {
         kmd_mem_free(pd->kmd, mem);
-        return hcq_err(HCQ_ERR_DRIVER, "pb_mem_alloc: kmd returned 0x%llx bytes without the CPU mapping asked for",
+        return hcq_err(HCQ_ERR_DRIVER,
+                       "pb_mem_alloc: kmd returned 0x%llx bytes without the CPU mapping asked for",
                        (unsigned long long)size_B);
     }
     if ((kmd_flags & KMD_MEM_LOW_VA) && mem->va + mem->size_B > GPU_PB_VA_LIMIT) {
         uint64_t va = mem->va;
         kmd_mem_free(pd->kmd, mem);
-        return hcq_err(HCQ_ERR_DRIVER, "pb_mem_alloc: low-VA memory at 0x%llx (expected below 2^40, rm.md §8.2)",
+        return hcq_err(HCQ_ERR_DRIVER,
+                       "pb_mem_alloc: low-VA memory at 0x%llx (expected below 2^40, rm.md §8.2)",
                        (unsigned long long)va);
     }
     *mem_out = mem;
@@ -45,8 +47,9 @@ pb_stream_alloc(struct pb_dev *pd, uint64_t size_B, struct kmd_mem **mem_out)
         enum hcq_status st = pb_mem_alloc(pd, size_B, pd->stream_flags, mem_out);
         if (st == HCQ_OK || st == HCQ_ERR_DEVICE_LOST)
             return st;
-        HCQ_LOG_WARN("stream memory: 0x%llx bytes of CPU-mapped device memory failed (%s); using system memory",
-                     (unsigned long long)size_B, hcq_status_str(st));
+        HCQ_LOG_WARN(
+            "stream memory: 0x%llx bytes of CPU-mapped device memory failed (%s); using system memory",
+            (unsigned long long)size_B, hcq_status_str(st));
     }
     return pb_mem_alloc(pd, size_B, sys, mem_out);
 }
@@ -102,7 +105,8 @@ pb_buf_import_host(struct hcq_device *dev, struct hcq_buf *buf)
     struct kmd_mem *mem = NULL;
     enum hcq_status st = kmd_mem_import_host(pd->kmd, buf->map, buf->size_B, &mem);
     if (st == HCQ_ERR_UNSUPPORTED)
-        return hcq_err(st, "buf_import_host: the %s kernel driver cannot map foreign host memory", dev->info.backend);
+        return hcq_err(st, "buf_import_host: the %s kernel driver cannot map foreign host memory",
+                       dev->info.backend);
     if (st != HCQ_OK)
         return st;
     buf->va = mem->va;
@@ -273,7 +277,8 @@ pb_device_create(struct kmd *kmd, const char *backend_name, const char *spec, st
         st = hcq_err(HCQ_ERR_UNSUPPORTED, "pb_device_create: %s kmd has no architecture row", backend_name);
         goto fail_kmd;
     }
-    const struct gpu_qmd_ops *qmd = kmd->arch->qmd ? kmd->arch->qmd : gpu_qmd_ops_by_version(kmd->arch->qmd_version);
+    const struct gpu_qmd_ops *qmd =
+        kmd->arch->qmd ? kmd->arch->qmd : gpu_qmd_ops_by_version(kmd->arch->qmd_version);
     if (!qmd) {
         st = hcq_err(HCQ_ERR_UNSUPPORTED, "pb_device_create: %s: no encoder for QMD version 0x%04x",
                      kmd->arch->name, kmd->arch->qmd_version);
@@ -321,7 +326,8 @@ pb_device_create(struct kmd *kmd, const char *backend_name, const char *spec, st
     pb_pool_init(&pd->pool_mem, pd->base.info.mem_B);
     HCQ_LOG_INFO("%s: %s (%s, %s), %u SMs, compute 0x%04X copy 0x%04X QMD %s%s", pd->base.info.spec,
                  pd->base.info.name, pd->arch->name, pd->base.info.arch, pd->base.info.sm_count,
-                 pd->arch->compute_cls, pd->arch->copy_cls, qmd->name, kmd->info.emulated ? " (emulated)" : "");
+                 pd->arch->compute_cls, pd->arch->copy_cls, qmd->name,
+                 kmd->info.emulated ? " (emulated)" : "");
     *dev_out = &pd->base;
     return HCQ_OK;
 

@@ -23,13 +23,13 @@
 struct pb_graph_buf {
     struct kmd_mem *mem;
     struct pb_build_target t;
-    uint64_t last_value;             /* main timeline value of the last replay from it, 0: none */
+    uint64_t last_value; /* main timeline value of the last replay from it, 0: none */
 };
 
 struct pb_graph {
     struct pb_queue *pq;
     struct pb_graph_buf buf[2];
-    uint32_t next;                   /* copy the next replay uses */
+    uint32_t next; /* copy the next replay uses */
 };
 
 /* Upper bound of the pushbuffer dwords one channel may need for cl (per command: the
@@ -81,8 +81,8 @@ pb_graph_prepare(struct pb_queue *pq, const struct hcq_cmdlist *cl)
 /* Copy a channel's scratch pushbuffer into the arena; patches pointing into that scratch
  * now point into the arena. */
 static enum hcq_status
-pb_graph_lay_out(struct pb_queue *pq, struct pb_build_target *t, struct pb_chan *ch,
-                     uint64_t *va_out, uint32_t *dw_out)
+pb_graph_lay_out(struct pb_queue *pq, struct pb_build_target *t, struct pb_chan *ch, uint64_t *va_out,
+                 uint32_t *dw_out)
 {
     uint32_t pq_debug = pq->pd->debug;
     *va_out = 0;
@@ -94,7 +94,8 @@ pb_graph_lay_out(struct pb_queue *pq, struct pb_build_target *t, struct pb_chan 
     uint64_t off = (t->arena_used_B + 63) & ~63ull;
     uint64_t size_B = (uint64_t)ch->push.count * 4;
     if (off + size_B > t->arena_B)
-        return hcq_err(HCQ_ERR_INVALID, "graph arena overflow laying out %u dwords (engine bug)", ch->push.count);
+        return hcq_err(HCQ_ERR_INVALID, "graph arena overflow laying out %u dwords (engine bug)",
+                       ch->push.count);
     uint32_t *dst = (uint32_t *)(t->arena_map + off);
     memcpy(dst, ch->push.dw, size_B);
     t->arena_used_B = off + size_B;
@@ -188,9 +189,9 @@ pb_graph_build(struct hcq_graph *g)
         st = pb_graph_build_one(pg, g, &pg->buf[i], arena_B);
     if (st != HCQ_OK)
         goto fail;
-    HCQ_LOG_DEBUG("graph %p: %u commands, %u + %u pushbuffer dwords, %u patches, 2 x 0x%llx arena bytes", (void *)g,
-                  g->cl.count, pg->buf[0].t.main_pb_dw, pg->buf[0].t.aux_pb_dw, pg->buf[0].t.patch_count,
-                  (unsigned long long)arena_B);
+    HCQ_LOG_DEBUG("graph %p: %u commands, %u + %u pushbuffer dwords, %u patches, 2 x 0x%llx arena bytes",
+                  (void *)g, g->cl.count, pg->buf[0].t.main_pb_dw, pg->buf[0].t.aux_pb_dw,
+                  pg->buf[0].t.patch_count, (unsigned long long)arena_B);
     return HCQ_OK;
 
 fail:
@@ -209,8 +210,9 @@ pb_graph_check_vars(const struct pb_build_target *t, const uint64_t *vars)
         uint64_t v = vars[p->var];
         uint32_t width = p->qmd_hi - p->qmd_lo + 1;
         if (v == 0 || (width < 64 && (v >> width) != 0))
-            return hcq_err(HCQ_ERR_INVALID, "graph_replay: grid[%u] = variable %u = %llu (expected 1 .. 2^%u - 1)",
-                           p->dim, p->var, (unsigned long long)v, width);
+            return hcq_err(HCQ_ERR_INVALID,
+                           "graph_replay: grid[%u] = variable %u = %llu (expected 1 .. 2^%u - 1)", p->dim,
+                           p->var, (unsigned long long)v, width);
     }
     return HCQ_OK;
 }

@@ -30,9 +30,9 @@
 #define PB_POOL_MAX_BLOCKS 512u
 
 struct pb_block {
-    struct pb_block *next;     /* in the kind's cache list */
+    struct pb_block *next; /* in the kind's cache list */
     struct kmd_mem *mem;
-    uint64_t class_B;          /* 0: exact-size block, never cached */
+    uint64_t class_B; /* 0: exact-size block, never cached */
     uint32_t kind;
 };
 
@@ -145,7 +145,8 @@ pb_pool_oom(enum hcq_status st)
 }
 
 enum hcq_status
-pb_pool_alloc(struct pb_dev *pd, uint32_t kind, uint64_t size_B, struct pb_block **out, struct kmd_mem **mem_out)
+pb_pool_alloc(struct pb_dev *pd, uint32_t kind, uint64_t size_B, struct pb_block **out,
+              struct kmd_mem **mem_out)
 {
     struct pb_pool *p = &pd->pool_mem;
     struct pb_pool_side *s = pb_pool_side(p, kind);
@@ -189,7 +190,8 @@ pb_pool_alloc(struct pb_dev *pd, uint32_t kind, uint64_t size_B, struct pb_block
     if ((flags & KMD_MEM_CPU_MAP) && !mem->map) {
         kmd_mem_free(pd->kmd, mem);
         free(b);
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "buf_alloc: %s buffer of 0x%llx bytes came back without a CPU mapping",
+        return hcq_err(HCQ_ERR_UNSUPPORTED,
+                       "buf_alloc: %s buffer of 0x%llx bytes came back without a CPU mapping",
                        kind == PB_POOL_HOST ? "host" : "mappable", (unsigned long long)size_B);
     }
     b->mem = mem;

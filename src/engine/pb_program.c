@@ -96,7 +96,7 @@ pb_program_unload(struct hcq_device *dev, struct hcq_program *prog)
 
 enum hcq_status
 pb_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, const char *name,
-                    struct hcq_program *prog)
+                struct hcq_program *prog)
 {
     struct pb_dev *pd = pb_dev(dev);
     const struct hcq_arch *arch = pd->arch;
@@ -121,13 +121,14 @@ pb_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, const
         if (st != HCQ_OK)
             goto fail;
         if (pp->k->uses_clusters) {
-            st = hcq_err(HCQ_ERR_UNSUPPORTED, "program_load: %s uses thread-block clusters (not supported, rm.md §8.5)",
-                         name);
+            st = hcq_err(HCQ_ERR_UNSUPPORTED,
+                         "program_load: %s uses thread-block clusters (not supported, rm.md §8.5)", name);
             goto fail;
         }
     } else if (!stubs) {
-        st = hcq_err(HCQ_ERR_UNSUPPORTED, "program_load: no cubin of %s for sm_%u (build with nvcc and CUARCH=%u)",
-                     name, arch->sm_version, arch->sm_version);
+        st = hcq_err(HCQ_ERR_UNSUPPORTED,
+                     "program_load: no cubin of %s for sm_%u (build with nvcc and CUARCH=%u)", name,
+                     arch->sm_version, arch->sm_version);
         goto fail;
     }
     /* Parameters: the cubin's window, else the built-in kernel's struct at the arch's base. */
@@ -141,7 +142,8 @@ pb_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, const
         pp->local_B = PB_LOCAL_HEADROOM_B;
     }
     if (prog->desc && pp->param_B != prog->desc->params_B) {
-        st = hcq_err(HCQ_ERR_FORMAT, "program_load: %s takes 0x%x parameter bytes in the cubin (expected 0x%x, k_params.h)",
+        st = hcq_err(HCQ_ERR_FORMAT,
+                     "program_load: %s takes 0x%x parameter bytes in the cubin (expected 0x%x, k_params.h)",
                      name, pp->param_B, prog->desc->params_B);
         goto fail;
     }
@@ -160,8 +162,8 @@ pb_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, const
     info->max_threads = pp->k ? gpu_cubin_kernel_max_threads(pp->k) : 1024;
     /* The emulated GPU runs the CPU twin, whatever was uploaded. */
     info->native = !emulated;
-    HCQ_LOG_DEBUG("program %s: %s at 0x%llx, %u regs, cbuf0 0x%x (params 0x%x @ 0x%x), local %u B/thread", name,
-                  pp->stub ? "stub" : "code", (unsigned long long)pp->desc.program_va, info->regs,
+    HCQ_LOG_DEBUG("program %s: %s at 0x%llx, %u regs, cbuf0 0x%x (params 0x%x @ 0x%x), local %u B/thread",
+                  name, pp->stub ? "stub" : "code", (unsigned long long)pp->desc.program_va, info->regs,
                   pp->cbuf0_B, pp->param_B, pp->param_off_B, pp->local_B);
     return HCQ_OK;
 
@@ -178,8 +180,8 @@ pb_copy_prog_get(struct pb_dev *pd)
     if (!pd->copy_prog && !pd->copy_prog_failed) {
         st = hcq_program_load(&pd->base, "k_copy_bytes", &pd->copy_prog);
         if (st != HCQ_OK) {
-            HCQ_LOG_INFO("%s: copies stay on the copy engine: k_copy_bytes did not load (%s)", pd->base.info.spec,
-                         hcq_last_error());
+            HCQ_LOG_INFO("%s: copies stay on the copy engine: k_copy_bytes did not load (%s)",
+                         pd->base.info.spec, hcq_last_error());
             pd->copy_prog_failed = true;
         }
     }

@@ -43,8 +43,7 @@ pb_engine_name(enum kmd_engine e)
 }
 
 static void
-pb_chan_describe(struct pb_queue *pq, const struct pb_chan *ch, const char *role, char *buf,
-                     size_t buf_B)
+pb_chan_describe(struct pb_queue *pq, const struct pb_chan *ch, const char *role, char *buf, size_t buf_B)
 {
     if (!ch->kc) {
         if (buf_B)
@@ -81,7 +80,8 @@ pb_dump_last_fetched(struct pb_queue *pq, const struct pb_chan *ch)
     struct gpu_gpfifo_fields f;
     if (gpu_gpfifo_entry_decode(entry, &f) != HCQ_OK)
         return;
-    if (f.pb_va < pq->stream->va || f.pb_va + (uint64_t)f.dw_count * 4 > pq->stream->va + pq->stream->size_B) {
+    if (f.pb_va < pq->stream->va ||
+        f.pb_va + (uint64_t)f.dw_count * 4 > pq->stream->va + pq->stream->size_B) {
         HCQ_LOG_ERROR("hang: %s channel's last fetched pushbuffer is at 0x%llx (%u dwords, a graph's)",
                       pb_engine_name(ch->engine), (unsigned long long)f.pb_va, f.dw_count);
         return;
@@ -92,8 +92,8 @@ pb_dump_last_fetched(struct pb_queue *pq, const struct pb_chan *ch)
     if (!copy)
         return;
     memcpy(copy, dw, (size_t)n * 4);
-    HCQ_LOG_ERROR("hang: the %s channel's last fetched GPFIFO entry (GPGet %u) follows", pb_engine_name(ch->engine),
-                  get);
+    HCQ_LOG_ERROR("hang: the %s channel's last fetched GPFIFO entry (GPGet %u) follows",
+                  pb_engine_name(ch->engine), get);
     pb_dump_push(pq, ch, f.pb_va, copy, n, HCQ_LOG_LEVEL_ERROR);
     free(copy);
 }
@@ -149,8 +149,8 @@ pb_chan_wait(struct pb_queue *pq, struct pb_chan *ch, uint64_t value, uint64_t t
 }
 
 void
-pb_dump_push(struct pb_queue *pq, const struct pb_chan *ch, uint64_t va, const uint32_t *dw,
-                 uint32_t n, enum hcq_log_level level)
+pb_dump_push(struct pb_queue *pq, const struct pb_chan *ch, uint64_t va, const uint32_t *dw, uint32_t n,
+             enum hcq_log_level level)
 {
     struct gpu_decode_ctx ctx;
     gpu_decode_ctx_init(&ctx, pq->pd->arch);
@@ -161,7 +161,7 @@ pb_dump_push(struct pb_queue *pq, const struct pb_chan *ch, uint64_t va, const u
     gpu_decode_ctx_init(&ctx, pq->pd->arch);
     gpu_decode_push(&ctx, dw, n, text, need);
     hcq_log(level, "push_dump: queue %p %s channel token 0x%x, %u dwords at 0x%llx:\n%s", (void *)pq->q,
-                 pb_engine_name(ch->engine), ch->kc->token, n, (unsigned long long)va, text);
+            pb_engine_name(ch->engine), ch->kc->token, n, (unsigned long long)va, text);
     free(text);
 }
 
@@ -213,7 +213,8 @@ pb_chan_fini(struct pb_queue *pq, struct pb_chan *ch)
 {
     struct pb_dev *pd = pq->pd;
     if (ch->kc) {
-        bool idle = !atomic_load(&pd->base.lost) && __atomic_load_n(ch->tl, __ATOMIC_ACQUIRE) >= ch->tl_flushed &&
+        bool idle = !atomic_load(&pd->base.lost) &&
+                    __atomic_load_n(ch->tl, __ATOMIC_ACQUIRE) >= ch->tl_flushed &&
                     pb_gpfifo_pending(ch->put, pb_userd_read(ch->kc, PB_USERD_GP_GET), ch->kc->entries) == 0;
         int e = ch->engine == KMD_ENGINE_COMPUTE ? 0 : 1;
         pthread_mutex_lock(&pd->pool_lock);
@@ -247,7 +248,8 @@ pb_chan_flush_scratch(struct pb_queue *pq, struct pb_chan *ch)
         if (pb_ring_alloc(&pq->ring, (uint64_t)n * 4, 64, &off))
             break;
         if (!pb_ring_oldest(&pq->ring, &oldest))
-            return hcq_err(HCQ_ERR_NOMEM, "stream ring: %u pushbuffer dwords do not fit in %u bytes (engine bug)", n,
+            return hcq_err(HCQ_ERR_NOMEM,
+                           "stream ring: %u pushbuffer dwords do not fit in %u bytes (engine bug)", n,
                            PB_STREAM_B);
         st = pb_chan_wait(pq, &pq->main, oldest, PB_HANG_NS);
         if (st != HCQ_OK)
@@ -316,7 +318,8 @@ pb_chan_init(struct pb_queue *pq, struct pb_chan *ch, enum kmd_engine engine, ui
         if (st != HCQ_OK)
             return st;
     }
-    if (ch->kc->entries == 0 || (ch->kc->entries & (ch->kc->entries - 1)) != 0 || !ch->kc->ring || !ch->kc->userd)
+    if (ch->kc->entries == 0 || (ch->kc->entries & (ch->kc->entries - 1)) != 0 || !ch->kc->ring ||
+        !ch->kc->userd)
         return hcq_err(HCQ_ERR_DRIVER, "%s channel: ring of %u entries (expected a mapped power of two)",
                        pb_engine_name(engine), ch->kc->entries);
     /* A reused channel carries on from where its last queue left the ring; its engine
@@ -402,8 +405,10 @@ pb_local_reserve(struct pb_queue *pq, uint32_t local_B, bool *changed_out)
         return HCQ_OK;
     /* LITTER (chip maximum) counts, so floorswept chips are over-provisioned, never short. */
     uint32_t gpcs = ki->litter_gpcs ? ki->litter_gpcs : (ki->gpc_count ? ki->gpc_count : 1);
-    uint32_t tpc_per_gpc = ki->litter_tpc_per_gpc ? ki->litter_tpc_per_gpc
-                                                  : (ki->tpc_count && ki->gpc_count ? (ki->tpc_count + ki->gpc_count - 1) / ki->gpc_count : 1);
+    uint32_t tpc_per_gpc =
+        ki->litter_tpc_per_gpc
+            ? ki->litter_tpc_per_gpc
+            : (ki->tpc_count && ki->gpc_count ? (ki->tpc_count + ki->gpc_count - 1) / ki->gpc_count : 1);
     uint32_t sm_per_tpc = ki->litter_sm_per_tpc ? ki->litter_sm_per_tpc : 2; /* nvgpu.md §6.11 */
     uint32_t warps = ki->max_warps_per_sm ? ki->max_warps_per_sm : 64;
     uint64_t per_tpc = pb_round_up(pb_round_up((uint64_t)slm * 32, 0x200) * warps * sm_per_tpc, 0x8000);

@@ -15,7 +15,8 @@ pb_ring_init(struct pb_ring *r, uint64_t size_B, uint32_t fence_cap)
 {
     *r = (struct pb_ring){0};
     if (size_B == 0 || (size_B & 4095) != 0 || fence_cap == 0 || (fence_cap & (fence_cap - 1)) != 0)
-        return hcq_err(HCQ_ERR_INVALID, "pb_ring_init: size 0x%llx / fences %u (expected a 4 KiB multiple and a power of two)",
+        return hcq_err(HCQ_ERR_INVALID,
+                       "pb_ring_init: size 0x%llx / fences %u (expected a 4 KiB multiple and a power of two)",
                        (unsigned long long)size_B, fence_cap);
     r->fences = calloc(fence_cap, sizeof(*r->fences));
     if (!r->fences)
@@ -55,8 +56,8 @@ pb_ring_alloc(struct pb_ring *r, uint64_t size_B, uint64_t align_B, uint64_t *of
 uint64_t
 pb_ring_unfenced(const struct pb_ring *r)
 {
-    uint64_t fenced = r->fence_wr != r->fence_rd ? r->fences[(r->fence_wr - 1) & (r->fence_cap - 1)].end_B
-                                                 : r->tail_B;
+    uint64_t fenced =
+        r->fence_wr != r->fence_rd ? r->fences[(r->fence_wr - 1) & (r->fence_cap - 1)].end_B : r->tail_B;
     return r->head_B - fenced;
 }
 

@@ -46,12 +46,12 @@ struct pb_fence {
 };
 
 struct pb_ring {
-    uint64_t size_B;            /* capacity (multiple of the largest alignment asked for) */
-    uint64_t head_B;            /* bytes handed out so far (monotonic, never wraps) */
-    uint64_t tail_B;            /* bytes given back so far (<= head_B) */
-    struct pb_fence *fences;/* FIFO of pending fences, fence_cap (power of two) slots */
+    uint64_t size_B;         /* capacity (multiple of the largest alignment asked for) */
+    uint64_t head_B;         /* bytes handed out so far (monotonic, never wraps) */
+    uint64_t tail_B;         /* bytes given back so far (<= head_B) */
+    struct pb_fence *fences; /* FIFO of pending fences, fence_cap (power of two) slots */
     uint32_t fence_cap;
-    uint32_t fence_rd, fence_wr;/* monotonic indices; count = wr - rd */
+    uint32_t fence_rd, fence_wr; /* monotonic indices; count = wr - rd */
 };
 
 HCQ_MUST_CHECK enum hcq_status pb_ring_init(struct pb_ring *r, uint64_t size_B, uint32_t fence_cap);

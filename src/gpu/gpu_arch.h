@@ -34,18 +34,18 @@
 struct gpu_qmd_ops; /* gpu_qmd.h: the encoder/decoder of one QMD version */
 
 struct hcq_arch {
-    const char *name;             /* "gh100" */
-    uint32_t sm_version;          /* 90 */
+    const char *name;    /* "gh100" */
+    uint32_t sm_version; /* 90 */
     uint32_t gpfifo_cls;
     uint32_t usermode_cls;
     uint32_t compute_cls;
     uint32_t copy_cls;
-    uint32_t qmd_version;         /* 0x0300, 0x0400, 0x0500 (major << 8 | minor) */
-    uint32_t qmd_size_B;          /* 256 (V3) or 384 (V4, V5) */
-    uint32_t cbuf0_params_off_B;  /* kernel parameters in constant bank 0: 0x160 / 0x210 / 0x380 */
-    uint32_t sem_addr_bits;       /* host semaphore / QMD release address width: 40 or 57 */
-    const struct gpu_qmd_ops *qmd;/* encoder of qmd_version (gpu_qmd.h) */
-    bool tested_on_hw;            /* false for rows never run on real hardware */
+    uint32_t qmd_version;          /* 0x0300, 0x0400, 0x0500 (major << 8 | minor) */
+    uint32_t qmd_size_B;           /* 256 (V3) or 384 (V4, V5) */
+    uint32_t cbuf0_params_off_B;   /* kernel parameters in constant bank 0: 0x160 / 0x210 / 0x380 */
+    uint32_t sem_addr_bits;        /* host semaphore / QMD release address width: 40 or 57 */
+    const struct gpu_qmd_ops *qmd; /* encoder of qmd_version (gpu_qmd.h) */
+    bool tested_on_hw;             /* false for rows never run on real hardware */
     /* Added by gpu (append-only below this line). */
     uint32_t cbuf0_shared_window_off_B; /* u64 generic->shared window base in cbuf0 (rm.md §6.5) */
     uint32_t cbuf0_local_window_off_B;  /* u64 generic->local window base */

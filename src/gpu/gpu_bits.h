@@ -104,7 +104,7 @@ gpu_bits_get(const uint32_t *dw, unsigned hi, unsigned lo)
  * array fields: QMD_SETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_VALID, i, 1). */
 #define QMD_SET(q, ver, field, v) gpu_bits_set((q), GPU_HI(ver##_##field), GPU_LO(ver##_##field), (v))
 #define QMD_GET(q, ver, field) gpu_bits_get((q), GPU_HI(ver##_##field), GPU_LO(ver##_##field))
-#define QMD_SETI(q, ver, field, i, v)                                                          \
+#define QMD_SETI(q, ver, field, i, v)                                                                        \
     gpu_bits_set((q), GPU_HI(ver##_##field(i)), GPU_LO(ver##_##field(i)), (v))
 #define QMD_GETI(q, ver, field, i) gpu_bits_get((q), GPU_HI(ver##_##field(i)), GPU_LO(ver##_##field(i)))
 

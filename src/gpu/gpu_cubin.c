@@ -37,8 +37,8 @@
 struct sec {
     uint32_t name, type, link, info;
     uint64_t flags, off, size, align, entsize;
-    const char *nm;      /* validated name */
-    int64_t place;       /* offset in the image, -1 if not placed */
+    const char *nm; /* validated name */
+    int64_t place;  /* offset in the image, -1 if not placed */
 };
 
 struct elf {
@@ -46,7 +46,7 @@ struct elf {
     size_t n;
     uint32_t shnum;
     struct sec *s;
-    uint32_t symtab;     /* index of .symtab, 0 if none */
+    uint32_t symtab; /* index of .symtab, 0 if none */
     uint32_t nsyms;
 };
 
@@ -77,7 +77,10 @@ elf_headers(struct elf *e)
     const uint8_t *d = e->d;
     if (e->n < ELF_EHDR_B)
         return FMT_ERR("file of %zu bytes is shorter than the ELF header (64)", e->n);
-    if (memcmp(d, "\x7f" "ELF", 4) != 0)
+    if (memcmp(d,
+               "\x7f"
+               "ELF",
+               4) != 0)
         return FMT_ERR("bad ELF magic 0x%08x", util_le32(d));
     if (d[4] != 2 || d[5] != 1)
         return FMT_ERR("ELF class/data %u/%u (expected 2/1: 64-bit little-endian)", d[4], d[5]);
@@ -89,8 +92,8 @@ elf_headers(struct elf *e)
     if (shentsize != ELF_SHDR_B)
         return FMT_ERR("e_shentsize %u (expected %u)", shentsize, ELF_SHDR_B);
     if (e->shnum == 0 || !in_range(shoff, (uint64_t)e->shnum * ELF_SHDR_B, e->n))
-        return FMT_ERR("section headers (%u at 0x%" PRIx64 ") outside the %zu-byte file", e->shnum,
-                       shoff, e->n);
+        return FMT_ERR("section headers (%u at 0x%" PRIx64 ") outside the %zu-byte file", e->shnum, shoff,
+                       e->n);
     if (shstrndx >= e->shnum)
         return FMT_ERR("e_shstrndx %u >= e_shnum %u", shstrndx, e->shnum);
     e->s = calloc(e->shnum, sizeof *e->s);
@@ -110,12 +113,12 @@ elf_headers(struct elf *e)
         s->entsize = util_le64(h + 0x38);
         s->place = -1;
         if (s->type != SHT_NOBITS && s->type != 0 && !in_range(s->off, s->size, e->n))
-            return FMT_ERR("section %u (0x%" PRIx64 " bytes at 0x%" PRIx64 ") outside the %zu-byte file",
-                           i, s->size, s->off, e->n);
+            return FMT_ERR("section %u (0x%" PRIx64 " bytes at 0x%" PRIx64 ") outside the %zu-byte file", i,
+                           s->size, s->off, e->n);
     }
     if (e->s[shstrndx].type != SHT_STRTAB)
-        return FMT_ERR("section-name table %u has type %u (expected %u)", shstrndx,
-                       e->s[shstrndx].type, SHT_STRTAB);
+        return FMT_ERR("section-name table %u has type %u (expected %u)", shstrndx, e->s[shstrndx].type,
+                       SHT_STRTAB);
     for (uint32_t i = 0; i < e->shnum; i++) {
         e->s[i].nm = str_at(e, shstrndx, e->s[i].name);
         if (!e->s[i].nm)
@@ -180,8 +183,8 @@ elf_layout(struct elf *e, struct gpu_cubin_image *img)
             continue;
         uint64_t a = s->align > GPU_CUBIN_SECTION_ALIGN_B ? s->align : GPU_CUBIN_SECTION_ALIGN_B;
         if (a > CUBIN_MAX_ALIGN_B || (a & (a - 1)))
-            return FMT_ERR("section %s alignment 0x%" PRIx64 " (expected a power of two <= 1 MiB)",
-                           s->nm, s->align);
+            return FMT_ERR("section %s alignment 0x%" PRIx64 " (expected a power of two <= 1 MiB)", s->nm,
+                           s->align);
         cur = (cur + a - 1) & ~(a - 1);
         if (s->size > CUBIN_MAX_IMAGE_B || cur + s->size > CUBIN_MAX_IMAGE_B)
             return FMT_ERR("image would exceed %llu MiB at section %s (0x%" PRIx64 " bytes)",
@@ -208,10 +211,13 @@ static uint32_t
 reloc_width(uint32_t type)
 {
     switch (type) {
-    case R_CUDA_64: return 8;
+    case R_CUDA_64:
+        return 8;
     case R_CUDA_ABS32_LO_32:
-    case R_CUDA_ABS32_HI_32: return 4;
-    default: return 0;
+    case R_CUDA_ABS32_HI_32:
+        return 4;
+    default:
+        return 0;
     }
 }
 
@@ -235,7 +241,8 @@ elf_relocs_one(struct elf *e, uint32_t ri, struct gpu_cubin_image *img, uint32_t
         uint32_t type = (uint32_t)info, symi = (uint32_t)(info >> 32);
         uint32_t w = reloc_width(type);
         if (!w)
-            return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_load: %s entry %" PRIu64
+            return hcq_err(HCQ_ERR_UNSUPPORTED,
+                           "gpu_cubin_load: %s entry %" PRIu64
                            ": relocation type 0x%x not supported (R_CUDA_64, ABS32_LO/HI_32 are)",
                            rs->nm, k, type);
         /* ABS32 patches the immediate in bits 63:32 of the instruction at r_offset (rm.md §7.4) */
@@ -248,8 +255,10 @@ elf_relocs_one(struct elf *e, uint32_t ri, struct gpu_cubin_image *img, uint32_t
         if (st != HCQ_OK)
             return st;
         if (sy.shndx == 0 || sy.shndx >= SHN_LORESERVE || sy.shndx >= e->shnum || e->s[sy.shndx].place < 0)
-            return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_load: %s entry %" PRIu64
-                           ": symbol %s is in section %u, which is not loaded", rs->nm, k, sy.name, sy.shndx);
+            return hcq_err(HCQ_ERR_UNSUPPORTED,
+                           "gpu_cubin_load: %s entry %" PRIu64
+                           ": symbol %s is in section %u, which is not loaded",
+                           rs->nm, k, sy.name, sy.shndx);
         if (!rela && type == R_CUDA_64) /* REL: the addend is stored at the location */
             addend = (int64_t)util_le64(img->data + ts->place + at);
         int64_t target = e->s[sy.shndx].place + (int64_t)sy.value + addend;
@@ -295,8 +304,10 @@ gpu_cubin_relocate(struct gpu_cubin_image *img, uint64_t base_va)
         const struct gpu_cubin_reloc *r = &img->relocs[i];
         int64_t t = (int64_t)base_va + r->target_off_B;
         if (t < 0 || (uint64_t)t >= (1ull << 57))
-            return hcq_err(HCQ_ERR_INVALID, "gpu_cubin_relocate: base 0x%" PRIx64 " + target %" PRId64
-                           " is outside the 57-bit VA space", base_va, r->target_off_B);
+            return hcq_err(HCQ_ERR_INVALID,
+                           "gpu_cubin_relocate: base 0x%" PRIx64 " + target %" PRId64
+                           " is outside the 57-bit VA space",
+                           base_va, r->target_off_B);
         uint8_t *p = img->data + r->patch_off_B;
         if (r->type == R_CUDA_64)
             util_le64_put(p, (uint64_t)t);
@@ -313,15 +324,14 @@ gpu_cubin_relocate(struct gpu_cubin_image *img, uint64_t base_va)
 
 struct info_rec {
     uint8_t fmt, attr;
-    uint16_t v;            /* BVAL/HVAL value, or SVAL payload length */
+    uint16_t v; /* BVAL/HVAL value, or SVAL payload length */
     const uint8_t *payload;
 };
 
 /* Next record of section s from *pos; false at the end. A record that runs past the
  * section or has an unknown format is an error (*st). */
 static bool
-info_next(const struct elf *e, const struct sec *s, uint64_t *pos, struct info_rec *r,
-          enum hcq_status *st)
+info_next(const struct elf *e, const struct sec *s, uint64_t *pos, struct info_rec *r, enum hcq_status *st)
 {
     if (*pos + 4 > s->size)
         return false;
@@ -333,8 +343,8 @@ info_next(const struct elf *e, const struct sec *s, uint64_t *pos, struct info_r
     *pos += 4;
     if (r->fmt == EIATTR_FORMAT_SVAL) {
         if (!in_range(*pos, r->v, s->size)) {
-            *st = FMT_ERR("%s: record 0x%02x at 0x%" PRIx64 " has %u payload bytes past the end",
-                          s->nm, r->attr, *pos - 4, r->v);
+            *st = FMT_ERR("%s: record 0x%02x at 0x%" PRIx64 " has %u payload bytes past the end", s->nm,
+                          r->attr, *pos - 4, r->v);
             return false;
         }
         r->payload = p + 4;
@@ -362,11 +372,20 @@ info_module(const struct elf *e, const struct sec *s, struct gpu_cubin_image *im
             if (kn->sym_index != sym)
                 continue;
             switch (r.attr) {
-            case EIATTR_REGCOUNT: kn->register_count = val; break;
-            case EIATTR_FRAME_SIZE: kn->frame_B = val; break;
-            case EIATTR_MIN_STACK_SIZE: kn->min_stack_B = val; break;
-            case EIATTR_MAX_STACK_SIZE: kn->max_stack_B = val; break;
-            default: break;
+            case EIATTR_REGCOUNT:
+                kn->register_count = val;
+                break;
+            case EIATTR_FRAME_SIZE:
+                kn->frame_B = val;
+                break;
+            case EIATTR_MIN_STACK_SIZE:
+                kn->min_stack_B = val;
+                break;
+            case EIATTR_MAX_STACK_SIZE:
+                kn->max_stack_B = val;
+                break;
+            default:
+                break;
             }
         }
     }
@@ -381,8 +400,8 @@ info_kparam(const struct sec *s, struct gpu_cubin_kernel *k, const struct info_r
     uint32_t w1 = util_le32(r->payload + 4), w2 = util_le32(r->payload + 8);
     uint32_t ord = w1 & 0xFFFF, off = w1 >> 16, size = w2 >> 18; /* rm.md §7.3 */
     if (ord >= GPU_CUBIN_MAX_PARAMS)
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_load: %s: parameter ordinal %u (max %u)",
-                       s->nm, ord, GPU_CUBIN_MAX_PARAMS - 1);
+        return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_load: %s: parameter ordinal %u (max %u)", s->nm, ord,
+                       GPU_CUBIN_MAX_PARAMS - 1);
     k->params[ord] = (struct gpu_cubin_param){.ordinal = ord, .offset_B = off, .size_B = size};
     if (ord + 1 > k->param_count)
         k->param_count = ord + 1;
@@ -471,8 +490,7 @@ sec_for_kernel(const struct elf *e, const char *prefix, const char *kname)
 }
 
 static enum hcq_status
-kernel_symbol(const struct elf *e, uint32_t text_idx, const char *kname, uint32_t *sym_out,
-              bool *entry_out)
+kernel_symbol(const struct elf *e, uint32_t text_idx, const char *kname, uint32_t *sym_out, bool *entry_out)
 {
     *entry_out = false;
     for (uint32_t i = 1; i < e->nsyms; i++) {
@@ -637,7 +655,9 @@ enum hcq_status
 gpu_cubin_check_arch(const struct gpu_cubin_image *img, const struct hcq_arch *arch)
 {
     if (!hcq_arch_runs_sm(arch, img->sm_version))
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "gpu_cubin_check_arch: cubin for sm_%u cannot run on %s "
-                       "(sm_%u)", img->sm_version, arch->name, arch->sm_version);
+        return hcq_err(HCQ_ERR_UNSUPPORTED,
+                       "gpu_cubin_check_arch: cubin for sm_%u cannot run on %s "
+                       "(sm_%u)",
+                       img->sm_version, arch->name, arch->sm_version);
     return HCQ_OK;
 }

@@ -31,7 +31,7 @@
 /* ELF facts (rm.md §7.1-7.3). */
 #define GPU_ELF_EM_CUDA 190u
 #define GPU_ELF_SHT_CUDA_INFO 0x70000000u
-#define GPU_ELF_EF_CUDA_SM 15:8           /* e_flags bits holding the SM number */
+#define GPU_ELF_EF_CUDA_SM 15 : 8 /* e_flags bits holding the SM number */
 
 /* .nv.info record formats and attributes (rm.md §7.3, cuobjdump's numbering). */
 #define EIATTR_FORMAT_NVAL 1
@@ -47,8 +47,9 @@
 #define EIATTR_CBANK_PARAM_SIZE 0x19
 #define EIATTR_MAXREG_COUNT 0x1B
 #define EIATTR_EXIT_INSTR_OFFSETS 0x1C
-#define EIATTR_CRS_STACK_SIZE 0x1E /* id from cuobjdump's numbering (not in docs/hw; our sm_87
-                                    * cubin carries it with value 0): unverified */
+#define EIATTR_CRS_STACK_SIZE                                                                                \
+    0x1E /* id from cuobjdump's numbering (not in docs/hw; our sm_87                                         \
+          * cubin carries it with value 0): unverified */
 #define EIATTR_MAX_STACK_SIZE 0x23
 #define EIATTR_REGCOUNT 0x2F
 #define EIATTR_NUM_BARRIERS 0x4C
@@ -61,39 +62,39 @@
 #define R_CUDA_ABS32_HI_32 0x39u
 
 #define GPU_CUBIN_MAX_PARAMS 256u
-#define GPU_CUBIN_SECTION_ALIGN_B 128u      /* minimum placement alignment (rm.md §7.4) */
-#define GPU_CUBIN_SHARED_RESERVE_B 0x400u   /* system-reserved shared memory (rm.md §6.7) */
-#define GPU_CUBIN_LOCAL_RESERVE_B 0x240u    /* stack headroom above the initial SP (rm.md §8.3) */
+#define GPU_CUBIN_SECTION_ALIGN_B 128u    /* minimum placement alignment (rm.md §7.4) */
+#define GPU_CUBIN_SHARED_RESERVE_B 0x400u /* system-reserved shared memory (rm.md §6.7) */
+#define GPU_CUBIN_LOCAL_RESERVE_B 0x240u  /* stack headroom above the initial SP (rm.md §8.3) */
 
 struct gpu_cubin_param {
     uint32_t ordinal;
-    uint32_t offset_B;    /* relative to the param base in cbuf0 */
+    uint32_t offset_B; /* relative to the param base in cbuf0 */
     uint32_t size_B;
 };
 
 struct gpu_cubin_kernel {
-    const char *name;            /* points into the image's own copy of the names */
-    uint32_t sym_index;          /* ELF symbol index of the kernel function */
-    uint64_t code_off_B;         /* offset of .text.<name> in the image */
+    const char *name;    /* points into the image's own copy of the names */
+    uint32_t sym_index;  /* ELF symbol index of the kernel function */
+    uint64_t code_off_B; /* offset of .text.<name> in the image */
     uint64_t code_size_B;
-    uint32_t register_count;     /* EIATTR_REGCOUNT, else .text sh_info bits 31:24 (sm_8x) */
-    uint32_t barrier_count;      /* EIATTR_NUM_BARRIERS (0 if absent) */
-    uint32_t shared_static_B;    /* sh_size of .nv.shared.<name> (0 if absent) */
-    uint32_t min_stack_B;        /* EIATTR_MIN_STACK_SIZE */
-    uint32_t max_stack_B;        /* EIATTR_MAX_STACK_SIZE */
-    uint32_t frame_B;            /* EIATTR_FRAME_SIZE */
-    uint32_t param_base_B;       /* EIATTR_PARAM_CBANK offset (0x160 / 0x210 / 0x380) */
-    uint32_t param_size_B;       /* EIATTR_PARAM_CBANK size (or CBANK_PARAM_SIZE) */
-    uint32_t cbuf0_size_B;       /* sh_size of .nv.constant0.<name> */
-    uint32_t max_threads[3];     /* EIATTR_MAX_THREADS (launch bounds), 0 if absent */
-    uint32_t reqntid[3];         /* EIATTR_REQNTID, 0 if absent */
-    uint32_t maxreg_count;       /* EIATTR_MAXREG_COUNT */
-    uint32_t exit_count;         /* number of EIATTR_EXIT_INSTR_OFFSETS entries */
-    bool uses_clusters;          /* cluster attributes seen (not supported by the launcher) */
-    bool is_entry;               /* a __global__ entry: st_other 0x10 on its symbol (seen on every
-                                  * kernel of our nvcc 13.0 cubins; not in docs/hw) */
-    uint32_t crs_stack_B;        /* EIATTR_CRS_STACK_SIZE if present (pre-Volta call/return
-                                  * stack; recorded, not used on sm_80+) */
+    uint32_t register_count;  /* EIATTR_REGCOUNT, else .text sh_info bits 31:24 (sm_8x) */
+    uint32_t barrier_count;   /* EIATTR_NUM_BARRIERS (0 if absent) */
+    uint32_t shared_static_B; /* sh_size of .nv.shared.<name> (0 if absent) */
+    uint32_t min_stack_B;     /* EIATTR_MIN_STACK_SIZE */
+    uint32_t max_stack_B;     /* EIATTR_MAX_STACK_SIZE */
+    uint32_t frame_B;         /* EIATTR_FRAME_SIZE */
+    uint32_t param_base_B;    /* EIATTR_PARAM_CBANK offset (0x160 / 0x210 / 0x380) */
+    uint32_t param_size_B;    /* EIATTR_PARAM_CBANK size (or CBANK_PARAM_SIZE) */
+    uint32_t cbuf0_size_B;    /* sh_size of .nv.constant0.<name> */
+    uint32_t max_threads[3];  /* EIATTR_MAX_THREADS (launch bounds), 0 if absent */
+    uint32_t reqntid[3];      /* EIATTR_REQNTID, 0 if absent */
+    uint32_t maxreg_count;    /* EIATTR_MAXREG_COUNT */
+    uint32_t exit_count;      /* number of EIATTR_EXIT_INSTR_OFFSETS entries */
+    bool uses_clusters;       /* cluster attributes seen (not supported by the launcher) */
+    bool is_entry;            /* a __global__ entry: st_other 0x10 on its symbol (seen on every
+                               * kernel of our nvcc 13.0 cubins; not in docs/hw) */
+    uint32_t crs_stack_B;     /* EIATTR_CRS_STACK_SIZE if present (pre-Volta call/return
+                               * stack; recorded, not used on sm_80+) */
     uint32_t param_count;
     struct gpu_cubin_param params[GPU_CUBIN_MAX_PARAMS]; /* sorted by ordinal */
     /* Per-kernel constant banks .nv.constant<N>.<name>, N != 0: nvcc puts e.g. the jump
@@ -110,8 +111,8 @@ struct gpu_cubin_kernel {
 
 /* A module-wide constant bank (.nv.constantN, N != 0), bound as QMD constant buffer N. */
 struct gpu_cubin_bank {
-    uint32_t index;              /* N */
-    uint64_t off_B;              /* in the image */
+    uint32_t index; /* N */
+    uint64_t off_B; /* in the image */
     uint32_t size_B;
 };
 
@@ -120,25 +121,25 @@ struct gpu_cubin_bank {
  * high 32 bits into the 4 bytes at patch_off_B, i.e. the instruction's immediate). */
 struct gpu_cubin_reloc {
     uint64_t patch_off_B;
-    int64_t target_off_B;        /* section placement + st_value + addend */
+    int64_t target_off_B; /* section placement + st_value + addend */
     uint32_t type;
 };
 
 #define GPU_CUBIN_MAX_BANKS 16u
 
 struct gpu_cubin_image {
-    uint8_t *data;               /* size_B bytes to upload (malloc'd, owned) */
+    uint8_t *data; /* size_B bytes to upload (malloc'd, owned) */
     uint64_t size_B;
-    uint64_t alloc_B;            /* GPU allocation: round_up(size_B, 4 KiB) + 4 KiB prefetch slack */
-    uint32_t sm_version;         /* from e_flags (90 for sm_90) */
+    uint64_t alloc_B;    /* GPU allocation: round_up(size_B, 4 KiB) + 4 KiB prefetch slack */
+    uint32_t sm_version; /* from e_flags (90 for sm_90) */
     uint32_t kernel_count;
     struct gpu_cubin_kernel *kernels;
     uint32_t bank_count;
     struct gpu_cubin_bank banks[GPU_CUBIN_MAX_BANKS];
     uint32_t reloc_count;
     struct gpu_cubin_reloc *relocs;
-    uint64_t relocated_va;       /* base VA of the last gpu_cubin_relocate, 0 if none */
-    char *names;                 /* owned copy of kernel names */
+    uint64_t relocated_va; /* base VA of the last gpu_cubin_relocate, 0 if none */
+    char *names;           /* owned copy of kernel names */
 };
 
 /* Parse and lay out a cubin. HCQ_ERR_FORMAT with a message for anything malformed,
@@ -149,8 +150,7 @@ HCQ_MUST_CHECK enum hcq_status gpu_cubin_load(const void *elf, size_t elf_B,
 void gpu_cubin_destroy(struct gpu_cubin_image *img);
 
 /* Kernel by name, or NULL. */
-const struct gpu_cubin_kernel *gpu_cubin_kernel_find(const struct gpu_cubin_image *img,
-                                                     const char *name);
+const struct gpu_cubin_kernel *gpu_cubin_kernel_find(const struct gpu_cubin_image *img, const char *name);
 
 /* Apply every relocation for the image placed at base_va (may be called again for another
  * VA: patches are recomputed from the recorded targets). HCQ_ERR_INVALID if base_va +
@@ -175,13 +175,11 @@ uint32_t gpu_cubin_kernel_max_threads(const struct gpu_cubin_kernel *k);
 /* Bytes of cbuf0 a launch of k with params_B parameter bytes needs: max(.nv.constant0 size,
  * param base + params_B, arch->cbuf0_min_B), rounded up to 16. k may be NULL (then the
  * arch's param offset is the base). */
-uint32_t gpu_cbuf0_size(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k,
-                        uint32_t params_B);
+uint32_t gpu_cbuf0_size(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, uint32_t params_B);
 /* Build cbuf0 into out[0..out_B): zeros, blockDim/gridDim, shared and local windows, the
  * initial stack pointer (rm.md §6.5), and params at the param base. HCQ_ERR_INVALID when
  * out_B < gpu_cbuf0_size() or params_B exceeds the kernel's declared parameter size. */
-HCQ_MUST_CHECK enum hcq_status gpu_cbuf0_build(const struct hcq_arch *arch,
-                                               const struct gpu_cubin_kernel *k,
+HCQ_MUST_CHECK enum hcq_status gpu_cbuf0_build(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k,
                                                const uint32_t grid[3], const uint32_t block[3],
                                                uint64_t local_window_va, uint64_t shared_window_va,
                                                const void *params, uint32_t params_B, void *out,

@@ -111,8 +111,8 @@ check_shape(const struct gpu_cubin_kernel *k, const uint32_t grid[3], const uint
                        " for %u registers and its launch bounds)",
                        k->name, block[0], block[1], block[2], threads, max_t, k->register_count);
     if (block[0] > 1024 || block[1] > 1024 || block[2] > 64)
-        return INVALID("kernel %s: block %ux%ux%u (expected <= 1024x1024x64)", k->name, block[0],
-                       block[1], block[2]);
+        return INVALID("kernel %s: block %ux%ux%u (expected <= 1024x1024x64)", k->name, block[0], block[1],
+                       block[2]);
     if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0 || grid[0] > 0x7FFFFFFFu || grid[1] > 65535 ||
         grid[2] > 65535)
         return INVALID("kernel %s: grid %ux%ux%u (expected 1..2^31-1 x 1..65535 x 1..65535)", k->name,
@@ -149,8 +149,8 @@ gpu_cubin_qmd_desc(struct gpu_qmd_desc *d, const struct hcq_arch *arch, const st
      * threads allow, so kernels with tens of KiB of shared memory keep the occupancy the
      * CUDA driver gives them (e.g. 2 x 49 KiB GEMM CTAs need the 100 KiB carve-out, not
      * 64); MAX is at least TARGET (NVK sets the largest legal one). */
-    uint32_t target = gpu_qmd_carveout_KiB(d->shared_mem_B * gpu_cubin_ctas_per_sm(k, block),
-                                           arch->max_shared_per_sm_KiB);
+    uint32_t target =
+        gpu_qmd_carveout_KiB(d->shared_mem_B * gpu_cubin_ctas_per_sm(k, block), arch->max_shared_per_sm_KiB);
     if (target < carve) /* more CTAs than any carve-out holds: the largest one */
         target = gpu_qmd_carveout_KiB(arch->max_shared_per_sm_KiB * 1024u, arch->max_shared_per_sm_KiB);
     if (target < carve)
@@ -159,8 +159,8 @@ gpu_cubin_qmd_desc(struct gpu_qmd_desc *d, const struct hcq_arch *arch, const st
     d->sm_config_target = gpu_qmd_sm_config(target);
     d->sm_config_max = gpu_qmd_sm_config(target > max_carve ? target : max_carve); /* tinygrad 0x1a */
     if (local_high_B < gpu_cubin_kernel_local_B(k))
-        return INVALID("kernel %s: local memory %u bytes/thread (expected >= %u)", k->name,
-                       local_high_B, gpu_cubin_kernel_local_B(k));
+        return INVALID("kernel %s: local memory %u bytes/thread (expected >= %u)", k->name, local_high_B,
+                       gpu_cubin_kernel_local_B(k));
     d->local_mem_high_B = local_high_B;
     for (int i = 0; i < 3; i++) {
         d->grid[i] = grid[i];
@@ -174,9 +174,8 @@ gpu_cubin_qmd_desc(struct gpu_qmd_desc *d, const struct hcq_arch *arch, const st
             .va = image_va + b->off_B, .size_B = (b->size_B + 15) & ~15u, .valid = true};
     }
     for (uint32_t i = 0; i < k->kbank_count; i++)
-        d->cbuf[k->kbanks[i].index] = (struct gpu_qmd_cbuf){.va = image_va + k->kbanks[i].off_B,
-                                                             .size_B = (k->kbanks[i].size_B + 15) & ~15u,
-                                                             .valid = true};
+        d->cbuf[k->kbanks[i].index] = (struct gpu_qmd_cbuf){
+            .va = image_va + k->kbanks[i].off_B, .size_B = (k->kbanks[i].size_B + 15) & ~15u, .valid = true};
     d->sass_version = arch->sass_version;
     return HCQ_OK;
 }

@@ -57,9 +57,12 @@ gpu_push_iter_next(struct gpu_push_iter *it, struct gpu_push_write *w)
             break;
         case NVC56F_DMA_SEC_OP_IMMD_DATA_METHOD:
             *w = (struct gpu_push_write){
-                .subc = it->subc, .mthd_B = it->mthd_B,
+                .subc = it->subc,
+                .mthd_B = it->mthd_B,
                 .data = GPU_FLD_GET(NVC56F_DMA_IMMD_DATA, hdr),
-                .sec_op = it->sec_op, .hdr_pos = it->hdr_pos, .index = 0,
+                .sec_op = it->sec_op,
+                .hdr_pos = it->hdr_pos,
+                .index = 0,
             };
             return true;
         case NVC56F_DMA_SEC_OP_END_PB_SEGMENT:
@@ -75,8 +78,12 @@ gpu_push_iter_next(struct gpu_push_iter *it, struct gpu_push_write *w)
     else if (it->sec_op == NVC56F_DMA_SEC_OP_ONE_INC && it->index > 0)
         m += 4;
     *w = (struct gpu_push_write){
-        .subc = it->subc, .mthd_B = m, .data = it->dw[it->pos++],
-        .sec_op = it->sec_op, .hdr_pos = it->hdr_pos, .index = it->index,
+        .subc = it->subc,
+        .mthd_B = m,
+        .data = it->dw[it->pos++],
+        .sec_op = it->sec_op,
+        .hdr_pos = it->hdr_pos,
+        .index = it->index,
     };
     it->index++;
     it->left--;
@@ -91,17 +98,27 @@ struct name {
 };
 
 static const struct name host_mthds[] = {
-    {NVC56F_SET_OBJECT, "SET_OBJECT"}, {NVC56F_NOP, "NOP"},
-    {NVC56F_NON_STALL_INTERRUPT, "NON_STALL_INTERRUPT"}, {NVC56F_FB_FLUSH, "FB_FLUSH"},
-    {NVC56F_MEM_OP_A, "MEM_OP_A"}, {NVC56F_MEM_OP_B, "MEM_OP_B"}, {NVC56F_MEM_OP_C, "MEM_OP_C"},
-    {NVC56F_MEM_OP_D, "MEM_OP_D"}, {NVC56F_SET_REFERENCE, "SET_REFERENCE"},
-    {NVC56F_SEM_ADDR_LO, "SEM_ADDR_LO"}, {NVC56F_SEM_ADDR_HI, "SEM_ADDR_HI"},
-    {NVC56F_SEM_PAYLOAD_LO, "SEM_PAYLOAD_LO"}, {NVC56F_SEM_PAYLOAD_HI, "SEM_PAYLOAD_HI"},
-    {NVC56F_SEM_EXECUTE, "SEM_EXECUTE"}, {NVC56F_WFI, "WFI"}, {NVC56F_YIELD, "YIELD"},
+    {NVC56F_SET_OBJECT, "SET_OBJECT"},
+    {NVC56F_NOP, "NOP"},
+    {NVC56F_NON_STALL_INTERRUPT, "NON_STALL_INTERRUPT"},
+    {NVC56F_FB_FLUSH, "FB_FLUSH"},
+    {NVC56F_MEM_OP_A, "MEM_OP_A"},
+    {NVC56F_MEM_OP_B, "MEM_OP_B"},
+    {NVC56F_MEM_OP_C, "MEM_OP_C"},
+    {NVC56F_MEM_OP_D, "MEM_OP_D"},
+    {NVC56F_SET_REFERENCE, "SET_REFERENCE"},
+    {NVC56F_SEM_ADDR_LO, "SEM_ADDR_LO"},
+    {NVC56F_SEM_ADDR_HI, "SEM_ADDR_HI"},
+    {NVC56F_SEM_PAYLOAD_LO, "SEM_PAYLOAD_LO"},
+    {NVC56F_SEM_PAYLOAD_HI, "SEM_PAYLOAD_HI"},
+    {NVC56F_SEM_EXECUTE, "SEM_EXECUTE"},
+    {NVC56F_WFI, "WFI"},
+    {NVC56F_YIELD, "YIELD"},
 };
 
 static const struct name compute_mthds[] = {
-    {NVC6C0_NO_OPERATION, "NO_OPERATION"}, {NVC6C0_WAIT_FOR_IDLE, "WAIT_FOR_IDLE"},
+    {NVC6C0_NO_OPERATION, "NO_OPERATION"},
+    {NVC6C0_WAIT_FOR_IDLE, "WAIT_FOR_IDLE"},
     {NVC6C0_PM_TRIGGER, "PM_TRIGGER"},
     {NVC6C0_SET_QMD_VIRTUALIZATION_BASE_A, "SET_QMD_VIRTUALIZATION_BASE_A"},
     {NVC6C0_SET_QMD_VIRTUALIZATION_BASE_B, "SET_QMD_VIRTUALIZATION_BASE_B"},
@@ -110,8 +127,10 @@ static const struct name compute_mthds[] = {
     {NVC6C0_INVALIDATE_SKED_CACHES, "INVALIDATE_SKED_CACHES"},
     {NVC6C0_SET_SHADER_SHARED_MEMORY_WINDOW_A, "SET_SHADER_SHARED_MEMORY_WINDOW_A"},
     {NVC6C0_SET_SHADER_SHARED_MEMORY_WINDOW_B, "SET_SHADER_SHARED_MEMORY_WINDOW_B"},
-    {NVC6C0_SET_CWD_SLOT_COUNT, "SET_CWD_SLOT_COUNT"}, {NVC6C0_SEND_PCAS_A, "SEND_PCAS_A"},
-    {NVC6C0_SEND_PCAS_B, "SEND_PCAS_B"}, {NVC6C0_SEND_SIGNALING_PCAS_B, "SEND_SIGNALING_PCAS_B"},
+    {NVC6C0_SET_CWD_SLOT_COUNT, "SET_CWD_SLOT_COUNT"},
+    {NVC6C0_SEND_PCAS_A, "SEND_PCAS_A"},
+    {NVC6C0_SEND_PCAS_B, "SEND_PCAS_B"},
+    {NVC6C0_SEND_SIGNALING_PCAS_B, "SEND_SIGNALING_PCAS_B"},
     {NVC6C0_SEND_SIGNALING_PCAS2_B, "SEND_SIGNALING_PCAS2_B"},
     {NVC6C0_SET_SKED_CACHE_CONTROL, "SET_SKED_CACHE_CONTROL"},
     {NVC6C0_SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A, "SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A"},
@@ -141,13 +160,20 @@ static const struct name compute_hopper_mthds[] = {
 };
 
 static const struct name copy_mthds[] = {
-    {NVC6B5_NOP, "NOP"}, {NVC6B5_SET_SEMAPHORE_A, "SET_SEMAPHORE_A"},
-    {NVC6B5_SET_SEMAPHORE_B, "SET_SEMAPHORE_B"}, {NVC6B5_SET_SEMAPHORE_PAYLOAD, "SET_SEMAPHORE_PAYLOAD"},
-    {NVC6B5_SET_SRC_PHYS_MODE, "SET_SRC_PHYS_MODE"}, {NVC6B5_SET_DST_PHYS_MODE, "SET_DST_PHYS_MODE"},
-    {NVC6B5_LAUNCH_DMA, "LAUNCH_DMA"}, {NVC6B5_OFFSET_IN_UPPER, "OFFSET_IN_UPPER"},
-    {NVC6B5_OFFSET_IN_LOWER, "OFFSET_IN_LOWER"}, {NVC6B5_OFFSET_OUT_UPPER, "OFFSET_OUT_UPPER"},
-    {NVC6B5_OFFSET_OUT_LOWER, "OFFSET_OUT_LOWER"}, {NVC6B5_PITCH_IN, "PITCH_IN"},
-    {NVC6B5_PITCH_OUT, "PITCH_OUT"}, {NVC6B5_LINE_LENGTH_IN, "LINE_LENGTH_IN"},
+    {NVC6B5_NOP, "NOP"},
+    {NVC6B5_SET_SEMAPHORE_A, "SET_SEMAPHORE_A"},
+    {NVC6B5_SET_SEMAPHORE_B, "SET_SEMAPHORE_B"},
+    {NVC6B5_SET_SEMAPHORE_PAYLOAD, "SET_SEMAPHORE_PAYLOAD"},
+    {NVC6B5_SET_SRC_PHYS_MODE, "SET_SRC_PHYS_MODE"},
+    {NVC6B5_SET_DST_PHYS_MODE, "SET_DST_PHYS_MODE"},
+    {NVC6B5_LAUNCH_DMA, "LAUNCH_DMA"},
+    {NVC6B5_OFFSET_IN_UPPER, "OFFSET_IN_UPPER"},
+    {NVC6B5_OFFSET_IN_LOWER, "OFFSET_IN_LOWER"},
+    {NVC6B5_OFFSET_OUT_UPPER, "OFFSET_OUT_UPPER"},
+    {NVC6B5_OFFSET_OUT_LOWER, "OFFSET_OUT_LOWER"},
+    {NVC6B5_PITCH_IN, "PITCH_IN"},
+    {NVC6B5_PITCH_OUT, "PITCH_OUT"},
+    {NVC6B5_LINE_LENGTH_IN, "LINE_LENGTH_IN"},
     {NVC6B5_LINE_COUNT, "LINE_COUNT"},
 };
 
@@ -161,11 +187,16 @@ static const struct name class_names[] = {
     {HOPPER_CHANNEL_GPFIFO_A, "HOPPER_CHANNEL_GPFIFO_A"},
     {BLACKWELL_CHANNEL_GPFIFO_A, "BLACKWELL_CHANNEL_GPFIFO_A"},
     {BLACKWELL_CHANNEL_GPFIFO_B, "BLACKWELL_CHANNEL_GPFIFO_B"},
-    {AMPERE_COMPUTE_A, "AMPERE_COMPUTE_A"}, {AMPERE_COMPUTE_B, "AMPERE_COMPUTE_B"},
-    {ADA_COMPUTE_A, "ADA_COMPUTE_A"}, {HOPPER_COMPUTE_A, "HOPPER_COMPUTE_A"},
-    {BLACKWELL_COMPUTE_A, "BLACKWELL_COMPUTE_A"}, {BLACKWELL_COMPUTE_B, "BLACKWELL_COMPUTE_B"},
-    {AMPERE_DMA_COPY_A, "AMPERE_DMA_COPY_A"}, {AMPERE_DMA_COPY_B, "AMPERE_DMA_COPY_B"},
-    {HOPPER_DMA_COPY_A, "HOPPER_DMA_COPY_A"}, {BLACKWELL_DMA_COPY_A, "BLACKWELL_DMA_COPY_A"},
+    {AMPERE_COMPUTE_A, "AMPERE_COMPUTE_A"},
+    {AMPERE_COMPUTE_B, "AMPERE_COMPUTE_B"},
+    {ADA_COMPUTE_A, "ADA_COMPUTE_A"},
+    {HOPPER_COMPUTE_A, "HOPPER_COMPUTE_A"},
+    {BLACKWELL_COMPUTE_A, "BLACKWELL_COMPUTE_A"},
+    {BLACKWELL_COMPUTE_B, "BLACKWELL_COMPUTE_B"},
+    {AMPERE_DMA_COPY_A, "AMPERE_DMA_COPY_A"},
+    {AMPERE_DMA_COPY_B, "AMPERE_DMA_COPY_B"},
+    {HOPPER_DMA_COPY_A, "HOPPER_DMA_COPY_A"},
+    {BLACKWELL_DMA_COPY_A, "BLACKWELL_DMA_COPY_A"},
     {BLACKWELL_DMA_COPY_B, "BLACKWELL_DMA_COPY_B"},
 };
 
@@ -184,10 +215,14 @@ char
 gpu_decode_class_kind(uint32_t cls)
 {
     switch (cls & 0xFF) {
-    case 0x6F: return 'h';
-    case 0xC0: return 'c';
-    case 0xB5: return 'd';
-    default: return 0;
+    case 0x6F:
+        return 'h';
+    case 0xC0:
+        return 'c';
+    case 0xB5:
+        return 'd';
+    default:
+        return 0;
     }
 }
 
@@ -216,7 +251,6 @@ gpu_decode_mthd_name(uint32_t cls, uint32_t mthd_B)
 
 /* ==== Text ==== */
 
-
 void
 gpu_decode_ctx_init(struct gpu_decode_ctx *c, const struct hcq_arch *arch)
 {
@@ -229,15 +263,25 @@ gpu_decode_ctx_init(struct gpu_decode_ctx *c, const struct hcq_arch *arch)
 }
 
 static const char *const sem_ops[8] = {"ACQUIRE", "RELEASE", "ACQ_STRICT_GEQ", "ACQ_CIRC_GEQ",
-                                       "ACQ_AND", "ACQ_NOR", "REDUCTION", "7"};
-static const char *const pcas_actions[16] = {
-    "NOP", "INVALIDATE", "SCHEDULE", "INVALIDATE_COPY_SCHEDULE", "4", "5", "INCREMENT_PUT",
-    "DECREMENT_DEPENDENCE", "PREFETCH", "PREFETCH_SCHEDULE", "INVALIDATE_PREFETCH_COPY_SCHEDULE",
-    "INVALIDATE_PREFETCH_COPY_FORCE_REQUIRE_SCHEDULING", "INCREMENT_DEPENDENCE",
-    "INCREMENT_CWD_REF_COUNTER", "14", "15"};
+                                       "ACQ_AND", "ACQ_NOR", "REDUCTION",      "7"};
+static const char *const pcas_actions[16] = {"NOP",
+                                             "INVALIDATE",
+                                             "SCHEDULE",
+                                             "INVALIDATE_COPY_SCHEDULE",
+                                             "4",
+                                             "5",
+                                             "INCREMENT_PUT",
+                                             "DECREMENT_DEPENDENCE",
+                                             "PREFETCH",
+                                             "PREFETCH_SCHEDULE",
+                                             "INVALIDATE_PREFETCH_COPY_SCHEDULE",
+                                             "INVALIDATE_PREFETCH_COPY_FORCE_REQUIRE_SCHEDULING",
+                                             "INCREMENT_DEPENDENCE",
+                                             "INCREMENT_CWD_REF_COUNTER",
+                                             "14",
+                                             "15"};
 static const char *const ce_xfer[4] = {"NONE", "PIPELINED", "NON_PIPELINED", "3"};
-static const char *const ce_sem[4] = {"NONE", "RELEASE_ONE_WORD_SEMAPHORE",
-                                      "RELEASE_FOUR_WORD_SEMAPHORE",
+static const char *const ce_sem[4] = {"NONE", "RELEASE_ONE_WORD_SEMAPHORE", "RELEASE_FOUR_WORD_SEMAPHORE",
                                       "RELEASE_CONDITIONAL_INTR_SEMAPHORE"};
 
 static void
@@ -258,7 +302,8 @@ fields_sem_execute(struct util_text *o, uint32_t v)
     util_text_printf(o, " OPERATION=%s", sem_ops[op]);
     FLAG(o, v, NVC56F_SEM_EXECUTE, ACQUIRE_SWITCH_TSG);
     FLAG(o, v, NVC56F_SEM_EXECUTE, RELEASE_WFI);
-    util_text_printf(o, " PAYLOAD_SIZE=%s", GPU_FLD_GET(NVC56F_SEM_EXECUTE_PAYLOAD_SIZE, v) ? "64BIT" : "32BIT");
+    util_text_printf(o, " PAYLOAD_SIZE=%s",
+                     GPU_FLD_GET(NVC56F_SEM_EXECUTE_PAYLOAD_SIZE, v) ? "64BIT" : "32BIT");
     FLAG(o, v, NVC56F_SEM_EXECUTE, RELEASE_TIMESTAMP);
     FLAG(o, v, NVC56F_SEM_EXECUTE, REDUCTION);
     FLAG(o, v, NVC56F_SEM_EXECUTE, REDUCTION_FORMAT);
@@ -270,14 +315,17 @@ fields_sem_execute(struct util_text *o, uint32_t v)
 static void
 fields_launch_dma(struct util_text *o, uint32_t cls, uint32_t v)
 {
-    util_text_printf(o, " DATA_TRANSFER_TYPE=%s", ce_xfer[GPU_FLD_GET(NVC6B5_LAUNCH_DMA_DATA_TRANSFER_TYPE, v)]);
+    util_text_printf(o, " DATA_TRANSFER_TYPE=%s",
+                     ce_xfer[GPU_FLD_GET(NVC6B5_LAUNCH_DMA_DATA_TRANSFER_TYPE, v)]);
     FLAG(o, v, NVC6B5_LAUNCH_DMA, FLUSH_ENABLE);
     uint32_t st = GPU_FLD_GET(NVC6B5_LAUNCH_DMA_SEMAPHORE_TYPE, v);
     if (st)
         util_text_printf(o, " SEMAPHORE_TYPE=%s", ce_sem[st]);
     FLAG(o, v, NVC6B5_LAUNCH_DMA, INTERRUPT_TYPE);
-    util_text_printf(o, " SRC_MEMORY_LAYOUT=%s", GPU_FLD_GET(NVC6B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT, v) ? "PITCH" : "BLOCKLINEAR");
-    util_text_printf(o, " DST_MEMORY_LAYOUT=%s", GPU_FLD_GET(NVC6B5_LAUNCH_DMA_DST_MEMORY_LAYOUT, v) ? "PITCH" : "BLOCKLINEAR");
+    util_text_printf(o, " SRC_MEMORY_LAYOUT=%s",
+                     GPU_FLD_GET(NVC6B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT, v) ? "PITCH" : "BLOCKLINEAR");
+    util_text_printf(o, " DST_MEMORY_LAYOUT=%s",
+                     GPU_FLD_GET(NVC6B5_LAUNCH_DMA_DST_MEMORY_LAYOUT, v) ? "PITCH" : "BLOCKLINEAR");
     FLAG(o, v, NVC6B5_LAUNCH_DMA, MULTI_LINE_ENABLE);
     FLAG(o, v, NVC6B5_LAUNCH_DMA, REMAP_ENABLE);
     FLAG(o, v, NVC6B5_LAUNCH_DMA, SRC_TYPE);
@@ -311,7 +359,8 @@ fields_write(struct util_text *o, uint32_t cls, uint32_t mthd_B, uint32_t v)
     } else if (mthd_B == NVC56F_WFI) {
         util_text_printf(o, " SCOPE=%s", GPU_FLD_GET(NVC56F_WFI_SCOPE, v) ? "ALL" : "CURRENT_SCG_TYPE");
     } else if (kind == 'c' && mthd_B == NVC6C0_SEND_SIGNALING_PCAS2_B) {
-        util_text_printf(o, " PCAS_ACTION=%s", pcas_actions[GPU_FLD_GET(NVC6C0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION, v)]);
+        util_text_printf(o, " PCAS_ACTION=%s",
+                         pcas_actions[GPU_FLD_GET(NVC6C0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION, v)]);
         FLAG(o, v, NVC6C0_SEND_SIGNALING_PCAS2_B, SELECT);
         FLAG(o, v, NVC6C0_SEND_SIGNALING_PCAS2_B, OFFSET_MINUS_ONE);
     } else if (kind == 'c' && mthd_B == NVC6C0_SEND_PCAS_A) {
@@ -335,11 +384,16 @@ static const char *
 sec_op_name(uint32_t sec_op)
 {
     switch (sec_op) {
-    case NVC56F_DMA_SEC_OP_INC_METHOD: return "INC";
-    case NVC56F_DMA_SEC_OP_NON_INC_METHOD: return "NON_INC";
-    case NVC56F_DMA_SEC_OP_IMMD_DATA_METHOD: return "IMMD";
-    case NVC56F_DMA_SEC_OP_ONE_INC: return "ONE_INC";
-    default: return "?";
+    case NVC56F_DMA_SEC_OP_INC_METHOD:
+        return "INC";
+    case NVC56F_DMA_SEC_OP_NON_INC_METHOD:
+        return "NON_INC";
+    case NVC56F_DMA_SEC_OP_IMMD_DATA_METHOD:
+        return "IMMD";
+    case NVC56F_DMA_SEC_OP_ONE_INC:
+        return "ONE_INC";
+    default:
+        return "?";
     }
 }
 
@@ -355,9 +409,10 @@ gpu_decode_push(struct gpu_decode_ctx *c, const uint32_t *dw, uint32_t count, ch
     while (gpu_push_iter_next(&it, &w)) {
         if (w.index == 0) {
             uint32_t n = w.sec_op == NVC56F_DMA_SEC_OP_IMMD_DATA_METHOD
-                             ? 1 : GPU_FLD_GET(NVC56F_DMA_METHOD_COUNT, dw[w.hdr_pos]);
+                             ? 1
+                             : GPU_FLD_GET(NVC56F_DMA_METHOD_COUNT, dw[w.hdr_pos]);
             util_text_printf(&o, "# %s subc=%u count=%u hdr=0x%08x\n", sec_op_name(w.sec_op), w.subc, n,
-                 dw[w.hdr_pos]);
+                             dw[w.hdr_pos]);
         }
         uint32_t cls = w.mthd_B < 0x100 ? c->gpfifo_cls : c->subc_cls[w.subc];
         const char *n = gpu_decode_mthd_name(cls, w.mthd_B);
@@ -382,8 +437,8 @@ gpu_decode_gpfifo_entry(uint64_t entry, char *buf, size_t size)
 {
     struct gpu_gpfifo_fields f;
     enum hcq_status st = gpu_gpfifo_entry_decode(entry, &f);
-    int n = snprintf(buf, size, "GP_ENTRY 0x%016" PRIx64 " va=0x%" PRIx64 " dw=%u%s%s%s", entry,
-                     f.pb_va, f.dw_count, f.subroutine ? " SUBROUTINE" : " MAIN",
-                     f.sync ? " SYNC" : "", st != HCQ_OK ? " MALFORMED" : "");
+    int n = snprintf(buf, size, "GP_ENTRY 0x%016" PRIx64 " va=0x%" PRIx64 " dw=%u%s%s%s", entry, f.pb_va,
+                     f.dw_count, f.subroutine ? " SUBROUTINE" : " MAIN", f.sync ? " SYNC" : "",
+                     st != HCQ_OK ? " MALFORMED" : "");
     return n > 0 ? (size_t)n : 0;
 }

@@ -21,18 +21,18 @@
 /* ==== Iterator: one step per data dword (method write) ==== */
 
 struct gpu_push_write {
-    uint32_t subc;      /* 0..7 */
-    uint32_t mthd_B;    /* byte offset of the method this dword goes to */
+    uint32_t subc;   /* 0..7 */
+    uint32_t mthd_B; /* byte offset of the method this dword goes to */
     uint32_t data;
-    uint32_t sec_op;    /* NVC56F_DMA_SEC_OP_* of its header */
-    uint32_t hdr_pos;   /* dword index of its header */
-    uint32_t index;     /* 0-based position within its header's data */
+    uint32_t sec_op;  /* NVC56F_DMA_SEC_OP_* of its header */
+    uint32_t hdr_pos; /* dword index of its header */
+    uint32_t index;   /* 0-based position within its header's data */
 };
 
 struct gpu_push_iter {
     const uint32_t *dw;
     uint32_t count;
-    uint32_t pos;           /* next dword to read */
+    uint32_t pos; /* next dword to read */
     /* current header */
     uint32_t sec_op, subc, mthd_B, left, index, hdr_pos;
     enum hcq_status status; /* HCQ_OK, or HCQ_ERR_FORMAT after a malformed header */
@@ -57,8 +57,8 @@ char gpu_decode_class_kind(uint32_t cls);
 /* ==== Text decoder ==== */
 
 struct gpu_decode_ctx {
-    uint32_t gpfifo_cls;     /* prefix for host methods */
-    uint32_t subc_cls[8];    /* class bound per subchannel (0 = none yet) */
+    uint32_t gpfifo_cls;  /* prefix for host methods */
+    uint32_t subc_cls[8]; /* class bound per subchannel (0 = none yet) */
 };
 
 /* Binding as the engine sets it up: host = arch->gpfifo_cls, subchannel 1 = compute,
@@ -72,8 +72,7 @@ void gpu_decode_ctx_init(struct gpu_decode_ctx *c, const struct hcq_arch *arch);
  * Fields of SEM_EXECUTE, LAUNCH_DMA, SEND_SIGNALING_PCAS2_B, INVALIDATE_SHADER_CACHES(_NO_WFI)
  * and SET_OBJECT are spelled out. A malformed stream ends with a "# ERROR ..." line.
  * Returns the length needed (snprintf-style; truncated to size, NUL-terminated if size > 0). */
-size_t gpu_decode_push(struct gpu_decode_ctx *c, const uint32_t *dw, uint32_t count, char *buf,
-                       size_t size);
+size_t gpu_decode_push(struct gpu_decode_ctx *c, const uint32_t *dw, uint32_t count, char *buf, size_t size);
 
 /* Decode one GPFIFO entry to text ("GP_ENTRY va=0x... dw=6 SUBROUTINE"). */
 size_t gpu_decode_gpfifo_entry(uint64_t entry, char *buf, size_t size);

@@ -15,13 +15,12 @@ gpu_gpfifo_entry_encode(const struct gpu_gpfifo_fields *f)
     assert((f->pb_va & 3) == 0 && f->pb_va < GPU_PB_VA_LIMIT);
     assert(f->dw_count >= 1 && f->dw_count <= GPU_GPFIFO_MAX_DW);
     struct gpu_gpfifo_entry e = {
-        .entry0 = GPU_FLD(NVC56F_GP_ENTRY0_FETCH, 0) |
-                  GPU_FLD(NVC56F_GP_ENTRY0_GET, (f->pb_va & 0xFFFFFFFFu) >> 2),
+        .entry0 =
+            GPU_FLD(NVC56F_GP_ENTRY0_FETCH, 0) | GPU_FLD(NVC56F_GP_ENTRY0_GET, (f->pb_va & 0xFFFFFFFFu) >> 2),
         .entry1 = GPU_FLD(NVC56F_GP_ENTRY1_GET_HI, f->pb_va >> 32) |
-                  GPU_FLD(NVC56F_GP_ENTRY1_LEVEL, f->subroutine ? NVC56F_GP_ENTRY1_LEVEL_SUBROUTINE
-                                                                : NVC56F_GP_ENTRY1_LEVEL_MAIN) |
-                  GPU_FLD(NVC56F_GP_ENTRY1_LENGTH, f->dw_count) |
-                  GPU_FLD(NVC56F_GP_ENTRY1_SYNC, f->sync),
+                  GPU_FLD(NVC56F_GP_ENTRY1_LEVEL,
+                          f->subroutine ? NVC56F_GP_ENTRY1_LEVEL_SUBROUTINE : NVC56F_GP_ENTRY1_LEVEL_MAIN) |
+                  GPU_FLD(NVC56F_GP_ENTRY1_LENGTH, f->dw_count) | GPU_FLD(NVC56F_GP_ENTRY1_SYNC, f->sync),
     };
     return (uint64_t)e.entry1 << 32 | e.entry0;
 }
@@ -39,8 +38,9 @@ gpu_gpfifo_entry_decode(uint64_t entry, struct gpu_gpfifo_fields *out)
         return hcq_err_quiet(HCQ_ERR_FORMAT, "gpu_gpfifo_entry_decode: FETCH: observed 1 "
                                              "(expected 0 = unconditional)");
     if (out->dw_count == 0)
-        return hcq_err_quiet(HCQ_ERR_FORMAT, "gpu_gpfifo_entry_decode: LENGTH 0 (control entry, "
-                                             "not produced by this runtime): 0x%016llx",
+        return hcq_err_quiet(HCQ_ERR_FORMAT,
+                             "gpu_gpfifo_entry_decode: LENGTH 0 (control entry, "
+                             "not produced by this runtime): 0x%016llx",
                              (unsigned long long)entry);
     /* bit 1 of entry0 and bit 8 of entry1 are outside every field we define */
     if ((e0 & 2) || (e1 & 0x100))
@@ -60,8 +60,8 @@ gpu_push_hdr(uint32_t sec_op, uint32_t subc, uint32_t mthd_B, uint32_t count)
 }
 
 void
-gpu_push_mthd(struct gpu_push *p, uint32_t sec_op, uint32_t subc, uint32_t mthd_B,
-              const uint32_t *data, uint32_t n)
+gpu_push_mthd(struct gpu_push *p, uint32_t sec_op, uint32_t subc, uint32_t mthd_B, const uint32_t *data,
+              uint32_t n)
 {
     assert(n >= 1 && n <= GPU_PUSH_MAX_COUNT);
     if (p->count + 1 + (uint64_t)n > p->cap) {
@@ -96,8 +96,8 @@ gpu_push_sem(struct gpu_push *p, uint64_t va, uint64_t payload, uint32_t execute
     /* 25 bits of upper address on C86F+; the C56F field is 8 bits: 40-bit VAs there are the
      * caller's job (rm.md §8.2). */
     PUSH_MTHD(p, NVC56F, SEM_ADDR_LO, GPU_FLD(NVC56F_SEM_ADDR_LO_OFFSET, (va & 0xFFFFFFFFu) >> 2),
-              GPU_FLD(NVC86F_SEM_ADDR_HI_OFFSET, va >> 32), (uint32_t)payload,
-              (uint32_t)(payload >> 32), execute);
+              GPU_FLD(NVC86F_SEM_ADDR_HI_OFFSET, va >> 32), (uint32_t)payload, (uint32_t)(payload >> 32),
+              execute);
 }
 
 void
@@ -207,8 +207,7 @@ ce_offsets(struct gpu_push *p, uint64_t dst_va, uint64_t src_va)
 {
     /* upper before lower (rm.md §5.4); 25-bit uppers on C8B5+, 17-bit on C6B5 (caller's job) */
     PUSH_MTHD(p, NVC6B5, OFFSET_IN_UPPER, GPU_FLD(NVC8B5_OFFSET_IN_UPPER_UPPER, src_va >> 32),
-              (uint32_t)src_va, GPU_FLD(NVC8B5_OFFSET_OUT_UPPER_UPPER, dst_va >> 32),
-              (uint32_t)dst_va);
+              (uint32_t)src_va, GPU_FLD(NVC8B5_OFFSET_OUT_UPPER_UPPER, dst_va >> 32), (uint32_t)dst_va);
 }
 
 static uint32_t
@@ -263,8 +262,7 @@ gpu_push_ce_copy_2d(struct gpu_push *p, uint64_t dst_va, uint32_t dst_pitch_B, u
 }
 
 enum hcq_status
-gpu_push_ce_sem_release(struct gpu_push *p, uint32_t copy_cls, uint64_t va, uint64_t value,
-                        bool timestamp)
+gpu_push_ce_sem_release(struct gpu_push *p, uint32_t copy_cls, uint64_t va, uint64_t value, bool timestamp)
 {
     bool payload64 = copy_cls >= HOPPER_DMA_COPY_A; /* SET_SEMAPHORE_PAYLOAD_UPPER: C8B5+ */
     if (!payload64 && value > 0xFFFFFFFFu)
@@ -274,11 +272,11 @@ gpu_push_ce_sem_release(struct gpu_push *p, uint32_t copy_cls, uint64_t va, uint
                        copy_cls, (unsigned long long)value);
     assert((va & 7) == 0);
     if (payload64)
-        PUSH_MTHD(p, NVC6B5, SET_SEMAPHORE_A, GPU_FLD(NVC8B5_SET_SEMAPHORE_A_UPPER, va >> 32),
-                  (uint32_t)va, (uint32_t)value, (uint32_t)(value >> 32));
+        PUSH_MTHD(p, NVC6B5, SET_SEMAPHORE_A, GPU_FLD(NVC8B5_SET_SEMAPHORE_A_UPPER, va >> 32), (uint32_t)va,
+                  (uint32_t)value, (uint32_t)(value >> 32));
     else
-        PUSH_MTHD(p, NVC6B5, SET_SEMAPHORE_A, GPU_FLD(NVC6B5_SET_SEMAPHORE_A_UPPER, va >> 32),
-                  (uint32_t)va, (uint32_t)value);
+        PUSH_MTHD(p, NVC6B5, SET_SEMAPHORE_A, GPU_FLD(NVC6B5_SET_SEMAPHORE_A_UPPER, va >> 32), (uint32_t)va,
+                  (uint32_t)value);
     uint32_t launch = GPU_FLD_DEF(NVC6B5_LAUNCH_DMA, DATA_TRANSFER_TYPE, NONE) |
                       GPU_FLD(NVC6B5_LAUNCH_DMA_FLUSH_ENABLE, 1) |
                       GPU_FLD(NVC6B5_LAUNCH_DMA_SEMAPHORE_TYPE,

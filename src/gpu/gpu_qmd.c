@@ -25,7 +25,7 @@ gpu_qmd_desc_init(struct gpu_qmd_desc *d)
     d->barrier_count = 1;
     d->cwd_membar_type = GPU_QMD_CWD_MEMBAR_TYPE_L1_SYSMEMBAR;
     d->invalidate = GPU_QMD_INVALIDATE_DEFAULT;
-    d->sm_global_caching = true;   /* V3 only */
+    d->sm_global_caching = true; /* V3 only */
 }
 
 uint32_t
@@ -62,8 +62,8 @@ gpu_qmd_carveout_KiB(uint32_t shared_B, uint32_t max_KiB)
 static enum hcq_status
 qmd_bad(const struct gpu_qmd_limits *lim, const char *field, uint64_t v, const char *why)
 {
-    return hcq_err(HCQ_ERR_INVALID, "gpu_qmd_encode: QMD %s %s: observed 0x%" PRIx64 " (%s)",
-                   lim->name, field, v, why);
+    return hcq_err(HCQ_ERR_INVALID, "gpu_qmd_encode: QMD %s %s: observed 0x%" PRIx64 " (%s)", lim->name,
+                   field, v, why);
 }
 
 static bool
@@ -72,10 +72,10 @@ fits(uint64_t v, unsigned bits)
     return bits >= 64 || (v >> bits) == 0;
 }
 
-#define REQ(cond, field, v, why)                                                               \
-    do {                                                                                       \
-        if (!(cond))                                                                           \
-            return qmd_bad(lim, field, (v), why);                                              \
+#define REQ(cond, field, v, why)                                                                             \
+    do {                                                                                                     \
+        if (!(cond))                                                                                         \
+            return qmd_bad(lim, field, (v), why);                                                            \
     } while (0)
 
 enum hcq_status
@@ -91,23 +91,23 @@ gpu_qmd_check_desc(const struct gpu_qmd_limits *lim, const struct gpu_qmd_desc *
     REQ(d->barrier_count <= 31, "barrier_count", d->barrier_count, "expected <= 31");
     REQ((d->shared_mem_B & ((1u << lim->shared_shift) - 1)) == 0, "shared_mem_B", d->shared_mem_B,
         "misaligned for this version");
-    REQ(fits(d->shared_mem_B >> lim->shared_shift, lim->shared_bits), "shared_mem_B",
-        d->shared_mem_B, "too large");
+    REQ(fits(d->shared_mem_B >> lim->shared_shift, lim->shared_bits), "shared_mem_B", d->shared_mem_B,
+        "too large");
     REQ(d->sm_config_min < 64 && d->sm_config_target < 64 && d->sm_config_max < 64, "sm_config",
         (uint64_t)d->sm_config_min << 16 | d->sm_config_target << 8 | d->sm_config_max,
         "expected 6-bit values");
-    REQ((d->local_mem_low_B & ((1u << lim->local_shift) - 1)) == 0, "local_mem_low_B",
-        d->local_mem_low_B, "misaligned for this version");
-    REQ((d->local_mem_high_B & ((1u << lim->local_shift) - 1)) == 0, "local_mem_high_B",
-        d->local_mem_high_B, "misaligned for this version");
-    REQ(fits(d->local_mem_low_B >> lim->local_shift, lim->local_bits), "local_mem_low_B",
-        d->local_mem_low_B, "too large");
+    REQ((d->local_mem_low_B & ((1u << lim->local_shift) - 1)) == 0, "local_mem_low_B", d->local_mem_low_B,
+        "misaligned for this version");
+    REQ((d->local_mem_high_B & ((1u << lim->local_shift) - 1)) == 0, "local_mem_high_B", d->local_mem_high_B,
+        "misaligned for this version");
+    REQ(fits(d->local_mem_low_B >> lim->local_shift, lim->local_bits), "local_mem_low_B", d->local_mem_low_B,
+        "too large");
     REQ(fits(d->local_mem_high_B >> lim->local_shift, lim->local_bits), "local_mem_high_B",
         d->local_mem_high_B, "too large");
     REQ(d->grid[1] <= 0xFFFF && d->grid[2] <= 0xFFFF, "grid", (uint64_t)d->grid[1] << 32 | d->grid[2],
         "y and z must be < 65536");
-    REQ(d->block[0] <= 0xFFFF && d->block[1] <= 0xFFFF, "block",
-        (uint64_t)d->block[0] << 32 | d->block[1], "x and y must be < 65536");
+    REQ(d->block[0] <= 0xFFFF && d->block[1] <= 0xFFFF, "block", (uint64_t)d->block[0] << 32 | d->block[1],
+        "x and y must be < 65536");
     REQ(fits(d->block[2], lim->block_z_bits), "block[2]", d->block[2], "too large");
     for (uint32_t i = 0; i < GPU_QMD_CBUF_COUNT; i++) {
         const struct gpu_qmd_cbuf *c = &d->cbuf[i];
@@ -123,8 +123,8 @@ gpu_qmd_check_desc(const struct gpu_qmd_limits *lim, const struct gpu_qmd_desc *
         REQ(r->structure_size < 4, "release structure_size", r->structure_size, "expected < 4");
         REQ(r->membar_type < 2, "release membar_type", r->membar_type, "expected < 2");
     }
-    REQ((d->dependent.qmd_va & 0xFF) == 0 && d->dependent.qmd_va < GPU_QMD_VA_LIMIT,
-        "dependent qmd_va", d->dependent.qmd_va, "expected 256-byte aligned below 2^40");
+    REQ((d->dependent.qmd_va & 0xFF) == 0 && d->dependent.qmd_va < GPU_QMD_VA_LIMIT, "dependent qmd_va",
+        d->dependent.qmd_va, "expected 256-byte aligned below 2^40");
     REQ(d->dependent.action < 8, "dependent action", d->dependent.action, "expected < 8");
     REQ(d->dependence_counter <= 0xFFFF, "dependence_counter", d->dependence_counter, "expected < 2^16");
     REQ(d->sass_version <= 0xFF, "sass_version", d->sass_version, "expected 8 bits");
@@ -142,8 +142,8 @@ gpu_qmd_check_version(const struct gpu_qmd_limits *lim, uint32_t major, uint32_t
     uint32_t want = lim->version;
     if (major != want >> 8 || minor != (want & 0xFF))
         return hcq_err_quiet(HCQ_ERR_FORMAT,
-                             "gpu_qmd_decode: QMD version fields: observed %u.%u (expected %u.%u)",
-                             major, minor, want >> 8, want & 0xFF);
+                             "gpu_qmd_decode: QMD version fields: observed %u.%u (expected %u.%u)", major,
+                             minor, want >> 8, want & 0xFF);
     return HCQ_OK;
 }
 

@@ -29,11 +29,17 @@ enum hcq_status gpu_qmd_check_version(const struct gpu_qmd_limits *lim, uint32_t
 
 /* Field-table entries: GPU_QMD_F(NVCBC0_QMDV04_00, GRID_WIDTH),
  * GPU_QMD_FI(NVCBC0_QMDV04_00, CONSTANT_BUFFER_VALID, 3). */
-#define GPU_QMD_F(ver, n) {#n, GPU_HI(ver##_##n), GPU_LO(ver##_##n)}
-#define GPU_QMD_FI(ver, n, i) {#n "(" #i ")", GPU_HI(ver##_##n(i)), GPU_LO(ver##_##n(i))}
+#define GPU_QMD_F(ver, n)                                                                                    \
+    {                                                                                                        \
+#n, GPU_HI(ver##_##n), GPU_LO(ver##_##n)                                                             \
+    }
+#define GPU_QMD_FI(ver, n, i)                                                                                \
+    {                                                                                                        \
+#n "(" #i ")", GPU_HI(ver##_##n(i)), GPU_LO(ver##_##n(i))                                            \
+    }
 #define GPU_QMD_FI2(ver, n) GPU_QMD_FI(ver, n, 0), GPU_QMD_FI(ver, n, 1)
-#define GPU_QMD_FI8(ver, n)                                                                    \
-    GPU_QMD_FI(ver, n, 0), GPU_QMD_FI(ver, n, 1), GPU_QMD_FI(ver, n, 2), GPU_QMD_FI(ver, n, 3), \
+#define GPU_QMD_FI8(ver, n)                                                                                  \
+    GPU_QMD_FI(ver, n, 0), GPU_QMD_FI(ver, n, 1), GPU_QMD_FI(ver, n, 2), GPU_QMD_FI(ver, n, 3),              \
         GPU_QMD_FI(ver, n, 4), GPU_QMD_FI(ver, n, 5), GPU_QMD_FI(ver, n, 6), GPU_QMD_FI(ver, n, 7)
 
 #endif /* GPU_QMD_LIMITS_H */

@@ -52,8 +52,7 @@ static void
 v04_release_read(const uint32_t *q, uint32_t slot, struct gpu_qmd_release *r)
 {
     r->enable = QMD_GETI(q, NVCBC0_QMDV04_00, RELEASE_SEMAPHORE_ENABLE, slot);
-    r->structure_size = (uint32_t)QMD_GETI(q, NVCBC0_QMDV04_00, RELEASE_SEMAPHORE_STRUCTURE_SIZE,
-                         slot);
+    r->structure_size = (uint32_t)QMD_GETI(q, NVCBC0_QMDV04_00, RELEASE_SEMAPHORE_STRUCTURE_SIZE, slot);
     r->membar_type = (uint32_t)QMD_GETI(q, NVCBC0_QMDV04_00, RELEASE_SEMAPHORE_MEMBAR_TYPE, slot);
     r->payload64 = QMD_GETI(q, NVCBC0_QMDV04_00, RELEASE_SEMAPHORE_PAYLOAD64B, slot);
     if (slot == 0) {
@@ -99,8 +98,7 @@ gpu_qmd_v04_00_encode(const struct gpu_qmd_desc *d, uint32_t *q)
 
     QMD_SET(q, NVCBC0_QMDV04_00, PROGRAM_ADDRESS_LOWER, d->program_va & 0xFFFFFFFFu);
     QMD_SET(q, NVCBC0_QMDV04_00, PROGRAM_ADDRESS_UPPER, d->program_va >> 32);
-    QMD_SET(q, NVCBC0_QMDV04_00, PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED,
-            (d->prefetch_va >> 8) & 0xFFFFFFFFu);
+    QMD_SET(q, NVCBC0_QMDV04_00, PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED, (d->prefetch_va >> 8) & 0xFFFFFFFFu);
     QMD_SET(q, NVCBC0_QMDV04_00, PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED, d->prefetch_va >> 40);
     QMD_SET(q, NVCBC0_QMDV04_00, PROGRAM_PREFETCH_SIZE, d->prefetch_size);
 
@@ -136,8 +134,7 @@ gpu_qmd_v04_00_encode(const struct gpu_qmd_desc *d, uint32_t *q)
 
     for (uint32_t i = 0; i < GPU_QMD_CBUF_COUNT; i++) {
         const struct gpu_qmd_cbuf *c = &d->cbuf[i];
-        QMD_SETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6, i,
-                 (c->va >> 6) & 0xFFFFFFFFu);
+        QMD_SETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6, i, (c->va >> 6) & 0xFFFFFFFFu);
         QMD_SETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6, i, c->va >> 38);
         QMD_SETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_SIZE_SHIFTED4, i, c->size_B >> 4);
         QMD_SETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_VALID, i, c->valid);
@@ -182,18 +179,15 @@ gpu_qmd_v04_00_decode(const uint32_t *q, struct gpu_qmd_desc *d)
     d->local_mem_high_B = (uint32_t)QMD_GET(q, NVCBC0_QMDV04_00, SHADER_LOCAL_MEMORY_HIGH_SIZE);
 
     d->invalidate =
-        (QMD_GET(q, NVCBC0_QMDV04_00,
-         INVALIDATE_TEXTURE_HEADER_CACHE) ? GPU_QMD_INVALIDATE_TEXTURE_HEADER : 0) |
-        (QMD_GET(q, NVCBC0_QMDV04_00,
-         INVALIDATE_TEXTURE_SAMPLER_CACHE) ? GPU_QMD_INVALIDATE_TEXTURE_SAMPLER : 0) |
-        (QMD_GET(q, NVCBC0_QMDV04_00,
-         INVALIDATE_TEXTURE_DATA_CACHE) ? GPU_QMD_INVALIDATE_TEXTURE_DATA : 0) |
-        (QMD_GET(q, NVCBC0_QMDV04_00,
-         INVALIDATE_SHADER_DATA_CACHE) ? GPU_QMD_INVALIDATE_SHADER_DATA : 0) |
-        (QMD_GET(q, NVCBC0_QMDV04_00,
-         INVALIDATE_INSTRUCTION_CACHE) ? GPU_QMD_INVALIDATE_INSTRUCTION : 0) |
-        (QMD_GET(q, NVCBC0_QMDV04_00,
-         INVALIDATE_SHADER_CONSTANT_CACHE) ? GPU_QMD_INVALIDATE_SHADER_CONSTANT : 0);
+        (QMD_GET(q, NVCBC0_QMDV04_00, INVALIDATE_TEXTURE_HEADER_CACHE) ? GPU_QMD_INVALIDATE_TEXTURE_HEADER
+                                                                       : 0) |
+        (QMD_GET(q, NVCBC0_QMDV04_00, INVALIDATE_TEXTURE_SAMPLER_CACHE) ? GPU_QMD_INVALIDATE_TEXTURE_SAMPLER
+                                                                        : 0) |
+        (QMD_GET(q, NVCBC0_QMDV04_00, INVALIDATE_TEXTURE_DATA_CACHE) ? GPU_QMD_INVALIDATE_TEXTURE_DATA : 0) |
+        (QMD_GET(q, NVCBC0_QMDV04_00, INVALIDATE_SHADER_DATA_CACHE) ? GPU_QMD_INVALIDATE_SHADER_DATA : 0) |
+        (QMD_GET(q, NVCBC0_QMDV04_00, INVALIDATE_INSTRUCTION_CACHE) ? GPU_QMD_INVALIDATE_INSTRUCTION : 0) |
+        (QMD_GET(q, NVCBC0_QMDV04_00, INVALIDATE_SHADER_CONSTANT_CACHE) ? GPU_QMD_INVALIDATE_SHADER_CONSTANT
+                                                                        : 0);
     d->cwd_membar_type = (uint32_t)QMD_GET(q, NVCBC0_QMDV04_00, CWD_MEMBAR_TYPE);
 
     d->grid[0] = (uint32_t)QMD_GET(q, NVCBC0_QMDV04_00, GRID_WIDTH);

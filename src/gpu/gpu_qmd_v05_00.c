@@ -55,8 +55,7 @@ static void
 v05_release_read(const uint32_t *q, uint32_t slot, struct gpu_qmd_release *r)
 {
     r->enable = QMD_GETI(q, NVCDC0_QMDV05_00, RELEASE_SEMAPHORE_ENABLE, slot);
-    r->structure_size = (uint32_t)QMD_GETI(q, NVCDC0_QMDV05_00, RELEASE_SEMAPHORE_STRUCTURE_SIZE,
-                         slot);
+    r->structure_size = (uint32_t)QMD_GETI(q, NVCDC0_QMDV05_00, RELEASE_SEMAPHORE_STRUCTURE_SIZE, slot);
     r->membar_type = (uint32_t)QMD_GETI(q, NVCDC0_QMDV05_00, RELEASE_SEMAPHORE_MEMBAR_TYPE, slot);
     r->payload64 = QMD_GETI(q, NVCDC0_QMDV05_00, RELEASE_SEMAPHORE_PAYLOAD64B, slot);
     if (slot == 0) {
@@ -100,11 +99,9 @@ gpu_qmd_v05_00_encode(const struct gpu_qmd_desc *d, uint32_t *q)
     QMD_SET(q, NVCDC0_QMDV05_00, SAMPLER_INDEX, d->sampler_index);
     QMD_SET(q, NVCDC0_QMDV05_00, SASS_VERSION, d->sass_version);
 
-    QMD_SET(q, NVCDC0_QMDV05_00, PROGRAM_ADDRESS_LOWER_SHIFTED4,
-            (d->program_va >> 4) & 0xFFFFFFFFu);
+    QMD_SET(q, NVCDC0_QMDV05_00, PROGRAM_ADDRESS_LOWER_SHIFTED4, (d->program_va >> 4) & 0xFFFFFFFFu);
     QMD_SET(q, NVCDC0_QMDV05_00, PROGRAM_ADDRESS_UPPER_SHIFTED4, d->program_va >> 36);
-    QMD_SET(q, NVCDC0_QMDV05_00, PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED,
-            (d->prefetch_va >> 8) & 0xFFFFFFFFu);
+    QMD_SET(q, NVCDC0_QMDV05_00, PROGRAM_PREFETCH_ADDR_LOWER_SHIFTED, (d->prefetch_va >> 8) & 0xFFFFFFFFu);
     QMD_SET(q, NVCDC0_QMDV05_00, PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED, d->prefetch_va >> 40);
     QMD_SET(q, NVCDC0_QMDV05_00, PROGRAM_PREFETCH_SIZE, d->prefetch_size);
 
@@ -140,8 +137,7 @@ gpu_qmd_v05_00_encode(const struct gpu_qmd_desc *d, uint32_t *q)
 
     for (uint32_t i = 0; i < GPU_QMD_CBUF_COUNT; i++) {
         const struct gpu_qmd_cbuf *c = &d->cbuf[i];
-        QMD_SETI(q, NVCDC0_QMDV05_00, CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6, i,
-                 (c->va >> 6) & 0xFFFFFFFFu);
+        QMD_SETI(q, NVCDC0_QMDV05_00, CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6, i, (c->va >> 6) & 0xFFFFFFFFu);
         QMD_SETI(q, NVCDC0_QMDV05_00, CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6, i, c->va >> 38);
         QMD_SETI(q, NVCDC0_QMDV05_00, CONSTANT_BUFFER_SIZE_SHIFTED4, i, c->size_B >> 4);
         QMD_SETI(q, NVCDC0_QMDV05_00, CONSTANT_BUFFER_VALID, i, c->valid);
@@ -182,24 +178,19 @@ gpu_qmd_v05_00_decode(const uint32_t *q, struct gpu_qmd_desc *d)
     d->sm_config_min = (uint32_t)QMD_GET(q, NVCDC0_QMDV05_00, MIN_SM_CONFIG_SHARED_MEM_SIZE);
     d->sm_config_target = (uint32_t)QMD_GET(q, NVCDC0_QMDV05_00, TARGET_SM_CONFIG_SHARED_MEM_SIZE);
     d->sm_config_max = (uint32_t)QMD_GET(q, NVCDC0_QMDV05_00, MAX_SM_CONFIG_SHARED_MEM_SIZE);
-    d->local_mem_low_B = (uint32_t)QMD_GET(q, NVCDC0_QMDV05_00,
-                          SHADER_LOCAL_MEMORY_LOW_SIZE_SHIFTED4) << 4;
-    d->local_mem_high_B = (uint32_t)QMD_GET(q, NVCDC0_QMDV05_00,
-                           SHADER_LOCAL_MEMORY_HIGH_SIZE_SHIFTED4) << 4;
+    d->local_mem_low_B = (uint32_t)QMD_GET(q, NVCDC0_QMDV05_00, SHADER_LOCAL_MEMORY_LOW_SIZE_SHIFTED4) << 4;
+    d->local_mem_high_B = (uint32_t)QMD_GET(q, NVCDC0_QMDV05_00, SHADER_LOCAL_MEMORY_HIGH_SIZE_SHIFTED4) << 4;
 
     d->invalidate =
-        (QMD_GET(q, NVCDC0_QMDV05_00,
-         INVALIDATE_TEXTURE_HEADER_CACHE) ? GPU_QMD_INVALIDATE_TEXTURE_HEADER : 0) |
-        (QMD_GET(q, NVCDC0_QMDV05_00,
-         INVALIDATE_TEXTURE_SAMPLER_CACHE) ? GPU_QMD_INVALIDATE_TEXTURE_SAMPLER : 0) |
-        (QMD_GET(q, NVCDC0_QMDV05_00,
-         INVALIDATE_TEXTURE_DATA_CACHE) ? GPU_QMD_INVALIDATE_TEXTURE_DATA : 0) |
-        (QMD_GET(q, NVCDC0_QMDV05_00,
-         INVALIDATE_SHADER_DATA_CACHE) ? GPU_QMD_INVALIDATE_SHADER_DATA : 0) |
-        (QMD_GET(q, NVCDC0_QMDV05_00,
-         INVALIDATE_INSTRUCTION_CACHE) ? GPU_QMD_INVALIDATE_INSTRUCTION : 0) |
-        (QMD_GET(q, NVCDC0_QMDV05_00,
-         INVALIDATE_SHADER_CONSTANT_CACHE) ? GPU_QMD_INVALIDATE_SHADER_CONSTANT : 0);
+        (QMD_GET(q, NVCDC0_QMDV05_00, INVALIDATE_TEXTURE_HEADER_CACHE) ? GPU_QMD_INVALIDATE_TEXTURE_HEADER
+                                                                       : 0) |
+        (QMD_GET(q, NVCDC0_QMDV05_00, INVALIDATE_TEXTURE_SAMPLER_CACHE) ? GPU_QMD_INVALIDATE_TEXTURE_SAMPLER
+                                                                        : 0) |
+        (QMD_GET(q, NVCDC0_QMDV05_00, INVALIDATE_TEXTURE_DATA_CACHE) ? GPU_QMD_INVALIDATE_TEXTURE_DATA : 0) |
+        (QMD_GET(q, NVCDC0_QMDV05_00, INVALIDATE_SHADER_DATA_CACHE) ? GPU_QMD_INVALIDATE_SHADER_DATA : 0) |
+        (QMD_GET(q, NVCDC0_QMDV05_00, INVALIDATE_INSTRUCTION_CACHE) ? GPU_QMD_INVALIDATE_INSTRUCTION : 0) |
+        (QMD_GET(q, NVCDC0_QMDV05_00, INVALIDATE_SHADER_CONSTANT_CACHE) ? GPU_QMD_INVALIDATE_SHADER_CONSTANT
+                                                                        : 0);
     d->cwd_membar_type = (uint32_t)QMD_GET(q, NVCDC0_QMDV05_00, CWD_MEMBAR_TYPE);
 
     d->grid[0] = (uint32_t)QMD_GET(q, NVCDC0_QMDV05_00, GRID_WIDTH);

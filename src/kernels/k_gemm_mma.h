@@ -131,9 +131,9 @@ k_gm_body(const struct k_gm_args &p)
 {
     constexpr int BM = K_GM_BM, BN = K_GM_BN, BK = K_GM_BK, ST = K_GM_STAGES;
     constexpr int WTM = BM / K_GM_WM, WTN = BN / K_GM_WN; /* warp tile */
-    constexpr int FM = WTM / 16, FN = WTN / 8;             /* mma tiles per warp */
-    constexpr int A_B = BM * BK * 2, B_B = BN * BK * 2;    /* bytes per stage */
-    constexpr int A_CH = A_B / 16, B_CH = B_B / 16;        /* 16-byte chunks per stage */
+    constexpr int FM = WTM / 16, FN = WTN / 8;            /* mma tiles per warp */
+    constexpr int A_B = BM * BK * 2, B_B = BN * BK * 2;   /* bytes per stage */
+    constexpr int A_CH = A_B / 16, B_CH = B_B / 16;       /* 16-byte chunks per stage */
     static_assert(FN % 2 == 0, "B fragments load two n8 tiles per ldmatrix.x4");
     static_assert(A_CH % K_GM_THREADS == 0 && B_CH % K_GM_THREADS == 0, "chunks per thread");
 #ifdef K_GM_DYNAMIC /* tuning harness only: stage rings beyond the 48 KiB static limit */

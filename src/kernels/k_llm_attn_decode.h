@@ -27,11 +27,11 @@
 #define K_LLM_AD_SPLITS 32 /* n_split the engine uses */
 
 struct k_llm_attn_decode_params {
-    uint64_t q_va;          /* f32 [n_head * hd] */
-    uint64_t kc_va, vc_va;  /* f32 [n_ctx][n_head_kv * hd] */
-    uint64_t out_va;        /* f32 [n_head * hd] */
-    uint64_t part_va;       /* f32 [n_head][n_split][hd + 2] scratch */
-    uint64_t count_va;      /* u32 [n_head_kv], zero between launches */
+    uint64_t q_va;         /* f32 [n_head * hd] */
+    uint64_t kc_va, vc_va; /* f32 [n_ctx][n_head_kv * hd] */
+    uint64_t out_va;       /* f32 [n_head * hd] */
+    uint64_t part_va;      /* f32 [n_head][n_split][hd + 2] scratch */
+    uint64_t count_va;     /* u32 [n_head_kv], zero between launches */
     uint32_t pos, n_ctx;
     uint32_t n_head, n_head_kv;
     uint32_t hd, n_split;
@@ -56,7 +56,8 @@ _Static_assert(offsetof(struct k_llm_attn_decode_params, kc_va) == 8 &&
 static inline int
 k_llm_attn_decode_ok(uint32_t n_head, uint32_t n_head_kv, uint32_t hd)
 {
-    return n_head_kv && n_head % n_head_kv == 0 && n_head / n_head_kv <= K_LLM_AD_MAX_GS && (hd == 64 || hd == 128);
+    return n_head_kv && n_head % n_head_kv == 0 && n_head / n_head_kv <= K_LLM_AD_MAX_GS &&
+           (hd == 64 || hd == 128);
 }
 
 #endif /* K_LLM_ATTN_DECODE_H */

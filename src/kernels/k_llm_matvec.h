@@ -31,35 +31,38 @@
 #endif
 
 #define K_LLM_MV_SEGS 3
-#define K_LLM_MV_ROWS 8      /* weight rows per tile (one CTA stages them together) */
-#define K_LLM_MV_THREADS 256 /* threads per CTA (the kernel assumes it) */
-#define K_LLM_MV_MAX_K 65536 /* longest row supported */
-#define K_LLM_MV_STAGE_B 1104 /* staged bytes per row and chunk: 1088 (Q8_0 x 1024) + slack */
+#define K_LLM_MV_ROWS 8            /* weight rows per tile (one CTA stages them together) */
+#define K_LLM_MV_THREADS 256       /* threads per CTA (the kernel assumes it) */
+#define K_LLM_MV_MAX_K 65536       /* longest row supported */
+#define K_LLM_MV_STAGE_B 1104      /* staged bytes per row and chunk: 1088 (Q8_0 x 1024) + slack */
 #define K_LLM_MV_STAGE_WIDE_B 2192 /* k_llm_matvec_wide: 2176 (Q8_0 x 2048) + slack */
 
 enum k_llm_mv_mode { K_LLM_MV_SET = 0, K_LLM_MV_ACC = 1, K_LLM_MV_SWIGLU = 2 };
 
 struct k_llm_mv_seg {
-    uint64_t w_va;  /* [rows][k] of `type`, ggml row layout */
+    uint64_t w_va; /* [rows][k] of `type`, ggml row layout */
     uint32_t type, rows;
 };
 
 struct k_llm_matvec_params {
     struct k_llm_mv_seg seg[K_LLM_MV_SEGS];
-    uint64_t x_va, y_va;  /* x f32 [k], y f32 [sum of rows] (SWIGLU: [rows]) */
-    uint64_t norm_w_va;   /* f32 [k] RMSNorm weight, or 0: x used as is */
-    uint64_t b_va;        /* f32 bias per output row, or 0 */
+    uint64_t x_va, y_va; /* x f32 [k], y f32 [sum of rows] (SWIGLU: [rows]) */
+    uint64_t norm_w_va;  /* f32 [k] RMSNorm weight, or 0: x used as is */
+    uint64_t b_va;       /* f32 bias per output row, or 0 */
     uint32_t k, n_seg;
     uint32_t mode;
     float eps;
 };
 _Static_assert(sizeof(struct k_llm_mv_seg) == 16, "mv seg size");
 _Static_assert(sizeof(struct k_llm_matvec_params) == 96, "matvec size");
-_Static_assert(offsetof(struct k_llm_matvec_params, x_va) == 48 && offsetof(struct k_llm_matvec_params, y_va) == 56 &&
+_Static_assert(offsetof(struct k_llm_matvec_params, x_va) == 48 &&
+                   offsetof(struct k_llm_matvec_params, y_va) == 56 &&
                    offsetof(struct k_llm_matvec_params, norm_w_va) == 64 &&
-                   offsetof(struct k_llm_matvec_params, b_va) == 72 && offsetof(struct k_llm_matvec_params, k) == 80 &&
+                   offsetof(struct k_llm_matvec_params, b_va) == 72 &&
+                   offsetof(struct k_llm_matvec_params, k) == 80 &&
                    offsetof(struct k_llm_matvec_params, n_seg) == 84 &&
-                   offsetof(struct k_llm_matvec_params, mode) == 88 && offsetof(struct k_llm_matvec_params, eps) == 92,
+                   offsetof(struct k_llm_matvec_params, mode) == 88 &&
+                   offsetof(struct k_llm_matvec_params, eps) == 92,
                "matvec offsets");
 
 /* Bytes per 256 values of a supported type (0: not supported by this kernel). */
@@ -67,13 +70,20 @@ K_LLM_MV_FN uint32_t
 k_llm_mv_b256(uint32_t type)
 {
     switch (type) {
-    case 1: return 512;  /* F16 */
-    case 2: return 144;  /* Q4_0: 8 blocks of 18 */
-    case 8: return 272;  /* Q8_0: 8 blocks of 34 */
-    case 12: return 144; /* Q4_K */
-    case 13: return 176; /* Q5_K */
-    case 14: return 210; /* Q6_K */
-    default: return 0;
+    case 1:
+        return 512; /* F16 */
+    case 2:
+        return 144; /* Q4_0: 8 blocks of 18 */
+    case 8:
+        return 272; /* Q8_0: 8 blocks of 34 */
+    case 12:
+        return 144; /* Q4_K */
+    case 13:
+        return 176; /* Q5_K */
+    case 14:
+        return 210; /* Q6_K */
+    default:
+        return 0;
     }
 }
 

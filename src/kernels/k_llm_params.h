@@ -27,22 +27,27 @@
 /* k_llm_embed: out[i][0..d) = dequant(W[tok_i]) (+ dequant(P[pos0 + i]) when pos_w_va).
  * tok_i = tok_va ? tokens[i] : tok_imm (a decode step patches tok_imm). grid (n_tok). */
 struct k_llm_embed_params {
-    uint64_t w_va;      /* [n_vocab][d] of `type` */
-    uint64_t pos_w_va;  /* [n_ctx][d] of `pos_type`, or 0 */
-    uint64_t tok_va;    /* int32 [n_tok], or 0 */
-    uint64_t out_va;    /* f32 [n_tok][d] */
+    uint64_t w_va;     /* [n_vocab][d] of `type` */
+    uint64_t pos_w_va; /* [n_ctx][d] of `pos_type`, or 0 */
+    uint64_t tok_va;   /* int32 [n_tok], or 0 */
+    uint64_t out_va;   /* f32 [n_tok][d] */
     uint32_t type, pos_type;
     uint32_t d, n_tok;
     uint32_t pos0, tok_imm;
     uint32_t n_vocab, n_pos; /* rows of W and P (ids are clamped) */
 };
 _Static_assert(sizeof(struct k_llm_embed_params) == 64, "embed size");
-_Static_assert(offsetof(struct k_llm_embed_params, pos_w_va) == 8 && offsetof(struct k_llm_embed_params, tok_va) == 16 &&
-                   offsetof(struct k_llm_embed_params, out_va) == 24 && offsetof(struct k_llm_embed_params, type) == 32 &&
-                   offsetof(struct k_llm_embed_params, pos_type) == 36 && offsetof(struct k_llm_embed_params, d) == 40 &&
-                   offsetof(struct k_llm_embed_params, n_tok) == 44 && offsetof(struct k_llm_embed_params, pos0) == 48 &&
+_Static_assert(offsetof(struct k_llm_embed_params, pos_w_va) == 8 &&
+                   offsetof(struct k_llm_embed_params, tok_va) == 16 &&
+                   offsetof(struct k_llm_embed_params, out_va) == 24 &&
+                   offsetof(struct k_llm_embed_params, type) == 32 &&
+                   offsetof(struct k_llm_embed_params, pos_type) == 36 &&
+                   offsetof(struct k_llm_embed_params, d) == 40 &&
+                   offsetof(struct k_llm_embed_params, n_tok) == 44 &&
+                   offsetof(struct k_llm_embed_params, pos0) == 48 &&
                    offsetof(struct k_llm_embed_params, tok_imm) == 52 &&
-                   offsetof(struct k_llm_embed_params, n_vocab) == 56 && offsetof(struct k_llm_embed_params, n_pos) == 60,
+                   offsetof(struct k_llm_embed_params, n_vocab) == 56 &&
+                   offsetof(struct k_llm_embed_params, n_pos) == 60,
                "embed offsets");
 
 /* k_llm_norm: y[i] = norm(x[i]) * w (+ b). mode 0: RMSNorm x / sqrt(mean(x^2) + eps);
@@ -55,9 +60,12 @@ struct k_llm_norm_params {
     float eps;
 };
 _Static_assert(sizeof(struct k_llm_norm_params) == 48, "norm size");
-_Static_assert(offsetof(struct k_llm_norm_params, y_va) == 8 && offsetof(struct k_llm_norm_params, w_va) == 16 &&
-                   offsetof(struct k_llm_norm_params, b_va) == 24 && offsetof(struct k_llm_norm_params, d) == 32 &&
-                   offsetof(struct k_llm_norm_params, n) == 36 && offsetof(struct k_llm_norm_params, mode) == 40 &&
+_Static_assert(offsetof(struct k_llm_norm_params, y_va) == 8 &&
+                   offsetof(struct k_llm_norm_params, w_va) == 16 &&
+                   offsetof(struct k_llm_norm_params, b_va) == 24 &&
+                   offsetof(struct k_llm_norm_params, d) == 32 &&
+                   offsetof(struct k_llm_norm_params, n) == 36 &&
+                   offsetof(struct k_llm_norm_params, mode) == 40 &&
                    offsetof(struct k_llm_norm_params, eps) == 44,
                "norm offsets");
 
@@ -73,9 +81,12 @@ struct k_llm_matmul_params {
     uint32_t accumulate, by_block;
 };
 _Static_assert(sizeof(struct k_llm_matmul_params) == 64, "matmul size");
-_Static_assert(offsetof(struct k_llm_matmul_params, x_va) == 8 && offsetof(struct k_llm_matmul_params, y_va) == 16 &&
-                   offsetof(struct k_llm_matmul_params, b_va) == 24 && offsetof(struct k_llm_matmul_params, type) == 32 &&
-                   offsetof(struct k_llm_matmul_params, k) == 36 && offsetof(struct k_llm_matmul_params, rows) == 40 &&
+_Static_assert(offsetof(struct k_llm_matmul_params, x_va) == 8 &&
+                   offsetof(struct k_llm_matmul_params, y_va) == 16 &&
+                   offsetof(struct k_llm_matmul_params, b_va) == 24 &&
+                   offsetof(struct k_llm_matmul_params, type) == 32 &&
+                   offsetof(struct k_llm_matmul_params, k) == 36 &&
+                   offsetof(struct k_llm_matmul_params, rows) == 40 &&
                    offsetof(struct k_llm_matmul_params, n) == 44 &&
                    offsetof(struct k_llm_matmul_params, x_stride) == 48 &&
                    offsetof(struct k_llm_matmul_params, y_stride) == 52 &&
@@ -89,8 +100,8 @@ _Static_assert(offsetof(struct k_llm_matmul_params, x_va) == 8 && offsetof(struc
  * q/k/v rows are qkv_stride floats apart. grid (n_tok). */
 struct k_llm_rope_kv_params {
     uint64_t q_va, k_va, v_va;
-    uint64_t kc_va, vc_va;  /* f32 [n_ctx][n_head_kv * hd] */
-    uint64_t freqs_va;      /* f32 [hd / 2] or 0 */
+    uint64_t kc_va, vc_va; /* f32 [n_ctx][n_head_kv * hd] */
+    uint64_t freqs_va;     /* f32 [hd / 2] or 0 */
     uint32_t n_tok, pos0;
     uint32_t n_head, n_head_kv;
     uint32_t hd, qkv_stride;
@@ -99,7 +110,8 @@ struct k_llm_rope_kv_params {
     uint32_t n_ctx, pad;
 };
 _Static_assert(sizeof(struct k_llm_rope_kv_params) == 88, "rope_kv size");
-_Static_assert(offsetof(struct k_llm_rope_kv_params, k_va) == 8 && offsetof(struct k_llm_rope_kv_params, v_va) == 16 &&
+_Static_assert(offsetof(struct k_llm_rope_kv_params, k_va) == 8 &&
+                   offsetof(struct k_llm_rope_kv_params, v_va) == 16 &&
                    offsetof(struct k_llm_rope_kv_params, kc_va) == 24 &&
                    offsetof(struct k_llm_rope_kv_params, vc_va) == 32 &&
                    offsetof(struct k_llm_rope_kv_params, freqs_va) == 40 &&
@@ -125,13 +137,14 @@ struct k_llm_attn_params {
     uint32_t n_ctx;
 };
 _Static_assert(sizeof(struct k_llm_attn_params) == 64, "attn size");
-_Static_assert(offsetof(struct k_llm_attn_params, kc_va) == 8 && offsetof(struct k_llm_attn_params, vc_va) == 16 &&
-                   offsetof(struct k_llm_attn_params, out_va) == 24 && offsetof(struct k_llm_attn_params, n_tok) == 32 &&
-                   offsetof(struct k_llm_attn_params, pos0) == 36 && offsetof(struct k_llm_attn_params, n_head) == 40 &&
-                   offsetof(struct k_llm_attn_params, n_head_kv) == 44 && offsetof(struct k_llm_attn_params, hd) == 48 &&
-                   offsetof(struct k_llm_attn_params, q_stride) == 52 &&
-                   offsetof(struct k_llm_attn_params, scale) == 56 && offsetof(struct k_llm_attn_params, n_ctx) == 60,
-               "attn offsets");
+_Static_assert(
+    offsetof(struct k_llm_attn_params, kc_va) == 8 && offsetof(struct k_llm_attn_params, vc_va) == 16 &&
+        offsetof(struct k_llm_attn_params, out_va) == 24 && offsetof(struct k_llm_attn_params, n_tok) == 32 &&
+        offsetof(struct k_llm_attn_params, pos0) == 36 && offsetof(struct k_llm_attn_params, n_head) == 40 &&
+        offsetof(struct k_llm_attn_params, n_head_kv) == 44 && offsetof(struct k_llm_attn_params, hd) == 48 &&
+        offsetof(struct k_llm_attn_params, q_stride) == 52 &&
+        offsetof(struct k_llm_attn_params, scale) == 56 && offsetof(struct k_llm_attn_params, n_ctx) == 60,
+    "attn offsets");
 
 /* k_llm_act: mode 0 (SwiGLU): y = silu(a) * b; mode 1 (GELU, tanh form): y = gelu(a).
  * n elements. grid (ceil(n / K_LLM_BLOCK)). */
@@ -140,8 +153,10 @@ struct k_llm_act_params {
     uint32_t n, mode;
 };
 _Static_assert(sizeof(struct k_llm_act_params) == 32, "act size");
-_Static_assert(offsetof(struct k_llm_act_params, b_va) == 8 && offsetof(struct k_llm_act_params, y_va) == 16 &&
-                   offsetof(struct k_llm_act_params, n) == 24 && offsetof(struct k_llm_act_params, mode) == 28,
+_Static_assert(offsetof(struct k_llm_act_params, b_va) == 8 &&
+                   offsetof(struct k_llm_act_params, y_va) == 16 &&
+                   offsetof(struct k_llm_act_params, n) == 24 &&
+                   offsetof(struct k_llm_act_params, mode) == 28,
                "act offsets");
 
 #endif /* K_LLM_PARAMS_H */

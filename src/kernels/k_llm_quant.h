@@ -16,7 +16,7 @@
 #define _Static_assert static_assert /* nvcc compiles this header as C++ */
 #endif
 
-#define LLM_QK 32   /* values per block of the 32-wide formats */
+#define LLM_QK 32    /* values per block of the 32-wide formats */
 #define LLM_QK_K 256 /* values per super-block of the K formats */
 
 /* Q4_0: x = d * (q - 8), q in 0..15; byte j holds value j (low nibble) and j+16 (high). */
@@ -83,14 +83,15 @@ _Static_assert(offsetof(struct llm_block_q5_1, qh) == 4 && offsetof(struct llm_b
 _Static_assert(sizeof(struct llm_block_q8_0) == 34, "q8_0 size");
 _Static_assert(offsetof(struct llm_block_q8_0, qs) == 2, "q8_0 qs");
 _Static_assert(sizeof(struct llm_block_q4_k) == 144, "q4_k size");
-_Static_assert(offsetof(struct llm_block_q4_k, scales) == 4 && offsetof(struct llm_block_q4_k, qs) == 16, "q4_k");
+_Static_assert(offsetof(struct llm_block_q4_k, scales) == 4 && offsetof(struct llm_block_q4_k, qs) == 16,
+               "q4_k");
 _Static_assert(sizeof(struct llm_block_q5_k) == 176, "q5_k size");
-_Static_assert(offsetof(struct llm_block_q5_k, qh) == 16 && offsetof(struct llm_block_q5_k, qs) == 48, "q5_k");
+_Static_assert(offsetof(struct llm_block_q5_k, qh) == 16 && offsetof(struct llm_block_q5_k, qs) == 48,
+               "q5_k");
 _Static_assert(sizeof(struct llm_block_q6_k) == 210, "q6_k size");
 _Static_assert(offsetof(struct llm_block_q6_k, qh) == 128 && offsetof(struct llm_block_q6_k, scales) == 192 &&
                    offsetof(struct llm_block_q6_k, d) == 208,
                "q6_k");
-
 
 /* ==== Block decoders (host C and CUDA device code alike) ==== */
 
@@ -126,7 +127,10 @@ k_llm_f16(uint16_t h)
     } else {
         bits = sign;
     }
-    union { uint32_t u; float f; } v;
+    union {
+        uint32_t u;
+        float f;
+    } v;
     v.u = bits;
     return v.f;
 }
@@ -134,7 +138,10 @@ k_llm_f16(uint16_t h)
 K_LLM_FN float
 k_llm_bf16(uint16_t h)
 {
-    union { uint32_t u; float f; } v;
+    union {
+        uint32_t u;
+        float f;
+    } v;
     v.u = (uint32_t)h << 16;
     return v.f;
 }
@@ -267,7 +274,6 @@ k_llm_dq_q6_k_half(const struct llm_block_q6_k *b, int h, float *y)
     }
 }
 
-
 /* Value i of a row of `type` (ggml numbering: 0 F32, 1 F16, 2 Q4_0, 3 Q4_1, 6 Q5_0, 7 Q5_1,
  * 8 Q8_0, 12 Q4_K, 13 Q5_K, 14 Q6_K, 30 BF16); 0 for other types. One value at a time:
  * the simple form the first GPU kernels use (speed comes later). */
@@ -275,10 +281,21 @@ K_LLM_FN float
 k_llm_dq_at(uint32_t type, const uint8_t *row, uint32_t i)
 {
     switch (type) {
-    case 0: { float f; const uint8_t *p = row + 4 * (size_t)i; union { uint32_t u; float f; } v;
-              v.u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; f = v.f; return f; }
-    case 1: return k_llm_f16((uint16_t)(row[2 * (size_t)i] | row[2 * (size_t)i + 1] << 8));
-    case 30: return k_llm_bf16((uint16_t)(row[2 * (size_t)i] | row[2 * (size_t)i + 1] << 8));
+    case 0: {
+        float f;
+        const uint8_t *p = row + 4 * (size_t)i;
+        union {
+            uint32_t u;
+            float f;
+        } v;
+        v.u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        f = v.f;
+        return f;
+    }
+    case 1:
+        return k_llm_f16((uint16_t)(row[2 * (size_t)i] | row[2 * (size_t)i + 1] << 8));
+    case 30:
+        return k_llm_bf16((uint16_t)(row[2 * (size_t)i] | row[2 * (size_t)i + 1] << 8));
     case 2: {
         const struct llm_block_q4_0 *b = (const struct llm_block_q4_0 *)row + i / 32;
         uint32_t j = i % 32;
@@ -294,20 +311,23 @@ k_llm_dq_at(uint32_t type, const uint8_t *row, uint32_t i)
     case 6: {
         const struct llm_block_q5_0 *b = (const struct llm_block_q5_0 *)row + i / 32;
         uint32_t j = i % 32;
-        int q = (j < 16 ? (b->qs[j] & 0xF) : (b->qs[j - 16] >> 4)) | (int)(((k_llm_qh32(b->qh) >> j) & 1) << 4);
+        int q =
+            (j < 16 ? (b->qs[j] & 0xF) : (b->qs[j - 16] >> 4)) | (int)(((k_llm_qh32(b->qh) >> j) & 1) << 4);
         return k_llm_f16(b->d) * (float)(q - 16);
     }
     case 7: {
         const struct llm_block_q5_1 *b = (const struct llm_block_q5_1 *)row + i / 32;
         uint32_t j = i % 32;
-        int q = (j < 16 ? (b->qs[j] & 0xF) : (b->qs[j - 16] >> 4)) | (int)(((k_llm_qh32(b->qh) >> j) & 1) << 4);
+        int q =
+            (j < 16 ? (b->qs[j] & 0xF) : (b->qs[j - 16] >> 4)) | (int)(((k_llm_qh32(b->qh) >> j) & 1) << 4);
         return k_llm_f16(b->d) * (float)q + k_llm_f16(b->m);
     }
     case 8: {
         const struct llm_block_q8_0 *b = (const struct llm_block_q8_0 *)row + i / 32;
         return k_llm_f16(b->d) * (float)b->qs[i % 32];
     }
-    case 12: case 13: {
+    case 12:
+    case 13: {
         uint32_t j = i % 256, c = j / 64, w = j % 64, l = w % 32, sub = 2 * c + w / 32;
         const uint8_t *base = row + (size_t)(i / 256) * (type == 12 ? 144 : 176);
         const struct llm_block_q4_k *b4 = (const struct llm_block_q4_k *)base;
@@ -323,11 +343,15 @@ k_llm_dq_at(uint32_t type, const uint8_t *row, uint32_t i)
         const struct llm_block_q6_k *b = (const struct llm_block_q6_k *)row + i / 256;
         uint32_t j = i % 256, h = j / 128, w = j % 128, grp = w / 32, l = w % 32;
         const uint8_t *ql = b->ql + 64 * h;
-        int lo = grp == 0 ? (ql[l] & 0xF) : grp == 1 ? (ql[l + 32] & 0xF) : grp == 2 ? (ql[l] >> 4) : (ql[l + 32] >> 4);
+        int lo = grp == 0   ? (ql[l] & 0xF)
+                 : grp == 1 ? (ql[l + 32] & 0xF)
+                 : grp == 2 ? (ql[l] >> 4)
+                            : (ql[l + 32] >> 4);
         int hi = (b->qh[32 * h + l] >> (2 * grp)) & 3;
         return k_llm_f16(b->d) * (float)b->scales[8 * h + l / 16 + 2 * grp] * (float)((lo | (hi << 4)) - 32);
     }
-    default: return 0;
+    default:
+        return 0;
     }
 }
 

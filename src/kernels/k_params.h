@@ -23,18 +23,18 @@
 #define K_STATIC_ASSERT _Static_assert
 #endif
 /* __builtin_offsetof instead of <stddef.h>: gcc, clang and nvcc all provide it. */
-#define K_PARAMS_SIZE(k, size_B) \
+#define K_PARAMS_SIZE(k, size_B)                                                                             \
     K_STATIC_ASSERT(sizeof(struct k##_params) == (size_B), #k "_params: size changed (ABI)")
-#define K_PARAMS_FIELD(k, field, offset_B)                                  \
-    K_STATIC_ASSERT(__builtin_offsetof(struct k##_params, field) == (offset_B), \
+#define K_PARAMS_FIELD(k, field, offset_B)                                                                   \
+    K_STATIC_ASSERT(__builtin_offsetof(struct k##_params, field) == (offset_B),                              \
                     #k "_params." #field ": offset changed (ABI)")
 
 /* k_fill_u32: dst[i] = value for i < n */
 struct k_fill_u32_params {
     uint64_t dst_va; /* u32[n] output */
-    uint64_t n; /* element count */
-    uint32_t value; /* pattern */
-    uint32_t pad0; /* 0 */
+    uint64_t n;      /* element count */
+    uint32_t value;  /* pattern */
+    uint32_t pad0;   /* 0 */
 };
 K_PARAMS_SIZE(k_fill_u32, 24);
 K_PARAMS_FIELD(k_fill_u32, dst_va, 0);
@@ -45,9 +45,9 @@ K_PARAMS_FIELD(k_fill_u32, pad0, 20);
 /* k_fill_f32: dst[i] = value for i < n */
 struct k_fill_f32_params {
     uint64_t dst_va; /* f32[n] output */
-    uint64_t n; /* element count */
-    float    value; /* value */
-    uint32_t pad0; /* 0 */
+    uint64_t n;      /* element count */
+    float value;     /* value */
+    uint32_t pad0;   /* 0 */
 };
 K_PARAMS_SIZE(k_fill_f32, 24);
 K_PARAMS_FIELD(k_fill_f32, dst_va, 0);
@@ -71,7 +71,7 @@ struct k_add_f32_params {
     uint64_t c_va; /* f32[n] output */
     uint64_t a_va; /* f32[n] */
     uint64_t b_va; /* f32[n] */
-    uint64_t n; /* element count */
+    uint64_t n;    /* element count */
 };
 K_PARAMS_SIZE(k_add_f32, 32);
 K_PARAMS_FIELD(k_add_f32, c_va, 0);
@@ -84,7 +84,7 @@ struct k_mul_f32_params {
     uint64_t c_va; /* f32[n] output */
     uint64_t a_va; /* f32[n] */
     uint64_t b_va; /* f32[n] */
-    uint64_t n; /* element count */
+    uint64_t n;    /* element count */
 };
 K_PARAMS_SIZE(k_mul_f32, 32);
 K_PARAMS_FIELD(k_mul_f32, c_va, 0);
@@ -96,7 +96,7 @@ K_PARAMS_FIELD(k_mul_f32, n, 24);
 struct k_exp_f32_params {
     uint64_t y_va; /* f32[n] output */
     uint64_t x_va; /* f32[n] */
-    uint64_t n; /* element count */
+    uint64_t n;    /* element count */
 };
 K_PARAMS_SIZE(k_exp_f32, 24);
 K_PARAMS_FIELD(k_exp_f32, y_va, 0);
@@ -107,7 +107,7 @@ K_PARAMS_FIELD(k_exp_f32, n, 16);
 struct k_relu_f32_params {
     uint64_t y_va; /* f32[n] output */
     uint64_t x_va; /* f32[n] */
-    uint64_t n; /* element count */
+    uint64_t n;    /* element count */
 };
 K_PARAMS_SIZE(k_relu_f32, 24);
 K_PARAMS_FIELD(k_relu_f32, y_va, 0);
@@ -118,7 +118,7 @@ K_PARAMS_FIELD(k_relu_f32, n, 16);
 struct k_cast_f32_f16_params {
     uint64_t y_va; /* f16[n] output (binary16 bits) */
     uint64_t x_va; /* f32[n] */
-    uint64_t n; /* element count */
+    uint64_t n;    /* element count */
 };
 K_PARAMS_SIZE(k_cast_f32_f16, 24);
 K_PARAMS_FIELD(k_cast_f32_f16, y_va, 0);
@@ -129,7 +129,7 @@ K_PARAMS_FIELD(k_cast_f32_f16, n, 16);
 struct k_cast_f16_f32_params {
     uint64_t y_va; /* f32[n] output */
     uint64_t x_va; /* f16[n] (binary16 bits) */
-    uint64_t n; /* element count */
+    uint64_t n;    /* element count */
 };
 K_PARAMS_SIZE(k_cast_f16_f32, 24);
 K_PARAMS_FIELD(k_cast_f16_f32, y_va, 0);
@@ -140,7 +140,7 @@ K_PARAMS_FIELD(k_cast_f16_f32, n, 16);
 struct k_cast_f32_bf16_params {
     uint64_t y_va; /* bf16[n] output */
     uint64_t x_va; /* f32[n] */
-    uint64_t n; /* element count */
+    uint64_t n;    /* element count */
 };
 K_PARAMS_SIZE(k_cast_f32_bf16, 24);
 K_PARAMS_FIELD(k_cast_f32_bf16, y_va, 0);
@@ -151,7 +151,7 @@ K_PARAMS_FIELD(k_cast_f32_bf16, n, 16);
 struct k_cast_bf16_f32_params {
     uint64_t y_va; /* f32[n] output */
     uint64_t x_va; /* bf16[n] */
-    uint64_t n; /* element count */
+    uint64_t n;    /* element count */
 };
 K_PARAMS_SIZE(k_cast_bf16_f32, 24);
 K_PARAMS_FIELD(k_cast_bf16_f32, y_va, 0);
@@ -161,7 +161,7 @@ K_PARAMS_FIELD(k_cast_bf16_f32, n, 16);
 /* k_sum_rows_f32: out[r] = sum_c x[r, c] (reduce axis 1) */
 struct k_sum_rows_f32_params {
     uint64_t out_va; /* f32[rows] output */
-    uint64_t x_va; /* f32[rows, cols], row-major */
+    uint64_t x_va;   /* f32[rows, cols], row-major */
     uint32_t rows;
     uint32_t cols;
 };
@@ -174,7 +174,7 @@ K_PARAMS_FIELD(k_sum_rows_f32, cols, 20);
 /* k_sum_cols_f32: out[c] = sum_r x[r, c] (reduce axis 0) */
 struct k_sum_cols_f32_params {
     uint64_t out_va; /* f32[cols] output */
-    uint64_t x_va; /* f32[rows, cols], row-major */
+    uint64_t x_va;   /* f32[rows, cols], row-major */
     uint32_t rows;
     uint32_t cols;
 };
@@ -252,7 +252,7 @@ K_PARAMS_FIELD(k_empty, unused, 0);
 /* k_axpb_u64: x[i] = x[i] * mul + add (mod 2^64); order-sensitive, for queue tests */
 struct k_axpb_u64_params {
     uint64_t x_va; /* u64[n] in/out */
-    uint64_t n; /* element count */
+    uint64_t n;    /* element count */
     uint64_t mul;
     uint64_t add;
 };

@@ -106,20 +106,28 @@ static const struct klog_rule {
     const char *what;
 } klog_rules[] = {
     /* Jetson (nvgpu.md §8.3); the harmless line first: it accompanies every GR context init */
-    {KLOG_HARMLESS, "RTV_CB", "tu104_gr_init_commit_rtv_cb", NULL, true, "RTV circular buffer not on ga10b; every GR context init"},
-    {KLOG_ERROR, "SKED_EXCEPTION", "sked exception", NULL, true, "bad pushbuffer / QMD (missing windows, wrong qmd_version)"},
-    {KLOG_ERROR, "CE_NOT_IDLE", "ce engine", "is not idle", true, "consequence of an earlier GPU error / reset"},
+    {KLOG_HARMLESS, "RTV_CB", "tu104_gr_init_commit_rtv_cb", NULL, true,
+     "RTV circular buffer not on ga10b; every GR context init"},
+    {KLOG_ERROR, "SKED_EXCEPTION", "sked exception", NULL, true,
+     "bad pushbuffer / QMD (missing windows, wrong qmd_version)"},
+    {KLOG_ERROR, "CE_NOT_IDLE", "ce engine", "is not idle", true,
+     "consequence of an earlier GPU error / reset"},
     {KLOG_ERROR, "GR_EXCEPTION", "set gr exception notifier", NULL, true, "accompanies GR errors"},
     {KLOG_ERROR, "MMU_FAULT", "mmu fault", NULL, true, "bad or unmapped GPU VA"},
     {KLOG_ERROR, "PBDMA_INTR", "fifo_pbdma", "intr", true, "pushbuffer DMA error"},
     {KLOG_ERROR, "CTXSW_TIMEOUT", "ctxsw_timeout", NULL, true, "context switch timeout: hang"},
-    {KLOG_ERROR, "SM_MACHINE_CHECK", "sm machine check", NULL, true, "SM exception (the VA-window collision showed this)"},
+    {KLOG_ERROR, "SM_MACHINE_CHECK", "sm machine check", NULL, true,
+     "SM exception (the VA-window collision showed this)"},
     {KLOG_ERROR, "HWW_WARP_ESR", "hww_warp_esr", NULL, true, "warp error status (e.g. 0x10 MISALIGNED_ADDR)"},
     {KLOG_ERROR, "HWW_GLOBAL_ESR", "hww_global_esr", NULL, true, "SM global error status"},
-    {KLOG_ERROR, "EMU_MODEL", "emu-nvgpu:", NULL, true, "the emulated driver caught a hardware rule being broken"},
-    {KLOG_WARNING, "NVMAP_TAG", "tag not specified", NULL, true, "nvmap allocation without a tag (bits 31:16)"},
-    {KLOG_WARNING, "NVMAP_TAG", "allocation tag", "warning", true, "nvmap allocation without a tag (bits 31:16)"},
-    {KLOG_WARNING, "ERR_REPORT_UNSUPPORTED", "error reporting is not supported", NULL, true, "CIC info, harmless"},
+    {KLOG_ERROR, "EMU_MODEL", "emu-nvgpu:", NULL, true,
+     "the emulated driver caught a hardware rule being broken"},
+    {KLOG_WARNING, "NVMAP_TAG", "tag not specified", NULL, true,
+     "nvmap allocation without a tag (bits 31:16)"},
+    {KLOG_WARNING, "NVMAP_TAG", "allocation tag", "warning", true,
+     "nvmap allocation without a tag (bits 31:16)"},
+    {KLOG_WARNING, "ERR_REPORT_UNSUPPORTED", "error reporting is not supported", NULL, true,
+     "CIC info, harmless"},
     /* desktop RM (and anything the Jetson table does not name) */
     {KLOG_ERROR, "OFF_THE_BUS", "fallen off the bus", NULL, false, "GPU has fallen off the bus"},
     {KLOG_ERROR, "GPU_LOST", "GPU is lost", NULL, false, "GPU lost"},
@@ -244,7 +252,8 @@ klog_since(const char *text, size_t text_B, const char *since, bool *found)
 }
 
 void
-klog_check(const char *text, size_t text_B, const char *since, struct klog_report *rep, klog_line_fn fn, void *user)
+klog_check(const char *text, size_t text_B, const char *since, struct klog_report *rep, klog_line_fn fn,
+           void *user)
 {
     memset(rep, 0, sizeof *rep);
     rep->last_ts_s = -1;
@@ -268,11 +277,20 @@ klog_check(const char *text, size_t text_B, const char *since, struct klog_repor
             continue;
         rep->scanned++;
         switch (cls) {
-        case KLOG_UNRELATED: continue;
-        case KLOG_ERROR: rep->errors++; break;
-        case KLOG_WARNING: rep->warnings++; break;
-        case KLOG_NOTICE: rep->notices++; break;
-        case KLOG_HARMLESS: rep->harmless++; break;
+        case KLOG_UNRELATED:
+            continue;
+        case KLOG_ERROR:
+            rep->errors++;
+            break;
+        case KLOG_WARNING:
+            rep->warnings++;
+            break;
+        case KLOG_NOTICE:
+            rep->notices++;
+            break;
+        case KLOG_HARMLESS:
+            rep->harmless++;
+            break;
         }
         if (hit.xid >= 0 && hit.xid < KLOG_XID_MAX)
             rep->xid_count[hit.xid]++;
@@ -292,8 +310,9 @@ klog_report_line(void *user, const char *line, size_t len, const struct klog_hit
     struct klog_text *t = user;
     if (hit->cls < KLOG_WARNING || !t->buf || t->used + 1 >= t->size)
         return;
-    int w = snprintf(t->buf + t->used, t->size - t->used, "%s %s: %.*s\n", hit->cls == KLOG_ERROR ? "ERROR" : "WARNING",
-                     hit->name, (int)(len < 511 ? len : 511), line);
+    int w =
+        snprintf(t->buf + t->used, t->size - t->used, "%s %s: %.*s\n",
+                 hit->cls == KLOG_ERROR ? "ERROR" : "WARNING", hit->name, (int)(len < 511 ? len : 511), line);
     t->used = w > 0 && (size_t)w < t->size - t->used ? t->used + (size_t)w : t->size - 1;
 }
 

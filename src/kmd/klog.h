@@ -26,10 +26,10 @@ enum klog_level {
 
 struct klog_hit {
     enum klog_level cls;
-    const char *name;   /* "XID", "MMU_FAULT", "SKED_EXCEPTION", ..., "INFO"; "" when unrelated */
-    const char *what;   /* one static line saying what it means ("" when unrelated) */
-    int xid;            /* Xid number, -1 if the line has none */
-    double ts_s;        /* kernel timestamp "[  33.65]" in seconds, -1 if none */
+    const char *name; /* "XID", "MMU_FAULT", "SKED_EXCEPTION", ..., "INFO"; "" when unrelated */
+    const char *what; /* one static line saying what it means ("" when unrelated) */
+    int xid;          /* Xid number, -1 if the line has none */
+    double ts_s;      /* kernel timestamp "[  33.65]" in seconds, -1 if none */
 };
 
 /* Short description of an Xid (13 -> "graphics engine exception"; from kmd/rm's table),
@@ -42,12 +42,12 @@ enum klog_level klog_classify(const char *line, size_t len, struct klog_hit *hit
 #define KLOG_XID_MAX 256
 
 struct klog_report {
-    uint32_t lines;          /* non-empty lines in the text */
-    uint32_t scanned;        /* of them after the --since point */
+    uint32_t lines;   /* non-empty lines in the text */
+    uint32_t scanned; /* of them after the --since point */
     uint32_t errors, warnings, notices, harmless;
     uint32_t xid_count[KLOG_XID_MAX];
-    bool since_found;        /* the --since mark/timestamp was found (true without --since) */
-    double last_ts_s;        /* last timestamp seen, -1 if none (what `--mark` prints) */
+    bool since_found; /* the --since mark/timestamp was found (true without --since) */
+    double last_ts_s; /* last timestamp seen, -1 if none (what `--mark` prints) */
 };
 
 /* Called for every driver line after the --since point (classified). */

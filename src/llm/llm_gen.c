@@ -28,12 +28,12 @@ struct preset {
 
 static const struct preset presets[] = {
     /* name            arch            vocab   d     L   H   KV  ff     ctx     base      tied  scale */
-    { "tiny",          LLM_ARCH_LLAMA, 0,      256,  2,  4,  2,  512,   2048,   500000.f, true, 32 },
-    { "llama-3.2-1b",  LLM_ARCH_LLAMA, 128256, 2048, 16, 32, 8,  8192,  131072, 500000.f, true, 32 },
-    { "llama-3.2-3b",  LLM_ARCH_LLAMA, 128256, 3072, 28, 24, 8,  8192,  131072, 500000.f, true, 32 },
-    { "llama-3.1-8b",  LLM_ARCH_LLAMA, 128256, 4096, 32, 32, 8,  14336, 131072, 500000.f, false, 8 },
-    { "gpt2-124m",     LLM_ARCH_GPT2,  50257,  768,  12, 12, 12, 3072,  1024,   10000.f,  true, 0 },
-    { "gpt2-tiny",     LLM_ARCH_GPT2,  0,      256,  2,  4,  4,  512,   256,    10000.f,  true, 0 },
+    {"tiny", LLM_ARCH_LLAMA, 0, 256, 2, 4, 2, 512, 2048, 500000.f, true, 32},
+    {"llama-3.2-1b", LLM_ARCH_LLAMA, 128256, 2048, 16, 32, 8, 8192, 131072, 500000.f, true, 32},
+    {"llama-3.2-3b", LLM_ARCH_LLAMA, 128256, 3072, 28, 24, 8, 8192, 131072, 500000.f, true, 32},
+    {"llama-3.1-8b", LLM_ARCH_LLAMA, 128256, 4096, 32, 32, 8, 14336, 131072, 500000.f, false, 8},
+    {"gpt2-124m", LLM_ARCH_GPT2, 50257, 768, 12, 12, 12, 3072, 1024, 10000.f, true, 0},
+    {"gpt2-tiny", LLM_ARCH_GPT2, 0, 256, 2, 4, 4, 512, 256, 10000.f, true, 0},
 };
 
 /* ggml "general.file_type" (llama_ftype) for a uniform weight type. */
@@ -41,18 +41,30 @@ static uint32_t
 ftype_of(enum llm_type t)
 {
     switch (t) {
-    case LLM_TYPE_F32: return 0;
-    case LLM_TYPE_F16: return 1;
-    case LLM_TYPE_Q4_0: return 2;
-    case LLM_TYPE_Q4_1: return 3;
-    case LLM_TYPE_Q8_0: return 7;
-    case LLM_TYPE_Q5_0: return 8;
-    case LLM_TYPE_Q5_1: return 9;
-    case LLM_TYPE_Q4_K: return 15;
-    case LLM_TYPE_Q5_K: return 17;
-    case LLM_TYPE_Q6_K: return 18;
-    case LLM_TYPE_BF16: return 32;
-    default: return 0;
+    case LLM_TYPE_F32:
+        return 0;
+    case LLM_TYPE_F16:
+        return 1;
+    case LLM_TYPE_Q4_0:
+        return 2;
+    case LLM_TYPE_Q4_1:
+        return 3;
+    case LLM_TYPE_Q8_0:
+        return 7;
+    case LLM_TYPE_Q5_0:
+        return 8;
+    case LLM_TYPE_Q5_1:
+        return 9;
+    case LLM_TYPE_Q4_K:
+        return 15;
+    case LLM_TYPE_Q5_K:
+        return 17;
+    case LLM_TYPE_Q6_K:
+        return 18;
+    case LLM_TYPE_BF16:
+        return 32;
+    default:
+        return 0;
     }
 }
 
@@ -62,8 +74,8 @@ struct gtensor {
     char name[64];
     uint32_t type;
     uint64_t ne0, ne1;
-    float scale;      /* uniform in [-scale, scale] */
-    float offset;     /* added (norm weights ~ 1) */
+    float scale;  /* uniform in [-scale, scale] */
+    float offset; /* added (norm weights ~ 1) */
     uint8_t *data;
     uint64_t row_B;
     const float *fixed; /* exact values (rope_freqs) instead of random */
@@ -73,7 +85,7 @@ struct gen_job {
     struct gtensor *ts;
     uint32_t n_ts;
     uint64_t seed;
-    uint32_t next_item;   /* atomic: next (tensor, row chunk) */
+    uint32_t next_item; /* atomic: next (tensor, row chunk) */
     uint32_t n_items;
     uint32_t *item_t, *item_r0;
     enum hcq_status st;
@@ -132,8 +144,8 @@ gen_worker(void *arg)
 }
 
 static void
-add_t(struct gtensor *ts, uint32_t *n, const char *name, uint32_t type, uint64_t ne0, uint64_t ne1, float scale,
-      float offset)
+add_t(struct gtensor *ts, uint32_t *n, const char *name, uint32_t type, uint64_t ne0, uint64_t ne1,
+      float scale, float offset)
 {
     struct gtensor *t = &ts[(*n)++];
     memset(t, 0, sizeof *t);
@@ -303,7 +315,8 @@ write_vocab(struct llm_gguf_writer *w, const struct llm_gguf *v, uint32_t n_voca
                 memcpy(&scores[i], (const uint8_t *)sc + 4 * i, 4);
         } else {
             char *nm = names + (i - nv) * 40;
-            lens[i] = (uint64_t)snprintf(nm, 40, "<|reserved_special_token_%llu|>", (unsigned long long)(i - nv));
+            lens[i] =
+                (uint64_t)snprintf(nm, 40, "<|reserved_special_token_%llu|>", (unsigned long long)(i - nv));
             strs[i] = nm;
             types[i] = LLM_TOK_CONTROL;
             scores[i] = -1e9f;
@@ -329,11 +342,11 @@ write_hparams(struct llm_gguf_writer *w, const struct preset *pr, enum llm_type 
     const char *a = pr->arch == LLM_ARCH_LLAMA ? "llama" : "gpt2";
     char k[96];
     enum hcq_status st;
-#define SETU(suffix, val)                                                                                             \
-    do {                                                                                                              \
-        snprintf(k, sizeof k, "%s.%s", a, suffix);                                                                    \
-        if ((st = llm_gguf_writer_set_u32(w, k, (val))))                                                              \
-            return st;                                                                                                \
+#define SETU(suffix, val)                                                                                    \
+    do {                                                                                                     \
+        snprintf(k, sizeof k, "%s.%s", a, suffix);                                                           \
+        if ((st = llm_gguf_writer_set_u32(w, k, (val))))                                                     \
+            return st;                                                                                       \
     } while (0)
     if ((st = llm_gguf_writer_set_str(w, "general.architecture", a)) ||
         (st = llm_gguf_writer_set_str(w, "general.name", pr->name)) ||
@@ -377,10 +390,10 @@ list_tensors(const struct preset *pr, enum llm_type type, struct gtensor *ts)
         add_t(ts, &n, "rope_freqs.weight", LLM_TYPE_F32, hd / 2, 1, 0, 0);
     for (uint32_t l = 0; l < pr->n_layer; l++) {
         char nm[64];
-#define T(suffix, ty, ne0, ne1, sc, off)                                                                              \
-    do {                                                                                                              \
-        snprintf(nm, sizeof nm, "blk.%u.%s", l, suffix);                                                              \
-        add_t(ts, &n, nm, ty, ne0, ne1, sc, off);                                                                     \
+#define T(suffix, ty, ne0, ne1, sc, off)                                                                     \
+    do {                                                                                                     \
+        snprintf(nm, sizeof nm, "blk.%u.%s", l, suffix);                                                     \
+        add_t(ts, &n, nm, ty, ne0, ne1, sc, off);                                                            \
     } while (0)
         T("attn_norm.weight", LLM_TYPE_F32, d, 1, 0.1f, 1.0f);
         T("ffn_norm.weight", LLM_TYPE_F32, d, 1, 0.1f, 1.0f);
@@ -432,21 +445,31 @@ llm_gen_model(const struct llm_gen_params *p, const char *path)
     }
     if (!pr.n_vocab)
         pr.n_vocab = vocab_n;
-#define OVR(f) if (p->f) pr.f = p->f
-    OVR(n_vocab); OVR(n_embd); OVR(n_layer); OVR(n_head); OVR(n_head_kv); OVR(n_ff); OVR(n_ctx);
+#define OVR(f)                                                                                               \
+    if (p->f)                                                                                                \
+    pr.f = p->f
+    OVR(n_vocab);
+    OVR(n_embd);
+    OVR(n_layer);
+    OVR(n_head);
+    OVR(n_head_kv);
+    OVR(n_ff);
+    OVR(n_ctx);
 #undef OVR
     /* a vocabulary larger than the model is cut only when asked for (p->n_vocab) */
     if (!p->vocab || !pr.n_vocab || (vocab_n > pr.n_vocab && !p->n_vocab) || pr.n_vocab < 256)
-        return hcq_err(HCQ_ERR_INVALID, "llm_gen_model: need a vocabulary (--vocab) of at most %u tokens (has %u)",
-                       pr.n_vocab, vocab_n);
+        return hcq_err(HCQ_ERR_INVALID,
+                       "llm_gen_model: need a vocabulary (--vocab) of at most %u tokens (has %u)", pr.n_vocab,
+                       vocab_n);
     uint32_t bv = llm_type_block_values(p->type);
     if (!bv || pr.n_embd % bv || pr.n_ff % bv || pr.n_embd % pr.n_head || pr.n_head % pr.n_head_kv)
-        return hcq_err(HCQ_ERR_INVALID, "llm_gen_model: %s needs widths that are multiples of %u (n_embd %u, n_ff %u)",
+        return hcq_err(HCQ_ERR_INVALID,
+                       "llm_gen_model: %s needs widths that are multiples of %u (n_embd %u, n_ff %u)",
                        llm_type_name(p->type), bv, pr.n_embd, pr.n_ff);
     uint32_t max_t = 8 + 16 * pr.n_layer, n_ts;
     struct gtensor *ts = calloc(max_t, sizeof *ts);
     struct llm_gguf_writer *w = NULL;
-    struct gen_job job = { 0 };
+    struct gen_job job = {0};
     float freqs[512];
     pthread_t th[64];
     uint32_t n_th = 0;
@@ -504,8 +527,9 @@ llm_gen_model(const struct llm_gen_params *p, const char *path)
         (st = write_vocab(w, p->vocab, pr.n_vocab)))
         goto done;
     for (uint32_t i = 0; i < n_ts; i++) {
-        uint64_t ne[2] = { ts[i].ne0, ts[i].ne1 };
-        if ((st = llm_gguf_writer_add_tensor(w, ts[i].name, ts[i].type, ts[i].ne1 == 1 ? 1 : 2, ne, ts[i].data)))
+        uint64_t ne[2] = {ts[i].ne0, ts[i].ne1};
+        if ((st = llm_gguf_writer_add_tensor(w, ts[i].name, ts[i].type, ts[i].ne1 == 1 ? 1 : 2, ne,
+                                             ts[i].data)))
             goto done;
     }
     st = llm_gguf_writer_write_file(w, path);

@@ -84,11 +84,23 @@ static uint32_t
 vtype_size(uint32_t t)
 {
     switch (t) {
-    case LLM_GGUF_UINT8: case LLM_GGUF_INT8: case LLM_GGUF_BOOL: return 1;
-    case LLM_GGUF_UINT16: case LLM_GGUF_INT16: return 2;
-    case LLM_GGUF_UINT32: case LLM_GGUF_INT32: case LLM_GGUF_FLOAT32: return 4;
-    case LLM_GGUF_UINT64: case LLM_GGUF_INT64: case LLM_GGUF_FLOAT64: return 8;
-    default: return 0;
+    case LLM_GGUF_UINT8:
+    case LLM_GGUF_INT8:
+    case LLM_GGUF_BOOL:
+        return 1;
+    case LLM_GGUF_UINT16:
+    case LLM_GGUF_INT16:
+        return 2;
+    case LLM_GGUF_UINT32:
+    case LLM_GGUF_INT32:
+    case LLM_GGUF_FLOAT32:
+        return 4;
+    case LLM_GGUF_UINT64:
+    case LLM_GGUF_INT64:
+    case LLM_GGUF_FLOAT64:
+        return 8;
+    default:
+        return 0;
     }
 }
 
@@ -109,19 +121,21 @@ skip_value(struct cur *c, uint32_t t, int depth, const char *key)
         if ((st = cur_u32(c, &et, "array element type")) || (st = cur_u64(c, &n, "array count")))
             return st;
         if (et >= LLM_GGUF_VTYPE_COUNT)
-            return hcq_err(HCQ_ERR_FORMAT, "llm_gguf_parse: key '%s': array element type %u (expected < %u)", key,
-                           et, LLM_GGUF_VTYPE_COUNT);
+            return hcq_err(HCQ_ERR_FORMAT, "llm_gguf_parse: key '%s': array element type %u (expected < %u)",
+                           key, et, LLM_GGUF_VTYPE_COUNT);
         uint32_t es = vtype_size(et);
         if (es) {
             if (n > (c->size - c->off) / es)
-                return hcq_err(HCQ_ERR_FORMAT, "llm_gguf_parse: key '%s': array count %llu x %u B exceeds the %zu B left",
+                return hcq_err(HCQ_ERR_FORMAT,
+                               "llm_gguf_parse: key '%s': array count %llu x %u B exceeds the %zu B left",
                                key, (unsigned long long)n, es, c->size - c->off);
             c->off += n * es;
             return HCQ_OK;
         }
         /* strings / arrays: each element takes at least 8 bytes, so n is bounded first */
         if (n > (c->size - c->off) / 8)
-            return hcq_err(HCQ_ERR_FORMAT, "llm_gguf_parse: key '%s': array count %llu exceeds the %zu B left", key,
+            return hcq_err(HCQ_ERR_FORMAT,
+                           "llm_gguf_parse: key '%s': array count %llu exceeds the %zu B left", key,
                            (unsigned long long)n, c->size - c->off);
         for (uint64_t i = 0; i < n; i++)
             if ((st = skip_value(c, et, depth + 1, key)))
@@ -175,7 +189,7 @@ parse_kvs(struct llm_gguf *g, struct cur *c)
             if (!kv->strs)
                 return hcq_err(HCQ_ERR_NOMEM, "llm_gguf_parse: key '%s': %llu strings", key,
                                (unsigned long long)kv->arr_count);
-            struct cur sc = { c->p, c->size, (size_t)((const uint8_t *)kv->arr_data - c->p) };
+            struct cur sc = {c->p, c->size, (size_t)((const uint8_t *)kv->arr_data - c->p)};
             for (uint64_t j = 0; j < kv->arr_count; j++)
                 if ((st = cur_str(&sc, &kv->strs[j], "array string")))
                     return st;
@@ -201,9 +215,9 @@ parse_tensor_infos(struct llm_gguf *g, struct cur *c)
             if (d < t->n_dims && (st = cur_u64(c, &t->ne[d], "tensor ne")))
                 return st;
             if (t->ne[d] == 0 || t->ne[d] > GGUF_MAX_DIM_VALUE || nel > GGUF_MAX_DIM_VALUE / t->ne[d])
-                return hcq_err(HCQ_ERR_FORMAT, "llm_gguf_parse: tensor '%.*s' ne[%u] = %llu: empty or too large",
-                               (int)(t->name.len > 64 ? 64 : t->name.len), t->name.ptr, d,
-                               (unsigned long long)t->ne[d]);
+                return hcq_err(
+                    HCQ_ERR_FORMAT, "llm_gguf_parse: tensor '%.*s' ne[%u] = %llu: empty or too large",
+                    (int)(t->name.len > 64 ? 64 : t->name.len), t->name.ptr, d, (unsigned long long)t->ne[d]);
             nel *= t->ne[d];
         }
         if ((st = cur_u32(c, &t->type, "tensor type")) || (st = cur_u64(c, &t->offset_B, "tensor offset")))
@@ -213,9 +227,10 @@ parse_tensor_infos(struct llm_gguf *g, struct cur *c)
             return hcq_err(HCQ_ERR_FORMAT, "llm_gguf_parse: tensor '%.*s' type %u: unknown or unsupported",
                            (int)(t->name.len > 64 ? 64 : t->name.len), t->name.ptr, t->type);
         if (t->ne[0] % bv)
-            return hcq_err(HCQ_ERR_FORMAT, "llm_gguf_parse: tensor '%.*s' ne[0] = %llu: not a multiple of %u (%s)",
-                           (int)(t->name.len > 64 ? 64 : t->name.len), t->name.ptr, (unsigned long long)t->ne[0],
-                           bv, llm_type_name(t->type));
+            return hcq_err(HCQ_ERR_FORMAT,
+                           "llm_gguf_parse: tensor '%.*s' ne[0] = %llu: not a multiple of %u (%s)",
+                           (int)(t->name.len > 64 ? 64 : t->name.len), t->name.ptr,
+                           (unsigned long long)t->ne[0], bv, llm_type_name(t->type));
         t->size_B = nel / bv * llm_type_block_bytes(t->type);
     }
     return HCQ_OK;
@@ -267,26 +282,26 @@ place_tensors(struct llm_gguf *g, size_t size)
                            (int)(t->name.len > 64 ? 64 : t->name.len), t->name.ptr,
                            (unsigned long long)t->offset_B, g->alignment);
         if (t->offset_B > data_B || t->size_B > data_B - t->offset_B)
-            return hcq_err(HCQ_ERR_FORMAT, "llm_gguf_parse: tensor '%.*s' [%llu, +%llu) beyond the %llu B data section",
-                           (int)(t->name.len > 64 ? 64 : t->name.len), t->name.ptr,
-                           (unsigned long long)t->offset_B, (unsigned long long)t->size_B,
-                           (unsigned long long)data_B);
+            return hcq_err(
+                HCQ_ERR_FORMAT, "llm_gguf_parse: tensor '%.*s' [%llu, +%llu) beyond the %llu B data section",
+                (int)(t->name.len > 64 ? 64 : t->name.len), t->name.ptr, (unsigned long long)t->offset_B,
+                (unsigned long long)t->size_B, (unsigned long long)data_B);
         /* In the order of their infos, without overlap (llama.cpp requires exactly this
          * layout): every byte of data belongs to at most one tensor, so what a loader
          * allocates for weights is bounded by the file's size. */
         if (prev && t->offset_B < prev->offset_B + prev->size_B) {
             if (t->offset_B + t->size_B > prev->offset_B)
-                return hcq_err(HCQ_ERR_FORMAT,
-                               "llm_gguf_parse: tensor '%.*s' at [%llu, %llu) overlaps tensor '%.*s' at [%llu, %llu)",
-                               TNAME(t), (unsigned long long)t->offset_B,
-                               (unsigned long long)(t->offset_B + t->size_B), TNAME(prev),
-                               (unsigned long long)prev->offset_B,
-                               (unsigned long long)(prev->offset_B + prev->size_B));
-            return hcq_err(HCQ_ERR_FORMAT,
-                           "llm_gguf_parse: tensor '%.*s' at offset %llu lies before tensor '%.*s' at offset %llu "
-                           "(tensors must be stored in the order of their infos)",
-                           TNAME(t), (unsigned long long)t->offset_B, TNAME(prev),
-                           (unsigned long long)prev->offset_B);
+                return hcq_err(
+                    HCQ_ERR_FORMAT,
+                    "llm_gguf_parse: tensor '%.*s' at [%llu, %llu) overlaps tensor '%.*s' at [%llu, %llu)",
+                    TNAME(t), (unsigned long long)t->offset_B, (unsigned long long)(t->offset_B + t->size_B),
+                    TNAME(prev), (unsigned long long)prev->offset_B,
+                    (unsigned long long)(prev->offset_B + prev->size_B));
+            return hcq_err(
+                HCQ_ERR_FORMAT,
+                "llm_gguf_parse: tensor '%.*s' at offset %llu lies before tensor '%.*s' at offset %llu "
+                "(tensors must be stored in the order of their infos)",
+                TNAME(t), (unsigned long long)t->offset_B, TNAME(prev), (unsigned long long)prev->offset_B);
         }
         t->data = g->base + g->data_off + t->offset_B;
         prev = t;
@@ -298,7 +313,7 @@ enum hcq_status
 llm_gguf_parse(const void *data, size_t size, struct llm_gguf **gguf_out)
 {
     enum hcq_status st;
-    struct cur c = { data, size, 0 };
+    struct cur c = {data, size, 0};
     uint32_t magic;
     *gguf_out = NULL;
     if (!data && size)
@@ -311,7 +326,8 @@ llm_gguf_parse(const void *data, size_t size, struct llm_gguf **gguf_out)
     if ((st = cur_u32(&c, &magic, "magic")))
         goto fail;
     if (magic != GGUF_MAGIC) {
-        st = hcq_err(HCQ_ERR_FORMAT, "llm_gguf_parse: magic 0x%08x (expected 0x%08x \"GGUF\")", magic, GGUF_MAGIC);
+        st = hcq_err(HCQ_ERR_FORMAT, "llm_gguf_parse: magic 0x%08x (expected 0x%08x \"GGUF\")", magic,
+                     GGUF_MAGIC);
         goto fail;
     }
     if ((st = cur_u32(&c, &g->version, "version")))
@@ -348,8 +364,8 @@ llm_gguf_parse(const void *data, size_t size, struct llm_gguf **gguf_out)
         const struct llm_gguf_kv *kv = &g->kvs[ai];
         uint32_t a = 0;
         if (kv->type != LLM_GGUF_UINT32) {
-            st = hcq_err(HCQ_ERR_FORMAT, "llm_gguf_parse: general.alignment type %u (expected %u UINT32)", kv->type,
-                         LLM_GGUF_UINT32);
+            st = hcq_err(HCQ_ERR_FORMAT, "llm_gguf_parse: general.alignment type %u (expected %u UINT32)",
+                         kv->type, LLM_GGUF_UINT32);
             goto fail;
         }
         memcpy(&a, kv->raw, 4);
@@ -406,7 +422,8 @@ llm_gguf_open(const char *path, struct llm_gguf **gguf_out)
     }
     void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) {
-        st = hcq_err(HCQ_ERR_IO, "%s: mmap of %lld B failed: %s", path, (long long)sb.st_size, strerror(errno));
+        st = hcq_err(HCQ_ERR_IO, "%s: mmap of %lld B failed: %s", path, (long long)sb.st_size,
+                     strerror(errno));
         goto fail_fd;
     }
     if ((st = llm_gguf_parse(map, (size_t)sb.st_size, gguf_out)))
@@ -439,13 +456,41 @@ llm_gguf_destroy(struct llm_gguf *g)
 
 /* ==== Accessors ==== */
 
-uint32_t llm_gguf_version(const struct llm_gguf *g) { return g->version; }
-uint32_t llm_gguf_alignment(const struct llm_gguf *g) { return g->alignment; }
-uint64_t llm_gguf_data_offset(const struct llm_gguf *g) { return g->data_off; }
-uint64_t llm_gguf_kv_count(const struct llm_gguf *g) { return g->kv_count; }
-struct llm_str llm_gguf_kv_key(const struct llm_gguf *g, uint64_t i) { return g->kvs[i].key; }
-uint32_t llm_gguf_kv_type(const struct llm_gguf *g, uint64_t i) { return g->kvs[i].type; }
-uint64_t llm_gguf_tensor_count(const struct llm_gguf *g) { return g->tensor_count; }
+uint32_t
+llm_gguf_version(const struct llm_gguf *g)
+{
+    return g->version;
+}
+uint32_t
+llm_gguf_alignment(const struct llm_gguf *g)
+{
+    return g->alignment;
+}
+uint64_t
+llm_gguf_data_offset(const struct llm_gguf *g)
+{
+    return g->data_off;
+}
+uint64_t
+llm_gguf_kv_count(const struct llm_gguf *g)
+{
+    return g->kv_count;
+}
+struct llm_str
+llm_gguf_kv_key(const struct llm_gguf *g, uint64_t i)
+{
+    return g->kvs[i].key;
+}
+uint32_t
+llm_gguf_kv_type(const struct llm_gguf *g, uint64_t i)
+{
+    return g->kvs[i].type;
+}
+uint64_t
+llm_gguf_tensor_count(const struct llm_gguf *g)
+{
+    return g->tensor_count;
+}
 
 const struct llm_gguf_tensor *
 llm_gguf_tensor_at(const struct llm_gguf *g, uint64_t i)
@@ -495,27 +540,54 @@ kv_int(const struct llm_gguf_kv *kv, const char *key, int64_t lo, int64_t hi, in
     const uint8_t *r = kv->raw;
     int64_t v = 0;
     switch (kv->type) {
-    case LLM_GGUF_UINT8: v = r[0]; break;
-    case LLM_GGUF_INT8: v = (int8_t)r[0]; break;
-    case LLM_GGUF_UINT16: { uint16_t x; memcpy(&x, r, 2); v = x; break; }
-    case LLM_GGUF_INT16: { int16_t x; memcpy(&x, r, 2); v = x; break; }
-    case LLM_GGUF_UINT32: { uint32_t x; memcpy(&x, r, 4); v = x; break; }
-    case LLM_GGUF_INT32: { int32_t x; memcpy(&x, r, 4); v = x; break; }
+    case LLM_GGUF_UINT8:
+        v = r[0];
+        break;
+    case LLM_GGUF_INT8:
+        v = (int8_t)r[0];
+        break;
+    case LLM_GGUF_UINT16: {
+        uint16_t x;
+        memcpy(&x, r, 2);
+        v = x;
+        break;
+    }
+    case LLM_GGUF_INT16: {
+        int16_t x;
+        memcpy(&x, r, 2);
+        v = x;
+        break;
+    }
+    case LLM_GGUF_UINT32: {
+        uint32_t x;
+        memcpy(&x, r, 4);
+        v = x;
+        break;
+    }
+    case LLM_GGUF_INT32: {
+        int32_t x;
+        memcpy(&x, r, 4);
+        v = x;
+        break;
+    }
     case LLM_GGUF_UINT64: {
         uint64_t x;
         memcpy(&x, r, 8);
         if (x > INT64_MAX)
-            return hcq_err(HCQ_ERR_FORMAT, "llm_gguf: key '%s' = %llu: out of range", key, (unsigned long long)x);
+            return hcq_err(HCQ_ERR_FORMAT, "llm_gguf: key '%s' = %llu: out of range", key,
+                           (unsigned long long)x);
         v = (int64_t)x;
         break;
     }
-    case LLM_GGUF_INT64: memcpy(&v, r, 8); break;
+    case LLM_GGUF_INT64:
+        memcpy(&v, r, 8);
+        break;
     default:
         return hcq_err(HCQ_ERR_FORMAT, "llm_gguf: key '%s' has type %u (expected an integer)", key, kv->type);
     }
     if (v < lo || v > hi)
-        return hcq_err(HCQ_ERR_FORMAT, "llm_gguf: key '%s' = %lld: out of range [%lld, %lld]", key, (long long)v,
-                       (long long)lo, (long long)hi);
+        return hcq_err(HCQ_ERR_FORMAT, "llm_gguf: key '%s' = %lld: out of range [%lld, %lld]", key,
+                       (long long)v, (long long)lo, (long long)hi);
     *out = v;
     return HCQ_OK;
 }
@@ -597,7 +669,7 @@ llm_gguf_get_arr(const struct llm_gguf *g, const char *key, uint32_t *elem_type_
 struct llm_str
 llm_gguf_arr_str(const struct llm_gguf *g, const char *key, uint64_t i)
 {
-    struct llm_str none = { "", 0 };
+    struct llm_str none = {"", 0};
     int64_t k = llm_gguf_find(g, key);
     if (k < 0 || !g->kvs[k].strs || i >= g->kvs[k].arr_count)
         return none;

@@ -68,8 +68,16 @@ bb_put(struct bb *b, const void *src, uint64_t n)
     b->n += n;
 }
 
-static void bb_u32(struct bb *b, uint32_t v) { bb_put(b, &v, 4); }
-static void bb_u64(struct bb *b, uint64_t v) { bb_put(b, &v, 8); }
+static void
+bb_u32(struct bb *b, uint32_t v)
+{
+    bb_put(b, &v, 4);
+}
+static void
+bb_u64(struct bb *b, uint64_t v)
+{
+    bb_put(b, &v, 8);
+}
 static void
 bb_str(struct bb *b, const char *s, uint64_t n)
 {
@@ -130,14 +138,14 @@ set_raw(struct llm_gguf_writer *w, const char *key, uint32_t type, struct bb *va
         free(val->p);
         return hcq_err(HCQ_ERR_NOMEM, "llm_gguf_writer: key");
     }
-    w->kvs[w->kv_n++] = (struct wkv){ kd, type, val->p, val->n };
+    w->kvs[w->kv_n++] = (struct wkv){kd, type, val->p, val->n};
     return HCQ_OK;
 }
 
 static enum hcq_status
 set_scalar(struct llm_gguf_writer *w, const char *key, uint32_t type, const void *v, uint32_t n)
 {
-    struct bb b = { 0 };
+    struct bb b = {0};
     bb_put(&b, v, n);
     return set_raw(w, key, type, &b);
 }
@@ -176,7 +184,7 @@ llm_gguf_writer_set_bool(struct llm_gguf_writer *w, const char *key, bool v)
 enum hcq_status
 llm_gguf_writer_set_str(struct llm_gguf_writer *w, const char *key, const char *v)
 {
-    struct bb b = { 0 };
+    struct bb b = {0};
     bb_str(&b, v, strlen(v));
     return set_raw(w, key, LLM_GGUF_STRING, &b);
 }
@@ -184,7 +192,7 @@ llm_gguf_writer_set_str(struct llm_gguf_writer *w, const char *key, const char *
 static uint32_t
 scalar_size(uint32_t t)
 {
-    static const uint8_t sz[LLM_GGUF_VTYPE_COUNT] = { 1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8 };
+    static const uint8_t sz[LLM_GGUF_VTYPE_COUNT] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
     return t < LLM_GGUF_VTYPE_COUNT ? sz[t] : 0;
 }
 
@@ -205,7 +213,7 @@ llm_gguf_writer_set_arr(struct llm_gguf_writer *w, const char *key, uint32_t ele
     if (!es)
         return hcq_err(HCQ_ERR_INVALID, "llm_gguf_writer_set_arr: '%s': element type %u is not numeric", key,
                        elem_type);
-    struct bb b = { 0 };
+    struct bb b = {0};
     bb_u32(&b, elem_type);
     bb_u64(&b, count);
     bb_put(&b, elems, count * es);
@@ -216,7 +224,7 @@ enum hcq_status
 llm_gguf_writer_set_arr_str(struct llm_gguf_writer *w, const char *key, const char *const *strs,
                             const uint64_t *lens, uint64_t count)
 {
-    struct bb b = { 0 };
+    struct bb b = {0};
     bb_u32(&b, LLM_GGUF_STRING);
     bb_u64(&b, count);
     for (uint64_t i = 0; i < count; i++)
@@ -236,7 +244,7 @@ llm_gguf_writer_copy_kv(struct llm_gguf_writer *w, const struct llm_gguf *g, uin
         return hcq_err(HCQ_ERR_NOMEM, "llm_gguf_writer_copy_kv");
     memcpy(key, kv->key.ptr, kv->key.len);
     key[kv->key.len] = 0;
-    struct bb b = { 0 };
+    struct bb b = {0};
     bb_put(&b, kv->raw, kv->raw_size);
     enum hcq_status st = set_raw(w, key, kv->type, &b);
     free(key);
@@ -248,14 +256,15 @@ llm_gguf_writer_add_tensor(struct llm_gguf_writer *w, const char *name, uint32_t
                            const uint64_t *ne, const void *data)
 {
     if (n_dims == 0 || n_dims > LLM_GGUF_MAX_DIMS || !llm_type_block_values(type))
-        return hcq_err(HCQ_ERR_INVALID, "llm_gguf_writer_add_tensor: '%s': n_dims %u type %u", name, n_dims, type);
+        return hcq_err(HCQ_ERR_INVALID, "llm_gguf_writer_add_tensor: '%s': n_dims %u type %u", name, n_dims,
+                       type);
     uint64_t rows = 1;
     for (uint32_t d = 1; d < n_dims; d++)
         rows *= ne[d];
     uint64_t row_B = llm_type_row_bytes(type, ne[0]);
     if (!row_B)
-        return hcq_err(HCQ_ERR_INVALID, "llm_gguf_writer_add_tensor: '%s': ne[0] %llu not a multiple of %u", name,
-                       (unsigned long long)ne[0], llm_type_block_values(type));
+        return hcq_err(HCQ_ERR_INVALID, "llm_gguf_writer_add_tensor: '%s': ne[0] %llu not a multiple of %u",
+                       name, (unsigned long long)ne[0], llm_type_block_values(type));
     if (w->t_n == w->t_cap) {
         uint64_t cap = w->t_cap ? w->t_cap * 2 : 64;
         struct wtensor *t = realloc(w->ts, cap * sizeof *t);
@@ -319,7 +328,7 @@ build_header(struct llm_gguf_writer *w, struct bb *h, uint64_t *data_B_out)
 enum hcq_status
 llm_gguf_writer_write_mem(struct llm_gguf_writer *w, void **data_out, size_t *size_out)
 {
-    struct bb h = { 0 };
+    struct bb h = {0};
     uint64_t data_B;
     enum hcq_status st = build_header(w, &h, &data_B);
     if (st)
@@ -327,7 +336,8 @@ llm_gguf_writer_write_mem(struct llm_gguf_writer *w, void **data_out, size_t *si
     uint64_t hdr_B = h.n;
     uint8_t *img = calloc(1, hdr_B + data_B);
     if (!img) {
-        st = hcq_err(HCQ_ERR_NOMEM, "llm_gguf_writer_write_mem: %llu B", (unsigned long long)(hdr_B + data_B));
+        st =
+            hcq_err(HCQ_ERR_NOMEM, "llm_gguf_writer_write_mem: %llu B", (unsigned long long)(hdr_B + data_B));
         goto fail;
     }
     memcpy(img, h.p, hdr_B);
@@ -343,7 +353,7 @@ fail:
 enum hcq_status
 llm_gguf_writer_write_file(struct llm_gguf_writer *w, const char *path)
 {
-    struct bb h = { 0 };
+    struct bb h = {0};
     uint64_t data_B;
     static const uint8_t zeros[GGUF_WRITE_ALIGN];
     enum hcq_status st = build_header(w, &h, &data_B);

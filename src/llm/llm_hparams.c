@@ -13,18 +13,28 @@
 #include <string.h>
 
 const char *const llm_lw_names[LW_COUNT] = {
-    [LW_ATTN_NORM] = "attn_norm.weight", [LW_ATTN_NORM_B] = "attn_norm.bias", [LW_Q] = "attn_q.weight",
-    [LW_K] = "attn_k.weight",            [LW_V] = "attn_v.weight",            [LW_QKV] = "attn_qkv.weight",
-    [LW_QKV_B] = "attn_qkv.bias",        [LW_O] = "attn_output.weight",       [LW_O_B] = "attn_output.bias",
-    [LW_FFN_NORM] = "ffn_norm.weight",   [LW_FFN_NORM_B] = "ffn_norm.bias",   [LW_GATE] = "ffn_gate.weight",
-    [LW_UP] = "ffn_up.weight",           [LW_UP_B] = "ffn_up.bias",           [LW_DOWN] = "ffn_down.weight",
+    [LW_ATTN_NORM] = "attn_norm.weight",
+    [LW_ATTN_NORM_B] = "attn_norm.bias",
+    [LW_Q] = "attn_q.weight",
+    [LW_K] = "attn_k.weight",
+    [LW_V] = "attn_v.weight",
+    [LW_QKV] = "attn_qkv.weight",
+    [LW_QKV_B] = "attn_qkv.bias",
+    [LW_O] = "attn_output.weight",
+    [LW_O_B] = "attn_output.bias",
+    [LW_FFN_NORM] = "ffn_norm.weight",
+    [LW_FFN_NORM_B] = "ffn_norm.bias",
+    [LW_GATE] = "ffn_gate.weight",
+    [LW_UP] = "ffn_up.weight",
+    [LW_UP_B] = "ffn_up.bias",
+    [LW_DOWN] = "ffn_down.weight",
     [LW_DOWN_B] = "ffn_down.bias",
 };
 
 const char *const llm_gw_names[GW_COUNT] = {
-    [GW_TOK_EMBD] = "token_embd.weight",   [GW_POS_EMBD] = "position_embd.weight",
-    [GW_OUT_NORM] = "output_norm.weight",  [GW_OUT_NORM_B] = "output_norm.bias",
-    [GW_OUTPUT] = "output.weight",         [GW_ROPE_FREQS] = "rope_freqs.weight",
+    [GW_TOK_EMBD] = "token_embd.weight",  [GW_POS_EMBD] = "position_embd.weight",
+    [GW_OUT_NORM] = "output_norm.weight", [GW_OUT_NORM_B] = "output_norm.bias",
+    [GW_OUTPUT] = "output.weight",        [GW_ROPE_FREQS] = "rope_freqs.weight",
 };
 
 bool
@@ -53,8 +63,8 @@ llm_arch_needs_gw(enum llm_arch arch, enum llm_gw w)
 #define HP_MAX_CTX (1u << 24)
 
 static enum hcq_status
-key_u32(const struct llm_gguf *g, const char *arch, const char *suffix, bool optional, uint32_t lo, uint32_t hi,
-        uint32_t *out)
+key_u32(const struct llm_gguf *g, const char *arch, const char *suffix, bool optional, uint32_t lo,
+        uint32_t hi, uint32_t *out)
 {
     char key[128];
     snprintf(key, sizeof key, "%s.%s", arch, suffix);
@@ -91,14 +101,17 @@ llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
     char arch[16], key[128];
     memset(hp, 0, sizeof *hp);
     if ((st = llm_gguf_get_str(g, "general.architecture", &a)))
-        return st == HCQ_ERR_NOT_FOUND ? hcq_err(HCQ_ERR_FORMAT, "llm_hparams_read: general.architecture missing") : st;
+        return st == HCQ_ERR_NOT_FOUND
+                   ? hcq_err(HCQ_ERR_FORMAT, "llm_hparams_read: general.architecture missing")
+                   : st;
     snprintf(arch, sizeof arch, "%.*s", (int)(a.len < 15 ? a.len : 15), a.ptr);
     if (!strcmp(arch, "llama"))
         hp->arch = LLM_ARCH_LLAMA;
     else if (!strcmp(arch, "gpt2"))
         hp->arch = LLM_ARCH_GPT2;
     else
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "llm_hparams_read: architecture '%s' (supported: llama, gpt2)", arch);
+        return hcq_err(HCQ_ERR_UNSUPPORTED, "llm_hparams_read: architecture '%s' (supported: llama, gpt2)",
+                       arch);
     if ((st = key_u32(g, arch, "embedding_length", false, 1, HP_MAX_EMBD, &hp->n_embd)) ||
         (st = key_u32(g, arch, "block_count", false, 1, LLM_MAX_LAYERS, &hp->n_layer)) ||
         (st = key_u32(g, arch, "feed_forward_length", false, 1, HP_MAX_FF, &hp->n_ff)) ||
@@ -114,17 +127,20 @@ llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
     else if (st)
         return st;
     snprintf(key, sizeof key, "%s.%s", arch,
-             hp->arch == LLM_ARCH_LLAMA ? "attention.layer_norm_rms_epsilon" : "attention.layer_norm_epsilon");
+             hp->arch == LLM_ARCH_LLAMA ? "attention.layer_norm_rms_epsilon"
+                                        : "attention.layer_norm_epsilon");
     if ((st = key_f32(g, key, 1.0f, 1e-5f, &hp->norm_eps)))
         return st;
     snprintf(key, sizeof key, "%s.rope.freq_base", arch);
     if ((st = key_f32(g, key, 1e10f, 10000.0f, &hp->rope_base)))
         return st;
-    if (!hp->n_embd || !hp->n_head || !hp->n_head_kv || hp->n_embd % hp->n_head || hp->n_head % hp->n_head_kv ||
-        !hp->n_layer || hp->n_layer > LLM_MAX_LAYERS || !hp->n_ff || (hp->n_embd / hp->n_head) % 2)
-        return hcq_err(HCQ_ERR_FORMAT,
-                       "llm_hparams_read: inconsistent shape: n_embd %u n_head %u n_head_kv %u n_layer %u n_ff %u",
-                       hp->n_embd, hp->n_head, hp->n_head_kv, hp->n_layer, hp->n_ff);
+    if (!hp->n_embd || !hp->n_head || !hp->n_head_kv || hp->n_embd % hp->n_head ||
+        hp->n_head % hp->n_head_kv || !hp->n_layer || hp->n_layer > LLM_MAX_LAYERS || !hp->n_ff ||
+        (hp->n_embd / hp->n_head) % 2)
+        return hcq_err(
+            HCQ_ERR_FORMAT,
+            "llm_hparams_read: inconsistent shape: n_embd %u n_head %u n_head_kv %u n_layer %u n_ff %u",
+            hp->n_embd, hp->n_head, hp->n_head_kv, hp->n_layer, hp->n_ff);
     hp->head_dim = hp->n_embd / hp->n_head;
     const struct llm_gguf_tensor *te = llm_gguf_tensor_find(g, "token_embd.weight");
     if (!te || te->n_dims != 2 || te->ne[0] != hp->n_embd)
@@ -145,9 +161,9 @@ llm_tensor_get(const struct llm_gguf *g, const char *name, uint64_t ne0, uint64_
     if (!t)
         return optional ? HCQ_OK : hcq_err(HCQ_ERR_FORMAT, "llm_model: tensor '%s' missing", name);
     if (t->ne[0] != ne0 || t->ne[1] != ne1 || t->ne[2] != 1 || t->ne[3] != 1)
-        return hcq_err(HCQ_ERR_FORMAT, "llm_model: tensor '%s' is [%llu x %llu] (expected [%llu x %llu])", name,
-                       (unsigned long long)t->ne[0], (unsigned long long)t->ne[1], (unsigned long long)ne0,
-                       (unsigned long long)ne1);
+        return hcq_err(HCQ_ERR_FORMAT, "llm_model: tensor '%s' is [%llu x %llu] (expected [%llu x %llu])",
+                       name, (unsigned long long)t->ne[0], (unsigned long long)t->ne[1],
+                       (unsigned long long)ne0, (unsigned long long)ne1);
     *t_out = t;
     return HCQ_OK;
 }

@@ -22,16 +22,25 @@
 
 /* A tensor on the device: its VA, type and shape (ne0 = row length). */
 struct dtensor {
-    uint64_t va;   /* 0: absent */
+    uint64_t va; /* 0: absent */
     uint32_t type;
     uint32_t ne0, ne1;
 };
 
-enum { PROG_EMBED, PROG_NORM, PROG_MATMUL, PROG_ROPE_KV, PROG_ATTN, PROG_ACT, PROG_MATVEC, PROG_ATTN_DEC,
-       PROG_COUNT };
-static const char *const prog_names[PROG_COUNT] = { "k_llm_embed", "k_llm_norm", "k_llm_matmul",
-                                                    "k_llm_rope_kv", "k_llm_attn", "k_llm_act",
-                                                    "k_llm_matvec_wide", "k_llm_attn_decode" };
+enum {
+    PROG_EMBED,
+    PROG_NORM,
+    PROG_MATMUL,
+    PROG_ROPE_KV,
+    PROG_ATTN,
+    PROG_ACT,
+    PROG_MATVEC,
+    PROG_ATTN_DEC,
+    PROG_COUNT
+};
+static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",       "k_llm_norm",       "k_llm_matmul",
+                                                   "k_llm_rope_kv",     "k_llm_attn",       "k_llm_act",
+                                                   "k_llm_matvec_wide", "k_llm_attn_decode"};
 /* The decode mat-vec is k_llm_matvec_wide (2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs
  * 560 with k_llm_matvec's 1 KB, bench/notes-decode.md); NVHCQ_MV=narrow picks the other
  * for A/B runs. */
@@ -41,7 +50,7 @@ static const char *const prog_names[PROG_COUNT] = { "k_llm_embed", "k_llm_norm",
 #define PROF_MAX 1024
 struct prof {
     bool on;
-    uint32_t n;                       /* launches recorded */
+    uint32_t n;                          /* launches recorded */
     struct hcq_signal *ts[PROF_MAX + 1]; /* [0]: before the first launch */
     const char *label[PROF_MAX];
     uint64_t bytes[PROF_MAX];
@@ -51,46 +60,46 @@ struct prof {
  * activations into x16, then one k_llm_gemm launch. */
 enum { PG_DEQUANT, PG_CAST, PG_GEMM, PG_COUNT };
 struct prefill_gemm {
-    uint32_t min_n;              /* 0: off */
+    uint32_t min_n; /* 0: off */
     struct hcq_program *prog[PG_COUNT];
-    struct hcq_buf *buf;         /* w16 | x16 */
+    struct hcq_buf *buf; /* w16 | x16 */
     uint64_t w16_va, x16_va;
     uint64_t w16_B, x16_B;
 };
 
 struct llm_model {
     struct llm_hparams hp;
-    struct llm_gguf *gguf;       /* owned when loaded by path */
+    struct llm_gguf *gguf; /* owned when loaded by path */
     bool own_gguf;
     struct llm_tok *tok;
     struct hcq_device *dev;
     struct hcq_queue *q;
-    struct hcq_signal *done;     /* timeline: one value per submitted step */
+    struct hcq_signal *done; /* timeline: one value per submitted step */
     uint64_t tick;
     struct hcq_program *prog[PROG_COUNT];
     uint32_t n_ctx, n_batch;
     uint64_t weights_B;
-    struct hcq_buf *wbuf;        /* all weights */
-    struct hcq_buf *abuf;        /* activations */
-    struct hcq_buf *kvbuf;       /* KV cache: [n_layer][2][n_ctx][kv_dim] f32 */
-    struct hcq_buf *tokbuf;      /* int32 [n_batch] */
-    struct hcq_buf *logbuf;      /* f32 [n_vocab], host-visible */
+    struct hcq_buf *wbuf;   /* all weights */
+    struct hcq_buf *abuf;   /* activations */
+    struct hcq_buf *kvbuf;  /* KV cache: [n_layer][2][n_ctx][kv_dim] f32 */
+    struct hcq_buf *tokbuf; /* int32 [n_batch] */
+    struct hcq_buf *logbuf; /* f32 [n_vocab], host-visible */
     struct dtensor gw[GW_COUNT];
     struct dtensor (*lw)[LW_COUNT]; /* [n_layer] */
     /* activation VAs ([n_batch] rows each) */
     uint64_t x_va, xn_va, qkv_va, att_va, fa_va, fb_va;
-    uint32_t qkv_dim;            /* q_dim + 2 * kv_dim floats per row */
-    struct prefill_gemm pg;      /* tensor-core prefill matmuls (n >= pg.min_n) */
-    struct hcq_graph *graph;     /* decode step */
+    uint32_t qkv_dim;        /* q_dim + 2 * kv_dim floats per row */
+    struct prefill_gemm pg;  /* tensor-core prefill matmuls (n >= pg.min_n) */
+    struct hcq_graph *graph; /* decode step */
     uint32_t var_tok, var_pos, var_tick;
     bool use_graph, graph_failed;
-    bool decode_fused;           /* decode steps take record_decode_llama */
-    bool attn_split;             /* ... with the split-K attention (k_llm_attn_decode) */
-    struct hcq_buf *adbuf;       /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
-    uint32_t mv_grid;            /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
-    const char *tag;             /* label of the next launch (profile) */
-    uint64_t tag_B;              /* bytes it moves, 0: unknown */
-    struct prof *prof;           /* non-NULL while profiling a step */
+    bool decode_fused;     /* decode steps take record_decode_llama */
+    bool attn_split;       /* ... with the split-K attention (k_llm_attn_decode) */
+    struct hcq_buf *adbuf; /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
+    uint32_t mv_grid;      /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
+    const char *tag;       /* label of the next launch (profile) */
+    uint64_t tag_B;        /* bytes it moves, 0: unknown */
+    struct prof *prof;     /* non-NULL while profiling a step */
 };
 
 static bool decode_fused_ok(const struct llm_model *m);
@@ -112,13 +121,14 @@ mv_wave(const struct hcq_program *prog, uint32_t sm_count)
         per_sm = 2048 / K_LLM_BLOCK;
     return (per_sm ? per_sm : 1) * sm_count;
 }
-_Static_assert(K_LLM_MV_THREADS == K_LLM_BLOCK && K_LLM_AD_THREADS == K_LLM_BLOCK, "launch() uses K_LLM_BLOCK");
+_Static_assert(K_LLM_MV_THREADS == K_LLM_BLOCK && K_LLM_AD_THREADS == K_LLM_BLOCK,
+               "launch() uses K_LLM_BLOCK");
 
 void
 llm_model_params_default(struct llm_model_params *p)
 {
-    *p = (struct llm_model_params){ .dev_spec = NULL, .n_ctx = 0, .n_batch = 0, .use_graph = true,
-                                    .gemm_min_batch = 64 };
+    *p = (struct llm_model_params){
+        .dev_spec = NULL, .n_ctx = 0, .n_batch = 0, .use_graph = true, .gemm_min_batch = 64};
 }
 
 /* ==== Loading ==== */
@@ -130,14 +140,38 @@ lw_shape(const struct llm_hparams *hp, enum llm_lw w, uint64_t *ne0, uint64_t *n
     uint64_t d = hp->n_embd, kv = (uint64_t)hp->n_head_kv * hp->head_dim, ff = hp->n_ff;
     *ne1 = 1;
     switch (w) {
-    case LW_Q: case LW_O: *ne0 = d; *ne1 = d; break;
-    case LW_K: case LW_V: *ne0 = d; *ne1 = kv; break;
-    case LW_QKV: *ne0 = d; *ne1 = 3 * d; break;
-    case LW_QKV_B: *ne0 = 3 * d; break;
-    case LW_GATE: case LW_UP: *ne0 = d; *ne1 = ff; break;
-    case LW_UP_B: *ne0 = ff; break;
-    case LW_DOWN: *ne0 = ff; *ne1 = d; break;
-    default: *ne0 = d; break; /* norms and d-sized biases */
+    case LW_Q:
+    case LW_O:
+        *ne0 = d;
+        *ne1 = d;
+        break;
+    case LW_K:
+    case LW_V:
+        *ne0 = d;
+        *ne1 = kv;
+        break;
+    case LW_QKV:
+        *ne0 = d;
+        *ne1 = 3 * d;
+        break;
+    case LW_QKV_B:
+        *ne0 = 3 * d;
+        break;
+    case LW_GATE:
+    case LW_UP:
+        *ne0 = d;
+        *ne1 = ff;
+        break;
+    case LW_UP_B:
+        *ne0 = ff;
+        break;
+    case LW_DOWN:
+        *ne0 = ff;
+        *ne1 = d;
+        break;
+    default:
+        *ne0 = d;
+        break; /* norms and d-sized biases */
     }
 }
 
@@ -174,7 +208,7 @@ plan_one(struct llm_model *m, const char *name, uint64_t ne0, uint64_t ne1, bool
         return st;
     bool vec = ne1 == 1;
     uint64_t size = vec ? 4 * ne0 : t->size_B;
-    ups[*n_up] = (struct upload){ t, dst, *total, size, vec };
+    ups[*n_up] = (struct upload){t, dst, *total, size, vec};
     dst->type = vec ? LLM_TYPE_F32 : t->type;
     dst->ne0 = (uint32_t)ne0;
     dst->ne1 = (uint32_t)ne1;
@@ -206,10 +240,11 @@ check_state_size(const struct llm_model *m)
                      4 * nb * (3ull * hp->n_embd + 2 * kv_dim + 2ull * hp->n_ff) + 4ull * hp->n_vocab;
     uint64_t file_B = tensor_bytes(m->gguf), limit = (64ull << 20) + 8 * file_B;
     if (state > limit)
-        return hcq_err(HCQ_ERR_FORMAT,
-                       "llm_model_load: KV cache and activations for %u tokens need %llu B, more than 64 MiB + 8x "
-                       "the file's %llu B of tensors (use a shorter context)",
-                       m->n_ctx, (unsigned long long)state, (unsigned long long)file_B);
+        return hcq_err(
+            HCQ_ERR_FORMAT,
+            "llm_model_load: KV cache and activations for %u tokens need %llu B, more than 64 MiB + 8x "
+            "the file's %llu B of tensors (use a shorter context)",
+            m->n_ctx, (unsigned long long)state, (unsigned long long)file_B);
     return HCQ_OK;
 }
 
@@ -226,8 +261,8 @@ upload_weights(struct llm_model *m, const struct llm_model_params *p)
     for (int w = 0; w < GW_COUNT; w++) {
         uint64_t ne0, ne1;
         gw_shape(hp, (enum llm_gw)w, &ne0, &ne1);
-        if ((st = plan_one(m, llm_gw_names[w], ne0, ne1, llm_arch_needs_gw(hp->arch, (enum llm_gw)w), &m->gw[w],
-                           ups, &n_up, &total)))
+        if ((st = plan_one(m, llm_gw_names[w], ne0, ne1, llm_arch_needs_gw(hp->arch, (enum llm_gw)w),
+                           &m->gw[w], ups, &n_up, &total)))
             goto done;
     }
     for (uint32_t l = 0; l < hp->n_layer; l++) {
@@ -236,8 +271,8 @@ upload_weights(struct llm_model *m, const struct llm_model_params *p)
             uint64_t ne0, ne1;
             snprintf(name, sizeof name, "blk.%u.%s", l, llm_lw_names[w]);
             lw_shape(hp, (enum llm_lw)w, &ne0, &ne1);
-            if ((st = plan_one(m, name, ne0, ne1, llm_arch_needs_lw(hp->arch, (enum llm_lw)w), &m->lw[l][w], ups,
-                               &n_up, &total)))
+            if ((st = plan_one(m, name, ne0, ne1, llm_arch_needs_lw(hp->arch, (enum llm_lw)w), &m->lw[l][w],
+                               ups, &n_up, &total)))
                 goto done;
         }
     }
@@ -246,7 +281,8 @@ upload_weights(struct llm_model *m, const struct llm_model_params *p)
      * bytes; only 1-D tensors grow (to f32: at most 8x) plus WALIGN padding per tensor. */
     uint64_t file_B = tensor_bytes(m->gguf);
     if (total > 8 * file_B + (1u << 20)) {
-        st = hcq_err(HCQ_ERR_FORMAT, "llm_model_load: %llu B of weights to allocate for %llu B of tensors in the file",
+        st = hcq_err(HCQ_ERR_FORMAT,
+                     "llm_model_load: %llu B of weights to allocate for %llu B of tensors in the file",
                      (unsigned long long)total, (unsigned long long)file_B);
         goto done;
     }
@@ -298,8 +334,8 @@ alloc_state(struct llm_model *m)
     uint64_t d = hp->n_embd, kv_dim = (uint64_t)hp->n_head_kv * hp->head_dim, nb = m->n_batch;
     m->qkv_dim = (uint32_t)(d + 2 * kv_dim);
     uint64_t ff = hp->n_ff;
-    uint64_t sizes[6] = { nb * d, nb * d, nb * m->qkv_dim, nb * d, nb * ff, nb * ff };
-    uint64_t *vas[6] = { &m->x_va, &m->xn_va, &m->qkv_va, &m->att_va, &m->fa_va, &m->fb_va };
+    uint64_t sizes[6] = {nb * d, nb * d, nb * m->qkv_dim, nb * d, nb * ff, nb * ff};
+    uint64_t *vas[6] = {&m->x_va, &m->xn_va, &m->qkv_va, &m->att_va, &m->fa_va, &m->fb_va};
     uint64_t total = 0;
     for (int i = 0; i < 6; i++)
         total += (4 * sizes[i] + WALIGN - 1) / WALIGN * WALIGN;
@@ -339,7 +375,7 @@ prefill_gemm_free(struct prefill_gemm *pg)
 static enum hcq_status
 prefill_gemm_init(struct llm_model *m, uint32_t min_n)
 {
-    static const char *const names[PG_COUNT] = { "k_llm_dequant_f16", "k_llm_cast_f16", "k_llm_gemm" };
+    static const char *const names[PG_COUNT] = {"k_llm_dequant_f16", "k_llm_cast_f16", "k_llm_gemm"};
     struct prefill_gemm *pg = &m->pg;
     enum hcq_status st;
     if (!min_n || min_n > m->n_batch)
@@ -386,7 +422,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         return hcq_err(HCQ_ERR_NOMEM, "llm_model_load");
     m->gguf = g;
     m->use_graph = p.use_graph;
-    struct llm_tok_params tp = { .pre_fallback = p.tok_pre_fallback };
+    struct llm_tok_params tp = {.pre_fallback = p.tok_pre_fallback};
     if ((st = llm_hparams_read(g, &m->hp)) || (st = llm_tok_create_ex(g, &tp, &m->tok)))
         goto fail;
     if (llm_tok_vocab_size(m->tok) < m->hp.n_vocab) {
@@ -398,7 +434,8 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     if (m->hp.arch == LLM_ARCH_GPT2 && m->n_ctx > m->hp.n_ctx_train)
         m->n_ctx = m->hp.n_ctx_train; /* learned positions end there */
     if (m->n_ctx > K_LLM_ATTN_MAX_CTX) {
-        st = hcq_err(HCQ_ERR_UNSUPPORTED, "llm_model_load: n_ctx %u (at most %u)", m->n_ctx, K_LLM_ATTN_MAX_CTX);
+        st = hcq_err(HCQ_ERR_UNSUPPORTED, "llm_model_load: n_ctx %u (at most %u)", m->n_ctx,
+                     K_LLM_ATTN_MAX_CTX);
         goto fail;
     }
     m->n_batch = p.n_batch ? p.n_batch : 64;
@@ -411,7 +448,8 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         goto fail;
     }
     if ((st = hcq_device_open(p.dev_spec ? p.dev_spec : "auto", &m->dev)) ||
-        (st = hcq_queue_create(m->dev, HCQ_QUEUE_COMPUTE, &m->q)) || (st = hcq_signal_create(m->dev, 0, &m->done)))
+        (st = hcq_queue_create(m->dev, HCQ_QUEUE_COMPUTE, &m->q)) ||
+        (st = hcq_signal_create(m->dev, 0, &m->done)))
         goto fail;
     for (int i = 0; i < PROG_COUNT; i++) {
         const char *name = prog_names[i];
@@ -420,14 +458,16 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         if ((st = hcq_program_load(m->dev, name, &m->prog[i])))
             goto fail;
     }
-    if ((st = upload_weights(m, &p)) || (st = alloc_state(m)) || (st = prefill_gemm_init(m, p.gemm_min_batch)))
+    if ((st = upload_weights(m, &p)) || (st = alloc_state(m)) ||
+        (st = prefill_gemm_init(m, p.gemm_min_batch)))
         goto fail;
     struct hcq_device_info info;
     m->mv_grid = mv_wave(m->prog[PROG_MATVEC], hcq_device_info(m->dev, &info) == HCQ_OK ? info.sm_count : 0);
     m->decode_fused = decode_fused_ok(m) && !p.naive_decode;
     m->attn_split = m->decode_fused && k_llm_attn_decode_ok(m->hp.n_head, m->hp.n_head_kv, m->hp.head_dim);
     if (m->attn_split) {
-        uint64_t part_B = 4ull * m->hp.n_head * K_LLM_AD_SPLITS * (m->hp.head_dim + 2), cnt_B = 4ull * m->hp.n_head_kv;
+        uint64_t part_B = 4ull * m->hp.n_head * K_LLM_AD_SPLITS * (m->hp.head_dim + 2),
+                 cnt_B = 4ull * m->hp.n_head_kv;
         uint32_t *zero = calloc(1, cnt_B);
         if (!zero) {
             st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load");
@@ -490,11 +530,31 @@ llm_model_destroy(struct llm_model *m)
     free(m);
 }
 
-const struct llm_hparams *llm_model_hparams(const struct llm_model *m) { return &m->hp; }
-const struct llm_tok *llm_model_tok(const struct llm_model *m) { return m->tok; }
-struct hcq_device *llm_model_device(const struct llm_model *m) { return m->dev; }
-uint64_t llm_model_weight_bytes(const struct llm_model *m) { return m->weights_B; }
-uint32_t llm_model_n_ctx(const struct llm_model *m) { return m->n_ctx; }
+const struct llm_hparams *
+llm_model_hparams(const struct llm_model *m)
+{
+    return &m->hp;
+}
+const struct llm_tok *
+llm_model_tok(const struct llm_model *m)
+{
+    return m->tok;
+}
+struct hcq_device *
+llm_model_device(const struct llm_model *m)
+{
+    return m->dev;
+}
+uint64_t
+llm_model_weight_bytes(const struct llm_model *m)
+{
+    return m->weights_B;
+}
+uint32_t
+llm_model_n_ctx(const struct llm_model *m)
+{
+    return m->n_ctx;
+}
 
 const float *
 llm_model_logits(struct llm_model *m)
@@ -515,9 +575,14 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
        const struct hcq_arg_patch *patches, uint32_t n_patch)
 {
     struct hcq_launch l = {
-        .prog = m->prog[prog], .grid = { gx, gy, 1 }, .block = { K_LLM_BLOCK, 1, 1 }, .args = args,
-        .args_B = args_B, .grid_var = { HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE },
-        .patches = n_patch ? patches : NULL, .patch_count = n_patch,
+        .prog = m->prog[prog],
+        .grid = {gx, gy, 1},
+        .block = {K_LLM_BLOCK, 1, 1},
+        .args = args,
+        .args_B = args_B,
+        .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
+        .patches = n_patch ? patches : NULL,
+        .patch_count = n_patch,
     };
     enum hcq_status st = hcq_queue_launch_ex(m->q, &l);
     struct prof *pf = m->prof;
@@ -534,7 +599,7 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
 static enum hcq_status
 launch_pg(struct llm_model *m, int prog, uint32_t gx, uint32_t block, const void *args, uint32_t args_B)
 {
-    const uint32_t grid[3] = { gx, 1, 1 }, blk[3] = { block, 1, 1 };
+    const uint32_t grid[3] = {gx, 1, 1}, blk[3] = {block, 1, 1};
     return hcq_queue_launch(m->q, m->pg.prog[prog], grid, blk, args, args_B);
 }
 
@@ -550,14 +615,23 @@ matmul_prefill(struct llm_model *m, const struct dtensor *w, uint64_t x_va, uint
     /* one thread per 8 values, capped grid (the aux kernels grid-stride) */
     uint64_t wt = ((uint64_t)rows * k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
     uint64_t xt = ((uint64_t)n * k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
-    struct k_llm_dequant_f16_params dp = { .w_va = w->va, .out_va = pg->w16_va, .type = w->type, .k = k,
-                                           .rows = rows };
-    struct k_llm_cast_f16_params cp = { .x_va = x_va, .out_va = pg->x16_va, .n = n, .k = k, .x_stride = x_stride };
-    struct k_llm_gemm_params gp = { .x_va = pg->x16_va, .w_va = pg->w16_va, .y_va = y_va, .b_va = b ? b->va : 0,
-                                    .k = k, .rows = rows, .n = n, .y_stride = y_stride, .accumulate = acc };
+    struct k_llm_dequant_f16_params dp = {
+        .w_va = w->va, .out_va = pg->w16_va, .type = w->type, .k = k, .rows = rows};
+    struct k_llm_cast_f16_params cp = {
+        .x_va = x_va, .out_va = pg->x16_va, .n = n, .k = k, .x_stride = x_stride};
+    struct k_llm_gemm_params gp = {.x_va = pg->x16_va,
+                                   .w_va = pg->w16_va,
+                                   .y_va = y_va,
+                                   .b_va = b ? b->va : 0,
+                                   .k = k,
+                                   .rows = rows,
+                                   .n = n,
+                                   .y_stride = y_stride,
+                                   .accumulate = acc};
     uint64_t tiles = (uint64_t)((n + K_LLM_GEMM_TILE_M - 1) / K_LLM_GEMM_TILE_M) *
                      ((rows + K_LLM_GEMM_TILE_N - 1) / K_LLM_GEMM_TILE_N);
-    if ((st = launch_pg(m, PG_DEQUANT, wt > 65535 ? 65535 : (uint32_t)wt, K_LLM_GEMM_AUX_BLOCK, &dp, sizeof dp)) ||
+    if ((st = launch_pg(m, PG_DEQUANT, wt > 65535 ? 65535 : (uint32_t)wt, K_LLM_GEMM_AUX_BLOCK, &dp,
+                        sizeof dp)) ||
         (st = launch_pg(m, PG_CAST, xt > 65535 ? 65535 : (uint32_t)xt, K_LLM_GEMM_AUX_BLOCK, &cp, sizeof cp)))
         return st;
     return launch_pg(m, PG_GEMM, tiles > 65535 ? 65535 : (uint32_t)tiles, K_LLM_GEMM_THREADS, &gp, sizeof gp);
@@ -570,8 +644,17 @@ matmul(struct llm_model *m, const struct dtensor *w, uint64_t x_va, uint32_t x_s
     if (m->pg.min_n && n >= m->pg.min_n && prefill_gemm_takes(w) && x_stride % 4 == 0 && y_stride % 2 == 0)
         return matmul_prefill(m, w, x_va, x_stride, y_va, y_stride, n, b, acc);
     struct k_llm_matmul_params p = {
-        .w_va = w->va, .x_va = x_va, .y_va = y_va, .b_va = b ? b->va : 0, .type = w->type, .k = w->ne0,
-        .rows = w->ne1, .n = n, .x_stride = x_stride, .y_stride = y_stride, .accumulate = acc,
+        .w_va = w->va,
+        .x_va = x_va,
+        .y_va = y_va,
+        .b_va = b ? b->va : 0,
+        .type = w->type,
+        .k = w->ne0,
+        .rows = w->ne1,
+        .n = n,
+        .x_stride = x_stride,
+        .y_stride = y_stride,
+        .accumulate = acc,
         .by_block = n == 1, /* decode: one block per row keeps enough warps in flight */
     };
     uint32_t grid = n == 1 ? w->ne1 : (w->ne1 + K_LLM_MATMUL_ROWS - 1) / K_LLM_MATMUL_ROWS;
@@ -583,8 +666,14 @@ norm(struct llm_model *m, uint64_t x_va, uint64_t y_va, uint32_t n, const struct
      const struct dtensor *b)
 {
     struct k_llm_norm_params p = {
-        .x_va = x_va, .y_va = y_va, .w_va = w->va, .b_va = b && b->va ? b->va : 0, .d = m->hp.n_embd, .n = n,
-        .mode = m->hp.arch == LLM_ARCH_GPT2, .eps = m->hp.norm_eps,
+        .x_va = x_va,
+        .y_va = y_va,
+        .w_va = w->va,
+        .b_va = b && b->va ? b->va : 0,
+        .d = m->hp.n_embd,
+        .n = n,
+        .mode = m->hp.arch == LLM_ARCH_GPT2,
+        .eps = m->hp.norm_eps,
     };
     return launch(m, PROG_NORM, n, 1, &p, sizeof p, NULL, 0);
 }
@@ -610,12 +699,18 @@ matvec(struct llm_model *m, const char *tag, const struct dtensor *const *w, uin
        uint64_t y_va, const struct dtensor *norm, const struct dtensor *b, uint32_t mode)
 {
     struct k_llm_matvec_params p = {
-        .x_va = x_va, .y_va = y_va, .norm_w_va = norm ? norm->va : 0, .b_va = b && b->va ? b->va : 0,
-        .k = w[0]->ne0, .n_seg = n_w, .mode = mode, .eps = m->hp.norm_eps,
+        .x_va = x_va,
+        .y_va = y_va,
+        .norm_w_va = norm ? norm->va : 0,
+        .b_va = b && b->va ? b->va : 0,
+        .k = w[0]->ne0,
+        .n_seg = n_w,
+        .mode = mode,
+        .eps = m->hp.norm_eps,
     };
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < n_w; i++) {
-        p.seg[i] = (struct k_llm_mv_seg){ w[i]->va, w[i]->type, w[i]->ne1 };
+        p.seg[i] = (struct k_llm_mv_seg){w[i]->va, w[i]->type, w[i]->ne1};
         bytes += dt_bytes(w[i]);
     }
     uint32_t tiles = k_llm_mv_tiles(&p);
@@ -637,9 +732,9 @@ decode_fused_ok(const struct llm_model *m)
     for (uint32_t l = 0; l < hp->n_layer; l++) {
         const struct dtensor *w = m->lw[l];
         if (!mv_ok(&w[LW_Q], hp->n_embd) || !mv_ok(&w[LW_K], hp->n_embd) || !mv_ok(&w[LW_V], hp->n_embd) ||
-            !mv_ok(&w[LW_O], hp->n_embd) || !mv_ok(&w[LW_GATE], hp->n_embd) || !mv_ok(&w[LW_UP], hp->n_embd) ||
-            !mv_ok(&w[LW_DOWN], hp->n_ff) || w[LW_GATE].type != w[LW_UP].type || w[LW_O_B].va ||
-            w[LW_DOWN_B].va)
+            !mv_ok(&w[LW_O], hp->n_embd) || !mv_ok(&w[LW_GATE], hp->n_embd) ||
+            !mv_ok(&w[LW_UP], hp->n_embd) || !mv_ok(&w[LW_DOWN], hp->n_ff) ||
+            w[LW_GATE].type != w[LW_UP].type || w[LW_O_B].va || w[LW_DOWN_B].va)
             return false;
     }
     return true;
@@ -658,61 +753,97 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
     struct hcq_arg_patch pt[2];
 
     struct k_llm_embed_params ep = {
-        .w_va = m->gw[GW_TOK_EMBD].va, .tok_va = s->graph ? 0 : hcq_buf_va(m->tokbuf), .out_va = m->x_va,
-        .type = m->gw[GW_TOK_EMBD].type, .d = d, .n_tok = 1, .pos0 = pos, .n_vocab = hp->n_vocab,
+        .w_va = m->gw[GW_TOK_EMBD].va,
+        .tok_va = s->graph ? 0 : hcq_buf_va(m->tokbuf),
+        .out_va = m->x_va,
+        .type = m->gw[GW_TOK_EMBD].type,
+        .d = d,
+        .n_tok = 1,
+        .pos0 = pos,
+        .n_vocab = hp->n_vocab,
     };
-    pt[0] = (struct hcq_arg_patch){ s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4 };
-    pt[1] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4 };
+    pt[0] = (struct hcq_arg_patch){s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4};
+    pt[1] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4};
     m->tag = "embed";
     if ((st = launch(m, PROG_EMBED, 1, 1, &ep, sizeof ep, pt, s->graph ? 2 : 0)))
         return st;
     for (uint32_t l = 0; l < hp->n_layer; l++) {
         const struct dtensor *w = m->lw[l];
         uint64_t kc = hcq_buf_va(m->kvbuf) + 2 * l * kv_layer_B, vc = kc + kv_layer_B;
-        const struct dtensor *qkv[3] = { &w[LW_Q], &w[LW_K], &w[LW_V] };
+        const struct dtensor *qkv[3] = {&w[LW_Q], &w[LW_K], &w[LW_V]};
         if ((st = matvec(m, "mv norm+qkv", qkv, 3, m->x_va, m->qkv_va, &w[LW_ATTN_NORM], NULL, K_LLM_MV_SET)))
             return st;
         struct k_llm_rope_kv_params rp = {
-            .q_va = m->qkv_va, .k_va = m->qkv_va + 4ull * d, .v_va = m->qkv_va + 4ull * (d + kv_dim), .kc_va = kc,
-            .vc_va = vc, .freqs_va = hp->has_rope_freqs ? m->gw[GW_ROPE_FREQS].va : 0, .n_tok = 1, .pos0 = pos,
-            .n_head = hp->n_head, .n_head_kv = hp->n_head_kv, .hd = hd, .qkv_stride = qd, .rope = 1,
-            .base = hp->rope_base, .n_ctx = m->n_ctx,
+            .q_va = m->qkv_va,
+            .k_va = m->qkv_va + 4ull * d,
+            .v_va = m->qkv_va + 4ull * (d + kv_dim),
+            .kc_va = kc,
+            .vc_va = vc,
+            .freqs_va = hp->has_rope_freqs ? m->gw[GW_ROPE_FREQS].va : 0,
+            .n_tok = 1,
+            .pos0 = pos,
+            .n_head = hp->n_head,
+            .n_head_kv = hp->n_head_kv,
+            .hd = hd,
+            .qkv_stride = qd,
+            .rope = 1,
+            .base = hp->rope_base,
+            .n_ctx = m->n_ctx,
         };
-        pt[0] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_rope_kv_params, pos0), 4 };
+        pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_rope_kv_params, pos0), 4};
         m->tag = "rope_kv";
         if ((st = launch(m, PROG_ROPE_KV, 1, 1, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
             return st;
         if (m->attn_split) {
             uint64_t part = hcq_buf_va(m->adbuf);
             struct k_llm_attn_decode_params ap = {
-                .q_va = m->qkv_va, .kc_va = kc, .vc_va = vc, .out_va = m->att_va, .part_va = part,
-                .count_va = part + 4ull * hp->n_head * K_LLM_AD_SPLITS * (hd + 2), .pos = pos, .n_ctx = m->n_ctx,
-                .n_head = hp->n_head, .n_head_kv = hp->n_head_kv, .hd = hd, .n_split = K_LLM_AD_SPLITS,
+                .q_va = m->qkv_va,
+                .kc_va = kc,
+                .vc_va = vc,
+                .out_va = m->att_va,
+                .part_va = part,
+                .count_va = part + 4ull * hp->n_head * K_LLM_AD_SPLITS * (hd + 2),
+                .pos = pos,
+                .n_ctx = m->n_ctx,
+                .n_head = hp->n_head,
+                .n_head_kv = hp->n_head_kv,
+                .hd = hd,
+                .n_split = K_LLM_AD_SPLITS,
                 .scale = 1.0f / sqrtf((float)hd),
             };
-            pt[0] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_attn_decode_params, pos), 4 };
+            pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_decode_params, pos), 4};
             m->tag = "attn split-K";
-            st = launch(m, PROG_ATTN_DEC, hp->n_head_kv, K_LLM_AD_SPLITS, &ap, sizeof ap, pt, s->graph ? 1 : 0);
+            st = launch(m, PROG_ATTN_DEC, hp->n_head_kv, K_LLM_AD_SPLITS, &ap, sizeof ap, pt,
+                        s->graph ? 1 : 0);
         } else {
             struct k_llm_attn_params ap = {
-                .q_va = m->qkv_va, .kc_va = kc, .vc_va = vc, .out_va = m->att_va, .n_tok = 1, .pos0 = pos,
-                .n_head = hp->n_head, .n_head_kv = hp->n_head_kv, .hd = hd, .q_stride = qd,
-                .scale = 1.0f / sqrtf((float)hd), .n_ctx = m->n_ctx,
+                .q_va = m->qkv_va,
+                .kc_va = kc,
+                .vc_va = vc,
+                .out_va = m->att_va,
+                .n_tok = 1,
+                .pos0 = pos,
+                .n_head = hp->n_head,
+                .n_head_kv = hp->n_head_kv,
+                .hd = hd,
+                .q_stride = qd,
+                .scale = 1.0f / sqrtf((float)hd),
+                .n_ctx = m->n_ctx,
             };
-            pt[0] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4 };
+            pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4};
             m->tag = "attn";
             st = launch(m, PROG_ATTN, hp->n_head, 1, &ap, sizeof ap, pt, s->graph ? 1 : 0);
         }
         if (st)
             return st;
-        const struct dtensor *o[1] = { &w[LW_O] }, *gu[2] = { &w[LW_GATE], &w[LW_UP] }, *dn[1] = { &w[LW_DOWN] };
+        const struct dtensor *o[1] = {&w[LW_O]}, *gu[2] = {&w[LW_GATE], &w[LW_UP]}, *dn[1] = {&w[LW_DOWN]};
         if ((st = matvec(m, "mv o+residual", o, 1, m->att_va, m->x_va, NULL, NULL, K_LLM_MV_ACC)) ||
             (st = matvec(m, "mv norm+gate,up+silu", gu, 2, m->x_va, m->fa_va, &w[LW_FFN_NORM], NULL,
                          K_LLM_MV_SWIGLU)) ||
             (st = matvec(m, "mv down+residual", dn, 1, m->fa_va, m->x_va, NULL, NULL, K_LLM_MV_ACC)))
             return st;
     }
-    const struct dtensor *out[1] = { &m->gw[GW_OUTPUT] };
+    const struct dtensor *out[1] = {&m->gw[GW_OUTPUT]};
     return matvec(m, "mv norm+output", out, 1, m->x_va, hcq_buf_va(m->logbuf), &m->gw[GW_OUT_NORM], NULL,
                   K_LLM_MV_SET);
 }
@@ -735,13 +866,20 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
 
     /* 1. token (+ position) embedding -> x */
     struct k_llm_embed_params ep = {
-        .w_va = m->gw[GW_TOK_EMBD].va, .pos_w_va = gpt2 ? m->gw[GW_POS_EMBD].va : 0,
-        .tok_va = s->graph ? 0 : hcq_buf_va(m->tokbuf), .out_va = m->x_va, .type = m->gw[GW_TOK_EMBD].type,
-        .pos_type = m->gw[GW_POS_EMBD].type, .d = d, .n_tok = n, .pos0 = pos, .n_vocab = hp->n_vocab,
+        .w_va = m->gw[GW_TOK_EMBD].va,
+        .pos_w_va = gpt2 ? m->gw[GW_POS_EMBD].va : 0,
+        .tok_va = s->graph ? 0 : hcq_buf_va(m->tokbuf),
+        .out_va = m->x_va,
+        .type = m->gw[GW_TOK_EMBD].type,
+        .pos_type = m->gw[GW_POS_EMBD].type,
+        .d = d,
+        .n_tok = n,
+        .pos0 = pos,
+        .n_vocab = hp->n_vocab,
         .n_pos = gpt2 ? m->gw[GW_POS_EMBD].ne1 : 0,
     };
-    pt[0] = (struct hcq_arg_patch){ s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4 };
-    pt[1] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4 };
+    pt[0] = (struct hcq_arg_patch){s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4};
+    pt[1] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4};
     if ((st = launch(m, PROG_EMBED, n, 1, &ep, sizeof ep, pt, s->graph ? 2 : 0)))
         return st;
 
@@ -762,21 +900,41 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
             return st;
         /* 4. RoPE on q and k, k and v into the cache at rows pos.. */
         struct k_llm_rope_kv_params rp = {
-            .q_va = m->qkv_va, .k_va = m->qkv_va + 4ull * d, .v_va = m->qkv_va + 4ull * (d + kv_dim), .kc_va = kc,
-            .vc_va = vc, .freqs_va = hp->has_rope_freqs ? m->gw[GW_ROPE_FREQS].va : 0, .n_tok = n, .pos0 = pos,
-            .n_head = hp->n_head, .n_head_kv = hp->n_head_kv, .hd = hd, .qkv_stride = qd, .rope = !gpt2,
-            .base = hp->rope_base, .n_ctx = m->n_ctx,
+            .q_va = m->qkv_va,
+            .k_va = m->qkv_va + 4ull * d,
+            .v_va = m->qkv_va + 4ull * (d + kv_dim),
+            .kc_va = kc,
+            .vc_va = vc,
+            .freqs_va = hp->has_rope_freqs ? m->gw[GW_ROPE_FREQS].va : 0,
+            .n_tok = n,
+            .pos0 = pos,
+            .n_head = hp->n_head,
+            .n_head_kv = hp->n_head_kv,
+            .hd = hd,
+            .qkv_stride = qd,
+            .rope = !gpt2,
+            .base = hp->rope_base,
+            .n_ctx = m->n_ctx,
         };
-        pt[0] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_rope_kv_params, pos0), 4 };
+        pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_rope_kv_params, pos0), 4};
         if ((st = launch(m, PROG_ROPE_KV, n, 1, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
             return st;
         /* 5. causal attention over the cache */
         struct k_llm_attn_params ap = {
-            .q_va = m->qkv_va, .kc_va = kc, .vc_va = vc, .out_va = m->att_va, .n_tok = n, .pos0 = pos,
-            .n_head = hp->n_head, .n_head_kv = hp->n_head_kv, .hd = hd, .q_stride = qd,
-            .scale = 1.0f / sqrtf((float)hd), .n_ctx = m->n_ctx,
+            .q_va = m->qkv_va,
+            .kc_va = kc,
+            .vc_va = vc,
+            .out_va = m->att_va,
+            .n_tok = n,
+            .pos0 = pos,
+            .n_head = hp->n_head,
+            .n_head_kv = hp->n_head_kv,
+            .hd = hd,
+            .q_stride = qd,
+            .scale = 1.0f / sqrtf((float)hd),
+            .n_ctx = m->n_ctx,
         };
-        pt[0] = (struct hcq_arg_patch){ s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4 };
+        pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4};
         if ((st = launch(m, PROG_ATTN, hp->n_head, n, &ap, sizeof ap, pt, s->graph ? 1 : 0)))
             return st;
         /* 6. output projection, added to the residual stream */
@@ -785,17 +943,18 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
         /* 7. FFN: norm, (gate, up, SwiGLU) or (up, GELU), down added to the residual */
         if ((st = norm(m, m->x_va, m->xn_va, n, &w[LW_FFN_NORM], &w[LW_FFN_NORM_B])))
             return st;
-        struct k_llm_act_params actp = { .a_va = m->fa_va, .b_va = m->fb_va, .y_va = m->fa_va,
-                                         .n = n * hp->n_ff, .mode = gpt2 };
+        struct k_llm_act_params actp = {
+            .a_va = m->fa_va, .b_va = m->fb_va, .y_va = m->fa_va, .n = n * hp->n_ff, .mode = gpt2};
         if (gpt2) {
             st = matmul(m, &w[LW_UP], m->xn_va, d, m->fa_va, hp->n_ff, n, &w[LW_UP_B], false);
         } else if (!(st = matmul(m, &w[LW_GATE], m->xn_va, d, m->fa_va, hp->n_ff, n, NULL, false))) {
             st = matmul(m, &w[LW_UP], m->xn_va, d, m->fb_va, hp->n_ff, n, NULL, false);
         }
-        if (st || (st = launch(m, PROG_ACT, (actp.n + K_LLM_BLOCK - 1) / K_LLM_BLOCK, 1, &actp, sizeof actp, NULL, 0)))
+        if (st || (st = launch(m, PROG_ACT, (actp.n + K_LLM_BLOCK - 1) / K_LLM_BLOCK, 1, &actp, sizeof actp,
+                               NULL, 0)))
             return st;
-        if ((st = matmul(m, &w[LW_DOWN], m->fa_va, hp->n_ff, m->x_va, d, n, w[LW_DOWN_B].va ? &w[LW_DOWN_B] : NULL,
-                         true)))
+        if ((st = matmul(m, &w[LW_DOWN], m->fa_va, hp->n_ff, m->x_va, d, n,
+                         w[LW_DOWN_B].va ? &w[LW_DOWN_B] : NULL, true)))
             return st;
     }
     if (!want_logits)
@@ -822,7 +981,7 @@ wait_tick(struct llm_model *m, uint32_t n)
 static enum hcq_status
 build_graph(struct llm_model *m)
 {
-    struct step s = { .graph = true };
+    struct step s = {.graph = true};
     enum hcq_status st = hcq_graph_begin(m->q);
     if (st == HCQ_ERR_UNSUPPORTED) {
         m->graph_failed = true;
@@ -856,7 +1015,8 @@ llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t 
         return hcq_err(HCQ_ERR_INVALID, "llm_model_eval: %u tokens at %u (context %u)", n, pos, m->n_ctx);
     for (uint32_t i = 0; i < n; i++)
         if (tokens[i] < 0 || (uint32_t)tokens[i] >= m->hp.n_vocab)
-            return hcq_err(HCQ_ERR_INVALID, "llm_model_eval: token %d (vocabulary %u)", tokens[i], m->hp.n_vocab);
+            return hcq_err(HCQ_ERR_INVALID, "llm_model_eval: token %d (vocabulary %u)", tokens[i],
+                           m->hp.n_vocab);
     if (n == 1 && m->use_graph && !m->graph_failed) {
         if (!m->graph && (st = build_graph(m)))
             return st;
@@ -868,7 +1028,7 @@ llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t 
             return wait_tick(m, 1);
         }
     }
-    struct step s = { .graph = false };
+    struct step s = {.graph = false};
     for (uint32_t b = 0; b < n; b += m->n_batch) {
         uint32_t nb = n - b < m->n_batch ? n - b : m->n_batch;
         /* the previous batch has completed (waited below), so tokbuf is free to overwrite */
@@ -900,8 +1060,9 @@ llm_model_profile_step(struct llm_model *m, int32_t token, uint32_t pos, struct 
         n_sig = PROF_MAX;
     for (uint32_t i = 0; i <= n_sig && !st; i++)
         st = hcq_signal_create(m->dev, 0, &pf->ts[i]);
-    struct step s = { .graph = false };
-    if (!st && !(st = hcq_buf_write(m->tokbuf, 0, &token, 4)) && !(st = hcq_queue_timestamp(m->q, pf->ts[0]))) {
+    struct step s = {.graph = false};
+    if (!st && !(st = hcq_buf_write(m->tokbuf, 0, &token, 4)) &&
+        !(st = hcq_queue_timestamp(m->q, pf->ts[0]))) {
         m->prof = pf;
         st = record_step(m, 1, pos, true, &s);
         m->prof = NULL;
@@ -914,14 +1075,15 @@ llm_model_profile_step(struct llm_model *m, int32_t token, uint32_t pos, struct 
         uint64_t t0 = hcq_signal_timestamp_ns(pf->ts[0]);
         *step_us = (hcq_signal_timestamp_ns(pf->ts[pf->n]) - t0) * 1e-3;
         for (uint32_t i = 0; i < pf->n; i++) {
-            double us = (double)(hcq_signal_timestamp_ns(pf->ts[i + 1]) - hcq_signal_timestamp_ns(pf->ts[i])) * 1e-3;
+            double us =
+                (double)(hcq_signal_timestamp_ns(pf->ts[i + 1]) - hcq_signal_timestamp_ns(pf->ts[i])) * 1e-3;
             uint32_t r = 0;
             while (r < *n_rows && strcmp(rows[r].kernel, pf->label[i]))
                 r++;
             if (r == *n_rows) {
                 if (r == max_rows)
                     continue;
-                rows[r] = (struct llm_prof_row){ .kernel = pf->label[i] };
+                rows[r] = (struct llm_prof_row){.kernel = pf->label[i]};
                 (*n_rows)++;
             }
             rows[r].count++;

@@ -12,8 +12,23 @@
 
 /* GGUF tensor names per layer (llama.cpp's naming, the GGUF convention). */
 enum llm_lw {
-    LW_ATTN_NORM, LW_ATTN_NORM_B, LW_Q, LW_K, LW_V, LW_QKV, LW_QKV_B, LW_O, LW_O_B,
-    LW_FFN_NORM, LW_FFN_NORM_B, LW_GATE, LW_UP, LW_UP_B, LW_DOWN, LW_DOWN_B, LW_COUNT
+    LW_ATTN_NORM,
+    LW_ATTN_NORM_B,
+    LW_Q,
+    LW_K,
+    LW_V,
+    LW_QKV,
+    LW_QKV_B,
+    LW_O,
+    LW_O_B,
+    LW_FFN_NORM,
+    LW_FFN_NORM_B,
+    LW_GATE,
+    LW_UP,
+    LW_UP_B,
+    LW_DOWN,
+    LW_DOWN_B,
+    LW_COUNT
 };
 extern const char *const llm_lw_names[LW_COUNT];
 
@@ -27,6 +42,7 @@ bool llm_arch_needs_gw(enum llm_arch arch, enum llm_gw w);
 
 /* Find tensor `name` and check its shape (ne0 x ne1; ne1 = 1 for vectors). */
 HCQ_MUST_CHECK enum hcq_status llm_tensor_get(const struct llm_gguf *g, const char *name, uint64_t ne0,
-                                              uint64_t ne1, bool optional, const struct llm_gguf_tensor **t_out);
+                                              uint64_t ne1, bool optional,
+                                              const struct llm_gguf_tensor **t_out);
 
 #endif /* LLM_MODEL_PRIV_H */

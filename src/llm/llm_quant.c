@@ -24,17 +24,17 @@ struct type_row {
 
 /* ggml type ids (GGUF spec); sizes from anchors.md §2.4 / the block structs. */
 static const struct type_row type_rows[LLM_TYPE_COUNT] = {
-    [LLM_TYPE_F32] = { "f32", 1, 4 },
-    [LLM_TYPE_F16] = { "f16", 1, 2 },
-    [LLM_TYPE_BF16] = { "bf16", 1, 2 },
-    [LLM_TYPE_Q4_0] = { "q4_0", LLM_QK, sizeof(struct llm_block_q4_0) },
-    [LLM_TYPE_Q4_1] = { "q4_1", LLM_QK, sizeof(struct llm_block_q4_1) },
-    [LLM_TYPE_Q5_0] = { "q5_0", LLM_QK, sizeof(struct llm_block_q5_0) },
-    [LLM_TYPE_Q5_1] = { "q5_1", LLM_QK, sizeof(struct llm_block_q5_1) },
-    [LLM_TYPE_Q8_0] = { "q8_0", LLM_QK, sizeof(struct llm_block_q8_0) },
-    [LLM_TYPE_Q4_K] = { "q4_k", LLM_QK_K, sizeof(struct llm_block_q4_k) },
-    [LLM_TYPE_Q5_K] = { "q5_k", LLM_QK_K, sizeof(struct llm_block_q5_k) },
-    [LLM_TYPE_Q6_K] = { "q6_k", LLM_QK_K, sizeof(struct llm_block_q6_k) },
+    [LLM_TYPE_F32] = {"f32", 1, 4},
+    [LLM_TYPE_F16] = {"f16", 1, 2},
+    [LLM_TYPE_BF16] = {"bf16", 1, 2},
+    [LLM_TYPE_Q4_0] = {"q4_0", LLM_QK, sizeof(struct llm_block_q4_0)},
+    [LLM_TYPE_Q4_1] = {"q4_1", LLM_QK, sizeof(struct llm_block_q4_1)},
+    [LLM_TYPE_Q5_0] = {"q5_0", LLM_QK, sizeof(struct llm_block_q5_0)},
+    [LLM_TYPE_Q5_1] = {"q5_1", LLM_QK, sizeof(struct llm_block_q5_1)},
+    [LLM_TYPE_Q8_0] = {"q8_0", LLM_QK, sizeof(struct llm_block_q8_0)},
+    [LLM_TYPE_Q4_K] = {"q4_k", LLM_QK_K, sizeof(struct llm_block_q4_k)},
+    [LLM_TYPE_Q5_K] = {"q5_k", LLM_QK_K, sizeof(struct llm_block_q5_k)},
+    [LLM_TYPE_Q6_K] = {"q6_k", LLM_QK_K, sizeof(struct llm_block_q6_k)},
 };
 
 const char *
@@ -141,14 +141,36 @@ llm_dequantize(uint32_t type, const void *src, float *dst, uint64_t n)
     for (uint64_t i = 0; i < nb; i++) {
         float *y = dst + i * bv;
         switch (type) {
-        case LLM_TYPE_F32: memcpy(y, s + 4 * i, 4); break;
-        case LLM_TYPE_F16: { uint16_t h; memcpy(&h, s + 2 * i, 2); *y = k_llm_f16(h); break; }
-        case LLM_TYPE_BF16: { uint16_t h; memcpy(&h, s + 2 * i, 2); *y = k_llm_bf16(h); break; }
-        case LLM_TYPE_Q4_0: k_llm_dq_q4_0((const struct llm_block_q4_0 *)s + i, y); break;
-        case LLM_TYPE_Q4_1: k_llm_dq_q4_1((const struct llm_block_q4_1 *)s + i, y); break;
-        case LLM_TYPE_Q5_0: k_llm_dq_q5_0((const struct llm_block_q5_0 *)s + i, y); break;
-        case LLM_TYPE_Q5_1: k_llm_dq_q5_1((const struct llm_block_q5_1 *)s + i, y); break;
-        case LLM_TYPE_Q8_0: k_llm_dq_q8_0((const struct llm_block_q8_0 *)s + i, y); break;
+        case LLM_TYPE_F32:
+            memcpy(y, s + 4 * i, 4);
+            break;
+        case LLM_TYPE_F16: {
+            uint16_t h;
+            memcpy(&h, s + 2 * i, 2);
+            *y = k_llm_f16(h);
+            break;
+        }
+        case LLM_TYPE_BF16: {
+            uint16_t h;
+            memcpy(&h, s + 2 * i, 2);
+            *y = k_llm_bf16(h);
+            break;
+        }
+        case LLM_TYPE_Q4_0:
+            k_llm_dq_q4_0((const struct llm_block_q4_0 *)s + i, y);
+            break;
+        case LLM_TYPE_Q4_1:
+            k_llm_dq_q4_1((const struct llm_block_q4_1 *)s + i, y);
+            break;
+        case LLM_TYPE_Q5_0:
+            k_llm_dq_q5_0((const struct llm_block_q5_0 *)s + i, y);
+            break;
+        case LLM_TYPE_Q5_1:
+            k_llm_dq_q5_1((const struct llm_block_q5_1 *)s + i, y);
+            break;
+        case LLM_TYPE_Q8_0:
+            k_llm_dq_q8_0((const struct llm_block_q8_0 *)s + i, y);
+            break;
         case LLM_TYPE_Q4_K:
             for (int c = 0; c < 4; c++)
                 k_llm_dq_q4_k_chunk((const struct llm_block_q4_k *)s + i, c, y + 64 * c);
@@ -276,7 +298,8 @@ quant_block32(uint32_t type, const float *x, void *dst)
             b->qs[j] = (int8_t)clampi((int)lrintf(x[j] * id), -127, 127);
         break;
     }
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -284,8 +307,8 @@ quant_block32(uint32_t type, const float *x, void *dst)
 
 /* Q4_K/Q5_K: per-sub-block (32) affine scale/min, quantized to 6 bits under d/dmin. */
 static void
-quant_k_scales(const float *x, int levels, uint16_t *d_out, uint16_t *dmin_out, uint8_t scales[12], float *dsub,
-               float *msub)
+quant_k_scales(const float *x, int levels, uint16_t *d_out, uint16_t *dmin_out, uint8_t scales[12],
+               float *dsub, float *msub)
 {
     float sc[8], mi[8], max_sc = 0, max_mi = 0;
     for (int j = 0; j < 8; j++) {
@@ -401,13 +424,31 @@ llm_quantize(uint32_t type, const float *src, void *dst, uint64_t n)
         const float *x = src + i * bv;
         void *blk = d + i * bb;
         switch (type) {
-        case LLM_TYPE_F32: memcpy(blk, x, 4); break;
-        case LLM_TYPE_F16: { uint16_t h = llm_f32_to_f16(*x); memcpy(blk, &h, 2); break; }
-        case LLM_TYPE_BF16: { uint16_t h = llm_f32_to_bf16(*x); memcpy(blk, &h, 2); break; }
-        case LLM_TYPE_Q4_K: quant_q4_k(x, blk); break;
-        case LLM_TYPE_Q5_K: quant_q5_k(x, blk); break;
-        case LLM_TYPE_Q6_K: quant_q6_k(x, blk); break;
-        default: quant_block32(type, x, blk); break;
+        case LLM_TYPE_F32:
+            memcpy(blk, x, 4);
+            break;
+        case LLM_TYPE_F16: {
+            uint16_t h = llm_f32_to_f16(*x);
+            memcpy(blk, &h, 2);
+            break;
+        }
+        case LLM_TYPE_BF16: {
+            uint16_t h = llm_f32_to_bf16(*x);
+            memcpy(blk, &h, 2);
+            break;
+        }
+        case LLM_TYPE_Q4_K:
+            quant_q4_k(x, blk);
+            break;
+        case LLM_TYPE_Q5_K:
+            quant_q5_k(x, blk);
+            break;
+        case LLM_TYPE_Q6_K:
+            quant_q6_k(x, blk);
+            break;
+        default:
+            quant_block32(type, x, blk);
+            break;
         }
     }
     return HCQ_OK;

@@ -15,7 +15,7 @@
 #include <string.h>
 
 struct rtensor {
-    float *f;          /* dequantized [ne1][ne0], NULL if absent */
+    float *f; /* dequantized [ne1][ne0], NULL if absent */
     uint32_t ne0, ne1;
 };
 
@@ -24,12 +24,13 @@ struct llm_ref {
     uint32_t n_ctx;
     struct rtensor gw[GW_COUNT];
     struct rtensor (*lw)[LW_COUNT];
-    float *kc, *vc;    /* [n_layer][n_ctx][kv_dim] */
+    float *kc, *vc; /* [n_layer][n_ctx][kv_dim] */
     float *x, *xn, *q, *k, *v, *att, *fa, *fb, *tmp;
 };
 
 static enum hcq_status
-load_t(const struct llm_gguf *g, const char *name, uint64_t ne0, uint64_t ne1, bool needed, struct rtensor *rt)
+load_t(const struct llm_gguf *g, const char *name, uint64_t ne0, uint64_t ne1, bool needed,
+       struct rtensor *rt)
 {
     const struct llm_gguf_tensor *t;
     enum hcq_status st = llm_tensor_get(g, name, ne0, ne1, !needed, &t);
@@ -61,18 +62,19 @@ llm_ref_create(const struct llm_gguf *g, uint32_t n_ctx, struct llm_ref **ref_ou
         goto fail;
     }
     const uint64_t gshape[GW_COUNT][2] = {
-        [GW_TOK_EMBD] = { d, hp->n_vocab }, [GW_POS_EMBD] = { d, hp->n_ctx_train }, [GW_OUT_NORM] = { d, 1 },
-        [GW_OUT_NORM_B] = { d, 1 }, [GW_OUTPUT] = { d, hp->n_vocab }, [GW_ROPE_FREQS] = { hp->head_dim / 2, 1 },
+        [GW_TOK_EMBD] = {d, hp->n_vocab}, [GW_POS_EMBD] = {d, hp->n_ctx_train},
+        [GW_OUT_NORM] = {d, 1},           [GW_OUT_NORM_B] = {d, 1},
+        [GW_OUTPUT] = {d, hp->n_vocab},   [GW_ROPE_FREQS] = {hp->head_dim / 2, 1},
     };
     for (int w = 0; w < GW_COUNT; w++)
-        if ((st = load_t(g, llm_gw_names[w], gshape[w][0], gshape[w][1], llm_arch_needs_gw(hp->arch, (enum llm_gw)w),
-                         &r->gw[w])))
+        if ((st = load_t(g, llm_gw_names[w], gshape[w][0], gshape[w][1],
+                         llm_arch_needs_gw(hp->arch, (enum llm_gw)w), &r->gw[w])))
             goto fail;
     const uint64_t lshape[LW_COUNT][2] = {
-        [LW_ATTN_NORM] = { d, 1 }, [LW_ATTN_NORM_B] = { d, 1 }, [LW_Q] = { d, d },       [LW_K] = { d, kv },
-        [LW_V] = { d, kv },        [LW_QKV] = { d, 3 * d },     [LW_QKV_B] = { 3 * d, 1 }, [LW_O] = { d, d },
-        [LW_O_B] = { d, 1 },       [LW_FFN_NORM] = { d, 1 },    [LW_FFN_NORM_B] = { d, 1 }, [LW_GATE] = { d, ff },
-        [LW_UP] = { d, ff },       [LW_UP_B] = { ff, 1 },       [LW_DOWN] = { ff, d },     [LW_DOWN_B] = { d, 1 },
+        [LW_ATTN_NORM] = {d, 1}, [LW_ATTN_NORM_B] = {d, 1}, [LW_Q] = {d, d},          [LW_K] = {d, kv},
+        [LW_V] = {d, kv},        [LW_QKV] = {d, 3 * d},     [LW_QKV_B] = {3 * d, 1},  [LW_O] = {d, d},
+        [LW_O_B] = {d, 1},       [LW_FFN_NORM] = {d, 1},    [LW_FFN_NORM_B] = {d, 1}, [LW_GATE] = {d, ff},
+        [LW_UP] = {d, ff},       [LW_UP_B] = {ff, 1},       [LW_DOWN] = {ff, d},      [LW_DOWN_B] = {d, 1},
     };
     for (uint32_t l = 0; l < hp->n_layer; l++) {
         for (int w = 0; w < LW_COUNT; w++) {
@@ -94,7 +96,8 @@ llm_ref_create(const struct llm_gguf *g, uint32_t n_ctx, struct llm_ref **ref_ou
     r->fa = malloc(4 * ff);
     r->fb = malloc(4 * ff);
     r->tmp = malloc(4ull * (n_ctx > ff ? n_ctx : ff) + 4 * 3 * d);
-    if (!r->kc || !r->vc || !r->x || !r->xn || !r->q || !r->k || !r->v || !r->att || !r->fa || !r->fb || !r->tmp) {
+    if (!r->kc || !r->vc || !r->x || !r->xn || !r->q || !r->k || !r->v || !r->att || !r->fa || !r->fb ||
+        !r->tmp) {
         st = hcq_err(HCQ_ERR_NOMEM, "llm_ref_create: state for context %u", n_ctx);
         goto fail;
     }
@@ -153,7 +156,8 @@ ref_matvec(const struct rtensor *w, const float *x, float *y, const struct rtens
 }
 
 static void
-ref_norm(const struct llm_hparams *hp, const float *x, float *y, const struct rtensor *w, const struct rtensor *b)
+ref_norm(const struct llm_hparams *hp, const float *x, float *y, const struct rtensor *w,
+         const struct rtensor *b)
 {
     uint32_t d = hp->n_embd;
     double mean = 0, ss = 0;
@@ -271,10 +275,12 @@ llm_ref_eval(struct llm_ref *r, const int32_t *tokens, uint32_t n, uint32_t pos,
     if (!n || pos + n > r->n_ctx)
         return hcq_err(HCQ_ERR_INVALID, "llm_ref_eval: %u tokens at %u (context %u)", n, pos, r->n_ctx);
     if (r->hp.arch == LLM_ARCH_GPT2 && pos + n > r->hp.n_ctx_train)
-        return hcq_err(HCQ_ERR_INVALID, "llm_ref_eval: position %u past the learned %u", pos + n, r->hp.n_ctx_train);
+        return hcq_err(HCQ_ERR_INVALID, "llm_ref_eval: position %u past the learned %u", pos + n,
+                       r->hp.n_ctx_train);
     for (uint32_t i = 0; i < n; i++) {
         if (tokens[i] < 0 || (uint32_t)tokens[i] >= r->hp.n_vocab)
-            return hcq_err(HCQ_ERR_INVALID, "llm_ref_eval: token %d (vocabulary %u)", tokens[i], r->hp.n_vocab);
+            return hcq_err(HCQ_ERR_INVALID, "llm_ref_eval: token %d (vocabulary %u)", tokens[i],
+                           r->hp.n_vocab);
         ref_token(r, tokens[i], pos + i, i + 1 == n ? logits_out : NULL);
     }
     return HCQ_OK;

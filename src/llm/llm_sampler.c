@@ -24,17 +24,22 @@ struct llm_sampler {
     struct llm_sampler_params p;
     uint32_t n_vocab;
     uint64_t rng;
-    struct cand *cands;  /* [n_vocab] */
-    float *work;         /* [n_vocab] penalised logits */
-    int32_t *hist;       /* ring of the last repeat_last_n tokens */
+    struct cand *cands; /* [n_vocab] */
+    float *work;        /* [n_vocab] penalised logits */
+    int32_t *hist;      /* ring of the last repeat_last_n tokens */
     uint32_t hist_n, hist_pos;
 };
 
 void
 llm_sampler_params_default(struct llm_sampler_params *p)
 {
-    *p = (struct llm_sampler_params){ .temp = 0, .top_k = 0, .top_p = 1.0f, .min_p = 0, .repeat_penalty = 1.0f,
-                                      .repeat_last_n = 64, .seed = 0x5EED };
+    *p = (struct llm_sampler_params){.temp = 0,
+                                     .top_k = 0,
+                                     .top_p = 1.0f,
+                                     .min_p = 0,
+                                     .repeat_penalty = 1.0f,
+                                     .repeat_last_n = 64,
+                                     .seed = 0x5EED};
 }
 
 enum hcq_status
@@ -173,7 +178,7 @@ llm_sampler_sample(struct llm_sampler *s, const float *logits)
         /* top-k by a min-heap of k (O(n log k)): the usual k = 40 of 128k logits costs far
          * less than sorting them all */
         for (uint32_t i = 0; i < n; i++) {
-            struct cand c = { (int32_t)i, s->work[i], 0 };
+            struct cand c = {(int32_t)i, s->work[i], 0};
             uint32_t h = i < k ? i : 0;
             if (i >= k) {
                 if (cand_cmp(&c, &s->cands[0]) >= 0)
@@ -188,7 +193,7 @@ llm_sampler_sample(struct llm_sampler *s, const float *logits)
         qsort(s->cands, k, sizeof *s->cands, cand_cmp);
     } else {
         for (uint32_t i = 0; i < n; i++)
-            s->cands[i] = (struct cand){ (int32_t)i, s->work[i], 0 };
+            s->cands[i] = (struct cand){(int32_t)i, s->work[i], 0};
         qsort(s->cands, n, sizeof *s->cands, cand_cmp);
     }
     /* temperature softmax over the top k */
@@ -281,8 +286,8 @@ put(char *buf, size_t cap, size_t *n, const char *s)
 }
 
 size_t
-llm_chat_render(enum llm_chat_tmpl tmpl, const struct llm_chat_msg *msgs, size_t n, bool add_assistant, char *buf,
-                size_t cap)
+llm_chat_render(enum llm_chat_tmpl tmpl, const struct llm_chat_msg *msgs, size_t n, bool add_assistant,
+                char *buf, size_t cap)
 {
     size_t len = 0;
     if (cap)
@@ -323,9 +328,13 @@ llm_logits_check(const float *logits, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         if (!isfinite(logits[i]))
-            return hcq_err(HCQ_ERR_FORMAT,
-                           "llm_logits_check: logit %u of %u is %s: the model computes non-finite values (broken "
-                           "weights or hyper-parameters)",
-                           i, n, isnan(logits[i]) ? "NaN" : logits[i] > 0 ? "+Inf" : "-Inf");
+            return hcq_err(
+                HCQ_ERR_FORMAT,
+                "llm_logits_check: logit %u of %u is %s: the model computes non-finite values (broken "
+                "weights or hyper-parameters)",
+                i, n,
+                isnan(logits[i]) ? "NaN"
+                : logits[i] > 0  ? "+Inf"
+                                 : "-Inf");
     return HCQ_OK;
 }

@@ -51,7 +51,7 @@ hmap_put(struct llm_hmap *m, const char *s, uint32_t n, int32_t val)
     for (uint64_t i = hash_bytes(s, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
         struct llm_hslot *e = &m->slots[i];
         if (!e->s) {
-            *e = (struct llm_hslot){ s, n, val };
+            *e = (struct llm_hslot){s, n, val};
             return;
         }
         if (e->n == n && !memcmp(e->s, s, n))
@@ -124,14 +124,16 @@ parallel_array(const struct llm_gguf *g, const char *key, uint32_t want_type, ui
     enum hcq_status st = llm_gguf_get_arr(g, key, &et, &cnt);
     *data_out = NULL;
     if (st == HCQ_ERR_NOT_FOUND)
-        return required ? hcq_err(HCQ_ERR_FORMAT, "llm_tok_create: %s missing (a SentencePiece vocabulary needs it)", key)
+        return required ? hcq_err(HCQ_ERR_FORMAT,
+                                  "llm_tok_create: %s missing (a SentencePiece vocabulary needs it)", key)
                         : HCQ_OK;
     if (st)
         return st;
     if (et != want_type || cnt != n)
-        return hcq_err(HCQ_ERR_FORMAT,
-                       "llm_tok_create: %s has %llu elements of type %u (expected %llu of type %u, one per token)",
-                       key, (unsigned long long)cnt, et, (unsigned long long)n, want_type);
+        return hcq_err(
+            HCQ_ERR_FORMAT,
+            "llm_tok_create: %s has %llu elements of type %u (expected %llu of type %u, one per token)", key,
+            (unsigned long long)cnt, et, (unsigned long long)n, want_type);
     *data_out = llm_gguf_arr_data(g, key);
     return HCQ_OK;
 }
@@ -161,8 +163,8 @@ load_vocab(struct llm_tok *t, const struct llm_gguf *g)
     for (uint64_t i = 0; i < n; i++) {
         struct llm_str s = llm_gguf_arr_str(g, "tokenizer.ggml.tokens", i);
         if (s.len > 1024)
-            return hcq_err(HCQ_ERR_FORMAT, "llm_tok_create: token %llu is %llu bytes long", (unsigned long long)i,
-                           (unsigned long long)s.len);
+            return hcq_err(HCQ_ERR_FORMAT, "llm_tok_create: token %llu is %llu bytes long",
+                           (unsigned long long)i, (unsigned long long)s.len);
         struct llm_tok_entry *e = &t->toks[i];
         e->text = s.ptr;
         e->len = (uint32_t)s.len;
@@ -177,7 +179,8 @@ load_vocab(struct llm_tok *t, const struct llm_gguf *g)
             int32_t a;
             memcpy(&a, types + 4 * i, 4);
             if (a < 0 || a > LLM_TOK_BYTE)
-                return hcq_err(HCQ_ERR_FORMAT, "llm_tok_create: tokenizer.ggml.token_type[%llu] = %d (expected 0..6)",
+                return hcq_err(HCQ_ERR_FORMAT,
+                               "llm_tok_create: tokenizer.ggml.token_type[%llu] = %d (expected 0..6)",
                                (unsigned long long)i, a);
             e->attr = a ? a : LLM_TOK_NORMAL; /* 0 = undefined */
         }
@@ -194,7 +197,7 @@ load_vocab(struct llm_tok *t, const struct llm_gguf *g)
     t->n_special = 0;
     for (uint32_t i = 0; i < t->n_vocab; i++)
         if (is_special_attr(t->toks[i].attr) && t->toks[i].len)
-            order[t->n_special++] = (struct len_id){ t->toks[i].len, (int32_t)i };
+            order[t->n_special++] = (struct len_id){t->toks[i].len, (int32_t)i};
     /* longest first: the text is partitioned on longer special tokens before shorter ones */
     qsort(order, t->n_special, sizeof *order, cmp_special_len);
     for (uint32_t i = 0; i < t->n_special; i++)
@@ -212,14 +215,15 @@ load_merges(struct llm_tok *t, const struct llm_gguf *g)
     if (st)
         return st;
     if (et != LLM_GGUF_STRING)
-        return hcq_err(HCQ_ERR_FORMAT, "llm_tok_create: tokenizer.ggml.merges: element type %u (expected STRING)",
-                       et);
+        return hcq_err(HCQ_ERR_FORMAT,
+                       "llm_tok_create: tokenizer.ggml.merges: element type %u (expected STRING)", et);
     if ((st = hmap_init(&t->merges, n)))
         return st;
     for (uint64_t i = 0; i < n; i++) {
         struct llm_str s = llm_gguf_arr_str(g, "tokenizer.ggml.merges", i);
         if (s.len > 2 * 1024 + 1 || !memchr(s.ptr, ' ', s.len))
-            return hcq_err(HCQ_ERR_FORMAT, "llm_tok_create: tokenizer.ggml.merges[%llu] is not \"left right\"",
+            return hcq_err(HCQ_ERR_FORMAT,
+                           "llm_tok_create: tokenizer.ggml.merges[%llu] is not \"left right\"",
                            (unsigned long long)i);
         hmap_put(&t->merges, s.ptr, (uint32_t)s.len, (int32_t)i);
     }
@@ -233,7 +237,8 @@ opt_id(const struct llm_gguf *g, const char *key, uint32_t n_vocab)
     if (llm_gguf_get_u32(g, key, &v))
         return -1;
     if (v >= n_vocab) {
-        HCQ_LOG_WARN("llm_tok_create: %s = %u is not a token of the %u-token vocabulary: ignored", key, v, n_vocab);
+        HCQ_LOG_WARN("llm_tok_create: %s = %u is not a token of the %u-token vocabulary: ignored", key, v,
+                     n_vocab);
         return -1;
     }
     return (int32_t)v;
@@ -247,8 +252,9 @@ select_pre(struct llm_tok *t, const struct llm_gguf *g, const struct llm_tok_par
     struct llm_str pre;
     enum hcq_status st = llm_gguf_get_str(g, "tokenizer.ggml.pre", &pre);
     if (st == HCQ_ERR_NOT_FOUND) {
-        HCQ_LOG_WARN("llm_tok_create: tokenizer.ggml.pre missing: splitting with the 'default' rules (the file "
-                     "predates pre-tokenizer names; re-convert it if tokens look wrong)");
+        HCQ_LOG_WARN(
+            "llm_tok_create: tokenizer.ggml.pre missing: splitting with the 'default' rules (the file "
+            "predates pre-tokenizer names; re-convert it if tokens look wrong)");
         t->pre = LLM_PRE_DEFAULT;
         return HCQ_OK;
     }
@@ -258,9 +264,10 @@ select_pre(struct llm_tok *t, const struct llm_gguf *g, const struct llm_tok_par
         return HCQ_OK;
     int shown = (int)(pre.len > 64 ? 64 : pre.len);
     if (p && p->pre_fallback && !strcmp(p->pre_fallback, "gpt2")) {
-        HCQ_LOG_WARN("llm_tok_create: tokenizer.ggml.pre '%.*s' is not supported; splitting with GPT-2 rules as "
-                     "asked (tokenizer fallback gpt2): tokens may differ from the model's own tokenizer",
-                     shown, pre.ptr);
+        HCQ_LOG_WARN(
+            "llm_tok_create: tokenizer.ggml.pre '%.*s' is not supported; splitting with GPT-2 rules as "
+            "asked (tokenizer fallback gpt2): tokens may differ from the model's own tokenizer",
+            shown, pre.ptr);
         t->pre = LLM_PRE_GPT2;
         return HCQ_OK;
     }
@@ -297,7 +304,8 @@ llm_tok_create_ex(const struct llm_gguf *g, const struct llm_tok_params *p, stru
     } else if (model.len == 5 && !memcmp(model.ptr, "llama", 5)) {
         t->kind = LLM_TOK_KIND_SPM;
     } else {
-        st = hcq_err(HCQ_ERR_UNSUPPORTED, "llm_tok_create: tokenizer.ggml.model '%.*s' (expected gpt2 or llama)",
+        st = hcq_err(HCQ_ERR_UNSUPPORTED,
+                     "llm_tok_create: tokenizer.ggml.model '%.*s' (expected gpt2 or llama)",
                      (int)(model.len > 32 ? 32 : model.len), model.ptr);
         goto fail;
     }
@@ -319,8 +327,8 @@ llm_tok_create_ex(const struct llm_gguf *g, const struct llm_tok_params *p, stru
     if (!llm_gguf_get_bool(g, "tokenizer.ggml.add_space_prefix", &b))
         t->add_space_prefix = b;
     /* end-of-generation tokens of common chat formats */
-    static const char *const eog[] = { "<|eot_id|>", "<|im_end|>", "<|end_of_text|>", "<|endoftext|>", "</s>",
-                                       "<|eom_id|>" };
+    static const char *const eog[] = {"<|eot_id|>",    "<|im_end|>", "<|end_of_text|>",
+                                      "<|endoftext|>", "</s>",       "<|eom_id|>"};
     for (size_t i = 0; i < sizeof eog / sizeof eog[0] && t->n_eog < LLM_TOK_MAX_EOG - 2; i++) {
         int32_t id = llm_tok_find(t, eog[i]);
         if (id >= 0)
@@ -349,10 +357,26 @@ llm_tok_destroy(struct llm_tok *t)
     free(t);
 }
 
-uint32_t llm_tok_vocab_size(const struct llm_tok *t) { return t->n_vocab; }
-int32_t llm_tok_bos(const struct llm_tok *t) { return t->bos; }
-int32_t llm_tok_eos(const struct llm_tok *t) { return t->eos; }
-bool llm_tok_add_bos_default(const struct llm_tok *t) { return t->add_bos && t->bos >= 0; }
+uint32_t
+llm_tok_vocab_size(const struct llm_tok *t)
+{
+    return t->n_vocab;
+}
+int32_t
+llm_tok_bos(const struct llm_tok *t)
+{
+    return t->bos;
+}
+int32_t
+llm_tok_eos(const struct llm_tok *t)
+{
+    return t->eos;
+}
+bool
+llm_tok_add_bos_default(const struct llm_tok *t)
+{
+    return t->add_bos && t->bos >= 0;
+}
 
 bool
 llm_tok_is_eog(const struct llm_tok *t, int32_t id)
@@ -436,7 +460,7 @@ merge_emit(const struct llm_tok *t, const char *w, uint32_t n, struct ids *out)
     for (uint32_t off = 0; off < n;) {
         uint32_t len; /* an invalid sequence is one symbol per byte (byte fallback) */
         (void)llm_utf8_decode(w + off, n - off, &len);
-        s[ns] = (struct sym){ off, len, (int32_t)ns - 1, (int32_t)ns + 1 };
+        s[ns] = (struct sym){off, len, (int32_t)ns - 1, (int32_t)ns + 1};
         off += len;
         ns++;
     }
@@ -472,7 +496,12 @@ merge_emit(const struct llm_tok *t, const char *w, uint32_t n, struct ids *out)
             uint32_t tl;
             if (t->kind == LLM_TOK_KIND_SPM) {
                 static const char hex[] = "0123456789ABCDEF";
-                tb[0] = '<'; tb[1] = '0'; tb[2] = 'x'; tb[3] = hex[byte >> 4]; tb[4] = hex[byte & 15]; tb[5] = '>';
+                tb[0] = '<';
+                tb[1] = '0';
+                tb[2] = 'x';
+                tb[3] = hex[byte >> 4];
+                tb[4] = hex[byte & 15];
+                tb[5] = '>';
                 tl = 6;
                 id = hmap_get(&t->vocab, tb, tl);
                 ids_push(out, id >= 0 ? id : (t->unk >= 0 ? t->unk : 0));
@@ -525,7 +554,7 @@ bpe_word(void *user, const char *text, size_t len)
 static enum hcq_status
 bpe_segment(const struct llm_tok *t, const char *text, size_t len, struct ids *out)
 {
-    struct bpe_ctx c = { t, out };
+    struct bpe_ctx c = {t, out};
     return llm_pre_split(t->pre, text, len, bpe_word, &c);
 }
 
@@ -571,7 +600,7 @@ enum hcq_status
 llm_tok_encode(const struct llm_tok *t, const char *text, size_t len, bool add_bos, bool parse_special,
                int32_t *ids, size_t cap, size_t *n_out)
 {
-    struct ids out = { ids, cap, 0 };
+    struct ids out = {ids, cap, 0};
     enum hcq_status st = HCQ_OK;
     if (add_bos && t->bos >= 0)
         ids_push(&out, t->bos);
@@ -582,7 +611,7 @@ llm_tok_encode(const struct llm_tok *t, const char *text, size_t len, bool add_b
     if (!f)
         return hcq_err(HCQ_ERR_NOMEM, "llm_tok_encode: %zu bytes", len);
     if (len)
-        f[nf++] = (struct frag){ 0, len, -1 };
+        f[nf++] = (struct frag){0, len, -1};
     for (uint32_t k = 0; k < t->n_special && nf; k++) {
         int32_t sid = t->special[k];
         const struct llm_tok_entry *e = &t->toks[sid];
@@ -612,10 +641,10 @@ llm_tok_encode(const struct llm_tok *t, const char *text, size_t len, bool add_b
             nf += add;
             size_t j = i;
             if (before)
-                f[j++] = (struct frag){ orig.off, before, -1 };
-            f[j++] = (struct frag){ orig.off + before, 0, sid };
+                f[j++] = (struct frag){orig.off, before, -1};
+            f[j++] = (struct frag){orig.off + before, 0, sid};
             if (after)
-                f[j] = (struct frag){ orig.off + before + e->len, after, -1 };
+                f[j] = (struct frag){orig.off + before + e->len, after, -1};
             i = j - 1; /* the loop's i++ lands on `after` */
         }
     }

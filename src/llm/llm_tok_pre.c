@@ -78,7 +78,7 @@ run_other(const char *t, size_t len, size_t pos)
 static size_t
 contraction(const char *t, size_t len, size_t pos, bool icase)
 {
-    static const char *const suf[] = { "s", "t", "re", "ve", "m", "ll", "d" };
+    static const char *const suf[] = {"s", "t", "re", "ve", "m", "ll", "d"};
     if (t[pos] != '\'')
         return pos;
     for (size_t i = 0; i < sizeof suf / sizeof suf[0]; i++) {
@@ -218,11 +218,31 @@ opt_space_run(const char *t, size_t len, size_t pos, cp_pred p)
     return run_pred(t, len, pos, p, SIZE_MAX);
 }
 
-static bool is_num(uint32_t cp) { return llm_unicode_is_number(cp); }
-static bool is_let(uint32_t cp) { return llm_unicode_is_letter(cp); }
-static bool is_pun(uint32_t cp) { return llm_unicode_is_punct(cp); }
-static bool is_crlf(uint32_t cp) { return cp == '\r' || cp == '\n'; }
-static bool is_ascii_digit(uint32_t cp) { return cp >= '0' && cp <= '9'; }
+static bool
+is_num(uint32_t cp)
+{
+    return llm_unicode_is_number(cp);
+}
+static bool
+is_let(uint32_t cp)
+{
+    return llm_unicode_is_letter(cp);
+}
+static bool
+is_pun(uint32_t cp)
+{
+    return llm_unicode_is_punct(cp);
+}
+static bool
+is_crlf(uint32_t cp)
+{
+    return cp == '\r' || cp == '\n';
+}
+static bool
+is_ascii_digit(uint32_t cp)
+{
+    return cp >= '0' && cp <= '9';
+}
 
 static bool
 is_pun_sym(uint32_t cp) /* [\p{P}$+<=>^~|] */
@@ -244,27 +264,23 @@ is_cjk(uint32_t cp) /* [U+4E00-U+9FA5 U+0800-U+4E00 U+AC00-U+D7FF] */
 
 /* DeepSeek-LLM's letter class: its pattern lists the cased-letter ranges below explicitly. */
 static const struct llm_unicode_range ds_letters[] = {
-    { 0x00041, 0x0005A }, { 0x00061, 0x0007A }, { 0x000B5, 0x000B5 }, { 0x000C0, 0x000D6 },
-    { 0x000D8, 0x000F6 }, { 0x000F8, 0x001BA }, { 0x001BC, 0x001BF }, { 0x001C4, 0x00293 },
-    { 0x00295, 0x002AF }, { 0x00370, 0x00373 }, { 0x00376, 0x00377 }, { 0x0037B, 0x0037D },
-    { 0x0037F, 0x0037F }, { 0x00386, 0x00386 }, { 0x00388, 0x0038A }, { 0x0038C, 0x0038C },
-    { 0x0038E, 0x003A1 }, { 0x003A3, 0x003F5 }, { 0x003F7, 0x00481 }, { 0x0048A, 0x0052F },
-    { 0x00531, 0x00556 }, { 0x010A0, 0x010C5 }, { 0x013A0, 0x013F5 }, { 0x013F8, 0x013FD },
-    { 0x01C90, 0x01CBA }, { 0x01CBD, 0x01CBF }, { 0x01D00, 0x01D2B }, { 0x01D6B, 0x01D77 },
-    { 0x01D79, 0x01D9A }, { 0x01E00, 0x01F15 }, { 0x01F18, 0x01F1D }, { 0x01F20, 0x01F45 },
-    { 0x01F48, 0x01F4D }, { 0x01F50, 0x01F57 }, { 0x01F59, 0x01F59 }, { 0x01F5B, 0x01F5B },
-    { 0x01F5D, 0x01F5D }, { 0x01F5F, 0x01F7D }, { 0x01F80, 0x01FB4 }, { 0x01FB6, 0x01FBC },
-    { 0x01FBE, 0x01FBE }, { 0x01FC2, 0x01FC4 }, { 0x01FC6, 0x01FCC }, { 0x01FD0, 0x01FD3 },
-    { 0x01FD6, 0x01FDB }, { 0x01FE0, 0x01FEC }, { 0x01FF2, 0x01FF4 }, { 0x01FF6, 0x01FFC },
-    { 0x02102, 0x02102 }, { 0x02107, 0x02107 }, { 0x0210A, 0x02113 }, { 0x02115, 0x02115 },
-    { 0x02119, 0x0211D }, { 0x02124, 0x02124 }, { 0x02126, 0x02126 }, { 0x02128, 0x02128 },
-    { 0x0212A, 0x0212D }, { 0x0212F, 0x02134 }, { 0x02139, 0x02139 }, { 0x0213C, 0x0213F },
-    { 0x02145, 0x02149 }, { 0x0214E, 0x0214E }, { 0x02183, 0x02184 }, { 0x02C00, 0x02C7B },
-    { 0x02C7E, 0x02CE4 }, { 0x02CEB, 0x02CEE }, { 0x02CF2, 0x02CF3 }, { 0x0A640, 0x0A66D },
-    { 0x0A680, 0x0A69B }, { 0x0A722, 0x0A76F }, { 0x0A771, 0x0A787 }, { 0x0A78B, 0x0A78E },
-    { 0x0AB70, 0x0ABBF }, { 0x0FB00, 0x0FB06 }, { 0x0FB13, 0x0FB17 }, { 0x0FF21, 0x0FF3A },
-    { 0x0FF41, 0x0FF5A }, { 0x10400, 0x1044F }, { 0x104B0, 0x104D3 }, { 0x104D8, 0x104FB },
-    { 0x10C80, 0x10CB2 }, { 0x10CC0, 0x10CF2 }, { 0x118A0, 0x118DF }, { 0x1E900, 0x1E943 },
+    {0x00041, 0x0005A}, {0x00061, 0x0007A}, {0x000B5, 0x000B5}, {0x000C0, 0x000D6}, {0x000D8, 0x000F6},
+    {0x000F8, 0x001BA}, {0x001BC, 0x001BF}, {0x001C4, 0x00293}, {0x00295, 0x002AF}, {0x00370, 0x00373},
+    {0x00376, 0x00377}, {0x0037B, 0x0037D}, {0x0037F, 0x0037F}, {0x00386, 0x00386}, {0x00388, 0x0038A},
+    {0x0038C, 0x0038C}, {0x0038E, 0x003A1}, {0x003A3, 0x003F5}, {0x003F7, 0x00481}, {0x0048A, 0x0052F},
+    {0x00531, 0x00556}, {0x010A0, 0x010C5}, {0x013A0, 0x013F5}, {0x013F8, 0x013FD}, {0x01C90, 0x01CBA},
+    {0x01CBD, 0x01CBF}, {0x01D00, 0x01D2B}, {0x01D6B, 0x01D77}, {0x01D79, 0x01D9A}, {0x01E00, 0x01F15},
+    {0x01F18, 0x01F1D}, {0x01F20, 0x01F45}, {0x01F48, 0x01F4D}, {0x01F50, 0x01F57}, {0x01F59, 0x01F59},
+    {0x01F5B, 0x01F5B}, {0x01F5D, 0x01F5D}, {0x01F5F, 0x01F7D}, {0x01F80, 0x01FB4}, {0x01FB6, 0x01FBC},
+    {0x01FBE, 0x01FBE}, {0x01FC2, 0x01FC4}, {0x01FC6, 0x01FCC}, {0x01FD0, 0x01FD3}, {0x01FD6, 0x01FDB},
+    {0x01FE0, 0x01FEC}, {0x01FF2, 0x01FF4}, {0x01FF6, 0x01FFC}, {0x02102, 0x02102}, {0x02107, 0x02107},
+    {0x0210A, 0x02113}, {0x02115, 0x02115}, {0x02119, 0x0211D}, {0x02124, 0x02124}, {0x02126, 0x02126},
+    {0x02128, 0x02128}, {0x0212A, 0x0212D}, {0x0212F, 0x02134}, {0x02139, 0x02139}, {0x0213C, 0x0213F},
+    {0x02145, 0x02149}, {0x0214E, 0x0214E}, {0x02183, 0x02184}, {0x02C00, 0x02C7B}, {0x02C7E, 0x02CE4},
+    {0x02CEB, 0x02CEE}, {0x02CF2, 0x02CF3}, {0x0A640, 0x0A66D}, {0x0A680, 0x0A69B}, {0x0A722, 0x0A76F},
+    {0x0A771, 0x0A787}, {0x0A78B, 0x0A78E}, {0x0AB70, 0x0ABBF}, {0x0FB00, 0x0FB06}, {0x0FB13, 0x0FB17},
+    {0x0FF21, 0x0FF3A}, {0x0FF41, 0x0FF5A}, {0x10400, 0x1044F}, {0x104B0, 0x104D3}, {0x104D8, 0x104FB},
+    {0x10C80, 0x10CB2}, {0x10CC0, 0x10CF2}, {0x118A0, 0x118DF}, {0x1E900, 0x1E943},
 };
 
 static bool
@@ -296,15 +312,51 @@ is_ds_punct(uint32_t cp) /* [!-/:-~ U+FF01-U+FF0F U+FF1A-U+FF5E U+2018-U+201F U+
            (cp >= 0xFF1A && cp <= 0xFF5E) || (cp >= 0x2018 && cp <= 0x201F) || (cp >= 0x3000 && cp <= 0x3002);
 }
 
-static size_t m_crlf(const char *t, size_t len, size_t pos) { return run_pred(t, len, pos, is_crlf, 1); }
-static size_t m_num1(const char *t, size_t len, size_t pos) { return run_pred(t, len, pos, is_num, 1); }
-static size_t m_nums(const char *t, size_t len, size_t pos) { return run_pred(t, len, pos, is_num, SIZE_MAX); }
-static size_t m_cjk(const char *t, size_t len, size_t pos) { return run_pred(t, len, pos, is_cjk, SIZE_MAX); }
-static size_t m_sp_let(const char *t, size_t len, size_t pos) { return opt_space_run(t, len, pos, is_let); }
-static size_t m_sp_pun(const char *t, size_t len, size_t pos) { return opt_space_run(t, len, pos, is_pun); }
-static size_t m_ds_let(const char *t, size_t len, size_t pos) { return opt_space_run(t, len, pos, is_ds_letter); }
-static size_t m_ds_pun(const char *t, size_t len, size_t pos) { return opt_space_run(t, len, pos, is_ds_punct); }
-static size_t m_punsym(const char *t, size_t len, size_t pos) { return run_pred(t, len, pos, is_pun_sym, SIZE_MAX); }
+static size_t
+m_crlf(const char *t, size_t len, size_t pos)
+{
+    return run_pred(t, len, pos, is_crlf, 1);
+}
+static size_t
+m_num1(const char *t, size_t len, size_t pos)
+{
+    return run_pred(t, len, pos, is_num, 1);
+}
+static size_t
+m_nums(const char *t, size_t len, size_t pos)
+{
+    return run_pred(t, len, pos, is_num, SIZE_MAX);
+}
+static size_t
+m_cjk(const char *t, size_t len, size_t pos)
+{
+    return run_pred(t, len, pos, is_cjk, SIZE_MAX);
+}
+static size_t
+m_sp_let(const char *t, size_t len, size_t pos)
+{
+    return opt_space_run(t, len, pos, is_let);
+}
+static size_t
+m_sp_pun(const char *t, size_t len, size_t pos)
+{
+    return opt_space_run(t, len, pos, is_pun);
+}
+static size_t
+m_ds_let(const char *t, size_t len, size_t pos)
+{
+    return opt_space_run(t, len, pos, is_ds_letter);
+}
+static size_t
+m_ds_pun(const char *t, size_t len, size_t pos)
+{
+    return opt_space_run(t, len, pos, is_ds_punct);
+}
+static size_t
+m_punsym(const char *t, size_t len, size_t pos)
+{
+    return run_pred(t, len, pos, is_pun_sym, SIZE_MAX);
+}
 
 static size_t
 m_punsym_bt(const char *t, size_t len, size_t pos)
@@ -343,15 +395,18 @@ struct pre_def {
 };
 
 static const struct pre_def pre_defs[] = {
-    { LLM_PRE_GPT2, "gpt2", { llm_pretok_gpt2 }, false },
-    { LLM_PRE_LLAMA3, "llama3", { llm_pretok_llama3 }, true },
-    { LLM_PRE_LLAMA3_MERGES, "llama3 (merges always)", { llm_pretok_llama3 }, false },
-    { LLM_PRE_QWEN2, "qwen2", { pretok_qwen2 }, false },
-    { LLM_PRE_DEFAULT, "default", { m_punsym, llm_pretok_gpt2, m_nums, m_digits3 }, false },
-    { LLM_PRE_FALCON, "falcon", { m_punsym_bt, llm_pretok_gpt2, m_digits3 }, false },
-    { LLM_PRE_STARCODER, "starcoder", { m_num1, llm_pretok_gpt2 }, false },
-    { LLM_PRE_DEEPSEEK_CODER, "deepseek-coder", { m_crlf, m_sp_let, m_sp_pun, m_cjk, m_num1 }, false },
-    { LLM_PRE_DEEPSEEK_LLM, "deepseek-llm", { m_crlf, m_ds_let, m_ds_pun, m_trailing_space, m_cjk, m_nums }, false },
+    {LLM_PRE_GPT2, "gpt2", {llm_pretok_gpt2}, false},
+    {LLM_PRE_LLAMA3, "llama3", {llm_pretok_llama3}, true},
+    {LLM_PRE_LLAMA3_MERGES, "llama3 (merges always)", {llm_pretok_llama3}, false},
+    {LLM_PRE_QWEN2, "qwen2", {pretok_qwen2}, false},
+    {LLM_PRE_DEFAULT, "default", {m_punsym, llm_pretok_gpt2, m_nums, m_digits3}, false},
+    {LLM_PRE_FALCON, "falcon", {m_punsym_bt, llm_pretok_gpt2, m_digits3}, false},
+    {LLM_PRE_STARCODER, "starcoder", {m_num1, llm_pretok_gpt2}, false},
+    {LLM_PRE_DEEPSEEK_CODER, "deepseek-coder", {m_crlf, m_sp_let, m_sp_pun, m_cjk, m_num1}, false},
+    {LLM_PRE_DEEPSEEK_LLM,
+     "deepseek-llm",
+     {m_crlf, m_ds_let, m_ds_pun, m_trailing_space, m_cjk, m_nums},
+     false},
 };
 
 /* tokenizer.ggml.pre names (as llama.cpp's converter writes them) -> split rules. */
@@ -359,20 +414,33 @@ static const struct {
     const char *name;
     enum llm_tok_pre pre;
 } pre_names[] = {
-    { "default", LLM_PRE_DEFAULT },
-    { "gpt-2", LLM_PRE_GPT2 }, { "phi-2", LLM_PRE_GPT2 }, { "mpt", LLM_PRE_GPT2 }, { "olmo", LLM_PRE_GPT2 },
-    { "jais", LLM_PRE_GPT2 }, { "roberta-bpe", LLM_PRE_GPT2 },
-    { "llama3", LLM_PRE_LLAMA3 }, { "llama-v3", LLM_PRE_LLAMA3 }, { "llama-bpe", LLM_PRE_LLAMA3 },
-    { "falcon3", LLM_PRE_LLAMA3 },
-    { "smaug-bpe", LLM_PRE_LLAMA3_MERGES }, { "dbrx", LLM_PRE_LLAMA3_MERGES },
-    { "qwen2", LLM_PRE_QWEN2 }, { "deepseek-r1-qwen", LLM_PRE_QWEN2 }, { "stablelm2", LLM_PRE_QWEN2 },
-    { "megrez", LLM_PRE_QWEN2 },
-    { "falcon", LLM_PRE_FALCON },
-    { "starcoder", LLM_PRE_STARCODER }, { "refact", LLM_PRE_STARCODER }, { "command-r", LLM_PRE_STARCODER },
-    { "smollm", LLM_PRE_STARCODER }, { "codeshell", LLM_PRE_STARCODER }, { "exaone", LLM_PRE_STARCODER },
-    { "minerva-7b", LLM_PRE_STARCODER },
-    { "deepseek-coder", LLM_PRE_DEEPSEEK_CODER },
-    { "deepseek-llm", LLM_PRE_DEEPSEEK_LLM },
+    {"default", LLM_PRE_DEFAULT},
+    {"gpt-2", LLM_PRE_GPT2},
+    {"phi-2", LLM_PRE_GPT2},
+    {"mpt", LLM_PRE_GPT2},
+    {"olmo", LLM_PRE_GPT2},
+    {"jais", LLM_PRE_GPT2},
+    {"roberta-bpe", LLM_PRE_GPT2},
+    {"llama3", LLM_PRE_LLAMA3},
+    {"llama-v3", LLM_PRE_LLAMA3},
+    {"llama-bpe", LLM_PRE_LLAMA3},
+    {"falcon3", LLM_PRE_LLAMA3},
+    {"smaug-bpe", LLM_PRE_LLAMA3_MERGES},
+    {"dbrx", LLM_PRE_LLAMA3_MERGES},
+    {"qwen2", LLM_PRE_QWEN2},
+    {"deepseek-r1-qwen", LLM_PRE_QWEN2},
+    {"stablelm2", LLM_PRE_QWEN2},
+    {"megrez", LLM_PRE_QWEN2},
+    {"falcon", LLM_PRE_FALCON},
+    {"starcoder", LLM_PRE_STARCODER},
+    {"refact", LLM_PRE_STARCODER},
+    {"command-r", LLM_PRE_STARCODER},
+    {"smollm", LLM_PRE_STARCODER},
+    {"codeshell", LLM_PRE_STARCODER},
+    {"exaone", LLM_PRE_STARCODER},
+    {"minerva-7b", LLM_PRE_STARCODER},
+    {"deepseek-coder", LLM_PRE_DEEPSEEK_CODER},
+    {"deepseek-llm", LLM_PRE_DEEPSEEK_LLM},
 };
 
 bool

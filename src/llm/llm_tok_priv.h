@@ -13,8 +13,8 @@ enum llm_tok_kind { LLM_TOK_KIND_BPE, LLM_TOK_KIND_SPM };
 /* Split rules of byte-level BPE vocabularies (llm_tok_pre.c has the patterns). */
 enum llm_tok_pre {
     LLM_PRE_GPT2,
-    LLM_PRE_LLAMA3,         /* + a word that is a vocabulary entry is one token */
-    LLM_PRE_LLAMA3_MERGES,  /* LLaMA-3 split, merges always (smaug-bpe, dbrx) */
+    LLM_PRE_LLAMA3,        /* + a word that is a vocabulary entry is one token */
+    LLM_PRE_LLAMA3_MERGES, /* LLaMA-3 split, merges always (smaug-bpe, dbrx) */
     LLM_PRE_QWEN2,
     LLM_PRE_DEFAULT,
     LLM_PRE_FALCON,
@@ -37,8 +37,8 @@ struct llm_hmap {
 struct llm_tok_entry {
     const char *text; /* into the GGUF image (the model keeps it mapped) */
     uint32_t len;
-    int32_t attr;     /* enum llm_tok_attr */
-    float score;      /* SentencePiece merge score */
+    int32_t attr; /* enum llm_tok_attr */
+    float score;  /* SentencePiece merge score */
 };
 
 #define LLM_TOK_MAX_EOG 8
@@ -57,8 +57,8 @@ struct llm_tok {
     uint32_t n_eog;
     bool add_bos;
     bool add_space_prefix;
-    uint32_t byte_cp[256];      /* GPT-2 byte -> code point */
-    int16_t cp_byte[512];       /* and back (-1: none) */
+    uint32_t byte_cp[256]; /* GPT-2 byte -> code point */
+    int16_t cp_byte[512];  /* and back (-1: none) */
 };
 
 /* End (byte offset) of the pre-token starting at text[pos] (pos < len). */
@@ -72,7 +72,7 @@ size_t llm_pre_names(char *buf, size_t cap);
 bool llm_pre_ignore_merges(enum llm_tok_pre pre);
 /* Split text into pre-tokens and call emit on each, in order. */
 typedef enum hcq_status (*llm_pre_emit)(void *user, const char *s, size_t n);
-HCQ_MUST_CHECK enum hcq_status llm_pre_split(enum llm_tok_pre pre, const char *text, size_t len, llm_pre_emit emit,
-                                             void *user);
+HCQ_MUST_CHECK enum hcq_status llm_pre_split(enum llm_tok_pre pre, const char *text, size_t len,
+                                             llm_pre_emit emit, void *user);
 
 #endif /* LLM_TOK_PRIV_H */

@@ -36,7 +36,7 @@ llm_utf8_decode(const char *s, size_t n, uint32_t *len_out)
         cp = (cp << 6) | (u[i] & 0x3F);
     }
     /* reject overlong forms, surrogates and values past U+10FFFF */
-    static const uint32_t min_cp[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+    static const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
     if (cp < min_cp[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
         return 0xFFFD;
     *len_out = len;

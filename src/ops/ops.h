@@ -19,9 +19,9 @@
 
 #include "hcq.h"
 
-#define OPS_BLOCK 256u      /* threads per block of the flat kernels */
-#define OPS_GRID_MAX 65535u /* blocks per launch cap; the kernels loop over the rest */
-#define OPS_MM_TILE 16u     /* k_matmul.cu: block is (16, 16, 1), one 16x16 tile of C per block */
+#define OPS_BLOCK 256u        /* threads per block of the flat kernels */
+#define OPS_GRID_MAX 65535u   /* blocks per launch cap; the kernels loop over the rest */
+#define OPS_MM_TILE 16u       /* k_matmul.cu: block is (16, 16, 1), one 16x16 tile of C per block */
 #define OPS_GEMM_THREADS 128u /* k_gemm_mma.cu: block is (128, 1, 1) */
 #define OPS_GEMM_TILE 128u    /* k_gemm_mma.cu: one 128x128 tile of C per block */
 
@@ -52,8 +52,8 @@ HCQ_MUST_CHECK enum hcq_status ops_launch_copy_bytes(struct hcq_queue *q, struct
                                                      uint64_t size_B);
 /* c f32[n] = a + b or a * b, for prog k_add_f32 or k_mul_f32. */
 HCQ_MUST_CHECK enum hcq_status ops_launch_binary_f32(struct hcq_queue *q, struct hcq_program *prog,
-                                                     struct hcq_buf *c, struct hcq_buf *a,
-                                                     struct hcq_buf *b, uint64_t n);
+                                                     struct hcq_buf *c, struct hcq_buf *a, struct hcq_buf *b,
+                                                     uint64_t n);
 /* y[n] = f(x[n]) for prog k_exp_f32, k_relu_f32, k_cast_f32_f16, k_cast_f16_f32,
  * k_cast_f32_bf16, k_cast_bf16_f32 (element sizes follow from the kernel). */
 HCQ_MUST_CHECK enum hcq_status ops_launch_unary(struct hcq_queue *q, struct hcq_program *prog,

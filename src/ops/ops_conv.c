@@ -49,5 +49,5 @@ twin_conv2d_f32(struct hcq_twin_launch *l)
 
 const struct hcq_kernel_desc ops_conv_kernels[] = {
     OPS_KERNEL(k_conv2d_f32, "k_conv", twin_conv2d_f32),
-    { 0 },
+    {0},
 };

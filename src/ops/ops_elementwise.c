@@ -145,5 +145,5 @@ const struct hcq_kernel_desc ops_elementwise_kernels[] = {
     OPS_KERNEL(k_cast_f16_f32, "k_elementwise", twin_cast_f16_f32),
     OPS_KERNEL(k_cast_f32_bf16, "k_elementwise", twin_cast_f32_bf16),
     OPS_KERNEL(k_cast_bf16_f32, "k_elementwise", twin_cast_bf16_f32),
-    { 0 },
+    {0},
 };

@@ -54,15 +54,31 @@ twin_gemm(struct hcq_twin_launch *l, bool bf16, bool nt)
     free(ad);
 }
 
-static void twin_gemm_f16(struct hcq_twin_launch *l) { twin_gemm(l, false, false); }
-static void twin_gemm_bf16(struct hcq_twin_launch *l) { twin_gemm(l, true, false); }
-static void twin_gemm_f16_nt(struct hcq_twin_launch *l) { twin_gemm(l, false, true); }
-static void twin_gemm_bf16_nt(struct hcq_twin_launch *l) { twin_gemm(l, true, true); }
+static void
+twin_gemm_f16(struct hcq_twin_launch *l)
+{
+    twin_gemm(l, false, false);
+}
+static void
+twin_gemm_bf16(struct hcq_twin_launch *l)
+{
+    twin_gemm(l, true, false);
+}
+static void
+twin_gemm_f16_nt(struct hcq_twin_launch *l)
+{
+    twin_gemm(l, false, true);
+}
+static void
+twin_gemm_bf16_nt(struct hcq_twin_launch *l)
+{
+    twin_gemm(l, true, true);
+}
 
 const struct hcq_kernel_desc ops_gemm_kernels[] = {
-    { "k_gemm_f16", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_f16 },
-    { "k_gemm_bf16", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_bf16 },
-    { "k_gemm_f16_nt", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_f16_nt },
-    { "k_gemm_bf16_nt", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_bf16_nt },
-    { 0 },
+    {"k_gemm_f16", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_f16},
+    {"k_gemm_bf16", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_bf16},
+    {"k_gemm_f16_nt", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_f16_nt},
+    {"k_gemm_bf16_nt", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_bf16_nt},
+    {0},
 };

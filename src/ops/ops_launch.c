@@ -65,13 +65,13 @@ enum hcq_status
 ops_launch_fill_u32(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *dst, uint64_t n,
                     uint32_t value)
 {
-    static const char *const names[] = { "k_fill_u32", NULL };
+    static const char *const names[] = {"k_fill_u32", NULL};
     if (ops_launch_which(__func__, prog, names) < 0)
         return HCQ_ERR_INVALID;
     enum hcq_status st = ops_launch_fits(__func__, "dst", dst, 0, n, 4);
     if (st != HCQ_OK || n == 0)
         return st;
-    struct k_fill_u32_params p = { .dst_va = hcq_buf_va(dst), .n = n, .value = value };
+    struct k_fill_u32_params p = {.dst_va = hcq_buf_va(dst), .n = n, .value = value};
     return ops_launch_flat(q, prog, n, &p, sizeof p);
 }
 
@@ -79,13 +79,13 @@ enum hcq_status
 ops_launch_fill_f32(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *dst, uint64_t n,
                     float value)
 {
-    static const char *const names[] = { "k_fill_f32", NULL };
+    static const char *const names[] = {"k_fill_f32", NULL};
     if (ops_launch_which(__func__, prog, names) < 0)
         return HCQ_ERR_INVALID;
     enum hcq_status st = ops_launch_fits(__func__, "dst", dst, 0, n, 4);
     if (st != HCQ_OK || n == 0)
         return st;
-    struct k_fill_f32_params p = { .dst_va = hcq_buf_va(dst), .n = n, .value = value };
+    struct k_fill_f32_params p = {.dst_va = hcq_buf_va(dst), .n = n, .value = value};
     return ops_launch_flat(q, prog, n, &p, sizeof p);
 }
 
@@ -93,7 +93,7 @@ enum hcq_status
 ops_launch_copy_bytes(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *dst, uint64_t dst_off_B,
                       struct hcq_buf *src, uint64_t src_off_B, uint64_t size_B)
 {
-    static const char *const names[] = { "k_copy_bytes", NULL };
+    static const char *const names[] = {"k_copy_bytes", NULL};
     if (ops_launch_which(__func__, prog, names) < 0)
         return HCQ_ERR_INVALID;
     enum hcq_status st = ops_launch_fits(__func__, "dst", dst, dst_off_B, size_B, 1);
@@ -119,7 +119,7 @@ enum hcq_status
 ops_launch_binary_f32(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c, struct hcq_buf *a,
                       struct hcq_buf *b, uint64_t n)
 {
-    static const char *const names[] = { "k_add_f32", "k_mul_f32", NULL };
+    static const char *const names[] = {"k_add_f32", "k_mul_f32", NULL};
     if (ops_launch_which(__func__, prog, names) < 0)
         return HCQ_ERR_INVALID;
     enum hcq_status st = ops_launch_fits(__func__, "c", c, 0, n, 4);
@@ -130,7 +130,7 @@ ops_launch_binary_f32(struct hcq_queue *q, struct hcq_program *prog, struct hcq_
     if (st != HCQ_OK || n == 0)
         return st;
     /* k_add_f32_params and k_mul_f32_params have the same layout (k_params.h) */
-    struct k_add_f32_params p = { .c_va = hcq_buf_va(c), .a_va = hcq_buf_va(a), .b_va = hcq_buf_va(b), .n = n };
+    struct k_add_f32_params p = {.c_va = hcq_buf_va(c), .a_va = hcq_buf_va(a), .b_va = hcq_buf_va(b), .n = n};
     return ops_launch_flat(q, prog, n, &p, sizeof p);
 }
 _Static_assert(sizeof(struct k_add_f32_params) == sizeof(struct k_mul_f32_params), "binary layouts differ");
@@ -139,10 +139,10 @@ enum hcq_status
 ops_launch_unary(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *y, struct hcq_buf *x,
                  uint64_t n)
 {
-    static const char *const names[] = { "k_exp_f32",      "k_relu_f32",      "k_cast_f32_f16",
-                                         "k_cast_f16_f32", "k_cast_f32_bf16", "k_cast_bf16_f32",
-                                         NULL };
-    static const uint8_t y_B[] = { 4, 4, 2, 4, 2, 4 }, x_B[] = { 4, 4, 4, 2, 4, 2 };
+    static const char *const names[] = {
+        "k_exp_f32",       "k_relu_f32", "k_cast_f32_f16", "k_cast_f16_f32", "k_cast_f32_bf16",
+        "k_cast_bf16_f32", NULL};
+    static const uint8_t y_B[] = {4, 4, 2, 4, 2, 4}, x_B[] = {4, 4, 4, 2, 4, 2};
     int which = ops_launch_which(__func__, prog, names);
     if (which < 0)
         return HCQ_ERR_INVALID;
@@ -152,7 +152,7 @@ ops_launch_unary(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *
     if (st != HCQ_OK || n == 0)
         return st;
     /* every unary kernel takes { y_va, x_va, n } (k_params.h; checked below) */
-    struct k_exp_f32_params p = { .y_va = hcq_buf_va(y), .x_va = hcq_buf_va(x), .n = n };
+    struct k_exp_f32_params p = {.y_va = hcq_buf_va(y), .x_va = hcq_buf_va(x), .n = n};
     return ops_launch_flat(q, prog, n, &p, sizeof p);
 }
 _Static_assert(sizeof(struct k_exp_f32_params) == sizeof(struct k_relu_f32_params) &&
@@ -166,34 +166,36 @@ enum hcq_status
 ops_launch_sum_f32(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, struct hcq_buf *x,
                    uint32_t rows, uint32_t cols, int axis)
 {
-    static const char *const names[] = { "k_sum_cols_f32", "k_sum_rows_f32", NULL };
+    static const char *const names[] = {"k_sum_cols_f32", "k_sum_rows_f32", NULL};
     int which = ops_launch_which(__func__, prog, names);
     if (which < 0)
         return HCQ_ERR_INVALID;
     if (axis != which)
-        return hcq_err(HCQ_ERR_INVALID, "%s: axis %d with %s (expected axis %d)", __func__, axis, names[which],
-                       which);
+        return hcq_err(HCQ_ERR_INVALID, "%s: axis %d with %s (expected axis %d)", __func__, axis,
+                       names[which], which);
     uint64_t out_n = axis ? rows : cols;
     enum hcq_status st = ops_launch_fits(__func__, "out", out, 0, out_n, 4);
     if (st == HCQ_OK)
         st = ops_launch_fits(__func__, "x", x, 0, (uint64_t)rows * cols, 4);
     if (st != HCQ_OK || out_n == 0)
         return st;
-    struct k_sum_rows_f32_params p = { .out_va = hcq_buf_va(out), .x_va = hcq_buf_va(x), .rows = rows, .cols = cols };
-    uint32_t grid[3] = { 1, 1, 1 }, block[3] = { OPS_BLOCK, 1, 1 };
+    struct k_sum_rows_f32_params p = {
+        .out_va = hcq_buf_va(out), .x_va = hcq_buf_va(x), .rows = rows, .cols = cols};
+    uint32_t grid[3] = {1, 1, 1}, block[3] = {OPS_BLOCK, 1, 1};
     if (axis == 1) /* one block per row */
         grid[0] = rows > OPS_GRID_MAX ? OPS_GRID_MAX : rows;
     else /* one thread per column */
         ops_geometry_flat(cols, grid, block);
     return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
 }
-_Static_assert(sizeof(struct k_sum_rows_f32_params) == sizeof(struct k_sum_cols_f32_params), "sum layouts differ");
+_Static_assert(sizeof(struct k_sum_rows_f32_params) == sizeof(struct k_sum_cols_f32_params),
+               "sum layouts differ");
 
 enum hcq_status
 ops_launch_matmul(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c, struct hcq_buf *a,
                   struct hcq_buf *b, uint32_t m, uint32_t n, uint32_t k)
 {
-    static const char *const names[] = { "k_matmul_f32", "k_matmul_f16", NULL };
+    static const char *const names[] = {"k_matmul_f32", "k_matmul_f16", NULL};
     int which = ops_launch_which(__func__, prog, names);
     if (which < 0)
         return HCQ_ERR_INVALID;
@@ -211,27 +213,33 @@ ops_launch_matmul(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf 
         return hcq_err(HCQ_ERR_INVALID, "%s: %llu x %llu tiles of C (expected < 2^32)", __func__,
                        (unsigned long long)tiles_m, (unsigned long long)tiles_n);
     struct k_matmul_f32_params p = {
-        .c_va = hcq_buf_va(c), .a_va = hcq_buf_va(a), .b_va = hcq_buf_va(b), .m = m, .n = n, .k = k,
+        .c_va = hcq_buf_va(c),
+        .a_va = hcq_buf_va(a),
+        .b_va = hcq_buf_va(b),
+        .m = m,
+        .n = n,
+        .k = k,
     };
-    uint32_t grid[3] = { tiles_n > OPS_GRID_MAX ? OPS_GRID_MAX : (uint32_t)tiles_n,
-                         tiles_m > OPS_GRID_MAX ? OPS_GRID_MAX : (uint32_t)tiles_m, 1 };
-    uint32_t block[3] = { OPS_MM_TILE, OPS_MM_TILE, 1 };
+    uint32_t grid[3] = {tiles_n > OPS_GRID_MAX ? OPS_GRID_MAX : (uint32_t)tiles_n,
+                        tiles_m > OPS_GRID_MAX ? OPS_GRID_MAX : (uint32_t)tiles_m, 1};
+    uint32_t block[3] = {OPS_MM_TILE, OPS_MM_TILE, 1};
     return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
 }
-_Static_assert(sizeof(struct k_matmul_f32_params) == sizeof(struct k_matmul_f16_params), "matmul layouts differ");
+_Static_assert(sizeof(struct k_matmul_f32_params) == sizeof(struct k_matmul_f16_params),
+               "matmul layouts differ");
 
 enum hcq_status
 ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c, struct hcq_buf *a,
                 struct hcq_buf *b, uint32_t m, uint32_t n, uint32_t k)
 {
-    static const char *const names[] = { "k_gemm_f16", "k_gemm_bf16", "k_gemm_f16_nt", "k_gemm_bf16_nt", NULL };
+    static const char *const names[] = {"k_gemm_f16", "k_gemm_bf16", "k_gemm_f16_nt", "k_gemm_bf16_nt", NULL};
     int which = ops_launch_which(__func__, prog, names);
     if (which < 0)
         return HCQ_ERR_INVALID;
     bool nt = which >= 2;
     if (k % 8 || (!nt && n % 8))
-        return hcq_err(HCQ_ERR_INVALID, "%s: k %u%s (expected multiples of 8: 16-byte row chunks)", __func__, k,
-                       nt ? "" : " or n");
+        return hcq_err(HCQ_ERR_INVALID, "%s: k %u%s (expected multiples of 8: 16-byte row chunks)", __func__,
+                       k, nt ? "" : " or n");
     enum hcq_status st = ops_launch_fits(__func__, "c", c, 0, (uint64_t)m * n, 4);
     if (st == HCQ_OK)
         st = ops_launch_fits(__func__, "a", a, 0, (uint64_t)m * k, 2);
@@ -245,40 +253,46 @@ ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c
     uint64_t tiles = ((m + (uint64_t)OPS_GEMM_TILE - 1) / OPS_GEMM_TILE) *
                      ((n + (uint64_t)OPS_GEMM_TILE - 1) / OPS_GEMM_TILE);
     if (tiles >= (1ull << 32))
-        return hcq_err(HCQ_ERR_INVALID, "%s: %llu tiles of C (expected < 2^32)", __func__, (unsigned long long)tiles);
+        return hcq_err(HCQ_ERR_INVALID, "%s: %llu tiles of C (expected < 2^32)", __func__,
+                       (unsigned long long)tiles);
     struct k_gemm_params p = {
-        .c_va = hcq_buf_va(c), .a_va = hcq_buf_va(a), .b_va = hcq_buf_va(b), .m = m, .n = n, .k = k,
+        .c_va = hcq_buf_va(c),
+        .a_va = hcq_buf_va(a),
+        .b_va = hcq_buf_va(b),
+        .m = m,
+        .n = n,
+        .k = k,
     };
     /* one block per tile up to the cap; the kernel grid-strides over the rest */
-    uint32_t grid[3] = { tiles > OPS_GRID_MAX ? OPS_GRID_MAX : (uint32_t)tiles, 1, 1 };
-    uint32_t block[3] = { OPS_GEMM_THREADS, 1, 1 };
+    uint32_t grid[3] = {tiles > OPS_GRID_MAX ? OPS_GRID_MAX : (uint32_t)tiles, 1, 1};
+    uint32_t block[3] = {OPS_GEMM_THREADS, 1, 1};
     return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
 }
 
 enum hcq_status
-ops_launch_axpb_u64(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *x, uint64_t n, uint64_t mul,
-                    uint64_t add)
+ops_launch_axpb_u64(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *x, uint64_t n,
+                    uint64_t mul, uint64_t add)
 {
-    static const char *const names[] = { "k_axpb_u64", NULL };
+    static const char *const names[] = {"k_axpb_u64", NULL};
     if (ops_launch_which(__func__, prog, names) < 0)
         return HCQ_ERR_INVALID;
     enum hcq_status st = ops_launch_fits(__func__, "x", x, 0, n, 8);
     if (st != HCQ_OK || n == 0)
         return st;
-    struct k_axpb_u64_params p = { .x_va = hcq_buf_va(x), .n = n, .mul = mul, .add = add };
+    struct k_axpb_u64_params p = {.x_va = hcq_buf_va(x), .n = n, .mul = mul, .add = add};
     return ops_launch_flat(q, prog, n, &p, sizeof p);
 }
 
 enum hcq_status
 ops_launch_empty(struct hcq_queue *q, struct hcq_program *prog, uint32_t grid_x, uint32_t block_x)
 {
-    static const char *const names[] = { "k_empty", NULL };
+    static const char *const names[] = {"k_empty", NULL};
     if (ops_launch_which(__func__, prog, names) < 0)
         return HCQ_ERR_INVALID;
     if (grid_x == 0 || block_x == 0 || block_x > 1024)
         return hcq_err(HCQ_ERR_INVALID, "%s: grid %u, block %u (expected >= 1, 1..1024)", __func__, grid_x,
                        block_x);
-    struct k_empty_params p = { 0 };
-    uint32_t grid[3] = { grid_x, 1, 1 }, block[3] = { block_x, 1, 1 };
+    struct k_empty_params p = {0};
+    uint32_t grid[3] = {grid_x, 1, 1}, block[3] = {block_x, 1, 1};
     return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
 }

@@ -22,17 +22,29 @@ uint64_t
 ops_llm_row_bytes(uint32_t type, uint64_t n)
 {
     switch (type) {
-    case 0: return 4 * n;
-    case 1: case 30: return 2 * n;
-    case 2: return n / LLM_QK * sizeof(struct llm_block_q4_0);
-    case 3: return n / LLM_QK * sizeof(struct llm_block_q4_1);
-    case 6: return n / LLM_QK * sizeof(struct llm_block_q5_0);
-    case 7: return n / LLM_QK * sizeof(struct llm_block_q5_1);
-    case 8: return n / LLM_QK * sizeof(struct llm_block_q8_0);
-    case 12: return n / LLM_QK_K * sizeof(struct llm_block_q4_k);
-    case 13: return n / LLM_QK_K * sizeof(struct llm_block_q5_k);
-    case 14: return n / LLM_QK_K * sizeof(struct llm_block_q6_k);
-    default: return 0;
+    case 0:
+        return 4 * n;
+    case 1:
+    case 30:
+        return 2 * n;
+    case 2:
+        return n / LLM_QK * sizeof(struct llm_block_q4_0);
+    case 3:
+        return n / LLM_QK * sizeof(struct llm_block_q4_1);
+    case 6:
+        return n / LLM_QK * sizeof(struct llm_block_q5_0);
+    case 7:
+        return n / LLM_QK * sizeof(struct llm_block_q5_1);
+    case 8:
+        return n / LLM_QK * sizeof(struct llm_block_q8_0);
+    case 12:
+        return n / LLM_QK_K * sizeof(struct llm_block_q4_k);
+    case 13:
+        return n / LLM_QK_K * sizeof(struct llm_block_q5_k);
+    case 14:
+        return n / LLM_QK_K * sizeof(struct llm_block_q6_k);
+    default:
+        return 0;
     }
 }
 
@@ -41,11 +53,26 @@ void
 ops_llm_dq_row(uint32_t type, const uint8_t *row, uint32_t n, float *y)
 {
     switch (type) {
-    case 2: for (uint32_t b = 0; b < n / 32; b++) k_llm_dq_q4_0((const struct llm_block_q4_0 *)row + b, y + 32 * b); return;
-    case 3: for (uint32_t b = 0; b < n / 32; b++) k_llm_dq_q4_1((const struct llm_block_q4_1 *)row + b, y + 32 * b); return;
-    case 6: for (uint32_t b = 0; b < n / 32; b++) k_llm_dq_q5_0((const struct llm_block_q5_0 *)row + b, y + 32 * b); return;
-    case 7: for (uint32_t b = 0; b < n / 32; b++) k_llm_dq_q5_1((const struct llm_block_q5_1 *)row + b, y + 32 * b); return;
-    case 8: for (uint32_t b = 0; b < n / 32; b++) k_llm_dq_q8_0((const struct llm_block_q8_0 *)row + b, y + 32 * b); return;
+    case 2:
+        for (uint32_t b = 0; b < n / 32; b++)
+            k_llm_dq_q4_0((const struct llm_block_q4_0 *)row + b, y + 32 * b);
+        return;
+    case 3:
+        for (uint32_t b = 0; b < n / 32; b++)
+            k_llm_dq_q4_1((const struct llm_block_q4_1 *)row + b, y + 32 * b);
+        return;
+    case 6:
+        for (uint32_t b = 0; b < n / 32; b++)
+            k_llm_dq_q5_0((const struct llm_block_q5_0 *)row + b, y + 32 * b);
+        return;
+    case 7:
+        for (uint32_t b = 0; b < n / 32; b++)
+            k_llm_dq_q5_1((const struct llm_block_q5_1 *)row + b, y + 32 * b);
+        return;
+    case 8:
+        for (uint32_t b = 0; b < n / 32; b++)
+            k_llm_dq_q8_0((const struct llm_block_q8_0 *)row + b, y + 32 * b);
+        return;
     case 12:
         for (uint32_t b = 0; b < n / 256; b++)
             for (int c = 0; c < 4; c++)
@@ -182,10 +209,16 @@ twin_matmul(struct hcq_twin_launch *l)
         nt = p->rows;
     struct mm_part parts[MAX_T];
     pthread_t th[MAX_T];
-    bool started[MAX_T] = { false };
+    bool started[MAX_T] = {false};
     for (uint32_t t = 0; t < nt; t++) {
-        parts[t] = (struct mm_part){ p, w, x, b, y, rb, (uint32_t)((uint64_t)p->rows * t / nt),
-                                     (uint32_t)((uint64_t)p->rows * (t + 1) / nt) };
+        parts[t] = (struct mm_part){p,
+                                    w,
+                                    x,
+                                    b,
+                                    y,
+                                    rb,
+                                    (uint32_t)((uint64_t)p->rows * t / nt),
+                                    (uint32_t)((uint64_t)p->rows * (t + 1) / nt)};
         if (t > 0)
             started[t] = pthread_create(&th[t], NULL, mm_rows, &parts[t]) == 0;
     }
@@ -244,7 +277,8 @@ twin_attn(struct hcq_twin_launch *l)
     uint32_t kv_dim = p->n_head_kv * p->hd;
     if (!p->n_tok || !p->n_head_kv || p->n_head % p->n_head_kv || p->pos0 + p->n_tok > p->n_ctx)
         return;
-    const float *q = HCQ_TWIN_PTR(l, p->q_va, 4ull * ((uint64_t)(p->n_tok - 1) * p->q_stride + p->n_head * p->hd));
+    const float *q =
+        HCQ_TWIN_PTR(l, p->q_va, 4ull * ((uint64_t)(p->n_tok - 1) * p->q_stride + p->n_head * p->hd));
     const float *kc = HCQ_TWIN_PTR(l, p->kc_va, 4ull * p->n_ctx * kv_dim);
     const float *vc = HCQ_TWIN_PTR(l, p->vc_va, 4ull * p->n_ctx * kv_dim);
     float *out = HCQ_TWIN_PTR(l, p->out_va, 4ull * p->n_tok * p->n_head * p->hd);
@@ -303,12 +337,12 @@ twin_act(struct hcq_twin_launch *l)
 
 /* The registry (ops_registry.c) includes these after its own kernels. */
 const struct hcq_kernel_desc ops_llm_kernels[] = {
-    { "k_llm_embed", "k_llm_ops", sizeof(struct k_llm_embed_params), twin_embed },
-    { "k_llm_norm", "k_llm_ops", sizeof(struct k_llm_norm_params), twin_norm },
-    { "k_llm_matmul", "k_llm_ops", sizeof(struct k_llm_matmul_params), twin_matmul },
-    { "k_llm_rope_kv", "k_llm_ops", sizeof(struct k_llm_rope_kv_params), twin_rope_kv },
-    { "k_llm_attn", "k_llm_ops", sizeof(struct k_llm_attn_params), twin_attn },
-    { "k_llm_act", "k_llm_ops", sizeof(struct k_llm_act_params), twin_act },
-    { 0 },
+    {"k_llm_embed", "k_llm_ops", sizeof(struct k_llm_embed_params), twin_embed},
+    {"k_llm_norm", "k_llm_ops", sizeof(struct k_llm_norm_params), twin_norm},
+    {"k_llm_matmul", "k_llm_ops", sizeof(struct k_llm_matmul_params), twin_matmul},
+    {"k_llm_rope_kv", "k_llm_ops", sizeof(struct k_llm_rope_kv_params), twin_rope_kv},
+    {"k_llm_attn", "k_llm_ops", sizeof(struct k_llm_attn_params), twin_attn},
+    {"k_llm_act", "k_llm_ops", sizeof(struct k_llm_act_params), twin_act},
+    {0},
 };
 const uint32_t ops_llm_kernel_count = sizeof ops_llm_kernels / sizeof ops_llm_kernels[0] - 1;

@@ -83,8 +83,8 @@ twin_gemm(struct hcq_twin_launch *l)
 }
 
 const struct hcq_kernel_desc ops_llm_gemm_kernels[] = {
-    { "k_llm_dequant_f16", "k_llm_gemm", sizeof(struct k_llm_dequant_f16_params), twin_dequant_f16 },
-    { "k_llm_cast_f16", "k_llm_gemm", sizeof(struct k_llm_cast_f16_params), twin_cast_f16 },
-    { "k_llm_gemm", "k_llm_gemm", sizeof(struct k_llm_gemm_params), twin_gemm },
-    { 0 },
+    {"k_llm_dequant_f16", "k_llm_gemm", sizeof(struct k_llm_dequant_f16_params), twin_dequant_f16},
+    {"k_llm_cast_f16", "k_llm_gemm", sizeof(struct k_llm_cast_f16_params), twin_cast_f16},
+    {"k_llm_gemm", "k_llm_gemm", sizeof(struct k_llm_gemm_params), twin_gemm},
+    {0},
 };

@@ -13,8 +13,8 @@
 
 /* Translate C, A, B; false on fault, on an empty C, or on a block the kernel refuses. */
 static bool
-twin_mm_arrays(struct hcq_twin_launch *l, uint64_t c_va, uint64_t a_va, uint64_t b_va, uint64_t m,
-               uint64_t n, uint64_t k, uint64_t in_B, float **c, const void **a, const void **b)
+twin_mm_arrays(struct hcq_twin_launch *l, uint64_t c_va, uint64_t a_va, uint64_t b_va, uint64_t m, uint64_t n,
+               uint64_t k, uint64_t in_B, float **c, const void **a, const void **b)
 {
     if (l->block[0] != OPS_MM_TILE || l->block[1] != OPS_MM_TILE || l->block[2] != 1)
         return false;
@@ -97,5 +97,5 @@ twin_matmul_f16(struct hcq_twin_launch *l)
 const struct hcq_kernel_desc ops_matmul_kernels[] = {
     OPS_KERNEL(k_matmul_f32, "k_matmul", twin_matmul_f32),
     OPS_KERNEL(k_matmul_f16, "k_matmul", twin_matmul_f16),
-    { 0 },
+    {0},
 };

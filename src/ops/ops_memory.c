@@ -67,10 +67,7 @@ twin_axpb_u64(struct hcq_twin_launch *l)
 }
 
 const struct hcq_kernel_desc ops_memory_kernels[] = {
-    OPS_KERNEL(k_fill_u32, "k_memory", twin_fill_u32),
-    OPS_KERNEL(k_fill_f32, "k_memory", twin_fill_f32),
-    OPS_KERNEL(k_copy_bytes, "k_memory", twin_copy_bytes),
-    OPS_KERNEL(k_empty, "k_test", twin_empty),
-    OPS_KERNEL(k_axpb_u64, "k_test", twin_axpb_u64),
-    { 0 },
+    OPS_KERNEL(k_fill_u32, "k_memory", twin_fill_u32),     OPS_KERNEL(k_fill_f32, "k_memory", twin_fill_f32),
+    OPS_KERNEL(k_copy_bytes, "k_memory", twin_copy_bytes), OPS_KERNEL(k_empty, "k_test", twin_empty),
+    OPS_KERNEL(k_axpb_u64, "k_test", twin_axpb_u64),       {0},
 };

@@ -24,7 +24,8 @@ ops_minmax_pick(float a, float b, bool is_min)
 }
 
 static void
-twin_rows(struct hcq_twin_launch *l, uint64_t out_va, uint64_t x_va, uint64_t rows, uint64_t cols, bool is_min)
+twin_rows(struct hcq_twin_launch *l, uint64_t out_va, uint64_t x_va, uint64_t rows, uint64_t cols,
+          bool is_min)
 {
     if (!rows)
         return;
@@ -64,5 +65,5 @@ twin_min_rows_f32(struct hcq_twin_launch *l)
 const struct hcq_kernel_desc ops_minmax_kernels[] = {
     OPS_KERNEL(k_max_rows_f32, "k_minmax", twin_max_rows_f32),
     OPS_KERNEL(k_min_rows_f32, "k_minmax", twin_min_rows_f32),
-    { 0 },
+    {0},
 };

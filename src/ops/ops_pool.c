@@ -56,5 +56,5 @@ twin_pool2d_f32(struct hcq_twin_launch *l)
 
 const struct hcq_kernel_desc ops_pool_kernels[] = {
     OPS_KERNEL(k_pool2d_f32, "k_pool", twin_pool2d_f32),
-    { 0 },
+    {0},
 };

@@ -59,5 +59,5 @@ twin_sum_cols_f32(struct hcq_twin_launch *l)
 const struct hcq_kernel_desc ops_reduce_kernels[] = {
     OPS_KERNEL(k_sum_rows_f32, "k_reduce", twin_sum_rows_f32),
     OPS_KERNEL(k_sum_cols_f32, "k_reduce", twin_sum_cols_f32),
-    { 0 },
+    {0},
 };

@@ -28,8 +28,8 @@ twin_where_f32(struct hcq_twin_launch *l)
 {
     OPS_TWIN_PARAMS(l, k_where_f32, p);
     void *v[4];
-    if (!twin_arrays(l, p.n, 4, (const uint64_t[]){ p.y_va, p.c_va, p.a_va, p.b_va }, (const uint64_t[]){ 4, 1, 4, 4 },
-                     v))
+    if (!twin_arrays(l, p.n, 4, (const uint64_t[]){p.y_va, p.c_va, p.a_va, p.b_va},
+                     (const uint64_t[]){4, 1, 4, 4}, v))
         return;
     float *y = v[0];
     const uint8_t *c = v[1];
@@ -43,7 +43,7 @@ twin_cmp_f32(struct hcq_twin_launch *l)
 {
     OPS_TWIN_PARAMS(l, k_cmp_f32, p);
     void *v[3];
-    if (!twin_arrays(l, p.n, 3, (const uint64_t[]){ p.out_va, p.a_va, p.b_va }, (const uint64_t[]){ 1, 4, 4 }, v))
+    if (!twin_arrays(l, p.n, 3, (const uint64_t[]){p.out_va, p.a_va, p.b_va}, (const uint64_t[]){1, 4, 4}, v))
         return;
     uint8_t *out = v[0];
     const float *a = v[1], *b = v[2];
@@ -51,12 +51,24 @@ twin_cmp_f32(struct hcq_twin_launch *l)
         float x = a[i], z = b[i];
         bool r;
         switch (p.op) {
-        case K_CMP_LT: r = x < z; break;
-        case K_CMP_LE: r = x <= z; break;
-        case K_CMP_EQ: r = x == z; break;
-        case K_CMP_NE: r = !(x == z); break;
-        case K_CMP_GT: r = x > z; break;
-        default: r = x >= z; break;
+        case K_CMP_LT:
+            r = x < z;
+            break;
+        case K_CMP_LE:
+            r = x <= z;
+            break;
+        case K_CMP_EQ:
+            r = x == z;
+            break;
+        case K_CMP_NE:
+            r = !(x == z);
+            break;
+        case K_CMP_GT:
+            r = x > z;
+            break;
+        default:
+            r = x >= z;
+            break;
         }
         out[i] = r ? 1 : 0;
     }
@@ -67,7 +79,7 @@ twin_pow_f32(struct hcq_twin_launch *l)
 {
     OPS_TWIN_PARAMS(l, k_pow_f32, p);
     void *v[3];
-    if (!twin_arrays(l, p.n, 3, (const uint64_t[]){ p.y_va, p.a_va, p.b_va }, (const uint64_t[]){ 4, 4, 4 }, v))
+    if (!twin_arrays(l, p.n, 3, (const uint64_t[]){p.y_va, p.a_va, p.b_va}, (const uint64_t[]){4, 4, 4}, v))
         return;
     float *y = v[0];
     const float *a = v[1], *b = v[2];
@@ -97,7 +109,7 @@ twin_pow_i32(struct hcq_twin_launch *l)
 {
     OPS_TWIN_PARAMS(l, k_pow_i32, p);
     void *v[3];
-    if (!twin_arrays(l, p.n, 3, (const uint64_t[]){ p.y_va, p.a_va, p.b_va }, (const uint64_t[]){ 4, 4, 4 }, v))
+    if (!twin_arrays(l, p.n, 3, (const uint64_t[]){p.y_va, p.a_va, p.b_va}, (const uint64_t[]){4, 4, 4}, v))
         return;
     int32_t *y = v[0];
     const int32_t *a = v[1], *b = v[2];
@@ -110,7 +122,7 @@ twin_add_i32(struct hcq_twin_launch *l)
 {
     OPS_TWIN_PARAMS(l, k_add_i32, p);
     void *v[3];
-    if (!twin_arrays(l, p.n, 3, (const uint64_t[]){ p.c_va, p.a_va, p.b_va }, (const uint64_t[]){ 4, 4, 4 }, v))
+    if (!twin_arrays(l, p.n, 3, (const uint64_t[]){p.c_va, p.a_va, p.b_va}, (const uint64_t[]){4, 4, 4}, v))
         return;
     uint32_t *c = v[0];
     const uint32_t *a = v[1], *b = v[2];
@@ -123,7 +135,7 @@ twin_cast_i8_f32(struct hcq_twin_launch *l)
 {
     OPS_TWIN_PARAMS(l, k_cast_i8_f32, p);
     void *v[2];
-    if (!twin_arrays(l, p.n, 2, (const uint64_t[]){ p.y_va, p.x_va }, (const uint64_t[]){ 4, 1 }, v))
+    if (!twin_arrays(l, p.n, 2, (const uint64_t[]){p.y_va, p.x_va}, (const uint64_t[]){4, 1}, v))
         return;
     float *y = v[0];
     const int8_t *x = v[1];
@@ -136,7 +148,7 @@ twin_cast_u8_f32(struct hcq_twin_launch *l)
 {
     OPS_TWIN_PARAMS(l, k_cast_u8_f32, p);
     void *v[2];
-    if (!twin_arrays(l, p.n, 2, (const uint64_t[]){ p.y_va, p.x_va }, (const uint64_t[]){ 4, 1 }, v))
+    if (!twin_arrays(l, p.n, 2, (const uint64_t[]){p.y_va, p.x_va}, (const uint64_t[]){4, 1}, v))
         return;
     float *y = v[0];
     const uint8_t *x = v[1];
@@ -149,7 +161,7 @@ twin_cast_i32_f32(struct hcq_twin_launch *l)
 {
     OPS_TWIN_PARAMS(l, k_cast_i32_f32, p);
     void *v[2];
-    if (!twin_arrays(l, p.n, 2, (const uint64_t[]){ p.y_va, p.x_va }, (const uint64_t[]){ 4, 4 }, v))
+    if (!twin_arrays(l, p.n, 2, (const uint64_t[]){p.y_va, p.x_va}, (const uint64_t[]){4, 4}, v))
         return;
     float *y = v[0];
     const int32_t *x = v[1];
@@ -166,5 +178,5 @@ const struct hcq_kernel_desc ops_select_kernels[] = {
     OPS_KERNEL(k_cast_i8_f32, "k_select", twin_cast_i8_f32),
     OPS_KERNEL(k_cast_u8_f32, "k_select", twin_cast_u8_f32),
     OPS_KERNEL(k_cast_i32_f32, "k_select", twin_cast_i32_f32),
-    { 0 },
+    {0},
 };

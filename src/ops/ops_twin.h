@@ -30,12 +30,15 @@ ops_twin_array(struct hcq_twin_launch *l, uint64_t va, uint64_t count, uint64_t 
 
 /* Copy the parameter struct out of the launch (the blob carries no alignment promise
  * beyond the cmdlist's 16 bytes, and a local copy reads like the kernel's `p`). */
-#define OPS_TWIN_PARAMS(l, kname, p) \
-    struct kname##_params p;         \
+#define OPS_TWIN_PARAMS(l, kname, p)                                                                         \
+    struct kname##_params p;                                                                                 \
     memcpy(&p, (l)->params, sizeof p)
 
 /* One descriptor line: kernel symbol, its .cu module, params size, twin. */
-#define OPS_KERNEL(kname, module, twin) { #kname, module, sizeof(struct kname##_params), twin }
+#define OPS_KERNEL(kname, module, twin)                                                                      \
+    {                                                                                                        \
+#kname, module, sizeof(struct kname##_params), twin                                                  \
+    }
 
 /* Per-module tables, each terminated by a zeroed entry. */
 extern const struct hcq_kernel_desc ops_memory_kernels[];

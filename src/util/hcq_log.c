@@ -86,7 +86,7 @@ log_emit(enum hcq_log_level level, const char *msg)
         log_level = level_from_env();
     if ((int)level > log_level)
         return;
-    static const char *const names[] = { "error", "warn", "info", "debug" };
+    static const char *const names[] = {"error", "warn", "info", "debug"};
     pthread_mutex_lock(&log_lock);
     if (log_fn)
         log_fn(level, msg, log_user);
@@ -118,7 +118,9 @@ hcq_err_at(const char *file, int line, const char *func, enum hcq_status status,
     snprintf(last_error, sizeof last_error, "%s: %s [%s:%d %s]", hcq_status_str(status), msg,
              base ? base + 1 : file, line, func);
     bool quiet = status == HCQ_ERR_TIMEOUT || status == HCQ_ERR_NOT_FOUND || status == HCQ_ERR_UNSUPPORTED;
-    log_emit(errors_owned_by_caller ? HCQ_LOG_LEVEL_DEBUG : quiet ? HCQ_LOG_LEVEL_WARN : HCQ_LOG_LEVEL_ERROR,
+    log_emit(errors_owned_by_caller ? HCQ_LOG_LEVEL_DEBUG
+             : quiet                ? HCQ_LOG_LEVEL_WARN
+                                    : HCQ_LOG_LEVEL_ERROR,
              last_error);
     return status;
 }
@@ -149,11 +151,14 @@ hcq_debug_flags(void)
     static uint32_t flags;
     if (__atomic_load_n(&parsed, __ATOMIC_ACQUIRE))
         return flags;
-    static const struct { const char *name; uint32_t bit; } table[] = {
-        { "push_dump", HCQ_DEBUG_PUSH_DUMP }, { "push_sync", HCQ_DEBUG_PUSH_SYNC },
-        { "qmd_dump", HCQ_DEBUG_QMD_DUMP },   { "trash_mem", HCQ_DEBUG_TRASH_MEM },
-        { "zero_mem", HCQ_DEBUG_ZERO_MEM },   { "vm", HCQ_DEBUG_VM },
-        { "ioctl", HCQ_DEBUG_IOCTL },         { "cmd_sync", HCQ_DEBUG_CMD_SYNC },
+    static const struct {
+        const char *name;
+        uint32_t bit;
+    } table[] = {
+        {"push_dump", HCQ_DEBUG_PUSH_DUMP}, {"push_sync", HCQ_DEBUG_PUSH_SYNC},
+        {"qmd_dump", HCQ_DEBUG_QMD_DUMP},   {"trash_mem", HCQ_DEBUG_TRASH_MEM},
+        {"zero_mem", HCQ_DEBUG_ZERO_MEM},   {"vm", HCQ_DEBUG_VM},
+        {"ioctl", HCQ_DEBUG_IOCTL},         {"cmd_sync", HCQ_DEBUG_CMD_SYNC},
     };
     uint32_t f = 0;
     const char *e = getenv("HCQ_DEBUG");

@@ -12,9 +12,9 @@
 #include <stddef.h>
 
 struct util_text {
-    char *buf;      /* caller's buffer (may be NULL when size is 0: measuring only) */
-    size_t size;    /* bytes of buf */
-    size_t len;     /* bytes the text needs so far, without the NUL */
+    char *buf;   /* caller's buffer (may be NULL when size is 0: measuring only) */
+    size_t size; /* bytes of buf */
+    size_t len;  /* bytes the text needs so far, without the NUL */
 };
 
 /* Append printf-formatted text (truncated to what fits; len still grows by all of it). */

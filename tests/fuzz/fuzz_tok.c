@@ -93,7 +93,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bool bpe = vi != 1; /* every vocabulary but llama-spm is byte-level BPE */
         bool ascii = true;
         for (size_t i = 0; i < len && ascii; i++)
-            ascii = ((uint8_t)text[i] >= 0x20 && (uint8_t)text[i] < 0x7F) || text[i] == '\n' || text[i] == '\t';
+            ascii =
+                ((uint8_t)text[i] >= 0x20 && (uint8_t)text[i] < 0x7F) || text[i] == '\n' || text[i] == '\t';
         if (bpe && !ps && (lossless[vi] || ascii) && (dn != len || memcmp(dec, text, len)))
             abort(); /* byte-level BPE loses nothing */
         if (bpe && !ps && valid_utf8(text, len) && (sn != dn || memcmp(str, dec, dn)))

@@ -45,11 +45,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct llm_tok *tok = NULL;
     if (llm_gguf_parse(data, size, &g) != HCQ_OK)
         return 0;
-    struct llm_tok_params p = { .pre_fallback = (size & 1) ? "gpt2" : NULL };
+    struct llm_tok_params p = {.pre_fallback = (size & 1) ? "gpt2" : NULL};
     if (llm_tok_create_ex(g, &p, &tok) == HCQ_OK) {
         static const char *const texts[] = {
-            "Hello world, it's 12345 o'clock!\n\n  \t x", "   Hello\n    Hello", "\xC3\xA4\xE2\x96\x81\xF0\x9F\x98\x81 \xE4\xBD\xA0",
-            "<|endoftext|><s></s><unk>", "\xFF\xFE\x80 bad utf-8 \xC3", "",
+            "Hello world, it's 12345 o'clock!\n\n  \t x",
+            "   Hello\n    Hello",
+            "\xC3\xA4\xE2\x96\x81\xF0\x9F\x98\x81 \xE4\xBD\xA0",
+            "<|endoftext|><s></s><unk>",
+            "\xFF\xFE\x80 bad utf-8 \xC3",
+            "",
         };
         for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
             exercise(tok, texts[i], strlen(texts[i]));

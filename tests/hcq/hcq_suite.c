@@ -6,7 +6,8 @@
  * argument updates (graph patches, fuzzed against the CPU twin), copies (small, long,
  * > 4 GiB, from host memory), barriers, 64-bit timelines, host memory import, graphs,
  * cross-queue hand-offs, error paths and device loss. Copies, barriers and host memory:
- * hcq_suite_mem.c; kernel-library tests: hcq_suite_kernels.c. Every result is compared with a host-computed expectation.
+ * hcq_suite_mem.c; kernel-library tests: hcq_suite_kernels.c. Every result is compared with a host-computed
+ * expectation.
  *
  *   build/tests/hcq_suite --dev SPEC [--dev2 SPEC] [--slow] [--klog] [name-filter...]
  * Graph-copy and pruning tests: hcq_suite_graph.c; device-pair tests: hcq_suite_multi.c;
@@ -25,7 +26,7 @@ const char *suite_dev2_spec;
 static void
 suite_sleep_ms(unsigned ms)
 {
-    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
 
@@ -179,8 +180,8 @@ TEST(timeline_cross_2_32)
         CHECK_OK(hcq_queue_signal(q, s, v));
         CHECK_OK(hcq_queue_submit(q));
         CHECK_OK(hcq_signal_wait(s, v, SUITE_TIMEOUT_NS));
-        CHECKF(hcq_signal_value(s) == v, "signal 0x%llx (expected 0x%llx)", (unsigned long long)hcq_signal_value(s),
-               (unsigned long long)v);
+        CHECKF(hcq_signal_value(s) == v, "signal 0x%llx (expected 0x%llx)",
+               (unsigned long long)hcq_signal_value(s), (unsigned long long)v);
     }
     hcq_signal_set(s, 0xfffffff0ull);
     CHECK_OK(hcq_queue_wait(q, s, (1ull << 32) + 1));
@@ -283,8 +284,8 @@ TEST(bind)
 {
     enum { NQ = 3 };
     struct hcq_device *dev = NULL;
-    struct hcq_queue *q[NQ] = { 0 };
-    struct hcq_buf *x[NQ] = { 0 };
+    struct hcq_queue *q[NQ] = {0};
+    struct hcq_buf *x[NQ] = {0};
     struct hcq_program *prog = NULL;
     uint64_t *got = NULL;
     const uint64_t n = 4096;
@@ -304,8 +305,8 @@ TEST(bind)
             CHECK_OK(hcq_queue_finish(q[i], SUITE_TIMEOUT_NS));
             CHECK_OK(hcq_buf_read(x[i], 0, got, n * 8));
             for (uint64_t j = 0; j < n; j++)
-                CHECKF(got[j] == 1000 * (uint64_t)round + (uint64_t)i, "round %d queue %d x[%llu] = %llu", round,
-                       i, (unsigned long long)j, (unsigned long long)got[j]);
+                CHECKF(got[j] == 1000 * (uint64_t)round + (uint64_t)i, "round %d queue %d x[%llu] = %llu",
+                       round, i, (unsigned long long)j, (unsigned long long)got[j]);
         }
     }
 done:
@@ -326,9 +327,9 @@ TEST(exec_update)
     struct hcq_device *dev = NULL;
     struct hcq_queue *q = NULL;
     struct hcq_program *prog = NULL;
-    struct hcq_buf *b[NB] = { 0 };
+    struct hcq_buf *b[NB] = {0};
     struct hcq_graph *g = NULL;
-    uint32_t *host = NULL, *mirror[NB] = { 0 };
+    uint32_t *host = NULL, *mirror[NB] = {0};
     const uint64_t cap = 3000;
     uint32_t v_val, v_n, v_dst, v_grid;
     CHECK_OK(hcq_device_open(t->dev_spec, &dev));
@@ -345,15 +346,21 @@ TEST(exec_update)
     CHECK_OK(hcq_graph_var(q, &v_n));
     CHECK_OK(hcq_graph_var(q, &v_dst));
     CHECK_OK(hcq_graph_var(q, &v_grid));
-    struct k_fill_u32_params p = { .dst_va = hcq_buf_va(b[0]), .n = 1, .value = 0 };
+    struct k_fill_u32_params p = {.dst_va = hcq_buf_va(b[0]), .n = 1, .value = 0};
     const struct hcq_arg_patch patches[] = {
-        { v_val, offsetof(struct k_fill_u32_params, value), 4 },
-        { v_n, offsetof(struct k_fill_u32_params, n), 8 },
-        { v_dst, offsetof(struct k_fill_u32_params, dst_va), 8 },
+        {v_val, offsetof(struct k_fill_u32_params, value), 4},
+        {v_n, offsetof(struct k_fill_u32_params, n), 8},
+        {v_dst, offsetof(struct k_fill_u32_params, dst_va), 8},
     };
     struct hcq_launch l = {
-        .prog = prog, .grid = { 1, 1, 1 }, .block = { 64, 1, 1 }, .args = &p, .args_B = sizeof p,
-        .grid_var = { v_grid, HCQ_VAR_NONE, HCQ_VAR_NONE }, .patches = patches, .patch_count = 3,
+        .prog = prog,
+        .grid = {1, 1, 1},
+        .block = {64, 1, 1},
+        .args = &p,
+        .args_B = sizeof p,
+        .grid_var = {v_grid, HCQ_VAR_NONE, HCQ_VAR_NONE},
+        .patches = patches,
+        .patch_count = 3,
     };
     CHECK_OK(hcq_queue_launch_ex(q, &l));
     CHECK_OK(hcq_graph_end(q, &g));
@@ -372,9 +379,10 @@ TEST(exec_update)
         for (int k = 0; k < NB; k++) {
             CHECK_OK(hcq_buf_read(b[k], 0, host, cap * 4));
             for (uint64_t i = 0; i < cap; i++)
-                CHECKF(host[i] == mirror[k][i], "replay %d (buffer %d, n %llu): buffer %d [%llu] = 0x%08x "
-                       "(expected 0x%08x)", it, which, (unsigned long long)n, k, (unsigned long long)i, host[i],
-                       mirror[k][i]);
+                CHECKF(host[i] == mirror[k][i],
+                       "replay %d (buffer %d, n %llu): buffer %d [%llu] = 0x%08x "
+                       "(expected 0x%08x)",
+                       it, which, (unsigned long long)n, k, (unsigned long long)i, host[i], mirror[k][i]);
         }
     }
 done:
@@ -405,24 +413,28 @@ fuzz_pick(const uint64_t va[FUZZ_BUFS], void *p, uint32_t *p_B)
     uint64_t off = th_rand() % 64, n = th_rand() % (FUZZ_WORDS / 2 - 64);
     switch (th_rand() % 4) {
     case 0: {
-        struct k_fill_u32_params f = { .dst_va = va[dst] + off * 4, .n = n, .value = (uint32_t)th_rand() };
+        struct k_fill_u32_params f = {.dst_va = va[dst] + off * 4, .n = n, .value = (uint32_t)th_rand()};
         memcpy(p, &f, *p_B = sizeof f);
         return "k_fill_u32";
     }
     case 1: {
-        struct k_axpb_u64_params f = { .x_va = va[dst] + off * 8, .n = n / 2, .mul = th_rand(), .add = th_rand() };
+        struct k_axpb_u64_params f = {
+            .x_va = va[dst] + off * 8, .n = n / 2, .mul = th_rand(), .add = th_rand()};
         memcpy(p, &f, *p_B = sizeof f);
         return "k_axpb_u64";
     }
     case 2: { /* any alignment: exercises the vector, word and byte paths */
-        struct k_copy_bytes_params f = { .dst_va = va[dst] + th_rand() % 256, .src_va = va[src] + th_rand() % 256,
-                                         .size_B = th_rand() % (FUZZ_WORDS * 4 - 256) };
+        struct k_copy_bytes_params f = {.dst_va = va[dst] + th_rand() % 256,
+                                        .src_va = va[src] + th_rand() % 256,
+                                        .size_B = th_rand() % (FUZZ_WORDS * 4 - 256)};
         memcpy(p, &f, *p_B = sizeof f);
         return "k_copy_bytes";
     }
     default: {
-        struct k_mul_f32_params f = { .c_va = va[dst] + off * 4, .a_va = va[0] + 4 * (th_rand() % 64),
-                                      .b_va = va[0] + 4 * (th_rand() % 64), .n = n };
+        struct k_mul_f32_params f = {.c_va = va[dst] + off * 4,
+                                     .a_va = va[0] + 4 * (th_rand() % 64),
+                                     .b_va = va[0] + 4 * (th_rand() % 64),
+                                     .n = n};
         memcpy(p, &f, *p_B = sizeof f);
         return "k_mul_f32";
     }
@@ -431,13 +443,13 @@ fuzz_pick(const uint64_t va[FUZZ_BUFS], void *p, uint32_t *p_B)
 
 TEST(exec_update_fuzz)
 {
-    static const char *const names[] = { "k_fill_u32", "k_axpb_u64", "k_copy_bytes", "k_mul_f32" };
+    static const char *const names[] = {"k_fill_u32", "k_axpb_u64", "k_copy_bytes", "k_mul_f32"};
     struct hcq_device *dev = NULL;
     struct hcq_queue *q = NULL;
-    struct hcq_program *prog[4] = { 0 };
-    struct hcq_buf *b[FUZZ_BUFS] = { 0 };
-    uint32_t *mirror[FUZZ_BUFS] = { 0 }, *host = NULL;
-    struct suite_mirror m = { 0 };
+    struct hcq_program *prog[4] = {0};
+    struct hcq_buf *b[FUZZ_BUFS] = {0};
+    uint32_t *mirror[FUZZ_BUFS] = {0}, *host = NULL;
+    struct suite_mirror m = {0};
     uint64_t va[FUZZ_BUFS];
     CHECK_OK(hcq_device_open(t->dev_spec, &dev));
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
@@ -463,15 +475,15 @@ TEST(exec_update_fuzz)
             uint64_t p[8];
             uint32_t p_B = 0;
             const char *name = fuzz_pick(va, p, &p_B);
-            uint32_t block[3] = { 1 + (uint32_t)(th_rand() % 128), 1 + (uint32_t)(th_rand() % 4),
-                                  1 + (uint32_t)(th_rand() % 2) };
-            uint32_t grid[3] = { 1 + (uint32_t)(th_rand() % 20), 1 + (uint32_t)(th_rand() % 3),
-                                 1 + (uint32_t)(th_rand() % 2) };
+            uint32_t block[3] = {1 + (uint32_t)(th_rand() % 128), 1 + (uint32_t)(th_rand() % 4),
+                                 1 + (uint32_t)(th_rand() % 2)};
+            uint32_t grid[3] = {1 + (uint32_t)(th_rand() % 20), 1 + (uint32_t)(th_rand() % 3),
+                                1 + (uint32_t)(th_rand() % 2)};
             int k = 0;
             while (strcmp(names[k], name))
                 k++;
-            snprintf(what[i], sizeof what[i], "%s grid %ux%ux%u block %ux%ux%u", name, grid[0], grid[1], grid[2],
-                     block[0], block[1], block[2]);
+            snprintf(what[i], sizeof what[i], "%s grid %ux%ux%u block %ux%ux%u", name, grid[0], grid[1],
+                     grid[2], block[0], block[1], block[2]);
             CHECK_OK(hcq_queue_launch(q, prog[k], grid, block, p, p_B));
             CHECKF(suite_twin_run(name, p, grid, block, &m), "twin of %s faulted", what[i]);
         }
@@ -479,8 +491,10 @@ TEST(exec_update_fuzz)
         for (int i = 0; i < FUZZ_BUFS; i++) {
             CHECK_OK(hcq_buf_read(b[i], 0, host, FUZZ_WORDS * 4));
             for (int j = 0; j < FUZZ_WORDS; j++)
-                CHECKF(host[j] == mirror[i][j], "batch %d (%d launches, last %s): buffer %d word %d = 0x%08x "
-                       "(twin 0x%08x)", batch, count, what[count - 1], i, j, host[j], mirror[i][j]);
+                CHECKF(host[j] == mirror[i][j],
+                       "batch %d (%d launches, last %s): buffer %d word %d = 0x%08x "
+                       "(twin 0x%08x)",
+                       batch, count, what[count - 1], i, j, host[j], mirror[i][j]);
         }
     }
 done:
@@ -534,20 +548,30 @@ TEST(graphs)
     CHECK_OK(hcq_graph_var(q, &v_val));
     CHECK_OK(hcq_graph_var(q, &v_grid));
     CHECK_OK(hcq_queue_wait_var(q, go, v_iter, 0));
-    struct k_axpb_u64_params pa = { .x_va = hcq_buf_va(x), .n = n, .mul = 1, .add = 0 };
+    struct k_axpb_u64_params pa = {.x_va = hcq_buf_va(x), .n = n, .mul = 1, .add = 0};
     const struct hcq_arg_patch patch_a[] = {
-        { v_mul, offsetof(struct k_axpb_u64_params, mul), 8 },
-        { v_add, offsetof(struct k_axpb_u64_params, add), 8 },
+        {v_mul, offsetof(struct k_axpb_u64_params, mul), 8},
+        {v_add, offsetof(struct k_axpb_u64_params, add), 8},
     };
-    struct hcq_launch la = { .prog = axpb, .grid = { 2, 1, 1 }, .block = { 128, 1, 1 }, .args = &pa,
-                             .args_B = sizeof pa, .grid_var = { HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE },
-                             .patches = patch_a, .patch_count = 2 };
+    struct hcq_launch la = {.prog = axpb,
+                            .grid = {2, 1, 1},
+                            .block = {128, 1, 1},
+                            .args = &pa,
+                            .args_B = sizeof pa,
+                            .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
+                            .patches = patch_a,
+                            .patch_count = 2};
     CHECK_OK(hcq_queue_launch_ex(q, &la));
-    struct k_fill_u32_params pf = { .dst_va = hcq_buf_va(y), .n = ny, .value = 0 };
-    const struct hcq_arg_patch patch_f[] = { { v_val, offsetof(struct k_fill_u32_params, value), 4 } };
-    struct hcq_launch lf = { .prog = fill, .grid = { 1, 1, 1 }, .block = { 32, 1, 1 }, .args = &pf,
-                             .args_B = sizeof pf, .grid_var = { v_grid, HCQ_VAR_NONE, HCQ_VAR_NONE },
-                             .patches = patch_f, .patch_count = 1 };
+    struct k_fill_u32_params pf = {.dst_va = hcq_buf_va(y), .n = ny, .value = 0};
+    const struct hcq_arg_patch patch_f[] = {{v_val, offsetof(struct k_fill_u32_params, value), 4}};
+    struct hcq_launch lf = {.prog = fill,
+                            .grid = {1, 1, 1},
+                            .block = {32, 1, 1},
+                            .args = &pf,
+                            .args_B = sizeof pf,
+                            .grid_var = {v_grid, HCQ_VAR_NONE, HCQ_VAR_NONE},
+                            .patches = patch_f,
+                            .patch_count = 1};
     CHECK_OK(hcq_queue_launch_ex(q, &lf));
     CHECK_OK(hcq_queue_barrier(q));
     CHECK_OK(hcq_queue_signal_var(q, fin, v_iter, 0));
@@ -574,8 +598,9 @@ TEST(graphs)
             expect[j] = expect[j] * mul + add;
         CHECK_OK(hcq_buf_read(x, 0, got, n * 8));
         for (uint64_t j = 0; j < n; j++)
-            CHECKF(got[j] == expect[j], "replay %llu: x[%llu] = 0x%llx (expected 0x%llx)", (unsigned long long)i,
-                   (unsigned long long)j, (unsigned long long)got[j], (unsigned long long)expect[j]);
+            CHECKF(got[j] == expect[j], "replay %llu: x[%llu] = 0x%llx (expected 0x%llx)",
+                   (unsigned long long)i, (unsigned long long)j, (unsigned long long)got[j],
+                   (unsigned long long)expect[j]);
         for (uint64_t j = 0; j < ny; j++)
             CHECKF(ym[j] == val, "replay %llu: y[%llu] = 0x%08x (expected 0x%08x)", (unsigned long long)i,
                    (unsigned long long)j, ym[j], val);
@@ -604,7 +629,7 @@ TEST(cross_queue_handoff)
     struct hcq_device *dev = NULL;
     struct hcq_queue *q = NULL, *cq = NULL;
     struct hcq_program *add = NULL;
-    struct hcq_buf *ha[ROUNDS] = { 0 }, *hb[ROUNDS] = { 0 }, *hc[ROUNDS] = { 0 };
+    struct hcq_buf *ha[ROUNDS] = {0}, *hb[ROUNDS] = {0}, *hc[ROUNDS] = {0};
     struct hcq_buf *a = NULL, *b = NULL, *c = NULL;
     struct hcq_signal *up = NULL, *done_c = NULL, *down = NULL;
     const uint64_t n = 100000;
@@ -653,8 +678,8 @@ TEST(cross_queue_handoff)
         const float *pa = hcq_buf_map(ha[r]), *pb = hcq_buf_map(hb[r]), *pc = hcq_buf_map(hc[r]);
         for (uint64_t i = 0; i < n; i++) {
             float want = pa[i] + pb[i];
-            CHECKF(!memcmp(&pc[i], &want, 4), "round %d: c[%llu] = %a (expected %a)", r, (unsigned long long)i,
-                   (double)pc[i], (double)want);
+            CHECKF(!memcmp(&pc[i], &want, 4), "round %d: c[%llu] = %a (expected %a)", r,
+                   (unsigned long long)i, (double)pc[i], (double)want);
         }
     }
 done:
@@ -701,16 +726,16 @@ TEST(error_paths)
     CHECK(hcq_program_load(dev, "k_no_such_kernel", &prog) == HCQ_ERR_NOT_FOUND);
     CHECK(prog == NULL && strstr(hcq_last_error(), "k_no_such_kernel"));
     /* parameter blob of the wrong size */
-    struct k_fill_u32_params p = { .dst_va = hcq_buf_va(b), .n = n, .value = 0x11111111u };
-    uint64_t big[8] = { 0 };
+    struct k_fill_u32_params p = {.dst_va = hcq_buf_va(b), .n = n, .value = 0x11111111u};
+    uint64_t big[8] = {0};
     memcpy(big, &p, sizeof p);
-    const uint32_t g1[3] = { 1, 1, 1 }, b64[3] = { 64, 1, 1 };
+    const uint32_t g1[3] = {1, 1, 1}, b64[3] = {64, 1, 1};
     CHECK(hcq_queue_launch(q, fill, g1, b64, &p, sizeof p - 8) == HCQ_ERR_INVALID);
     CHECK(strstr(hcq_last_error(), "args_B"));
     CHECK(hcq_queue_launch(q, fill, g1, b64, big, sizeof p + 8) == HCQ_ERR_INVALID);
     CHECK(hcq_queue_launch(q, fill, g1, b64, NULL, sizeof p) == HCQ_ERR_INVALID);
     /* grid / block out of range */
-    const uint32_t g0[3] = { 0, 1, 1 }, g0z[3] = { 4, 1, 0 }, b0[3] = { 0, 1, 1 }, b2k[3] = { 2048, 1, 1 };
+    const uint32_t g0[3] = {0, 1, 1}, g0z[3] = {4, 1, 0}, b0[3] = {0, 1, 1}, b2k[3] = {2048, 1, 1};
     CHECK(hcq_queue_launch(q, fill, g0, b64, &p, sizeof p) == HCQ_ERR_INVALID);
     CHECK(hcq_queue_launch(q, fill, g0z, b64, &p, sizeof p) == HCQ_ERR_INVALID);
     CHECK(hcq_queue_launch(q, fill, g1, b0, &p, sizeof p) == HCQ_ERR_INVALID);
@@ -724,8 +749,8 @@ TEST(error_paths)
     CHECK(hcq_buf_write(b, n * 4, got, 4) == HCQ_ERR_INVALID);
     /* launchers' shape checks */
     CHECK(ops_launch_fill_u32(q, fill, b, n + 1, 0) == HCQ_ERR_INVALID);
-    CHECK(ops_launch_fill_u32(q, axpb, b, n, 0) == HCQ_ERR_INVALID); /* wrong program */
-    CHECK(ops_launch_axpb_u64(q, axpb, b, n, 1, 1) == HCQ_ERR_INVALID); /* 8 B elements: 2x too many */
+    CHECK(ops_launch_fill_u32(q, axpb, b, n, 0) == HCQ_ERR_INVALID);         /* wrong program */
+    CHECK(ops_launch_axpb_u64(q, axpb, b, n, 1, 1) == HCQ_ERR_INVALID);      /* 8 B elements: 2x too many */
     CHECK(ops_launch_matmul(q, mm, b, b, b, 33, 32, 32) == HCQ_ERR_INVALID); /* C needs 4224 B */
     CHECK(ops_launch_sum_f32(q, fill, b, b, 1, 1, 0) == HCQ_ERR_INVALID);
     /* a wait that times out is not a fault */
@@ -771,15 +796,16 @@ TEST(device_lost)
     /* On real GPUs the fault is a real Xid 31 in the kernel log, and CUDA cannot reopen the
      * device in this process: run it deliberately (make test-gpu sets HCQ_TEST_FAULTS=1 and
      * checks the kernel log before and after), not in every `make test`. */
-    if ((!strncmp(t->dev_spec, "rm", 2) || !strncmp(t->dev_spec, "cuda", 4) || !strncmp(t->dev_spec, "nvgpu", 5)) &&
+    if ((!strncmp(t->dev_spec, "rm", 2) || !strncmp(t->dev_spec, "cuda", 4) ||
+         !strncmp(t->dev_spec, "nvgpu", 5)) &&
         !(getenv("HCQ_TEST_FAULTS") && atoi(getenv("HCQ_TEST_FAULTS"))))
         SKIP("deliberate GPU fault on real hardware: HCQ_TEST_FAULTS=1 (make test-gpu runs it)");
     CHECK_OK(hcq_device_open(t->dev_spec, &dev));
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
     CHECK_OK(hcq_program_load(dev, "k_fill_u32", &fill));
     CHECK_OK(hcq_signal_create(dev, 0, &s));
-    struct k_fill_u32_params p = { .dst_va = bad_va, .n = 1 << 20, .value = 1 };
-    const uint32_t grid[3] = { 64, 1, 1 }, block[3] = { 256, 1, 1 };
+    struct k_fill_u32_params p = {.dst_va = bad_va, .n = 1 << 20, .value = 1};
+    const uint32_t grid[3] = {64, 1, 1}, block[3] = {256, 1, 1};
     CHECK_OK(hcq_queue_launch(q, fill, grid, block, &p, sizeof p));
     CHECK_OK(hcq_queue_signal(q, s, 1));
     CHECK_OK(hcq_queue_submit(q));
@@ -804,7 +830,8 @@ TEST(device_lost)
     /* a fresh device works (CUDA excepted: after such a fault its documentation says the
      * process must be relaunched, and cuda:N reports exactly that as HCQ_ERR_DEVICE_LOST) */
     st = hcq_device_open(t->dev_spec, &dev);
-    if (st == HCQ_ERR_DEVICE_LOST && !strncmp(t->dev_spec, "cuda", 4) && strstr(hcq_last_error(), "relaunched")) {
+    if (st == HCQ_ERR_DEVICE_LOST && !strncmp(t->dev_spec, "cuda", 4) &&
+        strstr(hcq_last_error(), "relaunched")) {
         printf("    reopen: %s\n", hcq_last_error());
         goto done;
     }
@@ -876,7 +903,8 @@ main(int argc, char **argv)
     if (!suite_dev2_spec)
         suite_dev2_spec = spec;
     int n = TH_COUNT(runtime_cases) + suite_graph_case_count + suite_multi_case_count + suite_mem_case_count +
-            suite_kernel_case_count + suite_ops_case_count + suite_conv_case_count + suite_stress_case_count + TH_COUNT(last_cases);
+            suite_kernel_case_count + suite_ops_case_count + suite_conv_case_count + suite_stress_case_count +
+            TH_COUNT(last_cases);
     int k = 0;
     struct th_case *cases = calloc((size_t)n, sizeof *cases);
     if (!cases) {

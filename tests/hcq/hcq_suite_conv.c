@@ -33,18 +33,32 @@ mk_conv(void *params, const uint64_t *in_va, uint64_t out_va, const void *ctx)
 {
     const struct conv_shape *s = ctx;
     struct k_conv2d_f32_params p = {
-        .y_va = out_va, .x_va = in_va[0], .w_va = in_va[1], .bias_va = s->bias ? in_va[2] : 0,
-        .n = s->n, .c = s->c, .h = s->h, .w = s->w, .k = s->k, .r = s->r, .s = s->s, .groups = s->groups,
-        .p = conv_out(s->h, s->r, s->sh, s->ph), .q = conv_out(s->w, s->s, s->sw, s->pw),
-        .stride_h = s->sh, .stride_w = s->sw, .pad_h = s->ph, .pad_w = s->pw,
+        .y_va = out_va,
+        .x_va = in_va[0],
+        .w_va = in_va[1],
+        .bias_va = s->bias ? in_va[2] : 0,
+        .n = s->n,
+        .c = s->c,
+        .h = s->h,
+        .w = s->w,
+        .k = s->k,
+        .r = s->r,
+        .s = s->s,
+        .groups = s->groups,
+        .p = conv_out(s->h, s->r, s->sh, s->ph),
+        .q = conv_out(s->w, s->s, s->sw, s->pw),
+        .stride_h = s->sh,
+        .stride_w = s->sw,
+        .pad_h = s->ph,
+        .pad_w = s->pw,
     };
     memcpy(params, &p, sizeof p);
 }
 
 /* Double-precision output element i and its error bound (k_conv.cu). */
 static void
-conv_ref(const struct conv_shape *s, const float *x, const float *w, const float *bias, uint64_t i, double *ref,
-         double *bound)
+conv_ref(const struct conv_shape *s, const float *x, const float *w, const float *bias, uint64_t i,
+         double *ref, double *bound)
 {
     uint32_t P = conv_out(s->h, s->r, s->sh, s->ph), Q = conv_out(s->w, s->s, s->sw, s->pw);
     uint32_t cg = s->c / s->groups, kg = s->k / s->groups;
@@ -73,7 +87,8 @@ conv_case(struct th *t, struct hcq_device *dev, const struct conv_shape *s, uint
     bool ok = false;
     float *x = NULL, *w = NULL, *b = NULL, *yd = NULL, *yt = NULL;
     const uint32_t P = conv_out(s->h, s->r, s->sh, s->ph), Q = conv_out(s->w, s->s, s->sw, s->pw);
-    const uint64_t nx = (uint64_t)s->n * s->c * s->h * s->w, nw = (uint64_t)s->k * (s->c / s->groups) * s->r * s->s;
+    const uint64_t nx = (uint64_t)s->n * s->c * s->h * s->w,
+                   nw = (uint64_t)s->k * (s->c / s->groups) * s->r * s->s;
     const uint64_t ny = (uint64_t)s->n * s->k * P * Q;
     CHECK(x = malloc(nx * 4 + 4));
     CHECK(w = malloc(nw * 4 + 4));
@@ -88,20 +103,30 @@ conv_case(struct th *t, struct hcq_device *dev, const struct conv_shape *s, uint
     for (uint32_t i = 0; i < s->k; i++)
         b[i] = th_randf(-1.0f, 1.0f);
     uint64_t grid = (ny + 255) / 256;
-    struct op_case c = { "k_conv2d_f32", s->bias ? 3 : 2, { x, w, b }, { nx * 4, nw * 4, s->k * 4 }, ny * 4,
-                         sizeof(struct k_conv2d_f32_params), mk_conv, s,
-                         grid == 0 ? 1 : grid > 65535 ? 65535 : (uint32_t)grid, 256 };
+    struct op_case c = {"k_conv2d_f32",
+                        s->bias ? 3 : 2,
+                        {x, w, b},
+                        {nx * 4, nw * 4, s->k * 4},
+                        ny * 4,
+                        sizeof(struct k_conv2d_f32_params),
+                        mk_conv,
+                        s,
+                        grid == 0      ? 1
+                        : grid > 65535 ? 65535
+                                       : (uint32_t)grid,
+                        256};
     CHECK(suite_op_run(t, dev, &c, (uint8_t *)yd, (uint8_t *)yt));
     uint64_t checks = sample ? (ny ? sample : 0) : ny;
     for (uint64_t j = 0; j < checks; j++) {
         uint64_t i = sample ? th_rand() % ny : j;
         double ref, bound;
         conv_ref(s, x, w, s->bias ? b : NULL, i, &ref, &bound);
-        CHECKF(fabs(yd[i] - ref) <= bound && (!yt || fabs(yt[i] - ref) <= bound),
-               "conv %ux%ux%ux%u * %ux%ux%u (groups %u, stride %u,%u, pad %u,%u): y[%llu] = %.9g (twin %.9g), "
-               "exact %.9g, bound %.3g",
-               s->n, s->c, s->h, s->w, s->k, s->r, s->s, s->groups, s->sh, s->sw, s->ph, s->pw, (unsigned long long)i,
-               (double)yd[i], yt ? (double)yt[i] : 0.0, ref, bound);
+        CHECKF(
+            fabs(yd[i] - ref) <= bound && (!yt || fabs(yt[i] - ref) <= bound),
+            "conv %ux%ux%ux%u * %ux%ux%u (groups %u, stride %u,%u, pad %u,%u): y[%llu] = %.9g (twin %.9g), "
+            "exact %.9g, bound %.3g",
+            s->n, s->c, s->h, s->w, s->k, s->r, s->s, s->groups, s->sh, s->sw, s->ph, s->pw,
+            (unsigned long long)i, (double)yd[i], yt ? (double)yt[i] : 0.0, ref, bound);
     }
     ok = true;
 done:
@@ -114,24 +139,24 @@ TEST(kernel_conv2d_f32)
     struct hcq_device *dev = NULL;
     CHECK_OK(hcq_device_open(t->dev_spec, &dev));
     static const struct conv_shape shapes[] = {
-        { 2, 3, 11, 11, 4, 3, 3, 1, 1, 1, 1, 1, true },  /* plain 3x3, "same" padding */
-        { 1, 4, 17, 13, 6, 3, 5, 1, 2, 3, 0, 0, true },  /* strided, non-square */
-        { 1, 3, 9, 9, 5, 5, 5, 1, 1, 1, 2, 2, true },    /* padded 5x5 */
-        { 2, 8, 10, 10, 12, 3, 3, 4, 1, 1, 1, 1, true }, /* grouped */
-        { 1, 6, 12, 12, 6, 3, 3, 6, 2, 2, 1, 1, true },  /* depthwise, strided */
-        { 3, 7, 5, 5, 2, 1, 1, 1, 1, 1, 0, 0, false },   /* 1x1, no bias */
-        { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, true },    /* one element */
-        { 0, 3, 8, 8, 4, 3, 3, 1, 1, 1, 1, 1, true },    /* zero batch: nothing written */
+        {2, 3, 11, 11, 4, 3, 3, 1, 1, 1, 1, 1, true},  /* plain 3x3, "same" padding */
+        {1, 4, 17, 13, 6, 3, 5, 1, 2, 3, 0, 0, true},  /* strided, non-square */
+        {1, 3, 9, 9, 5, 5, 5, 1, 1, 1, 2, 2, true},    /* padded 5x5 */
+        {2, 8, 10, 10, 12, 3, 3, 4, 1, 1, 1, 1, true}, /* grouped */
+        {1, 6, 12, 12, 6, 3, 3, 6, 2, 2, 1, 1, true},  /* depthwise, strided */
+        {3, 7, 5, 5, 2, 1, 1, 1, 1, 1, 0, 0, false},   /* 1x1, no bias */
+        {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, true},    /* one element */
+        {0, 3, 8, 8, 4, 3, 3, 1, 1, 1, 1, 1, true},    /* zero batch: nothing written */
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         CHECK(conv_case(t, dev, &shapes[i], 0));
     /* Stable Diffusion's UNet runs 320-channel 3x3 convolutions on 64x64 latents: full size on GPUs
      * (3.8 GMAC; 4000 sampled outputs checked), a quarter-scale one elsewhere (checked in full). */
     if (suite_is_gpu(dev)) {
-        const struct conv_shape big = { 1, 320, 64, 64, 320, 3, 3, 1, 1, 1, 1, 1, true };
+        const struct conv_shape big = {1, 320, 64, 64, 320, 3, 3, 1, 1, 1, 1, 1, true};
         CHECK(conv_case(t, dev, &big, 4000));
     } else {
-        const struct conv_shape big = { 1, 64, 32, 32, 64, 3, 3, 1, 1, 1, 1, 1, true };
+        const struct conv_shape big = {1, 64, 32, 32, 64, 3, 3, 1, 1, 1, 1, 1, true};
         CHECK(conv_case(t, dev, &big, 2000));
     }
 done:
@@ -149,9 +174,21 @@ mk_pool(void *params, const uint64_t *in_va, uint64_t out_va, const void *ctx)
 {
     const struct pool_shape *s = ctx;
     struct k_pool2d_f32_params p = {
-        .y_va = out_va, .x_va = in_va[0], .n = s->n, .c = s->c, .h = s->h, .w = s->w,
-        .p = conv_out(s->h, s->kh, s->sh, s->ph), .q = conv_out(s->w, s->kw, s->sw, s->pw), .kh = s->kh, .kw = s->kw,
-        .stride_h = s->sh, .stride_w = s->sw, .pad_h = s->ph, .pad_w = s->pw, .mode = s->mode,
+        .y_va = out_va,
+        .x_va = in_va[0],
+        .n = s->n,
+        .c = s->c,
+        .h = s->h,
+        .w = s->w,
+        .p = conv_out(s->h, s->kh, s->sh, s->ph),
+        .q = conv_out(s->w, s->kw, s->sw, s->pw),
+        .kh = s->kh,
+        .kw = s->kw,
+        .stride_h = s->sh,
+        .stride_w = s->sw,
+        .pad_h = s->ph,
+        .pad_w = s->pw,
+        .mode = s->mode,
     };
     memcpy(params, &p, sizeof p);
 }
@@ -161,10 +198,10 @@ TEST(kernel_pool2d_f32)
     struct hcq_device *dev = NULL;
     float *x = NULL, *yd = NULL, *yt = NULL;
     static const struct pool_shape shapes[] = {
-        { 2, 3, 8, 8, 2, 2, 2, 2, 0, 0, 0 },     { 2, 3, 8, 8, 2, 2, 2, 2, 0, 0, 1 },   /* 2x2/2 */
-        { 1, 4, 9, 7, 3, 3, 1, 1, 1, 1, 0 },     { 1, 4, 9, 7, 3, 3, 1, 1, 1, 1, 1 },   /* unit stride, pad */
-        { 1, 2, 15, 15, 3, 3, 2, 2, 1, 1, 0 },   { 1, 2, 15, 15, 3, 3, 2, 2, 1, 1, 1 }, /* 3x3/2 */
-        { 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0 },     { 0, 2, 4, 4, 2, 2, 2, 2, 0, 0, 1 },   /* one, zero elements */
+        {2, 3, 8, 8, 2, 2, 2, 2, 0, 0, 0},   {2, 3, 8, 8, 2, 2, 2, 2, 0, 0, 1},   /* 2x2/2 */
+        {1, 4, 9, 7, 3, 3, 1, 1, 1, 1, 0},   {1, 4, 9, 7, 3, 3, 1, 1, 1, 1, 1},   /* unit stride, pad */
+        {1, 2, 15, 15, 3, 3, 2, 2, 1, 1, 0}, {1, 2, 15, 15, 3, 3, 2, 2, 1, 1, 1}, /* 3x3/2 */
+        {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0},   {0, 2, 4, 4, 2, 2, 2, 2, 0, 0, 1},   /* one, zero elements */
     };
     CHECK_OK(hcq_device_open(t->dev_spec, &dev));
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
@@ -177,8 +214,16 @@ TEST(kernel_pool2d_f32)
         for (uint64_t i = 0; i < nx; i++)
             x[i] = th_rand() % 50 == 0 ? NAN : th_rand() % 10 == 0 ? -0.0f : th_randf(-10.0f, 10.0f);
         uint64_t grid = (ny + 255) / 256;
-        struct op_case c = { "k_pool2d_f32", 1, { x }, { nx * 4 }, ny * 4, sizeof(struct k_pool2d_f32_params), mk_pool,
-                             s, grid == 0 ? 1 : (uint32_t)grid, 128 };
+        struct op_case c = {"k_pool2d_f32",
+                            1,
+                            {x},
+                            {nx * 4},
+                            ny * 4,
+                            sizeof(struct k_pool2d_f32_params),
+                            mk_pool,
+                            s,
+                            grid == 0 ? 1 : (uint32_t)grid,
+                            128};
         CHECK(suite_op_run(t, dev, &c, (uint8_t *)yd, (uint8_t *)yt));
         for (uint64_t i = 0; i < ny; i++) {
             uint32_t oq = (uint32_t)(i % Q), op = (uint32_t)(i / Q % P);
@@ -202,13 +247,15 @@ TEST(kernel_pool2d_f32)
             if (s->mode == K_POOL_MAX) {
                 bool okd = nan ? isnan(yd[i]) : yd[i] == mx, okt = nan ? isnan(yt[i]) : yt[i] == mx;
                 CHECKF(okd && okt, "max pool shape %zu: y[%llu] = %g (twin %g), expected %g%s", si,
-                       (unsigned long long)i, (double)yd[i], (double)yt[i], mx, nan ? " (NaN in window)" : "");
+                       (unsigned long long)i, (double)yd[i], (double)yt[i], mx,
+                       nan ? " (NaN in window)" : "");
             } else {
                 double want = count ? sum / count : 0.0;
                 double bound = count ? (count + 1) * ldexp(1.0, -23) * mag / count + 1e-30 : 0.0;
                 bool okd = nan ? isnan(yd[i]) : fabs(yd[i] - want) <= bound;
                 bool okt = nan ? isnan(yt[i]) : fabs(yt[i] - want) <= bound;
-                CHECKF(okd && okt, "avg pool shape %zu: y[%llu] = %.9g (twin %.9g), expected %.9g (bound %.3g)", si,
+                CHECKF(okd && okt,
+                       "avg pool shape %zu: y[%llu] = %.9g (twin %.9g), expected %.9g (bound %.3g)", si,
                        (unsigned long long)i, (double)yd[i], (double)yt[i], want, bound);
             }
         }
@@ -224,27 +271,51 @@ done:
 
 /* Launch k_conv2d_f32 on q (NCHW, "same"-padded 3x3, stride 1, bias). */
 static enum hcq_status
-launch_conv3(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *y, struct hcq_buf *x, struct hcq_buf *w,
-             struct hcq_buf *b, uint32_t n, uint32_t c, uint32_t hw, uint32_t k)
+launch_conv3(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *y, struct hcq_buf *x,
+             struct hcq_buf *w, struct hcq_buf *b, uint32_t n, uint32_t c, uint32_t hw, uint32_t k)
 {
-    struct k_conv2d_f32_params p = { .y_va = hcq_buf_va(y), .x_va = hcq_buf_va(x), .w_va = hcq_buf_va(w),
-                                     .bias_va = hcq_buf_va(b), .n = n, .c = c, .h = hw, .w = hw, .k = k, .r = 3,
-                                     .s = 3, .groups = 1, .p = hw, .q = hw, .stride_h = 1, .stride_w = 1,
-                                     .pad_h = 1, .pad_w = 1 };
+    struct k_conv2d_f32_params p = {.y_va = hcq_buf_va(y),
+                                    .x_va = hcq_buf_va(x),
+                                    .w_va = hcq_buf_va(w),
+                                    .bias_va = hcq_buf_va(b),
+                                    .n = n,
+                                    .c = c,
+                                    .h = hw,
+                                    .w = hw,
+                                    .k = k,
+                                    .r = 3,
+                                    .s = 3,
+                                    .groups = 1,
+                                    .p = hw,
+                                    .q = hw,
+                                    .stride_h = 1,
+                                    .stride_w = 1,
+                                    .pad_h = 1,
+                                    .pad_w = 1};
     uint64_t total = (uint64_t)n * k * hw * hw;
-    const uint32_t grid[3] = { (uint32_t)((total + 255) / 256), 1, 1 }, block[3] = { 256, 1, 1 };
+    const uint32_t grid[3] = {(uint32_t)((total + 255) / 256), 1, 1}, block[3] = {256, 1, 1};
     return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
 }
 
 static enum hcq_status
-launch_maxpool2(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *y, struct hcq_buf *x, uint32_t n,
-                uint32_t c, uint32_t hw)
+launch_maxpool2(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *y, struct hcq_buf *x,
+                uint32_t n, uint32_t c, uint32_t hw)
 {
-    struct k_pool2d_f32_params p = { .y_va = hcq_buf_va(y), .x_va = hcq_buf_va(x), .n = n, .c = c, .h = hw, .w = hw,
-                                     .p = hw / 2, .q = hw / 2, .kh = 2, .kw = 2, .stride_h = 2, .stride_w = 2,
-                                     .mode = K_POOL_MAX };
+    struct k_pool2d_f32_params p = {.y_va = hcq_buf_va(y),
+                                    .x_va = hcq_buf_va(x),
+                                    .n = n,
+                                    .c = c,
+                                    .h = hw,
+                                    .w = hw,
+                                    .p = hw / 2,
+                                    .q = hw / 2,
+                                    .kh = 2,
+                                    .kw = 2,
+                                    .stride_h = 2,
+                                    .stride_w = 2,
+                                    .mode = K_POOL_MAX};
     uint64_t total = (uint64_t)n * c * (hw / 2) * (hw / 2);
-    const uint32_t grid[3] = { (uint32_t)((total + 255) / 256), 1, 1 }, block[3] = { 256, 1, 1 };
+    const uint32_t grid[3] = {(uint32_t)((total + 255) / 256), 1, 1}, block[3] = {256, 1, 1};
     return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
 }
 
@@ -256,11 +327,11 @@ enum { CNN_B = 4, CNN_OUT = 10, CNN_FC = 16 * 7 * 7 };
 static enum hcq_status
 cnn_run(const char *spec, const float *x, float *const wts[5], float *out)
 {
-    static const uint64_t wn[5] = { 8 * 9, 8, 16 * 8 * 9, 16, CNN_FC * CNN_OUT };
+    static const uint64_t wn[5] = {8 * 9, 8, 16 * 8 * 9, 16, CNN_FC * CNN_OUT};
     struct hcq_device *dev = NULL;
     struct hcq_queue *q = NULL;
     struct hcq_program *conv = NULL, *pool = NULL, *relu = NULL, *mm = NULL;
-    struct hcq_buf *bx = NULL, *bw[5] = { 0 }, *a1 = NULL, *p1 = NULL, *a2 = NULL, *p2 = NULL, *bo = NULL;
+    struct hcq_buf *bx = NULL, *bw[5] = {0}, *a1 = NULL, *p1 = NULL, *a2 = NULL, *p2 = NULL, *bo = NULL;
     enum hcq_status st = hcq_device_open(spec, &dev);
     if (st == HCQ_OK)
         st = hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q);
@@ -305,7 +376,8 @@ cnn_run(const char *spec, const float *x, float *const wts[5], float *out)
         st = hcq_queue_finish(q, SUITE_TIMEOUT_NS);
     if (st == HCQ_OK)
         st = hcq_buf_read(bo, 0, out, CNN_B * CNN_OUT * 4);
-    hcq_buf_free(bo), hcq_buf_free(p2), hcq_buf_free(a2), hcq_buf_free(p1), hcq_buf_free(a1), hcq_buf_free(bx);
+    hcq_buf_free(bo), hcq_buf_free(p2), hcq_buf_free(a2), hcq_buf_free(p1), hcq_buf_free(a1),
+        hcq_buf_free(bx);
     for (int i = 0; i < 5; i++)
         hcq_buf_free(bw[i]);
     hcq_program_destroy(mm), hcq_program_destroy(relu), hcq_program_destroy(pool), hcq_program_destroy(conv);
@@ -354,7 +426,8 @@ cnn_ref(const float *x, float *const wts[5], double *out)
                             for (int s = 0; s < 3; s++) {
                                 int ii = i + r - 1, jj = j + s - 1;
                                 if (ii >= 0 && ii < 14 && jj >= 0 && jj < 14)
-                                    acc += p1[(c * 14 + ii) * 14 + jj] * wts[2][((k * 8 + c) * 3 + r) * 3 + s];
+                                    acc +=
+                                        p1[(c * 14 + ii) * 14 + jj] * wts[2][((k * 8 + c) * 3 + r) * 3 + s];
                             }
                     a2[(k * 14 + i) * 14 + j] = acc > 0 ? acc : 0;
                 }
@@ -387,9 +460,9 @@ close_to(double a, double b, double scale)
 
 TEST(model_cnn_forward)
 {
-    static const uint64_t wn[5] = { 8 * 9, 8, 16 * 8 * 9, 16, CNN_FC * CNN_OUT };
-    static const float wscale[5] = { 0.33f, 0.1f, 0.12f, 0.1f, 0.036f }; /* ~1/sqrt(fan-in) */
-    float *x = NULL, *wts[5] = { 0 }, out_dev[CNN_B * CNN_OUT], out_cpu[CNN_B * CNN_OUT];
+    static const uint64_t wn[5] = {8 * 9, 8, 16 * 8 * 9, 16, CNN_FC * CNN_OUT};
+    static const float wscale[5] = {0.33f, 0.1f, 0.12f, 0.1f, 0.036f}; /* ~1/sqrt(fan-in) */
+    float *x = NULL, *wts[5] = {0}, out_dev[CNN_B * CNN_OUT], out_cpu[CNN_B * CNN_OUT];
     double ref[CNN_B * CNN_OUT], scale = 0;
     CHECK(x = malloc(CNN_B * 28 * 28 * 4));
     for (int i = 0; i < CNN_B * 28 * 28; i++)
@@ -423,7 +496,7 @@ mlp_run(const char *spec, const float *x, float *const *w, float *out)
     struct hcq_device *dev = NULL;
     struct hcq_queue *q = NULL;
     struct hcq_program *mm = NULL, *relu = NULL;
-    struct hcq_buf *act[2] = { 0 }, *bw[MLP_L] = { 0 };
+    struct hcq_buf *act[2] = {0}, *bw[MLP_L] = {0};
     enum hcq_status st = hcq_device_open(spec, &dev);
     if (st == HCQ_OK)
         st = hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q);
@@ -458,7 +531,7 @@ mlp_run(const char *spec, const float *x, float *const *w, float *out)
 
 TEST(model_deep_mlp_10_layers)
 {
-    float *x = NULL, *w[MLP_L] = { 0 }, *out_dev = NULL, *out_cpu = NULL;
+    float *x = NULL, *w[MLP_L] = {0}, *out_dev = NULL, *out_cpu = NULL;
     double *a = NULL, *b = NULL, scale = 0;
     CHECK(x = malloc(MLP_B * MLP_D * 4));
     CHECK(out_dev = malloc(MLP_B * MLP_OUT * 4));
@@ -498,8 +571,8 @@ TEST(model_deep_mlp_10_layers)
             int i = r * MLP_OUT + c;
             double ref = a[r * MLP_D + c];
             CHECKF(close_to(out_dev[i], out_cpu[i], scale) && close_to(out_cpu[i], ref, scale),
-                   "out[%d][%d]: %s %.7g, cpu %.7g, double %.7g (scale %.3g)", r, c, t->dev_spec, (double)out_dev[i],
-                   (double)out_cpu[i], ref, scale);
+                   "out[%d][%d]: %s %.7g, cpu %.7g, double %.7g (scale %.3g)", r, c, t->dev_spec,
+                   (double)out_dev[i], (double)out_cpu[i], ref, scale);
         }
 done:
     for (int l = 0; l < MLP_L; l++)

@@ -49,13 +49,13 @@ done:
 /* Record [copy(dst + var, src + var, var bytes); signal var] on a queue of `kind` and
  * replay it with the offsets/sizes of `plan` (then random ones). */
 static bool
-update_copy_run(struct th *t, struct hcq_device *dev, enum hcq_queue_kind kind, uint64_t max_B, uint64_t src_B,
-                uint64_t dst_B, const uint64_t (*plan)[3], int plan_n, int random_n)
+update_copy_run(struct th *t, struct hcq_device *dev, enum hcq_queue_kind kind, uint64_t max_B,
+                uint64_t src_B, uint64_t dst_B, const uint64_t (*plan)[3], int plan_n, int random_n)
 {
     bool ok = false;
     struct hcq_queue *q = NULL;
     struct hcq_buf *src = NULL;
-    struct vcopy v = { .src_B = src_B, .dst_B = dst_B };
+    struct vcopy v = {.src_B = src_B, .dst_B = dst_B};
     CHECK(v.src_data = malloc(src_B));
     CHECK(v.mirror = malloc(dst_B));
     CHECK(v.got = malloc(dst_B));
@@ -70,8 +70,14 @@ update_copy_run(struct th *t, struct hcq_device *dev, enum hcq_queue_kind kind, 
     CHECK_OK(hcq_graph_var(q, &v.v_doff));
     CHECK_OK(hcq_graph_var(q, &v.v_soff));
     CHECK_OK(hcq_graph_var(q, &v.v_size));
-    struct hcq_copy c = { .dst = v.dst, .dst_off_B = 0, .src = src, .src_off_B = 0, .size_B = max_B,
-                          .dst_off_var = v.v_doff, .src_off_var = v.v_soff, .size_var = v.v_size };
+    struct hcq_copy c = {.dst = v.dst,
+                         .dst_off_B = 0,
+                         .src = src,
+                         .src_off_B = 0,
+                         .size_B = max_B,
+                         .dst_off_var = v.v_doff,
+                         .src_off_var = v.v_soff,
+                         .size_var = v.v_size};
     CHECK_OK(hcq_queue_copy_ex(q, &c));
     CHECK_OK(hcq_queue_signal_var(q, v.fin, v.v_iter, 0));
     CHECK_OK(hcq_graph_end(q, &v.g));
@@ -112,8 +118,8 @@ TEST(update_copy)
     struct hcq_device *dev = NULL;
     const uint64_t max_B = 64 << 10, src_B = 3 * max_B, dst_B = 2 * max_B + 100;
     const uint64_t plan[][3] = {
-        { 0, 0, max_B }, { 1, 3, max_B - 7 }, { max_B + 100, 2 * max_B, max_B }, { 17, 5, 1 }, { 0, 0, 0 },
-        { 4096, 8192, 4096 },
+        {0, 0, max_B}, {1, 3, max_B - 7}, {max_B + 100, 2 * max_B, max_B},
+        {17, 5, 1},    {0, 0, 0},         {4096, 8192, 4096},
     };
     CHECK_OK(hcq_device_open(t->dev_spec, &dev));
     CHECK(update_copy_run(t, dev, HCQ_QUEUE_COPY, max_B, src_B, dst_B, plan, TH_COUNT(plan), 20));
@@ -131,7 +137,10 @@ TEST(update_copy_long)
     const uint64_t max_B = suite_is_gpu(dev) ? 256ull << 20 : 16ull << 20;
     const uint64_t src_B = max_B + 4096, dst_B = max_B + 4096;
     const uint64_t plan[][3] = {
-        { 0, 0, max_B }, { 1, 4095, max_B - 1 }, { 4096, 0, max_B / 2 }, { 4096, 4096, max_B },
+        {0, 0, max_B},
+        {1, 4095, max_B - 1},
+        {4096, 0, max_B / 2},
+        {4096, 4096, max_B},
     };
     CHECK(update_copy_run(t, dev, HCQ_QUEUE_COPY, max_B, src_B, dst_B, plan, TH_COUNT(plan), 0));
 done:
@@ -237,12 +246,16 @@ TEST(prune_w_independent_copy_correct)
     CHECK_OK(hcq_graph_begin(q));
     CHECK_OK(hcq_graph_var(q, &v_iter));
     CHECK_OK(hcq_graph_var(q, &v_add));
-    struct k_axpb_u64_params pa = { .x_va = hcq_buf_va(x), .n = n, .mul = 3, .add = 0 };
-    const struct hcq_arg_patch patch[] = { { v_add, offsetof(struct k_axpb_u64_params, add), 8 } };
-    struct hcq_launch la = { .prog = axpb, .grid = { (uint32_t)((n + 255) / 256), 1, 1 }, .block = { 256, 1, 1 },
-                             .args = &pa, .args_B = sizeof pa,
-                             .grid_var = { HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE }, .patches = patch,
-                             .patch_count = 1 };
+    struct k_axpb_u64_params pa = {.x_va = hcq_buf_va(x), .n = n, .mul = 3, .add = 0};
+    const struct hcq_arg_patch patch[] = {{v_add, offsetof(struct k_axpb_u64_params, add), 8}};
+    struct hcq_launch la = {.prog = axpb,
+                            .grid = {(uint32_t)((n + 255) / 256), 1, 1},
+                            .block = {256, 1, 1},
+                            .args = &pa,
+                            .args_B = sizeof pa,
+                            .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
+                            .patches = patch,
+                            .patch_count = 1};
     CHECK_OK(hcq_queue_launch_ex(q, &la));
     CHECK_OK(hcq_queue_copy(q, d, 0, k, 0, n * 8));
     CHECK_OK(hcq_queue_barrier(q));

@@ -20,14 +20,14 @@
 /* ==== Running one kernel on one device ==== */
 
 struct kshape {
-    uint64_t n;                     /* elements (flat kernels), bytes (copy) */
-    uint64_t src_off_B, dst_off_B;  /* copy */
-    uint32_t rows, cols;            /* sums */
-    uint32_t m, nn, k;              /* matmul: C[m, nn] = A[m, k] . B[k, nn] */
+    uint64_t n;                    /* elements (flat kernels), bytes (copy) */
+    uint64_t src_off_B, dst_off_B; /* copy */
+    uint32_t rows, cols;           /* sums */
+    uint32_t m, nn, k;             /* matmul: C[m, nn] = A[m, k] . B[k, nn] */
     uint32_t u32;
     float f32;
     uint64_t u64a, u64b;
-    bool tiny_grid;                 /* launch with a small odd grid (grid-stride paths) */
+    bool tiny_grid; /* launch with a small odd grid (grid-stride paths) */
 };
 
 typedef enum hcq_status (*klaunch_fn)(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out,
@@ -40,7 +40,7 @@ struct krun {
     int n_in;
     const void *in[3];
     uint64_t in_B[3];
-    uint64_t out_B;     /* checked output bytes; KGUARD_B more are allocated */
+    uint64_t out_B;       /* checked output bytes; KGUARD_B more are allocated */
     const void *out_init; /* initial output contents (axpb), or NULL: poisoned */
     uint8_t poison;
 };
@@ -53,7 +53,7 @@ krun_on(struct th *t, const char *spec, const struct krun *r, uint8_t *out)
     struct hcq_device *dev = NULL;
     struct hcq_queue *q = NULL;
     struct hcq_program *prog = NULL;
-    struct hcq_buf *in[3] = { 0 }, *ob = NULL;
+    struct hcq_buf *in[3] = {0}, *ob = NULL;
     uint8_t *init = NULL;
     CHECK_OK(hcq_device_open(spec, &dev));
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
@@ -69,8 +69,8 @@ krun_on(struct th *t, const char *spec, const struct krun *r, uint8_t *out)
     CHECK_OK(hcq_queue_finish(q, SUITE_TIMEOUT_NS));
     CHECK_OK(hcq_buf_read(ob, 0, out, r->out_B + KGUARD_B));
     for (uint64_t i = r->out_B; i < r->out_B + KGUARD_B; i++)
-        CHECKF(out[i] == r->poison, "%s on %s wrote past its output: guard byte %llu = 0x%02x", r->kernel, spec,
-               (unsigned long long)(i - r->out_B), out[i]);
+        CHECKF(out[i] == r->poison, "%s on %s wrote past its output: guard byte %llu = 0x%02x", r->kernel,
+               spec, (unsigned long long)(i - r->out_B), out[i]);
     ok = true;
 done:
     hcq_buf_free(ob);
@@ -89,10 +89,10 @@ enum kcmp_kind { KCMP_BYTES, KCMP_F32_EXACT, KCMP_F16_EXACT, KCMP_BF16_EXACT, KC
 
 struct kref {
     enum kcmp_kind kind;
-    uint64_t count;        /* elements (bytes for KCMP_BYTES) */
-    const void *exact;     /* expected output (exact kinds) */
-    const double *ref;     /* KCMP_F32_TOL: reference values (NaN, +-Inf must match) */
-    const double *tol;     /* KCMP_F32_TOL: allowed |out - ref| per element */
+    uint64_t count;    /* elements (bytes for KCMP_BYTES) */
+    const void *exact; /* expected output (exact kinds) */
+    const double *ref; /* KCMP_F32_TOL: reference values (NaN, +-Inf must match) */
+    const double *tol; /* KCMP_F32_TOL: allowed |out - ref| per element */
 };
 
 static bool
@@ -180,7 +180,8 @@ kref_check(struct th *t, const char *what, const struct kref *r, const uint8_t *
 
 /* Two backends' outputs: exact kinds bit-exact, KCMP_F32_TOL within twice the tolerance. */
 static bool
-kcross_check(struct th *t, const char *spec, const struct kref *r, const uint8_t *dev_out, const uint8_t *cpu_out)
+kcross_check(struct th *t, const char *spec, const struct kref *r, const uint8_t *dev_out,
+             const uint8_t *cpu_out)
 {
     for (uint64_t i = 0; i < r->count; i++) {
         double tol = r->kind == KCMP_F32_TOL ? 2 * r->tol[i] : 0;
@@ -188,7 +189,8 @@ kcross_check(struct th *t, const char *spec, const struct kref *r, const uint8_t
             char a[64], b[64];
             kcmp_show(r->kind, dev_out, i, a, sizeof a);
             kcmp_show(r->kind, cpu_out, i, b, sizeof b);
-            th_fail(t, __FILE__, __LINE__, "%s and cpu disagree at [%llu]: %s vs %s", spec, (unsigned long long)i, a, b);
+            th_fail(t, __FILE__, __LINE__, "%s and cpu disagree at [%llu]: %s vs %s", spec,
+                    (unsigned long long)i, a, b);
             return false;
         }
     }
@@ -265,9 +267,9 @@ kl_sum(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, struc
 {
     if (!s->tiny_grid)
         return ops_launch_sum_f32(q, prog, out, in[0], s->rows, s->cols, (int)s->u32);
-    struct k_sum_rows_f32_params p = { .out_va = hcq_buf_va(out), .x_va = hcq_buf_va(in[0]), .rows = s->rows,
-                                       .cols = s->cols };
-    const uint32_t grid[3] = { 3, 1, 1 }, block[3] = { 96, 1, 1 };
+    struct k_sum_rows_f32_params p = {
+        .out_va = hcq_buf_va(out), .x_va = hcq_buf_va(in[0]), .rows = s->rows, .cols = s->cols};
+    const uint32_t grid[3] = {3, 1, 1}, block[3] = {96, 1, 1};
     return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
 }
 
@@ -278,9 +280,13 @@ kl_matmul(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, st
 {
     if (!s->tiny_grid)
         return ops_launch_matmul(q, prog, out, in[0], in[1], s->m, s->nn, s->k);
-    struct k_matmul_f32_params p = { .c_va = hcq_buf_va(out), .a_va = hcq_buf_va(in[0]), .b_va = hcq_buf_va(in[1]),
-                                     .m = s->m, .n = s->nn, .k = s->k };
-    const uint32_t grid[3] = { 3, 2, 1 }, block[3] = { 16, 16, 1 };
+    struct k_matmul_f32_params p = {.c_va = hcq_buf_va(out),
+                                    .a_va = hcq_buf_va(in[0]),
+                                    .b_va = hcq_buf_va(in[1]),
+                                    .m = s->m,
+                                    .n = s->nn,
+                                    .k = s->k};
+    const uint32_t grid[3] = {3, 2, 1}, block[3] = {16, 16, 1};
     return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
 }
 
@@ -291,9 +297,13 @@ kl_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, stru
 {
     if (!s->tiny_grid)
         return ops_launch_gemm(q, prog, out, in[0], in[1], s->m, s->nn, s->k);
-    struct k_gemm_params p = { .c_va = hcq_buf_va(out), .a_va = hcq_buf_va(in[0]), .b_va = hcq_buf_va(in[1]),
-                               .m = s->m, .n = s->nn, .k = s->k };
-    const uint32_t grid[3] = { 3, 1, 1 }, block[3] = { OPS_GEMM_THREADS, 1, 1 };
+    struct k_gemm_params p = {.c_va = hcq_buf_va(out),
+                              .a_va = hcq_buf_va(in[0]),
+                              .b_va = hcq_buf_va(in[1]),
+                              .m = s->m,
+                              .n = s->nn,
+                              .k = s->k};
+    const uint32_t grid[3] = {3, 1, 1}, block[3] = {OPS_GEMM_THREADS, 1, 1};
     return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
 }
 
@@ -434,9 +444,12 @@ TEST(kernel_fill_u32)
         CHECK(want = malloc(n * 4));
         for (uint64_t i = 0; i < n; i++)
             want[i] = v;
-        struct krun r = { .kernel = "k_fill_u32", .launch = kl_fill_u32, .s = { .n = n, .u32 = v }, .out_B = n * 4,
-                          .poison = SUITE_POISON };
-        struct kref ref = { .kind = KCMP_BYTES, .count = n * 4, .exact = want };
+        struct krun r = {.kernel = "k_fill_u32",
+                         .launch = kl_fill_u32,
+                         .s = {.n = n, .u32 = v},
+                         .out_B = n * 4,
+                         .poison = SUITE_POISON};
+        struct kref ref = {.kind = KCMP_BYTES, .count = n * 4, .exact = want};
         kernel_check(t, &r, &ref);
         free(want);
         want = NULL;
@@ -453,9 +466,12 @@ TEST(kernel_fill_f32)
     CHECK(want);
     for (uint64_t i = 0; i < n; i++)
         want[i] = v;
-    struct krun r = { .kernel = "k_fill_f32", .launch = kl_fill_f32, .s = { .n = n, .f32 = v }, .out_B = n * 4,
-                      .poison = 0xFF };
-    struct kref ref = { .kind = KCMP_F32_EXACT, .count = n, .exact = want };
+    struct krun r = {.kernel = "k_fill_f32",
+                     .launch = kl_fill_f32,
+                     .s = {.n = n, .f32 = v},
+                     .out_B = n * 4,
+                     .poison = 0xFF};
+    struct kref ref = {.kind = KCMP_F32_EXACT, .count = n, .exact = want};
     kernel_check(t, &r, &ref);
 done:
     free(want);
@@ -464,7 +480,7 @@ done:
 /* Three alignments: 16-byte (vector path), 4-byte (word path), odd (byte path). */
 TEST(kernel_copy_bytes)
 {
-    static const uint64_t offs[3][2] = { { 0, 32 }, { 4, 8 }, { 3, 1 } };
+    static const uint64_t offs[3][2] = {{0, 32}, {4, 8}, {3, 1}};
     uint8_t *src = NULL, *want = NULL;
     for (int v = 0; v < 3; v++) {
         const uint64_t size_B = 1 + th_rand() % 200000, so = offs[v][0], dof = offs[v][1];
@@ -473,10 +489,15 @@ TEST(kernel_copy_bytes)
         suite_rand_bytes(src, so + size_B);
         memset(want, SUITE_POISON, dof);
         memcpy(want + dof, src + so, size_B);
-        struct krun r = { .kernel = "k_copy_bytes", .launch = kl_copy,
-                          .s = { .n = size_B, .src_off_B = so, .dst_off_B = dof }, .n_in = 1, .in = { src },
-                          .in_B = { so + size_B }, .out_B = dof + size_B, .poison = SUITE_POISON };
-        struct kref ref = { .kind = KCMP_BYTES, .count = dof + size_B, .exact = want };
+        struct krun r = {.kernel = "k_copy_bytes",
+                         .launch = kl_copy,
+                         .s = {.n = size_B, .src_off_B = so, .dst_off_B = dof},
+                         .n_in = 1,
+                         .in = {src},
+                         .in_B = {so + size_B},
+                         .out_B = dof + size_B,
+                         .poison = SUITE_POISON};
+        struct kref ref = {.kind = KCMP_BYTES, .count = dof + size_B, .exact = want};
         kernel_check(t, &r, &ref);
         free(src);
         free(want);
@@ -497,9 +518,13 @@ TEST(kernel_axpb_u64)
     suite_rand_bytes(x, n * 8);
     for (uint64_t i = 0; i < n; i++)
         want[i] = x[i] * mul + add;
-    struct krun r = { .kernel = "k_axpb_u64", .launch = kl_axpb, .s = { .n = n, .u64a = mul, .u64b = add },
-                      .out_B = n * 8, .out_init = x, .poison = SUITE_POISON };
-    struct kref ref = { .kind = KCMP_BYTES, .count = n * 8, .exact = want };
+    struct krun r = {.kernel = "k_axpb_u64",
+                     .launch = kl_axpb,
+                     .s = {.n = n, .u64a = mul, .u64b = add},
+                     .out_B = n * 8,
+                     .out_init = x,
+                     .poison = SUITE_POISON};
+    struct kref ref = {.kind = KCMP_BYTES, .count = n * 8, .exact = want};
     kernel_check(t, &r, &ref);
 done:
     free(want);
@@ -511,8 +536,8 @@ TEST(kernel_empty)
 {
     uint8_t want[64];
     memset(want, SUITE_POISON, sizeof want);
-    struct krun r = { .kernel = "k_empty", .launch = kl_empty, .out_B = sizeof want, .poison = SUITE_POISON };
-    struct kref ref = { .kind = KCMP_BYTES, .count = sizeof want, .exact = want };
+    struct krun r = {.kernel = "k_empty", .launch = kl_empty, .out_B = sizeof want, .poison = SUITE_POISON};
+    struct kref ref = {.kind = KCMP_BYTES, .count = sizeof want, .exact = want};
     kernel_check(t, &r, &ref);
 }
 
@@ -528,9 +553,15 @@ binary_test(struct th *t, const char *kernel, bool mul)
     CHECK(a && b && want);
     for (uint64_t i = 0; i < n; i++)
         want[i] = (float)(mul ? (double)a[i] * b[i] : (double)a[i] + b[i]);
-    struct krun r = { .kernel = kernel, .launch = kl_binary, .s = { .n = n }, .n_in = 2, .in = { a, b },
-                      .in_B = { n * 4, n * 4 }, .out_B = n * 4, .poison = 0xFF };
-    struct kref ref = { .kind = KCMP_F32_EXACT, .count = n, .exact = want };
+    struct krun r = {.kernel = kernel,
+                     .launch = kl_binary,
+                     .s = {.n = n},
+                     .n_in = 2,
+                     .in = {a, b},
+                     .in_B = {n * 4, n * 4},
+                     .out_B = n * 4,
+                     .poison = 0xFF};
+    struct kref ref = {.kind = KCMP_F32_EXACT, .count = n, .exact = want};
     kernel_check(t, &r, &ref);
 done:
     free(want);
@@ -561,9 +592,15 @@ TEST(kernel_exp_f32)
         want[i] = exp((double)x[i]);
         tol[i] = ldexp(fabs(want[i]), -21);
     }
-    struct krun r = { .kernel = "k_exp_f32", .launch = kl_unary, .s = { .n = n }, .n_in = 1, .in = { x },
-                      .in_B = { n * 4 }, .out_B = n * 4, .poison = 0xFF };
-    struct kref ref = { .kind = KCMP_F32_TOL, .count = n, .ref = want, .tol = tol };
+    struct krun r = {.kernel = "k_exp_f32",
+                     .launch = kl_unary,
+                     .s = {.n = n},
+                     .n_in = 1,
+                     .in = {x},
+                     .in_B = {n * 4},
+                     .out_B = n * 4,
+                     .poison = 0xFF};
+    struct kref ref = {.kind = KCMP_F32_TOL, .count = n, .ref = want, .tol = tol};
     kernel_check(t, &r, &ref);
 done:
     free(tol);
@@ -578,9 +615,15 @@ TEST(kernel_relu_f32)
     CHECK(x && want);
     for (uint64_t i = 0; i < n; i++)
         want[i] = (x[i] > 0.0f) ? x[i] : 0.0f; /* NaN -> +0, -0 -> +0 */
-    struct krun r = { .kernel = "k_relu_f32", .launch = kl_unary, .s = { .n = n }, .n_in = 1, .in = { x },
-                      .in_B = { n * 4 }, .out_B = n * 4, .poison = 0xFF };
-    struct kref ref = { .kind = KCMP_F32_EXACT, .count = n, .exact = want };
+    struct krun r = {.kernel = "k_relu_f32",
+                     .launch = kl_unary,
+                     .s = {.n = n},
+                     .n_in = 1,
+                     .in = {x},
+                     .in_B = {n * 4},
+                     .out_B = n * 4,
+                     .poison = 0xFF};
+    struct kref ref = {.kind = KCMP_F32_EXACT, .count = n, .exact = want};
     kernel_check(t, &r, &ref);
 done:
     free(want);
@@ -606,7 +649,8 @@ cast_inputs(uint64_t n, bool bf16)
                 x[i] = f32_of(u);
             } else {
                 uint16_t h = (uint16_t)(th_rand() % 0x7bff);
-                x[i] = (float)((f16_mag(h) + f16_mag((uint16_t)(h + 1))) / 2) * ((th_rand() & 1) ? -1.0f : 1.0f);
+                x[i] =
+                    (float)((f16_mag(h) + f16_mag((uint16_t)(h + 1))) / 2) * ((th_rand() & 1) ? -1.0f : 1.0f);
             }
             break;
         }
@@ -634,9 +678,15 @@ cast_narrow_test(struct th *t, bool bf16)
     CHECK(x && want);
     for (uint64_t i = 0; i < n; i++)
         want[i] = bf16 ? ref_f32_to_bf16(x[i]) : ref_f32_to_f16(x[i]);
-    struct krun r = { .kernel = bf16 ? "k_cast_f32_bf16" : "k_cast_f32_f16", .launch = kl_unary, .s = { .n = n },
-                      .n_in = 1, .in = { x }, .in_B = { n * 4 }, .out_B = n * 2, .poison = SUITE_POISON };
-    struct kref ref = { .kind = bf16 ? KCMP_BF16_EXACT : KCMP_F16_EXACT, .count = n, .exact = want };
+    struct krun r = {.kernel = bf16 ? "k_cast_f32_bf16" : "k_cast_f32_f16",
+                     .launch = kl_unary,
+                     .s = {.n = n},
+                     .n_in = 1,
+                     .in = {x},
+                     .in_B = {n * 4},
+                     .out_B = n * 2,
+                     .poison = SUITE_POISON};
+    struct kref ref = {.kind = bf16 ? KCMP_BF16_EXACT : KCMP_F16_EXACT, .count = n, .exact = want};
     kernel_check(t, &r, &ref);
 done:
     free(want);
@@ -655,9 +705,15 @@ cast_widen_test(struct th *t, bool bf16)
         x[i] = (uint16_t)(i * 40503u); /* a permutation of all patterns (40503 is odd) */
         want[i] = bf16 ? f32_of((uint32_t)x[i] << 16) : (float)f16_value(x[i]);
     }
-    struct krun r = { .kernel = bf16 ? "k_cast_bf16_f32" : "k_cast_f16_f32", .launch = kl_unary, .s = { .n = n },
-                      .n_in = 1, .in = { x }, .in_B = { n * 2 }, .out_B = n * 4, .poison = 0xFF };
-    struct kref ref = { .kind = KCMP_F32_EXACT, .count = n, .exact = want };
+    struct krun r = {.kernel = bf16 ? "k_cast_bf16_f32" : "k_cast_f16_f32",
+                     .launch = kl_unary,
+                     .s = {.n = n},
+                     .n_in = 1,
+                     .in = {x},
+                     .in_B = {n * 2},
+                     .out_B = n * 4,
+                     .poison = 0xFF};
+    struct kref ref = {.kind = KCMP_F32_EXACT, .count = n, .exact = want};
     kernel_check(t, &r, &ref);
 done:
     free(want);
@@ -706,10 +762,15 @@ sum_test(struct th *t, int axis, bool tiny)
     const double seq = axis ? (cols + 31) / 32 : rows;
     for (uint64_t i = 0; i < out_n; i++)
         tol[i] *= (seq + 10) * ldexp(1.0, -24);
-    struct krun r = { .kernel = axis ? "k_sum_rows_f32" : "k_sum_cols_f32", .launch = kl_sum,
-                      .s = { .rows = rows, .cols = cols, .u32 = (uint32_t)axis, .tiny_grid = tiny }, .n_in = 1,
-                      .in = { x }, .in_B = { (uint64_t)rows * cols * 4 }, .out_B = out_n * 4, .poison = 0xFF };
-    struct kref ref = { .kind = KCMP_F32_TOL, .count = out_n, .ref = want, .tol = tol };
+    struct krun r = {.kernel = axis ? "k_sum_rows_f32" : "k_sum_cols_f32",
+                     .launch = kl_sum,
+                     .s = {.rows = rows, .cols = cols, .u32 = (uint32_t)axis, .tiny_grid = tiny},
+                     .n_in = 1,
+                     .in = {x},
+                     .in_B = {(uint64_t)rows * cols * 4},
+                     .out_B = out_n * 4,
+                     .poison = 0xFF};
+    struct kref ref = {.kind = KCMP_F32_TOL, .count = out_n, .ref = want, .tol = tol};
     kernel_check(t, &r, &ref);
 done:
     free(tol);
@@ -767,11 +828,15 @@ matmul_test(struct th *t, bool f16, bool tiny)
             want[i * n + j] = acc;
             tol[i * n + j] = (k + 2) * ldexp(1.0, -24) * mag;
         }
-    struct krun r = { .kernel = f16 ? "k_matmul_f16" : "k_matmul_f32", .launch = kl_matmul,
-                      .s = { .m = m, .nn = n, .k = k, .tiny_grid = tiny }, .n_in = 2, .in = { a, b },
-                      .in_B = { (uint64_t)m * k * in_B, (uint64_t)k * n * in_B }, .out_B = (uint64_t)m * n * 4,
-                      .poison = 0xFF };
-    struct kref ref = { .kind = KCMP_F32_TOL, .count = (uint64_t)m * n, .ref = want, .tol = tol };
+    struct krun r = {.kernel = f16 ? "k_matmul_f16" : "k_matmul_f32",
+                     .launch = kl_matmul,
+                     .s = {.m = m, .nn = n, .k = k, .tiny_grid = tiny},
+                     .n_in = 2,
+                     .in = {a, b},
+                     .in_B = {(uint64_t)m * k * in_B, (uint64_t)k * n * in_B},
+                     .out_B = (uint64_t)m * n * 4,
+                     .poison = 0xFF};
+    struct kref ref = {.kind = KCMP_F32_TOL, .count = (uint64_t)m * n, .ref = want, .tol = tol};
     kernel_check(t, &r, &ref);
 done:
     free(tol);
@@ -830,11 +895,17 @@ gemm_test(struct th *t, bool bf16, bool nt, bool tiny)
             want[i * n + j] = acc;
             tol[i * n + j] = k * ldexp(1.0, -23) * mag + ldexp(fabs(acc), -24);
         }
-    static const char *const names[2][2] = { { "k_gemm_f16", "k_gemm_f16_nt" }, { "k_gemm_bf16", "k_gemm_bf16_nt" } };
-    struct krun r = { .kernel = names[bf16][nt], .launch = kl_gemm, .s = { .m = m, .nn = n, .k = k, .tiny_grid = tiny },
-                      .n_in = 2, .in = { a, b }, .in_B = { (uint64_t)m * k * 2 + 2, (uint64_t)k * n * 2 + 2 },
-                      .out_B = (uint64_t)m * n * 4, .poison = 0xFF };
-    struct kref ref = { .kind = KCMP_F32_TOL, .count = (uint64_t)m * n, .ref = want, .tol = tol };
+    static const char *const names[2][2] = {{"k_gemm_f16", "k_gemm_f16_nt"},
+                                            {"k_gemm_bf16", "k_gemm_bf16_nt"}};
+    struct krun r = {.kernel = names[bf16][nt],
+                     .launch = kl_gemm,
+                     .s = {.m = m, .nn = n, .k = k, .tiny_grid = tiny},
+                     .n_in = 2,
+                     .in = {a, b},
+                     .in_B = {(uint64_t)m * k * 2 + 2, (uint64_t)k * n * 2 + 2},
+                     .out_B = (uint64_t)m * n * 4,
+                     .poison = 0xFF};
+    struct kref ref = {.kind = KCMP_F32_TOL, .count = (uint64_t)m * n, .ref = want, .tol = tol};
     kernel_check(t, &r, &ref);
 done:
     free(tol);
@@ -885,8 +956,8 @@ TEST(kernel_table_complete)
     for (uint32_t i = 0; hcq_kernel_at(i); i++) {
         const struct hcq_kernel_desc *d = hcq_kernel_at(i);
         CHECKF(d->module && d->twin && d->params_B > 0 && d->params_B % 8 == 0,
-               "%s: descriptor incomplete (module %p, twin %p, params_B %u)", d->name, (const void *)d->module,
-               (void *)(uintptr_t)d->twin, d->params_B);
+               "%s: descriptor incomplete (module %p, twin %p, params_B %u)", d->name,
+               (const void *)d->module, (void *)(uintptr_t)d->twin, d->params_B);
         CHECKF(hcq_kernel_find(d->name) == d, "%s: duplicate name in the registry", d->name);
         if (strncmp(d->name, "k_llm_", 6) != 0) {
             char test[80];
@@ -903,10 +974,10 @@ TEST(kernel_table_complete)
         CHECK_OK(hcq_program_load(dev, d->name, &prog));
         struct hcq_program_info info;
         CHECK_OK(hcq_program_info(prog, &info));
-        CHECKF(info.params_B == d->params_B, "%s: program params_B %u (descriptor %u)", d->name, info.params_B,
-               d->params_B);
-        CHECKF(!gpu || info.native, "%s runs as a CPU twin on GPU device %s (no cubin for its arch?)", d->name,
-               t->dev_spec);
+        CHECKF(info.params_B == d->params_B, "%s: program params_B %u (descriptor %u)", d->name,
+               info.params_B, d->params_B);
+        CHECKF(!gpu || info.native, "%s runs as a CPU twin on GPU device %s (no cubin for its arch?)",
+               d->name, t->dev_spec);
         hcq_program_destroy(prog);
         prog = NULL;
     }
@@ -918,13 +989,13 @@ done:
 
 /* Every kernel of the library has a test here (checked by kernel_table_complete). */
 const struct th_case suite_kernel_cases[] = {
-    TH_CASE(kernel_fill_u32),      TH_CASE(kernel_fill_f32),      TH_CASE(kernel_copy_bytes),
-    TH_CASE(kernel_axpb_u64),      TH_CASE(kernel_empty),         TH_CASE(kernel_add_f32),
-    TH_CASE(kernel_mul_f32),       TH_CASE(kernel_exp_f32),       TH_CASE(kernel_relu_f32),
-    TH_CASE(kernel_cast_f32_f16),  TH_CASE(kernel_cast_f16_f32),  TH_CASE(kernel_cast_f32_bf16),
-    TH_CASE(kernel_cast_bf16_f32), TH_CASE(kernel_sum_rows_f32),  TH_CASE(kernel_sum_cols_f32),
-    TH_CASE(kernel_matmul_f32),    TH_CASE(kernel_matmul_f16),    TH_CASE(kernel_gemm_f16),
-    TH_CASE(kernel_gemm_bf16),     TH_CASE(kernel_gemm_f16_nt),   TH_CASE(kernel_gemm_bf16_nt),
+    TH_CASE(kernel_fill_u32),       TH_CASE(kernel_fill_f32),     TH_CASE(kernel_copy_bytes),
+    TH_CASE(kernel_axpb_u64),       TH_CASE(kernel_empty),        TH_CASE(kernel_add_f32),
+    TH_CASE(kernel_mul_f32),        TH_CASE(kernel_exp_f32),      TH_CASE(kernel_relu_f32),
+    TH_CASE(kernel_cast_f32_f16),   TH_CASE(kernel_cast_f16_f32), TH_CASE(kernel_cast_f32_bf16),
+    TH_CASE(kernel_cast_bf16_f32),  TH_CASE(kernel_sum_rows_f32), TH_CASE(kernel_sum_cols_f32),
+    TH_CASE(kernel_matmul_f32),     TH_CASE(kernel_matmul_f16),   TH_CASE(kernel_gemm_f16),
+    TH_CASE(kernel_gemm_bf16),      TH_CASE(kernel_gemm_f16_nt),  TH_CASE(kernel_gemm_bf16_nt),
     TH_CASE(kernel_table_complete),
 };
 const int suite_kernel_case_count = TH_COUNT(suite_kernel_cases);

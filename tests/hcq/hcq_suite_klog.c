@@ -86,7 +86,8 @@ klog_line(void *user, const char *line, size_t len, const struct klog_hit *hit)
     struct klog_lines *l = user;
     if (hit->cls != KLOG_ERROR || l->len + 8 >= sizeof l->text)
         return;
-    int n = snprintf(l->text + l->len, sizeof l->text - l->len, "      %.*s\n", (int)(len > 160 ? 160 : len), line);
+    int n = snprintf(l->text + l->len, sizeof l->text - l->len, "      %.*s\n", (int)(len > 160 ? 160 : len),
+                     line);
     if (n > 0)
         l->len += (size_t)n < sizeof l->text - l->len ? (size_t)n : sizeof l->text - l->len - 1;
 }
@@ -103,7 +104,7 @@ klog_after(struct th *t, const char *name)
     char since[48];
     snprintf(since, sizeof since, "ts:%.6f", klog_since_s);
     struct klog_report rep;
-    struct klog_lines lines = { .len = 0 };
+    struct klog_lines lines = {.len = 0};
     klog_check(text, len, since, &rep, klog_line, &lines);
     free(text);
     if (rep.errors) {

@@ -102,7 +102,7 @@ TEST(copy_over_4g)
     struct hcq_buf *src = NULL, *dst = NULL;
     uint8_t *chunk = NULL, *got = NULL;
     const uint64_t size_B = (4ull << 30) + (64ull << 20), chunk_B = 1 << 20;
-    const uint64_t at[3] = { 0, (4ull << 30) - chunk_B / 2, size_B - chunk_B };
+    const uint64_t at[3] = {0, (4ull << 30) - chunk_B / 2, size_B - chunk_B};
     CHECK_OK(hcq_device_open(t->dev_spec, &dev));
     if (!suite_is_gpu(dev))
         SKIP("needs 8.1 GiB of device memory: GPU devices only");
@@ -216,11 +216,12 @@ TEST(memory_barrier)
         CHECK_OK(hcq_queue_submit(q));
         CHECK_OK(hcq_signal_wait(s, it, SUITE_TIMEOUT_NS));
         /* check the last word first: the most likely to be late */
-        CHECKF(h[n - 1] == value && h[0] == value, "iteration %llu: host sees 0x%08x..0x%08x (expected 0x%08x)",
-               (unsigned long long)it, h[0], h[n - 1], value);
+        CHECKF(h[n - 1] == value && h[0] == value,
+               "iteration %llu: host sees 0x%08x..0x%08x (expected 0x%08x)", (unsigned long long)it, h[0],
+               h[n - 1], value);
         for (uint64_t i = 0; i < n; i++)
-            CHECKF(h[i] == value, "iteration %llu: word %llu = 0x%08x (expected 0x%08x)", (unsigned long long)it,
-                   (unsigned long long)i, h[i], value);
+            CHECKF(h[i] == value, "iteration %llu: word %llu = 0x%08x (expected 0x%08x)",
+                   (unsigned long long)it, (unsigned long long)i, h[i], value);
     }
 done:
     hcq_buf_free(hb);
@@ -306,7 +307,8 @@ TEST(import_host)
     CHECK_OK(ops_launch_fill_u32(q, fill, hb, n - 7, value)); /* last 7 words untouched */
     CHECK_OK(hcq_queue_finish(q, SUITE_TIMEOUT_NS));
     for (uint64_t i = 0; i < n; i++)
-        CHECKF(mem[i] == (i < n - 7 ? value : 0xABABABABu), "word %llu = 0x%08x", (unsigned long long)i, mem[i]);
+        CHECKF(mem[i] == (i < n - 7 ? value : 0xABABABABu), "word %llu = 0x%08x", (unsigned long long)i,
+               mem[i]);
     /* the host writes, the device copies out of the imported memory */
     suite_rand_bytes(mem, size_B);
     CHECK_OK(suite_buf(dev, size_B, HCQ_MEM_DEVICE, NULL, SUITE_POISON, &db));

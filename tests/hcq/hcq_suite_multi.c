@@ -29,7 +29,7 @@ open_second(struct hcq_device **b)
 static bool
 pair_shares_host_memory(struct hcq_device *a, struct hcq_device *b, char *why, size_t why_B)
 {
-    struct hcq_device *d[2] = { a, b };
+    struct hcq_device *d[2] = {a, b};
     bool ok = true;
     for (int i = 0; i < 2 && ok; i++) {
         struct hcq_buf *h = NULL, *alias = NULL;
@@ -46,11 +46,11 @@ pair_shares_host_memory(struct hcq_device *a, struct hcq_device *b, char *why, s
     return ok;
 }
 
-#define REQUIRE_SHARED_HOST_MEMORY(a, b)                                                           \
-    do {                                                                                           \
-        char why_[80];                                                                             \
-        if (!pair_shares_host_memory((a), (b), why_, sizeof why_))                                 \
-            SKIP("pair shares no host memory: %.60s", why_);                                       \
+#define REQUIRE_SHARED_HOST_MEMORY(a, b)                                                                     \
+    do {                                                                                                     \
+        char why_[80];                                                                                       \
+        if (!pair_shares_host_memory((a), (b), why_, sizeof why_))                                           \
+            SKIP("pair shares no host memory: %.60s", why_);                                                 \
     } while (0)
 
 /* A buffer of `from` as seen by `to`: a peer alias, or NULL when only staging works. */
@@ -111,12 +111,12 @@ out:
 /* The same fill + axpb + add sequence on both devices with the same inputs: equal results. */
 TEST(multidevice)
 {
-    struct hcq_device *dev[2] = { 0 };
-    struct hcq_queue *q[2] = { 0 };
-    struct hcq_program *axpb[2] = { 0 }, *add[2] = { 0 };
-    struct hcq_buf *x[2] = { 0 }, *a[2] = { 0 }, *b[2] = { 0 }, *c[2] = { 0 };
-    uint64_t *xin = NULL, *xgot[2] = { 0 };
-    float *fa = NULL, *fb = NULL, *cgot[2] = { 0 };
+    struct hcq_device *dev[2] = {0};
+    struct hcq_queue *q[2] = {0};
+    struct hcq_program *axpb[2] = {0}, *add[2] = {0};
+    struct hcq_buf *x[2] = {0}, *a[2] = {0}, *b[2] = {0}, *c[2] = {0};
+    uint64_t *xin = NULL, *xgot[2] = {0};
+    float *fa = NULL, *fb = NULL, *cgot[2] = {0};
     const uint64_t n = 10000;
     const uint64_t mul = th_rand() | 1, addv = th_rand();
     CHECK_OK(hcq_device_open(t->dev_spec, &dev[0]));
@@ -157,8 +157,9 @@ TEST(multidevice)
                (unsigned long long)xgot[0][i], t->dev_spec, (unsigned long long)xgot[1][i], suite_dev2_spec,
                (unsigned long long)(xin[i] * mul + addv));
         float want = fa[i] + fb[i];
-        CHECKF(!memcmp(&cgot[0][i], &want, 4) && !memcmp(&cgot[1][i], &want, 4), "c[%llu]: %a and %a (expected %a)",
-               (unsigned long long)i, (double)cgot[0][i], (double)cgot[1][i], (double)want);
+        CHECKF(!memcmp(&cgot[0][i], &want, 4) && !memcmp(&cgot[1][i], &want, 4),
+               "c[%llu]: %a and %a (expected %a)", (unsigned long long)i, (double)cgot[0][i],
+               (double)cgot[1][i], (double)want);
     }
 done:
     for (int d = 1; d >= 0; d--) {
@@ -182,8 +183,8 @@ done:
  * byte for byte with poison around the destination range. */
 TEST(multidevice_p2p)
 {
-    struct hcq_device *dev[2] = { 0 };
-    struct hcq_queue *cq[2] = { 0 };
+    struct hcq_device *dev[2] = {0};
+    struct hcq_queue *cq[2] = {0};
     uint8_t *data = NULL, *got = NULL;
     struct hcq_buf *src = NULL, *dst = NULL;
     bool peer = false;
@@ -194,7 +195,7 @@ TEST(multidevice_p2p)
     for (int d = 0; d < 2; d++)
         CHECK_OK(hcq_queue_create(dev[d], HCQ_QUEUE_COPY, &cq[d]));
     const bool gpu = suite_is_gpu(dev[0]) && suite_is_gpu(dev[1]);
-    const uint64_t sizes[] = { 1, 3, 4096 + 5, (1 << 20) + 17, 64ull << 20, 1ull << 30 };
+    const uint64_t sizes[] = {1, 3, 4096 + 5, (1 << 20) + 17, 64ull << 20, 1ull << 30};
     const int nsizes = gpu ? 6 : 5;
     CHECK(data = malloc((1ull << (gpu ? 30 : 26)) + 64));
     CHECK(got = malloc((1ull << (gpu ? 30 : 26)) + 128));
@@ -212,9 +213,11 @@ TEST(multidevice_p2p)
             for (uint64_t i = 0; i < dst_B; i++) {
                 bool in = i >= doff && i < doff + size;
                 uint8_t want = in ? data[soff + i - doff] : SUITE_POISON;
-                CHECKF(got[i] == want, "%s -> %s, %llu B (+%llu -> +%llu, %s): byte %llu = 0x%02x (expected 0x%02x)",
-                       dir ? suite_dev2_spec : t->dev_spec, dir ? t->dev_spec : suite_dev2_spec, (unsigned long long)size, (unsigned long long)soff,
-                       (unsigned long long)doff, peer ? "peer" : "staged", (unsigned long long)i, got[i], want);
+                CHECKF(got[i] == want,
+                       "%s -> %s, %llu B (+%llu -> +%llu, %s): byte %llu = 0x%02x (expected 0x%02x)",
+                       dir ? suite_dev2_spec : t->dev_spec, dir ? t->dev_spec : suite_dev2_spec,
+                       (unsigned long long)size, (unsigned long long)soff, (unsigned long long)doff,
+                       peer ? "peer" : "staged", (unsigned long long)i, got[i], want);
             }
             hcq_buf_free(dst);
             dst = NULL;
@@ -237,7 +240,7 @@ done:
 static void
 sleep_ms(unsigned ms)
 {
-    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
 
@@ -246,7 +249,7 @@ sleep_ms(unsigned ms)
  * submits and finally waits on B. Repeated with rising values. */
 TEST(multidevice_signal_wait)
 {
-    struct hcq_device *dev[2] = { 0 };
+    struct hcq_device *dev[2] = {0};
     struct hcq_queue *qa = NULL, *qb = NULL;
     struct hcq_program *fa = NULL, *fb = NULL;
     struct hcq_buf *ba = NULL, *bb = NULL;
@@ -270,8 +273,9 @@ TEST(multidevice_signal_wait)
         CHECK_OK(hcq_queue_signal(qb, sb, r));
         CHECK_OK(hcq_queue_submit(qb));
         sleep_ms(r == 1 ? 30 : 5);
-        CHECKF(hcq_signal_value(sb) == r - 1, "round %llu: %s passed its wait on %s's signal before it was set",
-               (unsigned long long)r, suite_dev2_spec, t->dev_spec);
+        CHECKF(hcq_signal_value(sb) == r - 1,
+               "round %llu: %s passed its wait on %s's signal before it was set", (unsigned long long)r,
+               suite_dev2_spec, t->dev_spec);
         CHECK_OK(ops_launch_fill_u32(qa, fa, ba, n, (uint32_t)(0xA0000000u + r)));
         CHECK_OK(hcq_queue_signal(qa, sa, r * 10 - 1)); /* not enough yet */
         CHECK_OK(hcq_queue_signal(qa, sa, r * 10));
@@ -311,7 +315,7 @@ done:
  * Replayed with fresh variables; B's result is checked every time. */
 TEST(jit_several_devs)
 {
-    struct hcq_device *dev[2] = { 0 };
+    struct hcq_device *dev[2] = {0};
     struct hcq_queue *qa = NULL, *qb = NULL;
     struct hcq_program *pa = NULL, *pb = NULL;
     struct hcq_buf *xa = NULL, *ha = NULL, *ha_b = NULL, *xb = NULL;
@@ -341,14 +345,19 @@ TEST(jit_several_devs)
     CHECK_OK(hcq_graph_var(qa, &va_iter));
     CHECK_OK(hcq_graph_var(qa, &va_mul));
     CHECK_OK(hcq_graph_var(qa, &va_add));
-    struct k_axpb_u64_params p = { .x_va = hcq_buf_va(xa), .n = n, .mul = 1, .add = 0 };
+    struct k_axpb_u64_params p = {.x_va = hcq_buf_va(xa), .n = n, .mul = 1, .add = 0};
     const struct hcq_arg_patch patch[] = {
-        { va_mul, offsetof(struct k_axpb_u64_params, mul), 8 },
-        { va_add, offsetof(struct k_axpb_u64_params, add), 8 },
+        {va_mul, offsetof(struct k_axpb_u64_params, mul), 8},
+        {va_add, offsetof(struct k_axpb_u64_params, add), 8},
     };
-    struct hcq_launch l = { .prog = pa, .grid = { 16, 1, 1 }, .block = { 256, 1, 1 }, .args = &p, .args_B = sizeof p,
-                            .grid_var = { HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE }, .patches = patch,
-                            .patch_count = 2 };
+    struct hcq_launch l = {.prog = pa,
+                           .grid = {16, 1, 1},
+                           .block = {256, 1, 1},
+                           .args = &p,
+                           .args_B = sizeof p,
+                           .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
+                           .patches = patch,
+                           .patch_count = 2};
     CHECK_OK(hcq_queue_launch_ex(qa, &l));
     CHECK_OK(hcq_queue_copy(qa, ha, 0, xa, 0, n * 8));
     CHECK_OK(hcq_queue_signal_var(qa, sa, va_iter, 0));
@@ -402,8 +411,8 @@ done:
  * carried on to device memory of B (peer or staged), byte-exact, poison elsewhere. */
 TEST(small_copies_from_host_buf_transfer)
 {
-    struct hcq_device *dev[2] = { 0 };
-    struct hcq_queue *cq[2] = { 0 };
+    struct hcq_device *dev[2] = {0};
+    struct hcq_queue *cq[2] = {0};
     struct hcq_buf *hsrc = NULL, *mid = NULL, *dst = NULL;
     uint8_t *mirror = NULL, *got = NULL;
     const uint64_t size_B = 16 << 10;
@@ -422,7 +431,8 @@ TEST(small_copies_from_host_buf_transfer)
     CHECK_OK(suite_buf(dev[1], size_B, HCQ_MEM_DEVICE, NULL, SUITE_POISON, &dst));
     const uint8_t *h = hcq_buf_map(hsrc);
     for (int i = 0; i < 48; i++) {
-        uint64_t n = 1 + th_rand() % 64, so = th_rand() % (size_B - n + 1), doff = th_rand() % (size_B - n + 1);
+        uint64_t n = 1 + th_rand() % 64, so = th_rand() % (size_B - n + 1),
+                 doff = th_rand() % (size_B - n + 1);
         CHECK_OK(hcq_queue_copy(cq[0], mid, doff, hsrc, so, n));
         CHECK_OK(hcq_queue_finish(cq[0], SUITE_TIMEOUT_NS));
         CHECK_OK(cross_copy(dev[0], cq[0], dev[1], cq[1], dst, doff, mid, doff, n, &peer));
@@ -430,8 +440,8 @@ TEST(small_copies_from_host_buf_transfer)
     }
     CHECK_OK(hcq_buf_read(dst, 0, got, size_B));
     for (uint64_t i = 0; i < size_B; i++)
-        CHECKF(got[i] == mirror[i], "byte %llu on %s = 0x%02x (expected 0x%02x, %s path)", (unsigned long long)i,
-               suite_dev2_spec, got[i], mirror[i], peer ? "peer" : "staged");
+        CHECKF(got[i] == mirror[i], "byte %llu on %s = 0x%02x (expected 0x%02x, %s path)",
+               (unsigned long long)i, suite_dev2_spec, got[i], mirror[i], peer ? "peer" : "staged");
 done:
     hcq_buf_free(dst);
     hcq_buf_free(mid);

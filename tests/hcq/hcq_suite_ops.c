@@ -18,14 +18,15 @@
 
 /* Runs c on dev into out_dev and its twin into out_twin (out_B bytes each). */
 bool
-suite_op_run(struct th *t, struct hcq_device *dev, const struct op_case *c, uint8_t *out_dev, uint8_t *out_twin)
+suite_op_run(struct th *t, struct hcq_device *dev, const struct op_case *c, uint8_t *out_dev,
+             uint8_t *out_twin)
 {
     bool ok = false;
     struct hcq_queue *q = NULL;
     struct hcq_program *prog = NULL;
-    struct hcq_buf *in[4] = { 0 }, *out = NULL;
-    uint8_t *got = NULL, *host_in[4] = { 0 }, params[128];
-    uint64_t in_va[4] = { 0 };
+    struct hcq_buf *in[4] = {0}, *out = NULL;
+    uint8_t *got = NULL, *host_in[4] = {0}, params[128];
+    uint64_t in_va[4] = {0};
     CHECK(c->params_B <= sizeof params);
     CHECK(got = malloc(c->out_B + OGUARD_B));
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
@@ -40,7 +41,7 @@ suite_op_run(struct th *t, struct hcq_device *dev, const struct op_case *c, uint
     }
     CHECK_OK(suite_buf(dev, c->out_B + OGUARD_B, HCQ_MEM_DEVICE, NULL, SUITE_POISON, &out));
     c->mk(params, in_va, hcq_buf_va(out), c->ctx);
-    const uint32_t grid[3] = { c->grid, 1, 1 }, block[3] = { c->block, 1, 1 };
+    const uint32_t grid[3] = {c->grid, 1, 1}, block[3] = {c->block, 1, 1};
     CHECK_OK(hcq_queue_launch(q, prog, grid, block, params, c->params_B));
     CHECK_OK(hcq_queue_finish(q, SUITE_TIMEOUT_NS));
     CHECK_OK(hcq_buf_read(out, 0, got, c->out_B + OGUARD_B));
@@ -49,7 +50,7 @@ suite_op_run(struct th *t, struct hcq_device *dev, const struct op_case *c, uint
                (unsigned long long)(i - c->out_B), got[i]);
     memcpy(out_dev, got, c->out_B);
     /* the twin, on host copies at the same addresses */
-    struct suite_mirror m = { 0 };
+    struct suite_mirror m = {0};
     for (int k = 0; k < c->nin; k++) {
         CHECK(host_in[k] = malloc(c->in_B[k] ? c->in_B[k] : 16));
         if (c->in_B[k])
@@ -94,7 +95,8 @@ op_size(int i)
 static void
 rand_f32_special(float *v, uint64_t n)
 {
-    static const float special[] = { 0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, 0.5f, 2.0f, -2.0f, 3.0f };
+    static const float special[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY,
+                                    NAN,  0.5f,  2.0f, -2.0f, 3.0f};
     for (uint64_t i = 0; i < n; i++) {
         if (th_rand() % 8 == 0)
             v[i] = special[th_rand() % (sizeof special / sizeof special[0])];
@@ -125,8 +127,8 @@ f32_ulps(float a, float b)
 static void
 mk_where(void *params, const uint64_t *in_va, uint64_t out_va, const void *ctx)
 {
-    struct k_where_f32_params p = { .y_va = out_va, .c_va = in_va[0], .a_va = in_va[1], .b_va = in_va[2],
-                                    .n = *(const uint64_t *)ctx };
+    struct k_where_f32_params p = {
+        .y_va = out_va, .c_va = in_va[0], .a_va = in_va[1], .b_va = in_va[2], .n = *(const uint64_t *)ctx};
     memcpy(params, &p, sizeof p);
 }
 
@@ -147,8 +149,11 @@ TEST(kernel_where_f32)
             cnd[i] = th_rand() % 2 ? 0 : (uint8_t)(1 + th_rand() % 255); /* any non-zero byte is true */
         rand_f32_special(a, n);
         rand_f32_special(b, n);
-        struct op_case c = { "k_where_f32", 3, { cnd, a, b }, { n, n * 4, n * 4 }, n * 4,
-                             sizeof(struct k_where_f32_params), mk_where, &n, flat_grid(n), 256 };
+        struct op_case c = {"k_where_f32", 3,
+                            {cnd, a, b},   {n, n * 4, n * 4},
+                            n * 4,         sizeof(struct k_where_f32_params),
+                            mk_where,      &n,
+                            flat_grid(n),  256};
         CHECK(suite_op_run(t, dev, &c, (uint8_t *)yd, (uint8_t *)yt));
         for (uint64_t i = 0; i < n; i++) {
             float want = cnd[i] ? a[i] : b[i];
@@ -175,7 +180,8 @@ static void
 mk_cmp(void *params, const uint64_t *in_va, uint64_t out_va, const void *ctx)
 {
     const struct cmp_ctx *x = ctx;
-    struct k_cmp_f32_params p = { .out_va = out_va, .a_va = in_va[0], .b_va = in_va[1], .n = x->n, .op = x->op };
+    struct k_cmp_f32_params p = {
+        .out_va = out_va, .a_va = in_va[0], .b_va = in_va[1], .n = x->n, .op = x->op};
     memcpy(params, &p, sizeof p);
 }
 
@@ -196,14 +202,19 @@ TEST(kernel_cmp_f32)
             rand_f32_special(b, n);
             for (uint64_t i = 0; i < n; i += 3) /* equal operands, and +0 against -0 */
                 b[i] = (i % 2) ? a[i] : (a[i] == 0.0f ? -a[i] : a[i]);
-            struct cmp_ctx x = { n, op };
-            struct op_case c = { "k_cmp_f32", 2, { a, b }, { n * 4, n * 4 }, n, sizeof(struct k_cmp_f32_params),
-                                 mk_cmp, &x, flat_grid(n), 128 };
+            struct cmp_ctx x = {n, op};
+            struct op_case c = {
+                "k_cmp_f32",  2,  {a, b}, {n * 4, n * 4}, n, sizeof(struct k_cmp_f32_params), mk_cmp, &x,
+                flat_grid(n), 128};
             CHECK(suite_op_run(t, dev, &c, od, ot));
             for (uint64_t i = 0; i < n; i++) {
                 double p = a[i], q = b[i];
-                bool w = op == K_CMP_LT ? p < q : op == K_CMP_LE ? p <= q : op == K_CMP_EQ ? p == q
-                       : op == K_CMP_NE ? !(p == q) : op == K_CMP_GT ? p > q : p >= q;
+                bool w = op == K_CMP_LT   ? p < q
+                         : op == K_CMP_LE ? p <= q
+                         : op == K_CMP_EQ ? p == q
+                         : op == K_CMP_NE ? !(p == q)
+                         : op == K_CMP_GT ? p > q
+                                          : p >= q;
                 CHECKF(od[i] == w && ot[i] == w, "op %u, n=%llu: %a vs %a -> %u (twin %u), expected %d", op,
                        (unsigned long long)n, p, q, od[i], ot[i], w);
             }
@@ -221,7 +232,8 @@ done:
 static void
 mk_pow(void *params, const uint64_t *in_va, uint64_t out_va, const void *ctx)
 {
-    struct k_pow_f32_params p = { .y_va = out_va, .a_va = in_va[0], .b_va = in_va[1], .n = *(const uint64_t *)ctx };
+    struct k_pow_f32_params p = {
+        .y_va = out_va, .a_va = in_va[0], .b_va = in_va[1], .n = *(const uint64_t *)ctx};
     memcpy(params, &p, sizeof p);
 }
 
@@ -265,8 +277,9 @@ TEST(kernel_pow_f32)
             if (r >= 2 && fabsf(b[i]) > 16.0f && isfinite(b[i]))
                 b[i] = ldexpf(b[i], -4);
         }
-        struct op_case c = { "k_pow_f32", 2, { a, b }, { n * 4, n * 4 }, n * 4, sizeof(struct k_pow_f32_params),
-                             mk_pow, &n, flat_grid(n), 256 };
+        struct op_case c = {
+            "k_pow_f32",  2,  {a, b}, {n * 4, n * 4}, n * 4, sizeof(struct k_pow_f32_params), mk_pow, &n,
+            flat_grid(n), 256};
         CHECK(suite_op_run(t, dev, &c, (uint8_t *)yd, (uint8_t *)yt));
         for (uint64_t i = 0; i < n; i++)
             CHECKF(pow_ok(yd[i], a[i], b[i]) && pow_ok(yt[i], a[i], b[i]),
@@ -286,7 +299,8 @@ static void
 mk_i32_binary(void *params, const uint64_t *in_va, uint64_t out_va, const void *ctx)
 {
     /* k_pow_i32 and k_add_i32 share the layout (out, a, b, n) */
-    struct k_add_i32_params p = { .c_va = out_va, .a_va = in_va[0], .b_va = in_va[1], .n = *(const uint64_t *)ctx };
+    struct k_add_i32_params p = {
+        .c_va = out_va, .a_va = in_va[0], .b_va = in_va[1], .n = *(const uint64_t *)ctx};
     memcpy(params, &p, sizeof p);
 }
 
@@ -313,7 +327,7 @@ i32_binary_test(struct th *t, struct hcq_device *dev, const char *kernel, bool i
         CHECK(yt = malloc(n * 4 + 4));
         for (uint64_t i = 0; i < n; i++) {
             if (is_pow) {
-                static const int32_t bases[] = { 0, 1, -1, 2, -2, 3, 7, -13, 65536, INT32_MIN, INT32_MAX };
+                static const int32_t bases[] = {0, 1, -1, 2, -2, 3, 7, -13, 65536, INT32_MIN, INT32_MAX};
                 a[i] = th_rand() % 2 ? bases[th_rand() % 11] : (int32_t)(th_rand() % 41) - 20;
                 b[i] = (int32_t)(th_rand() % 40) - 5;
             } else {
@@ -321,8 +335,11 @@ i32_binary_test(struct th *t, struct hcq_device *dev, const char *kernel, bool i
                 b[i] = th_rand() % 4 ? (int32_t)th_rand() : INT32_MAX; /* overflow wraps */
             }
         }
-        struct op_case c = { kernel, 2, { a, b }, { n * 4, n * 4 }, n * 4, sizeof(struct k_add_i32_params),
-                             mk_i32_binary, &n, flat_grid(n), 256 };
+        struct op_case c = {kernel,        2,
+                            {a, b},        {n * 4, n * 4},
+                            n * 4,         sizeof(struct k_add_i32_params),
+                            mk_i32_binary, &n,
+                            flat_grid(n),  256};
         CHECK(suite_op_run(t, dev, &c, (uint8_t *)yd, (uint8_t *)yt));
         for (uint64_t i = 0; i < n; i++) {
             int32_t want = is_pow ? ref_pow_i32(a[i], b[i]) : (int32_t)((uint32_t)a[i] + (uint32_t)b[i]);
@@ -358,7 +375,7 @@ static void
 mk_cast(void *params, const uint64_t *in_va, uint64_t out_va, const void *ctx)
 {
     /* the three casts share the layout (y, x, n) */
-    struct k_cast_i8_f32_params p = { .y_va = out_va, .x_va = in_va[0], .n = *(const uint64_t *)ctx };
+    struct k_cast_i8_f32_params p = {.y_va = out_va, .x_va = in_va[0], .n = *(const uint64_t *)ctx};
     memcpy(params, &p, sizeof p);
 }
 
@@ -376,11 +393,11 @@ cast_test(struct th *t, struct hcq_device *dev, const char *kernel, int kind)
         CHECK(yt = malloc(n * 4 + 4));
         suite_rand_bytes(x, n * elem);
         if (kind == 2 && n > 4) { /* the extremes and a value that must round (2^24 + 1) */
-            const int32_t ex[3] = { INT32_MIN, INT32_MAX, (1 << 24) + 1 };
+            const int32_t ex[3] = {INT32_MIN, INT32_MAX, (1 << 24) + 1};
             memcpy(x, ex, sizeof ex);
         }
-        struct op_case c = { kernel, 1, { x }, { n * elem }, n * 4, sizeof(struct k_cast_i8_f32_params), mk_cast, &n,
-                             flat_grid(n), 256 };
+        struct op_case c = {kernel,  1,  {x},          {n * elem}, n * 4, sizeof(struct k_cast_i8_f32_params),
+                            mk_cast, &n, flat_grid(n), 256};
         CHECK(suite_op_run(t, dev, &c, (uint8_t *)yd, (uint8_t *)yt));
         for (uint64_t i = 0; i < n; i++) {
             double v;
@@ -394,8 +411,9 @@ cast_test(struct th *t, struct hcq_device *dev, const char *kernel, int kind)
                 v = w;
             }
             float want = (float)v; /* double -> float: round to nearest even, like cvt.rn */
-            CHECKF(!memcmp(&yd[i], &want, 4) && !memcmp(&yt[i], &want, 4), "%s n=%llu: x[%llu] = %.0f -> %a (twin %a)",
-                   kernel, (unsigned long long)n, (unsigned long long)i, v, (double)yd[i], (double)yt[i]);
+            CHECKF(!memcmp(&yd[i], &want, 4) && !memcmp(&yt[i], &want, 4),
+                   "%s n=%llu: x[%llu] = %.0f -> %a (twin %a)", kernel, (unsigned long long)n,
+                   (unsigned long long)i, v, (double)yd[i], (double)yt[i]);
         }
         free(x), free(yd), free(yt);
         x = NULL, yd = yt = NULL;
@@ -441,7 +459,7 @@ static void
 mk_rows(void *params, const uint64_t *in_va, uint64_t out_va, const void *ctx)
 {
     const struct rows_ctx *x = ctx;
-    struct k_max_rows_f32_params p = { .out_va = out_va, .x_va = in_va[0], .rows = x->rows, .cols = x->cols };
+    struct k_max_rows_f32_params p = {.out_va = out_va, .x_va = in_va[0], .rows = x->rows, .cols = x->cols};
     memcpy(params, &p, sizeof p);
 }
 
@@ -471,8 +489,8 @@ ref_row(const float *x, uint64_t cols, bool is_min)
 static void
 rows_test(struct th *t, struct hcq_device *dev, const char *kernel, bool is_min)
 {
-    static const uint64_t shapes[][2] = { { 0, 5 }, { 3, 0 }, { 1, 1 }, { 7, 13 }, { 127, 127 }, { 3, 70001 }, { 1000, 33 } };
-    static const uint32_t blocks[] = { 32, 96, 256, 1024 };
+    static const uint64_t shapes[][2] = {{0, 5}, {3, 0}, {1, 1}, {7, 13}, {127, 127}, {3, 70001}, {1000, 33}};
+    static const uint32_t blocks[] = {32, 96, 256, 1024};
     float *x = NULL, *od = NULL, *ot = NULL;
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         uint64_t rows = shapes[s][0], cols = shapes[s][1];
@@ -482,7 +500,9 @@ rows_test(struct th *t, struct hcq_device *dev, const char *kernel, bool is_min)
         for (uint64_t r = 0; r < rows; r++) {
             float *row = x + r * cols;
             switch (r % 4) {
-            case 0: rand_f32_special(row, cols); break;             /* NaN likely in long rows */
+            case 0:
+                rand_f32_special(row, cols);
+                break; /* NaN likely in long rows */
             case 1:
                 for (uint64_t c = 0; c < cols; c++) /* no NaN, negatives only */
                     row[c] = -ldexpf(th_randf(0.0f, 1.0f), (int)(th_rand() % 20));
@@ -498,15 +518,17 @@ rows_test(struct th *t, struct hcq_device *dev, const char *kernel, bool is_min)
                     row[th_rand() % cols] = is_min ? -INFINITY : INFINITY;
             }
         }
-        struct rows_ctx rc = { rows, cols };
+        struct rows_ctx rc = {rows, cols};
         uint32_t grid = rows == 0 ? 1 : rows > 65535 ? 65535 : (uint32_t)rows;
-        struct op_case c = { kernel, 1, { x }, { rows * cols * 4 }, rows * 4, sizeof(struct k_max_rows_f32_params),
-                             mk_rows, &rc, grid, blocks[th_rand() % 4] };
+        struct op_case c = {
+            kernel,  1,   {x},  {rows * cols * 4},    rows * 4, sizeof(struct k_max_rows_f32_params),
+            mk_rows, &rc, grid, blocks[th_rand() % 4]};
         CHECK(suite_op_run(t, dev, &c, (uint8_t *)od, (uint8_t *)ot));
         for (uint64_t r = 0; r < rows; r++) {
             float want = ref_row(x + r * cols, cols, is_min);
-            CHECKF(f32_same(od[r], want) && f32_same(ot[r], want), "%s %llux%llu block %u: row %llu = %a (twin %a), expected %a",
-                   kernel, (unsigned long long)rows, (unsigned long long)cols, c.block, (unsigned long long)r,
+            CHECKF(f32_same(od[r], want) && f32_same(ot[r], want),
+                   "%s %llux%llu block %u: row %llu = %a (twin %a), expected %a", kernel,
+                   (unsigned long long)rows, (unsigned long long)cols, c.block, (unsigned long long)r,
                    (double)od[r], (double)ot[r], (double)want);
         }
         free(x), free(od), free(ot);

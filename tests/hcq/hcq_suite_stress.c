@@ -60,7 +60,8 @@ TEST(stress_rapid_kernel_launches_10k)
     printf("    10,000 launches in %.3f s\n", (hcq_time_ns() - t0) / 1e9);
     CHECK_OK(hcq_buf_read(x, 0, got, sizeof got));
     for (int i = 0; i < 64; i++)
-        CHECKF(got[i] == x0[i] + 10000, "x[%d] = x0 + %lld (expected + 10000)", i, (long long)(got[i] - x0[i]));
+        CHECKF(got[i] == x0[i] + 10000, "x[%d] = x0 + %lld (expected + 10000)", i,
+               (long long)(got[i] - x0[i]));
 done:
     hcq_buf_free(x);
     hcq_signal_destroy(s);
@@ -107,8 +108,9 @@ TEST(stress_signal_chain_pipeline)
     CHECK_OK(hcq_buf_read(a, 0, ga, sizeof ga));
     CHECK_OK(hcq_buf_read(b, 0, gb, sizeof gb));
     for (int i = 0; i < 32; i++)
-        CHECKF(ga[i] == wa && gb[i] == wb, "a[%d] = 0x%llx (expected 0x%llx), b = 0x%llx (expected 0x%llx)", i,
-               (unsigned long long)ga[i], (unsigned long long)wa, (unsigned long long)gb[i], (unsigned long long)wb);
+        CHECKF(ga[i] == wa && gb[i] == wb, "a[%d] = 0x%llx (expected 0x%llx), b = 0x%llx (expected 0x%llx)",
+               i, (unsigned long long)ga[i], (unsigned long long)wa, (unsigned long long)gb[i],
+               (unsigned long long)wb);
 done:
     hcq_buf_free(b);
     hcq_buf_free(a);
@@ -125,7 +127,7 @@ TEST(stress_sustained_matmul)
     struct hcq_device *dev = NULL;
     struct hcq_queue *q = NULL;
     struct hcq_program *mm = NULL;
-    struct hcq_buf *a = NULL, *b = NULL, *c[2] = { 0 };
+    struct hcq_buf *a = NULL, *b = NULL, *c[2] = {0};
     float *ha = NULL, *hb = NULL, *first = NULL, *got = NULL;
     CHECK_OK(hcq_device_open(t->dev_spec, &dev));
     const uint32_t n = suite_is_gpu(dev) ? 1024 : 128;
@@ -170,7 +172,8 @@ TEST(stress_sustained_matmul)
         }
     }
     CHECK_OK(hcq_buf_read(c[1], 0, got, (uint64_t)n * n * 4));
-    CHECKF(!memcmp(got, first, (size_t)n * n * 4), "after %llu matmuls the result changed", (unsigned long long)rounds);
+    CHECKF(!memcmp(got, first, (size_t)n * n * 4), "after %llu matmuls the result changed",
+           (unsigned long long)rounds);
     CHECK_OK(hcq_device_check(dev));
     printf("    %llu matmuls of %u^3 in %.1f s\n", (unsigned long long)rounds, n, (hcq_time_ns() - t0) / 1e9);
 done:
@@ -212,7 +215,7 @@ TEST(stress_memory_churn)
 {
     enum { LIVE = 64 };
     struct hcq_device *dev = NULL;
-    struct hcq_buf *live[LIVE] = { 0 };
+    struct hcq_buf *live[LIVE] = {0};
     int fd0, maps0, fd1, maps1;
     CHECK_OK(hcq_device_open(t->dev_spec, &dev));
     const uint64_t max_B = suite_is_gpu(dev) ? 16ull << 20 : 1ull << 20;
@@ -221,7 +224,8 @@ TEST(stress_memory_churn)
         int k = (int)(th_rand() % LIVE);
         hcq_buf_free(live[k]);
         live[k] = NULL;
-        CHECK_OK(hcq_buf_alloc(dev, 4096 + th_rand() % max_B, th_rand() % 4 ? HCQ_MEM_DEVICE : HCQ_MEM_HOST, &live[k]));
+        CHECK_OK(hcq_buf_alloc(dev, 4096 + th_rand() % max_B, th_rand() % 4 ? HCQ_MEM_DEVICE : HCQ_MEM_HOST,
+                               &live[k]));
         uint32_t v = (uint32_t)i, back = 0; /* staging (queue, buffer, signal) is created on first use */
         CHECK_OK(hcq_buf_write(live[k], 0, &v, 4));
         CHECK_OK(hcq_buf_read(live[k], 0, &back, 4));
@@ -235,7 +239,8 @@ TEST(stress_memory_churn)
         int k = (int)(th_rand() % LIVE);
         hcq_buf_free(live[k]);
         live[k] = NULL;
-        CHECK_OK(hcq_buf_alloc(dev, 1 + th_rand() % max_B, th_rand() % 4 ? HCQ_MEM_DEVICE : HCQ_MEM_HOST, &live[k]));
+        CHECK_OK(hcq_buf_alloc(dev, 1 + th_rand() % max_B, th_rand() % 4 ? HCQ_MEM_DEVICE : HCQ_MEM_HOST,
+                               &live[k]));
         if (i % 1000 == 0) { /* the memory is really there */
             uint32_t v = (uint32_t)i, back = 0;
             CHECK_OK(hcq_buf_write(live[k], 0, &v, 1));
@@ -248,8 +253,8 @@ TEST(stress_memory_churn)
         live[k] = NULL;
     }
     proc_counts(&fd1, &maps1);
-    CHECKF(fd1 == fd0 && maps1 == maps0, "after 10,000 alloc/free: %d fds (started at %d), %d maps lines (%d)", fd1,
-           fd0, maps1, maps0);
+    CHECKF(fd1 == fd0 && maps1 == maps0,
+           "after 10,000 alloc/free: %d fds (started at %d), %d maps lines (%d)", fd1, fd0, maps1, maps0);
 done:
     for (int k = 0; k < LIVE; k++)
         hcq_buf_free(live[k]);
@@ -261,13 +266,13 @@ TEST(stress_memory_pressure_progressive)
     enum { MAXB = 64 };
     struct hcq_device *dev = NULL;
     struct hcq_queue *q = NULL;
-    struct hcq_buf *held[MAXB] = { 0 }, *again = NULL, *h = NULL;
+    struct hcq_buf *held[MAXB] = {0}, *again = NULL, *h = NULL;
     int count = 0;
     uint64_t total = 0, largest = 0, size = 1 << 20;
     enum hcq_status st = HCQ_OK;
     CHECK_OK(hcq_device_open(t->dev_spec, &dev));
     const bool gpu = suite_is_gpu(dev);
-    const uint64_t steps[] = { 1ull << 20, 10ull << 20, 100ull << 20, 1ull << 30, 4ull << 30, 8ull << 30 };
+    const uint64_t steps[] = {1ull << 20, 10ull << 20, 100ull << 20, 1ull << 30, 4ull << 30, 8ull << 30};
     for (int i = 0; count < MAXB; i++) {
         size = i < 6 ? steps[i] : size * 2;
         if (!gpu && total + size > (64ull << 20))
@@ -279,10 +284,12 @@ TEST(stress_memory_pressure_progressive)
         largest = size;
         count++;
     }
-    printf("    held %d buffers, %.1f GiB in all, largest %.1f GiB; next (%.1f GiB): %s\n", count, total / 1073741824.0,
-           largest / 1073741824.0, size / 1073741824.0, st == HCQ_OK ? "not tried" : hcq_status_str(st));
+    printf("    held %d buffers, %.1f GiB in all, largest %.1f GiB; next (%.1f GiB): %s\n", count,
+           total / 1073741824.0, largest / 1073741824.0, size / 1073741824.0,
+           st == HCQ_OK ? "not tried" : hcq_status_str(st));
     if (gpu)
-        CHECKF(st == HCQ_ERR_NOMEM, "the allocation past the device's memory returned %s (expected HCQ_ERR_NOMEM): %s",
+        CHECKF(st == HCQ_ERR_NOMEM,
+               "the allocation past the device's memory returned %s (expected HCQ_ERR_NOMEM): %s",
                hcq_status_str(st), hcq_last_error());
     CHECK_OK(hcq_device_check(dev));
     for (int k = 0; k < count; k++) {
@@ -317,10 +324,10 @@ TEST(stress_mixed_compute_copy)
 {
     enum { NQ = 2 };
     struct hcq_device *dev = NULL;
-    struct hcq_queue *q[NQ] = { 0 }, *cq = NULL;
+    struct hcq_queue *q[NQ] = {0}, *cq = NULL;
     struct hcq_program *add = NULL;
-    struct hcq_buf *hin = NULL, *hout[NQ] = { 0 }, *a[NQ] = { 0 }, *c[NQ] = { 0 };
-    struct hcq_signal *up = NULL, *done_s[NQ] = { 0 }, *down = NULL;
+    struct hcq_buf *hin = NULL, *hout[NQ] = {0}, *a[NQ] = {0}, *c[NQ] = {0};
+    struct hcq_signal *up = NULL, *done_s[NQ] = {0}, *down = NULL;
     CHECK_OK(hcq_device_open(t->dev_spec, &dev));
     const uint64_t n = suite_is_gpu(dev) ? 1 << 20 : 1 << 14;
     const double secs = stress_seconds(dev, 60, 5) / 2;
@@ -360,8 +367,9 @@ TEST(stress_mixed_compute_copy)
             CHECK_OK(hcq_signal_wait(down, round, SUITE_TIMEOUT_NS));
             const float *o = hcq_buf_map(hout[k]);
             for (uint64_t i = 0; i < n; i++)
-                CHECKF(o[i] == in[i] + in[i], "round %llu: out[%llu] = %g (expected %g)", (unsigned long long)round,
-                       (unsigned long long)i, (double)o[i], (double)(in[i] + in[i]));
+                CHECKF(o[i] == in[i] + in[i], "round %llu: out[%llu] = %g (expected %g)",
+                       (unsigned long long)round, (unsigned long long)i, (double)o[i],
+                       (double)(in[i] + in[i]));
         }
     }
     CHECK_OK(hcq_signal_wait(down, round, SUITE_TIMEOUT_NS));

@@ -92,7 +92,7 @@ suite_twin_run(const char *name, const void *params, const uint32_t grid[3], con
     const struct hcq_kernel_desc *d = hcq_kernel_find(name);
     if (!d || !d->twin)
         return false;
-    struct hcq_twin_launch l = { .params = params, .ptr = suite_mirror_ptr, .ctx = m };
+    struct hcq_twin_launch l = {.params = params, .ptr = suite_mirror_ptr, .ctx = m};
     memcpy(l.grid, grid, sizeof l.grid);
     memcpy(l.block, block, sizeof l.block);
     d->twin(&l);

@@ -18,15 +18,15 @@
 
 static int passed, failed;
 
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("  FAIL %s:%d: ", __func__, __LINE__);                                         \
-            printf(__VA_ARGS__);                                                                   \
-            printf(" [%s]\n", hcq_last_error());                                                  \
-            failed++;                                                                              \
-            goto done;                                                                             \
-        }                                                                                          \
+#define EXPECT(cond, ...)                                                                                    \
+    do {                                                                                                     \
+        if (!(cond)) {                                                                                       \
+            printf("  FAIL %s:%d: ", __func__, __LINE__);                                                    \
+            printf(__VA_ARGS__);                                                                             \
+            printf(" [%s]\n", hcq_last_error());                                                             \
+            failed++;                                                                                        \
+            goto done;                                                                                       \
+        }                                                                                                    \
     } while (0)
 #define OK(call) EXPECT((call) == HCQ_OK, "%s", #call)
 
@@ -159,8 +159,14 @@ test_graph(struct hcq_device *dev, struct hcq_program *axpb)
     OK(hcq_queue_wait_var(q, go, v_step, 0));
     struct k_axpb_u64_params p = {hcq_buf_va(h), N, 3, 0};
     struct hcq_arg_patch patch = {v_add, 24, 8};
-    struct hcq_launch l = {.prog = axpb, .grid = {0, 1, 1}, .block = {128, 1, 1}, .args = &p, .args_B = sizeof p,
-                           .grid_var = {v_grid, HCQ_VAR_NONE, HCQ_VAR_NONE}, .patches = &patch, .patch_count = 1};
+    struct hcq_launch l = {.prog = axpb,
+                           .grid = {0, 1, 1},
+                           .block = {128, 1, 1},
+                           .args = &p,
+                           .args_B = sizeof p,
+                           .grid_var = {v_grid, HCQ_VAR_NONE, HCQ_VAR_NONE},
+                           .patches = &patch,
+                           .patch_count = 1};
     OK(hcq_queue_launch_ex(q, &l));
     OK(hcq_queue_launch_ex(q, &l));
     OK(hcq_queue_timestamp(q, ts));
@@ -179,7 +185,8 @@ test_graph(struct hcq_device *dev, struct hcq_program *axpb)
     OK(hcq_signal_wait(fin, 100 + 0xFFFFFFF0ull, HCQ_TIMEOUT_DEFAULT_NS));
     OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
     EXPECT(!compare(hm, ref, N, "graph"), "graph of 100 replays");
-    EXPECT(hcq_signal_value(fin) == 100 + 0xFFFFFFF0ull, "fin %llx", (unsigned long long)hcq_signal_value(fin));
+    EXPECT(hcq_signal_value(fin) == 100 + 0xFFFFFFF0ull, "fin %llx",
+           (unsigned long long)hcq_signal_value(fin));
     EXPECT(hcq_signal_timestamp_ns(ts) != 0 && hcq_signal_value(ts) == 0, "timestamp %llu value %llu",
            (unsigned long long)hcq_signal_timestamp_ns(ts), (unsigned long long)hcq_signal_value(ts));
     passed++;

@@ -31,20 +31,20 @@
 #define NVC8B5_OFFSET_IN_UPPER 0x0400u
 #define NVC8B5_LINE_LENGTH_IN 0x0418u
 #define NVC8B5_LAUNCH_DMA 0x0300u
-#define LAUNCH_DMA_NON_PIPELINED_PITCH 0x182u     /* NON_PIPELINED | SRC pitch | DST pitch */
+#define LAUNCH_DMA_NON_PIPELINED_PITCH 0x182u /* NON_PIPELINED | SRC pitch | DST pitch */
 #define SUBC_COMPUTE 1u
 #define SUBC_COPY 4u
 
 static int failures;
 
-#define EXPECT(cond, ...)                                                       \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            failures++;                                                         \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                         \
-            printf(__VA_ARGS__);                                                \
-            printf("  [%s]\n", hcq_last_error());                               \
-        }                                                                       \
+#define EXPECT(cond, ...)                                                                                    \
+    do {                                                                                                     \
+        if (!(cond)) {                                                                                       \
+            failures++;                                                                                      \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                      \
+            printf(__VA_ARGS__);                                                                             \
+            printf("  [%s]\n", hcq_last_error());                                                            \
+        }                                                                                                    \
     } while (0)
 
 static uint64_t
@@ -114,12 +114,13 @@ test_memory(struct kmd *kmd)
         uint64_t size;
         uint32_t flags;
     } cases[] = {
-        { "vidmem 64 KiB cpu-mapped", 64 << 10, KMD_MEM_VRAM | KMD_MEM_CPU_MAP },
-        { "vidmem 16 MiB cpu-mapped (2 MiB pages)", 16 << 20, KMD_MEM_VRAM | KMD_MEM_CPU_MAP },
-        { "vidmem 4 MiB gpu-only", 4 << 20, KMD_MEM_VRAM },
-        { "vidmem 1 MiB low-va contig", 1 << 20, KMD_MEM_VRAM | KMD_MEM_LOW_VA | KMD_MEM_CONTIG | KMD_MEM_CPU_MAP },
-        { "sysmem 1 MiB cpu-mapped", 1 << 20, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP },
-        { "sysmem 256 KiB rm-owned", 256 << 10, KMD_MEM_SYSMEM },
+        {"vidmem 64 KiB cpu-mapped", 64 << 10, KMD_MEM_VRAM | KMD_MEM_CPU_MAP},
+        {"vidmem 16 MiB cpu-mapped (2 MiB pages)", 16 << 20, KMD_MEM_VRAM | KMD_MEM_CPU_MAP},
+        {"vidmem 4 MiB gpu-only", 4 << 20, KMD_MEM_VRAM},
+        {"vidmem 1 MiB low-va contig", 1 << 20,
+         KMD_MEM_VRAM | KMD_MEM_LOW_VA | KMD_MEM_CONTIG | KMD_MEM_CPU_MAP},
+        {"sysmem 1 MiB cpu-mapped", 1 << 20, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP},
+        {"sysmem 256 KiB rm-owned", 256 << 10, KMD_MEM_SYSMEM},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct kmd_mem *m = NULL;
@@ -178,7 +179,7 @@ test_channels(struct kmd *kmd)
     }
     volatile uint64_t *slot = sig->map;
     memset(sig->map, 0, 4096);
-    struct pb p = { pbm->map, pbm->va, 0 };
+    struct pb p = {pbm->map, pbm->va, 0};
     uint32_t put_c = 0, put_e = 0;
 
     /* compute channel: bind the compute class, release 2^32 + 7 (64-bit payload) */
@@ -219,7 +220,8 @@ test_channels(struct kmd *kmd)
     EXPECT(w == 0, "copy channel semaphore: slot 0x%llx (expected 42)\n", (unsigned long long)slot[2]);
     int same = memcmp(src->map, dst->map, 1u << 20) == 0;
     EXPECT(same, "copy engine: destination differs from source (dst[0] 0x%x src[0] 0x%x)\n", dv[0], sv[0]);
-    printf("  copy 1 MiB vidmem->sysmem + release: %.1f us, data %s\n", (now_ns() - t0) / 1e3, same ? "ok" : "BAD");
+    printf("  copy 1 MiB vidmem->sysmem + release: %.1f us, data %s\n", (now_ns() - t0) / 1e3,
+           same ? "ok" : "BAD");
 
     /* 100 back-to-back releases on the compute channel: doorbell round trips */
     t0 = now_ns();
@@ -257,7 +259,7 @@ test_fault(struct kmd *kmd)
         EXPECT(0, "fault test setup\n");
         goto done;
     }
-    struct pb p = { pbm->map, pbm->va, 0 };
+    struct pb p = {pbm->map, pbm->va, 0};
     uint32_t put = 0;
     pb_sem_release(&p, 0x7000000000ull, 1); /* inside no mapping */
     submit(kmd, cc, &put, &p, 0);
@@ -290,8 +292,9 @@ test_device(int index)
         return;
     struct hcq_device_info di;
     if (hcq_device_info(dev, &di) == HCQ_OK)
-        printf("  %s: %s, %s, %u SMs, %llu MiB, driver %s, backend %s, kernels %s\n", di.spec, di.name, di.arch,
-               di.sm_count, (unsigned long long)(di.mem_B >> 20), di.driver, di.backend, di.has_kernels ? "yes" : "no");
+        printf("  %s: %s, %s, %u SMs, %llu MiB, driver %s, backend %s, kernels %s\n", di.spec, di.name,
+               di.arch, di.sm_count, (unsigned long long)(di.mem_B >> 20), di.driver, di.backend,
+               di.has_kernels ? "yes" : "no");
     const uint64_t n = 4 << 20;
     if (hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q) || hcq_queue_create(dev, HCQ_QUEUE_COPY, &cq) ||
         hcq_signal_create(dev, 0, &sig) || hcq_buf_alloc(dev, n, HCQ_MEM_DEVICE, &d) ||
@@ -326,7 +329,8 @@ test_device(int index)
             break;
         }
     }
-    printf("  1000 x (signal, submit, host wait) on the compute queue: %.2f us each\n", (now_ns() - t0) / 1e3 / 1000);
+    printf("  1000 x (signal, submit, host wait) on the compute queue: %.2f us each\n",
+           (now_ns() - t0) / 1e3 / 1000);
     EXPECT(hcq_device_check(dev) == HCQ_OK, "device check after clean work\n");
 done:
     hcq_buf_free(h1);
@@ -378,7 +382,7 @@ test_cycles(int index, int cycles)
         EXPECT(st == HCQ_OK, "cycle %d: rm_kmd_create -> %d\n", i, st);
         if (st != HCQ_OK)
             return;
-        struct kmd_mem *m[4] = { 0 };
+        struct kmd_mem *m[4] = {0};
         struct kmd_channel *ce = NULL, *cc = NULL;
         EXPECT(kmd_mem_alloc(kmd, 32 << 20, 0, KMD_MEM_VRAM | KMD_MEM_CPU_MAP, &m[0]) == HCQ_OK &&
                    kmd_mem_alloc(kmd, 1 << 20, 0, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP, &m[1]) == HCQ_OK &&
@@ -400,8 +404,8 @@ test_cycles(int index, int cycles)
             fds0 = fds;
             maps0 = maps;
         } else {
-            EXPECT(fds == fds0 && maps == maps0, "cycle %d: %d fds, %d mappings (after cycle 0: %d, %d)\n", i, fds,
-                   maps, fds0, maps0);
+            EXPECT(fds == fds0 && maps == maps0, "cycle %d: %d fds, %d mappings (after cycle 0: %d, %d)\n", i,
+                   fds, maps, fds0, maps0);
         }
     }
     printf("  %d cycles: %.1f ms each; fds %d, mappings %d after the first and after the last\n", cycles,
@@ -429,13 +433,14 @@ main(int argc, char **argv)
     }
     const struct kmd_info *in = &kmd->info;
     printf("rm_kmd_create: %.1f ms\n", (now_ns() - t0) / 1e6);
-    printf("  name   %s\n  driver %s\n  arch   %s (sm_%u)\n  SMs    %u (%u TPCs, %u GPCs; litter %u/%u/%u, %u warps/SM)\n"
+    printf("  name   %s\n  driver %s\n  arch   %s (sm_%u)\n  SMs    %u (%u TPCs, %u GPCs; litter %u/%u/%u, "
+           "%u warps/SM)\n"
            "  VRAM   %llu MiB\n",
-           in->name, in->driver, kmd->arch->name, kmd->arch->sm_version, in->sm_count, in->tpc_count, in->gpc_count,
-           in->litter_gpcs, in->litter_tpc_per_gpc, in->litter_sm_per_tpc, in->max_warps_per_sm,
-           (unsigned long long)(in->vram_B >> 20));
-    EXPECT(in->sm_count == 132 || kmd->arch->sm_version != 90, "SM count %u on sm_90 (expected 132 on H100 SXM/H200)\n",
-           in->sm_count);
+           in->name, in->driver, kmd->arch->name, kmd->arch->sm_version, in->sm_count, in->tpc_count,
+           in->gpc_count, in->litter_gpcs, in->litter_tpc_per_gpc, in->litter_sm_per_tpc,
+           in->max_warps_per_sm, (unsigned long long)(in->vram_B >> 20));
+    EXPECT(in->sm_count == 132 || kmd->arch->sm_version != 90,
+           "SM count %u on sm_90 (expected 132 on H100 SXM/H200)\n", in->sm_count);
     printf("memory:\n");
     test_memory(kmd);
     printf("channels:\n");

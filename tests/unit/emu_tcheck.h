@@ -20,8 +20,8 @@
 static inline bool
 stats_equal(const struct emu_stats *a, const struct emu_stats *b)
 {
-    return a->devs == b->devs && a->fds == b->fds && a->maps == b->maps && a->bos == b->bos && a->vms == b->vms &&
-           a->chans == b->chans && a->threads == b->threads;
+    return a->devs == b->devs && a->fds == b->fds && a->maps == b->maps && a->bos == b->bos &&
+           a->vms == b->vms && a->chans == b->chans && a->threads == b->threads;
 }
 
 static inline void
@@ -33,15 +33,15 @@ stats_print(const char *what, const struct emu_stats *s)
 }
 
 /* Fail (printing both counts) unless the emulator's live resources are back to base. */
-#define CHECK_NO_LEAK(base)                                                                    \
-    do {                                                                                       \
-        struct emu_stats now_;                                                                 \
-        emu_stats_get(&now_);                                                                  \
-        if (!stats_equal((base), &now_)) {                                                     \
-            stats_print("before", (base));                                                     \
-            stats_print("after", &now_);                                                       \
-        }                                                                                      \
-        CHECKF(stats_equal((base), &now_), "emulator resources leaked");                       \
+#define CHECK_NO_LEAK(base)                                                                                  \
+    do {                                                                                                     \
+        struct emu_stats now_;                                                                               \
+        emu_stats_get(&now_);                                                                                \
+        if (!stats_equal((base), &now_)) {                                                                   \
+            stats_print("before", (base));                                                                   \
+            stats_print("after", &now_);                                                                     \
+        }                                                                                                    \
+        CHECKF(stats_equal((base), &now_), "emulator resources leaked");                                     \
     } while (0)
 
 /* kmd/rm places CPU-visible memory at CPU address == GPU VA in [2^36, 2^40) when it can;
@@ -51,12 +51,12 @@ rm_window_unavailable(enum hcq_status st)
 {
     return st == HCQ_ERR_NOMEM && strstr(hcq_last_error(), "[2^36, 2^40)") != NULL;
 }
-#define CHECK_OPEN(call)                                                                       \
-    do {                                                                                       \
-        enum hcq_status ost_ = (call);                                                         \
-        if (rm_window_unavailable(ost_))                                                       \
-            SKIP("kmd/rm cannot reserve [2^36, 2^40) here (ASan shadow gap): %s", hcq_last_error()); \
-        CHECK_OK(ost_);                                                                        \
+#define CHECK_OPEN(call)                                                                                     \
+    do {                                                                                                     \
+        enum hcq_status ost_ = (call);                                                                       \
+        if (rm_window_unavailable(ost_))                                                                     \
+            SKIP("kmd/rm cannot reserve [2^36, 2^40) here (ASan shadow gap): %s", hcq_last_error());         \
+        CHECK_OK(ost_);                                                                                      \
     } while (0)
 
 #endif /* EMU_TCHECK_H */

@@ -65,7 +65,7 @@ struct fake_kmd {
     struct fake_chan *chans[FAKE_MAX_CHANS];
     pthread_t thread;
     atomic_bool stop, paused, faulted;
-    atomic_uint hold_token;     /* channel with this work-submit token does not run (0: none) */
+    atomic_uint hold_token; /* channel with this work-submit token does not run (0: none) */
     char fault[256];
     atomic_uint launches, chained, copies, chan_creates;
 };
@@ -119,7 +119,8 @@ fake_mem_alloc(struct kmd *kmd, uint64_t size_B, uint64_t align_B, uint32_t flag
     }
     struct fake_mem *m = &k->mems[k->mem_n++];
     *m = (struct fake_mem){.base = {.size_B = sz, .va = k->next_va, .flags = flags, .handle = k->mem_n},
-                           .host = host, .live = true};
+                           .host = host,
+                           .live = true};
     m->base.map = (flags & KMD_MEM_CPU_MAP) || k->base.info.unified_memory ? host : NULL;
     m->base.priv = m;
     k->next_va += sz + 65536; /* never reused: a freed VA faults */
@@ -160,10 +161,13 @@ fake_channel_create(struct kmd *kmd, enum kmd_engine engine, uint32_t entries, s
         free(c);
         return hcq_err(HCQ_ERR_NOMEM, "fake: too many channels");
     }
-    c->base = (struct kmd_channel){.engine = engine, .ring = c->ring, .entries = FAKE_ENTRIES,
-                                       .userd = c->userd, .token = 0x10u + (uint32_t)slot,
-                                       .obj_cls = engine == KMD_ENGINE_COMPUTE ? kmd->arch->compute_cls
-                                                                                   : kmd->arch->copy_cls};
+    c->base = (struct kmd_channel){.engine = engine,
+                                   .ring = c->ring,
+                                   .entries = FAKE_ENTRIES,
+                                   .userd = c->userd,
+                                   .token = 0x10u + (uint32_t)slot,
+                                   .obj_cls = engine == KMD_ENGINE_COMPUTE ? kmd->arch->compute_cls
+                                                                           : kmd->arch->copy_cls};
     k->chans[slot] = c;
     atomic_fetch_add(&k->chan_creates, 1);
     pthread_mutex_unlock(&k->lock);
@@ -276,10 +280,18 @@ fake_method(struct fake_kmd *k, struct fake_chan *c, const struct gpu_push_write
     }
     if (m < 0x100) {
         switch (m) {
-        case 0x5C: c->sem_lo = v & ~3u; return true;
-        case 0x60: c->sem_hi = v; return true;
-        case 0x64: c->pay_lo = v; return true;
-        case 0x68: c->pay_hi = v; return true;
+        case 0x5C:
+            c->sem_lo = v & ~3u;
+            return true;
+        case 0x60:
+            c->sem_hi = v;
+            return true;
+        case 0x64:
+            c->pay_lo = v;
+            return true;
+        case 0x68:
+            c->pay_hi = v;
+            return true;
         case 0x6C: {
             uint64_t va = c->sem_lo | c->sem_hi << 32, pay = c->pay_lo | c->pay_hi << 32;
             bool b64 = (v >> 24) & 1;
@@ -301,7 +313,8 @@ fake_method(struct fake_kmd *k, struct fake_chan *c, const struct gpu_push_write
                 }
                 return true;
             }
-            uint64_t cur = b64 ? __atomic_load_n(p, __ATOMIC_ACQUIRE) : __atomic_load_n((uint32_t *)p, __ATOMIC_ACQUIRE);
+            uint64_t cur =
+                b64 ? __atomic_load_n(p, __ATOMIC_ACQUIRE) : __atomic_load_n((uint32_t *)p, __ATOMIC_ACQUIRE);
             if (op == 3)
                 return (int64_t)(cur - pay) >= 0;
             if (op == 2)
@@ -309,32 +322,65 @@ fake_method(struct fake_kmd *k, struct fake_chan *c, const struct gpu_push_write
             fake_set_fault(k, "semaphore operation", op);
             return true;
         }
-        default: return true; /* WFI, NON_STALL_INTERRUPT, ...: nothing to do here */
+        default:
+            return true; /* WFI, NON_STALL_INTERRUPT, ...: nothing to do here */
         }
     }
     uint32_t cls = c->subc_cls[w->subc];
     if (cls == k->base.arch->compute_cls && w->subc == 1) {
         switch (m) {
-        case 0x7B0: case 0x2A0: c->windows = true; return true;
-        case 0x790: c->local_va = (uint64_t)v << 32 | (c->local_va & 0xFFFFFFFFu); return true;
-        case 0x794: c->local_va = (c->local_va & ~0xFFFFFFFFull) | v; return true;
-        case 0x2E8: c->local_per_tpc = v; return true;
-        case 0x2B4: c->qmd_va = (uint64_t)v << 8; return true;
-        case 0x2C0: fake_launch(k, c, c->qmd_va); return true;
-        default: return true;
+        case 0x7B0:
+        case 0x2A0:
+            c->windows = true;
+            return true;
+        case 0x790:
+            c->local_va = (uint64_t)v << 32 | (c->local_va & 0xFFFFFFFFu);
+            return true;
+        case 0x794:
+            c->local_va = (c->local_va & ~0xFFFFFFFFull) | v;
+            return true;
+        case 0x2E8:
+            c->local_per_tpc = v;
+            return true;
+        case 0x2B4:
+            c->qmd_va = (uint64_t)v << 8;
+            return true;
+        case 0x2C0:
+            fake_launch(k, c, c->qmd_va);
+            return true;
+        default:
+            return true;
         }
     }
     if (cls == k->base.arch->copy_cls && w->subc == 4) {
         switch (m) {
-        case 0x400: c->ce_in = (uint64_t)v << 32 | (c->ce_in & 0xFFFFFFFFu); return true;
-        case 0x404: c->ce_in = (c->ce_in & ~0xFFFFFFFFull) | v; return true;
-        case 0x408: c->ce_out = (uint64_t)v << 32 | (c->ce_out & 0xFFFFFFFFu); return true;
-        case 0x40C: c->ce_out = (c->ce_out & ~0xFFFFFFFFull) | v; return true;
-        case 0x418: c->ce_len = v; return true;
-        case 0x240: c->ce_sem = (uint64_t)v << 32 | (c->ce_sem & 0xFFFFFFFFu); return true;
-        case 0x244: c->ce_sem = (c->ce_sem & ~0xFFFFFFFFull) | v; return true;
-        case 0x248: c->ce_pay_lo = v; return true;
-        case 0x24C: c->ce_pay_hi = v; return true;
+        case 0x400:
+            c->ce_in = (uint64_t)v << 32 | (c->ce_in & 0xFFFFFFFFu);
+            return true;
+        case 0x404:
+            c->ce_in = (c->ce_in & ~0xFFFFFFFFull) | v;
+            return true;
+        case 0x408:
+            c->ce_out = (uint64_t)v << 32 | (c->ce_out & 0xFFFFFFFFu);
+            return true;
+        case 0x40C:
+            c->ce_out = (c->ce_out & ~0xFFFFFFFFull) | v;
+            return true;
+        case 0x418:
+            c->ce_len = v;
+            return true;
+        case 0x240:
+            c->ce_sem = (uint64_t)v << 32 | (c->ce_sem & 0xFFFFFFFFu);
+            return true;
+        case 0x244:
+            c->ce_sem = (c->ce_sem & ~0xFFFFFFFFull) | v;
+            return true;
+        case 0x248:
+            c->ce_pay_lo = v;
+            return true;
+        case 0x24C:
+            c->ce_pay_hi = v;
+            return true;
         case 0x300:
             if (v & 3) {
                 void *dst = fake_ptr(k, c->ce_out, c->ce_len), *src = fake_ptr(k, c->ce_in, c->ce_len);
@@ -356,7 +402,8 @@ fake_method(struct fake_kmd *k, struct fake_chan *c, const struct gpu_push_write
                 }
             }
             return true;
-        default: return true;
+        default:
+            return true;
         }
     }
     fake_set_fault(k, "method on an unbound subchannel", m);

@@ -83,7 +83,8 @@ raw_bringup(const struct tdev *t, struct raw *r, bool reserve)
         return e;
     r->as = as.as_fd;
     for (int i = 0; reserve && i < 2; i++) {
-        struct nvgpu_as_alloc_space_args s = {.pages = NVGPU_WINDOW_RESERVE_B / 4096, .page_size = 4096,
+        struct nvgpu_as_alloc_space_args s = {.pages = NVGPU_WINDOW_RESERVE_B / 4096,
+                                              .page_size = 4096,
                                               .flags = NVGPU_AS_ALLOC_SPACE_FLAGS_FIXED_OFFSET,
                                               .offset = i ? NVGPU_SHARED_WINDOW_VA : NVGPU_LOCAL_WINDOW_VA};
         if ((e = xio(t, r->as, NVGPU_AS_IOCTL_ALLOC_SPACE, &s)))
@@ -112,8 +113,8 @@ raw_close(const struct tdev *t, const struct raw *r)
 static inline bool
 stats_equal(const struct emu_stats *a, const struct emu_stats *b)
 {
-    return a->devs == b->devs && a->fds == b->fds && a->maps == b->maps && a->bos == b->bos && a->vms == b->vms &&
-           a->chans == b->chans && a->threads == b->threads;
+    return a->devs == b->devs && a->fds == b->fds && a->maps == b->maps && a->bos == b->bos &&
+           a->vms == b->vms && a->chans == b->chans && a->threads == b->threads;
 }
 
 #endif /* NVGPU_TDEV_H */

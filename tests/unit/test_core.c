@@ -170,7 +170,7 @@ TEST(graph_grid_var_checked)
     struct hcq_program *prog = NULL;
     struct hcq_graph *g = NULL;
     struct hcq_program_info pi;
-    uint8_t args[256] = { 0 };
+    uint8_t args[256] = {0};
     uint32_t v = 0;
     CHECK_OK(hcq_device_open("cpu", &dev));
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
@@ -179,8 +179,12 @@ TEST(graph_grid_var_checked)
     CHECK(pi.params_B <= sizeof args);
     CHECK_OK(hcq_graph_begin(q));
     CHECK_OK(hcq_graph_var(q, &v));
-    struct hcq_launch l = { .prog = prog, .grid = { 0, 1, 1 }, .block = { 32, 1, 1 }, .args = args,
-                            .args_B = pi.params_B, .grid_var = { v, HCQ_VAR_NONE, HCQ_VAR_NONE } };
+    struct hcq_launch l = {.prog = prog,
+                           .grid = {0, 1, 1},
+                           .block = {32, 1, 1},
+                           .args = args,
+                           .args_B = pi.params_B,
+                           .grid_var = {v, HCQ_VAR_NONE, HCQ_VAR_NONE}};
     CHECK_OK(hcq_queue_launch_ex(q, &l));
     CHECK_OK(hcq_graph_end(q, &g));
     CHECK(hcq_graph_replay(g) == HCQ_ERR_INVALID); /* variable still 0 */
@@ -228,7 +232,7 @@ TEST(signals_from_threads)
     CHECK_OK(hcq_device_open("cpu", &dev));
     for (int rep = 0; rep < 3; rep++) {
         for (started = 0; started < 4; started++) {
-            args[started] = (struct sig_thread){ .dev = dev };
+            args[started] = (struct sig_thread){.dev = dev};
             CHECK(pthread_create(&th[started], NULL, sig_thread_main, &args[started]) == 0);
         }
         for (int i = 0; i < 4; i++)
@@ -276,8 +280,10 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(status_names),    TH_CASE(open_bad_spec), TH_CASE(buffer_bounds),        TH_CASE(graph_signal_vars),
-        TH_CASE(wait_timeout),    TH_CASE(import_host),   TH_CASE(close_frees_everything), TH_CASE(staged_read_write), TH_CASE(signals_from_threads), TH_CASE(graph_grid_var_checked),
+        TH_CASE(status_names),           TH_CASE(open_bad_spec),     TH_CASE(buffer_bounds),
+        TH_CASE(graph_signal_vars),      TH_CASE(wait_timeout),      TH_CASE(import_host),
+        TH_CASE(close_frees_everything), TH_CASE(staged_read_write), TH_CASE(signals_from_threads),
+        TH_CASE(graph_grid_var_checked),
     };
     return th_run("core", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

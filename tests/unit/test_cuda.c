@@ -82,12 +82,12 @@ open_dev(struct hcq_device **dev, bool helpers)
     return st;
 }
 
-#define OPEN_OR_SKIP(devp, helpers)                                                                         \
-    do {                                                                                                    \
+#define OPEN_OR_SKIP(devp, helpers)                                                                          \
+    do {                                                                                                     \
         enum hcq_status ost_ = open_dev((devp), (helpers));                                                  \
         if (ost_ == HCQ_ERR_NOT_FOUND || ost_ == HCQ_ERR_UNSUPPORTED)                                        \
-            SKIP("%s does not open here: %s", test_dev(), hcq_last_error());                               \
-        CHECK_OK(ost_);                                                                                     \
+            SKIP("%s does not open here: %s", test_dev(), hcq_last_error());                                 \
+        CHECK_OK(ost_);                                                                                      \
     } while (0)
 
 static void
@@ -120,8 +120,8 @@ TEST(info)
     CHECK(!strcmp(in.backend, "cuda"));
     CHECK(in.name[0] && in.sm_version >= 50 && in.sm_count > 0 && in.mem_B >= (256ull << 20));
     CHECKF(!strncmp(in.driver, "CUDA ", 5), "driver string '%s'", in.driver);
-    CHECKF(!strncmp(in.arch, "sm_", 3) && (uint32_t)atoi(in.arch + 3) == in.sm_version, "arch %s sm %u", in.arch,
-           in.sm_version);
+    CHECKF(!strncmp(in.arch, "sm_", 3) && (uint32_t)atoi(in.arch + 3) == in.sm_version, "arch %s sm %u",
+           in.arch, in.sm_version);
     CHECK_OK(hcq_device_check(dev));
     printf("    %s: %s, %s, %u SMs, %.1f GiB, %s, cubins for %s\n", in.spec, in.name, in.arch, in.sm_count,
            in.mem_B / 1073741824.0, in.driver, hcq_kernels_cubin_archs());
@@ -151,18 +151,18 @@ copies_body(struct th *t, bool helpers)
     CHECK(hcq_buf_map(d1) == NULL && hcq_buf_map(h) != NULL && hcq_buf_map(imp) == mem);
     CHECK(hcq_buf_va(d1) && hcq_buf_va(h) && hcq_buf_va(imp));
     memset(hcq_buf_map(h), 0xA5, N);
-    CHECK_OK(hcq_buf_write(d1, 0, src, N));                         /* staged H2D */
+    CHECK_OK(hcq_buf_write(d1, 0, src, N)); /* staged H2D */
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COPY, &q));
-    CHECK_OK(hcq_queue_copy(q, d2, 4096, d1, 0, N - 4096));         /* D2D, offset */
+    CHECK_OK(hcq_queue_copy(q, d2, 4096, d1, 0, N - 4096)); /* D2D, offset */
     CHECK_OK(hcq_queue_copy(q, d2, 0, d1, N - 4096, 4096));
-    CHECK_OK(hcq_queue_copy(q, h, 0, d2, 0, N));                    /* D2H */
-    CHECK_OK(hcq_queue_copy(q, imp, 0, h, 0, N));                   /* H2H (pinned, registered) */
+    CHECK_OK(hcq_queue_copy(q, h, 0, d2, 0, N));  /* D2H */
+    CHECK_OK(hcq_queue_copy(q, imp, 0, h, 0, N)); /* H2H (pinned, registered) */
     CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
     CHECK(!memcmp((uint8_t *)hcq_buf_map(h) + 4096, src, N - 4096));
     CHECK(!memcmp(hcq_buf_map(h), src + N - 4096, 4096));
     CHECK(!memcmp(mem, hcq_buf_map(h), N));
     memset(got, 0, N);
-    CHECK_OK(hcq_buf_read(d2, 4096, got, N - 4096));                /* staged D2H */
+    CHECK_OK(hcq_buf_read(d2, 4096, got, N - 4096)); /* staged D2H */
     CHECK(!memcmp(got, src, N - 4096));
 done:
     hcq_queue_destroy(q);
@@ -208,8 +208,8 @@ launch_signal_body(struct th *t, bool helpers)
     CHECK_OK(hcq_signal_create(dev, 0xFFFFFFFEull, &s));
     CHECK_OK(hcq_signal_create(dev, 0, &ts1));
     CHECK_OK(hcq_signal_create(dev, 0, &ts2));
-    struct t_axpy_params a = { hcq_buf_va(x), hcq_buf_va(y), N, th_randf(0.5f, 1.5f) };
-    uint32_t grid[3] = { (N + 255) / 256, 1, 1 }, block[3] = { 256, 1, 1 };
+    struct t_axpy_params a = {hcq_buf_va(x), hcq_buf_va(y), N, th_randf(0.5f, 1.5f)};
+    uint32_t grid[3] = {(N + 255) / 256, 1, 1}, block[3] = {256, 1, 1};
     /* q2: wait for s >= 2^32 + 1, then timestamp; q1: wait for the host, timestamp, launch, signal. */
     CHECK_OK(hcq_queue_wait(q2, s, 0x100000001ull));
     CHECK_OK(hcq_queue_timestamp(q2, ts2));
@@ -270,11 +270,11 @@ TEST(graph_replay)
     enum { N = 70001, REPLAYS = 6 };
     struct hcq_device *dev = NULL;
     struct hcq_program *p = NULL;
-    struct hcq_buf *x[2] = { NULL }, *y = NULL;
+    struct hcq_buf *x[2] = {NULL}, *y = NULL;
     struct hcq_queue *q = NULL;
     struct hcq_signal *go = NULL, *done_sig = NULL;
     struct hcq_graph *g = NULL;
-    float *xv[2] = { malloc(N * 4), malloc(N * 4) }, *yv = malloc(N * 4), *out = malloc(N * 4);
+    float *xv[2] = {malloc(N * 4), malloc(N * 4)}, *yv = malloc(N * 4), *out = malloc(N * 4);
     CHECK(xv[0] && xv[1] && yv && out);
     OPEN_OR_SKIP(&dev, false);
     CHECK_OK(hcq_program_load_cubin(dev, test_ptx, sizeof test_ptx, "t_axpy", &p));
@@ -296,11 +296,17 @@ TEST(graph_replay)
     CHECK_OK(hcq_graph_var(q, &v_n));
     CHECK_OK(hcq_graph_var(q, &v_a));
     CHECK_OK(hcq_graph_var(q, &v_grid));
-    struct t_axpy_params a0 = { 0, hcq_buf_va(y), 0, 0.0f };
-    struct hcq_arg_patch patches[3] = { { v_x, 0, 8 }, { v_n, 16, 4 }, { v_a, 20, 4 } };
+    struct t_axpy_params a0 = {0, hcq_buf_va(y), 0, 0.0f};
+    struct hcq_arg_patch patches[3] = {{v_x, 0, 8}, {v_n, 16, 4}, {v_a, 20, 4}};
     struct hcq_launch l = {
-        .prog = p, .grid = { 0, 1, 1 }, .block = { 256, 1, 1 }, .args = &a0, .args_B = sizeof a0,
-        .grid_var = { v_grid, HCQ_VAR_NONE, HCQ_VAR_NONE }, .patches = patches, .patch_count = 3,
+        .prog = p,
+        .grid = {0, 1, 1},
+        .block = {256, 1, 1},
+        .args = &a0,
+        .args_B = sizeof a0,
+        .grid_var = {v_grid, HCQ_VAR_NONE, HCQ_VAR_NONE},
+        .patches = patches,
+        .patch_count = 3,
     };
     CHECK_OK(hcq_queue_wait_var(q, go, v_step, 0));
     CHECK_OK(hcq_queue_launch_ex(q, &l));
@@ -309,11 +315,11 @@ TEST(graph_replay)
     CHECK(hcq_graph_command_count(g) == 3);
     uint64_t t0 = hcq_time_ns();
     for (uint32_t r = 1; r <= REPLAYS; r++) {
-        uint32_t n = r % 2 ? N : N / 3 + r;       /* a different size and grid each time */
+        uint32_t n = r % 2 ? N : N / 3 + r; /* a different size and grid each time */
         float a = th_randf(-1.5f, 1.5f);
         uint32_t abits;
         memcpy(&abits, &a, 4);
-        CHECK_OK(hcq_buf_read(y, 0, yv, N * 4));  /* the y this replay starts from */
+        CHECK_OK(hcq_buf_read(y, 0, yv, N * 4)); /* the y this replay starts from */
         CHECK_OK(hcq_graph_set(g, v_step, r));
         CHECK_OK(hcq_graph_set(g, v_x, hcq_buf_va(x[r % 2])));
         CHECK_OK(hcq_graph_set(g, v_n, n));
@@ -327,8 +333,8 @@ TEST(graph_replay)
         CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
         CHECK_OK(hcq_buf_read(y, 0, out, N * 4));
         uint32_t bad = 0;
-        CHECKF(axpy_ok(xv[r % 2], yv, out, a, n, &bad), "replay %u: y[%u] = %g, expected %g", r, bad, out[bad],
-               (double)a * xv[r % 2][bad] + yv[bad]);
+        CHECKF(axpy_ok(xv[r % 2], yv, out, a, n, &bad), "replay %u: y[%u] = %g, expected %g", r, bad,
+               out[bad], (double)a * xv[r % 2][bad] + yv[bad]);
         CHECKF(!memcmp(out + n, yv + n, (N - n) * 4), "replay %u wrote past n = %u", r, n);
     }
     printf("    %d replays with new values: %.1f us each (incl. host checks)\n", REPLAYS,
@@ -366,7 +372,7 @@ TEST(graph_many_replays)
     CHECK_OK(hcq_graph_begin(q));
     CHECK_OK(hcq_graph_var(q, &v));
     uint64_t addr = hcq_buf_va(cell);
-    uint32_t one[3] = { 1, 1, 1 };
+    uint32_t one[3] = {1, 1, 1};
     for (int i = 0; i < 10; i++)
         CHECK_OK(hcq_queue_launch(q, p, one, one, &addr, sizeof addr));
     CHECK_OK(hcq_queue_timestamp(q, ts));
@@ -411,7 +417,7 @@ TEST(fault_device_lost)
     CHECK_OK(hcq_program_load_cubin(dev, test_ptx, sizeof test_ptx, "t_store", &p));
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
     uint64_t bad = 0x7ff000000000ull; /* no allocation lives there */
-    uint32_t one[3] = { 1, 1, 1 };
+    uint32_t one[3] = {1, 1, 1};
     CHECK_OK(hcq_queue_launch(q, p, one, one, &bad, sizeof bad));
     enum hcq_status st = hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS);
     CHECKF(st == HCQ_ERR_DEVICE_LOST, "finish after a faulting kernel: %s", hcq_status_str(st));
@@ -442,9 +448,14 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(info),          TH_CASE(copies),           TH_CASE(copies_helpers),
-        TH_CASE(launch_signal), TH_CASE(launch_signal_helpers), TH_CASE(graph_replay),
-        TH_CASE(graph_many_replays), TH_CASE(fault_device_lost),
+        TH_CASE(info),
+        TH_CASE(copies),
+        TH_CASE(copies_helpers),
+        TH_CASE(launch_signal),
+        TH_CASE(launch_signal_helpers),
+        TH_CASE(graph_replay),
+        TH_CASE(graph_many_replays),
+        TH_CASE(fault_device_lost),
     };
     return th_run("cuda", test_dev(), cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

@@ -27,14 +27,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-
 /* ==== The GPU model under the real kmd/rm kmd (hand-built pushbuffers) ==== */
 
 struct kt {
     struct emu_dev *d;
     struct kmd *kmd;
     struct kmd_channel *ch;
-    struct kmd_mem *pb, *mem;  /* pushbuffer + QMD/cbuf/stub area, data area */
+    struct kmd_mem *pb, *mem; /* pushbuffer + QMD/cbuf/stub area, data area */
     uint32_t put, pb_off;
     const struct hcq_arch *arch;
 };
@@ -80,7 +79,7 @@ kt_submit(struct kt *k, const uint32_t *dw, uint32_t n)
     if (k->pb_off + n * 4 > k->pb->size_B)
         k->pb_off = 0;
     memcpy((uint8_t *)k->pb->map + k->pb_off, dw, n * 4);
-    struct gpu_gpfifo_fields f = { .pb_va = k->pb->va + k->pb_off, .dw_count = n, .subroutine = true };
+    struct gpu_gpfifo_fields f = {.pb_va = k->pb->va + k->pb_off, .dw_count = n, .subroutine = true};
     k->ch->ring[k->put % k->ch->entries] = gpu_gpfifo_entry_encode(&f);
     k->pb_off += (n * 4 + 255) & ~255u;
     k->put++;
@@ -120,7 +119,7 @@ kt_fill_qmd(struct kt *k, uint32_t version, uint32_t qmd_type, uint32_t n, uint3
     memcpy(m + KT_STUB, &stub, sizeof stub);
     uint32_t *cb = (uint32_t *)(m + KT_CBUF);
     memset(cb, 0, 0x400);
-    struct k_fill_u32_params p = { .dst_va = k->mem->va + KT_DATA, .n = n, .value = value };
+    struct k_fill_u32_params p = {.dst_va = k->mem->va + KT_DATA, .n = n, .value = value};
     memcpy((uint8_t *)cb + k->arch->cbuf0_params_off_B, &p, sizeof p);
     struct gpu_qmd_desc q;
     gpu_qmd_desc_init(&q);
@@ -131,9 +130,12 @@ kt_fill_qmd(struct kt *k, uint32_t version, uint32_t qmd_type, uint32_t n, uint3
     q.grid[1] = q.grid[2] = 1;
     q.block[0] = 64;
     q.block[1] = q.block[2] = 1;
-    q.cbuf[0] = (struct gpu_qmd_cbuf){ .va = k->mem->va + KT_CBUF, .size_B = 0x400, .valid = true };
-    q.release[0] = (struct gpu_qmd_release){ .enable = true, .va = k->mem->va + KT_SEM, .payload = payload,
-                                             .payload64 = payload64, .structure_size = 0 };
+    q.cbuf[0] = (struct gpu_qmd_cbuf){.va = k->mem->va + KT_CBUF, .size_B = 0x400, .valid = true};
+    q.release[0] = (struct gpu_qmd_release){.enable = true,
+                                            .va = k->mem->va + KT_SEM,
+                                            .payload = payload,
+                                            .payload64 = payload64,
+                                            .structure_size = 0};
     q.sass_version = k->arch->sm_version == 90 ? 0x90 : 0x86;
     q.api_visible_call_limit = 1;
     q.barrier_count = 1;
@@ -154,8 +156,8 @@ kt_launch(struct kt *k, uint64_t qmd_off, uint64_t shared_window)
 
 TEST(gpu_fill_and_semaphores)
 {
-    const char *specs[] = { "gh100", "ga102" };
-    struct kt k = { 0 };
+    const char *specs[] = {"gh100", "ga102"};
+    struct kt k = {0};
     for (int s = 0; s < 2; s++) {
         CHECK_OPEN(kt_open(&k, specs[s], KMD_ENGINE_COMPUTE));
         volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
@@ -256,7 +258,7 @@ TEST(lesson_kernel_constant_bank_must_be_bound)
     struct hcq_buf *buf = NULL;
     struct gpu_cubin_image *img = NULL;
     struct kmd_mem *im = NULL;
-    struct kt k = { 0 };
+    struct kt k = {0};
     const struct hcq_kernel_desc *kd = hcq_kernel_find("k_llm_matmul");
     const struct hcq_cubin *cb = kd ? hcq_cubin_find(kd->module, 90) : NULL;
     if (!cb)
@@ -268,10 +270,16 @@ TEST(lesson_kernel_constant_bank_must_be_bound)
     float *w = hcq_buf_map(buf), *x = w + MM_R * MM_K, *y = x + MM_N * MM_K;
     mm_fill(w, x, y);
     uint64_t va = hcq_buf_va(buf);
-    struct k_llm_matmul_params p = { .w_va = va, .x_va = va + 4 * MM_R * MM_K, .y_va = va + 4 * (MM_R + MM_N) * MM_K,
-                                     .type = 0, .k = MM_K, .rows = MM_R, .n = MM_N, .x_stride = MM_K,
-                                     .y_stride = MM_R };
-    uint32_t grid[3] = { MM_R / K_LLM_MATMUL_ROWS, 1, 1 }, block[3] = { K_LLM_BLOCK, 1, 1 };
+    struct k_llm_matmul_params p = {.w_va = va,
+                                    .x_va = va + 4 * MM_R * MM_K,
+                                    .y_va = va + 4 * (MM_R + MM_N) * MM_K,
+                                    .type = 0,
+                                    .k = MM_K,
+                                    .rows = MM_R,
+                                    .n = MM_N,
+                                    .x_stride = MM_K,
+                                    .y_stride = MM_R};
+    uint32_t grid[3] = {MM_R / K_LLM_MATMUL_ROWS, 1, 1}, block[3] = {K_LLM_BLOCK, 1, 1};
     CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
     CHECK_OK(hcq_queue_finish(q, 5000 * MS));
     CHECK(mm_right(w, x, y));
@@ -279,13 +287,14 @@ TEST(lesson_kernel_constant_bank_must_be_bound)
     /* kmd level: the loader's QMD (v 0), then without the bank: VALID 0, size 0x10, other bytes */
     CHECK_OK(gpu_cubin_load(cb->data, cb->size_B, &img));
     const struct gpu_cubin_kernel *gk = gpu_cubin_kernel_find(img, "k_llm_matmul");
-    CHECKF(gk && gk->kbank_count == 1 && gk->kbanks[0].index == 2, "the lesson's premise: k_llm_matmul.sm_90 has "
+    CHECKF(gk && gk->kbank_count == 1 && gk->kbanks[0].index == 2,
+           "the lesson's premise: k_llm_matmul.sm_90 has "
            "one per-kernel bank, .nv.constant2 (nvcc changed?)");
     for (int v = 0; v < 4; v++) {
         CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COMPUTE));
         uint8_t *m = k.mem->map;
-        CHECK_OK(kmd_mem_alloc(k.kmd, img->alloc_B, 0, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA,
-                                   &im));
+        CHECK_OK(
+            kmd_mem_alloc(k.kmd, img->alloc_B, 0, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA, &im));
         CHECK_OK(gpu_cubin_relocate(img, im->va));
         memcpy(im->map, img->data, img->size_B);
         w = (float *)(m + KT_DATA), x = w + MM_R * MM_K, y = x + MM_N * MM_K;
@@ -299,8 +308,8 @@ TEST(lesson_kernel_constant_bank_must_be_bound)
         struct gpu_qmd_desc d;
         CHECK_OK(gpu_cubin_qmd_desc(&d, k.arch, img, gk, im->va, grid, block, 0, gpu_cubin_kernel_local_B(gk),
                                     k.mem->va + KT_CBUF, cb0_B));
-        d.release[0] = (struct gpu_qmd_release){ .enable = true, .va = k.mem->va + KT_SEM, .payload = 7,
-                                                 .payload64 = true };
+        d.release[0] = (struct gpu_qmd_release){
+            .enable = true, .va = k.mem->va + KT_SEM, .payload = 7, .payload64 = true};
         struct gpu_qmd_cbuf *c2 = &d.cbuf[2];
         CHECK(c2->valid && c2->size_B >= gk->kbanks[0].size_B);
         if (v == 1)
@@ -312,7 +321,8 @@ TEST(lesson_kernel_constant_bank_must_be_bound)
             m[KT_STUB + 4 * (th_rand() % (gk->kbanks[0].size_B / 4))] ^= 0x10;
             c2->va = k.mem->va + KT_STUB;
         }
-        const struct gpu_qmd_ops *ops = k.arch->qmd ? k.arch->qmd : gpu_qmd_ops_by_version(k.arch->qmd_version);
+        const struct gpu_qmd_ops *ops =
+            k.arch->qmd ? k.arch->qmd : gpu_qmd_ops_by_version(k.arch->qmd_version);
         CHECK_OK(gpu_qmd_encode(ops, &d, (uint32_t *)(m + KT_QMD)));
         kt_launch(&k, KT_QMD, 0x729400000000ull);
         volatile uint64_t *sem = (volatile uint64_t *)(m + KT_SEM);
@@ -375,8 +385,8 @@ done:
  * Hopper the same address is what it says (here: unmapped, an MMU fault). */
 TEST(lesson_ampere_host_semaphore_is_40bit)
 {
-    struct kt k = { 0 };
-    const char *chips[] = { "ga102", "gh100" };
+    struct kt k = {0};
+    const char *chips[] = {"ga102", "gh100"};
     for (int c = 0; c < 2; c++) {
         CHECK_OPEN(kt_open(&k, chips[c], KMD_ENGINE_COMPUTE));
         volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
@@ -477,7 +487,7 @@ done:
  * MIN, 228 KiB TARGET); one larger than the MIN carve-out is refused with Xid 13. */
 TEST(qmd_shared_memory_config)
 {
-    struct kt k = { 0 };
+    struct kt k = {0};
     CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COMPUTE));
     volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
     const struct gpu_qmd_ops *ops = gpu_qmd_ops_by_version(0x0400);
@@ -514,7 +524,7 @@ TEST(gpu_malformed_and_unmapped)
     struct kt k;
     CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COMPUTE));
     /* a method on a subchannel with no object */
-    uint32_t bad[] = { gpu_push_hdr_inc(1, 0x2B4, 1), 0x1234 };
+    uint32_t bad[] = {gpu_push_hdr_inc(1, 0x2B4, 1), 0x1234};
     kt_submit(&k, bad, 2);
     char why[256];
     uint64_t t0 = hcq_time_ns();
@@ -570,7 +580,7 @@ TEST(doorbell_wrong_token_does_not_run)
     gpu_push_init(&p, dw, 16);
     gpu_push_sem_release(&p, k.mem->va + KT_SEM, 5, false);
     memcpy((uint8_t *)k.pb->map, dw, p.count * 4);
-    struct gpu_gpfifo_fields f = { .pb_va = k.pb->va, .dw_count = p.count, .subroutine = true };
+    struct gpu_gpfifo_fields f = {.pb_va = k.pb->va, .dw_count = p.count, .subroutine = true};
     k.ch->ring[0] = gpu_gpfifo_entry_encode(&f);
     __atomic_store_n((uint32_t *)(k.ch->userd + 0x8C), 1u, __ATOMIC_RELEASE);
     /* ring with a token no channel owns: ignored */
@@ -588,11 +598,18 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(gpu_fill_and_semaphores), TH_CASE(lesson_v3_qmd_on_hopper_never_completes), TH_CASE(lesson_kernel_constant_bank_must_be_bound),
-        TH_CASE(inject_hang_times_out_in_runtime), TH_CASE(lesson_qmd_release_32bit_loses_high_word), TH_CASE(lesson_ampere_host_semaphore_is_40bit),
-        TH_CASE(lesson_ampere_copy_engine_has_no_64bit_semaphore), TH_CASE(lesson_shared_window_collision), TH_CASE(qmd_shared_memory_config),
+        TH_CASE(gpu_fill_and_semaphores),
+        TH_CASE(lesson_v3_qmd_on_hopper_never_completes),
+        TH_CASE(lesson_kernel_constant_bank_must_be_bound),
+        TH_CASE(inject_hang_times_out_in_runtime),
+        TH_CASE(lesson_qmd_release_32bit_loses_high_word),
+        TH_CASE(lesson_ampere_host_semaphore_is_40bit),
+        TH_CASE(lesson_ampere_copy_engine_has_no_64bit_semaphore),
+        TH_CASE(lesson_shared_window_collision),
+        TH_CASE(qmd_shared_memory_config),
         TH_CASE(gpu_malformed_and_unmapped),
-        TH_CASE(inject_drop_doorbell), TH_CASE(doorbell_wrong_token_does_not_run),
+        TH_CASE(inject_drop_doorbell),
+        TH_CASE(doorbell_wrong_token_does_not_run),
     };
     return th_run("emu", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1);
 }

@@ -249,11 +249,10 @@ TEST(inject_fail_ioctl_each_call)
         emu_stats_get(&now);
         CHECKF(stats_equal(&base, &now), "fail_ioctl=%s leaked", name);
         /* optional calls (informational controls, teardown) may fail without failing the open */
-        CHECKF(st != HCQ_OK || !strcmp(name, "NV2080_CTRL_CMD_PERF_BOOST") || !strcmp(name, "NV_ESC_RM_FREE") ||
-                   !strcmp(name, "NV2080_CTRL_CMD_GPU_GET_NAME_STRING") ||
-                   !strcmp(name, "NV2080_CTRL_CMD_FB_GET_INFO") ||
-                   !strcmp(name, "NV_ESC_RM_UNMAP_MEMORY") || !strcmp(name, "NV_ESC_RM_UNMAP_MEMORY_DMA") ||
-                   !strcmp(name, "UVM_FREE"),
+        CHECKF(st != HCQ_OK || !strcmp(name, "NV2080_CTRL_CMD_PERF_BOOST") ||
+                   !strcmp(name, "NV_ESC_RM_FREE") || !strcmp(name, "NV2080_CTRL_CMD_GPU_GET_NAME_STRING") ||
+                   !strcmp(name, "NV2080_CTRL_CMD_FB_GET_INFO") || !strcmp(name, "NV_ESC_RM_UNMAP_MEMORY") ||
+                   !strcmp(name, "NV_ESC_RM_UNMAP_MEMORY_DMA") || !strcmp(name, "UVM_FREE"),
                "fail_ioctl=%s: open + launch still succeeded", name);
     }
     CHECK(tried >= 10);
@@ -296,12 +295,13 @@ TEST(freed_va_faults)
     /* A freed buffer stays mapped in the device's caching pool until it is trimmed (or
      * reused); trimmed, its VA is gone and a kernel writing there faults. */
     CHECK(hcq_device_mem_trim(dev) >= (1u << 20));
-    struct k_fill_u32_params p = { .dst_va = va, .n = 1024, .value = 7 };
-    const uint32_t grid[3] = { 4, 1, 1 }, block[3] = { 256, 1, 1 };
+    struct k_fill_u32_params p = {.dst_va = va, .n = 1024, .value = 7};
+    const uint32_t grid[3] = {4, 1, 1}, block[3] = {256, 1, 1};
     CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
     enum hcq_status st = hcq_queue_finish(q, 3000 * MS);
     CHECKF(st == HCQ_ERR_DEVICE_LOST, "finish -> %s", hcq_status_str(st));
-    CHECKF(strstr(hcq_last_error(), "Xid 31") || strstr(hcq_last_error(), "MMU"), "error: %s", hcq_last_error());
+    CHECKF(strstr(hcq_last_error(), "Xid 31") || strstr(hcq_last_error(), "MMU"), "error: %s",
+           hcq_last_error());
 done:
     hcq_program_destroy(prog);
     hcq_queue_destroy(q);
@@ -313,7 +313,7 @@ TEST(inject_fail_open)
 {
     struct emu_stats base;
     emu_stats_get(&base);
-    const char *nodes[] = { "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0" };
+    const char *nodes[] = {"/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia0"};
     CHECK_OPEN(open_launch_close("emu:gh100", 5000 * MS, NULL, 0));
     for (int i = 0; i < 3; i++) {
         char spec[64];
@@ -348,8 +348,8 @@ golden_check(struct th *t, const char *path, const char *text)
     for (int line = 1; *a || *b; line++) {
         const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
         size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
-        CHECKF(la == lb && !memcmp(a, b, la), "%s:%d: expected '%.*s', got '%.*s' (GOLDEN_UPDATE=1 rewrites)", path,
-               line, (int)la, a, (int)lb, b);
+        CHECKF(la == lb && !memcmp(a, b, la), "%s:%d: expected '%.*s', got '%.*s' (GOLDEN_UPDATE=1 rewrites)",
+               path, line, (int)la, a, (int)lb, b);
         a += la + (ea ? 1 : 0);
         b += lb + (eb ? 1 : 0);
     }
@@ -382,8 +382,9 @@ golden_open_launch(struct th *t, const char *chip, const char *path)
     size_t text_B = 0;
     FILE *f = open_memstream(&text, &text_B);
     CHECK(f);
-    fprintf(f, "# emu:%s ioctl trace: device open (kmd/rm + engine), k_fill_u32 launch, close\n"
-               "# source: emulator trace (tests/unit/test_emu.c), reviewed; GOLDEN_UPDATE=1 rewrites\n%s",
+    fprintf(f,
+            "# emu:%s ioctl trace: device open (kmd/rm + engine), k_fill_u32 launch, close\n"
+            "# source: emulator trace (tests/unit/test_emu.c), reviewed; GOLDEN_UPDATE=1 rewrites\n%s",
             chip, emu_dev_trace(d));
     fclose(f);
     golden_check(t, path, text);
@@ -426,14 +427,17 @@ TEST(program_identify)
     char why[200];
     struct emu_program_stub stub;
     CHECK(emu_program_stub_init(&stub, "k_fill_u32"));
-    const struct hcq_kernel_desc *k = emu_prog_identify(d, (const uint8_t *)&stub, sizeof stub, NULL, why, sizeof why);
+    const struct hcq_kernel_desc *k =
+        emu_prog_identify(d, (const uint8_t *)&stub, sizeof stub, NULL, why, sizeof why);
     CHECKF(k && !strcmp(k->name, "k_fill_u32"), "stub: %s", why);
     CHECK(emu_program_stub_init(&stub, "k_no_such_kernel"));
-    CHECK(!emu_prog_identify(d, (const uint8_t *)&stub, sizeof stub, NULL, why, sizeof why) && strstr(why, "no CPU twin"));
+    CHECK(!emu_prog_identify(d, (const uint8_t *)&stub, sizeof stub, NULL, why, sizeof why) &&
+          strstr(why, "no CPU twin"));
     uint8_t junk[256];
     for (size_t i = 0; i < sizeof junk; i++)
         junk[i] = (uint8_t)th_rand();
-    CHECK(!emu_prog_identify(d, junk, sizeof junk, NULL, why, sizeof why) && strstr(why, "matches no embedded"));
+    CHECK(!emu_prog_identify(d, junk, sizeof junk, NULL, why, sizeof why) &&
+          strstr(why, "matches no embedded"));
     const struct hcq_kernel_desc *fill = hcq_kernel_find("k_fill_u32");
     const struct hcq_cubin *cb = fill ? hcq_cubin_find(fill->module, 90) : NULL;
     if (!cb)
@@ -454,10 +458,17 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(e2e_gh100), TH_CASE(e2e_ga102), TH_CASE(free_returns_memory_while_open),
-        TH_CASE(inject_fail_alloc_every_step), TH_CASE(inject_fail_ioctl_each_call), TH_CASE(inject_corrupt_qmd),
-        TH_CASE(inject_fail_open), TH_CASE(freed_va_faults), TH_CASE(golden_gh100_open_launch),
-        TH_CASE(golden_ga102_open_launch), TH_CASE(program_identify),
+        TH_CASE(e2e_gh100),
+        TH_CASE(e2e_ga102),
+        TH_CASE(free_returns_memory_while_open),
+        TH_CASE(inject_fail_alloc_every_step),
+        TH_CASE(inject_fail_ioctl_each_call),
+        TH_CASE(inject_corrupt_qmd),
+        TH_CASE(inject_fail_open),
+        TH_CASE(freed_va_faults),
+        TH_CASE(golden_gh100_open_launch),
+        TH_CASE(golden_ga102_open_launch),
+        TH_CASE(program_identify),
     };
     return th_run("emu_e2e", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1);
 }

@@ -42,8 +42,13 @@ raw_ioctl(struct raw *r, int fd, uint32_t nr, void *arg, uint32_t size_B)
 static uint32_t
 raw_alloc(struct raw *r, uint32_t parent, uint32_t *h, uint32_t cls, void *params, uint32_t params_B)
 {
-    struct emu_nvos21 a = { .hRoot = r->client, .hObjectParent = parent, .hObjectNew = h ? *h : 0, .hClass = cls,
-                            .pAllocParms = (uintptr_t)params, .paramsSize = params_B, .status = 0xDEAD };
+    struct emu_nvos21 a = {.hRoot = r->client,
+                           .hObjectParent = parent,
+                           .hObjectNew = h ? *h : 0,
+                           .hClass = cls,
+                           .pAllocParms = (uintptr_t)params,
+                           .paramsSize = params_B,
+                           .status = 0xDEAD};
     if (raw_ioctl(r, r->ctl, NV_ESC_RM_ALLOC, &a, sizeof a) != 0)
         return 0xBAD0;
     if (h)
@@ -54,8 +59,12 @@ raw_alloc(struct raw *r, uint32_t parent, uint32_t *h, uint32_t cls, void *param
 static uint32_t
 raw_control(struct raw *r, uint32_t obj, uint32_t cmd, void *params, uint32_t params_B)
 {
-    struct emu_nvos54 c = { .hClient = r->client, .hObject = obj, .cmd = cmd, .params = (uintptr_t)params,
-                            .paramsSize = params_B, .status = 0xDEAD };
+    struct emu_nvos54 c = {.hClient = r->client,
+                           .hObject = obj,
+                           .cmd = cmd,
+                           .params = (uintptr_t)params,
+                           .paramsSize = params_B,
+                           .status = 0xDEAD};
     if (raw_ioctl(r, r->ctl, NV_ESC_RM_CONTROL, &c, sizeof c) != 0)
         return 0xBAD0;
     return c.status;
@@ -81,7 +90,7 @@ raw_open(struct raw *r, const char *spec)
         return HCQ_ERR_IO;
     if (raw_alloc(r, 0, &r->client, NV01_ROOT_CLIENT, NULL, 0) != NV_OK)
         return HCQ_ERR_DRIVER;
-    struct emu_nv0080_alloc dp = { .hClientShare = r->client };
+    struct emu_nv0080_alloc dp = {.hClientShare = r->client};
     if (raw_alloc(r, r->client, &r->device, NV01_DEVICE_0, &dp, sizeof dp) != NV_OK)
         return HCQ_ERR_DRIVER;
     uint32_t sub = 0;
@@ -133,21 +142,21 @@ TEST(rm_escape_rules)
     struct raw r;
     CHECK_OK(raw_open(&r, "gh100"));
     /* wrong argument size: the ioctl itself fails (rm.md §1.2) */
-    struct emu_nvos21 a = { .hRoot = r.client, .hObjectParent = r.device, .hClass = NV01_MEMORY_VIRTUAL };
+    struct emu_nvos21 a = {.hRoot = r.client, .hObjectParent = r.device, .hClass = NV01_MEMORY_VIRTUAL};
     errno = 0;
     CHECK(raw_ioctl(&r, r.ctl, NV_ESC_RM_ALLOC, &a, 40) == -1 && errno == EINVAL);
     /* RM_ALLOC_MEMORY belongs on /dev/nvidiaN, not nvidiactl */
-    struct emu_nvos02_fd m = { 0 };
+    struct emu_nvos02_fd m = {0};
     CHECK(raw_ioctl(&r, r.ctl, NV_ESC_RM_ALLOC_MEMORY, &m, sizeof m) == -1 && errno == EINVAL);
     /* parent rules */
     uint32_t h = 0;
-    struct emu_nv0080_alloc dp = { 0 };
+    struct emu_nv0080_alloc dp = {0};
     CHECK(raw_alloc(&r, r.device, &h, NV01_DEVICE_0, &dp, sizeof dp) == NV_ERR_INVALID_OBJECT_PARENT);
     CHECK(raw_alloc(&r, r.device, &h, HOPPER_USERMODE_A, NULL, 0) == NV_ERR_INVALID_OBJECT_PARENT);
     /* classes: Ampere compute is not in GH100's list */
     CHECK(raw_alloc(&r, r.device, &h, AMPERE_COMPUTE_B, NULL, 0) == NV_ERR_INVALID_CLASS);
     /* a parameter struct of the wrong declared size */
-    struct emu_nv_memory_alloc mp = { .size = 4096 };
+    struct emu_nv_memory_alloc mp = {.size = 4096};
     CHECK(raw_alloc(&r, r.device, &h, NV1_MEMORY_USER, &mp, 64) == NV_ERR_INVALID_PARAM_STRUCT);
     CHECK(raw_alloc(&r, r.device, &h, NV1_MEMORY_USER, NULL, 0) == NV_ERR_INVALID_ARGUMENT);
     /* controls: exact params size, the right object class */
@@ -156,11 +165,12 @@ TEST(rm_escape_rules)
           NV_ERR_INVALID_PARAM_STRUCT);
     CHECK(raw_control(&r, r.client, NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2, &bv, sizeof bv) == NV_OK);
     CHECK(!strncmp(bv.driverVersionBuffer, "580.", 4));
-    struct emu_nv2080_gpc_mask gm = { 0 };
+    struct emu_nv2080_gpc_mask gm = {0};
     CHECK(raw_control(&r, r.device, NV2080_CTRL_CMD_GR_GET_GPC_MASK, &gm, sizeof gm) == NV_ERR_NOT_SUPPORTED);
-    CHECK(raw_control(&r, r.subdevice, NV2080_CTRL_CMD_GR_GET_GPC_MASK, &gm, sizeof gm) == NV_OK && gm.gpcMask);
+    CHECK(raw_control(&r, r.subdevice, NV2080_CTRL_CMD_GR_GET_GPC_MASK, &gm, sizeof gm) == NV_OK &&
+          gm.gpcMask);
     /* class list, two-phase (rm.md §2 step 11) */
-    struct emu_nv0080_classlist cl = { 0 };
+    struct emu_nv0080_classlist cl = {0};
     CHECK(raw_control(&r, r.device, NV0080_CTRL_CMD_GPU_GET_CLASSLIST, &cl, sizeof cl) == NV_OK);
     CHECK(cl.numClasses > 10);
     uint32_t *classes = calloc(cl.numClasses, 4);
@@ -174,7 +184,7 @@ TEST(rm_escape_rules)
     /* a handle of another client / a freed handle */
     CHECK(raw_control(&r, 0xC1D0FFFFu, NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2, &bv, sizeof bv) ==
           NV_ERR_INVALID_OBJECT_HANDLE);
-    struct emu_nvos00 fr = { .hRoot = r.client, .hObjectParent = r.device, .hObjectOld = r.subdevice };
+    struct emu_nvos00 fr = {.hRoot = r.client, .hObjectParent = r.device, .hObjectOld = r.subdevice};
     CHECK(raw_ioctl(&r, r.ctl, NV_ESC_RM_FREE, &fr, sizeof fr) == 0 && fr.status == NV_OK);
     CHECK(raw_control(&r, r.subdevice, NV2080_CTRL_CMD_GR_GET_GPC_MASK, &gm, sizeof gm) ==
           NV_ERR_INVALID_OBJECT_HANDLE);
@@ -194,23 +204,28 @@ TEST(rm_channel_order_rules)
     CHECK_OK(raw_open(&r, "gh100"));
     /* memory for ring/USERD and an error notifier */
     uint32_t area = 0, notif = 0, vas = 0, tsg = 0, ctx = 0, ch = 0;
-    struct emu_nv_memory_alloc mp = { .owner = r.client, .size = 0x10000, .alignment = 4096 };
+    struct emu_nv_memory_alloc mp = {.owner = r.client, .size = 0x10000, .alignment = 4096};
     CHECK(raw_alloc(&r, r.device, &area, NV1_MEMORY_USER, &mp, sizeof mp) == NV_OK);
-    struct emu_nv_memory_alloc np = { .owner = r.client, .type = 0xD, .size = 4096, .attr = 1u << 25 };
+    struct emu_nv_memory_alloc np = {.owner = r.client, .type = 0xD, .size = 4096, .attr = 1u << 25};
     CHECK(raw_alloc(&r, r.device, &notif, NV1_MEMORY_SYSTEM, &np, sizeof np) == NV_OK);
-    struct emu_nv_vaspace_alloc vp = { .flags = 0x48, .vaSize = 0x1FFFFFB000000ull, .vaBase = 0x1000 };
+    struct emu_nv_vaspace_alloc vp = {.flags = 0x48, .vaSize = 0x1FFFFFB000000ull, .vaBase = 0x1000};
     CHECK(raw_alloc(&r, r.device, &vas, FERMI_VASPACE_A, &vp, sizeof vp) == NV_OK);
     /* a ctxshare needs its TSG: not under the device */
-    struct emu_nv_ctxshare_alloc cp = { .hVASpace = vas, .flags = 1 };
-    CHECK(raw_alloc(&r, r.device, &ctx, FERMI_CONTEXT_SHARE_A, &cp, sizeof cp) == NV_ERR_INVALID_OBJECT_PARENT);
-    struct emu_nv_channel_group_alloc gp = { .engineType = 0 };
+    struct emu_nv_ctxshare_alloc cp = {.hVASpace = vas, .flags = 1};
+    CHECK(raw_alloc(&r, r.device, &ctx, FERMI_CONTEXT_SHARE_A, &cp, sizeof cp) ==
+          NV_ERR_INVALID_OBJECT_PARENT);
+    struct emu_nv_channel_group_alloc gp = {.engineType = 0};
     CHECK(raw_alloc(&r, r.device, &tsg, KEPLER_CHANNEL_GROUP_A, &gp, sizeof gp) == NV_ERR_INVALID_ARGUMENT);
     gp.engineType = NV2080_ENGINE_TYPE_GRAPHICS;
     tsg = 0;
     CHECK(raw_alloc(&r, r.device, &tsg, KEPLER_CHANNEL_GROUP_A, &gp, sizeof gp) == NV_OK);
     /* a channel before its ctxshare is refused */
-    struct emu_nv_channel_alloc chp = { .hObjectError = notif, .hObjectBuffer = area, .gpFifoOffset = 0x100000000ull,
-                                        .gpFifoEntries = 64, .hUserdMemory = { area }, .userdOffset = { 0x1000 } };
+    struct emu_nv_channel_alloc chp = {.hObjectError = notif,
+                                       .hObjectBuffer = area,
+                                       .gpFifoOffset = 0x100000000ull,
+                                       .gpFifoEntries = 64,
+                                       .hUserdMemory = {area},
+                                       .userdOffset = {0x1000}};
     CHECK(raw_alloc(&r, tsg, &ch, HOPPER_CHANNEL_GPFIFO_A, &chp, sizeof chp) == NV_ERR_INVALID_OBJECT_HANDLE);
     ctx = 0;
     CHECK(raw_alloc(&r, tsg, &ctx, FERMI_CONTEXT_SHARE_A, &cp, sizeof cp) == NV_OK);
@@ -231,14 +246,15 @@ TEST(rm_channel_order_rules)
     uint32_t obj2 = 0;
     CHECK(raw_alloc(&r, ch, &obj2, HOPPER_DMA_COPY_A, NULL, 0) == NV_ERR_INVALID_STATE);
     /* the token query (rm.md §4.1 step 3) and the channel-only controls */
-    struct emu_nvc36f_token tok = { 0xFFFFFFFFu };
+    struct emu_nvc36f_token tok = {0xFFFFFFFFu};
     CHECK(raw_control(&r, ch, NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, &tok, sizeof tok) == NV_OK);
     CHECK(tok.workSubmitToken != 0xFFFFFFFFu);
-    CHECK(raw_control(&r, tsg, NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, &tok, sizeof tok) == NV_ERR_NOT_SUPPORTED);
+    CHECK(raw_control(&r, tsg, NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, &tok, sizeof tok) ==
+          NV_ERR_NOT_SUPPORTED);
     /* a VA space in use by a ctxshare cannot be freed on its own */
-    struct emu_nvos00 fr = { .hRoot = r.client, .hObjectParent = r.device, .hObjectOld = vas };
+    struct emu_nvos00 fr = {.hRoot = r.client, .hObjectParent = r.device, .hObjectOld = vas};
     CHECK(raw_ioctl(&r, r.ctl, NV_ESC_RM_FREE, &fr, sizeof fr) == 0 && fr.status == NV_ERR_INVALID_STATE);
-    struct emu_nva06c_schedule sch = { 1, 0, 0 };
+    struct emu_nva06c_schedule sch = {1, 0, 0};
     CHECK(raw_control(&r, tsg, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof sch) == NV_OK);
 done:
     raw_close(&r);
@@ -249,31 +265,34 @@ TEST(uvm_rules)
     struct raw r;
     CHECK_OK(raw_open(&r, "gh100"));
     const struct sys *s = r.sys;
-    struct emu_uvm_range rg = { .base = 0x1000000000ull, .length = 0x200000 };
+    struct emu_uvm_range rg = {.base = 0x1000000000ull, .length = 0x200000};
     /* everything but INITIALIZE needs INITIALIZE first */
-    CHECK(s->ioctl(s->ctx, r.uvm, UVM_CREATE_EXTERNAL_RANGE, &rg) == 0 && rg.rmStatus == NV_ERR_INVALID_STATE);
-    struct emu_uvm_initialize in = { 0 };
+    CHECK(s->ioctl(s->ctx, r.uvm, UVM_CREATE_EXTERNAL_RANGE, &rg) == 0 &&
+          rg.rmStatus == NV_ERR_INVALID_STATE);
+    struct emu_uvm_initialize in = {0};
     CHECK(s->ioctl(s->ctx, r.uvm, UVM_INITIALIZE, &in) == 0 && in.rmStatus == NV_OK);
     CHECK(s->ioctl(s->ctx, r.uvm, 0x1234, &in) == -1 && errno == EINVAL);
     CHECK(s->ioctl(s->ctx, r.uvm, UVM_CREATE_EXTERNAL_RANGE, &rg) == 0 && rg.rmStatus == NV_OK);
-    struct emu_uvm_range rg2 = { .base = 0x1000100000ull, .length = 0x200000 };
-    CHECK(s->ioctl(s->ctx, r.uvm, UVM_CREATE_EXTERNAL_RANGE, &rg2) == 0 && rg2.rmStatus == NV_ERR_UVM_ADDRESS_IN_USE);
+    struct emu_uvm_range rg2 = {.base = 0x1000100000ull, .length = 0x200000};
+    CHECK(s->ioctl(s->ctx, r.uvm, UVM_CREATE_EXTERNAL_RANGE, &rg2) == 0 &&
+          rg2.rmStatus == NV_ERR_UVM_ADDRESS_IN_USE);
     /* the VA space needs the GPU registered first */
-    struct emu_nv2080_gid_info gid = { .flags = 2, .length = 16 };
+    struct emu_nv2080_gid_info gid = {.flags = 2, .length = 16};
     CHECK(raw_control(&r, r.subdevice, NV2080_CTRL_CMD_GPU_GET_GID_INFO, &gid, sizeof gid) == NV_OK);
     uint32_t vas = 0;
-    struct emu_nv_vaspace_alloc vp = { .flags = 0x48, .vaSize = 0x1FFFFFB000000ull, .vaBase = 0x1000 };
+    struct emu_nv_vaspace_alloc vp = {.flags = 0x48, .vaSize = 0x1FFFFFB000000ull, .vaBase = 0x1000};
     CHECK(raw_alloc(&r, r.device, &vas, FERMI_VASPACE_A, &vp, sizeof vp) == NV_OK);
-    struct emu_uvm_register_gpu_vaspace rv = { .rmCtrlFd = r.ctl, .hClient = r.client, .hVaSpace = vas };
+    struct emu_uvm_register_gpu_vaspace rv = {.rmCtrlFd = r.ctl, .hClient = r.client, .hVaSpace = vas};
     memcpy(rv.uuid, gid.data, 16);
-    CHECK(s->ioctl(s->ctx, r.uvm, UVM_REGISTER_GPU_VASPACE, &rv) == 0 && rv.rmStatus == NV_ERR_INVALID_DEVICE);
-    struct emu_uvm_register_gpu rgp = { .rmCtrlFd = -1 };
+    CHECK(s->ioctl(s->ctx, r.uvm, UVM_REGISTER_GPU_VASPACE, &rv) == 0 &&
+          rv.rmStatus == NV_ERR_INVALID_DEVICE);
+    struct emu_uvm_register_gpu rgp = {.rmCtrlFd = -1};
     memcpy(rgp.uuid, gid.data, 16);
     CHECK(s->ioctl(s->ctx, r.uvm, UVM_REGISTER_GPU, &rgp) == 0 && rgp.rmStatus == NV_OK);
     CHECK(s->ioctl(s->ctx, r.uvm, UVM_REGISTER_GPU_VASPACE, &rv) == 0 && rv.rmStatus == NV_OK);
     /* mapping: inside a created range only */
     uint32_t mem = 0;
-    struct emu_nv_memory_alloc mp = { .owner = r.client, .size = 0x200000, .alignment = 4096 };
+    struct emu_nv_memory_alloc mp = {.owner = r.client, .size = 0x200000, .alignment = 4096};
     CHECK(raw_alloc(&r, r.device, &mem, NV1_MEMORY_USER, &mp, sizeof mp) == NV_OK);
     struct emu_uvm_map_external *mx = calloc(1, sizeof *mx);
     CHECK(mx);
@@ -294,7 +313,7 @@ TEST(uvm_rules)
     uint32_t st3 = mx->rmStatus;
     free(mx);
     CHECK(rc == 0 && st1 == NV_ERR_INVALID_ADDRESS && st2 == NV_OK && st3 == NV_ERR_UVM_ADDRESS_IN_USE);
-    struct emu_uvm_range fr = { .base = rg.base, .length = rg.length };
+    struct emu_uvm_range fr = {.base = rg.base, .length = rg.length};
     CHECK(s->ioctl(s->ctx, r.uvm, UVM_FREE, &fr) == 0 && fr.rmStatus == NV_OK);
     CHECK(s->ioctl(s->ctx, r.uvm, UVM_FREE, &fr) == 0 && fr.rmStatus == NV_ERR_INVALID_ADDRESS);
 done:
@@ -307,18 +326,22 @@ TEST(cpu_mapping_rules)
     CHECK_OK(raw_open(&r, "gh100"));
     const struct sys *s = r.sys;
     uint32_t mem = 0;
-    struct emu_nv_memory_alloc mp = { .owner = r.client, .size = 0x4000, .alignment = 4096 };
+    struct emu_nv_memory_alloc mp = {.owner = r.client, .size = 0x4000, .alignment = 4096};
     CHECK(raw_alloc(&r, r.device, &mem, NV1_MEMORY_USER, &mp, sizeof mp) == NV_OK);
     int mfd = s->open(s->ctx, "/dev/nvidia0", O_RDWR | O_CLOEXEC);
     CHECK(mfd >= 0);
     /* mmap needs a mapping context from NV_ESC_RM_MAP_MEMORY */
-    CHECK(s->mmap(s->ctx, NULL, 0x4000, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0) == MAP_FAILED && errno == EINVAL);
-    struct emu_nvos33_fd mm = { .hClient = r.client, .hDevice = r.device, .hMemory = mem, .length = 0x4000, .fd = mfd };
-    CHECK(raw_ioctl(&r, r.ctl, NV_ESC_RM_MAP_MEMORY, &mm, sizeof mm) == 0 && mm.status == NV_ERR_INVALID_ARGUMENT);
+    CHECK(s->mmap(s->ctx, NULL, 0x4000, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0) == MAP_FAILED &&
+          errno == EINVAL);
+    struct emu_nvos33_fd mm = {
+        .hClient = r.client, .hDevice = r.device, .hMemory = mem, .length = 0x4000, .fd = mfd};
+    CHECK(raw_ioctl(&r, r.ctl, NV_ESC_RM_MAP_MEMORY, &mm, sizeof mm) == 0 &&
+          mm.status == NV_ERR_INVALID_ARGUMENT);
     int ctl = r.ctl;
     CHECK(s->ioctl(s->ctx, mfd, esc(NV_ESC_REGISTER_FD, 4), &ctl) == 0);
     CHECK(raw_ioctl(&r, r.ctl, NV_ESC_RM_MAP_MEMORY, &mm, sizeof mm) == 0 && mm.status == NV_OK);
-    CHECK(raw_ioctl(&r, r.ctl, NV_ESC_RM_MAP_MEMORY, &mm, sizeof mm) == 0 && mm.status == NV_ERR_INVALID_STATE);
+    CHECK(raw_ioctl(&r, r.ctl, NV_ESC_RM_MAP_MEMORY, &mm, sizeof mm) == 0 &&
+          mm.status == NV_ERR_INVALID_STATE);
     /* two CPU mappings of the same memory alias the same pages */
     uint32_t *a = s->mmap(s->ctx, NULL, 0x4000, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
     uint32_t *b = s->mmap(s->ctx, NULL, 0x4000, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
@@ -343,7 +366,8 @@ raw_cpu_map(struct raw *r, uint32_t mem, uint64_t len)
     int ctl = r->ctl;
     if (fd < 0 || s->ioctl(s->ctx, fd, esc(NV_ESC_REGISTER_FD, 4), &ctl) != 0)
         return MAP_FAILED;
-    struct emu_nvos33_fd mm = { .hClient = r->client, .hDevice = r->device, .hMemory = mem, .length = len, .fd = fd };
+    struct emu_nvos33_fd mm = {
+        .hClient = r->client, .hDevice = r->device, .hMemory = mem, .length = len, .fd = fd};
     void *p = MAP_FAILED;
     if (raw_ioctl(r, r->ctl, NV_ESC_RM_MAP_MEMORY, &mm, sizeof mm) == 0 && mm.status == NV_OK)
         p = s->mmap(s->ctx, NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -377,26 +401,30 @@ TEST(channel_runs_after_schedule_and_uvm_registration)
     CHECK_OK(raw_open(&r, "gh100"));
     s = r.sys;
     const uint64_t va = 0x1000000000ull, len = 0x10000;
-    struct emu_uvm_initialize in = { 0 };
+    struct emu_uvm_initialize in = {0};
     CHECK(s->ioctl(s->ctx, r.uvm, UVM_INITIALIZE, &in) == 0 && in.rmStatus == NV_OK);
-    struct emu_nv2080_gid_info gid = { .flags = 2, .length = 16 };
+    struct emu_nv2080_gid_info gid = {.flags = 2, .length = 16};
     CHECK(raw_control(&r, r.subdevice, NV2080_CTRL_CMD_GPU_GET_GID_INFO, &gid, sizeof gid) == NV_OK);
-    struct emu_uvm_register_gpu rg = { .rmCtrlFd = -1 };
+    struct emu_uvm_register_gpu rg = {.rmCtrlFd = -1};
     memcpy(rg.uuid, gid.data, 16);
     CHECK(s->ioctl(s->ctx, r.uvm, UVM_REGISTER_GPU, &rg) == 0 && rg.rmStatus == NV_OK);
     uint32_t vas = 0, mem = 0, umode = 0, tsg = 0, ctx = 0, ch = 0, obj = 0;
-    struct emu_nv_vaspace_alloc vp = { .flags = 0x48, .vaSize = 0x1FFFFFB000000ull, .vaBase = 0x1000 };
+    struct emu_nv_vaspace_alloc vp = {.flags = 0x48, .vaSize = 0x1FFFFFB000000ull, .vaBase = 0x1000};
     CHECK(raw_alloc(&r, r.device, &vas, FERMI_VASPACE_A, &vp, sizeof vp) == NV_OK);
-    struct emu_uvm_register_gpu_vaspace rv = { .rmCtrlFd = r.ctl, .hClient = r.client, .hVaSpace = vas };
+    struct emu_uvm_register_gpu_vaspace rv = {.rmCtrlFd = r.ctl, .hClient = r.client, .hVaSpace = vas};
     memcpy(rv.uuid, gid.data, 16);
     CHECK(s->ioctl(s->ctx, r.uvm, UVM_REGISTER_GPU_VASPACE, &rv) == 0 && rv.rmStatus == NV_OK);
     /* one vidmem area: ring @0, USERD @0x1000, pushbuffer @0x2000, semaphore @0x3000 */
-    struct emu_nv_memory_alloc mp = { .owner = r.client, .size = len, .alignment = 4096 };
+    struct emu_nv_memory_alloc mp = {.owner = r.client, .size = len, .alignment = 4096};
     CHECK(raw_alloc(&r, r.device, &mem, NV1_MEMORY_USER, &mp, sizeof mp) == NV_OK);
-    struct emu_uvm_range rgn = { .base = va, .length = len };
+    struct emu_uvm_range rgn = {.base = va, .length = len};
     CHECK(s->ioctl(s->ctx, r.uvm, UVM_CREATE_EXTERNAL_RANGE, &rgn) == 0 && rgn.rmStatus == NV_OK);
-    *mx = (struct emu_uvm_map_external){ .base = va, .length = len, .gpuAttributesCount = 1, .rmCtrlFd = r.ctl,
-                                         .hClient = r.client, .hMemory = mem };
+    *mx = (struct emu_uvm_map_external){.base = va,
+                                        .length = len,
+                                        .gpuAttributesCount = 1,
+                                        .rmCtrlFd = r.ctl,
+                                        .hClient = r.client,
+                                        .hMemory = mem};
     memcpy(mx->perGpuAttributes[0].uuid, gid.data, 16);
     CHECK(s->ioctl(s->ctx, r.uvm, UVM_MAP_EXTERNAL_ALLOCATION, mx) == 0 && mx->rmStatus == NV_OK);
     area = raw_cpu_map(&r, mem, len);
@@ -404,20 +432,24 @@ TEST(channel_runs_after_schedule_and_uvm_registration)
     CHECK(raw_alloc(&r, r.subdevice, &umode, HOPPER_USERMODE_A, NULL, 0) == NV_OK);
     um = raw_cpu_map(&r, umode, 0x10000);
     CHECK(um != MAP_FAILED);
-    struct emu_nv_channel_group_alloc gp = { .engineType = NV2080_ENGINE_TYPE_GRAPHICS };
+    struct emu_nv_channel_group_alloc gp = {.engineType = NV2080_ENGINE_TYPE_GRAPHICS};
     CHECK(raw_alloc(&r, r.device, &tsg, KEPLER_CHANNEL_GROUP_A, &gp, sizeof gp) == NV_OK);
-    struct emu_nv_ctxshare_alloc cp = { .hVASpace = vas, .flags = 1 };
+    struct emu_nv_ctxshare_alloc cp = {.hVASpace = vas, .flags = 1};
     CHECK(raw_alloc(&r, tsg, &ctx, FERMI_CONTEXT_SHARE_A, &cp, sizeof cp) == NV_OK);
-    struct emu_nv_channel_alloc chp = { .hObjectBuffer = mem, .gpFifoOffset = va, .gpFifoEntries = 64,
-                                        .hContextShare = ctx, .hUserdMemory = { mem }, .userdOffset = { 0x1000 } };
+    struct emu_nv_channel_alloc chp = {.hObjectBuffer = mem,
+                                       .gpFifoOffset = va,
+                                       .gpFifoEntries = 64,
+                                       .hContextShare = ctx,
+                                       .hUserdMemory = {mem},
+                                       .userdOffset = {0x1000}};
     CHECK(raw_alloc(&r, tsg, &ch, HOPPER_CHANNEL_GPFIFO_A, &chp, sizeof chp) == NV_OK);
     CHECK(raw_alloc(&r, ch, &obj, HOPPER_COMPUTE_A, NULL, 0) == NV_OK);
-    struct emu_nvc36f_token tok = { 0xFFFFFFFFu };
+    struct emu_nvc36f_token tok = {0xFFFFFFFFu};
     CHECK(raw_control(&r, ch, NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, &tok, sizeof tok) == NV_OK);
     /* pushbuffer: 64-bit host semaphore release (rm.md §5.2), then submit (§4.4) */
     uint64_t v = 0x100000000ull | (uint32_t)th_rand();
-    uint32_t pb[] = { 0x20050017u, (uint32_t)(va + 0x3000), (uint32_t)((va + 0x3000) >> 32), (uint32_t)v,
-                      (uint32_t)(v >> 32), 0x01100001u };
+    uint32_t pb[] = {0x20050017u, (uint32_t)(va + 0x3000), (uint32_t)((va + 0x3000) >> 32),
+                     (uint32_t)v, (uint32_t)(v >> 32),     0x01100001u};
     memcpy(area + 0x2000, pb, sizeof pb);
     uint64_t entry = ((va + 0x2000) & ~3ull) | (1ull << 41) | ((uint64_t)(sizeof pb / 4) << 42);
     memcpy(area, &entry, 8);
@@ -425,19 +457,20 @@ TEST(channel_runs_after_schedule_and_uvm_registration)
     __atomic_store_n((uint32_t *)(area + 0x1000 + 0x8C), 1u, __ATOMIC_RELEASE);
     __atomic_store_n((uint32_t *)(um + 0x90), tok.workSubmitToken, __ATOMIC_RELEASE);
     CHECK(!raw_wait64(sem, v, 100)); /* the TSG is not scheduled */
-    struct emu_nva06c_schedule sch = { 1, 0, 0 };
+    struct emu_nva06c_schedule sch = {1, 0, 0};
     CHECK(raw_control(&r, tsg, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof sch) == NV_OK);
     __atomic_store_n((uint32_t *)(um + 0x90), tok.workSubmitToken, __ATOMIC_RELEASE);
     CHECK(!raw_wait64(sem, v, 100)); /* scheduled, but not registered with UVM */
-    struct emu_uvm_register_channel rc = { .rmCtrlFd = r.ctl, .hClient = r.client, .hChannel = ch,
-                                           .base = 0x2000000000ull, .length = 0x4000000 };
+    struct emu_uvm_register_channel rc = {
+        .rmCtrlFd = r.ctl, .hClient = r.client, .hChannel = ch, .base = 0x2000000000ull, .length = 0x4000000};
     memcpy(rc.uuid, gid.data, 16);
     CHECK(s->ioctl(s->ctx, r.uvm, UVM_REGISTER_CHANNEL, &rc) == 0 && rc.rmStatus == NV_OK);
     __atomic_store_n((uint32_t *)(um + 0x90), tok.workSubmitToken, __ATOMIC_RELEASE);
     CHECK(raw_wait64(sem, v, 2000));
     /* GPGet moves once the entry is done, a moment after the release it contains */
     uint32_t gpget = 0;
-    for (int i = 0; i < 20000 && (gpget = __atomic_load_n((uint32_t *)(area + 0x1000 + 0x88), __ATOMIC_ACQUIRE)) != 1;
+    for (int i = 0;
+         i < 20000 && (gpget = __atomic_load_n((uint32_t *)(area + 0x1000 + 0x88), __ATOMIC_ACQUIRE)) != 1;
          i++)
         usleep(100);
     CHECK(gpget == 1);

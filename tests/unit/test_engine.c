@@ -27,10 +27,11 @@ TEST(gpfifo_free_wraparound)
             uint32_t get = (uint32_t)th_rand() % n;
             uint32_t pending = (uint32_t)th_rand() % n; /* 0 .. n-1 entries in flight */
             uint32_t put = (get + pending) % n;
-            CHECKF(pb_gpfifo_pending(put, get, n) == pending, "n %u put %u get %u: pending %u (expected %u)", n,
-                   put, get, pb_gpfifo_pending(put, get, n), pending);
-            CHECKF(pb_gpfifo_free(put, get, n) == n - 1 - pending, "n %u put %u get %u: free %u (expected %u)", n,
-                   put, get, pb_gpfifo_free(put, get, n), n - 1 - pending);
+            CHECKF(pb_gpfifo_pending(put, get, n) == pending, "n %u put %u get %u: pending %u (expected %u)",
+                   n, put, get, pb_gpfifo_pending(put, get, n), pending);
+            CHECKF(pb_gpfifo_free(put, get, n) == n - 1 - pending,
+                   "n %u put %u get %u: free %u (expected %u)", n, put, get, pb_gpfifo_free(put, get, n),
+                   n - 1 - pending);
         }
         /* Full ring: one slot stays empty so put == get always means "empty". */
         CHECK(pb_gpfifo_free(n - 1, 0, n) == 0);
@@ -97,7 +98,8 @@ TEST(ring_recycles_only_behind_fences)
         live_n = k;
         for (uint32_t i = 0; i < live_n; i++)
             CHECKF(!overlaps(off, n, live[i].off, live[i].size),
-                   "step %d: chunk [0x%llx,+0x%llx) overlaps live [0x%llx,+0x%llx) of value %llu (completed %llu)",
+                   "step %d: chunk [0x%llx,+0x%llx) overlaps live [0x%llx,+0x%llx) of value %llu (completed "
+                   "%llu)",
                    step, (unsigned long long)off, (unsigned long long)n, (unsigned long long)live[i].off,
                    (unsigned long long)live[i].size, (unsigned long long)live[i].value,
                    (unsigned long long)completed);
@@ -122,7 +124,8 @@ TEST(ring_recycles_only_behind_fences)
             pb_ring_retire(&r, completed);
         }
     }
-    CHECKF(wraps > 10 && waits > 10, "the test did not exercise wraparound (%u) and waits (%u)", wraps, waits);
+    CHECKF(wraps > 10 && waits > 10, "the test did not exercise wraparound (%u) and waits (%u)", wraps,
+           waits);
     CHECK(handed_B > 100 * size);
 done:
     free(live);
@@ -136,11 +139,11 @@ TEST(ring_limits)
     CHECK(pb_ring_init(&r, 1000, 4) == HCQ_ERR_INVALID); /* not a 4 KiB multiple */
     CHECK(pb_ring_init(&r, 4096, 3) == HCQ_ERR_INVALID); /* fences not a power of two */
     CHECK_OK(pb_ring_init(&r, 8192, 4));
-    CHECK(!pb_ring_alloc(&r, 4097, 4, &off));           /* more than half: never fits */
+    CHECK(!pb_ring_alloc(&r, 4097, 4, &off)); /* more than half: never fits */
     CHECK(!pb_ring_alloc(&r, 0, 4, &off));
     CHECK(pb_ring_alloc(&r, 4096, 256, &off) && off == 0);
     CHECK(pb_ring_alloc(&r, 4000, 256, &off) && off == 4096);
-    CHECK(!pb_ring_alloc(&r, 256, 256, &off));          /* 96 bytes left: in use */
+    CHECK(!pb_ring_alloc(&r, 256, 256, &off)); /* 96 bytes left: in use */
     uint64_t v;
     CHECK(!pb_ring_oldest(&r, &v));
     /* Fence FIFO of 4: fifth fence refused until one retires. */
@@ -217,8 +220,8 @@ TEST(fake_launch_chain)
     CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
     for (uint32_t i = 0; i < FAKE_N; i++)
         CHECKF(x[i] == ref[i], "x[%u] = 0x%08x (expected 0x%08x)", i, x[i], ref[i]);
-    CHECKF(atomic_load(&k->launches) == 1 && atomic_load(&k->chained) == 299, "%u sent, %u chained (expected 1, 299)",
-           atomic_load(&k->launches), atomic_load(&k->chained));
+    CHECKF(atomic_load(&k->launches) == 1 && atomic_load(&k->chained) == 299,
+           "%u sent, %u chained (expected 1, 299)", atomic_load(&k->launches), atomic_load(&k->chained));
 done:
     fake_prog_free(prog);
     hcq_device_close(dev);
@@ -248,7 +251,8 @@ TEST(fake_huge_submission)
     CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
     for (uint32_t i = 0; i < 16; i++)
         CHECKF(x[i] == ref[i], "x[%u] = 0x%08x (expected 0x%08x)", i, x[i], ref[i]);
-    CHECKF(atomic_load(&k->launches) >= 3 && atomic_load(&k->launches) + atomic_load(&k->chained) == (unsigned)n,
+    CHECKF(atomic_load(&k->launches) >= 3 &&
+               atomic_load(&k->launches) + atomic_load(&k->chained) == (unsigned)n,
            "%u sent + %u chained (expected >= 3 segments, %d launches)", atomic_load(&k->launches),
            atomic_load(&k->chained), n);
 done:
@@ -333,7 +337,8 @@ fake_copies_on(struct th *t, bool cpu_copies)
         CHECKF(out[i] == ref[i], "d[%u] = 0x%08x (expected 0x%08x)", i, out[i], ref[i]);
     /* copies_by_cpu: only qc's very first copy finds the queue idle with nothing before it
      * (a host memmove); the rest follow launches or a WAIT and go through the copy engine. */
-    CHECKF(atomic_load(&k->copies) == (cpu_copies ? 6u : 7u), "%u copy-engine copies", atomic_load(&k->copies));
+    CHECKF(atomic_load(&k->copies) == (cpu_copies ? 6u : 7u), "%u copy-engine copies",
+           atomic_load(&k->copies));
 done:
     hcq_signal_destroy(sig);
     fake_prog_free(prog);
@@ -382,8 +387,8 @@ TEST(fake_copies_by_cpu_queue_order)
         CHECK_OK(hcq_queue_copy(q, b, 0, a, 0, N * 4));
         CHECK_OK(hcq_queue_signal(q, done, qi + 1));
         CHECK_OK(hcq_queue_submit(q));
-        CHECKF(hcq_time_ns() - t0 < 1000000000ull, "queue %llu: submit blocked %.1f s", (unsigned long long)qi,
-               (hcq_time_ns() - t0) / 1e9);
+        CHECKF(hcq_time_ns() - t0 < 1000000000ull, "queue %llu: submit blocked %.1f s",
+               (unsigned long long)qi, (hcq_time_ns() - t0) / 1e9);
         CHECK(hcq_queue_finish(q, 20 * 1000 * 1000) == HCQ_ERR_TIMEOUT);
         CHECKF(((uint32_t *)hcq_buf_map(b))[0] == 0x5A5A5A5Au, "queue %llu: the copy ran before the wait",
                (unsigned long long)qi);
@@ -412,7 +417,8 @@ TEST(fake_copies_by_cpu_queue_order)
     CHECK_OK(hcq_queue_submit(qs[0]));
     CHECK_OK(hcq_queue_copy(qs[0], b, 0, a, 0, N * 4));
     CHECK_OK(hcq_queue_submit(qs[0]));
-    CHECKF(hcq_time_ns() - t0 < 1000000000ull, "submit behind a held launch blocked %.1f s", (hcq_time_ns() - t0) / 1e9);
+    CHECKF(hcq_time_ns() - t0 < 1000000000ull, "submit behind a held launch blocked %.1f s",
+           (hcq_time_ns() - t0) / 1e9);
     CHECKF(((uint32_t *)hcq_buf_map(b))[0] == 0x5A5A5A5Au, "the copy ran before the launch it follows");
     atomic_store(&k->hold_token, 0);
     CHECK_OK(hcq_queue_finish(qs[0], HCQ_TIMEOUT_DEFAULT_NS));
@@ -529,12 +535,22 @@ fake_graph_on(struct th *t, const char *arch)
     CHECK_OK(hcq_queue_wait_var(q, go, v_step, 0));
     struct muladd_params p = {hcq_buf_va(b), FAKE_N, 0};
     struct hcq_arg_patch patch = {v_k, offsetof(struct muladd_params, k), 4};
-    struct hcq_launch l = {.prog = mul, .grid = {1, 1, 1}, .block = {32, 1, 1}, .args = &p, .args_B = sizeof p,
-                           .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE}, .patches = &patch, .patch_count = 1};
+    struct hcq_launch l = {.prog = mul,
+                           .grid = {1, 1, 1},
+                           .block = {32, 1, 1},
+                           .args = &p,
+                           .args_B = sizeof p,
+                           .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
+                           .patches = &patch,
+                           .patch_count = 1};
     CHECK_OK(hcq_queue_launch_ex(q, &l));
     CHECK_OK(hcq_queue_launch_ex(q, &l));
     struct gridlog_params gp = {hcq_buf_va(lg)};
-    struct hcq_launch l2 = {.prog = glog, .grid = {0, 1, 0}, .block = {8, 2, 1}, .args = &gp, .args_B = sizeof gp,
+    struct hcq_launch l2 = {.prog = glog,
+                            .grid = {0, 1, 0},
+                            .block = {8, 2, 1},
+                            .args = &gp,
+                            .args_B = sizeof gp,
                             .grid_var = {v_grid, HCQ_VAR_NONE, v_grid}};
     CHECK_OK(hcq_queue_launch_ex(q, &l2));
     CHECK_OK(hcq_queue_signal_var(q, done_sig, v_step, 1));
@@ -551,8 +567,8 @@ fake_graph_on(struct th *t, const char *arch)
         if (i <= 40) {
             CHECK_OK(hcq_signal_wait(done_sig, i + 1, HCQ_TIMEOUT_DEFAULT_NS));
             CHECKF(log[0] == gsz && log[1] == 1 && log[2] == gsz && log[3] == 8 && log[4] == 2 && log[6] == i,
-                   "replay %u: grid %u,%u,%u block %u,%u count %u (expected grid %u,1,%u block 8,2 count %u)", i,
-                   log[0], log[1], log[2], log[3], log[4], log[6], gsz, gsz, i);
+                   "replay %u: grid %u,%u,%u block %u,%u count %u (expected grid %u,1,%u block 8,2 count %u)",
+                   i, log[0], log[1], log[2], log[3], log[4], log[6], gsz, gsz, i);
             for (uint32_t j = 0; j < FAKE_N; j++)
                 CHECKF(x[j] == ref[j], "replay %u: x[%u] = 0x%08x (expected 0x%08x)", i, j, x[j], ref[j]);
         }
@@ -682,7 +698,8 @@ TEST(fake_channel_reuse)
         hcq_queue_destroy(q);
         hcq_queue_destroy(qc);
     }
-    CHECKF(atomic_load(&k->chan_creates) == 2, "%u kmd channels created (expected 2)", atomic_load(&k->chan_creates));
+    CHECKF(atomic_load(&k->chan_creates) == 2, "%u kmd channels created (expected 2)",
+           atomic_load(&k->chan_creates));
     for (uint32_t i = 0; i < 64; i++)
         CHECKF(x[i] == ref[i], "x[%u] = 0x%08x (expected 0x%08x)", i, x[i], ref[i]);
 done:
@@ -703,8 +720,8 @@ TEST(fake_timeout_and_fault)
     fake_pause(k, true);
     CHECK_OK(hcq_queue_barrier(q));
     CHECK(hcq_queue_finish(q, 10 * 1000 * 1000) == HCQ_ERR_TIMEOUT);
-    CHECKF(strstr(hcq_last_error(), "timeline expected >=") && strstr(hcq_last_error(), "GPGet"), "message: %s",
-           hcq_last_error());
+    CHECKF(strstr(hcq_last_error(), "timeline expected >=") && strstr(hcq_last_error(), "GPGet"),
+           "message: %s", hcq_last_error());
     CHECK_OK(hcq_device_check(dev));
     fake_pause(k, false);
     CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));

@@ -42,7 +42,8 @@ TEST(bits_set_get_random)
         for (unsigned b = 0; b < 96 * 32; b++) {
             if (b >= lo && b <= hi)
                 continue;
-            CHECKF(((q[b / 32] ^ ref[b / 32]) >> (b % 32) & 1) == 0, "bit %u outside %u:%u changed", b, hi, lo);
+            CHECKF(((q[b / 32] ^ ref[b / 32]) >> (b % 32) & 1) == 0, "bit %u outside %u:%u changed", b, hi,
+                   lo);
         }
     }
     CHECK(GPU_HI(NVC56F_SEM_EXECUTE_OPERATION) == 2 && GPU_LO(NVC56F_SEM_EXECUTE_OPERATION) == 0);
@@ -56,40 +57,66 @@ struct mfield {
     const char *word, *name;
     unsigned hi, lo;
 };
-#define MF(word, f) {#word, #f, GPU_HI(word##_##f), GPU_LO(word##_##f)}
+#define MF(word, f)                                                                                          \
+    {                                                                                                        \
+#word, #f, GPU_HI(word##_##f), GPU_LO(word##_##f)                                                    \
+    }
 static const struct mfield method_fields[] = {
-    MF(NVC56F_DMA, METHOD_ADDRESS), MF(NVC56F_DMA, METHOD_SUBCHANNEL), MF(NVC56F_DMA, METHOD_COUNT),
+    MF(NVC56F_DMA, METHOD_ADDRESS),
+    MF(NVC56F_DMA, METHOD_SUBCHANNEL),
+    MF(NVC56F_DMA, METHOD_COUNT),
     MF(NVC56F_DMA, SEC_OP),
-    MF(NVC56F_SET_OBJECT, NVCLASS), MF(NVC56F_SET_OBJECT, ENGINE),
-    MF(NVC56F_SEM_EXECUTE, OPERATION), MF(NVC56F_SEM_EXECUTE, ACQUIRE_SWITCH_TSG),
-    MF(NVC56F_SEM_EXECUTE, RELEASE_WFI), MF(NVC56F_SEM_EXECUTE, PAYLOAD_SIZE),
-    MF(NVC56F_SEM_EXECUTE, RELEASE_TIMESTAMP), MF(NVC56F_SEM_EXECUTE, REDUCTION),
+    MF(NVC56F_SET_OBJECT, NVCLASS),
+    MF(NVC56F_SET_OBJECT, ENGINE),
+    MF(NVC56F_SEM_EXECUTE, OPERATION),
+    MF(NVC56F_SEM_EXECUTE, ACQUIRE_SWITCH_TSG),
+    MF(NVC56F_SEM_EXECUTE, RELEASE_WFI),
+    MF(NVC56F_SEM_EXECUTE, PAYLOAD_SIZE),
+    MF(NVC56F_SEM_EXECUTE, RELEASE_TIMESTAMP),
+    MF(NVC56F_SEM_EXECUTE, REDUCTION),
     MF(NVC56F_SEM_EXECUTE, REDUCTION_FORMAT),
-    MF(NVC6C0_INVALIDATE_SHADER_CACHES, INSTRUCTION), MF(NVC6C0_INVALIDATE_SHADER_CACHES, LOCKS),
-    MF(NVC6C0_INVALIDATE_SHADER_CACHES, FLUSH_DATA), MF(NVC6C0_INVALIDATE_SHADER_CACHES, DATA),
+    MF(NVC6C0_INVALIDATE_SHADER_CACHES, INSTRUCTION),
+    MF(NVC6C0_INVALIDATE_SHADER_CACHES, LOCKS),
+    MF(NVC6C0_INVALIDATE_SHADER_CACHES, FLUSH_DATA),
+    MF(NVC6C0_INVALIDATE_SHADER_CACHES, DATA),
     MF(NVC6C0_INVALIDATE_SHADER_CACHES, CONSTANT),
     MF(NVC6C0_INVALIDATE_SHADER_CACHES_NO_WFI, INSTRUCTION),
     MF(NVC6C0_INVALIDATE_SHADER_CACHES_NO_WFI, GLOBAL_DATA),
     MF(NVC6C0_INVALIDATE_SHADER_CACHES_NO_WFI, CONSTANT),
-    MF(NVC6C0_SEND_PCAS_B, FROM), MF(NVC6C0_SEND_PCAS_B, DELTA),
-    MF(NVC6C0_SEND_SIGNALING_PCAS2_B, PCAS_ACTION), MF(NVC6C0_SEND_SIGNALING_PCAS2_B, SELECT),
+    MF(NVC6C0_SEND_PCAS_B, FROM),
+    MF(NVC6C0_SEND_PCAS_B, DELTA),
+    MF(NVC6C0_SEND_SIGNALING_PCAS2_B, PCAS_ACTION),
+    MF(NVC6C0_SEND_SIGNALING_PCAS2_B, SELECT),
     MF(NVC6C0_SEND_SIGNALING_PCAS2_B, OFFSET_MINUS_ONE),
-    MF(NVC6C0_SET_QMD_VERSION, CURRENT), MF(NVC6C0_SET_QMD_VERSION, OLDEST_SUPPORTED),
-    MF(NVC6C0_SET_SPA_VERSION, MINOR), MF(NVC6C0_SET_SPA_VERSION, MAJOR),
-    MF(NVC6C0_SET_REPORT_SEMAPHORE_D, OPERATION), MF(NVC6C0_SET_REPORT_SEMAPHORE_D, AWAKEN_ENABLE),
+    MF(NVC6C0_SET_QMD_VERSION, CURRENT),
+    MF(NVC6C0_SET_QMD_VERSION, OLDEST_SUPPORTED),
+    MF(NVC6C0_SET_SPA_VERSION, MINOR),
+    MF(NVC6C0_SET_SPA_VERSION, MAJOR),
+    MF(NVC6C0_SET_REPORT_SEMAPHORE_D, OPERATION),
+    MF(NVC6C0_SET_REPORT_SEMAPHORE_D, AWAKEN_ENABLE),
     MF(NVC6C0_SET_REPORT_SEMAPHORE_D, STRUCTURE_SIZE),
-    MF(NVC6B5_LAUNCH_DMA, DATA_TRANSFER_TYPE), MF(NVC6B5_LAUNCH_DMA, FLUSH_ENABLE),
-    MF(NVC6B5_LAUNCH_DMA, SEMAPHORE_TYPE), MF(NVC6B5_LAUNCH_DMA, INTERRUPT_TYPE),
-    MF(NVC6B5_LAUNCH_DMA, SRC_MEMORY_LAYOUT), MF(NVC6B5_LAUNCH_DMA, DST_MEMORY_LAYOUT),
-    MF(NVC6B5_LAUNCH_DMA, MULTI_LINE_ENABLE), MF(NVC6B5_LAUNCH_DMA, REMAP_ENABLE),
-    MF(NVC6B5_LAUNCH_DMA, SRC_TYPE), MF(NVC6B5_LAUNCH_DMA, DST_TYPE),
-    MF(NVC6B5_LAUNCH_DMA, SEMAPHORE_REDUCTION), MF(NVC6B5_LAUNCH_DMA, SEMAPHORE_REDUCTION_SIGN),
-    MF(NVC6B5_LAUNCH_DMA, SEMAPHORE_REDUCTION_ENABLE), MF(NVC6B5_LAUNCH_DMA, FLUSH_TYPE),
+    MF(NVC6B5_LAUNCH_DMA, DATA_TRANSFER_TYPE),
+    MF(NVC6B5_LAUNCH_DMA, FLUSH_ENABLE),
+    MF(NVC6B5_LAUNCH_DMA, SEMAPHORE_TYPE),
+    MF(NVC6B5_LAUNCH_DMA, INTERRUPT_TYPE),
+    MF(NVC6B5_LAUNCH_DMA, SRC_MEMORY_LAYOUT),
+    MF(NVC6B5_LAUNCH_DMA, DST_MEMORY_LAYOUT),
+    MF(NVC6B5_LAUNCH_DMA, MULTI_LINE_ENABLE),
+    MF(NVC6B5_LAUNCH_DMA, REMAP_ENABLE),
+    MF(NVC6B5_LAUNCH_DMA, SRC_TYPE),
+    MF(NVC6B5_LAUNCH_DMA, DST_TYPE),
+    MF(NVC6B5_LAUNCH_DMA, SEMAPHORE_REDUCTION),
+    MF(NVC6B5_LAUNCH_DMA, SEMAPHORE_REDUCTION_SIGN),
+    MF(NVC6B5_LAUNCH_DMA, SEMAPHORE_REDUCTION_ENABLE),
+    MF(NVC6B5_LAUNCH_DMA, FLUSH_TYPE),
     MF(NVC6B5_LAUNCH_DMA, DISABLE_PLC),
     {"NVC6B5_LAUNCH_DMA", "SEMAPHORE_PAYLOAD_SIZE (C8B5)", GPU_HI(NVC8B5_LAUNCH_DMA_SEMAPHORE_PAYLOAD_SIZE),
      GPU_LO(NVC8B5_LAUNCH_DMA_SEMAPHORE_PAYLOAD_SIZE)},
-    MF(NVC56F_GP_ENTRY0, FETCH), MF(NVC56F_GP_ENTRY0, GET),
-    MF(NVC56F_GP_ENTRY1, GET_HI), MF(NVC56F_GP_ENTRY1, LEVEL), MF(NVC56F_GP_ENTRY1, LENGTH),
+    MF(NVC56F_GP_ENTRY0, FETCH),
+    MF(NVC56F_GP_ENTRY0, GET),
+    MF(NVC56F_GP_ENTRY1, GET_HI),
+    MF(NVC56F_GP_ENTRY1, LEVEL),
+    MF(NVC56F_GP_ENTRY1, LENGTH),
     MF(NVC56F_GP_ENTRY1, SYNC),
 };
 
@@ -101,7 +128,8 @@ TEST(method_fields_round_trip_and_disjoint)
         for (int iter = 0; iter < 64; iter++) {
             uint32_t v = (uint32_t)rnd_bits(f->hi - f->lo + 1);
             uint32_t w = gpu_bits_field32(f->hi, f->lo, v);
-            CHECKF(gpu_bits_get32(f->hi, f->lo, w) == v && (w & ~((uint32_t)gpu_bits_mask(f->hi - f->lo + 1) << f->lo)) == 0,
+            CHECKF(gpu_bits_get32(f->hi, f->lo, w) == v &&
+                       (w & ~((uint32_t)gpu_bits_mask(f->hi - f->lo + 1) << f->lo)) == 0,
                    "%s_%s: 0x%x", f->word, f->name, v);
         }
         for (size_t j = i + 1; j < sizeof method_fields / sizeof method_fields[0]; j++) {
@@ -118,9 +146,9 @@ done:;
 
 TEST(method_headers_match_doc)
 {
-    CHECK(gpu_push_hdr_inc(1, NVC56F_SET_OBJECT, 1) == 0x20012000u);          /* rm.md §5.1 */
-    CHECK(gpu_push_hdr_inc(0, NVC56F_SEM_ADDR_LO, 5) == 0x20050017u);         /* rm.md §5.1 */
-    CHECK(gpu_push_hdr_inc(1, NVC6C0_SEND_PCAS_A, 1) == 0x200120ADu);         /* rm.md §5.1 */
+    CHECK(gpu_push_hdr_inc(1, NVC56F_SET_OBJECT, 1) == 0x20012000u);  /* rm.md §5.1 */
+    CHECK(gpu_push_hdr_inc(0, NVC56F_SEM_ADDR_LO, 5) == 0x20050017u); /* rm.md §5.1 */
+    CHECK(gpu_push_hdr_inc(1, NVC6C0_SEND_PCAS_A, 1) == 0x200120ADu); /* rm.md §5.1 */
     CHECK(gpu_push_hdr_inc(1, NVC6C0_SEND_SIGNALING_PCAS2_B, 1) == 0x200120B0u);
     CHECK(gpu_push_hdr_immd(1, NVC6C0_SEND_SIGNALING_PCAS2_B, 9) == 0x800920B0u);
     CHECK(gpu_push_hdr_inc(0, NVC56F_NON_STALL_INTERRUPT, 1) == 0x20010008u); /* rm.md §5.2 */
@@ -170,16 +198,19 @@ done:;
 TEST(gpfifo_entry_round_trip)
 {
     for (int i = 0; i < 10000; i++) {
-        struct gpu_gpfifo_fields f = {
-            .pb_va = rnd_bits(40) & ~3ull,
-            .dw_count = 1 + (uint32_t)(th_rand() % GPU_GPFIFO_MAX_DW),
-            .subroutine = th_rand() & 1,
-            .sync = th_rand() & 1,
-        }, g;
+        struct gpu_gpfifo_fields f =
+                                     {
+                                         .pb_va = rnd_bits(40) & ~3ull,
+                                         .dw_count = 1 + (uint32_t)(th_rand() % GPU_GPFIFO_MAX_DW),
+                                         .subroutine = th_rand() & 1,
+                                         .sync = th_rand() & 1,
+                                     },
+                                 g;
         uint64_t e = gpu_gpfifo_entry_encode(&f);
         CHECK_OK(gpu_gpfifo_entry_decode(e, &g));
-        CHECK(g.pb_va == f.pb_va && g.dw_count == f.dw_count && g.subroutine == f.subroutine && g.sync == f.sync);
-        CHECK(gpu_gpfifo_entry_decode(e | 1, &g) == HCQ_ERR_FORMAT);          /* conditional fetch */
+        CHECK(g.pb_va == f.pb_va && g.dw_count == f.dw_count && g.subroutine == f.subroutine &&
+              g.sync == f.sync);
+        CHECK(gpu_gpfifo_entry_decode(e | 1, &g) == HCQ_ERR_FORMAT); /* conditional fetch */
         CHECK(gpu_gpfifo_entry_decode(e & ~(0x1FFFFFull << 42), &g) == HCQ_ERR_FORMAT); /* length 0 */
     }
 done:;
@@ -226,8 +257,10 @@ TEST(push_helpers_decode_back)
         gpu_push_init(&p, buf, 256);
         gpu_push_sem_release(&p, va, val, iter & 1);
         CHECK(collect(&p, &ws));
-        CHECK(wval(&ws, 0, NVC56F_SEM_ADDR_LO) == (uint32_t)va && wval(&ws, 0, NVC56F_SEM_ADDR_HI) == va >> 32);
-        CHECK(wval(&ws, 0, NVC56F_SEM_PAYLOAD_LO) == (uint32_t)val && wval(&ws, 0, NVC56F_SEM_PAYLOAD_HI) == val >> 32);
+        CHECK(wval(&ws, 0, NVC56F_SEM_ADDR_LO) == (uint32_t)va &&
+              wval(&ws, 0, NVC56F_SEM_ADDR_HI) == va >> 32);
+        CHECK(wval(&ws, 0, NVC56F_SEM_PAYLOAD_LO) == (uint32_t)val &&
+              wval(&ws, 0, NVC56F_SEM_PAYLOAD_HI) == val >> 32);
         CHECK(wval(&ws, 0, NVC56F_SEM_EXECUTE) == (iter & 1 ? 0x03100001u : 0x01100001u));
 
         gpu_push_init(&p, buf, 256);
@@ -276,20 +309,33 @@ TEST(ce_copy_splits_and_decodes)
         while (gpu_push_iter_next(&it, &w)) {
             CHECK(w.subc == GPU_SUBC_COPY);
             switch (w.mthd_B) {
-            case NVC6B5_OFFSET_IN_UPPER: s_in = (uint64_t)w.data << 32; break;
-            case NVC6B5_OFFSET_IN_LOWER: s_in |= w.data; break;
-            case NVC6B5_OFFSET_OUT_UPPER: s_out = (uint64_t)w.data << 32; break;
-            case NVC6B5_OFFSET_OUT_LOWER: s_out |= w.data; break;
+            case NVC6B5_OFFSET_IN_UPPER:
+                s_in = (uint64_t)w.data << 32;
+                break;
+            case NVC6B5_OFFSET_IN_LOWER:
+                s_in |= w.data;
+                break;
+            case NVC6B5_OFFSET_OUT_UPPER:
+                s_out = (uint64_t)w.data << 32;
+                break;
+            case NVC6B5_OFFSET_OUT_LOWER:
+                s_out |= w.data;
+                break;
             case NVC6B5_LINE_LENGTH_IN:
                 CHECK(w.data >= 1 && w.data <= GPU_CE_MAX_LINE_B);
                 CHECK(s_in == src + total && s_out == dst + total);
                 total += w.data;
                 break;
-            case NVC6B5_LAUNCH_DMA: CHECK(w.data == 0x182); launches++; break;
-            default: CHECKF(0, "unexpected method 0x%x", w.mthd_B);
+            case NVC6B5_LAUNCH_DMA:
+                CHECK(w.data == 0x182);
+                launches++;
+                break;
+            default:
+                CHECKF(0, "unexpected method 0x%x", w.mthd_B);
             }
         }
-        CHECK(it.status == HCQ_OK && total == size && launches == (size + GPU_CE_MAX_LINE_B - 1) / GPU_CE_MAX_LINE_B);
+        CHECK(it.status == HCQ_OK && total == size &&
+              launches == (size + GPU_CE_MAX_LINE_B - 1) / GPU_CE_MAX_LINE_B);
     }
     /* 2-D: pitch, width, height and MULTI_LINE_ENABLE */
     gpu_push_init(&p, buf, 4096);
@@ -308,11 +354,13 @@ TEST(ce_sem_release_payload_width)
     struct gpu_push p;
     struct writes ws;
     gpu_push_init(&p, buf, 32);
-    CHECK(gpu_push_ce_sem_release(&p, AMPERE_DMA_COPY_B, 0x1000, 0x100000000ull, true) == HCQ_ERR_UNSUPPORTED);
+    CHECK(gpu_push_ce_sem_release(&p, AMPERE_DMA_COPY_B, 0x1000, 0x100000000ull, true) ==
+          HCQ_ERR_UNSUPPORTED);
     CHECK(p.count == 0);
     CHECK_OK(gpu_push_ce_sem_release(&p, AMPERE_DMA_COPY_B, 0x12345678000ull, 0xCAFE, true));
     CHECK(collect(&p, &ws) && p.count == 6);
-    CHECK(wval(&ws, 4, NVC6B5_SET_SEMAPHORE_A) == 0x123 && wval(&ws, 4, NVC6B5_SET_SEMAPHORE_B) == 0x45678000);
+    CHECK(wval(&ws, 4, NVC6B5_SET_SEMAPHORE_A) == 0x123 &&
+          wval(&ws, 4, NVC6B5_SET_SEMAPHORE_B) == 0x45678000);
     CHECK(wval(&ws, 4, NVC6B5_SET_SEMAPHORE_PAYLOAD) == 0xCAFE && wval(&ws, 4, NVC6B5_LAUNCH_DMA) == 0x14);
     gpu_push_init(&p, buf, 32);
     CHECK_OK(gpu_push_ce_sem_release(&p, HOPPER_DMA_COPY_A, 0x1000, 0x1234567890ull, false));
@@ -351,7 +399,7 @@ done:;
 /* ==== QMD ==== */
 
 static const struct gpu_qmd_ops *const qmd_versions[] = {&gpu_qmd_v03_00_ops, &gpu_qmd_v04_00_ops,
-                                                          &gpu_qmd_v05_00_ops};
+                                                         &gpu_qmd_v05_00_ops};
 
 /* A random description every field of which fits version ops. */
 static void
@@ -411,6 +459,7 @@ rand_desc(const struct gpu_qmd_ops *ops, struct gpu_qmd_desc *d)
 static const char *
 desc_diff(const struct gpu_qmd_desc *a, const struct gpu_qmd_desc *b)
 {
+// clang-format off
 #define DIFF(f)                                                                                    \
     if (memcmp(&a->f, &b->f, sizeof a->f) != 0)                                                    \
         return #f;
@@ -430,6 +479,7 @@ desc_diff(const struct gpu_qmd_desc *a, const struct gpu_qmd_desc *b)
     DIFF(dependent.enable) DIFF(dependent.qmd_va) DIFF(dependent.action) DIFF(dependent.prefetch)
 #undef DIFF
     return NULL;
+    // clang-format on
 }
 
 TEST(qmd_round_trip_random)
@@ -460,7 +510,8 @@ TEST(qmd_fields_disjoint_and_inside)
         const struct gpu_qmd_ops *ops = qmd_versions[v];
         for (uint32_t i = 0; i < ops->field_count; i++) {
             const struct gpu_qmd_field *a = &ops->fields[i];
-            CHECKF(a->lo <= a->hi && a->hi < ops->size_B * 8, "%s %s %u:%u", ops->name, a->name, a->hi, a->lo);
+            CHECKF(a->lo <= a->hi && a->hi < ops->size_B * 8, "%s %s %u:%u", ops->name, a->name, a->hi,
+                   a->lo);
             for (uint32_t j = i + 1; j < ops->field_count; j++) {
                 const struct gpu_qmd_field *b = &ops->fields[j];
                 CHECKF(a->hi < b->lo || b->hi < a->lo, "%s: %s (%u:%u) overlaps %s (%u:%u)", ops->name,
@@ -480,11 +531,11 @@ TEST(qmd_doc_positions)
     d.grid[0] = 0x11111111;
     d.block[0] = 0x2222;
     CHECK_OK(gpu_qmd_encode(&gpu_qmd_v04_00_ops, &d, q));
-    CHECK((q[0] >> 23 & 7) == 2);            /* QMD_TYPE dw0 b23 = GRID_CTA (rm.md §0 item 2) */
+    CHECK((q[0] >> 23 & 7) == 2);                         /* QMD_TYPE dw0 b23 = GRID_CTA (rm.md §0 item 2) */
     CHECK((q[18] >> 4 & 0xF) == 4 && (q[18] & 0xF) == 0); /* major/minor dw18 */
     CHECK(q[32] == 0x11111111 && (q[36] & 0xFFFF) == 0x2222);
     gpu_qmd_set_release(&gpu_qmd_v04_00_ops, q, 0, 0x123456789ABC0ull, 0x100000000ull);
-    CHECK((q[10] & 1) && (q[10] >> 12 & 1));  /* RELEASE_ENABLE(0) dw10 b0, PAYLOAD64B(0) dw10 b12 */
+    CHECK((q[10] & 1) && (q[10] >> 12 & 1)); /* RELEASE_ENABLE(0) dw10 b0, PAYLOAD64B(0) dw10 b12 */
     CHECK(q[20] == 0x6789ABC0 && q[21] == 0x12345 && q[22] == 0 && q[23] == 1);
     gpu_qmd_set_release(&gpu_qmd_v04_00_ops, q, 1, 0x1000, 7);
     CHECK((q[10] >> 16 & 1) && (q[10] >> 28 & 1) && q[24] == 0x1000 && q[26] == 7);
@@ -524,7 +575,8 @@ TEST(qmd_patchers_and_rejects)
         CHECK_OK(gpu_qmd_decode(ops, q, &e));
         CHECK(e.dependent.enable && e.dependent.qmd_va == next && e.dependent.prefetch &&
               e.dependent.action == GPU_QMD_DEPENDENT_QMD_ACTION_QMD_SCHEDULE);
-        CHECK(e.release[1].enable && e.release[1].va == va && e.release[1].payload == pay && e.release[1].payload64);
+        CHECK(e.release[1].enable && e.release[1].va == va && e.release[1].payload == pay &&
+              e.release[1].payload64);
         CHECK(e.release[1].structure_size == GPU_QMD_RELEASE_STRUCTURE_SIZE_FOUR_WORDS);
         /* untouched fields stay */
         e.dependent = d.dependent;
@@ -570,10 +622,11 @@ TEST(qmd_dump_and_helpers)
     CHECK_OK(gpu_qmd_encode(&gpu_qmd_v04_00_ops, &d, q));
     size_t n = gpu_qmd_dump(&gpu_qmd_v04_00_ops, q, text, sizeof text);
     CHECK(n < sizeof text && strlen(text) == n);
-    CHECK(strstr(text, "NVCBC0_QMDV04_00_GRID_WIDTH 0x4d\n") && strstr(text, "NVCBC0_QMDV04_00_QMD_TYPE 0x2\n"));
+    CHECK(strstr(text, "NVCBC0_QMDV04_00_GRID_WIDTH 0x4d\n") &&
+          strstr(text, "NVCBC0_QMDV04_00_QMD_TYPE 0x2\n"));
     CHECK(!strstr(text, "GRID_HEIGHT"));
     CHECK(gpu_qmd_dump(&gpu_qmd_v04_00_ops, q, text, 10) == n && strlen(text) == 9);
-    CHECK(gpu_qmd_sm_config(100) == 0x1A && gpu_qmd_sm_config(228) == 0x3A);  /* rm.md §6.7 */
+    CHECK(gpu_qmd_sm_config(100) == 0x1A && gpu_qmd_sm_config(228) == 0x3A); /* rm.md §6.7 */
     CHECK(gpu_qmd_carveout_KiB(0x400, 100) == 32 && gpu_qmd_carveout_KiB(33 * 1024, 100) == 64);
     CHECK(gpu_qmd_carveout_KiB(101 * 1024, 100) == 0 && gpu_qmd_carveout_KiB(101 * 1024, 228) == 132);
     CHECK(gpu_qmd_prefetch_size(0x300) == 3 && gpu_qmd_prefetch_size(1 << 20) == 0x1FF);
@@ -600,14 +653,16 @@ TEST(arch_table)
     CHECK((a = hcq_arch_by_compute_class(HOPPER_COMPUTE_A)) && a->qmd == &gpu_qmd_v04_00_ops &&
           a->cbuf0_params_off_B == 0x210 && a->sem_addr_bits == 57);
     CHECK(hcq_arch_by_name("gb100")->cbuf0_params_off_B == 0x380);
-    CHECK(hcq_arch_runs_sm(hcq_arch_by_name("ga10b"), 80) && !hcq_arch_runs_sm(hcq_arch_by_name("ga10b"), 89));
-    CHECK(!hcq_arch_runs_sm(hcq_arch_by_name("gb202"), 100) && hcq_arch_runs_sm(hcq_arch_by_name("gh100"), 90));
+    CHECK(hcq_arch_runs_sm(hcq_arch_by_name("ga10b"), 80) &&
+          !hcq_arch_runs_sm(hcq_arch_by_name("ga10b"), 89));
+    CHECK(!hcq_arch_runs_sm(hcq_arch_by_name("gb202"), 100) &&
+          hcq_arch_runs_sm(hcq_arch_by_name("gh100"), 90));
 done:;
 }
 
 /* ==== Goldens: decoded text of whole operations per arch ==== */
 
-#define SIG_VA 0x1000000100ull   /* 16-byte signal slot in [2^36, 2^37) like tinygrad's */
+#define SIG_VA 0x1000000100ull /* 16-byte signal slot in [2^36, 2^37) like tinygrad's */
 #define QMD_VA 0x1000002000ull
 #define CBUF0_VA 0x1000001000ull
 #define CODE_VA 0x1000010000ull
@@ -722,7 +777,8 @@ golden_copy(const struct hcq_arch *a, char *out, size_t size)
     gpu_decode_ctx_init(&c, a);
     size_t n = snprintf(out, size,
                         "# arch=%s op=copy size=0x140000010 source=reviewed derivation from docs/hw/rm.md "
-                        "§5.2, §5.4 (text from gpu_decode_push; checked by hand against the doc)\n", a->name);
+                        "§5.2, §5.4 (text from gpu_decode_push; checked by hand against the doc)\n",
+                        a->name);
     return n + gpu_decode_push(&c, pb, p.count, out + n, size - n);
 }
 
@@ -738,10 +794,12 @@ golden_signal(const struct hcq_arch *a, char *out, size_t size)
     gpu_push_wfi(&p);
     struct gpu_decode_ctx c;
     gpu_decode_ctx_init(&c, a);
-    size_t n = snprintf(out, size,
-                        "# arch=%s op=signal wait>=0xffffffff then release 0x100000001 with timestamp "
-                        "source=reviewed derivation from docs/hw/rm.md §5.2, §5.6 and nvgpu.md §4.9 (text from "
-                        "gpu_decode_push; checked by hand against the doc)\n", a->name);
+    size_t n =
+        snprintf(out, size,
+                 "# arch=%s op=signal wait>=0xffffffff then release 0x100000001 with timestamp "
+                 "source=reviewed derivation from docs/hw/rm.md §5.2, §5.6 and nvgpu.md §4.9 (text from "
+                 "gpu_decode_push; checked by hand against the doc)\n",
+                 a->name);
     return n + gpu_decode_push(&c, pb, p.count, out + n, size - n);
 }
 
@@ -790,7 +848,8 @@ TEST(decode_text)
     gpu_push_dw(&p, 0x40000000); /* malformed */
     gpu_decode_push(&c, pb, p.count, text, sizeof text);
     CHECK(strstr(text, "NVCBC0_SEND_PCAS_A") && strstr(text, "QMD_VA=0x12300"));
-    CHECK(strstr(text, "PCAS_ACTION=PREFETCH_SCHEDULE") && strstr(text, "PCAS_ACTION=INVALIDATE_COPY_SCHEDULE"));
+    CHECK(strstr(text, "PCAS_ACTION=PREFETCH_SCHEDULE") &&
+          strstr(text, "PCAS_ACTION=INVALIDATE_COPY_SCHEDULE"));
     CHECK(strstr(text, "NVCLASS=HOPPER_COMPUTE_A") && strstr(text, "# IMMD subc=1"));
     CHECK(strstr(text, "# ERROR dword 7"));
     CHECK(gpu_decode_mthd_name(AMPERE_DMA_COPY_B, NVC8B5_SET_SEMAPHORE_PAYLOAD_UPPER) == NULL);
@@ -805,12 +864,23 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(bits_set_get_random), TH_CASE(method_fields_round_trip_and_disjoint), TH_CASE(method_headers_match_doc),
-        TH_CASE(sem_release_matches_orin_trace), TH_CASE(gpfifo_entry_round_trip), TH_CASE(push_helpers_decode_back),
-        TH_CASE(ce_copy_splits_and_decodes), TH_CASE(ce_sem_release_payload_width), TH_CASE(push_overflow_and_malformed),
-        TH_CASE(qmd_round_trip_random), TH_CASE(qmd_fields_disjoint_and_inside), TH_CASE(qmd_doc_positions),
-        TH_CASE(qmd_patchers_and_rejects), TH_CASE(qmd_dump_and_helpers), TH_CASE(arch_table),
-        TH_CASE(goldens), TH_CASE(decode_text),
+        TH_CASE(bits_set_get_random),
+        TH_CASE(method_fields_round_trip_and_disjoint),
+        TH_CASE(method_headers_match_doc),
+        TH_CASE(sem_release_matches_orin_trace),
+        TH_CASE(gpfifo_entry_round_trip),
+        TH_CASE(push_helpers_decode_back),
+        TH_CASE(ce_copy_splits_and_decodes),
+        TH_CASE(ce_sem_release_payload_width),
+        TH_CASE(push_overflow_and_malformed),
+        TH_CASE(qmd_round_trip_random),
+        TH_CASE(qmd_fields_disjoint_and_inside),
+        TH_CASE(qmd_doc_positions),
+        TH_CASE(qmd_patchers_and_rejects),
+        TH_CASE(qmd_dump_and_helpers),
+        TH_CASE(arch_table),
+        TH_CASE(goldens),
+        TH_CASE(decode_text),
     };
     return th_run("gpu", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

@@ -71,7 +71,8 @@ check_test_cubin(struct th *t, const uint8_t *elf, size_t size, uint32_t sm)
     for (int i = 0; i < 4; i++)
         CHECKF(add->params[i].offset_B == off[i] && add->params[i].size_B == sz[i], "add param %d", i);
     CHECK(add->cbuf0_size_B == base + 0x1C && add->register_count == 12 && add->exit_count == 2);
-    CHECK(add->code_off_B % 128 == 0 && add->code_size_B > 0 && add->code_off_B + add->code_size_B <= img->size_B);
+    CHECK(add->code_off_B % 128 == 0 && add->code_size_B > 0 &&
+          add->code_off_B + add->code_size_B <= img->size_B);
     CHECK(scale->param_size_B == 0x10 && scale->param_count == 3 && scale->barrier_count == 1);
     CHECK(scale->max_threads[0] == 256 && scale->max_threads[1] == 1 && scale->shared_static_B >= 0x400);
     CHECK(scale->min_stack_B == 0 && gpu_cubin_kernel_local_B(scale) == 0x240);
@@ -164,8 +165,8 @@ TEST(cubin_corrupt)
             enum hcq_status st = gpu_cubin_load(bad, n, &img);
             /* NOBITS sections have no file bytes; a huge size is refused by the image cap where the
              * section is placed (.nv.global), ignored where not (.nv.shared.*) */
-            CHECKF(st == HCQ_ERR_FORMAT || (type == 8 && st == HCQ_OK),
-                   "section %u field %d: status %d", s, field, st);
+            CHECKF(st == HCQ_ERR_FORMAT || (type == 8 && st == HCQ_OK), "section %u field %d: status %d", s,
+                   field, st);
             gpu_cubin_destroy(img);
             img = NULL;
         }
@@ -211,11 +212,12 @@ TEST(cbuf0_and_qmd_from_kernel)
     uint32_t grid[3] = {1000, 2, 3}, block[3] = {128, 2, 1};
     uint32_t size = gpu_cbuf0_size(a, k, sizeof params);
     CHECK(size == 0x230); /* .nv.constant0.add 0x22C rounded to 16 */
-    CHECK(gpu_cbuf0_build(a, k, grid, block, LOCAL_WINDOW, SHARED_WINDOW, params, sizeof params, cb, size - 16) ==
-          HCQ_ERR_INVALID);
+    CHECK(gpu_cbuf0_build(a, k, grid, block, LOCAL_WINDOW, SHARED_WINDOW, params, sizeof params, cb,
+                          size - 16) == HCQ_ERR_INVALID);
     CHECK(gpu_cbuf0_build(a, k, grid, block, LOCAL_WINDOW, SHARED_WINDOW, params, 0x20, cb, sizeof cb) ==
           HCQ_ERR_INVALID);
-    CHECK_OK(gpu_cbuf0_build(a, k, grid, block, LOCAL_WINDOW, SHARED_WINDOW, params, sizeof params, cb, sizeof cb));
+    CHECK_OK(gpu_cbuf0_build(a, k, grid, block, LOCAL_WINDOW, SHARED_WINDOW, params, sizeof params, cb,
+                             sizeof cb));
     CHECK(get64(cb + 0) == (128 | 2ull << 32) && get64(cb + 8) == (1 | 1000ull << 32)); /* rm.md §6.5 */
     CHECK(get64(cb + 0x10) == (2 | 3ull << 32) && get64(cb + 0x18) == SHARED_WINDOW);
     CHECK(get64(cb + 0x20) == LOCAL_WINDOW && (get64(cb + 0x28) & 0xFFFFFFFF) == 0xFFFDC0);
@@ -229,7 +231,8 @@ TEST(cbuf0_and_qmd_from_kernel)
     CHECK(e.program_va == 0x200000000ull + k->code_off_B && e.register_count == 12 && e.sass_version == 0x90);
     CHECK(e.grid[0] == 1000 && e.block[1] == 2 && e.cbuf[0].va == CBUF0_VA && e.cbuf[0].size_B == 0x230);
     CHECK(e.cbuf[4].valid && e.cbuf[4].va == 0x200000000ull + img->banks[0].off_B && e.qmd_type == 2);
-    CHECK(e.shared_mem_B == 0x400 && e.sm_config_min == 9 && e.sm_config_max == 0x1A && e.local_mem_high_B == 0x240);
+    CHECK(e.shared_mem_B == 0x400 && e.sm_config_min == 9 && e.sm_config_max == 0x1A &&
+          e.local_mem_high_B == 0x240);
     CHECK(e.sm_config_target == 9); /* 8 CTAs of 1 KiB fit the 32 KiB carve-out */
     /* 12 KiB dynamic shared: MIN fits one CTA (13 KiB -> 32 KiB carve-out), TARGET the 8 CTAs
      * that 256 threads of 12 registers allow per SM (104 KiB -> 132 KiB, value 34), MAX >= TARGET */
@@ -238,20 +241,25 @@ TEST(cbuf0_and_qmd_from_kernel)
     CHECK_OK(gpu_cubin_qmd_desc(&d, a, img, k, 0x200000000ull, grid, b256, 12 << 10, 0x240, CBUF0_VA, size));
     CHECK_OK(gpu_qmd_encode(a->qmd, &d, q));
     CHECK_OK(gpu_qmd_decode(a->qmd, q, &e));
-    CHECK(e.shared_mem_B == 0x3400 && e.sm_config_min == 9 && e.sm_config_target == 34 && e.sm_config_max == 34);
+    CHECK(e.shared_mem_B == 0x3400 && e.sm_config_min == 9 && e.sm_config_target == 34 &&
+          e.sm_config_max == 34);
     /* 48 KiB: 8 x 49 KiB exceeds every carve-out: TARGET and MAX are gh100's largest (228 KiB) */
     CHECK_OK(gpu_cubin_qmd_desc(&d, a, img, k, 0x200000000ull, grid, b256, 48 << 10, 0x240, CBUF0_VA, size));
     CHECK_OK(gpu_qmd_encode(a->qmd, &d, q));
     CHECK_OK(gpu_qmd_decode(a->qmd, q, &e));
-    CHECK(e.shared_mem_B == 0xC400 && e.sm_config_min == 0x11 && e.sm_config_target == 0x3A && e.sm_config_max == 0x3A);
+    CHECK(e.shared_mem_B == 0xC400 && e.sm_config_min == 0x11 && e.sm_config_target == 0x3A &&
+          e.sm_config_max == 0x3A);
     uint32_t big[3] = {2048, 1, 1};
-    CHECK(gpu_cubin_qmd_desc(&d, a, img, k, 0x200000000ull, grid, big, 0, 0x240, CBUF0_VA, size) == HCQ_ERR_INVALID);
-    CHECK(gpu_cubin_qmd_desc(&d, a, img, k, 0x200000000ull, grid, block, 0, 0x100, CBUF0_VA, size) == HCQ_ERR_INVALID);
+    CHECK(gpu_cubin_qmd_desc(&d, a, img, k, 0x200000000ull, grid, big, 0, 0x240, CBUF0_VA, size) ==
+          HCQ_ERR_INVALID);
+    CHECK(gpu_cubin_qmd_desc(&d, a, img, k, 0x200000000ull, grid, block, 0, 0x100, CBUF0_VA, size) ==
+          HCQ_ERR_INVALID);
     CHECK(gpu_cubin_qmd_desc(&d, a, img, k, 0x200000000ull, grid, block, 300 << 10, 0x240, CBUF0_VA, size) ==
           HCQ_ERR_INVALID);
     k = gpu_cubin_kernel_find(img, "scale");
     uint32_t b512[3] = {512, 1, 1};
-    CHECK(gpu_cubin_qmd_desc(&d, a, img, k, 0x200000000ull, grid, b512, 0, 0x240, CBUF0_VA, size) == HCQ_ERR_INVALID);
+    CHECK(gpu_cubin_qmd_desc(&d, a, img, k, 0x200000000ull, grid, b512, 0, 0x240, CBUF0_VA, size) ==
+          HCQ_ERR_INVALID);
 done:
     gpu_cubin_destroy(img);
     free(elf);
@@ -285,17 +293,21 @@ TEST(cbuf0_other_arches)
     CHECK_OK(gpu_cubin_qmd_desc(&d, a, img, k, 0x100000000ull, grid, block, 0, 0x240, 0x300000010ull, size));
     CHECK_OK(gpu_qmd_encode(a->qmd, &d, q)); /* V3 takes a 16-byte aligned cbuf address */
     CHECK_OK(gpu_qmd_decode(a->qmd, q, &e));
-    CHECK(e.sass_version == 0x87 && e.sm_global_caching && e.cbuf[0].va == 0x300000010ull && e.barrier_count == 1);
+    CHECK(e.sass_version == 0x87 && e.sm_global_caching && e.cbuf[0].va == 0x300000010ull &&
+          e.barrier_count == 1);
     CHECK(e.cbuf[4].valid && e.cbuf[4].va == 0x100000000ull + img->banks[0].off_B);
     CHECK(e.shared_mem_B == gpu_cubin_kernel_shared_B(k, 0) && e.register_count == k->register_count);
-    CHECK(gpu_qmd_encode(hcq_arch_by_name("gh100")->qmd, &d, q) == HCQ_ERR_INVALID); /* cbuf not 64-B aligned */
+    CHECK(gpu_qmd_encode(hcq_arch_by_name("gh100")->qmd, &d, q) ==
+          HCQ_ERR_INVALID); /* cbuf not 64-B aligned */
 
     const struct hcq_arch *b = hcq_arch_by_name("gb100");
     CHECK(gpu_cbuf0_size(b, NULL, 8) == 0x390 && gpu_cbuf0_size(b, NULL, 0) == 0x380);
     memset(cb, 0xEE, sizeof cb);
-    CHECK_OK(gpu_cbuf0_build(b, NULL, grid, block, 0x1111000000ull, 0x2222000000ull, params, 8, cb, sizeof cb));
+    CHECK_OK(
+        gpu_cbuf0_build(b, NULL, grid, block, 0x1111000000ull, 0x2222000000ull, params, 8, cb, sizeof cb));
     CHECK(get64(cb + 0x2F0) == 0x2222000000ull && get64(cb + 0x2F8) == 0x1111000000ull); /* rm.md §8.6 */
-    CHECK((get64(cb + 0x37C) & 0xFFFFFFFF) == 0xFFFDC0 && memcmp(cb + 0x380, params, 8) == 0 && cb[0x390] == 0xEE);
+    CHECK((get64(cb + 0x37C) & 0xFFFFFFFF) == 0xFFFDC0 && memcmp(cb + 0x380, params, 8) == 0 &&
+          cb[0x390] == 0xEE);
 done:
     gpu_cubin_destroy(img);
     free(elf);
@@ -305,7 +317,9 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(cubin_load_real), TH_CASE(cubin_corrupt), TH_CASE(cbuf0_and_qmd_from_kernel),
+        TH_CASE(cubin_load_real),
+        TH_CASE(cubin_corrupt),
+        TH_CASE(cbuf0_and_qmd_from_kernel),
         TH_CASE(cbuf0_other_arches),
     };
     return th_run("gpu_cubin", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;

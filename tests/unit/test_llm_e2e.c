@@ -58,8 +58,8 @@ gen(const char *preset, enum llm_type type, char *path, size_t path_B)
     snprintf(path, path_B, "/tmp/nvhcq_test_llm_%s_%s_%d.gguf", preset, llm_type_name(type), (int)getpid());
     /* the first 2048 GPT-2 tokens (and the merges among them) keep the output head small:
      * the suite stays fast on 2 cores, under ASan and under qemu */
-    struct llm_gen_params gp = { .preset = preset, .type = type, .vocab = v, .seed = 1234, .threads = 2,
-                                 .n_vocab = 2048 };
+    struct llm_gen_params gp = {
+        .preset = preset, .type = type, .vocab = v, .seed = 1234, .threads = 2, .n_vocab = 2048};
     st = llm_gen_model(&gp, path);
     llm_gguf_destroy(v);
     return st;
@@ -123,8 +123,8 @@ check_vs_ref(struct th *t, const char *preset, enum llm_type type, const int32_t
     double worst = 0;
     for (int s = 0; s < STEPS; s++)
         worst = fmax(worst, nmse(lm + (size_t)s * V, lr + (size_t)s * V, V));
-    printf("    %s %s: cpu vs reference: worst logits NMSE %.3g over %d steps; ids", preset, llm_type_name(type),
-           worst, STEPS);
+    printf("    %s %s: cpu vs reference: worst logits NMSE %.3g over %d steps; ids", preset,
+           llm_type_name(type), worst, STEPS);
     for (int s = 0; s < STEPS; s++)
         printf(" %d", tm[s]);
     printf("\n");
@@ -143,11 +143,26 @@ done:
     unlink(path);
 }
 
-TEST(llama_q8_0_vs_ref_and_committed) { check_vs_ref(t, "tiny", LLM_TYPE_Q8_0, expect_llama_q8_0); }
-TEST(llama_q6_k_vs_ref) { check_vs_ref(t, "tiny", LLM_TYPE_Q6_K, NULL); }
-TEST(llama_q4_k_vs_ref) { check_vs_ref(t, "tiny", LLM_TYPE_Q4_K, NULL); }
-TEST(llama_f16_vs_ref) { check_vs_ref(t, "tiny", LLM_TYPE_F16, NULL); }
-TEST(gpt2_q8_0_vs_ref) { check_vs_ref(t, "gpt2-tiny", LLM_TYPE_Q8_0, NULL); }
+TEST(llama_q8_0_vs_ref_and_committed)
+{
+    check_vs_ref(t, "tiny", LLM_TYPE_Q8_0, expect_llama_q8_0);
+}
+TEST(llama_q6_k_vs_ref)
+{
+    check_vs_ref(t, "tiny", LLM_TYPE_Q6_K, NULL);
+}
+TEST(llama_q4_k_vs_ref)
+{
+    check_vs_ref(t, "tiny", LLM_TYPE_Q4_K, NULL);
+}
+TEST(llama_f16_vs_ref)
+{
+    check_vs_ref(t, "tiny", LLM_TYPE_F16, NULL);
+}
+TEST(gpt2_q8_0_vs_ref)
+{
+    check_vs_ref(t, "gpt2-tiny", LLM_TYPE_Q8_0, NULL);
+}
 
 /* Prefill in one batch, in batches of 3, and token by token (graph decode): same logits. */
 TEST(prefill_vs_decode)
@@ -306,8 +321,14 @@ done:
     unlink(path);
 }
 
-TEST(devices_match_cpu) { devices_match(t, 0); }
-TEST(devices_match_cpu_gemm) { devices_match(t, 2); }
+TEST(devices_match_cpu)
+{
+    devices_match(t, 0);
+}
+TEST(devices_match_cpu_gemm)
+{
+    devices_match(t, 2);
+}
 
 /* The tensor-core prefill (weights and activations rounded to f16) on cpu (its twins)
  * against the double-precision reference: the prompt's logits within NMSE 1e-5 (f16
@@ -353,9 +374,16 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(llama_q8_0_vs_ref_and_committed), TH_CASE(llama_q6_k_vs_ref), TH_CASE(llama_q4_k_vs_ref),
-        TH_CASE(llama_f16_vs_ref), TH_CASE(gpt2_q8_0_vs_ref), TH_CASE(prefill_vs_decode),
-        TH_CASE(profile_step), TH_CASE(devices_match_cpu), TH_CASE(devices_match_cpu_gemm), TH_CASE(prefill_gemm_vs_ref),
+        TH_CASE(llama_q8_0_vs_ref_and_committed),
+        TH_CASE(llama_q6_k_vs_ref),
+        TH_CASE(llama_q4_k_vs_ref),
+        TH_CASE(llama_f16_vs_ref),
+        TH_CASE(gpt2_q8_0_vs_ref),
+        TH_CASE(prefill_vs_decode),
+        TH_CASE(profile_step),
+        TH_CASE(devices_match_cpu),
+        TH_CASE(devices_match_cpu_gemm),
+        TH_CASE(prefill_gemm_vs_ref),
     };
     return th_run("llm_e2e", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

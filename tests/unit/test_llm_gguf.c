@@ -26,15 +26,16 @@ make_image(void **img, size_t *n, float *f32_data, uint8_t *q8_data)
     int16_t i16 = -30000;
     int64_t i64 = -5000000000ll;
     double f64 = 3.25;
-    const char *strs[] = { "alpha", "", "g\xC3\xA4mma" };
-    int32_t arr[5] = { 1, -2, 3, -4, 5 };
-    uint64_t ne1[2] = { 64, 3 }, ne2[1] = { 96 };
+    const char *strs[] = {"alpha", "", "g\xC3\xA4mma"};
+    int32_t arr[5] = {1, -2, 3, -4, 5};
+    uint64_t ne1[2] = {64, 3}, ne2[1] = {96};
     if ((st = llm_gguf_writer_set_val(w, "t.u8", LLM_GGUF_UINT8, &u8)) ||
         (st = llm_gguf_writer_set_val(w, "t.i8", LLM_GGUF_INT8, &i8)) ||
         (st = llm_gguf_writer_set_val(w, "t.u16", LLM_GGUF_UINT16, &u16)) ||
         (st = llm_gguf_writer_set_val(w, "t.i16", LLM_GGUF_INT16, &i16)) ||
-        (st = llm_gguf_writer_set_u32(w, "t.u32", 4000000000u)) || (st = llm_gguf_writer_set_i32(w, "t.i32", -7)) ||
-        (st = llm_gguf_writer_set_f32(w, "t.f32", 1.5f)) || (st = llm_gguf_writer_set_bool(w, "t.bool", true)) ||
+        (st = llm_gguf_writer_set_u32(w, "t.u32", 4000000000u)) ||
+        (st = llm_gguf_writer_set_i32(w, "t.i32", -7)) || (st = llm_gguf_writer_set_f32(w, "t.f32", 1.5f)) ||
+        (st = llm_gguf_writer_set_bool(w, "t.bool", true)) ||
         (st = llm_gguf_writer_set_str(w, "t.str", "hello gguf")) ||
         (st = llm_gguf_writer_set_u64(w, "t.u64", 1ull << 40)) ||
         (st = llm_gguf_writer_set_val(w, "t.i64", LLM_GGUF_INT64, &i64)) ||
@@ -166,8 +167,8 @@ TEST(malformed_named)
 {
     void *img = NULL;
     size_t n;
-    float f32[192] = { 0 };
-    uint8_t q8[102] = { 0 };
+    float f32[192] = {0};
+    uint8_t q8[102] = {0};
     uint8_t *c = NULL;
     CHECK_OK(make_image(&img, &n, f32, q8));
     c = malloc(n);
@@ -257,11 +258,25 @@ TEST(fuzz_smoke)
             rng = rng * 6364136223846793005ull + 1442695040888963407ull;
             size_t at = (size_t)(rng >> 33) % n;
             switch (kind) {
-            case 0: m[at] ^= (uint8_t)(1u << ((rng >> 20) & 7)); break;          /* bit flip */
-            case 1: m[at] = (uint8_t)(rng >> 40); break;                         /* byte */
-            case 2: if (at + 8 <= n) memcpy(m + at, &rng, 8); break;             /* random count */
-            case 3: if (at + 8 <= n) { uint64_t v = (rng >> 50); memcpy(m + at, &v, 8); } break; /* small count */
-            default: len = at; break;                                           /* truncation */
+            case 0:
+                m[at] ^= (uint8_t)(1u << ((rng >> 20) & 7));
+                break; /* bit flip */
+            case 1:
+                m[at] = (uint8_t)(rng >> 40);
+                break; /* byte */
+            case 2:
+                if (at + 8 <= n)
+                    memcpy(m + at, &rng, 8);
+                break; /* random count */
+            case 3:
+                if (at + 8 <= n) {
+                    uint64_t v = (rng >> 50);
+                    memcpy(m + at, &v, 8);
+                }
+                break; /* small count */
+            default:
+                len = at;
+                break; /* truncation */
             }
         }
         enum hcq_status st = parse_touch(m, len, &sum);
@@ -285,7 +300,10 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(roundtrip_all_types), TH_CASE(rewrite_real_vocab), TH_CASE(malformed_named), TH_CASE(fuzz_smoke),
+        TH_CASE(roundtrip_all_types),
+        TH_CASE(rewrite_real_vocab),
+        TH_CASE(malformed_named),
+        TH_CASE(fuzz_smoke),
     };
     return th_run("llm_gguf", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

@@ -18,11 +18,11 @@ TEST(f16_exact)
     CHECK(llm_f32_to_f16(1.0f) == 0x3C00 && llm_f16_to_f32(0x3C00) == 1.0f);
     CHECK(llm_f32_to_f16(-2.0f) == 0xC000);
     CHECK(llm_f32_to_f16(65504.0f) == 0x7BFF && llm_f32_to_f16(70000.0f) == 0x7C00);
-    CHECK(llm_f16_to_f32(0x0001) == ldexpf(1, -24));           /* smallest subnormal */
+    CHECK(llm_f16_to_f32(0x0001) == ldexpf(1, -24)); /* smallest subnormal */
     CHECK(llm_f32_to_f16(ldexpf(1, -24)) == 0x0001);
     CHECK(llm_f32_to_f16(ldexpf(1, -14)) == 0x0400);            /* smallest normal */
-    CHECK(llm_f32_to_f16(1.0f + ldexpf(1, -11)) == 0x3C00);      /* tie -> even */
-    CHECK(llm_f32_to_f16(1.0f + 3 * ldexpf(1, -11)) == 0x3C02);  /* tie -> even (up) */
+    CHECK(llm_f32_to_f16(1.0f + ldexpf(1, -11)) == 0x3C00);     /* tie -> even */
+    CHECK(llm_f32_to_f16(1.0f + 3 * ldexpf(1, -11)) == 0x3C02); /* tie -> even (up) */
     CHECK(isnan(llm_f16_to_f32(llm_f32_to_f16(NAN))));
     CHECK(llm_f32_to_bf16(1.0f) == 0x3F80 && llm_bf16_to_f32(0x3F80) == 1.0f);
     /* every f16 bit pattern that is finite round-trips */
@@ -44,9 +44,9 @@ struct qcase {
 TEST(roundtrip_all_types)
 {
     static const struct qcase cases[] = {
-        { LLM_TYPE_F32, 0 },       { LLM_TYPE_F16, 4e-4 },   { LLM_TYPE_BF16, 3e-3 },  { LLM_TYPE_Q8_0, 0.006 },
-        { LLM_TYPE_Q4_0, 0.09 },   { LLM_TYPE_Q4_1, 0.085 }, { LLM_TYPE_Q5_0, 0.045 }, { LLM_TYPE_Q5_1, 0.042 },
-        { LLM_TYPE_Q4_K, 0.085 },  { LLM_TYPE_Q5_K, 0.045 }, { LLM_TYPE_Q6_K, 0.022 },
+        {LLM_TYPE_F32, 0},      {LLM_TYPE_F16, 4e-4},   {LLM_TYPE_BF16, 3e-3},  {LLM_TYPE_Q8_0, 0.006},
+        {LLM_TYPE_Q4_0, 0.09},  {LLM_TYPE_Q4_1, 0.085}, {LLM_TYPE_Q5_0, 0.045}, {LLM_TYPE_Q5_1, 0.042},
+        {LLM_TYPE_Q4_K, 0.085}, {LLM_TYPE_Q5_K, 0.045}, {LLM_TYPE_Q6_K, 0.022},
     };
     const uint64_t n = 256 * 64;
     float *x = malloc(n * 4), *y = malloc(n * 4);
@@ -70,8 +70,8 @@ TEST(roundtrip_all_types)
             sx += (double)x[i] * x[i];
         }
         double nrmse = sqrt(se / sx);
-        printf("    %-5s %6.3f bits/value  nrmse %.5f (bound %.3f)\n", llm_type_name(ty), 8.0 * bytes / n, nrmse,
-               cases[c].nrmse_max);
+        printf("    %-5s %6.3f bits/value  nrmse %.5f (bound %.3f)\n", llm_type_name(ty), 8.0 * bytes / n,
+               nrmse, cases[c].nrmse_max);
         CHECKF(nrmse <= cases[c].nrmse_max, "%s nrmse %g > %g", llm_type_name(ty), nrmse, cases[c].nrmse_max);
     }
     CHECK(llm_quantize(LLM_TYPE_Q4_K, x, q, 100) == HCQ_ERR_INVALID);
@@ -94,8 +94,10 @@ TEST(q6_k_layout)
     for (int half = 0; half < 2; half++) {
         for (int v = 0; v < 128; v++) {
             int l = v % 32, grp = v / 32; /* values l, l+32, l+64, l+96 */
-            int lo = grp == 0 ? b.ql[64 * half + l] & 15 : grp == 1 ? b.ql[64 * half + l + 32] & 15
-                   : grp == 2 ? b.ql[64 * half + l] >> 4 : b.ql[64 * half + l + 32] >> 4;
+            int lo = grp == 0   ? b.ql[64 * half + l] & 15
+                     : grp == 1 ? b.ql[64 * half + l + 32] & 15
+                     : grp == 2 ? b.ql[64 * half + l] >> 4
+                                : b.ql[64 * half + l + 32] >> 4;
             int hi = (b.qh[32 * half + l] >> (2 * grp)) & 3;
             int sc = b.scales[8 * half + l / 16 + 2 * grp];
             float want = 0.01f * 0.0f + llm_f16_to_f32(b.d) * (float)sc * (float)((lo | (hi << 4)) - 32);
@@ -136,7 +138,10 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(f16_exact), TH_CASE(roundtrip_all_types), TH_CASE(q6_k_layout), TH_CASE(q4_k_layout),
+        TH_CASE(f16_exact),
+        TH_CASE(roundtrip_all_types),
+        TH_CASE(q6_k_layout),
+        TH_CASE(q4_k_layout),
     };
     return th_run("llm_quant", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

@@ -22,16 +22,17 @@
 
 static const char prompt[] = "Once upon a time,";
 /* tools/nvhcq_hf_llama_to_gguf.py <model dir> --encode "Once upon a time," (no BOS) */
-static const int32_t prompt_ids[] = { 80, 147, 201, 282, 57, 8 };
+static const int32_t prompt_ids[] = {80, 147, 201, 282, 57, 8};
 
 /* A held-out story (written for this test, not from the training set). */
-static const char held[] = "Lily and her dog Max went to the park. The sun was warm and the grass was green. Max ran "
-                           "after a red ball. Lily laughed and clapped her hands. Then they sat under a big tree and "
-                           "ate apples. It was a happy day.";
-static const int32_t held_ids[] = { 80,   669, 251, 401,  458,  1844, 152,  938, 115,  1589, 517,
-                                    1175, 1117, 115, 485, 102,  1012, 494,  1146, 104,  1714, 921,
-                                    851,  1170, 151, 585, 864,  71,   1934, 217,  1214, 763,  592,
-                                    1198, 1223, 1372, 125, 233, 885,  385,  165,  10 };
+static const char held[] =
+    "Lily and her dog Max went to the park. The sun was warm and the grass was green. Max ran "
+    "after a red ball. Lily laughed and clapped her hands. Then they sat under a big tree and "
+    "ate apples. It was a happy day.";
+static const int32_t held_ids[] = {80,   669,  251,  401, 458, 1844, 152,  938,  115,  1589, 517,
+                                   1175, 1117, 115,  485, 102, 1012, 494,  1146, 104,  1714, 921,
+                                   851,  1170, 151,  585, 864, 71,   1934, 217,  1214, 763,  592,
+                                   1198, 1223, 1372, 125, 233, 885,  385,  165,  10};
 /* Perplexity of the held story (42 tokens after BOS) measured with llm_ref when this test
  * was written: 31.30 (a uniform guess over the 2048 tokens: 2048; a random-weight model of
  * this shape: in the thousands). Bound: 35, about 12% above. */
@@ -106,7 +107,8 @@ TEST(tokenizer_matches_tokenizer_json)
                !memcmp(ids + 1, prompt_ids, sizeof prompt_ids),
            "prompt: %zu ids", n);
     CHECK_OK(llm_tok_encode(tok, held, strlen(held), false, false, ids, 128, &n));
-    CHECKF(n == sizeof held_ids / sizeof held_ids[0] && !memcmp(ids, held_ids, sizeof held_ids), "held: %zu ids", n);
+    CHECKF(n == sizeof held_ids / sizeof held_ids[0] && !memcmp(ids, held_ids, sizeof held_ids),
+           "held: %zu ids", n);
 done:
     llm_tok_destroy(tok);
     llm_gguf_destroy(g);
@@ -118,16 +120,20 @@ static bool
 common_word(const char *w)
 {
     static const char *const words[] = {
-        "a", "an", "the", "and", "but", "so", "to", "of", "in", "on", "at", "with", "for", "up", "out", "down",
-        "was", "were", "is", "are", "be", "had", "has", "have", "did", "do", "said", "saw", "went", "wanted",
-        "loved", "liked", "played", "found", "looked", "asked", "felt", "ran", "came", "made", "got", "took",
-        "he", "she", "it", "they", "we", "you", "i", "his", "her", "their", "its", "him", "them", "my", "your",
-        "there", "then", "one", "day", "time", "upon", "once", "little", "big", "very", "happy", "sad", "good",
-        "new", "all", "not", "no", "yes", "what", "who", "this", "that", "play", "eat", "see", "go", "home",
-        "friend", "friends", "mom", "dad", "girl", "boy", "named", "lily", "tim", "ben", "sue", "cat", "dog",
-        "ball", "tree", "park", "toy", "toys", "food", "fun", "together", "every", "day", "help", "tried",
-        "thought", "know", "about", "from", "too", "could", "would", "can", "will", "like", "love", "both",
-        "sat", "under", "how", "when", "where", "why", "because", "after", "again", "away", "back", "come",
+        "a",     "an",    "the",    "and",   "but",      "so",      "to",   "of",      "in",    "on",
+        "at",    "with",  "for",    "up",    "out",      "down",    "was",  "were",    "is",    "are",
+        "be",    "had",   "has",    "have",  "did",      "do",      "said", "saw",     "went",  "wanted",
+        "loved", "liked", "played", "found", "looked",   "asked",   "felt", "ran",     "came",  "made",
+        "got",   "took",  "he",     "she",   "it",       "they",    "we",   "you",     "i",     "his",
+        "her",   "their", "its",    "him",   "them",     "my",      "your", "there",   "then",  "one",
+        "day",   "time",  "upon",   "once",  "little",   "big",     "very", "happy",   "sad",   "good",
+        "new",   "all",   "not",    "no",    "yes",      "what",    "who",  "this",    "that",  "play",
+        "eat",   "see",   "go",     "home",  "friend",   "friends", "mom",  "dad",     "girl",  "boy",
+        "named", "lily",  "tim",    "ben",   "sue",      "cat",     "dog",  "ball",    "tree",  "park",
+        "toy",   "toys",  "food",   "fun",   "together", "every",   "day",  "help",    "tried", "thought",
+        "know",  "about", "from",   "too",   "could",    "would",   "can",  "will",    "like",  "love",
+        "both",  "sat",   "under",  "how",   "when",     "where",   "why",  "because", "after", "again",
+        "away",  "back",  "come",
     };
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (!strcmp(w, words[i]))
@@ -184,8 +190,10 @@ TEST(greedy_cpu_vs_reference_is_english)
     /* English: printable ASCII, and most words common English words */
     int words = 0, common = 0;
     for (size_t i = 0; i < tn; i++)
-        CHECKF(isprint((unsigned char)text[i]) || text[i] == '\n', "byte 0x%02x at %zu", (unsigned char)text[i], i);
-    for (char *save = NULL, *w = strtok_r(text, " \n.,!?\"'", &save); w; w = strtok_r(NULL, " \n.,!?\"'", &save)) {
+        CHECKF(isprint((unsigned char)text[i]) || text[i] == '\n', "byte 0x%02x at %zu",
+               (unsigned char)text[i], i);
+    for (char *save = NULL, *w = strtok_r(text, " \n.,!?\"'", &save); w;
+         w = strtok_r(NULL, " \n.,!?\"'", &save)) {
         for (char *c = w; *c; c++)
             *c = (char)tolower((unsigned char)*c);
         words++;
@@ -233,7 +241,8 @@ TEST(perplexity_held_text)
         prev = held_ids[i];
     }
     double ppl_m = exp(nll_m / n), ppl_r = exp(nll_r / n);
-    printf("    held story (%u tokens): perplexity cpu %.4f, reference %.4f (bound %.1f)\n", n, ppl_m, ppl_r, PPL_BOUND);
+    printf("    held story (%u tokens): perplexity cpu %.4f, reference %.4f (bound %.1f)\n", n, ppl_m, ppl_r,
+           PPL_BOUND);
     CHECKF(ppl_m < PPL_BOUND, "perplexity %.3f >= %.1f", ppl_m, PPL_BOUND);
     CHECKF(fabs(ppl_m - ppl_r) < 1e-3 * ppl_r, "cpu %.6f vs reference %.6f", ppl_m, ppl_r);
 done:

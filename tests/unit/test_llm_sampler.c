@@ -132,7 +132,6 @@ done:
     llm_sampler_destroy(s2);
 }
 
-
 /* top-k (heap selection) on random logits: only the true k best appear, each of them does,
  * with frequencies of the softmax restricted to them. */
 TEST(top_k_random)
@@ -178,7 +177,7 @@ done:
 
 TEST(chat_templates)
 {
-    struct llm_chat_msg m[2] = { { "system", "Be brief." }, { "user", "Hi" } };
+    struct llm_chat_msg m[2] = {{"system", "Be brief."}, {"user", "Hi"}};
     char buf[512];
     size_t n = llm_chat_render(LLM_CHAT_LLAMA3, m, 2, true, buf, sizeof buf);
     const char *want3 = "<|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>"
@@ -199,7 +198,8 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(greedy), TH_CASE(temperature_distribution), TH_CASE(filters_and_seed), TH_CASE(top_k_random), TH_CASE(chat_templates),
+        TH_CASE(greedy),       TH_CASE(temperature_distribution), TH_CASE(filters_and_seed),
+        TH_CASE(top_k_random), TH_CASE(chat_templates),
     };
     return th_run("llm_sampler", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

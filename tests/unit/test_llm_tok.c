@@ -128,8 +128,9 @@ done:;
  * llama.cpp's vectors for it. refact and command-r share starcoder's rules. */
 TEST(bpe_pre_vectors)
 {
-    static const char *const names[] = { "ggml-vocab-deepseek-llm", "ggml-vocab-deepseek-coder", "ggml-vocab-falcon",
-                                         "ggml-vocab-mpt", "ggml-vocab-starcoder", "ggml-vocab-refact" };
+    static const char *const names[] = {"ggml-vocab-deepseek-llm", "ggml-vocab-deepseek-coder",
+                                        "ggml-vocab-falcon",       "ggml-vocab-mpt",
+                                        "ggml-vocab-starcoder",    "ggml-vocab-refact"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         int n = 0, bad = run_vectors(t, names[i], &n);
         CHECKF(bad == 0 && n >= 40, "%s: %d of %d vectors failed", names[i], bad, n);
@@ -192,22 +193,22 @@ TEST(pre_rules_split)
         enum llm_tok_pre pre;
         const char *in, *want;
     } cases[] = {
-        { LLM_PRE_DEFAULT, "abc 1234567 $+x", "abc| |123|456|7| |$+|x" },
-        { LLM_PRE_FALCON, "x=1234!!`", "x|=|123|4|!!`" },
-        { LLM_PRE_STARCODER, "ab12 c", "ab|1|2| c" },
-        { LLM_PRE_QWEN2, "x 123", "x| |1|2|3" },
-        { LLM_PRE_LLAMA3, "x 12345", "x| |123|45" },
-        { LLM_PRE_DEEPSEEK_CODER, "ab,\ncd 12", "ab|,|\n|cd| |1|2" },
-        { LLM_PRE_DEEPSEEK_LLM, "Hi 123  ", "Hi| |123|  " },
-        { LLM_PRE_DEEPSEEK_LLM, "\xE4\xBD\xA0\xE5\xA5\xBD ok\n", "\xE4\xBD\xA0\xE5\xA5\xBD| ok|\n" },
-        { LLM_PRE_GPT2, "I'VE  x", "I|'|VE| | x" },
+        {LLM_PRE_DEFAULT, "abc 1234567 $+x", "abc| |123|456|7| |$+|x"},
+        {LLM_PRE_FALCON, "x=1234!!`", "x|=|123|4|!!`"},
+        {LLM_PRE_STARCODER, "ab12 c", "ab|1|2| c"},
+        {LLM_PRE_QWEN2, "x 123", "x| |1|2|3"},
+        {LLM_PRE_LLAMA3, "x 12345", "x| |123|45"},
+        {LLM_PRE_DEEPSEEK_CODER, "ab,\ncd 12", "ab|,|\n|cd| |1|2"},
+        {LLM_PRE_DEEPSEEK_LLM, "Hi 123  ", "Hi| |123|  "},
+        {LLM_PRE_DEEPSEEK_LLM, "\xE4\xBD\xA0\xE5\xA5\xBD ok\n", "\xE4\xBD\xA0\xE5\xA5\xBD| ok|\n"},
+        {LLM_PRE_GPT2, "I'VE  x", "I|'|VE| | x"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        struct joined j = { .n = 0 };
+        struct joined j = {.n = 0};
         j.buf[0] = 0;
         CHECK_OK(llm_pre_split(cases[i].pre, cases[i].in, strlen(cases[i].in), join_piece, &j));
-        CHECKF(!strcmp(j.buf, cases[i].want), "rule %d on '%s': '%s' (expected '%s')", cases[i].pre, cases[i].in,
-               j.buf, cases[i].want);
+        CHECKF(!strcmp(j.buf, cases[i].want), "rule %d on '%s': '%s' (expected '%s')", cases[i].pre,
+               cases[i].in, j.buf, cases[i].want);
     }
 done:;
 }
@@ -219,7 +220,8 @@ vocab_with_pre(const char *pre, void **img, size_t *n, struct llm_gguf **out)
     struct llm_gguf *g = NULL;
     struct llm_gguf_writer *w = NULL;
     enum hcq_status st;
-    if ((st = llm_gguf_open("tests/data/tokenizers/ggml-vocab-gpt-2.gguf", &g)) || (st = llm_gguf_writer_create(&w)))
+    if ((st = llm_gguf_open("tests/data/tokenizers/ggml-vocab-gpt-2.gguf", &g)) ||
+        (st = llm_gguf_writer_create(&w)))
         goto done;
     for (uint64_t i = 0; i < llm_gguf_kv_count(g) && !st; i++) {
         struct llm_str k = llm_gguf_kv_key(g, i);
@@ -247,14 +249,16 @@ TEST(unknown_pre_is_an_error)
     struct llm_tok *tok = NULL, *ref = NULL;
     CHECK_OK(vocab_with_pre("no-such-pre", &img, &n, &g));
     CHECK(llm_tok_create(g, &tok) == HCQ_ERR_UNSUPPORTED && !tok);
-    CHECKF(strstr(hcq_last_error(), "llm_tok_create: tokenizer.ggml.pre 'no-such-pre' is not supported (supported: "
-                                    "default, gpt-2,") &&
-               strstr(hcq_last_error(), "deepseek-llm); --tokenizer-fallback gpt2 splits with GPT-2 rules anyway"),
+    CHECKF(strstr(hcq_last_error(),
+                  "llm_tok_create: tokenizer.ggml.pre 'no-such-pre' is not supported (supported: "
+                  "default, gpt-2,") &&
+               strstr(hcq_last_error(),
+                      "deepseek-llm); --tokenizer-fallback gpt2 splits with GPT-2 rules anyway"),
            "message: %s", hcq_last_error());
-    struct llm_tok_params bad = { .pre_fallback = "llama3" };
+    struct llm_tok_params bad = {.pre_fallback = "llama3"};
     CHECK(llm_tok_create_ex(g, &bad, &tok) == HCQ_ERR_INVALID);
     CHECK(strstr(hcq_last_error(), "tokenizer fallback 'llama3' (the only one is gpt2)"));
-    struct llm_tok_params fb = { .pre_fallback = "gpt2" };
+    struct llm_tok_params fb = {.pre_fallback = "gpt2"};
     CHECK_OK(llm_tok_create_ex(g, &fb, &tok));
     CHECK(tok->pre == LLM_PRE_GPT2);
     llm_tok_destroy(tok);
@@ -282,8 +286,8 @@ vocab_without_the(const char *pre, void **img, size_t *n, struct llm_gguf **out)
     enum hcq_status st;
     uint32_t et;
     uint64_t cnt, k = 0;
-    if ((st = llm_gguf_open("tests/data/tokenizers/ggml-vocab-gpt-2.gguf", &g)) || (st = llm_gguf_writer_create(&w)) ||
-        (st = llm_gguf_get_arr(g, "tokenizer.ggml.merges", &et, &cnt)))
+    if ((st = llm_gguf_open("tests/data/tokenizers/ggml-vocab-gpt-2.gguf", &g)) ||
+        (st = llm_gguf_writer_create(&w)) || (st = llm_gguf_get_arr(g, "tokenizer.ggml.merges", &et, &cnt)))
         goto done;
     for (uint64_t i = 0; i < llm_gguf_kv_count(g) && !st; i++)
         st = llm_gguf_writer_copy_kv(w, g, i);
@@ -379,7 +383,10 @@ TEST(bpe_missing_byte_dropped)
     size_t on = 0;
     CHECK_OK(llm_gguf_open("tests/data/tokenizers/ggml-vocab-falcon.gguf", &g));
     CHECK_OK(llm_tok_create(g, &tok));
-    CHECK_OK(llm_tok_encode(tok, "a\x04" "b", 3, false, false, ids, 16, &n));
+    CHECK_OK(llm_tok_encode(tok,
+                            "a\x04"
+                            "b",
+                            3, false, false, ids, 16, &n));
     for (size_t i = 0; i < n; i++)
         on += llm_tok_piece(tok, ids[i], false, out + on, sizeof out - on);
     CHECKF(on == 2 && !memcmp(out, "ab", 2), "decoded %zu bytes", on);
@@ -435,7 +442,6 @@ done:
     llm_gguf_destroy(g);
 }
 
-
 /* Property: for random byte strings (ASCII, spaces, newlines, valid and invalid UTF-8),
  * decode(encode(x)) == x byte for byte, for both tokenizer kinds (byte-level BPE covers
  * every byte; SentencePiece falls back to <0xNN>). Runs under ASan in CI. */
@@ -448,9 +454,26 @@ roundtrip_random(struct th *t, const char *vocab)
     CHECK(ids);
     CHECK_OK(llm_gguf_open(vocab, &g));
     CHECK_OK(llm_tok_create(g, &tok));
-    static const char *const pieces[] = { "a", "Z", " ", "  ", "\n", "\t", "'s", "'LL", "9", "123", "\xC3\xA4",
-                                          "\xE2\x96\x81", "\xF0\x9F\xA6\x99", "\xC3", "\x80", "\xFF", "!",
-                                          "\xE4\xBD\xA0", "\r\n", "<|endoftext|>" };
+    static const char *const pieces[] = {"a",
+                                         "Z",
+                                         " ",
+                                         "  ",
+                                         "\n",
+                                         "\t",
+                                         "'s",
+                                         "'LL",
+                                         "9",
+                                         "123",
+                                         "\xC3\xA4",
+                                         "\xE2\x96\x81",
+                                         "\xF0\x9F\xA6\x99",
+                                         "\xC3",
+                                         "\x80",
+                                         "\xFF",
+                                         "!",
+                                         "\xE4\xBD\xA0",
+                                         "\r\n",
+                                         "<|endoftext|>"};
     for (int it = 0; it < 300; it++) {
         char x[256];
         size_t n = 0;
@@ -527,7 +550,7 @@ TEST(pre_tokenizer_selected_by_key)
     CHECK_OK(llm_tok_create(g, &t2));
     CHECK_OK(llm_tok_create(g3, &t3));
     CHECK_OK(llm_tok_encode(t3, "1234567890 apples", 17, false, false, a, 32, &na));
-    static const char *const parts[] = { "123", "456", "789", "0", " apples" };
+    static const char *const parts[] = {"123", "456", "789", "0", " apples"};
     for (int i = 0; i < 5; i++) {
         CHECK_OK(llm_tok_encode(t2, parts[i], strlen(parts[i]), false, false, b + k, 32 - k, &nb));
         k += nb;
@@ -548,9 +571,19 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(gpt2_vectors), TH_CASE(llama_spm_vectors), TH_CASE(bpe_pre_vectors), TH_CASE(pretok_splits), TH_CASE(pre_rules_split), TH_CASE(unknown_pre_is_an_error),
-        TH_CASE(user_defined_plain_text), TH_CASE(bpe_missing_byte_dropped), TH_CASE(llama3_ignore_merges),
-        TH_CASE(detok_streaming_utf8), TH_CASE(special_tokens), TH_CASE(roundtrip_random_bytes), TH_CASE(pre_tokenizer_selected_by_key),
+        TH_CASE(gpt2_vectors),
+        TH_CASE(llama_spm_vectors),
+        TH_CASE(bpe_pre_vectors),
+        TH_CASE(pretok_splits),
+        TH_CASE(pre_rules_split),
+        TH_CASE(unknown_pre_is_an_error),
+        TH_CASE(user_defined_plain_text),
+        TH_CASE(bpe_missing_byte_dropped),
+        TH_CASE(llama3_ignore_merges),
+        TH_CASE(detok_streaming_utf8),
+        TH_CASE(special_tokens),
+        TH_CASE(roundtrip_random_bytes),
+        TH_CASE(pre_tokenizer_selected_by_key),
     };
     return th_run("llm_tok", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

@@ -40,15 +40,23 @@ read_file(const char *path, size_t *n)
 
 /* Generate a tiny llama into path and read it back. */
 static char *
-gen_tiny(const char *path, uint32_t n_layer, uint32_t n_embd, uint32_t n_head, uint32_t n_head_kv, uint32_t n_ff,
-         size_t *n)
+gen_tiny(const char *path, uint32_t n_layer, uint32_t n_embd, uint32_t n_head, uint32_t n_head_kv,
+         uint32_t n_ff, size_t *n)
 {
     struct llm_gguf *v = NULL;
     if (llm_gguf_open(VOCAB, &v))
         return NULL;
-    struct llm_gen_params gp = { .preset = "tiny", .type = LLM_TYPE_Q8_0, .vocab = v, .seed = 7, .threads = 2,
-                                 .n_vocab = 2048, .n_layer = n_layer, .n_embd = n_embd, .n_head = n_head,
-                                 .n_head_kv = n_head_kv, .n_ff = n_ff };
+    struct llm_gen_params gp = {.preset = "tiny",
+                                .type = LLM_TYPE_Q8_0,
+                                .vocab = v,
+                                .seed = 7,
+                                .threads = 2,
+                                .n_vocab = 2048,
+                                .n_layer = n_layer,
+                                .n_embd = n_embd,
+                                .n_head = n_head,
+                                .n_head_kv = n_head_kv,
+                                .n_ff = n_ff};
     enum hcq_status st = llm_gen_model(&gp, path);
     llm_gguf_destroy(v);
     return st ? NULL : read_file(path, n);
@@ -90,13 +98,14 @@ load(const void *img, size_t n, uint32_t n_ctx)
 /* The load fails with `want` and exactly the message `msg` (hcq_last_error() reads
  * "STATUS: msg [file:line function]"). */
 static bool
-fails_with(struct th *t, int line, const void *img, size_t n, uint32_t n_ctx, enum hcq_status want, const char *msg)
+fails_with(struct th *t, int line, const void *img, size_t n, uint32_t n_ctx, enum hcq_status want,
+           const char *msg)
 {
     enum hcq_status st = load(img, n, n_ctx);
     const char *e = hcq_last_error(), *sn = hcq_status_str(want);
     size_t sl = strlen(sn), ml = strlen(msg);
-    bool same = st == want && !strncmp(e, sn, sl) && !strncmp(e + sl, ": ", 2) && !strncmp(e + sl + 2, msg, ml) &&
-                !strncmp(e + sl + 2 + ml, " [", 2);
+    bool same = st == want && !strncmp(e, sn, sl) && !strncmp(e + sl, ": ", 2) &&
+                !strncmp(e + sl + 2, msg, ml) && !strncmp(e + sl + 2 + ml, " [", 2);
     if (!same) {
         th_fail(t, __FILE__, line, "expected %s '%s'\n      got %s '%s'", hcq_status_str(want), msg,
                 hcq_status_str(st), e);
@@ -142,12 +151,15 @@ TEST(tensors_overlap_or_out_of_order)
     CHECK(c);
     int64_t j = tensor_index(g, "blk.1.attn_q.weight");
     CHECK(j >= 2);
-    const struct llm_gguf_tensor *tj = llm_gguf_tensor_at(g, (uint64_t)j), *tp = llm_gguf_tensor_at(g, (uint64_t)j - 1);
+    const struct llm_gguf_tensor *tj = llm_gguf_tensor_at(g, (uint64_t)j),
+                                 *tp = llm_gguf_tensor_at(g, (uint64_t)j - 1);
     /* overlap: blk.1.attn_q.weight at the offset of the tensor before it */
     memcpy(c, base, base_n);
     memcpy(c + info_offset_field(g, "blk.1.attn_q.weight"), &tp->offset_B, 8);
-    snprintf(msg, sizeof msg, "llm_gguf_parse: tensor 'blk.1.attn_q.weight' at [%llu, %llu) overlaps tensor '%.*s' at "
-             "[%llu, %llu)", (unsigned long long)tp->offset_B, (unsigned long long)(tp->offset_B + tj->size_B),
+    snprintf(msg, sizeof msg,
+             "llm_gguf_parse: tensor 'blk.1.attn_q.weight' at [%llu, %llu) overlaps tensor '%.*s' at "
+             "[%llu, %llu)",
+             (unsigned long long)tp->offset_B, (unsigned long long)(tp->offset_B + tj->size_B),
              (int)tp->name.len, tp->name.ptr, (unsigned long long)tp->offset_B,
              (unsigned long long)(tp->offset_B + tp->size_B));
     FAILS(c, base_n, HCQ_ERR_FORMAT, msg);
@@ -155,9 +167,10 @@ TEST(tensors_overlap_or_out_of_order)
     memcpy(c, base, base_n);
     uint64_t off0 = llm_gguf_tensor_find(g, "blk.0.attn_q.weight")->offset_B;
     memcpy(c + info_offset_field(g, "blk.1.attn_q.weight"), &off0, 8);
-    snprintf(msg, sizeof msg, "llm_gguf_parse: tensor 'blk.1.attn_q.weight' at offset %llu lies before tensor '%.*s' at "
-             "offset %llu (tensors must be stored in the order of their infos)", (unsigned long long)off0,
-             (int)tp->name.len, tp->name.ptr, (unsigned long long)tp->offset_B);
+    snprintf(msg, sizeof msg,
+             "llm_gguf_parse: tensor 'blk.1.attn_q.weight' at offset %llu lies before tensor '%.*s' at "
+             "offset %llu (tensors must be stored in the order of their infos)",
+             (unsigned long long)off0, (int)tp->name.len, tp->name.ptr, (unsigned long long)tp->offset_B);
     FAILS(c, base_n, HCQ_ERR_FORMAT, msg);
 done:
     free(c);
@@ -212,7 +225,8 @@ rewrite(const struct llm_gguf *g, const char *key, enum kv_kind kind, double val
                 else
                     ((int32_t *)a)[i] = i == 5 ? (int32_t)val : 1;
             }
-            st = a ? llm_gguf_writer_set_arr(w, key, kind == KV_ARR_F32 ? LLM_GGUF_FLOAT32 : LLM_GGUF_INT32, a, count)
+            st = a ? llm_gguf_writer_set_arr(w, key, kind == KV_ARR_F32 ? LLM_GGUF_FLOAT32 : LLM_GGUF_INT32,
+                                             a, count)
                    : HCQ_ERR_NOMEM;
             free(a);
         }
@@ -230,8 +244,8 @@ rewrite(const struct llm_gguf *g, const char *key, enum kv_kind kind, double val
 }
 
 static bool
-kv_fails_with(struct th *t, int line, const struct llm_gguf *g, const char *key, enum kv_kind kind, double val,
-              uint64_t count, const char *msg)
+kv_fails_with(struct th *t, int line, const struct llm_gguf *g, const char *key, enum kv_kind kind,
+              double val, uint64_t count, const char *msg)
 {
     void *img = NULL;
     size_t n = 0;
@@ -243,7 +257,8 @@ kv_fails_with(struct th *t, int line, const struct llm_gguf *g, const char *key,
     free(img);
     return ok;
 }
-#define KV_FAILS(key, kind, val, count, msg) CHECK(kv_fails_with(t, __LINE__, g, (key), (kind), (val), (count), (msg)))
+#define KV_FAILS(key, kind, val, count, msg)                                                                 \
+    CHECK(kv_fails_with(t, __LINE__, g, (key), (kind), (val), (count), (msg)))
 
 TEST(hparams_checked)
 {
@@ -254,18 +269,22 @@ TEST(hparams_checked)
              "llm_hparams_read: llama.rope.freq_base = nan (expected a finite value in (0, 1e+10])");
     KV_FAILS("llama.rope.freq_base", KV_F32, INFINITY, 0,
              "llm_hparams_read: llama.rope.freq_base = inf (expected a finite value in (0, 1e+10])");
-    KV_FAILS("llama.attention.layer_norm_rms_epsilon", KV_F32, -1.0, 0,
-             "llm_hparams_read: llama.attention.layer_norm_rms_epsilon = -1 (expected a finite value in (0, 1])");
-    KV_FAILS("llama.attention.layer_norm_rms_epsilon", KV_F32, 0.0, 0,
-             "llm_hparams_read: llama.attention.layer_norm_rms_epsilon = 0 (expected a finite value in (0, 1])");
-    KV_FAILS("llama.context_length", KV_U32, 0, 0, "llm_hparams_read: llama.context_length = 0 (expected 1..16777216)");
+    KV_FAILS(
+        "llama.attention.layer_norm_rms_epsilon", KV_F32, -1.0, 0,
+        "llm_hparams_read: llama.attention.layer_norm_rms_epsilon = -1 (expected a finite value in (0, 1])");
+    KV_FAILS(
+        "llama.attention.layer_norm_rms_epsilon", KV_F32, 0.0, 0,
+        "llm_hparams_read: llama.attention.layer_norm_rms_epsilon = 0 (expected a finite value in (0, 1])");
+    KV_FAILS("llama.context_length", KV_U32, 0, 0,
+             "llm_hparams_read: llama.context_length = 0 (expected 1..16777216)");
     KV_FAILS("llama.embedding_length", KV_U32, 100000, 0,
              "llm_hparams_read: llama.embedding_length = 100000 (expected 1..65536)");
     KV_FAILS("llama.attention.head_count", KV_U32, 0, 0,
              "llm_hparams_read: llama.attention.head_count = 0 (expected 1..1024)");
     KV_FAILS("llama.attention.head_count_kv", KV_U32, 5000, 0,
              "llm_hparams_read: llama.attention.head_count_kv = 5000 (expected 1..1024)");
-    KV_FAILS("llama.block_count", KV_U32, 100000, 0, "llm_hparams_read: llama.block_count = 100000 (expected 1..256)");
+    KV_FAILS("llama.block_count", KV_U32, 100000, 0,
+             "llm_hparams_read: llama.block_count = 100000 (expected 1..256)");
     KV_FAILS("llama.feed_forward_length", KV_U32, 0, 0,
              "llm_hparams_read: llama.feed_forward_length = 0 (expected 1..1048576)");
 done:
@@ -281,13 +300,15 @@ TEST(tokenizer_arrays_checked)
     size_t n;
     CHECK(need_base());
     CHECK_OK(llm_gguf_parse(base, base_n, &g));
-    KV_FAILS("tokenizer.ggml.scores", KV_ARR_F32, 0.0, 2047,
-             "llm_tok_create: tokenizer.ggml.scores has 2047 elements of type 6 (expected 2048 of type 6, one per "
-             "token)");
+    KV_FAILS(
+        "tokenizer.ggml.scores", KV_ARR_F32, 0.0, 2047,
+        "llm_tok_create: tokenizer.ggml.scores has 2047 elements of type 6 (expected 2048 of type 6, one per "
+        "token)");
     KV_FAILS("tokenizer.ggml.scores", KV_ARR_F32, NAN, 2048,
              "llm_tok_create: tokenizer.ggml.scores[0] is not finite");
     KV_FAILS("tokenizer.ggml.token_type", KV_ARR_I32, 1, 2049,
-             "llm_tok_create: tokenizer.ggml.token_type has 2049 elements of type 5 (expected 2048 of type 5, one per "
+             "llm_tok_create: tokenizer.ggml.token_type has 2049 elements of type 5 (expected 2048 of type "
+             "5, one per "
              "token)");
     KV_FAILS("tokenizer.ggml.token_type", KV_ARR_I32, 9, 2048,
              "llm_tok_create: tokenizer.ggml.token_type[5] = 9 (expected 0..6)");
@@ -304,7 +325,8 @@ TEST(tokenizer_arrays_checked)
     spm = NULL;
     CHECK_OK(llm_gguf_parse(img, n, &spm));
     CHECK(llm_tok_create(spm, &tok) == HCQ_ERR_FORMAT);
-    CHECKF(strstr(hcq_last_error(), "llm_tok_create: tokenizer.ggml.scores missing (a SentencePiece vocabulary needs it)"),
+    CHECKF(strstr(hcq_last_error(),
+                  "llm_tok_create: tokenizer.ggml.scores missing (a SentencePiece vocabulary needs it)"),
            "%s", hcq_last_error());
 done:
     llm_tok_destroy(tok);
@@ -348,9 +370,10 @@ TEST(allocation_bounded_by_file)
         tb += llm_gguf_tensor_at(g, i)->size_B;
     llm_gguf_destroy(g);
     uint64_t state = 8ull * 256 * 8192 * 16 + 4ull * 64 * (3 * 64 + 2 * 16 + 2 * 64) + 4ull * 2048;
-    snprintf(msg, sizeof msg, "llm_model_load: KV cache and activations for 8192 tokens need %llu B, more than 64 MiB "
-             "+ 8x the file's %llu B of tensors (use a shorter context)", (unsigned long long)state,
-             (unsigned long long)tb);
+    snprintf(msg, sizeof msg,
+             "llm_model_load: KV cache and activations for 8192 tokens need %llu B, more than 64 MiB "
+             "+ 8x the file's %llu B of tensors (use a shorter context)",
+             (unsigned long long)state, (unsigned long long)tb);
     CHECK(fails_with(t, __LINE__, img, n, 8192, HCQ_ERR_FORMAT, msg));
     CHECK_OK(load(img, n, 512));
 done:
@@ -365,10 +388,11 @@ TEST(nan_logits_detected)
     struct llm_model *m = NULL;
     char *c = NULL, path[160], cmd[512];
     CHECK(need_base());
-    float bad[4] = { 1, 2, INFINITY, 3 };
+    float bad[4] = {1, 2, INFINITY, 3};
     CHECK(llm_logits_check(bad, 4) == HCQ_ERR_FORMAT);
-    CHECK(strstr(hcq_last_error(), "llm_logits_check: logit 2 of 4 is +Inf: the model computes non-finite values "
-                                    "(broken weights or hyper-parameters)"));
+    CHECK(strstr(hcq_last_error(),
+                 "llm_logits_check: logit 2 of 4 is +Inf: the model computes non-finite values "
+                 "(broken weights or hyper-parameters)"));
     CHECK_OK(llm_gguf_parse(base, base_n, &g));
     const struct llm_gguf_tensor *on = llm_gguf_tensor_find(g, "output_norm.weight");
     CHECK(on && on->type == LLM_TYPE_F32);
@@ -423,9 +447,14 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(base_loads),           TH_CASE(tensors_overlap_or_out_of_order), TH_CASE(duplicate_names_and_keys),
-        TH_CASE(hparams_checked),      TH_CASE(tokenizer_arrays_checked),        TH_CASE(non_regular_files_refused),
-        TH_CASE(allocation_bounded_by_file), TH_CASE(nan_logits_detected),
+        TH_CASE(base_loads),
+        TH_CASE(tensors_overlap_or_out_of_order),
+        TH_CASE(duplicate_names_and_keys),
+        TH_CASE(hparams_checked),
+        TH_CASE(tokenizer_arrays_checked),
+        TH_CASE(non_regular_files_refused),
+        TH_CASE(allocation_bounded_by_file),
+        TH_CASE(nan_logits_detected),
     };
     int rc = th_run("llm_valid", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
     if (base_path[0])

@@ -157,13 +157,14 @@ TEST(bringup_discovery)
     m->num_vsms = 24;
     CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
     const struct kmd_info *in = &kmd->info;
-    CHECKF(in->sm_count == 24 && in->tpc_count == 8 && in->gpc_count == 2, "sm %u tpc %u gpc %u", in->sm_count,
-           in->tpc_count, in->gpc_count);
+    CHECKF(in->sm_count == 24 && in->tpc_count == 8 && in->gpc_count == 2, "sm %u tpc %u gpc %u",
+           in->sm_count, in->tpc_count, in->gpc_count);
     CHECK(in->litter_sm_per_tpc == 3 && in->litter_tpc_per_gpc == 4 && in->litter_gpcs == 2);
     CHECK(in->max_warps_per_sm == 48);
     CHECK(in->unified_memory && in->sem_release_in_push && in->copies_by_cpu && !in->has_uvm);
     CHECK(in->shared_window_va == NVGPU_SHARED_WINDOW_VA && in->local_window_va == NVGPU_LOCAL_WINDOW_VA);
-    CHECK(kmd->arch && kmd->arch->compute_cls == AMPERE_COMPUTE_B && kmd->arch->copy_cls == AMPERE_DMA_COPY_B);
+    CHECK(kmd->arch && kmd->arch->compute_cls == AMPERE_COMPUTE_B &&
+          kmd->arch->copy_cls == AMPERE_DMA_COPY_B);
     CHECKF(kmd->arch->sm_version == 87 && !strcmp(kmd->arch->name, "ga10b"), "arch %s sm_%u", kmd->arch->name,
            kmd->arch->sm_version); /* not ga102, which has the same classes */
     CHECK(strstr(in->name, "ga10b"));
@@ -287,7 +288,8 @@ TEST(usermode_submit)
      * carrying another channel's token. */
     volatile uint32_t *gp_put = (volatile uint32_t *)(ch->userd + NVC56F_GP_PUT);
     volatile uint32_t *gp_get = (volatile uint32_t *)(ch->userd + NVC56F_GP_GET);
-    volatile uint32_t *bell = (volatile uint32_t *)(nvgpu_kmd_from(kmd)->usermode + NV_USERMODE_NOTIFY_CHANNEL_PENDING);
+    volatile uint32_t *bell =
+        (volatile uint32_t *)(nvgpu_kmd_from(kmd)->usermode + NV_USERMODE_NOTIFY_CHANNEL_PENDING);
     *gp_put = 1;
     usleep(100000);
     CHECKF(sv[0] == 0 && *gp_get == 0, "work ran without a doorbell (GPGet %u)", *gp_get);
@@ -308,7 +310,8 @@ TEST(usermode_submit)
     }
     CHECK(sv[1] != 0); /* timestamp */
     /* GP_GET advances once the entry is done, which may be just after the release landed */
-    while (*gp_get != 1 && hcq_time_ns() - (uint64_t)t0.tv_sec * 1000000000ull - (uint64_t)t0.tv_nsec < 5000000000ull)
+    while (*gp_get != 1 &&
+           hcq_time_ns() - (uint64_t)t0.tv_sec * 1000000000ull - (uint64_t)t0.tv_nsec < 5000000000ull)
         usleep(100);
     CHECKF(*gp_get == 1, "GPGet %u (expected 1)", *gp_get);
 done:
@@ -347,7 +350,8 @@ TEST(channel_fault_notifier)
            "reason: %s", why);
     struct klog_report n;
     CHECK(klog_scan(emu_nvgpu_klog_text(e.d), &n, NULL, 0) >= 1);
-    CHECK(!strcmp(nvgpu_chan_error_name(NVGPU_CHANNEL_PBDMA_ERROR), "PBDMA error (bad pushbuffer or GPFIFO entry)"));
+    CHECK(!strcmp(nvgpu_chan_error_name(NVGPU_CHANNEL_PBDMA_ERROR),
+                  "PBDMA error (bad pushbuffer or GPFIFO entry)"));
 done:
     kmd_destroy(kmd);
     if (e.d)
@@ -424,7 +428,8 @@ TEST(golden_ga10b_open_launch)
     for (int line = 1; *a || *b; line++) {
         const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
         size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
-        CHECKF(la == lb && !memcmp(a, b, la), "%s:%d: expected '%.*s', got '%.*s'", path, line, (int)la, a, (int)lb, b);
+        CHECKF(la == lb && !memcmp(a, b, la), "%s:%d: expected '%.*s', got '%.*s'", path, line, (int)la, a,
+               (int)lb, b);
         a += la + (ea ? 1 : 0);
         b += lb + (eb ? 1 : 0);
     }
@@ -445,10 +450,14 @@ done:
 TEST(fault_bringup)
 {
     static const char *names[] = {
-        "NVGPU_GPU_IOCTL_GET_CHARACTERISTICS", "NVGPU_GPU_IOCTL_GET_TPC_MASKS",
-        "NVGPU_GPU_IOCTL_NUM_VSMS",            "NVGPU_GPU_IOCTL_ALLOC_AS",
-        "NVGPU_AS_IOCTL_ALLOC_SPACE",          "NVGPU_AS_IOCTL_ALLOC_SPACE@2",
-        "NVGPU_GPU_IOCTL_OPEN_TSG",            "NVGPU_TSG_IOCTL_CREATE_SUBCONTEXT",
+        "NVGPU_GPU_IOCTL_GET_CHARACTERISTICS",
+        "NVGPU_GPU_IOCTL_GET_TPC_MASKS",
+        "NVGPU_GPU_IOCTL_NUM_VSMS",
+        "NVGPU_GPU_IOCTL_ALLOC_AS",
+        "NVGPU_AS_IOCTL_ALLOC_SPACE",
+        "NVGPU_AS_IOCTL_ALLOC_SPACE@2",
+        "NVGPU_GPU_IOCTL_OPEN_TSG",
+        "NVGPU_TSG_IOCTL_CREATE_SUBCONTEXT",
     };
     struct emu_stats base, now;
     emu_stats_get(&base);
@@ -466,8 +475,8 @@ TEST(fault_bringup)
                "%s: message '%s'", names[i], hcq_last_error());
         emu_stats_get(&now);
         CHECKF(stats_equal(&base, &now), "%s: leaked fds %lld bos %lld vms %lld maps %lld", names[i],
-               (long long)(now.fds - base.fds), (long long)(now.bos - base.bos), (long long)(now.vms - base.vms),
-               (long long)(now.maps - base.maps));
+               (long long)(now.fds - base.fds), (long long)(now.bos - base.bos),
+               (long long)(now.vms - base.vms), (long long)(now.maps - base.maps));
     }
     /* /dev/nvmap absent: a quiet NOT_FOUND (how `auto` skips nvgpu off Jetson) */
     struct tdev e = {0};
@@ -489,10 +498,16 @@ done:;
 TEST(fault_channel)
 {
     static const char *names[] = {
-        "NVGPU_GPU_IOCTL_OPEN_CHANNEL",    "NVGPU_AS_IOCTL_BIND_CHANNEL",       "NVGPU_TSG_IOCTL_BIND_CHANNEL_EX",
-        "NVGPU_IOCTL_CHANNEL_WDT",         "NVMAP_IOC_CREATE",                  "NVMAP_IOC_ALLOC@2",
+        "NVGPU_GPU_IOCTL_OPEN_CHANNEL",
+        "NVGPU_AS_IOCTL_BIND_CHANNEL",
+        "NVGPU_TSG_IOCTL_BIND_CHANNEL_EX",
+        "NVGPU_IOCTL_CHANNEL_WDT",
+        "NVMAP_IOC_CREATE",
+        "NVMAP_IOC_ALLOC@2",
         "NVMAP_IOC_GET_FD@3",
-        "NVGPU_IOCTL_CHANNEL_SETUP_BIND",  "NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX", "NVGPU_IOCTL_CHANNEL_SETUP_BIND@2",
+        "NVGPU_IOCTL_CHANNEL_SETUP_BIND",
+        "NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX",
+        "NVGPU_IOCTL_CHANNEL_SETUP_BIND@2",
     };
     struct emu_stats base, now;
     emu_stats_get(&base);
@@ -501,7 +516,8 @@ TEST(fault_channel)
         if (i < sizeof names / sizeof names[0])
             snprintf(opts, sizeof opts, "ga10b,fail_ioctl=%s", names[i]);
         else /* the error notifier's, the ring's, then the USERD's nvmap allocation fails */
-            snprintf(opts, sizeof opts, "ga10b,fail_alloc=%u", i - (unsigned)(sizeof names / sizeof names[0]) + 1);
+            snprintf(opts, sizeof opts, "ga10b,fail_alloc=%u",
+                     i - (unsigned)(sizeof names / sizeof names[0]) + 1);
         struct tdev e = {0};
         struct kmd *kmd = NULL;
         struct kmd_channel *a = NULL, *b = (struct kmd_channel *)1;
@@ -518,8 +534,8 @@ TEST(fault_channel)
         emu_dev_put(e.d);
         emu_stats_get(&now);
         CHECKF(stats_equal(&base, &now), "%s: leaked fds %lld bos %lld maps %lld chans %lld", opts,
-               (long long)(now.fds - base.fds), (long long)(now.bos - base.bos), (long long)(now.maps - base.maps),
-               (long long)(now.chans - base.chans));
+               (long long)(now.fds - base.fds), (long long)(now.bos - base.bos),
+               (long long)(now.maps - base.maps), (long long)(now.chans - base.chans));
     }
     /* a kernel refusing SET_ERROR_NOTIFIER (unproven on hardware) costs fault reporting only */
     {
@@ -559,17 +575,24 @@ TEST(klog_classify)
         enum klog_level level;
         const char *name;
     } v[] = {
-        {"[  812.1] nvgpu: 17000000.gpu     gv11b_gr_intr_handle_sked_exception: sked exception: esr 0x01000000", KLOG_ERROR, "SKED_EXCEPTION"},
-        {"[  812.2] nvgpu: 17000000.gpu nvgpu_report_mmu_err: MMU Fault: engine gr, va 0xfe00200000", KLOG_ERROR, "MMU_FAULT"},
-        {"[  812.3] nvgpu: 17000000.gpu gk20a_fifo_handle_pbdma_intr: fifo_pbdma_0 intr 0x00040000", KLOG_ERROR, "PBDMA_INTR"},
-        {"[  812.4] nvgpu: 17000000.gpu   nvgpu_set_gr_exception: set gr exception notifier", KLOG_ERROR, "GR_EXCEPTION"},
+        {"[  812.1] nvgpu: 17000000.gpu     gv11b_gr_intr_handle_sked_exception: sked exception: esr "
+         "0x01000000",
+         KLOG_ERROR, "SKED_EXCEPTION"},
+        {"[  812.2] nvgpu: 17000000.gpu nvgpu_report_mmu_err: MMU Fault: engine gr, va 0xfe00200000",
+         KLOG_ERROR, "MMU_FAULT"},
+        {"[  812.3] nvgpu: 17000000.gpu gk20a_fifo_handle_pbdma_intr: fifo_pbdma_0 intr 0x00040000",
+         KLOG_ERROR, "PBDMA_INTR"},
+        {"[  812.4] nvgpu: 17000000.gpu   nvgpu_set_gr_exception: set gr exception notifier", KLOG_ERROR,
+         "GR_EXCEPTION"},
         {"[  812.5] nvgpu: 17000000.gpu CE engine 2 is not idle", KLOG_ERROR, "CE_NOT_IDLE"},
         {"[  812.6] nvgpu: 17000000.gpu ctxsw_timeout detected on tsg 3", KLOG_ERROR, "CTXSW_TIMEOUT"},
         {"nvgpu: 17000000.gpu sm machine check err. gpc_id(0), tpc_id(0)", KLOG_ERROR, "SM_MACHINE_CHECK"},
         {"nvgpu: 17000000.gpu hww_warp_esr 0x10 (MISALIGNED_ADDR)", KLOG_ERROR, "HWW_WARP_ESR"},
         {"nvgpu: 17000000.gpu tu104_gr_init_commit_rtv_cb:100 [WARNING]", KLOG_HARMLESS, "RTV_CB"},
-        {"WARNING: CPU: 3 PID: 812 at nvmap_alloc_handle+0x1c0: tag not specified", KLOG_WARNING, "NVMAP_TAG"},
-        {"nvgpu: 17000000.gpu nvgpu_cic_mon_report_err: Error reporting is not supported", KLOG_WARNING, "ERR_REPORT_UNSUPPORTED"},
+        {"WARNING: CPU: 3 PID: 812 at nvmap_alloc_handle+0x1c0: tag not specified", KLOG_WARNING,
+         "NVMAP_TAG"},
+        {"nvgpu: 17000000.gpu nvgpu_cic_mon_report_err: Error reporting is not supported", KLOG_WARNING,
+         "ERR_REPORT_UNSUPPORTED"},
         {"nvgpu: 17000000.gpu gk20a_channel_open_ioctl: channel 511", KLOG_NOTICE, "INFO"},
         {"usb 1-2: new high-speed USB device number 3 using tegra-xusb", KLOG_UNRELATED, ""},
         {"EXT4-fs (nvme0n1p1): mmu fault-free remount", KLOG_UNRELATED, ""},
@@ -595,10 +618,18 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(uapi_layouts), TH_CASE(ioctl_numbers), TH_CASE(mem_plan),
-        TH_CASE(ring_bytes), TH_CASE(bringup_discovery), TH_CASE(channel_bringup),
-        TH_CASE(memory), TH_CASE(usermode_submit), TH_CASE(channel_fault_notifier),
-        TH_CASE(golden_ga10b_open_launch), TH_CASE(fault_bringup), TH_CASE(fault_channel),
+        TH_CASE(uapi_layouts),
+        TH_CASE(ioctl_numbers),
+        TH_CASE(mem_plan),
+        TH_CASE(ring_bytes),
+        TH_CASE(bringup_discovery),
+        TH_CASE(channel_bringup),
+        TH_CASE(memory),
+        TH_CASE(usermode_submit),
+        TH_CASE(channel_fault_notifier),
+        TH_CASE(golden_ga10b_open_launch),
+        TH_CASE(fault_bringup),
+        TH_CASE(fault_channel),
         TH_CASE(klog_classify),
     };
     return th_run("nvgpu", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;

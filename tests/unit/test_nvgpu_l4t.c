@@ -29,193 +29,226 @@ struct ours {
     long long value;
 };
 
-#define SZ(rel, tname, type) {rel, "size", tname, (long long)sizeof(struct type)}
-#define OFF(rel, tname, type, field) {rel, "off", tname "." #field, (long long)offsetof(struct type, field)}
-#define OFFN(rel, tname, fname, type, field) {rel, "off", tname "." fname, (long long)offsetof(struct type, field)}
-#define IOC(rel, name, val) {rel, "ioctl", name, (long long)(val)}
-#define CST(rel, name) {rel, "const", #name, (long long)(name)}
+#define SZ(rel, tname, type)                                                                                 \
+    {                                                                                                        \
+        rel, "size", tname, (long long)sizeof(struct type)                                                   \
+    }
+#define OFF(rel, tname, type, field)                                                                         \
+    {                                                                                                        \
+        rel, "off", tname "." #field, (long long)offsetof(struct type, field)                                \
+    }
+#define OFFN(rel, tname, fname, type, field)                                                                 \
+    {                                                                                                        \
+        rel, "off", tname "." fname, (long long)offsetof(struct type, field)                                 \
+    }
+#define IOC(rel, name, val)                                                                                  \
+    {                                                                                                        \
+        rel, "ioctl", name, (long long)(val)                                                                 \
+    }
+#define CST(rel, name)                                                                                       \
+    {                                                                                                        \
+        rel, "const", #name, (long long)(name)                                                               \
+    }
 #define BOTH(X) X(35) X(36)
 
 /* Characteristics: r36 offsets from our struct; r35 = the same minus 8 after byte 16. */
-#define CH(rel, field)                                                                              \
-    {rel, "off", "nvgpu_gpu_characteristics." #field,                                              \
-     (long long)offsetof(struct nvgpu_gpu_characteristics, field) -                                \
-         ((rel) == 35 && offsetof(struct nvgpu_gpu_characteristics, field) > NVGPU_CHARS_R35_SHIFT_AT  \
-              ? NVGPU_CHARS_R35_SHIFT_B                                                             \
-              : 0)}
-#define CH_ALL(rel)                                                                                 \
-    CH(rel, arch), CH(rel, impl), CH(rel, rev), CH(rel, num_gpc), CH(rel, L2_cache_size),          \
-        CH(rel, on_board_video_memory_size), CH(rel, num_tpc_per_gpc), CH(rel, bus_type),          \
-        CH(rel, big_page_size), CH(rel, compression_page_size), CH(rel, pde_coverage_bit_count),   \
-        CH(rel, available_big_page_sizes), CH(rel, flags), CH(rel, twod_class), CH(rel, threed_class), \
-        CH(rel, compute_class), CH(rel, gpfifo_class), CH(rel, inline_to_memory_class),            \
-        CH(rel, dma_copy_class), CH(rel, gpc_mask), CH(rel, sm_arch_sm_version),                   \
-        CH(rel, sm_arch_spa_version), CH(rel, sm_arch_warp_count), CH(rel, gpu_ioctl_nr_last),     \
-        CH(rel, tsg_ioctl_nr_last), CH(rel, dbg_gpu_ioctl_nr_last), CH(rel, ioctl_channel_nr_last), \
-        CH(rel, as_ioctl_nr_last), CH(rel, gpu_va_bit_count), CH(rel, reserved), CH(rel, max_fbps_count), \
-        CH(rel, fbp_en_mask), CH(rel, emc_en_mask), CH(rel, max_ltc_per_fbp), CH(rel, max_lts_per_ltc), \
-        CH(rel, max_tex_per_tpc), CH(rel, max_gpc_count), CH(rel, rop_l2_en_mask_DEPRECATED),      \
-        CH(rel, chipname), CH(rel, gr_compbit_store_base_hw), CH(rel, gr_gobs_per_comptagline_per_slice), \
-        CH(rel, num_ltc), CH(rel, lts_per_ltc), CH(rel, cbc_cache_line_size), CH(rel, cbc_comptags_per_line), \
-        CH(rel, map_buffer_batch_limit), CH(rel, max_freq), CH(rel, graphics_preemption_mode_flags), \
-        CH(rel, compute_preemption_mode_flags), CH(rel, default_graphics_preempt_mode),            \
-        CH(rel, default_compute_preempt_mode), CH(rel, local_video_memory_size), CH(rel, pci_vendor_id), \
-        CH(rel, pci_device_id), CH(rel, pci_subsystem_vendor_id), CH(rel, pci_subsystem_device_id), \
-        CH(rel, pci_class), CH(rel, pci_revision), CH(rel, vbios_oem_version), CH(rel, vbios_version), \
-        CH(rel, reg_ops_limit), CH(rel, reserved1), CH(rel, event_ioctl_nr_last), CH(rel, pad),    \
-        CH(rel, max_css_buffer_size), CH(rel, ctxsw_ioctl_nr_last), CH(rel, prof_ioctl_nr_last),   \
-        CH(rel, nvs_ioctl_nr_last), CH(rel, reserved2), CH(rel, max_ctxsw_ring_buffer_size),       \
-        CH(rel, reserved3), CH(rel, per_device_identifier), CH(rel, num_ppc_per_gpc),              \
-        CH(rel, max_veid_count_per_tsg), CH(rel, num_sub_partition_per_fbpa), CH(rel, gpu_instance_id), \
-        CH(rel, gr_instance_id), CH(rel, max_gpfifo_entries), CH(rel, max_dbg_tsg_timeslice), CH(rel, reserved5)
+#define CH(rel, field)                                                                                       \
+    {                                                                                                        \
+        rel, "off", "nvgpu_gpu_characteristics." #field,                                                     \
+            (long long)offsetof(struct nvgpu_gpu_characteristics, field) -                                   \
+                ((rel) == 35 && offsetof(struct nvgpu_gpu_characteristics, field) > NVGPU_CHARS_R35_SHIFT_AT \
+                     ? NVGPU_CHARS_R35_SHIFT_B                                                               \
+                     : 0)                                                                                    \
+    }
+#define CH_ALL(rel)                                                                                          \
+    CH(rel, arch), CH(rel, impl), CH(rel, rev), CH(rel, num_gpc), CH(rel, L2_cache_size),                    \
+        CH(rel, on_board_video_memory_size), CH(rel, num_tpc_per_gpc), CH(rel, bus_type),                    \
+        CH(rel, big_page_size), CH(rel, compression_page_size), CH(rel, pde_coverage_bit_count),             \
+        CH(rel, available_big_page_sizes), CH(rel, flags), CH(rel, twod_class), CH(rel, threed_class),       \
+        CH(rel, compute_class), CH(rel, gpfifo_class), CH(rel, inline_to_memory_class),                      \
+        CH(rel, dma_copy_class), CH(rel, gpc_mask), CH(rel, sm_arch_sm_version),                             \
+        CH(rel, sm_arch_spa_version), CH(rel, sm_arch_warp_count), CH(rel, gpu_ioctl_nr_last),               \
+        CH(rel, tsg_ioctl_nr_last), CH(rel, dbg_gpu_ioctl_nr_last), CH(rel, ioctl_channel_nr_last),          \
+        CH(rel, as_ioctl_nr_last), CH(rel, gpu_va_bit_count), CH(rel, reserved), CH(rel, max_fbps_count),    \
+        CH(rel, fbp_en_mask), CH(rel, emc_en_mask), CH(rel, max_ltc_per_fbp), CH(rel, max_lts_per_ltc),      \
+        CH(rel, max_tex_per_tpc), CH(rel, max_gpc_count), CH(rel, rop_l2_en_mask_DEPRECATED),                \
+        CH(rel, chipname), CH(rel, gr_compbit_store_base_hw), CH(rel, gr_gobs_per_comptagline_per_slice),    \
+        CH(rel, num_ltc), CH(rel, lts_per_ltc), CH(rel, cbc_cache_line_size),                                \
+        CH(rel, cbc_comptags_per_line), CH(rel, map_buffer_batch_limit), CH(rel, max_freq),                  \
+        CH(rel, graphics_preemption_mode_flags), CH(rel, compute_preemption_mode_flags),                     \
+        CH(rel, default_graphics_preempt_mode), CH(rel, default_compute_preempt_mode),                       \
+        CH(rel, local_video_memory_size), CH(rel, pci_vendor_id), CH(rel, pci_device_id),                    \
+        CH(rel, pci_subsystem_vendor_id), CH(rel, pci_subsystem_device_id), CH(rel, pci_class),              \
+        CH(rel, pci_revision), CH(rel, vbios_oem_version), CH(rel, vbios_version), CH(rel, reg_ops_limit),   \
+        CH(rel, reserved1), CH(rel, event_ioctl_nr_last), CH(rel, pad), CH(rel, max_css_buffer_size),        \
+        CH(rel, ctxsw_ioctl_nr_last), CH(rel, prof_ioctl_nr_last), CH(rel, nvs_ioctl_nr_last),               \
+        CH(rel, reserved2), CH(rel, max_ctxsw_ring_buffer_size), CH(rel, reserved3),                         \
+        CH(rel, per_device_identifier), CH(rel, num_ppc_per_gpc), CH(rel, max_veid_count_per_tsg),           \
+        CH(rel, num_sub_partition_per_fbpa), CH(rel, gpu_instance_id), CH(rel, gr_instance_id),              \
+        CH(rel, max_gpfifo_entries), CH(rel, max_dbg_tsg_timeslice), CH(rel, reserved5)
 
 /* Everything identical in both releases. */
-#define COMMON(rel)                                                                                 \
-    SZ(rel, "nvgpu_gpu_get_characteristics", nvgpu_gpu_get_characteristics),                       \
-        OFF(rel, "nvgpu_gpu_get_characteristics", nvgpu_gpu_get_characteristics, gpu_characteristics_buf_size), \
-        OFF(rel, "nvgpu_gpu_get_characteristics", nvgpu_gpu_get_characteristics, gpu_characteristics_buf_addr), \
-        CH_ALL(rel), SZ(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args),                           \
-        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, big_page_size),                        \
-        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, as_fd),                                \
-        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, flags),                                \
-        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, reserved),                             \
-        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, va_range_start),                       \
-        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, va_range_end),                         \
-        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, va_range_split),                       \
-        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, padding),                              \
-        OFF(rel, "nvgpu_gpu_open_tsg_args", nvgpu_gpu_open_tsg_args, tsg_fd),                       \
-        SZ(rel, "nvgpu_gpu_open_channel_args", nvgpu_gpu_open_channel_args),                        \
-        OFF(rel, "nvgpu_gpu_open_channel_args", nvgpu_gpu_open_channel_args, runlist_id),           \
-        OFF(rel, "nvgpu_gpu_open_channel_args", nvgpu_gpu_open_channel_args, channel_fd),           \
-        SZ(rel, "nvgpu_gpu_num_vsms", nvgpu_gpu_num_vsms), OFF(rel, "nvgpu_gpu_num_vsms", nvgpu_gpu_num_vsms, num_vsms), \
-        OFF(rel, "nvgpu_gpu_num_vsms", nvgpu_gpu_num_vsms, reserved),                               \
-        SZ(rel, "nvgpu_gpu_get_tpc_masks_args", nvgpu_gpu_get_tpc_masks_args),                      \
-        OFF(rel, "nvgpu_gpu_get_tpc_masks_args", nvgpu_gpu_get_tpc_masks_args, mask_buf_size),      \
-        OFF(rel, "nvgpu_gpu_get_tpc_masks_args", nvgpu_gpu_get_tpc_masks_args, reserved),           \
-        OFF(rel, "nvgpu_gpu_get_tpc_masks_args", nvgpu_gpu_get_tpc_masks_args, mask_buf_addr),      \
-        SZ(rel, "nvgpu_gpu_zcull_get_ctx_size_args", nvgpu_gpu_zcull_get_ctx_size_args),            \
-        OFF(rel, "nvgpu_gpu_zcull_get_ctx_size_args", nvgpu_gpu_zcull_get_ctx_size_args, size),     \
-        SZ(rel, "nvgpu_as_bind_channel_args", nvgpu_as_bind_channel_args),                          \
-        OFF(rel, "nvgpu_as_bind_channel_args", nvgpu_as_bind_channel_args, channel_fd),             \
-        SZ(rel, "nvgpu_as_unmap_buffer_args", nvgpu_as_unmap_buffer_args),                          \
-        OFF(rel, "nvgpu_as_unmap_buffer_args", nvgpu_as_unmap_buffer_args, offset),                 \
-        SZ(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args),                            \
-        OFF(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args, pages),                    \
-        OFF(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args, page_size),                \
-        OFF(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args, flags),                    \
-        OFF(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args, offset),                   \
-        OFF(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args, align),                    \
-        OFF(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args, padding),                  \
-        SZ(rel, "nvgpu_as_free_space_args", nvgpu_as_free_space_args),                              \
-        OFF(rel, "nvgpu_as_free_space_args", nvgpu_as_free_space_args, offset),                     \
-        OFF(rel, "nvgpu_as_free_space_args", nvgpu_as_free_space_args, pages),                      \
-        OFF(rel, "nvgpu_as_free_space_args", nvgpu_as_free_space_args, page_size),                  \
-        OFF(rel, "nvgpu_as_free_space_args", nvgpu_as_free_space_args, padding),                    \
-        IOC(rel, "NVGPU_AS_IOCTL_FREE_SPACE", NVGPU_AS_IOCTL_FREE_SPACE),                           \
-        SZ(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args),                        \
-        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, flags),                \
-        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, compr_kind),           \
-        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, incompr_kind),         \
-        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, dmabuf_fd),            \
-        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, page_size),            \
-        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, buffer_offset),        \
-        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, mapping_size),         \
-        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, offset),               \
-        SZ(rel, "nvgpu_tsg_bind_channel_ex_args", nvgpu_tsg_bind_channel_ex_args),                  \
-        OFF(rel, "nvgpu_tsg_bind_channel_ex_args", nvgpu_tsg_bind_channel_ex_args, channel_fd),     \
-        OFF(rel, "nvgpu_tsg_bind_channel_ex_args", nvgpu_tsg_bind_channel_ex_args, subcontext_id),  \
-        OFF(rel, "nvgpu_tsg_bind_channel_ex_args", nvgpu_tsg_bind_channel_ex_args, reserved),       \
-        SZ(rel, "nvgpu_alloc_obj_ctx_args", nvgpu_alloc_obj_ctx_args),                              \
-        OFF(rel, "nvgpu_alloc_obj_ctx_args", nvgpu_alloc_obj_ctx_args, class_num),                  \
-        OFF(rel, "nvgpu_alloc_obj_ctx_args", nvgpu_alloc_obj_ctx_args, flags),                      \
-        OFF(rel, "nvgpu_alloc_obj_ctx_args", nvgpu_alloc_obj_ctx_args, obj_id),                     \
-        SZ(rel, "nvgpu_channel_set_error_notifier", nvgpu_channel_set_error_notifier),              \
-        OFF(rel, "nvgpu_channel_set_error_notifier", nvgpu_channel_set_error_notifier, offset),     \
-        OFF(rel, "nvgpu_channel_set_error_notifier", nvgpu_channel_set_error_notifier, size),       \
-        OFF(rel, "nvgpu_channel_set_error_notifier", nvgpu_channel_set_error_notifier, mem),        \
-        OFF(rel, "nvgpu_channel_set_error_notifier", nvgpu_channel_set_error_notifier, padding),    \
-        SZ(rel, "nvgpu_notification", nvgpu_notification),                                          \
-        OFF(rel, "nvgpu_notification", nvgpu_notification, time_stamp_ns),                          \
-        OFF(rel, "nvgpu_notification", nvgpu_notification, info32),                                 \
-        OFF(rel, "nvgpu_notification", nvgpu_notification, info16),                                 \
-        OFF(rel, "nvgpu_notification", nvgpu_notification, status),                                \
-        SZ(rel, "nvgpu_channel_wdt_args", nvgpu_channel_wdt_args),                                  \
-        OFF(rel, "nvgpu_channel_wdt_args", nvgpu_channel_wdt_args, wdt_status),                     \
-        OFF(rel, "nvgpu_channel_wdt_args", nvgpu_channel_wdt_args, timeout_ms),                     \
-        SZ(rel, "nvgpu_get_user_syncpoint_args", nvgpu_get_user_syncpoint_args),                    \
-        OFF(rel, "nvgpu_get_user_syncpoint_args", nvgpu_get_user_syncpoint_args, gpu_va),           \
-        OFF(rel, "nvgpu_get_user_syncpoint_args", nvgpu_get_user_syncpoint_args, syncpoint_id),     \
-        OFF(rel, "nvgpu_get_user_syncpoint_args", nvgpu_get_user_syncpoint_args, syncpoint_max),    \
-        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, num_gpfifo_entries), \
-        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, num_inflight_jobs), \
-        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, flags),            \
-        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, userd_dmabuf_fd),  \
-        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, gpfifo_dmabuf_fd), \
-        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, work_submit_token), \
-        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, userd_dmabuf_offset), \
-        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, gpfifo_dmabuf_offset), \
-        SZ(rel, "nvmap_create_handle", nvmap_create_handle), OFF(rel, "nvmap_create_handle", nvmap_create_handle, size), \
-        OFF(rel, "nvmap_create_handle", nvmap_create_handle, fd),                                   \
-        OFF(rel, "nvmap_create_handle", nvmap_create_handle, handle),                               \
-        OFF(rel, "nvmap_alloc_handle", nvmap_alloc_handle, handle),                                 \
-        OFF(rel, "nvmap_alloc_handle", nvmap_alloc_handle, heap_mask),                              \
-        OFF(rel, "nvmap_alloc_handle", nvmap_alloc_handle, flags),                                  \
-        OFF(rel, "nvmap_alloc_handle", nvmap_alloc_handle, align),                                  \
-        SZ(rel, "nvmap_rw_handle", nvmap_rw_handle), OFF(rel, "nvmap_rw_handle", nvmap_rw_handle, addr), \
-        OFF(rel, "nvmap_rw_handle", nvmap_rw_handle, handle), OFF(rel, "nvmap_rw_handle", nvmap_rw_handle, offset), \
-        OFF(rel, "nvmap_rw_handle", nvmap_rw_handle, elem_size),                                    \
-        OFF(rel, "nvmap_rw_handle", nvmap_rw_handle, hmem_stride),                                  \
-        OFF(rel, "nvmap_rw_handle", nvmap_rw_handle, user_stride),                                  \
-        OFF(rel, "nvmap_rw_handle", nvmap_rw_handle, count),                                        \
-        SZ(rel, "nvmap_available_heaps", nvmap_available_heaps),                                    \
-        OFF(rel, "nvmap_available_heaps", nvmap_available_heaps, heaps),                            \
-        IOC(rel, "NVGPU_GPU_IOCTL_ZCULL_GET_CTX_SIZE", NVGPU_GPU_IOCTL_ZCULL_GET_CTX_SIZE),           \
-        IOC(rel, "NVGPU_GPU_IOCTL_GET_CHARACTERISTICS", NVGPU_GPU_IOCTL_GET_CHARACTERISTICS),         \
-        IOC(rel, "NVGPU_GPU_IOCTL_ALLOC_AS", NVGPU_GPU_IOCTL_ALLOC_AS),                               \
-        IOC(rel, "NVGPU_GPU_IOCTL_GET_TPC_MASKS", NVGPU_GPU_IOCTL_GET_TPC_MASKS),                     \
-        IOC(rel, "NVGPU_GPU_IOCTL_OPEN_CHANNEL", NVGPU_GPU_IOCTL_OPEN_CHANNEL),                       \
-        IOC(rel, "NVGPU_GPU_IOCTL_NUM_VSMS", NVGPU_GPU_IOCTL_NUM_VSMS),                               \
-        IOC(rel, "NVGPU_AS_IOCTL_BIND_CHANNEL", NVGPU_AS_IOCTL_BIND_CHANNEL),                         \
-        IOC(rel, "NVGPU_AS_IOCTL_UNMAP_BUFFER", NVGPU_AS_IOCTL_UNMAP_BUFFER),                         \
-        IOC(rel, "NVGPU_AS_IOCTL_ALLOC_SPACE", NVGPU_AS_IOCTL_ALLOC_SPACE),                           \
-        IOC(rel, "NVGPU_AS_IOCTL_MAP_BUFFER_EX", NVGPU_AS_IOCTL_MAP_BUFFER_EX),                       \
-        IOC(rel, "NVGPU_TSG_IOCTL_BIND_CHANNEL_EX", NVGPU_TSG_IOCTL_BIND_CHANNEL_EX),                 \
-        IOC(rel, "NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX", NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX),             \
-        IOC(rel, "NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER", NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER),   \
-        IOC(rel, "NVGPU_IOCTL_CHANNEL_WDT", NVGPU_IOCTL_CHANNEL_WDT),                                 \
-        IOC(rel, "NVGPU_IOCTL_CHANNEL_GET_USER_SYNCPOINT", NVGPU_IOCTL_CHANNEL_GET_USER_SYNCPOINT),   \
-        IOC(rel, "NVMAP_IOC_CREATE", NVMAP_IOC_CREATE), IOC(rel, "NVMAP_IOC_FREE", NVMAP_IOC_FREE),   \
-        IOC(rel, "NVMAP_IOC_WRITE", NVMAP_IOC_WRITE), IOC(rel, "NVMAP_IOC_READ", NVMAP_IOC_READ),     \
-        IOC(rel, "NVMAP_IOC_GET_FD", NVMAP_IOC_GET_FD),                                              \
-        IOC(rel, "NVMAP_IOC_GET_AVAILABLE_HEAPS", NVMAP_IOC_GET_AVAILABLE_HEAPS),                    \
-        IOC(rel, "NVGPU_IOCTL_CHANNEL_SUBMIT_GPFIFO_NR", 0), /* nr only: see the check below */     \
-        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_TSG), CST(rel, NVGPU_GPU_FLAGS_SUPPORT_DETERMINISTIC_SUBMIT_NO_JOBTRACKING), \
-        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_DETERMINISTIC_SUBMIT_FULL), CST(rel, NVGPU_GPU_FLAGS_SUPPORT_IO_COHERENCE), \
-        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_RESCHEDULE_RUNLIST), CST(rel, NVGPU_GPU_FLAGS_SUPPORT_TSG_SUBCONTEXTS), \
-        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_DETERMINISTIC_OPTS), CST(rel, NVGPU_GPU_FLAGS_SUPPORT_SYNCPOINT_ADDRESS), \
-        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_USER_SYNCPOINT), CST(rel, NVGPU_GPU_FLAGS_CAN_RAILGATE),       \
-        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_USERMODE_SUBMIT), CST(rel, NVGPU_IOCTL_CHANNEL_DISABLE_WDT),                 \
-        CST(rel, NVGPU_IOCTL_CHANNEL_ENABLE_WDT), CST(rel, NVGPU_IOCTL_CHANNEL_WDT_FLAG_SET_TIMEOUT),          \
-        CST(rel, NVGPU_IOCTL_CHANNEL_WDT_FLAG_DISABLE_DUMP),                                                   \
-        CST(rel, NVGPU_GPU_IOCTL_ALLOC_AS_FLAGS_UNIFIED_VA), CST(rel, NVGPU_AS_ALLOC_SPACE_FLAGS_FIXED_OFFSET), \
-        CST(rel, NVGPU_AS_ALLOC_SPACE_FLAGS_SPARSE), CST(rel, NVGPU_AS_MAP_BUFFER_FLAGS_FIXED_OFFSET),  \
-        CST(rel, NVGPU_AS_MAP_BUFFER_FLAGS_CACHEABLE), CST(rel, NVGPU_AS_MAP_BUFFER_FLAGS_UNMAPPED_PTE), \
+#define COMMON(rel)                                                                                          \
+    SZ(rel, "nvgpu_gpu_get_characteristics", nvgpu_gpu_get_characteristics),                                 \
+        OFF(rel, "nvgpu_gpu_get_characteristics", nvgpu_gpu_get_characteristics,                             \
+            gpu_characteristics_buf_size),                                                                   \
+        OFF(rel, "nvgpu_gpu_get_characteristics", nvgpu_gpu_get_characteristics,                             \
+            gpu_characteristics_buf_addr),                                                                   \
+        CH_ALL(rel), SZ(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args),                                    \
+        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, big_page_size),                                 \
+        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, as_fd),                                         \
+        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, flags),                                         \
+        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, reserved),                                      \
+        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, va_range_start),                                \
+        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, va_range_end),                                  \
+        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, va_range_split),                                \
+        OFF(rel, "nvgpu_alloc_as_args", nvgpu_alloc_as_args, padding),                                       \
+        OFF(rel, "nvgpu_gpu_open_tsg_args", nvgpu_gpu_open_tsg_args, tsg_fd),                                \
+        SZ(rel, "nvgpu_gpu_open_channel_args", nvgpu_gpu_open_channel_args),                                 \
+        OFF(rel, "nvgpu_gpu_open_channel_args", nvgpu_gpu_open_channel_args, runlist_id),                    \
+        OFF(rel, "nvgpu_gpu_open_channel_args", nvgpu_gpu_open_channel_args, channel_fd),                    \
+        SZ(rel, "nvgpu_gpu_num_vsms", nvgpu_gpu_num_vsms),                                                   \
+        OFF(rel, "nvgpu_gpu_num_vsms", nvgpu_gpu_num_vsms, num_vsms),                                        \
+        OFF(rel, "nvgpu_gpu_num_vsms", nvgpu_gpu_num_vsms, reserved),                                        \
+        SZ(rel, "nvgpu_gpu_get_tpc_masks_args", nvgpu_gpu_get_tpc_masks_args),                               \
+        OFF(rel, "nvgpu_gpu_get_tpc_masks_args", nvgpu_gpu_get_tpc_masks_args, mask_buf_size),               \
+        OFF(rel, "nvgpu_gpu_get_tpc_masks_args", nvgpu_gpu_get_tpc_masks_args, reserved),                    \
+        OFF(rel, "nvgpu_gpu_get_tpc_masks_args", nvgpu_gpu_get_tpc_masks_args, mask_buf_addr),               \
+        SZ(rel, "nvgpu_gpu_zcull_get_ctx_size_args", nvgpu_gpu_zcull_get_ctx_size_args),                     \
+        OFF(rel, "nvgpu_gpu_zcull_get_ctx_size_args", nvgpu_gpu_zcull_get_ctx_size_args, size),              \
+        SZ(rel, "nvgpu_as_bind_channel_args", nvgpu_as_bind_channel_args),                                   \
+        OFF(rel, "nvgpu_as_bind_channel_args", nvgpu_as_bind_channel_args, channel_fd),                      \
+        SZ(rel, "nvgpu_as_unmap_buffer_args", nvgpu_as_unmap_buffer_args),                                   \
+        OFF(rel, "nvgpu_as_unmap_buffer_args", nvgpu_as_unmap_buffer_args, offset),                          \
+        SZ(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args),                                     \
+        OFF(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args, pages),                             \
+        OFF(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args, page_size),                         \
+        OFF(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args, flags),                             \
+        OFF(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args, offset),                            \
+        OFF(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args, align),                             \
+        OFF(rel, "nvgpu_as_alloc_space_args", nvgpu_as_alloc_space_args, padding),                           \
+        SZ(rel, "nvgpu_as_free_space_args", nvgpu_as_free_space_args),                                       \
+        OFF(rel, "nvgpu_as_free_space_args", nvgpu_as_free_space_args, offset),                              \
+        OFF(rel, "nvgpu_as_free_space_args", nvgpu_as_free_space_args, pages),                               \
+        OFF(rel, "nvgpu_as_free_space_args", nvgpu_as_free_space_args, page_size),                           \
+        OFF(rel, "nvgpu_as_free_space_args", nvgpu_as_free_space_args, padding),                             \
+        IOC(rel, "NVGPU_AS_IOCTL_FREE_SPACE", NVGPU_AS_IOCTL_FREE_SPACE),                                    \
+        SZ(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args),                                 \
+        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, flags),                         \
+        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, compr_kind),                    \
+        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, incompr_kind),                  \
+        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, dmabuf_fd),                     \
+        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, page_size),                     \
+        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, buffer_offset),                 \
+        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, mapping_size),                  \
+        OFF(rel, "nvgpu_as_map_buffer_ex_args", nvgpu_as_map_buffer_ex_args, offset),                        \
+        SZ(rel, "nvgpu_tsg_bind_channel_ex_args", nvgpu_tsg_bind_channel_ex_args),                           \
+        OFF(rel, "nvgpu_tsg_bind_channel_ex_args", nvgpu_tsg_bind_channel_ex_args, channel_fd),              \
+        OFF(rel, "nvgpu_tsg_bind_channel_ex_args", nvgpu_tsg_bind_channel_ex_args, subcontext_id),           \
+        OFF(rel, "nvgpu_tsg_bind_channel_ex_args", nvgpu_tsg_bind_channel_ex_args, reserved),                \
+        SZ(rel, "nvgpu_alloc_obj_ctx_args", nvgpu_alloc_obj_ctx_args),                                       \
+        OFF(rel, "nvgpu_alloc_obj_ctx_args", nvgpu_alloc_obj_ctx_args, class_num),                           \
+        OFF(rel, "nvgpu_alloc_obj_ctx_args", nvgpu_alloc_obj_ctx_args, flags),                               \
+        OFF(rel, "nvgpu_alloc_obj_ctx_args", nvgpu_alloc_obj_ctx_args, obj_id),                              \
+        SZ(rel, "nvgpu_channel_set_error_notifier", nvgpu_channel_set_error_notifier),                       \
+        OFF(rel, "nvgpu_channel_set_error_notifier", nvgpu_channel_set_error_notifier, offset),              \
+        OFF(rel, "nvgpu_channel_set_error_notifier", nvgpu_channel_set_error_notifier, size),                \
+        OFF(rel, "nvgpu_channel_set_error_notifier", nvgpu_channel_set_error_notifier, mem),                 \
+        OFF(rel, "nvgpu_channel_set_error_notifier", nvgpu_channel_set_error_notifier, padding),             \
+        SZ(rel, "nvgpu_notification", nvgpu_notification),                                                   \
+        OFF(rel, "nvgpu_notification", nvgpu_notification, time_stamp_ns),                                   \
+        OFF(rel, "nvgpu_notification", nvgpu_notification, info32),                                          \
+        OFF(rel, "nvgpu_notification", nvgpu_notification, info16),                                          \
+        OFF(rel, "nvgpu_notification", nvgpu_notification, status),                                          \
+        SZ(rel, "nvgpu_channel_wdt_args", nvgpu_channel_wdt_args),                                           \
+        OFF(rel, "nvgpu_channel_wdt_args", nvgpu_channel_wdt_args, wdt_status),                              \
+        OFF(rel, "nvgpu_channel_wdt_args", nvgpu_channel_wdt_args, timeout_ms),                              \
+        SZ(rel, "nvgpu_get_user_syncpoint_args", nvgpu_get_user_syncpoint_args),                             \
+        OFF(rel, "nvgpu_get_user_syncpoint_args", nvgpu_get_user_syncpoint_args, gpu_va),                    \
+        OFF(rel, "nvgpu_get_user_syncpoint_args", nvgpu_get_user_syncpoint_args, syncpoint_id),              \
+        OFF(rel, "nvgpu_get_user_syncpoint_args", nvgpu_get_user_syncpoint_args, syncpoint_max),             \
+        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, num_gpfifo_entries),        \
+        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, num_inflight_jobs),         \
+        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, flags),                     \
+        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, userd_dmabuf_fd),           \
+        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, gpfifo_dmabuf_fd),          \
+        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, work_submit_token),         \
+        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, userd_dmabuf_offset),       \
+        OFF(rel, "nvgpu_channel_setup_bind_args", nvgpu_channel_setup_bind_args, gpfifo_dmabuf_offset),      \
+        SZ(rel, "nvmap_create_handle", nvmap_create_handle),                                                 \
+        OFF(rel, "nvmap_create_handle", nvmap_create_handle, size),                                          \
+        OFF(rel, "nvmap_create_handle", nvmap_create_handle, fd),                                            \
+        OFF(rel, "nvmap_create_handle", nvmap_create_handle, handle),                                        \
+        OFF(rel, "nvmap_alloc_handle", nvmap_alloc_handle, handle),                                          \
+        OFF(rel, "nvmap_alloc_handle", nvmap_alloc_handle, heap_mask),                                       \
+        OFF(rel, "nvmap_alloc_handle", nvmap_alloc_handle, flags),                                           \
+        OFF(rel, "nvmap_alloc_handle", nvmap_alloc_handle, align),                                           \
+        SZ(rel, "nvmap_rw_handle", nvmap_rw_handle), OFF(rel, "nvmap_rw_handle", nvmap_rw_handle, addr),     \
+        OFF(rel, "nvmap_rw_handle", nvmap_rw_handle, handle),                                                \
+        OFF(rel, "nvmap_rw_handle", nvmap_rw_handle, offset),                                                \
+        OFF(rel, "nvmap_rw_handle", nvmap_rw_handle, elem_size),                                             \
+        OFF(rel, "nvmap_rw_handle", nvmap_rw_handle, hmem_stride),                                           \
+        OFF(rel, "nvmap_rw_handle", nvmap_rw_handle, user_stride),                                           \
+        OFF(rel, "nvmap_rw_handle", nvmap_rw_handle, count),                                                 \
+        SZ(rel, "nvmap_available_heaps", nvmap_available_heaps),                                             \
+        OFF(rel, "nvmap_available_heaps", nvmap_available_heaps, heaps),                                     \
+        IOC(rel, "NVGPU_GPU_IOCTL_ZCULL_GET_CTX_SIZE", NVGPU_GPU_IOCTL_ZCULL_GET_CTX_SIZE),                  \
+        IOC(rel, "NVGPU_GPU_IOCTL_GET_CHARACTERISTICS", NVGPU_GPU_IOCTL_GET_CHARACTERISTICS),                \
+        IOC(rel, "NVGPU_GPU_IOCTL_ALLOC_AS", NVGPU_GPU_IOCTL_ALLOC_AS),                                      \
+        IOC(rel, "NVGPU_GPU_IOCTL_GET_TPC_MASKS", NVGPU_GPU_IOCTL_GET_TPC_MASKS),                            \
+        IOC(rel, "NVGPU_GPU_IOCTL_OPEN_CHANNEL", NVGPU_GPU_IOCTL_OPEN_CHANNEL),                              \
+        IOC(rel, "NVGPU_GPU_IOCTL_NUM_VSMS", NVGPU_GPU_IOCTL_NUM_VSMS),                                      \
+        IOC(rel, "NVGPU_AS_IOCTL_BIND_CHANNEL", NVGPU_AS_IOCTL_BIND_CHANNEL),                                \
+        IOC(rel, "NVGPU_AS_IOCTL_UNMAP_BUFFER", NVGPU_AS_IOCTL_UNMAP_BUFFER),                                \
+        IOC(rel, "NVGPU_AS_IOCTL_ALLOC_SPACE", NVGPU_AS_IOCTL_ALLOC_SPACE),                                  \
+        IOC(rel, "NVGPU_AS_IOCTL_MAP_BUFFER_EX", NVGPU_AS_IOCTL_MAP_BUFFER_EX),                              \
+        IOC(rel, "NVGPU_TSG_IOCTL_BIND_CHANNEL_EX", NVGPU_TSG_IOCTL_BIND_CHANNEL_EX),                        \
+        IOC(rel, "NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX", NVGPU_IOCTL_CHANNEL_ALLOC_OBJ_CTX),                    \
+        IOC(rel, "NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER", NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER),          \
+        IOC(rel, "NVGPU_IOCTL_CHANNEL_WDT", NVGPU_IOCTL_CHANNEL_WDT),                                        \
+        IOC(rel, "NVGPU_IOCTL_CHANNEL_GET_USER_SYNCPOINT", NVGPU_IOCTL_CHANNEL_GET_USER_SYNCPOINT),          \
+        IOC(rel, "NVMAP_IOC_CREATE", NVMAP_IOC_CREATE), IOC(rel, "NVMAP_IOC_FREE", NVMAP_IOC_FREE),          \
+        IOC(rel, "NVMAP_IOC_WRITE", NVMAP_IOC_WRITE), IOC(rel, "NVMAP_IOC_READ", NVMAP_IOC_READ),            \
+        IOC(rel, "NVMAP_IOC_GET_FD", NVMAP_IOC_GET_FD),                                                      \
+        IOC(rel, "NVMAP_IOC_GET_AVAILABLE_HEAPS", NVMAP_IOC_GET_AVAILABLE_HEAPS),                            \
+        IOC(rel, "NVGPU_IOCTL_CHANNEL_SUBMIT_GPFIFO_NR", 0), /* nr only: see the check below */              \
+        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_TSG),                                                               \
+        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_DETERMINISTIC_SUBMIT_NO_JOBTRACKING),                               \
+        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_DETERMINISTIC_SUBMIT_FULL),                                         \
+        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_IO_COHERENCE),                                                      \
+        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_RESCHEDULE_RUNLIST),                                                \
+        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_TSG_SUBCONTEXTS),                                                   \
+        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_DETERMINISTIC_OPTS),                                                \
+        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_SYNCPOINT_ADDRESS),                                                 \
+        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_USER_SYNCPOINT), CST(rel, NVGPU_GPU_FLAGS_CAN_RAILGATE),            \
+        CST(rel, NVGPU_GPU_FLAGS_SUPPORT_USERMODE_SUBMIT), CST(rel, NVGPU_IOCTL_CHANNEL_DISABLE_WDT),        \
+        CST(rel, NVGPU_IOCTL_CHANNEL_ENABLE_WDT), CST(rel, NVGPU_IOCTL_CHANNEL_WDT_FLAG_SET_TIMEOUT),        \
+        CST(rel, NVGPU_IOCTL_CHANNEL_WDT_FLAG_DISABLE_DUMP),                                                 \
+        CST(rel, NVGPU_GPU_IOCTL_ALLOC_AS_FLAGS_UNIFIED_VA),                                                 \
+        CST(rel, NVGPU_AS_ALLOC_SPACE_FLAGS_FIXED_OFFSET), CST(rel, NVGPU_AS_ALLOC_SPACE_FLAGS_SPARSE),      \
+        CST(rel, NVGPU_AS_MAP_BUFFER_FLAGS_FIXED_OFFSET), CST(rel, NVGPU_AS_MAP_BUFFER_FLAGS_CACHEABLE),     \
+        CST(rel, NVGPU_AS_MAP_BUFFER_FLAGS_UNMAPPED_PTE),                                                    \
         CST(rel, NVGPU_AS_MAP_BUFFER_FLAGS_MAPPABLE_COMPBITS), CST(rel, NVGPU_AS_MAP_BUFFER_FLAGS_L3_ALLOC), \
-        CST(rel, NVGPU_AS_MAP_BUFFER_FLAGS_TEGRA_RAW), CST(rel, NV_KIND_INVALID),                      \
-        CST(rel, NVGPU_CHANNEL_FIFO_ERROR_IDLE_TIMEOUT), CST(rel, NVGPU_CHANNEL_GR_ERROR_SW_METHOD),    \
-        CST(rel, NVGPU_CHANNEL_GR_EXCEPTION), CST(rel, NVGPU_CHANNEL_GR_SEMAPHORE_TIMEOUT),            \
-        CST(rel, NVGPU_CHANNEL_GR_ILLEGAL_NOTIFY), CST(rel, NVGPU_CHANNEL_FIFO_ERROR_MMU_ERR_FLT),     \
-        CST(rel, NVGPU_CHANNEL_PBDMA_ERROR), CST(rel, NVGPU_CHANNEL_FECS_ERR_UNIMP_FIRMWARE_METHOD),    \
-        CST(rel, NVGPU_CHANNEL_RESETCHANNEL_VERIF_ERROR), CST(rel, NVGPU_CHANNEL_PBDMA_PUSHBUFFER_CRC_MISMATCH), \
-        CST(rel, NVGPU_CHANNEL_SETUP_BIND_FLAGS_VPR_ENABLED), CST(rel, NVGPU_CHANNEL_SETUP_BIND_FLAGS_DETERMINISTIC), \
-        CST(rel, NVGPU_CHANNEL_SETUP_BIND_FLAGS_REPLAYABLE_FAULTS_ENABLE),                            \
-        CST(rel, NVGPU_CHANNEL_SETUP_BIND_FLAGS_USERMODE_SUPPORT), CST(rel, NVMAP_HEAP_IOVMM),         \
-        CST(rel, NVMAP_HEAP_CARVEOUT_VPR), CST(rel, NVMAP_HEAP_CARVEOUT_TSEC), CST(rel, NVMAP_HEAP_CARVEOUT_VIDMEM), \
-        CST(rel, NVMAP_HEAP_CARVEOUT_FSI), CST(rel, NVMAP_HEAP_CARVEOUT_IVM), CST(rel, NVMAP_HEAP_CARVEOUT_GENERIC), \
-        CST(rel, NVMAP_HANDLE_UNCACHEABLE), CST(rel, NVMAP_HANDLE_WRITE_COMBINE), CST(rel, NVMAP_HANDLE_INNER_CACHEABLE), \
-        CST(rel, NVMAP_HANDLE_CACHEABLE), CST(rel, NVMAP_HANDLE_SECURE), CST(rel, NVMAP_HANDLE_KIND_SPECIFIED), \
-        CST(rel, NVMAP_HANDLE_COMPR_SPECIFIED), CST(rel, NVMAP_HANDLE_ZEROED_PAGES), CST(rel, NVMAP_HANDLE_PHYS_CONTIG), \
-        CST(rel, NVMAP_HANDLE_CACHE_SYNC), CST(rel, NVMAP_HANDLE_CACHE_SYNC_AT_RESERVE), CST(rel, NVMAP_HANDLE_RO)
+        CST(rel, NVGPU_AS_MAP_BUFFER_FLAGS_TEGRA_RAW), CST(rel, NV_KIND_INVALID),                            \
+        CST(rel, NVGPU_CHANNEL_FIFO_ERROR_IDLE_TIMEOUT), CST(rel, NVGPU_CHANNEL_GR_ERROR_SW_METHOD),         \
+        CST(rel, NVGPU_CHANNEL_GR_EXCEPTION), CST(rel, NVGPU_CHANNEL_GR_SEMAPHORE_TIMEOUT),                  \
+        CST(rel, NVGPU_CHANNEL_GR_ILLEGAL_NOTIFY), CST(rel, NVGPU_CHANNEL_FIFO_ERROR_MMU_ERR_FLT),           \
+        CST(rel, NVGPU_CHANNEL_PBDMA_ERROR), CST(rel, NVGPU_CHANNEL_FECS_ERR_UNIMP_FIRMWARE_METHOD),         \
+        CST(rel, NVGPU_CHANNEL_RESETCHANNEL_VERIF_ERROR),                                                    \
+        CST(rel, NVGPU_CHANNEL_PBDMA_PUSHBUFFER_CRC_MISMATCH),                                               \
+        CST(rel, NVGPU_CHANNEL_SETUP_BIND_FLAGS_VPR_ENABLED),                                                \
+        CST(rel, NVGPU_CHANNEL_SETUP_BIND_FLAGS_DETERMINISTIC),                                              \
+        CST(rel, NVGPU_CHANNEL_SETUP_BIND_FLAGS_REPLAYABLE_FAULTS_ENABLE),                                   \
+        CST(rel, NVGPU_CHANNEL_SETUP_BIND_FLAGS_USERMODE_SUPPORT), CST(rel, NVMAP_HEAP_IOVMM),               \
+        CST(rel, NVMAP_HEAP_CARVEOUT_VPR), CST(rel, NVMAP_HEAP_CARVEOUT_TSEC),                               \
+        CST(rel, NVMAP_HEAP_CARVEOUT_VIDMEM), CST(rel, NVMAP_HEAP_CARVEOUT_FSI),                             \
+        CST(rel, NVMAP_HEAP_CARVEOUT_IVM), CST(rel, NVMAP_HEAP_CARVEOUT_GENERIC),                            \
+        CST(rel, NVMAP_HANDLE_UNCACHEABLE), CST(rel, NVMAP_HANDLE_WRITE_COMBINE),                            \
+        CST(rel, NVMAP_HANDLE_INNER_CACHEABLE), CST(rel, NVMAP_HANDLE_CACHEABLE),                            \
+        CST(rel, NVMAP_HANDLE_SECURE), CST(rel, NVMAP_HANDLE_KIND_SPECIFIED),                                \
+        CST(rel, NVMAP_HANDLE_COMPR_SPECIFIED), CST(rel, NVMAP_HANDLE_ZEROED_PAGES),                         \
+        CST(rel, NVMAP_HANDLE_PHYS_CONTIG), CST(rel, NVMAP_HANDLE_CACHE_SYNC),                               \
+        CST(rel, NVMAP_HANDLE_CACHE_SYNC_AT_RESERVE), CST(rel, NVMAP_HANDLE_RO)
 
 static const struct ours ours[] = {
     COMMON(35),
@@ -371,8 +404,10 @@ TEST(l4t_emulator_matches_published_headers)
     const struct {
         const struct emu_nvgpu_ioctl *tab;
         const int *n;
-    } tabs[] = {{emu_nvgpu_ctrl_ioctls, &emu_nvgpu_ctrl_ioctls_n}, {emu_nvgpu_tsg_ioctls, &emu_nvgpu_tsg_ioctls_n},
-                {emu_nvgpu_as_ioctls, &emu_nvgpu_as_ioctls_n},     {emu_nvgpu_chan_ioctls, &emu_nvgpu_chan_ioctls_n},
+    } tabs[] = {{emu_nvgpu_ctrl_ioctls, &emu_nvgpu_ctrl_ioctls_n},
+                {emu_nvgpu_tsg_ioctls, &emu_nvgpu_tsg_ioctls_n},
+                {emu_nvgpu_as_ioctls, &emu_nvgpu_as_ioctls_n},
+                {emu_nvgpu_chan_ioctls, &emu_nvgpu_chan_ioctls_n},
                 {emu_nvmap_ioctls, &emu_nvmap_ioctls_n}};
     int bad = 0, seen[2] = {0, 0};
     for (unsigned rel = 35; rel <= 36; rel++) {
@@ -440,8 +475,14 @@ done:
     hcq_device_close(dev);
 }
 
-TEST(l4t_r36_detected_and_runs) { run_release(t, 36); }
-TEST(l4t_r35_detected_and_runs) { run_release(t, 35); }
+TEST(l4t_r36_detected_and_runs)
+{
+    run_release(t, 36);
+}
+TEST(l4t_r35_detected_and_runs)
+{
+    run_release(t, 35);
+}
 
 /* On r35 the r36 numbers are unknown ioctls (ENOTTY) and the other way round: the
  * backend must never send the other release's number (trace has none). */
@@ -614,8 +655,9 @@ done:
     hcq_device_close(dev);
     emu_stats_get(&s1);
     if (!t->failed)
-        CHECKF(s1.fds == s0.fds && s1.maps == s0.maps && s1.bos == s0.bos, "leak: fds %lld maps %lld bos %lld",
-               (long long)(s1.fds - s0.fds), (long long)(s1.maps - s0.maps), (long long)(s1.bos - s0.bos));
+        CHECKF(s1.fds == s0.fds && s1.maps == s0.maps && s1.bos == s0.bos,
+               "leak: fds %lld maps %lld bos %lld", (long long)(s1.fds - s0.fds),
+               (long long)(s1.maps - s0.maps), (long long)(s1.bos - s0.bos));
 }
 
 /* Without the backend knowing the lower cap, the emulated driver refuses the one big
@@ -636,8 +678,8 @@ done:
  * stays usable, and closing it frees every fd, mapping and buffer of the emulator. */
 TEST(span_failure_points_leak_nothing)
 {
-    static const char *names[] = {"NVGPU_AS_IOCTL_ALLOC_SPACE", "NVGPU_AS_IOCTL_MAP_BUFFER_EX", "NVMAP_IOC_CREATE",
-                                  "NVMAP_IOC_ALLOC", "NVMAP_IOC_GET_FD"};
+    static const char *names[] = {"NVGPU_AS_IOCTL_ALLOC_SPACE", "NVGPU_AS_IOCTL_MAP_BUFFER_EX",
+                                  "NVMAP_IOC_CREATE", "NVMAP_IOC_ALLOC", "NVMAP_IOC_GET_FD"};
     setenv("HCQ_NVGPU_MAX_BUF_B", "8388608", 1);
     unsigned failed_allocs = 0, opened = 0;
     for (unsigned k = 0; k < sizeof names / sizeof names[0]; k++) {
@@ -657,8 +699,9 @@ TEST(span_failure_points_leak_nothing)
             }
             emu_stats_get(&s1);
             CHECKF(s1.fds == s0.fds && s1.maps == s0.maps && s1.bos == s0.bos && s1.vms == s0.vms,
-                   "%s@%u: leak fds %lld maps %lld bos %lld vms %lld", names[k], nth, (long long)(s1.fds - s0.fds),
-                   (long long)(s1.maps - s0.maps), (long long)(s1.bos - s0.bos), (long long)(s1.vms - s0.vms));
+                   "%s@%u: leak fds %lld maps %lld bos %lld vms %lld", names[k], nth,
+                   (long long)(s1.fds - s0.fds), (long long)(s1.maps - s0.maps), (long long)(s1.bos - s0.bos),
+                   (long long)(s1.vms - s0.vms));
         }
     }
     printf("    %u devices opened, %u span allocations hit an injected failure\n", opened, failed_allocs);

@@ -55,8 +55,8 @@ TEST(llm_weights_span_nvmap_buffers)
     size_t np = 0;
     CHECK_OK(llm_gguf_open(VOCAB, &v));
     snprintf(path, sizeof path, "/tmp/nvhcq_test_nvgpu_llm_%d.gguf", (int)getpid());
-    struct llm_gen_params gp = {.preset = "tiny", .type = LLM_TYPE_Q6_K, .vocab = v, .seed = 77, .threads = 2,
-                                .n_vocab = 2048};
+    struct llm_gen_params gp = {
+        .preset = "tiny", .type = LLM_TYPE_Q6_K, .vocab = v, .seed = 77, .threads = 2, .n_vocab = 2048};
     CHECK_OK(llm_gen_model(&gp, path));
     CHECK_OK(llm_gguf_open(path, &g));
     struct llm_model_params mp;
@@ -84,8 +84,8 @@ TEST(llm_weights_span_nvmap_buffers)
         e += ((double)ld[i] - lc[i]) * ((double)ld[i] - lc[i]);
         s += (double)lc[i] * lc[i];
     }
-    printf("    emu:ga10b (%llu B weights, nvmap cap %llu B) vs cpu: logits NMSE %.3g\n", (unsigned long long)wB,
-           (unsigned long long)cap, s > 0 ? e / s : e);
+    printf("    emu:ga10b (%llu B weights, nvmap cap %llu B) vs cpu: logits NMSE %.3g\n",
+           (unsigned long long)wB, (unsigned long long)cap, s > 0 ? e / s : e);
     for (int i = 0; i < STEPS; i++)
         CHECKF(td[i] == tc[i], "step %d: %d vs cpu %d", i, td[i], tc[i]);
     CHECKF(s > 0 && e / s < 1e-6, "NMSE %g", e / s);

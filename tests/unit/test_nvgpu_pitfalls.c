@@ -105,7 +105,8 @@ TEST(pitfall_window_reservation_e2e)
                (unsigned long long)hcq_buf_va(w[i]));
     }
     CHECK_OK(hcq_buf_alloc(dev, act_B, HCQ_MEM_MAPPABLE, &act));
-    CHECKF(!overlaps_window(hcq_buf_va(act), act_B), "activation at 0x%llx", (unsigned long long)hcq_buf_va(act));
+    CHECKF(!overlaps_window(hcq_buf_va(act), act_B), "activation at 0x%llx",
+           (unsigned long long)hcq_buf_va(act));
     uint32_t *x = hcq_buf_map(act);
     const uint32_t n = 1u << 20, v = (uint32_t)th_rand() | 1u;
     for (uint32_t i = 0; i < n + 16; i++)
@@ -136,9 +137,11 @@ raw_channel(const struct tdev *t, const struct raw *r)
     if (e)
         return -e;
     struct nvgpu_as_bind_channel_args ab = {.channel_fd = (uint32_t)o.channel_fd};
-    struct nvgpu_tsg_bind_channel_ex_args tb = {.channel_fd = o.channel_fd, .subcontext_id = (uint32_t)r->veid};
+    struct nvgpu_tsg_bind_channel_ex_args tb = {.channel_fd = o.channel_fd,
+                                                .subcontext_id = (uint32_t)r->veid};
     struct nvgpu_channel_wdt_args w = {.wdt_status = NVGPU_IOCTL_CHANNEL_DISABLE_WDT};
-    if ((e = xio(t, r->as, NVGPU_AS_IOCTL_BIND_CHANNEL, &ab)) || (e = xio(t, r->tsg, NVGPU_TSG_IOCTL_BIND_CHANNEL_EX, &tb)) ||
+    if ((e = xio(t, r->as, NVGPU_AS_IOCTL_BIND_CHANNEL, &ab)) ||
+        (e = xio(t, r->tsg, NVGPU_TSG_IOCTL_BIND_CHANNEL_EX, &tb)) ||
         (e = xio(t, o.channel_fd, NVGPU_IOCTL_CHANNEL_WDT, &w)))
         return -e;
     return o.channel_fd;
@@ -156,8 +159,8 @@ TEST(pitfall_gpfifo_buffer_size)
     int ring = raw_buf(&e, r.nvmap, 8192, TAGGED(NVMAP_HANDLE_WRITE_COMBINE), NVMAP_HEAP_IOVMM, NULL);
     int userd = raw_buf(&e, r.nvmap, 4096, TAGGED(NVMAP_HANDLE_WRITE_COMBINE), NVMAP_HEAP_IOVMM, NULL);
     CHECK(big > 0 && ring > 0 && userd > 0);
-    struct nvgpu_channel_setup_bind_args sb = {.num_gpfifo_entries = 1024, .flags = 0xA,
-                                               .userd_dmabuf_fd = userd, .gpfifo_dmabuf_fd = big};
+    struct nvgpu_channel_setup_bind_args sb = {
+        .num_gpfifo_entries = 1024, .flags = 0xA, .userd_dmabuf_fd = userd, .gpfifo_dmabuf_fd = big};
     /* tinygrad's 3 MiB shared gpfifo_area: passed SETUP_BIND on hardware, then froze the SoC */
     CHECK(xio(&e, ch, NVGPU_IOCTL_CHANNEL_SETUP_BIND, &sb) == EINVAL);
     CHECK(strstr(emu_nvgpu_klog_text(e.d), "ALLOC_OBJ_CTX hangs"));
@@ -194,11 +197,12 @@ TEST(pitfall_bind_order)
     CHECK(raw_bringup(&e, &r, true) == 0);
     struct nvgpu_gpu_open_channel_args o = {.runlist_id = -1};
     CHECK(xio(&e, r.ctrl, NVGPU_GPU_IOCTL_OPEN_CHANNEL, &o) == 0);
-    struct nvgpu_tsg_bind_channel_ex_args tb = {.channel_fd = o.channel_fd, .subcontext_id = (uint32_t)r.veid};
+    struct nvgpu_tsg_bind_channel_ex_args tb = {.channel_fd = o.channel_fd,
+                                                .subcontext_id = (uint32_t)r.veid};
     struct nvgpu_as_bind_channel_args ab = {.channel_fd = (uint32_t)o.channel_fd};
     CHECK(xio(&e, r.tsg, NVGPU_TSG_IOCTL_BIND_CHANNEL_EX, &tb) == EINVAL); /* TSG before AS */
     CHECK(xio(&e, r.as, NVGPU_AS_IOCTL_BIND_CHANNEL, &ab) == 0);
-    CHECK(xio(&e, r.as, NVGPU_AS_IOCTL_BIND_CHANNEL, &ab) == EINVAL);    /* no re-bind */
+    CHECK(xio(&e, r.as, NVGPU_AS_IOCTL_BIND_CHANNEL, &ab) == EINVAL); /* no re-bind */
     CHECK(xio(&e, r.tsg, NVGPU_TSG_IOCTL_BIND_CHANNEL_EX, &tb) == 0);
     e.sys->close(e.sys->ctx, o.channel_fd);
     raw_close(&e, &r);
@@ -236,7 +240,8 @@ TEST(pitfall_nvmap_and_abi)
     /* SUBMIT_GPFIFO does not exist for usermode channels (§4.8) */
     CHECK(xio(&e, r.ctrl, NVGPU_IOC(3, 'H', NVGPU_IOCTL_CHANNEL_SUBMIT_GPFIFO_NR, 32), big) == ENOTTY);
     /* ALLOC_AS: PDE (2 MiB) aligned, non-zero, split 0 (§3.1) */
-    struct nvgpu_alloc_as_args as = {.flags = 2, .va_range_start = 0x1000, .va_range_end = NVGPU_VA_RANGE_END};
+    struct nvgpu_alloc_as_args as = {
+        .flags = 2, .va_range_start = 0x1000, .va_range_end = NVGPU_VA_RANGE_END};
     CHECK(xio(&e, r.ctrl, NVGPU_GPU_IOCTL_ALLOC_AS, &as) == EINVAL);
     as.va_range_start = 0;
     CHECK(xio(&e, r.ctrl, NVGPU_GPU_IOCTL_ALLOC_AS, &as) == EINVAL);
@@ -244,8 +249,8 @@ TEST(pitfall_nvmap_and_abi)
     as.va_range_split = 1ull << 32;
     CHECK(xio(&e, r.ctrl, NVGPU_GPU_IOCTL_ALLOC_AS, &as) == EINVAL);
     /* a fixed reservation over a taken range */
-    struct nvgpu_as_alloc_space_args s = {.pages = 16, .page_size = 4096, .flags = 1,
-                                          .offset = NVGPU_SHARED_WINDOW_VA + 0x10000};
+    struct nvgpu_as_alloc_space_args s = {
+        .pages = 16, .page_size = 4096, .flags = 1, .offset = NVGPU_SHARED_WINDOW_VA + 0x10000};
     CHECK(xio(&e, r.as, NVGPU_AS_IOCTL_ALLOC_SPACE, &s) == EBUSY);
     raw_close(&e, &r);
 done:
@@ -295,7 +300,8 @@ TEST(pitfall_pushbuffer_signals)
         ref[i] = x[i] = th_rand();
     uint64_t base = v + 64, seen = base;
     for (int r = 1; r <= R; r++) {
-        struct k_axpb_u64_params p = {.x_va = hcq_buf_va(buf), .n = N, .mul = 2 * (uint64_t)r + 1, .add = (uint64_t)r};
+        struct k_axpb_u64_params p = {
+            .x_va = hcq_buf_va(buf), .n = N, .mul = 2 * (uint64_t)r + 1, .add = (uint64_t)r};
         uint32_t grid[3] = {4, 1, 1}, block[3] = {256, 1, 1};
         CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
         CHECK_OK(hcq_queue_signal(q, sig, base + (uint64_t)r));
@@ -303,8 +309,9 @@ TEST(pitfall_pushbuffer_signals)
         for (int i = 0; i < N; i++)
             ref[i] = ref[i] * p.mul + p.add;
         uint64_t now = hcq_signal_value(sig);
-        CHECKF(now >= seen && now <= base + (uint64_t)r, "signal went 0x%llx -> 0x%llx (submitted up to 0x%llx)",
-               (unsigned long long)seen, (unsigned long long)now, (unsigned long long)(base + (uint64_t)r));
+        CHECKF(now >= seen && now <= base + (uint64_t)r,
+               "signal went 0x%llx -> 0x%llx (submitted up to 0x%llx)", (unsigned long long)seen,
+               (unsigned long long)now, (unsigned long long)(base + (uint64_t)r));
         seen = now;
     }
     CHECK_OK(hcq_signal_wait(sig, base + R, 10000000000ull));
@@ -372,8 +379,9 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(pitfall_window_reservation), TH_CASE(pitfall_window_reservation_e2e), TH_CASE(pitfall_gpfifo_buffer_size),
-        TH_CASE(pitfall_bind_order), TH_CASE(pitfall_nvmap_and_abi), TH_CASE(pitfall_pushbuffer_signals),
+        TH_CASE(pitfall_window_reservation), TH_CASE(pitfall_window_reservation_e2e),
+        TH_CASE(pitfall_gpfifo_buffer_size), TH_CASE(pitfall_bind_order),
+        TH_CASE(pitfall_nvmap_and_abi),      TH_CASE(pitfall_pushbuffer_signals),
         TH_CASE(cross_queue_copy),
     };
     return th_run("nvgpu_pitfalls", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;

@@ -79,7 +79,8 @@ TEST(f16_round_trip_all)
         if ((h & 0x7fff) == 0x7c00)
             want = (h & 0x8000) ? -INFINITY : INFINITY;
         CHECKF((double)f == want, "f16 0x%04x -> %a (expected %a)", h, (double)f, want);
-        CHECKF(ops_half_f32_to_f16(f) == h, "f16 0x%04x -> %a -> 0x%04x", h, (double)f, ops_half_f32_to_f16(f));
+        CHECKF(ops_half_f32_to_f16(f) == h, "f16 0x%04x -> %a -> 0x%04x", h, (double)f,
+               ops_half_f32_to_f16(f));
     }
 done:;
 }
@@ -168,9 +169,10 @@ fake_ptr(void *ctx, uint64_t va, uint64_t size_B)
 TEST(twin_faults)
 {
     uint32_t mem[64];
-    struct fake_mem m = { 0x100000, sizeof mem, mem };
-    struct k_fill_u32_params p = { .dst_va = 0x100000, .n = 64, .value = 7 };
-    struct hcq_twin_launch l = { .params = &p, .grid = { 1, 1, 1 }, .block = { 1, 1, 1 }, .ptr = fake_ptr, .ctx = &m };
+    struct fake_mem m = {0x100000, sizeof mem, mem};
+    struct k_fill_u32_params p = {.dst_va = 0x100000, .n = 64, .value = 7};
+    struct hcq_twin_launch l = {
+        .params = &p, .grid = {1, 1, 1}, .block = {1, 1, 1}, .ptr = fake_ptr, .ctx = &m};
     const struct hcq_kernel_desc *d = hcq_kernel_find("k_fill_u32");
     CHECK(d);
     memset(mem, 0xAB, sizeof mem);
@@ -196,8 +198,11 @@ main(int argc, char **argv)
      * registers at load once linked: ops_registry.c); naming it does both. */
     ops_kernels_register();
     static const struct th_case cases[] = {
-        TH_CASE(f16_round_trip_all), TH_CASE(f32_to_f16_vs_reference), TH_CASE(f32_to_bf16_vs_reference),
-        TH_CASE(registry),           TH_CASE(twin_faults),
+        TH_CASE(f16_round_trip_all),
+        TH_CASE(f32_to_f16_vs_reference),
+        TH_CASE(f32_to_bf16_vs_reference),
+        TH_CASE(registry),
+        TH_CASE(twin_faults),
     };
     return th_run("ops", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

@@ -43,8 +43,8 @@ count_maps(void)
 static bool
 emu_equal(const struct emu_stats *a, const struct emu_stats *b)
 {
-    return a->devs == b->devs && a->fds == b->fds && a->maps == b->maps && a->bos == b->bos && a->vms == b->vms &&
-           a->chans == b->chans && a->threads == b->threads;
+    return a->devs == b->devs && a->fds == b->fds && a->maps == b->maps && a->bos == b->bos &&
+           a->vms == b->vms && a->chans == b->chans && a->threads == b->threads;
 }
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -93,13 +93,14 @@ cycles(struct th *t, const char *spec)
         if (l->b) {
             uint64_t *m = hcq_buf_map(l->b);
             if (m && hcq_buf_size(l->b) >= 8)
-                CHECKF(*m == l->tag, "cycle %d: buffer tag 0x%llx overwritten by 0x%llx (two live buffers share memory)",
-                       i, (unsigned long long)l->tag, (unsigned long long)*m);
+                CHECKF(*m == l->tag,
+                       "cycle %d: buffer tag 0x%llx overwritten by 0x%llx (two live buffers share memory)", i,
+                       (unsigned long long)l->tag, (unsigned long long)*m);
             hcq_buf_free(l->b);
             l->b = NULL;
             continue;
         }
-        static const uint32_t kinds[3] = { HCQ_MEM_DEVICE, HCQ_MEM_DEVICE | HCQ_MEM_MAPPABLE, HCQ_MEM_HOST };
+        static const uint32_t kinds[3] = {HCQ_MEM_DEVICE, HCQ_MEM_DEVICE | HCQ_MEM_MAPPABLE, HCQ_MEM_HOST};
         uint32_t flags = kinds[th_rand() % 3];
         uint64_t size = rand_size();
         if (flags == HCQ_MEM_HOST && size > (8u << 20))
@@ -146,8 +147,8 @@ cycles(struct th *t, const char *spec)
     struct emu_stats now;
     emu_stats_get(&now);
     CHECKF(emu_equal(&base, &now), "emulator resources: fds %lld->%lld maps %lld->%lld bos %lld->%lld",
-           (long long)base.fds, (long long)now.fds, (long long)base.maps, (long long)now.maps, (long long)base.bos,
-           (long long)now.bos);
+           (long long)base.fds, (long long)now.fds, (long long)base.maps, (long long)now.maps,
+           (long long)base.bos, (long long)now.bos);
     CHECKF(count_fds() == fds0, "process fds %d -> %d", fds0, count_fds());
     /* ASan's allocator maps its own regions as the test runs: the emulator's map count above
      * still covers our mappings there */
@@ -261,7 +262,8 @@ TEST(pool_off)
     a = NULL;
     struct hcq_mem_stats s;
     CHECK_OK(hcq_device_mem_stats(dev, &s));
-    CHECK(s.device.cap_B == 0 && s.device.cached_B == 0 && s.device.reserved_B == 0 && s.device.driver_frees == 1);
+    CHECK(s.device.cap_B == 0 && s.device.cached_B == 0 && s.device.reserved_B == 0 &&
+          s.device.driver_frees == 1);
 done:
     hcq_buf_free(a);
     hcq_device_close(dev);

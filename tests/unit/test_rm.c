@@ -46,16 +46,17 @@ TEST(struct_sizes_match_doc)
         const char *name;
         size_t got, want;
     } s[] = {
-        { "NV_CHANNEL_ALLOC_PARAMS", sizeof(NV_CHANNEL_ALLOC_PARAMS), 368 },
-        { "NV_MEMORY_ALLOCATION_PARAMS", sizeof(NV_MEMORY_ALLOCATION_PARAMS), 128 },
-        { "UVM_MAP_EXTERNAL_ALLOCATION_PARAMS", sizeof(UVM_MAP_EXTERNAL_ALLOCATION_PARAMS), 9264 },
-        { "UVM_REGISTER_GPU_PARAMS", sizeof(UVM_REGISTER_GPU_PARAMS), 40 },
-        { "UVM_REGISTER_CHANNEL_PARAMS", sizeof(UVM_REGISTER_CHANNEL_PARAMS), 56 },
-        { "NV0000_CTRL_SYSTEM_GET_BUILD_VERSION_V2_PARAMS", sizeof(NV0000_CTRL_SYSTEM_GET_BUILD_VERSION_V2_PARAMS), 1032 },
-        { "NV_VASPACE_ALLOCATION_PARAMETERS", sizeof(NV_VASPACE_ALLOCATION_PARAMETERS), 56 },
-        { "NV0080_ALLOC_PARAMETERS", sizeof(NV0080_ALLOC_PARAMETERS), 56 },
-        { "NV2080_CTRL_GPU_GET_GID_INFO_PARAMS", sizeof(NV2080_CTRL_GPU_GET_GID_INFO_PARAMS), 268 },
-        { "nv_ioctl_card_info_t", sizeof(nv_ioctl_card_info_t), 72 },
+        {"NV_CHANNEL_ALLOC_PARAMS", sizeof(NV_CHANNEL_ALLOC_PARAMS), 368},
+        {"NV_MEMORY_ALLOCATION_PARAMS", sizeof(NV_MEMORY_ALLOCATION_PARAMS), 128},
+        {"UVM_MAP_EXTERNAL_ALLOCATION_PARAMS", sizeof(UVM_MAP_EXTERNAL_ALLOCATION_PARAMS), 9264},
+        {"UVM_REGISTER_GPU_PARAMS", sizeof(UVM_REGISTER_GPU_PARAMS), 40},
+        {"UVM_REGISTER_CHANNEL_PARAMS", sizeof(UVM_REGISTER_CHANNEL_PARAMS), 56},
+        {"NV0000_CTRL_SYSTEM_GET_BUILD_VERSION_V2_PARAMS",
+         sizeof(NV0000_CTRL_SYSTEM_GET_BUILD_VERSION_V2_PARAMS), 1032},
+        {"NV_VASPACE_ALLOCATION_PARAMETERS", sizeof(NV_VASPACE_ALLOCATION_PARAMETERS), 56},
+        {"NV0080_ALLOC_PARAMETERS", sizeof(NV0080_ALLOC_PARAMETERS), 56},
+        {"NV2080_CTRL_GPU_GET_GID_INFO_PARAMS", sizeof(NV2080_CTRL_GPU_GET_GID_INFO_PARAMS), 268},
+        {"nv_ioctl_card_info_t", sizeof(nv_ioctl_card_info_t), 72},
     };
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
         CHECKF(s[i].got == s[i].want, "%s: %zu bytes (expected %zu)", s[i].name, s[i].got, s[i].want);
@@ -71,13 +72,24 @@ TEST(status_names)
         uint32_t v;
         const char *n;
     } doc[] = {
-        { 0, "NV_OK" }, { 0x1A, "NV_ERR_INSUFFICIENT_RESOURCES" }, { 0x1B, "NV_ERR_INSUFFICIENT_PERMISSIONS" },
-        { 0x1E, "NV_ERR_INVALID_ADDRESS" }, { 0x1F, "NV_ERR_INVALID_ARGUMENT" }, { 0x22, "NV_ERR_INVALID_CLASS" },
-        { 0x26, "NV_ERR_INVALID_DEVICE" }, { 0x29, "NV_ERR_INVALID_FLAGS" }, { 0x2E, "NV_ERR_INVALID_LIMIT" },
-        { 0x33, "NV_ERR_INVALID_OBJECT_HANDLE" }, { 0x36, "NV_ERR_INVALID_OBJECT_PARENT" },
-        { 0x3A, "NV_ERR_INVALID_PARAM_STRUCT" }, { 0x40, "NV_ERR_INVALID_STATE" }, { 0x51, "NV_ERR_NO_MEMORY" },
-        { 0x56, "NV_ERR_NOT_SUPPORTED" }, { 0x57, "NV_ERR_OBJECT_NOT_FOUND" }, { 0x68, "NV_ERR_UVM_ADDRESS_IN_USE" },
-        { 0xFFFF, "NV_ERR_GENERIC" },
+        {0, "NV_OK"},
+        {0x1A, "NV_ERR_INSUFFICIENT_RESOURCES"},
+        {0x1B, "NV_ERR_INSUFFICIENT_PERMISSIONS"},
+        {0x1E, "NV_ERR_INVALID_ADDRESS"},
+        {0x1F, "NV_ERR_INVALID_ARGUMENT"},
+        {0x22, "NV_ERR_INVALID_CLASS"},
+        {0x26, "NV_ERR_INVALID_DEVICE"},
+        {0x29, "NV_ERR_INVALID_FLAGS"},
+        {0x2E, "NV_ERR_INVALID_LIMIT"},
+        {0x33, "NV_ERR_INVALID_OBJECT_HANDLE"},
+        {0x36, "NV_ERR_INVALID_OBJECT_PARENT"},
+        {0x3A, "NV_ERR_INVALID_PARAM_STRUCT"},
+        {0x40, "NV_ERR_INVALID_STATE"},
+        {0x51, "NV_ERR_NO_MEMORY"},
+        {0x56, "NV_ERR_NOT_SUPPORTED"},
+        {0x57, "NV_ERR_OBJECT_NOT_FOUND"},
+        {0x68, "NV_ERR_UVM_ADDRESS_IN_USE"},
+        {0xFFFF, "NV_ERR_GENERIC"},
     };
     for (size_t i = 0; i < sizeof doc / sizeof doc[0]; i++)
         CHECKF(strcmp(rm_status_name(doc[i].v), doc[i].n) == 0, "0x%x -> %s (expected %s)", doc[i].v,
@@ -113,7 +125,8 @@ TEST(va_heap_random_against_reference)
             uint64_t va = 0;
             if (rm_va_alloc(&h, sz, al, &va) != HCQ_OK)
                 continue;
-            CHECKF(va % al == 0, "va 0x%llx not aligned to 0x%llx", (unsigned long long)va, (unsigned long long)al);
+            CHECKF(va % al == 0, "va 0x%llx not aligned to 0x%llx", (unsigned long long)va,
+                   (unsigned long long)al);
             CHECK(va >= base && va + sz <= base + size);
             for (int i = 0; i < n; i++)
                 CHECKF(va + sz <= live[i].va || live[i].va + live[i].size <= va, "overlap at step %d", step);
@@ -135,7 +148,8 @@ TEST(va_heap_random_against_reference)
         n--;
         rm_va_free(&h, live[n].va, live[n].size);
     }
-    CHECKF(h.count == 1 && h.free[0].start == base && h.free[0].size_B == size, "not coalesced: %u ranges", h.count);
+    CHECKF(h.count == 1 && h.free[0].start == base && h.free[0].size_B == size, "not coalesced: %u ranges",
+           h.count);
     uint64_t va;
     CHECK(rm_va_alloc(&h, size, 1ull << 12, &va) == HCQ_OK && va == base);
     CHECK(rm_va_alloc(&h, 4096, 4096, &va) == HCQ_ERR_NOMEM);
@@ -148,9 +162,10 @@ done:
 TEST(dmesg_classify_real_lines)
 {
     /* from tests/hw/logs/h200_run1_dmesg.txt */
-    static const char *xid = "[   33.653154] NVRM: Xid (PCI:0000:00:06): 31, pid=452, name=rm_bringup, channel "
-                             "0x0000000a, intr 00000000. MMU Fault: ENGINE GR0_PBDMA0 HUBCLIENT_ESC faulted @ "
-                             "0x70_00000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE";
+    static const char *xid =
+        "[   33.653154] NVRM: Xid (PCI:0000:00:06): 31, pid=452, name=rm_bringup, channel "
+        "0x0000000a, intr 00000000. MMU Fault: ENGINE GR0_PBDMA0 HUBCLIENT_ESC faulted @ "
+        "0x70_00000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE";
     struct klog_hit h;
     CHECK(klog_classify(xid, strlen(xid), &h) == KLOG_ERROR);
     CHECK(h.xid == 31);
@@ -158,7 +173,8 @@ TEST(dmesg_classify_real_lines)
     static const char *harmless[] = {
         "[    0.408272] nvidia: loading out-of-tree module taints kernel.",
         "[    0.521773] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build",
-        "[    1.095376] NVRM: gpuClearFbhubPoisonIntrForBug2924523_GA100: FBHUB Interrupt detected. Clearing it.",
+        "[    1.095376] NVRM: gpuClearFbhubPoisonIntrForBug2924523_GA100: FBHUB Interrupt detected. Clearing "
+        "it.",
         "[    3.707688] NVRM: Persistence mode is deprecated and will be removed in a future release.",
         "[   33.653144] NVRM: GPU at PCI:0000:00:06: GPU-37faa5cd-c213-3979-3618-4e69657e7e43",
         "[   33.653153] NVRM: GPU Board Serial Number: 1653924101594",
@@ -212,13 +228,13 @@ done:;
 
 struct fk {
     bool fds[64];
-    bool uvm_fd[64];             /* fd is /dev/nvidia-uvm */
-    int client_fd;               /* fd the root client was allocated on */
-    uint32_t handles[FK_MAXH];   /* live RM handles (0 = free slot) */
+    bool uvm_fd[64];           /* fd is /dev/nvidia-uvm */
+    int client_fd;             /* fd the root client was allocated on */
+    uint32_t handles[FK_MAXH]; /* live RM handles (0 = free slot) */
     uint32_t next_handle;
     int uvm_ranges, dma_maps, cpu_maps, uvm_channels;
-    int gr_objects;              /* compute-class objects allocated (GR context exists) */
-    int ops, fail_at;            /* fail the fail_at-th syscall (1-based), 0 = never */
+    int gr_objects;   /* compute-class objects allocated (GR context exists) */
+    int ops, fail_at; /* fail the fail_at-th syscall (1-based), 0 = never */
     bool no_driver;
     const char *version;
     uint32_t tokens;
@@ -311,9 +327,10 @@ static void
 fk_control(NVOS54_PARAMETERS *p)
 {
     void *a = (void *)(uintptr_t)p->params;
-    static const uint32_t classes[] = { NV01_ROOT_CLIENT, HOPPER_CHANNEL_GPFIFO_A, AMPERE_CHANNEL_GPFIFO_A,
-                                        HOPPER_COMPUTE_A, HOPPER_DMA_COPY_A, HOPPER_USERMODE_A, TURING_USERMODE_A };
-    static const uint32_t tpc[8] = { 0x1DF, 0x1BF, 0x3F, 0x1FF, 0x1FF, 0x1FF, 0x1DF, 0x1FF }; /* rm.md §8.4 */
+    static const uint32_t classes[] = {NV01_ROOT_CLIENT, HOPPER_CHANNEL_GPFIFO_A, AMPERE_CHANNEL_GPFIFO_A,
+                                       HOPPER_COMPUTE_A, HOPPER_DMA_COPY_A,       HOPPER_USERMODE_A,
+                                       TURING_USERMODE_A};
+    static const uint32_t tpc[8] = {0x1DF, 0x1BF, 0x3F, 0x1FF, 0x1FF, 0x1FF, 0x1DF, 0x1FF}; /* rm.md §8.4 */
     switch (p->cmd) {
     case NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2:
         strcpy(((NV0000_CTRL_SYSTEM_GET_BUILD_VERSION_V2_PARAMS *)a)->driverVersionBuffer, fk.version);
@@ -329,8 +346,12 @@ fk_control(NVOS54_PARAMETERS *p)
         NV2080_CTRL_GR_GET_INFO_PARAMS *g = a;
         NV2080_CTRL_GR_INFO *l = (void *)(uintptr_t)g->grInfoList;
         for (uint32_t i = 0; i < g->grInfoListSize; i++)
-            l[i].data = l[i].index == 0x0C ? 0x900 : l[i].index == 0x0D ? 64 : l[i].index == 0x14 ? 8 :
-                        l[i].index == 0x17 ? 9 : l[i].index == 0x20 ? 2 : 1;
+            l[i].data = l[i].index == 0x0C   ? 0x900
+                        : l[i].index == 0x0D ? 64
+                        : l[i].index == 0x14 ? 8
+                        : l[i].index == 0x17 ? 9
+                        : l[i].index == 0x20 ? 2
+                                             : 1;
         break;
     }
     case NV2080_CTRL_CMD_GR_GET_GPC_MASK:
@@ -348,7 +369,8 @@ fk_control(NVOS54_PARAMETERS *p)
         strcpy((char *)((NV2080_CTRL_GPU_GET_NAME_STRING_PARAMS *)a)->ascii, "Fake H200");
         break;
     case NV2080_CTRL_CMD_FB_GET_INFO:
-        ((NV2080_CTRL_FB_INFO *)(uintptr_t)((NV2080_CTRL_FB_GET_INFO_PARAMS *)a)->fbInfoList)->data = 80u << 20;
+        ((NV2080_CTRL_FB_INFO *)(uintptr_t)((NV2080_CTRL_FB_GET_INFO_PARAMS *)a)->fbInfoList)->data = 80u
+                                                                                                      << 20;
         break;
     default:
         break; /* GET_ID_INFO_V2, GID, schedule, ...: zeros are fine */
@@ -426,7 +448,7 @@ fk_munmap(void *ctx, void *addr, size_t len)
     return munmap(addr, len);
 }
 
-static const struct sys fk_sys = { fk_open, fk_close, fk_ioctl, fk_mmap, fk_munmap, NULL };
+static const struct sys fk_sys = {fk_open, fk_close, fk_ioctl, fk_mmap, fk_munmap, NULL};
 
 static void
 fk_reset(void)
@@ -439,8 +461,8 @@ fk_reset(void)
 static bool
 fk_slot_free(void)
 {
-    void *p = mmap((void *)(uintptr_t)RM_VA_LOW_FIRST, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-                   -1, 0);
+    void *p = mmap((void *)(uintptr_t)RM_VA_LOW_FIRST, 4096, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     if (p == MAP_FAILED)
         return false;
     munmap(p, 4096);
@@ -466,8 +488,8 @@ static enum hcq_status
 fk_sequence(const char **leak_out)
 {
     struct kmd *kmd = NULL;
-    struct kmd_mem *m[4] = { 0 };
-    struct kmd_channel *c[2] = { 0 };
+    struct kmd_mem *m[4] = {0};
+    struct kmd_channel *c[2] = {0};
     static char host[8192] __attribute__((aligned(4096)));
     *leak_out = NULL;
     enum hcq_status st = rm_kmd_create(&fk_sys, 0, &kmd);
@@ -513,9 +535,11 @@ TEST(kmd_on_fake_kernel)
     struct kmd *kmd = NULL;
     CHECK_OK(rm_kmd_create(&fk_sys, 0, &kmd));
     CHECK(kmd->info.sm_count == 132 && kmd->info.tpc_count == 66 && kmd->info.gpc_count == 8);
-    CHECK(kmd->info.litter_gpcs == 8 && kmd->info.litter_tpc_per_gpc == 9 && kmd->info.litter_sm_per_tpc == 2);
+    CHECK(kmd->info.litter_gpcs == 8 && kmd->info.litter_tpc_per_gpc == 9 &&
+          kmd->info.litter_sm_per_tpc == 2);
     CHECK(kmd->info.vram_B == 80ull << 30 && strcmp(kmd->info.name, "Fake H200") == 0);
-    CHECK(strcmp(kmd->info.driver, "580.159.04") == 0 && kmd->arch && kmd->arch->compute_cls == HOPPER_COMPUTE_A);
+    CHECK(strcmp(kmd->info.driver, "580.159.04") == 0 && kmd->arch &&
+          kmd->arch->compute_cls == HOPPER_COMPUTE_A);
     int base_handles = fk_handles_live();
 
     struct kmd_mem *v = NULL, *lo = NULL;
@@ -634,7 +658,8 @@ TEST(kmd_every_failure_point_leaks_nothing)
         failed_runs += st != HCQ_OK;
         CHECKF(!leak, "failure at syscall %d/%d: %s not back to their count after freeing", at, total, leak);
         CHECKF(fk_fds_open() == 0, "failure at syscall %d/%d: %d fds left open", at, total, fk_fds_open());
-        CHECKF(fk_handles_live() == 0, "failure at syscall %d/%d: %d RM handles left", at, total, fk_handles_live());
+        CHECKF(fk_handles_live() == 0, "failure at syscall %d/%d: %d RM handles left", at, total,
+               fk_handles_live());
         CHECKF(fk.uvm_ranges <= 0, "failure at syscall %d/%d: %d UVM ranges left", at, total, fk.uvm_ranges);
         CHECKF(fk_low_region_free(), "failure at syscall %d/%d: low VA region still mapped", at, total);
     }

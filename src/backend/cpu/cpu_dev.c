@@ -48,8 +48,8 @@ struct cpu_queue {
     struct hcq_queue *q;
     pthread_t thread;
     pthread_mutex_t lock;
-    pthread_cond_t cond;        /* new work or stop */
-    pthread_cond_t idle;        /* completed advanced */
+    pthread_cond_t cond; /* new work or stop */
+    pthread_cond_t idle; /* completed advanced */
     struct cpu_batch *head, *tail;
     uint64_t submitted, completed;
     bool stop;
@@ -101,7 +101,7 @@ wait_signal(struct cpu_queue *cq, volatile uint64_t *slot, uint64_t value)
             return;
         if (++spins < 1000)
             continue;
-        struct timespec ts = { 0, spins < 5000 ? 10000 : 100000 };
+        struct timespec ts = {0, spins < 5000 ? 10000 : 100000};
         nanosleep(&ts, NULL);
     }
 }
@@ -112,7 +112,7 @@ run_item(struct cpu_queue *cq, const struct cpu_batch *b, const struct cpu_item 
     struct hcq_device *dev = cq->q->dev;
     switch (it->kind) {
     case HCQ_CMD_LAUNCH: {
-        struct hcq_twin_launch l = { .params = b->args + it->u.launch.args_off_B, .ptr = cpu_ptr, .ctx = dev };
+        struct hcq_twin_launch l = {.params = b->args + it->u.launch.args_off_B, .ptr = cpu_ptr, .ctx = dev};
         memcpy(l.grid, it->u.launch.grid, sizeof l.grid);
         memcpy(l.block, it->u.launch.block, sizeof l.block);
         it->u.launch.twin(&l);
@@ -226,8 +226,8 @@ cpu_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, cons
     (void)cubin;
     (void)cubin_B;
     if (!prog->desc || !prog->desc->twin)
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "cpu: kernel '%s' has no CPU twin (user cubins cannot run on cpu)",
-                       name);
+        return hcq_err(HCQ_ERR_UNSUPPORTED,
+                       "cpu: kernel '%s' has no CPU twin (user cubins cannot run on cpu)", name);
     prog->info.native = false;
     return HCQ_OK;
 }
@@ -305,14 +305,12 @@ cpu_queue_submit(struct hcq_queue *q, const struct hcq_cmdlist *cl, const uint64
             hcq_cmd_launch_grid(c, vars, it->u.launch.grid);
             memcpy(it->u.launch.block, c->u.launch.block, sizeof it->u.launch.block);
             break;
-        case HCQ_CMD_COPY:
-        {
+        case HCQ_CMD_COPY: {
             uint64_t doff, soff;
             hcq_cmd_copy_resolve(c, vars, &doff, &soff, &it->u.copy.size_B);
             it->u.copy.dst_va = c->u.copy.dst->va + doff;
             it->u.copy.src_va = c->u.copy.src->va + soff;
-        }
-            break;
+        } break;
         case HCQ_CMD_SIGNAL:
         case HCQ_CMD_WAIT:
             it->u.sig.slot = c->u.sig.sig->slot;

@@ -27,14 +27,14 @@ api_load_once(void)
         return;
     }
     /* Resolve every member; a missing required one means a driver too old for us. */
-#define CUDA_API_RESOLVE(req, name, sym, params)                                                           \
-    do {                                                                                                   \
-        void *p_ = dlsym(api.lib, sym);                                                                    \
-        *(void **)&api.name = p_;                                                                          \
-        if (!p_ && (req) && api_status == HCQ_OK) {                                                        \
-            snprintf(api_why, sizeof api_why, "libcuda.so.1 has no %s (driver too old?)", sym);           \
-            api_status = HCQ_ERR_DRIVER;                                                                   \
-        }                                                                                                  \
+#define CUDA_API_RESOLVE(req, name, sym, params)                                                             \
+    do {                                                                                                     \
+        void *p_ = dlsym(api.lib, sym);                                                                      \
+        *(void **)&api.name = p_;                                                                            \
+        if (!p_ && (req) && api_status == HCQ_OK) {                                                          \
+            snprintf(api_why, sizeof api_why, "libcuda.so.1 has no %s (driver too old?)", sym);              \
+            api_status = HCQ_ERR_DRIVER;                                                                     \
+        }                                                                                                    \
     } while (0);
     CUDA_API_ENTRIES(CUDA_API_RESOLVE)
 #undef CUDA_API_RESOLVE

@@ -19,9 +19,9 @@
 
 /* ==== Types [DT] ==== */
 
-typedef int CUresult;              /* enum cudaError_enum */
-typedef int CUdevice;              /* ordinal */
-typedef uint64_t CUdeviceptr;      /* CUdeviceptr_v2: 64-bit device address */
+typedef int CUresult;         /* enum cudaError_enum */
+typedef int CUdevice;         /* ordinal */
+typedef uint64_t CUdeviceptr; /* CUdeviceptr_v2: 64-bit device address */
 typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
@@ -57,11 +57,11 @@ typedef struct CUgraphEdgeData_st CUgraphEdgeData; /* only passed through as a p
 
 /* CUdevice_attribute [DT] */
 #define CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK 1
-#define CU_DEVICE_ATTRIBUTE_CLOCK_RATE 13             /* kHz */
+#define CU_DEVICE_ATTRIBUTE_CLOCK_RATE 13 /* kHz */
 #define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
 #define CU_DEVICE_ATTRIBUTE_INTEGRATED 18
 #define CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY 19
-#define CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE 36      /* kHz */
+#define CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE 36       /* kHz */
 #define CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH 37 /* bits */
 #define CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING 41
 #define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
@@ -99,8 +99,8 @@ typedef struct CUDA_KERNEL_NODE_PARAMS_v2_st {
     unsigned int sharedMemBytes;
     void **kernelParams;
     void **extra;
-    CUkernel kern;   /* used only when func is NULL */
-    CUcontext ctx;   /* NULL: the current context */
+    CUkernel kern; /* used only when func is NULL */
+    CUcontext ctx; /* NULL: the current context */
 } CUDA_KERNEL_NODE_PARAMS_v2;
 
 /* The layout is the C layout of the members above on LP64 (x86_64, aarch64). */
@@ -116,69 +116,69 @@ _Static_assert(offsetof(CUDA_KERNEL_NODE_PARAMS_v2, ctx) == 64, "ctx offset");
  * members (0) may stay NULL: the backend checks before use and says what it falls back to. */
 #define CUDA_API_ENTRIES(X)                                                                                  \
     X(1, cuInit, "cuInit", (unsigned int flags))                                                             \
-    X(1, cuDriverGetVersion, "cuDriverGetVersion", (int *version))                                          \
-    X(1, cuGetErrorName, "cuGetErrorName", (CUresult err, const char **str))                                \
-    X(1, cuDeviceGetCount, "cuDeviceGetCount", (int *count))                                                \
-    X(1, cuDeviceGet, "cuDeviceGet", (CUdevice * dev, int ordinal))                                         \
-    X(1, cuDeviceGetName, "cuDeviceGetName", (char *name, int len, CUdevice dev))                           \
-    X(1, cuDeviceGetAttribute, "cuDeviceGetAttribute", (int *value, int attrib, CUdevice dev))              \
-    X(1, cuDeviceTotalMem, "cuDeviceTotalMem_v2", (size_t * bytes, CUdevice dev))                           \
-    X(1, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext * ctx, CUdevice dev))             \
-    X(1, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice dev))                         \
-    X(0, cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset_v2", (CUdevice dev))                             \
+    X(1, cuDriverGetVersion, "cuDriverGetVersion", (int *version))                                           \
+    X(1, cuGetErrorName, "cuGetErrorName", (CUresult err, const char **str))                                 \
+    X(1, cuDeviceGetCount, "cuDeviceGetCount", (int *count))                                                 \
+    X(1, cuDeviceGet, "cuDeviceGet", (CUdevice * dev, int ordinal))                                          \
+    X(1, cuDeviceGetName, "cuDeviceGetName", (char *name, int len, CUdevice dev))                            \
+    X(1, cuDeviceGetAttribute, "cuDeviceGetAttribute", (int *value, int attrib, CUdevice dev))               \
+    X(1, cuDeviceTotalMem, "cuDeviceTotalMem_v2", (size_t * bytes, CUdevice dev))                            \
+    X(1, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext * ctx, CUdevice dev))              \
+    X(1, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", (CUdevice dev))                          \
+    X(0, cuDevicePrimaryCtxReset, "cuDevicePrimaryCtxReset_v2", (CUdevice dev))                              \
     X(0, cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer", (int *can, CUdevice dev, CUdevice peer))            \
     X(0, cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess", (CUcontext peer, unsigned int flags))               \
-    X(1, cuCtxGetCurrent, "cuCtxGetCurrent", (CUcontext * ctx))                                             \
-    X(1, cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext ctx))                                               \
-    X(1, cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr * dptr, size_t bytes))                                   \
-    X(1, cuMemFree, "cuMemFree_v2", (CUdeviceptr dptr))                                                     \
-    X(1, cuMemHostAlloc, "cuMemHostAlloc", (void **pp, size_t bytes, unsigned int flags))                   \
-    X(1, cuMemFreeHost, "cuMemFreeHost", (void *p))                                                         \
-    X(1, cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2",                                         \
+    X(1, cuCtxGetCurrent, "cuCtxGetCurrent", (CUcontext * ctx))                                              \
+    X(1, cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext ctx))                                                \
+    X(1, cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr * dptr, size_t bytes))                                    \
+    X(1, cuMemFree, "cuMemFree_v2", (CUdeviceptr dptr))                                                      \
+    X(1, cuMemHostAlloc, "cuMemHostAlloc", (void **pp, size_t bytes, unsigned int flags))                    \
+    X(1, cuMemFreeHost, "cuMemFreeHost", (void *p))                                                          \
+    X(1, cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2",                                          \
       (CUdeviceptr * dptr, void *p, unsigned int flags))                                                     \
-    X(1, cuMemHostRegister, "cuMemHostRegister_v2", (void *p, size_t bytes, unsigned int flags))            \
-    X(1, cuMemHostUnregister, "cuMemHostUnregister", (void *p))                                             \
-    X(1, cuMemcpyAsync, "cuMemcpyAsync", (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s))     \
+    X(1, cuMemHostRegister, "cuMemHostRegister_v2", (void *p, size_t bytes, unsigned int flags))             \
+    X(1, cuMemHostUnregister, "cuMemHostUnregister", (void *p))                                              \
+    X(1, cuMemcpyAsync, "cuMemcpyAsync", (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s))       \
     X(1, cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2",                                                          \
       (CUdeviceptr dst, const void *src, size_t bytes, CUstream s))                                          \
-    X(1, cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", (void *dst, CUdeviceptr src, size_t bytes, CUstream s)) \
+    X(1, cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", (void *dst, CUdeviceptr src, size_t bytes, CUstream s))  \
     X(1, cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2",                                                          \
       (CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream s))                                          \
-    X(1, cuModuleLoadData, "cuModuleLoadData", (CUmodule * mod, const void *image))                         \
-    X(1, cuModuleUnload, "cuModuleUnload", (CUmodule mod))                                                  \
-    X(1, cuModuleGetFunction, "cuModuleGetFunction", (CUfunction * f, CUmodule mod, const char *name))      \
-    X(1, cuFuncGetAttribute, "cuFuncGetAttribute", (int *value, int attrib, CUfunction f))                  \
+    X(1, cuModuleLoadData, "cuModuleLoadData", (CUmodule * mod, const void *image))                          \
+    X(1, cuModuleUnload, "cuModuleUnload", (CUmodule mod))                                                   \
+    X(1, cuModuleGetFunction, "cuModuleGetFunction", (CUfunction * f, CUmodule mod, const char *name))       \
+    X(1, cuFuncGetAttribute, "cuFuncGetAttribute", (int *value, int attrib, CUfunction f))                   \
     X(0, cuFuncGetParamInfo, "cuFuncGetParamInfo",                                                           \
-      (CUfunction f, size_t index, size_t *offset_B, size_t *size_B))                                        \
+      (CUfunction f, size_t index, size_t * offset_B, size_t * size_B))                                      \
     X(1, cuLaunchKernel, "cuLaunchKernel",                                                                   \
-      (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,   \
+      (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,    \
        unsigned int bz, unsigned int shared_B, CUstream s, void **params, void **extra))                     \
-    X(1, cuStreamCreate, "cuStreamCreate", (CUstream * s, unsigned int flags))                              \
-    X(1, cuStreamDestroy, "cuStreamDestroy_v2", (CUstream s))                                               \
-    X(1, cuStreamQuery, "cuStreamQuery", (CUstream s))                                                      \
-    X(0, cuStreamWriteValue64, "cuStreamWriteValue64_v2",                                                   \
+    X(1, cuStreamCreate, "cuStreamCreate", (CUstream * s, unsigned int flags))                               \
+    X(1, cuStreamDestroy, "cuStreamDestroy_v2", (CUstream s))                                                \
+    X(1, cuStreamQuery, "cuStreamQuery", (CUstream s))                                                       \
+    X(0, cuStreamWriteValue64, "cuStreamWriteValue64_v2",                                                    \
       (CUstream s, CUdeviceptr addr, uint64_t value, unsigned int flags))                                    \
-    X(0, cuStreamWaitValue64, "cuStreamWaitValue64_v2",                                                     \
+    X(0, cuStreamWaitValue64, "cuStreamWaitValue64_v2",                                                      \
       (CUstream s, CUdeviceptr addr, uint64_t value, unsigned int flags))                                    \
-    X(1, cuStreamBeginCapture, "cuStreamBeginCapture_v2", (CUstream s, int mode))                           \
-    X(1, cuStreamEndCapture, "cuStreamEndCapture", (CUstream s, CUgraph * graph))                           \
-    X(0, cuStreamGetCaptureInfo_v3, "cuStreamGetCaptureInfo_v3",                                            \
-      (CUstream s, int *status, uint64_t *id, CUgraph *graph, const CUgraphNode **deps,                     \
+    X(1, cuStreamBeginCapture, "cuStreamBeginCapture_v2", (CUstream s, int mode))                            \
+    X(1, cuStreamEndCapture, "cuStreamEndCapture", (CUstream s, CUgraph * graph))                            \
+    X(0, cuStreamGetCaptureInfo_v3, "cuStreamGetCaptureInfo_v3",                                             \
+      (CUstream s, int *status, uint64_t *id, CUgraph *graph, const CUgraphNode **deps,                      \
        const CUgraphEdgeData **edges, size_t *ndeps))                                                        \
-    X(0, cuStreamGetCaptureInfo_v2, "cuStreamGetCaptureInfo_v2",                                            \
-      (CUstream s, int *status, uint64_t *id, CUgraph *graph, const CUgraphNode **deps, size_t *ndeps))     \
-    X(1, cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags",                                        \
+    X(0, cuStreamGetCaptureInfo_v2, "cuStreamGetCaptureInfo_v2",                                             \
+      (CUstream s, int *status, uint64_t *id, CUgraph *graph, const CUgraphNode **deps, size_t *ndeps))      \
+    X(1, cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags",                                         \
       (CUgraphExec * exec, CUgraph graph, unsigned long long flags))                                         \
-    X(1, cuGraphLaunch, "cuGraphLaunch", (CUgraphExec exec, CUstream s))                                    \
-    X(0, cuGraphExecKernelNodeSetParams_v2, "cuGraphExecKernelNodeSetParams_v2",                            \
+    X(1, cuGraphLaunch, "cuGraphLaunch", (CUgraphExec exec, CUstream s))                                     \
+    X(0, cuGraphExecKernelNodeSetParams_v2, "cuGraphExecKernelNodeSetParams_v2",                             \
       (CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS_v2 *p))                             \
-    X(0, cuGraphExecKernelNodeSetParams_v1, "cuGraphExecKernelNodeSetParams",                               \
+    X(0, cuGraphExecKernelNodeSetParams_v1, "cuGraphExecKernelNodeSetParams",                                \
       (CUgraphExec exec, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS_v2 *p))                             \
-    X(1, cuGraphExecDestroy, "cuGraphExecDestroy", (CUgraphExec exec))                                      \
-    X(1, cuGraphDestroy, "cuGraphDestroy", (CUgraph graph))                                                 \
-    X(1, cuMemGetInfo, "cuMemGetInfo_v2", (size_t * free_B, size_t *total_B))
+    X(1, cuGraphExecDestroy, "cuGraphExecDestroy", (CUgraphExec exec))                                       \
+    X(1, cuGraphDestroy, "cuGraphDestroy", (CUgraph graph))                                                  \
+    X(1, cuMemGetInfo, "cuMemGetInfo_v2", (size_t * free_B, size_t * total_B))
 
-#define CUDA_API_MEMBER(req, name, sym, params) CUresult (*name) params;
+#define CUDA_API_MEMBER(req, name, sym, params) CUresult(*name) params;
 struct cuda_api {
     void *lib; /* dlopen handle of libcuda.so.1 */
     CUDA_API_ENTRIES(CUDA_API_MEMBER)

@@ -22,8 +22,8 @@ cuda_ctx_enter(struct cuda_device *cd)
 }
 
 enum hcq_status
-cuda_fail_at(const char *file, int line, const char *func, struct cuda_device *cd, CUresult r, const char *fmt,
-             ...)
+cuda_fail_at(const char *file, int line, const char *func, struct cuda_device *cd, CUresult r,
+             const char *fmt, ...)
 {
     char what[256];
     va_list ap;
@@ -55,8 +55,9 @@ cuda_idle_all(struct cuda_device *cd, uint64_t timeout_ns, const char *why)
         uint64_t spent = hcq_time_ns() - start;
         if (spent >= timeout_ns ||
             cuda_stream_idle_wait(cd, streams[i], timeout_ns - spent, "queue") == HCQ_ERR_TIMEOUT)
-            return hcq_err(HCQ_ERR_TIMEOUT, "cuda: %s: a queue of %s is still busy after %.0f ms (waiting on a "
-                                            "signal?); the driver would block until it is idle",
+            return hcq_err(HCQ_ERR_TIMEOUT,
+                           "cuda: %s: a queue of %s is still busy after %.0f ms (waiting on a "
+                           "signal?); the driver would block until it is idle",
                            why, cd->base.info.spec, timeout_ns / 1e6);
     }
     return HCQ_OK;
@@ -70,8 +71,9 @@ cuda_quiesce(struct cuda_device *cd, const char *why)
     if (cuda_idle_all(cd, HCQ_TIMEOUT_DEFAULT_NS, why) == HCQ_OK)
         return true;
     if (!atomic_exchange(&cd->wedged, true))
-        HCQ_LOG_WARN("cuda: %s: leaking memory and modules of %s from now on instead of blocking in the driver",
-                     why, cd->base.info.spec);
+        HCQ_LOG_WARN(
+            "cuda: %s: leaking memory and modules of %s from now on instead of blocking in the driver", why,
+            cd->base.info.spec);
     return false;
 }
 
@@ -111,8 +113,9 @@ cuda_buf_alloc(struct hcq_device *dev, struct hcq_buf *buf)
          * a discrete GPU's VRAM has no CPU mapping through the driver API. */
         if (cd->integrated)
             return host_alloc(cd, buf);
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "cuda: HCQ_MEM_MAPPABLE device memory: the CUDA driver API "
-                                            "cannot CPU-map VRAM of discrete GPU %s (use HCQ_MEM_HOST)",
+        return hcq_err(HCQ_ERR_UNSUPPORTED,
+                       "cuda: HCQ_MEM_MAPPABLE device memory: the CUDA driver API "
+                       "cannot CPU-map VRAM of discrete GPU %s (use HCQ_MEM_HOST)",
                        dev->info.name);
     }
     CUdeviceptr va = 0;
@@ -132,10 +135,11 @@ cuda_buf_import_host(struct hcq_device *dev, struct hcq_buf *buf)
     struct cuda_device *cd = cuda_dev(dev);
     const struct cuda_api *a = cd->api;
     cuda_ctx_enter(cd);
-    CUresult r =
-        a->cuMemHostRegister(buf->map, buf->size_B, CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
+    CUresult r = a->cuMemHostRegister(buf->map, buf->size_B,
+                                      CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
     if (r != CUDA_SUCCESS)
-        return cuda_fail(cd, r, "cuMemHostRegister(%p, %llu bytes)", buf->map, (unsigned long long)buf->size_B);
+        return cuda_fail(cd, r, "cuMemHostRegister(%p, %llu bytes)", buf->map,
+                         (unsigned long long)buf->size_B);
     CUdeviceptr va = 0;
     r = a->cuMemHostGetDevicePointer(&va, buf->map, 0);
     if (r != CUDA_SUCCESS) {
@@ -172,7 +176,8 @@ cuda_buf_peer_map(struct hcq_device *dev, struct hcq_buf *remote, struct hcq_buf
             cuda_ctx_enter(cd);
             CUresult r = a->cuCtxEnablePeerAccess(rd->ctx, 0);
             if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
-                return cuda_fail(cd, r, "cuCtxEnablePeerAccess(%s -> %s)", dev->info.spec, remote->dev->info.spec);
+                return cuda_fail(cd, r, "cuCtxEnablePeerAccess(%s -> %s)", dev->info.spec,
+                                 remote->dev->info.spec);
         }
         alias->priv = (void *)(uintptr_t)CUDA_BUF_PEER_DEVICE;
     } else {
@@ -281,8 +286,9 @@ cuda_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, con
     }
     r = a->cuModuleGetFunction(&cp->fn, cp->mod, name);
     if (r != CUDA_SUCCESS) {
-        st = r == CUDA_ERROR_NOT_FOUND ? hcq_err(HCQ_ERR_NOT_FOUND, "cuda: no kernel named %s in the cubin", name)
-                                       : cuda_fail(cd, r, "cuModuleGetFunction(%s)", name);
+        st = r == CUDA_ERROR_NOT_FOUND
+                 ? hcq_err(HCQ_ERR_NOT_FOUND, "cuda: no kernel named %s in the cubin", name)
+                 : cuda_fail(cd, r, "cuModuleGetFunction(%s)", name);
         goto fail_mod;
     }
     int v = 0;
@@ -300,8 +306,9 @@ cuda_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, con
         prog->info.params_B = size; /* user cubin: the cubin says how large its arguments are */
     } else if (cp->nparams >= 0 && size != prog->desc->params_B) {
         /* The built-in kernel's struct and its cubin disagree: launching would corrupt arguments. */
-        st = hcq_err(HCQ_ERR_INVALID, "cuda: kernel %s: cubin parameters are %u bytes in %d parameter(s) "
-                                      "(expected %u, the k_params.h struct)",
+        st = hcq_err(HCQ_ERR_INVALID,
+                     "cuda: kernel %s: cubin parameters are %u bytes in %d parameter(s) "
+                     "(expected %u, the k_params.h struct)",
                      name, size, cp->nparams, prog->desc->params_B);
         goto fail_mod;
     }
@@ -422,8 +429,8 @@ driver_string(struct cuda_device *cd, char *out, size_t out_B)
         if (fgets(line, sizeof line, f)) {
             for (char *p = line; *p; p++) {
                 unsigned x, y;
-                if ((p == line || p[-1] == ' ') && sscanf(p, "%u.%u", &x, &y) == 2 && sscanf(p, "%63s", tok) == 1 &&
-                    strlen(tok) < sizeof kmd) {
+                if ((p == line || p[-1] == ' ') && sscanf(p, "%u.%u", &x, &y) == 2 &&
+                    sscanf(p, "%63s", tok) == 1 && strlen(tok) < sizeof kmd) {
                     snprintf(kmd, sizeof kmd, "%s", tok);
                     break;
                 }
@@ -460,9 +467,11 @@ device_query(struct cuda_device *cd)
     cd->cc_major = (uint32_t)attr(cd, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
     cd->cc_minor = (uint32_t)attr(cd, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
     cd->integrated = attr(cd, CU_DEVICE_ATTRIBUTE_INTEGRATED) != 0;
-    if (!attr(cd, CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY) || !attr(cd, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING))
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "cuda:%d: %s cannot map host memory or lacks unified addressing "
-                                            "(signals live in mapped host memory)",
+    if (!attr(cd, CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY) ||
+        !attr(cd, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING))
+        return hcq_err(HCQ_ERR_UNSUPPORTED,
+                       "cuda:%d: %s cannot map host memory or lacks unified addressing "
+                       "(signals live in mapped host memory)",
                        cd->ordinal, in->name);
     /* The v2 stream memory operations: on by default since CUDA 11.7, queried through the v2
      * attribute; HCQ_CUDA_NO_MEMOPS=1 forces the helper-kernel path (to test it). */
@@ -558,17 +567,19 @@ hcq_cuda_open(const char *arg, struct hcq_device **dev_out)
     r = a->cuDevicePrimaryCtxRetain(&cd->ctx, cd->cudev);
     if (cuda_api_err_is_sticky(r) && a->cuDevicePrimaryCtxReset) {
         /* left faulted by an earlier device in this process: start over with a fresh context */
-        HCQ_LOG_WARN("cuda:%d: primary context faulted earlier (%s); resetting it", ordinal, cuda_api_err_name(r));
+        HCQ_LOG_WARN("cuda:%d: primary context faulted earlier (%s); resetting it", ordinal,
+                     cuda_api_err_name(r));
         if (a->cuDevicePrimaryCtxReset(cd->cudev) == CUDA_SUCCESS)
             r = a->cuDevicePrimaryCtxRetain(&cd->ctx, cd->cudev);
     }
     if (r != CUDA_SUCCESS) {
         cd->ctx = NULL;
         if (cuda_api_err_is_sticky(r))
-            st = hcq_err(HCQ_ERR_DEVICE_LOST,
-                         "cuda:%d: CUDA faulted earlier in this process (%s); the driver API cannot recover from "
-                         "that inside a process (its documentation: the process must be terminated and relaunched)",
-                         ordinal, cuda_api_err_name(r));
+            st = hcq_err(
+                HCQ_ERR_DEVICE_LOST,
+                "cuda:%d: CUDA faulted earlier in this process (%s); the driver API cannot recover from "
+                "that inside a process (its documentation: the process must be terminated and relaunched)",
+                ordinal, cuda_api_err_name(r));
         else
             st = cuda_fail(cd, r, "cuDevicePrimaryCtxRetain(%d)", ordinal);
         goto fail_base;
@@ -580,10 +591,11 @@ hcq_cuda_open(const char *arg, struct hcq_device **dev_out)
      * waits for the device to idle, so a first timestamp behind a queue blocked on a host
      * signal would deadlock the host thread that is to set it. */
     if (cuda_helpers_load(cd) != HCQ_OK)
-        HCQ_LOG_WARN("cuda:%d: helper kernels unavailable (%s): timestamps and graph signals will fail", ordinal,
-                     hcq_last_error());
-    HCQ_LOG_INFO("cuda:%d: %s, %s, %u SMs, %s, stream memops %s", ordinal, cd->base.info.name, cd->base.info.arch,
-                 cd->base.info.sm_count, cd->base.info.driver, cd->memops64 ? "v2 64-bit" : "helper kernels");
+        HCQ_LOG_WARN("cuda:%d: helper kernels unavailable (%s): timestamps and graph signals will fail",
+                     ordinal, hcq_last_error());
+    HCQ_LOG_INFO("cuda:%d: %s, %s, %u SMs, %s, stream memops %s", ordinal, cd->base.info.name,
+                 cd->base.info.arch, cd->base.info.sm_count, cd->base.info.driver,
+                 cd->memops64 ? "v2 64-bit" : "helper kernels");
     *dev_out = &cd->base;
     return HCQ_OK;
 

@@ -23,47 +23,46 @@
  * nanosleep all exist there (PTX ISA reference, "Memory Consistency Model" and
  * "nanosleep"); the driver JITs it for the device's own arch. Host-mapped memory is in the
  * global state space, so .global accesses reach the signal slots. */
-static const char helpers_ptx[] =
-    ".version 7.0\n"
-    ".target sm_70\n"
-    ".address_size 64\n"
-    "\n"
-    ".visible .entry hcq_cuda_signal(.param .u64 p_addr, .param .u64 p_value)\n"
-    "{\n"
-    "    .reg .b64 %a, %v;\n"
-    "    ld.param.u64 %a, [p_addr];\n"
-    "    ld.param.u64 %v, [p_value];\n"
-    "    fence.sc.sys;\n"                     /* earlier work's writes before the value */
-    "    st.relaxed.sys.global.u64 [%a], %v;\n"
-    "    ret;\n"
-    "}\n"
-    "\n"
-    ".visible .entry hcq_cuda_wait(.param .u64 p_addr, .param .u64 p_value)\n"
-    "{\n"
-    "    .reg .b64 %a, %v, %x;\n"
-    "    .reg .pred %done;\n"
-    "    ld.param.u64 %a, [p_addr];\n"
-    "    ld.param.u64 %v, [p_value];\n"
-    "POLL:\n"
-    "    ld.acquire.sys.global.u64 %x, [%a];\n"
-    "    setp.ge.u64 %done, %x, %v;\n"
-    "    @%done bra.uni DONE;\n"
-    "    nanosleep.u32 200;\n"                 /* ~0.2 us between polls of host memory */
-    "    bra.uni POLL;\n"
-    "DONE:\n"
-    "    fence.sc.sys;\n"
-    "    ret;\n"
-    "}\n"
-    "\n"
-    ".visible .entry hcq_cuda_timestamp(.param .u64 p_addr)\n"
-    "{\n"
-    "    .reg .b64 %a, %t;\n"
-    "    ld.param.u64 %a, [p_addr];\n"
-    "    mov.u64 %t, %globaltimer;\n"
-    "    st.relaxed.sys.global.u64 [%a], %t;\n"
-    "    fence.sc.sys;\n"
-    "    ret;\n"
-    "}\n";
+static const char helpers_ptx[] = ".version 7.0\n"
+                                  ".target sm_70\n"
+                                  ".address_size 64\n"
+                                  "\n"
+                                  ".visible .entry hcq_cuda_signal(.param .u64 p_addr, .param .u64 p_value)\n"
+                                  "{\n"
+                                  "    .reg .b64 %a, %v;\n"
+                                  "    ld.param.u64 %a, [p_addr];\n"
+                                  "    ld.param.u64 %v, [p_value];\n"
+                                  "    fence.sc.sys;\n" /* earlier work's writes before the value */
+                                  "    st.relaxed.sys.global.u64 [%a], %v;\n"
+                                  "    ret;\n"
+                                  "}\n"
+                                  "\n"
+                                  ".visible .entry hcq_cuda_wait(.param .u64 p_addr, .param .u64 p_value)\n"
+                                  "{\n"
+                                  "    .reg .b64 %a, %v, %x;\n"
+                                  "    .reg .pred %done;\n"
+                                  "    ld.param.u64 %a, [p_addr];\n"
+                                  "    ld.param.u64 %v, [p_value];\n"
+                                  "POLL:\n"
+                                  "    ld.acquire.sys.global.u64 %x, [%a];\n"
+                                  "    setp.ge.u64 %done, %x, %v;\n"
+                                  "    @%done bra.uni DONE;\n"
+                                  "    nanosleep.u32 200;\n" /* ~0.2 us between polls of host memory */
+                                  "    bra.uni POLL;\n"
+                                  "DONE:\n"
+                                  "    fence.sc.sys;\n"
+                                  "    ret;\n"
+                                  "}\n"
+                                  "\n"
+                                  ".visible .entry hcq_cuda_timestamp(.param .u64 p_addr)\n"
+                                  "{\n"
+                                  "    .reg .b64 %a, %t;\n"
+                                  "    ld.param.u64 %a, [p_addr];\n"
+                                  "    mov.u64 %t, %globaltimer;\n"
+                                  "    st.relaxed.sys.global.u64 [%a], %t;\n"
+                                  "    fence.sc.sys;\n"
+                                  "    ret;\n"
+                                  "}\n";
 
 enum hcq_status
 cuda_helpers_load(struct cuda_device *cd)
@@ -74,7 +73,8 @@ cuda_helpers_load(struct cuda_device *cd)
     if (cd->helpers_loaded)
         goto out;
     if (cd->helpers_failed) {
-        st = hcq_err(HCQ_ERR_UNSUPPORTED, "cuda: the helper kernels (timestamps, graph signals) did not load");
+        st =
+            hcq_err(HCQ_ERR_UNSUPPORTED, "cuda: the helper kernels (timestamps, graph signals) did not load");
         goto out;
     }
     cd->helpers_failed = true; /* only one try: a later load could block behind a waiting stream */
@@ -117,21 +117,21 @@ launch1(struct cuda_device *cd, CUfunction f, CUstream s, void **params)
 CUresult
 cuda_helpers_signal(struct cuda_device *cd, CUstream s, CUdeviceptr addr, uint64_t value)
 {
-    void *params[2] = { &addr, &value };
+    void *params[2] = {&addr, &value};
     return launch1(cd, cd->fn_signal, s, params);
 }
 
 CUresult
 cuda_helpers_wait(struct cuda_device *cd, CUstream s, CUdeviceptr addr, uint64_t value)
 {
-    void *params[2] = { &addr, &value };
+    void *params[2] = {&addr, &value};
     return launch1(cd, cd->fn_wait, s, params);
 }
 
 CUresult
 cuda_helpers_timestamp(struct cuda_device *cd, CUstream s, CUdeviceptr addr)
 {
-    void *params[1] = { &addr };
+    void *params[1] = {&addr};
     return launch1(cd, cd->fn_timestamp, s, params);
 }
 

@@ -19,45 +19,45 @@
 #include "hcq_priv.h"
 
 enum cuda_buf_kind {
-    CUDA_BUF_DEVICE = 1, /* cuMemAlloc: va only */
-    CUDA_BUF_HOST,       /* cuMemHostAlloc(PORTABLE | DEVICEMAP): map + its device address */
-    CUDA_BUF_REGISTERED, /* cuMemHostRegister of caller memory */
-    CUDA_BUF_PEER_DEVICE,/* another cuda device's cuMemAlloc, reached by peer access (not owned) */
-    CUDA_BUF_PEER_HOST,  /* another cuda device's portable pinned memory (not owned) */
+    CUDA_BUF_DEVICE = 1,  /* cuMemAlloc: va only */
+    CUDA_BUF_HOST,        /* cuMemHostAlloc(PORTABLE | DEVICEMAP): map + its device address */
+    CUDA_BUF_REGISTERED,  /* cuMemHostRegister of caller memory */
+    CUDA_BUF_PEER_DEVICE, /* another cuda device's cuMemAlloc, reached by peer access (not owned) */
+    CUDA_BUF_PEER_HOST,   /* another cuda device's portable pinned memory (not owned) */
 };
 
 struct cuda_device {
     struct hcq_device base;
     const struct cuda_api *api;
     CUdevice cudev;
-    CUcontext ctx;               /* the device's primary context (shared with the CUDA runtime) */
+    CUcontext ctx; /* the device's primary context (shared with the CUDA runtime) */
     int ordinal;
     uint32_t cc_major, cc_minor; /* compute capability */
     bool integrated;             /* Tegra: device memory is system memory */
     bool memops64;               /* cuStreamWriteValue64/WaitValue64 (v2) usable */
     atomic_bool wedged;          /* a stream was abandoned busy: skip calls that would sync on it */
 
-    pthread_mutex_t aux_lock;    /* guards aux and the helper module */
-    pthread_mutex_t capture_lock;/* guards capture */
-    CUstream aux;                /* device_time_ns, check() */
-    CUstream capture;            /* graph builds are captured here, never executed */
+    pthread_mutex_t aux_lock;     /* guards aux and the helper module */
+    pthread_mutex_t capture_lock; /* guards capture */
+    CUstream aux;                 /* device_time_ns, check() */
+    CUstream capture;             /* graph builds are captured here, never executed */
     bool helpers_loaded;
-    bool helpers_failed;         /* the one load attempt (at open) failed */
+    bool helpers_failed; /* the one load attempt (at open) failed */
     CUmodule helpers;
     CUfunction fn_signal, fn_wait, fn_timestamp;
-    uint64_t *time_slot;         /* pinned host word for device_time_ns */
+    uint64_t *time_slot; /* pinned host word for device_time_ns */
     CUdeviceptr time_slot_va;
 };
 
 struct cuda_program {
     CUmodule mod;
     CUfunction fn;
-    int nparams;                 /* kernel parameters per cuFuncGetParamInfo, -1 if unknown */
+    int nparams; /* kernel parameters per cuFuncGetParamInfo, -1 if unknown */
 };
 
 struct cuda_queue {
     CUstream stream;
-    uint8_t *scratch;            /* patched argument blobs */
+    uint8_t *scratch; /* patched argument blobs */
     uint32_t scratch_B;
 };
 

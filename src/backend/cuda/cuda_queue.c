@@ -38,7 +38,7 @@ cuda_stream_idle_wait(struct cuda_device *cd, CUstream s, uint64_t timeout_ns, c
             sched_yield();
             continue;
         }
-        struct timespec ts = { 0, spins < 10000 ? 20000 : 200000 };
+        struct timespec ts = {0, spins < 10000 ? 20000 : 200000};
         nanosleep(&ts, NULL);
     }
 }
@@ -114,11 +114,11 @@ static CUresult
 launch(struct cuda_device *cd, CUstream s, const struct cuda_program *cp, const uint32_t grid[3],
        const uint32_t block[3], void *args, uint32_t args_B)
 {
-    void *params[1] = { args };
+    void *params[1] = {args};
     size_t size = args_B;
-    void *extra[5] = { (void *)(uintptr_t)0x01 /* CU_LAUNCH_PARAM_BUFFER_POINTER */, args,
-                       (void *)(uintptr_t)0x02 /* CU_LAUNCH_PARAM_BUFFER_SIZE */, &size,
-                       (void *)(uintptr_t)0x00 /* CU_LAUNCH_PARAM_END */ };
+    void *extra[5] = {(void *)(uintptr_t)0x01 /* CU_LAUNCH_PARAM_BUFFER_POINTER */, args,
+                      (void *)(uintptr_t)0x02 /* CU_LAUNCH_PARAM_BUFFER_SIZE */, &size,
+                      (void *)(uintptr_t)0x00 /* CU_LAUNCH_PARAM_END */};
     bool none = args_B == 0 || cp->nparams == 0;
     bool one = !none && cp->nparams <= 1; /* -1 (unknown): our one-struct convention */
     return cd->api->cuLaunchKernel(cp->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0, s,
@@ -130,7 +130,8 @@ copy(struct cuda_device *cd, CUstream s, const struct hcq_cmd *c, const uint64_t
 {
     const struct cuda_api *a = cd->api;
     struct hcq_buf *dst = c->u.copy.dst, *src = c->u.copy.src;
-    enum cuda_buf_kind dk = (enum cuda_buf_kind)(uintptr_t)dst->priv, sk = (enum cuda_buf_kind)(uintptr_t)src->priv;
+    enum cuda_buf_kind dk = (enum cuda_buf_kind)(uintptr_t)dst->priv,
+                       sk = (enum cuda_buf_kind)(uintptr_t)src->priv;
     bool dst_dev = dk == CUDA_BUF_DEVICE || dk == CUDA_BUF_PEER_DEVICE;
     bool src_dev = sk == CUDA_BUF_DEVICE || sk == CUDA_BUF_PEER_DEVICE;
     uint64_t doff, soff, size;
@@ -236,17 +237,17 @@ cuda_queue_submit(struct hcq_queue *q, const struct hcq_cmdlist *cl, const uint6
 
 /* A kernel node whose arguments, grid or signal value depend on graph variables. */
 struct cuda_gnode {
-    uint32_t cmd;         /* index into the graph's command list */
+    uint32_t cmd; /* index into the graph's command list */
     CUgraphNode node;
-    bool dirty;           /* never applied: update at the next replay */
-    uint32_t grid[3];     /* LAUNCH: last applied */
-    uint32_t args_off_B;  /* LAUNCH: last applied arguments, in cuda_graph.last_args */
-    uint64_t value;       /* SIGNAL, WAIT: last applied */
+    bool dirty;          /* never applied: update at the next replay */
+    uint32_t grid[3];    /* LAUNCH: last applied */
+    uint32_t args_off_B; /* LAUNCH: last applied arguments, in cuda_graph.last_args */
+    uint64_t value;      /* SIGNAL, WAIT: last applied */
 };
 
 struct cuda_graph {
     CUgraph graph;
-    CUgraphExec exec;     /* NULL when the list produced no node (only barriers) */
+    CUgraphExec exec; /* NULL when the list produced no node (only barriers) */
     struct cuda_gnode *nodes;
     uint32_t count;
     uint8_t *last_args;
@@ -274,8 +275,9 @@ captured_node(struct cuda_device *cd, CUstream s, CUgraphNode *node_out)
     const CUgraphNode *deps = NULL;
     const CUgraphEdgeData *edges = NULL;
     size_t n = 0;
-    CUresult r = a->cuStreamGetCaptureInfo_v3 ? a->cuStreamGetCaptureInfo_v3(s, &status, &id, &graph, &deps, &edges, &n)
-                                              : a->cuStreamGetCaptureInfo_v2(s, &status, &id, &graph, &deps, &n);
+    CUresult r = a->cuStreamGetCaptureInfo_v3
+                     ? a->cuStreamGetCaptureInfo_v3(s, &status, &id, &graph, &deps, &edges, &n)
+                     : a->cuStreamGetCaptureInfo_v2(s, &status, &id, &graph, &deps, &n);
     if (r != CUDA_SUCCESS)
         return r;
     if (status != CU_STREAM_CAPTURE_STATUS_ACTIVE || n != 1)
@@ -405,8 +407,8 @@ node_update(struct cuda_device *cd, CUgraphExec exec, CUgraphNode node, const CU
 
 /* Re-parameterise one variable launch node if its arguments or grid changed. */
 static CUresult
-update_launch(struct cuda_device *cd, struct cuda_graph *cg, struct cuda_gnode *n, const struct hcq_cmdlist *cl,
-              const struct hcq_cmd *c, const uint64_t *vars, uint8_t *args)
+update_launch(struct cuda_device *cd, struct cuda_graph *cg, struct cuda_gnode *n,
+              const struct hcq_cmdlist *cl, const struct hcq_cmd *c, const uint64_t *vars, uint8_t *args)
 {
     uint32_t grid[3];
     hcq_cmd_launch_grid(c, vars, grid);
@@ -416,14 +418,18 @@ update_launch(struct cuda_device *cd, struct cuda_graph *cg, struct cuda_gnode *
     if (!n->dirty && !memcmp(grid, n->grid, sizeof grid) && !memcmp(args, last, args_B))
         return CUDA_SUCCESS;
     const struct cuda_program *cp = c->u.launch.prog->priv;
-    void *params[1] = { args };
+    void *params[1] = {args};
     size_t size = args_B;
-    void *extra[5] = { (void *)(uintptr_t)0x01, args, (void *)(uintptr_t)0x02, &size, (void *)(uintptr_t)0x00 };
+    void *extra[5] = {(void *)(uintptr_t)0x01, args, (void *)(uintptr_t)0x02, &size, (void *)(uintptr_t)0x00};
     bool none = args_B == 0 || cp->nparams == 0, one = !none && cp->nparams <= 1;
     CUDA_KERNEL_NODE_PARAMS_v2 p = {
         .func = cp->fn,
-        .gridDimX = grid[0], .gridDimY = grid[1], .gridDimZ = grid[2],
-        .blockDimX = c->u.launch.block[0], .blockDimY = c->u.launch.block[1], .blockDimZ = c->u.launch.block[2],
+        .gridDimX = grid[0],
+        .gridDimY = grid[1],
+        .gridDimZ = grid[2],
+        .blockDimX = c->u.launch.block[0],
+        .blockDimY = c->u.launch.block[1],
+        .blockDimZ = c->u.launch.block[2],
         .kernelParams = one ? params : NULL,
         .extra = (none || one) ? NULL : extra,
     };
@@ -444,10 +450,15 @@ update_sig(struct cuda_device *cd, struct cuda_graph *cg, struct cuda_gnode *n, 
     if (!n->dirty && v == n->value)
         return CUDA_SUCCESS;
     CUdeviceptr addr = c->u.sig.sig->va;
-    void *params[2] = { &addr, &v };
+    void *params[2] = {&addr, &v};
     CUDA_KERNEL_NODE_PARAMS_v2 p = {
         .func = c->kind == HCQ_CMD_SIGNAL ? cd->fn_signal : cd->fn_wait,
-        .gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 1, .blockDimY = 1, .blockDimZ = 1,
+        .gridDimX = 1,
+        .gridDimY = 1,
+        .gridDimZ = 1,
+        .blockDimX = 1,
+        .blockDimY = 1,
+        .blockDimZ = 1,
         .kernelParams = params,
     };
     CUresult r = node_update(cd, cg->exec, n->node, &p);

@@ -70,8 +70,8 @@ nvgpu_chan_open_bind(struct nvgpu_kmd *k, struct nvgpu_chan *c)
     struct nvgpu_tsg_bind_channel_ex_args tb = {.channel_fd = c->fd, .subcontext_id = k->veid};
     err = nvgpu_kmd_ioctl(k, k->tsg_fd, NVGPU_TSG_IOCTL_BIND_CHANNEL_EX, &tb, "TSG_BIND_CHANNEL_EX");
     if (err)
-        return hcq_err(HCQ_ERR_DRIVER, "NVGPU_TSG_IOCTL_BIND_CHANNEL_EX channel fd %d veid %u: %s", c->fd, k->veid,
-                       strerror(err));
+        return hcq_err(HCQ_ERR_DRIVER, "NVGPU_TSG_IOCTL_BIND_CHANNEL_EX channel fd %d veid %u: %s", c->fd,
+                       k->veid, strerror(err));
 
     /* Watchdog off: required before SETUP_BIND of a deterministic channel and keeps long
      * kernels alive (§4.3). */
@@ -83,7 +83,8 @@ nvgpu_chan_open_bind(struct nvgpu_kmd *k, struct nvgpu_chan *c)
     /* Error notifier: where the kernel reports this channel's faults (MMU fault, PBDMA, GR
      * exception) so waits can end in DEVICE_LOST instead of a timeout. 4 KiB, not the 48 MB
      * tinygrad allocated per channel (§9 item 13). */
-    enum hcq_status st = nvgpu_mem_create(k, NVGPU_PAGE_B, 0, NVMAP_HANDLE_WRITE_COMBINE, false, &c->notifier);
+    enum hcq_status st =
+        nvgpu_mem_create(k, NVGPU_PAGE_B, 0, NVMAP_HANDLE_WRITE_COMBINE, false, &c->notifier);
     if (st != HCQ_OK)
         return st;
     memset(c->notifier->base.map, 0, NVGPU_PAGE_B);
@@ -96,8 +97,9 @@ nvgpu_chan_open_bind(struct nvgpu_kmd *k, struct nvgpu_chan *c)
     if (err) {
         /* Not used by TegraIface, so unproven on hardware: carry on without it (faults then
          * surface as wait timeouts, as there) rather than refuse to open the channel. */
-        HCQ_LOG_WARN("nvgpu: NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER: %s; channel faults will show as timeouts",
-                     strerror(err));
+        HCQ_LOG_WARN(
+            "nvgpu: NVGPU_IOCTL_CHANNEL_SET_ERROR_NOTIFIER: %s; channel faults will show as timeouts",
+            strerror(err));
         nvgpu_mem_destroy(k, c->notifier);
         c->notifier = NULL;
     }
@@ -109,8 +111,8 @@ nvgpu_chan_setup_bind(struct nvgpu_kmd *k, struct nvgpu_chan *c, uint32_t entrie
 {
     /* Ring and USERD: one dedicated write-combined buffer each, both at offset 0, not
      * mapped into our AS (the kernel maps them for the channel, §4.4, §4.6). */
-    enum hcq_status st = nvgpu_mem_create(k, nvgpu_chan_ring_bytes(entries), 0, NVMAP_HANDLE_WRITE_COMBINE,
-                                          false, &c->ring);
+    enum hcq_status st =
+        nvgpu_mem_create(k, nvgpu_chan_ring_bytes(entries), 0, NVMAP_HANDLE_WRITE_COMBINE, false, &c->ring);
     if (st != HCQ_OK)
         return st;
     st = nvgpu_mem_create(k, NVC56F_USERD_B, 0, NVMAP_HANDLE_WRITE_COMBINE, false, &c->userd);
@@ -122,10 +124,11 @@ nvgpu_chan_setup_bind(struct nvgpu_kmd *k, struct nvgpu_chan *c, uint32_t entrie
         .num_gpfifo_entries = entries,
         .num_inflight_jobs = 0,
         /* USERMODE_SUPPORT requires DETERMINISTIC (EINVAL otherwise, §4.4). */
-        .flags = NVGPU_CHANNEL_SETUP_BIND_FLAGS_USERMODE_SUPPORT | NVGPU_CHANNEL_SETUP_BIND_FLAGS_DETERMINISTIC,
+        .flags =
+            NVGPU_CHANNEL_SETUP_BIND_FLAGS_USERMODE_SUPPORT | NVGPU_CHANNEL_SETUP_BIND_FLAGS_DETERMINISTIC,
         .userd_dmabuf_fd = c->userd->dmabuf_fd,
         .gpfifo_dmabuf_fd = c->ring->dmabuf_fd,
-        .userd_dmabuf_offset = 0,  /* non-zero offsets: EINVAL ("not yet supported") */
+        .userd_dmabuf_offset = 0, /* non-zero offsets: EINVAL ("not yet supported") */
         .gpfifo_dmabuf_offset = 0,
     };
     int err;
@@ -142,8 +145,9 @@ nvgpu_chan_setup_bind(struct nvgpu_kmd *k, struct nvgpu_chan *c, uint32_t entrie
         err = nvgpu_kmd_ioctl(k, c->fd, NVGPU_IOCTL_CHANNEL_SETUP_BIND, &sb, "SETUP_BIND");
     }
     if (err)
-        return hcq_err(nvgpu_kmd_errno_status(err), "NVGPU_IOCTL_CHANNEL_SETUP_BIND %u entries flags 0x%x: %s",
-                       entries, sb.flags, strerror(err));
+        return hcq_err(nvgpu_kmd_errno_status(err),
+                       "NVGPU_IOCTL_CHANNEL_SETUP_BIND %u entries flags 0x%x: %s", entries, sb.flags,
+                       strerror(err));
     c->base.token = sb.work_submit_token;
     c->base.ring = c->ring->base.map;
     c->base.userd = c->userd->base.map;
@@ -152,8 +156,7 @@ nvgpu_chan_setup_bind(struct nvgpu_kmd *k, struct nvgpu_chan *c, uint32_t entrie
 }
 
 enum hcq_status
-nvgpu_chan_create(struct kmd *kmd, enum kmd_engine engine, uint32_t entries,
-                  struct kmd_channel **chan_out)
+nvgpu_chan_create(struct kmd *kmd, enum kmd_engine engine, uint32_t entries, struct kmd_channel **chan_out)
 {
     struct nvgpu_kmd *k = nvgpu_kmd_from(kmd);
     *chan_out = NULL;
@@ -166,13 +169,14 @@ nvgpu_chan_create(struct kmd *kmd, enum kmd_engine engine, uint32_t entries,
         char *end = NULL;
         unsigned long v = strtoul(env, &end, 0);
         if (!end || *end || v < 2 || (v & (v - 1)) || v > max_entries)
-            return hcq_err(HCQ_ERR_INVALID, "HCQ_NVGPU_GPFIFO_ENTRIES=%s: expected a power of two in [2, %u]", env,
-                           max_entries);
+            return hcq_err(HCQ_ERR_INVALID, "HCQ_NVGPU_GPFIFO_ENTRIES=%s: expected a power of two in [2, %u]",
+                           env, max_entries);
         entries = (uint32_t)v;
     }
     if (entries < 2 || (entries & (entries - 1)) || entries > max_entries)
-        return hcq_err(HCQ_ERR_INVALID, "nvgpu_chan_create: %u GPFIFO entries (expected a power of two in [2, %u])",
-                       entries, max_entries);
+        return hcq_err(HCQ_ERR_INVALID,
+                       "nvgpu_chan_create: %u GPFIFO entries (expected a power of two in [2, %u])", entries,
+                       max_entries);
     uint32_t cls = engine == KMD_ENGINE_COMPUTE ? k->chars.compute_class : k->chars.dma_copy_class;
 
     struct nvgpu_chan *c = calloc(1, sizeof *c);
@@ -227,17 +231,28 @@ const char *
 nvgpu_chan_error_name(uint32_t code)
 {
     switch (code) { /* L4T uapi nvgpu.h, struct nvgpu_notification info32 */
-    case NVGPU_CHANNEL_FIFO_ERROR_IDLE_TIMEOUT: return "FIFO idle timeout";
-    case NVGPU_CHANNEL_GR_ERROR_SW_METHOD: return "GR software method error";
-    case NVGPU_CHANNEL_GR_EXCEPTION: return "GR exception (bad method, QMD or program)";
-    case NVGPU_CHANNEL_GR_SEMAPHORE_TIMEOUT: return "GR semaphore timeout";
-    case NVGPU_CHANNEL_GR_ILLEGAL_NOTIFY: return "GR illegal notify";
-    case NVGPU_CHANNEL_FIFO_ERROR_MMU_ERR_FLT: return "MMU fault (bad or unmapped GPU VA)";
-    case NVGPU_CHANNEL_PBDMA_ERROR: return "PBDMA error (bad pushbuffer or GPFIFO entry)";
-    case NVGPU_CHANNEL_FECS_ERR_UNIMP_FIRMWARE_METHOD: return "FECS unimplemented firmware method";
-    case NVGPU_CHANNEL_RESETCHANNEL_VERIF_ERROR: return "channel reset verification error";
-    case NVGPU_CHANNEL_PBDMA_PUSHBUFFER_CRC_MISMATCH: return "PBDMA pushbuffer CRC mismatch";
-    default: return "unknown channel error";
+    case NVGPU_CHANNEL_FIFO_ERROR_IDLE_TIMEOUT:
+        return "FIFO idle timeout";
+    case NVGPU_CHANNEL_GR_ERROR_SW_METHOD:
+        return "GR software method error";
+    case NVGPU_CHANNEL_GR_EXCEPTION:
+        return "GR exception (bad method, QMD or program)";
+    case NVGPU_CHANNEL_GR_SEMAPHORE_TIMEOUT:
+        return "GR semaphore timeout";
+    case NVGPU_CHANNEL_GR_ILLEGAL_NOTIFY:
+        return "GR illegal notify";
+    case NVGPU_CHANNEL_FIFO_ERROR_MMU_ERR_FLT:
+        return "MMU fault (bad or unmapped GPU VA)";
+    case NVGPU_CHANNEL_PBDMA_ERROR:
+        return "PBDMA error (bad pushbuffer or GPFIFO entry)";
+    case NVGPU_CHANNEL_FECS_ERR_UNIMP_FIRMWARE_METHOD:
+        return "FECS unimplemented firmware method";
+    case NVGPU_CHANNEL_RESETCHANNEL_VERIF_ERROR:
+        return "channel reset verification error";
+    case NVGPU_CHANNEL_PBDMA_PUSHBUFFER_CRC_MISMATCH:
+        return "PBDMA pushbuffer CRC mismatch";
+    default:
+        return "unknown channel error";
     }
 }
 

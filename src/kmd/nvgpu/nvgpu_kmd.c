@@ -69,7 +69,8 @@ nvgpu_kmd_characteristics(struct nvgpu_kmd *k)
         .gpu_characteristics_buf_addr = (uint64_t)(uintptr_t)&k->chars,
     };
     memset(&k->chars, 0, sizeof k->chars);
-    int err = nvgpu_kmd_ioctl(k, k->ctrl_fd, NVGPU_GPU_IOCTL_GET_CHARACTERISTICS, &req, "GET_CHARACTERISTICS");
+    int err =
+        nvgpu_kmd_ioctl(k, k->ctrl_fd, NVGPU_GPU_IOCTL_GET_CHARACTERISTICS, &req, "GET_CHARACTERISTICS");
     if (err)
         return hcq_err(HCQ_ERR_DRIVER, "NVGPU_GPU_IOCTL_GET_CHARACTERISTICS: %s", strerror(err));
     /* The kernel copies min(ours, its) bytes and reports its own size, which names the
@@ -87,9 +88,10 @@ nvgpu_kmd_characteristics(struct nvgpu_kmd *k)
         memset(b + NVGPU_CHARS_R35_SHIFT_AT, 0, NVGPU_CHARS_R35_SHIFT_B); /* numa_domain_id: none */
         k->chars.device_instance_id = 0;
     } else {
-        return hcq_err(HCQ_ERR_UNSUPPORTED,
-                       "GET_CHARACTERISTICS: kernel struct is %llu bytes (known: >= %u = L4T r36, %u = L4T r35)",
-                       (unsigned long long)req.gpu_characteristics_buf_size, NVGPU_CHARS_B_R36, NVGPU_CHARS_B_R35);
+        return hcq_err(
+            HCQ_ERR_UNSUPPORTED,
+            "GET_CHARACTERISTICS: kernel struct is %llu bytes (known: >= %u = L4T r36, %u = L4T r35)",
+            (unsigned long long)req.gpu_characteristics_buf_size, NVGPU_CHARS_B_R36, NVGPU_CHARS_B_R35);
     }
     const struct nvgpu_gpu_characteristics *c = &k->chars;
     if (!(c->flags & NVGPU_GPU_FLAGS_SUPPORT_USERMODE_SUBMIT))
@@ -101,10 +103,11 @@ nvgpu_kmd_characteristics(struct nvgpu_kmd *k)
      * dma-coherent). Without it INNER_CACHEABLE buffers would need NVMAP_IOC_CACHE around
      * every CPU access, which nvhcq does not do: refuse rather than compute wrong. */
     if (!(c->flags & NVGPU_GPU_FLAGS_SUPPORT_IO_COHERENCE))
-        return hcq_err(HCQ_ERR_UNSUPPORTED,
-                       "GET_CHARACTERISTICS: flags 0x%llx lack SUPPORT_IO_COHERENCE (1<<20): nvhcq emits no CPU "
-                       "cache maintenance",
-                       (unsigned long long)c->flags);
+        return hcq_err(
+            HCQ_ERR_UNSUPPORTED,
+            "GET_CHARACTERISTICS: flags 0x%llx lack SUPPORT_IO_COHERENCE (1<<20): nvhcq emits no CPU "
+            "cache maintenance",
+            (unsigned long long)c->flags);
     if (!(c->flags & NVGPU_GPU_FLAGS_SUPPORT_TSG_SUBCONTEXTS))
         return hcq_err(HCQ_ERR_UNSUPPORTED, "GET_CHARACTERISTICS: flags 0x%llx lack TSG_SUBCONTEXTS (1<<22)",
                        (unsigned long long)c->flags);
@@ -120,7 +123,8 @@ nvgpu_kmd_characteristics(struct nvgpu_kmd *k)
         }
     }
     if (!k->base.arch)
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "GET_CHARACTERISTICS: compute_class 0x%04x with sm_%u (0x%x) has no arch row",
+        return hcq_err(HCQ_ERR_UNSUPPORTED,
+                       "GET_CHARACTERISTICS: compute_class 0x%04x with sm_%u (0x%x) has no arch row",
                        c->compute_class, sm, c->sm_arch_sm_version);
     if (c->dma_copy_class != k->base.arch->copy_cls)
         return hcq_err(HCQ_ERR_UNSUPPORTED, "GET_CHARACTERISTICS: dma_copy_class 0x%04x (expected 0x%04x)",
@@ -159,7 +163,8 @@ nvgpu_kmd_topology(struct nvgpu_kmd *k)
         max_tpc_per_gpc = n > max_tpc_per_gpc ? n : max_tpc_per_gpc;
     }
     if (!gpcs || !tpcs || !k->num_vsms || k->num_vsms % tpcs)
-        return hcq_err(HCQ_ERR_DRIVER, "topology: gpc_mask 0x%x, %u TPCs, NUM_VSMS %u (expected a multiple of TPCs)",
+        return hcq_err(HCQ_ERR_DRIVER,
+                       "topology: gpc_mask 0x%x, %u TPCs, NUM_VSMS %u (expected a multiple of TPCs)",
                        c->gpc_mask, tpcs, k->num_vsms);
     struct kmd_info *info = &k->base.info;
     info->gpc_count = gpcs;
@@ -210,7 +215,8 @@ nvgpu_kmd_address_space(struct nvgpu_kmd *k)
     int err = nvgpu_kmd_ioctl(k, k->ctrl_fd, NVGPU_GPU_IOCTL_ALLOC_AS, &as, "ALLOC_AS");
     if (err)
         return hcq_err(HCQ_ERR_DRIVER, "NVGPU_GPU_IOCTL_ALLOC_AS [0x%llx, 0x%llx): %s",
-                       (unsigned long long)as.va_range_start, (unsigned long long)as.va_range_end, strerror(err));
+                       (unsigned long long)as.va_range_start, (unsigned long long)as.va_range_end,
+                       strerror(err));
     k->as_fd = as.as_fd;
     /* Reserve both shader windows before any buffer is mapped: the VA allocator works
      * top-down and would eventually place a buffer inside them (the P0 bug, §3.4). */
@@ -247,7 +253,8 @@ nvgpu_kmd_tsg(struct nvgpu_kmd *k)
             return hcq_err(nvgpu_kmd_errno_status(err), "NVGPU_GPU_IOCTL_OPEN_TSG (r35): %s", strerror(err));
         k->tsg_fd = (int)t.tsg_fd;
         if (k->chars.max_veid_count_per_tsg && k->chars.max_veid_count_per_tsg <= NVGPU_R35_ASYNC_VEID)
-            return hcq_err(HCQ_ERR_UNSUPPORTED, "L4T r35: max_veid_count_per_tsg %u leaves no async subcontext",
+            return hcq_err(HCQ_ERR_UNSUPPORTED,
+                           "L4T r35: max_veid_count_per_tsg %u leaves no async subcontext",
                            k->chars.max_veid_count_per_tsg);
         k->veid = NVGPU_R35_ASYNC_VEID;
         return HCQ_OK;
@@ -261,7 +268,8 @@ nvgpu_kmd_tsg(struct nvgpu_kmd *k)
     struct nvgpu_tsg_create_subcontext_args s = {.type = NVGPU_TSG_SUBCONTEXT_TYPE_ASYNC, .as_fd = k->as_fd};
     err = nvgpu_kmd_ioctl(k, k->tsg_fd, NVGPU_TSG_IOCTL_CREATE_SUBCONTEXT, &s, "CREATE_SUBCONTEXT");
     if (err)
-        return hcq_err(nvgpu_kmd_errno_status(err), "NVGPU_TSG_IOCTL_CREATE_SUBCONTEXT (ASYNC): %s", strerror(err));
+        return hcq_err(nvgpu_kmd_errno_status(err), "NVGPU_TSG_IOCTL_CREATE_SUBCONTEXT (ASYNC): %s",
+                       strerror(err));
     k->veid = s.veid;
     return HCQ_OK;
 }
@@ -281,8 +289,8 @@ nvgpu_kmd_fill_info(struct nvgpu_kmd *k)
     /* Unified memory: device memory is the SoC's DRAM (on_board_video_memory_size is 0). */
     long pages = sysconf(_SC_PHYS_PAGES), page_B = sysconf(_SC_PAGESIZE);
     info->vram_B = c->on_board_video_memory_size ? c->on_board_video_memory_size
-                   : (pages > 0 && page_B > 0)    ? (uint64_t)pages * (uint64_t)page_B
-                                                  : 0;
+                   : (pages > 0 && page_B > 0)   ? (uint64_t)pages * (uint64_t)page_B
+                                                 : 0;
     info->unified_memory = true;
     info->has_uvm = false;            /* no nvidia-uvm on JetPack 6 (nvgpu.md header) */
     info->sem_release_in_push = true; /* the QMD-reuse race (§6.6) */

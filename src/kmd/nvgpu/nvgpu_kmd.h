@@ -21,40 +21,40 @@
 
 /* One nvmap buffer (nvgpu.md §2.1): handle -> dmabuf fd -> GPU VA (optional) + CPU map. */
 struct nvgpu_mem {
-    struct kmd_mem base;   /* base.handle = nvmap handle, base.va = GPU VA (0 if unmapped) */
-    int dmabuf_fd;             /* -1 once closed */
-    uint32_t nvmap_flags;      /* the ALLOC flags word used (tag | cache policy) */
-    bool gpu_mapped;           /* MAP_BUFFER_EX done: UNMAP_BUFFER on free */
+    struct kmd_mem base;  /* base.handle = nvmap handle, base.va = GPU VA (0 if unmapped) */
+    int dmabuf_fd;        /* -1 once closed */
+    uint32_t nvmap_flags; /* the ALLOC flags word used (tag | cache policy) */
+    bool gpu_mapped;      /* MAP_BUFFER_EX done: UNMAP_BUFFER on free */
     /* A span (device buffer above one nvmap buffer's cap): n_parts nvmap buffers mapped
      * back to back into one ALLOC_SPACE reservation and one CPU VA reservation. */
     struct nvgpu_mem **parts;
     uint32_t n_parts;
-    uint64_t space_va;         /* the reservation (FREE_SPACE on free), 0 if none */
-    struct nvgpu_mem *next;    /* live list (freed by destroy if the caller forgot) */
+    uint64_t space_va;      /* the reservation (FREE_SPACE on free), 0 if none */
+    struct nvgpu_mem *next; /* live list (freed by destroy if the caller forgot) */
 };
 
 /* One GPFIFO channel (nvgpu.md §4.2-4.5). */
 struct nvgpu_chan {
     struct kmd_channel base;
-    int fd;                    /* channel fd from OPEN_CHANNEL, -1 once closed */
-    struct nvgpu_mem *ring;    /* dedicated ring buffer, exactly entries*8 B (min 4 KiB) */
-    struct nvgpu_mem *userd;   /* dedicated 4 KiB USERD */
-    struct nvgpu_mem *notifier;/* 4 KiB the kernel writes a struct nvgpu_notification to on error */
+    int fd;                     /* channel fd from OPEN_CHANNEL, -1 once closed */
+    struct nvgpu_mem *ring;     /* dedicated ring buffer, exactly entries*8 B (min 4 KiB) */
+    struct nvgpu_mem *userd;    /* dedicated 4 KiB USERD */
+    struct nvgpu_mem *notifier; /* 4 KiB the kernel writes a struct nvgpu_notification to on error */
     struct nvgpu_chan *next;
 };
 
 struct nvgpu_kmd {
     struct kmd base;
     const struct sys *sys;
-    int nvmap_fd, ctrl_fd, as_fd, tsg_fd;  /* -1 when not open */
-    uint32_t veid;                         /* async subcontext of the TSG (§4.1) */
-    enum nvgpu_l4t l4t;                    /* the L4T ABI the kernel speaks, from GET_CHARACTERISTICS */
-    volatile uint8_t *usermode;            /* mapped ctrl region: the doorbell page (§4.8) */
+    int nvmap_fd, ctrl_fd, as_fd, tsg_fd; /* -1 when not open */
+    uint32_t veid;                        /* async subcontext of the TSG (§4.1) */
+    enum nvgpu_l4t l4t;                   /* the L4T ABI the kernel speaks, from GET_CHARACTERISTICS */
+    volatile uint8_t *usermode;           /* mapped ctrl region: the doorbell page (§4.8) */
     struct nvgpu_gpu_characteristics chars;
-    uint32_t tpc_mask[NVGPU_MAX_GPCS];     /* GET_TPC_MASKS, one mask per GPC */
-    uint32_t num_vsms;                     /* NUM_VSMS: the SM count the driver reports */
-    bool windows_reserved;                 /* both ALLOC_SPACE reservations done (§3.4) */
-    pthread_mutex_t lock;                  /* guards the live lists */
+    uint32_t tpc_mask[NVGPU_MAX_GPCS]; /* GET_TPC_MASKS, one mask per GPC */
+    uint32_t num_vsms;                 /* NUM_VSMS: the SM count the driver reports */
+    bool windows_reserved;             /* both ALLOC_SPACE reservations done (§3.4) */
+    pthread_mutex_t lock;              /* guards the live lists */
     struct nvgpu_mem *mems;
     struct nvgpu_chan *chans;
 };

@@ -102,7 +102,8 @@ nvgpu_mem_create_at(struct nvgpu_kmd *k, uint64_t size_B, uint64_t align_B, uint
     nvgpu_mem_plan(size_B, align_B, cache, &size, &align);
     /* CREATE carries a 32-bit size (§5.2). */
     if (size > UINT32_MAX - (NVGPU_BIG_ALLOC_ALIGN_B - 1) || align > (1u << 31))
-        return hcq_err(HCQ_ERR_NOMEM, "nvgpu_mem_create: %llu B (align %llu) exceeds NVMAP_IOC_CREATE's 32-bit size",
+        return hcq_err(HCQ_ERR_NOMEM,
+                       "nvgpu_mem_create: %llu B (align %llu) exceeds NVMAP_IOC_CREATE's 32-bit size",
                        (unsigned long long)size_B, (unsigned long long)align);
     struct nvgpu_mem *m = calloc(1, sizeof *m);
     if (!m)
@@ -131,22 +132,24 @@ nvgpu_mem_create_at(struct nvgpu_kmd *k, uint64_t size_B, uint64_t align_B, uint
         .numa_nid = 0,
     };
     if (k->l4t == NVGPU_L4T_R35) { /* 16-byte r35 struct, no numa_nid */
-        struct nvmap_alloc_handle_r35 a5 = {.handle = al.handle, .heap_mask = al.heap_mask, .flags = al.flags,
-                                            .align = al.align};
+        struct nvmap_alloc_handle_r35 a5 = {
+            .handle = al.handle, .heap_mask = al.heap_mask, .flags = al.flags, .align = al.align};
         err = nvgpu_kmd_ioctl(k, k->nvmap_fd, NVMAP_IOC_ALLOC_R35, &a5, "NVMAP_IOC_ALLOC");
     } else {
         err = nvgpu_kmd_ioctl(k, k->nvmap_fd, NVMAP_IOC_ALLOC, &al, "NVMAP_IOC_ALLOC");
     }
     if (err) {
-        st = hcq_err(nvgpu_kmd_errno_status(err), "NVMAP_IOC_ALLOC handle 0x%x %llu B heap IOVMM flags 0x%08x: %s",
-                     cr.handle, (unsigned long long)size, m->nvmap_flags, strerror(err));
+        st = hcq_err(nvgpu_kmd_errno_status(err),
+                     "NVMAP_IOC_ALLOC handle 0x%x %llu B heap IOVMM flags 0x%08x: %s", cr.handle,
+                     (unsigned long long)size, m->nvmap_flags, strerror(err));
         goto fail_handle;
     }
 
     struct nvmap_create_handle gf = {.handle = cr.handle};
     err = nvgpu_kmd_ioctl(k, k->nvmap_fd, NVMAP_IOC_GET_FD, &gf, "NVMAP_IOC_GET_FD");
     if (err) {
-        st = hcq_err(nvgpu_kmd_errno_status(err), "NVMAP_IOC_GET_FD handle 0x%x: %s", cr.handle, strerror(err));
+        st = hcq_err(nvgpu_kmd_errno_status(err), "NVMAP_IOC_GET_FD handle 0x%x: %s", cr.handle,
+                     strerror(err));
         goto fail_handle;
     }
     m->dmabuf_fd = gf.fd;
@@ -206,7 +209,8 @@ nvgpu_mem_max_buf(void)
  * so kernels and the CPU see one contiguous buffer. Weights of a 3B Q8_0 or 8B Q4_K model
  * (> 4 GiB) load this way, with no staging copy: the CPU writes straight into the parts. */
 static enum hcq_status
-nvgpu_mem_span_create(struct nvgpu_kmd *k, uint64_t size, uint32_t cache, uint64_t cap, struct nvgpu_mem **mem_out)
+nvgpu_mem_span_create(struct nvgpu_kmd *k, uint64_t size, uint32_t cache, uint64_t cap,
+                      struct nvgpu_mem **mem_out)
 {
     *mem_out = NULL;
     struct nvgpu_mem *m = calloc(1, sizeof *m);
@@ -219,8 +223,10 @@ nvgpu_mem_span_create(struct nvgpu_kmd *k, uint64_t size, uint32_t cache, uint64
     m->base.size_B = size;
     m->base.priv = m;
     enum hcq_status st;
-    struct nvgpu_as_alloc_space_args sp = {
-        .pages = size / NVGPU_PAGE_B, .page_size = NVGPU_PAGE_B, .flags = 0, .align = NVGPU_BIG_ALLOC_ALIGN_B};
+    struct nvgpu_as_alloc_space_args sp = {.pages = size / NVGPU_PAGE_B,
+                                           .page_size = NVGPU_PAGE_B,
+                                           .flags = 0,
+                                           .align = NVGPU_BIG_ALLOC_ALIGN_B};
     int err = nvgpu_kmd_ioctl(k, k->as_fd, NVGPU_AS_IOCTL_ALLOC_SPACE, &sp, "ALLOC_SPACE");
     if (err) {
         st = hcq_err(nvgpu_kmd_errno_status(err), "NVGPU_AS_IOCTL_ALLOC_SPACE %llu B (span): %s",
@@ -239,8 +245,8 @@ nvgpu_mem_span_create(struct nvgpu_kmd *k, uint64_t size, uint32_t cache, uint64
     for (uint64_t off = 0; off < size; off += cap) {
         uint64_t part = size - off < cap ? size - off : cap;
         uint64_t part_align = cap % NVGPU_BIG_ALLOC_ALIGN_B ? NVGPU_PAGE_B : NVGPU_BIG_ALLOC_ALIGN_B;
-        st = nvgpu_mem_create_at(k, part, part_align, cache, true, m->space_va + off,
-                                 (uint8_t *)cpu + off, false, &m->parts[m->n_parts]);
+        st = nvgpu_mem_create_at(k, part, part_align, cache, true, m->space_va + off, (uint8_t *)cpu + off,
+                                 false, &m->parts[m->n_parts]);
         if (st != HCQ_OK)
             goto fail;
         m->n_parts++;
@@ -296,9 +302,11 @@ nvgpu_mem_destroy(struct nvgpu_kmd *k, struct nvgpu_mem *m)
         k->sys->close(k->sys->ctx, m->dmabuf_fd);
     m->dmabuf_fd = -1;
     if (m->base.handle) {
-        int err = nvgpu_kmd_ioctl(k, k->nvmap_fd, NVMAP_IOC_FREE, (void *)(uintptr_t)m->base.handle, "NVMAP_IOC_FREE");
+        int err = nvgpu_kmd_ioctl(k, k->nvmap_fd, NVMAP_IOC_FREE, (void *)(uintptr_t)m->base.handle,
+                                  "NVMAP_IOC_FREE");
         if (err)
-            HCQ_LOG_WARN("nvgpu: NVMAP_IOC_FREE handle 0x%llx: %s", (unsigned long long)m->base.handle, strerror(err));
+            HCQ_LOG_WARN("nvgpu: NVMAP_IOC_FREE handle 0x%llx: %s", (unsigned long long)m->base.handle,
+                         strerror(err));
     }
     free(m);
 }
@@ -306,8 +314,7 @@ nvgpu_mem_destroy(struct nvgpu_kmd *k, struct nvgpu_mem *m)
 /* ==== kmd_ops ==== */
 
 enum hcq_status
-nvgpu_mem_alloc(struct kmd *kmd, uint64_t size_B, uint64_t align_B, uint32_t flags,
-                struct kmd_mem **mem_out)
+nvgpu_mem_alloc(struct kmd *kmd, uint64_t size_B, uint64_t align_B, uint32_t flags, struct kmd_mem **mem_out)
 {
     struct nvgpu_kmd *k = nvgpu_kmd_from(kmd);
     *mem_out = NULL;

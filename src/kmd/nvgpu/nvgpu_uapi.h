@@ -21,8 +21,8 @@
 #define NVGPU_IOC_NONE 0u
 #define NVGPU_IOC_WRITE 1u
 #define NVGPU_IOC_READ 2u
-#define NVGPU_IOC(dir, magic, nr, size)                                                            \
-    ((unsigned long)(((uint32_t)(dir) << 30) | ((uint32_t)(size) << 16) | ((uint32_t)(magic) << 8) | \
+#define NVGPU_IOC(dir, magic, nr, size)                                                                      \
+    ((unsigned long)(((uint32_t)(dir) << 30) | ((uint32_t)(size) << 16) | ((uint32_t)(magic) << 8) |         \
                      (uint32_t)(nr)))
 #define NVGPU_IOWR(magic, nr, type) NVGPU_IOC(NVGPU_IOC_READ | NVGPU_IOC_WRITE, magic, nr, sizeof(type))
 #define NVGPU_IOW(magic, nr, type) NVGPU_IOC(NVGPU_IOC_WRITE, magic, nr, sizeof(type))
@@ -52,37 +52,37 @@ struct nvgpu_gpu_get_characteristics {
 
 /* nvgpu.md §5.2 (328 bytes, all offsets listed there). */
 struct nvgpu_gpu_characteristics {
-    uint32_t arch;                      /* 0x170 on ga10b (§1.2) */
-    uint32_t impl;                      /* 0xB on ga10b */
+    uint32_t arch; /* 0x170 on ga10b (§1.2) */
+    uint32_t impl; /* 0xB on ga10b */
     uint32_t rev;
     uint32_t num_gpc;
-    int32_t numa_domain_id;             /* s32 then 4 bytes of implicit padding (§5.2 trap) */
+    int32_t numa_domain_id; /* s32 then 4 bytes of implicit padding (§5.2 trap) */
     uint32_t pad_numa_;
     uint64_t L2_cache_size;
-    uint64_t on_board_video_memory_size;/* 0: unified memory */
-    uint32_t num_tpc_per_gpc;           /* "architectural max" per header comment (§1.2) */
+    uint64_t on_board_video_memory_size; /* 0: unified memory */
+    uint32_t num_tpc_per_gpc;            /* "architectural max" per header comment (§1.2) */
     uint32_t bus_type;
-    uint32_t big_page_size;             /* 0 on ga10b */
+    uint32_t big_page_size; /* 0 on ga10b */
     uint32_t compression_page_size;
-    uint32_t pde_coverage_bit_count;    /* 47; NOT the ALLOC_AS alignment (§3.1) */
+    uint32_t pde_coverage_bit_count; /* 47; NOT the ALLOC_AS alignment (§3.1) */
     uint32_t available_big_page_sizes;
-    uint64_t flags;                     /* NVGPU_GPU_FLAGS_* */
+    uint64_t flags; /* NVGPU_GPU_FLAGS_* */
     uint32_t twod_class;
     uint32_t threed_class;
-    uint32_t compute_class;             /* 0xC7C0 AMPERE_COMPUTE_B */
-    uint32_t gpfifo_class;              /* 0xC76F */
+    uint32_t compute_class; /* 0xC7C0 AMPERE_COMPUTE_B */
+    uint32_t gpfifo_class;  /* 0xC76F */
     uint32_t inline_to_memory_class;
-    uint32_t dma_copy_class;            /* 0xC7B5 AMPERE_DMA_COPY_B */
-    uint32_t gpc_mask;                  /* u32, not u64 (§5.2 trap) */
-    uint32_t sm_arch_sm_version;        /* 0x807 = SM 8.7 */
+    uint32_t dma_copy_class;     /* 0xC7B5 AMPERE_DMA_COPY_B */
+    uint32_t gpc_mask;           /* u32, not u64 (§5.2 trap) */
+    uint32_t sm_arch_sm_version; /* 0x807 = SM 8.7 */
     uint32_t sm_arch_spa_version;
-    uint32_t sm_arch_warp_count;        /* max warps per SM, 48 */
+    uint32_t sm_arch_warp_count; /* max warps per SM, 48 */
     int16_t gpu_ioctl_nr_last;
     int16_t tsg_ioctl_nr_last;
     int16_t dbg_gpu_ioctl_nr_last;
     int16_t ioctl_channel_nr_last;
     int16_t as_ioctl_nr_last;
-    uint8_t gpu_va_bit_count;           /* 40 */
+    uint8_t gpu_va_bit_count; /* 40 */
     uint8_t reserved;
     uint32_t max_fbps_count;
     uint32_t fbp_en_mask;
@@ -131,7 +131,7 @@ struct nvgpu_gpu_characteristics {
     uint32_t num_sub_partition_per_fbpa;
     uint32_t gpu_instance_id;
     uint32_t gr_instance_id;
-    uint32_t max_gpfifo_entries;        /* 2^28 */
+    uint32_t max_gpfifo_entries; /* 2^28 */
     uint32_t max_dbg_tsg_timeslice;
     uint32_t reserved5;
     uint64_t device_instance_id;
@@ -156,13 +156,13 @@ struct nvgpu_gpu_characteristics {
 
 /* nvgpu.md §3.1 */
 struct nvgpu_alloc_as_args {
-    uint32_t big_page_size; /* 0: ga10b has no big pages */
-    int32_t as_fd;          /* out */
-    uint32_t flags;         /* NVGPU_GPU_IOCTL_ALLOC_AS_FLAGS_* */
-    uint32_t reserved;      /* must be 0 */
-    uint64_t va_range_start;/* non-zero, PDE (2 MiB) aligned */
+    uint32_t big_page_size;  /* 0: ga10b has no big pages */
+    int32_t as_fd;           /* out */
+    uint32_t flags;          /* NVGPU_GPU_IOCTL_ALLOC_AS_FLAGS_* */
+    uint32_t reserved;       /* must be 0 */
+    uint64_t va_range_start; /* non-zero, PDE (2 MiB) aligned */
     uint64_t va_range_end;
-    uint64_t va_range_split;/* 0 with UNIFIED_VA */
+    uint64_t va_range_split; /* 0 with UNIFIED_VA */
     uint32_t padding[6];
 };
 #define NVGPU_GPU_IOCTL_ALLOC_AS_FLAGS_UNIFIED_VA (1u << 1)
@@ -224,9 +224,9 @@ struct nvgpu_as_unmap_buffer_args {
 struct nvgpu_as_alloc_space_args {
     uint64_t pages;
     uint32_t page_size;
-    uint32_t flags;     /* NVGPU_AS_ALLOC_SPACE_FLAGS_* */
+    uint32_t flags; /* NVGPU_AS_ALLOC_SPACE_FLAGS_* */
     union {
-        uint64_t offset;/* in with FIXED_OFFSET; out: the VA */
+        uint64_t offset; /* in with FIXED_OFFSET; out: the VA */
         uint64_t align;
     };
     uint32_t padding[2];
@@ -236,14 +236,14 @@ struct nvgpu_as_alloc_space_args {
 
 /* nvgpu.md §3.2 */
 struct nvgpu_as_map_buffer_ex_args {
-    uint32_t flags;         /* NVGPU_AS_MAP_BUFFER_FLAGS_*; 0: kernel picks the VA */
-    int16_t compr_kind;     /* -1 NV_KIND_INVALID: no compression */
-    int16_t incompr_kind;   /* 0: pitch/generic */
+    uint32_t flags;       /* NVGPU_AS_MAP_BUFFER_FLAGS_*; 0: kernel picks the VA */
+    int16_t compr_kind;   /* -1 NV_KIND_INVALID: no compression */
+    int16_t incompr_kind; /* 0: pitch/generic */
     uint32_t dmabuf_fd;
-    uint32_t page_size;     /* 4096 */
+    uint32_t page_size; /* 4096 */
     uint64_t buffer_offset;
-    uint64_t mapping_size;  /* 0: whole buffer */
-    uint64_t offset;        /* in (FIXED_OFFSET) / out: GPU VA */
+    uint64_t mapping_size; /* 0: whole buffer */
+    uint64_t offset;       /* in (FIXED_OFFSET) / out: GPU VA */
 };
 #define NVGPU_AS_MAP_BUFFER_FLAGS_FIXED_OFFSET (1u << 0)
 #define NVGPU_AS_MAP_BUFFER_FLAGS_CACHEABLE (1u << 2)
@@ -277,9 +277,9 @@ struct nvgpu_tsg_bind_channel_ex_args {
 };
 
 struct nvgpu_tsg_create_subcontext_args {
-    uint32_t type;   /* NVGPU_TSG_SUBCONTEXT_TYPE_* */
+    uint32_t type; /* NVGPU_TSG_SUBCONTEXT_TYPE_* */
     int32_t as_fd;
-    uint32_t veid;   /* out */
+    uint32_t veid; /* out */
     uint32_t reserved;
 };
 #define NVGPU_TSG_SUBCONTEXT_TYPE_SYNC 0u
@@ -310,7 +310,7 @@ struct nvgpu_notification {
     uint32_t time_stamp_ns[2]; /* CLOCK_REALTIME ns, low word first */
     uint32_t info32;           /* NVGPU_CHANNEL_* error code */
     uint16_t info16;
-    uint16_t status;           /* NVGPU_NOTIFICATION_STATUS_ERROR once set */
+    uint16_t status; /* NVGPU_NOTIFICATION_STATUS_ERROR once set */
 };
 #define NVGPU_NOTIFICATION_STATUS_ERROR 0xFFFFu
 #define NVGPU_CHANNEL_FIFO_ERROR_IDLE_TIMEOUT 8u
@@ -343,15 +343,15 @@ struct nvgpu_get_user_syncpoint_args {
 struct nvgpu_channel_setup_bind_args {
     uint32_t num_gpfifo_entries;
     uint32_t num_inflight_jobs;
-    uint32_t flags;                 /* NVGPU_CHANNEL_SETUP_BIND_FLAGS_* */
+    uint32_t flags; /* NVGPU_CHANNEL_SETUP_BIND_FLAGS_* */
     int32_t userd_dmabuf_fd;
     int32_t gpfifo_dmabuf_fd;
-    uint32_t work_submit_token;     /* out: value for the doorbell */
-    uint64_t userd_dmabuf_offset;   /* must be 0 */
-    uint64_t gpfifo_dmabuf_offset;  /* must be 0 */
-    uint64_t gpfifo_gpu_va;         /* out (0 on ga10b) */
-    uint64_t userd_gpu_va;          /* out (0 on ga10b) */
-    uint64_t usermode_mmio_gpu_va;  /* out (0) */
+    uint32_t work_submit_token;    /* out: value for the doorbell */
+    uint64_t userd_dmabuf_offset;  /* must be 0 */
+    uint64_t gpfifo_dmabuf_offset; /* must be 0 */
+    uint64_t gpfifo_gpu_va;        /* out (0 on ga10b) */
+    uint64_t userd_gpu_va;         /* out (0 on ga10b) */
+    uint64_t usermode_mmio_gpu_va; /* out (0) */
     uint32_t reserved[9];
 };
 #define NVGPU_CHANNEL_SETUP_BIND_FLAGS_VPR_ENABLED (1u << 0)
@@ -369,11 +369,11 @@ struct nvgpu_channel_setup_bind_args {
  * (any id below max_veid_count_per_tsg; the AS is the channel's own). The kernel matches
  * full ioctl numbers, so the r36 numbers are ENOTTY on r35 and vice versa. */
 enum nvgpu_l4t { NVGPU_L4T_R35 = 35, NVGPU_L4T_R36 = 36 };
-#define NVGPU_CHARS_B_R35 312u          /* GET_CHARACTERISTICS reports this size on r35 */
+#define NVGPU_CHARS_B_R35 312u /* GET_CHARACTERISTICS reports this size on r35 */
 #define NVGPU_CHARS_B_R36 328u
-#define NVGPU_CHARS_R35_SHIFT_AT 16u    /* r36 inserted numa_domain_id (+pad) here */
+#define NVGPU_CHARS_R35_SHIFT_AT 16u /* r36 inserted numa_domain_id (+pad) here */
 #define NVGPU_CHARS_R35_SHIFT_B 8u
-#define NVGPU_R35_ASYNC_VEID 1u         /* VEID 0 is the sync subcontext; async ids start at 1 */
+#define NVGPU_R35_ASYNC_VEID 1u /* VEID 0 is the sync subcontext; async ids start at 1 */
 
 struct nvgpu_gpu_open_tsg_args_r35 {
     uint32_t tsg_fd; /* out */
@@ -414,10 +414,10 @@ struct nvmap_create_handle {
 
 struct nvmap_alloc_handle {
     uint32_t handle;
-    uint32_t heap_mask;  /* NVMAP_HEAP_IOVMM: the only heap that works (§2.2) */
-    uint32_t flags;      /* cache policy 1:0 | ... | allocation tag 31:16 (§2.3) */
+    uint32_t heap_mask; /* NVMAP_HEAP_IOVMM: the only heap that works (§2.2) */
+    uint32_t flags;     /* cache policy 1:0 | ... | allocation tag 31:16 (§2.3) */
     uint32_t align;
-    int32_t numa_nid;    /* 0 (not a u8 kind + padding, §5.2) */
+    int32_t numa_nid; /* 0 (not a u8 kind + padding, §5.2) */
 };
 
 /* r35 nvmap ALLOC: 16 bytes, no numa_nid (see the r35 block above). */
@@ -485,7 +485,7 @@ struct nvmap_available_heaps {
 
 /* ==== Usermode submit (nvgpu.md §1.3 step 5, §4.7-4.9) ==== */
 
-#define NVGPU_USERMODE_MAP_B 0x10000u           /* tinygrad maps 64 KiB; 4 KiB also works (§4.8) */
+#define NVGPU_USERMODE_MAP_B 0x10000u            /* tinygrad maps 64 KiB; 4 KiB also works (§4.8) */
 #define NV_USERMODE_NOTIFY_CHANNEL_PENDING 0x90u /* doorbell: write the work-submit token */
 #define NVC56F_USERD_B 0x1000u                   /* USERD buffer: 4 KiB (§4.7) */
 #define NVC56F_GP_GET 0x88u                      /* USERD word offsets (AmpereAControlGPFifo, §4.7) */
@@ -493,14 +493,14 @@ struct nvmap_available_heaps {
 
 /* ==== Address-space plan (nvgpu.md §1.3, §3.1, §3.4) ==== */
 
-#define NVGPU_VA_PDE_ALIGN_B (1ull << 21)          /* ALLOC_AS range alignment that works (§3.1) */
-#define NVGPU_VA_RANGE_START 0x200000ull           /* §3.1 working values */
-#define NVGPU_VA_RANGE_END 0xFFFFE00000ull         /* 2^40 - 2 MiB */
-#define NVGPU_LOCAL_WINDOW_VA 0xFD00000000ull      /* SET_SHADER_LOCAL_MEMORY_WINDOW (§3.4) */
-#define NVGPU_SHARED_WINDOW_VA 0xFE00000000ull     /* SET_SHADER_SHARED_MEMORY_WINDOW (§3.4) */
-#define NVGPU_WINDOW_RESERVE_B (1ull << 30)        /* 1 GiB reservation each (§3.4) */
+#define NVGPU_VA_PDE_ALIGN_B (1ull << 21)      /* ALLOC_AS range alignment that works (§3.1) */
+#define NVGPU_VA_RANGE_START 0x200000ull       /* §3.1 working values */
+#define NVGPU_VA_RANGE_END 0xFFFFE00000ull     /* 2^40 - 2 MiB */
+#define NVGPU_LOCAL_WINDOW_VA 0xFD00000000ull  /* SET_SHADER_LOCAL_MEMORY_WINDOW (§3.4) */
+#define NVGPU_SHARED_WINDOW_VA 0xFE00000000ull /* SET_SHADER_SHARED_MEMORY_WINDOW (§3.4) */
+#define NVGPU_WINDOW_RESERVE_B (1ull << 30)    /* 1 GiB reservation each (§3.4) */
 #define NVGPU_PAGE_B 4096u
-#define NVGPU_BIG_ALLOC_MIN_B (8ull << 20)         /* >= 8 MiB: 2 MiB size/alignment (§2.4) */
+#define NVGPU_BIG_ALLOC_MIN_B (8ull << 20) /* >= 8 MiB: 2 MiB size/alignment (§2.4) */
 #define NVGPU_BIG_ALLOC_ALIGN_B (2ull << 20)
 /* The largest one nvmap buffer can be: CREATE's size is a u32 and big buffers are 2 MiB
  * multiples, so 4 GiB - 2 MiB. Larger device buffers are spans of several (nvgpu_mem.c). */
@@ -508,7 +508,7 @@ struct nvmap_available_heaps {
 
 /* ==== Layout checks (nvgpu.md §10 step 1: 328/16/64/32/40/8/24/16/4/104/16/20/8) ==== */
 
-#define NVGPU_CHECK_OFF(type, field, off)                                                          \
+#define NVGPU_CHECK_OFF(type, field, off)                                                                    \
     _Static_assert(offsetof(struct type, field) == (off), #type "." #field " @" #off)
 
 _Static_assert(sizeof(struct nvgpu_gpu_get_characteristics) == 16, "get_characteristics");

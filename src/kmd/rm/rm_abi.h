@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #define RM_ABI_CHECK(type, size) _Static_assert(sizeof(type) == (size), #type " size")
-#define RM_ABI_OFF(type, field, off) \
+#define RM_ABI_OFF(type, field, off)                                                                         \
     _Static_assert(offsetof(type, field) == (off), #type "." #field " offset")
 
 static inline uint64_t
@@ -33,19 +33,19 @@ rm_p64(const void *p)
 
 /* _IOWR('F', nr, size): direction 3 << 30, size 14 bits at 16, type 0x46 at 8. */
 #define NV_IOCTL_MAGIC 0x46u
-#define NV_ESC_IOWR(nr, size) \
+#define NV_ESC_IOWR(nr, size)                                                                                \
     ((unsigned long)(0xC0000000u | ((uint32_t)(size) << 16) | (NV_IOCTL_MAGIC << 8) | (uint32_t)(nr)))
 
-#define NV_ESC_CARD_INFO 200u          /* 0xC8, nv_ioctl_card_info_t[N], ctl */
-#define NV_ESC_REGISTER_FD 201u        /* 0xC9, {int ctl_fd}, nvidiaN */
-#define NV_ESC_CHECK_VERSION_STR 210u  /* 0xD2, not sent (rm.md §1.2, §9.5) */
-#define NV_ESC_RM_ALLOC_MEMORY 0x27u   /* NVOS02 with fd, nvidiaN */
-#define NV_ESC_RM_FREE 0x29u           /* NVOS00 */
-#define NV_ESC_RM_CONTROL 0x2Au        /* NVOS54 */
-#define NV_ESC_RM_ALLOC 0x2Bu          /* NVOS21 */
-#define NV_ESC_RM_MAP_MEMORY 0x4Eu     /* NVOS33 with fd */
-#define NV_ESC_RM_UNMAP_MEMORY 0x4Fu   /* NVOS34 */
-#define NV_ESC_RM_MAP_MEMORY_DMA 0x57u /* NVOS46 */
+#define NV_ESC_CARD_INFO 200u            /* 0xC8, nv_ioctl_card_info_t[N], ctl */
+#define NV_ESC_REGISTER_FD 201u          /* 0xC9, {int ctl_fd}, nvidiaN */
+#define NV_ESC_CHECK_VERSION_STR 210u    /* 0xD2, not sent (rm.md §1.2, §9.5) */
+#define NV_ESC_RM_ALLOC_MEMORY 0x27u     /* NVOS02 with fd, nvidiaN */
+#define NV_ESC_RM_FREE 0x29u             /* NVOS00 */
+#define NV_ESC_RM_CONTROL 0x2Au          /* NVOS54 */
+#define NV_ESC_RM_ALLOC 0x2Bu            /* NVOS21 */
+#define NV_ESC_RM_MAP_MEMORY 0x4Eu       /* NVOS33 with fd */
+#define NV_ESC_RM_UNMAP_MEMORY 0x4Fu     /* NVOS34 */
+#define NV_ESC_RM_MAP_MEMORY_DMA 0x57u   /* NVOS46 */
 #define NV_ESC_RM_UNMAP_MEMORY_DMA 0x58u /* NVOS47 */
 
 #define RM_CARD_INFO_MAX 64u /* entries passed to CARD_INFO (rm.md §1.3, tinygrad's 64) */
@@ -56,9 +56,9 @@ rm_p64(const void *p)
 typedef struct {
     uint32_t hRoot;
     uint32_t hObjectParent;
-    uint32_t hObjectNew;    /* in: 0 = RM picks; out: handle */
+    uint32_t hObjectNew; /* in: 0 = RM picks; out: handle */
     uint32_t hClass;
-    uint64_t pAllocParms;   /* NvP64 */
+    uint64_t pAllocParms; /* NvP64 */
     uint32_t paramsSize;
     uint32_t status;
 } NVOS21_PARAMETERS;
@@ -75,7 +75,7 @@ typedef struct {
     uint32_t hObject;
     uint32_t cmd;
     uint32_t flags;
-    uint64_t params;        /* NvP64 */
+    uint64_t params; /* NvP64 */
     uint32_t paramsSize;
     uint32_t status;
 } NVOS54_PARAMETERS;
@@ -102,12 +102,12 @@ RM_ABI_OFF(NVOS00_PARAMETERS, status, 0xC);
 typedef struct {
     uint32_t hRoot;
     uint32_t hObjectParent;
-    uint32_t hObjectNew;    /* client-chosen for NV01_MEMORY_SYSTEM_OS_DESCRIPTOR */
+    uint32_t hObjectNew; /* client-chosen for NV01_MEMORY_SYSTEM_OS_DESCRIPTOR */
     uint32_t hClass;
     uint32_t flags;
     uint32_t pad0;
-    uint64_t pMemory;       /* NvP64: user pages to wrap */
-    uint64_t limit;         /* size - 1 */
+    uint64_t pMemory; /* NvP64: user pages to wrap */
+    uint64_t limit;   /* size - 1 */
     uint32_t status;
     uint32_t pad1;
 } NVOS02_PARAMETERS;
@@ -120,7 +120,7 @@ RM_ABI_OFF(NVOS02_PARAMETERS, status, 0x28);
 
 typedef struct {
     NVOS02_PARAMETERS params;
-    int32_t fd;             /* -1 (rm.md §3.3) */
+    int32_t fd; /* -1 (rm.md §3.3) */
     uint32_t pad;
 } nv_ioctl_nvos02_parameters_with_fd;
 RM_ABI_CHECK(nv_ioctl_nvos02_parameters_with_fd, 56);
@@ -148,7 +148,7 @@ RM_ABI_OFF(NVOS33_PARAMETERS, flags, 0x2C);
 
 typedef struct {
     NVOS33_PARAMETERS params;
-    int32_t fd;             /* the fresh fd that will be mmap()ed */
+    int32_t fd; /* the fresh fd that will be mmap()ed */
     uint32_t pad;
 } nv_ioctl_nvos33_parameters_with_fd;
 RM_ABI_CHECK(nv_ioctl_nvos33_parameters_with_fd, 56);
@@ -173,7 +173,7 @@ RM_ABI_OFF(NVOS34_PARAMETERS, flags, 0x1C);
 typedef struct {
     uint32_t hClient;
     uint32_t hDevice;
-    uint32_t hDma;           /* the virtmem object (NV01_MEMORY_VIRTUAL) */
+    uint32_t hDma; /* the virtmem object (NV01_MEMORY_VIRTUAL) */
     uint32_t hMemory;
     uint64_t offset;
     uint64_t length;
@@ -181,7 +181,7 @@ typedef struct {
     uint32_t flags2;
     uint32_t kindOverride;
     uint32_t pad0;
-    uint64_t dmaOffset;      /* in with DMA_OFFSET_FIXED, out: GPU VA */
+    uint64_t dmaOffset; /* in with DMA_OFFSET_FIXED, out: GPU VA */
     uint32_t status;
     uint32_t pad1;
 } NVOS46_PARAMETERS;
@@ -266,9 +266,9 @@ RM_ABI_CHECK(nv_ioctl_register_fd_t, 4);
 #define NV20_SUBDEVICE_0 0x2080u
 #define NV01_MEMORY_VIRTUAL 0x70u
 #define FERMI_VASPACE_A 0x90F1u
-#define NV1_MEMORY_USER 0x40u                   /* = NV01_MEMORY_LOCAL_USER, vidmem */
-#define NV1_MEMORY_SYSTEM 0x3Eu                 /* RM-owned sysmem */
-#define NV01_MEMORY_SYSTEM_OS_DESCRIPTOR 0x71u  /* wraps user pages */
+#define NV1_MEMORY_USER 0x40u                  /* = NV01_MEMORY_LOCAL_USER, vidmem */
+#define NV1_MEMORY_SYSTEM 0x3Eu                /* RM-owned sysmem */
+#define NV01_MEMORY_SYSTEM_OS_DESCRIPTOR 0x71u /* wraps user pages */
 #define KEPLER_CHANNEL_GROUP_A 0xA06Cu
 #define FERMI_CONTEXT_SHARE_A 0x9067u
 #define GT200_DEBUGGER 0x83DEu
@@ -321,7 +321,7 @@ typedef struct {
     uint64_t vaSpaceSize;
     uint64_t vaStartInternal;
     uint64_t vaLimitInternal;
-    uint32_t vaMode;        /* 0 = OPTIONAL_MULTIPLE_VASPACES */
+    uint32_t vaMode; /* 0 = OPTIONAL_MULTIPLE_VASPACES */
     uint32_t pad1;
 } NV0080_ALLOC_PARAMETERS;
 RM_ABI_CHECK(NV0080_ALLOC_PARAMETERS, 56);
@@ -340,8 +340,8 @@ RM_ABI_CHECK(NV2080_ALLOC_PARAMETERS, 4);
 /* rm.md §2 step 10 */
 typedef struct {
     uint64_t offset;
-    uint64_t limit;         /* 0x1FFFFFFFFFFFF */
-    uint32_t hVASpace;      /* 0 = the device's default VAS */
+    uint64_t limit;    /* 0x1FFFFFFFFFFFF */
+    uint32_t hVASpace; /* 0 = the device's default VAS */
     uint32_t pad0;
 } NV_MEMORY_VIRTUAL_ALLOCATION_PARAMS;
 RM_ABI_CHECK(NV_MEMORY_VIRTUAL_ALLOCATION_PARAMS, 24);
@@ -354,7 +354,7 @@ RM_ABI_OFF(NV_MEMORY_VIRTUAL_ALLOCATION_PARAMS, hVASpace, 0x10);
 typedef struct {
     uint32_t numClasses;
     uint32_t pad0;
-    uint64_t classList;     /* NvP64 to uint32_t[numClasses], NULL for the count */
+    uint64_t classList; /* NvP64 to uint32_t[numClasses], NULL for the count */
 } NV0080_CTRL_GPU_GET_CLASSLIST_PARAMS;
 RM_ABI_CHECK(NV0080_CTRL_GPU_GET_CLASSLIST_PARAMS, 16);
 RM_ABI_OFF(NV0080_CTRL_GPU_GET_CLASSLIST_PARAMS, classList, 0x8);
@@ -366,8 +366,8 @@ RM_ABI_OFF(NV0080_CTRL_GPU_GET_CLASSLIST_PARAMS, classList, 0x8);
 /* rm.md §2 step 13 */
 #define NV2080_CTRL_CMD_PERF_BOOST 0x2080200Au
 typedef struct {
-    uint32_t flags;         /* 0x52 = CUDA_YES<<4 | CUDA_PRIORITY_HIGH<<6 | BOOST_TO_MAX */
-    uint32_t duration;      /* 0xFFFFFFFF = infinite */
+    uint32_t flags;    /* 0x52 = CUDA_YES<<4 | CUDA_PRIORITY_HIGH<<6 | BOOST_TO_MAX */
+    uint32_t duration; /* 0xFFFFFFFF = infinite */
 } NV2080_CTRL_PERF_BOOST_PARAMS;
 RM_ABI_CHECK(NV2080_CTRL_PERF_BOOST_PARAMS, 8);
 #define RM_PERF_BOOST_FLAGS 0x52u
@@ -431,7 +431,7 @@ RM_ABI_OFF(NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS, bIsCallingContextVgpuPlugin, 
 typedef struct {
     uint32_t hVASpace;
     uint32_t flags;
-    uint32_t subctxId;      /* out */
+    uint32_t subctxId; /* out */
 } NV_CTXSHARE_ALLOCATION_PARAMETERS;
 RM_ABI_CHECK(NV_CTXSHARE_ALLOCATION_PARAMETERS, 12);
 RM_ABI_OFF(NV_CTXSHARE_ALLOCATION_PARAMETERS, flags, 0x4);
@@ -467,7 +467,7 @@ typedef struct {
     uint64_t alignment;
     uint64_t offset;
     uint64_t limit;
-    uint64_t address;       /* NvP64 */
+    uint64_t address; /* NvP64 */
     uint32_t ctagOffset;
     uint32_t hVASpace;
     uint32_t internalflags;
@@ -506,15 +506,15 @@ RM_ABI_OFF(NV_MEMORY_ALLOCATION_PARAMS, numaNode, 0x78);
 #define RM_MEM_FLAGS_SYSMEM 0xC101u
 #define RM_MEM_FORMAT 6u
 /* attr (NVOS32_ATTR_*) and attr2 (NVOS32_ATTR2_*) fields, (hi, lo) from rm.md §3.1 */
-#define NVOS32_ATTR_PAGE_SIZE_SHIFT 23       /* 24:23 */
+#define NVOS32_ATTR_PAGE_SIZE_SHIFT 23 /* 24:23 */
 #define NVOS32_ATTR_PAGE_SIZE_HUGE 3u
-#define NVOS32_ATTR_LOCATION_SHIFT 25        /* 26:25 */
+#define NVOS32_ATTR_LOCATION_SHIFT 25 /* 26:25 */
 #define NVOS32_ATTR_LOCATION_PCI 1u
-#define NVOS32_ATTR_PHYSICALITY_SHIFT 27     /* 28:27 */
+#define NVOS32_ATTR_PHYSICALITY_SHIFT 27 /* 28:27 */
 #define NVOS32_ATTR_PHYSICALITY_CONTIGUOUS 2u
 #define NVOS32_ATTR_PHYSICALITY_ALLOW_NONCONTIGUOUS 3u
-#define NVOS32_ATTR2_ZBC_PREFER_NO_ZBC 1u    /* 1:0 */
-#define NVOS32_ATTR2_GPU_CACHEABLE_SHIFT 2   /* 3:2 */
+#define NVOS32_ATTR2_ZBC_PREFER_NO_ZBC 1u  /* 1:0 */
+#define NVOS32_ATTR2_GPU_CACHEABLE_SHIFT 2 /* 3:2 */
 #define NVOS32_ATTR2_GPU_CACHEABLE_YES 1u
 #define NVOS32_ATTR2_GPU_CACHEABLE_NO 2u
 #define NVOS32_ATTR2_PAGE_SIZE_HUGE_SHIFT 20 /* 21:20 */
@@ -620,7 +620,7 @@ RM_ABI_CHECK(NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS, 4);
  * channel error RM writes the Xid code (nverror.h ROBUST_CHANNEL_*) into info32.
  */
 typedef struct {
-    uint32_t timeStamp[2];  /* ns */
+    uint32_t timeStamp[2]; /* ns */
     uint32_t info32;
     uint16_t info16;
     uint16_t status;
@@ -651,16 +651,16 @@ RM_ABI_CHECK(NV2080_CTRL_GR_INFO, 8);
 typedef struct {
     uint32_t grInfoListSize;
     uint32_t pad0;
-    uint64_t grInfoList;    /* NvP64 to NV2080_CTRL_GR_INFO[grInfoListSize] */
+    uint64_t grInfoList; /* NvP64 to NV2080_CTRL_GR_INFO[grInfoListSize] */
     NV2080_CTRL_GR_ROUTE_INFO grRouteInfo;
 } NV2080_CTRL_GR_GET_INFO_PARAMS;
 RM_ABI_CHECK(NV2080_CTRL_GR_GET_INFO_PARAMS, 32);
 RM_ABI_OFF(NV2080_CTRL_GR_GET_INFO_PARAMS, grInfoList, 0x8);
 RM_ABI_OFF(NV2080_CTRL_GR_GET_INFO_PARAMS, grRouteInfo, 0x10);
 
-#define NV2080_CTRL_GR_INFO_INDEX_SHADER_PIPE_COUNT 0x07u      /* measured: GPCs */
+#define NV2080_CTRL_GR_INFO_INDEX_SHADER_PIPE_COUNT 0x07u /* measured: GPCs */
 #define NV2080_CTRL_GR_INFO_INDEX_THREAD_STACK_SCALING_FACTOR 0x08u
-#define NV2080_CTRL_GR_INFO_INDEX_SHADER_PIPE_SUB_COUNT 0x09u  /* measured: TPCs */
+#define NV2080_CTRL_GR_INFO_INDEX_SHADER_PIPE_SUB_COUNT 0x09u /* measured: TPCs */
 #define NV2080_CTRL_GR_INFO_INDEX_SM_VERSION 0x0Cu
 #define NV2080_CTRL_GR_INFO_INDEX_MAX_WARPS_PER_SM 0x0Du
 #define NV2080_CTRL_GR_INFO_INDEX_MAX_THREADS_PER_WARP 0x0Eu
@@ -796,7 +796,7 @@ RM_ABI_OFF(UVM_REGISTER_CHANNEL_PARAMS, rmStatus, 0x30);
 
 typedef struct {
     uint8_t gpuUuid[16];
-    uint32_t gpuMappingType;     /* 1 = ReadWriteAtomic (tinygrad) */
+    uint32_t gpuMappingType; /* 1 = ReadWriteAtomic (tinygrad) */
     uint32_t gpuCachingType;
     uint32_t gpuFormatType;
     uint32_t gpuElementBits;

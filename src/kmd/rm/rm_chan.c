@@ -13,18 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RM_CHAN_ENTRIES_MIN 64u        /* USERD right after the ring stays 512-byte aligned */
+#define RM_CHAN_ENTRIES_MIN 64u /* USERD right after the ring stays 512-byte aligned */
 #define RM_CHAN_ENTRIES_MAX (1u << 20)
 
 /* Steps 17 and 19, once: TSG on the GR engine, then a context share on our VA space. */
 static enum hcq_status
 rm_tsg_create(struct rm_kmd *k)
 {
-    NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS g = { .engineType = NV2080_ENGINE_TYPE_GRAPHICS };
+    NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS g = {.engineType = NV2080_ENGINE_TYPE_GRAPHICS};
     enum hcq_status st = rm_alloc(k, k->hdevice, KEPLER_CHANNEL_GROUP_A, &g, sizeof g, &k->htsg);
     if (st != HCQ_OK)
         return st;
-    NV_CTXSHARE_ALLOCATION_PARAMETERS c = { .hVASpace = k->hvaspace, .flags = NV_CTXSHARE_ALLOCATION_FLAGS_SUBCONTEXT_ASYNC };
+    NV_CTXSHARE_ALLOCATION_PARAMETERS c = {.hVASpace = k->hvaspace,
+                                           .flags = NV_CTXSHARE_ALLOCATION_FLAGS_SUBCONTEXT_ASYNC};
     st = rm_alloc(k, k->htsg, FERMI_CONTEXT_SHARE_A, &c, sizeof c, &k->hctxshare);
     if (st != HCQ_OK) {
         rm_free(k, k->hdevice, k->htsg);
@@ -78,13 +79,14 @@ rm_chan_release(struct rm_kmd *k, struct rm_chan *c)
 static enum hcq_status
 rm_chan_token_register(struct rm_kmd *k, struct rm_chan *c)
 {
-    NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS t = { .workSubmitToken = 0xFFFFFFFFu };
+    NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS t = {.workSubmitToken = 0xFFFFFFFFu};
     enum hcq_status st = rm_control(k, c->hchan, NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, &t, sizeof t,
                                     "NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN", false);
     if (st != HCQ_OK)
         return st;
     if (t.workSubmitToken == 0xFFFFFFFFu)
-        return hcq_err(HCQ_ERR_DRIVER, "NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN: token left at 0xffffffff");
+        return hcq_err(HCQ_ERR_DRIVER,
+                       "NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN: token left at 0xffffffff");
     c->base.token = t.workSubmitToken;
 
     pthread_mutex_lock(&k->lock);
@@ -92,8 +94,11 @@ rm_chan_token_register(struct rm_kmd *k, struct rm_chan *c)
     pthread_mutex_unlock(&k->lock);
     if (st != HCQ_OK)
         return hcq_err(HCQ_ERR_NOMEM, "rm: no VA for the UVM channel range (64 MiB)");
-    UVM_REGISTER_CHANNEL_PARAMS r = { .rmCtrlFd = k->fd_ctl, .hClient = k->hclient, .hChannel = c->hchan,
-                                      .base = c->uvm_va, .length = RM_CHANNEL_UVM_RANGE_B };
+    UVM_REGISTER_CHANNEL_PARAMS r = {.rmCtrlFd = k->fd_ctl,
+                                     .hClient = k->hclient,
+                                     .hChannel = c->hchan,
+                                     .base = c->uvm_va,
+                                     .length = RM_CHANNEL_UVM_RANGE_B};
     memcpy(r.gpuUuid, k->uuid, sizeof k->uuid);
     return rm_uvm(k, k->fd_uvm, UVM_REGISTER_CHANNEL, &r, &r.rmStatus, "UVM_REGISTER_CHANNEL");
 }
@@ -131,8 +136,8 @@ rm_chan_make(struct rm_kmd *k, enum kmd_engine engine, uint32_t entries, bool in
         .gpFifoOffset = area->va,
         .gpFifoEntries = entries,
         .hContextShare = k->hctxshare,
-        .hUserdMemory = { c->area->hmem },
-        .userdOffset = { ring_B },
+        .hUserdMemory = {c->area->hmem},
+        .userdOffset = {ring_B},
     };
     if ((st = rm_alloc(k, k->htsg, k->gpfifo_cls, &p, sizeof p, &c->hchan)) != HCQ_OK)
         goto fail;
@@ -144,9 +149,9 @@ rm_chan_make(struct rm_kmd *k, enum kmd_engine engine, uint32_t entries, bool in
         goto fail;
     /* Step 21. Sent again for every later channel: RM's group schedule walks the members
      * that exist at the call, so a channel added afterwards needs the TSG scheduled again. */
-    NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS s = { .bEnable = 1 };
-    if ((st = rm_control(k, k->htsg, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &s, sizeof s, "NVA06C_CTRL_CMD_GPFIFO_SCHEDULE",
-                         false)) != HCQ_OK)
+    NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS s = {.bEnable = 1};
+    if ((st = rm_control(k, k->htsg, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &s, sizeof s,
+                         "NVA06C_CTRL_CMD_GPFIFO_SCHEDULE", false)) != HCQ_OK)
         goto fail;
 
     c->base.ring = (volatile uint64_t *)area->map;
@@ -169,8 +174,10 @@ rm_chan_create(struct kmd *kmd, enum kmd_engine engine, uint32_t entries, struct
     *chan_out = NULL;
     if (entries < RM_CHAN_ENTRIES_MIN || entries > RM_CHAN_ENTRIES_MAX || (entries & (entries - 1)) ||
         (engine != KMD_ENGINE_COMPUTE && engine != KMD_ENGINE_COPY))
-        return hcq_err(HCQ_ERR_INVALID, "rm_chan_create: engine %d, %u entries (expected compute/copy, a power of "
-                       "two in %u..%u)", (int)engine, entries, RM_CHAN_ENTRIES_MIN, RM_CHAN_ENTRIES_MAX);
+        return hcq_err(HCQ_ERR_INVALID,
+                       "rm_chan_create: engine %d, %u entries (expected compute/copy, a power of "
+                       "two in %u..%u)",
+                       (int)engine, entries, RM_CHAN_ENTRIES_MIN, RM_CHAN_ENTRIES_MAX);
     enum hcq_status st;
     if (!k->htsg && (st = rm_tsg_create(k)) != HCQ_OK)
         return st;
@@ -237,14 +244,15 @@ rm_chan_check(struct kmd *kmd, char *reason, size_t reason_B)
     enum hcq_status st = HCQ_OK;
     pthread_mutex_lock(&k->lock);
     for (struct rm_chan *c = k->chans; c; c = c->next) {
-        const volatile NvNotification *n = (const volatile NvNotification *)c->notifier->base.map +
-                                           NV_CHANNELGPFIFO_NOTIFICATION_TYPE_ERROR;
+        const volatile NvNotification *n =
+            (const volatile NvNotification *)c->notifier->base.map + NV_CHANNELGPFIFO_NOTIFICATION_TYPE_ERROR;
         uint32_t info32 = n->info32;
         uint16_t info16 = n->info16, status = n->status;
         if (!info32 && !status)
             continue;
         if (reason && reason_B)
-            snprintf(reason, reason_B, "rm: channel %u (%s 0x%04x, token 0x%x): Xid %u (%s), info16 0x%x, status 0x%x",
+            snprintf(reason, reason_B,
+                     "rm: channel %u (%s 0x%04x, token 0x%x): Xid %u (%s), info16 0x%x, status 0x%x",
                      c->index, rm_class_name(c->base.obj_cls), c->base.obj_cls, c->base.token, info32,
                      rm_xid_name(info32), info16, status);
         st = HCQ_ERR_DEVICE_LOST;

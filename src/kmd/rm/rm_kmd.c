@@ -47,21 +47,24 @@ rm_alloc(struct rm_kmd *k, uint32_t parent, uint32_t cls, void *params, uint32_t
         .pAllocParms = rm_p64(params),
         .paramsSize = params ? params_B : 0,
     };
-    enum hcq_status st = rm_ioctl(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_ALLOC, sizeof p), &p, "NV_ESC_RM_ALLOC");
+    enum hcq_status st =
+        rm_ioctl(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_ALLOC, sizeof p), &p, "NV_ESC_RM_ALLOC");
     if (st != HCQ_OK)
         return st;
     if (p.status != 0)
         /* out of memory stays HCQ_ERR_NOMEM, so the buffer pool can trim and retry */
-        return hcq_err(p.status == RM_NV_ERR_NO_MEMORY || p.status == RM_NV_ERR_INSUFFICIENT_RESOURCES ? HCQ_ERR_NOMEM
-                                                                                                : HCQ_ERR_DRIVER,
-                       "NV_ESC_RM_ALLOC class %s (0x%04x) under 0x%x: %s (0x%x)", rm_class_name(cls),
-                       cls, parent, rm_status_name(p.status), p.status);
+        return hcq_err(p.status == RM_NV_ERR_NO_MEMORY || p.status == RM_NV_ERR_INSUFFICIENT_RESOURCES
+                           ? HCQ_ERR_NOMEM
+                           : HCQ_ERR_DRIVER,
+                       "NV_ESC_RM_ALLOC class %s (0x%04x) under 0x%x: %s (0x%x)", rm_class_name(cls), cls,
+                       parent, rm_status_name(p.status), p.status);
     *h_inout = p.hObjectNew;
     return HCQ_OK;
 }
 
 enum hcq_status
-rm_control(struct rm_kmd *k, uint32_t obj, uint32_t cmd, void *params, uint32_t params_B, const char *name, bool quiet)
+rm_control(struct rm_kmd *k, uint32_t obj, uint32_t cmd, void *params, uint32_t params_B, const char *name,
+           bool quiet)
 {
     NVOS54_PARAMETERS p = {
         .hClient = k->hclient,
@@ -75,13 +78,14 @@ rm_control(struct rm_kmd *k, uint32_t obj, uint32_t cmd, void *params, uint32_t 
         rc = k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_CONTROL, sizeof p), &p);
     } while (rc < 0 && (errno == EINTR || errno == EAGAIN));
     if (hcq_debug_flags() & HCQ_DEBUG_IOCTL)
-        HCQ_LOG_DEBUG("rm: NV_ESC_RM_CONTROL %s (0x%x) on 0x%x -> %d, %s", name, cmd, obj, rc, rm_status_name(p.status));
+        HCQ_LOG_DEBUG("rm: NV_ESC_RM_CONTROL %s (0x%x) on 0x%x -> %d, %s", name, cmd, obj, rc,
+                      rm_status_name(p.status));
     if (rc < 0 || p.status != 0) {
         if (quiet)
             return HCQ_ERR_DRIVER;
         if (rc < 0)
-            return hcq_err(HCQ_ERR_DRIVER, "NV_ESC_RM_CONTROL %s (0x%x) on 0x%x: ioctl failed: %s", name, cmd, obj,
-                           strerror(errno));
+            return hcq_err(HCQ_ERR_DRIVER, "NV_ESC_RM_CONTROL %s (0x%x) on 0x%x: ioctl failed: %s", name, cmd,
+                           obj, strerror(errno));
         return hcq_err(HCQ_ERR_DRIVER, "NV_ESC_RM_CONTROL %s (0x%x) on 0x%x: %s (0x%x)", name, cmd, obj,
                        rm_status_name(p.status), p.status);
     }
@@ -91,13 +95,13 @@ rm_control(struct rm_kmd *k, uint32_t obj, uint32_t cmd, void *params, uint32_t 
 void
 rm_free(struct rm_kmd *k, uint32_t parent, uint32_t h)
 {
-    NVOS00_PARAMETERS p = { .hRoot = k->hclient, .hObjectParent = parent, .hObjectOld = h };
+    NVOS00_PARAMETERS p = {.hRoot = k->hclient, .hObjectParent = parent, .hObjectOld = h};
     if (!h || k->fd_ctl < 0)
         return;
     int rc = k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_FREE, sizeof p), &p);
     if (rc < 0 || p.status != 0)
-        HCQ_LOG_WARN("rm: NV_ESC_RM_FREE 0x%x under 0x%x: %s (0x%x)", h, parent, rc < 0 ? strerror(errno) :
-                     rm_status_name(p.status), p.status);
+        HCQ_LOG_WARN("rm: NV_ESC_RM_FREE 0x%x under 0x%x: %s (0x%x)", h, parent,
+                     rc < 0 ? strerror(errno) : rm_status_name(p.status), p.status);
 }
 
 enum hcq_status
@@ -140,7 +144,8 @@ rm_nodes_open(struct rm_kmd *k)
     }
     k->fd_uvm = rm_open_node(k, "/dev/nvidia-uvm");
     if (k->fd_uvm < 0)
-        return hcq_err(HCQ_ERR_NOT_FOUND, "rm: open /dev/nvidia-uvm: %s (is nvidia-uvm loaded?)", strerror(errno));
+        return hcq_err(HCQ_ERR_NOT_FOUND, "rm: open /dev/nvidia-uvm: %s (is nvidia-uvm loaded?)",
+                       strerror(errno));
     k->fd_uvm2 = rm_open_node(k, "/dev/nvidia-uvm");
     if (k->fd_uvm2 < 0)
         return hcq_err(HCQ_ERR_IO, "rm: open /dev/nvidia-uvm (second fd): %s", strerror(errno));
@@ -174,10 +179,13 @@ rm_version_check(struct rm_kmd *k)
         if (major != 580) {
             if (allow && strcmp(allow, "1") == 0)
                 HCQ_LOG_WARN("rm: driver %s: struct layouts verified for 580.x only; going on "
-                             "(HCQ_RM_ALLOW_UNKNOWN=1)", v->driverVersionBuffer);
+                             "(HCQ_RM_ALLOW_UNKNOWN=1)",
+                             v->driverVersionBuffer);
             else
-                st = hcq_err(HCQ_ERR_UNSUPPORTED, "rm: driver version %s: struct layouts verified for 580.x "
-                             "only (set HCQ_RM_ALLOW_UNKNOWN=1 to try anyway)", v->driverVersionBuffer);
+                st = hcq_err(HCQ_ERR_UNSUPPORTED,
+                             "rm: driver version %s: struct layouts verified for 580.x "
+                             "only (set HCQ_RM_ALLOW_UNKNOWN=1 to try anyway)",
+                             v->driverVersionBuffer);
         }
     }
     free(v);
@@ -189,12 +197,12 @@ rm_version_check(struct rm_kmd *k)
 static enum hcq_status
 rm_uvm_init(struct rm_kmd *k)
 {
-    UVM_INITIALIZE_PARAMS ini = { .flags = 0 };
+    UVM_INITIALIZE_PARAMS ini = {.flags = 0};
     enum hcq_status st = rm_uvm(k, k->fd_uvm, UVM_INITIALIZE, &ini, &ini.rmStatus, "UVM_INITIALIZE");
     if (st != HCQ_OK)
         return st;
     k->uvm_initialized = true;
-    UVM_MM_INITIALIZE_PARAMS mm = { .uvmFd = k->fd_uvm };
+    UVM_MM_INITIALIZE_PARAMS mm = {.uvmFd = k->fd_uvm};
     if (k->sys->ioctl(k->sys->ctx, k->fd_uvm2, UVM_MM_INITIALIZE, &mm) < 0 || mm.rmStatus != 0)
         HCQ_LOG_DEBUG("rm: UVM_MM_INITIALIZE: %s (ignored)", rm_status_name(mm.rmStatus));
     return HCQ_OK;
@@ -207,8 +215,9 @@ rm_card_open(struct rm_kmd *k)
     nv_ioctl_card_info_t *cards = calloc(RM_CARD_INFO_MAX, sizeof *cards);
     if (!cards)
         return hcq_err(HCQ_ERR_NOMEM, "rm: card info buffer");
-    enum hcq_status st = rm_ioctl(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_CARD_INFO, RM_CARD_INFO_MAX * sizeof *cards), cards,
-                                  "NV_ESC_CARD_INFO");
+    enum hcq_status st =
+        rm_ioctl(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_CARD_INFO, RM_CARD_INFO_MAX * sizeof *cards), cards,
+                 "NV_ESC_CARD_INFO");
     int seen = 0;
     bool found = false;
     for (uint32_t i = 0; st == HCQ_OK && i < RM_CARD_INFO_MAX; i++) {
@@ -226,14 +235,14 @@ rm_card_open(struct rm_kmd *k)
     if (st != HCQ_OK)
         return st;
     if (!found)
-        return hcq_err_quiet(HCQ_ERR_NOT_FOUND, "rm: GPU index %d: only %d GPU(s) in NV_ESC_CARD_INFO", k->index,
-                             seen);
+        return hcq_err_quiet(HCQ_ERR_NOT_FOUND, "rm: GPU index %d: only %d GPU(s) in NV_ESC_CARD_INFO",
+                             k->index, seen);
 
     snprintf(k->dev_path, sizeof k->dev_path, "/dev/nvidia%u", k->minor);
     k->fd_dev = rm_open_node(k, k->dev_path);
     if (k->fd_dev < 0)
         return hcq_err(HCQ_ERR_IO, "rm: open %s: %s", k->dev_path, strerror(errno));
-    nv_ioctl_register_fd_t reg = { .ctl_fd = k->fd_ctl };
+    nv_ioctl_register_fd_t reg = {.ctl_fd = k->fd_ctl};
     return rm_ioctl(k, k->fd_dev, NV_ESC_IOWR(NV_ESC_REGISTER_FD, sizeof reg), &reg, "NV_ESC_REGISTER_FD");
 }
 
@@ -241,18 +250,18 @@ rm_card_open(struct rm_kmd *k)
 static enum hcq_status
 rm_device_alloc(struct rm_kmd *k)
 {
-    NV0000_CTRL_GPU_GET_ID_INFO_V2_PARAMS id = { .gpuId = k->gpu_id };
+    NV0000_CTRL_GPU_GET_ID_INFO_V2_PARAMS id = {.gpuId = k->gpu_id};
     enum hcq_status st = rm_control(k, k->hclient, NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2, &id, sizeof id,
                                     "NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2", false);
     if (st != HCQ_OK)
         return st;
-    NV0080_ALLOC_PARAMETERS dev = { .deviceId = id.deviceInstance, .hClientShare = k->hclient, .vaMode = 0 };
+    NV0080_ALLOC_PARAMETERS dev = {.deviceId = id.deviceInstance, .hClientShare = k->hclient, .vaMode = 0};
     if ((st = rm_alloc(k, k->hclient, NV01_DEVICE_0, &dev, sizeof dev, &k->hdevice)) != HCQ_OK)
         return st;
-    NV2080_ALLOC_PARAMETERS sub = { .subDeviceId = 0 };
+    NV2080_ALLOC_PARAMETERS sub = {.subDeviceId = 0};
     if ((st = rm_alloc(k, k->hdevice, NV20_SUBDEVICE_0, &sub, sizeof sub, &k->hsubdevice)) != HCQ_OK)
         return st;
-    NV_MEMORY_VIRTUAL_ALLOCATION_PARAMS vm = { .offset = 0, .limit = RM_VIRTMEM_LIMIT, .hVASpace = 0 };
+    NV_MEMORY_VIRTUAL_ALLOCATION_PARAMS vm = {.offset = 0, .limit = RM_VIRTMEM_LIMIT, .hVASpace = 0};
     return rm_alloc(k, k->hdevice, NV01_MEMORY_VIRTUAL, &vm, sizeof vm, &k->hvirtmem);
 }
 
@@ -279,14 +288,14 @@ rm_class_pick(const uint32_t *list, uint32_t n, const uint32_t *cands, size_t nc
 static enum hcq_status
 rm_classes_pick(struct rm_kmd *k)
 {
-    static const uint32_t compute[] = { BLACKWELL_COMPUTE_B, BLACKWELL_COMPUTE_A, HOPPER_COMPUTE_A, ADA_COMPUTE_A,
-                                        AMPERE_COMPUTE_B, AMPERE_COMPUTE_A };
-    static const uint32_t gpfifo[] = { BLACKWELL_CHANNEL_GPFIFO_B, BLACKWELL_CHANNEL_GPFIFO_A,
-                                       HOPPER_CHANNEL_GPFIFO_A, AMPERE_CHANNEL_GPFIFO_A };
-    static const uint32_t copy[] = { BLACKWELL_DMA_COPY_B, BLACKWELL_DMA_COPY_A, HOPPER_DMA_COPY_A,
-                                     AMPERE_DMA_COPY_B, AMPERE_DMA_COPY_A };
-    static const uint32_t usermode[] = { HOPPER_USERMODE_A, AMPERE_USERMODE_A, TURING_USERMODE_A };
-    NV0080_CTRL_GPU_GET_CLASSLIST_PARAMS cl = { 0 };
+    static const uint32_t compute[] = {BLACKWELL_COMPUTE_B, BLACKWELL_COMPUTE_A, HOPPER_COMPUTE_A,
+                                       ADA_COMPUTE_A,       AMPERE_COMPUTE_B,    AMPERE_COMPUTE_A};
+    static const uint32_t gpfifo[] = {BLACKWELL_CHANNEL_GPFIFO_B, BLACKWELL_CHANNEL_GPFIFO_A,
+                                      HOPPER_CHANNEL_GPFIFO_A, AMPERE_CHANNEL_GPFIFO_A};
+    static const uint32_t copy[] = {BLACKWELL_DMA_COPY_B, BLACKWELL_DMA_COPY_A, HOPPER_DMA_COPY_A,
+                                    AMPERE_DMA_COPY_B, AMPERE_DMA_COPY_A};
+    static const uint32_t usermode[] = {HOPPER_USERMODE_A, AMPERE_USERMODE_A, TURING_USERMODE_A};
+    NV0080_CTRL_GPU_GET_CLASSLIST_PARAMS cl = {0};
     enum hcq_status st = rm_control(k, k->hdevice, NV0080_CTRL_CMD_GPU_GET_CLASSLIST, &cl, sizeof cl,
                                     "NV0080_CTRL_CMD_GPU_GET_CLASSLIST", false);
     if (st != HCQ_OK)
@@ -312,17 +321,19 @@ rm_classes_pick(struct rm_kmd *k)
     if (st != HCQ_OK)
         return st;
     if (!k->compute_cls || !k->gpfifo_cls || !k->copy_cls || !k->usermode_cls)
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "rm: GPU %04x: no known class in the class list for %s%s%s%s "
-                       "(supported: Ampere, Ada, Hopper, Blackwell)", k->pci_device_id,
-                       k->compute_cls ? "" : "compute ", k->gpfifo_cls ? "" : "gpfifo ", k->copy_cls ? "" : "copy ",
-                       k->usermode_cls ? "" : "usermode");
+        return hcq_err(HCQ_ERR_UNSUPPORTED,
+                       "rm: GPU %04x: no known class in the class list for %s%s%s%s "
+                       "(supported: Ampere, Ada, Hopper, Blackwell)",
+                       k->pci_device_id, k->compute_cls ? "" : "compute ", k->gpfifo_cls ? "" : "gpfifo ",
+                       k->copy_cls ? "" : "copy ", k->usermode_cls ? "" : "usermode");
     k->base.arch = hcq_arch_by_compute_class(k->compute_cls);
     if (!k->base.arch)
         return hcq_err(HCQ_ERR_UNSUPPORTED, "rm: compute class %s (0x%04x) has no row in hcq_archs[]",
                        rm_class_name(k->compute_cls), k->compute_cls);
     if (k->base.arch->gpfifo_cls != k->gpfifo_cls || k->base.arch->copy_cls != k->copy_cls)
         HCQ_LOG_INFO("rm: arch %s lists gpfifo 0x%04x copy 0x%04x; using the GPU's newest 0x%04x / 0x%04x",
-                     k->base.arch->name, k->base.arch->gpfifo_cls, k->base.arch->copy_cls, k->gpfifo_cls, k->copy_cls);
+                     k->base.arch->name, k->base.arch->gpfifo_cls, k->base.arch->copy_cls, k->gpfifo_cls,
+                     k->copy_cls);
     return HCQ_OK;
 }
 
@@ -337,10 +348,13 @@ rm_usermode_map(struct rm_kmd *k)
     int fd = rm_open_node(k, k->dev_path);
     if (fd < 0)
         return hcq_err(HCQ_ERR_IO, "rm: open %s for the doorbell: %s", k->dev_path, strerror(errno));
-    nv_ioctl_register_fd_t reg = { .ctl_fd = k->fd_ctl };
+    nv_ioctl_register_fd_t reg = {.ctl_fd = k->fd_ctl};
     nv_ioctl_nvos33_parameters_with_fd m = {
-        .params = { .hClient = k->hclient, .hDevice = k->hdevice, .hMemory = k->husermode,
-                    .length = RM_USERMODE_MAP_B, .flags = 2 },
+        .params = {.hClient = k->hclient,
+                   .hDevice = k->hdevice,
+                   .hMemory = k->husermode,
+                   .length = RM_USERMODE_MAP_B,
+                   .flags = 2},
         .fd = fd,
     };
     st = rm_ioctl(k, fd, NV_ESC_IOWR(NV_ESC_REGISTER_FD, sizeof reg), &reg, "NV_ESC_REGISTER_FD");
@@ -350,7 +364,8 @@ rm_usermode_map(struct rm_kmd *k)
         st = hcq_err(HCQ_ERR_DRIVER, "NV_ESC_RM_MAP_MEMORY %s: %s (0x%x)", rm_class_name(k->usermode_cls),
                      rm_status_name(m.params.status), m.params.status);
     if (st == HCQ_OK) {
-        void *p = k->sys->mmap(k->sys->ctx, NULL, RM_USERMODE_MAP_B, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        void *p =
+            k->sys->mmap(k->sys->ctx, NULL, RM_USERMODE_MAP_B, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (p == MAP_FAILED)
             st = hcq_err(HCQ_ERR_DRIVER, "rm: mmap of the usermode (doorbell) page: %s", strerror(errno));
         else
@@ -366,29 +381,32 @@ static enum hcq_status
 rm_vaspace_alloc(struct rm_kmd *k)
 {
     NV_VASPACE_ALLOCATION_PARAMETERS vas = {
-        .flags = NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING | NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED,
+        .flags = NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING |
+                 NV_VASPACE_ALLOCATION_FLAGS_IS_EXTERNALLY_OWNED,
         .vaSize = RM_VASPACE_SIZE,
         .vaBase = RM_VASPACE_BASE,
     };
     enum hcq_status st = rm_alloc(k, k->hdevice, FERMI_VASPACE_A, &vas, sizeof vas, &k->hvaspace);
     if (st != HCQ_OK)
         return st;
-    NV2080_CTRL_GPU_GET_GID_INFO_PARAMS gid = { .flags = NV2080_GPU_CMD_GPU_GET_GID_FLAGS_FORMAT_BINARY,
-                                                .length = 16 };
+    NV2080_CTRL_GPU_GET_GID_INFO_PARAMS gid = {.flags = NV2080_GPU_CMD_GPU_GET_GID_FLAGS_FORMAT_BINARY,
+                                               .length = 16};
     st = rm_control(k, k->hsubdevice, NV2080_CTRL_CMD_GPU_GET_GID_INFO, &gid, sizeof gid,
                     "NV2080_CTRL_CMD_GPU_GET_GID_INFO", false);
     if (st != HCQ_OK)
         return st;
     memcpy(k->uuid, gid.data, sizeof k->uuid);
 
-    UVM_REGISTER_GPU_PARAMS rg = { .rmCtrlFd = -1 };
+    UVM_REGISTER_GPU_PARAMS rg = {.rmCtrlFd = -1};
     memcpy(rg.gpu_uuid, k->uuid, sizeof k->uuid);
     if ((st = rm_uvm(k, k->fd_uvm, UVM_REGISTER_GPU, &rg, &rg.rmStatus, "UVM_REGISTER_GPU")) != HCQ_OK)
         return st;
     k->uvm_gpu = true;
-    UVM_REGISTER_GPU_VASPACE_PARAMS rv = { .rmCtrlFd = k->fd_ctl, .hClient = k->hclient, .hVaSpace = k->hvaspace };
+    UVM_REGISTER_GPU_VASPACE_PARAMS rv = {
+        .rmCtrlFd = k->fd_ctl, .hClient = k->hclient, .hVaSpace = k->hvaspace};
     memcpy(rv.gpuUuid, k->uuid, sizeof k->uuid);
-    if ((st = rm_uvm(k, k->fd_uvm, UVM_REGISTER_GPU_VASPACE, &rv, &rv.rmStatus, "UVM_REGISTER_GPU_VASPACE")) != HCQ_OK)
+    if ((st = rm_uvm(k, k->fd_uvm, UVM_REGISTER_GPU_VASPACE, &rv, &rv.rmStatus,
+                     "UVM_REGISTER_GPU_VASPACE")) != HCQ_OK)
         return st;
     k->uvm_vaspace = true;
     return HCQ_OK;
@@ -400,12 +418,15 @@ static enum hcq_status
 rm_gr_info(struct rm_kmd *k)
 {
     NV2080_CTRL_GR_INFO gi[] = {
-        { NV2080_CTRL_GR_INFO_INDEX_SHADER_PIPE_COUNT, 0 },       { NV2080_CTRL_GR_INFO_INDEX_SHADER_PIPE_SUB_COUNT, 0 },
-        { NV2080_CTRL_GR_INFO_INDEX_SM_VERSION, 0 },              { NV2080_CTRL_GR_INFO_INDEX_MAX_WARPS_PER_SM, 0 },
-        { NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_GPCS, 0 },         { NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_TPC_PER_GPC, 0 },
-        { NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_SM_PER_TPC, 0 },
+        {NV2080_CTRL_GR_INFO_INDEX_SHADER_PIPE_COUNT, 0},
+        {NV2080_CTRL_GR_INFO_INDEX_SHADER_PIPE_SUB_COUNT, 0},
+        {NV2080_CTRL_GR_INFO_INDEX_SM_VERSION, 0},
+        {NV2080_CTRL_GR_INFO_INDEX_MAX_WARPS_PER_SM, 0},
+        {NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_GPCS, 0},
+        {NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_TPC_PER_GPC, 0},
+        {NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_SM_PER_TPC, 0},
     };
-    NV2080_CTRL_GR_GET_INFO_PARAMS p = { .grInfoListSize = sizeof gi / sizeof gi[0], .grInfoList = rm_p64(gi) };
+    NV2080_CTRL_GR_GET_INFO_PARAMS p = {.grInfoListSize = sizeof gi / sizeof gi[0], .grInfoList = rm_p64(gi)};
     enum hcq_status st = rm_control(k, k->hsubdevice, NV2080_CTRL_CMD_GR_GET_INFO, &p, sizeof p,
                                     "NV2080_CTRL_CMD_GR_GET_INFO", false);
     if (st != HCQ_OK)
@@ -417,9 +438,10 @@ rm_gr_info(struct rm_kmd *k)
     in->litter_tpc_per_gpc = gi[5].data;
     in->litter_sm_per_tpc = gi[6].data;
     if (in->litter_sm_per_tpc == 0 || in->litter_sm_per_tpc > 8)
-        return hcq_err(HCQ_ERR_DRIVER, "rm: GR info LITTER_NUM_SM_PER_TPC = %u (expected 1..8)", in->litter_sm_per_tpc);
+        return hcq_err(HCQ_ERR_DRIVER, "rm: GR info LITTER_NUM_SM_PER_TPC = %u (expected 1..8)",
+                       in->litter_sm_per_tpc);
 
-    NV2080_CTRL_GR_GET_GPC_MASK_PARAMS gm = { 0 };
+    NV2080_CTRL_GR_GET_GPC_MASK_PARAMS gm = {0};
     if ((st = rm_control(k, k->hsubdevice, NV2080_CTRL_CMD_GR_GET_GPC_MASK, &gm, sizeof gm,
                          "NV2080_CTRL_CMD_GR_GET_GPC_MASK", false)) != HCQ_OK)
         return st;
@@ -427,7 +449,7 @@ rm_gr_info(struct rm_kmd *k)
     for (uint32_t g = 0; g < 32; g++) {
         if (!(gm.gpcMask & (1u << g)))
             continue;
-        NV2080_CTRL_GR_GET_TPC_MASK_PARAMS tm = { .gpcId = g };
+        NV2080_CTRL_GR_GET_TPC_MASK_PARAMS tm = {.gpcId = g};
         if ((st = rm_control(k, k->hsubdevice, NV2080_CTRL_CMD_GR_GET_TPC_MASK, &tm, sizeof tm,
                              "NV2080_CTRL_CMD_GR_GET_TPC_MASK", false)) != HCQ_OK)
             return st;
@@ -440,8 +462,8 @@ rm_gr_info(struct rm_kmd *k)
     if (in->sm_count == 0)
         return hcq_err(HCQ_ERR_DRIVER, "rm: GPC mask 0x%x gave 0 TPCs (expected > 0)", gm.gpcMask);
     if (gi[0].data != gpcs || gi[1].data != tpcs)
-        HCQ_LOG_DEBUG("rm: GR info says %u GPCs / %u TPCs, masks say %u / %u (masks win, rm.md §9.8)", gi[0].data,
-                      gi[1].data, gpcs, tpcs);
+        HCQ_LOG_DEBUG("rm: GR info says %u GPCs / %u TPCs, masks say %u / %u (masks win, rm.md §9.8)",
+                      gi[0].data, gi[1].data, gpcs, tpcs);
     /* SM_VERSION 0xMmm (rm.md §6.6): cross-check against the arch row picked by class. */
     uint32_t sm = (sm_version >> 8) * 10 + (sm_version & 0xF);
     if (k->base.arch && sm != k->base.arch->sm_version)
@@ -456,18 +478,19 @@ static void
 rm_name_vram(struct rm_kmd *k)
 {
     struct kmd_info *in = &k->base.info;
-    NV2080_CTRL_GPU_GET_NAME_STRING_PARAMS np = { .gpuNameStringFlags = 0 };
+    NV2080_CTRL_GPU_GET_NAME_STRING_PARAMS np = {.gpuNameStringFlags = 0};
     if (rm_control(k, k->hsubdevice, NV2080_CTRL_CMD_GPU_GET_NAME_STRING, &np, sizeof np,
-                   "NV2080_CTRL_CMD_GPU_GET_NAME_STRING", true) == HCQ_OK && np.ascii[0]) {
+                   "NV2080_CTRL_CMD_GPU_GET_NAME_STRING", true) == HCQ_OK &&
+        np.ascii[0]) {
         np.ascii[sizeof np.ascii - 1] = '\0';
         snprintf(in->name, sizeof in->name, "%.95s", (const char *)np.ascii);
     } else {
         snprintf(in->name, sizeof in->name, "NVIDIA %s [10de:%04x]", k->base.arch->name, k->pci_device_id);
     }
-    NV2080_CTRL_FB_INFO fi = { NV2080_CTRL_FB_INFO_INDEX_TOTAL_RAM_SIZE, 0 };
-    NV2080_CTRL_FB_GET_INFO_PARAMS fp = { .fbInfoListSize = 1, .fbInfoList = rm_p64(&fi) };
-    if (rm_control(k, k->hsubdevice, NV2080_CTRL_CMD_FB_GET_INFO, &fp, sizeof fp, "NV2080_CTRL_CMD_FB_GET_INFO",
-                   true) == HCQ_OK)
+    NV2080_CTRL_FB_INFO fi = {NV2080_CTRL_FB_INFO_INDEX_TOTAL_RAM_SIZE, 0};
+    NV2080_CTRL_FB_GET_INFO_PARAMS fp = {.fbInfoListSize = 1, .fbInfoList = rm_p64(&fi)};
+    if (rm_control(k, k->hsubdevice, NV2080_CTRL_CMD_FB_GET_INFO, &fp, sizeof fp,
+                   "NV2080_CTRL_CMD_FB_GET_INFO", true) == HCQ_OK)
         in->vram_B = (uint64_t)fi.data << 10; /* KiB */
     else
         HCQ_LOG_DEBUG("rm: NV2080_CTRL_CMD_FB_GET_INFO refused; VRAM size unknown");
@@ -481,9 +504,9 @@ rm_perf_boost(struct rm_kmd *k)
     const char *e = getenv("HCQ_RM_PERF_BOOST");
     if (!e || strcmp(e, "1") != 0)
         return;
-    NV2080_CTRL_PERF_BOOST_PARAMS pb = { .flags = RM_PERF_BOOST_FLAGS, .duration = 0xFFFFFFFFu };
-    if (rm_control(k, k->hsubdevice, NV2080_CTRL_CMD_PERF_BOOST, &pb, sizeof pb, "NV2080_CTRL_CMD_PERF_BOOST", true)
-        != HCQ_OK)
+    NV2080_CTRL_PERF_BOOST_PARAMS pb = {.flags = RM_PERF_BOOST_FLAGS, .duration = 0xFFFFFFFFu};
+    if (rm_control(k, k->hsubdevice, NV2080_CTRL_CMD_PERF_BOOST, &pb, sizeof pb, "NV2080_CTRL_CMD_PERF_BOOST",
+                   true) != HCQ_OK)
         HCQ_LOG_WARN("rm: NV2080_CTRL_CMD_PERF_BOOST refused (ignored)");
 }
 
@@ -499,8 +522,10 @@ rm_kmd_destroy(struct kmd *kmd)
         rm_mem_free(kmd, &k->mems->base);
     if (k->usermode) {
         k->sys->munmap(k->sys->ctx, (void *)k->usermode, RM_USERMODE_MAP_B);
-        NVOS34_PARAMETERS um = { .hClient = k->hclient, .hDevice = k->hdevice, .hMemory = k->husermode,
-                                 .pLinearAddress = k->usermode_cookie };
+        NVOS34_PARAMETERS um = {.hClient = k->hclient,
+                                .hDevice = k->hdevice,
+                                .hMemory = k->husermode,
+                                .pLinearAddress = k->usermode_cookie};
         if (k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY, sizeof um), &um) < 0 ||
             um.status != 0)
             HCQ_LOG_DEBUG("rm: NV_ESC_RM_UNMAP_MEMORY (doorbell): %s", rm_status_name(um.status));
@@ -535,7 +560,8 @@ rm_kmd_create(const struct sys *sys, int index, struct kmd **kmd_out)
 {
     *kmd_out = NULL;
     if (!sys || index < 0 || index >= (int)RM_CARD_INFO_MAX)
-        return hcq_err(HCQ_ERR_INVALID, "rm_kmd_create: GPU index %d (expected 0..%u)", index, RM_CARD_INFO_MAX - 1);
+        return hcq_err(HCQ_ERR_INVALID, "rm_kmd_create: GPU index %d (expected 0..%u)", index,
+                       RM_CARD_INFO_MAX - 1);
     struct rm_kmd *k = calloc(1, sizeof *k);
     if (!k)
         return hcq_err(HCQ_ERR_NOMEM, "rm_kmd_create: %zu bytes", sizeof *k);
@@ -580,9 +606,10 @@ rm_kmd_create(const struct sys *sys, int index, struct kmd **kmd_out)
     rm_name_vram(k);
     k->base.info.has_uvm = true;
     HCQ_LOG_INFO("rm: %s (%s, sm_%u, %u SMs, %llu MiB) driver %s, classes gpfifo 0x%04x compute 0x%04x copy "
-                 "0x%04x usermode 0x%04x", k->base.info.name, k->base.arch->name, k->base.arch->sm_version,
-                 k->base.info.sm_count, (unsigned long long)(k->base.info.vram_B >> 20), k->base.info.driver,
-                 k->gpfifo_cls, k->compute_cls, k->copy_cls, k->usermode_cls);
+                 "0x%04x usermode 0x%04x",
+                 k->base.info.name, k->base.arch->name, k->base.arch->sm_version, k->base.info.sm_count,
+                 (unsigned long long)(k->base.info.vram_B >> 20), k->base.info.driver, k->gpfifo_cls,
+                 k->compute_cls, k->copy_cls, k->usermode_cls);
     *kmd_out = &k->base;
     return HCQ_OK;
 }

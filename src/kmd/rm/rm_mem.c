@@ -24,7 +24,7 @@
 #endif
 
 #define RM_PAGE_B 0x1000ull
-#define RM_BIG_PAGE_B 0x200000ull       /* 2 MiB pages for vidmem >= 8 MiB (rm.md §3.1) */
+#define RM_BIG_PAGE_B 0x200000ull /* 2 MiB pages for vidmem >= 8 MiB (rm.md §3.1) */
 #define RM_BIG_PAGE_MIN_B 0x800000ull
 
 static inline uint64_t
@@ -45,7 +45,7 @@ rm_va_heap_init(struct rm_va_heap *h, uint64_t base, uint64_t size_B)
     h->cap = 16;
     h->base = base;
     h->size_B = size_B;
-    h->free[0] = (struct rm_va_range){ base, size_B };
+    h->free[0] = (struct rm_va_range){base, size_B};
     h->count = 1;
     return HCQ_OK;
 }
@@ -93,13 +93,13 @@ rm_va_alloc(struct rm_va_heap *h, uint64_t size_B, uint64_t align_B, uint64_t *v
             continue;
         uint64_t head = start - r.start, tail = r.size_B - head - size_B;
         if (head && tail) {
-            if (rm_va_insert(h, i + 1, (struct rm_va_range){ start + size_B, tail }) != HCQ_OK)
+            if (rm_va_insert(h, i + 1, (struct rm_va_range){start + size_B, tail}) != HCQ_OK)
                 return HCQ_ERR_NOMEM;
             h->free[i].size_B = head;
         } else if (head) {
             h->free[i].size_B = head;
         } else if (tail) {
-            h->free[i] = (struct rm_va_range){ start + size_B, tail };
+            h->free[i] = (struct rm_va_range){start + size_B, tail};
         } else {
             rm_va_remove(h, i);
         }
@@ -129,9 +129,9 @@ rm_va_free(struct rm_va_heap *h, uint64_t va, uint64_t size_B)
     } else if (join_next) {
         h->free[i].start = va;
         h->free[i].size_B += size_B;
-    } else if (rm_va_insert(h, i, (struct rm_va_range){ va, size_B }) != HCQ_OK) {
-        HCQ_LOG_WARN("rm_va_free: out of memory; 0x%llx bytes of VA at 0x%llx leaked", (unsigned long long)size_B,
-                     (unsigned long long)va);
+    } else if (rm_va_insert(h, i, (struct rm_va_range){va, size_B}) != HCQ_OK) {
+        HCQ_LOG_WARN("rm_va_free: out of memory; 0x%llx bytes of VA at 0x%llx leaked",
+                     (unsigned long long)size_B, (unsigned long long)va);
     }
 }
 
@@ -158,7 +158,8 @@ rm_mem_init(struct rm_kmd *k)
 {
     /* First free 64 GiB slot of [2^36, 2^40) (rm_priv.h): MAP_FIXED_NOREPLACE refuses a
      * taken slot; kernels older than 4.17 treat it as a hint, so also check the address. */
-    for (uint64_t base = RM_VA_LOW_FIRST; base + RM_VA_LOW_SLOT_B <= RM_VA_LOW_END; base += RM_VA_LOW_SLOT_B) {
+    for (uint64_t base = RM_VA_LOW_FIRST; base + RM_VA_LOW_SLOT_B <= RM_VA_LOW_END;
+         base += RM_VA_LOW_SLOT_B) {
         void *p = rm_reserve(k, (void *)(uintptr_t)base, RM_VA_LOW_SLOT_B, MAP_FIXED_NOREPLACE);
         if (p == MAP_FAILED)
             continue;
@@ -229,11 +230,11 @@ rm_mem_cpu_map(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, uint64_t va, bo
         return hcq_err(HCQ_ERR_IO, "rm: open %s for a CPU mapping: %s", path, strerror(errno));
     enum hcq_status st = HCQ_OK;
     if (!via_ctl) {
-        nv_ioctl_register_fd_t reg = { .ctl_fd = k->fd_ctl };
+        nv_ioctl_register_fd_t reg = {.ctl_fd = k->fd_ctl};
         st = rm_ioctl(k, fd, NV_ESC_IOWR(NV_ESC_REGISTER_FD, sizeof reg), &reg, "NV_ESC_REGISTER_FD");
     }
     nv_ioctl_nvos33_parameters_with_fd m = {
-        .params = { .hClient = k->hclient, .hDevice = k->hdevice, .hMemory = hmem, .length = size_B },
+        .params = {.hClient = k->hclient, .hDevice = k->hdevice, .hMemory = hmem, .length = size_B},
         .fd = fd,
     };
     if (st == HCQ_OK)
@@ -252,9 +253,12 @@ rm_mem_cpu_map(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, uint64_t va, bo
                 rm_reserve(k, want, size_B, MAP_FIXED);
             else if (p != MAP_FAILED)
                 k->sys->munmap(k->sys->ctx, p, size_B);
-            NVOS34_PARAMETERS um = { .hClient = k->hclient, .hDevice = k->hdevice, .hMemory = hmem,
-                                     .pLinearAddress = m.params.pLinearAddress };
-            if (k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY, sizeof um), &um) < 0)
+            NVOS34_PARAMETERS um = {.hClient = k->hclient,
+                                    .hDevice = k->hdevice,
+                                    .hMemory = hmem,
+                                    .pLinearAddress = m.params.pLinearAddress};
+            if (k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY, sizeof um), &um) <
+                0)
                 HCQ_LOG_DEBUG("rm: NV_ESC_RM_UNMAP_MEMORY after a failed mmap: %s", strerror(errno));
         } else {
             *map_out = p;
@@ -270,8 +274,10 @@ void
 rm_mem_cpu_unmap(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, void *map, uint64_t cookie)
 {
     rm_cpu_release(k, map, size_B);
-    NVOS34_PARAMETERS um = { .hClient = k->hclient, .hDevice = k->hdevice, .hMemory = hmem, .pLinearAddress = cookie };
-    if (k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY, sizeof um), &um) < 0 || um.status)
+    NVOS34_PARAMETERS um = {
+        .hClient = k->hclient, .hDevice = k->hdevice, .hMemory = hmem, .pLinearAddress = cookie};
+    if (k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY, sizeof um), &um) < 0 ||
+        um.status)
         HCQ_LOG_DEBUG("rm: NV_ESC_RM_UNMAP_MEMORY hMemory 0x%x: %s", hmem, rm_status_name(um.status));
 }
 
@@ -281,15 +287,22 @@ static enum hcq_status
 rm_mem_gpu_map(struct rm_kmd *k, struct rm_mem *m)
 {
     uint64_t va = m->base.va, size = m->base.size_B;
-    UVM_CREATE_EXTERNAL_RANGE_PARAMS r = { .base = va, .length = size };
-    enum hcq_status st = rm_uvm(k, k->fd_uvm, UVM_CREATE_EXTERNAL_RANGE, &r, &r.rmStatus, "UVM_CREATE_EXTERNAL_RANGE");
+    UVM_CREATE_EXTERNAL_RANGE_PARAMS r = {.base = va, .length = size};
+    enum hcq_status st =
+        rm_uvm(k, k->fd_uvm, UVM_CREATE_EXTERNAL_RANGE, &r, &r.rmStatus, "UVM_CREATE_EXTERNAL_RANGE");
     if (st != HCQ_OK)
         return st;
     m->uvm_range = true;
 
-    NVOS46_PARAMETERS d = { .hClient = k->hclient, .hDevice = k->hdevice, .hDma = k->hvirtmem, .hMemory = m->hmem,
-                            .length = size, .flags = RM_MAP_DMA_FLAGS, .dmaOffset = va };
-    st = rm_ioctl(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof d), &d, "NV_ESC_RM_MAP_MEMORY_DMA");
+    NVOS46_PARAMETERS d = {.hClient = k->hclient,
+                           .hDevice = k->hdevice,
+                           .hDma = k->hvirtmem,
+                           .hMemory = m->hmem,
+                           .length = size,
+                           .flags = RM_MAP_DMA_FLAGS,
+                           .dmaOffset = va};
+    st = rm_ioctl(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof d), &d,
+                  "NV_ESC_RM_MAP_MEMORY_DMA");
     if (st != HCQ_OK)
         return st;
     if (d.status != 0)
@@ -297,8 +310,9 @@ rm_mem_gpu_map(struct rm_kmd *k, struct rm_mem *m)
                        (unsigned long long)va, rm_status_name(d.status), d.status);
     m->dma_mapped = true;
     if (d.dmaOffset != va)
-        return hcq_err(HCQ_ERR_DRIVER, "NV_ESC_RM_MAP_MEMORY_DMA hMemory 0x%x: dmaOffset 0x%llx (expected 0x%llx)",
-                       m->hmem, (unsigned long long)d.dmaOffset, (unsigned long long)va);
+        return hcq_err(HCQ_ERR_DRIVER,
+                       "NV_ESC_RM_MAP_MEMORY_DMA hMemory 0x%x: dmaOffset 0x%llx (expected 0x%llx)", m->hmem,
+                       (unsigned long long)d.dmaOffset, (unsigned long long)va);
 
     UVM_MAP_EXTERNAL_ALLOCATION_PARAMS *x = calloc(1, sizeof *x);
     if (!x)
@@ -325,17 +339,22 @@ rm_mem_release(struct rm_kmd *k, struct rm_mem *m)
 {
     uint64_t va = m->base.va, size = m->base.size_B;
     if (m->uvm_range) {
-        UVM_FREE_PARAMS f = { .base = va, .length = size };
+        UVM_FREE_PARAMS f = {.base = va, .length = size};
         if (rm_uvm(k, k->fd_uvm, UVM_FREE, &f, &f.rmStatus, "UVM_FREE") != HCQ_OK)
             HCQ_LOG_WARN("rm: UVM_FREE 0x%llx failed (range leaked)", (unsigned long long)va);
     }
     if (m->dma_mapped) {
-        NVOS47_PARAMETERS u = { .hClient = k->hclient, .hDevice = k->hdevice, .hDma = k->hvirtmem, .hMemory = m->hmem,
-                                .dmaOffset = va, .size = size };
-        if (k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY_DMA, sizeof u), &u) < 0 ||
+        NVOS47_PARAMETERS u = {.hClient = k->hclient,
+                               .hDevice = k->hdevice,
+                               .hDma = k->hvirtmem,
+                               .hMemory = m->hmem,
+                               .dmaOffset = va,
+                               .size = size};
+        if (k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY_DMA, sizeof u), &u) <
+                0 ||
             u.status != 0)
-            HCQ_LOG_WARN("rm: NV_ESC_RM_UNMAP_MEMORY_DMA hMemory 0x%x: %s (0x%x)", m->hmem, rm_status_name(u.status),
-                         u.status);
+            HCQ_LOG_WARN("rm: NV_ESC_RM_UNMAP_MEMORY_DMA hMemory 0x%x: %s (0x%x)", m->hmem,
+                         rm_status_name(u.status), u.status);
     }
     if (m->cpu_map_rm)
         rm_mem_cpu_unmap(k, m->hmem, size, m->base.map, m->cpu_cookie);
@@ -361,7 +380,8 @@ rm_mem_va(struct rm_kmd *k, struct rm_mem *m, bool low, uint64_t align_B)
     pthread_mutex_unlock(&k->lock);
     if (st != HCQ_OK)
         return hcq_err(HCQ_ERR_NOMEM, "rm: no GPU VA for 0x%llx bytes (align 0x%llx) in the %s region",
-                       (unsigned long long)m->base.size_B, (unsigned long long)align_B, low ? "low (< 2^40)" : "high");
+                       (unsigned long long)m->base.size_B, (unsigned long long)align_B,
+                       low ? "low (< 2^40)" : "high");
     m->heap = h;
     return HCQ_OK;
 }
@@ -383,8 +403,8 @@ rm_mem_publish(struct rm_kmd *k, struct rm_mem *m)
 
 /* RM-allocated memory: vidmem (rm.md §3.1) or RM sysmem (§3.2). */
 static enum hcq_status
-rm_mem_alloc_rm(struct rm_kmd *k, uint64_t size_B, uint64_t align_B, uint32_t flags, bool sysmem, bool gpu_map,
-                struct rm_mem **out)
+rm_mem_alloc_rm(struct rm_kmd *k, uint64_t size_B, uint64_t align_B, uint32_t flags, bool sysmem,
+                bool gpu_map, struct rm_mem **out)
 {
     uint64_t page = (!sysmem && size_B >= RM_BIG_PAGE_MIN_B) ? RM_BIG_PAGE_B : RM_PAGE_B;
     uint64_t size = rm_align_up(size_B, page), align = align_B > page ? align_B : page;
@@ -403,23 +423,26 @@ rm_mem_alloc_rm(struct rm_kmd *k, uint64_t size_B, uint64_t align_B, uint32_t fl
                  << NVOS32_ATTR_PHYSICALITY_SHIFT) |
                 (page > RM_PAGE_B ? NVOS32_ATTR_PAGE_SIZE_HUGE << NVOS32_ATTR_PAGE_SIZE_SHIFT : 0) |
                 (sysmem ? NVOS32_ATTR_LOCATION_PCI << NVOS32_ATTR_LOCATION_SHIFT : 0),
-        .attr2 = NVOS32_ATTR2_ZBC_PREFER_NO_ZBC |
-                 ((sysmem ? NVOS32_ATTR2_GPU_CACHEABLE_NO : NVOS32_ATTR2_GPU_CACHEABLE_YES)
-                  << NVOS32_ATTR2_GPU_CACHEABLE_SHIFT) |
-                 (page > RM_PAGE_B ? NVOS32_ATTR2_PAGE_SIZE_HUGE_2MB << NVOS32_ATTR2_PAGE_SIZE_HUGE_SHIFT : 0),
+        .attr2 =
+            NVOS32_ATTR2_ZBC_PREFER_NO_ZBC |
+            ((sysmem ? NVOS32_ATTR2_GPU_CACHEABLE_NO : NVOS32_ATTR2_GPU_CACHEABLE_YES)
+             << NVOS32_ATTR2_GPU_CACHEABLE_SHIFT) |
+            (page > RM_PAGE_B ? NVOS32_ATTR2_PAGE_SIZE_HUGE_2MB << NVOS32_ATTR2_PAGE_SIZE_HUGE_SHIFT : 0),
         .format = RM_MEM_FORMAT,
         .size = size,
         .alignment = page,
         .limit = size - 1,
     };
-    enum hcq_status st = rm_alloc(k, k->hdevice, sysmem ? NV1_MEMORY_SYSTEM : NV1_MEMORY_USER, &p, sizeof p, &m->hmem);
+    enum hcq_status st =
+        rm_alloc(k, k->hdevice, sysmem ? NV1_MEMORY_SYSTEM : NV1_MEMORY_USER, &p, sizeof p, &m->hmem);
     if (st != HCQ_OK)
         goto fail;
     bool cpu = flags & KMD_MEM_CPU_MAP;
     if ((st = rm_mem_va(k, m, cpu || (flags & KMD_MEM_LOW_VA), align)) != HCQ_OK)
         goto fail;
     if (cpu) {
-        if ((st = rm_mem_cpu_map(k, m->hmem, size, m->base.va, sysmem, &m->base.map, &m->cpu_cookie)) != HCQ_OK)
+        if ((st = rm_mem_cpu_map(k, m->hmem, size, m->base.va, sysmem, &m->base.map, &m->cpu_cookie)) !=
+            HCQ_OK)
             goto fail;
         m->cpu_map_rm = true;
     }
@@ -441,18 +464,23 @@ rm_mem_wrap(struct rm_kmd *k, void *ptr, uint64_t size, uint32_t flags, struct r
     uint32_t h = k->next_handle++;
     pthread_mutex_unlock(&k->lock);
     nv_ioctl_nvos02_parameters_with_fd a = {
-        .params = { .hRoot = k->hclient, .hObjectParent = k->hdevice, .hObjectNew = h,
-                    .hClass = NV01_MEMORY_SYSTEM_OS_DESCRIPTOR, .flags = RM_OSDESC_FLAGS, .pMemory = rm_p64(ptr),
-                    .limit = size - 1 },
+        .params = {.hRoot = k->hclient,
+                   .hObjectParent = k->hdevice,
+                   .hObjectNew = h,
+                   .hClass = NV01_MEMORY_SYSTEM_OS_DESCRIPTOR,
+                   .flags = RM_OSDESC_FLAGS,
+                   .pMemory = rm_p64(ptr),
+                   .limit = size - 1},
         .fd = -1,
     };
     (void)flags;
-    enum hcq_status st = rm_ioctl(k, k->fd_dev, NV_ESC_IOWR(NV_ESC_RM_ALLOC_MEMORY, sizeof a), &a,
-                                  "NV_ESC_RM_ALLOC_MEMORY");
+    enum hcq_status st =
+        rm_ioctl(k, k->fd_dev, NV_ESC_IOWR(NV_ESC_RM_ALLOC_MEMORY, sizeof a), &a, "NV_ESC_RM_ALLOC_MEMORY");
     if (st != HCQ_OK)
         return st;
     if (a.params.status != 0)
-        return hcq_err(HCQ_ERR_DRIVER, "NV_ESC_RM_ALLOC_MEMORY class %s (0x%x) at %p (0x%llx bytes): %s (0x%x)",
+        return hcq_err(HCQ_ERR_DRIVER,
+                       "NV_ESC_RM_ALLOC_MEMORY class %s (0x%x) at %p (0x%llx bytes): %s (0x%x)",
                        rm_class_name(NV01_MEMORY_SYSTEM_OS_DESCRIPTOR), NV01_MEMORY_SYSTEM_OS_DESCRIPTOR, ptr,
                        (unsigned long long)size, rm_status_name(a.params.status), a.params.status);
     m->hmem = a.params.hObjectNew ? a.params.hObjectNew : h;
@@ -474,10 +502,11 @@ rm_mem_alloc_host(struct rm_kmd *k, uint64_t size_B, uint64_t align_B, uint32_t 
         goto fail;
     int fixed;
     void *want = rm_cpu_addr(k, m->base.va, &fixed);
-    void *p = k->sys->mmap(k->sys->ctx, want, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | fixed, -1, 0);
+    void *p = k->sys->mmap(k->sys->ctx, want, size, PROT_READ | PROT_WRITE,
+                           MAP_SHARED | MAP_ANONYMOUS | fixed, -1, 0);
     if (p == MAP_FAILED || (want && p != want)) {
-        st = hcq_err(HCQ_ERR_NOMEM, "rm: anonymous mmap at %p (0x%llx bytes): %s", want, (unsigned long long)size,
-                     p == MAP_FAILED ? strerror(errno) : "moved");
+        st = hcq_err(HCQ_ERR_NOMEM, "rm: anonymous mmap at %p (0x%llx bytes): %s", want,
+                     (unsigned long long)size, p == MAP_FAILED ? strerror(errno) : "moved");
         if (want) /* restore the reservation whatever happened */
             rm_reserve(k, want, size, MAP_FIXED);
         else if (p != MAP_FAILED)
@@ -505,8 +534,10 @@ rm_mem_alloc(struct kmd *kmd, uint64_t size_B, uint64_t align_B, uint32_t flags,
     struct rm_kmd *k = rm_kmd_from(kmd);
     *mem_out = NULL;
     if (size_B == 0 || size_B > (1ull << 40) || (align_B & (align_B - 1)) != 0 || align_B > (1ull << 32))
-        return hcq_err(HCQ_ERR_INVALID, "rm_mem_alloc: size 0x%llx align 0x%llx (expected size 1..2^40, align a "
-                       "power of two <= 2^32)", (unsigned long long)size_B, (unsigned long long)align_B);
+        return hcq_err(HCQ_ERR_INVALID,
+                       "rm_mem_alloc: size 0x%llx align 0x%llx (expected size 1..2^40, align a "
+                       "power of two <= 2^32)",
+                       (unsigned long long)size_B, (unsigned long long)align_B);
     struct rm_mem *m = NULL;
     enum hcq_status st;
     if ((flags & KMD_MEM_SYSMEM) && (flags & KMD_MEM_CPU_MAP))
@@ -539,8 +570,10 @@ rm_mem_import_host(struct kmd *kmd, void *ptr, uint64_t size_B, struct kmd_mem *
     struct rm_kmd *k = rm_kmd_from(kmd);
     *mem_out = NULL;
     if (!ptr || ((uintptr_t)ptr & (RM_PAGE_B - 1)) || size_B == 0 || size_B > (1ull << 40))
-        return hcq_err(HCQ_ERR_INVALID, "rm_mem_import_host: %p, 0x%llx bytes (expected a page-aligned pointer, "
-                       "size 1..2^40)", ptr, (unsigned long long)size_B);
+        return hcq_err(HCQ_ERR_INVALID,
+                       "rm_mem_import_host: %p, 0x%llx bytes (expected a page-aligned pointer, "
+                       "size 1..2^40)",
+                       ptr, (unsigned long long)size_B);
     struct rm_mem *m = calloc(1, sizeof *m);
     if (!m)
         return hcq_err(HCQ_ERR_NOMEM, "rm: mem object");

@@ -56,11 +56,11 @@ uint64_t rm_va_heap_free_B(const struct rm_va_heap *h);
 /* NV_STATUS codes that mean "out of memory" (rm.md §1.5). */
 #define RM_NV_ERR_INSUFFICIENT_RESOURCES 0x1Au
 #define RM_NV_ERR_NO_MEMORY 0x51u
-#define RM_VA_LOW_FIRST 0x1000000000ull   /* 2^36 */
-#define RM_VA_LOW_SLOT_B 0x1000000000ull  /* 64 GiB */
-#define RM_VA_LOW_END 0x10000000000ull    /* 2^40 */
-#define RM_VA_HIGH_BASE 0x10000000000ull  /* 2^40 */
-#define RM_VA_HIGH_END 0x200000000000ull  /* 2^45 */
+#define RM_VA_LOW_FIRST 0x1000000000ull  /* 2^36 */
+#define RM_VA_LOW_SLOT_B 0x1000000000ull /* 64 GiB */
+#define RM_VA_LOW_END 0x10000000000ull   /* 2^40 */
+#define RM_VA_HIGH_BASE 0x10000000000ull /* 2^40 */
+#define RM_VA_HIGH_END 0x200000000000ull /* 2^45 */
 
 /* ==== Objects ==== */
 
@@ -73,49 +73,49 @@ enum rm_mem_kind {
 
 struct rm_mem {
     struct kmd_mem base;
-    struct rm_mem *prev, *next;  /* live list of the kmd */
+    struct rm_mem *prev, *next; /* live list of the kmd */
     enum rm_mem_kind kind;
-    uint32_t hmem;               /* RM memory handle, 0 when none */
-    struct rm_va_heap *heap;     /* heap the VA came from, NULL when none */
-    uint64_t cpu_cookie;         /* RM_MAP_MEMORY pLinearAddress */
-    bool cpu_map_rm;             /* RM_MAP_MEMORY context exists */
-    bool cpu_map_own;            /* base.map is our anonymous mapping (OS-descriptor memory) */
-    bool uvm_range;              /* UVM_CREATE_EXTERNAL_RANGE done */
-    bool dma_mapped;             /* RM_MAP_MEMORY_DMA done */
+    uint32_t hmem;           /* RM memory handle, 0 when none */
+    struct rm_va_heap *heap; /* heap the VA came from, NULL when none */
+    uint64_t cpu_cookie;     /* RM_MAP_MEMORY pLinearAddress */
+    bool cpu_map_rm;         /* RM_MAP_MEMORY context exists */
+    bool cpu_map_own;        /* base.map is our anonymous mapping (OS-descriptor memory) */
+    bool uvm_range;          /* UVM_CREATE_EXTERNAL_RANGE done */
+    bool dma_mapped;         /* RM_MAP_MEMORY_DMA done */
 };
 
 struct rm_chan {
     struct kmd_channel base;
     struct rm_chan *prev, *next;
-    uint32_t hchan;              /* GPFIFO channel */
-    uint32_t hobj;               /* engine object (compute or copy class) */
-    struct rm_mem *area;         /* ring + USERD, vidmem, contiguous, CPU-mapped */
-    struct rm_mem *notifier;     /* error notifier, RM sysmem, CPU-mapped */
-    uint64_t uvm_va;             /* UVM_REGISTER_CHANNEL range (kept until the kmd dies) */
-    uint32_t index;              /* creation order, for messages */
-    bool internal;               /* the kmd's own GR anchor channel (rm_chan.c) */
+    uint32_t hchan;          /* GPFIFO channel */
+    uint32_t hobj;           /* engine object (compute or copy class) */
+    struct rm_mem *area;     /* ring + USERD, vidmem, contiguous, CPU-mapped */
+    struct rm_mem *notifier; /* error notifier, RM sysmem, CPU-mapped */
+    uint64_t uvm_va;         /* UVM_REGISTER_CHANNEL range (kept until the kmd dies) */
+    uint32_t index;          /* creation order, for messages */
+    bool internal;           /* the kmd's own GR anchor channel (rm_chan.c) */
 };
 
 struct rm_kmd {
     struct kmd base;
     const struct sys *sys;
     int index;
-    char dev_path[32];           /* /dev/nvidiaN */
+    char dev_path[32]; /* /dev/nvidiaN */
     int fd_ctl, fd_uvm, fd_uvm2, fd_dev;
     uint32_t gpu_id, minor;
     uint16_t pci_device_id;
     uint32_t hclient, hdevice, hsubdevice, hvirtmem, husermode, hvaspace, htsg, hctxshare;
-    uint32_t next_handle;        /* client-chosen handles (OS descriptors) */
+    uint32_t next_handle; /* client-chosen handles (OS descriptors) */
     uint8_t uuid[16];
     uint32_t gpfifo_cls, usermode_cls, compute_cls, copy_cls;
-    volatile uint8_t *usermode;  /* doorbell page (RM_USERMODE_MAP_B bytes) */
+    volatile uint8_t *usermode; /* doorbell page (RM_USERMODE_MAP_B bytes) */
     uint64_t usermode_cookie;
-    void *low_reserve;           /* the PROT_NONE reservation of the low region */
+    void *low_reserve; /* the PROT_NONE reservation of the low region */
     struct rm_va_heap va_low, va_high;
     bool uvm_initialized, uvm_gpu, uvm_vaspace;
-    uint32_t chan_count;         /* channels created so far (naming) */
-    uint32_t gr_objects;         /* live compute-class objects in the TSG */
-    pthread_mutex_t lock;        /* VA heaps, live lists, next_handle */
+    uint32_t chan_count;  /* channels created so far (naming) */
+    uint32_t gr_objects;  /* live compute-class objects in the TSG */
+    pthread_mutex_t lock; /* VA heaps, live lists, next_handle */
     bool lock_init;
     struct rm_mem *mems;
     struct rm_chan *chans;
@@ -134,7 +134,8 @@ rm_kmd_from(struct kmd *k)
 /* ==== ioctl helpers (rm_kmd.c) ==== */
 
 /* ioctl through k->sys; HCQ_ERR_DRIVER naming `what` and errno on transport failure. */
-HCQ_MUST_CHECK enum hcq_status rm_ioctl(struct rm_kmd *k, int fd, unsigned long req, void *arg, const char *what);
+HCQ_MUST_CHECK enum hcq_status rm_ioctl(struct rm_kmd *k, int fd, unsigned long req, void *arg,
+                                        const char *what);
 /* NV_ESC_RM_ALLOC of class `cls` under `parent`; *h_inout: 0 = RM picks, else client handle. */
 HCQ_MUST_CHECK enum hcq_status rm_alloc(struct rm_kmd *k, uint32_t parent, uint32_t cls, void *params,
                                         uint32_t params_B, uint32_t *h_inout);
@@ -155,7 +156,8 @@ void rm_mem_free(struct kmd *kmd, struct kmd_mem *mem);
 HCQ_MUST_CHECK enum hcq_status rm_mem_import_host(struct kmd *kmd, void *ptr, uint64_t size_B,
                                                   struct kmd_mem **mem_out);
 /* RM-owned sysmem without a GPU mapping, CPU-mapped through nvidiactl (error notifiers). */
-HCQ_MUST_CHECK enum hcq_status rm_mem_alloc_notifier(struct rm_kmd *k, uint64_t size_B, struct rm_mem **mem_out);
+HCQ_MUST_CHECK enum hcq_status rm_mem_alloc_notifier(struct rm_kmd *k, uint64_t size_B,
+                                                     struct rm_mem **mem_out);
 /* Reserve the low region and set up both heaps (rm_kmd_create); undone by rm_mem_fini. */
 HCQ_MUST_CHECK enum hcq_status rm_mem_init(struct rm_kmd *k);
 void rm_mem_fini(struct rm_kmd *k);
@@ -169,8 +171,8 @@ void rm_mem_cpu_unmap(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, void *ma
 
 /* ==== Channels (rm_chan.c) ==== */
 
-HCQ_MUST_CHECK enum hcq_status rm_chan_create(struct kmd *kmd, enum kmd_engine engine,
-                                              uint32_t entries, struct kmd_channel **chan_out);
+HCQ_MUST_CHECK enum hcq_status rm_chan_create(struct kmd *kmd, enum kmd_engine engine, uint32_t entries,
+                                              struct kmd_channel **chan_out);
 void rm_chan_destroy(struct kmd *kmd, struct kmd_channel *chan);
 void rm_chan_kick(struct kmd *kmd, struct kmd_channel *chan, uint32_t put);
 HCQ_MUST_CHECK enum hcq_status rm_chan_check(struct kmd *kmd, char *reason, size_t reason_B);
