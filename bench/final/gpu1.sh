@@ -15,6 +15,8 @@ echo "nvhcq built after $(($(date +%s) - t0)) s"
 set -o pipefail
 SKIP_SUITES="aarch64" timeout 420 make CUARCH=90 test-gpu >"$out/test-gpu.log" 2>&1
 echo "make test-gpu rc=$? after $(($(date +%s) - t0)) s"
+HCQ_TEST_DEVS="rm:0 cuda:0" timeout 150 make CUARCH=90 test-stress >"$out/test-stress.log" 2>&1
+echo "make test-stress rc=$? after $(($(date +%s) - t0)) s"; tail -3 "$out/test-stress.log"
 grep -E "^[^ ]+: [0-9]+ passed, [0-9]+ failed" "$out/test-gpu.log" | grep -v " 0 failed" || true
 grep -E "^  FAIL|crashed" "$out/test-gpu.log" | head -20
 tail -3 "$out/test-gpu.log"
