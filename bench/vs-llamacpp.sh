@@ -53,16 +53,20 @@ for r in json.load(open(sys.argv[1])):
                      r.get("gpu_info", "")]))
 EOF
     for d in $DEVS; do
+        dn=${d//:/} # no ':' in file names (some transfer tools refuse them)
         echo "== $ty: nvhcq $d" >&2
         # shellcheck disable=SC2086
         if "$NVHCQ" llm-bench -m "$m" -p "$PP" -n "$TG" -r "$REPS" --dev "$d" ${NVHCQ_BENCH_ARGS:-} \
-            >"$out/nvhcq-$ty-$d.md" 2>"$out/nvhcq-$ty-$d.log"; then
-            # rows of the markdown table: | model | size | layers | backend | test | t/s |
-            awk -F'|' -v ty="$ty" -v d="$d" '$6 ~ /(pp|tg)[0-9]/ {
-                gsub(/ /, "", $6); split($7, a, "±"); gsub(/ /, "", a[1]); gsub(/ /, "", a[2]);
-                printf "%s\tnvhcq %s\t%s\t%s\t%s\t\n", ty, d, $6, a[1], a[2] }' "$out/nvhcq-$ty-$d.md" >>"$raw"
+            >"$out/nvhcq-$ty-$dn.md" 2>"$out/nvhcq-$ty-$dn.log"; then
+            # the markdown table's rows; columns found by their header (test, t/s)
+            awk -F'|' -v ty="$ty" -v d="$d" '
+                /^\| *model *\|/ { for (i = 2; i < NF; i++) { h = $i; gsub(/ /, "", h); col[h] = i } next }
+                ("test" in col) && $col["test"] ~ /(pp|tg)[0-9]/ {
+                    t = $col["test"]; gsub(/^ +| +$/, "", t); gsub(/ /, "_", t); split($col["t/s"], a, "±");
+                    gsub(/ /, "", a[1]); gsub(/ /, "", a[2]);
+                    printf "%s\tnvhcq %s\t%s\t%s\t%s\t\n", ty, d, t, a[1], a[2] }' "$out/nvhcq-$ty-$dn.md" >>"$raw"
         else
-            echo "vs-llamacpp: nvhcq on $d failed on $ty (see $out/nvhcq-$ty-$d.log)" >&2
+            echo "vs-llamacpp: nvhcq on $d failed on $ty (see $out/nvhcq-$ty-$dn.log)" >&2
             printf '%s\tnvhcq %s\tfailed\t0\t0\t\n' "$ty" "$d" >>"$raw"
         fi
     done
