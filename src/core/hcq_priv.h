@@ -11,7 +11,7 @@
 #define HCQ_PRIV_H
 
 #include "hcq.h"
-#include "hcq_log.h"
+#include "util_log.h"
 #include "hcq_kernel.h"
 
 #include <pthread.h>

@@ -7,7 +7,7 @@
  */
 #include "emu_nvgpu.h"
 
-#include "hcq_log.h"
+#include "util_log.h"
 
 #include <errno.h>
 #include <stdarg.h>

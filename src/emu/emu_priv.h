@@ -7,7 +7,7 @@
 #define EMU_PRIV_H
 
 #include "emu.h"
-#include "hcq_log.h"
+#include "util_log.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -6,7 +6,7 @@
  */
 #include "pb_ring.h"
 
-#include "hcq_log.h"
+#include "util_log.h"
 
 #include <stdlib.h>
 

@@ -26,7 +26,7 @@
 
 #include "gpu_arch.h"
 #include "gpu_qmd.h"
-#include "hcq_log.h"
+#include "util_log.h"
 
 /* ELF facts (rm.md §7.1-7.3). */
 #define GPU_ELF_EM_CUDA 190u

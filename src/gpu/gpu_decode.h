@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "gpu_arch.h"
-#include "hcq_log.h"
+#include "util_log.h"
 
 /* ==== Iterator: one step per data dword (method write) ==== */
 

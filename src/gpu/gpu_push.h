@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "gpu_bits.h"
-#include "hcq_log.h"
+#include "util_log.h"
 
 /* ==== Method header (rm.md §5.1; NVIDIA's NVC56F_DMA_* names) ==== */
 

@@ -23,7 +23,7 @@
 
 #include "gpu_arch.h"
 #include "gpu_bits.h"
-#include "hcq_log.h"
+#include "util_log.h"
 
 /* ==== V03_00 (clc6c0qmd.h; Ampere GA100/GA10x/GA10B, Ada), 256 bytes: rm.md §6.2, nvgpu.md §6.4 ==== */
 

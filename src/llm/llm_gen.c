@@ -8,7 +8,7 @@
  */
 #include "llm_model_priv.h"
 
-#include "hcq_log.h"
+#include "util_log.h"
 
 #include <math.h>
 #include <pthread.h>

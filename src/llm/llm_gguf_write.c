@@ -7,7 +7,7 @@
  */
 #include "llm_gguf_priv.h"
 
-#include "hcq_log.h"
+#include "util_log.h"
 
 #include <errno.h>
 #include <stdio.h>

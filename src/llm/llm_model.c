@@ -9,7 +9,7 @@
  */
 #include "llm_model_priv.h"
 
-#include "hcq_log.h"
+#include "util_log.h"
 #include "k_llm_gemm_params.h"
 #include "k_llm_attn_decode.h"
 #include "k_llm_matvec.h"

@@ -10,7 +10,7 @@
  */
 #include "llm.h"
 
-#include "hcq_log.h"
+#include "util_log.h"
 #include "k_llm_quant.h"
 
 #include <math.h>

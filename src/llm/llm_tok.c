@@ -10,7 +10,7 @@
  */
 #include "llm_tok_priv.h"
 
-#include "hcq_log.h"
+#include "util_log.h"
 #include "llm_unicode.h"
 
 #include <math.h>

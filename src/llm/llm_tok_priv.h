@@ -6,7 +6,7 @@
 #ifndef LLM_TOK_PRIV_H
 #define LLM_TOK_PRIV_H
 
-#include "hcq_log.h"
+#include "util_log.h"
 #include "llm.h"
 
 enum llm_tok_kind { LLM_TOK_KIND_BPE, LLM_TOK_KIND_SPM };

@@ -5,7 +5,7 @@
  */
 #include "ops.h"
 
-#include "hcq_log.h"
+#include "util_log.h"
 #include "k_params.h"
 
 #include <string.h>

@@ -2,7 +2,7 @@
 /*
  * fuzz_gguf.c - libFuzzer target for the GGUF reader:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc/util -Isrc/llm -Isrc/kernels \
- *         tests/fuzz/fuzz_gguf.c src/llm/llm_gguf.c src/llm/llm_quant.c src/util/hcq_log.c -o fuzz_gguf
+ *         tests/fuzz/fuzz_gguf.c src/llm/llm_gguf.c src/llm/llm_quant.c src/util/util_log.c -o fuzz_gguf
  * Parses the input and reads every byte the parser hands out (keys, values, string array
  * elements, tensor data), so a missed bound shows up as an ASan report. The deterministic
  * smoke version runs in `make test` (tests/unit/test_llm_gguf.c, fuzz_smoke).

@@ -16,7 +16,7 @@
  */
 #include "hcq.h"
 #include "kmd.h"
-#include "hcq_log.h"
+#include "util_log.h"
 #include "sys.h"
 
 #include <stdio.h>

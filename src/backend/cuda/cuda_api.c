@@ -5,7 +5,7 @@
  * cuda_api.h; names CUresults for messages. Layer: backend.
  */
 #include "cuda_api.h"
-#include "hcq_log.h"
+#include "util_log.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

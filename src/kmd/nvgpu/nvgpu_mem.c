@@ -7,7 +7,7 @@
  */
 #include "nvgpu_kmd.h"
 
-#include "hcq_log.h"
+#include "util_log.h"
 #include "hcq_priv.h"
 
 #include <errno.h>

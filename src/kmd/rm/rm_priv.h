@@ -8,7 +8,7 @@
 #define RM_PRIV_H
 
 #include "kmd.h"
-#include "hcq_log.h"
+#include "util_log.h"
 #include "sys.h"
 #include "rm_abi.h"
 #include "rm_status.h"

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hcq_log.c - logging, last-error recording, status names, HCQ_DEBUG flags.
+ * util_log.c - logging, last-error recording, status names, HCQ_DEBUG flags.
  * Layer: util. Messages go to stderr unless redirected with hcq_log_set().
  */
-#include "hcq_log.h"
+#include "util_log.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hcq_log.h - logging, error recording and debug switches shared by every layer.
+ * util_log.h - logging, error recording and debug switches shared by every layer. The
+ * functions keep the hcq_ prefix because hcq_err() sets what the public hcq_last_error() returns.
  * Layer: util (no dependencies). STYLE.md 2.3/2.5: log once where the error is created,
  * return the status, callers pass it up without logging again.
  */
-#ifndef HCQ_LOG_H
-#define HCQ_LOG_H
+#ifndef UTIL_LOG_H
+#define UTIL_LOG_H
 
 #include "hcq.h"
 
@@ -37,4 +38,4 @@ enum hcq_debug_flags {
 };
 uint32_t hcq_debug_flags(void);
 
-#endif /* HCQ_LOG_H */
+#endif /* UTIL_LOG_H */
