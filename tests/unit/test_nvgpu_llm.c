@@ -69,8 +69,11 @@ TEST(llm_weights_span_nvmap_buffers)
     CHECK((lc = malloc(4ull * V * STEPS)) && (ld = malloc(4ull * V * STEPS)));
     CHECK_OK(decode(mc, pr, (uint32_t)np, tc, lc));
 
-    /* A cap well under the weights: the weight buffer becomes several nvmap buffers. */
-    uint64_t wB = llm_model_weight_bytes(mc), cap = 256u << 10;
+    /* A cap well under the weights: the weight buffer becomes several nvmap buffers. It stays
+     * above the 320 KiB code allocations: with real sm_87 cubins (a full CUARCH build, as CI
+     * does) a program whose code spans two nvmap buffers faults in the emulator ("GR exception",
+     * known issue in docs/status.md); under the real 4 GiB - 2 MiB cap code never spans. */
+    uint64_t wB = llm_model_weight_bytes(mc), cap = 384u << 10;
     CHECKF(wB > 3 * cap, "weights %llu B: raise the model or lower the cap", (unsigned long long)wB);
     char spec[64], capS[32];
     snprintf(capS, sizeof capS, "%llu", (unsigned long long)cap);
