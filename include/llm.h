@@ -367,6 +367,45 @@ HCQ_MUST_CHECK enum hcq_status llm_ref_eval(struct llm_ref *r, const int32_t *to
                                             uint32_t pos, float *logits_out);
 const struct llm_hparams *llm_ref_hparams(const struct llm_ref *r);
 
+/* ==== Perplexity (llama.cpp's llama-perplexity method) ====
+ * The text is tokenized whole (llm_ppl_tokenize: one trailing '\n' dropped, BOS first when
+ * the vocabulary adds BOS, control tokens not parsed) and cut into chunks of n_ctx tokens
+ * (the tail that does not fill a chunk is unused). Each chunk is evaluated from position 0,
+ * so from an empty KV cache, with its first token replaced by BOS when the vocabulary adds
+ * BOS; only the second half is scored: the logits at positions n_ctx/2 .. n_ctx-2 predict
+ * the tokens after them, n_ctx - n_ctx/2 - 1 predictions per chunk. Per prediction the
+ * negative log-likelihood is -log_softmax(logits)[next] in double; over all count
+ * predictions so far, PPL = exp(sum nll / count) and its standard error is
+ * PPL * sqrt((mean nll^2 - mean nll^2) / (count - 1)), the formula llama-perplexity prints
+ * as "Final estimate: PPL = X +/- Y". docs/llm.md explains how it maps onto llama.cpp. */
+struct llm_ppl_params {
+    uint32_t n_ctx;    /* chunk length in tokens, 4 .. llm_model_n_ctx() */
+    uint32_t n_chunks; /* at most this many chunks; 0: every whole chunk the text holds */
+    /* Called after each chunk (may be NULL): chunk index from 1, the running estimate. */
+    void (*on_chunk)(uint32_t chunk, double ppl, void *user);
+    void *user;
+};
+struct llm_ppl_result {
+    uint32_t n_chunks; /* chunks scored */
+    uint64_t count;    /* predictions scored */
+    double nll_sum;    /* sum of -log p(next) */
+    double nll2_sum;   /* sum of its squares */
+    double ppl;        /* exp(nll_sum / count) */
+    double ppl_err;    /* standard error as above; NAN when the variance is not positive */
+};
+/* Tokenize a perplexity text as llama-perplexity does; *ids_out is malloc'ed (caller frees). */
+HCQ_MUST_CHECK enum hcq_status llm_ppl_tokenize(const struct llm_tok *tok, const char *text, size_t len,
+                                                int32_t **ids_out, size_t *n_out);
+/* log(softmax(logits)[tok]) in double: max-shifted, sum of exponentials in double. */
+double llm_log_softmax(const float *logits, uint32_t n, int32_t tok);
+/* Fill ppl and ppl_err from count, nll_sum and nll2_sum. */
+void llm_ppl_finish(struct llm_ppl_result *r);
+/* Score tokens[n_tokens] (from llm_ppl_tokenize) on the model. HCQ_ERR_INVALID, with a
+ * message saying how many tokens are needed, when n_tokens < 2 * n_ctx (llama.cpp's
+ * minimum) or n_ctx is out of range. The model's KV cache is overwritten. */
+HCQ_MUST_CHECK enum hcq_status llm_perplexity(struct llm_model *m, const int32_t *tokens, size_t n_tokens,
+                                              const struct llm_ppl_params *p, struct llm_ppl_result *out);
+
 /* Read the hyper-parameters of a GGUF model. */
 HCQ_MUST_CHECK enum hcq_status llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp_out);
 

@@ -16,6 +16,7 @@
 #pragma weak nvhcq_cmd_selftest
 #pragma weak nvhcq_cmd_dmesg_check
 #pragma weak nvhcq_cmd_tokenize
+#pragma weak nvhcq_cmd_perplexity
 
 static const struct {
     const char *name;
@@ -33,6 +34,7 @@ static const struct {
     {"tokenize", NULL, "show how a model's tokenizer splits text: -m model.gguf -p text [--ids]"},
     {"selftest", NULL, "Jetson owners: HCQ suite on nvgpu:0, short benchmark, kernel log check"},
     {"dmesg-check", NULL, "classify kernel log lines (NVRM Xid, MMU faults, nvgpu errors)"},
+    {"perplexity", NULL, "llama-perplexity's method: -m model.gguf -f text.txt [-c 512] [--dev D]"},
 };
 
 static int (*resolve(int i))(int, char **)
@@ -52,6 +54,8 @@ static int (*resolve(int i))(int, char **)
         return nvhcq_cmd_selftest;
     case 9:
         return nvhcq_cmd_dmesg_check;
+    case 10:
+        return nvhcq_cmd_perplexity;
     default:
         return cmds[i].fn;
     }

@@ -14,6 +14,7 @@ int nvhcq_cmd_run(int argc, char **argv);
 int nvhcq_cmd_llm_bench(int argc, char **argv);
 int nvhcq_cmd_gen_model(int argc, char **argv);
 int nvhcq_cmd_tokenize(int argc, char **argv);
+int nvhcq_cmd_perplexity(int argc, char **argv);
 int nvhcq_cmd_selftest(int argc, char **argv);
 int nvhcq_cmd_dmesg_check(int argc, char **argv);
 

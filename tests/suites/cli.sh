@@ -49,7 +49,7 @@ if [ ! -x "$cli" ]; then
 fi
 
 echo "-- --help and unknown options, every subcommand"
-for c in info devices demo bench run llm-bench gen-model tokenize selftest dmesg-check; do
+for c in info devices demo bench run llm-bench gen-model tokenize selftest dmesg-check perplexity; do
     expect "$c --help: exit 0, usage" 0 "usage: nvhcq $c" -- "$c" --help
     expect "$c -h: exit 0" 0 "--help" -- "$c" -h
     expect "$c --zzz: exit 2, named" 2 "unknown option '--zzz'" -- "$c" --zzz
@@ -88,6 +88,12 @@ expect "gen-model --preset huge" 2 "--preset 'huge': expected one of" -- gen-mod
 expect "gen-model --threads 100" 2 "--threads 100: out of range" -- gen-model --threads 100 --vocab "$vocab" -o "$tmp/x.gguf"
 expect "gen-model without --vocab" 2 "--vocab FILE is required" -- gen-model -o "$tmp/x.gguf"
 expect "tokenize without text" 2 "-p TEXT or -f FILE" -- tokenize -m "$spm"
+ts=tests/data/models/tinystories-656k.gguf
+story=tests/data/text/story-ppl.txt
+expect "perplexity without -f" 2 "-f FILE is required" -- perplexity -m "$ts"
+expect "perplexity without -m" 2 "-m FILE is required" -- perplexity -f "$story"
+expect "perplexity -c 2" 2 "-c 2: out of range" -- perplexity -m "$ts" -f "$story" -c 2
+expect "perplexity --chunks -1" 2 "--chunks -1: out of range" -- perplexity -m "$ts" -f "$story" --chunks -1
 expect "bench unknown group" 2 "unknown group 'nosuch'" -- bench nosuch
 expect "dmesg-check --since junk" 2 "expected mark:TEXT or ts:SECONDS" -- dmesg-check --file tests/hw/logs/h200_run1_dmesg.txt --since junk
 
@@ -102,6 +108,8 @@ expect "run -m text file names it" 1 "cannot load $tmp/text.txt" -- run -m "$tmp
 expect "run -f DIR" 1 "$tmp: is a directory" -- run -m "$m" -f "$tmp"
 expect "run -f missing" 1 "$tmp/none.txt: No such file or directory" -- run -m "$m" -f "$tmp/none.txt"
 expect "llm-bench -m DIR" 1 "is a directory" -- llm-bench -m "$tmp"
+expect "perplexity -f missing" 1 "$tmp/none.txt: No such file or directory" -- perplexity -m "$ts" -f "$tmp/none.txt"
+expect "perplexity -m missing" 1 "No such file or directory" -- perplexity -m "$tmp/none.gguf" -f "$story"
 expect "tokenize -m missing" 1 "No such file or directory" -- tokenize -m "$tmp/none.gguf" -p hi
 expect "gen-model -o into a missing dir" 1 "$tmp/no/x.gguf: No such file or directory" -- gen-model --vocab "$vocab" -o "$tmp/no/x.gguf"
 expect "gen-model --vocab missing" 1 "$tmp/none.gguf: No such file or directory" -- gen-model --vocab "$tmp/none.gguf" -o "$tmp/x.gguf"
@@ -146,6 +154,11 @@ expect "llm-bench -o json" 0 '"test": "tg4"' -- llm-bench -m "$m" -p 8 -n 4 -r 1
 grep -q '"avg_ts"' "$tmp/b.json" && grep -q '"test": "pp8"' "$tmp/b.json" && grep -q '"type": "Q8_0"' "$tmp/b.json" &&
     ok "llm-bench --json FILE records" || bad "llm-bench --json FILE records"
 expect "llm-bench md table" 0 "| tg4 |" -- llm-bench -m "$m" -p 8 -n 4 -r 1 --dev cpu
+# perplexity: the story is 423 tokens; -c 512 (the default) needs 1024
+expect "perplexity: text under 2 x -c tokens" 1 "tokenizes to only 423 tokens; a context of 512 needs at least 1024" -- perplexity -m "$ts" -f "$story" --dev cpu
+expect "perplexity -c 64 --chunks 2" 0 "Final estimate: PPL = " -- perplexity -m "$ts" -f "$story" -c 64 --chunks 2 --dev cpu
+grep -Eq '^\[1\][0-9.]+,\[2\][0-9.]+,$' "$out" && ok "perplexity: running estimates [1]x,[2]y," || bad "perplexity: running estimates [1]x,[2]y,"
+expect "perplexity: -c above what the engine holds" 1 "(at most " -- perplexity -m "$ts" -f "$story" -c 200000 --dev cpu
 
 echo "-- docs/api.md's example builds with the installed headers only"
 mkdir -p "$tmp/inc"
