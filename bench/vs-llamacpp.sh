@@ -36,6 +36,19 @@ f16=$work/$PRESET-f16.gguf
     { cat "$out/gen.log"; exit 1; }
 raw=$out/raw.tsv
 : >"$raw"
+# records FILE TYPE ENGINE: rows of raw.tsv from a JSON array of benchmark records. llama-bench
+# -o json and nvhcq llm-bench -o json write the same fields (n_prompt, n_gen, n_depth, avg_ts,
+# stddev_ts), so one reader serves both engines.
+records() {
+    python3 - "$@" >>"$raw" <<'EOF'
+import json, sys
+for r in json.load(open(sys.argv[1])):
+    test = "pp%d" % r["n_prompt"] if r["n_gen"] == 0 else "tg%d" % r["n_gen"]
+    if r.get("n_depth"):
+        test += "_@_d%d" % r["n_depth"]
+    print("\t".join([sys.argv[2], sys.argv[3], test, "%.2f" % r["avg_ts"], "%.2f" % r["stddev_ts"], ""]))
+EOF
+}
 for ty in $TYPES; do
     m=$work/$PRESET-$ty.gguf
     if [ ! -f "$m" ]; then
@@ -45,26 +58,14 @@ for ty in $TYPES; do
     echo "== $ty: llama.cpp" >&2
     "$bin/llama-bench" -m "$m" -fa 1 -ngl 99 -p "$PP" -n "$TG" -r "$REPS" -o json >"$out/llama-bench-$ty.json" \
         2>"$out/llama-bench-$ty.log" || { tail -20 "$out/llama-bench-$ty.log"; exit 1; }
-    python3 - "$out/llama-bench-$ty.json" "$ty" >>"$raw" <<'EOF'
-import json, sys
-for r in json.load(open(sys.argv[1])):
-    test = "pp%d" % r["n_prompt"] if r["n_gen"] == 0 else "tg%d" % r["n_gen"]
-    print("\t".join([sys.argv[2], "llama.cpp", test, "%.2f" % r["avg_ts"], "%.2f" % r["stddev_ts"],
-                     r.get("gpu_info", "")]))
-EOF
+    records "$out/llama-bench-$ty.json" "$ty" llama.cpp
     for d in $DEVS; do
         dn=${d//:/} # no ':' in file names (some transfer tools refuse them)
         echo "== $ty: nvhcq $d" >&2
         # shellcheck disable=SC2086
         if "$NVHCQ" llm-bench -m "$m" -p "$PP" -n "$TG" -r "$REPS" --dev "$d" ${NVHCQ_BENCH_ARGS:-} \
-            >"$out/nvhcq-$ty-$dn.md" 2>"$out/nvhcq-$ty-$dn.log"; then
-            # the markdown table's rows; columns found by their header (test, t/s)
-            awk -F'|' -v ty="$ty" -v d="$d" '
-                /^\| *model *\|/ { for (i = 2; i < NF; i++) { h = $i; gsub(/ /, "", h); col[h] = i } next }
-                ("test" in col) && $col["test"] ~ /(pp|tg)[0-9]/ {
-                    t = $col["test"]; gsub(/^ +| +$/, "", t); gsub(/ /, "_", t); split($col["t/s"], a, "±");
-                    gsub(/ /, "", a[1]); gsub(/ /, "", a[2]);
-                    printf "%s\tnvhcq %s\t%s\t%s\t%s\t\n", ty, d, t, a[1], a[2] }' "$out/nvhcq-$ty-$dn.md" >>"$raw"
+            -o json >"$out/nvhcq-$ty-$dn.json" 2>"$out/nvhcq-$ty-$dn.log"; then
+            records "$out/nvhcq-$ty-$dn.json" "$ty" "nvhcq $d"
         else
             echo "vs-llamacpp: nvhcq on $d failed on $ty (see $out/nvhcq-$ty-$dn.log)" >&2
             printf '%s\tnvhcq %s\tfailed\t0\t0\t\n' "$ty" "$d" >>"$raw"
