@@ -317,6 +317,12 @@ struct llm_model_params {
      * (k_llm_gemm.cu; logits move by ~1e-7 NMSE). 0 = never; default 64. */
     uint32_t gemm_min_batch;
     bool naive_decode; /* decode with the general per-op kernels, not the fused mat-vec path */
+    /* Decode mat-vecs keep f32 activations. Default (false): where every matrix of a launch
+     * has a type k_llm_matvec_q8 reads (Q4_0, Q8_0, Q6_K with rows of 2048k values, Q4_K,
+     * Q5_K), activations are rounded to int8 per block of 16 (error bound in
+     * k_llm_matvec.h; logits move by ~1e-4 NMSE on the random-weight test models).
+     * NVHCQ_MV=f32 in the environment sets it too. */
+    bool f32_decode;
     /* Called while uploading weights with done/total bytes (may be NULL). */
     void (*progress)(uint64_t done_B, uint64_t total_B, void *user);
     void *progress_user;

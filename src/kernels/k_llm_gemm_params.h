@@ -15,31 +15,7 @@
 K_LLM_FN uint64_t
 k_llm_gemm_row_bytes(uint32_t type, uint32_t k)
 {
-    switch (type) {
-    case 0:
-        return 4ull * k;
-    case 1:
-    case 30:
-        return 2ull * k;
-    case 2:
-        return k / LLM_QK * (uint64_t)sizeof(struct llm_block_q4_0);
-    case 3:
-        return k / LLM_QK * (uint64_t)sizeof(struct llm_block_q4_1);
-    case 6:
-        return k / LLM_QK * (uint64_t)sizeof(struct llm_block_q5_0);
-    case 7:
-        return k / LLM_QK * (uint64_t)sizeof(struct llm_block_q5_1);
-    case 8:
-        return k / LLM_QK * (uint64_t)sizeof(struct llm_block_q8_0);
-    case 12:
-        return k / LLM_QK_K * (uint64_t)sizeof(struct llm_block_q4_k);
-    case 13:
-        return k / LLM_QK_K * (uint64_t)sizeof(struct llm_block_q5_k);
-    case 14:
-        return k / LLM_QK_K * (uint64_t)sizeof(struct llm_block_q6_k);
-    default:
-        return 0;
-    }
+    return k_llm_row_bytes(type, k);
 }
 
 /* k_llm_dequant_f16: out f16[rows][k] = the rows of weight w (ggml type `type`, any type

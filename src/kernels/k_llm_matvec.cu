@@ -367,3 +367,329 @@ k_llm_matvec_wide(const struct k_llm_matvec_params p)
 {
     matvec<K_LLM_MV_STAGE_WIDE_B>(p);
 }
+
+/* ==== k_llm_matvec_q8: int8 activations, dp4a, weights straight into registers ====
+ * Why: the staged kernel above spends ~5 instructions and a shared-memory round trip per
+ * weight, so it is issue bound at 0.7-0.9 TB/s (bench/notes-decode.md). Here each lane reads
+ * 16-byte pieces of the (repacked, k_llm_quant.h) rows, consecutive lanes consecutive
+ * pieces, and turns 4 quants into one dp4a against 4 int8 activations: ~1.3 instructions
+ * per weight. A task is 32 weights of one row (one 16-byte piece of quants plus its scales);
+ * a warp owns two rows (or a gate row and its up row) and each lane two tasks per row per
+ * pass, so 4 tasks' loads are in flight per lane before any is used.
+ * The prologue (every CTA): x' = RMSNorm(x) * w as in the f32 kernel, then per block of 16
+ * values d = max|x'| / 127 and q = rint(x' / d) into shared memory with (d, d * sum q). */
+
+struct q8_sm {
+    int8_t xq[K_LLM_MVQ_MAX_K];
+    float2 xs[K_LLM_MVQ_MAX_K / 16]; /* (d, d * sum of the block's q) */
+    float part[NW];
+};
+
+/* One task's raw bytes: q0 (quants), q1 (Q6_KR: high bits; Q5_K: high bits; Q8_0R: the
+ * second 16 quants), m (scales: Q4_K/Q5_K the block head; Q6_KR x,y = 8 scales, z = d;
+ * Q4_0R/Q8_0R x = d). */
+struct q8_task {
+    uint4 q0, q1, m;
+};
+
+__device__ __forceinline__ uint4
+ldg16(const uint8_t *p)
+{
+    return __ldg((const uint4 *)p);
+}
+
+/* Load task t of a row. */
+template <uint32_t TYPE>
+__device__ __forceinline__ void
+q8_load(const uint8_t *row, uint32_t t, struct q8_task &r)
+{
+    if (TYPE == K_LLM_T_Q6_KR) {
+        const uint8_t *g = row + 1680 * (t / 64);
+        uint32_t tt = t % 64, b = tt / 8, pc = tt % 8, h = pc / 4, l0 = 16 * (pc % 2);
+        r.q0 = ldg16(g + 16 * tt);
+        r.q1 = ldg16(g + 1024 + 64 * b + 32 * h + l0);
+        uint2 sc = __ldg((const uint2 *)(g + 1536 + 16 * b + 8 * h));
+        r.m = make_uint4(sc.x, sc.y, __ldg((const unsigned short *)(g + 1664 + 2 * b)), 0);
+    } else if (TYPE == 12 || TYPE == 13) {
+        const uint32_t bs = TYPE == 12 ? 144 : 176;
+        const uint8_t *b = row + bs * (t / 8);
+        uint32_t pc = t % 8;
+        r.m = ldg16(b);
+        r.q0 = ldg16(b + (TYPE == 12 ? 16 : 48) + 16 * pc);
+        if (TYPE == 13)
+            r.q1 = ldg16(b + 16 + 16 * (pc % 2));
+    } else if (TYPE == K_LLM_T_Q8_0R) {
+        const uint8_t *g = row + 272 * (t / 8);
+        uint32_t b = t % 8;
+        r.q0 = ldg16(g + 32 * b);
+        r.q1 = ldg16(g + 32 * b + 16);
+        r.m.x = __ldg((const unsigned short *)(g + 256 + 2 * b));
+    } else { /* Q4_0R */
+        const uint8_t *g = row + 144 * (t / 8);
+        uint32_t b = t % 8;
+        r.q0 = ldg16(g + 16 * b);
+        r.m.x = __ldg((const unsigned short *)(g + 128 + 2 * b));
+    }
+}
+
+__device__ __forceinline__ int
+dot16(uint4 w, uint4 x)
+{
+    int s = __dp4a((int)w.x, (int)x.x, 0);
+    s = __dp4a((int)w.y, (int)x.y, s);
+    s = __dp4a((int)w.z, (int)x.z, s);
+    return __dp4a((int)w.w, (int)x.w, s);
+}
+
+__device__ __forceinline__ uint4
+lo4(uint4 q) /* low nibbles */
+{
+    return make_uint4(q.x & 0x0F0F0F0Fu, q.y & 0x0F0F0F0Fu, q.z & 0x0F0F0F0Fu, q.w & 0x0F0F0F0Fu);
+}
+
+__device__ __forceinline__ uint4
+hi4(uint4 q) /* high nibbles */
+{
+    return make_uint4((q.x >> 4) & 0x0F0F0F0Fu, (q.y >> 4) & 0x0F0F0F0Fu, (q.z >> 4) & 0x0F0F0F0Fu,
+                      (q.w >> 4) & 0x0F0F0F0Fu);
+}
+
+/* bit `sh` of every byte of h, moved to bit 4 */
+__device__ __forceinline__ uint4
+bit4(uint4 h, uint32_t sh)
+{
+    return make_uint4(((h.x >> sh) & 0x01010101u) << 4, ((h.y >> sh) & 0x01010101u) << 4,
+                      ((h.z >> sh) & 0x01010101u) << 4, ((h.w >> sh) & 0x01010101u) << 4);
+}
+
+__device__ __forceinline__ uint4
+or4(uint4 a, uint4 b)
+{
+    return make_uint4(a.x | b.x, a.y | b.y, a.z | b.z, a.w | b.w);
+}
+
+/* Byte i (0..3) of x, zero-extended (selector nibbles 1-3 pick a zero byte of the second operand). */
+__device__ __forceinline__ uint32_t
+byte_at(uint32_t x, uint32_t i)
+{
+    return __byte_perm(x, 0, 0x4440u | i);
+}
+
+/* The 16 int8 activations from value i (a multiple of 16) and their block's (d, d * sum). */
+__device__ __forceinline__ uint4
+xq16(const struct q8_sm &sm, uint32_t i)
+{
+    return *(const uint4 *)(sm.xq + i);
+}
+
+/* Dot of task t (32 weights) of a row with x'. */
+template <uint32_t TYPE>
+__device__ __forceinline__ float
+q8_dot(const struct q8_task &r, uint32_t t, const struct q8_sm &sm)
+{
+    if (TYPE == K_LLM_T_Q6_KR) {
+        uint32_t tt = t % 64, b = tt / 8, pc = tt % 8, h = pc / 4, s = (pc / 2) % 2, l0 = 16 * (pc % 2);
+        uint32_t i0 = 2048 * (t / 64) + 256 * b + 128 * h + 32 * s + l0; /* low run; high run +64 */
+        uint32_t sh = 2 * s;
+        /* low nibble + qh bits (2s, 2s+1) at 4-5; high nibble + qh bits (2s+4, 2s+5) */
+        uint4 t1 = make_uint4(r.q1.x >> sh, r.q1.y >> sh, r.q1.z >> sh, r.q1.w >> sh);
+        uint4 lo = make_uint4((r.q0.x & 0x0F0F0F0Fu) | ((t1.x << 4) & 0x30303030u),
+                              (r.q0.y & 0x0F0F0F0Fu) | ((t1.y << 4) & 0x30303030u),
+                              (r.q0.z & 0x0F0F0F0Fu) | ((t1.z << 4) & 0x30303030u),
+                              (r.q0.w & 0x0F0F0F0Fu) | ((t1.w << 4) & 0x30303030u));
+        uint4 hi = make_uint4(((r.q0.x >> 4) & 0x0F0F0F0Fu) | (t1.x & 0x30303030u),
+                              ((r.q0.y >> 4) & 0x0F0F0F0Fu) | (t1.y & 0x30303030u),
+                              ((r.q0.z >> 4) & 0x0F0F0F0Fu) | (t1.z & 0x30303030u),
+                              ((r.q0.w >> 4) & 0x0F0F0F0Fu) | (t1.w & 0x30303030u));
+        int dl = dot16(lo, xq16(sm, i0)), dh = dot16(hi, xq16(sm, i0 + 64));
+        float2 xl = sm.xs[i0 / 16], xh = sm.xs[i0 / 16 + 4];
+        uint32_t sel = s * 2 + (l0 >> 4);
+        float scl = (float)(int8_t)byte_at(r.m.x, sel), sch = (float)(int8_t)byte_at(r.m.y, sel);
+        float v = scl * fmaf(xl.x, (float)dl, -32.0f * xl.y) + sch * fmaf(xh.x, (float)dh, -32.0f * xh.y);
+        return k_llm_f16((uint16_t)r.m.z) * v;
+    } else if (TYPE == 12 || TYPE == 13) {
+        uint32_t pc = t % 8, j = pc / 2, l0 = 16 * (pc % 2);
+        uint32_t i0 = 256 * (t / 8) + 64 * j + l0; /* low nibbles: sub-block 2j; high: 2j+1 at +32 */
+        uint4 lo = lo4(r.q0), hi = hi4(r.q0);
+        if (TYPE == 13) {
+            lo = or4(lo, bit4(r.q1, 2 * j));
+            hi = or4(hi, bit4(r.q1, 2 * j + 1));
+        }
+        int dl = dot16(lo, xq16(sm, i0)), dh = dot16(hi, xq16(sm, i0 + 32));
+        float2 xl = sm.xs[i0 / 16], xh = sm.xs[i0 / 16 + 2];
+        /* 6-bit scale/min of sub-blocks 2j, 2j+1 from scales[12] = head bytes 4..15 (m.y..m.w) */
+        uint32_t s0 = 2 * j, s1 = 2 * j + 1, sc0, m0, sc1, m1;
+        if (j < 2) {
+            sc0 = byte_at(r.m.y, s0) & 63, m0 = byte_at(r.m.z, s0) & 63;
+            sc1 = byte_at(r.m.y, s1) & 63, m1 = byte_at(r.m.z, s1) & 63;
+        } else {
+            uint32_t a0 = byte_at(r.m.w, s0 - 4), a1 = byte_at(r.m.w, s1 - 4);
+            uint32_t b0 = byte_at(r.m.y, s0 - 4), b1 = byte_at(r.m.y, s1 - 4);
+            uint32_t c0 = byte_at(r.m.z, s0 - 4), c1 = byte_at(r.m.z, s1 - 4);
+            sc0 = (a0 & 0xF) | ((b0 >> 6) << 4), m0 = (a0 >> 4) | ((c0 >> 6) << 4);
+            sc1 = (a1 & 0xF) | ((b1 >> 6) << 4), m1 = (a1 >> 4) | ((c1 >> 6) << 4);
+        }
+        float d = k_llm_f16((uint16_t)(r.m.x & 0xFFFF)), dmin = k_llm_f16((uint16_t)(r.m.x >> 16));
+        return d * ((float)sc0 * xl.x * (float)dl + (float)sc1 * xh.x * (float)dh) -
+               dmin * ((float)m0 * xl.y + (float)m1 * xh.y);
+    } else if (TYPE == K_LLM_T_Q8_0R) {
+        uint32_t i0 = 32 * t;
+        int d0 = dot16(r.q0, xq16(sm, i0)), d1 = dot16(r.q1, xq16(sm, i0 + 16));
+        float2 x0 = sm.xs[i0 / 16], x1 = sm.xs[i0 / 16 + 1];
+        return k_llm_f16((uint16_t)r.m.x) * (x0.x * (float)d0 + x1.x * (float)d1);
+    } else { /* Q4_0R: low nibbles values 0..15 of the block, high 16..31 */
+        uint32_t i0 = 32 * t;
+        int d0 = dot16(lo4(r.q0), xq16(sm, i0)), d1 = dot16(hi4(r.q0), xq16(sm, i0 + 16));
+        float2 x0 = sm.xs[i0 / 16], x1 = sm.xs[i0 / 16 + 1];
+        return k_llm_f16((uint16_t)r.m.x) *
+               (fmaf(x0.x, (float)d0, -8.0f * x0.y) + fmaf(x1.x, (float)d1, -8.0f * x1.y));
+    }
+}
+
+/* Both rows of a unit: acc[0] (row a), acc[1] (row b, when has_b). Two tasks per lane and
+ * row per pass, all loads issued before the first dot. */
+template <uint32_t TYPE>
+__device__ __forceinline__ void
+q8_unit(const uint8_t *ra, const uint8_t *rb, bool has_b, uint32_t k, uint32_t lane, const struct q8_sm &sm,
+        float *acc)
+{
+    const uint32_t nt = k / 32;
+    for (uint32_t t0 = lane; t0 < nt; t0 += 64) {
+        struct q8_task r[2][2];
+        const bool two = t0 + 32 < nt;
+        q8_load<TYPE>(ra, t0, r[0][0]);
+        if (two)
+            q8_load<TYPE>(ra, t0 + 32, r[0][1]);
+        if (has_b) {
+            q8_load<TYPE>(rb, t0, r[1][0]);
+            if (two)
+                q8_load<TYPE>(rb, t0 + 32, r[1][1]);
+        }
+        acc[0] += q8_dot<TYPE>(r[0][0], t0, sm);
+        if (two)
+            acc[0] += q8_dot<TYPE>(r[0][1], t0 + 32, sm);
+        if (has_b) {
+            acc[1] += q8_dot<TYPE>(r[1][0], t0, sm);
+            if (two)
+                acc[1] += q8_dot<TYPE>(r[1][1], t0 + 32, sm);
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
+k_llm_matvec_q8(const struct k_llm_matvec_params p)
+{
+    __shared__ __align__(16) struct q8_sm sm;
+    const uint32_t t = threadIdx.x, lane = t % WARP, warp = t / WARP, k = p.k;
+    const uint32_t units = k_llm_mvq_units(&p);
+    if (blockIdx.x * NW >= units || k > K_LLM_MVQ_MAX_K || k % 256)
+        return;
+
+    /* prologue: RMSNorm scale, then x' quantized per block of 16 */
+    float inv = 1.0f;
+    if (p.norm_w_va) {
+        const float4 *x4 = (const float4 *)(uintptr_t)p.x_va;
+        float ss = 0.0f;
+        for (uint32_t j = t; j < k / 4; j += K_LLM_MV_THREADS) {
+            float4 v = __ldg(x4 + j);
+            ss += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+        }
+        ss = mv_warp_sum(ss);
+        if (lane == 0)
+            sm.part[warp] = ss;
+        __syncthreads();
+        float tot = 0.0f;
+#pragma unroll
+        for (int w = 0; w < NW; w++)
+            tot += sm.part[w];
+        inv = rsqrtf(tot / (float)k + p.eps);
+    }
+    for (uint32_t bi = t; bi < k / 16; bi += K_LLM_MV_THREADS) {
+        const float4 *xp = (const float4 *)(uintptr_t)(p.x_va + 64ull * bi);
+        float v[16];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            float4 a = __ldg(xp + i);
+            v[4 * i] = a.x, v[4 * i + 1] = a.y, v[4 * i + 2] = a.z, v[4 * i + 3] = a.w;
+        }
+        if (p.norm_w_va) {
+            const float4 *wp = (const float4 *)(uintptr_t)(p.norm_w_va + 64ull * bi);
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                float4 w = __ldg(wp + i);
+                v[4 * i] = v[4 * i] * inv * w.x, v[4 * i + 1] = v[4 * i + 1] * inv * w.y;
+                v[4 * i + 2] = v[4 * i + 2] * inv * w.z, v[4 * i + 3] = v[4 * i + 3] * inv * w.w;
+            }
+        }
+        int8_t q[16];
+        float d = k_llm_mvq_block(v, q);
+        uint32_t w[4] = {0, 0, 0, 0};
+        int sum = 0;
+#pragma unroll
+        for (int i = 0; i < 16; i++) {
+            sum += q[i];
+            w[i / 4] |= ((uint32_t)q[i] & 0xFFu) << (8 * (i % 4));
+        }
+        *(uint4 *)(sm.xq + 16 * bi) = make_uint4(w[0], w[1], w[2], w[3]);
+        sm.xs[bi] = make_float2(d, d * (float)sum);
+    }
+    __syncthreads();
+
+    const bool sw = p.mode == K_LLM_MV_SWIGLU;
+    const uint32_t rows[K_LLM_MV_SEGS] = {p.seg[0].rows, p.seg[1].rows, p.seg[2].rows};
+    for (uint32_t u = blockIdx.x * NW + warp; u < units; u += gridDim.x * NW) {
+        /* unit -> segment s, first row r, output offset (constant segment indices: a dynamic
+         * index would copy the params to local memory) */
+        uint32_t s = 0, r, yoff = 0, uu = u;
+        if (!sw) {
+#pragma unroll
+            for (uint32_t j = 0; j + 1 < K_LLM_MV_SEGS; j++) {
+                uint32_t nu = (rows[j] + 1) / 2;
+                if (s == j && j + 1 < p.n_seg && uu >= nu) {
+                    uu -= nu;
+                    yoff += rows[j];
+                    s = j + 1;
+                }
+            }
+        }
+        uint32_t type = s == 0 ? p.seg[0].type : s == 1 ? p.seg[1].type : p.seg[2].type;
+        uint64_t va = s == 0 ? p.seg[0].w_va : s == 1 ? p.seg[1].w_va : p.seg[2].w_va;
+        uint32_t srows = s == 0 ? rows[0] : s == 1 ? rows[1] : rows[2];
+        uint64_t rbytes = k_llm_row_bytes(type, k);
+        const uint8_t *ra, *rb;
+        bool has_b;
+        if (sw) {
+            r = uu;
+            ra = (const uint8_t *)(uintptr_t)(p.seg[0].w_va + r * rbytes);
+            rb = (const uint8_t *)(uintptr_t)(p.seg[1].w_va + r * rbytes);
+            has_b = true;
+        } else {
+            r = 2 * uu;
+            ra = (const uint8_t *)(uintptr_t)(va + r * rbytes);
+            rb = ra + rbytes;
+            has_b = r + 1 < srows;
+        }
+        float acc[2] = {0.0f, 0.0f};
+        switch (type) {
+        case 12: q8_unit<12>(ra, rb, has_b, k, lane, sm, acc); break;
+        case 13: q8_unit<13>(ra, rb, has_b, k, lane, sm, acc); break;
+        case K_LLM_T_Q4_0R: q8_unit<K_LLM_T_Q4_0R>(ra, rb, has_b, k, lane, sm, acc); break;
+        case K_LLM_T_Q8_0R: q8_unit<K_LLM_T_Q8_0R>(ra, rb, has_b, k, lane, sm, acc); break;
+        case K_LLM_T_Q6_KR: q8_unit<K_LLM_T_Q6_KR>(ra, rb, has_b, k, lane, sm, acc); break;
+        default: break;
+        }
+        float a = mv_warp_sum(acc[0]), b = mv_warp_sum(acc[1]);
+        if (lane != 0)
+            continue;
+        float *y = (float *)(uintptr_t)p.y_va;
+        const float *bias = (const float *)(uintptr_t)p.b_va;
+        if (sw) {
+            y[r] = a / (1.0f + __expf(-a)) * b;
+            continue;
+        }
+        uint32_t o = yoff + r;
+        y[o] = (p.mode == K_LLM_MV_ACC ? y[o] : 0.0f) + a + (bias ? bias[o] : 0.0f);
+        if (has_b)
+            y[o + 1] = (p.mode == K_LLM_MV_ACC ? y[o + 1] : 0.0f) + b + (bias ? bias[o + 1] : 0.0f);
+    }
+}

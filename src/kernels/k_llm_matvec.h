@@ -20,6 +20,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#ifndef __CUDACC__
+#include <math.h>
+#endif
 
 #if defined(__cplusplus) && !defined(_Static_assert)
 #define _Static_assert static_assert
@@ -98,6 +101,59 @@ K_LLM_MV_FN int
 k_llm_mv_type_ok(uint32_t type, uint32_t k)
 {
     return k_llm_mv_b256(type) && k % 256 == 0 && k <= K_LLM_MV_MAX_K;
+}
+
+/* ==== k_llm_matvec_q8: the same launch contract with int8 activations ====
+ * x' is quantized per block of 16 values (d = max|x'| / 127, q = rint(x' / d), no zero point)
+ * in each CTA's prologue and dotted with the weights by dp4a; weights are read with 16-byte
+ * loads straight into registers (no shared-memory stage), two rows per warp. Types: Q4_K,
+ * Q5_K and the repacked Q4_0R, Q8_0R, Q6_KR (k_llm_quant.h); k a multiple of 256 and
+ * <= K_LLM_MVQ_MAX_K. Error against f32 activations: |y - y_f32| <= sum_j |w_j| d_j / 2 per
+ * row (d_j: the scale of x'_j's block), tested in tests/unit/test_llm_matvec.c. */
+#define K_LLM_MVQ_MAX_K 16384
+#define K_LLM_MVQ_WARPS (K_LLM_MV_THREADS / 32)
+
+K_LLM_MV_FN int
+k_llm_mvq_type_ok(uint32_t type, uint32_t k)
+{
+    if (k % 256 || k > K_LLM_MVQ_MAX_K)
+        return 0;
+    return type == 12 || type == 13 || type == (0x100u | 2u) || type == (0x100u | 8u) ||
+           type == (0x100u | 14u);
+}
+
+/* Quantize 16 activations: returns d = max|v| / 127 and q[i] = rint(v[i] / d) (0 where
+ * max|v| = 0). A NaN or Inf among them gives d = NaN and q = 0, so the outputs turn NaN as
+ * with f32 activations (and non-finite logits are reported). The kernel and its twin share
+ * this definition, so both round alike. */
+K_LLM_MV_FN float
+k_llm_mvq_block(const float *v, int8_t *q)
+{
+    float amax = 0.0f;
+    int bad = 0;
+    for (int i = 0; i < 16; i++) {
+        amax = fmaxf(amax, fabsf(v[i]));
+        bad |= !(v[i] - v[i] == 0.0f); /* NaN or Inf */
+    }
+    float d = amax / 127.0f;
+    for (int i = 0; i < 16; i++)
+        q[i] = (int8_t)(amax > 0.0f && !bad ? (int)rintf(v[i] / d) : 0);
+    return bad ? __builtin_nanf("") : d;
+}
+
+/* Work units of a q8 launch (one warp each): SWIGLU, one gate row with its up row; else two
+ * consecutive rows of one segment. */
+K_LLM_MV_FN uint32_t
+k_llm_mvq_units(const struct k_llm_matvec_params *p)
+{
+    if (p->mode == K_LLM_MV_SWIGLU)
+        return p->seg[0].rows;
+    uint32_t u = (p->seg[0].rows + 1) / 2;
+    if (p->n_seg > 1)
+        u += (p->seg[1].rows + 1) / 2;
+    if (p->n_seg > 2)
+        u += (p->seg[2].rows + 1) / 2;
+    return u;
 }
 
 /* Tiles (CTA work units) of a launch: SWIGLU tiles hold K_LLM_MV_ROWS / 2 rows of each. */

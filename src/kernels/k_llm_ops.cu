@@ -78,19 +78,7 @@ block_max(float v)
 static __device__ __forceinline__ uint64_t
 row_bytes(uint32_t type, uint32_t n)
 {
-    switch (type) {
-    case 0: return 4ull * n;
-    case 1: case 30: return 2ull * n;
-    case 2: return n / 32 * 18ull;
-    case 3: return n / 32 * 20ull;
-    case 6: return n / 32 * 22ull;
-    case 7: return n / 32 * 24ull;
-    case 8: return n / 32 * 34ull;
-    case 12: return n / 256 * 144ull;
-    case 13: return n / 256 * 176ull;
-    case 14: return n / 256 * 210ull;
-    default: return 0;
-    }
+    return k_llm_row_bytes(type, n);
 }
 
 extern "C" __global__ void
@@ -226,6 +214,9 @@ k_llm_matmul(const struct k_llm_matmul_params p)
     case 13: matmul_dispatch<13>(p); break;
     case 14: matmul_dispatch<14>(p); break;
     case 30: matmul_dispatch<30>(p); break;
+    case K_LLM_T_Q4_0R: matmul_dispatch<K_LLM_T_Q4_0R>(p); break;
+    case K_LLM_T_Q8_0R: matmul_dispatch<K_LLM_T_Q8_0R>(p); break;
+    case K_LLM_T_Q6_KR: matmul_dispatch<K_LLM_T_Q6_KR>(p); break;
     default: break;
     }
 }

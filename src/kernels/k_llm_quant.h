@@ -274,12 +274,153 @@ k_llm_dq_q6_k_half(const struct llm_block_q6_k *b, int h, float *y)
     }
 }
 
+/* ==== Repacked rows (the decode layout) ====
+ * Q4_0 (18 B), Q8_0 (34 B) and Q6_K (210 B) blocks are only 2-byte aligned, so a kernel
+ * cannot read their quants with 16-byte loads. At load the engine rewrites every row of such
+ * a matrix (the file is untouched) as groups of 8 blocks holding the same bytes in another
+ * order: the 8 blocks' quants first (16-byte aligned when the row is), then their scales.
+ * Row length and row bytes are unchanged, so all row offset arithmetic stays valid.
+ *   Q4_0R  group  144 B (256 values):  qs[8][16] | d[8]
+ *   Q8_0R  group  272 B (256 values):  qs[8][32] | d[8]
+ *   Q6_KR  group 1680 B (2048 values): ql[8][128] | qh[8][64] | scales[8][16] | d[8]
+ * (Q4_K and Q5_K blocks are 144 and 176 B with 16-byte aligned parts: used as they are.)
+ * The type code is the ggml type | K_LLM_RP; it never appears in a file. */
+#define K_LLM_RP 0x100u
+#define K_LLM_T_Q4_0R (K_LLM_RP | 2u)
+#define K_LLM_T_Q8_0R (K_LLM_RP | 8u)
+#define K_LLM_T_Q6_KR (K_LLM_RP | 14u)
+
+/* Values per group of a repacked type, 0 if `type` has no repacked form. */
+K_LLM_FN uint32_t
+k_llm_rp_group_values(uint32_t type)
+{
+    switch (type & ~K_LLM_RP) {
+    case 2:
+    case 8:
+        return 256;
+    case 14:
+        return 2048;
+    default:
+        return 0;
+    }
+}
+
+/* The repacked type a matrix of ggml type `type` and rows of k values takes (whole groups
+ * only), else `type` itself. */
+K_LLM_FN uint32_t
+k_llm_rp_of(uint32_t type, uint32_t k)
+{
+    uint32_t g = k_llm_rp_group_values(type);
+    return (type & K_LLM_RP) || !g || k % g ? type : (type | K_LLM_RP);
+}
+
+/* The parts of ggml block `blk` of a row in the repacked layout: for part i, `len[i]` bytes
+ * at `src[i]` in the ggml block sit at `dst[i]` from the row start. Returns the part count
+ * (0: not a repacked type). Shared by the repacker and the readers (one definition). */
+K_LLM_FN uint32_t
+k_llm_rp_parts(uint32_t rtype, uint32_t blk, uint32_t *src, uint32_t *dst, uint32_t *len)
+{
+    uint32_t g = blk / 8, b = blk % 8;
+    switch (rtype) {
+    case K_LLM_T_Q4_0R:
+        src[0] = 2, dst[0] = 144 * g + 16 * b, len[0] = 16;
+        src[1] = 0, dst[1] = 144 * g + 128 + 2 * b, len[1] = 2;
+        return 2;
+    case K_LLM_T_Q8_0R:
+        src[0] = 2, dst[0] = 272 * g + 32 * b, len[0] = 32;
+        src[1] = 0, dst[1] = 272 * g + 256 + 2 * b, len[1] = 2;
+        return 2;
+    case K_LLM_T_Q6_KR:
+        src[0] = 0, dst[0] = 1680 * g + 128 * b, len[0] = 128;
+        src[1] = 128, dst[1] = 1680 * g + 1024 + 64 * b, len[1] = 64;
+        src[2] = 192, dst[2] = 1680 * g + 1536 + 16 * b, len[2] = 16;
+        src[3] = 208, dst[3] = 1680 * g + 1664 + 2 * b, len[3] = 2;
+        return 4;
+    default:
+        return 0;
+    }
+}
+
+/* Little-endian u16 at any address. */
+K_LLM_FN uint16_t
+k_llm_rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* Value i of a repacked row (k_llm_dq_at's counterpart; same values as the ggml row). */
+K_LLM_FN float
+k_llm_dq_rp_at(uint32_t rtype, const uint8_t *row, uint32_t i)
+{
+    uint32_t b = (i / 32) % 8, j = i % 32;
+    switch (rtype) {
+    case K_LLM_T_Q4_0R: {
+        const uint8_t *g = row + 144 * (size_t)(i / 256);
+        uint8_t qb = g[16 * b + j % 16];
+        int q = j < 16 ? (qb & 0xF) : (qb >> 4);
+        return k_llm_f16(k_llm_rd16(g + 128 + 2 * b)) * (float)(q - 8);
+    }
+    case K_LLM_T_Q8_0R: {
+        const uint8_t *g = row + 272 * (size_t)(i / 256);
+        return k_llm_f16(k_llm_rd16(g + 256 + 2 * b)) * (float)(int8_t)g[32 * b + j];
+    }
+    case K_LLM_T_Q6_KR: {
+        const uint8_t *g = row + 1680 * (size_t)(i / 2048);
+        uint32_t kb = (i / 256) % 8, w = i % 256, h = w / 128, grp = (w % 128) / 32, l = w % 32;
+        const uint8_t *ql = g + 128 * kb + 64 * h;
+        int lo = grp == 0   ? (ql[l] & 0xF)
+                 : grp == 1 ? (ql[l + 32] & 0xF)
+                 : grp == 2 ? (ql[l] >> 4)
+                            : (ql[l + 32] >> 4);
+        int hi = (g[1024 + 64 * kb + 32 * h + l] >> (2 * grp)) & 3;
+        int8_t sc = (int8_t)g[1536 + 16 * kb + 8 * h + l / 16 + 2 * grp];
+        return k_llm_f16(k_llm_rd16(g + 1664 + 2 * kb)) * (float)sc * (float)((lo | (hi << 4)) - 32);
+    }
+    default:
+        return 0;
+    }
+}
+
+/* Bytes of a row of n values of `type` (ggml numbering, repacked codes included), 0 if the
+ * type is not one the LLM kernels read. The one definition the kernels and twins share. */
+K_LLM_FN uint64_t
+k_llm_row_bytes(uint32_t type, uint64_t n)
+{
+    switch (type & ~K_LLM_RP) {
+    case 0:
+        return type & K_LLM_RP ? 0 : 4 * n;
+    case 1:
+    case 30:
+        return type & K_LLM_RP ? 0 : 2 * n;
+    case 2:
+        return n / LLM_QK * 18;
+    case 3:
+        return type & K_LLM_RP ? 0 : n / LLM_QK * 20;
+    case 6:
+        return type & K_LLM_RP ? 0 : n / LLM_QK * 22;
+    case 7:
+        return type & K_LLM_RP ? 0 : n / LLM_QK * 24;
+    case 8:
+        return n / LLM_QK * 34;
+    case 12:
+        return type & K_LLM_RP ? 0 : n / LLM_QK_K * 144;
+    case 13:
+        return type & K_LLM_RP ? 0 : n / LLM_QK_K * 176;
+    case 14:
+        return n / LLM_QK_K * 210;
+    default:
+        return 0;
+    }
+}
+
 /* Value i of a row of `type` (ggml numbering: 0 F32, 1 F16, 2 Q4_0, 3 Q4_1, 6 Q5_0, 7 Q5_1,
- * 8 Q8_0, 12 Q4_K, 13 Q5_K, 14 Q6_K, 30 BF16); 0 for other types. One value at a time:
- * the simple form the first GPU kernels use (speed comes later). */
+ * 8 Q8_0, 12 Q4_K, 13 Q5_K, 14 Q6_K, 30 BF16, and the repacked codes above); 0 for others. One value at a
+ * time: the simple form the first GPU kernels use (speed comes later). */
 K_LLM_FN float
 k_llm_dq_at(uint32_t type, const uint8_t *row, uint32_t i)
 {
+    if (type & K_LLM_RP)
+        return k_llm_dq_rp_at(type, row, i);
     switch (type) {
     case 0: {
         float f;

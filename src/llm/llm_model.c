@@ -36,14 +36,18 @@ enum {
     PROG_ACT,
     PROG_MATVEC,
     PROG_ATTN_DEC,
+    PROG_MATVEC_Q8,
     PROG_COUNT
 };
-static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",       "k_llm_norm",       "k_llm_matmul",
-                                                   "k_llm_rope_kv",     "k_llm_attn",       "k_llm_act",
-                                                   "k_llm_matvec_wide", "k_llm_attn_decode"};
-/* The decode mat-vec is k_llm_matvec_wide (2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs
- * 560 with k_llm_matvec's 1 KB, bench/notes-decode.md); NVHCQ_MV=narrow picks the other
- * for A/B runs. */
+static const char *const prog_names[PROG_COUNT] = {
+    "k_llm_embed", "k_llm_norm",        "k_llm_matmul",      "k_llm_rope_kv",  "k_llm_attn",
+    "k_llm_act",   "k_llm_matvec_wide", "k_llm_attn_decode", "k_llm_matvec_q8"};
+/* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
+ * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
+ * activations, 2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs 560 with k_llm_matvec's
+ * 1 KB, bench/notes-decode.md). For A/B runs: NVHCQ_MV=narrow picks k_llm_matvec,
+ * NVHCQ_MV=f32 keeps the f32 kernels for every type they read, NVHCQ_REPACK=0 loads the
+ * file's layout (then Q4_0/Q8_0/Q6_K take the f32 kernels). */
 
 /* Per-kernel profile of one decode step (llm_model_profile_step): a timestamp after every
  * launch, each launch labelled by the code that records it. */
@@ -97,6 +101,9 @@ struct llm_model {
     bool attn_split;       /* ... with the split-K attention (k_llm_attn_decode) */
     struct hcq_buf *adbuf; /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
     uint32_t mv_grid;      /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
+    uint32_t mvq_grid;     /* ... of k_llm_matvec_q8 */
+    bool repack;           /* matrices take the repacked decode layout (k_llm_quant.h) */
+    bool mv_f32;           /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
     const char *tag;       /* label of the next launch (profile) */
     uint64_t tag_B;        /* bytes it moves, 0: unknown */
     struct prof *prof;     /* non-NULL while profiling a step */
@@ -210,6 +217,10 @@ plan_one(struct llm_model *m, const char *name, uint64_t ne0, uint64_t ne1, bool
     uint64_t size = vec ? 4 * ne0 : t->size_B;
     ups[*n_up] = (struct upload){t, dst, *total, size, vec};
     dst->type = vec ? LLM_TYPE_F32 : t->type;
+    /* matrices of 2-byte aligned block types take the repacked decode layout (NVHCQ_REPACK=0:
+     * off, for A/B runs); the file's size check above holds: row bytes do not change */
+    if (!vec && m->repack && llm_type_row_bytes(t->type, ne0) * ne1 == t->size_B)
+        dst->type = k_llm_rp_of(t->type, (uint32_t)ne0);
     dst->ne0 = (uint32_t)ne0;
     dst->ne1 = (uint32_t)ne1;
     dst->va = 1; /* marks present; the real VA is set after allocation */
@@ -303,14 +314,28 @@ upload_weights(struct llm_model *m, const struct llm_model_params *p)
                 st = hcq_buf_write(m->wbuf, u->off_B, f, u->size_B);
             free(f);
         } else {
-            /* chunks keep the progress callback moving on large tensors */
-            const uint64_t chunk = 64ull << 20;
+            /* chunks of whole rows keep the progress callback moving on large tensors; a
+             * repacked type is rewritten chunk by chunk (k_llm_quant.h, decode layout) */
+            const uint64_t rb = k_llm_row_bytes(u->dst->type, u->dst->ne0);
+            const bool rp = (u->dst->type & K_LLM_RP) != 0;
+            uint64_t chunk = rb && rb < (64ull << 20) ? (64ull << 20) / rb * rb : (64ull << 20);
+            uint8_t *tmp = NULL;
+            if (rp && !(tmp = malloc(chunk))) {
+                st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load: %llu B", (unsigned long long)chunk);
+                goto done;
+            }
             for (uint64_t o = 0; o < u->size_B && !st; o += chunk) {
                 uint64_t n = u->size_B - o < chunk ? u->size_B - o : chunk;
-                st = hcq_buf_write(m->wbuf, u->off_B + o, (const uint8_t *)u->t->data + o, n);
+                const uint8_t *src = (const uint8_t *)u->t->data + o;
+                if (rp) {
+                    llm_repack_rows(u->dst->type, src, tmp, n / rb, u->dst->ne0);
+                    src = tmp;
+                }
+                st = hcq_buf_write(m->wbuf, u->off_B + o, src, n);
                 if (p->progress)
                     p->progress(done_B + o + n, total, p->progress_user);
             }
+            free(tmp);
         }
         if (st)
             goto done;
@@ -458,11 +483,18 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         if ((st = hcq_program_load(m->dev, name, &m->prog[i])))
             goto fail;
     }
+    m->mv_f32 =
+        p.f32_decode ||
+        (getenv("NVHCQ_MV") && (!strcmp(getenv("NVHCQ_MV"), "f32") || !strcmp(getenv("NVHCQ_MV"), "narrow")));
+    /* the f32 kernels read the file's layout only */
+    m->repack = !m->mv_f32 && !(getenv("NVHCQ_REPACK") && !strcmp(getenv("NVHCQ_REPACK"), "0"));
     if ((st = upload_weights(m, &p)) || (st = alloc_state(m)) ||
         (st = prefill_gemm_init(m, p.gemm_min_batch)))
         goto fail;
     struct hcq_device_info info;
-    m->mv_grid = mv_wave(m->prog[PROG_MATVEC], hcq_device_info(m->dev, &info) == HCQ_OK ? info.sm_count : 0);
+    uint32_t sms = hcq_device_info(m->dev, &info) == HCQ_OK ? info.sm_count : 0;
+    m->mv_grid = mv_wave(m->prog[PROG_MATVEC], sms);
+    m->mvq_grid = mv_wave(m->prog[PROG_MATVEC_Q8], sms);
     m->decode_fused = decode_fused_ok(m) && !p.naive_decode;
     m->attn_split = m->decode_fused && k_llm_attn_decode_ok(m->hp.n_head, m->hp.n_head_kv, m->hp.head_dim);
     if (m->attn_split) {
@@ -680,16 +712,27 @@ norm(struct llm_model *m, uint64_t x_va, uint64_t y_va, uint32_t n, const struct
 
 /* ==== Decode (one token): fused mat-vec path ==== */
 
-static bool
-mv_ok(const struct dtensor *w, uint32_t k)
+/* Which decode mat-vec reads all n tensors w (rows of k): PROG_MATVEC_Q8, PROG_MATVEC, or
+ * -1 (none: the model takes the unfused path). */
+static int
+mv_prog(const struct llm_model *m, const struct dtensor *const *w, uint32_t n, uint32_t k)
 {
-    return w->va && w->ne0 == k && k_llm_mv_type_ok(w->type, k);
+    bool q8 = true, f32 = true;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!w[i]->va || w[i]->ne0 != k)
+            return -1;
+        q8 = q8 && k_llm_mvq_type_ok(w[i]->type, k);
+        f32 = f32 && k_llm_mv_type_ok(w[i]->type, k);
+    }
+    if (f32 && (m->mv_f32 || !q8))
+        return PROG_MATVEC;
+    return q8 ? PROG_MATVEC_Q8 : -1;
 }
 
 static uint64_t
 dt_bytes(const struct dtensor *w)
 {
-    return (uint64_t)w->ne0 / 256 * k_llm_mv_b256(w->type) * w->ne1;
+    return k_llm_row_bytes(w->type, w->ne0) * w->ne1;
 }
 
 /* y = W x' over n_w tensors of row length k (rows concatenated in y); x' = RMSNorm(x) * norm
@@ -713,10 +756,15 @@ matvec(struct llm_model *m, const char *tag, const struct dtensor *const *w, uin
         p.seg[i] = (struct k_llm_mv_seg){w[i]->va, w[i]->type, w[i]->ne1};
         bytes += dt_bytes(w[i]);
     }
-    uint32_t tiles = k_llm_mv_tiles(&p);
+    int prog = mv_prog(m, w, n_w, p.k);
+    if (prog < 0)
+        return hcq_err(HCQ_ERR_UNSUPPORTED, "llm decode: no mat-vec reads these weight types");
+    uint32_t ctas = prog == PROG_MATVEC_Q8 ? (k_llm_mvq_units(&p) + K_LLM_MVQ_WARPS - 1) / K_LLM_MVQ_WARPS
+                                           : k_llm_mv_tiles(&p);
+    uint32_t cap = prog == PROG_MATVEC_Q8 ? m->mvq_grid : m->mv_grid;
     m->tag = tag;
     m->tag_B = bytes;
-    return launch(m, PROG_MATVEC, tiles < m->mv_grid ? tiles : m->mv_grid, 1, &p, sizeof p, NULL, 0);
+    return launch(m, prog, ctas < cap ? ctas : cap, 1, &p, sizeof p, NULL, 0);
 }
 
 /* Whether the decode step of this model can take the fused path (LLaMA: RMSNorm, SwiGLU,
@@ -725,16 +773,19 @@ static bool
 decode_fused_ok(const struct llm_model *m)
 {
     const struct llm_hparams *hp = &m->hp;
+    const uint32_t d = hp->n_embd;
     if (hp->arch != LLM_ARCH_LLAMA || !m->prog[PROG_MATVEC])
         return false;
-    if (!mv_ok(&m->gw[GW_OUTPUT], hp->n_embd))
+    const struct dtensor *out[1] = {&m->gw[GW_OUTPUT]};
+    if (mv_prog(m, out, 1, d) < 0)
         return false;
     for (uint32_t l = 0; l < hp->n_layer; l++) {
         const struct dtensor *w = m->lw[l];
-        if (!mv_ok(&w[LW_Q], hp->n_embd) || !mv_ok(&w[LW_K], hp->n_embd) || !mv_ok(&w[LW_V], hp->n_embd) ||
-            !mv_ok(&w[LW_O], hp->n_embd) || !mv_ok(&w[LW_GATE], hp->n_embd) ||
-            !mv_ok(&w[LW_UP], hp->n_embd) || !mv_ok(&w[LW_DOWN], hp->n_ff) ||
-            w[LW_GATE].type != w[LW_UP].type || w[LW_O_B].va || w[LW_DOWN_B].va)
+        const struct dtensor *qkv[3] = {&w[LW_Q], &w[LW_K], &w[LW_V]}, *o[1] = {&w[LW_O]},
+                             *gu[2] = {&w[LW_GATE], &w[LW_UP]}, *dn[1] = {&w[LW_DOWN]};
+        if (mv_prog(m, qkv, 3, d) < 0 || mv_prog(m, o, 1, d) < 0 || mv_prog(m, gu, 2, d) < 0 ||
+            mv_prog(m, dn, 1, hp->n_ff) < 0 || w[LW_GATE].type != w[LW_UP].type || w[LW_O_B].va ||
+            w[LW_DOWN_B].va)
             return false;
     }
     return true;

@@ -10,6 +10,10 @@
 
 #define LLM_MAX_LAYERS 256
 
+/* Rows of ggml type (rtype & ~K_LLM_RP) -> the repacked decode layout rtype (k_llm_quant.h;
+ * src and dst must not overlap). llm_quant.c. */
+void llm_repack_rows(uint32_t rtype, const void *src, void *dst, uint64_t rows, uint32_t k);
+
 /* GGUF tensor names per layer (llama.cpp's naming, the GGUF convention). */
 enum llm_lw {
     LW_ATTN_NORM,

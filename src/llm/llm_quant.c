@@ -9,6 +9,7 @@
  * at correct, bounded error, not at llama.cpp's error-minimising searches.
  */
 #include "llm.h"
+#include "llm_model_priv.h"
 
 #include "util_log.h"
 #include "k_llm_quant.h"
@@ -452,4 +453,22 @@ llm_quantize(uint32_t type, const float *src, void *dst, uint64_t n)
         }
     }
     return HCQ_OK;
+}
+
+/* Rewrite `rows` rows of k values of ggml type (rtype & ~K_LLM_RP) into the repacked layout
+ * rtype (k_llm_quant.h): same bytes per row, blocks split into their parts. */
+void
+llm_repack_rows(uint32_t rtype, const void *src, void *dst, uint64_t rows, uint32_t k)
+{
+    uint32_t bv = rtype == K_LLM_T_Q6_KR ? LLM_QK_K : LLM_QK;
+    uint64_t bb = k_llm_row_bytes(rtype & ~K_LLM_RP, bv), rb = k_llm_row_bytes(rtype, k);
+    for (uint64_t r = 0; r < rows; r++) {
+        const uint8_t *s = (const uint8_t *)src + r * rb;
+        uint8_t *d = (uint8_t *)dst + r * rb;
+        for (uint32_t b = 0; b < k / bv; b++) {
+            uint32_t ps[4], pd[4], pl[4], np = k_llm_rp_parts(rtype, b, ps, pd, pl);
+            for (uint32_t i = 0; i < np; i++)
+                memcpy(d + pd[i], s + b * bb + ps[i], pl[i]);
+        }
+    }
 }

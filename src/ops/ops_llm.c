@@ -21,31 +21,7 @@
 uint64_t
 ops_llm_row_bytes(uint32_t type, uint64_t n)
 {
-    switch (type) {
-    case 0:
-        return 4 * n;
-    case 1:
-    case 30:
-        return 2 * n;
-    case 2:
-        return n / LLM_QK * sizeof(struct llm_block_q4_0);
-    case 3:
-        return n / LLM_QK * sizeof(struct llm_block_q4_1);
-    case 6:
-        return n / LLM_QK * sizeof(struct llm_block_q5_0);
-    case 7:
-        return n / LLM_QK * sizeof(struct llm_block_q5_1);
-    case 8:
-        return n / LLM_QK * sizeof(struct llm_block_q8_0);
-    case 12:
-        return n / LLM_QK_K * sizeof(struct llm_block_q4_k);
-    case 13:
-        return n / LLM_QK_K * sizeof(struct llm_block_q5_k);
-    case 14:
-        return n / LLM_QK_K * sizeof(struct llm_block_q6_k);
-    default:
-        return 0;
-    }
+    return k_llm_row_bytes(type, n);
 }
 
 /* Dequantize a row of n values into y (block decoders where there are blocks). */
@@ -88,6 +64,20 @@ ops_llm_dq_row(uint32_t type, const uint8_t *row, uint32_t n, float *y)
             for (int h = 0; h < 2; h++)
                 k_llm_dq_q6_k_half((const struct llm_block_q6_k *)row + b, h, y + 256 * b + 128 * h);
         return;
+    case K_LLM_T_Q4_0R:
+    case K_LLM_T_Q8_0R:
+    case K_LLM_T_Q6_KR: {
+        /* gather each ggml block back from its parts, then the block decoder */
+        uint8_t blk[sizeof(struct llm_block_q6_k)];
+        uint32_t src[4], dst[4], len[4], bv = type == K_LLM_T_Q6_KR ? 256 : 32;
+        for (uint32_t b = 0; b < n / bv; b++) {
+            uint32_t np = k_llm_rp_parts(type, b, src, dst, len);
+            for (uint32_t i = 0; i < np; i++)
+                memcpy(blk + src[i], row + dst[i], len[i]);
+            ops_llm_dq_row(type & ~K_LLM_RP, blk, bv, y + bv * b);
+        }
+        return;
+    }
     default:
         for (uint32_t j = 0; j < n; j++)
             y[j] = k_llm_dq_at(type, row, j);

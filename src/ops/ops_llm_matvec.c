@@ -6,6 +6,9 @@
  * weight is given, each output row the dot of the dequantized row with x' (the kernel sums
  * in a different order: results agree to f32 rounding, see the tests), then bias, the
  * residual add (ACC) or silu(gate) * up (SWIGLU). Large launches split rows across threads.
+ * k_llm_matvec_q8's twin first rounds x' through the kernel's int8 blocks
+ * (k_llm_mvq_block), then does the same f32 dots: the dp4a sums are exact, so the two differ
+ * only by f32 rounding order.
  */
 #include "ops_llm.h"
 #include "k_llm_matvec.h"
@@ -61,10 +64,11 @@ mv_rows(void *arg)
 }
 
 static void
-twin_matvec(struct hcq_twin_launch *l)
+matvec_common(struct hcq_twin_launch *l, bool q8)
 {
     const struct k_llm_matvec_params *p = l->params;
-    if (!p->k || !p->n_seg || p->n_seg > K_LLM_MV_SEGS || (p->mode == K_LLM_MV_SWIGLU && p->n_seg != 2))
+    if (!p->k || !p->n_seg || p->n_seg > K_LLM_MV_SEGS || (p->mode == K_LLM_MV_SWIGLU && p->n_seg != 2) ||
+        (q8 && p->k % 16))
         return;
     struct mv_job job = {.p = p};
     uint32_t n_out = 0;
@@ -94,6 +98,14 @@ twin_matvec(struct hcq_twin_launch *l)
     }
     for (uint32_t i = 0; i < p->k; i++)
         xn[i] = nw ? x[i] * inv * nw[i] : x[i];
+    if (q8) { /* k_llm_matvec_q8: x' through its int8 blocks (same rounding as the kernel) */
+        for (uint32_t i = 0; i < p->k; i += 16) {
+            int8_t q[16];
+            float d = k_llm_mvq_block(xn + i, q);
+            for (int j = 0; j < 16; j++)
+                xn[i + j] = d * (float)q[j];
+        }
+    }
     job.x = xn;
     /* > 4M multiply-adds: up to 16 threads over output rows (each written once) */
     enum { MAX_T = 16 };
@@ -122,8 +134,21 @@ twin_matvec(struct hcq_twin_launch *l)
     free(xn);
 }
 
+static void
+twin_matvec(struct hcq_twin_launch *l)
+{
+    matvec_common(l, false);
+}
+
+static void
+twin_matvec_q8(struct hcq_twin_launch *l)
+{
+    matvec_common(l, true);
+}
+
 const struct hcq_kernel_desc ops_llm_matvec_kernels[] = {
     {"k_llm_matvec", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec},
     {"k_llm_matvec_wide", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec},
+    {"k_llm_matvec_q8", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {0},
 };

@@ -94,7 +94,7 @@ run_ref(struct llm_ref *r, const int32_t *pr, uint32_t np, int32_t *out, float *
 }
 
 static void
-check_vs_ref(struct th *t, const char *preset, enum llm_type type, const int32_t *expect)
+check_vs_ref(struct th *t, const char *preset, enum llm_type type, const int32_t *expect, bool f32)
 {
     char path[256];
     struct llm_gguf *g = NULL;
@@ -110,6 +110,7 @@ check_vs_ref(struct th *t, const char *preset, enum llm_type type, const int32_t
     mp.dev_spec = "cpu";
     mp.n_ctx = 128;
     mp.n_batch = 5; /* the prompt spans several batches */
+    mp.f32_decode = f32;
     CHECK_OK(llm_model_load_gguf(g, &mp, &m));
     CHECK_OK(llm_tok_encode(llm_model_tok(m), prompt, strlen(prompt), false, false, pr, 64, &np));
     CHECK(np > 5 && np < 64);
@@ -123,11 +124,21 @@ check_vs_ref(struct th *t, const char *preset, enum llm_type type, const int32_t
     double worst = 0;
     for (int s = 0; s < STEPS; s++)
         worst = fmax(worst, nmse(lm + (size_t)s * V, lr + (size_t)s * V, V));
-    printf("    %s %s: cpu vs reference: worst logits NMSE %.3g over %d steps; ids", preset,
-           llm_type_name(type), worst, STEPS);
+    printf("    %s %s%s: cpu vs reference: worst logits NMSE %.3g over %d steps; ids", preset,
+           llm_type_name(type), f32 ? "" : " (int8 decode activations)", worst, STEPS);
     for (int s = 0; s < STEPS; s++)
         printf(" %d", tm[s]);
     printf("\n");
+    if (!f32) {
+        /* int8 activations (k_llm_matvec_q8): the reference keeps f32, so only a bound holds.
+         * The first step's logits come from prefill (f32 path) and must still match tightly.
+         * Greedy ids are printed, not compared: with random weights the top logits of later
+         * steps lie closer together than the int8 error, so ids may part (a real model's
+         * agreement is measured by perplexity, bench/final/ppl.sh). */
+        CHECKF(worst < 2e-3, "int8 decode: logits NMSE %g vs reference (bound 2e-3)", worst);
+        CHECKF(nmse(lm, lr, V) < 1e-8, "prefill logits NMSE %g", nmse(lm, lr, V));
+        goto done;
+    }
     CHECKF(worst < 1e-8, "logits NMSE %g vs reference", worst);
     for (int s = 0; s < STEPS; s++)
         CHECKF(tm[s] == tr[s], "step %d: cpu %d, reference %d", s, tm[s], tr[s]);
@@ -145,26 +156,36 @@ done:
 
 TEST(llama_q8_0_vs_ref_and_committed)
 {
-    check_vs_ref(t, "tiny", LLM_TYPE_Q8_0, expect_llama_q8_0);
+    check_vs_ref(t, "tiny", LLM_TYPE_Q8_0, expect_llama_q8_0, true);
 }
 TEST(llama_q6_k_vs_ref)
 {
-    check_vs_ref(t, "tiny", LLM_TYPE_Q6_K, NULL);
+    check_vs_ref(t, "tiny", LLM_TYPE_Q6_K, NULL, true);
 }
 TEST(llama_q4_k_vs_ref)
 {
-    check_vs_ref(t, "tiny", LLM_TYPE_Q4_K, NULL);
+    check_vs_ref(t, "tiny", LLM_TYPE_Q4_K, NULL, true);
 }
 TEST(llama_f16_vs_ref)
 {
-    check_vs_ref(t, "tiny", LLM_TYPE_F16, NULL);
+    check_vs_ref(t, "tiny", LLM_TYPE_F16, NULL, true);
 }
 TEST(gpt2_q8_0_vs_ref)
 {
-    check_vs_ref(t, "gpt2-tiny", LLM_TYPE_Q8_0, NULL);
+    check_vs_ref(t, "gpt2-tiny", LLM_TYPE_Q8_0, NULL, true);
 }
 
-/* Prefill in one batch, in batches of 3, and token by token (graph decode): same logits. */
+/* The default decode path: int8 activations on every type k_llm_matvec_q8 reads. */
+TEST(llama_int8_decode_vs_ref)
+{
+    check_vs_ref(t, "tiny", LLM_TYPE_Q8_0, NULL, false);
+    check_vs_ref(t, "tiny", LLM_TYPE_Q4_K, NULL, false);
+    check_vs_ref(t, "tiny", LLM_TYPE_Q4_0, NULL, false);
+    check_vs_ref(t, "tiny", LLM_TYPE_Q5_K, NULL, false);
+}
+
+/* Prefill in one batch, in batches of 3, and token by token (graph decode): same logits
+ * (f32 decode activations: the int8 path is bounded above, not equal). */
 TEST(prefill_vs_decode)
 {
     char path[256];
@@ -180,6 +201,7 @@ TEST(prefill_vs_decode)
     mp.dev_spec = "cpu";
     mp.n_ctx = 64;
     mp.n_batch = 64;
+    mp.f32_decode = true;
     CHECK_OK(llm_model_load_gguf(g, &mp, &a));
     mp.n_batch = 3;
     CHECK_OK(llm_model_load_gguf(g, &mp, &b));
@@ -378,6 +400,7 @@ main(int argc, char **argv)
         TH_CASE(llama_q6_k_vs_ref),
         TH_CASE(llama_q4_k_vs_ref),
         TH_CASE(llama_f16_vs_ref),
+        TH_CASE(llama_int8_decode_vs_ref),
         TH_CASE(gpt2_q8_0_vs_ref),
         TH_CASE(prefill_vs_decode),
         TH_CASE(profile_step),

@@ -8,11 +8,18 @@
  * tile count (CTAs loop over tiles). Outputs are poisoned (NaN) before each launch.
  * Bound: |y - ref| <= 1e-5 * (sum_j |w_j x'_j| + |ref|) + 1e-6 per output (f32 products
  * and sums of k <= 8192 terms; the kernel and the twin sum in different orders).
+ * k_llm_matvec_q8 (int8 activations) reads the repacked layouts (Q4_0R, Q8_0R, Q6_KR made by
+ * llm_repack_rows) and Q4_K/Q5_K as they are; its reference uses x' rounded through the
+ * same int8 blocks (k_llm_mvq_block), with room for 2 activations rounding the other way
+ * (x' differs in the last bit between devices: rsqrtf), and a second check bounds its
+ * distance from the f32 result: |y - y_f32| <= sum_j |w_j| d_j / 2 (+ the f32 bound).
  */
 #include "harness.h"
 #include "hcq.h"
 #include "k_llm_matvec.h"
+#include "k_llm_quant.h"
 #include "llm.h"
+#include "llm_model_priv.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -27,10 +34,28 @@ frand(void)
 }
 
 struct mat {
-    uint32_t type, rows;
-    uint8_t *q; /* quantized */
-    float *deq; /* dequantized [rows][k] */
+    uint32_t type, rows; /* type: ggml, or a repacked code (q holds that layout) */
+    uint8_t *q;          /* quantized */
+    float *deq;          /* dequantized [rows][k] */
 };
+
+/* m's rows rewritten in place into the repacked layout (k_llm_quant.h) when the type has one */
+static enum hcq_status
+mat_repack(struct mat *m, uint32_t k)
+{
+    uint32_t rt = k_llm_rp_of(m->type, k);
+    if (rt == m->type)
+        return HCQ_OK;
+    uint64_t n = llm_type_row_bytes(m->type, k) * m->rows;
+    uint8_t *d = malloc(n);
+    if (!d)
+        return HCQ_ERR_NOMEM;
+    llm_repack_rows(rt, m->q, d, m->rows, k);
+    free(m->q);
+    m->q = d;
+    m->type = rt;
+    return HCQ_OK;
+}
 
 static enum hcq_status
 mat_make(struct mat *m, uint32_t type, uint32_t rows, uint32_t k)
@@ -63,7 +88,7 @@ mat_free(struct mat *m)
 /* One launch on dev: segments mats[0..n), mode, k; checks every output. */
 static int
 run_case(struct th *t, struct hcq_device *dev, struct hcq_program *prog, const struct mat *mats, uint32_t n,
-         uint32_t mode, uint32_t k, bool norm, bool bias, uint32_t grid_cap, double *worst)
+         uint32_t mode, uint32_t k, bool norm, bool bias, uint32_t grid_cap, bool q8, double *worst)
 {
     int fails = 0;
     uint32_t n_out = 0;
@@ -74,11 +99,13 @@ run_case(struct th *t, struct hcq_device *dev, struct hcq_program *prog, const s
     float *x = malloc(4ull * k), *nw = malloc(4ull * k), *b = malloc(4ull * n_out),
           *y0 = malloc(4ull * n_out);
     float *y = malloc(4ull * n_out), *xn = malloc(4ull * k);
-    double *ref = malloc(8ull * n_out), *mag = malloc(8ull * n_out);
+    double *ref = malloc(8ull * n_out), *mag = malloc(8ull * n_out), *reff = malloc(8ull * n_out),
+           *qbound = malloc(8ull * n_out), *flip = malloc(8ull * n_out);
+    float *xq = malloc(4ull * k), *dq = calloc(k, 4);
     struct hcq_buf *wb = NULL, *xb = NULL, *yb = NULL, *nb = NULL, *bb = NULL;
     struct hcq_queue *q = NULL;
     uint64_t w_off[K_LLM_MV_SEGS], total = 0;
-    CHECK(x && nw && b && y0 && y && xn && ref && mag);
+    CHECK(x && nw && b && y0 && y && xn && ref && mag && reff && qbound && flip && xq && dq);
     for (uint32_t j = 0; j < k; j++) {
         x[j] = 2.0f * frand();
         nw[j] = 1.0f + 0.5f * frand();
@@ -92,35 +119,61 @@ run_case(struct th *t, struct hcq_device *dev, struct hcq_program *prog, const s
     for (uint32_t j = 0; j < k; j++)
         ss += (double)x[j] * x[j];
     double inv = 1.0 / sqrt(ss / k + 1e-5);
-    for (uint32_t j = 0; j < k; j++)
-        xn[j] = norm ? (float)(x[j] * inv * nw[j]) : x[j];
+    /* x' as the kernels form it in f32 ((x * inv) * w); for q8 its int8 round trip xq and
+     * each value's block scale dq */
+    float inv_f = (float)inv;
+    for (uint32_t j = 0; j < k; j++) {
+        xn[j] = norm ? x[j] * inv_f * nw[j] : x[j];
+        xq[j] = xn[j];
+    }
+    if (q8)
+        for (uint32_t j = 0; j < k; j += 16) {
+            int8_t qv[16];
+            float d = k_llm_mvq_block(xn + j, qv);
+            for (int i = 0; i < 16; i++)
+                xq[j + i] = d * (float)qv[i], dq[j + i] = d;
+        }
     for (uint32_t o = 0; o < n_out; o++) {
         uint32_t s = 0, r = o;
         if (mode != K_LLM_MV_SWIGLU)
             while (r >= mats[s].rows)
                 r -= mats[s++].rows;
-        double d[2] = {0, 0}, a = 0;
+        double d[2] = {0, 0}, df[2] = {0, 0}, a = 0, qb[2] = {0, 0}, wq[2] = {0, 0};
         for (uint32_t h = 0; h < (mode == K_LLM_MV_SWIGLU ? 2u : 1u); h++)
             for (uint32_t j = 0; j < k; j++) {
-                double p = (double)mats[s + h].deq[(size_t)r * k + j] * (norm ? x[j] * inv * nw[j] : x[j]);
+                double w = mats[s + h].deq[(size_t)r * k + j], p = w * xq[j];
                 d[h] += p;
+                df[h] += w * xn[j];
                 a += fabs(p);
+                if (q8) {
+                    qb[h] += fabs(w) * dq[j] / 2; /* int8 rounding of x'_j: at most d_j / 2 */
+                    if (fabs(w) * dq[j] > wq[h])
+                        wq[h] = fabs(w) * dq[j];
+                }
             }
         if (mode == K_LLM_MV_SWIGLU) {
             ref[o] = d[0] / (1.0 + exp(-d[0])) * d[1];
+            reff[o] = df[0] / (1.0 + exp(-df[0])) * df[1];
             a = a * (1.0 + fabs(d[1])) + fabs(ref[o]);
+            /* silu(g) * u moves by at most |u| * 1.1 |dg| + |silu(g)| |du| (silu' <= 1.1) */
+            qbound[o] = 1.1 * (fabs(d[1]) + qb[1]) * qb[0] + (fabs(d[0]) + qb[0]) * qb[1];
+            flip[o] = 2 * (1.1 * (fabs(d[1]) + wq[1]) * wq[0] + (fabs(d[0]) + wq[0]) * wq[1]);
         } else {
-            ref[o] = d[0] + (bias ? b[o] : 0) + (mode == K_LLM_MV_ACC ? y0[o] : 0);
+            double add = (bias ? b[o] : 0) + (mode == K_LLM_MV_ACC ? y0[o] : 0);
+            ref[o] = d[0] + add;
+            reff[o] = df[0] + add;
+            qbound[o] = qb[0];
+            flip[o] = 2 * wq[0];
         }
         mag[o] = a + fabs(ref[o]);
     }
     for (uint32_t s = 0; s < n; s++) {
         w_off[s] = total;
-        total += (llm_type_row_bytes(mats[s].type, k) * mats[s].rows + 255) / 256 * 256;
+        total += (k_llm_row_bytes(mats[s].type, k) * mats[s].rows + 255) / 256 * 256;
     }
     CHECK_OK(hcq_buf_alloc(dev, total, HCQ_MEM_DEVICE, &wb));
     for (uint32_t s = 0; s < n; s++)
-        CHECK_OK(hcq_buf_write(wb, w_off[s], mats[s].q, llm_type_row_bytes(mats[s].type, k) * mats[s].rows));
+        CHECK_OK(hcq_buf_write(wb, w_off[s], mats[s].q, k_llm_row_bytes(mats[s].type, k) * mats[s].rows));
     CHECK_OK(hcq_buf_alloc(dev, 4ull * k, HCQ_MEM_DEVICE, &xb));
     CHECK_OK(hcq_buf_alloc(dev, 4ull * k, HCQ_MEM_DEVICE, &nb));
     CHECK_OK(hcq_buf_alloc(dev, 4ull * n_out, HCQ_MEM_DEVICE, &bb));
@@ -141,18 +194,21 @@ run_case(struct th *t, struct hcq_device *dev, struct hcq_program *prog, const s
     };
     for (uint32_t s = 0; s < n; s++)
         p.seg[s] = (struct k_llm_mv_seg){hcq_buf_va(wb) + w_off[s], mats[s].type, mats[s].rows};
-    uint32_t tiles = k_llm_mv_tiles(&p);
+    uint32_t tiles = q8 ? (k_llm_mvq_units(&p) + K_LLM_MVQ_WARPS - 1) / K_LLM_MVQ_WARPS : k_llm_mv_tiles(&p);
     uint32_t grid[3] = {tiles < grid_cap ? tiles : grid_cap, 1, 1}, block[3] = {K_LLM_MV_THREADS, 1, 1};
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
     CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
     CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
     CHECK_OK(hcq_buf_read(yb, 0, y, 4ull * n_out));
     for (uint32_t o = 0; o < n_out; o++) {
-        double e = fabs(y[o] - ref[o]), bound = 1e-5 * mag[o] + 1e-6;
-        if (!(e <= bound)) {
+        double e = fabs(y[o] - ref[o]), bound = 1e-5 * mag[o] + 1e-6 + (q8 ? flip[o] : 0);
+        double ef = fabs(y[o] - reff[o]), fbound = 1e-5 * mag[o] + 1e-6 + qbound[o] + (q8 ? flip[o] : 0);
+        if (!(e <= bound) || (q8 && !(ef <= fbound))) {
             if (fails++ < 3)
-                CHECKF(0, "type %u mode %u k %u row %u: %.9g vs ref %.9g (bound %.3g)", mats[0].type, mode, k,
-                       o, y[o], ref[o], bound);
+                CHECKF(0,
+                       "type %#x mode %u k %u row %u: %.9g vs ref %.9g (bound %.3g), vs f32 %.9g (int8 bound "
+                       "%.3g)",
+                       mats[0].type, mode, k, o, y[o], ref[o], bound, reff[o], fbound);
         } else if (mag[o] > 0 && e / mag[o] > *worst) {
             *worst = e / mag[o];
         }
@@ -164,7 +220,8 @@ done:
     hcq_buf_free(nb);
     hcq_buf_free(bb);
     hcq_buf_free(yb);
-    free(x), free(nw), free(b), free(y0), free(y), free(xn), free(ref), free(mag);
+    free(x), free(nw), free(b), free(y0), free(y), free(xn), free(ref), free(mag), free(reff), free(qbound),
+        free(flip), free(xq), free(dq);
     return fails;
 }
 
@@ -177,8 +234,9 @@ TEST(matvec_all_types_modes_devices)
     snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");
     int tried = 0;
     for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save)) {
-        static const char *const kernels[] = {"k_llm_matvec", "k_llm_matvec_wide"};
-        for (int kn = 0; kn < 2; kn++) {
+        static const char *const kernels[] = {"k_llm_matvec", "k_llm_matvec_wide", "k_llm_matvec_q8"};
+        for (int kn = 0; kn < 3; kn++) {
+            const bool q8 = kn == 2;
             struct hcq_device *dev = NULL;
             struct hcq_program *prog = NULL;
             if (hcq_device_open(dn, &dev) != HCQ_OK) {
@@ -196,6 +254,9 @@ TEST(matvec_all_types_modes_devices)
                 static const uint32_t ks[] = {256, 2304, 8192};
                 for (int ki = 0; ki < 3; ki++) {
                     uint32_t k = ks[ki], ty = types[ti];
+                    /* q8: the types it reads (Q6_K only repacks for k % 2048 == 0: 8192 here) */
+                    if (q8 && !k_llm_mvq_type_ok(k_llm_rp_of(ty, k), k))
+                        continue;
                     struct mat m[3] = {0};
                     uint32_t rows[3] = {37, 8, 13};
                     if (k == 8192)
@@ -204,15 +265,22 @@ TEST(matvec_all_types_modes_devices)
                     for (int s = 0; s < 3; s++)
                         ok = ok && mat_make(&m[s], s == 2 && ty == LLM_TYPE_Q4_K ? LLM_TYPE_Q6_K : ty,
                                             rows[s], k) == 0;
+                    for (int s = 0; s < 3 && q8; s++)
+                        ok = ok && mat_repack(&m[s], k) == 0;
                     CHECK(ok);
+                    if (q8 && !k_llm_mvq_type_ok(m[2].type, k)) { /* Q4_K's Q6_K third at k 2304 */
+                        for (int s = 0; s < 3; s++)
+                            mat_free(&m[s]);
+                        continue;
+                    }
                     /* SET: three segments (Q4_K cases mix in a Q6_K third segment like Q4_K_M's V), norm */
-                    run_case(t, dev, prog, m, 3, K_LLM_MV_SET, k, true, false, 1000, &worst);
+                    run_case(t, dev, prog, m, 3, K_LLM_MV_SET, k, true, false, 1000, q8, &worst);
                     /* ACC with bias, few CTAs looping over tiles */
-                    run_case(t, dev, prog, m, 1, K_LLM_MV_ACC, k, false, true, 2, &worst);
+                    run_case(t, dev, prog, m, 1, K_LLM_MV_ACC, k, false, true, 2, q8, &worst);
                     /* SWIGLU: gate and up of equal rows, norm */
                     struct mat gu[2] = {m[0], m[0]};
                     gu[1].q = m[0].q, gu[1].deq = m[0].deq;
-                    run_case(t, dev, prog, gu, 2, K_LLM_MV_SWIGLU, k, true, false, 3, &worst);
+                    run_case(t, dev, prog, gu, 2, K_LLM_MV_SWIGLU, k, true, false, 3, q8, &worst);
                     cases += 3;
                     for (int s = 0; s < 3; s++)
                         mat_free(&m[s]);
