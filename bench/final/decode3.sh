@@ -16,14 +16,18 @@ V=tests/data/tokenizers/ggml-vocab-gpt-2.gguf
 for ty in ${TYPES:-q6_k q4_k q8_0}; do
     f=/tmp/m_$ty.gguf
     $B/nvhcq gen-model --preset llama-3.2-1b --type $ty --vocab $V -o $f >/dev/null 2>&1 || echo "gen $ty failed"
-    for mv in q8 f32; do
-        e=""
+    for mv in ${VARIANTS:-q8 f32}; do
+        e="NVHCQ_MVQ="
         [ $mv = f32 ] && e="NVHCQ_MV=f32"
+        case $mv in b3 | u1 | u4) e="NVHCQ_MVQ=$mv" ;; esac
         echo "-- $ty $mv"
         env $e timeout 60 $B/nvhcq llm-bench -m $f -p 0 -n 128 -r 3 --dev rm:0 2>&1 | grep -E "tg|error" | tail -2
     done
 done
 f=/tmp/m_q6_k.gguf
-timeout 60 $B/nvhcq llm-bench -m $f -p 0 -n 64 -r 2 --profile --dev rm:0 2>&1 | tail -14
+for mv in ${PROFILE_VARIANTS:-q8}; do
+    echo "-- profile $mv"
+    env NVHCQ_MVQ=$([ $mv = q8 ] || echo $mv) timeout 60 $B/nvhcq llm-bench -m $f -p 0 -n 64 -r 2 --profile --dev rm:0 2>&1 | tail -12
+done
 timeout 60 $B/nvhcq llm-bench -m $f -p 0 -n 64 -r 2 --dev cuda:0 2>&1 | grep tg
 echo "decode3 done after $(($(date +%s) - t0)) s"

@@ -546,43 +546,92 @@ q8_dot(const struct q8_task &r, uint32_t t, const struct q8_sm &sm)
     }
 }
 
-/* Both rows of a unit: acc[0] (row a), acc[1] (row b, when has_b). Two tasks per lane and
- * row per pass, all loads issued before the first dot. */
-template <uint32_t TYPE>
+/* Tasks [t_beg, t_end) of both rows of a unit: acc[0] row a, acc[1] row b (when has_b).
+ * U tasks per lane and row per pass; all loads of a pass are issued before the first dot. */
+template <uint32_t TYPE, int U>
 __device__ __forceinline__ void
-q8_unit(const uint8_t *ra, const uint8_t *rb, bool has_b, uint32_t k, uint32_t lane, const struct q8_sm &sm,
-        float *acc)
+q8_unit(const uint8_t *ra, const uint8_t *rb, bool has_b, uint32_t t_beg, uint32_t t_end, uint32_t lane,
+        const struct q8_sm &sm, float *acc)
 {
-    const uint32_t nt = k / 32;
-    for (uint32_t t0 = lane; t0 < nt; t0 += 64) {
-        struct q8_task r[2][2];
-        const bool two = t0 + 32 < nt;
-        q8_load<TYPE>(ra, t0, r[0][0]);
-        if (two)
-            q8_load<TYPE>(ra, t0 + 32, r[0][1]);
+    for (uint32_t t0 = t_beg + lane; t0 < t_end; t0 += 32 * U) {
+        struct q8_task r[2][U];
+#pragma unroll
+        for (int i = 0; i < U; i++)
+            if (t0 + 32 * i < t_end)
+                q8_load<TYPE>(ra, t0 + 32 * i, r[0][i]);
         if (has_b) {
-            q8_load<TYPE>(rb, t0, r[1][0]);
-            if (two)
-                q8_load<TYPE>(rb, t0 + 32, r[1][1]);
+#pragma unroll
+            for (int i = 0; i < U; i++)
+                if (t0 + 32 * i < t_end)
+                    q8_load<TYPE>(rb, t0 + 32 * i, r[1][i]);
         }
-        acc[0] += q8_dot<TYPE>(r[0][0], t0, sm);
-        if (two)
-            acc[0] += q8_dot<TYPE>(r[0][1], t0 + 32, sm);
+#pragma unroll
+        for (int i = 0; i < U; i++)
+            if (t0 + 32 * i < t_end)
+                acc[0] += q8_dot<TYPE>(r[0][i], t0 + 32 * i, sm);
         if (has_b) {
-            acc[1] += q8_dot<TYPE>(r[1][0], t0, sm);
-            if (two)
-                acc[1] += q8_dot<TYPE>(r[1][1], t0 + 32, sm);
+#pragma unroll
+            for (int i = 0; i < U; i++)
+                if (t0 + 32 * i < t_end)
+                    acc[1] += q8_dot<TYPE>(r[1][i], t0 + 32 * i, sm);
         }
     }
 }
 
-extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
-k_llm_matvec_q8(const struct k_llm_matvec_params p)
+/* Where unit u's rows are: a (and b) row pointers, first output row, type. */
+struct q8_rows {
+    const uint8_t *ra, *rb;
+    uint32_t type, r, o; /* o: output index of row a (SWIGLU: r) */
+    bool has_b;
+};
+
+__device__ __forceinline__ void
+q8_rows_of(const struct k_llm_matvec_params &p, uint32_t u, struct q8_rows &w)
+{
+    /* constant segment indices: a dynamic index would copy the params to local memory */
+    const uint32_t rows[K_LLM_MV_SEGS] = {p.seg[0].rows, p.seg[1].rows, p.seg[2].rows};
+    uint32_t s = 0, yoff = 0;
+    if (p.mode != K_LLM_MV_SWIGLU) {
+#pragma unroll
+        for (uint32_t j = 0; j + 1 < K_LLM_MV_SEGS; j++) {
+            uint32_t nu = (rows[j] + 1) / 2;
+            if (s == j && j + 1 < p.n_seg && u >= nu) {
+                u -= nu;
+                yoff += rows[j];
+                s = j + 1;
+            }
+        }
+    }
+    w.type = s == 0 ? p.seg[0].type : s == 1 ? p.seg[1].type : p.seg[2].type;
+    uint64_t va = s == 0 ? p.seg[0].w_va : s == 1 ? p.seg[1].w_va : p.seg[2].w_va;
+    uint32_t srows = s == 0 ? rows[0] : s == 1 ? rows[1] : rows[2];
+    uint64_t rbytes = k_llm_row_bytes(w.type, p.k);
+    if (p.mode == K_LLM_MV_SWIGLU) {
+        w.r = w.o = u;
+        w.ra = (const uint8_t *)(uintptr_t)(p.seg[0].w_va + w.r * rbytes);
+        w.rb = (const uint8_t *)(uintptr_t)(p.seg[1].w_va + w.r * rbytes);
+        w.has_b = true;
+    } else {
+        w.r = 2 * u;
+        w.o = yoff + w.r;
+        w.ra = (const uint8_t *)(uintptr_t)(va + w.r * rbytes);
+        w.rb = w.ra + rbytes;
+        w.has_b = w.r + 1 < srows;
+    }
+}
+
+/* The kernel body; U: tasks per lane and row per pass. A unit's row length is split over
+ * W = k_llm_mvq_split(k) warps of the CTA (long rows, e.g. the FFN down projection, would
+ * otherwise leave too few warps per SM), whose sums are added in a fixed order. */
+template <int U>
+__device__ __forceinline__ void
+q8_matvec(const struct k_llm_matvec_params &p)
 {
     __shared__ __align__(16) struct q8_sm sm;
+    __shared__ float red[NW][2];
     const uint32_t t = threadIdx.x, lane = t % WARP, warp = t / WARP, k = p.k;
-    const uint32_t units = k_llm_mvq_units(&p);
-    if (blockIdx.x * NW >= units || k > K_LLM_MVQ_MAX_K || k % 256)
+    const uint32_t units = k_llm_mvq_units(&p), W = k_llm_mvq_split(k), upc = NW / W;
+    if (blockIdx.x * upc >= units || k > K_LLM_MVQ_MAX_K || k % 256)
         return;
 
     /* prologue: RMSNorm scale, then x' quantized per block of 16 */
@@ -635,61 +684,72 @@ k_llm_matvec_q8(const struct k_llm_matvec_params p)
     }
     __syncthreads();
 
-    const bool sw = p.mode == K_LLM_MV_SWIGLU;
-    const uint32_t rows[K_LLM_MV_SEGS] = {p.seg[0].rows, p.seg[1].rows, p.seg[2].rows};
-    for (uint32_t u = blockIdx.x * NW + warp; u < units; u += gridDim.x * NW) {
-        /* unit -> segment s, first row r, output offset (constant segment indices: a dynamic
-         * index would copy the params to local memory) */
-        uint32_t s = 0, r, yoff = 0, uu = u;
-        if (!sw) {
-#pragma unroll
-            for (uint32_t j = 0; j + 1 < K_LLM_MV_SEGS; j++) {
-                uint32_t nu = (rows[j] + 1) / 2;
-                if (s == j && j + 1 < p.n_seg && uu >= nu) {
-                    uu -= nu;
-                    yoff += rows[j];
-                    s = j + 1;
-                }
+    const uint32_t us = warp / W, ks = warp % W, nt = k / 32;
+    const uint32_t t_beg = nt * ks / W, t_end = nt * (ks + 1) / W;
+    float *y = (float *)(uintptr_t)p.y_va;
+    const float *bias = (const float *)(uintptr_t)p.b_va;
+    /* CTA-uniform loop (the split's reduction synchronizes the CTA) */
+    for (uint32_t u0 = blockIdx.x * upc; u0 < units; u0 += gridDim.x * upc) {
+        const uint32_t u = u0 + us;
+        struct q8_rows w;
+        float acc[2] = {0.0f, 0.0f};
+        if (u < units) {
+            q8_rows_of(p, u, w);
+            switch (w.type) {
+            case 12: q8_unit<12, U>(w.ra, w.rb, w.has_b, t_beg, t_end, lane, sm, acc); break;
+            case 13: q8_unit<13, U>(w.ra, w.rb, w.has_b, t_beg, t_end, lane, sm, acc); break;
+            case K_LLM_T_Q4_0R: q8_unit<K_LLM_T_Q4_0R, U>(w.ra, w.rb, w.has_b, t_beg, t_end, lane, sm, acc); break;
+            case K_LLM_T_Q8_0R: q8_unit<K_LLM_T_Q8_0R, U>(w.ra, w.rb, w.has_b, t_beg, t_end, lane, sm, acc); break;
+            case K_LLM_T_Q6_KR: q8_unit<K_LLM_T_Q6_KR, U>(w.ra, w.rb, w.has_b, t_beg, t_end, lane, sm, acc); break;
+            default: break;
             }
         }
-        uint32_t type = s == 0 ? p.seg[0].type : s == 1 ? p.seg[1].type : p.seg[2].type;
-        uint64_t va = s == 0 ? p.seg[0].w_va : s == 1 ? p.seg[1].w_va : p.seg[2].w_va;
-        uint32_t srows = s == 0 ? rows[0] : s == 1 ? rows[1] : rows[2];
-        uint64_t rbytes = k_llm_row_bytes(type, k);
-        const uint8_t *ra, *rb;
-        bool has_b;
-        if (sw) {
-            r = uu;
-            ra = (const uint8_t *)(uintptr_t)(p.seg[0].w_va + r * rbytes);
-            rb = (const uint8_t *)(uintptr_t)(p.seg[1].w_va + r * rbytes);
-            has_b = true;
-        } else {
-            r = 2 * uu;
-            ra = (const uint8_t *)(uintptr_t)(va + r * rbytes);
-            rb = ra + rbytes;
-            has_b = r + 1 < srows;
-        }
-        float acc[2] = {0.0f, 0.0f};
-        switch (type) {
-        case 12: q8_unit<12>(ra, rb, has_b, k, lane, sm, acc); break;
-        case 13: q8_unit<13>(ra, rb, has_b, k, lane, sm, acc); break;
-        case K_LLM_T_Q4_0R: q8_unit<K_LLM_T_Q4_0R>(ra, rb, has_b, k, lane, sm, acc); break;
-        case K_LLM_T_Q8_0R: q8_unit<K_LLM_T_Q8_0R>(ra, rb, has_b, k, lane, sm, acc); break;
-        case K_LLM_T_Q6_KR: q8_unit<K_LLM_T_Q6_KR>(ra, rb, has_b, k, lane, sm, acc); break;
-        default: break;
-        }
         float a = mv_warp_sum(acc[0]), b = mv_warp_sum(acc[1]);
-        if (lane != 0)
+        if (W > 1) {
+            if (lane == 0)
+                red[warp][0] = a, red[warp][1] = b;
+            __syncthreads();
+            if (ks == 0) {
+                a = b = 0.0f;
+                for (uint32_t i = 0; i < W; i++)
+                    a += red[warp + i][0], b += red[warp + i][1];
+            }
+            __syncthreads(); /* red is rewritten next round */
+        }
+        if (u >= units || ks != 0 || lane != 0)
             continue;
-        float *y = (float *)(uintptr_t)p.y_va;
-        const float *bias = (const float *)(uintptr_t)p.b_va;
-        if (sw) {
-            y[r] = a / (1.0f + __expf(-a)) * b;
+        if (p.mode == K_LLM_MV_SWIGLU) {
+            y[w.o] = a / (1.0f + __expf(-a)) * b;
             continue;
         }
-        uint32_t o = yoff + r;
-        y[o] = (p.mode == K_LLM_MV_ACC ? y[o] : 0.0f) + a + (bias ? bias[o] : 0.0f);
-        if (has_b)
-            y[o + 1] = (p.mode == K_LLM_MV_ACC ? y[o + 1] : 0.0f) + b + (bias ? bias[o + 1] : 0.0f);
+        y[w.o] = (p.mode == K_LLM_MV_ACC ? y[w.o] : 0.0f) + a + (bias ? bias[w.o] : 0.0f);
+        if (w.has_b)
+            y[w.o + 1] = (p.mode == K_LLM_MV_ACC ? y[w.o + 1] : 0.0f) + b + (bias ? bias[w.o + 1] : 0.0f);
     }
+}
+
+/* The default, and variants for A/B runs (NVHCQ_MVQ=b3|u1|u4 in llm_model.c): minimum CTAs
+ * per SM (register cap) x tasks per lane and row per pass. */
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
+k_llm_matvec_q8(const struct k_llm_matvec_params p)
+{
+    q8_matvec<2>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
+k_llm_matvec_q8_b3(const struct k_llm_matvec_params p)
+{
+    q8_matvec<2>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 4)
+k_llm_matvec_q8_u1(const struct k_llm_matvec_params p)
+{
+    q8_matvec<1>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
+k_llm_matvec_q8_u4(const struct k_llm_matvec_params p)
+{
+    q8_matvec<4>(p);
 }

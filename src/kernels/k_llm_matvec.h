@@ -141,6 +141,17 @@ k_llm_mvq_block(const float *v, int8_t *q)
     return bad ? __builtin_nanf("") : d;
 }
 
+/* Warps that share one unit's row (each a slice of k): the largest power of two <= k / 2048,
+ * at most the CTA's 8 warps. */
+K_LLM_MV_FN uint32_t
+k_llm_mvq_split(uint32_t k)
+{
+    uint32_t w = 1;
+    while (w < K_LLM_MVQ_WARPS && 2048u * 2 * w <= k)
+        w *= 2;
+    return w;
+}
+
 /* Work units of a q8 launch (one warp each): SWIGLU, one gate row with its up row; else two
  * consecutive rows of one segment. */
 K_LLM_MV_FN uint32_t
@@ -154,6 +165,14 @@ k_llm_mvq_units(const struct k_llm_matvec_params *p)
     if (p->n_seg > 2)
         u += (p->seg[2].rows + 1) / 2;
     return u;
+}
+
+/* CTAs a q8 launch needs (each takes K_LLM_MVQ_WARPS / split units per round). */
+K_LLM_MV_FN uint32_t
+k_llm_mvq_ctas(const struct k_llm_matvec_params *p)
+{
+    uint32_t upc = K_LLM_MVQ_WARPS / k_llm_mvq_split(p->k);
+    return (k_llm_mvq_units(p) + upc - 1) / upc;
 }
 
 /* Tiles (CTA work units) of a launch: SWIGLU tiles hold K_LLM_MV_ROWS / 2 rows of each. */

@@ -480,6 +480,12 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         const char *name = prog_names[i];
         if (i == PROG_MATVEC && getenv("NVHCQ_MV") && !strcmp(getenv("NVHCQ_MV"), "narrow"))
             name = "k_llm_matvec";
+        const char *mvq = getenv("NVHCQ_MVQ"); /* A/B variants of k_llm_matvec_q8 (b3, u1, u4) */
+        char vname[48];
+        if (i == PROG_MATVEC_Q8 && mvq && *mvq && strlen(mvq) < 8) {
+            snprintf(vname, sizeof vname, "k_llm_matvec_q8_%s", mvq);
+            name = vname;
+        }
         if ((st = hcq_program_load(m->dev, name, &m->prog[i])))
             goto fail;
     }
@@ -759,8 +765,7 @@ matvec(struct llm_model *m, const char *tag, const struct dtensor *const *w, uin
     int prog = mv_prog(m, w, n_w, p.k);
     if (prog < 0)
         return hcq_err(HCQ_ERR_UNSUPPORTED, "llm decode: no mat-vec reads these weight types");
-    uint32_t ctas = prog == PROG_MATVEC_Q8 ? (k_llm_mvq_units(&p) + K_LLM_MVQ_WARPS - 1) / K_LLM_MVQ_WARPS
-                                           : k_llm_mv_tiles(&p);
+    uint32_t ctas = prog == PROG_MATVEC_Q8 ? k_llm_mvq_ctas(&p) : k_llm_mv_tiles(&p);
     uint32_t cap = prog == PROG_MATVEC_Q8 ? m->mvq_grid : m->mv_grid;
     m->tag = tag;
     m->tag_B = bytes;

@@ -194,7 +194,7 @@ run_case(struct th *t, struct hcq_device *dev, struct hcq_program *prog, const s
     };
     for (uint32_t s = 0; s < n; s++)
         p.seg[s] = (struct k_llm_mv_seg){hcq_buf_va(wb) + w_off[s], mats[s].type, mats[s].rows};
-    uint32_t tiles = q8 ? (k_llm_mvq_units(&p) + K_LLM_MVQ_WARPS - 1) / K_LLM_MVQ_WARPS : k_llm_mv_tiles(&p);
+    uint32_t tiles = q8 ? k_llm_mvq_ctas(&p) : k_llm_mv_tiles(&p);
     uint32_t grid[3] = {tiles < grid_cap ? tiles : grid_cap, 1, 1}, block[3] = {K_LLM_MV_THREADS, 1, 1};
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
     CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
@@ -234,9 +234,10 @@ TEST(matvec_all_types_modes_devices)
     snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");
     int tried = 0;
     for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save)) {
-        static const char *const kernels[] = {"k_llm_matvec", "k_llm_matvec_wide", "k_llm_matvec_q8"};
-        for (int kn = 0; kn < 3; kn++) {
-            const bool q8 = kn == 2;
+        static const char *const kernels[] = {"k_llm_matvec",       "k_llm_matvec_wide",  "k_llm_matvec_q8",
+                                              "k_llm_matvec_q8_b3", "k_llm_matvec_q8_u1", "k_llm_matvec_q8_u4"};
+        for (int kn = 0; kn < 6; kn++) {
+            const bool q8 = kn >= 2;
             struct hcq_device *dev = NULL;
             struct hcq_program *prog = NULL;
             if (hcq_device_open(dn, &dev) != HCQ_OK) {
