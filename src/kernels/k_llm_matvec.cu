@@ -620,10 +620,30 @@ q8_rows_of(const struct k_llm_matvec_params &p, uint32_t u, struct q8_rows &w)
     }
 }
 
+/* Ask L2 for the bytes of unit u's slice ks (of W) of both rows, one 128-byte line per lane
+ * and step: issued a unit ahead, so the loads of the next unit hit L2 instead of waiting on
+ * DRAM behind this unit's dependent work (no registers held; the warp's own loads alone left
+ * the big mat-vecs at 0.9-1.5 TB/s). */
+__device__ __forceinline__ void
+q8_prefetch(const struct k_llm_matvec_params &p, uint32_t u, uint32_t ks, uint32_t W, uint32_t lane)
+{
+    struct q8_rows w;
+    q8_rows_of(p, u, w);
+    const uint64_t rbytes = k_llm_row_bytes(w.type, p.k), b0 = rbytes * ks / W, b1 = rbytes * (ks + 1) / W;
+    const uint64_t lo = (uint64_t)(uintptr_t)w.ra + b0, hi = (uint64_t)(uintptr_t)w.ra + b1;
+    for (uint64_t a = (lo & ~127ull) + 128ull * lane; a < hi; a += 128ull * 32)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
+    if (w.has_b) {
+        const uint64_t lb = (uint64_t)(uintptr_t)w.rb + b0, hb = (uint64_t)(uintptr_t)w.rb + b1;
+        for (uint64_t a = (lb & ~127ull) + 128ull * lane; a < hb; a += 128ull * 32)
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
+    }
+}
+
 /* The kernel body; U: tasks per lane and row per pass. A unit's row length is split over
  * W = k_llm_mvq_split(k) warps of the CTA (long rows, e.g. the FFN down projection, would
  * otherwise leave too few warps per SM), whose sums are added in a fixed order. */
-template <int U>
+template <int U, bool PF>
 __device__ __forceinline__ void
 q8_matvec(const struct k_llm_matvec_params &p)
 {
@@ -633,6 +653,12 @@ q8_matvec(const struct k_llm_matvec_params &p)
     const uint32_t units = k_llm_mvq_units(&p), W = k_llm_mvq_split(k), upc = NW / W;
     if (blockIdx.x * upc >= units || k > K_LLM_MVQ_MAX_K || k % 256)
         return;
+
+    const uint32_t us = warp / W, ks = warp % W, nt = k / 32;
+    const bool pf = PF;
+    /* the first unit's weights start moving into L2 while the prologue runs */
+    if (pf && blockIdx.x * upc + us < units)
+        q8_prefetch(p, blockIdx.x * upc + us, ks, W, lane);
 
     /* prologue: RMSNorm scale, then x' quantized per block of 16 */
     float inv = 1.0f;
@@ -684,7 +710,6 @@ q8_matvec(const struct k_llm_matvec_params &p)
     }
     __syncthreads();
 
-    const uint32_t us = warp / W, ks = warp % W, nt = k / 32;
     const uint32_t t_beg = nt * ks / W, t_end = nt * (ks + 1) / W;
     float *y = (float *)(uintptr_t)p.y_va;
     const float *bias = (const float *)(uintptr_t)p.b_va;
@@ -693,6 +718,8 @@ q8_matvec(const struct k_llm_matvec_params &p)
         const uint32_t u = u0 + us;
         struct q8_rows w;
         float acc[2] = {0.0f, 0.0f};
+        if (pf && u + gridDim.x * upc < units)
+            q8_prefetch(p, u + gridDim.x * upc, ks, W, lane); /* this warp's next unit */
         if (u < units) {
             q8_rows_of(p, u, w);
             switch (w.type) {
@@ -728,28 +755,28 @@ q8_matvec(const struct k_llm_matvec_params &p)
     }
 }
 
-/* The default, and variants for A/B runs (NVHCQ_MVQ=b3|u1|u4 in llm_model.c): minimum CTAs
- * per SM (register cap) x tasks per lane and row per pass. */
-extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
+/* The default, and variants for A/B runs (NVHCQ_MVQ=<suffix> in llm_model.c): minimum CTAs
+ * per SM (register cap), tasks per lane and row per pass, L2 prefetch of the next unit. */
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
 k_llm_matvec_q8(const struct k_llm_matvec_params p)
 {
-    q8_matvec<2>(p);
+    q8_matvec<1, true>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
+k_llm_matvec_q8_u2(const struct k_llm_matvec_params p)
+{
+    q8_matvec<2, true>(p);
 }
 
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
-k_llm_matvec_q8_b3(const struct k_llm_matvec_params p)
+k_llm_matvec_q8_nopf(const struct k_llm_matvec_params p)
 {
-    q8_matvec<2>(p);
-}
-
-extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 4)
-k_llm_matvec_q8_u1(const struct k_llm_matvec_params p)
-{
-    q8_matvec<1>(p);
+    q8_matvec<1, false>(p);
 }
 
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
-k_llm_matvec_q8_u4(const struct k_llm_matvec_params p)
+k_llm_matvec_q8_u2nopf(const struct k_llm_matvec_params p)
 {
-    q8_matvec<4>(p);
+    q8_matvec<2, false>(p);
 }
