@@ -620,47 +620,12 @@ q8_rows_of(const struct k_llm_matvec_params &p, uint32_t u, struct q8_rows &w)
     }
 }
 
-/* Ask L2 for the bytes of unit u's slice ks (of W) of both rows, one 128-byte line per lane
- * and step: issued a unit ahead, so the loads of the next unit hit L2 instead of waiting on
- * DRAM behind this unit's dependent work (no registers held; the warp's own loads alone left
- * the big mat-vecs at 0.9-1.5 TB/s). */
+/* Prologue of every CTA: x' = RMSNorm(x) * w (when a norm weight is given), quantized per
+ * block of 16 into sm (k_llm_mvq_block); ends with a CTA barrier. */
 __device__ __forceinline__ void
-q8_prefetch(const struct k_llm_matvec_params &p, uint32_t u, uint32_t ks, uint32_t W, uint32_t lane)
+q8_prologue(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
-    struct q8_rows w;
-    q8_rows_of(p, u, w);
-    const uint64_t rbytes = k_llm_row_bytes(w.type, p.k), b0 = rbytes * ks / W, b1 = rbytes * (ks + 1) / W;
-    const uint64_t lo = (uint64_t)(uintptr_t)w.ra + b0, hi = (uint64_t)(uintptr_t)w.ra + b1;
-    for (uint64_t a = (lo & ~127ull) + 128ull * lane; a < hi; a += 128ull * 32)
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
-    if (w.has_b) {
-        const uint64_t lb = (uint64_t)(uintptr_t)w.rb + b0, hb = (uint64_t)(uintptr_t)w.rb + b1;
-        for (uint64_t a = (lb & ~127ull) + 128ull * lane; a < hb; a += 128ull * 32)
-            asm volatile("prefetch.global.L2 [%0];" ::"l"(a));
-    }
-}
-
-/* The kernel body; U: tasks per lane and row per pass. A unit's row length is split over
- * W = k_llm_mvq_split(k) warps of the CTA (long rows, e.g. the FFN down projection, would
- * otherwise leave too few warps per SM), whose sums are added in a fixed order. */
-template <int U, bool PF>
-__device__ __forceinline__ void
-q8_matvec(const struct k_llm_matvec_params &p)
-{
-    __shared__ __align__(16) struct q8_sm sm;
-    __shared__ float red[NW][2];
     const uint32_t t = threadIdx.x, lane = t % WARP, warp = t / WARP, k = p.k;
-    const uint32_t units = k_llm_mvq_units(&p), W = k_llm_mvq_split(k), upc = NW / W;
-    if (blockIdx.x * upc >= units || k > K_LLM_MVQ_MAX_K || k % 256)
-        return;
-
-    const uint32_t us = warp / W, ks = warp % W, nt = k / 32;
-    const bool pf = PF;
-    /* the first unit's weights start moving into L2 while the prologue runs */
-    if (pf && blockIdx.x * upc + us < units)
-        q8_prefetch(p, blockIdx.x * upc + us, ks, W, lane);
-
-    /* prologue: RMSNorm scale, then x' quantized per block of 16 */
     float inv = 1.0f;
     if (p.norm_w_va) {
         const float4 *x4 = (const float4 *)(uintptr_t)p.x_va;
@@ -709,6 +674,25 @@ q8_matvec(const struct k_llm_matvec_params &p)
         sm.xs[bi] = make_float2(d, d * (float)sum);
     }
     __syncthreads();
+}
+
+/* The kernel body; U: tasks per lane and row per pass. A unit's row length is split over
+ * W = k_llm_mvq_split(k) warps of the CTA (long rows, e.g. the FFN down projection, would
+ * otherwise leave too few warps per SM), whose sums are added in a fixed order. */
+template <int U>
+__device__ __forceinline__ void
+q8_matvec_split(const struct k_llm_matvec_params &p)
+{
+    __shared__ __align__(16) struct q8_sm sm;
+    __shared__ float red[NW][2];
+    const uint32_t t = threadIdx.x, lane = t % WARP, warp = t / WARP, k = p.k;
+    const uint32_t units = k_llm_mvq_units(&p), W = k_llm_mvq_split(k), upc = NW / W;
+    if (blockIdx.x * upc >= units || k > K_LLM_MVQ_MAX_K || k % 256)
+        return;
+
+    const uint32_t us = warp / W, ks = warp % W, nt = k / 32;
+
+    q8_prologue(p, sm);
 
     const uint32_t t_beg = nt * ks / W, t_end = nt * (ks + 1) / W;
     float *y = (float *)(uintptr_t)p.y_va;
@@ -718,8 +702,6 @@ q8_matvec(const struct k_llm_matvec_params &p)
         const uint32_t u = u0 + us;
         struct q8_rows w;
         float acc[2] = {0.0f, 0.0f};
-        if (pf && u + gridDim.x * upc < units)
-            q8_prefetch(p, u + gridDim.x * upc, ks, W, lane); /* this warp's next unit */
         if (u < units) {
             q8_rows_of(p, u, w);
             switch (w.type) {
@@ -755,28 +737,172 @@ q8_matvec(const struct k_llm_matvec_params &p)
     }
 }
 
-/* The default, and variants for A/B runs (NVHCQ_MVQ=<suffix> in llm_model.c): minimum CTAs
- * per SM (register cap), tasks per lane and row per pass, L2 prefetch of the next unit. */
+/* One pass of a warp: tasks t0 + 32 i (i < U) of both rows of its current unit. */
+template <int U>
+__device__ __forceinline__ void
+q8_load_pass(const struct q8_rows &w, uint32_t t0, uint32_t nt, struct q8_task (*r)[2])
+{
+#pragma unroll
+    for (int i = 0; i < U; i++) {
+        const uint32_t t = t0 + 32 * i;
+        if (t >= nt)
+            break;
+        switch (w.type) {
+        case 12:
+            q8_load<12>(w.ra, t, r[i][0]);
+            if (w.has_b)
+                q8_load<12>(w.rb, t, r[i][1]);
+            break;
+        case 13:
+            q8_load<13>(w.ra, t, r[i][0]);
+            if (w.has_b)
+                q8_load<13>(w.rb, t, r[i][1]);
+            break;
+        case K_LLM_T_Q4_0R:
+            q8_load<K_LLM_T_Q4_0R>(w.ra, t, r[i][0]);
+            if (w.has_b)
+                q8_load<K_LLM_T_Q4_0R>(w.rb, t, r[i][1]);
+            break;
+        case K_LLM_T_Q8_0R:
+            q8_load<K_LLM_T_Q8_0R>(w.ra, t, r[i][0]);
+            if (w.has_b)
+                q8_load<K_LLM_T_Q8_0R>(w.rb, t, r[i][1]);
+            break;
+        case K_LLM_T_Q6_KR:
+            q8_load<K_LLM_T_Q6_KR>(w.ra, t, r[i][0]);
+            if (w.has_b)
+                q8_load<K_LLM_T_Q6_KR>(w.rb, t, r[i][1]);
+            break;
+        default: break;
+        }
+    }
+}
+
+template <int U>
+__device__ __forceinline__ void
+q8_dot_pass(const struct q8_rows &w, uint32_t t0, uint32_t nt, const struct q8_task (*r)[2], const struct q8_sm &sm,
+            float *acc)
+{
+#pragma unroll
+    for (int i = 0; i < U; i++) {
+        const uint32_t t = t0 + 32 * i;
+        if (t >= nt)
+            break;
+        switch (w.type) {
+        case 12:
+            acc[0] += q8_dot<12>(r[i][0], t, sm);
+            if (w.has_b)
+                acc[1] += q8_dot<12>(r[i][1], t, sm);
+            break;
+        case 13:
+            acc[0] += q8_dot<13>(r[i][0], t, sm);
+            if (w.has_b)
+                acc[1] += q8_dot<13>(r[i][1], t, sm);
+            break;
+        case K_LLM_T_Q4_0R:
+            acc[0] += q8_dot<K_LLM_T_Q4_0R>(r[i][0], t, sm);
+            if (w.has_b)
+                acc[1] += q8_dot<K_LLM_T_Q4_0R>(r[i][1], t, sm);
+            break;
+        case K_LLM_T_Q8_0R:
+            acc[0] += q8_dot<K_LLM_T_Q8_0R>(r[i][0], t, sm);
+            if (w.has_b)
+                acc[1] += q8_dot<K_LLM_T_Q8_0R>(r[i][1], t, sm);
+            break;
+        case K_LLM_T_Q6_KR:
+            acc[0] += q8_dot<K_LLM_T_Q6_KR>(r[i][0], t, sm);
+            if (w.has_b)
+                acc[1] += q8_dot<K_LLM_T_Q6_KR>(r[i][1], t, sm);
+            break;
+        default: break;
+        }
+    }
+}
+
+/* The default body: each warp streams a contiguous range of units (neighbouring rows, so
+ * the DRAM sees long sequential runs) as a flat sequence of passes (32 U tasks of both
+ * rows), the next pass's loads issued before the current pass is dotted, reduced and
+ * stored. Why (H100, bench/notes-decode.md): these mat-vecs are latency bound - the
+ * bandwidth follows the bytes each SM keeps in flight (~4 us of memory latency under this
+ * load), so the kernel is built to keep the most weight bytes in flight per register. */
+template <int U>
+__device__ __forceinline__ void
+q8_matvec_stream(const struct k_llm_matvec_params &p)
+{
+    __shared__ __align__(16) struct q8_sm sm;
+    const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, k = p.k;
+    const uint32_t units = k_llm_mvq_units(&p);
+    if (blockIdx.x * NW >= units || k > K_LLM_MVQ_MAX_K || k % 256)
+        return;
+    const uint64_t tw = (uint64_t)gridDim.x * NW, gw = (uint64_t)blockIdx.x * NW + warp;
+    const uint32_t ub = (uint32_t)(units * gw / tw), ue = (uint32_t)(units * (gw + 1) / tw);
+    const uint32_t nt = k / 32, P = (nt + 32 * U - 1) / (32 * U), S = (ue - ub) * P;
+    struct q8_rows wc, wn;
+    struct q8_task cur[U][2], nxt[U][2];
+    if (S) { /* the first pass's loads fly during the prologue */
+        q8_rows_of(p, ub, wc);
+        q8_load_pass<U>(wc, lane, nt, cur);
+    }
+    q8_prologue(p, sm);
+    float *y = (float *)(uintptr_t)p.y_va;
+    const float *bias = (const float *)(uintptr_t)p.b_va;
+    float acc[2] = {0.0f, 0.0f};
+    uint32_t pass = 0, u = ub;
+    for (uint32_t s = 0; s < S; s++) {
+        const uint32_t np = pass + 1 == P ? 0 : pass + 1;
+        if (s + 1 < S) {
+            if (np == 0)
+                q8_rows_of(p, u + 1, wn);
+            else
+                wn = wc;
+            q8_load_pass<U>(wn, np * 32 * U + lane, nt, nxt);
+        }
+        q8_dot_pass<U>(wc, pass * 32 * U + lane, nt, cur, sm, acc);
+        if (np == 0) { /* the unit is complete */
+            float a = mv_warp_sum(acc[0]), b = mv_warp_sum(acc[1]);
+            acc[0] = acc[1] = 0.0f;
+            if (lane == 0) {
+                if (p.mode == K_LLM_MV_SWIGLU) {
+                    y[wc.o] = a / (1.0f + __expf(-a)) * b;
+                } else {
+                    y[wc.o] = (p.mode == K_LLM_MV_ACC ? y[wc.o] : 0.0f) + a + (bias ? bias[wc.o] : 0.0f);
+                    if (wc.has_b)
+                        y[wc.o + 1] =
+                            (p.mode == K_LLM_MV_ACC ? y[wc.o + 1] : 0.0f) + b + (bias ? bias[wc.o + 1] : 0.0f);
+                }
+            }
+            u++;
+        }
+        wc = wn;
+#pragma unroll
+        for (int i = 0; i < U; i++)
+            cur[i][0] = nxt[i][0], cur[i][1] = nxt[i][1];
+        pass = np;
+    }
+}
+
+/* The default, and variants for A/B runs (NVHCQ_MVQ=<suffix>): u2 (two tasks per lane and
+ * row per pass), split (the earlier unit-per-warp body). */
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
 k_llm_matvec_q8(const struct k_llm_matvec_params p)
 {
-    q8_matvec<1, true>(p);
+    q8_matvec_stream<1>(p);
 }
 
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
 k_llm_matvec_q8_u2(const struct k_llm_matvec_params p)
 {
-    q8_matvec<2, true>(p);
+    q8_matvec_stream<2>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 1)
+k_llm_matvec_q8_u4(const struct k_llm_matvec_params p)
+{
+    q8_matvec_stream<4>(p);
 }
 
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
-k_llm_matvec_q8_nopf(const struct k_llm_matvec_params p)
+k_llm_matvec_q8_split(const struct k_llm_matvec_params p)
 {
-    q8_matvec<1, false>(p);
-}
-
-extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
-k_llm_matvec_q8_u2nopf(const struct k_llm_matvec_params p)
-{
-    q8_matvec<2, false>(p);
+    q8_matvec_split<1>(p);
 }
