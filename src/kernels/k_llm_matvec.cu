@@ -881,10 +881,19 @@ q8_matvec_stream(const struct k_llm_matvec_params &p)
     }
 }
 
-/* The default, and variants for A/B runs (NVHCQ_MVQ=<suffix>): u2 (two tasks per lane and
- * row per pass), split (the earlier unit-per-warp body). */
+/* The default (unit per warp, units strided over the grid, long rows split over warps, one
+ * task per lane and row per pass, 3 CTAs per SM) and variants for A/B runs
+ * (NVHCQ_MVQ=<suffix>): stream (contiguous unit range per warp, next pass in flight), u2 and
+ * u4 (stream with 2 / 4 tasks per pass). Same math; within-call H100 runs put the default
+ * ahead or level (bench/notes-decode.md). */
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
 k_llm_matvec_q8(const struct k_llm_matvec_params p)
+{
+    q8_matvec_split<1>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
+k_llm_matvec_q8_stream(const struct k_llm_matvec_params p)
 {
     q8_matvec_stream<1>(p);
 }
@@ -899,10 +908,4 @@ extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 1)
 k_llm_matvec_q8_u4(const struct k_llm_matvec_params p)
 {
     q8_matvec_stream<4>(p);
-}
-
-extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
-k_llm_matvec_q8_split(const struct k_llm_matvec_params p)
-{
-    q8_matvec_split<1>(p);
 }

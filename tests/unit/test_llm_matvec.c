@@ -236,7 +236,7 @@ TEST(matvec_all_types_modes_devices)
     for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save)) {
         static const char *const kernels[] = {"k_llm_matvec",       "k_llm_matvec_wide",
                                               "k_llm_matvec_q8",    "k_llm_matvec_q8_u2",
-                                              "k_llm_matvec_q8_u4", "k_llm_matvec_q8_split"};
+                                              "k_llm_matvec_q8_u4", "k_llm_matvec_q8_stream"};
         for (int kn = 0; kn < 6; kn++) {
             const bool q8 = kn >= 2;
             struct hcq_device *dev = NULL;
