@@ -385,11 +385,10 @@ struct q8_sm {
     float part[NW];
 };
 
-/* One task's raw bytes: q0 (quants), q1 (Q6_KR: high bits; Q5_K: high bits; Q8_0R: the
- * second 16 quants), m (scales: Q4_K/Q5_K the block head; Q6_KR x,y = 8 scales, z = d;
- * Q4_0R/Q8_0R x = d). */
+/* One task's raw bytes (see q8_load): a, b, c 16-byte pieces, s and d words. */
 struct q8_task {
-    uint4 q0, q1, m;
+    uint4 a, b, c;
+    uint32_t s, d;
 };
 
 __device__ __forceinline__ uint4
@@ -398,37 +397,45 @@ ldg16(const uint8_t *p)
     return __ldg((const uint4 *)p);
 }
 
-/* Load task t of a row. */
+/* Values per task (one lane's share of a row per pass): 64 for Q6_KR, 32 for the others. */
+template <uint32_t TYPE>
+__device__ __forceinline__ uint32_t
+q8_ts()
+{
+    return TYPE == K_LLM_T_Q6_KR ? 64 : 32;
+}
+
+/* Load task t of a row (t % 32 is the lane for the repacked types: every load below is a
+ * contiguous run across the warp, k_llm_quant.h "lane-major" groups). */
 template <uint32_t TYPE>
 __device__ __forceinline__ void
 q8_load(const uint8_t *row, uint32_t t, struct q8_task &r)
 {
+    const uint32_t L = t % 32;
     if (TYPE == K_LLM_T_Q6_KR) {
-        const uint8_t *g = row + 1680 * (t / 64);
-        uint32_t tt = t % 64, b = tt / 8, pc = tt % 8, h = pc / 4, l0 = 16 * (pc % 2);
-        r.q0 = ldg16(g + 16 * tt);
-        r.q1 = ldg16(g + 1024 + 64 * b + 32 * h + l0);
-        uint2 sc = __ldg((const uint2 *)(g + 1536 + 16 * b + 8 * h));
-        r.m = make_uint4(sc.x, sc.y, __ldg((const unsigned short *)(g + 1664 + 2 * b)), 0);
+        const uint8_t *g = row + 1680 * (t / 32);
+        r.a = ldg16(g + 16 * L);
+        r.b = ldg16(g + 512 + 16 * L);
+        r.c = ldg16(g + 1024 + 16 * L);
+        r.s = __ldg((const unsigned int *)(g + 1536 + 4 * L));
+        r.d = __ldg((const unsigned short *)(g + 1664 + 2 * (L / 4)));
     } else if (TYPE == 12 || TYPE == 13) {
         const uint32_t bs = TYPE == 12 ? 144 : 176;
         const uint8_t *b = row + bs * (t / 8);
         uint32_t pc = t % 8;
-        r.m = ldg16(b);
-        r.q0 = ldg16(b + (TYPE == 12 ? 16 : 48) + 16 * pc);
+        r.c = ldg16(b);
+        r.a = ldg16(b + (TYPE == 12 ? 16 : 48) + 16 * pc);
         if (TYPE == 13)
-            r.q1 = ldg16(b + 16 + 16 * (pc % 2));
+            r.b = ldg16(b + 16 + 16 * (pc % 2));
     } else if (TYPE == K_LLM_T_Q8_0R) {
-        const uint8_t *g = row + 272 * (t / 8);
-        uint32_t b = t % 8;
-        r.q0 = ldg16(g + 32 * b);
-        r.q1 = ldg16(g + 32 * b + 16);
-        r.m.x = __ldg((const unsigned short *)(g + 256 + 2 * b));
+        const uint8_t *g = row + 1088 * (t / 32);
+        r.a = ldg16(g + 16 * L);
+        r.b = ldg16(g + 512 + 16 * L);
+        r.d = __ldg((const unsigned short *)(g + 1024 + 2 * L));
     } else { /* Q4_0R */
-        const uint8_t *g = row + 144 * (t / 8);
-        uint32_t b = t % 8;
-        r.q0 = ldg16(g + 16 * b);
-        r.m.x = __ldg((const unsigned short *)(g + 128 + 2 * b));
+        const uint8_t *g = row + 576 * (t / 32);
+        r.a = ldg16(g + 16 * L);
+        r.d = __ldg((const unsigned short *)(g + 512 + 2 * L));
     }
 }
 
@@ -482,77 +489,94 @@ xq16(const struct q8_sm &sm, uint32_t i)
     return *(const uint4 *)(sm.xq + i);
 }
 
-/* Dot of task t (32 weights) of a row with x'. */
+/* Q6_KR: one run of 16 values (quants | 2 high bits at 4-5 of each byte) against x' from i. */
+__device__ __forceinline__ float
+q6_run(uint4 q, uint32_t i, const struct q8_sm &sm, uint32_t sc_byte)
+{
+    int dq = dot16(q, xq16(sm, i));
+    float2 x = sm.xs[i / 16];
+    return (float)(int8_t)sc_byte * fmaf(x.x, (float)dq, -32.0f * x.y);
+}
+
+__device__ __forceinline__ uint4
+q6_lo(uint4 ql, uint4 t1) /* low nibbles | qh bits (0,1) of t1 at 4-5 */
+{
+    return make_uint4((ql.x & 0x0F0F0F0Fu) | ((t1.x << 4) & 0x30303030u),
+                      (ql.y & 0x0F0F0F0Fu) | ((t1.y << 4) & 0x30303030u),
+                      (ql.z & 0x0F0F0F0Fu) | ((t1.z << 4) & 0x30303030u),
+                      (ql.w & 0x0F0F0F0Fu) | ((t1.w << 4) & 0x30303030u));
+}
+
+__device__ __forceinline__ uint4
+q6_hi(uint4 ql, uint4 t1) /* high nibbles | qh bits (4,5) of t1 */
+{
+    return make_uint4(((ql.x >> 4) & 0x0F0F0F0Fu) | (t1.x & 0x30303030u),
+                      ((ql.y >> 4) & 0x0F0F0F0Fu) | (t1.y & 0x30303030u),
+                      ((ql.z >> 4) & 0x0F0F0F0Fu) | (t1.z & 0x30303030u),
+                      ((ql.w >> 4) & 0x0F0F0F0Fu) | (t1.w & 0x30303030u));
+}
+
+/* Dot of task t of a row with x'. */
 template <uint32_t TYPE>
 __device__ __forceinline__ float
 q8_dot(const struct q8_task &r, uint32_t t, const struct q8_sm &sm)
 {
+    const uint32_t L = t % 32;
     if (TYPE == K_LLM_T_Q6_KR) {
-        uint32_t tt = t % 64, b = tt / 8, pc = tt % 8, h = pc / 4, s = (pc / 2) % 2, l0 = 16 * (pc % 2);
-        uint32_t i0 = 2048 * (t / 64) + 256 * b + 128 * h + 32 * s + l0; /* low run; high run +64 */
-        uint32_t sh = 2 * s;
-        /* low nibble + qh bits (2s, 2s+1) at 4-5; high nibble + qh bits (2s+4, 2s+5) */
-        uint4 t1 = make_uint4(r.q1.x >> sh, r.q1.y >> sh, r.q1.z >> sh, r.q1.w >> sh);
-        uint4 lo = make_uint4((r.q0.x & 0x0F0F0F0Fu) | ((t1.x << 4) & 0x30303030u),
-                              (r.q0.y & 0x0F0F0F0Fu) | ((t1.y << 4) & 0x30303030u),
-                              (r.q0.z & 0x0F0F0F0Fu) | ((t1.z << 4) & 0x30303030u),
-                              (r.q0.w & 0x0F0F0F0Fu) | ((t1.w << 4) & 0x30303030u));
-        uint4 hi = make_uint4(((r.q0.x >> 4) & 0x0F0F0F0Fu) | (t1.x & 0x30303030u),
-                              ((r.q0.y >> 4) & 0x0F0F0F0Fu) | (t1.y & 0x30303030u),
-                              ((r.q0.z >> 4) & 0x0F0F0F0Fu) | (t1.z & 0x30303030u),
-                              ((r.q0.w >> 4) & 0x0F0F0F0Fu) | (t1.w & 0x30303030u));
-        int dl = dot16(lo, xq16(sm, i0)), dh = dot16(hi, xq16(sm, i0 + 64));
-        float2 xl = sm.xs[i0 / 16], xh = sm.xs[i0 / 16 + 4];
-        uint32_t sel = s * 2 + (l0 >> 4);
-        float scl = (float)(int8_t)byte_at(r.m.x, sel), sch = (float)(int8_t)byte_at(r.m.y, sel);
-        float v = scl * fmaf(xl.x, (float)dl, -32.0f * xl.y) + sch * fmaf(xh.x, (float)dh, -32.0f * xh.y);
-        return k_llm_f16((uint16_t)r.m.z) * v;
+        /* values 256b + 128h + l0 + {0: qa lo, 64: qa hi, 32: qb lo, 96: qb hi} + 0..15 */
+        uint32_t b = L / 4, h = (L / 2) % 2, l0 = 16 * (L % 2);
+        uint32_t i0 = 2048 * (t / 32) + 256 * b + 128 * h + l0;
+        uint4 t1 = make_uint4(r.c.x >> 2, r.c.y >> 2, r.c.z >> 2, r.c.w >> 2);
+        float v = q6_run(q6_lo(r.a, r.c), i0, sm, byte_at(r.s, 0)) + q6_run(q6_hi(r.a, r.c), i0 + 64, sm, byte_at(r.s, 1)) +
+                  q6_run(q6_lo(r.b, t1), i0 + 32, sm, byte_at(r.s, 2)) + q6_run(q6_hi(r.b, t1), i0 + 96, sm, byte_at(r.s, 3));
+        return k_llm_f16((uint16_t)r.d) * v;
     } else if (TYPE == 12 || TYPE == 13) {
         uint32_t pc = t % 8, j = pc / 2, l0 = 16 * (pc % 2);
         uint32_t i0 = 256 * (t / 8) + 64 * j + l0; /* low nibbles: sub-block 2j; high: 2j+1 at +32 */
-        uint4 lo = lo4(r.q0), hi = hi4(r.q0);
+        uint4 lo = lo4(r.a), hi = hi4(r.a);
         if (TYPE == 13) {
-            lo = or4(lo, bit4(r.q1, 2 * j));
-            hi = or4(hi, bit4(r.q1, 2 * j + 1));
+            lo = or4(lo, bit4(r.b, 2 * j));
+            hi = or4(hi, bit4(r.b, 2 * j + 1));
         }
         int dl = dot16(lo, xq16(sm, i0)), dh = dot16(hi, xq16(sm, i0 + 32));
         float2 xl = sm.xs[i0 / 16], xh = sm.xs[i0 / 16 + 2];
-        /* 6-bit scale/min of sub-blocks 2j, 2j+1 from scales[12] = head bytes 4..15 (m.y..m.w) */
+        /* 6-bit scale/min of sub-blocks 2j, 2j+1 from scales[12] = head bytes 4..15 (c.y..c.w) */
         uint32_t s0 = 2 * j, s1 = 2 * j + 1, sc0, m0, sc1, m1;
         if (j < 2) {
-            sc0 = byte_at(r.m.y, s0) & 63, m0 = byte_at(r.m.z, s0) & 63;
-            sc1 = byte_at(r.m.y, s1) & 63, m1 = byte_at(r.m.z, s1) & 63;
+            sc0 = byte_at(r.c.y, s0) & 63, m0 = byte_at(r.c.z, s0) & 63;
+            sc1 = byte_at(r.c.y, s1) & 63, m1 = byte_at(r.c.z, s1) & 63;
         } else {
-            uint32_t a0 = byte_at(r.m.w, s0 - 4), a1 = byte_at(r.m.w, s1 - 4);
-            uint32_t b0 = byte_at(r.m.y, s0 - 4), b1 = byte_at(r.m.y, s1 - 4);
-            uint32_t c0 = byte_at(r.m.z, s0 - 4), c1 = byte_at(r.m.z, s1 - 4);
+            uint32_t a0 = byte_at(r.c.w, s0 - 4), a1 = byte_at(r.c.w, s1 - 4);
+            uint32_t b0 = byte_at(r.c.y, s0 - 4), b1 = byte_at(r.c.y, s1 - 4);
+            uint32_t c0 = byte_at(r.c.z, s0 - 4), c1 = byte_at(r.c.z, s1 - 4);
             sc0 = (a0 & 0xF) | ((b0 >> 6) << 4), m0 = (a0 >> 4) | ((c0 >> 6) << 4);
             sc1 = (a1 & 0xF) | ((b1 >> 6) << 4), m1 = (a1 >> 4) | ((c1 >> 6) << 4);
         }
-        float d = k_llm_f16((uint16_t)(r.m.x & 0xFFFF)), dmin = k_llm_f16((uint16_t)(r.m.x >> 16));
+        float d = k_llm_f16((uint16_t)(r.c.x & 0xFFFF)), dmin = k_llm_f16((uint16_t)(r.c.x >> 16));
         return d * ((float)sc0 * xl.x * (float)dl + (float)sc1 * xh.x * (float)dh) -
                dmin * ((float)m0 * xl.y + (float)m1 * xh.y);
     } else if (TYPE == K_LLM_T_Q8_0R) {
-        uint32_t i0 = 32 * t;
-        int d0 = dot16(r.q0, xq16(sm, i0)), d1 = dot16(r.q1, xq16(sm, i0 + 16));
+        uint32_t i0 = 1024 * (t / 32) + 32 * L;
+        int d0 = dot16(r.a, xq16(sm, i0)), d1 = dot16(r.b, xq16(sm, i0 + 16));
         float2 x0 = sm.xs[i0 / 16], x1 = sm.xs[i0 / 16 + 1];
-        return k_llm_f16((uint16_t)r.m.x) * (x0.x * (float)d0 + x1.x * (float)d1);
+        return k_llm_f16((uint16_t)r.d) * (x0.x * (float)d0 + x1.x * (float)d1);
     } else { /* Q4_0R: low nibbles values 0..15 of the block, high 16..31 */
-        uint32_t i0 = 32 * t;
-        int d0 = dot16(lo4(r.q0), xq16(sm, i0)), d1 = dot16(hi4(r.q0), xq16(sm, i0 + 16));
+        uint32_t i0 = 1024 * (t / 32) + 32 * L;
+        int d0 = dot16(lo4(r.a), xq16(sm, i0)), d1 = dot16(hi4(r.a), xq16(sm, i0 + 16));
         float2 x0 = sm.xs[i0 / 16], x1 = sm.xs[i0 / 16 + 1];
-        return k_llm_f16((uint16_t)r.m.x) *
+        return k_llm_f16((uint16_t)r.d) *
                (fmaf(x0.x, (float)d0, -8.0f * x0.y) + fmaf(x1.x, (float)d1, -8.0f * x1.y));
     }
 }
 
-/* Tasks [t_beg, t_end) of both rows of a unit: acc[0] row a, acc[1] row b (when has_b).
- * U tasks per lane and row per pass; all loads of a pass are issued before the first dot. */
+/* Slice ks (of W) of both rows of a unit: acc[0] row a, acc[1] row b (when has_b). U tasks
+ * per lane and row per pass; all loads of a pass are issued before the first dot. */
 template <uint32_t TYPE, int U>
 __device__ __forceinline__ void
-q8_unit(const uint8_t *ra, const uint8_t *rb, bool has_b, uint32_t t_beg, uint32_t t_end, uint32_t lane,
+q8_unit(const uint8_t *ra, const uint8_t *rb, bool has_b, uint32_t k, uint32_t ks, uint32_t W, uint32_t lane,
         const struct q8_sm &sm, float *acc)
 {
+    const uint32_t nt = k / q8_ts<TYPE>(), t_beg = nt * ks / W, t_end = nt * (ks + 1) / W;
     for (uint32_t t0 = t_beg + lane; t0 < t_end; t0 += 32 * U) {
         struct q8_task r[2][U];
 #pragma unroll
@@ -690,11 +714,10 @@ q8_matvec_split(const struct k_llm_matvec_params &p)
     if (blockIdx.x * upc >= units || k > K_LLM_MVQ_MAX_K || k % 256)
         return;
 
-    const uint32_t us = warp / W, ks = warp % W, nt = k / 32;
+    const uint32_t us = warp / W, ks = warp % W;
 
     q8_prologue(p, sm);
 
-    const uint32_t t_beg = nt * ks / W, t_end = nt * (ks + 1) / W;
     float *y = (float *)(uintptr_t)p.y_va;
     const float *bias = (const float *)(uintptr_t)p.b_va;
     /* CTA-uniform loop (the split's reduction synchronizes the CTA) */
@@ -705,11 +728,11 @@ q8_matvec_split(const struct k_llm_matvec_params &p)
         if (u < units) {
             q8_rows_of(p, u, w);
             switch (w.type) {
-            case 12: q8_unit<12, U>(w.ra, w.rb, w.has_b, t_beg, t_end, lane, sm, acc); break;
-            case 13: q8_unit<13, U>(w.ra, w.rb, w.has_b, t_beg, t_end, lane, sm, acc); break;
-            case K_LLM_T_Q4_0R: q8_unit<K_LLM_T_Q4_0R, U>(w.ra, w.rb, w.has_b, t_beg, t_end, lane, sm, acc); break;
-            case K_LLM_T_Q8_0R: q8_unit<K_LLM_T_Q8_0R, U>(w.ra, w.rb, w.has_b, t_beg, t_end, lane, sm, acc); break;
-            case K_LLM_T_Q6_KR: q8_unit<K_LLM_T_Q6_KR, U>(w.ra, w.rb, w.has_b, t_beg, t_end, lane, sm, acc); break;
+            case 12: q8_unit<12, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
+            case 13: q8_unit<13, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
+            case K_LLM_T_Q4_0R: q8_unit<K_LLM_T_Q4_0R, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
+            case K_LLM_T_Q8_0R: q8_unit<K_LLM_T_Q8_0R, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
+            case K_LLM_T_Q6_KR: q8_unit<K_LLM_T_Q6_KR, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
             default: break;
             }
         }
@@ -737,127 +760,100 @@ q8_matvec_split(const struct k_llm_matvec_params &p)
     }
 }
 
-/* One pass of a warp: tasks t0 + 32 i (i < U) of both rows of its current unit. */
-template <int U>
-__device__ __forceinline__ void
-q8_load_pass(const struct q8_rows &w, uint32_t t0, uint32_t nt, struct q8_task (*r)[2])
+/* Tasks per row of a type (q8_ts); 0 for types the kernel does not read. */
+__device__ __forceinline__ uint32_t
+q8_nt(uint32_t type, uint32_t k)
 {
-#pragma unroll
-    for (int i = 0; i < U; i++) {
-        const uint32_t t = t0 + 32 * i;
-        if (t >= nt)
-            break;
-        switch (w.type) {
-        case 12:
-            q8_load<12>(w.ra, t, r[i][0]);
-            if (w.has_b)
-                q8_load<12>(w.rb, t, r[i][1]);
-            break;
-        case 13:
-            q8_load<13>(w.ra, t, r[i][0]);
-            if (w.has_b)
-                q8_load<13>(w.rb, t, r[i][1]);
-            break;
-        case K_LLM_T_Q4_0R:
-            q8_load<K_LLM_T_Q4_0R>(w.ra, t, r[i][0]);
-            if (w.has_b)
-                q8_load<K_LLM_T_Q4_0R>(w.rb, t, r[i][1]);
-            break;
-        case K_LLM_T_Q8_0R:
-            q8_load<K_LLM_T_Q8_0R>(w.ra, t, r[i][0]);
-            if (w.has_b)
-                q8_load<K_LLM_T_Q8_0R>(w.rb, t, r[i][1]);
-            break;
-        case K_LLM_T_Q6_KR:
-            q8_load<K_LLM_T_Q6_KR>(w.ra, t, r[i][0]);
-            if (w.has_b)
-                q8_load<K_LLM_T_Q6_KR>(w.rb, t, r[i][1]);
-            break;
-        default: break;
-        }
+    return type == K_LLM_T_Q6_KR ? k / 64 : k / 32;
+}
+
+/* One pass of a warp (task t = pass * 32 + lane of both rows of its unit): loads, and dot. */
+__device__ __forceinline__ void
+q8_load_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, struct q8_task *r)
+{
+    if (t >= nt)
+        return;
+    switch (w.type) {
+#define Q8_LOAD_CASE(T)                                                                                                \
+    case T:                                                                                                            \
+        q8_load<T>(w.ra, t, r[0]);                                                                                     \
+        if (w.has_b)                                                                                                   \
+            q8_load<T>(w.rb, t, r[1]);                                                                                 \
+        break;
+        Q8_LOAD_CASE(12)
+        Q8_LOAD_CASE(13)
+        Q8_LOAD_CASE(K_LLM_T_Q4_0R)
+        Q8_LOAD_CASE(K_LLM_T_Q8_0R)
+        Q8_LOAD_CASE(K_LLM_T_Q6_KR)
+#undef Q8_LOAD_CASE
+    default: break;
     }
 }
 
-template <int U>
 __device__ __forceinline__ void
-q8_dot_pass(const struct q8_rows &w, uint32_t t0, uint32_t nt, const struct q8_task (*r)[2], const struct q8_sm &sm,
+q8_dot_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, const struct q8_task *r, const struct q8_sm &sm,
             float *acc)
 {
-#pragma unroll
-    for (int i = 0; i < U; i++) {
-        const uint32_t t = t0 + 32 * i;
-        if (t >= nt)
-            break;
-        switch (w.type) {
-        case 12:
-            acc[0] += q8_dot<12>(r[i][0], t, sm);
-            if (w.has_b)
-                acc[1] += q8_dot<12>(r[i][1], t, sm);
-            break;
-        case 13:
-            acc[0] += q8_dot<13>(r[i][0], t, sm);
-            if (w.has_b)
-                acc[1] += q8_dot<13>(r[i][1], t, sm);
-            break;
-        case K_LLM_T_Q4_0R:
-            acc[0] += q8_dot<K_LLM_T_Q4_0R>(r[i][0], t, sm);
-            if (w.has_b)
-                acc[1] += q8_dot<K_LLM_T_Q4_0R>(r[i][1], t, sm);
-            break;
-        case K_LLM_T_Q8_0R:
-            acc[0] += q8_dot<K_LLM_T_Q8_0R>(r[i][0], t, sm);
-            if (w.has_b)
-                acc[1] += q8_dot<K_LLM_T_Q8_0R>(r[i][1], t, sm);
-            break;
-        case K_LLM_T_Q6_KR:
-            acc[0] += q8_dot<K_LLM_T_Q6_KR>(r[i][0], t, sm);
-            if (w.has_b)
-                acc[1] += q8_dot<K_LLM_T_Q6_KR>(r[i][1], t, sm);
-            break;
-        default: break;
-        }
+    if (t >= nt)
+        return;
+    switch (w.type) {
+#define Q8_DOT_CASE(T)                                                                                                 \
+    case T:                                                                                                            \
+        acc[0] += q8_dot<T>(r[0], t, sm);                                                                              \
+        if (w.has_b)                                                                                                   \
+            acc[1] += q8_dot<T>(r[1], t, sm);                                                                          \
+        break;
+        Q8_DOT_CASE(12)
+        Q8_DOT_CASE(13)
+        Q8_DOT_CASE(K_LLM_T_Q4_0R)
+        Q8_DOT_CASE(K_LLM_T_Q8_0R)
+        Q8_DOT_CASE(K_LLM_T_Q6_KR)
+#undef Q8_DOT_CASE
+    default: break;
     }
 }
 
-/* The default body: each warp streams a contiguous range of units (neighbouring rows, so
- * the DRAM sees long sequential runs) as a flat sequence of passes (32 U tasks of both
- * rows), the next pass's loads issued before the current pass is dotted, reduced and
- * stored. Why (H100, bench/notes-decode.md): these mat-vecs are latency bound - the
- * bandwidth follows the bytes each SM keeps in flight (~4 us of memory latency under this
- * load), so the kernel is built to keep the most weight bytes in flight per register. */
-template <int U>
+/* The streaming body: each warp takes a contiguous range of units (neighbouring rows) and
+ * walks it as one sequence of passes, the next pass's loads issued before the current pass
+ * is dotted, reduced and stored. Measured on H100 (bench/notes-decode.md): it needs both
+ * this order and the lane-major layouts (every warp load one contiguous run) - with either
+ * alone the output head streamed ~1.25 TB/s, with both ~2 TB/s on loads alone. */
 __device__ __forceinline__ void
 q8_matvec_stream(const struct k_llm_matvec_params &p)
 {
     __shared__ __align__(16) struct q8_sm sm;
     const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, k = p.k;
     const uint32_t units = k_llm_mvq_units(&p);
-    if (blockIdx.x * NW >= units || k > K_LLM_MVQ_MAX_K || k % 256)
+    if (k > K_LLM_MVQ_MAX_K || k % 256) /* (every CTA may own units: no early exit by index) */
         return;
     const uint64_t tw = (uint64_t)gridDim.x * NW, gw = (uint64_t)blockIdx.x * NW + warp;
     const uint32_t ub = (uint32_t)(units * gw / tw), ue = (uint32_t)(units * (gw + 1) / tw);
-    const uint32_t nt = k / 32, P = (nt + 32 * U - 1) / (32 * U), S = (ue - ub) * P;
     struct q8_rows wc, wn;
-    struct q8_task cur[U][2], nxt[U][2];
-    if (S) { /* the first pass's loads fly during the prologue */
+    struct q8_task cur[2], nxt[2];
+    uint32_t ntc = 0, ntn = 0;
+    if (ub < ue) { /* the first pass's loads fly during the prologue */
         q8_rows_of(p, ub, wc);
-        q8_load_pass<U>(wc, lane, nt, cur);
+        ntc = q8_nt(wc.type, k);
+        q8_load_pass(wc, lane, ntc, cur);
     }
     q8_prologue(p, sm);
     float *y = (float *)(uintptr_t)p.y_va;
     const float *bias = (const float *)(uintptr_t)p.b_va;
     float acc[2] = {0.0f, 0.0f};
-    uint32_t pass = 0, u = ub;
-    for (uint32_t s = 0; s < S; s++) {
-        const uint32_t np = pass + 1 == P ? 0 : pass + 1;
-        if (s + 1 < S) {
-            if (np == 0)
+    uint32_t pass = 0;
+    for (uint32_t u = ub; u < ue;) {
+        const uint32_t P = (ntc + 31) / 32, np = pass + 1 == P ? 0 : pass + 1;
+        const bool last = np == 0 && u + 1 == ue;
+        if (!last) {
+            if (np == 0) {
                 q8_rows_of(p, u + 1, wn);
-            else
-                wn = wc;
-            q8_load_pass<U>(wn, np * 32 * U + lane, nt, nxt);
+                ntn = q8_nt(wn.type, k);
+            } else {
+                wn = wc, ntn = ntc;
+            }
+            q8_load_pass(wn, np * 32 + lane, ntn, nxt);
         }
-        q8_dot_pass<U>(wc, pass * 32 * U + lane, nt, cur, sm, acc);
+        q8_dot_pass(wc, pass * 32 + lane, ntc, cur, sm, acc);
         if (np == 0) { /* the unit is complete */
             float a = mv_warp_sum(acc[0]), b = mv_warp_sum(acc[1]);
             acc[0] = acc[1] = 0.0f;
@@ -873,39 +869,38 @@ q8_matvec_stream(const struct k_llm_matvec_params &p)
             }
             u++;
         }
-        wc = wn;
-#pragma unroll
-        for (int i = 0; i < U; i++)
-            cur[i][0] = nxt[i][0], cur[i][1] = nxt[i][1];
+        if (last)
+            break;
+        wc = wn, ntc = ntn;
+        cur[0] = nxt[0], cur[1] = nxt[1];
         pass = np;
     }
 }
 
-/* The default (unit per warp, units strided over the grid, long rows split over warps, one
- * task per lane and row per pass, 3 CTAs per SM) and variants for A/B runs
- * (NVHCQ_MVQ=<suffix>): stream (contiguous unit range per warp, next pass in flight), u2 and
- * u4 (stream with 2 / 4 tasks per pass). Same math; within-call H100 runs put the default
- * ahead or level (bench/notes-decode.md). */
-extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
+/* The decode mat-vec with int8 activations (k_llm_matvec_q8) and, for A/B runs
+ * (NVHCQ_MVQ=<suffix>), the earlier unit-per-warp body with units strided over the grid and
+ * long rows split over warps (split: one task per lane and pass; u2: two); s3: the streaming
+ * body capped at 80 registers (3 CTAs per SM; spills a little). */
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
 k_llm_matvec_q8(const struct k_llm_matvec_params p)
 {
-    q8_matvec_split<1>(p);
+    q8_matvec_stream(p);
 }
 
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
-k_llm_matvec_q8_stream(const struct k_llm_matvec_params p)
+k_llm_matvec_q8_s3(const struct k_llm_matvec_params p)
 {
-    q8_matvec_stream<1>(p);
+    q8_matvec_stream(p);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
+k_llm_matvec_q8_split(const struct k_llm_matvec_params p)
+{
+    q8_matvec_split<1>(p);
 }
 
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
 k_llm_matvec_q8_u2(const struct k_llm_matvec_params p)
 {
-    q8_matvec_stream<2>(p);
-}
-
-extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 1)
-k_llm_matvec_q8_u4(const struct k_llm_matvec_params p)
-{
-    q8_matvec_stream<4>(p);
+    q8_matvec_split<2>(p);
 }

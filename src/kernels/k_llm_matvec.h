@@ -167,13 +167,12 @@ k_llm_mvq_units(const struct k_llm_matvec_params *p)
     return u;
 }
 
-/* CTAs a q8 launch can use: each takes K_LLM_MVQ_WARPS / split units per round (the launch
- * caps the grid at one wave; CTAs loop over the rest). */
+/* CTAs a q8 launch can use: one warp per unit (the launch caps the grid at one wave; then
+ * warps take several units). Every body of the kernel takes any grid size. */
 K_LLM_MV_FN uint32_t
 k_llm_mvq_ctas(const struct k_llm_matvec_params *p)
 {
-    uint32_t upc = K_LLM_MVQ_WARPS / k_llm_mvq_split(p->k);
-    return (k_llm_mvq_units(p) + upc - 1) / upc;
+    return (k_llm_mvq_units(p) + K_LLM_MVQ_WARPS - 1) / K_LLM_MVQ_WARPS;
 }
 
 /* Tiles (CTA work units) of a launch: SWIGLU tiles hold K_LLM_MV_ROWS / 2 rows of each. */

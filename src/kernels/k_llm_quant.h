@@ -275,20 +275,26 @@ k_llm_dq_q6_k_half(const struct llm_block_q6_k *b, int h, float *y)
 }
 
 /* ==== Repacked rows (the decode layout) ====
- * Q4_0 (18 B), Q8_0 (34 B) and Q6_K (210 B) blocks are only 2-byte aligned, so a kernel
- * cannot read their quants with 16-byte loads. At load the engine rewrites every row of such
- * a matrix (the file is untouched) as groups of 8 blocks holding the same bytes in another
- * order: the 8 blocks' quants first (16-byte aligned when the row is), then their scales.
- * Row length and row bytes are unchanged, so all row offset arithmetic stays valid.
- *   Q4_0R  group  144 B (256 values):  qs[8][16] | d[8]
- *   Q8_0R  group  272 B (256 values):  qs[8][32] | d[8]
- *   Q6_KR  group 1680 B (2048 values): ql[8][128] | qh[8][64] | scales[8][16] | d[8]
+ * Q4_0 (18 B), Q8_0 (34 B) and Q6_K (210 B) blocks are only 2-byte aligned, and a warp
+ * reading whole blocks per lane issues many small, partly duplicated loads. At load the
+ * engine rewrites every row of such a matrix (the file is untouched) in "lane-major" groups:
+ * the bytes one lane of k_llm_matvec_q8 needs for one task sit at lane * width in a few
+ * arrays, so every warp-wide load is one contiguous 512-byte (or 128/64-byte) run. Same bytes
+ * per row as the file, so all row offset arithmetic stays valid. Task L of a group:
+ *   Q4_0R  group 1024 values, 576 B:  qs[32][16] | d[32]            (task L = block L)
+ *   Q8_0R  group 1024 values, 1088 B: lo[32][16] | hi[32][16] | d[32] (qs 0-15, 16-31)
+ *   Q6_KR  group 2048 values, 1680 B: qa[32][16] | qb[32][16] | qh[32][16] | sc[32][4] | d[8]
+ *          task L = (block b = L/4, half h = L/2 % 2, l0 = 16 (L % 2)): qa = ql[64h + l0 ..+16],
+ *          qb = ql[64h + 32 + l0 ..], qh = qh[32h + l0 ..], sc = scales[8h + l0/16 + {0, 4, 2, 6}],
+ *          i.e. the 64 values 256b + 128h + l0 + {0, 32, 64, 96} + 0..15; d[b] per block.
  * (Q4_K and Q5_K blocks are 144 and 176 B with 16-byte aligned parts: used as they are.)
- * The type code is the ggml type | K_LLM_RP; it never appears in a file. */
+ * The type code is the ggml type | K_LLM_RP; it never appears in a file. Facts about the
+ * ggml blocks: docs/perf/anchors.md §2.4. */
 #define K_LLM_RP 0x100u
 #define K_LLM_T_Q4_0R (K_LLM_RP | 2u)
 #define K_LLM_T_Q8_0R (K_LLM_RP | 8u)
 #define K_LLM_T_Q6_KR (K_LLM_RP | 14u)
+#define K_LLM_RP_MAX_PARTS 29
 
 /* Values per group of a repacked type, 0 if `type` has no repacked form. */
 K_LLM_FN uint32_t
@@ -297,7 +303,7 @@ k_llm_rp_group_values(uint32_t type)
     switch (type & ~K_LLM_RP) {
     case 2:
     case 8:
-        return 256;
+        return 1024;
     case 14:
         return 2048;
     default:
@@ -316,26 +322,39 @@ k_llm_rp_of(uint32_t type, uint32_t k)
 
 /* The parts of ggml block `blk` of a row in the repacked layout: for part i, `len[i]` bytes
  * at `src[i]` in the ggml block sit at `dst[i]` from the row start. Returns the part count
- * (0: not a repacked type). Shared by the repacker and the readers (one definition). */
+ * (<= K_LLM_RP_MAX_PARTS; 0: not a repacked type). Shared by the repacker and the readers. */
 K_LLM_FN uint32_t
 k_llm_rp_parts(uint32_t rtype, uint32_t blk, uint32_t *src, uint32_t *dst, uint32_t *len)
 {
-    uint32_t g = blk / 8, b = blk % 8;
     switch (rtype) {
-    case K_LLM_T_Q4_0R:
-        src[0] = 2, dst[0] = 144 * g + 16 * b, len[0] = 16;
-        src[1] = 0, dst[1] = 144 * g + 128 + 2 * b, len[1] = 2;
+    case K_LLM_T_Q4_0R: {
+        uint32_t G = 576 * (blk / 32), L = blk % 32;
+        src[0] = 2, dst[0] = G + 16 * L, len[0] = 16;
+        src[1] = 0, dst[1] = G + 512 + 2 * L, len[1] = 2;
         return 2;
-    case K_LLM_T_Q8_0R:
-        src[0] = 2, dst[0] = 272 * g + 32 * b, len[0] = 32;
-        src[1] = 0, dst[1] = 272 * g + 256 + 2 * b, len[1] = 2;
-        return 2;
-    case K_LLM_T_Q6_KR:
-        src[0] = 0, dst[0] = 1680 * g + 128 * b, len[0] = 128;
-        src[1] = 128, dst[1] = 1680 * g + 1024 + 64 * b, len[1] = 64;
-        src[2] = 192, dst[2] = 1680 * g + 1536 + 16 * b, len[2] = 16;
-        src[3] = 208, dst[3] = 1680 * g + 1664 + 2 * b, len[3] = 2;
-        return 4;
+    }
+    case K_LLM_T_Q8_0R: {
+        uint32_t G = 1088 * (blk / 32), L = blk % 32;
+        src[0] = 2, dst[0] = G + 16 * L, len[0] = 16;
+        src[1] = 18, dst[1] = G + 512 + 16 * L, len[1] = 16;
+        src[2] = 0, dst[2] = G + 1024 + 2 * L, len[2] = 2;
+        return 3;
+    }
+    case K_LLM_T_Q6_KR: {
+        uint32_t G = 1680 * (blk / 8), b = blk % 8, n = 0;
+        for (uint32_t h = 0; h < 2; h++)
+            for (uint32_t l0 = 0; l0 < 32; l0 += 16) {
+                uint32_t L = 4 * b + 2 * h + l0 / 16;
+                static const uint8_t so[4] = {0, 4, 2, 6}; /* scale order in sc[L] */
+                src[n] = 64 * h + l0, dst[n] = G + 16 * L, len[n++] = 16;
+                src[n] = 64 * h + 32 + l0, dst[n] = G + 512 + 16 * L, len[n++] = 16;
+                src[n] = 128 + 32 * h + l0, dst[n] = G + 1024 + 16 * L, len[n++] = 16;
+                for (uint32_t i = 0; i < 4; i++)
+                    src[n] = 192 + 8 * h + l0 / 16 + so[i], dst[n] = G + 1536 + 4 * L + i, len[n++] = 1;
+            }
+        src[n] = 208, dst[n] = G + 1664 + 2 * b, len[n++] = 2;
+        return n;
+    }
     default:
         return 0;
     }
@@ -352,29 +371,29 @@ k_llm_rd16(const uint8_t *p)
 K_LLM_FN float
 k_llm_dq_rp_at(uint32_t rtype, const uint8_t *row, uint32_t i)
 {
-    uint32_t b = (i / 32) % 8, j = i % 32;
     switch (rtype) {
     case K_LLM_T_Q4_0R: {
-        const uint8_t *g = row + 144 * (size_t)(i / 256);
-        uint8_t qb = g[16 * b + j % 16];
+        const uint8_t *g = row + 576 * (size_t)(i / 1024);
+        uint32_t L = (i % 1024) / 32, j = i % 32;
+        uint8_t qb = g[16 * L + j % 16];
         int q = j < 16 ? (qb & 0xF) : (qb >> 4);
-        return k_llm_f16(k_llm_rd16(g + 128 + 2 * b)) * (float)(q - 8);
+        return k_llm_f16(k_llm_rd16(g + 512 + 2 * L)) * (float)(q - 8);
     }
     case K_LLM_T_Q8_0R: {
-        const uint8_t *g = row + 272 * (size_t)(i / 256);
-        return k_llm_f16(k_llm_rd16(g + 256 + 2 * b)) * (float)(int8_t)g[32 * b + j];
+        const uint8_t *g = row + 1088 * (size_t)(i / 1024);
+        uint32_t L = (i % 1024) / 32, j = i % 32;
+        int8_t q = (int8_t)g[(j < 16 ? 0 : 512) + 16 * L + j % 16];
+        return k_llm_f16(k_llm_rd16(g + 1024 + 2 * L)) * (float)q;
     }
     case K_LLM_T_Q6_KR: {
         const uint8_t *g = row + 1680 * (size_t)(i / 2048);
-        uint32_t kb = (i / 256) % 8, w = i % 256, h = w / 128, grp = (w % 128) / 32, l = w % 32;
-        const uint8_t *ql = g + 128 * kb + 64 * h;
-        int lo = grp == 0   ? (ql[l] & 0xF)
-                 : grp == 1 ? (ql[l + 32] & 0xF)
-                 : grp == 2 ? (ql[l] >> 4)
-                            : (ql[l + 32] >> 4);
-        int hi = (g[1024 + 64 * kb + 32 * h + l] >> (2 * grp)) & 3;
-        int8_t sc = (int8_t)g[1536 + 16 * kb + 8 * h + l / 16 + 2 * grp];
-        return k_llm_f16(k_llm_rd16(g + 1664 + 2 * kb)) * (float)sc * (float)((lo | (hi << 4)) - 32);
+        uint32_t w = i % 2048, b = w / 256, j = w % 256, h = j / 128, grp = (j % 128) / 32, l = j % 32;
+        uint32_t L = 4 * b + 2 * h + l / 16, ii = l % 16, s = grp % 2, hi = grp / 2;
+        uint8_t qlb = g[(s ? 512 : 0) + 16 * L + ii];
+        int lo = hi ? (qlb >> 4) : (qlb & 0xF);
+        int qh = (g[1024 + 16 * L + ii] >> (2 * grp)) & 3;
+        int8_t sc = (int8_t)g[1536 + 4 * L + 2 * s + hi];
+        return k_llm_f16(k_llm_rd16(g + 1664 + 2 * b)) * (float)sc * (float)((lo | (qh << 4)) - 32);
     }
     default:
         return 0;

@@ -480,7 +480,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         const char *name = prog_names[i];
         if (i == PROG_MATVEC && getenv("NVHCQ_MV") && !strcmp(getenv("NVHCQ_MV"), "narrow"))
             name = "k_llm_matvec";
-        const char *mvq = getenv("NVHCQ_MVQ"); /* A/B variants of k_llm_matvec_q8: stream, u2, u4 */
+        const char *mvq = getenv("NVHCQ_MVQ"); /* A/B variants of k_llm_matvec_q8: split, u2 */
         char vname[48];
         if (i == PROG_MATVEC_Q8 && mvq && *mvq && strlen(mvq) < 16) {
             snprintf(vname, sizeof vname, "k_llm_matvec_q8_%s", mvq);

@@ -466,7 +466,8 @@ llm_repack_rows(uint32_t rtype, const void *src, void *dst, uint64_t rows, uint3
         const uint8_t *s = (const uint8_t *)src + r * rb;
         uint8_t *d = (uint8_t *)dst + r * rb;
         for (uint32_t b = 0; b < k / bv; b++) {
-            uint32_t ps[4], pd[4], pl[4], np = k_llm_rp_parts(rtype, b, ps, pd, pl);
+            uint32_t ps[K_LLM_RP_MAX_PARTS], pd[K_LLM_RP_MAX_PARTS], pl[K_LLM_RP_MAX_PARTS];
+            uint32_t np = k_llm_rp_parts(rtype, b, ps, pd, pl);
             for (uint32_t i = 0; i < np; i++)
                 memcpy(d + pd[i], s + b * bb + ps[i], pl[i]);
         }

@@ -51,6 +51,16 @@ mat_repack(struct mat *m, uint32_t k)
     if (!d)
         return HCQ_ERR_NOMEM;
     llm_repack_rows(rt, m->q, d, m->rows, k);
+    /* the per-value reader the embedding and matmul kernels use sees the same values */
+    uint64_t rb = k_llm_row_bytes(rt, k);
+    for (uint32_t r = 0; r < m->rows; r++)
+        for (uint32_t i = 0; i < k; i++)
+            if (k_llm_dq_at(rt, d + r * rb, i) != m->deq[(size_t)r * k + i]) {
+                printf("    repacked type %#x row %u value %u: %g, file layout %g\n", rt, r, i,
+                       k_llm_dq_at(rt, d + r * rb, i), m->deq[(size_t)r * k + i]);
+                free(d);
+                return HCQ_ERR_FORMAT;
+            }
     free(m->q);
     m->q = d;
     m->type = rt;
@@ -235,8 +245,8 @@ TEST(matvec_all_types_modes_devices)
     int tried = 0;
     for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save)) {
         static const char *const kernels[] = {"k_llm_matvec",       "k_llm_matvec_wide",
-                                              "k_llm_matvec_q8",    "k_llm_matvec_q8_u2",
-                                              "k_llm_matvec_q8_u4", "k_llm_matvec_q8_stream"};
+                                              "k_llm_matvec_q8",    "k_llm_matvec_q8_split",
+                                              "k_llm_matvec_q8_u2", "k_llm_matvec_q8_s3"};
         for (int kn = 0; kn < 6; kn++) {
             const bool q8 = kn >= 2;
             struct hcq_device *dev = NULL;
@@ -253,8 +263,8 @@ TEST(matvec_all_types_modes_devices)
             double worst = 0;
             int cases = 0;
             for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
-                static const uint32_t ks[] = {256, 2304, 8192};
-                for (int ki = 0; ki < 3; ki++) {
+                static const uint32_t ks[] = {256, 2304, 2048, 8192};
+                for (int ki = 0; ki < 4; ki++) {
                     uint32_t k = ks[ki], ty = types[ti];
                     /* q8: the types it reads (Q6_K only repacks for k % 2048 == 0: 8192 here) */
                     if (q8 && !k_llm_mvq_type_ok(k_llm_rp_of(ty, k), k))
