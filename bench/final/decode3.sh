@@ -19,7 +19,7 @@ for ty in ${TYPES:-q6_k q4_k q8_0}; do
     for mv in ${VARIANTS:-q8 f32}; do
         e="NVHCQ_MVQ="
         [ $mv = f32 ] && e="NVHCQ_MV=f32"
-        case $mv in q8 | f32) ;; *) e="NVHCQ_MVQ=$mv" ;; esac
+        case $mv in q8 | f32) ;; host) e="NVHCQ_LOGITS=host" ;; *) e="NVHCQ_MVQ=$mv" ;; esac
         echo "-- $ty $mv"
         env $e timeout 60 $B/nvhcq llm-bench -m $f -p 0 -n 128 -r 3 --dev rm:0 2>&1 | grep -E "tg|error" | tail -2
     done
