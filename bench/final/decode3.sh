@@ -30,4 +30,5 @@ for mv in ${PROFILE_VARIANTS:-q8}; do
     env NVHCQ_MVQ=$([ $mv = q8 ] || echo $mv) timeout 60 $B/nvhcq llm-bench -m $f -p 0 -n 64 -r 2 --profile --dev rm:0 2>&1 | tail -12
 done
 timeout 60 $B/nvhcq llm-bench -m $f -p 0 -n 64 -r 2 --dev cuda:0 2>&1 | grep tg
+[ -n "${DEPTH:-}" ] && timeout 120 $B/nvhcq llm-bench -m $f -p 0 -n 64 -r 2 -d $DEPTH --dev rm:0 2>&1 | grep tg
 echo "decode3 done after $(($(date +%s) - t0)) s"

@@ -51,6 +51,9 @@ attn_decode(const struct k_llm_attn_decode_params &p)
     const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, hd = 32 * E;
     uint32_t L = (n_pos + p.n_split - 1) / p.n_split;
     L = (L + 7) & ~7u;
+    /* short contexts in one range per head group: the partials, the fence and the counter
+     * of the split path cost more there (~3 us of dependent latency) than the rows */
+    L = L < K_LLM_AD_MIN_L ? K_LLM_AD_MIN_L : L;
     const uint32_t n_valid = (n_pos + L - 1) / L;
     if (s >= n_valid || p.pos >= p.n_ctx)
         return;
@@ -131,6 +134,22 @@ attn_decode(const struct k_llm_attn_decode_params &p)
 #pragma unroll
         for (int w = 0; w < NWARP; w++)
             M = fmaxf(M, sm_m[w]);
+        if (n_valid == 1) { /* the only range: normalize and write the output directly */
+            float lt = 0.0f;
+#pragma unroll
+            for (int w = 0; w < NWARP; w++)
+                lt += sm_l[w] * __expf(sm_m[w] - M);
+            float *o = (float *)(uintptr_t)p.out_va + (size_t)(g * gs + h) * hd;
+            for (uint32_t e = threadIdx.x; e < hd; e += K_LLM_AD_THREADS) {
+                float a = 0.0f;
+#pragma unroll
+                for (int w = 0; w < NWARP; w++)
+                    a += sm_acc[w][e] * __expf(sm_m[w] - M);
+                o[e] = a / lt;
+            }
+            __syncthreads();
+            continue;
+        }
         float *dst = part + ((size_t)(g * gs + h) * p.n_split + s) * (hd + 2);
         for (uint32_t e = threadIdx.x; e < hd; e += K_LLM_AD_THREADS) {
             float a = 0.0f;
@@ -148,6 +167,8 @@ attn_decode(const struct k_llm_attn_decode_params &p)
         }
         __syncthreads();
     }
+    if (n_valid == 1)
+        return;
     /* the last CTA of the group merges the partials */
     __threadfence();
     __syncthreads();

@@ -5,7 +5,8 @@
  * kernels (param headers). One struct by value, sizes and offsets _Static_assert'ed.
  *
  * One token at position pos attends to cache rows 0..pos (causal, GQA): the positions are
- * cut into at most n_split ranges of L = roundup8(ceil((pos + 1) / n_split)) rows; CTA
+ * cut into at most n_split ranges of L = max(K_LLM_AD_MIN_L, roundup8(ceil((pos + 1) /
+ * n_split))) rows (one range: the CTA writes the output itself); CTA
  * (g, s) handles KV head g (all n_head / n_head_kv query heads that share it) over range s,
  * leaving a partial (max, sum, unnormalized output) per head in part_va; the last CTA of
  * head group g to finish (a counter per group, reset to 0 by that CTA) merges them into
@@ -25,6 +26,7 @@
 #define K_LLM_AD_THREADS 256
 #define K_LLM_AD_MAX_GS 8
 #define K_LLM_AD_SPLITS 32 /* n_split the engine uses */
+#define K_LLM_AD_MIN_L 64  /* fewest rows per range: up to 64 positions take one range (no merge) */
 
 struct k_llm_attn_decode_params {
     uint64_t q_va;         /* f32 [n_head * hd] */

@@ -224,6 +224,10 @@ k_llm_matmul(const struct k_llm_matmul_params p)
 extern "C" __global__ void
 k_llm_rope_kv(const struct k_llm_rope_kv_params p)
 {
+    /* CTA (i, y) of a (n_tok, Y) grid takes every Y-th slice of token i's work: the rotations
+     * of Q and K pairs (a K pair goes to the cache as soon as it is rotated, so no barrier is
+     * needed) and the V copy. Decode launches Y = several CTAs: one CTA alone spent ~5 us on
+     * 1,280 pairs of powf + sincos. */
     uint32_t i = blockIdx.x, pos = p.pos0 + i;
     if (pos >= p.n_ctx)
         return;
@@ -232,11 +236,16 @@ k_llm_rope_kv(const struct k_llm_rope_kv_params p)
     const float *v = (const float *)p.v_va + (size_t)i * p.qkv_stride;
     const float *freqs = (const float *)p.freqs_va;
     uint32_t half = p.hd / 2, kv_dim = p.n_head_kv * p.hd;
-    if (p.rope) {
-        uint32_t pairs = (p.n_head + p.n_head_kv) * half;
-        for (uint32_t e = threadIdx.x; e < pairs; e += blockDim.x) {
-            uint32_t head = e / half, j = e % half;
-            float *x = head < p.n_head ? q + head * p.hd : k + (head - p.n_head) * p.hd;
+    float *kc = (float *)p.kc_va + (size_t)pos * kv_dim;
+    float *vc = (float *)p.vc_va + (size_t)pos * kv_dim;
+    const uint32_t t0 = blockIdx.y * blockDim.x + threadIdx.x, step = gridDim.y * blockDim.x;
+    uint32_t pairs = (p.n_head + p.n_head_kv) * half;
+    for (uint32_t e = t0; e < pairs; e += step) {
+        uint32_t head = e / half, j = e % half;
+        bool is_k = head >= p.n_head;
+        float *x = is_k ? k + (head - p.n_head) * p.hd : q + head * p.hd;
+        float x0 = x[2 * j], x1 = x[2 * j + 1];
+        if (p.rope) {
             float theta = (float)pos * powf(p.base, -2.0f * (float)j / (float)p.hd);
             if (freqs)
                 theta /= freqs[j];
@@ -246,18 +255,19 @@ k_llm_rope_kv(const struct k_llm_rope_kv_params p)
             t -= 6.283185307179586 * rint(t * 0.15915494309189535);
             float c, s;
             __sincosf((float)t, &s, &c);
-            float x0 = x[2 * j], x1 = x[2 * j + 1];
-            x[2 * j] = x0 * c - x1 * s;
-            x[2 * j + 1] = x0 * s + x1 * c;
+            float r0 = x0 * c - x1 * s, r1 = x0 * s + x1 * c;
+            x0 = r0, x1 = r1;
+            x[2 * j] = x0;
+            x[2 * j + 1] = x1;
         }
-        __syncthreads();
+        if (is_k) {
+            uint32_t o = (head - p.n_head) * p.hd + 2 * j;
+            kc[o] = x0;
+            kc[o + 1] = x1;
+        }
     }
-    float *kc = (float *)p.kc_va + (size_t)pos * kv_dim;
-    float *vc = (float *)p.vc_va + (size_t)pos * kv_dim;
-    for (uint32_t e = threadIdx.x; e < kv_dim; e += blockDim.x) {
-        kc[e] = k[e];
+    for (uint32_t e = t0; e < kv_dim; e += step)
         vc[e] = v[e];
-    }
 }
 
 extern "C" __global__ void

@@ -857,7 +857,9 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         };
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_rope_kv_params, pos0), 4};
         m->tag = "rope_kv";
-        if ((st = launch(m, PROG_ROPE_KV, 1, 1, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
+        /* one CTA per 256 pairs of Q|K (the V copy shares them) */
+        uint32_t rope_ctas = ((hp->n_head + hp->n_head_kv) * (hd / 2) + K_LLM_BLOCK - 1) / K_LLM_BLOCK;
+        if ((st = launch(m, PROG_ROPE_KV, 1, rope_ctas, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
             return st;
         if (m->attn_split) {
             uint64_t part = hcq_buf_va(m->adbuf);
