@@ -51,8 +51,8 @@ attn_decode(const struct k_llm_attn_decode_params &p)
     const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, hd = 32 * E;
     uint32_t L = (n_pos + p.n_split - 1) / p.n_split;
     L = (L + 7) & ~7u;
-    /* short contexts in one range per head group: the partials, the fence and the counter
-     * of the split path cost more there (~3 us of dependent latency) than the rows */
+    /* a floor on the range length (K_LLM_AD_MIN_L; with one range the CTA writes the output
+     * itself, skipping the partials, fence and counter) */
     L = L < K_LLM_AD_MIN_L ? K_LLM_AD_MIN_L : L;
     const uint32_t n_valid = (n_pos + L - 1) / L;
     if (s >= n_valid || p.pos >= p.n_ctx)
