@@ -614,11 +614,12 @@ q8_rows_of(const struct k_llm_matvec_params &p, uint32_t u, struct q8_rows &w)
 {
     /* constant segment indices: a dynamic index would copy the params to local memory */
     const uint32_t rows[K_LLM_MV_SEGS] = {p.seg[0].rows, p.seg[1].rows, p.seg[2].rows};
+    const uint32_t rpu = k_llm_mvq_rpu(&p);
     uint32_t s = 0, yoff = 0;
     if (p.mode != K_LLM_MV_SWIGLU) {
 #pragma unroll
         for (uint32_t j = 0; j + 1 < K_LLM_MV_SEGS; j++) {
-            uint32_t nu = (rows[j] + 1) / 2;
+            uint32_t nu = (rows[j] + rpu - 1) / rpu;
             if (s == j && j + 1 < p.n_seg && u >= nu) {
                 u -= nu;
                 yoff += rows[j];
@@ -636,11 +637,11 @@ q8_rows_of(const struct k_llm_matvec_params &p, uint32_t u, struct q8_rows &w)
         w.rb = (const uint8_t *)(uintptr_t)(p.seg[1].w_va + w.r * rbytes);
         w.has_b = true;
     } else {
-        w.r = 2 * u;
+        w.r = rpu * u;
         w.o = yoff + w.r;
         w.ra = (const uint8_t *)(uintptr_t)(va + w.r * rbytes);
         w.rb = w.ra + rbytes;
-        w.has_b = w.r + 1 < srows;
+        w.has_b = rpu == 2 && w.r + 1 < srows;
     }
 }
 

@@ -152,18 +152,32 @@ k_llm_mvq_split(uint32_t k)
     return w;
 }
 
-/* Work units of a q8 launch (one warp each): SWIGLU, one gate row with its up row; else two
- * consecutive rows of one segment. */
+/* Work units of a q8 launch (one warp each): SWIGLU, one gate row with its up row; else
+ * k_llm_mvq_rpu consecutive rows of one segment. */
+K_LLM_MV_FN uint32_t k_llm_mvq_units(const struct k_llm_matvec_params *p);
+
+/* Rows per unit of a SET/ACC launch: 2 for large launches (a warp's loads cover two rows),
+ * 1 below K_LLM_MVQ_PAIR_ROWS rows - there pairs leave too few warps per GPU (the FFN down
+ * projection of a 1B model, 2048 rows, ran 1 TB/s with 1,024 warps on 132 SMs). */
+#define K_LLM_MVQ_PAIR_ROWS 16384
+K_LLM_MV_FN uint32_t
+k_llm_mvq_rpu(const struct k_llm_matvec_params *p)
+{
+    uint32_t rows =
+        p->seg[0].rows + (p->n_seg > 1 ? p->seg[1].rows : 0) + (p->n_seg > 2 ? p->seg[2].rows : 0);
+    return rows >= K_LLM_MVQ_PAIR_ROWS ? 2 : 1;
+}
+
 K_LLM_MV_FN uint32_t
 k_llm_mvq_units(const struct k_llm_matvec_params *p)
 {
     if (p->mode == K_LLM_MV_SWIGLU)
         return p->seg[0].rows;
-    uint32_t u = (p->seg[0].rows + 1) / 2;
+    uint32_t r = k_llm_mvq_rpu(p), u = (p->seg[0].rows + r - 1) / r;
     if (p->n_seg > 1)
-        u += (p->seg[1].rows + 1) / 2;
+        u += (p->seg[1].rows + r - 1) / r;
     if (p->n_seg > 2)
-        u += (p->seg[2].rows + 1) / 2;
+        u += (p->seg[2].rows + r - 1) / r;
     return u;
 }
 

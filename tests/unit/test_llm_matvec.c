@@ -294,6 +294,16 @@ TEST(matvec_all_types_modes_devices)
                     gu[1].q = m[0].q, gu[1].deq = m[0].deq;
                     run_case(t, dev, prog, gu, 2, K_LLM_MV_SWIGLU, k, true, false, 3, q8, &worst);
                     cases += 3;
+                    if (kn == 2 && k == 2048 && ty == LLM_TYPE_Q6_K) {
+                        /* an output-head-sized launch: two rows per unit (k_llm_mvq_rpu), odd
+                         * row count (the last unit has one row), one-wave grid */
+                        struct mat big = {0};
+                        CHECK(mat_make(&big, ty, K_LLM_MVQ_PAIR_ROWS + 17, k) == 0 &&
+                              mat_repack(&big, k) == 0);
+                        run_case(t, dev, prog, &big, 1, K_LLM_MV_SET, k, true, false, 264, q8, &worst);
+                        mat_free(&big);
+                        cases++;
+                    }
                     for (int s = 0; s < 3; s++)
                         mat_free(&m[s]);
                 }
