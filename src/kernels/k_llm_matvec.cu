@@ -878,81 +878,6 @@ q8_matvec_stream(const struct k_llm_matvec_params &p)
     }
 }
 
-/* A warp's position in its unit range: unit u, pass, the unit's rows and task count. */
-struct q8_cur {
-    uint32_t u, pass, nt;
-    struct q8_rows w;
-};
-
-__device__ __forceinline__ void
-q8_cur_next(const struct k_llm_matvec_params &p, struct q8_cur &c)
-{
-    if (c.pass + 1 < (c.nt + 31) / 32) {
-        c.pass++;
-        return;
-    }
-    c.u++, c.pass = 0;
-    q8_rows_of(p, c.u, c.w);
-    c.nt = q8_nt(c.w.type, p.k);
-}
-
-/* The streaming body with two passes in flight (the loads of passes s+1 and s+2 issued
- * before pass s is dotted): for launches with few warps per SM (the down projection). */
-__device__ __forceinline__ void
-q8_matvec_stream2(const struct k_llm_matvec_params &p)
-{
-    __shared__ __align__(16) struct q8_sm sm;
-    const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, k = p.k;
-    const uint32_t units = k_llm_mvq_units(&p);
-    if (k > K_LLM_MVQ_MAX_K || k % 256)
-        return;
-    const uint64_t tw = (uint64_t)gridDim.x * NW, gw = (uint64_t)blockIdx.x * NW + warp;
-    const uint32_t ub = (uint32_t)(units * gw / tw), ue = (uint32_t)(units * (gw + 1) / tw);
-    struct q8_cur c0, c1, c2;
-    struct q8_task r0[2], r1[2], r2[2];
-    c0.u = ub, c0.pass = 0, c0.nt = 0;
-    if (ub < ue) {
-        q8_rows_of(p, ub, c0.w);
-        c0.nt = q8_nt(c0.w.type, k);
-        q8_load_pass(c0.w, lane, c0.nt, r0);
-        c1 = c0;
-        q8_cur_next(p, c1);
-        if (c1.u < ue)
-            q8_load_pass(c1.w, c1.pass * 32 + lane, c1.nt, r1);
-    }
-    q8_prologue(p, sm);
-    float *y = (float *)(uintptr_t)p.y_va;
-    const float *bias = (const float *)(uintptr_t)p.b_va;
-    float acc[2] = {0.0f, 0.0f};
-    while (c0.u < ue) {
-        if (c1.u < ue) {
-            c2 = c1;
-            q8_cur_next(p, c2);
-            if (c2.u < ue)
-                q8_load_pass(c2.w, c2.pass * 32 + lane, c2.nt, r2);
-        } else {
-            c2 = c1;
-        }
-        q8_dot_pass(c0.w, c0.pass * 32 + lane, c0.nt, r0, sm, acc);
-        if (c0.pass + 1 == (c0.nt + 31) / 32) { /* the unit is complete */
-            float a = mv_warp_sum(acc[0]), b = mv_warp_sum(acc[1]);
-            acc[0] = acc[1] = 0.0f;
-            const struct q8_rows &w = c0.w;
-            if (lane == 0) {
-                if (p.mode == K_LLM_MV_SWIGLU) {
-                    y[w.o] = a / (1.0f + __expf(-a)) * b;
-                } else {
-                    y[w.o] = (p.mode == K_LLM_MV_ACC ? y[w.o] : 0.0f) + a + (bias ? bias[w.o] : 0.0f);
-                    if (w.has_b)
-                        y[w.o + 1] = (p.mode == K_LLM_MV_ACC ? y[w.o + 1] : 0.0f) + b + (bias ? bias[w.o + 1] : 0.0f);
-                }
-            }
-        }
-        c0 = c1, c1 = c2;
-        r0[0] = r1[0], r0[1] = r1[1], r1[0] = r2[0], r1[1] = r2[1];
-    }
-}
-
 /* The decode mat-vec with int8 activations (k_llm_matvec_q8) and, for A/B runs
  * (NVHCQ_MVQ=<suffix>), the earlier unit-per-warp body with units strided over the grid and
  * long rows split over warps (split: one task per lane and pass; u2: two); s3: the streaming
@@ -973,12 +898,6 @@ extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
 k_llm_matvec_q8_split(const struct k_llm_matvec_params p)
 {
     q8_matvec_split<1>(p);
-}
-
-extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
-k_llm_matvec_q8_d2(const struct k_llm_matvec_params p)
-{
-    q8_matvec_stream2(p);
 }
 
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
