@@ -7,7 +7,7 @@
  * the position and the completion value, then replayed (STYLE 2.7, ARCHITECTURE §6).
  * Layer: llm (uses only include/hcq.h and the kernel param headers).
  */
-#include "llm_model_priv.h"
+#include "llm_model_int.h"
 
 #include "util_log.h"
 #include "k_llm_gemm_params.h"
@@ -19,97 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A tensor on the device: its VA, type and shape (ne0 = row length). */
-struct dtensor {
-    uint64_t va; /* 0: absent */
-    uint32_t type;
-    uint32_t ne0, ne1;
-};
-
-enum {
-    PROG_EMBED,
-    PROG_NORM,
-    PROG_MATMUL,
-    PROG_ROPE_KV,
-    PROG_ATTN,
-    PROG_ACT,
-    PROG_MATVEC,
-    PROG_ATTN_DEC,
-    PROG_MATVEC_Q8,
-    PROG_COUNT
-};
-static const char *const prog_names[PROG_COUNT] = {
-    "k_llm_embed", "k_llm_norm",        "k_llm_matmul",      "k_llm_rope_kv",  "k_llm_attn",
-    "k_llm_act",   "k_llm_matvec_wide", "k_llm_attn_decode", "k_llm_matvec_q8"};
-/* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
- * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
- * activations, 2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs 560 with k_llm_matvec's
- * 1 KB, bench/notes-decode.md). For A/B runs: NVHCQ_MV=narrow picks k_llm_matvec,
- * NVHCQ_MV=f32 keeps the f32 kernels for every type they read, NVHCQ_REPACK=0 loads the
- * file's layout (then Q4_0/Q8_0/Q6_K take the f32 kernels). */
-
-/* Per-kernel profile of one decode step (llm_model_profile_step): a timestamp after every
- * launch, each launch labelled by the code that records it. */
-#define PROF_MAX 1024
-struct prof {
-    bool on;
-    uint32_t n;                          /* launches recorded */
-    struct hcq_signal *ts[PROF_MAX + 1]; /* [0]: before the first launch */
-    const char *label[PROF_MAX];
-    uint64_t bytes[PROF_MAX];
-};
-
-/* Tensor-core prefill (k_llm_gemm.cu): per weight, dequantize into w16, cast the
- * activations into x16, then one k_llm_gemm launch. */
-enum { PG_DEQUANT, PG_CAST, PG_GEMM, PG_COUNT };
-struct prefill_gemm {
-    uint32_t min_n; /* 0: off */
-    struct hcq_program *prog[PG_COUNT];
-    struct hcq_buf *buf; /* w16 | x16 */
-    uint64_t w16_va, x16_va;
-    uint64_t w16_B, x16_B;
-};
-
-struct llm_model {
-    struct llm_hparams hp;
-    struct llm_gguf *gguf; /* owned when loaded by path */
-    bool own_gguf;
-    struct llm_tok *tok;
-    struct hcq_device *dev;
-    struct hcq_queue *q;
-    struct hcq_signal *done; /* timeline: one value per submitted step */
-    uint64_t tick;
-    struct hcq_program *prog[PROG_COUNT];
-    uint32_t n_ctx, n_batch;
-    uint64_t weights_B;
-    struct hcq_buf *wbuf;   /* all weights */
-    struct hcq_buf *abuf;   /* activations */
-    struct hcq_buf *kvbuf;  /* KV cache: [n_layer][2][n_ctx][kv_dim] f32 */
-    struct hcq_buf *tokbuf; /* int32 [n_batch] */
-    struct hcq_buf *logbuf; /* f32 [n_vocab], host-visible */
-    struct hcq_buf *logdev; /* f32 [n_vocab] on the device: the decode output head writes here,
-                             * then one copy to logbuf (NULL: writes logbuf, NVHCQ_LOGITS=host) */
-    struct dtensor gw[GW_COUNT];
-    struct dtensor (*lw)[LW_COUNT]; /* [n_layer] */
-    /* activation VAs ([n_batch] rows each) */
-    uint64_t x_va, xn_va, qkv_va, att_va, fa_va, fb_va;
-    uint32_t qkv_dim;        /* q_dim + 2 * kv_dim floats per row */
-    struct prefill_gemm pg;  /* tensor-core prefill matmuls (n >= pg.min_n) */
-    struct hcq_graph *graph; /* decode step */
-    uint32_t var_tok, var_pos, var_tick;
-    bool use_graph, graph_failed;
-    bool decode_fused;     /* decode steps take record_decode_llama */
-    bool attn_split;       /* ... with the split-K attention (k_llm_attn_decode) */
-    struct hcq_buf *adbuf; /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
-    uint32_t mv_grid;      /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
-    uint32_t mvq_grid;     /* ... of k_llm_matvec_q8 */
-    bool repack;           /* matrices take the repacked decode layout (k_llm_quant.h) */
-    bool mv_f32;           /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
-    const char *tag;       /* label of the next launch (profile) */
-    uint64_t tag_B;        /* bytes it moves, 0: unknown */
-    struct prof *prof;     /* non-NULL while profiling a step */
-};
 
 static bool decode_fused_ok(const struct llm_model *m);
 
@@ -138,253 +47,6 @@ llm_model_params_default(struct llm_model_params *p)
 {
     *p = (struct llm_model_params){
         .dev_spec = NULL, .n_ctx = 0, .n_batch = 0, .use_graph = true, .gemm_min_batch = 64};
-}
-
-/* ==== Loading ==== */
-
-/* Expected [ne0 x ne1] of per-layer tensor w. */
-static void
-lw_shape(const struct llm_hparams *hp, enum llm_lw w, uint64_t *ne0, uint64_t *ne1)
-{
-    uint64_t d = hp->n_embd, kv = (uint64_t)hp->n_head_kv * hp->head_dim, ff = hp->n_ff;
-    *ne1 = 1;
-    switch (w) {
-    case LW_Q:
-    case LW_O:
-        *ne0 = d;
-        *ne1 = d;
-        break;
-    case LW_K:
-    case LW_V:
-        *ne0 = d;
-        *ne1 = kv;
-        break;
-    case LW_QKV:
-        *ne0 = d;
-        *ne1 = 3 * d;
-        break;
-    case LW_QKV_B:
-        *ne0 = 3 * d;
-        break;
-    case LW_GATE:
-    case LW_UP:
-        *ne0 = d;
-        *ne1 = ff;
-        break;
-    case LW_UP_B:
-        *ne0 = ff;
-        break;
-    case LW_DOWN:
-        *ne0 = ff;
-        *ne1 = d;
-        break;
-    default:
-        *ne0 = d;
-        break; /* norms and d-sized biases */
-    }
-}
-
-static void
-gw_shape(const struct llm_hparams *hp, enum llm_gw w, uint64_t *ne0, uint64_t *ne1)
-{
-    *ne0 = hp->n_embd;
-    *ne1 = 1;
-    if (w == GW_TOK_EMBD || w == GW_OUTPUT)
-        *ne1 = hp->n_vocab;
-    else if (w == GW_POS_EMBD)
-        *ne1 = hp->n_ctx_train;
-    else if (w == GW_ROPE_FREQS)
-        *ne0 = hp->head_dim / 2;
-}
-
-/* Plan: tensor -> (offset in wbuf, type). Vectors become f32; matrices keep their type. */
-struct upload {
-    const struct llm_gguf_tensor *t;
-    struct dtensor *dst;
-    uint64_t off_B, size_B;
-    bool to_f32;
-};
-
-#define WALIGN 256u
-
-static enum hcq_status
-plan_one(struct llm_model *m, const char *name, uint64_t ne0, uint64_t ne1, bool needed, struct dtensor *dst,
-         struct upload *ups, uint32_t *n_up, uint64_t *total)
-{
-    const struct llm_gguf_tensor *t;
-    enum hcq_status st = llm_tensor_get(m->gguf, name, ne0, ne1, !needed, &t);
-    if (st || !t)
-        return st;
-    bool vec = ne1 == 1;
-    uint64_t size = vec ? 4 * ne0 : t->size_B;
-    ups[*n_up] = (struct upload){t, dst, *total, size, vec};
-    dst->type = vec ? LLM_TYPE_F32 : t->type;
-    /* matrices of 2-byte aligned block types take the repacked decode layout (NVHCQ_REPACK=0:
-     * off, for A/B runs); the file's size check above holds: row bytes do not change */
-    if (!vec && m->repack && llm_type_row_bytes(t->type, ne0) * ne1 == t->size_B)
-        dst->type = k_llm_rp_of(t->type, (uint32_t)ne0);
-    dst->ne0 = (uint32_t)ne0;
-    dst->ne1 = (uint32_t)ne1;
-    dst->va = 1; /* marks present; the real VA is set after allocation */
-    (*n_up)++;
-    *total += (size + WALIGN - 1) / WALIGN * WALIGN;
-    return HCQ_OK;
-}
-
-static uint64_t
-tensor_bytes(const struct llm_gguf *g)
-{
-    uint64_t b = 0;
-    for (uint64_t i = 0; i < llm_gguf_tensor_count(g); i++)
-        b += llm_gguf_tensor_at(g, i)->size_B;
-    return b;
-}
-
-/* What a model allocates besides its weights (KV cache at f32, activations, logits) must be
- * justified by the file: at most 64 MiB + 8x its tensor bytes. Real models stay below 2x
- * (LLaMA-3.1-8B Q4_0 at 8192 tokens: 2 GiB of KV for 4.3 GiB of weights); a file with a
- * few bytes per layer and a long context would otherwise make us allocate gigabytes. */
-static enum hcq_status
-check_state_size(const struct llm_model *m)
-{
-    const struct llm_hparams *hp = &m->hp;
-    uint64_t kv_dim = (uint64_t)hp->n_head_kv * hp->head_dim, nb = m->n_batch;
-    uint64_t state = 8ull * hp->n_layer * m->n_ctx * kv_dim +
-                     4 * nb * (3ull * hp->n_embd + 2 * kv_dim + 2ull * hp->n_ff) + 4ull * hp->n_vocab;
-    uint64_t file_B = tensor_bytes(m->gguf), limit = (64ull << 20) + 8 * file_B;
-    if (state > limit)
-        return hcq_err(
-            HCQ_ERR_FORMAT,
-            "llm_model_load: KV cache and activations for %u tokens need %llu B, more than 64 MiB + 8x "
-            "the file's %llu B of tensors (use a shorter context)",
-            m->n_ctx, (unsigned long long)state, (unsigned long long)file_B);
-    return HCQ_OK;
-}
-
-static enum hcq_status
-upload_weights(struct llm_model *m, const struct llm_model_params *p)
-{
-    enum hcq_status st;
-    const struct llm_hparams *hp = &m->hp;
-    uint32_t max_up = GW_COUNT + hp->n_layer * LW_COUNT, n_up = 0;
-    uint64_t total = 0;
-    struct upload *ups = calloc(max_up, sizeof *ups);
-    if (!ups)
-        return hcq_err(HCQ_ERR_NOMEM, "llm_model_load: upload plan");
-    for (int w = 0; w < GW_COUNT; w++) {
-        uint64_t ne0, ne1;
-        gw_shape(hp, (enum llm_gw)w, &ne0, &ne1);
-        if ((st = plan_one(m, llm_gw_names[w], ne0, ne1, llm_arch_needs_gw(hp->arch, (enum llm_gw)w),
-                           &m->gw[w], ups, &n_up, &total)))
-            goto done;
-    }
-    for (uint32_t l = 0; l < hp->n_layer; l++) {
-        for (int w = 0; w < LW_COUNT; w++) {
-            char name[96];
-            uint64_t ne0, ne1;
-            snprintf(name, sizeof name, "blk.%u.%s", l, llm_lw_names[w]);
-            lw_shape(hp, (enum llm_lw)w, &ne0, &ne1);
-            if ((st = plan_one(m, name, ne0, ne1, llm_arch_needs_lw(hp->arch, (enum llm_lw)w), &m->lw[l][w],
-                               ups, &n_up, &total)))
-                goto done;
-        }
-    }
-    m->weights_B = total;
-    /* Tensors do not overlap (llm_gguf_parse), so the weights are at most the file's tensor
-     * bytes; only 1-D tensors grow (to f32: at most 8x) plus WALIGN padding per tensor. */
-    uint64_t file_B = tensor_bytes(m->gguf);
-    if (total > 8 * file_B + (1u << 20)) {
-        st = hcq_err(HCQ_ERR_FORMAT,
-                     "llm_model_load: %llu B of weights to allocate for %llu B of tensors in the file",
-                     (unsigned long long)total, (unsigned long long)file_B);
-        goto done;
-    }
-    if ((st = hcq_buf_alloc(m->dev, total, HCQ_MEM_DEVICE, &m->wbuf)))
-        goto done;
-    uint64_t base = hcq_buf_va(m->wbuf), done_B = 0;
-    for (uint32_t i = 0; i < n_up; i++) {
-        struct upload *u = &ups[i];
-        u->dst->va = base + u->off_B;
-        if (u->to_f32) {
-            float *f = malloc(u->size_B);
-            if (!f) {
-                st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load: %llu B", (unsigned long long)u->size_B);
-                goto done;
-            }
-            st = llm_dequantize(u->t->type, u->t->data, f, u->size_B / 4);
-            if (!st)
-                st = hcq_buf_write(m->wbuf, u->off_B, f, u->size_B);
-            free(f);
-        } else {
-            /* chunks of whole rows keep the progress callback moving on large tensors; a
-             * repacked type is rewritten chunk by chunk (k_llm_quant.h, decode layout) */
-            const uint64_t rb = k_llm_row_bytes(u->dst->type, u->dst->ne0);
-            const bool rp = (u->dst->type & K_LLM_RP) != 0;
-            uint64_t chunk = rb && rb < (64ull << 20) ? (64ull << 20) / rb * rb : (64ull << 20);
-            uint8_t *tmp = NULL;
-            if (rp && !(tmp = malloc(chunk))) {
-                st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load: %llu B", (unsigned long long)chunk);
-                goto done;
-            }
-            for (uint64_t o = 0; o < u->size_B && !st; o += chunk) {
-                uint64_t n = u->size_B - o < chunk ? u->size_B - o : chunk;
-                const uint8_t *src = (const uint8_t *)u->t->data + o;
-                if (rp) {
-                    llm_repack_rows(u->dst->type, src, tmp, n / rb, u->dst->ne0);
-                    src = tmp;
-                }
-                st = hcq_buf_write(m->wbuf, u->off_B + o, src, n);
-                if (p->progress)
-                    p->progress(done_B + o + n, total, p->progress_user);
-            }
-            free(tmp);
-        }
-        if (st)
-            goto done;
-        done_B += u->size_B;
-        if (p->progress)
-            p->progress(done_B, total, p->progress_user);
-    }
-    /* tied output head: the token embedding */
-    if (!m->gw[GW_OUTPUT].va)
-        m->gw[GW_OUTPUT] = m->gw[GW_TOK_EMBD];
-done:
-    free(ups);
-    return st;
-}
-
-static enum hcq_status
-alloc_state(struct llm_model *m)
-{
-    enum hcq_status st;
-    const struct llm_hparams *hp = &m->hp;
-    uint64_t d = hp->n_embd, kv_dim = (uint64_t)hp->n_head_kv * hp->head_dim, nb = m->n_batch;
-    m->qkv_dim = (uint32_t)(d + 2 * kv_dim);
-    uint64_t ff = hp->n_ff;
-    uint64_t sizes[6] = {nb * d, nb * d, nb * m->qkv_dim, nb * d, nb * ff, nb * ff};
-    uint64_t *vas[6] = {&m->x_va, &m->xn_va, &m->qkv_va, &m->att_va, &m->fa_va, &m->fb_va};
-    uint64_t total = 0;
-    for (int i = 0; i < 6; i++)
-        total += (4 * sizes[i] + WALIGN - 1) / WALIGN * WALIGN;
-    if ((st = hcq_buf_alloc(m->dev, total, HCQ_MEM_DEVICE, &m->abuf)))
-        return st;
-    uint64_t off = hcq_buf_va(m->abuf);
-    for (int i = 0; i < 6; i++) {
-        *vas[i] = off;
-        off += (4 * sizes[i] + WALIGN - 1) / WALIGN * WALIGN;
-    }
-    uint64_t kv_B = 4ull * hp->n_layer * 2 * m->n_ctx * kv_dim;
-    if ((st = hcq_buf_alloc(m->dev, kv_B, HCQ_MEM_DEVICE, &m->kvbuf)) ||
-        (st = hcq_buf_alloc(m->dev, 4ull * nb, HCQ_MEM_DEVICE, &m->tokbuf)) ||
-        (st = hcq_buf_alloc(m->dev, 4ull * hp->n_vocab, HCQ_MEM_HOST, &m->logbuf)))
-        return st;
-    /* Why a device copy: the output head's 4-byte stores straight into host memory cost one
-     * small PCIe write each (128k per token for a 128k vocabulary); one bulk copy after it
-     * moves the same 0.5 MB in full-size writes. */
-    if (!(getenv("NVHCQ_LOGITS") && !strcmp(getenv("NVHCQ_LOGITS"), "host")) &&
-        (st = hcq_buf_alloc(m->dev, 4ull * hp->n_vocab, HCQ_MEM_DEVICE, &m->logdev)))
-        return st;
-    return HCQ_OK;
 }
 
 /* A matrix the tensor-core path takes: a type the dequantizer knows, rows of k % 8 == 0. */
@@ -474,7 +136,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     m->n_batch = p.n_batch ? p.n_batch : 64;
     if (m->n_batch > m->n_ctx)
         m->n_batch = m->n_ctx;
-    if ((st = check_state_size(m)))
+    if ((st = llm_check_state_size(m)))
         goto fail;
     if (!(m->lw = calloc(m->hp.n_layer, sizeof *m->lw))) {
         st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load: layers");
@@ -502,7 +164,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         (getenv("NVHCQ_MV") && (!strcmp(getenv("NVHCQ_MV"), "f32") || !strcmp(getenv("NVHCQ_MV"), "narrow")));
     /* the f32 kernels read the file's layout only */
     m->repack = !m->mv_f32 && !(getenv("NVHCQ_REPACK") && !strcmp(getenv("NVHCQ_REPACK"), "0"));
-    if ((st = upload_weights(m, &p)) || (st = alloc_state(m)) ||
+    if ((st = llm_upload_weights(m, &p)) || (st = llm_alloc_state(m)) ||
         (st = prefill_gemm_init(m, p.gemm_min_batch)))
         goto fail;
     struct hcq_device_info info;

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * llm_model_int.h - the model object shared by llm_model.c (load, forward, decode) and
+ * llm_upload.c (weights, repacking, state buffers). Layer: llm. Not part of the public API.
+ */
+#ifndef LLM_MODEL_INT_H
+#define LLM_MODEL_INT_H
+
+#include "llm_model_priv.h"
+#include "hcq.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A tensor on the device: its VA, type and shape (ne0 = row length). */
+struct dtensor {
+    uint64_t va; /* 0: absent */
+    uint32_t type;
+    uint32_t ne0, ne1;
+};
+
+enum {
+    PROG_EMBED,
+    PROG_NORM,
+    PROG_MATMUL,
+    PROG_ROPE_KV,
+    PROG_ATTN,
+    PROG_ACT,
+    PROG_MATVEC,
+    PROG_ATTN_DEC,
+    PROG_MATVEC_Q8,
+    PROG_COUNT
+};
+static const char *const prog_names[PROG_COUNT] = {
+    "k_llm_embed", "k_llm_norm",        "k_llm_matmul",      "k_llm_rope_kv",  "k_llm_attn",
+    "k_llm_act",   "k_llm_matvec_wide", "k_llm_attn_decode", "k_llm_matvec_q8"};
+/* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
+ * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
+ * activations, 2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs 560 with k_llm_matvec's
+ * 1 KB, bench/notes-decode.md). For A/B runs: NVHCQ_MV=narrow picks k_llm_matvec,
+ * NVHCQ_MV=f32 keeps the f32 kernels for every type they read, NVHCQ_REPACK=0 loads the
+ * file's layout (then Q4_0/Q8_0/Q6_K take the f32 kernels). */
+
+/* Per-kernel profile of one decode step (llm_model_profile_step): a timestamp after every
+ * launch, each launch labelled by the code that records it. */
+#define PROF_MAX 1024
+struct prof {
+    bool on;
+    uint32_t n;                          /* launches recorded */
+    struct hcq_signal *ts[PROF_MAX + 1]; /* [0]: before the first launch */
+    const char *label[PROF_MAX];
+    uint64_t bytes[PROF_MAX];
+};
+
+/* Tensor-core prefill (k_llm_gemm.cu): per weight, dequantize into w16, cast the
+ * activations into x16, then one k_llm_gemm launch. */
+enum { PG_DEQUANT, PG_CAST, PG_GEMM, PG_COUNT };
+struct prefill_gemm {
+    uint32_t min_n; /* 0: off */
+    struct hcq_program *prog[PG_COUNT];
+    struct hcq_buf *buf; /* w16 | x16 */
+    uint64_t w16_va, x16_va;
+    uint64_t w16_B, x16_B;
+};
+
+struct llm_model {
+    struct llm_hparams hp;
+    struct llm_gguf *gguf; /* owned when loaded by path */
+    bool own_gguf;
+    struct llm_tok *tok;
+    struct hcq_device *dev;
+    struct hcq_queue *q;
+    struct hcq_signal *done; /* timeline: one value per submitted step */
+    uint64_t tick;
+    struct hcq_program *prog[PROG_COUNT];
+    uint32_t n_ctx, n_batch;
+    uint64_t weights_B;
+    struct hcq_buf *wbuf;   /* all weights */
+    struct hcq_buf *abuf;   /* activations */
+    struct hcq_buf *kvbuf;  /* KV cache: [n_layer][2][n_ctx][kv_dim] f32 */
+    struct hcq_buf *tokbuf; /* int32 [n_batch] */
+    struct hcq_buf *logbuf; /* f32 [n_vocab], host-visible */
+    struct hcq_buf *logdev; /* f32 [n_vocab] on the device: the decode output head writes here,
+                             * then one copy to logbuf (NULL: writes logbuf, NVHCQ_LOGITS=host) */
+    struct dtensor gw[GW_COUNT];
+    struct dtensor (*lw)[LW_COUNT]; /* [n_layer] */
+    /* activation VAs ([n_batch] rows each) */
+    uint64_t x_va, xn_va, qkv_va, att_va, fa_va, fb_va;
+    uint32_t qkv_dim;        /* q_dim + 2 * kv_dim floats per row */
+    struct prefill_gemm pg;  /* tensor-core prefill matmuls (n >= pg.min_n) */
+    struct hcq_graph *graph; /* decode step */
+    uint32_t var_tok, var_pos, var_tick;
+    bool use_graph, graph_failed;
+    bool decode_fused;     /* decode steps take record_decode_llama */
+    bool attn_split;       /* ... with the split-K attention (k_llm_attn_decode) */
+    struct hcq_buf *adbuf; /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
+    uint32_t mv_grid;      /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
+    uint32_t mvq_grid;     /* ... of k_llm_matvec_q8 */
+    bool repack;           /* matrices take the repacked decode layout (k_llm_quant.h) */
+    bool mv_f32;           /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
+    const char *tag;       /* label of the next launch (profile) */
+    uint64_t tag_B;        /* bytes it moves, 0: unknown */
+    struct prof *prof;     /* non-NULL while profiling a step */
+};
+
+/* llm_upload.c */
+enum hcq_status llm_check_state_size(const struct llm_model *m);
+enum hcq_status llm_upload_weights(struct llm_model *m, const struct llm_model_params *p);
+enum hcq_status llm_alloc_state(struct llm_model *m);
+
+#endif /* LLM_MODEL_INT_H */

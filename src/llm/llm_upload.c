@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * llm_upload.c - a model's device memory: the plan (tensor -> offset in one weight buffer,
+ * 1-D tensors as f32), the upload with the decode layout's repacking of 2-byte aligned block
+ * types (k_llm_quant.h; the GGUF file is untouched), the bound on what a file may make us
+ * allocate, and the activation / KV-cache / logits buffers. Split from llm_model.c.
+ * Layer: llm.
+ */
+#include "llm_model_int.h"
+
+#include "util_log.h"
+#include "k_llm_quant.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== Loading ==== */
+
+/* Expected [ne0 x ne1] of per-layer tensor w. */
+static void
+lw_shape(const struct llm_hparams *hp, enum llm_lw w, uint64_t *ne0, uint64_t *ne1)
+{
+    uint64_t d = hp->n_embd, kv = (uint64_t)hp->n_head_kv * hp->head_dim, ff = hp->n_ff;
+    *ne1 = 1;
+    switch (w) {
+    case LW_Q:
+    case LW_O:
+        *ne0 = d;
+        *ne1 = d;
+        break;
+    case LW_K:
+    case LW_V:
+        *ne0 = d;
+        *ne1 = kv;
+        break;
+    case LW_QKV:
+        *ne0 = d;
+        *ne1 = 3 * d;
+        break;
+    case LW_QKV_B:
+        *ne0 = 3 * d;
+        break;
+    case LW_GATE:
+    case LW_UP:
+        *ne0 = d;
+        *ne1 = ff;
+        break;
+    case LW_UP_B:
+        *ne0 = ff;
+        break;
+    case LW_DOWN:
+        *ne0 = ff;
+        *ne1 = d;
+        break;
+    default:
+        *ne0 = d;
+        break; /* norms and d-sized biases */
+    }
+}
+
+static void
+gw_shape(const struct llm_hparams *hp, enum llm_gw w, uint64_t *ne0, uint64_t *ne1)
+{
+    *ne0 = hp->n_embd;
+    *ne1 = 1;
+    if (w == GW_TOK_EMBD || w == GW_OUTPUT)
+        *ne1 = hp->n_vocab;
+    else if (w == GW_POS_EMBD)
+        *ne1 = hp->n_ctx_train;
+    else if (w == GW_ROPE_FREQS)
+        *ne0 = hp->head_dim / 2;
+}
+
+/* Plan: tensor -> (offset in wbuf, type). Vectors become f32; matrices keep their type. */
+struct upload {
+    const struct llm_gguf_tensor *t;
+    struct dtensor *dst;
+    uint64_t off_B, size_B;
+    bool to_f32;
+};
+
+#define WALIGN 256u
+
+static enum hcq_status
+plan_one(struct llm_model *m, const char *name, uint64_t ne0, uint64_t ne1, bool needed, struct dtensor *dst,
+         struct upload *ups, uint32_t *n_up, uint64_t *total)
+{
+    const struct llm_gguf_tensor *t;
+    enum hcq_status st = llm_tensor_get(m->gguf, name, ne0, ne1, !needed, &t);
+    if (st || !t)
+        return st;
+    bool vec = ne1 == 1;
+    uint64_t size = vec ? 4 * ne0 : t->size_B;
+    ups[*n_up] = (struct upload){t, dst, *total, size, vec};
+    dst->type = vec ? LLM_TYPE_F32 : t->type;
+    /* matrices of 2-byte aligned block types take the repacked decode layout (NVHCQ_REPACK=0:
+     * off, for A/B runs); the file's size check above holds: row bytes do not change */
+    if (!vec && m->repack && llm_type_row_bytes(t->type, ne0) * ne1 == t->size_B)
+        dst->type = k_llm_rp_of(t->type, (uint32_t)ne0);
+    dst->ne0 = (uint32_t)ne0;
+    dst->ne1 = (uint32_t)ne1;
+    dst->va = 1; /* marks present; the real VA is set after allocation */
+    (*n_up)++;
+    *total += (size + WALIGN - 1) / WALIGN * WALIGN;
+    return HCQ_OK;
+}
+
+static uint64_t
+tensor_bytes(const struct llm_gguf *g)
+{
+    uint64_t b = 0;
+    for (uint64_t i = 0; i < llm_gguf_tensor_count(g); i++)
+        b += llm_gguf_tensor_at(g, i)->size_B;
+    return b;
+}
+
+/* What a model allocates besides its weights (KV cache at f32, activations, logits) must be
+ * justified by the file: at most 64 MiB + 8x its tensor bytes. Real models stay below 2x
+ * (LLaMA-3.1-8B Q4_0 at 8192 tokens: 2 GiB of KV for 4.3 GiB of weights); a file with a
+ * few bytes per layer and a long context would otherwise make us allocate gigabytes. */
+enum hcq_status
+llm_check_state_size(const struct llm_model *m)
+{
+    const struct llm_hparams *hp = &m->hp;
+    uint64_t kv_dim = (uint64_t)hp->n_head_kv * hp->head_dim, nb = m->n_batch;
+    uint64_t state = 8ull * hp->n_layer * m->n_ctx * kv_dim +
+                     4 * nb * (3ull * hp->n_embd + 2 * kv_dim + 2ull * hp->n_ff) + 4ull * hp->n_vocab;
+    uint64_t file_B = tensor_bytes(m->gguf), limit = (64ull << 20) + 8 * file_B;
+    if (state > limit)
+        return hcq_err(
+            HCQ_ERR_FORMAT,
+            "llm_model_load: KV cache and activations for %u tokens need %llu B, more than 64 MiB + 8x "
+            "the file's %llu B of tensors (use a shorter context)",
+            m->n_ctx, (unsigned long long)state, (unsigned long long)file_B);
+    return HCQ_OK;
+}
+
+enum hcq_status
+llm_upload_weights(struct llm_model *m, const struct llm_model_params *p)
+{
+    enum hcq_status st;
+    const struct llm_hparams *hp = &m->hp;
+    uint32_t max_up = GW_COUNT + hp->n_layer * LW_COUNT, n_up = 0;
+    uint64_t total = 0;
+    struct upload *ups = calloc(max_up, sizeof *ups);
+    if (!ups)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_model_load: upload plan");
+    for (int w = 0; w < GW_COUNT; w++) {
+        uint64_t ne0, ne1;
+        gw_shape(hp, (enum llm_gw)w, &ne0, &ne1);
+        if ((st = plan_one(m, llm_gw_names[w], ne0, ne1, llm_arch_needs_gw(hp->arch, (enum llm_gw)w),
+                           &m->gw[w], ups, &n_up, &total)))
+            goto done;
+    }
+    for (uint32_t l = 0; l < hp->n_layer; l++) {
+        for (int w = 0; w < LW_COUNT; w++) {
+            char name[96];
+            uint64_t ne0, ne1;
+            snprintf(name, sizeof name, "blk.%u.%s", l, llm_lw_names[w]);
+            lw_shape(hp, (enum llm_lw)w, &ne0, &ne1);
+            if ((st = plan_one(m, name, ne0, ne1, llm_arch_needs_lw(hp->arch, (enum llm_lw)w), &m->lw[l][w],
+                               ups, &n_up, &total)))
+                goto done;
+        }
+    }
+    m->weights_B = total;
+    /* Tensors do not overlap (llm_gguf_parse), so the weights are at most the file's tensor
+     * bytes; only 1-D tensors grow (to f32: at most 8x) plus WALIGN padding per tensor. */
+    uint64_t file_B = tensor_bytes(m->gguf);
+    if (total > 8 * file_B + (1u << 20)) {
+        st = hcq_err(HCQ_ERR_FORMAT,
+                     "llm_model_load: %llu B of weights to allocate for %llu B of tensors in the file",
+                     (unsigned long long)total, (unsigned long long)file_B);
+        goto done;
+    }
+    if ((st = hcq_buf_alloc(m->dev, total, HCQ_MEM_DEVICE, &m->wbuf)))
+        goto done;
+    uint64_t base = hcq_buf_va(m->wbuf), done_B = 0;
+    for (uint32_t i = 0; i < n_up; i++) {
+        struct upload *u = &ups[i];
+        u->dst->va = base + u->off_B;
+        if (u->to_f32) {
+            float *f = malloc(u->size_B);
+            if (!f) {
+                st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load: %llu B", (unsigned long long)u->size_B);
+                goto done;
+            }
+            st = llm_dequantize(u->t->type, u->t->data, f, u->size_B / 4);
+            if (!st)
+                st = hcq_buf_write(m->wbuf, u->off_B, f, u->size_B);
+            free(f);
+        } else {
+            /* chunks of whole rows keep the progress callback moving on large tensors; a
+             * repacked type is rewritten chunk by chunk (k_llm_quant.h, decode layout) */
+            const uint64_t rb = k_llm_row_bytes(u->dst->type, u->dst->ne0);
+            const bool rp = (u->dst->type & K_LLM_RP) != 0;
+            uint64_t chunk = rb && rb < (64ull << 20) ? (64ull << 20) / rb * rb : (64ull << 20);
+            uint8_t *tmp = NULL;
+            if (rp && !(tmp = malloc(chunk))) {
+                st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load: %llu B", (unsigned long long)chunk);
+                goto done;
+            }
+            for (uint64_t o = 0; o < u->size_B && !st; o += chunk) {
+                uint64_t n = u->size_B - o < chunk ? u->size_B - o : chunk;
+                const uint8_t *src = (const uint8_t *)u->t->data + o;
+                if (rp) {
+                    llm_repack_rows(u->dst->type, src, tmp, n / rb, u->dst->ne0);
+                    src = tmp;
+                }
+                st = hcq_buf_write(m->wbuf, u->off_B + o, src, n);
+                if (p->progress)
+                    p->progress(done_B + o + n, total, p->progress_user);
+            }
+            free(tmp);
+        }
+        if (st)
+            goto done;
+        done_B += u->size_B;
+        if (p->progress)
+            p->progress(done_B, total, p->progress_user);
+    }
+    /* tied output head: the token embedding */
+    if (!m->gw[GW_OUTPUT].va)
+        m->gw[GW_OUTPUT] = m->gw[GW_TOK_EMBD];
+done:
+    free(ups);
+    return st;
+}
+
+enum hcq_status
+llm_alloc_state(struct llm_model *m)
+{
+    enum hcq_status st;
+    const struct llm_hparams *hp = &m->hp;
+    uint64_t d = hp->n_embd, kv_dim = (uint64_t)hp->n_head_kv * hp->head_dim, nb = m->n_batch;
+    m->qkv_dim = (uint32_t)(d + 2 * kv_dim);
+    uint64_t ff = hp->n_ff;
+    uint64_t sizes[6] = {nb * d, nb * d, nb * m->qkv_dim, nb * d, nb * ff, nb * ff};
+    uint64_t *vas[6] = {&m->x_va, &m->xn_va, &m->qkv_va, &m->att_va, &m->fa_va, &m->fb_va};
+    uint64_t total = 0;
+    for (int i = 0; i < 6; i++)
+        total += (4 * sizes[i] + WALIGN - 1) / WALIGN * WALIGN;
+    if ((st = hcq_buf_alloc(m->dev, total, HCQ_MEM_DEVICE, &m->abuf)))
+        return st;
+    uint64_t off = hcq_buf_va(m->abuf);
+    for (int i = 0; i < 6; i++) {
+        *vas[i] = off;
+        off += (4 * sizes[i] + WALIGN - 1) / WALIGN * WALIGN;
+    }
+    uint64_t kv_B = 4ull * hp->n_layer * 2 * m->n_ctx * kv_dim;
+    if ((st = hcq_buf_alloc(m->dev, kv_B, HCQ_MEM_DEVICE, &m->kvbuf)) ||
+        (st = hcq_buf_alloc(m->dev, 4ull * nb, HCQ_MEM_DEVICE, &m->tokbuf)) ||
+        (st = hcq_buf_alloc(m->dev, 4ull * hp->n_vocab, HCQ_MEM_HOST, &m->logbuf)))
+        return st;
+    /* Why a device copy: the output head's 4-byte stores straight into host memory cost one
+     * small PCIe write each (128k per token for a 128k vocabulary); one bulk copy after it
+     * moves the same 0.5 MB in full-size writes. */
+    if (!(getenv("NVHCQ_LOGITS") && !strcmp(getenv("NVHCQ_LOGITS"), "host")) &&
+        (st = hcq_buf_alloc(m->dev, 4ull * hp->n_vocab, HCQ_MEM_DEVICE, &m->logdev)))
+        return st;
+    return HCQ_OK;
+}
