@@ -2,12 +2,15 @@
 /*
  * k_llm_matvec.cu - the decode mat-vec (one token): y = W x' for quantized W, with the
  * RMSNorm of x folded into the prologue, several weight tensors per launch (Q|K|V), the
- * residual add (ACC) and gate/up/SiLU (SWIGLU) fused. Parameters and the supported types:
- * k_llm_matvec.h. CPU twin: src/ops/ops_llm_matvec.c. Tests: tests/unit/test_llm_e2e.c
- * (end to end, every device vs the twins) and tests/unit/test_llm_matvec.c (this kernel's
- * twin vs a double-precision dot on random rows of every type and mode).
+ * residual add (ACC) and gate/up/SiLU (SWIGLU) fused. Two families share the contract:
+ * k_llm_matvec / _wide (f32 activations, the file's layout; described first) and
+ * k_llm_matvec_q8 (int8 activations, repacked rows; the default decode path, second half of
+ * the file). Parameters and the supported types: k_llm_matvec.h. CPU twin:
+ * src/ops/ops_llm_matvec.c. Tests: tests/unit/test_llm_e2e.c (end to end, every device vs
+ * the twins) and tests/unit/test_llm_matvec.c (every entry vs a double-precision dot on
+ * random rows of every type and mode, plus the int8 error bound).
  *
- * Why this shape (decode is a pure weight stream: every weight byte is read once per token):
+ * Why the f32 kernel's shape (decode is a pure weight stream: every weight byte is read once per token):
  *  - one CTA (256 threads) stages a tile of K_LLM_MV_ROWS rows x one chunk of k (<= 1088 B
  *    per row) from global memory with aligned 16-byte loads into shared memory; the next
  *    chunk's loads are issued before the current one is decoded, so each thread keeps
@@ -371,13 +374,14 @@ k_llm_matvec_wide(const struct k_llm_matvec_params p)
 /* ==== k_llm_matvec_q8: int8 activations, dp4a, weights straight into registers ====
  * Why: the staged kernel above spends ~5 instructions and a shared-memory round trip per
  * weight, so it is issue bound at 0.7-0.9 TB/s (bench/notes-decode.md). Here each lane reads
- * 16-byte pieces of the (repacked, k_llm_quant.h) rows, consecutive lanes consecutive
- * pieces, and turns 4 quants into one dp4a against 4 int8 activations: ~1.3 instructions
- * per weight. A task is 32 weights of one row (one 16-byte piece of quants plus its scales);
- * a warp owns two rows (or a gate row and its up row) and each lane two tasks per row per
- * pass, so 4 tasks' loads are in flight per lane before any is used.
+ * 16-byte pieces of the rows (lane-major repacked groups, k_llm_quant.h: every warp-wide
+ * load one contiguous run) and turns 4 quants into one dp4a against 4 int8 activations. A
+ * task is one lane's share of a row per pass (64 weights for Q6_KR, 32 for the others); a
+ * unit is two rows (or a gate row and its up row) or, below K_LLM_MVQ_PAIR_ROWS rows, one.
  * The prologue (every CTA): x' = RMSNorm(x) * w as in the f32 kernel, then per block of 16
- * values d = max|x'| / 127 and q = rint(x' / d) into shared memory with (d, d * sum q). */
+ * values d = max|x'| / 127 and q = rint(x' / d) into shared memory with (d, d * sum q).
+ * Two bodies: the default streams a contiguous unit range per warp with the next pass in
+ * flight; q8_matvec_split (variants) strides units over the grid and splits long rows. */
 
 struct q8_sm {
     int8_t xq[K_LLM_MVQ_MAX_K];
