@@ -44,12 +44,13 @@ run_vectors(struct th *t, const char *name, int *count)
     struct llm_tok *tok = NULL;
     char *inp = NULL, *out = NULL;
     int32_t *ids = malloc(4096 * sizeof *ids);
-    snprintf(path, sizeof path, "tests/data/tokenizers/%s.gguf", name);
+    const char *dir = getenv("LLM_TOK_DIR") ? getenv("LLM_TOK_DIR") : "tests/data/tokenizers";
+    snprintf(path, sizeof path, "%s/%s.gguf", dir, name);
     CHECK_OK(llm_gguf_open(path, &g));
     CHECK_OK(llm_tok_create(g, &tok));
-    snprintf(path, sizeof path, "tests/data/tokenizers/%s.gguf.inp", name);
+    snprintf(path, sizeof path, "%s/%s.gguf.inp", dir, name);
     CHECK((inp = read_all(path, &n_inp)));
-    snprintf(path, sizeof path, "tests/data/tokenizers/%s.gguf.out", name);
+    snprintf(path, sizeof path, "%s/%s.gguf.out", dir, name);
     CHECK((out = read_all(path, &n_out)));
     static const char sep[] = "\n__ggml_vocab_test__\n";
     char *ip = inp, *op = out;
@@ -121,6 +122,17 @@ TEST(llama_spm_vectors)
 {
     int n = 0, bad = run_vectors(t, "ggml-vocab-llama-spm", &n);
     CHECKF(bad == 0 && n >= 40, "%d of %d vectors failed", bad, n);
+done:;
+}
+
+/* The LLaMA-3 vocabulary (pre "llama-bpe") against llama3-tokenizer-js: the data is fetched
+ * and built by tests/suites/llama3_vocab.sh, which runs this case alone with LLM_TOK_DIR set
+ * (Meta's vocabulary is not stored in this repository). */
+TEST(llama3_vectors)
+{
+    int n = 0, bad = run_vectors(t, "ggml-vocab-llama3", &n);
+    CHECKF(bad == 0 && n >= 40, "%d of %d vectors failed", bad, n);
+    printf("    llama3 (llama-bpe): %d inputs, ids and decode identical to llama3-tokenizer-js\n", n - bad);
 done:;
 }
 
@@ -585,5 +597,8 @@ main(int argc, char **argv)
         TH_CASE(roundtrip_random_bytes),
         TH_CASE(pre_tokenizer_selected_by_key),
     };
+    static const struct th_case llama3[] = {TH_CASE(llama3_vectors)};
+    if (getenv("LLM_TOK_DIR")) /* tests/suites/llama3_vocab.sh */
+        return th_run("llama3_vocab", NULL, llama3, TH_COUNT(llama3), argc - 1, argv + 1) ? 1 : 0;
     return th_run("llm_tok", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
