@@ -138,15 +138,7 @@ hcq_device_close(struct hcq_device *dev)
     dev->staging_sig = NULL;
     dev->staging = NULL; /* freed with every other buffer below */
     pthread_mutex_destroy(&dev->staging_lock);
-    /* what the caller did not free: graphs before their queues, programs and signals after
-     * (hcq.h: closing frees everything the device still owns; each destroy unlinks itself) */
-    while (dev->graphs)
-        hcq_graph_destroy(dev->graphs);
     hcq_queue_destroy_all(dev);
-    while (dev->programs)
-        hcq_program_destroy(dev->programs);
-    while (dev->signals)
-        hcq_signal_destroy(dev->signals);
     hcq_signal_pool_destroy(dev);
     hcq_peer_destroy(dev);
     hcq_buf_free_all(dev);

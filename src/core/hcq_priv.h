@@ -123,7 +123,6 @@ struct hcq_buf {
 
 struct hcq_program {
     struct hcq_device *dev;
-    struct hcq_program *prev, *next; /* dev->programs: what hcq_device_close still frees */
     struct hcq_program_info info;
     const struct hcq_kernel_desc *desc; /* built-in kernel (twin, params), NULL for user cubins */
     void *priv;                         /* backend data (CUfunction, code buffer, ...) */
@@ -133,8 +132,6 @@ struct hcq_program {
  * semaphore release-with-timestamp format writes it (docs/hw/rm.md §5.6). */
 struct hcq_signal {
     struct hcq_device *dev;
-    struct hcq_signal *prev, *next; /* dev->signals (hcq_signal_create's; not peer aliases) */
-    bool tracked;
     volatile uint64_t *slot; /* CPU pointer: slot[0] value, slot[1] timestamp ns */
     uint64_t va;             /* GPU address of slot[0] */
     uint32_t pool_index;
@@ -150,7 +147,6 @@ struct hcq_queue {
 
 struct hcq_graph {
     struct hcq_queue *q;
-    struct hcq_graph *prev, *next; /* dev->graphs */
     struct hcq_cmdlist cl;
     uint64_t *vars; /* cl.var_count values */
     bool grid_vars; /* some launch takes its grid from a variable (checked per replay) */
@@ -226,36 +222,9 @@ struct hcq_device {
     uint32_t buf_count, buf_cap;
     struct hcq_queue **queues;
     uint32_t queue_count, queue_cap;
-    struct hcq_program *programs; /* lists of the rest, under lock */
-    struct hcq_signal *signals;
-    struct hcq_graph *graphs;
     struct hcq_peer_cache *peer; /* other devices' signal pages imported here (hcq_peer.c) */
     void *priv;                  /* backend data */
 };
-
-/* Link into / unlink from a device's object list (dev->lock taken inside). */
-#define HCQ_LIST_LINK(dev, head, obj)                                                                        \
-    do {                                                                                                     \
-        pthread_mutex_lock(&(dev)->lock);                                                                    \
-        (obj)->prev = NULL;                                                                                  \
-        (obj)->next = (dev)->head;                                                                           \
-        if ((dev)->head)                                                                                     \
-            (dev)->head->prev = (obj);                                                                       \
-        (dev)->head = (obj);                                                                                 \
-        pthread_mutex_unlock(&(dev)->lock);                                                                  \
-    } while (0)
-#define HCQ_LIST_UNLINK(dev, head, obj)                                                                      \
-    do {                                                                                                     \
-        pthread_mutex_lock(&(dev)->lock);                                                                    \
-        if ((obj)->prev)                                                                                     \
-            (obj)->prev->next = (obj)->next;                                                                 \
-        else if ((dev)->head == (obj))                                                                       \
-            (dev)->head = (obj)->next;                                                                       \
-        if ((obj)->next)                                                                                     \
-            (obj)->next->prev = (obj)->prev;                                                                 \
-        (obj)->prev = (obj)->next = NULL;                                                                    \
-        pthread_mutex_unlock(&(dev)->lock);                                                                  \
-    } while (0)
 
 /* Track a buffer the core built itself (peer aliases) for freeing at close. */
 HCQ_MUST_CHECK enum hcq_status hcq_buf_track(struct hcq_device *dev, struct hcq_buf *buf);

@@ -26,7 +26,6 @@ program_create(struct hcq_device *dev, const struct hcq_kernel_desc *desc, const
         free(prog);
         return st;
     }
-    HCQ_LIST_LINK(dev, programs, prog);
     *prog_out = prog;
     return HCQ_OK;
 }
@@ -61,7 +60,6 @@ hcq_program_destroy(struct hcq_program *prog)
 {
     if (!prog)
         return;
-    HCQ_LIST_UNLINK(prog->dev, programs, prog);
     if (prog->dev->ops->program_unload)
         prog->dev->ops->program_unload(prog->dev, prog);
     free(prog);

@@ -521,7 +521,6 @@ hcq_graph_end(struct hcq_queue *q, struct hcq_graph **graph_out)
     }
     if (q->dev->ops->graph_build && (st = q->dev->ops->graph_build(g)) != HCQ_OK)
         goto fail_graph;
-    HCQ_LIST_LINK(q->dev, graphs, g);
     *graph_out = g;
     return HCQ_OK;
 
@@ -617,7 +616,6 @@ hcq_graph_destroy(struct hcq_graph *g)
 {
     if (!g)
         return;
-    HCQ_LIST_UNLINK(g->q->dev, graphs, g);
     if (g->priv && g->q->dev->ops->graph_destroy)
         g->q->dev->ops->graph_destroy(g);
     hcq_cmdlist_fini(&g->cl);

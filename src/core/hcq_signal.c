@@ -115,8 +115,6 @@ hcq_signal_create(struct hcq_device *dev, uint64_t initial, struct hcq_signal **
     sig->pool_index = idx;
     __atomic_store_n(&sig->slot[1], 0, __ATOMIC_RELAXED);
     __atomic_store_n(&sig->slot[0], initial, __ATOMIC_RELEASE);
-    sig->tracked = true;
-    HCQ_LIST_LINK(dev, signals, sig);
     *sig_out = sig;
     return HCQ_OK;
 }
@@ -136,8 +134,6 @@ hcq_signal_destroy(struct hcq_signal *sig)
     if (!sig)
         return;
     struct hcq_device *dev = sig->dev;
-    if (sig->tracked)
-        HCQ_LIST_UNLINK(dev, signals, sig);
     pthread_mutex_lock(&dev->lock);
     if (dev->sigpool)
         dev->sigpool->pages[sig->pool_index / SIG_PER_PAGE].used[sig->pool_index % SIG_PER_PAGE] = 0;

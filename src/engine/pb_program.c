@@ -179,8 +179,6 @@ pb_copy_prog_get(struct pb_dev *pd)
     pthread_mutex_lock(&pd->pool_lock);
     if (!pd->copy_prog && !pd->copy_prog_failed) {
         st = hcq_program_load(&pd->base, "k_copy_bytes", &pd->copy_prog);
-        if (st == HCQ_OK) /* the engine's own: freed by its device destroy, not with the user's */
-            HCQ_LIST_UNLINK(&pd->base, programs, pd->copy_prog);
         if (st != HCQ_OK) {
             HCQ_LOG_INFO("%s: copies stay on the copy engine: k_copy_bytes did not load (%s)",
                          pd->base.info.spec, hcq_last_error());
