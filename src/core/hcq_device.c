@@ -121,6 +121,68 @@ hcq_device_mark_lost(struct hcq_device *dev, const char *fmt, ...)
     return hcq_err(HCQ_ERR_DEVICE_LOST, "%s lost: %s", dev->info.spec, dev->fault);
 }
 
+enum hcq_status
+hcq_obj_track(struct hcq_device *dev, struct hcq_objlist *l, void *obj)
+{
+    enum hcq_status st = HCQ_OK;
+    pthread_mutex_lock(&dev->lock);
+    if (l->count == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 16;
+        void **n = realloc(l->items, cap * sizeof *n);
+        if (!n) {
+            st = hcq_err(HCQ_ERR_NOMEM, "out of host memory for the device's object list");
+            goto out;
+        }
+        l->items = n;
+        l->cap = cap;
+    }
+    l->items[l->count++] = obj;
+out:
+    pthread_mutex_unlock(&dev->lock);
+    return st;
+}
+
+void
+hcq_obj_untrack(struct hcq_device *dev, struct hcq_objlist *l, void *obj)
+{
+    pthread_mutex_lock(&dev->lock);
+    /* From the end: objects are mostly destroyed in reverse order of creation. */
+    for (uint32_t i = l->count; i-- > 0;)
+        if (l->items[i] == obj) {
+            l->items[i] = l->items[--l->count];
+            break;
+        }
+    pthread_mutex_unlock(&dev->lock);
+}
+
+/* Destroy every object still on l (each destroy untracks it, shrinking the list). */
+static void
+objs_destroy_all(struct hcq_objlist *l, void (*destroy)(void *obj))
+{
+    while (l->count)
+        destroy(l->items[l->count - 1]);
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
+
+static void
+graph_destroy_cb(void *g)
+{
+    hcq_graph_destroy(g);
+}
+
+static void
+program_destroy_cb(void *p)
+{
+    hcq_program_destroy(p);
+}
+
+static void
+signal_destroy_cb(void *s)
+{
+    hcq_signal_destroy(s);
+}
+
 void hcq_queue_destroy_all(struct hcq_device *dev); /* hcq_queue.c */
 void hcq_buf_free_all(struct hcq_device *dev);      /* hcq_buf.c */
 void hcq_peer_destroy(struct hcq_device *dev);      /* hcq_peer.c */
@@ -130,6 +192,13 @@ hcq_device_close(struct hcq_device *dev)
 {
     if (!dev)
         return;
+    /* Graphs hold their queue and (rm/nvgpu) push-buffer memory the GPU may still read:
+     * let submitted work finish (bounded), then free graphs before their queues, programs
+     * and signals after every queue is idle, the signal pool's pages and buffers last. */
+    if (!atomic_load(&dev->lost) && dev->queue_count &&
+        hcq_device_synchronize(dev, HCQ_TIMEOUT_DEFAULT_NS) != HCQ_OK)
+        HCQ_LOG_WARN("hcq_device_close: outstanding work did not finish; freeing anyway");
+    objs_destroy_all(&dev->graphs, graph_destroy_cb);
     if (dev->internal_copy) {
         hcq_queue_destroy(dev->internal_copy);
         dev->internal_copy = NULL;
@@ -139,6 +208,8 @@ hcq_device_close(struct hcq_device *dev)
     dev->staging = NULL; /* freed with every other buffer below */
     pthread_mutex_destroy(&dev->staging_lock);
     hcq_queue_destroy_all(dev);
+    objs_destroy_all(&dev->progs, program_destroy_cb);
+    objs_destroy_all(&dev->sigs, signal_destroy_cb);
     hcq_signal_pool_destroy(dev);
     hcq_peer_destroy(dev);
     hcq_buf_free_all(dev);

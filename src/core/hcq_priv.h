@@ -203,6 +203,13 @@ struct hcq_backend_ops {
 
 struct hcq_signal_pool;
 
+/* Objects a device frees at close unless the user destroyed them first (the destroy
+ * functions untrack them, so nothing is freed twice). Guarded by the device's lock. */
+struct hcq_objlist {
+    void **items;
+    uint32_t count, cap;
+};
+
 struct hcq_device {
     const struct hcq_backend_ops *ops;
     struct hcq_device_info info;
@@ -222,9 +229,16 @@ struct hcq_device {
     uint32_t buf_count, buf_cap;
     struct hcq_queue **queues;
     uint32_t queue_count, queue_cap;
+    struct hcq_objlist progs;    /* struct hcq_program * */
+    struct hcq_objlist sigs;     /* struct hcq_signal * (peer aliases are hcq_peer.c's) */
+    struct hcq_objlist graphs;   /* struct hcq_graph * */
     struct hcq_peer_cache *peer; /* other devices' signal pages imported here (hcq_peer.c) */
     void *priv;                  /* backend data */
 };
+
+/* Add obj to / remove it from one of dev's object lists (takes dev->lock). */
+HCQ_MUST_CHECK enum hcq_status hcq_obj_track(struct hcq_device *dev, struct hcq_objlist *l, void *obj);
+void hcq_obj_untrack(struct hcq_device *dev, struct hcq_objlist *l, void *obj);
 
 /* Track a buffer the core built itself (peer aliases) for freeing at close. */
 HCQ_MUST_CHECK enum hcq_status hcq_buf_track(struct hcq_device *dev, struct hcq_buf *buf);

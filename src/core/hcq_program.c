@@ -26,6 +26,13 @@ program_create(struct hcq_device *dev, const struct hcq_kernel_desc *desc, const
         free(prog);
         return st;
     }
+    st = hcq_obj_track(dev, &dev->progs, prog);
+    if (st != HCQ_OK) {
+        if (dev->ops->program_unload)
+            dev->ops->program_unload(dev, prog);
+        free(prog);
+        return st;
+    }
     *prog_out = prog;
     return HCQ_OK;
 }
@@ -60,6 +67,7 @@ hcq_program_destroy(struct hcq_program *prog)
 {
     if (!prog)
         return;
+    hcq_obj_untrack(prog->dev, &prog->dev->progs, prog);
     if (prog->dev->ops->program_unload)
         prog->dev->ops->program_unload(prog->dev, prog);
     free(prog);

@@ -521,6 +521,10 @@ hcq_graph_end(struct hcq_queue *q, struct hcq_graph **graph_out)
     }
     if (q->dev->ops->graph_build && (st = q->dev->ops->graph_build(g)) != HCQ_OK)
         goto fail_graph;
+    if ((st = hcq_obj_track(q->dev, &q->dev->graphs, g)) != HCQ_OK) {
+        hcq_graph_destroy(g);
+        return st;
+    }
     *graph_out = g;
     return HCQ_OK;
 
@@ -616,6 +620,7 @@ hcq_graph_destroy(struct hcq_graph *g)
 {
     if (!g)
         return;
+    hcq_obj_untrack(g->q->dev, &g->q->dev->graphs, g);
     if (g->priv && g->q->dev->ops->graph_destroy)
         g->q->dev->ops->graph_destroy(g);
     hcq_cmdlist_fini(&g->cl);

@@ -113,6 +113,10 @@ hcq_signal_create(struct hcq_device *dev, uint64_t initial, struct hcq_signal **
     }
     sig->dev = dev;
     sig->pool_index = idx;
+    if ((st = hcq_obj_track(dev, &dev->sigs, sig)) != HCQ_OK) {
+        hcq_signal_destroy(sig); /* gives the slot back; untracking a missing entry is a no-op */
+        return st;
+    }
     __atomic_store_n(&sig->slot[1], 0, __ATOMIC_RELAXED);
     __atomic_store_n(&sig->slot[0], initial, __ATOMIC_RELEASE);
     *sig_out = sig;
@@ -134,6 +138,7 @@ hcq_signal_destroy(struct hcq_signal *sig)
     if (!sig)
         return;
     struct hcq_device *dev = sig->dev;
+    hcq_obj_untrack(dev, &dev->sigs, sig);
     pthread_mutex_lock(&dev->lock);
     if (dev->sigpool)
         dev->sigpool->pages[sig->pool_index / SIG_PER_PAGE].used[sig->pool_index % SIG_PER_PAGE] = 0;

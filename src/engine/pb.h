@@ -132,6 +132,10 @@ struct pb_queue {
     uint32_t local_old_count;
     uint8_t *argbuf; /* kernel arguments with graph variables applied */
     uint32_t argbuf_B;
+    /* pb_build's per-command choice, made once in its prepare pass: copy i runs as the
+     * copy kernel on the main channel (1) or on a copy engine (0) */
+    uint8_t *copy_by_kernel;
+    uint32_t copy_by_kernel_n;
 };
 
 struct gpu_cubin_image;

@@ -637,9 +637,7 @@ pb_cmd_copy(struct pb_builder *b, const struct hcq_cmd *c)
         memmove((uint8_t *)dst->map + dst_off_B, (const uint8_t *)src->map + src_off_B, size_B);
         return HCQ_OK;
     }
-    /* a copy whose offsets/size a graph patches stays on the copy engine (its patch points
-     * rewrite CE methods); the others may run as a kernel */
-    if (!patched && b->pd->copy_prog && pb_copy_by_kernel(b, c, dst_off_B, src_off_B, size_B))
+    if (pq->copy_by_kernel[b->cmd_index]) /* decided by pb_build's prepare pass */
         return pb_copy_kernel(b, c, dst_off_B, src_off_B, size_B);
     struct pb_chan *ch = &pq->main;
     if (ch->engine != KMD_ENGINE_COPY) {
@@ -784,18 +782,32 @@ pb_build(struct pb_queue *pq, const struct hcq_cmdlist *cl, const uint64_t *vars
     };
     enum hcq_status st = HCQ_OK;
     b.cpu_copy_end = pb_cpu_copy_end(pq, cl, graph != NULL);
-    /* Prepare what commands need before building (allocations stay off the per-command path). */
+    /* Prepare what commands need before building (allocations stay off the per-command path)
+     * and decide once where each copy runs (pb_cmd_copy reads pq->copy_by_kernel). */
+    if (cl->count > pq->copy_by_kernel_n) {
+        uint8_t *n = realloc(pq->copy_by_kernel, cl->count);
+        if (!n)
+            return hcq_err(HCQ_ERR_NOMEM, "copy placement of %u commands", cl->count);
+        pq->copy_by_kernel = n;
+        pq->copy_by_kernel_n = cl->count;
+    }
+    if (cl->count)
+        memset(pq->copy_by_kernel, 0, cl->count);
     uint32_t args_max = 0;
     for (uint32_t i = 0; i < cl->count && st == HCQ_OK; i++) {
         const struct hcq_cmd *c = &cl->cmds[i];
         if (c->kind == HCQ_CMD_LAUNCH && c->u.launch.args_B > args_max)
             args_max = c->u.launch.args_B;
         if (c->kind == HCQ_CMD_COPY && i >= b.cpu_copy_end && pq->main.engine != KMD_ENGINE_COPY) {
+            /* a copy whose offsets/size a graph patches stays on the copy engine (its patch
+             * points rewrite CE methods); the others may run as a kernel */
             uint64_t d_off, s_off, n_B;
             hcq_cmd_copy_resolve(c, vars, &d_off, &s_off, &n_B);
             if (!(graph && hcq_cmd_copy_is_variable(c)) && pb_copy_by_kernel(&b, c, d_off, s_off, n_B) &&
-                pb_copy_prog_get(pq->pd) == HCQ_OK)
+                pb_copy_prog_get(pq->pd) == HCQ_OK) {
+                pq->copy_by_kernel[i] = 1;
                 continue;
+            }
             st = pb_aux_get(pq);
         }
     }

@@ -464,6 +464,7 @@ pb_queue_destroy(struct hcq_queue *q)
     pb_local_retire(pq, true);
     kmd_mem_free(pd->kmd, pq->local);
     free(pq->argbuf);
+    free(pq->copy_by_kernel);
     pb_ring_fini(&pq->ring);
     kmd_mem_free(pd->kmd, pq->stream);
     kmd_mem_free(pd->kmd, pq->sys);

@@ -6,7 +6,11 @@
  * memory. Every byte is compared with what the host expects; outside the written range
  * the poison must survive.
  */
+#include "emu.h"
 #include "hcq_suite.h"
+
+#include <dirent.h>
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -326,6 +330,120 @@ done:
     free(mem);
 }
 
+static int
+count_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+static int
+count_maps(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return -1;
+    int n = 0, c;
+    while ((c = fgetc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SUITE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SUITE_ASAN 1
+#endif
+#endif
+#ifndef SUITE_ASAN
+#define SUITE_ASAN 0
+#endif
+
+/* Open dev, create buffers, programs, signals, queues (one with unsubmitted commands) and
+ * graphs, run some work, destroy one program and one signal, close with the rest alive. */
+static void
+close_with_everything_alive(struct th *t)
+{
+    struct hcq_device *dev = NULL;
+    CHECK_OK(hcq_device_open(t->dev_spec, &dev));
+    struct hcq_buf *b[3] = {0};
+    CHECK_OK(hcq_buf_alloc(dev, 1 << 20, HCQ_MEM_DEVICE, &b[0]));
+    CHECK_OK(hcq_buf_alloc(dev, 4096, HCQ_MEM_HOST, &b[1]));
+    CHECK_OK(hcq_buf_alloc(dev, 3 << 20, HCQ_MEM_DEVICE, &b[2]));
+    struct hcq_program *fill = NULL, *fill2 = NULL, *gone = NULL;
+    CHECK_OK(hcq_program_load(dev, "k_fill_u32", &fill));
+    CHECK_OK(hcq_program_load(dev, "k_fill_u32", &fill2));
+    CHECK_OK(hcq_program_load(dev, "k_fill_u32", &gone));
+    hcq_program_destroy(gone);
+    struct hcq_signal *sig[3] = {0}, *sig_gone = NULL;
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(hcq_signal_create(dev, 0, &sig[i]));
+    CHECK_OK(hcq_signal_create(dev, 0, &sig_gone));
+    hcq_signal_destroy(sig_gone);
+    struct hcq_queue *q = NULL, *cq = NULL, *idle = NULL;
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COPY, &cq));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &idle));
+    struct hcq_graph *g = NULL, *g2 = NULL;
+    CHECK_OK(hcq_graph_begin(q));
+    CHECK_OK(ops_launch_fill_u32(q, fill, b[0], 1024, 7));
+    CHECK_OK(hcq_queue_signal(q, sig[0], 1));
+    CHECK_OK(hcq_graph_end(q, &g));
+    CHECK_OK(hcq_graph_begin(cq));
+    CHECK_OK(hcq_queue_copy(cq, b[2], 0, b[0], 0, 4096));
+    CHECK_OK(hcq_graph_end(cq, &g2));
+    CHECK_OK(hcq_graph_replay(g));
+    CHECK_OK(hcq_queue_wait(cq, sig[0], 1));
+    CHECK_OK(hcq_queue_copy(cq, b[1], 0, b[0], 0, 4096));
+    CHECK_OK(hcq_queue_signal(cq, sig[1], 1));
+    CHECK_OK(hcq_queue_submit(cq));
+    CHECK_OK(hcq_signal_wait(sig[1], 1, SUITE_TIMEOUT_NS));
+    CHECK(((const uint32_t *)hcq_buf_map(b[1]))[1023] == 7);
+    CHECK_OK(ops_launch_fill_u32(q, fill2, b[2], 4096, 9)); /* recorded, never submitted */
+done:
+    hcq_device_close(dev);
+}
+
+/* hcq_device_close frees every object still owned (include/hcq.h), and nothing twice: the
+ * sanitizer pass of .ci/run reports any leak or double free. On emu the emulator's objects
+ * and the process's fds and mappings are back to where they were: measured around a second
+ * round, since the first sets up what lives as long as the process (worker threads' malloc
+ * arenas, the emulator). */
+TEST(close_frees_everything)
+{
+    close_with_everything_alive(t);
+    CHECK(!t->failed);
+    struct emu_stats base = {0}, now = {0};
+    emu_stats_get(&base);
+    int fds0 = count_fds(), maps0 = count_maps();
+    close_with_everything_alive(t);
+    CHECK(!t->failed);
+    if (strncmp(t->dev_spec, "emu:", 4))
+        goto done;
+    emu_stats_get(&now);
+    CHECKF(now.devs == base.devs && now.fds == base.fds && now.maps == base.maps && now.bos == base.bos &&
+               now.vms == base.vms && now.chans == base.chans && now.threads == base.threads,
+           "emulator objects after close: devs %lld->%lld fds %lld->%lld maps %lld->%lld bos %lld->%lld "
+           "vms %lld->%lld chans %lld->%lld threads %lld->%lld",
+           (long long)base.devs, (long long)now.devs, (long long)base.fds, (long long)now.fds,
+           (long long)base.maps, (long long)now.maps, (long long)base.bos, (long long)now.bos,
+           (long long)base.vms, (long long)now.vms, (long long)base.chans, (long long)now.chans,
+           (long long)base.threads, (long long)now.threads);
+    CHECKF(count_fds() == fds0, "process fds %d -> %d", fds0, count_fds());
+    /* ASan's allocator maps its own regions as the test runs: the emulator's map count above
+     * still covers our mappings there */
+    CHECKF(SUITE_ASAN || count_maps() == maps0, "process mappings %d -> %d", maps0, count_maps());
+done:;
+}
+
 const struct th_case suite_mem_cases[] = {
     TH_CASE(copy),
     TH_CASE(long_copy),
@@ -334,5 +452,6 @@ const struct th_case suite_mem_cases[] = {
     TH_CASE(memory_barrier),
     TH_CASE(memory_barrier_before_copy),
     TH_CASE(import_host),
+    TH_CASE(close_frees_everything),
 };
 const int suite_mem_case_count = TH_COUNT(suite_mem_cases);

@@ -9,6 +9,7 @@
  * summation order differs).
  */
 #include "harness.h"
+#include "llm_match.h"
 #include "llm.h"
 
 #include <math.h>
@@ -25,17 +26,6 @@ static const int32_t expect_llama_q8_0[STEPS] = {
 #include "test_llm_e2e_expect.inc"
 };
 static const char prompt[] = "Hello world, this is a small test";
-
-static double
-nmse(const float *a, const float *ref, uint32_t n)
-{
-    double e = 0, s = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        e += ((double)a[i] - ref[i]) * ((double)a[i] - ref[i]);
-        s += (double)ref[i] * ref[i];
-    }
-    return s > 0 ? e / s : e;
-}
 
 static uint32_t
 argmax(const float *l, uint32_t n)
@@ -123,7 +113,7 @@ check_vs_ref(struct th *t, const char *preset, enum llm_type type, const int32_t
     CHECK_OK(run_model(m, pr, (uint32_t)np, tm, lm));
     double worst = 0;
     for (int s = 0; s < STEPS; s++)
-        worst = fmax(worst, nmse(lm + (size_t)s * V, lr + (size_t)s * V, V));
+        worst = fmax(worst, llm_match_nmse(lm + (size_t)s * V, lr + (size_t)s * V, V));
     printf("    %s %s%s: cpu vs reference: worst logits NMSE %.3g over %d steps; ids", preset,
            llm_type_name(type), f32 ? "" : " (int8 decode activations)", worst, STEPS);
     for (int s = 0; s < STEPS; s++)
@@ -136,7 +126,7 @@ check_vs_ref(struct th *t, const char *preset, enum llm_type type, const int32_t
          * steps lie closer together than the int8 error, so ids may part (a real model's
          * agreement is measured by perplexity, bench/final/ppl.sh). */
         CHECKF(worst < 2e-3, "int8 decode: logits NMSE %g vs reference (bound 2e-3)", worst);
-        CHECKF(nmse(lm, lr, V) < 1e-8, "prefill logits NMSE %g", nmse(lm, lr, V));
+        CHECKF(llm_match_nmse(lm, lr, V) < 1e-8, "prefill logits NMSE %g", llm_match_nmse(lm, lr, V));
         goto done;
     }
     CHECKF(worst < 1e-8, "logits NMSE %g vs reference", worst);
@@ -211,10 +201,10 @@ TEST(prefill_vs_decode)
     CHECK_OK(llm_model_eval(a, pr, (uint32_t)np, 0));
     memcpy(la, llm_model_logits(a), 4ull * V);
     CHECK_OK(llm_model_eval(b, pr, (uint32_t)np, 0));
-    double e1 = nmse(llm_model_logits(b), la, V);
+    double e1 = llm_match_nmse(llm_model_logits(b), la, V);
     for (uint32_t i = 0; i < np; i++) /* overwrite the cache one token at a time */
         CHECK_OK(llm_model_eval(b, &pr[i], 1, i));
-    double e2 = nmse(llm_model_logits(b), la, V);
+    double e2 = llm_match_nmse(llm_model_logits(b), la, V);
     printf("    prefill(64) vs prefill(3): NMSE %.3g; vs token-by-token: %.3g\n", e1, e2);
     CHECK(e1 < 1e-10 && e2 < 1e-10);
     CHECK(llm_model_eval(a, pr, 1, 64) == HCQ_ERR_INVALID); /* past the context */
@@ -261,7 +251,7 @@ TEST(profile_step)
     }
     CHECKF(launches == 6 * hp->n_layer + 2, "%u launches", launches);
     CHECKF(fabs(sum - step) <= 1e-6 * step + 1e-3, "rows %.3f us, step %.3f us", sum, step);
-    CHECK(nmse(llm_model_logits(m), la, hp->n_vocab) == 0);
+    CHECK(llm_match_nmse(llm_model_logits(m), la, hp->n_vocab) == 0);
     CHECK(llm_model_profile_step(m, tok[1], 32, rows, 32, &n, &step) == HCQ_ERR_INVALID);
 done:
     free(la);
@@ -306,28 +296,14 @@ devices_match(struct th *t, uint32_t gemm_min)
     for (char *save = NULL, *d = strtok_r(devs, " ,", &save); d; d = strtok_r(NULL, " ,", &save)) {
         if (!strcmp(d, "cpu"))
             continue;
-        struct hcq_device *probe = NULL;
-        if (hcq_device_open(d, &probe) != HCQ_OK) {
-            printf("    %s: does not open here, skipped\n", d);
+        if (!llm_match_device_usable(d))
             continue;
-        }
-        struct hcq_device_info info;
-        bool kernels = hcq_device_info(probe, &info) == HCQ_OK && info.has_kernels;
-        hcq_device_close(probe);
-        if (!kernels) {
-            printf("    %s: no kernel library, skipped\n", d);
-            continue;
-        }
         mp.dev_spec = d;
         CHECK_OK(llm_model_load_gguf(g, &mp, &md));
         CHECK_OK(run_model(md, pr, (uint32_t)np, td, ld));
-        double worst = 0;
-        for (int s = 0; s < STEPS; s++)
-            worst = fmax(worst, nmse(ld + (size_t)s * V, lc + (size_t)s * V, V));
-        printf("    %s vs cpu (gemm_min_batch %u): worst logits NMSE %.3g\n", d, gemm_min, worst);
-        for (int s = 0; s < STEPS; s++)
-            CHECKF(td[s] == tc[s], "%s step %d: %d vs cpu %d", d, s, td[s], tc[s]);
-        CHECKF(worst < 1e-6, "%s: logits NMSE %g", d, worst);
+        char label[96];
+        snprintf(label, sizeof label, "%s (gemm_min_batch %u)", d, gemm_min);
+        CHECK(llm_match_cpu(t, label, td, ld, tc, lc, STEPS, V));
         llm_model_destroy(md);
         md = NULL;
         tried++;
@@ -380,7 +356,7 @@ TEST(prefill_gemm_vs_ref)
     CHECK_OK(llm_ref_create(g, 64, &ref));
     CHECK_OK(llm_ref_eval(ref, pr, (uint32_t)np, 0, lr));
     CHECK_OK(llm_model_eval(m, pr, (uint32_t)np, 0));
-    double e = nmse(llm_model_logits(m), lr, V);
+    double e = llm_match_nmse(llm_model_logits(m), lr, V);
     printf("    tensor-core prefill (f16 operands) vs reference: logits NMSE %.3g\n", e);
     CHECKF(e < 1e-5, "logits NMSE %g", e);
     CHECK(argmax(llm_model_logits(m), V) == argmax(lr, V));

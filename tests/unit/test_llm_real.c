@@ -10,6 +10,7 @@
  * No public llama.cpp token ids exist for this prompt: the oracle is llm_ref.
  */
 #include "harness.h"
+#include "llm_match.h"
 #include "llm.h"
 
 #include <ctype.h>
@@ -51,17 +52,6 @@ argmax(const float *l, uint32_t n)
         if (l[i] > l[b])
             b = i;
     return b;
-}
-
-static double
-nmse(const float *a, const float *ref, uint32_t n)
-{
-    double e = 0, s = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        e += ((double)a[i] - ref[i]) * ((double)a[i] - ref[i]);
-        s += (double)ref[i] * ref[i];
-    }
-    return s > 0 ? e / s : e;
 }
 
 static enum hcq_status
@@ -168,7 +158,7 @@ TEST(greedy_cpu_vs_reference_is_english)
     }
     double worst = 0;
     for (int s = 0; s < STEPS; s++)
-        worst = fmax(worst, nmse(lm + (size_t)s * V, lr + (size_t)s * V, V));
+        worst = fmax(worst, llm_match_nmse(lm + (size_t)s * V, lr + (size_t)s * V, V));
     char text[1024];
     size_t tn = 0;
     struct llm_detok d;
@@ -271,27 +261,11 @@ TEST(devices_match_cpu)
     for (char *save = NULL, *d = strtok_r(devs, " ,", &save); d; d = strtok_r(NULL, " ,", &save)) {
         if (!strcmp(d, "cpu"))
             continue;
-        struct hcq_device *probe = NULL;
-        if (hcq_device_open(d, &probe) != HCQ_OK) {
-            printf("    %s: does not open here, skipped\n", d);
+        if (!llm_match_device_usable(d))
             continue;
-        }
-        struct hcq_device_info info;
-        bool kernels = hcq_device_info(probe, &info) == HCQ_OK && info.has_kernels;
-        hcq_device_close(probe);
-        if (!kernels) {
-            printf("    %s: no kernel library, skipped\n", d);
-            continue;
-        }
         CHECK_OK(load(g, d, &md));
         CHECK_OK(greedy(md, td, ld));
-        double worst = 0;
-        for (int s = 0; s < STEPS; s++)
-            worst = fmax(worst, nmse(ld + (size_t)s * V, lc + (size_t)s * V, V));
-        printf("    %s vs cpu: worst logits NMSE %.3g, same %d greedy tokens\n", d, worst, STEPS);
-        for (int s = 0; s < STEPS; s++)
-            CHECKF(td[s] == tc[s], "%s step %d: %d vs cpu %d", d, s, td[s], tc[s]);
-        CHECKF(worst < 1e-6, "%s: logits NMSE %g", d, worst);
+        CHECK(llm_match_cpu(t, d, td, ld, tc, lc, STEPS, V));
         llm_model_destroy(md);
         md = NULL;
         tried++;

@@ -11,6 +11,7 @@
 #include "emu.h"
 #include "emu_nvgpu.h"
 #include "harness.h"
+#include "llm_match.h"
 #include "llm.h"
 
 #include <math.h>
@@ -82,16 +83,10 @@ TEST(llm_weights_span_nvmap_buffers)
     mp.dev_spec = spec;
     CHECK_OK(llm_model_load_gguf(g, &mp, &md));
     CHECK_OK(decode(md, pr, (uint32_t)np, td, ld));
-    double e = 0, s = 0;
-    for (size_t i = 0; i < (size_t)V * STEPS; i++) {
-        e += ((double)ld[i] - lc[i]) * ((double)ld[i] - lc[i]);
-        s += (double)lc[i] * lc[i];
-    }
-    printf("    emu:ga10b (%llu B weights, nvmap cap %llu B) vs cpu: logits NMSE %.3g\n",
-           (unsigned long long)wB, (unsigned long long)cap, s > 0 ? e / s : e);
-    for (int i = 0; i < STEPS; i++)
-        CHECKF(td[i] == tc[i], "step %d: %d vs cpu %d", i, td[i], tc[i]);
-    CHECKF(s > 0 && e / s < 1e-6, "NMSE %g", e / s);
+    char label[96];
+    snprintf(label, sizeof label, "emu:ga10b (%llu B weights, nvmap cap %llu B)", (unsigned long long)wB,
+             (unsigned long long)cap);
+    CHECK(llm_match_cpu(t, label, td, ld, tc, lc, STEPS, V));
 done:
     unsetenv("HCQ_NVGPU_MAX_BUF_B");
     llm_model_destroy(md);

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * llm_match.h - the check shared by the LLM tests that run one model on several devices
+ * (test_llm_e2e.c, test_llm_real.c, test_nvgpu_llm.c): a device's greedy run equals the
+ * `cpu` device's - the same tokens at every step and the worst per-step logits NMSE below
+ * 1e-6 (f32 on both sides; only the summation order differs) - with the same messages in
+ * every test. Static inline: header only, like the other tests/unit helpers.
+ */
+#ifndef LLM_MATCH_H
+#define LLM_MATCH_H
+
+#include "harness.h"
+#include "hcq.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define LLM_MATCH_NMSE_MAX 1e-6
+
+/* Normalised mean squared error of a against ref (sum of squared differences over the sum
+ * of squares of ref). */
+static inline double
+llm_match_nmse(const float *a, const float *ref, uint32_t n)
+{
+    double e = 0, s = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        e += ((double)a[i] - ref[i]) * ((double)a[i] - ref[i]);
+        s += (double)ref[i] * ref[i];
+    }
+    return s > 0 ? e / s : e;
+}
+
+/* True when device `spec` opens here and runs the kernel library; otherwise prints why it
+ * is skipped. */
+static inline bool
+llm_match_device_usable(const char *spec)
+{
+    struct hcq_device *probe = NULL;
+    if (hcq_device_open(spec, &probe) != HCQ_OK) {
+        printf("    %s: does not open here, skipped\n", spec);
+        return false;
+    }
+    struct hcq_device_info info;
+    bool kernels = hcq_device_info(probe, &info) == HCQ_OK && info.has_kernels;
+    hcq_device_close(probe);
+    if (!kernels)
+        printf("    %s: no kernel library, skipped\n", spec);
+    return kernels;
+}
+
+/* Device `label`'s greedy run (tokens td, logits ld: steps x V) against cpu's (tc, lc):
+ * prints the worst NMSE, fails t on the first differing token or an NMSE of 1e-6 or more.
+ * Returns false when it failed. */
+static inline bool
+llm_match_cpu(struct th *t, const char *label, const int32_t *td, const float *ld, const int32_t *tc,
+              const float *lc, uint32_t steps, uint32_t V)
+{
+    double worst = 0;
+    for (uint32_t s = 0; s < steps; s++)
+        worst = fmax(worst, llm_match_nmse(ld + (size_t)s * V, lc + (size_t)s * V, V));
+    printf("    %s vs cpu: worst logits NMSE %.3g over %u greedy steps\n", label, worst, steps);
+    for (uint32_t s = 0; s < steps; s++)
+        CHECKF(td[s] == tc[s], "%s step %u: %d vs cpu %d", label, s, td[s], tc[s]);
+    CHECKF(worst < LLM_MATCH_NMSE_MAX, "%s: logits NMSE %g", label, worst);
+    return true;
+done:
+    return false;
+}
+
+#endif /* LLM_MATCH_H */
