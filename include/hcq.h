@@ -330,6 +330,8 @@ HCQ_MUST_CHECK enum hcq_status hcq_graph_set(struct hcq_graph *g, uint32_t var, 
  * signals (e.g. a wait on the previous replay's signal value, as a variable). */
 HCQ_MUST_CHECK enum hcq_status hcq_graph_replay(struct hcq_graph *g);
 uint32_t hcq_graph_command_count(const struct hcq_graph *g);
+/* A graph uses its queue until destroyed: destroy it before hcq_queue_destroy of that queue
+ * (or leave both to hcq_device_close, which frees graphs first). */
 void hcq_graph_destroy(struct hcq_graph *g);
 
 /* ==== Misc ==== */
