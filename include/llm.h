@@ -347,6 +347,9 @@ HCQ_MUST_CHECK enum hcq_status llm_model_eval(struct llm_model *m, const int32_t
 /* Logits of the last evaluated token (n_vocab floats, host memory, read after eval). */
 const float *llm_model_logits(struct llm_model *m);
 uint32_t llm_model_n_ctx(const struct llm_model *m);
+/* How decode steps run: "persistent" (every layer in one launch, k_llm_decode_layers),
+ * "fused" (fused mat-vec launches, 6 per layer), or "per-op" (the general kernels). */
+const char *llm_model_decode_path(const struct llm_model *m);
 
 /* Per-kernel device time of one decode step (token at pos, recorded without a graph, with a
  * device timestamp after every launch): one row per kernel label, in first-launch order.

@@ -227,8 +227,8 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     char commit[48];
     cli_commit(commit, sizeof commit);
     if (md) {
-        printf("device: %s (%s, %s), driver %s, commit %s\n\n", info.name, info.spec, info.arch, info.driver,
-               commit);
+        printf("device: %s (%s, %s), driver %s, commit %s, decode path %s\n\n", info.name, info.spec,
+               info.arch, info.driver, commit, llm_model_decode_path(m));
         printf(
             "| model | type | size | layers | backend | test | t/s |\n|---|---|---:|---:|---|---:|---:|\n");
     }

@@ -40,7 +40,9 @@
 #define K_LLM_MV_STAGE_B 1104      /* staged bytes per row and chunk: 1088 (Q8_0 x 1024) + slack */
 #define K_LLM_MV_STAGE_WIDE_B 2192 /* k_llm_matvec_wide: 2176 (Q8_0 x 2048) + slack */
 
-enum k_llm_mv_mode { K_LLM_MV_SET = 0, K_LLM_MV_ACC = 1, K_LLM_MV_SWIGLU = 2 };
+/* K_LLM_MV_ROPE: only in the persistent decode kernel's table (k_llm_decode.h): SET with two
+ * rows per unit, a RoPE pair, rotated in its epilogue. */
+enum k_llm_mv_mode { K_LLM_MV_SET = 0, K_LLM_MV_ACC = 1, K_LLM_MV_SWIGLU = 2, K_LLM_MV_ROPE = 3 };
 
 struct k_llm_mv_seg {
     uint64_t w_va; /* [rows][k] of `type`, ggml row layout */
@@ -165,7 +167,7 @@ k_llm_mvq_rpu(const struct k_llm_matvec_params *p)
 {
     uint32_t rows =
         p->seg[0].rows + (p->n_seg > 1 ? p->seg[1].rows : 0) + (p->n_seg > 2 ? p->seg[2].rows : 0);
-    return rows >= K_LLM_MVQ_PAIR_ROWS ? 2 : 1;
+    return rows >= K_LLM_MVQ_PAIR_ROWS || p->mode == K_LLM_MV_ROPE ? 2 : 1;
 }
 
 K_LLM_MV_FN uint32_t

@@ -188,6 +188,8 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         if (st)
             goto fail;
     }
+    if ((st = llm_persist_init(m, sms)))
+        goto fail;
     *model_out = m;
     return HCQ_OK;
 fail:
@@ -219,6 +221,7 @@ llm_model_destroy(struct llm_model *m)
     if (m->q && hcq_queue_finish(m->q, HCQ_TIMEOUT_DEFAULT_NS) != HCQ_OK)
         HCQ_LOG_WARN("llm_model_destroy: queue did not drain: %s", hcq_last_error());
     hcq_graph_destroy(m->graph);
+    llm_persist_free(m);
     prefill_gemm_free(&m->pg);
     hcq_buf_free(m->logbuf);
     hcq_buf_free(m->logdev);
@@ -259,6 +262,12 @@ llm_model_weight_bytes(const struct llm_model *m)
 {
     return m->weights_B;
 }
+const char *
+llm_model_decode_path(const struct llm_model *m)
+{
+    return m->persist ? "persistent" : m->decode_fused ? "fused" : "per-op";
+}
+
 uint32_t
 llm_model_n_ctx(const struct llm_model *m)
 {
@@ -279,6 +288,22 @@ struct step {
     uint32_t var_tok, var_pos;
 };
 
+/* Launch l; when profiling, a timestamp after it labelled with m->tag. */
+static enum hcq_status
+launch_prog(struct llm_model *m, const struct hcq_launch *l)
+{
+    enum hcq_status st = hcq_queue_launch_ex(m->q, l);
+    struct prof *pf = m->prof;
+    if (!st && pf && pf->n < PROF_MAX) {
+        pf->label[pf->n] = m->tag ? m->tag : "(unlabelled)";
+        pf->bytes[pf->n] = m->tag_B;
+        st = hcq_queue_timestamp(m->q, pf->ts[++pf->n]);
+    }
+    m->tag = NULL;
+    m->tag_B = 0;
+    return st;
+}
+
 static enum hcq_status
 launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args, uint32_t args_B,
        const struct hcq_arg_patch *patches, uint32_t n_patch)
@@ -293,16 +318,9 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
         .patches = n_patch ? patches : NULL,
         .patch_count = n_patch,
     };
-    enum hcq_status st = hcq_queue_launch_ex(m->q, &l);
-    struct prof *pf = m->prof;
-    if (!st && pf && pf->n < PROF_MAX) {
-        pf->label[pf->n] = m->tag ? m->tag : prog_names[prog];
-        pf->bytes[pf->n] = m->tag_B;
-        st = hcq_queue_timestamp(m->q, pf->ts[++pf->n]);
-    }
-    m->tag = NULL;
-    m->tag_B = 0;
-    return st;
+    if (!m->tag)
+        m->tag = prog_names[prog];
+    return launch_prog(m, &l);
 }
 
 static enum hcq_status
@@ -494,7 +512,26 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
     m->tag = "embed";
     if ((st = launch(m, PROG_EMBED, 1, 1, &ep, sizeof ep, pt, s->graph ? 2 : 0)))
         return st;
-    for (uint32_t l = 0; l < hp->n_layer; l++) {
+    if (m->persist) {
+        struct k_llm_decode_params dp;
+        (void)llm_persist_params(m, pos, &dp);
+        struct hcq_launch l = {
+            .prog = m->pprog,
+            .grid = {m->pgrid, 1, 1},
+            .block = {K_LLM_BLOCK, 1, 1},
+            .args = &dp,
+            .args_B = sizeof dp,
+            .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
+        };
+        pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_decode_params, pos), 4};
+        l.patches = s->graph ? pt : NULL;
+        l.patch_count = s->graph ? 1 : 0;
+        m->tag = "decode layers (persistent)";
+        m->tag_B = m->weights_B; /* approximately: all layer matrices (+ embedding/head) */
+        if ((st = launch_prog(m, &l)))
+            return st;
+    }
+    for (uint32_t l = 0; l < hp->n_layer && !m->persist; l++) {
         const struct dtensor *w = m->lw[l];
         uint64_t kc = hcq_buf_va(m->kvbuf) + 2 * l * kv_layer_B, vc = kc + kv_layer_B;
         const struct dtensor *qkv[3] = {&w[LW_Q], &w[LW_K], &w[LW_V]};
@@ -741,8 +778,21 @@ build_graph(struct llm_model *m)
     return st;
 }
 
+static enum hcq_status eval_once(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t pos);
+
 enum hcq_status
 llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t pos)
+{
+    enum hcq_status st = eval_once(m, tokens, n, pos);
+    /* a step the persistent kernel abandoned is run again on the per-kernel path (it
+     * rewrites everything the abandoned one may have half written: KV rows at pos..) */
+    if (!st && llm_persist_check(m))
+        st = eval_once(m, tokens, n, pos);
+    return st;
+}
+
+static enum hcq_status
+eval_once(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t pos)
 {
     enum hcq_status st;
     if (!n || pos + n > m->n_ctx || pos + n < pos)

@@ -8,6 +8,9 @@
 
 #include "llm_model_priv.h"
 #include "hcq.h"
+#include "k_llm_attn_decode.h"
+#include "k_llm_decode.h"
+#include "k_llm_matvec.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -101,7 +104,23 @@ struct llm_model {
     const char *tag;       /* label of the next launch (profile) */
     uint64_t tag_B;        /* bytes it moves, 0: unknown */
     struct prof *prof;     /* non-NULL while profiling a step */
+    /* persistent decode (llm_persist.c): every layer of a step in one launch */
+    bool persist;        /* decode steps launch k_llm_decode_layers */
+    bool persist_failed; /* it abandoned a step once (barrier timeout): off for good */
+    uint32_t pgrid;      /* its grid: one wave */
+    struct hcq_program *pprog;
+    struct hcq_buf *ptab; /* struct k_llm_matvec_params [n_layer][K_LLM_DL_PHASES] */
+    struct hcq_buf *pbar; /* u32 [4] barrier words (device) */
+    struct hcq_buf *perr; /* u32 error word (host-visible) */
 };
+
+/* llm_persist.c */
+enum hcq_status llm_persist_init(struct llm_model *m, uint32_t sm_count);
+enum hcq_status llm_persist_params(const struct llm_model *m, uint32_t pos, struct k_llm_decode_params *dp);
+/* After a step: true when the persistent kernel abandoned it (the path is then off, the
+ * graph dropped: run the step again). */
+bool llm_persist_check(struct llm_model *m);
+void llm_persist_free(struct llm_model *m);
 
 /* llm_upload.c */
 enum hcq_status llm_check_state_size(const struct llm_model *m);

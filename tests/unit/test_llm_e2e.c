@@ -368,6 +368,97 @@ done:
     unlink(path);
 }
 
+/* The persistent decode kernel (k_llm_decode_layers: every layer in one launch) against the
+ * fused per-kernel path it replaces (NVHCQ_PERSIST=0), on cpu (twins) and every device that
+ * opens: the phases run the same device code, so the logits must agree to f32 rounding and
+ * the greedy ids exactly. With NVHCQ_PERSIST_GRID set to a grid that cannot be resident, the
+ * kernel's barrier times out, the step is run again on the per-kernel path and the result is
+ * still the same (GPU devices only: the twins have no barrier). */
+static void
+persistent_case(struct th *t, enum llm_type type, const char *grid)
+{
+    int tried = 0;
+    char path[256];
+    struct llm_gguf *g = NULL;
+    struct llm_model *m = NULL;
+    float *lp = NULL, *lf = NULL;
+    int32_t pr[64], tp[STEPS], tf[STEPS];
+    size_t np;
+    char devs[256];
+    const char *env = getenv("HCQ_TEST_DEVS");
+    snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 emu:ga10b cuda:0 rm:0");
+    CHECK_OK(gen("tiny", type, path, sizeof path));
+    CHECK_OK(llm_gguf_open(path, &g));
+    struct llm_model_params mp;
+    llm_model_params_default(&mp);
+    mp.n_ctx = 128;
+    for (char *save = NULL, *d = strtok_r(devs, " ,", &save); d; d = strtok_r(NULL, " ,", &save)) {
+        if (strcmp(d, "cpu") && !llm_match_device_usable(d))
+            continue;
+        bool gpu = !strncmp(d, "cuda", 4) || !strncmp(d, "rm", 2);
+        if (grid && !gpu)
+            continue;
+        tried++;
+        mp.dev_spec = d;
+        if (grid)
+            setenv("NVHCQ_PERSIST_GRID", grid, 1);
+        enum hcq_status st = llm_model_load_gguf(g, &mp, &m);
+        unsetenv("NVHCQ_PERSIST_GRID");
+        CHECK_OK(st);
+        CHECKF(!strcmp(llm_model_decode_path(m), "persistent"), "%s: decode path %s", d,
+               llm_model_decode_path(m));
+        if (!lp) {
+            CHECK_OK(llm_tok_encode(llm_model_tok(m), prompt, strlen(prompt), false, false, pr, 64, &np));
+            uint32_t V = llm_model_hparams(m)->n_vocab;
+            CHECK((lp = malloc(4ull * V * STEPS)) && (lf = malloc(4ull * V * STEPS)));
+        }
+        uint32_t V = llm_model_hparams(m)->n_vocab;
+        CHECK_OK(run_model(m, pr, (uint32_t)np, tp, lp));
+        const char *path_after = llm_model_decode_path(m);
+        llm_model_destroy(m);
+        m = NULL;
+        if (grid) /* the first step timed out and turned the path off */
+            CHECKF(!strcmp(path_after, "fused"), "%s grid %s: decode path %s after the run", d, grid,
+                   path_after);
+        setenv("NVHCQ_PERSIST", "0", 1);
+        st = llm_model_load_gguf(g, &mp, &m);
+        unsetenv("NVHCQ_PERSIST");
+        CHECK_OK(st);
+        CHECK(!strcmp(llm_model_decode_path(m), "fused"));
+        CHECK_OK(run_model(m, pr, (uint32_t)np, tf, lf));
+        llm_model_destroy(m);
+        m = NULL;
+        char label[96];
+        snprintf(label, sizeof label, "%s %s persistent%s%s", d, llm_type_name(type), grid ? ", grid " : "",
+                 grid ? grid : "");
+        double worst = 0;
+        for (uint32_t s = 0; s < STEPS; s++)
+            worst = fmax(worst, llm_match_nmse(lp + (size_t)s * V, lf + (size_t)s * V, V));
+        printf("    %s vs per-kernel: worst logits NMSE %.3g over %d greedy steps\n", label, worst, STEPS);
+        for (uint32_t s = 0; s < STEPS; s++)
+            CHECKF(tp[s] == tf[s], "%s step %u: %d vs per-kernel %d", label, s, tp[s], tf[s]);
+        CHECKF(worst < 1e-10, "%s: logits NMSE %g vs per-kernel", label, worst);
+    }
+    if (grid && !tried)
+        printf("    no GPU device here: the barrier timeout and fallback were not exercised\n");
+done:
+    unsetenv("NVHCQ_PERSIST");
+    unsetenv("NVHCQ_PERSIST_GRID");
+    llm_model_destroy(m);
+    llm_gguf_destroy(g);
+    free(lp);
+    free(lf);
+    unlink(path);
+}
+
+TEST(persistent_vs_per_kernel)
+{
+    persistent_case(t, LLM_TYPE_Q4_K, NULL);
+    persistent_case(t, LLM_TYPE_Q5_K, NULL);
+    /* 64 CTAs per SM of 132+ SMs: never resident at once */
+    persistent_case(t, LLM_TYPE_Q4_K, "16384");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -383,6 +474,7 @@ main(int argc, char **argv)
         TH_CASE(devices_match_cpu),
         TH_CASE(devices_match_cpu_gemm),
         TH_CASE(prefill_gemm_vs_ref),
+        TH_CASE(persistent_vs_per_kernel),
     };
     return th_run("llm_e2e", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

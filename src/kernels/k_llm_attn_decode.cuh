@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+/*
+ * k_llm_attn_decode.cuh - device code of the split-K decode attention, shared by its kernel
+ * (src/kernels/k_llm_attn_decode.cu, which describes the method) and the persistent decode
+ * kernel (src/kernels/k_llm_decode.cu, which runs it as one phase). Parameters and protocol:
+ * k_llm_attn_decode.h.
+ */
+#ifndef K_LLM_ATTN_DECODE_CUH
+#define K_LLM_ATTN_DECODE_CUH
+
+#include "k_llm_attn_decode.h"
+
+#ifndef WARP
+#define WARP 32
+#endif
+#define NWARP (K_LLM_AD_THREADS / WARP)
+#define GS K_LLM_AD_MAX_GS
+
+__device__ __forceinline__ float
+ad_warp_sum(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* E consecutive floats; CG: through L2 (the persistent decode kernel reads q and the KV row
+ * that other CTAs of the same launch wrote). */
+template <int E, bool CG>
+__device__ __forceinline__ void
+ld_row(const float *p, float *v)
+{
+    if (E == 2) {
+        float2 a = CG ? __ldcg((const float2 *)p) : *(const float2 *)p;
+        v[0] = a.x, v[1] = a.y;
+    } else {
+        float4 a = CG ? __ldcg((const float4 *)p) : *(const float4 *)p;
+        v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+    }
+}
+
+/* The work of CTA (g, s): KV head g over position range s (returns at once where range s is
+ * empty). Every thread of the CTA calls it with the same (g, s). */
+template <int E, bool CG>
+__device__ __forceinline__ void
+attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
+{
+    __shared__ float sm_m[NWARP], sm_l[NWARP], sm_acc[NWARP][32 * E];
+    __shared__ bool last;
+    const uint32_t n_pos = p.pos + 1, gs = p.n_head / p.n_head_kv;
+    const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, hd = 32 * E;
+    uint32_t L = (n_pos + p.n_split - 1) / p.n_split;
+    L = (L + 7) & ~7u;
+    /* a floor on the range length (K_LLM_AD_MIN_L; with one range the CTA writes the output
+     * itself, skipping the partials, fence and counter) */
+    L = L < K_LLM_AD_MIN_L ? K_LLM_AD_MIN_L : L;
+    const uint32_t n_valid = (n_pos + L - 1) / L;
+    if (s >= n_valid || p.pos >= p.n_ctx)
+        return;
+    const uint32_t t0 = s * L, t1 = min(t0 + L, n_pos), kv_dim = p.n_head_kv * hd;
+    const float *kc = (const float *)(uintptr_t)p.kc_va + g * hd + lane * E;
+    const float *vc = (const float *)(uintptr_t)p.vc_va + g * hd + lane * E;
+    float q[GS][E], m[GS], l[GS], acc[GS][E];
+#pragma unroll
+    for (int h = 0; h < GS; h++) {
+        m[h] = -3.0e38f, l[h] = 0.0f;
+#pragma unroll
+        for (int i = 0; i < E; i++)
+            acc[h][i] = 0.0f, q[h][i] = 0.0f;
+        if (h < (int)gs) {
+            ld_row<E, CG>((const float *)(uintptr_t)p.q_va + (g * gs + h) * hd + lane * E, q[h]);
+#pragma unroll
+            for (int i = 0; i < E; i++)
+                q[h][i] *= p.scale;
+        }
+    }
+    /* U positions per iteration: their K and V loads are issued together (more bytes in
+     * flight per warp than one row at a time, which left the loop latency-bound) */
+    const int U = 4;
+    for (uint32_t tb = t0 + warp; tb < t1; tb += U * NWARP) {
+        float k[U][E], v[U][E];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            uint32_t t = tb + u * NWARP;
+            if (t < t1) {
+                ld_row<E, CG>(kc + (size_t)t * kv_dim, k[u]);
+                ld_row<E, CG>(vc + (size_t)t * kv_dim, v[u]);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (tb + u * NWARP >= t1)
+                break;
+#pragma unroll
+            for (int h = 0; h < GS; h++) {
+                if (h >= (int)gs)
+                    break;
+                float d = 0.0f;
+#pragma unroll
+                for (int i = 0; i < E; i++)
+                    d += q[h][i] * k[u][i];
+                d = ad_warp_sum(d);
+                float mn = fmaxf(m[h], d), c = __expf(m[h] - mn), e = __expf(d - mn);
+                l[h] = l[h] * c + e;
+#pragma unroll
+                for (int i = 0; i < E; i++)
+                    acc[h][i] = acc[h][i] * c + e * v[u][i];
+                m[h] = mn;
+            }
+        }
+    }
+    /* merge the warps, one head at a time, and write this CTA's partial */
+    float *part = (float *)(uintptr_t)p.part_va;
+    for (uint32_t h = 0; h < gs; h++) {
+        float mh = m[0], lh = l[0], ah[E];
+#pragma unroll
+        for (int i = 0; i < E; i++)
+            ah[i] = acc[0][i];
+#pragma unroll
+        for (int j = 0; j < GS; j++)
+            if (j == (int)h) {
+                mh = m[j], lh = l[j];
+#pragma unroll
+                for (int i = 0; i < E; i++)
+                    ah[i] = acc[j][i];
+            }
+        if (lane == 0)
+            sm_m[warp] = mh, sm_l[warp] = lh;
+#pragma unroll
+        for (int i = 0; i < E; i++)
+            sm_acc[warp][lane * E + i] = ah[i];
+        __syncthreads();
+        float M = -3.0e38f;
+#pragma unroll
+        for (int w = 0; w < NWARP; w++)
+            M = fmaxf(M, sm_m[w]);
+        if (n_valid == 1) { /* the only range: normalize and write the output directly */
+            float lt = 0.0f;
+#pragma unroll
+            for (int w = 0; w < NWARP; w++)
+                lt += sm_l[w] * __expf(sm_m[w] - M);
+            float *o = (float *)(uintptr_t)p.out_va + (size_t)(g * gs + h) * hd;
+            for (uint32_t e = threadIdx.x; e < hd; e += K_LLM_AD_THREADS) {
+                float a = 0.0f;
+#pragma unroll
+                for (int w = 0; w < NWARP; w++)
+                    a += sm_acc[w][e] * __expf(sm_m[w] - M);
+                o[e] = a / lt;
+            }
+            __syncthreads();
+            continue;
+        }
+        float *dst = part + ((size_t)(g * gs + h) * p.n_split + s) * (hd + 2);
+        for (uint32_t e = threadIdx.x; e < hd; e += K_LLM_AD_THREADS) {
+            float a = 0.0f;
+#pragma unroll
+            for (int w = 0; w < NWARP; w++)
+                a += sm_acc[w][e] * __expf(sm_m[w] - M);
+            dst[2 + e] = a;
+        }
+        if (threadIdx.x == 0) {
+            float lt = 0.0f;
+#pragma unroll
+            for (int w = 0; w < NWARP; w++)
+                lt += sm_l[w] * __expf(sm_m[w] - M);
+            dst[0] = M, dst[1] = lt;
+        }
+        __syncthreads();
+    }
+    if (n_valid == 1)
+        return;
+    /* the last CTA of the group merges the partials */
+    __threadfence();
+    __syncthreads();
+    unsigned int *count = (unsigned int *)(uintptr_t)p.count_va + g;
+    if (threadIdx.x == 0)
+        last = atomicAdd(count, 1u) == n_valid - 1;
+    __syncthreads();
+    if (!last)
+        return;
+    __threadfence();
+    float *out = (float *)(uintptr_t)p.out_va;
+    for (uint32_t j = threadIdx.x; j < gs * hd; j += K_LLM_AD_THREADS) {
+        uint32_t h = j / hd, e = j % hd;
+        const float *src = part + (size_t)(g * gs + h) * p.n_split * (hd + 2);
+        float M = -3.0e38f;
+        for (uint32_t r = 0; r < n_valid; r++)
+            M = fmaxf(M, __ldcg(src + r * (hd + 2)));
+        float num = 0.0f, den = 0.0f;
+        for (uint32_t r = 0; r < n_valid; r++) {
+            const float *pr = src + r * (hd + 2);
+            float c = __expf(__ldcg(pr) - M);
+            den += __ldcg(pr + 1) * c;
+            num += __ldcg(pr + 2 + e) * c;
+        }
+        out[(g * gs + h) * hd + e] = num / den;
+    }
+    if (threadIdx.x == 0)
+        *count = 0; /* ready for the next launch (a later kernel on the queue) */
+}
+
+#endif /* K_LLM_ATTN_DECODE_CUH */

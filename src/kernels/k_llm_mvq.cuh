@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: MIT
+/*
+ * k_llm_mvq.cuh - device code of the int8-activation decode mat-vec (k_llm_matvec_q8), shared
+ * by its kernels (src/kernels/k_llm_matvec.cu) and the persistent decode kernel
+ * (src/kernels/k_llm_decode.cu), which runs the same bodies phase by phase. Parameters and
+ * types: k_llm_matvec.h; repacked layouts: k_llm_quant.h.
+ */
+#ifndef K_LLM_MVQ_CUH
+#define K_LLM_MVQ_CUH
+
+#include "k_llm_matvec.h"
+#include "k_llm_quant.h"
+
+#ifndef WARP
+#define WARP 32
+#endif
+#ifndef NW
+#define NW (K_LLM_MV_THREADS / WARP)
+#endif
+
+__device__ __forceinline__ float
+mvq_warp_sum(float v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* ==== k_llm_matvec_q8: int8 activations, dp4a, weights straight into registers ====
+ * Why: the staged kernel above spends ~5 instructions and a shared-memory round trip per
+ * weight, so it is issue bound at 0.7-0.9 TB/s (bench/notes-decode.md). Here each lane reads
+ * 16-byte pieces of the rows (lane-major repacked groups, k_llm_quant.h: every warp-wide
+ * load one contiguous run) and turns 4 quants into one dp4a against 4 int8 activations. A
+ * task is one lane's share of a row per pass (64 weights for Q6_KR, 32 for the others); a
+ * unit is two rows (or a gate row and its up row) or, below K_LLM_MVQ_PAIR_ROWS rows, one.
+ * The prologue (every CTA): x' = RMSNorm(x) * w as in the f32 kernel, then per block of 16
+ * values d = max|x'| / 127 and q = rint(x' / d) into shared memory with (d, d * sum q).
+ * Two bodies: the default streams a contiguous unit range per warp with the next pass in
+ * flight; q8_matvec_split (variants) strides units over the grid and splits long rows. */
+
+struct q8_sm {
+    int8_t xq[K_LLM_MVQ_MAX_K];
+    float2 xs[K_LLM_MVQ_MAX_K / 16]; /* (d, d * sum of the block's q) */
+    float part[NW];
+};
+
+/* One task's raw bytes (see q8_load): a, b, c 16-byte pieces, s and d words. */
+struct q8_task {
+    uint4 a, b, c;
+    uint32_t s, d;
+};
+
+__device__ __forceinline__ uint4
+ldg16(const uint8_t *p)
+{
+    return __ldg((const uint4 *)p);
+}
+
+/* Values per task (one lane's share of a row per pass): 64 for Q6_KR, 32 for the others. */
+template <uint32_t TYPE>
+__device__ __forceinline__ uint32_t
+q8_ts()
+{
+    return TYPE == K_LLM_T_Q6_KR ? 64 : 32;
+}
+
+/* Load task t of a row (t % 32 is the lane for the repacked types: every load below is a
+ * contiguous run across the warp, k_llm_quant.h "lane-major" groups). */
+template <uint32_t TYPE>
+__device__ __forceinline__ void
+q8_load(const uint8_t *row, uint32_t t, struct q8_task &r)
+{
+    const uint32_t L = t % 32;
+    if (TYPE == K_LLM_T_Q6_KR) {
+        const uint8_t *g = row + 1680 * (t / 32);
+        r.a = ldg16(g + 16 * L);
+        r.b = ldg16(g + 512 + 16 * L);
+        r.c = ldg16(g + 1024 + 16 * L);
+        r.s = __ldg((const unsigned int *)(g + 1536 + 4 * L));
+        r.d = __ldg((const unsigned short *)(g + 1664 + 2 * (L / 4)));
+    } else if (TYPE == 12 || TYPE == 13) {
+        const uint32_t bs = TYPE == 12 ? 144 : 176;
+        const uint8_t *b = row + bs * (t / 8);
+        uint32_t pc = t % 8;
+        r.c = ldg16(b);
+        r.a = ldg16(b + (TYPE == 12 ? 16 : 48) + 16 * pc);
+        if (TYPE == 13)
+            r.b = ldg16(b + 16 + 16 * (pc % 2));
+    } else if (TYPE == K_LLM_T_Q8_0R) {
+        const uint8_t *g = row + 1088 * (t / 32);
+        r.a = ldg16(g + 16 * L);
+        r.b = ldg16(g + 512 + 16 * L);
+        r.d = __ldg((const unsigned short *)(g + 1024 + 2 * L));
+    } else { /* Q4_0R */
+        const uint8_t *g = row + 576 * (t / 32);
+        r.a = ldg16(g + 16 * L);
+        r.d = __ldg((const unsigned short *)(g + 512 + 2 * L));
+    }
+}
+
+__device__ __forceinline__ int
+dot16(uint4 w, uint4 x)
+{
+    int s = __dp4a((int)w.x, (int)x.x, 0);
+    s = __dp4a((int)w.y, (int)x.y, s);
+    s = __dp4a((int)w.z, (int)x.z, s);
+    return __dp4a((int)w.w, (int)x.w, s);
+}
+
+__device__ __forceinline__ uint4
+lo4(uint4 q) /* low nibbles */
+{
+    return make_uint4(q.x & 0x0F0F0F0Fu, q.y & 0x0F0F0F0Fu, q.z & 0x0F0F0F0Fu, q.w & 0x0F0F0F0Fu);
+}
+
+__device__ __forceinline__ uint4
+hi4(uint4 q) /* high nibbles */
+{
+    return make_uint4((q.x >> 4) & 0x0F0F0F0Fu, (q.y >> 4) & 0x0F0F0F0Fu, (q.z >> 4) & 0x0F0F0F0Fu,
+                      (q.w >> 4) & 0x0F0F0F0Fu);
+}
+
+/* bit `sh` of every byte of h, moved to bit 4 */
+__device__ __forceinline__ uint4
+bit4(uint4 h, uint32_t sh)
+{
+    return make_uint4(((h.x >> sh) & 0x01010101u) << 4, ((h.y >> sh) & 0x01010101u) << 4,
+                      ((h.z >> sh) & 0x01010101u) << 4, ((h.w >> sh) & 0x01010101u) << 4);
+}
+
+__device__ __forceinline__ uint4
+or4(uint4 a, uint4 b)
+{
+    return make_uint4(a.x | b.x, a.y | b.y, a.z | b.z, a.w | b.w);
+}
+
+/* Byte i (0..3) of x, zero-extended (selector nibbles 1-3 pick a zero byte of the second operand). */
+__device__ __forceinline__ uint32_t
+byte_at(uint32_t x, uint32_t i)
+{
+    return __byte_perm(x, 0, 0x4440u | i);
+}
+
+/* The 16 int8 activations from value i (a multiple of 16) and their block's (d, d * sum). */
+__device__ __forceinline__ uint4
+xq16(const struct q8_sm &sm, uint32_t i)
+{
+    return *(const uint4 *)(sm.xq + i);
+}
+
+/* Q6_KR: one run of 16 values (quants | 2 high bits at 4-5 of each byte) against x' from i. */
+__device__ __forceinline__ float
+q6_run(uint4 q, uint32_t i, const struct q8_sm &sm, uint32_t sc_byte)
+{
+    int dq = dot16(q, xq16(sm, i));
+    float2 x = sm.xs[i / 16];
+    return (float)(int8_t)sc_byte * fmaf(x.x, (float)dq, -32.0f * x.y);
+}
+
+__device__ __forceinline__ uint4
+q6_lo(uint4 ql, uint4 t1) /* low nibbles | qh bits (0,1) of t1 at 4-5 */
+{
+    return make_uint4((ql.x & 0x0F0F0F0Fu) | ((t1.x << 4) & 0x30303030u),
+                      (ql.y & 0x0F0F0F0Fu) | ((t1.y << 4) & 0x30303030u),
+                      (ql.z & 0x0F0F0F0Fu) | ((t1.z << 4) & 0x30303030u),
+                      (ql.w & 0x0F0F0F0Fu) | ((t1.w << 4) & 0x30303030u));
+}
+
+__device__ __forceinline__ uint4
+q6_hi(uint4 ql, uint4 t1) /* high nibbles | qh bits (4,5) of t1 */
+{
+    return make_uint4(((ql.x >> 4) & 0x0F0F0F0Fu) | (t1.x & 0x30303030u),
+                      ((ql.y >> 4) & 0x0F0F0F0Fu) | (t1.y & 0x30303030u),
+                      ((ql.z >> 4) & 0x0F0F0F0Fu) | (t1.z & 0x30303030u),
+                      ((ql.w >> 4) & 0x0F0F0F0Fu) | (t1.w & 0x30303030u));
+}
+
+/* Dot of task t of a row with x'. */
+template <uint32_t TYPE>
+__device__ __forceinline__ float
+q8_dot(const struct q8_task &r, uint32_t t, const struct q8_sm &sm)
+{
+    const uint32_t L = t % 32;
+    if (TYPE == K_LLM_T_Q6_KR) {
+        /* values 256b + 128h + l0 + {0: qa lo, 64: qa hi, 32: qb lo, 96: qb hi} + 0..15 */
+        uint32_t b = L / 4, h = (L / 2) % 2, l0 = 16 * (L % 2);
+        uint32_t i0 = 2048 * (t / 32) + 256 * b + 128 * h + l0;
+        uint4 t1 = make_uint4(r.c.x >> 2, r.c.y >> 2, r.c.z >> 2, r.c.w >> 2);
+        float v = q6_run(q6_lo(r.a, r.c), i0, sm, byte_at(r.s, 0)) + q6_run(q6_hi(r.a, r.c), i0 + 64, sm, byte_at(r.s, 1)) +
+                  q6_run(q6_lo(r.b, t1), i0 + 32, sm, byte_at(r.s, 2)) + q6_run(q6_hi(r.b, t1), i0 + 96, sm, byte_at(r.s, 3));
+        return k_llm_f16((uint16_t)r.d) * v;
+    } else if (TYPE == 12 || TYPE == 13) {
+        uint32_t pc = t % 8, j = pc / 2, l0 = 16 * (pc % 2);
+        uint32_t i0 = 256 * (t / 8) + 64 * j + l0; /* low nibbles: sub-block 2j; high: 2j+1 at +32 */
+        uint4 lo = lo4(r.a), hi = hi4(r.a);
+        if (TYPE == 13) {
+            lo = or4(lo, bit4(r.b, 2 * j));
+            hi = or4(hi, bit4(r.b, 2 * j + 1));
+        }
+        int dl = dot16(lo, xq16(sm, i0)), dh = dot16(hi, xq16(sm, i0 + 32));
+        float2 xl = sm.xs[i0 / 16], xh = sm.xs[i0 / 16 + 2];
+        /* 6-bit scale/min of sub-blocks 2j, 2j+1 from scales[12] = head bytes 4..15 (c.y..c.w) */
+        uint32_t s0 = 2 * j, s1 = 2 * j + 1, sc0, m0, sc1, m1;
+        if (j < 2) {
+            sc0 = byte_at(r.c.y, s0) & 63, m0 = byte_at(r.c.z, s0) & 63;
+            sc1 = byte_at(r.c.y, s1) & 63, m1 = byte_at(r.c.z, s1) & 63;
+        } else {
+            uint32_t a0 = byte_at(r.c.w, s0 - 4), a1 = byte_at(r.c.w, s1 - 4);
+            uint32_t b0 = byte_at(r.c.y, s0 - 4), b1 = byte_at(r.c.y, s1 - 4);
+            uint32_t c0 = byte_at(r.c.z, s0 - 4), c1 = byte_at(r.c.z, s1 - 4);
+            sc0 = (a0 & 0xF) | ((b0 >> 6) << 4), m0 = (a0 >> 4) | ((c0 >> 6) << 4);
+            sc1 = (a1 & 0xF) | ((b1 >> 6) << 4), m1 = (a1 >> 4) | ((c1 >> 6) << 4);
+        }
+        float d = k_llm_f16((uint16_t)(r.c.x & 0xFFFF)), dmin = k_llm_f16((uint16_t)(r.c.x >> 16));
+        return d * ((float)sc0 * xl.x * (float)dl + (float)sc1 * xh.x * (float)dh) -
+               dmin * ((float)m0 * xl.y + (float)m1 * xh.y);
+    } else if (TYPE == K_LLM_T_Q8_0R) {
+        uint32_t i0 = 1024 * (t / 32) + 32 * L;
+        int d0 = dot16(r.a, xq16(sm, i0)), d1 = dot16(r.b, xq16(sm, i0 + 16));
+        float2 x0 = sm.xs[i0 / 16], x1 = sm.xs[i0 / 16 + 1];
+        return k_llm_f16((uint16_t)r.d) * (x0.x * (float)d0 + x1.x * (float)d1);
+    } else { /* Q4_0R: low nibbles values 0..15 of the block, high 16..31 */
+        uint32_t i0 = 1024 * (t / 32) + 32 * L;
+        int d0 = dot16(lo4(r.a), xq16(sm, i0)), d1 = dot16(hi4(r.a), xq16(sm, i0 + 16));
+        float2 x0 = sm.xs[i0 / 16], x1 = sm.xs[i0 / 16 + 1];
+        return k_llm_f16((uint16_t)r.d) *
+               (fmaf(x0.x, (float)d0, -8.0f * x0.y) + fmaf(x1.x, (float)d1, -8.0f * x1.y));
+    }
+}
+
+/* Slice ks (of W) of both rows of a unit: acc[0] row a, acc[1] row b (when has_b). U tasks
+ * per lane and row per pass; all loads of a pass are issued before the first dot. */
+template <uint32_t TYPE, int U>
+__device__ __forceinline__ void
+q8_unit(const uint8_t *ra, const uint8_t *rb, bool has_b, uint32_t k, uint32_t ks, uint32_t W, uint32_t lane,
+        const struct q8_sm &sm, float *acc)
+{
+    const uint32_t nt = k / q8_ts<TYPE>(), t_beg = nt * ks / W, t_end = nt * (ks + 1) / W;
+    for (uint32_t t0 = t_beg + lane; t0 < t_end; t0 += 32 * U) {
+        struct q8_task r[2][U];
+#pragma unroll
+        for (int i = 0; i < U; i++)
+            if (t0 + 32 * i < t_end)
+                q8_load<TYPE>(ra, t0 + 32 * i, r[0][i]);
+        if (has_b) {
+#pragma unroll
+            for (int i = 0; i < U; i++)
+                if (t0 + 32 * i < t_end)
+                    q8_load<TYPE>(rb, t0 + 32 * i, r[1][i]);
+        }
+#pragma unroll
+        for (int i = 0; i < U; i++)
+            if (t0 + 32 * i < t_end)
+                acc[0] += q8_dot<TYPE>(r[0][i], t0 + 32 * i, sm);
+        if (has_b) {
+#pragma unroll
+            for (int i = 0; i < U; i++)
+                if (t0 + 32 * i < t_end)
+                    acc[1] += q8_dot<TYPE>(r[1][i], t0 + 32 * i, sm);
+        }
+    }
+}
+
+/* Where unit u's rows are: a (and b) row pointers, first output row, type. */
+struct q8_rows {
+    const uint8_t *ra, *rb;
+    uint32_t type, r, o; /* o: output index of row a (SWIGLU: r) */
+    bool has_b;
+};
+
+__device__ __forceinline__ void
+q8_rows_of(const struct k_llm_matvec_params &p, uint32_t u, struct q8_rows &w)
+{
+    /* constant segment indices: a dynamic index would copy the params to local memory */
+    const uint32_t rows[K_LLM_MV_SEGS] = {p.seg[0].rows, p.seg[1].rows, p.seg[2].rows};
+    const uint32_t rpu = k_llm_mvq_rpu(&p);
+    uint32_t s = 0, yoff = 0;
+    if (p.mode != K_LLM_MV_SWIGLU) {
+#pragma unroll
+        for (uint32_t j = 0; j + 1 < K_LLM_MV_SEGS; j++) {
+            uint32_t nu = (rows[j] + rpu - 1) / rpu;
+            if (s == j && j + 1 < p.n_seg && u >= nu) {
+                u -= nu;
+                yoff += rows[j];
+                s = j + 1;
+            }
+        }
+    }
+    w.type = s == 0 ? p.seg[0].type : s == 1 ? p.seg[1].type : p.seg[2].type;
+    uint64_t va = s == 0 ? p.seg[0].w_va : s == 1 ? p.seg[1].w_va : p.seg[2].w_va;
+    uint32_t srows = s == 0 ? rows[0] : s == 1 ? rows[1] : rows[2];
+    uint64_t rbytes = k_llm_row_bytes(w.type, p.k);
+    if (p.mode == K_LLM_MV_SWIGLU) {
+        w.r = w.o = u;
+        w.ra = (const uint8_t *)(uintptr_t)(p.seg[0].w_va + w.r * rbytes);
+        w.rb = (const uint8_t *)(uintptr_t)(p.seg[1].w_va + w.r * rbytes);
+        w.has_b = true;
+    } else {
+        w.r = rpu * u;
+        w.o = yoff + w.r;
+        w.ra = (const uint8_t *)(uintptr_t)(va + w.r * rbytes);
+        w.rb = w.ra + rbytes;
+        w.has_b = rpu == 2 && w.r + 1 < srows;
+    }
+}
+
+/* Prologue of every CTA: x' = RMSNorm(x) * w (when a norm weight is given), quantized per
+ * block of 16 into sm (k_llm_mvq_block); ends with a CTA barrier. CG: x is read through L2
+ * (ld.global.cg) because another CTA of the same launch wrote it (the persistent decode
+ * kernel, k_llm_decode.cu): the non-coherent path (__ldg) and L1 may hold an older copy. */
+template <bool CG>
+__device__ __forceinline__ float4
+q8_ld_act(const float4 *p)
+{
+    return CG ? __ldcg(p) : __ldg(p);
+}
+
+template <bool CG = false>
+__device__ __forceinline__ void
+q8_prologue(const struct k_llm_matvec_params &p, struct q8_sm &sm)
+{
+    const uint32_t t = threadIdx.x, lane = t % WARP, warp = t / WARP, k = p.k;
+    float inv = 1.0f;
+    if (p.norm_w_va) {
+        const float4 *x4 = (const float4 *)(uintptr_t)p.x_va;
+        float ss = 0.0f;
+        for (uint32_t j = t; j < k / 4; j += K_LLM_MV_THREADS) {
+            float4 v = q8_ld_act<CG>(x4 + j);
+            ss += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+        }
+        ss = mvq_warp_sum(ss);
+        if (lane == 0)
+            sm.part[warp] = ss;
+        __syncthreads();
+        float tot = 0.0f;
+#pragma unroll
+        for (int w = 0; w < NW; w++)
+            tot += sm.part[w];
+        inv = rsqrtf(tot / (float)k + p.eps);
+    }
+    for (uint32_t bi = t; bi < k / 16; bi += K_LLM_MV_THREADS) {
+        const float4 *xp = (const float4 *)(uintptr_t)(p.x_va + 64ull * bi);
+        float v[16];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            float4 a = q8_ld_act<CG>(xp + i);
+            v[4 * i] = a.x, v[4 * i + 1] = a.y, v[4 * i + 2] = a.z, v[4 * i + 3] = a.w;
+        }
+        if (p.norm_w_va) {
+            const float4 *wp = (const float4 *)(uintptr_t)(p.norm_w_va + 64ull * bi);
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                float4 w = __ldg(wp + i);
+                v[4 * i] = v[4 * i] * inv * w.x, v[4 * i + 1] = v[4 * i + 1] * inv * w.y;
+                v[4 * i + 2] = v[4 * i + 2] * inv * w.z, v[4 * i + 3] = v[4 * i + 3] * inv * w.w;
+            }
+        }
+        int8_t q[16];
+        float d = k_llm_mvq_block(v, q);
+        uint32_t w[4] = {0, 0, 0, 0};
+        int sum = 0;
+#pragma unroll
+        for (int i = 0; i < 16; i++) {
+            sum += q[i];
+            w[i / 4] |= ((uint32_t)q[i] & 0xFFu) << (8 * (i % 4));
+        }
+        *(uint4 *)(sm.xq + 16 * bi) = make_uint4(w[0], w[1], w[2], w[3]);
+        sm.xs[bi] = make_float2(d, d * (float)sum);
+    }
+    __syncthreads();
+}
+
+/* The kernel body; U: tasks per lane and row per pass. A unit's row length is split over
+ * W = k_llm_mvq_split(k) warps of the CTA (long rows, e.g. the FFN down projection, would
+ * otherwise leave too few warps per SM), whose sums are added in a fixed order. */
+template <int U>
+__device__ __forceinline__ void
+q8_matvec_split(const struct k_llm_matvec_params &p)
+{
+    __shared__ __align__(16) struct q8_sm sm;
+    __shared__ float red[NW][2];
+    const uint32_t t = threadIdx.x, lane = t % WARP, warp = t / WARP, k = p.k;
+    const uint32_t units = k_llm_mvq_units(&p), W = k_llm_mvq_split(k), upc = NW / W;
+    if (blockIdx.x * upc >= units || k > K_LLM_MVQ_MAX_K || k % 256)
+        return;
+
+    const uint32_t us = warp / W, ks = warp % W;
+
+    q8_prologue(p, sm);
+
+    float *y = (float *)(uintptr_t)p.y_va;
+    const float *bias = (const float *)(uintptr_t)p.b_va;
+    /* CTA-uniform loop (the split's reduction synchronizes the CTA) */
+    for (uint32_t u0 = blockIdx.x * upc; u0 < units; u0 += gridDim.x * upc) {
+        const uint32_t u = u0 + us;
+        struct q8_rows w;
+        float acc[2] = {0.0f, 0.0f};
+        if (u < units) {
+            q8_rows_of(p, u, w);
+            switch (w.type) {
+            case 12: q8_unit<12, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
+            case 13: q8_unit<13, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
+            case K_LLM_T_Q4_0R: q8_unit<K_LLM_T_Q4_0R, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
+            case K_LLM_T_Q8_0R: q8_unit<K_LLM_T_Q8_0R, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
+            case K_LLM_T_Q6_KR: q8_unit<K_LLM_T_Q6_KR, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
+            default: break;
+            }
+        }
+        float a = mvq_warp_sum(acc[0]), b = mvq_warp_sum(acc[1]);
+        if (W > 1) {
+            if (lane == 0)
+                red[warp][0] = a, red[warp][1] = b;
+            __syncthreads();
+            if (ks == 0) {
+                a = b = 0.0f;
+                for (uint32_t i = 0; i < W; i++)
+                    a += red[warp + i][0], b += red[warp + i][1];
+            }
+            __syncthreads(); /* red is rewritten next round */
+        }
+        if (u >= units || ks != 0 || lane != 0)
+            continue;
+        if (p.mode == K_LLM_MV_SWIGLU) {
+            y[w.o] = a / (1.0f + __expf(-a)) * b;
+            continue;
+        }
+        y[w.o] = (p.mode == K_LLM_MV_ACC ? y[w.o] : 0.0f) + a + (bias ? bias[w.o] : 0.0f);
+        if (w.has_b)
+            y[w.o + 1] = (p.mode == K_LLM_MV_ACC ? y[w.o + 1] : 0.0f) + b + (bias ? bias[w.o + 1] : 0.0f);
+    }
+}
+
+/* Tasks per row of a type (q8_ts); 0 for types the kernel does not read. */
+__device__ __forceinline__ uint32_t
+q8_nt(uint32_t type, uint32_t k)
+{
+    return type == K_LLM_T_Q6_KR ? k / 64 : k / 32;
+}
+
+/* One pass of a warp (task t = pass * 32 + lane of both rows of its unit): loads, and dot. */
+__device__ __forceinline__ void
+q8_load_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, struct q8_task *r)
+{
+    if (t >= nt)
+        return;
+    switch (w.type) {
+#define Q8_LOAD_CASE(T)                                                                                                \
+    case T:                                                                                                            \
+        q8_load<T>(w.ra, t, r[0]);                                                                                     \
+        if (w.has_b)                                                                                                   \
+            q8_load<T>(w.rb, t, r[1]);                                                                                 \
+        break;
+        Q8_LOAD_CASE(12)
+        Q8_LOAD_CASE(13)
+        Q8_LOAD_CASE(K_LLM_T_Q4_0R)
+        Q8_LOAD_CASE(K_LLM_T_Q8_0R)
+        Q8_LOAD_CASE(K_LLM_T_Q6_KR)
+#undef Q8_LOAD_CASE
+    default: break;
+    }
+}
+
+__device__ __forceinline__ void
+q8_dot_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, const struct q8_task *r, const struct q8_sm &sm,
+            float *acc)
+{
+    if (t >= nt)
+        return;
+    switch (w.type) {
+#define Q8_DOT_CASE(T)                                                                                                 \
+    case T:                                                                                                            \
+        acc[0] += q8_dot<T>(r[0], t, sm);                                                                              \
+        if (w.has_b)                                                                                                   \
+            acc[1] += q8_dot<T>(r[1], t, sm);                                                                          \
+        break;
+        Q8_DOT_CASE(12)
+        Q8_DOT_CASE(13)
+        Q8_DOT_CASE(K_LLM_T_Q4_0R)
+        Q8_DOT_CASE(K_LLM_T_Q8_0R)
+        Q8_DOT_CASE(K_LLM_T_Q6_KR)
+#undef Q8_DOT_CASE
+    default: break;
+    }
+}
+
+/* The streaming body: each warp takes a contiguous range of units (neighbouring rows) and
+ * walks it as one sequence of passes, the next pass's loads issued before the current pass
+ * is dotted, reduced and stored. Measured on H100 (bench/notes-decode.md): it needs both
+ * this order and the lane-major layouts (every warp load one contiguous run) - with either
+ * alone the output head streamed ~1.25 TB/s, with both ~2 TB/s on loads alone.
+ * Split in two so the persistent decode kernel can issue a phase's first weight loads before
+ * it waits for the previous phase (weights do not depend on it): q8_stream_begin takes the
+ * warp's unit range and loads its first pass; q8_stream_run forms x' and walks the range,
+ * handing each finished unit's sums to the epilogue `epi(w, a, b)` (lane 0). */
+struct q8_stream {
+    struct q8_rows wc;
+    struct q8_task cur[2];
+    uint32_t ntc, ub, ue;
+};
+
+__device__ __forceinline__ void
+q8_stream_begin(const struct k_llm_matvec_params &p, struct q8_stream &st)
+{
+    const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
+    const uint32_t units = k_llm_mvq_units(&p);
+    const uint64_t tw = (uint64_t)gridDim.x * NW, gw = (uint64_t)blockIdx.x * NW + warp;
+    st.ub = (uint32_t)(units * gw / tw), st.ue = (uint32_t)(units * (gw + 1) / tw);
+    st.ntc = 0;
+    if (st.ub < st.ue) {
+        q8_rows_of(p, st.ub, st.wc);
+        st.ntc = q8_nt(st.wc.type, p.k);
+        q8_load_pass(st.wc, lane, st.ntc, st.cur);
+    }
+}
+
+/* The epilogue of k_llm_matvec_q8: SET, ACC (y += , read through L2 when CG) or SWIGLU. */
+template <bool CG>
+struct q8_epi_std {
+    const struct k_llm_matvec_params &p;
+    __device__ __forceinline__ void
+    operator()(const struct q8_rows &w, float a, float b) const
+    {
+        float *y = (float *)(uintptr_t)p.y_va;
+        const float *bias = (const float *)(uintptr_t)p.b_va;
+        if (p.mode == K_LLM_MV_SWIGLU) {
+            y[w.o] = a / (1.0f + __expf(-a)) * b;
+            return;
+        }
+        const bool acc = p.mode == K_LLM_MV_ACC;
+        y[w.o] = (acc ? (CG ? __ldcg(y + w.o) : y[w.o]) : 0.0f) + a + (bias ? bias[w.o] : 0.0f);
+        if (w.has_b)
+            y[w.o + 1] = (acc ? (CG ? __ldcg(y + w.o + 1) : y[w.o + 1]) : 0.0f) + b + (bias ? bias[w.o + 1] : 0.0f);
+    }
+};
+
+template <bool CG, class EPI>
+__device__ __forceinline__ void
+q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct q8_sm &sm, const EPI &epi)
+{
+    const uint32_t lane = threadIdx.x % WARP, k = p.k;
+    q8_prologue<CG>(p, sm);
+    struct q8_rows wn;
+    struct q8_task nxt[2];
+    uint32_t ntn = 0;
+    float acc[2] = {0.0f, 0.0f};
+    uint32_t pass = 0;
+    for (uint32_t u = st.ub; u < st.ue;) {
+        const uint32_t P = (st.ntc + 31) / 32, np = pass + 1 == P ? 0 : pass + 1;
+        const bool last = np == 0 && u + 1 == st.ue;
+        if (!last) {
+            if (np == 0) {
+                q8_rows_of(p, u + 1, wn);
+                ntn = q8_nt(wn.type, k);
+            } else {
+                wn = st.wc, ntn = st.ntc;
+            }
+            q8_load_pass(wn, np * 32 + lane, ntn, nxt);
+        }
+        q8_dot_pass(st.wc, pass * 32 + lane, st.ntc, st.cur, sm, acc);
+        if (np == 0) { /* the unit is complete */
+            float a = mvq_warp_sum(acc[0]), b = mvq_warp_sum(acc[1]);
+            acc[0] = acc[1] = 0.0f;
+            if (lane == 0)
+                epi(st.wc, a, b);
+            u++;
+        }
+        if (last)
+            break;
+        st.wc = wn, st.ntc = ntn;
+        st.cur[0] = nxt[0], st.cur[1] = nxt[1];
+        pass = np;
+    }
+}
+
+__device__ __forceinline__ void
+q8_matvec_stream(const struct k_llm_matvec_params &p)
+{
+    __shared__ __align__(16) struct q8_sm sm;
+    if (p.k > K_LLM_MVQ_MAX_K || p.k % 256) /* (every CTA may own units: no early exit by index) */
+        return;
+    struct q8_stream st;
+    q8_stream_begin(p, st); /* the first pass's loads fly during the prologue */
+    q8_stream_run<false>(p, st, sm, q8_epi_std<false>{p});
+}
+
+#endif /* K_LLM_MVQ_CUH */
