@@ -36,3 +36,15 @@ for ps in 1 0; do
     NVHCQ_PERSIST=$ps timeout 120 $B/nvhcq llm-bench -m $f -p 0 -n 64 -r 2 -d ${DEPTH:-0,1024,4096} --dev rm:0 2>&1 | grep -E "tg|error"
 done
 echo "persist done after $(($(date +%s) - t0)) s"
+# A/B of a branch's tree carried in .wt_pa (prefill work): its GPU prefill tests and pp512
+if [ -d .wt_pa ]; then
+    (cd .wt_pa && make -j16 CUARCH=90 >"$out/build_pa.log" 2>&1) || { echo "branch build failed"; tail -20 "$out/build_pa.log"; }
+    HCQ_TEST_DEVS="rm:0 cuda:0" timeout 200 .wt_pa/build/tests/test_llm_e2e devices_match_cpu devices_match_cpu_gemm prefill_vs_decode 2>&1 | grep -v "warn\]" | tail -8
+    for r in main branch main branch; do
+        b=$B/nvhcq; [ $r = branch ] && b=.wt_pa/build/nvhcq
+        echo "-- pp512 $r"
+        timeout 60 $b llm-bench -m /tmp/m_q6_k.gguf -p 512 -n 0 -r 3 --dev rm:0 2>&1 | grep -E "pp|error"
+    done
+    timeout 60 .wt_pa/build/nvhcq llm-bench -m /tmp/m_q6_k.gguf -p 512 -n 0 -r 1 --profile --dev rm:0 2>&1 | tail -3
+fi
+echo "all done after $(($(date +%s) - t0)) s"
