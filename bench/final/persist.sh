@@ -45,6 +45,5 @@ if [ -d .wt_pa ]; then
         echo "-- pp512 $r"
         timeout 60 $b llm-bench -m /tmp/m_q6_k.gguf -p 512 -n 0 -r 3 --dev rm:0 2>&1 | grep -E "pp|error"
     done
-    timeout 60 .wt_pa/build/nvhcq llm-bench -m /tmp/m_q6_k.gguf -p 512 -n 0 -r 1 --profile --dev rm:0 2>&1 | tail -3
 fi
 echo "all done after $(($(date +%s) - t0)) s"
