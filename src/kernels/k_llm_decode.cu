@@ -61,6 +61,8 @@ dl_barrier(const struct k_llm_decode_params &p, uint32_t phase)
         }
         __threadfence();
         ok = good;
+        if (p.trace_va && blockIdx.x == 0)
+            ((volatile unsigned long long *)(uintptr_t)p.trace_va)[phase] = dl_time_ns();
     }
     __syncthreads();
     return ok != 0;
@@ -106,6 +108,14 @@ dl_layers(const struct k_llm_decode_params &p, struct q8_sm &sm)
     a.hd = p.hd, a.n_split = p.n_split, a.scale = p.scale, a.pad = 0;
     const uint32_t kv_dim = p.n_head_kv * p.hd, items = p.n_head_kv * p.n_split;
     uint32_t phase = 0;
+    if (p.trace_va && blockIdx.x == 0 && threadIdx.x == 0)
+        ((volatile unsigned long long *)(uintptr_t)p.trace_va)[0] = dl_time_ns();
+    if (p.flags & K_LLM_DL_F_BARRIERS_ONLY) {
+        for (uint32_t l = 0; l < 5 * p.n_layer; l++)
+            if (!dl_barrier(p, ++phase))
+                return false;
+        return true;
+    }
     struct q8_stream st;
     q8_stream_begin(tab[0], st);
     for (uint32_t l = 0; l < p.n_layer; l++) {
@@ -167,7 +177,8 @@ dl_kernel(const struct k_llm_decode_params &p)
     }
 }
 
-/* One kernel per head size (each instance of the attention body has its own shared memory). */
+/* One kernel per head size (each instance of the attention body has its own shared memory).
+ * _1 variants (NVHCQ_PERSIST=1cta, A/B): one CTA per SM, no register cap below 255. */
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
 k_llm_decode_layers(const struct k_llm_decode_params p)
 {
@@ -176,6 +187,18 @@ k_llm_decode_layers(const struct k_llm_decode_params p)
 
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
 k_llm_decode_layers_hd128(const struct k_llm_decode_params p)
+{
+    dl_kernel<4>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 1)
+k_llm_decode_layers_1(const struct k_llm_decode_params p)
+{
+    dl_kernel<2>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 1)
+k_llm_decode_layers_hd128_1(const struct k_llm_decode_params p)
 {
     dl_kernel<4>(p);
 }

@@ -61,9 +61,13 @@ struct k_llm_decode_params {
     uint32_t n_head_kv, hd;
     uint32_t n_split;
     float base, scale;
-    uint32_t pad;
+    uint32_t flags;    /* K_LLM_DL_F_* */
+    uint64_t trace_va; /* u64 [1 + 5 n_layer] host-visible, or 0: CTA 0's clock (ns) at the start
+                        * and after every barrier (llm_model_profile_step's per-phase rows) */
 };
-_Static_assert(sizeof(struct k_llm_decode_params) == 120, "decode size");
+/* Diagnostic (NVHCQ_PERSIST_EMPTY=1): barriers only, no phase work - what the barriers cost. */
+#define K_LLM_DL_F_BARRIERS_ONLY 1u
+_Static_assert(sizeof(struct k_llm_decode_params) == 128, "decode size");
 _Static_assert(offsetof(struct k_llm_decode_params, kv_va) == 8 &&
                    offsetof(struct k_llm_decode_params, kv_layer_B) == 16 &&
                    offsetof(struct k_llm_decode_params, q_va) == 24 &&
@@ -81,7 +85,9 @@ _Static_assert(offsetof(struct k_llm_decode_params, kv_va) == 8 &&
                    offsetof(struct k_llm_decode_params, hd) == 100 &&
                    offsetof(struct k_llm_decode_params, n_split) == 104 &&
                    offsetof(struct k_llm_decode_params, base) == 108 &&
-                   offsetof(struct k_llm_decode_params, scale) == 112,
+                   offsetof(struct k_llm_decode_params, scale) == 112 &&
+                   offsetof(struct k_llm_decode_params, flags) == 116 &&
+                   offsetof(struct k_llm_decode_params, trace_va) == 120,
                "decode offsets");
 
 #endif /* K_LLM_DECODE_H */

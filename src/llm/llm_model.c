@@ -282,6 +282,8 @@ llm_model_logits(struct llm_model *m)
 
 /* ==== Forward ==== */
 
+#define PERSIST_TAG "decode layers (persistent)"
+
 /* Patch slots of one recorded step (graph recording) or none (direct). */
 struct step {
     bool graph;
@@ -526,7 +528,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_decode_params, pos), 4};
         l.patches = s->graph ? pt : NULL;
         l.patch_count = s->graph ? 1 : 0;
-        m->tag = "decode layers (persistent)";
+        m->tag = PERSIST_TAG;
         m->tag_B = m->weights_B; /* approximately: all layer matrices (+ embedding/head) */
         if ((st = launch_prog(m, &l)))
             return st;
@@ -874,6 +876,11 @@ llm_model_profile_step(struct llm_model *m, int32_t token, uint32_t pos, struct 
             rows[r].us += us;
             rows[r].bytes += pf->bytes[i];
         }
+        for (uint32_t r = 0; m->persist && r < *n_rows; r++)
+            if (!strcmp(rows[r].kernel, PERSIST_TAG)) {
+                llm_persist_prof_rows(m, rows, r, max_rows, n_rows);
+                break;
+            }
     }
     for (uint32_t i = 0; i <= PROF_MAX; i++)
         hcq_signal_destroy(pf->ts[i]);

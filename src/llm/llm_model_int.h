@@ -109,9 +109,10 @@ struct llm_model {
     bool persist_failed; /* it abandoned a step once (barrier timeout): off for good */
     uint32_t pgrid;      /* its grid: one wave */
     struct hcq_program *pprog;
-    struct hcq_buf *ptab; /* struct k_llm_matvec_params [n_layer][K_LLM_DL_PHASES] */
-    struct hcq_buf *pbar; /* u32 [4] barrier words (device) */
-    struct hcq_buf *perr; /* u32 error word (host-visible) */
+    struct hcq_buf *ptab;   /* struct k_llm_matvec_params [n_layer][K_LLM_DL_PHASES] */
+    struct hcq_buf *pbar;   /* u32 [4] barrier words (device) */
+    struct hcq_buf *perr;   /* u32 error word (host-visible) */
+    struct hcq_buf *ptrace; /* u64 phase clock of a profiled step (host-visible) */
 };
 
 /* llm_persist.c */
@@ -121,6 +122,8 @@ enum hcq_status llm_persist_params(const struct llm_model *m, uint32_t pos, stru
  * graph dropped: run the step again). */
 bool llm_persist_check(struct llm_model *m);
 void llm_persist_free(struct llm_model *m);
+void llm_persist_prof_rows(const struct llm_model *m, struct llm_prof_row *rows, uint32_t r,
+                           uint32_t max_rows, uint32_t *n_rows);
 
 /* llm_upload.c */
 enum hcq_status llm_check_state_size(const struct llm_model *m);

@@ -15,8 +15,10 @@
  */
 #include "llm_model_int.h"
 #include "util_log.h"
+#include "k_llm_quant.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,7 +58,9 @@ llm_persist_init(struct llm_model *m, uint32_t sm_count)
             if (!k_llm_mvq_type_ok(mats[i]->type, mats[i]->ne0) || m->mv_f32)
                 return HCQ_OK; /* some launch would take the f32 mat-vec */
     }
-    const char *name = hp->head_dim == 128 ? "k_llm_decode_layers_hd128" : "k_llm_decode_layers";
+    char name[48];
+    snprintf(name, sizeof name, "k_llm_decode_layers%s%s", hp->head_dim == 128 ? "_hd128" : "",
+             env && !strcmp(env, "1cta") ? "_1" : "");
     if (hcq_program_load(m->dev, name, &m->pprog) != HCQ_OK) {
         HCQ_LOG_WARN("llm: persistent decode kernel %s not loaded (%s): one launch per kernel", name,
                      hcq_last_error());
@@ -82,7 +86,8 @@ llm_persist_init(struct llm_model *m, uint32_t sm_count)
         (st = hcq_buf_alloc(m->dev, sizeof zero, HCQ_MEM_DEVICE, &m->pbar)) ||
         (st = hcq_buf_write(m->pbar, 0, zero, sizeof zero)) ||
         (st = hcq_buf_alloc(m->dev, sizeof zero, HCQ_MEM_HOST, &m->perr)) ||
-        (st = hcq_buf_write(m->perr, 0, zero, sizeof zero))) {
+        (st = hcq_buf_write(m->perr, 0, zero, sizeof zero)) ||
+        (st = hcq_buf_alloc(m->dev, 8ull * (1 + 5 * hp->n_layer), HCQ_MEM_HOST, &m->ptrace))) {
         free(tab);
         return st;
     }
@@ -129,6 +134,9 @@ llm_persist_params(const struct llm_model *m, uint32_t pos, struct k_llm_decode_
     dp->n_split = K_LLM_AD_SPLITS;
     dp->base = hp->rope_base;
     dp->scale = 1.0f / sqrtf((float)hp->head_dim);
+    dp->trace_va = m->prof ? hcq_buf_va(m->ptrace) : 0;
+    const char *e = getenv("NVHCQ_PERSIST_EMPTY");
+    dp->flags = e && !strcmp(e, "1") ? K_LLM_DL_F_BARRIERS_ONLY : 0;
     return HCQ_OK;
 }
 
@@ -154,13 +162,53 @@ llm_persist_check(struct llm_model *m)
     return true;
 }
 
+/* The per-phase rows of a profiled step: the trace's n_layer x 5 intervals summed per phase
+ * name, bytes from the table's tensors. Replaces row `r` (the launch's own row). */
+void
+llm_persist_prof_rows(const struct llm_model *m, struct llm_prof_row *rows, uint32_t r, uint32_t max_rows,
+                      uint32_t *n_rows)
+{
+    static const char *const names[5] = {"persistent: norm+qkv+rope+kv", "persistent: attention (split-K)",
+                                         "persistent: o+residual", "persistent: norm+gate,up+silu",
+                                         "persistent: down+residual"};
+    const uint64_t *tr = hcq_buf_map(m->ptrace);
+    const uint32_t nl = m->hp.n_layer;
+    if (!tr || !tr[0] || *n_rows + 4 > max_rows)
+        return;
+    struct llm_prof_row ph[5];
+    for (int i = 0; i < 5; i++)
+        ph[i] = (struct llm_prof_row){.kernel = names[i], .count = nl};
+    for (uint32_t l = 0; l < nl; l++) {
+        const struct dtensor *w = m->lw[l];
+        for (int i = 0; i < 5; i++) {
+            uint64_t t0 = tr[5 * l + i], t1 = tr[5 * l + i + 1];
+            ph[i].us += t1 > t0 ? (double)(t1 - t0) * 1e-3 : 0;
+        }
+        const struct dtensor *bw[5][2] = {
+            {&w[LW_Q], NULL}, {NULL, NULL}, {&w[LW_O], NULL}, {&w[LW_GATE], &w[LW_UP]}, {&w[LW_DOWN], NULL}};
+        for (int i = 0; i < 5; i++)
+            for (int j = 0; j < 2; j++)
+                if (bw[i][j])
+                    ph[i].bytes += k_llm_row_bytes(bw[i][j]->type, bw[i][j]->ne0) * bw[i][j]->ne1;
+        ph[0].bytes += k_llm_row_bytes(w[LW_K].type, w[LW_K].ne0) * w[LW_K].ne1 +
+                       k_llm_row_bytes(w[LW_V].type, w[LW_V].ne0) * w[LW_V].ne1;
+    }
+    /* rows after r move down by 4 */
+    for (uint32_t i = *n_rows; i-- > r + 1;)
+        rows[i + 4] = rows[i];
+    for (int i = 0; i < 5; i++)
+        rows[r + i] = ph[i];
+    *n_rows += 4;
+}
+
 void
 llm_persist_free(struct llm_model *m)
 {
     hcq_buf_free(m->ptab);
     hcq_buf_free(m->pbar);
     hcq_buf_free(m->perr);
+    hcq_buf_free(m->ptrace);
     hcq_program_destroy(m->pprog);
-    m->ptab = m->pbar = m->perr = NULL;
+    m->ptab = m->pbar = m->perr = m->ptrace = NULL;
     m->pprog = NULL;
 }

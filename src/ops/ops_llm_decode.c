@@ -47,7 +47,8 @@ twin_decode_layers(struct hcq_twin_launch *l)
     hcq_twin_fn mv = find_twin(ops_llm_matvec_kernels, "k_llm_matvec_q8"),
                 rope = find_twin(ops_llm_kernels, "k_llm_rope_kv"),
                 attn = find_twin(ops_llm_attn_decode_kernels, "k_llm_attn_decode");
-    if (!mv || !rope || !attn || p.pos >= p.n_ctx || !p.n_layer || (p.hd != 64 && p.hd != 128))
+    if (!mv || !rope || !attn || p.pos >= p.n_ctx || !p.n_layer || (p.hd != 64 && p.hd != 128) ||
+        (p.flags & K_LLM_DL_F_BARRIERS_ONLY))
         return;
     const uint64_t tab_B = (uint64_t)p.n_layer * K_LLM_DL_PHASES * sizeof(struct k_llm_matvec_params);
     const struct k_llm_matvec_params *tab = HCQ_TWIN_PTR(l, p.tab_va, tab_B);
@@ -102,5 +103,7 @@ twin_decode_layers(struct hcq_twin_launch *l)
 const struct hcq_kernel_desc ops_llm_decode_kernels[] = {
     {"k_llm_decode_layers", "k_llm_decode", sizeof(struct k_llm_decode_params), twin_decode_layers},
     {"k_llm_decode_layers_hd128", "k_llm_decode", sizeof(struct k_llm_decode_params), twin_decode_layers},
+    {"k_llm_decode_layers_1", "k_llm_decode", sizeof(struct k_llm_decode_params), twin_decode_layers},
+    {"k_llm_decode_layers_hd128_1", "k_llm_decode", sizeof(struct k_llm_decode_params), twin_decode_layers},
     {0},
 };
