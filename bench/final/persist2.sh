@@ -15,9 +15,9 @@ V=tests/data/tokenizers/ggml-vocab-gpt-2.gguf
 f=/tmp/m_q6_k.gguf
 $B/nvhcq gen-model --preset llama-3.2-1b --type q6_k --vocab $V -o $f >/dev/null 2>&1 || echo "gen failed"
 HCQ_TEST_DEVS="rm:0" timeout 100 $B/tests/test_llm_e2e persistent_vs_per_kernel 2>&1 | grep -E "rm:0|ok|FAIL"
-for v in ${VARIANTS:-0 1 1cta empty 0 1 1cta}; do
+for v in ${VARIANTS:-0 1 1cta empty 0 1 1cta}; do # 0: per-kernel (default)
     e="NVHCQ_PERSIST=$v"
-    [ $v = empty ] && e="NVHCQ_PERSIST_EMPTY=1"
+    [ $v = empty ] && e="NVHCQ_PERSIST=1 NVHCQ_PERSIST_EMPTY=1"
     echo "-- $e"
     env $e timeout 60 $B/nvhcq llm-bench -m $f -p 0 -n 128 -r 3 --dev rm:0 2>&1 | grep -E "tg|error|warn" | tail -2
 done

@@ -7,7 +7,10 @@
  * A LLaMA decode step on the per-kernel path is 6 launches per layer (bench/notes-decode.md);
  * this path is embed, one launch for every layer, output head. It is taken where the
  * per-kernel path would run k_llm_matvec_q8 for every layer matrix and the split-K attention,
- * the logits go through the device buffer, and NVHCQ_PERSIST is not "0" (A/B runs).
+ * the logits go through the device buffer, and NVHCQ_PERSIST is "1" (or "1cta"): it is OFF by
+ * default because it measured slower than the per-kernel path on H100 (Q6_K tg128 675 vs
+ * 1051 tok/s, bench/notes-decode.md: ~2 us per grid barrier x 80, and every phase slower
+ * than the launch it replaces - register spills under the 2-CTA cap, one more wait per phase).
  * The kernel needs its whole grid resident: the grid is one wave (mv_wave), and if a
  * barrier still times out (K_LLM_DL_TIMEOUT_NS) the kernel abandons the step, this file
  * notices it after the step (llm_persist_check), turns the path off and the step is run
@@ -46,7 +49,7 @@ llm_persist_init(struct llm_model *m, uint32_t sm_count)
     const struct llm_hparams *hp = &m->hp;
     const char *env = getenv("NVHCQ_PERSIST");
     m->persist = false;
-    if ((env && !strcmp(env, "0")) || !m->decode_fused || !m->attn_split || !m->logdev ||
+    if (!env || (strcmp(env, "1") && strcmp(env, "1cta")) || !m->decode_fused || !m->attn_split || !m->logdev ||
         (hp->head_dim != 64 && hp->head_dim != 128) || hp->n_embd > K_LLM_MVQ_MAX_K ||
         hp->n_ff > K_LLM_MVQ_MAX_K)
         return HCQ_OK;

@@ -369,7 +369,7 @@ done:
 }
 
 /* The persistent decode kernel (k_llm_decode_layers: every layer in one launch) against the
- * fused per-kernel path it replaces (NVHCQ_PERSIST=0), on cpu (twins) and every device that
+ * fused per-kernel path it replaces (NVHCQ_PERSIST=1 vs unset; off by default), on cpu (twins) and every device that
  * opens: the phases run the same device code, so the logits must agree to f32 rounding and
  * the greedy ids exactly. With NVHCQ_PERSIST_GRID set to a grid that cannot be resident, the
  * kernel's barrier times out, the step is run again on the per-kernel path and the result is
@@ -402,7 +402,9 @@ persistent_case(struct th *t, enum llm_type type, const char *grid)
         mp.dev_spec = d;
         if (grid)
             setenv("NVHCQ_PERSIST_GRID", grid, 1);
+        setenv("NVHCQ_PERSIST", "1", 1);
         enum hcq_status st = llm_model_load_gguf(g, &mp, &m);
+        unsetenv("NVHCQ_PERSIST");
         unsetenv("NVHCQ_PERSIST_GRID");
         CHECK_OK(st);
         CHECKF(!strcmp(llm_model_decode_path(m), "persistent"), "%s: decode path %s", d,
@@ -420,10 +422,7 @@ persistent_case(struct th *t, enum llm_type type, const char *grid)
         if (grid) /* the first step timed out and turned the path off */
             CHECKF(!strcmp(path_after, "fused"), "%s grid %s: decode path %s after the run", d, grid,
                    path_after);
-        setenv("NVHCQ_PERSIST", "0", 1);
-        st = llm_model_load_gguf(g, &mp, &m);
-        unsetenv("NVHCQ_PERSIST");
-        CHECK_OK(st);
+        CHECK_OK(llm_model_load_gguf(g, &mp, &m));
         CHECK(!strcmp(llm_model_decode_path(m), "fused"));
         CHECK_OK(run_model(m, pr, (uint32_t)np, tf, lf));
         llm_model_destroy(m);
