@@ -15,10 +15,12 @@
  * M = max m_s, out = sum_s acc_s e^(m_s - M) / sum_s l_s e^(m_s - M).
  */
 #include "k_llm_attn_decode.cuh"
+#include "k_llm_pf.cuh"
 
 extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 2)
 k_llm_attn_decode(const struct k_llm_attn_decode_params p)
 {
+    k_llm_pf_issue(p.pf);
     if (p.hd == 64)
         attn_decode<2, false>(p, blockIdx.x, blockIdx.y);
     else if (p.hd == 128)

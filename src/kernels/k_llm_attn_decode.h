@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "k_llm_matvec.h" /* struct k_llm_pf */
+
 #if defined(__cplusplus) && !defined(_Static_assert)
 #define _Static_assert static_assert
 #endif
@@ -40,8 +42,9 @@ struct k_llm_attn_decode_params {
     uint32_t hd, n_split;
     float scale;
     uint32_t pad;
+    struct k_llm_pf pf; /* L2 prefetch hint (k_llm_matvec.h) */
 };
-_Static_assert(sizeof(struct k_llm_attn_decode_params) == 80, "attn_decode size");
+_Static_assert(sizeof(struct k_llm_attn_decode_params) == 104, "attn_decode size");
 _Static_assert(offsetof(struct k_llm_attn_decode_params, kc_va) == 8 &&
                    offsetof(struct k_llm_attn_decode_params, vc_va) == 16 &&
                    offsetof(struct k_llm_attn_decode_params, out_va) == 24 &&
@@ -53,7 +56,8 @@ _Static_assert(offsetof(struct k_llm_attn_decode_params, kc_va) == 8 &&
                    offsetof(struct k_llm_attn_decode_params, n_head_kv) == 60 &&
                    offsetof(struct k_llm_attn_decode_params, hd) == 64 &&
                    offsetof(struct k_llm_attn_decode_params, n_split) == 68 &&
-                   offsetof(struct k_llm_attn_decode_params, scale) == 72,
+                   offsetof(struct k_llm_attn_decode_params, scale) == 72 &&
+                   offsetof(struct k_llm_attn_decode_params, pf) == 80,
                "attn_decode offsets");
 
 static inline int

@@ -49,6 +49,18 @@ struct k_llm_mv_seg {
     uint32_t type, rows;
 };
 
+/* An L2 prefetch hint (k_llm_matvec_q8, k_llm_attn_decode): up to two byte ranges the NEXT
+ * launches will read (the decode engine names the next weight matrices). The kernel spreads
+ * them over its CTAs as cp.async.bulk.prefetch.L2 requests at its start and does not wait
+ * for them: a launch whose own DRAM traffic is small (attention, the small Q|K|V and O
+ * mat-vecs, bound by latency and the prologue) then moves the next launch's weights into L2
+ * while DRAM would idle. A hint only: results never depend on it. va 16-byte aligned. */
+struct k_llm_pf {
+    uint64_t va[2];
+    uint32_t B[2];
+};
+_Static_assert(sizeof(struct k_llm_pf) == 24, "pf size");
+
 struct k_llm_matvec_params {
     struct k_llm_mv_seg seg[K_LLM_MV_SEGS];
     uint64_t x_va, y_va; /* x f32 [k], y f32 [sum of rows] (SWIGLU: [rows]) */
@@ -57,9 +69,10 @@ struct k_llm_matvec_params {
     uint32_t k, n_seg;
     uint32_t mode;
     float eps;
+    struct k_llm_pf pf; /* k_llm_matvec_q8 only */
 };
 _Static_assert(sizeof(struct k_llm_mv_seg) == 16, "mv seg size");
-_Static_assert(sizeof(struct k_llm_matvec_params) == 96, "matvec size");
+_Static_assert(sizeof(struct k_llm_matvec_params) == 120, "matvec size");
 _Static_assert(offsetof(struct k_llm_matvec_params, x_va) == 48 &&
                    offsetof(struct k_llm_matvec_params, y_va) == 56 &&
                    offsetof(struct k_llm_matvec_params, norm_w_va) == 64 &&
@@ -67,7 +80,8 @@ _Static_assert(offsetof(struct k_llm_matvec_params, x_va) == 48 &&
                    offsetof(struct k_llm_matvec_params, k) == 80 &&
                    offsetof(struct k_llm_matvec_params, n_seg) == 84 &&
                    offsetof(struct k_llm_matvec_params, mode) == 88 &&
-                   offsetof(struct k_llm_matvec_params, eps) == 92,
+                   offsetof(struct k_llm_matvec_params, eps) == 92 &&
+                   offsetof(struct k_llm_matvec_params, pf) == 96,
                "matvec offsets");
 
 /* Bytes per 256 values of a supported type (0: not supported by this kernel). */

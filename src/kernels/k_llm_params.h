@@ -146,6 +146,10 @@ _Static_assert(
         offsetof(struct k_llm_attn_params, scale) == 56 && offsetof(struct k_llm_attn_params, n_ctx) == 60,
     "attn offsets");
 
+/* k_llm_attn_tile (head_dim 64) / k_llm_attn_tile_hd128 (src/kernels/k_llm_attn_prefill.cu):
+ * the same launch contract, grid (n_head, ceil(n_tok / K_LLM_ATTN_TILE_QB(hd))), 256 threads. */
+#define K_LLM_ATTN_TILE_QB(hd) ((hd) == 64 ? 64u : 32u)
+
 /* k_llm_act: mode 0 (SwiGLU): y = silu(a) * b; mode 1 (GELU, tanh form): y = gelu(a).
  * n elements. grid (ceil(n / K_LLM_BLOCK)). */
 struct k_llm_act_params {

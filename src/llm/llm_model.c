@@ -150,6 +150,8 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         const char *name = prog_names[i];
         if (i == PROG_MATVEC && getenv("NVHCQ_MV") && !strcmp(getenv("NVHCQ_MV"), "narrow"))
             name = "k_llm_matvec";
+        if (i == PROG_ATTN_TILE && m->hp.head_dim == 128)
+            name = "k_llm_attn_tile_hd128";
         const char *mvq = getenv("NVHCQ_MVQ"); /* A/B variants of k_llm_matvec_q8: split, u2 */
         char vname[48];
         if (i == PROG_MATVEC_Q8 && mvq && *mvq && strlen(mvq) < 16) {
@@ -159,6 +161,8 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         if ((st = hcq_program_load(m->dev, name, &m->prog[i])))
             goto fail;
     }
+    m->attn_tile = !(getenv("NVHCQ_ATTN") && !strcmp(getenv("NVHCQ_ATTN"), "naive"));
+    m->l2pf = !(getenv("NVHCQ_L2PF") && !strcmp(getenv("NVHCQ_L2PF"), "0"));
     m->mv_f32 =
         p.f32_decode ||
         (getenv("NVHCQ_MV") && (!strcmp(getenv("NVHCQ_MV"), "f32") || !strcmp(getenv("NVHCQ_MV"), "narrow")));
@@ -434,9 +438,37 @@ dt_bytes(const struct dtensor *w)
 
 /* y = W x' over n_w tensors of row length k (rows concatenated in y); x' = RMSNorm(x) * norm
  * when norm is given. mode: K_LLM_MV_SET / ACC / SWIGLU (n_w 2: gate, up). */
+static enum hcq_status matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w,
+                                 uint32_t n_w, uint64_t x_va, uint64_t y_va, const struct dtensor *norm,
+                                 const struct dtensor *b, uint32_t mode, const struct k_llm_pf *pf);
+
 static enum hcq_status
 matvec(struct llm_model *m, const char *tag, const struct dtensor *const *w, uint32_t n_w, uint64_t x_va,
        uint64_t y_va, const struct dtensor *norm, const struct dtensor *b, uint32_t mode)
+{
+    return matvec_pf(m, tag, w, n_w, x_va, y_va, norm, b, mode, NULL);
+}
+
+/* The L2 prefetch hint naming up to two tensors (NULL: none) where the decode schedule is on
+ * (NVHCQ_L2PF != "0"); k_llm_matvec.h struct k_llm_pf says why. */
+static struct k_llm_pf
+pf_of(const struct llm_model *m, const struct dtensor *a, const struct dtensor *b)
+{
+    struct k_llm_pf pf = {{0, 0}, {0, 0}};
+    const struct dtensor *t[2] = {a, b};
+    for (int i = 0; i < 2 && m->l2pf; i++)
+        if (t[i] && t[i]->va) {
+            uint64_t B = dt_bytes(t[i]);
+            pf.va[i] = t[i]->va;
+            pf.B[i] = B > UINT32_MAX ? UINT32_MAX & ~15u : (uint32_t)B;
+        }
+    return pf;
+}
+
+static enum hcq_status
+matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, uint32_t n_w, uint64_t x_va,
+          uint64_t y_va, const struct dtensor *norm, const struct dtensor *b, uint32_t mode,
+          const struct k_llm_pf *pf)
 {
     struct k_llm_matvec_params p = {
         .x_va = x_va,
@@ -448,6 +480,8 @@ matvec(struct llm_model *m, const char *tag, const struct dtensor *const *w, uin
         .mode = mode,
         .eps = m->hp.norm_eps,
     };
+    if (pf)
+        p.pf = *pf;
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < n_w; i++) {
         p.seg[i] = (struct k_llm_mv_seg){w[i]->va, w[i]->type, w[i]->ne1};
@@ -537,7 +571,14 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         const struct dtensor *w = m->lw[l];
         uint64_t kc = hcq_buf_va(m->kvbuf) + 2 * l * kv_layer_B, vc = kc + kv_layer_B;
         const struct dtensor *qkv[3] = {&w[LW_Q], &w[LW_K], &w[LW_V]};
-        if ((st = matvec(m, "mv norm+qkv", qkv, 3, m->x_va, m->qkv_va, &w[LW_ATTN_NORM], NULL, K_LLM_MV_SET)))
+        /* L2 prefetch schedule (struct k_llm_pf): Q|K|V -> O; attention -> gate, up;
+         * gate|up -> down; down -> the next layer's Q, K */
+        const struct dtensor *nx = l + 1 < hp->n_layer ? m->lw[l + 1] : NULL;
+        struct k_llm_pf pf_qkv = pf_of(m, &w[LW_O], NULL), pf_att = pf_of(m, &w[LW_GATE], &w[LW_UP]),
+                        pf_gu = pf_of(m, &w[LW_DOWN], NULL),
+                        pf_dn = pf_of(m, nx ? &nx[LW_Q] : NULL, nx ? &nx[LW_K] : NULL);
+        if ((st = matvec_pf(m, "mv norm+qkv", qkv, 3, m->x_va, m->qkv_va, &w[LW_ATTN_NORM], NULL,
+                            K_LLM_MV_SET, &pf_qkv)))
             return st;
         struct k_llm_rope_kv_params rp = {
             .q_va = m->qkv_va,
@@ -578,6 +619,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
                 .hd = hd,
                 .n_split = K_LLM_AD_SPLITS,
                 .scale = 1.0f / sqrtf((float)hd),
+                .pf = pf_att,
             };
             pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_decode_params, pos), 4};
             m->tag = "attn split-K";
@@ -606,9 +648,10 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             return st;
         const struct dtensor *o[1] = {&w[LW_O]}, *gu[2] = {&w[LW_GATE], &w[LW_UP]}, *dn[1] = {&w[LW_DOWN]};
         if ((st = matvec(m, "mv o+residual", o, 1, m->att_va, m->x_va, NULL, NULL, K_LLM_MV_ACC)) ||
-            (st = matvec(m, "mv norm+gate,up+silu", gu, 2, m->x_va, m->fa_va, &w[LW_FFN_NORM], NULL,
-                         K_LLM_MV_SWIGLU)) ||
-            (st = matvec(m, "mv down+residual", dn, 1, m->fa_va, m->x_va, NULL, NULL, K_LLM_MV_ACC)))
+            (st = matvec_pf(m, "mv norm+gate,up+silu", gu, 2, m->x_va, m->fa_va, &w[LW_FFN_NORM], NULL,
+                            K_LLM_MV_SWIGLU, &pf_gu)) ||
+            (st = matvec_pf(m, "mv down+residual", dn, 1, m->fa_va, m->x_va, NULL, NULL, K_LLM_MV_ACC,
+                            &pf_dn)))
             return st;
     }
     const struct dtensor *out[1] = {&m->gw[GW_OUTPUT]};
@@ -708,7 +751,12 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
             .n_ctx = m->n_ctx,
         };
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4};
-        if ((st = launch(m, PROG_ATTN, hp->n_head, n, &ap, sizeof ap, pt, s->graph ? 1 : 0)))
+        /* several tokens: the tiled kernel (each K/V row read once per block of queries) */
+        const bool tile = n > 1 && m->attn_tile && (hd == 64 || hd == 128);
+        const uint32_t qb = K_LLM_ATTN_TILE_QB(hd);
+        if ((st = tile ? launch(m, PROG_ATTN_TILE, hp->n_head, (n + qb - 1) / qb, &ap, sizeof ap, pt,
+                                s->graph ? 1 : 0)
+                       : launch(m, PROG_ATTN, hp->n_head, n, &ap, sizeof ap, pt, s->graph ? 1 : 0)))
             return st;
         /* 6. output projection, added to the residual stream */
         if ((st = matmul(m, &w[LW_O], m->att_va, d, m->x_va, d, n, w[LW_O_B].va ? &w[LW_O_B] : NULL, true)))

@@ -32,11 +32,12 @@ enum {
     PROG_MATVEC,
     PROG_ATTN_DEC,
     PROG_MATVEC_Q8,
+    PROG_ATTN_TILE,
     PROG_COUNT
 };
 static const char *const prog_names[PROG_COUNT] = {
-    "k_llm_embed", "k_llm_norm",        "k_llm_matmul",      "k_llm_rope_kv",  "k_llm_attn",
-    "k_llm_act",   "k_llm_matvec_wide", "k_llm_attn_decode", "k_llm_matvec_q8"};
+    "k_llm_embed", "k_llm_norm",        "k_llm_matmul",      "k_llm_rope_kv",   "k_llm_attn",
+    "k_llm_act",   "k_llm_matvec_wide", "k_llm_attn_decode", "k_llm_matvec_q8", "k_llm_attn_tile"};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
  * activations, 2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs 560 with k_llm_matvec's
@@ -101,6 +102,8 @@ struct llm_model {
     uint32_t mvq_grid;     /* ... of k_llm_matvec_q8 */
     bool repack;           /* matrices take the repacked decode layout (k_llm_quant.h) */
     bool mv_f32;           /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
+    bool attn_tile;        /* prefill attention: k_llm_attn_tile (NVHCQ_ATTN=naive: k_llm_attn) */
+    bool l2pf;             /* decode launches carry L2 prefetch hints (NVHCQ_L2PF=0: none) */
     const char *tag;       /* label of the next launch (profile) */
     uint64_t tag_B;        /* bytes it moves, 0: unknown */
     struct prof *prof;     /* non-NULL while profiling a step */

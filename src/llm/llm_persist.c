@@ -49,8 +49,8 @@ llm_persist_init(struct llm_model *m, uint32_t sm_count)
     const struct llm_hparams *hp = &m->hp;
     const char *env = getenv("NVHCQ_PERSIST");
     m->persist = false;
-    if (!env || (strcmp(env, "1") && strcmp(env, "1cta")) || !m->decode_fused || !m->attn_split || !m->logdev ||
-        (hp->head_dim != 64 && hp->head_dim != 128) || hp->n_embd > K_LLM_MVQ_MAX_K ||
+    if (!env || (strcmp(env, "1") && strcmp(env, "1cta")) || !m->decode_fused || !m->attn_split ||
+        !m->logdev || (hp->head_dim != 64 && hp->head_dim != 128) || hp->n_embd > K_LLM_MVQ_MAX_K ||
         hp->n_ff > K_LLM_MVQ_MAX_K)
         return HCQ_OK;
     for (uint32_t l = 0; l < hp->n_layer; l++) {

@@ -333,6 +333,8 @@ const struct hcq_kernel_desc ops_llm_kernels[] = {
     {"k_llm_matmul", "k_llm_ops", sizeof(struct k_llm_matmul_params), twin_matmul},
     {"k_llm_rope_kv", "k_llm_ops", sizeof(struct k_llm_rope_kv_params), twin_rope_kv},
     {"k_llm_attn", "k_llm_ops", sizeof(struct k_llm_attn_params), twin_attn},
+    {"k_llm_attn_tile", "k_llm_attn_prefill", sizeof(struct k_llm_attn_params), twin_attn},
+    {"k_llm_attn_tile_hd128", "k_llm_attn_prefill", sizeof(struct k_llm_attn_params), twin_attn},
     {"k_llm_act", "k_llm_ops", sizeof(struct k_llm_act_params), twin_act},
     {0},
 };

@@ -369,11 +369,11 @@ done:
 }
 
 /* The persistent decode kernel (k_llm_decode_layers: every layer in one launch) against the
- * fused per-kernel path it replaces (NVHCQ_PERSIST=1 vs unset; off by default), on cpu (twins) and every device that
- * opens: the phases run the same device code, so the logits must agree to f32 rounding and
- * the greedy ids exactly. With NVHCQ_PERSIST_GRID set to a grid that cannot be resident, the
- * kernel's barrier times out, the step is run again on the per-kernel path and the result is
- * still the same (GPU devices only: the twins have no barrier). */
+ * fused per-kernel path it replaces (NVHCQ_PERSIST=1 vs unset; off by default), on cpu (twins) and every
+ * device that opens: the phases run the same device code, so the logits must agree to f32 rounding and the
+ * greedy ids exactly. With NVHCQ_PERSIST_GRID set to a grid that cannot be resident, the kernel's barrier
+ * times out, the step is run again on the per-kernel path and the result is still the same (GPU devices only:
+ * the twins have no barrier). */
 static void
 persistent_case(struct th *t, enum llm_type type, const char *grid)
 {
