@@ -54,7 +54,10 @@ struct k_llm_mv_seg {
  * them over its CTAs as cp.async.bulk.prefetch.L2 requests at its start and does not wait
  * for them: a launch whose own DRAM traffic is small (attention, the small Q|K|V and O
  * mat-vecs, bound by latency and the prologue) then moves the next launch's weights into L2
- * while DRAM would idle. A hint only: results never depend on it. va 16-byte aligned. */
+ * while DRAM would idle. A hint only: results never depend on it. va 16-byte aligned.
+ * Measured on H100 (bench/notes-decode.md): 7-10% SLOWER end to end (the attention launch
+ * grew from 9.5 to 13.9 us issuing the requests; gate|up did not speed up), so the engine
+ * leaves it off unless NVHCQ_L2PF=1. */
 struct k_llm_pf {
     uint64_t va[2];
     uint32_t B[2];

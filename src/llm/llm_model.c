@@ -162,7 +162,8 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
             goto fail;
     }
     m->attn_tile = !(getenv("NVHCQ_ATTN") && !strcmp(getenv("NVHCQ_ATTN"), "naive"));
-    m->l2pf = !(getenv("NVHCQ_L2PF") && !strcmp(getenv("NVHCQ_L2PF"), "0"));
+    /* off by default: measured slower on H100 (tg128 Q6_K 964 vs 1048, bench/notes-decode.md) */
+    m->l2pf = getenv("NVHCQ_L2PF") && !strcmp(getenv("NVHCQ_L2PF"), "1");
     m->mv_f32 =
         p.f32_decode ||
         (getenv("NVHCQ_MV") && (!strcmp(getenv("NVHCQ_MV"), "f32") || !strcmp(getenv("NVHCQ_MV"), "narrow")));
@@ -450,7 +451,7 @@ matvec(struct llm_model *m, const char *tag, const struct dtensor *const *w, uin
 }
 
 /* The L2 prefetch hint naming up to two tensors (NULL: none) where the decode schedule is on
- * (NVHCQ_L2PF != "0"); k_llm_matvec.h struct k_llm_pf says why. */
+ * (NVHCQ_L2PF=1, A/B only); k_llm_matvec.h struct k_llm_pf says why it was tried. */
 static struct k_llm_pf
 pf_of(const struct llm_model *m, const struct dtensor *a, const struct dtensor *b)
 {

@@ -103,7 +103,7 @@ struct llm_model {
     bool repack;           /* matrices take the repacked decode layout (k_llm_quant.h) */
     bool mv_f32;           /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
     bool attn_tile;        /* prefill attention: k_llm_attn_tile (NVHCQ_ATTN=naive: k_llm_attn) */
-    bool l2pf;             /* decode launches carry L2 prefetch hints (NVHCQ_L2PF=0: none) */
+    bool l2pf;             /* decode launches carry L2 prefetch hints (NVHCQ_L2PF=1; off: slower) */
     const char *tag;       /* label of the next launch (profile) */
     uint64_t tag_B;        /* bytes it moves, 0: unknown */
     struct prof *prof;     /* non-NULL while profiling a step */
