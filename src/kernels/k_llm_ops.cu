@@ -283,14 +283,24 @@ k_llm_attn(const struct k_llm_attn_params p)
     const float *kc = (const float *)p.kc_va + g * p.hd;
     const float *vc = (const float *)p.vc_va + g * p.hd;
     uint32_t warp = threadIdx.x / WARP, lane = threadIdx.x % WARP, nw = blockDim.x / WARP;
-    /* scores: one warp per position */
-    for (uint32_t t = warp; t < n_pos; t += nw) {
-        float s = 0.0f;
-        for (uint32_t e = lane; e < p.hd; e += WARP)
-            s += q[e] * kc[(size_t)t * kv_dim + e];
-        s = warp_sum(s);
-        if (lane == 0)
-            sc[t] = s * p.scale;
+    /* scores: one warp per position, four positions per step (their loads and reductions are
+     * independent: one at a time left the warps waiting on each row in turn) */
+    for (uint32_t t0 = warp; t0 < n_pos; t0 += 4 * nw) {
+        float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            uint32_t t = t0 + u * nw;
+            if (t < n_pos)
+                for (uint32_t e = lane; e < p.hd; e += WARP)
+                    s[u] += q[e] * kc[(size_t)t * kv_dim + e];
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            float r = warp_sum(s[u]);
+            uint32_t t = t0 + u * nw;
+            if (lane == 0 && t < n_pos)
+                sc[t] = r * p.scale;
+        }
     }
     __syncthreads();
     float m = -3.0e38f;
@@ -306,11 +316,39 @@ k_llm_attn(const struct k_llm_attn_params p)
     z = block_sum(z);
     float inv = 1.0f / z;
     float *out = (float *)p.out_va + (size_t)i * p.n_head * p.hd + h * p.hd;
-    for (uint32_t e = threadIdx.x; e < p.hd; e += blockDim.x) {
-        float acc = 0.0f;
-        for (uint32_t t = 0; t < n_pos; t++)
-            acc += sc[t] * vc[(size_t)t * kv_dim + e];
-        out[e] = acc * inv;
+    /* P V with every thread: thread (part, e) sums positions part, part + parts, ... of
+     * element e (4 at a time), then the parts are added in order through shared memory (with
+     * hd threads alone, 64 of 256 walked all positions one dependent load after another) */
+    __shared__ float red[K_LLM_BLOCK];
+    if (p.hd > blockDim.x || blockDim.x > K_LLM_BLOCK) { /* heads wider than the block: one thread per element */
+        for (uint32_t e = threadIdx.x; e < p.hd; e += blockDim.x) {
+            float acc = 0.0f;
+            for (uint32_t t = 0; t < n_pos; t++)
+                acc += sc[t] * vc[(size_t)t * kv_dim + e];
+            out[e] = acc * inv;
+        }
+        return;
+    }
+    const uint32_t parts = blockDim.x / p.hd, part = threadIdx.x / p.hd, e = threadIdx.x % p.hd;
+    float acc = 0.0f;
+    if (part < parts) {
+        float a4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        uint32_t t = part;
+        for (; t + 3 * parts < n_pos; t += 4 * parts)
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                a4[u] += sc[t + u * parts] * vc[(size_t)(t + u * parts) * kv_dim + e];
+        for (; t < n_pos; t += parts)
+            a4[0] += sc[t] * vc[(size_t)t * kv_dim + e];
+        acc = (a4[0] + a4[1]) + (a4[2] + a4[3]);
+    }
+    red[threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.x < p.hd) {
+        float r = 0.0f;
+        for (uint32_t j = 0; j < parts; j++)
+            r += red[j * p.hd + threadIdx.x];
+        out[threadIdx.x] = r * inv;
     }
 }
 
