@@ -41,7 +41,7 @@ struct k_llm_attn_decode_params {
     uint32_t n_head, n_head_kv;
     uint32_t hd, n_split;
     float scale;
-    uint32_t pad;
+    uint32_t head_max;  /* n_pos <= head_max: one CTA per query head, no split (needs n_split >= group) */
     struct k_llm_pf pf; /* L2 prefetch hint (k_llm_matvec.h) */
 };
 _Static_assert(sizeof(struct k_llm_attn_decode_params) == 104, "attn_decode size");

@@ -82,15 +82,8 @@ struct dl_epi_rope {
             vc[o - nq - nk + 1] = b;
             return;
         }
-        const uint32_t j = (o % p.hd) / 2;
-        float theta = (float)p.pos * powf(p.base, -2.0f * (float)j / (float)p.hd);
-        if (p.freqs_va)
-            theta /= __ldg((const float *)(uintptr_t)p.freqs_va + j);
-        double t = (double)theta;
-        t -= 6.283185307179586 * rint(t * 0.15915494309189535);
-        float c, s;
-        __sincosf((float)t, &s, &c);
-        const float r0 = a * c - b * s, r1 = a * s + b * c;
+        float r0, r1;
+        k_llm_rope_pair(p.pos, (o % p.hd) / 2, p.hd, p.base, p.freqs_va, a, b, r0, r1);
         float *dst = o < nq ? (float *)(uintptr_t)p.q_va + o : kc + (o - nq);
         dst[0] = r0;
         dst[1] = r1;
@@ -105,7 +98,7 @@ dl_layers(const struct k_llm_decode_params &p, struct q8_sm &sm)
     struct k_llm_attn_decode_params a;
     a.q_va = p.q_va, a.out_va = p.att_va, a.part_va = p.part_va, a.count_va = p.count_va;
     a.pos = p.pos, a.n_ctx = p.n_ctx, a.n_head = p.n_head, a.n_head_kv = p.n_head_kv;
-    a.hd = p.hd, a.n_split = p.n_split, a.scale = p.scale, a.pad = 0;
+    a.hd = p.hd, a.n_split = p.n_split, a.scale = p.scale, a.head_max = 0;
     const uint32_t kv_dim = p.n_head_kv * p.hd, items = p.n_head_kv * p.n_split;
     uint32_t phase = 0;
     if (p.trace_va && blockIdx.x == 0 && threadIdx.x == 0)

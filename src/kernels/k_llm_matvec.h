@@ -40,8 +40,8 @@
 #define K_LLM_MV_STAGE_B 1104      /* staged bytes per row and chunk: 1088 (Q8_0 x 1024) + slack */
 #define K_LLM_MV_STAGE_WIDE_B 2192 /* k_llm_matvec_wide: 2176 (Q8_0 x 2048) + slack */
 
-/* K_LLM_MV_ROPE: only in the persistent decode kernel's table (k_llm_decode.h): SET with two
- * rows per unit, a RoPE pair, rotated in its epilogue. */
+/* K_LLM_MV_ROPE (k_llm_matvec_q8 and the persistent decode kernel's table, k_llm_decode.h):
+ * two rows per unit, a RoPE pair, rotated in the epilogue (struct k_llm_mv_rope). */
 enum k_llm_mv_mode { K_LLM_MV_SET = 0, K_LLM_MV_ACC = 1, K_LLM_MV_SWIGLU = 2, K_LLM_MV_ROPE = 3 };
 
 struct k_llm_mv_seg {
@@ -64,6 +64,20 @@ struct k_llm_pf {
 };
 _Static_assert(sizeof(struct k_llm_pf) == 24, "pf size");
 
+/* Mode K_LLM_MV_ROPE of k_llm_matvec_q8 (the Q|K|V launch of a decode step): rows (o, o+1) are
+ * a RoPE pair; Q rows (o < n_q) are rotated into y, K rows (n_q <= o < n_q + n_kv) rotated
+ * into the K cache row at pos, V rows copied into the V cache row at pos - what k_llm_rope_kv
+ * did in a launch of its own (same formula and rounding). */
+struct k_llm_mv_rope {
+    uint64_t kc_va, vc_va; /* this layer's caches, f32 [n_ctx][n_kv] */
+    uint64_t freqs_va;     /* f32 [hd / 2] frequency divisors, or 0 */
+    uint32_t pos, hd;
+    uint32_t n_q, n_kv; /* Q rows, K rows (= V rows) */
+    float base;
+    uint32_t n_ctx;
+};
+_Static_assert(sizeof(struct k_llm_mv_rope) == 48, "mv rope size");
+
 struct k_llm_matvec_params {
     struct k_llm_mv_seg seg[K_LLM_MV_SEGS];
     uint64_t x_va, y_va; /* x f32 [k], y f32 [sum of rows] (SWIGLU: [rows]) */
@@ -72,20 +86,19 @@ struct k_llm_matvec_params {
     uint32_t k, n_seg;
     uint32_t mode;
     float eps;
-    struct k_llm_pf pf; /* k_llm_matvec_q8 only */
+    struct k_llm_pf pf;        /* k_llm_matvec_q8 only */
+    struct k_llm_mv_rope rope; /* mode K_LLM_MV_ROPE only */
 };
 _Static_assert(sizeof(struct k_llm_mv_seg) == 16, "mv seg size");
-_Static_assert(sizeof(struct k_llm_matvec_params) == 120, "matvec size");
-_Static_assert(offsetof(struct k_llm_matvec_params, x_va) == 48 &&
-                   offsetof(struct k_llm_matvec_params, y_va) == 56 &&
-                   offsetof(struct k_llm_matvec_params, norm_w_va) == 64 &&
-                   offsetof(struct k_llm_matvec_params, b_va) == 72 &&
-                   offsetof(struct k_llm_matvec_params, k) == 80 &&
-                   offsetof(struct k_llm_matvec_params, n_seg) == 84 &&
-                   offsetof(struct k_llm_matvec_params, mode) == 88 &&
-                   offsetof(struct k_llm_matvec_params, eps) == 92 &&
-                   offsetof(struct k_llm_matvec_params, pf) == 96,
-               "matvec offsets");
+_Static_assert(sizeof(struct k_llm_matvec_params) == 168, "matvec size");
+_Static_assert(
+    offsetof(struct k_llm_matvec_params, x_va) == 48 && offsetof(struct k_llm_matvec_params, y_va) == 56 &&
+        offsetof(struct k_llm_matvec_params, norm_w_va) == 64 &&
+        offsetof(struct k_llm_matvec_params, b_va) == 72 && offsetof(struct k_llm_matvec_params, k) == 80 &&
+        offsetof(struct k_llm_matvec_params, n_seg) == 84 &&
+        offsetof(struct k_llm_matvec_params, mode) == 88 && offsetof(struct k_llm_matvec_params, eps) == 92 &&
+        offsetof(struct k_llm_matvec_params, pf) == 96 && offsetof(struct k_llm_matvec_params, rope) == 120,
+    "matvec offsets");
 
 /* Bytes per 256 values of a supported type (0: not supported by this kernel). */
 K_LLM_MV_FN uint32_t

@@ -514,7 +514,25 @@ q8_stream_begin(const struct k_llm_matvec_params &p, struct q8_stream &st)
     }
 }
 
-/* The epilogue of k_llm_matvec_q8: SET, ACC (y += , read through L2 when CG) or SWIGLU. */
+/* RoPE of the pair (a, b) at pair index j of a head: k_llm_rope_kv's formula and rounding
+ * (theta reduced to [-pi, pi] in double, then the fast sincos). */
+__device__ __forceinline__ void
+k_llm_rope_pair(uint32_t pos, uint32_t j, uint32_t hd, float base, uint64_t freqs_va, float a, float b, float &r0,
+                float &r1)
+{
+    float theta = (float)pos * powf(base, -2.0f * (float)j / (float)hd);
+    if (freqs_va)
+        theta /= __ldg((const float *)(uintptr_t)freqs_va + j);
+    double t = (double)theta;
+    t -= 6.283185307179586 * rint(t * 0.15915494309189535);
+    float c, s;
+    __sincosf((float)t, &s, &c);
+    r0 = a * c - b * s;
+    r1 = a * s + b * c;
+}
+
+/* The epilogue of k_llm_matvec_q8: SET, ACC (y += , read through L2 when CG), SWIGLU, or ROPE
+ * (struct k_llm_mv_rope). */
 template <bool CG>
 struct q8_epi_std {
     const struct k_llm_matvec_params &p;
@@ -525,6 +543,20 @@ struct q8_epi_std {
         const float *bias = (const float *)(uintptr_t)p.b_va;
         if (p.mode == K_LLM_MV_SWIGLU) {
             y[w.o] = a / (1.0f + __expf(-a)) * b;
+            return;
+        }
+        if (p.mode == K_LLM_MV_ROPE) {
+            const struct k_llm_mv_rope &r = p.rope;
+            const uint32_t o = w.o;
+            if (o >= r.n_q + r.n_kv) {
+                float *vc = (float *)(uintptr_t)r.vc_va + (size_t)r.pos * r.n_kv + (o - r.n_q - r.n_kv);
+                vc[0] = a, vc[1] = b;
+                return;
+            }
+            float r0, r1;
+            k_llm_rope_pair(r.pos, (o % r.hd) / 2, r.hd, r.base, r.freqs_va, a, b, r0, r1);
+            float *dst = o < r.n_q ? y + o : (float *)(uintptr_t)r.kc_va + (size_t)r.pos * r.n_kv + (o - r.n_q);
+            dst[0] = r0, dst[1] = r1;
             return;
         }
         const bool acc = p.mode == K_LLM_MV_ACC;

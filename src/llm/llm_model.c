@@ -161,6 +161,9 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         if ((st = hcq_program_load(m->dev, name, &m->prog[i])))
             goto fail;
     }
+    /* decode attention: one CTA per query head up to this many positions (k_llm_attn_decode.cuh) */
+    m->ad_head_max = getenv("NVHCQ_AD_HEAD_MAX") ? (uint32_t)atoi(getenv("NVHCQ_AD_HEAD_MAX")) : 256;
+    m->rope_fused = !(getenv("NVHCQ_ROPE_FUSED") && !strcmp(getenv("NVHCQ_ROPE_FUSED"), "0"));
     m->attn_tile = !(getenv("NVHCQ_ATTN") && !strcmp(getenv("NVHCQ_ATTN"), "naive"));
     /* off by default: measured slower on H100 (tg128 Q6_K 964 vs 1048, bench/notes-decode.md) */
     m->l2pf = getenv("NVHCQ_L2PF") && !strcmp(getenv("NVHCQ_L2PF"), "1");
@@ -441,13 +444,14 @@ dt_bytes(const struct dtensor *w)
  * when norm is given. mode: K_LLM_MV_SET / ACC / SWIGLU (n_w 2: gate, up). */
 static enum hcq_status matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w,
                                  uint32_t n_w, uint64_t x_va, uint64_t y_va, const struct dtensor *norm,
-                                 const struct dtensor *b, uint32_t mode, const struct k_llm_pf *pf);
+                                 const struct dtensor *b, uint32_t mode, const struct k_llm_pf *pf,
+                                 const struct k_llm_mv_rope *rope, const struct step *s);
 
 static enum hcq_status
 matvec(struct llm_model *m, const char *tag, const struct dtensor *const *w, uint32_t n_w, uint64_t x_va,
        uint64_t y_va, const struct dtensor *norm, const struct dtensor *b, uint32_t mode)
 {
-    return matvec_pf(m, tag, w, n_w, x_va, y_va, norm, b, mode, NULL);
+    return matvec_pf(m, tag, w, n_w, x_va, y_va, norm, b, mode, NULL, NULL, NULL);
 }
 
 /* The L2 prefetch hint naming up to two tensors (NULL: none) where the decode schedule is on
@@ -466,10 +470,11 @@ pf_of(const struct llm_model *m, const struct dtensor *a, const struct dtensor *
     return pf;
 }
 
+/* rope (mode K_LLM_MV_ROPE): its pos is the step's position variable when recording a graph. */
 static enum hcq_status
 matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, uint32_t n_w, uint64_t x_va,
           uint64_t y_va, const struct dtensor *norm, const struct dtensor *b, uint32_t mode,
-          const struct k_llm_pf *pf)
+          const struct k_llm_pf *pf, const struct k_llm_mv_rope *rope, const struct step *s)
 {
     struct k_llm_matvec_params p = {
         .x_va = x_va,
@@ -483,6 +488,8 @@ matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
     };
     if (pf)
         p.pf = *pf;
+    if (rope)
+        p.rope = *rope;
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < n_w; i++) {
         p.seg[i] = (struct k_llm_mv_seg){w[i]->va, w[i]->type, w[i]->ne1};
@@ -493,9 +500,15 @@ matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
         return hcq_err(HCQ_ERR_UNSUPPORTED, "llm decode: no mat-vec reads these weight types");
     uint32_t ctas = prog == PROG_MATVEC_Q8 ? k_llm_mvq_ctas(&p) : k_llm_mv_tiles(&p);
     uint32_t cap = prog == PROG_MATVEC_Q8 ? m->mvq_grid : m->mv_grid;
+    if (mode == K_LLM_MV_ROPE && prog != PROG_MATVEC_Q8)
+        return hcq_err(HCQ_ERR_UNSUPPORTED, "llm decode: the RoPE epilogue needs the q8 mat-vec");
     m->tag = tag;
     m->tag_B = bytes;
-    return launch(m, prog, ctas < cap ? ctas : cap, 1, &p, sizeof p, NULL, 0);
+    struct hcq_arg_patch pt = {
+        s ? s->var_pos : 0, offsetof(struct k_llm_matvec_params, rope) + offsetof(struct k_llm_mv_rope, pos),
+        4};
+    const bool patch = rope && s && s->graph;
+    return launch(m, prog, ctas < cap ? ctas : cap, 1, &p, sizeof p, patch ? &pt : NULL, patch ? 1 : 0);
 }
 
 /* Whether the decode step of this model can take the fused path (LLaMA: RMSNorm, SwiGLU,
@@ -578,8 +591,22 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         struct k_llm_pf pf_qkv = pf_of(m, &w[LW_O], NULL), pf_att = pf_of(m, &w[LW_GATE], &w[LW_UP]),
                         pf_gu = pf_of(m, &w[LW_DOWN], NULL),
                         pf_dn = pf_of(m, nx ? &nx[LW_Q] : NULL, nx ? &nx[LW_K] : NULL);
-        if ((st = matvec_pf(m, "mv norm+qkv", qkv, 3, m->x_va, m->qkv_va, &w[LW_ATTN_NORM], NULL,
-                            K_LLM_MV_SET, &pf_qkv)))
+        /* RoPE + KV store in the Q|K|V epilogue where the q8 mat-vec runs it */
+        const bool rope_fused = m->rope_fused && mv_prog(m, qkv, 3, d) == PROG_MATVEC_Q8;
+        const struct k_llm_mv_rope rope = {
+            .kc_va = kc,
+            .vc_va = vc,
+            .freqs_va = hp->has_rope_freqs ? m->gw[GW_ROPE_FREQS].va : 0,
+            .pos = pos,
+            .hd = hd,
+            .n_q = hp->n_head * hd,
+            .n_kv = kv_dim,
+            .base = hp->rope_base,
+            .n_ctx = m->n_ctx,
+        };
+        if ((st = matvec_pf(m, rope_fused ? "mv norm+qkv+rope+kv" : "mv norm+qkv", qkv, 3, m->x_va, m->qkv_va,
+                            &w[LW_ATTN_NORM], NULL, rope_fused ? K_LLM_MV_ROPE : K_LLM_MV_SET, &pf_qkv,
+                            rope_fused ? &rope : NULL, s)))
             return st;
         struct k_llm_rope_kv_params rp = {
             .q_va = m->qkv_va,
@@ -602,7 +629,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         m->tag = "rope_kv";
         /* one CTA per 256 pairs of Q|K (the V copy shares them) */
         uint32_t rope_ctas = ((hp->n_head + hp->n_head_kv) * (hd / 2) + K_LLM_BLOCK - 1) / K_LLM_BLOCK;
-        if ((st = launch(m, PROG_ROPE_KV, 1, rope_ctas, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
+        if (!rope_fused && (st = launch(m, PROG_ROPE_KV, 1, rope_ctas, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
             return st;
         if (m->attn_split) {
             uint64_t part = hcq_buf_va(m->adbuf);
@@ -620,6 +647,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
                 .hd = hd,
                 .n_split = K_LLM_AD_SPLITS,
                 .scale = 1.0f / sqrtf((float)hd),
+                .head_max = m->ad_head_max,
                 .pf = pf_att,
             };
             pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_decode_params, pos), 4};
@@ -650,9 +678,9 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         const struct dtensor *o[1] = {&w[LW_O]}, *gu[2] = {&w[LW_GATE], &w[LW_UP]}, *dn[1] = {&w[LW_DOWN]};
         if ((st = matvec(m, "mv o+residual", o, 1, m->att_va, m->x_va, NULL, NULL, K_LLM_MV_ACC)) ||
             (st = matvec_pf(m, "mv norm+gate,up+silu", gu, 2, m->x_va, m->fa_va, &w[LW_FFN_NORM], NULL,
-                            K_LLM_MV_SWIGLU, &pf_gu)) ||
-            (st = matvec_pf(m, "mv down+residual", dn, 1, m->fa_va, m->x_va, NULL, NULL, K_LLM_MV_ACC,
-                            &pf_dn)))
+                            K_LLM_MV_SWIGLU, &pf_gu, NULL, NULL)) ||
+            (st = matvec_pf(m, "mv down+residual", dn, 1, m->fa_va, m->x_va, NULL, NULL, K_LLM_MV_ACC, &pf_dn,
+                            NULL, NULL)))
             return st;
     }
     const struct dtensor *out[1] = {&m->gw[GW_OUTPUT]};

@@ -12,11 +12,13 @@
  */
 #include "ops_llm.h"
 #include "k_llm_matvec.h"
+#include "k_llm_params.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 struct mv_job {
@@ -140,10 +142,54 @@ twin_matvec(struct hcq_twin_launch *l)
     matvec_common(l, false);
 }
 
+/* Mode K_LLM_MV_ROPE: the rows as SET into y (the kernel leaves y's K and V rows unwritten;
+ * nothing reads them), then k_llm_rope_kv's twin rotates Q and K in y and stores K and V rows
+ * in the caches at pos - the launch this mode replaces. */
 static void
 twin_matvec_q8(struct hcq_twin_launch *l)
 {
-    matvec_common(l, true);
+    const struct k_llm_matvec_params *p = l->params;
+    if (p->mode != K_LLM_MV_ROPE) {
+        matvec_common(l, true);
+        return;
+    }
+    struct k_llm_matvec_params set = *p;
+    set.mode = K_LLM_MV_SET;
+    struct hcq_twin_launch sl = *l;
+    sl.params = &set;
+    matvec_common(&sl, true);
+    if (sl.fault) {
+        l->fault = true, l->fault_va = sl.fault_va;
+        return;
+    }
+    hcq_twin_fn rope = NULL;
+    for (const struct hcq_kernel_desc *d = ops_llm_kernels; d->name && !rope; d++)
+        if (!strcmp(d->name, "k_llm_rope_kv"))
+            rope = d->twin;
+    const struct k_llm_mv_rope *r = &p->rope;
+    if (!rope || !r->hd || r->n_kv % r->hd || r->n_q % r->hd)
+        return;
+    struct k_llm_rope_kv_params rp = {
+        .q_va = p->y_va,
+        .k_va = p->y_va + 4ull * r->n_q,
+        .v_va = p->y_va + 4ull * (r->n_q + r->n_kv),
+        .kc_va = r->kc_va,
+        .vc_va = r->vc_va,
+        .freqs_va = r->freqs_va,
+        .n_tok = 1,
+        .pos0 = r->pos,
+        .n_head = r->n_q / r->hd,
+        .n_head_kv = r->n_kv / r->hd,
+        .hd = r->hd,
+        .qkv_stride = r->n_q + 2 * r->n_kv,
+        .rope = 1,
+        .base = r->base,
+        .n_ctx = r->n_ctx,
+    };
+    sl.params = &rp;
+    rope(&sl);
+    if (sl.fault)
+        l->fault = true, l->fault_va = sl.fault_va;
 }
 
 const struct hcq_kernel_desc ops_llm_matvec_kernels[] = {

@@ -4,7 +4,8 @@
  * that opens (cpu: its twin; HCQ_TEST_DEVS, else cpu emu:gh100 cuda:0 rm:0) against a
  * double-precision softmax attention, for head_dim 64 and 128, GQA groups of 1, 3 and 4, at
  * positions from 0 (one row) to past n_split * 8 rows (every split used, uneven last
- * range). The launches run back to back on one queue, so each also checks that the
+ * range), and the short-context path (one CTA per query head, head_max) at every other
+ * position. The launches run back to back on one queue, so each also checks that the
  * previous one left its counters at zero. Outputs are poisoned (NaN) first.
  * Bound: |out - ref| <= 2e-5 * max|V| + 1e-6 (f32 dot products of <= 128 terms, __expf,
  * sums of <= 2048 weights <= 1).
@@ -76,6 +77,7 @@ TEST(attn_decode_vs_double)
             CHECK_OK(hcq_buf_write(qb, 0, qv, 4ull * H * hd * np));
             CHECK_OK(hcq_buf_write(ob, 0, out, 4ull * H * hd * np));
             float scale = 1.0f / sqrtf((float)hd);
+            /* odd outputs: the split path; even: one CTA per query head (head_max) */
             for (size_t pi = 0; pi < np; pi++) {
                 struct k_llm_attn_decode_params p = {
                     .q_va = hcq_buf_va(qb) + 4ull * H * hd * pi,
@@ -91,6 +93,7 @@ TEST(attn_decode_vs_double)
                     .hd = hd,
                     .n_split = K_LLM_AD_SPLITS,
                     .scale = scale,
+                    .head_max = pi % 2 ? 0 : 4096,
                 };
                 uint32_t grid[3] = {HK, K_LLM_AD_SPLITS, 1}, block[3] = {K_LLM_AD_THREADS, 1, 1};
                 CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));

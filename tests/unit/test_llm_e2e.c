@@ -458,6 +458,78 @@ TEST(persistent_vs_per_kernel)
     persistent_case(t, LLM_TYPE_Q4_K, "16384");
 }
 
+/* One decode switch A/B on every device (cpu twins included): the model loaded with env var
+ * `var` = a and = b, the same prompt and 32 greedy steps, ids equal and logits within NMSE
+ * tol. */
+static void
+env_ab(struct th *t, enum llm_type type, const char *var, const char *a, const char *b, double tol)
+{
+    char path[256];
+    struct llm_gguf *g = NULL;
+    struct llm_model *m = NULL;
+    float *lg[2] = {NULL, NULL};
+    int32_t pr[64], ids[2][STEPS];
+    size_t np = 0;
+    char devs[256];
+    const char *env = getenv("HCQ_TEST_DEVS");
+    snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 emu:ga10b cuda:0 rm:0");
+    CHECK_OK(gen("tiny", type, path, sizeof path));
+    CHECK_OK(llm_gguf_open(path, &g));
+    struct llm_model_params mp;
+    llm_model_params_default(&mp);
+    mp.n_ctx = 128;
+    for (char *save = NULL, *d = strtok_r(devs, " ,", &save); d; d = strtok_r(NULL, " ,", &save)) {
+        if (strcmp(d, "cpu") && !llm_match_device_usable(d))
+            continue;
+        mp.dev_spec = d;
+        uint32_t V = 0;
+        for (int k = 0; k < 2; k++) {
+            setenv(var, k ? b : a, 1);
+            enum hcq_status st = llm_model_load_gguf(g, &mp, &m);
+            unsetenv(var);
+            CHECK_OK(st);
+            V = llm_model_hparams(m)->n_vocab;
+            if (!np)
+                CHECK_OK(llm_tok_encode(llm_model_tok(m), prompt, strlen(prompt), false, false, pr, 64, &np));
+            if (!lg[k])
+                CHECK((lg[k] = malloc(4ull * V * STEPS)));
+            CHECK_OK(run_model(m, pr, (uint32_t)np, ids[k], lg[k]));
+            llm_model_destroy(m);
+            m = NULL;
+        }
+        double worst = 0;
+        for (uint32_t st = 0; st < STEPS; st++)
+            worst = fmax(worst, llm_match_nmse(lg[1] + (size_t)st * V, lg[0] + (size_t)st * V, V));
+        printf("    %s %s %s=%s vs %s: worst logits NMSE %.3g over %d greedy steps\n", d, llm_type_name(type),
+               var, b, a, worst, STEPS);
+        for (uint32_t st = 0; st < STEPS; st++)
+            CHECKF(ids[0][st] == ids[1][st], "%s %s step %u: %d vs %d", d, var, st, ids[1][st], ids[0][st]);
+        CHECKF(worst < tol, "%s %s: logits NMSE %g", d, var, worst);
+    }
+done:
+    unsetenv(var);
+    llm_model_destroy(m);
+    llm_gguf_destroy(g);
+    free(lg[0]);
+    free(lg[1]);
+    unlink(path);
+}
+
+/* RoPE + KV store in the Q|K|V mat-vec's epilogue vs k_llm_rope_kv's own launch: same formula
+ * and rounding, so the same logits (bit-identical on the GPUs measured). */
+TEST(rope_fused_vs_own_launch)
+{
+    env_ab(t, LLM_TYPE_Q4_K, "NVHCQ_ROPE_FUSED", "0", "1", 1e-12);
+}
+
+/* Decode attention: one CTA per query head (short contexts, the default up to 256 positions)
+ * vs the split-K path at every position (NVHCQ_AD_HEAD_MAX=0): the same softmax summed in
+ * another order. */
+TEST(attn_head_vs_split)
+{
+    env_ab(t, LLM_TYPE_Q4_K, "NVHCQ_AD_HEAD_MAX", "0", "256", 1e-10);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -474,6 +546,8 @@ main(int argc, char **argv)
         TH_CASE(devices_match_cpu_gemm),
         TH_CASE(prefill_gemm_vs_ref),
         TH_CASE(persistent_vs_per_kernel),
+        TH_CASE(rope_fused_vs_own_launch),
+        TH_CASE(attn_head_vs_split),
     };
     return th_run("llm_e2e", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
