@@ -380,13 +380,27 @@ k_llm_matvec_wide(const struct k_llm_matvec_params p)
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
 k_llm_matvec_q8(const struct k_llm_matvec_params p)
 {
-    q8_matvec_stream(p);
+    __shared__ __align__(16) struct q8_sm sm;
+    q8_matvec_stream(p, sm);
+}
+
+/* Launches of one row per unit whose rows take several passes (the engine picks it for the
+ * FFN down projection; NVHCQ_MVQ_LONG=0 keeps k_llm_matvec_q8). */
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
+k_llm_matvec_q8_long(const struct k_llm_matvec_params p)
+{
+    __shared__ __align__(16) struct q8_sm sm;
+    if (k_llm_mvq_rpu(&p) == 1 && p.mode != K_LLM_MV_SWIGLU && p.mode != K_LLM_MV_ROPE)
+        q8_matvec_long(p, sm);
+    else
+        q8_matvec_stream(p, sm);
 }
 
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
 k_llm_matvec_q8_s3(const struct k_llm_matvec_params p)
 {
-    q8_matvec_stream(p);
+    __shared__ __align__(16) struct q8_sm sm;
+    q8_matvec_stream(p, sm);
 }
 
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)

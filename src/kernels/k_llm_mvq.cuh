@@ -605,10 +605,96 @@ q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct 
     }
 }
 
+/* One row's task t into r (the long-row body keeps one row per slot). */
 __device__ __forceinline__ void
-q8_matvec_stream(const struct k_llm_matvec_params &p)
+q8_load_one(uint32_t type, const uint8_t *row, uint32_t t, uint32_t nt, struct q8_task &r)
 {
-    __shared__ __align__(16) struct q8_sm sm;
+    if (t >= nt)
+        return;
+    switch (type) {
+    case 12: q8_load<12>(row, t, r); break;
+    case 13: q8_load<13>(row, t, r); break;
+    case K_LLM_T_Q4_0R: q8_load<K_LLM_T_Q4_0R>(row, t, r); break;
+    case K_LLM_T_Q8_0R: q8_load<K_LLM_T_Q8_0R>(row, t, r); break;
+    case K_LLM_T_Q6_KR: q8_load<K_LLM_T_Q6_KR>(row, t, r); break;
+    default: break;
+    }
+}
+
+__device__ __forceinline__ float
+q8_dot_one(uint32_t type, uint32_t t, uint32_t nt, const struct q8_task &r, const struct q8_sm &sm)
+{
+    if (t >= nt)
+        return 0.0f;
+    switch (type) {
+    case 12: return q8_dot<12>(r, t, sm);
+    case 13: return q8_dot<13>(r, t, sm);
+    case K_LLM_T_Q4_0R: return q8_dot<K_LLM_T_Q4_0R>(r, t, sm);
+    case K_LLM_T_Q8_0R: return q8_dot<K_LLM_T_Q8_0R>(r, t, sm);
+    case K_LLM_T_Q6_KR: return q8_dot<K_LLM_T_Q6_KR>(r, t, sm);
+    default: return 0.0f;
+    }
+}
+
+/* The long-row body (k_llm_matvec_q8_long; launches of one row per unit, not SWIGLU, whose
+ * rows take several passes - the FFN down projection, k = n_ff): each warp keeps
+ * K_LLM_MVQ_SLOTS passes of its row in flight, the first ones issued before the prologue, and
+ * refills a slot as soon as it is dotted. Why: with ~1 row per warp the streaming body's one
+ * pass ahead left a dependent DRAM round trip per pass (H100: down at 1.0 TB/s, 12.7 us of a
+ * 53 us layer). Same sums in the same order per lane as the streaming body. */
+#define K_LLM_MVQ_SLOTS 4
+__device__ __forceinline__ void
+q8_matvec_long(const struct k_llm_matvec_params &p, struct q8_sm &sm)
+{
+    const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, k = p.k;
+    if (k > K_LLM_MVQ_MAX_K || k % 256)
+        return;
+    const uint32_t units = k_llm_mvq_units(&p);
+    const uint64_t tw = (uint64_t)gridDim.x * NW, gw = (uint64_t)blockIdx.x * NW + warp;
+    const uint32_t ub = (uint32_t)(units * gw / tw), ue = (uint32_t)(units * (gw + 1) / tw);
+    struct q8_task s[K_LLM_MVQ_SLOTS];
+    struct q8_rows w;
+    uint32_t nt = 0, P = 0;
+    if (ub < ue) {
+        q8_rows_of(p, ub, w);
+        nt = q8_nt(w.type, k), P = (nt + 31) / 32;
+#pragma unroll
+        for (uint32_t j = 0; j < K_LLM_MVQ_SLOTS; j++)
+            if (j < P)
+                q8_load_one(w.type, w.ra, j * 32 + lane, nt, s[j]);
+    }
+    q8_prologue<false>(p, sm);
+    const q8_epi_std<false> epi{p};
+    for (uint32_t u = ub; u < ue; u++) {
+        if (u != ub) {
+            q8_rows_of(p, u, w);
+            nt = q8_nt(w.type, k), P = (nt + 31) / 32;
+#pragma unroll
+            for (uint32_t j = 0; j < K_LLM_MVQ_SLOTS; j++)
+                if (j < P)
+                    q8_load_one(w.type, w.ra, j * 32 + lane, nt, s[j]);
+        }
+        float acc = 0.0f;
+        for (uint32_t p0 = 0; p0 < P; p0 += K_LLM_MVQ_SLOTS) {
+#pragma unroll
+            for (uint32_t j = 0; j < K_LLM_MVQ_SLOTS; j++) {
+                const uint32_t ps = p0 + j;
+                if (ps < P) {
+                    acc += q8_dot_one(w.type, ps * 32 + lane, nt, s[j], sm);
+                    if (ps + K_LLM_MVQ_SLOTS < P)
+                        q8_load_one(w.type, w.ra, (ps + K_LLM_MVQ_SLOTS) * 32 + lane, nt, s[j]);
+                }
+            }
+        }
+        const float a = mvq_warp_sum(acc);
+        if (lane == 0)
+            epi(w, a, 0.0f);
+    }
+}
+
+__device__ __forceinline__ void
+q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
+{
     if (p.k > K_LLM_MVQ_MAX_K || p.k % 256) /* (every CTA may own units: no early exit by index) */
         return;
     struct q8_stream st;

@@ -163,6 +163,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     }
     /* decode attention: one CTA per query head up to this many positions (k_llm_attn_decode.cuh) */
     m->ad_head_max = getenv("NVHCQ_AD_HEAD_MAX") ? (uint32_t)atoi(getenv("NVHCQ_AD_HEAD_MAX")) : 256;
+    m->mvq_long = !(getenv("NVHCQ_MVQ_LONG") && !strcmp(getenv("NVHCQ_MVQ_LONG"), "0"));
     m->rope_fused = !(getenv("NVHCQ_ROPE_FUSED") && !strcmp(getenv("NVHCQ_ROPE_FUSED"), "0"));
     m->attn_tile = !(getenv("NVHCQ_ATTN") && !strcmp(getenv("NVHCQ_ATTN"), "naive"));
     /* off by default: measured slower on H100 (tg128 Q6_K 964 vs 1048, bench/notes-decode.md) */
@@ -179,6 +180,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     uint32_t sms = hcq_device_info(m->dev, &info) == HCQ_OK ? info.sm_count : 0;
     m->mv_grid = mv_wave(m->prog[PROG_MATVEC], sms);
     m->mvq_grid = mv_wave(m->prog[PROG_MATVEC_Q8], sms);
+    m->mvql_grid = mv_wave(m->prog[PROG_MATVEC_Q8L], sms);
     m->decode_fused = decode_fused_ok(m) && !p.naive_decode;
     m->attn_split = m->decode_fused && k_llm_attn_decode_ok(m->hp.n_head, m->hp.n_head_kv, m->hp.head_dim);
     if (m->attn_split) {
@@ -500,6 +502,19 @@ matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
         return hcq_err(HCQ_ERR_UNSUPPORTED, "llm decode: no mat-vec reads these weight types");
     uint32_t ctas = prog == PROG_MATVEC_Q8 ? k_llm_mvq_ctas(&p) : k_llm_mv_tiles(&p);
     uint32_t cap = prog == PROG_MATVEC_Q8 ? m->mvq_grid : m->mv_grid;
+    /* one row per unit and rows of several passes (the FFN down projection): the long-row body */
+    if (prog == PROG_MATVEC_Q8 && m->mvq_long && (mode == K_LLM_MV_SET || mode == K_LLM_MV_ACC) &&
+        k_llm_mvq_rpu(&p) == 1) {
+        uint32_t min_pass = UINT32_MAX;
+        for (uint32_t i = 0; i < n_w; i++) {
+            uint32_t nt = w[i]->type == K_LLM_T_Q6_KR ? p.k / 64 : p.k / 32, ps = (nt + 31) / 32;
+            min_pass = ps < min_pass ? ps : min_pass;
+        }
+        if (min_pass >= 2) {
+            prog = PROG_MATVEC_Q8L;
+            cap = m->mvql_grid;
+        }
+    }
     if (mode == K_LLM_MV_ROPE && prog != PROG_MATVEC_Q8)
         return hcq_err(HCQ_ERR_UNSUPPORTED, "llm decode: the RoPE epilogue needs the q8 mat-vec");
     m->tag = tag;

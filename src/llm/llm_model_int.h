@@ -33,11 +33,13 @@ enum {
     PROG_ATTN_DEC,
     PROG_MATVEC_Q8,
     PROG_ATTN_TILE,
+    PROG_MATVEC_Q8L,
     PROG_COUNT
 };
 static const char *const prog_names[PROG_COUNT] = {
-    "k_llm_embed", "k_llm_norm",        "k_llm_matmul",      "k_llm_rope_kv",   "k_llm_attn",
-    "k_llm_act",   "k_llm_matvec_wide", "k_llm_attn_decode", "k_llm_matvec_q8", "k_llm_attn_tile"};
+    "k_llm_embed",     "k_llm_norm",      "k_llm_matmul",        "k_llm_rope_kv",
+    "k_llm_attn",      "k_llm_act",       "k_llm_matvec_wide",   "k_llm_attn_decode",
+    "k_llm_matvec_q8", "k_llm_attn_tile", "k_llm_matvec_q8_long"};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
  * activations, 2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs 560 with k_llm_matvec's
@@ -100,6 +102,8 @@ struct llm_model {
     struct hcq_buf *adbuf; /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
     uint32_t mv_grid;      /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
     uint32_t mvq_grid;     /* ... of k_llm_matvec_q8 */
+    uint32_t mvql_grid;    /* ... of k_llm_matvec_q8_long */
+    bool mvq_long;         /* long one-row launches take k_llm_matvec_q8_long (NVHCQ_MVQ_LONG=0: not) */
     bool repack;           /* matrices take the repacked decode layout (k_llm_quant.h) */
     bool mv_f32;           /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
     uint32_t ad_head_max;  /* decode attention: per-head CTAs up to this many positions */

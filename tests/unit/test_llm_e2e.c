@@ -422,7 +422,10 @@ persistent_case(struct th *t, enum llm_type type, const char *grid)
         if (grid) /* the first step timed out and turned the path off */
             CHECKF(!strcmp(path_after, "fused"), "%s grid %s: decode path %s after the run", d, grid,
                    path_after);
-        CHECK_OK(llm_model_load_gguf(g, &mp, &m));
+        setenv("NVHCQ_AD_HEAD_MAX", "0", 1); /* the persistent kernel's attention is the split path */
+        st = llm_model_load_gguf(g, &mp, &m);
+        unsetenv("NVHCQ_AD_HEAD_MAX");
+        CHECK_OK(st);
         CHECK(!strcmp(llm_model_decode_path(m), "fused"));
         CHECK_OK(run_model(m, pr, (uint32_t)np, tf, lf));
         llm_model_destroy(m);
@@ -460,9 +463,11 @@ TEST(persistent_vs_per_kernel)
 
 /* One decode switch A/B on every device (cpu twins included): the model loaded with env var
  * `var` = a and = b, the same prompt and 32 greedy steps, ids equal and logits within NMSE
- * tol. */
+ * tol. f32: f32 decode activations - with int8 activations a last-bit difference upstream
+ * can flip an int8 rounding and move the logits by up to the int8 bound, so only switches
+ * that keep every value bit-identical are compared with int8 activations. */
 static void
-env_ab(struct th *t, enum llm_type type, const char *var, const char *a, const char *b, double tol)
+env_ab(struct th *t, enum llm_type type, const char *var, const char *a, const char *b, double tol, bool f32)
 {
     char path[256];
     struct llm_gguf *g = NULL;
@@ -478,6 +483,7 @@ env_ab(struct th *t, enum llm_type type, const char *var, const char *a, const c
     struct llm_model_params mp;
     llm_model_params_default(&mp);
     mp.n_ctx = 128;
+    mp.f32_decode = f32;
     for (char *save = NULL, *d = strtok_r(devs, " ,", &save); d; d = strtok_r(NULL, " ,", &save)) {
         if (strcmp(d, "cpu") && !llm_match_device_usable(d))
             continue;
@@ -519,15 +525,16 @@ done:
  * and rounding, so the same logits (bit-identical on the GPUs measured). */
 TEST(rope_fused_vs_own_launch)
 {
-    env_ab(t, LLM_TYPE_Q4_K, "NVHCQ_ROPE_FUSED", "0", "1", 1e-12);
+    env_ab(t, LLM_TYPE_Q4_K, "NVHCQ_ROPE_FUSED", "0", "1", 1e-12, false);
 }
 
 /* Decode attention: one CTA per query head (short contexts, the default up to 256 positions)
  * vs the split-K path at every position (NVHCQ_AD_HEAD_MAX=0): the same softmax summed in
- * another order. */
+ * another order, so f32 decode (with int8 activations the O projection's rounding of the
+ * attention output may flip: H100 measured logits NMSE 7e-5, inside the int8 bound). */
 TEST(attn_head_vs_split)
 {
-    env_ab(t, LLM_TYPE_Q4_K, "NVHCQ_AD_HEAD_MAX", "0", "256", 1e-10);
+    env_ab(t, LLM_TYPE_Q4_K, "NVHCQ_AD_HEAD_MAX", "0", "256", 1e-10, true);
 }
 
 int
