@@ -384,8 +384,8 @@ k_llm_matvec_q8(const struct k_llm_matvec_params p)
     q8_matvec_stream(p, sm);
 }
 
-/* Launches of one row per unit whose rows take several passes (the engine picks it for the
- * FFN down projection; NVHCQ_MVQ_LONG=0 keeps k_llm_matvec_q8). */
+/* Launches of one row per unit whose rows take several passes (A/B: NVHCQ_MVQ_LONG=1 picks it
+ * for the FFN down projection; measured slower on H100, bench/notes-decode.md). */
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
 k_llm_matvec_q8_long(const struct k_llm_matvec_params p)
 {

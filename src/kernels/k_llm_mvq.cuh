@@ -641,7 +641,9 @@ q8_dot_one(uint32_t type, uint32_t t, uint32_t nt, const struct q8_task &r, cons
  * K_LLM_MVQ_SLOTS passes of its row in flight, the first ones issued before the prologue, and
  * refills a slot as soon as it is dotted. Why: with ~1 row per warp the streaming body's one
  * pass ahead left a dependent DRAM round trip per pass (H100: down at 1.0 TB/s, 12.7 us of a
- * 53 us layer). Same sums in the same order per lane as the streaming body. */
+ * 53 us layer). Same sums in the same order per lane as the streaming body. Measured SLOWER
+ * (down 16.0 vs 14.7 us): requesting every pass of every row at once floods DRAM; kept for
+ * A/B only (NVHCQ_MVQ_LONG=1). */
 #define K_LLM_MVQ_SLOTS 4
 __device__ __forceinline__ void
 q8_matvec_long(const struct k_llm_matvec_params &p, struct q8_sm &sm)

@@ -163,7 +163,9 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     }
     /* decode attention: one CTA per query head up to this many positions (k_llm_attn_decode.cuh) */
     m->ad_head_max = getenv("NVHCQ_AD_HEAD_MAX") ? (uint32_t)atoi(getenv("NVHCQ_AD_HEAD_MAX")) : 256;
-    m->mvq_long = !(getenv("NVHCQ_MVQ_LONG") && !strcmp(getenv("NVHCQ_MVQ_LONG"), "0"));
+    /* off by default: measured slower on H100 (down projection 16.0 vs 14.7 us; tg128 Q6_K 1092 vs
+     * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */
+    m->mvq_long = getenv("NVHCQ_MVQ_LONG") && !strcmp(getenv("NVHCQ_MVQ_LONG"), "1");
     m->rope_fused = !(getenv("NVHCQ_ROPE_FUSED") && !strcmp(getenv("NVHCQ_ROPE_FUSED"), "0"));
     m->attn_tile = !(getenv("NVHCQ_ATTN") && !strcmp(getenv("NVHCQ_ATTN"), "naive"));
     /* off by default: measured slower on H100 (tg128 Q6_K 964 vs 1048, bench/notes-decode.md) */

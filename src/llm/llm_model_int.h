@@ -103,16 +103,16 @@ struct llm_model {
     uint32_t mv_grid;      /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
     uint32_t mvq_grid;     /* ... of k_llm_matvec_q8 */
     uint32_t mvql_grid;    /* ... of k_llm_matvec_q8_long */
-    bool mvq_long;         /* long one-row launches take k_llm_matvec_q8_long (NVHCQ_MVQ_LONG=0: not) */
-    bool repack;           /* matrices take the repacked decode layout (k_llm_quant.h) */
-    bool mv_f32;           /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
-    uint32_t ad_head_max;  /* decode attention: per-head CTAs up to this many positions */
-    bool rope_fused;       /* decode: RoPE + KV store in the Q|K|V mat-vec (NVHCQ_ROPE_FUSED=0: own launch) */
-    bool attn_tile;        /* prefill attention: k_llm_attn_tile (NVHCQ_ATTN=naive: k_llm_attn) */
-    bool l2pf;             /* decode launches carry L2 prefetch hints (NVHCQ_L2PF=1; off: slower) */
-    const char *tag;       /* label of the next launch (profile) */
-    uint64_t tag_B;        /* bytes it moves, 0: unknown */
-    struct prof *prof;     /* non-NULL while profiling a step */
+    bool mvq_long; /* long one-row launches take k_llm_matvec_q8_long (NVHCQ_MVQ_LONG=1; off: slower) */
+    bool repack;   /* matrices take the repacked decode layout (k_llm_quant.h) */
+    bool mv_f32;   /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
+    uint32_t ad_head_max; /* decode attention: per-head CTAs up to this many positions */
+    bool rope_fused;      /* decode: RoPE + KV store in the Q|K|V mat-vec (NVHCQ_ROPE_FUSED=0: own launch) */
+    bool attn_tile;       /* prefill attention: k_llm_attn_tile (NVHCQ_ATTN=naive: k_llm_attn) */
+    bool l2pf;            /* decode launches carry L2 prefetch hints (NVHCQ_L2PF=1; off: slower) */
+    const char *tag;      /* label of the next launch (profile) */
+    uint64_t tag_B;       /* bytes it moves, 0: unknown */
+    struct prof *prof;    /* non-NULL while profiling a step */
     /* persistent decode (llm_persist.c): every layer of a step in one launch */
     bool persist;        /* decode steps launch k_llm_decode_layers */
     bool persist_failed; /* it abandoned a step once (barrier timeout): off for good */
