@@ -27,4 +27,5 @@ if [ ! -f "$dir/ggml-vocab-llama3.gguf" ] || [ ! -f "$dir/ggml-vocab-llama3.gguf
     python3 tests/tools/llama3_vocab.py "$dir/vocab.json" "$dir/ggml-vocab-llama3.gguf" || fail "llama3_vocab.py failed"
     rm -f "$dir/vocab.json"
 fi
-LLM_TOK_DIR=$dir "$BUILD"/tests/test_llm_tok llama3_vectors
+LLM_TOK_DIR=$dir LLM_TOK_VOCAB=ggml-vocab-llama3 LLM_TOK_REF="llama3-tokenizer-js 1.2.0" LLM_TOK_SUITE=llama3_vocab \
+    "$BUILD"/tests/test_llm_tok fetched_vectors
