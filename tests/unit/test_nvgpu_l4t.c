@@ -3,11 +3,11 @@
  * test_nvgpu_l4t.c - our nvgpu/nvmap ABI (src/kmd/nvgpu/nvgpu_uapi.h) and the emulated
  * driver's dispatch tables (src/emu) checked against NVIDIA's published L4T headers, per
  * release: tests/data/l4t_uapi.tsv holds every ioctl number, struct size, field offset and
- * flag value we use as NVIDIA's r35.5 and r36.2 headers define them (sources named in the
- * file). The backend and the emulator were written from the same understanding, so a
- * shared mistake would pass both; this table is the independent side. Also: the backend
- * detects which release it talks to (emu:ga10b,l4t=35|36) and runs end to end on both.
- * There is no Jetson here: the release detection has run only against the emulator.
+ * flag value we use as NVIDIA's r35.5, r36.2, r36.3, r36.4 and r36.4.3 headers define them
+ * (sources named in the file; each r36.x is checked against our r36 ABI). The backend and the emulator were
+ * written from the same understanding, so a shared mistake would pass both; this table is the independent
+ * side. Also: the backend detects which release it talks to (emu:ga10b,l4t=35|36) and runs end to end on
+ * both. There is no Jetson here: the release detection has run only against the emulator.
  */
 #include "emu.h"
 #include "emu_nvgpu.h"
@@ -298,7 +298,8 @@ static const struct ours ours[] = {
 /* ==== The table ==== */
 
 struct row {
-    unsigned rel;
+    char rel[12]; /* the L4T release, "35.5", "36.4.3" */
+    unsigned abi; /* its ABI line: 35 or 36 */
     char kind[8];
     char name[96];
     long long value;
@@ -314,16 +315,17 @@ load_table(struct row **rows_out)
     FILE *f = fopen(path, "r");
     if (!f)
         return -1;
-    int n = 0, cap = 1024;
+    int n = 0, cap = 4096;
     struct row *r = calloc((size_t)cap, sizeof *r);
     char line[256];
     while (r && fgets(line, sizeof line, f)) {
         if (line[0] == '#' || line[0] == '\n')
             continue;
-        char rel[8], kind[8], name[96], val[32];
-        if (sscanf(line, "r%7[0-9]\t%7s\t%95[^\t]\t%31s", rel, kind, name, val) != 4 || n == cap)
+        char rel[12], kind[8], name[96], val[32];
+        if (sscanf(line, "r%11[0-9.]\t%7s\t%95[^\t]\t%31s", rel, kind, name, val) != 4 || n == cap)
             continue;
-        r[n].rel = (unsigned)atoi(rel);
+        snprintf(r[n].rel, sizeof r[n].rel, "%s", rel);
+        r[n].abi = (unsigned)atoi(rel);
         snprintf(r[n].kind, sizeof r[n].kind, "%s", kind);
         snprintf(r[n].name, sizeof r[n].name, "%s", name);
         r[n].absent = !strcmp(kind, "absent");
@@ -336,60 +338,125 @@ load_table(struct row **rows_out)
 }
 
 static const struct row *
-find_row(const struct row *r, int n, unsigned rel, const char *kind, const char *name)
+find_row(const struct row *r, int n, const char *rel, const char *kind, const char *name)
 {
     for (int i = 0; i < n; i++)
-        if (r[i].rel == rel && !strcmp(r[i].name, name) && (!kind || !strcmp(r[i].kind, kind)))
+        if (!strcmp(r[i].rel, rel) && !strcmp(r[i].name, name) && (!kind || !strcmp(r[i].kind, kind)))
             return &r[i];
     return NULL;
 }
 
-/* Every number of ours equals the published one, in both releases; everything the table
- * says a release lacks, we do not define for it; the table is complete for what we use. */
+/* The releases the table must hold, each with the ABI line our code implements for it. A
+ * release dropped from the table (or a new one added without being listed) fails here. */
+static const struct {
+    const char *rel;
+    unsigned abi;
+} releases[] = {{"35.5", 35}, {"36.2", 36}, {"36.3", 36}, {"36.4", 36}, {"36.4.3", 36}};
+#define N_RELEASES (sizeof releases / sizeof releases[0])
+
+/* Every number of ours equals the published one, in every release of its ABI line;
+ * everything the table says a release lacks, we do not define for it; the table is complete
+ * for what we use. */
 TEST(l4t_uapi_matches_published_headers)
 {
     struct row *r = NULL;
     int n = load_table(&r);
-    CHECKF(n > 500, "tests/data/l4t_uapi.tsv: %d rows (run from the repo root or set HCQ_SRCDIR)", n);
+    CHECKF(n > 1400, "tests/data/l4t_uapi.tsv: %d rows (run from the repo root or set HCQ_SRCDIR)", n);
     int bad = 0;
-    for (size_t i = 0; i < N_OURS; i++) {
-        const struct ours *o = &ours[i];
-        if (!strcmp(o->name, "NVGPU_IOCTL_CHANNEL_SUBMIT_GPFIFO_NR")) {
-            const struct row *s = find_row(r, n, o->rel, "ioctl", "NVGPU_IOCTL_CHANNEL_SUBMIT_GPFIFO");
-            if (!s || NVGPU_IOC_NR((unsigned long)s->value) != NVGPU_IOCTL_CHANNEL_SUBMIT_GPFIFO_NR) {
-                th_fail(t, __FILE__, __LINE__, "r%u SUBMIT_GPFIFO nr", o->rel);
+    for (size_t k = 0; k < N_RELEASES; k++) {
+        const char *rel = releases[k].rel;
+        int rows = 0;
+        for (int i = 0; i < n; i++)
+            rows += !strcmp(r[i].rel, rel) && r[i].abi == releases[k].abi;
+        if (rows < 250) {
+            th_fail(t, __FILE__, __LINE__, "r%s: %d rows in the table", rel, rows);
+            bad++;
+        }
+        for (size_t i = 0; i < N_OURS; i++) {
+            const struct ours *o = &ours[i];
+            if (o->rel != releases[k].abi)
+                continue;
+            if (!strcmp(o->name, "NVGPU_IOCTL_CHANNEL_SUBMIT_GPFIFO_NR")) {
+                const struct row *s = find_row(r, n, rel, "ioctl", "NVGPU_IOCTL_CHANNEL_SUBMIT_GPFIFO");
+                if (!s || NVGPU_IOC_NR((unsigned long)s->value) != NVGPU_IOCTL_CHANNEL_SUBMIT_GPFIFO_NR) {
+                    th_fail(t, __FILE__, __LINE__, "r%s SUBMIT_GPFIFO nr", rel);
+                    bad++;
+                }
+                continue;
+            }
+            const struct row *w = find_row(r, n, rel, o->kind, o->name);
+            if (!w || w->value != o->value) {
+                th_fail(t, __FILE__, __LINE__, "r%s %s %s: ours %lld, published %s%lld", rel, o->kind,
+                        o->name, o->value, w ? "" : "(missing) ", w ? w->value : 0);
                 bad++;
             }
-            continue;
-        }
-        const struct row *w = find_row(r, n, o->rel, o->kind, o->name);
-        if (!w || w->value != o->value) {
-            th_fail(t, __FILE__, __LINE__, "r%u %s %s: ours %lld, published %s%lld", o->rel, o->kind, o->name,
-                    o->value, w ? "" : "(missing) ", w ? w->value : 0);
-            bad++;
-        }
-        const struct row *a = find_row(r, n, o->rel, "absent", o->name);
-        if (a) {
-            th_fail(t, __FILE__, __LINE__, "r%u %s: we define it, the release does not", o->rel, o->name);
-            bad++;
+            if (find_row(r, n, rel, "absent", o->name)) {
+                th_fail(t, __FILE__, __LINE__, "r%s %s: we define it, the release does not", rel, o->name);
+                bad++;
+            }
         }
     }
-    /* Reverse: each size/offset/ioctl row of a struct or ioctl we use has a twin in ours. */
+    /* Reverse: each row belongs to a listed release, and each size/offset/ioctl row of a
+     * struct or ioctl we use has a twin in ours for that release's ABI. */
     for (int i = 0; i < n; i++) {
+        bool listed = false;
+        for (size_t k = 0; k < N_RELEASES && !listed; k++)
+            listed = !strcmp(r[i].rel, releases[k].rel);
+        if (!listed) {
+            th_fail(t, __FILE__, __LINE__, "r%s: release not listed in this test", r[i].rel);
+            bad++;
+            continue;
+        }
         if (r[i].absent || !strcmp(r[i].kind, "const"))
             continue;
         bool used = false;
         for (size_t j = 0; j < N_OURS && !used; j++)
-            used = ours[j].rel == r[i].rel && !strcmp(ours[j].name, r[i].name);
+            used = ours[j].rel == r[i].abi && !strcmp(ours[j].name, r[i].name);
         /* Published but unused by us: CREATE_64, CACHE, SUBMIT_GPFIFO (nr checked above). */
         if (!used && strcmp(r[i].name, "NVMAP_IOC_CREATE_64") && strcmp(r[i].name, "NVMAP_IOC_CACHE") &&
             strcmp(r[i].name, "NVGPU_IOCTL_CHANNEL_SUBMIT_GPFIFO")) {
-            th_fail(t, __FILE__, __LINE__, "r%u %s %s = %lld: not checked against ours", r[i].rel, r[i].kind,
+            th_fail(t, __FILE__, __LINE__, "r%s %s %s = %lld: not checked against ours", r[i].rel, r[i].kind,
                     r[i].name, r[i].value);
             bad++;
         }
     }
     CHECKF(bad == 0, "%d differences", bad);
+done:
+    free(r);
+}
+
+/* Within the r36 line, every later release publishes exactly the numbers r36.2 does (the
+ * same rows, the same values): that is why one r36 ABI serves them all and the backend's
+ * release detection needs no r36.x distinction. If a later release ever differs, this
+ * names the row, and nvgpu_kmd.c's detection must learn the difference. */
+TEST(l4t_r36_releases_agree)
+{
+    struct row *r = NULL;
+    int n = load_table(&r);
+    CHECK(n > 1400);
+    int bad = 0, compared = 0;
+    for (size_t k = 0; k < N_RELEASES; k++) {
+        const char *rel = releases[k].rel;
+        if (releases[k].abi != 36 || !strcmp(rel, "36.2"))
+            continue;
+        for (int i = 0; i < n; i++) {
+            const char *other = NULL;
+            if (!strcmp(r[i].rel, "36.2"))
+                other = rel;
+            else if (!strcmp(r[i].rel, rel))
+                other = "36.2";
+            if (!other)
+                continue;
+            const struct row *w = find_row(r, n, other, r[i].kind, r[i].name);
+            compared++;
+            if (!w || w->value != r[i].value) {
+                th_fail(t, __FILE__, __LINE__, "r%s %s %s = %lld; r%s %s%lld", r[i].rel, r[i].kind, r[i].name,
+                        r[i].value, other, w ? "" : "(missing) ", w ? w->value : 0);
+                bad++;
+            }
+        }
+    }
+    CHECKF(bad == 0 && compared > 1500, "%d differences in %d comparisons", bad, compared);
 done:
     free(r);
 }
@@ -400,7 +467,7 @@ TEST(l4t_emulator_matches_published_headers)
 {
     struct row *r = NULL;
     int n = load_table(&r);
-    CHECK(n > 500);
+    CHECK(n > 1400);
     const struct {
         const struct emu_nvgpu_ioctl *tab;
         const int *n;
@@ -409,25 +476,31 @@ TEST(l4t_emulator_matches_published_headers)
                 {emu_nvgpu_as_ioctls, &emu_nvgpu_as_ioctls_n},
                 {emu_nvgpu_chan_ioctls, &emu_nvgpu_chan_ioctls_n},
                 {emu_nvmap_ioctls, &emu_nvmap_ioctls_n}};
-    int bad = 0, seen[2] = {0, 0};
-    for (unsigned rel = 35; rel <= 36; rel++) {
+    int bad = 0;
+    for (size_t rk = 0; rk < N_RELEASES; rk++) {
+        const char *rel = releases[rk].rel;
+        const unsigned abi = releases[rk].abi;
+        int seen = 0;
         for (size_t k = 0; k < sizeof tabs / sizeof tabs[0]; k++) {
             for (int i = 0; i < *tabs[k].n; i++) {
                 const struct emu_nvgpu_ioctl *e = &tabs[k].tab[i];
-                if (e->l4t && e->l4t != rel)
+                if (e->l4t && e->l4t != abi)
                     continue;
-                seen[rel - 35]++;
+                seen++;
                 const struct row *w = find_row(r, n, rel, "ioctl", e->name);
                 if (!w || (unsigned long)w->value != e->request) {
-                    th_fail(t, __FILE__, __LINE__, "emu r%u %s = 0x%08lx, published %s0x%08llx", rel, e->name,
+                    th_fail(t, __FILE__, __LINE__, "emu r%s %s = 0x%08lx, published %s0x%08llx", rel, e->name,
                             e->request, w ? "" : "(missing) ", w ? (unsigned long long)w->value : 0ull);
                     bad++;
                 }
             }
         }
+        if (seen != (abi == 35 ? 25 : 26)) {
+            th_fail(t, __FILE__, __LINE__, "emu rows r%s: %d", rel, seen);
+            bad++;
+        }
     }
     CHECKF(bad == 0, "%d differences", bad);
-    CHECKF(seen[0] == 25 && seen[1] == 26, "emu rows r35 %d r36 %d", seen[0], seen[1]);
 done:
     free(r);
 }
@@ -715,6 +788,7 @@ main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
         TH_CASE(l4t_uapi_matches_published_headers),
+        TH_CASE(l4t_r36_releases_agree),
         TH_CASE(l4t_emulator_matches_published_headers),
         TH_CASE(l4t_r36_detected_and_runs),
         TH_CASE(l4t_r35_detected_and_runs),

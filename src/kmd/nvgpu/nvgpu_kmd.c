@@ -74,7 +74,8 @@ nvgpu_kmd_characteristics(struct nvgpu_kmd *k)
     if (err)
         return hcq_err(HCQ_ERR_DRIVER, "NVGPU_GPU_IOCTL_GET_CHARACTERISTICS: %s", strerror(err));
     /* The kernel copies min(ours, its) bytes and reports its own size, which names the
-     * release (NVIDIA's headers, tests/data/l4t_uapi.tsv): 328 on L4T r36, 312 on r35,
+     * release (NVIDIA's headers, tests/data/l4t_uapi.tsv): 328 on L4T r36 (r36.2 to
+     * r36.4.3 publish identical uapi headers, so one r36 form serves them all), 312 on r35,
      * where numa_domain_id (+4 pad) at 16 does not exist and every later field sits 8
      * bytes lower. Larger than 328: a later r36 that appended fields (new fields go at the
      * end of this struct), read as r36. Anything else is unchecked: refuse it. */
