@@ -11,6 +11,7 @@
  */
 #include "emu.h"
 #include "emu_nvgpu.h"
+#include "gpu_push.h"
 #include "harness.h"
 #include "hcq_priv.h"
 #include "k_params.h"
@@ -508,14 +509,12 @@ done:
 /* ==== Release detection and a full run on each ==== */
 
 static void
-run_release(struct th *t, unsigned rel)
+run_spec(struct th *t, const char *spec, unsigned rel)
 {
     struct hcq_device *dev = NULL;
     struct hcq_buf *a = NULL, *b = NULL;
     struct hcq_queue *q = NULL, *cq = NULL;
     struct hcq_program *prog = NULL;
-    char spec[64];
-    snprintf(spec, sizeof spec, "emu:ga10b,l4t=%u", rel);
     CHECK_OK(hcq_device_open(spec, &dev));
     struct hcq_device_info info;
     CHECK_OK(hcq_device_info(dev, &info));
@@ -550,11 +549,11 @@ done:
 
 TEST(l4t_r36_detected_and_runs)
 {
-    run_release(t, 36);
+    run_spec(t, "emu:ga10b,l4t=36", 36);
 }
 TEST(l4t_r35_detected_and_runs)
 {
-    run_release(t, 35);
+    run_spec(t, "emu:ga10b,l4t=35", 35);
 }
 
 /* On r35 the r36 numbers are unknown ioctls (ENOTTY) and the other way round: the
@@ -612,7 +611,10 @@ done:;
  * correct only because (1) the kernel reports IO coherence (CPU caches snooped, GPU writes
  * visible to the CPU), and (2) every GPU mapping is made without MAP_BUFFER_EX CACHEABLE,
  * so nvgpu sets the PTE volatile bit and the GPU L2 does not keep those lines (r36.2
- * gmmu_ga10b_fusa.c). Both are checked here; the emulator does not model an L2. */
+ * gmmu_ga10b_fusa.c). Both are checked here. emu:ga10b,l2=noncoherent models what (2)
+ * avoids: a CACHEABLE mapping's GPU writes stay in an L2 the CPU does not see until an
+ * L2_FLUSH_DIRTY method; l4t_l2_* below show our mappings need no flush and that a cached
+ * mapping without one reads stale. */
 TEST(l4t_coherence_required)
 {
     struct emu_opts o;
@@ -648,6 +650,148 @@ done:
     for (int i = 0; i < 3; i++)
         hcq_buf_free(b[i]);
     hcq_device_close(dev);
+}
+
+/* A raw channel for the L2 tests: pushbuffer and marker are ordinary backend buffers (our
+ * mapping flags); each step is one GPFIFO entry ending in a marker release the CPU waits for. */
+struct l2t {
+    struct emu_dev *d;
+    struct kmd *kmd;
+    struct kmd_channel *ch;
+    struct kmd_mem *pb, *mark, *target;
+    uint64_t cached_va; /* target mapped a second time, with MAP_BUFFER_EX CACHEABLE (0: none) */
+    uint32_t put, pb_dw;
+    uint64_t mark_n;
+};
+
+static uint32_t
+l2t_release(uint32_t *w, uint64_t va, uint64_t v)
+{
+    w[0] = (1u << 29) | (5u << 16) | (NVC56F_SEM_ADDR_LO >> 2); /* incrementing, 5 dwords */
+    w[1] = (uint32_t)va;
+    w[2] = (uint32_t)(va >> 32) & 0xFFu;
+    w[3] = (uint32_t)v;
+    w[4] = (uint32_t)(v >> 32);
+    w[5] = 0x01100001u; /* RELEASE | RELEASE_WFI | 64-bit payload, no timestamp */
+    return 6;
+}
+
+/* GPU write of v at va (a host semaphore release), an L2_FLUSH_DIRTY if flush, then the
+ * next marker to our own buffer; returns once the CPU sees the marker (false after 5 s). */
+static bool
+l2t_gpu_write(struct l2t *s, uint64_t va, uint64_t v, bool flush)
+{
+    uint32_t *w = (uint32_t *)s->pb->map + s->pb_dw,
+             n = l2t_release((uint32_t *)s->pb->map + s->pb_dw, va, v);
+    if (flush) {
+        w[n++] = (1u << 29) | (4u << 16) | (NVC56F_MEM_OP_A >> 2); /* MEM_OP_A..D */
+        w[n++] = 0;
+        w[n++] = 0;
+        w[n++] = 0;
+        w[n++] = (uint32_t)NVC56F_MEM_OP_D_OPERATION_L2_FLUSH_DIRTY << 27;
+    }
+    n += l2t_release(w + n, s->mark->va, ++s->mark_n);
+    s->ch->ring[s->put % s->ch->entries] = (s->pb->va + s->pb_dw * 4ull) | ((uint64_t)n << 42) | (1ull << 41);
+    s->pb_dw += n;
+    kmd_channel_kick(s->kmd, s->ch, ++s->put);
+    volatile uint64_t *m = s->mark->map;
+    uint64_t t0 = hcq_time_ns();
+    while (*m != s->mark_n)
+        if (hcq_time_ns() - t0 > 5000000000ull)
+            return false;
+    return true;
+}
+
+static enum hcq_status
+l2t_open(struct l2t *s, const char *opts)
+{
+    struct emu_opts o;
+    enum hcq_status st;
+    if ((st = emu_opts_parse(opts, &o)) || (st = emu_dev_create(&o, &s->d)) ||
+        (st = nvgpu_kmd_create(emu_dev_sys(s->d), 0, &s->kmd)) ||
+        (st = kmd_channel_create(s->kmd, KMD_ENGINE_COMPUTE, 256, &s->ch)) ||
+        (st = kmd_mem_alloc(s->kmd, 64 << 10, 0, 0, &s->pb)) ||
+        (st = kmd_mem_alloc(s->kmd, 4096, 0, KMD_MEM_UNCACHED, &s->mark)) ||
+        (st = kmd_mem_alloc(s->kmd, 4096, 0, 0, &s->target)))
+        return st;
+    *(volatile uint64_t *)s->mark->map = 0;
+    *(volatile uint64_t *)s->target->map = 0;
+    /* the same nvmap buffer mapped again, with GPU L2 caching (what nvhcq never asks) */
+    struct nvgpu_as_map_buffer_ex_args a = {.flags = NVGPU_AS_MAP_BUFFER_FLAGS_CACHEABLE,
+                                            .compr_kind = NV_KIND_INVALID,
+                                            .incompr_kind = 0,
+                                            .dmabuf_fd = ((struct nvgpu_mem *)s->target)->dmabuf_fd,
+                                            .page_size = 4096};
+    struct nvgpu_kmd *k = nvgpu_kmd_from(s->kmd);
+    int err = nvgpu_kmd_ioctl(k, k->as_fd, NVGPU_AS_IOCTL_MAP_BUFFER_EX, &a, "MAP_BUFFER_EX");
+    if (err)
+        return hcq_err(HCQ_ERR_DRIVER, "MAP_BUFFER_EX(CACHEABLE): %s", strerror(err));
+    s->cached_va = a.offset;
+    return HCQ_OK;
+}
+
+static void
+l2t_close(struct l2t *s)
+{
+    if (s->cached_va) {
+        struct nvgpu_kmd *k = nvgpu_kmd_from(s->kmd);
+        struct nvgpu_as_unmap_buffer_args u = {.offset = s->cached_va};
+        (void)nvgpu_kmd_ioctl(k, k->as_fd, NVGPU_AS_IOCTL_UNMAP_BUFFER, &u, "UNMAP_BUFFER");
+    }
+    if (s->kmd) {
+        kmd_mem_free(s->kmd, s->target);
+        kmd_mem_free(s->kmd, s->mark);
+        kmd_mem_free(s->kmd, s->pb);
+        if (s->ch)
+            kmd_channel_destroy(s->kmd, s->ch);
+        kmd_destroy(s->kmd);
+    }
+    if (s->d)
+        emu_dev_put(s->d);
+}
+
+/* (a) With our mapping flags (no CACHEABLE) the GPU's write is visible to the CPU at once,
+ * with the non-coherent L2 modelled; (b) the same write through the CACHEABLE mapping is
+ * not (the CPU reads the stale value: this is how the check fails); (c) an L2_FLUSH_DIRTY
+ * in the pushbuffer makes it visible. */
+TEST(l4t_l2_noncoherent_model)
+{
+    struct l2t s = {0};
+    volatile uint64_t *x = NULL;
+    const uint64_t v1 = th_rand() | 1u, v2 = v1 + 2;
+    CHECK_OK(l2t_open(&s, "ga10b,l2=noncoherent"));
+    x = s.target->map;
+    CHECK(l2t_gpu_write(&s, s.target->va, v1, false));
+    CHECKF(*x == v1, "(a) our mapping: CPU reads 0x%llx, GPU wrote 0x%llx", (unsigned long long)*x,
+           (unsigned long long)v1);
+    CHECK(l2t_gpu_write(&s, s.cached_va, v2, false));
+    CHECKF(*x == v1, "(b) CACHEABLE, no flush: CPU reads 0x%llx; the model should have kept 0x%llx in L2",
+           (unsigned long long)*x, (unsigned long long)v2);
+    CHECK(l2t_gpu_write(&s, s.cached_va + 8, v2, true));
+    CHECKF(x[0] == v2 && x[1] == v2, "(c) after L2_FLUSH_DIRTY: CPU reads 0x%llx 0x%llx, want 0x%llx",
+           (unsigned long long)x[0], (unsigned long long)x[1], (unsigned long long)v2);
+done:
+    l2t_close(&s);
+}
+
+/* Without the option the model has no L2: the same CACHEABLE write is visible at once (so
+ * the stale read above is the option's doing, and other tests are unaffected). */
+TEST(l4t_l2_model_off_by_default)
+{
+    struct l2t s = {0};
+    const uint64_t v = th_rand() | 1u;
+    CHECK_OK(l2t_open(&s, "ga10b"));
+    CHECK(l2t_gpu_write(&s, s.cached_va, v, false));
+    CHECK(*(volatile uint64_t *)s.target->map == v);
+done:
+    l2t_close(&s);
+}
+
+/* The whole backend (kernel, copy-engine copy, signals) on the non-coherent L2 model:
+ * every result is visible without an L2 flush because no mapping is CACHEABLE. */
+TEST(l4t_l2_noncoherent_backend_runs)
+{
+    run_spec(t, "emu:ga10b,l2=noncoherent", 36);
 }
 
 /* Owner knob: HCQ_NVGPU_GPFIFO_ENTRIES sizes every ring (and bad values are refused). */
@@ -796,6 +940,9 @@ main(int argc, char **argv)
         TH_CASE(l4t_unknown_characteristics_size_refused),
         TH_CASE(l4t_coherence_required),
         TH_CASE(l4t_no_gpu_l2_caching_of_mappings),
+        TH_CASE(l4t_l2_noncoherent_model),
+        TH_CASE(l4t_l2_model_off_by_default),
+        TH_CASE(l4t_l2_noncoherent_backend_runs),
         TH_CASE(l4t_gpfifo_entries_knob),
         TH_CASE(span_buffer_across_nvmap_buffers),
         TH_CASE(span_needed_above_the_cap),
