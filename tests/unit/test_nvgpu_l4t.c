@@ -820,6 +820,100 @@ done:
         emu_dev_put(d);
 }
 
+/* Owner knob: HCQ_NVGPU_DOORBELL_BATCH=N rings the doorbell once per N kicks of a channel,
+ * or before any wait. Counted by the backend at the doorbell store itself (the emulator
+ * polls the doorbell word, so it would miss stores that land between two polls). */
+static uint64_t
+db_rings_for(struct hcq_queue *q, struct hcq_signal *sig, uint64_t first, uint32_t n, uint64_t *kicks_out)
+{
+    uint64_t k0, r0, k1, r1;
+    nvgpu_chan_doorbell_stats(&k0, &r0);
+    for (uint32_t i = 0; i < n; i++)
+        if (hcq_queue_signal(q, sig, first + i) != HCQ_OK || hcq_queue_submit(q) != HCQ_OK)
+            return UINT64_MAX;
+    nvgpu_chan_doorbell_stats(&k1, &r1);
+    *kicks_out = k1 - k0;
+    return r1 - r0;
+}
+
+TEST(l4t_doorbell_batch_knob)
+{
+    struct hcq_device *dev = NULL;
+    struct hcq_queue *a = NULL, *b = NULL;
+    struct hcq_signal *s1 = NULL, *s2 = NULL;
+    uint64_t kicks = 0, rings;
+    /* default: one doorbell per kick, as before the knob */
+    unsetenv("HCQ_NVGPU_DOORBELL_BATCH");
+    CHECK_OK(hcq_device_open("emu:ga10b", &dev));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &a));
+    CHECK_OK(hcq_signal_create(dev, 0, &s1));
+    rings = db_rings_for(a, s1, 1, 16, &kicks);
+    CHECKF(kicks >= 16 && rings == kicks, "batch 1: %llu kicks, %llu doorbells", (unsigned long long)kicks,
+           (unsigned long long)rings);
+    CHECK_OK(hcq_queue_finish(a, 10000000000ull));
+    hcq_signal_destroy(s1);
+    s1 = NULL;
+    hcq_queue_destroy(a);
+    a = NULL;
+    hcq_device_close(dev);
+    dev = NULL;
+
+    setenv("HCQ_NVGPU_DOORBELL_BATCH", "8", 1);
+    CHECK_OK(hcq_device_open("emu:ga10b", &dev));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &a));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &b));
+    CHECK_OK(hcq_signal_create(dev, 0, &s1));
+    CHECK_OK(hcq_signal_create(dev, 0, &s2));
+    CHECK_OK(hcq_queue_finish(a, 10000000000ull)); /* setup work done, nothing deferred */
+    CHECK_OK(hcq_queue_finish(b, 10000000000ull));
+    rings = db_rings_for(a, s1, 1, 16, &kicks);
+    CHECKF(kicks >= 16 && rings >= 1 && rings <= kicks / 8, "batch 8: %llu kicks, %llu doorbells",
+           (unsigned long long)kicks, (unsigned long long)rings);
+    CHECK_OK(hcq_queue_finish(a, 10000000000ull)); /* the wait rings what is left */
+    CHECK(hcq_signal_value(s1) == 16);
+    /* A GPU wait on another queue's deferred work: b waits for a's signal, the CPU waits
+     * only on b. Both kicks stay below the batch; the wait must ring both channels. */
+    CHECK_OK(hcq_queue_wait(b, s1, 17));
+    CHECK_OK(hcq_queue_signal(b, s2, 1));
+    CHECK_OK(hcq_queue_submit(b));
+    CHECK_OK(hcq_queue_signal(a, s1, 17));
+    CHECK_OK(hcq_queue_submit(a));
+    CHECK_OK(hcq_signal_wait(s2, 1, 10000000000ull));
+    /* Polling the value (no wait call) also starts deferred work. */
+    CHECK_OK(hcq_queue_signal(a, s1, 18));
+    CHECK_OK(hcq_queue_submit(a));
+    uint64_t t0 = hcq_time_ns();
+    while (hcq_signal_value(s1) < 18 && hcq_time_ns() - t0 < 5000000000ull)
+        ;
+    CHECK(hcq_signal_value(s1) == 18);
+    CHECK_OK(hcq_device_synchronize(dev, 10000000000ull));
+    hcq_signal_destroy(s2);
+    hcq_signal_destroy(s1);
+    s1 = s2 = NULL;
+    hcq_queue_destroy(b);
+    hcq_queue_destroy(a);
+    a = b = NULL;
+    hcq_device_close(dev);
+    dev = NULL;
+
+    /* values outside 1..1024 are refused */
+    static const char *bad[] = {"0", "1025", "x", "8x"};
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("HCQ_NVGPU_DOORBELL_BATCH", bad[i], 1);
+        CHECKF(hcq_device_open("emu:ga10b", &dev) == HCQ_ERR_INVALID, "HCQ_NVGPU_DOORBELL_BATCH=%s accepted",
+               bad[i]);
+        hcq_device_close(dev);
+        dev = NULL;
+    }
+done:
+    unsetenv("HCQ_NVGPU_DOORBELL_BATCH");
+    hcq_signal_destroy(s2);
+    hcq_signal_destroy(s1);
+    hcq_queue_destroy(b);
+    hcq_queue_destroy(a);
+    hcq_device_close(dev);
+}
+
 /* ==== Device buffers above one nvmap buffer (issue 17 item 3) ====
  * One nvmap buffer is at most 4 GiB - 2 MiB (CREATE's u32 size); a 3B Q8_0 or 8B Q4_K model
  * needs more. The backend spans: parts mapped back to back into one ALLOC_SPACE reservation
@@ -944,6 +1038,7 @@ main(int argc, char **argv)
         TH_CASE(l4t_l2_model_off_by_default),
         TH_CASE(l4t_l2_noncoherent_backend_runs),
         TH_CASE(l4t_gpfifo_entries_knob),
+        TH_CASE(l4t_doorbell_batch_knob),
         TH_CASE(span_buffer_across_nvmap_buffers),
         TH_CASE(span_needed_above_the_cap),
         TH_CASE(span_failure_points_leak_nothing),

@@ -33,6 +33,7 @@ static const struct kmd_ops nvgpu_kmd_ops = {
     /* Channel faults: each channel has an error notifier the kernel writes (TegraIface used
      * none and learnt of faults only from dmesg, nvgpu.md §6.13); details stay in dmesg. */
     .check = nvgpu_chan_check,
+    .doorbell_flush = nvgpu_chan_doorbell_flush,
 };
 
 struct nvgpu_kmd *
@@ -359,6 +360,10 @@ nvgpu_kmd_create(const struct sys *sys, int index, struct kmd **kmd_out)
                                      err == EACCES ? " (add the user to the video group)" : "");
         goto fail_kmd;
     }
+    /* Read once here, after the device nodes opened (a machine without them reports
+     * NOT_FOUND as before, whatever the knob says). */
+    if ((st = nvgpu_chan_doorbell_batch(&k->doorbell_batch)) != HCQ_OK)
+        goto fail_kmd;
     if ((st = nvgpu_kmd_characteristics(k)) != HCQ_OK)
         goto fail_kmd;
     if ((st = nvgpu_kmd_topology(k)) != HCQ_OK)
