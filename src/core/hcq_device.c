@@ -286,6 +286,8 @@ hcq_wait_value64(struct hcq_device *dev, const volatile uint64_t *slot, uint64_t
 {
     uint64_t start = hcq_time_ns(), last_check = start;
     uint32_t spins = 0;
+    if (dev && dev->ops->flush && __atomic_load_n(slot, __ATOMIC_ACQUIRE) < value)
+        dev->ops->flush(dev);
     for (;;) {
         if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) >= value)
             return HCQ_OK;

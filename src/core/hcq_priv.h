@@ -191,6 +191,10 @@ struct hcq_backend_ops {
     enum hcq_status (*buf_peer_map)(struct hcq_device *dev, struct hcq_buf *remote, struct hcq_buf *alias);
     /* (optional) Poll for asynchronous faults: HCQ_OK or HCQ_ERR_DEVICE_LOST. NULL: OK. */
     enum hcq_status (*check)(struct hcq_device *dev);
+    /* (optional) Start all submitted work: ring doorbells the backend deferred (nvgpu's
+     * HCQ_NVGPU_DOORBELL_BATCH). Core calls it before every CPU wait and signal read, so
+     * no wait can depend on a doorbell that only comes later. NULL: nothing deferred. */
+    void (*flush)(struct hcq_device *dev);
     /* (optional) Decoded fault text. NULL: "". */
     void (*fault_report)(struct hcq_device *dev, char *buf, size_t buf_B);
     /* (optional) Fill the pool part of *out (device, host). NULL: no pool. */

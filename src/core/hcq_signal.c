@@ -149,6 +149,9 @@ hcq_signal_destroy(struct hcq_signal *sig)
 uint64_t
 hcq_signal_value(const struct hcq_signal *sig)
 {
+    /* A caller polling this in a loop is waiting: start any deferred work first. */
+    if (sig->dev && sig->dev->ops->flush)
+        sig->dev->ops->flush(sig->dev);
     return __atomic_load_n(&sig->slot[0], __ATOMIC_ACQUIRE);
 }
 

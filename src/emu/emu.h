@@ -91,6 +91,8 @@ struct emu_opts {
     bool trace;              /* record the ioctl trace (emu_dev_trace) */
     uint32_t l4t;            /* ga10b: the L4T ABI the driver model speaks, 35 or 36 (0 = 36) */
     uint64_t nvmap_max;      /* ga10b: largest nvmap buffer CREATE accepts (0 = 4 GiB - 2 MiB) */
+    bool l2_noncoherent;     /* ga10b: MAP_BUFFER_EX CACHEABLE mappings keep GPU writes in a modelled
+                                L2 until an L2_FLUSH_DIRTY method (l2=noncoherent) */
 };
 
 /* Parse "gh100,fail_alloc=3,hang" (the part after "emu:") into *opts. */
@@ -202,6 +204,15 @@ bool emu_vm_range_free(struct emu_vm *vm, uint64_t va, uint64_t size_B);
 uint64_t emu_vm_find_free(struct emu_vm *vm, uint64_t size_B, uint64_t align_B, uint64_t lo, uint64_t hi);
 /* Host pointer for [va, va+size_B) when all of it lies in one mapping, else NULL. */
 void *emu_mem_ptr(struct emu_vm *vm, uint64_t va, uint64_t size_B);
+/* Non-coherent GPU L2 model (emu:ga10b,l2=noncoherent): the mapping that starts at va
+ * keeps the GPU's writes in a modelled L2, invisible to the CPU's view of the buffer,
+ * until emu_vm_l2_flush (the L2_FLUSH_DIRTY host method) or the unmap writes them back.
+ * Lines are host pages in the model. -ENOENT no such mapping, -EINVAL not memfd-backed,
+ * -errno from mmap. */
+int emu_vm_set_l2(struct emu_vm *vm, uint64_t va);
+/* Write back every dirty modelled-L2 page of vm and drop them (the L2 then holds no lines).
+ * Caller holds the vm read lock (the channel thread does while running methods). */
+void emu_vm_l2_flush_locked(struct emu_vm *vm);
 uint32_t emu_vm_count(struct emu_vm *vm);
 
 /* ==== GPU channels ==== */

@@ -182,6 +182,8 @@ emu_host_sem_execute(struct emu_chan *ch, uint32_t data)
 
 /* ==== Host (GPFIFO class) methods, rm.md §5.2 ==== */
 
+#define EMU_MEM_OP_D_L2_FLUSH_DIRTY 0x10u /* MEM_OP_D OPERATION value (NVIDIA's clc56f.h) */
+
 static int
 emu_host_method(struct emu_chan *ch, uint32_t subc, uint32_t mthd, uint32_t data)
 {
@@ -203,10 +205,13 @@ emu_host_method(struct emu_chan *ch, uint32_t subc, uint32_t mthd, uint32_t data
     case 0x008: /* NOP */
     case 0x020: /* NON_STALL_INTERRUPT */
     case 0x024: /* FB_FLUSH */
+    case 0x034: /* MEM_OP_D: OPERATION 31:27; only L2_FLUSH_DIRTY has a modelled effect */
+        if ((data >> 27) == EMU_MEM_OP_D_L2_FLUSH_DIRTY)
+            emu_vm_l2_flush_locked(ch->desc.vm); /* emu_chan_consume holds the read lock */
+        return 0;
     case 0x028:
     case 0x02C:
-    case 0x030:
-    case 0x034: /* MEM_OP_A..D: caches are not modelled */
+    case 0x030: /* MEM_OP_A..C: operands; TLBs are not modelled */
     case 0x050: /* SET_REFERENCE */
     case 0x078: /* WFI: work is executed in order, so it is always idle here */
     case 0x080: /* YIELD */

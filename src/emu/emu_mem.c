@@ -152,6 +152,70 @@ struct emu_vm_alias {
     struct emu_vm_alias *next;
 };
 
+/* ==== Non-coherent GPU L2 model ==== */
+
+static void emu_vm_drop_aliases(struct emu_vm *vm);
+static uint32_t emu_vm_lower(const struct emu_vm *vm, uint64_t va);
+
+/* Write back the pages of r's L2 view that differ from memory (the GPU dirtied them), then
+ * drop every private page so later GPU reads see memory again. Page granularity: a CPU
+ * write to a page the GPU also dirtied is overwritten, as a written-back line would be. Not
+ * atomic against GPU work of another channel on the same range (the model's flush is for
+ * tests that show what a missing flush does, not a cache simulator). */
+static void
+emu_vm_l2_writeback(const struct emu_vm_range *r)
+{
+    uint8_t *mem = (uint8_t *)r->bo->host + r->bo_off;
+    for (uint64_t off = 0; off < r->size_B; off += EMU_PAGE_B)
+        if (memcmp(r->l2 + off, mem + off, EMU_PAGE_B))
+            memcpy(mem + off, r->l2 + off, EMU_PAGE_B);
+    /* MADV_DONTNEED on a private file mapping: the next access reads the file again */
+    madvise(r->l2, r->size_B, MADV_DONTNEED);
+}
+
+static void
+emu_vm_l2_drop(struct emu_vm_range *r, bool writeback)
+{
+    if (!r->l2)
+        return;
+    if (writeback)
+        emu_vm_l2_writeback(r);
+    munmap(r->l2, r->size_B);
+    r->l2 = NULL;
+}
+
+int
+emu_vm_set_l2(struct emu_vm *vm, uint64_t va)
+{
+    pthread_rwlock_wrlock(&vm->lock);
+    uint32_t i = emu_vm_lower(vm, va);
+    int ret = 0;
+    if (i == vm->count || vm->r[i].va != va) {
+        ret = -ENOENT;
+    } else if (vm->r[i].bo->memfd < 0) {
+        ret = -EINVAL;
+    } else if (!vm->r[i].l2) {
+        struct emu_vm_range *r = &vm->r[i];
+        void *p = mmap(NULL, r->size_B, PROT_READ | PROT_WRITE, MAP_PRIVATE, r->bo->memfd, (off_t)r->bo_off);
+        if (p == MAP_FAILED)
+            ret = -errno;
+        else
+            r->l2 = p;
+    }
+    pthread_rwlock_unlock(&vm->lock);
+    if (ret == 0)
+        emu_vm_drop_aliases(vm); /* an alias would bypass the L2 view */
+    return ret;
+}
+
+void
+emu_vm_l2_flush_locked(struct emu_vm *vm)
+{
+    for (uint32_t i = 0; i < vm->count; i++)
+        if (vm->r[i].l2)
+            emu_vm_l2_writeback(&vm->r[i]);
+}
+
 static void
 emu_vm_drop_aliases(struct emu_vm *vm)
 {
@@ -174,8 +238,8 @@ emu_vm_alias_locked(struct emu_vm *vm, uint32_t i, uint64_t va, uint64_t size_B)
     uint64_t start = vm->r[i].va, end = start;
     uint32_t j = i;
     for (; j < vm->count && end < va + size_B; j++) {
-        if (vm->r[j].va != end || vm->r[j].bo->memfd < 0)
-            return NULL;
+        if (vm->r[j].va != end || vm->r[j].bo->memfd < 0 || vm->r[j].l2)
+            return NULL; /* an L2-modelled piece would be bypassed: not aliased */
         end += vm->r[j].size_B;
     }
     if (end < va + size_B)
@@ -215,8 +279,10 @@ emu_vm_destroy(struct emu_vm *vm)
         return;
     emu_vm_drop_aliases(vm);
     pthread_mutex_destroy(&vm->alias_lock);
-    for (uint32_t i = 0; i < vm->count; i++)
+    for (uint32_t i = 0; i < vm->count; i++) {
+        emu_vm_l2_drop(&vm->r[i], false); /* the address space is gone: nothing to write back to */
         emu_bo_unref(vm->r[i].bo);
+    }
     free(vm->r);
     pthread_rwlock_destroy(&vm->lock);
     free(vm);
@@ -268,7 +334,7 @@ emu_vm_map(struct emu_vm *vm, uint64_t va, uint64_t size_B, struct emu_bo *bo, u
     if (ret == 0) {
         uint32_t i = emu_vm_lower(vm, va);
         memmove(&vm->r[i + 1], &vm->r[i], (vm->count - i) * sizeof *vm->r);
-        vm->r[i] = (struct emu_vm_range){va, size_B, bo, bo_off};
+        vm->r[i] = (struct emu_vm_range){va, size_B, bo, bo_off, NULL};
         vm->count++;
         emu_bo_ref(bo);
     }
@@ -289,6 +355,9 @@ emu_vm_unmap(struct emu_vm *vm, uint64_t va, uint64_t size_B)
     struct emu_bo *bo = NULL;
     if (i < vm->count && vm->r[i].va == va && (size_B == 0 || vm->r[i].size_B == size_B)) {
         bo = vm->r[i].bo;
+        /* nvgpu flushes the L2 before it unmaps (r36.4.3 page_table.c,
+         * nvgpu_gmmu_cache_maint_unmap): dirty lines reach memory */
+        emu_vm_l2_drop(&vm->r[i], true);
         memmove(&vm->r[i], &vm->r[i + 1], (vm->count - i - 1) * sizeof *vm->r);
         vm->count--;
         ret = 0;
@@ -342,7 +411,7 @@ emu_mem_ptr(struct emu_vm *vm, uint64_t va, uint64_t size_B)
     if (i < vm->count) {
         const struct emu_vm_range *r = &vm->r[i];
         if (r->va <= va && va + size_B <= r->va + r->size_B)
-            p = (uint8_t *)r->bo->host + r->bo_off + (va - r->va);
+            p = r->l2 ? r->l2 + (va - r->va) : (uint8_t *)r->bo->host + r->bo_off + (va - r->va);
         else if (r->va <= va)
             p = emu_vm_alias_locked(vm, i, va, size_B);
     }
@@ -366,9 +435,10 @@ emu_vm_unmap_bo(struct emu_vm *vm, struct emu_bo *bo)
     pthread_rwlock_wrlock(&vm->lock);
     uint32_t kept = 0, dropped = 0;
     for (uint32_t i = 0; i < vm->count; i++) {
-        if (vm->r[i].bo == bo)
+        if (vm->r[i].bo == bo) {
+            emu_vm_l2_drop(&vm->r[i], false); /* the memory was freed */
             dropped++;
-        else
+        } else
             vm->r[kept++] = vm->r[i];
     }
     vm->count = kept;
@@ -398,7 +468,7 @@ emu_mem_ptr_extent(struct emu_vm *vm, uint64_t va, size_t *avail_out)
     uint32_t i = emu_vm_lower(vm, va);
     if (i < vm->count && vm->r[i].va <= va) {
         const struct emu_vm_range *r = &vm->r[i];
-        p = (uint8_t *)r->bo->host + r->bo_off + (va - r->va);
+        p = r->l2 ? r->l2 + (va - r->va) : (uint8_t *)r->bo->host + r->bo_off + (va - r->va);
         *avail_out = (size_t)(r->va + r->size_B - va);
     }
     pthread_rwlock_unlock(&vm->lock);

@@ -280,6 +280,12 @@ emu_nvgpu_as_map_buffer_ex(struct emu_fd *f, void *arg)
         emu_nvgpu_as_check_windows(as, r);
     if (r->gpu_visible) {
         rc = emu_vm_map(as->vm, va, size, h->bo, a->buffer_offset);
+        /* l2=noncoherent: a CACHEABLE mapping (no PTE volatile bit) lets the L2 keep the
+         * GPU's writes; without the option the model has no L2 and every mapping is
+         * coherent. nvhcq never asks CACHEABLE (docs/jetson.md "Coherence"). */
+        if (!rc && (a->flags & NVGPU_AS_MAP_BUFFER_FLAGS_CACHEABLE) &&
+            emu_dev_opts(as->m->dev)->l2_noncoherent && (rc = emu_vm_set_l2(as->vm, va)) != 0)
+            emu_vm_unmap(as->vm, va, 0);
         if (rc) {
             r->gpu_visible = false; /* undone by the unmap below */
             as->ranges = r->next;

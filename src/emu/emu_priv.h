@@ -31,6 +31,11 @@ struct emu_vm_range {
     uint64_t va, size_B;
     struct emu_bo *bo;
     uint64_t bo_off;
+    /* Non-coherent GPU L2 model (emu_vm_set_l2): a MAP_PRIVATE view of the bo's memfd.
+     * GPU accesses go through it; pages the GPU has not written read through to memory,
+     * pages it wrote are private copies (dirty L2 lines) the CPU does not see until
+     * emu_vm_l2_flush writes them back. NULL: the GPU sees memory directly. */
+    uint8_t *l2;
 };
 
 struct emu_vm {

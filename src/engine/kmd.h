@@ -90,6 +90,10 @@ struct kmd_ops {
     /* (optional) Poll the driver's error notifiers: HCQ_OK or HCQ_ERR_DEVICE_LOST with
      * the decoded reason written to reason (Xid, MMU fault, channel error). NULL: OK. */
     enum hcq_status (*check)(struct kmd *kmd, char *reason, size_t reason_B);
+    /* (optional) Ring every doorbell channel_kick deferred (nvgpu's HCQ_NVGPU_DOORBELL_BATCH).
+     * The engine calls it before every wait, so deferred work never waits for a doorbell
+     * that would only come after the wait. NULL: kicks always ring. */
+    void (*doorbell_flush)(struct kmd *kmd);
 };
 
 /* Code that stands for a kernel without a cubin for the chip: write it for kernel `name`
@@ -155,6 +159,13 @@ static inline void
 kmd_channel_kick(struct kmd *kmd, struct kmd_channel *chan, uint32_t put)
 {
     kmd->ops->channel_kick(kmd, chan, put);
+}
+
+static inline void
+kmd_doorbell_flush(struct kmd *kmd)
+{
+    if (kmd->ops->doorbell_flush)
+        kmd->ops->doorbell_flush(kmd);
 }
 
 static inline HCQ_MUST_CHECK enum hcq_status

@@ -132,6 +132,12 @@ pb_check(struct hcq_device *dev)
 }
 
 static void
+pb_flush(struct hcq_device *dev)
+{
+    kmd_doorbell_flush(pb_dev(dev)->kmd);
+}
+
+static void
 pb_fault_report(struct hcq_device *dev, char *buf, size_t buf_B)
 {
     if (!buf_B)
@@ -228,6 +234,7 @@ static const struct hcq_backend_ops pb_ops_template = {
     .graph_replay = pb_graph_replay,
     .graph_destroy = pb_graph_destroy,
     .check = pb_check,
+    .flush = pb_flush,
     .mem_stats = pb_mem_stats,
     .mem_trim = pb_mem_trim,
     .fault_report = pb_fault_report,

@@ -123,6 +123,9 @@ pb_chan_wait(struct pb_queue *pq, struct pb_chan *ch, uint64_t value, uint64_t t
 {
     if (__atomic_load_n(ch->tl, __ATOMIC_ACQUIRE) >= value)
         return HCQ_OK;
+    /* The work waited for (or another channel's it depends on) may sit behind a deferred
+     * doorbell (kmd_doorbell_flush): ring before waiting, never after. */
+    kmd_doorbell_flush(pq->pd->kmd);
     struct hcq_device *dev = &pq->pd->base;
     uint64_t start = hcq_time_ns(), last_check = start;
     for (;;) {
@@ -171,6 +174,7 @@ pb_chan_kick(struct pb_queue *pq, struct pb_chan *ch, uint64_t pb_va, uint32_t d
     struct kmd_channel *kc = ch->kc;
     /* Never overwrite an entry the GPU has not fetched (nvgpu.md §4.9 [REC]). */
     if (pb_gpfifo_free(ch->put, pb_userd_read(kc, PB_USERD_GP_GET), kc->entries) == 0) {
+        kmd_doorbell_flush(pq->pd->kmd); /* GPGet only moves for entries that were rung */
         uint64_t start = hcq_time_ns();
         while (pb_gpfifo_free(ch->put, pb_userd_read(kc, PB_USERD_GP_GET), kc->entries) == 0) {
             uint64_t now = hcq_time_ns();

@@ -73,6 +73,8 @@
 #define NVC56F_MEM_OP_D_OPERATION_MMU_TLB_INVALIDATE 9
 #define NVC56F_MEM_OP_D_OPERATION_L2_PEERMEM_INVALIDATE 0xD
 #define NVC56F_MEM_OP_D_OPERATION_L2_SYSMEM_INVALIDATE 0xE
+#define NVC56F_MEM_OP_D_OPERATION_L2_FLUSH_DIRTY                                                             \
+    0x10 /* NVIDIA clc56f.h; only emu:ga10b,l2=noncoherent uses it */
 #define NVC56F_SET_REFERENCE 0x0050u
 #define NVC56F_SEM_ADDR_LO 0x005Cu
 #define NVC56F_SEM_ADDR_LO_OFFSET 31 : 2 /* VA bits 31:2 */

@@ -261,6 +261,9 @@ nvgpu_chan_check(struct kmd *kmd, char *reason, size_t reason_B)
 {
     struct nvgpu_kmd *k = nvgpu_kmd_from(kmd);
     enum hcq_status st = HCQ_OK;
+    /* Every wait loop polls check(): ringing here too bounds a deferred doorbell's delay
+     * to one poll period even on a wait path that forgot to flush first. */
+    nvgpu_chan_doorbell_flush(kmd);
     pthread_mutex_lock(&k->lock);
     for (struct nvgpu_chan *c = k->chans; c && st == HCQ_OK; c = c->next) {
         if (!c->notifier || !c->notifier->base.map)
@@ -294,14 +297,73 @@ nvgpu_chan_wmb(void)
 #endif
 }
 
+/* ==== Submission: GP_PUT, then the doorbell (now, or batched) ==== */
+
+static atomic_ullong nvgpu_kicks, nvgpu_rings;
+
+void
+nvgpu_chan_doorbell_stats(uint64_t *kicks, uint64_t *rings)
+{
+    *kicks = atomic_load(&nvgpu_kicks);
+    *rings = atomic_load(&nvgpu_rings);
+}
+
+enum hcq_status
+nvgpu_chan_doorbell_batch(uint32_t *batch_out)
+{
+    *batch_out = 1;
+    const char *env = getenv("HCQ_NVGPU_DOORBELL_BATCH");
+    if (!env || !*env)
+        return HCQ_OK;
+    char *end = NULL;
+    unsigned long v = strtoul(env, &end, 10);
+    if (!end || *end || v < 1 || v > 1024)
+        return hcq_err(HCQ_ERR_INVALID, "HCQ_NVGPU_DOORBELL_BATCH=%s: expected 1..1024", env);
+    *batch_out = (uint32_t)v;
+    return HCQ_OK;
+}
+
+/* The doorbell store for one channel. It carries only the token (§4.8): the host then
+ * reads GP_PUT, so one ring covers every GP_PUT written before it (inferred; what
+ * emu:ga10b does; batching beyond one ring per kick is untried on Orin). */
+static void
+nvgpu_chan_ring(struct nvgpu_kmd *k, const struct kmd_channel *chan)
+{
+    volatile uint32_t *doorbell = (volatile uint32_t *)(k->usermode + NV_USERMODE_NOTIFY_CHANNEL_PENDING);
+    nvgpu_chan_wmb(); /* GP_PUT before the doorbell: the GPU does not poll USERD (§4.8) */
+    *doorbell = chan->token;
+    atomic_fetch_add(&nvgpu_rings, 1);
+}
+
 void
 nvgpu_chan_kick(struct kmd *kmd, struct kmd_channel *chan, uint32_t put)
 {
     struct nvgpu_kmd *k = nvgpu_kmd_from(kmd);
+    struct nvgpu_chan *c = (struct nvgpu_chan *)chan;
     volatile uint32_t *gp_put = (volatile uint32_t *)(chan->userd + NVC56F_GP_PUT);
-    volatile uint32_t *doorbell = (volatile uint32_t *)(k->usermode + NV_USERMODE_NOTIFY_CHANNEL_PENDING);
     nvgpu_chan_wmb(); /* ring entries before GP_PUT */
     *gp_put = put % chan->entries;
-    nvgpu_chan_wmb(); /* GP_PUT before the doorbell: the GPU does not poll USERD (§4.8) */
-    *doorbell = chan->token;
+    atomic_fetch_add(&nvgpu_kicks, 1);
+    /* HCQ_NVGPU_DOORBELL_BATCH=N: ring on every Nth kick; the rest wait for the next Nth or
+     * for nvgpu_chan_doorbell_flush, which the engine calls before every wait. The counter
+     * is taken by exchange, so a kick and a flush racing ring at most once each and never
+     * leave a counted kick unrung. */
+    if (k->doorbell_batch <= 1 || atomic_fetch_add(&c->unrung, 1) + 1 >= k->doorbell_batch) {
+        if (k->doorbell_batch > 1 && atomic_exchange(&c->unrung, 0) == 0)
+            return; /* a flush rang for these meanwhile */
+        nvgpu_chan_ring(k, chan);
+    }
+}
+
+void
+nvgpu_chan_doorbell_flush(struct kmd *kmd)
+{
+    struct nvgpu_kmd *k = nvgpu_kmd_from(kmd);
+    if (k->doorbell_batch <= 1)
+        return; /* every kick rang */
+    pthread_mutex_lock(&k->lock);
+    for (struct nvgpu_chan *c = k->chans; c; c = c->next)
+        if (atomic_exchange(&c->unrung, 0) != 0)
+            nvgpu_chan_ring(k, &c->base);
+    pthread_mutex_unlock(&k->lock);
 }

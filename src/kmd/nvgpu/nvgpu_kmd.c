@@ -33,6 +33,7 @@ static const struct kmd_ops nvgpu_kmd_ops = {
     /* Channel faults: each channel has an error notifier the kernel writes (TegraIface used
      * none and learnt of faults only from dmesg, nvgpu.md §6.13); details stay in dmesg. */
     .check = nvgpu_chan_check,
+    .doorbell_flush = nvgpu_chan_doorbell_flush,
 };
 
 struct nvgpu_kmd *
@@ -74,7 +75,8 @@ nvgpu_kmd_characteristics(struct nvgpu_kmd *k)
     if (err)
         return hcq_err(HCQ_ERR_DRIVER, "NVGPU_GPU_IOCTL_GET_CHARACTERISTICS: %s", strerror(err));
     /* The kernel copies min(ours, its) bytes and reports its own size, which names the
-     * release (NVIDIA's headers, tests/data/l4t_uapi.tsv): 328 on L4T r36, 312 on r35,
+     * release (NVIDIA's headers, tests/data/l4t_uapi.tsv): 328 on L4T r36 (r36.2 to
+     * r36.4.3 publish identical uapi headers, so one r36 form serves them all), 312 on r35,
      * where numa_domain_id (+4 pad) at 16 does not exist and every later field sits 8
      * bytes lower. Larger than 328: a later r36 that appended fields (new fields go at the
      * end of this struct), read as r36. Anything else is unchecked: refuse it. */
@@ -358,6 +360,10 @@ nvgpu_kmd_create(const struct sys *sys, int index, struct kmd **kmd_out)
                                      err == EACCES ? " (add the user to the video group)" : "");
         goto fail_kmd;
     }
+    /* Read once here, after the device nodes opened (a machine without them reports
+     * NOT_FOUND as before, whatever the knob says). */
+    if ((st = nvgpu_chan_doorbell_batch(&k->doorbell_batch)) != HCQ_OK)
+        goto fail_kmd;
     if ((st = nvgpu_kmd_characteristics(k)) != HCQ_OK)
         goto fail_kmd;
     if ((st = nvgpu_kmd_topology(k)) != HCQ_OK)

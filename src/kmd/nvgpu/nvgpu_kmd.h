@@ -14,6 +14,7 @@
 #include "nvgpu_uapi.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -40,6 +41,7 @@ struct nvgpu_chan {
     struct nvgpu_mem *ring;     /* dedicated ring buffer, exactly entries*8 B (min 4 KiB) */
     struct nvgpu_mem *userd;    /* dedicated 4 KiB USERD */
     struct nvgpu_mem *notifier; /* 4 KiB the kernel writes a struct nvgpu_notification to on error */
+    atomic_uint unrung;         /* kicks whose doorbell was deferred (HCQ_NVGPU_DOORBELL_BATCH) */
     struct nvgpu_chan *next;
 };
 
@@ -54,6 +56,7 @@ struct nvgpu_kmd {
     uint32_t tpc_mask[NVGPU_MAX_GPCS]; /* GET_TPC_MASKS, one mask per GPC */
     uint32_t num_vsms;                 /* NUM_VSMS: the SM count the driver reports */
     bool windows_reserved;             /* both ALLOC_SPACE reservations done (§3.4) */
+    uint32_t doorbell_batch;           /* ring once per this many kicks, or at a wait (default 1) */
     pthread_mutex_t lock;              /* guards the live lists */
     struct nvgpu_mem *mems;
     struct nvgpu_chan *chans;
@@ -90,6 +93,12 @@ enum hcq_status nvgpu_chan_create(struct kmd *kmd, enum kmd_engine engine, uint3
                                   struct kmd_channel **chan_out);
 void nvgpu_chan_destroy(struct kmd *kmd, struct kmd_channel *chan);
 void nvgpu_chan_kick(struct kmd *kmd, struct kmd_channel *chan, uint32_t put);
+/* Ring the doorbell of every channel with deferred kicks (kmd_ops.doorbell_flush). */
+void nvgpu_chan_doorbell_flush(struct kmd *kmd);
+/* Process-wide counts since start: kicks, and doorbell stores (tests of the batch knob). */
+void nvgpu_chan_doorbell_stats(uint64_t *kicks, uint64_t *rings);
+/* HCQ_NVGPU_DOORBELL_BATCH: 1 when unset; HCQ_ERR_INVALID outside [1, 1024]. */
+HCQ_MUST_CHECK enum hcq_status nvgpu_chan_doorbell_batch(uint32_t *batch_out);
 /* HCQ_ERR_DEVICE_LOST with the decoded reason when a channel's error notifier is set. */
 enum hcq_status nvgpu_chan_check(struct kmd *kmd, char *reason, size_t reason_B);
 /* Name of an NVGPU_CHANNEL_* error code ("MMU fault"), never NULL. */
