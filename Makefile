@@ -81,7 +81,7 @@ $(BUILD)/obj/%.o: %.c
 	$(Q)$(call say,CC,$<)$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 define CUBIN_RULE
-$(CUBIN_DIR)/%.sm_$(1).cubin: src/kernels/%.cu $(wildcard src/kernels/*.h)
+$(CUBIN_DIR)/%.sm_$(1).cubin: src/kernels/%.cu $(wildcard src/kernels/*.h) $(wildcard src/kernels/*.cuh)
 	@mkdir -p $$(dir $$@)
 	$(Q)$(call say,NVCC,$$@)$(NVCC) $(NVCCFLAGS) -arch=sm_$(1) -cubin $$< -o $$@
 endef
