@@ -373,44 +373,12 @@ k_llm_matvec_wide(const struct k_llm_matvec_params p)
 
 #include "k_llm_mvq.cuh"
 
-/* The decode mat-vec with int8 activations (k_llm_matvec_q8) and, for A/B runs
- * (NVHCQ_MVQ=<suffix>), the earlier unit-per-warp body with units strided over the grid and
- * long rows split over warps (split: one task per lane and pass; u2: two); s3: the streaming
- * body capped at 80 registers (3 CTAs per SM; spills a little). */
+/* The decode mat-vec with int8 activations (k_llm_matvec_q8). Its A/B variants are in
+ * k_llm_matvec_ab.cu (a module of their own: the engine loads this one for every model, and
+ * on Jetson every byte of code is memory). */
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
 k_llm_matvec_q8(const struct k_llm_matvec_params p)
 {
     __shared__ __align__(16) struct q8_sm sm;
     q8_matvec_stream(p, sm);
-}
-
-/* Launches of one row per unit whose rows take several passes (A/B: NVHCQ_MVQ_LONG=1 picks it
- * for the FFN down projection; measured slower on H100, bench/notes-decode.md). */
-extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
-k_llm_matvec_q8_long(const struct k_llm_matvec_params p)
-{
-    __shared__ __align__(16) struct q8_sm sm;
-    if (k_llm_mvq_rpu(&p) == 1 && p.mode != K_LLM_MV_SWIGLU && p.mode != K_LLM_MV_ROPE)
-        q8_matvec_long(p, sm);
-    else
-        q8_matvec_stream(p, sm);
-}
-
-extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
-k_llm_matvec_q8_s3(const struct k_llm_matvec_params p)
-{
-    __shared__ __align__(16) struct q8_sm sm;
-    q8_matvec_stream(p, sm);
-}
-
-extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
-k_llm_matvec_q8_split(const struct k_llm_matvec_params p)
-{
-    q8_matvec_split<1>(p);
-}
-
-extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
-k_llm_matvec_q8_u2(const struct k_llm_matvec_params p)
-{
-    q8_matvec_split<2>(p);
 }

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+/*
+ * k_llm_matvec_ab.cu - A/B variants of the int8-activation decode mat-vec k_llm_matvec_q8
+ * (same parameters, k_llm_matvec.h; same CPU twin, src/ops/ops_llm_matvec.c; every variant
+ * runs in tests/unit/test_llm_matvec.c). Picked by NVHCQ_MVQ=<suffix> (or NVHCQ_MVQ_LONG=1)
+ * for measurements only: each lost to the default on H100 (bench/notes-decode.md).
+ *  - split: the earlier unit-per-warp body, units strided over the grid, long rows split over
+ *    warps, one task per lane and pass; u2: two tasks per lane and pass;
+ *  - s3: the default streaming body capped at 80 registers (3 CTAs per SM; spills a little);
+ *  - long: one-row SET/ACC launches keep 4 passes of the row in flight.
+ */
+#include "k_llm_mvq.cuh"
+
+/* Launches of one row per unit whose rows take several passes (A/B: NVHCQ_MVQ_LONG=1 picks it
+ * for the FFN down projection; measured slower on H100, bench/notes-decode.md). */
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
+k_llm_matvec_q8_long(const struct k_llm_matvec_params p)
+{
+    __shared__ __align__(16) struct q8_sm sm;
+    if (k_llm_mvq_rpu(&p) == 1 && p.mode != K_LLM_MV_SWIGLU && p.mode != K_LLM_MV_ROPE)
+        q8_matvec_long(p, sm);
+    else
+        q8_matvec_stream(p, sm);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
+k_llm_matvec_q8_s3(const struct k_llm_matvec_params p)
+{
+    __shared__ __align__(16) struct q8_sm sm;
+    q8_matvec_stream(p, sm);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
+k_llm_matvec_q8_split(const struct k_llm_matvec_params p)
+{
+    q8_matvec_split<1>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
+k_llm_matvec_q8_u2(const struct k_llm_matvec_params p)
+{
+    q8_matvec_split<2>(p);
+}
