@@ -36,9 +36,118 @@ k_lg_pack(float a, float b)
     return r;
 }
 
+/* ==== Fast dequantization: one "task" (32 or 64 values, 16-byte loads) per thread ====
+ * Why: the per-value reader (k_llm_dq_at) spends tens of instructions and byte loads per
+ * value; at pp512 on H100 k_llm_dequant_f16 took 25% of prefill at ~0.95 TB/s. The task
+ * shapes are the decode mat-vec's (k_llm_mvq.cuh): for the repacked types every warp load is
+ * one contiguous run. Values are computed with the same expressions as k_llm_dq_at, then
+ * rounded to f16 (test_llm_dequant.c compares every value). */
+static __device__ __forceinline__ uint4
+k_lg_ld16(const uint8_t *p)
+{
+    return __ldg((const uint4 *)p);
+}
+
+static __device__ __forceinline__ uint32_t
+k_lg_byte(uint4 v, int i)
+{
+    const uint32_t w = i < 4 ? v.x : i < 8 ? v.y : i < 12 ? v.z : v.w;
+    return (w >> (8 * (i % 4))) & 0xFFu;
+}
+
+/* 16 values (q - off) * ds, q the 16 bytes of v masked/shifted by the caller, to dst. */
+static __device__ __forceinline__ void
+k_lg_run16(uint4 q, int off, float ds, uint16_t *dst)
+{
+    uint32_t o[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        o[i] = k_lg_pack(ds * (float)((int)k_lg_byte(q, 2 * i) - off), ds * (float)((int)k_lg_byte(q, 2 * i + 1) - off));
+    ((uint4 *)dst)[0] = make_uint4(o[0], o[1], o[2], o[3]);
+    ((uint4 *)dst)[1] = make_uint4(o[4], o[5], o[6], o[7]);
+}
+
+static __device__ __forceinline__ uint4
+k_lg_and(uint4 v, uint32_t m)
+{
+    return make_uint4(v.x & m, v.y & m, v.z & m, v.w & m);
+}
+
+static __device__ __forceinline__ uint4
+k_lg_shr(uint4 v, uint32_t s)
+{
+    return make_uint4(v.x >> s, v.y >> s, v.z >> s, v.w >> s);
+}
+
+static __device__ __forceinline__ uint4
+k_lg_or(uint4 a, uint4 b)
+{
+    return make_uint4(a.x | b.x, a.y | b.y, a.z | b.z, a.w | b.w);
+}
+
+/* Task t of a row (values per task: 64 for Q6_KR, 32 otherwise) into out (the row's f16). */
+template <uint32_t T>
+static __device__ __forceinline__ void
+k_lg_dq_task(const uint8_t *row, uint32_t t, uint16_t *out)
+{
+    if (T == K_LLM_T_Q6_KR) {
+        const uint8_t *g = row + 1680 * (size_t)(t / 32);
+        const uint32_t L = t % 32, b = L / 4, h = (L / 2) % 2, l0 = 16 * (L % 2);
+        const uint4 qa = k_lg_ld16(g + 16 * L), qb = k_lg_ld16(g + 512 + 16 * L), qh = k_lg_ld16(g + 1024 + 16 * L);
+        const uint32_t sc = __ldg((const unsigned int *)(g + 1536 + 4 * L));
+        const float d = k_llm_f16(__ldg((const unsigned short *)(g + 1664 + 2 * b)));
+        uint16_t *o = out + 2048 * (size_t)(t / 32) + 256 * b + 128 * h + l0;
+        /* value = d * sc * (q - 32), q = 4 bits of ql | 2 bits of qh << 4 (k_llm_dq_rp_at) */
+        k_lg_run16(k_lg_or(k_lg_and(qa, 0x0F0F0F0Fu), k_lg_and(make_uint4(qh.x << 4, qh.y << 4, qh.z << 4, qh.w << 4), 0x30303030u)),
+                   32, d * (float)(int8_t)(sc & 0xFF), o);
+        k_lg_run16(k_lg_or(k_lg_and(qb, 0x0F0F0F0Fu), k_lg_and(make_uint4(qh.x << 2, qh.y << 2, qh.z << 2, qh.w << 2), 0x30303030u)),
+                   32, d * (float)(int8_t)((sc >> 16) & 0xFF), o + 32);
+        k_lg_run16(k_lg_or(k_lg_and(k_lg_shr(qa, 4), 0x0F0F0F0Fu), k_lg_and(qh, 0x30303030u)), 32,
+                   d * (float)(int8_t)((sc >> 8) & 0xFF), o + 64);
+        k_lg_run16(k_lg_or(k_lg_and(k_lg_shr(qb, 4), 0x0F0F0F0Fu), k_lg_and(k_lg_shr(qh, 2), 0x30303030u)), 32,
+                   d * (float)(int8_t)(sc >> 24), o + 96);
+    } else if (T == K_LLM_T_Q8_0R) {
+        const uint8_t *g = row + 1088 * (size_t)(t / 32);
+        const uint32_t L = t % 32;
+        const uint4 lo = k_lg_ld16(g + 16 * L), hi = k_lg_ld16(g + 512 + 16 * L);
+        const float d = k_llm_f16(__ldg((const unsigned short *)(g + 1024 + 2 * L)));
+        uint16_t *o = out + 1024 * (size_t)(t / 32) + 32 * L;
+        /* signed bytes: (b ^ 0x80) - 128 */
+        k_lg_run16(make_uint4(lo.x ^ 0x80808080u, lo.y ^ 0x80808080u, lo.z ^ 0x80808080u, lo.w ^ 0x80808080u), 128, d, o);
+        k_lg_run16(make_uint4(hi.x ^ 0x80808080u, hi.y ^ 0x80808080u, hi.z ^ 0x80808080u, hi.w ^ 0x80808080u), 128, d, o + 16);
+    } else if (T == K_LLM_T_Q4_0R) {
+        const uint8_t *g = row + 576 * (size_t)(t / 32);
+        const uint32_t L = t % 32;
+        const uint4 qs = k_lg_ld16(g + 16 * L);
+        const float d = k_llm_f16(__ldg((const unsigned short *)(g + 512 + 2 * L)));
+        uint16_t *o = out + 1024 * (size_t)(t / 32) + 32 * L;
+        k_lg_run16(k_lg_and(qs, 0x0F0F0F0Fu), 8, d, o);
+        k_lg_run16(k_lg_and(k_lg_shr(qs, 4), 0x0F0F0F0Fu), 8, d, o + 16);
+    }
+}
+
+template <uint32_t T>
+static __device__ __forceinline__ void
+k_lg_dequant_fast(const struct k_llm_dequant_f16_params &p)
+{
+    const uint32_t tpr = T == K_LLM_T_Q6_KR ? p.k / 64 : p.k / 32, total = tpr * p.rows;
+    const uint64_t rb = k_llm_gemm_row_bytes(p.type, p.k);
+    for (uint32_t t = (uint32_t)k_thread_index(); t < total; t += (uint32_t)k_thread_count()) {
+        const uint32_t r = t / tpr, tt = t - r * tpr;
+        k_lg_dq_task<T>((const uint8_t *)p.w_va + rb * r, tt, (uint16_t *)p.out_va + (uint64_t)r * p.k);
+    }
+}
+
 extern "C" __global__ void
 k_llm_dequant_f16(const struct k_llm_dequant_f16_params p)
 {
+    /* the repacked types take the task path (k is whole groups there by construction) */
+    if (p.type == K_LLM_T_Q6_KR && p.k % 2048 == 0)
+        return k_lg_dequant_fast<K_LLM_T_Q6_KR>(p);
+    if (p.type == K_LLM_T_Q8_0R && p.k % 1024 == 0)
+        return k_lg_dequant_fast<K_LLM_T_Q8_0R>(p);
+    if (p.type == K_LLM_T_Q4_0R && p.k % 1024 == 0)
+        return k_lg_dequant_fast<K_LLM_T_Q4_0R>(p);
     const uint32_t per_row = p.k / 8;
     const uint32_t total = per_row * p.rows; /* < 2^32: launcher precondition */
     const uint64_t rb = k_llm_gemm_row_bytes(p.type, p.k);
