@@ -471,7 +471,8 @@ TEST(persistent_vs_per_kernel)
  * can flip an int8 rounding and move the logits by up to the int8 bound, so only switches
  * that keep every value bit-identical are compared with int8 activations. */
 static void
-env_ab(struct th *t, enum llm_type type, const char *var, const char *a, const char *b, double tol, bool f32)
+env_ab(struct th *t, enum llm_type type, const char *var, const char *a, const char *b, double tol, bool f32,
+       uint32_t gemm_min)
 {
     char path[256];
     struct llm_gguf *g = NULL;
@@ -488,6 +489,8 @@ env_ab(struct th *t, enum llm_type type, const char *var, const char *a, const c
     llm_model_params_default(&mp);
     mp.n_ctx = 128;
     mp.f32_decode = f32;
+    if (gemm_min)
+        mp.gemm_min_batch = gemm_min;
     for (char *save = NULL, *d = strtok_r(devs, " ,", &save); d; d = strtok_r(NULL, " ,", &save)) {
         if (strcmp(d, "cpu") && !llm_match_device_usable(d))
             continue;
@@ -529,16 +532,23 @@ done:
  * and rounding, so the same logits (bit-identical on the GPUs measured). */
 TEST(rope_fused_vs_own_launch)
 {
-    env_ab(t, LLM_TYPE_Q4_K, "NVHCQ_ROPE_FUSED", "0", "1", 1e-12, false);
+    env_ab(t, LLM_TYPE_Q4_K, "NVHCQ_ROPE_FUSED", "0", "1", 1e-12, false, 0);
 }
 
 /* Decode attention: one CTA per query head (short contexts, the default up to 256 positions)
  * vs the split-K path at every position (NVHCQ_AD_HEAD_MAX=0): the same softmax summed in
  * another order, so f32 decode (with int8 activations the O projection's rounding of the
  * attention output may flip: H100 measured logits NMSE 7e-5, inside the int8 bound). */
+/* Prefill Q|K|V as one tensor-core GEMM vs three (the prompt's batch takes the GEMM path:
+ * gemm_min_batch 2): every output element is the same dot in the same order. */
+TEST(qkv_gemm_vs_three)
+{
+    env_ab(t, LLM_TYPE_Q4_K, "NVHCQ_QKV_GEMM", "0", "1", 1e-12, true, 2);
+}
+
 TEST(attn_head_vs_split)
 {
-    env_ab(t, LLM_TYPE_Q4_K, "NVHCQ_AD_HEAD_MAX", "0", "256", 1e-10, true);
+    env_ab(t, LLM_TYPE_Q4_K, "NVHCQ_AD_HEAD_MAX", "0", "256", 1e-10, true, 0);
 }
 
 int
@@ -559,6 +569,7 @@ main(int argc, char **argv)
         TH_CASE(persistent_vs_per_kernel),
         TH_CASE(rope_fused_vs_own_launch),
         TH_CASE(attn_head_vs_split),
+        TH_CASE(qkv_gemm_vs_three),
     };
     return th_run("llm_e2e", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
