@@ -86,7 +86,7 @@ prefill_gemm_init(struct llm_model *m, uint32_t min_n)
         }
     if (!w_max)
         return HCQ_OK;
-    /* Q|K|V of a layer go through one GEMM (matmul_prefill_qkv): room for the three */
+    /* Q|K|V of a layer go through one GEMM (matmul_prefill with three matrices): room for the three */
     for (uint32_t l = 0; l < m->hp.n_layer; l++) {
         const struct dtensor *w = m->lw[l];
         uint64_t qkv = (uint64_t)w[LW_Q].ne0 * w[LW_Q].ne1 + (uint64_t)w[LW_K].ne0 * w[LW_K].ne1 +
@@ -170,9 +170,9 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     }
     /* decode attention: one CTA per query head up to this many positions (k_llm_attn_decode.cuh) */
     m->ad_head_max = getenv("NVHCQ_AD_HEAD_MAX") ? (uint32_t)atoi(getenv("NVHCQ_AD_HEAD_MAX")) : 256;
+    m->qkv_gemm = !(getenv("NVHCQ_QKV_GEMM") && !strcmp(getenv("NVHCQ_QKV_GEMM"), "0"));
     /* off by default: measured slower on H100 (down projection 16.0 vs 14.7 us; tg128 Q6_K 1092 vs
      * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */
-    m->qkv_gemm = !(getenv("NVHCQ_QKV_GEMM") && !strcmp(getenv("NVHCQ_QKV_GEMM"), "0"));
     m->mvq_long = getenv("NVHCQ_MVQ_LONG") && !strcmp(getenv("NVHCQ_MVQ_LONG"), "1");
     m->rope_fused = !(getenv("NVHCQ_ROPE_FUSED") && !strcmp(getenv("NVHCQ_ROPE_FUSED"), "0"));
     m->attn_tile = !(getenv("NVHCQ_ATTN") && !strcmp(getenv("NVHCQ_ATTN"), "naive"));
@@ -352,20 +352,32 @@ launch_pg(struct llm_model *m, int prog, uint32_t gx, uint32_t block, const void
     return hcq_queue_launch(m->q, m->pg.prog[prog], grid, blk, args, args_B);
 }
 
-/* Prefill matmul on tensor cores: w -> f16 scratch, x rows -> f16 scratch, GEMM into y
- * (k_llm_gemm.cu). Same contract as matmul() below. */
+/* Prefill matmul on tensor cores: the n_w matrices ws (rows of the same k) -> consecutive rows
+ * of the f16 scratch, x rows -> f16 scratch, one GEMM into y (k_llm_gemm.cu): the matrices' rows
+ * are y's columns in order. Same contract as matmul() below for one matrix. */
 static enum hcq_status
-matmul_prefill(struct llm_model *m, const struct dtensor *w, uint64_t x_va, uint32_t x_stride, uint64_t y_va,
-               uint32_t y_stride, uint32_t n, const struct dtensor *b, bool acc)
+matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_t n_w, uint64_t x_va,
+               uint32_t x_stride, uint64_t y_va, uint32_t y_stride, uint32_t n, const struct dtensor *b,
+               bool acc)
 {
     const struct prefill_gemm *pg = &m->pg;
-    const uint32_t k = w->ne0, rows = w->ne1;
+    const uint32_t k = ws[0]->ne0;
+    uint32_t rows = 0;
     enum hcq_status st;
-    /* one thread per 8 values, capped grid (the aux kernels grid-stride) */
-    uint64_t wt = ((uint64_t)rows * k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
+    for (uint32_t i = 0; i < n_w; i++) {
+        /* one thread per 8 values, capped grid (the aux kernels grid-stride) */
+        uint64_t wt = ((uint64_t)ws[i]->ne1 * k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
+        struct k_llm_dequant_f16_params dp = {.w_va = ws[i]->va,
+                                              .out_va = pg->w16_va + 2ull * k * rows,
+                                              .type = ws[i]->type,
+                                              .k = k,
+                                              .rows = ws[i]->ne1};
+        if ((st = launch_pg(m, PG_DEQUANT, wt > 65535 ? 65535 : (uint32_t)wt, K_LLM_GEMM_AUX_BLOCK, &dp,
+                            sizeof dp)))
+            return st;
+        rows += ws[i]->ne1;
+    }
     uint64_t xt = ((uint64_t)n * k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
-    struct k_llm_dequant_f16_params dp = {
-        .w_va = w->va, .out_va = pg->w16_va, .type = w->type, .k = k, .rows = rows};
     struct k_llm_cast_f16_params cp = {
         .x_va = x_va, .out_va = pg->x16_va, .n = n, .k = k, .x_stride = x_stride};
     struct k_llm_gemm_params gp = {.x_va = pg->x16_va,
@@ -379,18 +391,15 @@ matmul_prefill(struct llm_model *m, const struct dtensor *w, uint64_t x_va, uint
                                    .accumulate = acc};
     uint64_t tiles = (uint64_t)((n + K_LLM_GEMM_TILE_M - 1) / K_LLM_GEMM_TILE_M) *
                      ((rows + K_LLM_GEMM_TILE_N - 1) / K_LLM_GEMM_TILE_N);
-    if ((st = launch_pg(m, PG_DEQUANT, wt > 65535 ? 65535 : (uint32_t)wt, K_LLM_GEMM_AUX_BLOCK, &dp,
-                        sizeof dp)) ||
-        (st = launch_pg(m, PG_CAST, xt > 65535 ? 65535 : (uint32_t)xt, K_LLM_GEMM_AUX_BLOCK, &cp, sizeof cp)))
+    if ((st = launch_pg(m, PG_CAST, xt > 65535 ? 65535 : (uint32_t)xt, K_LLM_GEMM_AUX_BLOCK, &cp, sizeof cp)))
         return st;
     return launch_pg(m, PG_GEMM, tiles > 65535 ? 65535 : (uint32_t)tiles, K_LLM_GEMM_THREADS, &gp, sizeof gp);
 }
 
-/* Q|K|V of a prefill batch as one tensor-core GEMM: the three matrices dequantized one after
- * the other into the f16 scratch (their rows are the columns of [n][q | k | v] in order), the
- * activations cast once, one GEMM of q + k + v rows. Why: the K and V GEMMs alone (512 rows of
- * a 1B model) fill 32 of 132 SMs; together with Q, 192 tiles. false: not applicable here (then
- * three matmul() calls). NVHCQ_QKV_GEMM=0 keeps the three. */
+/* Whether Q|K|V of a prefill batch go through matmul_prefill as one GEMM of q + k + v rows (the
+ * three dequantized one after the other into the f16 scratch, the activations cast once). Why:
+ * the K and V GEMMs alone (512 rows of a 1B model) fill 32 of 132 SMs; together with Q, 192
+ * tiles. false: three matmul() calls (also with NVHCQ_QKV_GEMM=0). */
 static bool
 qkv_prefill_ok(const struct llm_model *m, const struct dtensor *const *w3, uint32_t n, uint32_t x_stride,
                uint32_t y_stride)
@@ -404,50 +413,11 @@ qkv_prefill_ok(const struct llm_model *m, const struct dtensor *const *w3, uint3
 }
 
 static enum hcq_status
-matmul_prefill_qkv(struct llm_model *m, const struct dtensor *const *w3, uint64_t x_va, uint32_t x_stride,
-                   uint64_t y_va, uint32_t y_stride, uint32_t n)
-{
-    const struct prefill_gemm *pg = &m->pg;
-    const uint32_t k = w3[0]->ne0;
-    uint32_t rows = 0;
-    enum hcq_status st;
-    for (int i = 0; i < 3; i++) {
-        uint64_t wt = ((uint64_t)w3[i]->ne1 * k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
-        struct k_llm_dequant_f16_params dp = {.w_va = w3[i]->va,
-                                              .out_va = pg->w16_va + 2ull * k * rows,
-                                              .type = w3[i]->type,
-                                              .k = k,
-                                              .rows = w3[i]->ne1};
-        if ((st = launch_pg(m, PG_DEQUANT, wt > 65535 ? 65535 : (uint32_t)wt, K_LLM_GEMM_AUX_BLOCK, &dp,
-                            sizeof dp)))
-            return st;
-        rows += w3[i]->ne1;
-    }
-    uint64_t xt = ((uint64_t)n * k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
-    struct k_llm_cast_f16_params cp = {
-        .x_va = x_va, .out_va = pg->x16_va, .n = n, .k = k, .x_stride = x_stride};
-    struct k_llm_gemm_params gp = {.x_va = pg->x16_va,
-                                   .w_va = pg->w16_va,
-                                   .y_va = y_va,
-                                   .b_va = 0,
-                                   .k = k,
-                                   .rows = rows,
-                                   .n = n,
-                                   .y_stride = y_stride,
-                                   .accumulate = false};
-    uint64_t tiles = (uint64_t)((n + K_LLM_GEMM_TILE_M - 1) / K_LLM_GEMM_TILE_M) *
-                     ((rows + K_LLM_GEMM_TILE_N - 1) / K_LLM_GEMM_TILE_N);
-    if ((st = launch_pg(m, PG_CAST, xt > 65535 ? 65535 : (uint32_t)xt, K_LLM_GEMM_AUX_BLOCK, &cp, sizeof cp)))
-        return st;
-    return launch_pg(m, PG_GEMM, tiles > 65535 ? 65535 : (uint32_t)tiles, K_LLM_GEMM_THREADS, &gp, sizeof gp);
-}
-
-static enum hcq_status
 matmul(struct llm_model *m, const struct dtensor *w, uint64_t x_va, uint32_t x_stride, uint64_t y_va,
        uint32_t y_stride, uint32_t n, const struct dtensor *b, bool acc)
 {
     if (m->pg.min_n && n >= m->pg.min_n && prefill_gemm_takes(w) && x_stride % 4 == 0 && y_stride % 2 == 0)
-        return matmul_prefill(m, w, x_va, x_stride, y_va, y_stride, n, b, acc);
+        return matmul_prefill(m, &w, 1, x_va, x_stride, y_va, y_stride, n, b, acc);
     struct k_llm_matmul_params p = {
         .w_va = w->va,
         .x_va = x_va,
@@ -820,7 +790,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
         if (gpt2) {
             st = matmul(m, &w[LW_QKV], m->xn_va, d, m->qkv_va, qd, n, &w[LW_QKV_B], false);
         } else if (qkv_prefill_ok(m, w3, n, d, qd)) {
-            st = matmul_prefill_qkv(m, w3, m->xn_va, d, m->qkv_va, qd, n);
+            st = matmul_prefill(m, w3, 3, m->xn_va, d, m->qkv_va, qd, n, NULL, false);
         } else if (!(st = matmul(m, &w[LW_Q], m->xn_va, d, m->qkv_va, qd, n, NULL, false)) &&
                    !(st = matmul(m, &w[LW_K], m->xn_va, d, m->qkv_va + 4ull * d, qd, n, NULL, false))) {
             st = matmul(m, &w[LW_V], m->xn_va, d, m->qkv_va + 4ull * (d + kv_dim), qd, n, NULL, false);
