@@ -173,6 +173,14 @@ k_llm_mvq_block(const float *v, int8_t *q)
     return bad ? __builtin_nanf("") : d;
 }
 
+/* Tasks per row of a q8 type (one lane's share of a row per pass: 64 values for Q6_KR, 32 for
+ * the others); the kernels' pass count and the engine's choice of body both derive from it. */
+K_LLM_MV_FN uint32_t
+k_llm_mvq_tasks(uint32_t type, uint32_t k)
+{
+    return type == (0x100u | 14u) ? k / 64 : k / 32;
+}
+
 /* Warps that share one unit's row (each a slice of k): the largest power of two <= k / 2048,
  * at most the CTA's 8 warps. */
 K_LLM_MV_FN uint32_t

@@ -431,11 +431,11 @@ q8_matvec_split(const struct k_llm_matvec_params &p)
     }
 }
 
-/* Tasks per row of a type (q8_ts); 0 for types the kernel does not read. */
+/* Tasks per row of a type (q8_ts): k_llm_mvq_tasks. */
 __device__ __forceinline__ uint32_t
 q8_nt(uint32_t type, uint32_t k)
 {
-    return type == K_LLM_T_Q6_KR ? k / 64 : k / 32;
+    return k_llm_mvq_tasks(type, k);
 }
 
 /* One pass of a warp (task t = pass * 32 + lane of both rows of its unit): loads, and dot. */

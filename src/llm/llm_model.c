@@ -478,6 +478,24 @@ dt_bytes(const struct dtensor *w)
     return k_llm_row_bytes(w->type, w->ne0) * w->ne1;
 }
 
+void
+llm_mv_params(const struct llm_model *m, struct k_llm_matvec_params *p, const struct dtensor *const *w,
+              uint32_t n_w, uint64_t x_va, uint64_t y_va, const struct dtensor *norm, const struct dtensor *b,
+              uint32_t mode)
+{
+    memset(p, 0, sizeof *p);
+    p->x_va = x_va;
+    p->y_va = y_va;
+    p->norm_w_va = norm ? norm->va : 0;
+    p->b_va = b && b->va ? b->va : 0;
+    p->k = w[0]->ne0;
+    p->n_seg = n_w;
+    p->mode = mode;
+    p->eps = m->hp.norm_eps;
+    for (uint32_t i = 0; i < n_w; i++)
+        p->seg[i] = (struct k_llm_mv_seg){w[i]->va, w[i]->type, w[i]->ne1};
+}
+
 /* y = W x' over n_w tensors of row length k (rows concatenated in y); x' = RMSNorm(x) * norm
  * when norm is given. mode: K_LLM_MV_SET / ACC / SWIGLU (n_w 2: gate, up). */
 static enum hcq_status matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w,
@@ -514,25 +532,15 @@ matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
           uint64_t y_va, const struct dtensor *norm, const struct dtensor *b, uint32_t mode,
           const struct k_llm_pf *pf, const struct k_llm_mv_rope *rope, const struct step *s)
 {
-    struct k_llm_matvec_params p = {
-        .x_va = x_va,
-        .y_va = y_va,
-        .norm_w_va = norm ? norm->va : 0,
-        .b_va = b && b->va ? b->va : 0,
-        .k = w[0]->ne0,
-        .n_seg = n_w,
-        .mode = mode,
-        .eps = m->hp.norm_eps,
-    };
+    struct k_llm_matvec_params p;
+    llm_mv_params(m, &p, w, n_w, x_va, y_va, norm, b, mode);
     if (pf)
         p.pf = *pf;
     if (rope)
         p.rope = *rope;
     uint64_t bytes = 0;
-    for (uint32_t i = 0; i < n_w; i++) {
-        p.seg[i] = (struct k_llm_mv_seg){w[i]->va, w[i]->type, w[i]->ne1};
+    for (uint32_t i = 0; i < n_w; i++)
         bytes += dt_bytes(w[i]);
-    }
     int prog = mv_prog(m, w, n_w, p.k);
     if (prog < 0)
         return hcq_err(HCQ_ERR_UNSUPPORTED, "llm decode: no mat-vec reads these weight types");
@@ -543,7 +551,7 @@ matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
         k_llm_mvq_rpu(&p) == 1) {
         uint32_t min_pass = UINT32_MAX;
         for (uint32_t i = 0; i < n_w; i++) {
-            uint32_t nt = w[i]->type == K_LLM_T_Q6_KR ? p.k / 64 : p.k / 32, ps = (nt + 31) / 32;
+            uint32_t ps = (k_llm_mvq_tasks(w[i]->type, p.k) + 31) / 32;
             min_pass = ps < min_pass ? ps : min_pass;
         }
         if (min_pass >= 2) {
@@ -615,7 +623,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         return st;
     if (m->persist) {
         struct k_llm_decode_params dp;
-        (void)llm_persist_params(m, pos, &dp);
+        llm_persist_params(m, pos, &dp);
         struct hcq_launch l = {
             .prog = m->pprog,
             .grid = {m->pgrid, 1, 1},

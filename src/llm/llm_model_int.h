@@ -125,9 +125,16 @@ struct llm_model {
     struct hcq_buf *ptrace; /* u64 phase clock of a profiled step (host-visible) */
 };
 
+/* llm_model.c: the decode mat-vec parameters of one launch (matvec() and the persistent
+ * kernel's table fill them alike): y = W x' over n_w tensors of row length k, x' = RMSNorm(x)
+ * * norm when norm is given, bias b (may be NULL), mode K_LLM_MV_*. */
+void llm_mv_params(const struct llm_model *m, struct k_llm_matvec_params *p, const struct dtensor *const *w,
+                   uint32_t n_w, uint64_t x_va, uint64_t y_va, const struct dtensor *norm,
+                   const struct dtensor *b, uint32_t mode);
+
 /* llm_persist.c */
 enum hcq_status llm_persist_init(struct llm_model *m, uint32_t sm_count);
-enum hcq_status llm_persist_params(const struct llm_model *m, uint32_t pos, struct k_llm_decode_params *dp);
+void llm_persist_params(const struct llm_model *m, uint32_t pos, struct k_llm_decode_params *dp);
 /* After a step: true when the persistent kernel abandoned it (the path is then off, the
  * graph dropped: run the step again). */
 bool llm_persist_check(struct llm_model *m);

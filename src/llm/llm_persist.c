@@ -25,23 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The mat-vec table entry of one launch, as matvec() in llm_model.c fills it. */
-static void
-tab_entry(const struct llm_model *m, struct k_llm_matvec_params *p, const struct dtensor *const *w,
-          uint32_t n_w, uint64_t x_va, uint64_t y_va, const struct dtensor *norm, uint32_t mode)
-{
-    memset(p, 0, sizeof *p);
-    p->x_va = x_va;
-    p->y_va = y_va;
-    p->norm_w_va = norm ? norm->va : 0;
-    p->k = w[0]->ne0;
-    p->n_seg = n_w;
-    p->mode = mode;
-    p->eps = m->hp.norm_eps;
-    for (uint32_t i = 0; i < n_w; i++)
-        p->seg[i] = (struct k_llm_mv_seg){w[i]->va, w[i]->type, w[i]->ne1};
-}
-
 enum hcq_status
 llm_persist_init(struct llm_model *m, uint32_t sm_count)
 {
@@ -78,10 +61,10 @@ llm_persist_init(struct llm_model *m, uint32_t sm_count)
         const struct dtensor *qkv[3] = {&w[LW_Q], &w[LW_K], &w[LW_V]}, *o[1] = {&w[LW_O]},
                              *gu[2] = {&w[LW_GATE], &w[LW_UP]}, *dn[1] = {&w[LW_DOWN]};
         struct k_llm_matvec_params *t = tab + (size_t)l * K_LLM_DL_PHASES;
-        tab_entry(m, &t[0], qkv, 3, m->x_va, m->qkv_va, &w[LW_ATTN_NORM], K_LLM_MV_ROPE);
-        tab_entry(m, &t[1], o, 1, m->att_va, m->x_va, NULL, K_LLM_MV_ACC);
-        tab_entry(m, &t[2], gu, 2, m->x_va, m->fa_va, &w[LW_FFN_NORM], K_LLM_MV_SWIGLU);
-        tab_entry(m, &t[3], dn, 1, m->fa_va, m->x_va, NULL, K_LLM_MV_ACC);
+        llm_mv_params(m, &t[0], qkv, 3, m->x_va, m->qkv_va, &w[LW_ATTN_NORM], NULL, K_LLM_MV_ROPE);
+        llm_mv_params(m, &t[1], o, 1, m->att_va, m->x_va, NULL, NULL, K_LLM_MV_ACC);
+        llm_mv_params(m, &t[2], gu, 2, m->x_va, m->fa_va, &w[LW_FFN_NORM], NULL, K_LLM_MV_SWIGLU);
+        llm_mv_params(m, &t[3], dn, 1, m->fa_va, m->x_va, NULL, NULL, K_LLM_MV_ACC);
     }
     uint32_t zero[4] = {0, 0, 0, 0};
     if ((st = hcq_buf_alloc(m->dev, tab_B, HCQ_MEM_DEVICE, &m->ptab)) ||
@@ -112,7 +95,7 @@ llm_persist_init(struct llm_model *m, uint32_t sm_count)
     return HCQ_OK;
 }
 
-enum hcq_status
+void
 llm_persist_params(const struct llm_model *m, uint32_t pos, struct k_llm_decode_params *dp)
 {
     const struct llm_hparams *hp = &m->hp;
@@ -140,7 +123,6 @@ llm_persist_params(const struct llm_model *m, uint32_t pos, struct k_llm_decode_
     dp->trace_va = m->prof ? hcq_buf_va(m->ptrace) : 0;
     const char *e = getenv("NVHCQ_PERSIST_EMPTY");
     dp->flags = e && !strcmp(e, "1") ? K_LLM_DL_F_BARRIERS_ONLY : 0;
-    return HCQ_OK;
 }
 
 bool
