@@ -8,6 +8,7 @@
 #ifndef K_LLM_MVQ_CUH
 #define K_LLM_MVQ_CUH
 
+#include "k_device.h"
 #include "k_llm_matvec.h"
 #include "k_llm_quant.h"
 #include "k_llm_pf.cuh"
@@ -694,6 +695,7 @@ q8_matvec_long(const struct k_llm_matvec_params &p, struct q8_sm &sm)
     }
 }
 
+template <bool CG = true>
 __device__ __forceinline__ void
 q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
@@ -702,7 +704,12 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
     struct q8_stream st;
     q8_stream_begin(p, st); /* the first pass's loads fly during the prologue */
     k_llm_pf_issue(p.pf);
-    q8_stream_run<false>(p, st, sm, q8_epi_std<false>{p});
+    /* Launched with HCQ_LAUNCH_DEP_WAIT, this grid may start while its predecessor runs: the
+     * weights (never written) are requested above, x and y only after the wait, through L2
+     * (CG) so that no line another SM rewrote can come from this SM's L1. */
+    k_dep_launch();
+    k_dep_wait();
+    q8_stream_run<CG>(p, st, sm, q8_epi_std<CG>{p});
 }
 
 #endif /* K_LLM_MVQ_CUH */
