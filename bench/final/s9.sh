@@ -29,4 +29,9 @@ for ty in ${TYPES:-q6_k q4_k q8_0}; do
         env $e timeout 40 $B/nvhcq llm-bench -m $f -p 0 -n 128 -r 3 --dev rm:0 2>&1 | grep -E "tg|error|warn" | tail -2
     done
 done
+f=/tmp/m_q6_k.gguf
+for v in 0 1; do
+    echo "-- cuda:0 q6_k HCQ_CUDA_PDL=$v"
+    HCQ_CUDA_PDL=$v timeout 40 $B/nvhcq llm-bench -m $f -p 0 -n 128 -r 3 --dev cuda:0 2>&1 | grep -E "tg|error" | tail -1
+done
 echo "all done after $(($(date +%s) - t0)) s"
