@@ -30,12 +30,12 @@ k_llm_matvec_q8_s3(const struct k_llm_matvec_params p)
     q8_matvec_stream(p, sm);
 }
 
-/* x and y through L1 (the default reads them through L2 since the PDL change: A/B) */
+/* x and y through L2 (ld.global.cg) instead of L1: measured with PDL (bench/notes-decode.md) */
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
-k_llm_matvec_q8_nocg(const struct k_llm_matvec_params p)
+k_llm_matvec_q8_cg(const struct k_llm_matvec_params p)
 {
     __shared__ __align__(16) struct q8_sm sm;
-    q8_matvec_stream<false>(p, sm);
+    q8_matvec_stream<true>(p, sm);
 }
 
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)

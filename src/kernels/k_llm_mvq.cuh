@@ -695,7 +695,7 @@ q8_matvec_long(const struct k_llm_matvec_params &p, struct q8_sm &sm)
     }
 }
 
-template <bool CG = true>
+template <bool CG = false>
 __device__ __forceinline__ void
 q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
@@ -705,8 +705,9 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
     q8_stream_begin(p, st); /* the first pass's loads fly during the prologue */
     k_llm_pf_issue(p.pf);
     /* Launched with HCQ_LAUNCH_DEP_WAIT, this grid may start while its predecessor runs: the
-     * weights (never written) are requested above, x and y only after the wait, through L2
-     * (CG) so that no line another SM rewrote can come from this SM's L1. */
+     * weights (never written) are requested above, x and y only after the wait, whose latch
+     * acquire invalidates this SM's L1 (QMD LATCH_ACQUIRE_INVALIDATE_SHADER_DATA_CACHE; the
+     * chain test's plain-load rounds check it). CG = true reads them through L2 (A/B). */
     k_dep_launch();
     k_dep_wait();
     q8_stream_run<CG>(p, st, sm, q8_epi_std<CG>{p});

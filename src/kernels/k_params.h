@@ -267,7 +267,8 @@ struct k_dep_step_params {
     uint64_t err_va;   /* u32: mismatches seen */
     uint32_t idx;      /* this launch's position in the chain */
     uint32_t delay_ns; /* busy time per CTA between the check and the write */
-    uint32_t wait;     /* 1: griddepcontrol.wait first (launched with HCQ_LAUNCH_DEP_WAIT) */
+    uint32_t wait;     /* bit 0: griddepcontrol.wait first (launched with HCQ_LAUNCH_DEP_WAIT);
+                        * bit 1: read the cell with a plain load (L1-cached) instead of a volatile one */
     uint32_t pad;
 };
 K_PARAMS_SIZE(k_dep_step, 32);

@@ -35,7 +35,7 @@ k_axpb_u64(const struct k_axpb_u64_params p)
 extern "C" __global__ void
 k_dep_step(const struct k_dep_step_params p)
 {
-    if (p.wait) {
+    if (p.wait & 1) {
         k_dep_launch();
         k_dep_wait();
     }
@@ -44,7 +44,10 @@ k_dep_step(const struct k_dep_step_params p)
     if (k_block_thread() == 0) {
         /* another CTA's cell: written by a CTA of the previous launch on another SM */
         uint32_t other = (uint32_t)(((uint64_t)b * 7 + 3) % n);
-        uint32_t v = *(volatile uint32_t *)&cell[(p.idx & 1) * n + other];
+        /* plain: the same half was read two launches ago, so a stale line in this SM's L1
+         * would show unless the wait invalidated it */
+        const uint32_t *src = &cell[(p.idx & 1) * n + other];
+        uint32_t v = (p.wait & 2) ? *src : *(const volatile uint32_t *)src;
         if (v != p.idx)
             atomicAdd((uint32_t *)p.err_va, 1u);
         if (p.delay_ns) {

@@ -301,12 +301,12 @@ done:
 }
 
 /* N dependent k_dep_step launches (2 CTAs per SM, each busy delay_ns before its write) with
- * HCQ_LAUNCH_DEP_WAIT or without; every launch checks another CTA's cell of the previous
- * launch, so a launch that ran before its predecessor's writes were visible, or whose writes
+ * HCQ_LAUNCH_DEP_WAIT or without, reading through L1 (plain) or not; every launch checks another CTA's cell
+ * of the previous launch, so a launch that ran before its predecessor's writes were visible, or whose writes
  * landed before the predecessor's reads, counts a mismatch. Streamed, then as a graph
  * replayed 3 times. */
 static bool
-dep_chain_run(struct th *t, struct hcq_device *dev, uint32_t flags, bool graph)
+dep_chain_run(struct th *t, struct hcq_device *dev, uint32_t flags, bool graph, bool plain)
 {
     enum { N = 120 };
     bool ok = false;
@@ -330,7 +330,7 @@ dep_chain_run(struct th *t, struct hcq_device *dev, uint32_t flags, bool graph)
                                       .err_va = hcq_buf_va(err),
                                       .idx = i,
                                       .delay_ns = 1000 + 97 * (i % 17),
-                                      .wait = 1};
+                                      .wait = 1u | (plain ? 2u : 0u)};
         struct hcq_launch l = {.prog = prog,
                                .grid = {n, 1, 1},
                                .block = {64, 1, 1},
@@ -376,10 +376,12 @@ TEST(dep_wait_chain)
 {
     struct hcq_device *dev = NULL;
     CHECK_OK(hcq_device_open(t->dev_spec, &dev));
-    CHECK(dep_chain_run(t, dev, HCQ_LAUNCH_DEP_WAIT, false));
-    CHECK(dep_chain_run(t, dev, HCQ_LAUNCH_DEP_WAIT, true));
-    CHECK(dep_chain_run(t, dev, 0, false));
-    CHECK(dep_chain_run(t, dev, 0, true));
+    for (int plain = 0; plain < 2; plain++) {
+        CHECK(dep_chain_run(t, dev, HCQ_LAUNCH_DEP_WAIT, false, plain));
+        CHECK(dep_chain_run(t, dev, HCQ_LAUNCH_DEP_WAIT, true, plain));
+        CHECK(dep_chain_run(t, dev, 0, false, plain));
+        CHECK(dep_chain_run(t, dev, 0, true, plain));
+    }
 done:
     hcq_device_close(dev);
 }
