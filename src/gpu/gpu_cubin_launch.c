@@ -153,6 +153,19 @@ gpu_cubin_qmd_desc(struct gpu_qmd_desc *d, const struct hcq_arch *arch, const st
         gpu_qmd_carveout_KiB(d->shared_mem_B * gpu_cubin_ctas_per_sm(k, block), arch->max_shared_per_sm_KiB);
     if (target < carve) /* more CTAs than any carve-out holds: the largest one */
         target = gpu_qmd_carveout_KiB(arch->max_shared_per_sm_KiB * 1024u, arch->max_shared_per_sm_KiB);
+    /* A/B switch HCQ_SM_CARVEOUT_KIB=N: TARGET of every kernel at least N KiB. Consecutive
+     * grids with different TARGETs cannot share an SM (the carve-out changes only on an idle
+     * SM), which matters when a dependent grid starts early (HCQ_LAUNCH_DEP_WAIT). */
+    static int force_kib = -1;
+    if (force_kib < 0) {
+        const char *e = getenv("HCQ_SM_CARVEOUT_KIB");
+        force_kib = e && *e ? atoi(e) : 0;
+    }
+    if (force_kib > 0) {
+        uint32_t f = gpu_qmd_carveout_KiB((uint32_t)force_kib * 1024u, arch->max_shared_per_sm_KiB);
+        if (f > target)
+            target = f;
+    }
     if (target < carve)
         target = carve;
     d->sm_config_min = gpu_qmd_sm_config(carve);
