@@ -695,7 +695,30 @@ q8_matvec_long(const struct k_llm_matvec_params &p, struct q8_sm &sm)
     }
 }
 
-template <bool CG = false>
+/* An L2 prefetch of every row of the warp's units (lane j: units ub + j, ub + j + 32, ...):
+ * issued before griddepcontrol.wait, it streams this launch's weights while the previous
+ * launch drains (A/B: k_llm_matvec_q8_pfs). */
+__device__ __forceinline__ void
+q8_prefetch_own(const struct k_llm_matvec_params &p, const struct q8_stream &st)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const uint32_t lane = threadIdx.x % WARP;
+    for (uint32_t u = st.ub + lane; u < st.ue; u += WARP) {
+        struct q8_rows w;
+        q8_rows_of(p, u, w);
+        const uint32_t rb = (uint32_t)k_llm_row_bytes(w.type, p.k);
+        if (rb % 16 || (uintptr_t)w.ra % 16)
+            continue;
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(w.ra), "r"(rb) : "memory");
+        if (w.has_b && (uintptr_t)w.rb % 16 == 0)
+            asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(w.rb), "r"(rb) : "memory");
+    }
+#else
+    (void)p, (void)st;
+#endif
+}
+
+template <bool CG = false, bool PF_OWN = false>
 __device__ __forceinline__ void
 q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
@@ -703,6 +726,8 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         return;
     struct q8_stream st;
     q8_stream_begin(p, st); /* the first pass's loads fly during the prologue */
+    if (PF_OWN)
+        q8_prefetch_own(p, st);
     k_llm_pf_issue(p.pf);
     /* Launched with HCQ_LAUNCH_DEP_WAIT, this grid may start while its predecessor runs: the
      * weights (never written) are requested above, x and y only after the wait, whose latch
