@@ -330,6 +330,9 @@ uint32_t gpu_qmd_sm_config(uint32_t carveout_KiB);
 /* Carve-out for shared_B bytes per CTA: the smallest of 32, 64, 100 KiB (tinygrad), then
  * 132..228 in 32 KiB steps up to max_KiB. 0 if it does not fit in max_KiB. */
 uint32_t gpu_qmd_carveout_KiB(uint32_t shared_B, uint32_t max_KiB);
+/* The shared-memory carve-out every launch's TARGET reaches at least (gpu_cubin_qmd_desc,
+ * capped by the SM's largest): one carve-out for all grids lets consecutive grids share SMs. */
+#define GPU_QMD_UNIFORM_CARVEOUT_KIB 100u
 
 /* One named field of a version, for dump and tests (array fields expanded per index). */
 struct gpu_qmd_field {

@@ -178,10 +178,10 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     /* decode: the q8 mat-vec and the decode attention wait for their predecessor in the kernel
      * (griddepcontrol.wait), so they are launched with HCQ_LAUNCH_DEP_WAIT and may start while
      * it drains (NVHCQ_PDL=0: off); not with the A/B variants of the mat-vec that do not wait
-     * (all but _cg and _pfs) */
+     * (split, u2; cg, pfs and s3 run the streaming body, which waits) */
     const char *mvq_ab = getenv("NVHCQ_MVQ");
     m->pdl = !(getenv("NVHCQ_PDL") && !strcmp(getenv("NVHCQ_PDL"), "0")) &&
-             !(mvq_ab && *mvq_ab && strcmp(mvq_ab, "cg") && strcmp(mvq_ab, "pfs"));
+             !(mvq_ab && (!strcmp(mvq_ab, "split") || !strcmp(mvq_ab, "u2")));
     m->attn_tile = !(getenv("NVHCQ_ATTN") && !strcmp(getenv("NVHCQ_ATTN"), "naive"));
     /* off by default: measured slower on H100 (tg128 Q6_K 964 vs 1048, bench/notes-decode.md) */
     m->l2pf = getenv("NVHCQ_L2PF") && !strcmp(getenv("NVHCQ_L2PF"), "1");

@@ -305,7 +305,7 @@ done:
  * of the previous launch, so a launch that ran before its predecessor's writes were visible, or whose writes
  * landed before the predecessor's reads, counts a mismatch. Streamed, then as a graph
  * replayed 3 times. */
-static bool
+bool
 dep_chain_run(struct th *t, struct hcq_device *dev, uint32_t flags, bool graph, bool plain)
 {
     enum { N = 120 };
