@@ -31,7 +31,7 @@ B=$ll/b/bin
 echo "== compare $(($(date +%s) - t0)) s"
 REPS=${REPS:-3} bash bench/vs-llamacpp.sh $B "$out/vs" 2>&1 | tail -3
 cat "$out/vs/vs-llamacpp.md" 2>/dev/null | head -40
-cp "$out/vs/vs-llamacpp.json" "$out/" 2>/dev/null
+cp "$out/vs/vs-llamacpp.json" "$out/vs/vs-llamacpp.md" "$out/" 2>/dev/null
 m=$out/vs/models/llama-3.2-1b-Q6_K.gguf
 echo "== depth $(($(date +%s) - t0)) s"
 timeout 100 $B/llama-bench -m $m -fa 1 -ngl 99 -p 0 -n 64 -r 2 -d 0,1024,4096 2>&1 | grep -E "tg|error" | tail -4
