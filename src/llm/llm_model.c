@@ -178,7 +178,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     /* decode: the q8 mat-vec and the decode attention wait for their predecessor in the kernel
      * (griddepcontrol.wait), so they are launched with HCQ_LAUNCH_DEP_WAIT and may start while
      * it drains (NVHCQ_PDL=0: off); not with the A/B variants of the mat-vec that do not wait
-     * (split, u2; cg, pfs and s3 run the streaming body, which waits) */
+     * (split, u2; cg, pfs, e2 and s3 run the streaming body, which waits) */
     const char *mvq_ab = getenv("NVHCQ_MVQ");
     m->pdl = !(getenv("NVHCQ_PDL") && !strcmp(getenv("NVHCQ_PDL"), "0")) &&
              !(mvq_ab && (!strcmp(mvq_ab, "split") || !strcmp(mvq_ab, "u2")));
