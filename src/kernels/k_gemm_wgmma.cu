@@ -61,8 +61,12 @@
 #define K_GW_BK 64
 #define K_GW_STAGES K_GEMM_WG_STAGES
 #define K_GW_THREADS K_GEMM_WG_THREADS
+#ifndef K_GW_GROUP    /* (bench/tune/gemm_wgmma_tune.cu overrides these two) */
 #define K_GW_GROUP 16 /* tile-rows per raster group (L2 reuse of B columns) */
-#define K_GW_LAG 1    /* cp.async groups a producer thread keeps in flight before arriving */
+#endif
+#ifndef K_GW_LAG
+#define K_GW_LAG 1 /* cp.async groups a producer thread keeps in flight before arriving */
+#endif
 
 static_assert(K_GEMM_WG_SHARED_B ==
                   1024 + K_GW_STAGES * (K_GW_BM + K_GW_BN) * K_GW_BK * 2 + 2 * 8 * K_GW_STAGES,
