@@ -3,7 +3,8 @@
  * gemm_wgmma_tune.cu - developer harness (not built by make): times the k_gemm_wgmma.cu
  * kernels beside cuBLAS through the CUDA runtime and checks them against cuBLAS (whole
  * matrix) and double-precision dot products (sampled entries, bound k 2^-23 sum |a b|).
- * Variants: compile-time -DK_GW_GROUP=N -DK_GW_LAG=N; run-time argument "persist" launches
+ * Variants: compile-time -DK_GW_GROUP=N -DK_GW_LAG=N, -DK_GW_CONS=3 -DK_GW_REG_PROD=N
+ * -DK_GW_REG_CONS=N (192 x 256 tiles, 512 threads); run-time argument "persist" launches
  * min(tiles, SMs) CTAs that grid-stride over the tiles (default: one CTA per tile).
  *   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Isrc/kernels \
  *        bench/tune/gemm_wgmma_tune.cu -lcublas -o /tmp/t && /tmp/t [persist]
@@ -76,7 +77,7 @@ run(cublasHandle_t hb, bool bf, bool nk, uint32_t m, uint32_t n, uint32_t k, boo
     struct k_gemm_params p = {(uint64_t)dc, (uint64_t)da, (uint64_t)db, m, n, k, 0};
     uint32_t tiles = ((m + K_GW_BM - 1) / K_GW_BM) * ((n + K_GW_BN - 1) / K_GW_BN);
     uint32_t grid = persist && tiles > (uint32_t)sms ? (uint32_t)sms : tiles;
-    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, K_GEMM_WG_SHARED_B);
+    cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, K_GW_SHARED_B);
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
@@ -91,10 +92,10 @@ run(cublasHandle_t hb, bool bf, bool nk, uint32_t m, uint32_t n, uint32_t k, boo
     std::vector<float> to, tc;
     for (int round = 0; round < 5; round++) {
         float ms;
-        kern<<<grid, K_GW_THREADS, K_GEMM_WG_SHARED_B>>>(p);
+        kern<<<grid, K_GW_THREADS, K_GW_SHARED_B>>>(p);
         cudaEventRecord(e0);
         for (int i = 0; i < reps; i++)
-            kern<<<grid, K_GW_THREADS, K_GEMM_WG_SHARED_B>>>(p);
+            kern<<<grid, K_GW_THREADS, K_GW_SHARED_B>>>(p);
         cudaEventRecord(e1);
         cudaEventSynchronize(e1);
         cudaEventElapsedTime(&ms, e0, e1);
@@ -132,9 +133,9 @@ run(cublasHandle_t hb, bool bf, bool nk, uint32_t m, uint32_t n, uint32_t k, boo
         if (!(fabs(c1[(size_t)i * n + j] - ref) <= k * ldexp(1.0, -23) * mag))
             bad++;
     }
-    printf("G%-2d L%d %-7s %-4s %-2s %5ux%5ux%5u  ours %6.1f  cublas %6.1f  %5.1f%%  max|d-cublas| %.1e  "
+    printf("C%d N%d G%-2d L%d %-7s %-4s %-2s %5ux%5ux%5u  ours %6.1f  cublas %6.1f  %5.1f%%  max|d-cublas| %.1e  "
            "bound-fails %d  %s\n",
-           K_GW_GROUP, K_GW_LAG, persist ? "persist" : "tiles", bf ? "bf16" : "f16", nk ? "NT" : "NN", m, n, k,
+           K_GW_CONS, K_GW_BN, K_GW_GROUP, K_GW_LAG, persist ? "persist" : "tiles", bf ? "bf16" : "f16", nk ? "NT" : "NN", m, n, k,
            flop / t_ours / 1e9, flop / t_cub / 1e9, 100.0 * t_cub / t_ours, maxd, bad, cudaGetErrorString(err));
     cudaFree(da);
     cudaFree(db);

@@ -56,11 +56,19 @@
 #include "k_device.h"
 #include "k_params.h"
 
-#define K_GW_BM K_GEMM_WG_BM
+#ifndef K_GW_CONS   /* consumer warpgroups, 64 rows each (tuning harness: 3) */
+#define K_GW_CONS 2 /* and setmaxnreg of the producer warpgroup and of each consumer */
+#define K_GW_REG_PROD 40  /* (128 accumulators + addressing) */
+#define K_GW_REG_CONS 232
+#endif
+#define K_GW_BM (64 * K_GW_CONS)
+#ifndef K_GW_BN /* tuning harness: 192 (m64n192k16) */
 #define K_GW_BN K_GEMM_WG_BN
+#endif
 #define K_GW_BK 64
 #define K_GW_STAGES K_GEMM_WG_STAGES
-#define K_GW_THREADS K_GEMM_WG_THREADS
+#define K_GW_THREADS (128 * (K_GW_CONS + 1))
+#define K_GW_SHARED_B (1024 + K_GW_STAGES * (K_GW_BM + K_GW_BN) * K_GW_BK * 2 + 2 * 8 * K_GW_STAGES)
 #ifndef K_GW_GROUP    /* (bench/tune/gemm_wgmma_tune.cu overrides these two) */
 #define K_GW_GROUP 16 /* tile-rows per raster group (L2 reuse of B columns) */
 #endif
@@ -68,9 +76,10 @@
 #define K_GW_LAG 1 /* cp.async groups a producer thread keeps in flight before arriving */
 #endif
 
-static_assert(K_GEMM_WG_SHARED_B ==
-                  1024 + K_GW_STAGES * (K_GW_BM + K_GW_BN) * K_GW_BK * 2 + 2 * 8 * K_GW_STAGES,
-              "K_GEMM_WG_SHARED_B does not match the ring");
+static_assert(K_GW_CONS != 2 || (K_GEMM_WG_SHARED_B == K_GW_SHARED_B && K_GEMM_WG_BM == K_GW_BM &&
+                                 K_GEMM_WG_THREADS == K_GW_THREADS),
+              "k_params.h's K_GEMM_WG_* do not match the kernel");
+static_assert(K_GW_REG_PROD * 128 + K_GW_REG_CONS * 128 * K_GW_CONS <= 65536, "register file");
 
 /* ==== PTX wrappers (PTX ISA: cp.async, mbarrier, fence.proxy, wgmma, setmaxnreg) ==== */
 
@@ -184,6 +193,35 @@ k_gw_desc(uint32_t addr, uint32_t lbo_B, uint32_t sbo_B)
                  : K_GW_D64(0), K_GW_D64(64)                                                                  \
                  : "l"(da), "l"(db), "r"(1))
 
+/* m64n192k16 (tuning harness, K_GW_BN = 192): 96 accumulators. */
+#define K_GW_REGS96 \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63," \
+    "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79," \
+    "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+#define K_GW_MMA192(TY, TB)                                                                                   \
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %98, 0;\n"                                               \
+                 " wgmma.mma_async.sync.aligned.m64n192k16.f32." TY "." TY " {" K_GW_REGS96 "}, %96, %97, "   \
+                 "p, 1, 1, 0, " TB ";\n}\n"                                                                   \
+                 : K_GW_D64(0), K_GW_D16(64), K_GW_D16(80)                                                    \
+                 : "l"(da), "l"(db), "r"(1))
+
+template <bool BF16, bool B_NK>
+static __device__ __forceinline__ void
+k_gw_mma(float (&d)[96], uint64_t da, uint64_t db)
+{
+    if (BF16 && B_NK)
+        K_GW_MMA192("bf16", "0");
+    else if (BF16)
+        K_GW_MMA192("bf16", "1");
+    else if (B_NK)
+        K_GW_MMA192("f16", "0");
+    else
+        K_GW_MMA192("f16", "1");
+}
+
 template <bool BF16, bool B_NK>
 static __device__ __forceinline__ void
 k_gw_mma(float (&d)[128], uint64_t da, uint64_t db)
@@ -255,6 +293,15 @@ k_gw_produce(const struct k_gemm_params &p, uint32_t sm0, uint32_t bars, uint32_
                     const bool in = k_in && 16 * i < b_rows;
                     k_gw_cp16(sb + a_off + 2048 * i, in ? pb : B, in ? 16 : 0);
                 }
+            } else if (BN != 256) { /* tuning harness: generic index arithmetic */
+#pragma unroll
+                for (uint32_t i = 0; i < BK * (BN / 8) / 128; i++) {
+                    const uint32_t c = t + 128 * i, kr = c / (BN / 8), cc = c % (BN / 8);
+                    const uint32_t gk = k0 + kr, gn = n0 + cc * 8;
+                    const bool in = gk < k && gn < n;
+                    const uint32_t off = (cc >> 3) * (BK * 128) + kr * 128 + (((cc & 7) ^ (kr & 7)) << 4);
+                    k_gw_cp16(sb + off, in ? B + (uint64_t)gk * n + gn : B, in ? 16 : 0);
+                }
             } else { /* B[k][n]: 64 k-rows of 32 chunks, stored as 4 panels of 64 columns */
                 const uint16_t *pb = B + (uint64_t)(k0 + kr0) * n + n0 + nc * 8;
 #pragma unroll
@@ -292,12 +339,12 @@ k_gw_consume(const struct k_gemm_params &p, uint32_t sm0, uint32_t bars, uint32_
     const uint32_t warp = t >> 5, lane = t & 31;
     const bool vec = !(n & 1); /* rows start 8-byte aligned: float2 stores */
     uint32_t it = 0;
-    float d[128];
+    float d[BN / 2];
     for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         uint32_t m0, n0;
         k_gw_tile(tile, tiles_m, tiles_n, m0, n0);
 #pragma unroll
-        for (int i = 0; i < 128; i++)
+        for (uint32_t i = 0; i < BN / 2; i++)
             d[i] = 0.0f;
         for (uint32_t kt = 0; kt < kt_count; kt++, it++) {
             const uint32_t s = it % ST;
@@ -361,15 +408,15 @@ k_gw_body(const struct k_gemm_params &p)
     if (tid == 0) {
         for (uint32_t s = 0; s < ST; s++) {
             k_gw_mbar_init(bars + 8 * s, 128);     /* full: every producer thread */
-            k_gw_mbar_init(bars + 8 * (ST + s), 8); /* empty: every consumer warp */
+            k_gw_mbar_init(bars + 8 * (ST + s), 4 * K_GW_CONS); /* empty: every consumer warp */
         }
     }
     __syncthreads(); /* barriers initialised before anyone uses them */
     if (wg == 0) {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(K_GW_REG_PROD) : "memory");
         k_gw_produce<B_NK>(p, sm0, bars, tid);
     } else {
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(K_GW_REG_CONS) : "memory");
         k_gw_consume<BF16, B_NK>(p, sm0, bars, wg - 1, tid & 127);
     }
 }
