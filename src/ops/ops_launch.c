@@ -266,8 +266,14 @@ ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c
         .n = n,
         .k = k,
     };
-    /* one block per tile up to the cap; the kernel grid-strides over the rest */
-    uint32_t grid[3] = {tiles > OPS_GRID_MAX ? OPS_GRID_MAX : (uint32_t)tiles, 1, 1};
+    /* one block per tile up to the cap; the kernel grid-strides over the rest. wgmma: one
+     * CTA fits an SM (its ring fills shared memory), so a grid of one CTA per SM walks the
+     * tiles persistently: the producer loads the next tile while the consumers store. */
+    uint64_t cap = OPS_GRID_MAX;
+    struct hcq_program_info info;
+    if (wg && hcq_program_info(prog, &info) == HCQ_OK && info.sm_count)
+        cap = info.sm_count;
+    uint32_t grid[3] = {tiles > cap ? (uint32_t)cap : (uint32_t)tiles, 1, 1};
     uint32_t block[3] = {wg ? K_GEMM_WG_THREADS : OPS_GEMM_THREADS, 1, 1};
     return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
 }
