@@ -8,8 +8,11 @@
  *   k_gemm_wgmma_f16_nt   A f16[m, k],  B f16[n, k]   (C = A . B^T)
  *   k_gemm_wgmma_bf16_nt  A bf16[m, k], B bf16[n, k]  (C = A . B^T)
  *
- * Same contract, parameters (k_gemm_params), preconditions and CPU twin as k_gemm_mma.cu,
- * whose kernels every other arch keeps (ops_gemm_kernel_name picks). Row-major, dense.
+ *   k_llm_gemm_wgmma      the LLM prefill GEMM, k_llm_gemm's contract (k_llm_gemm_params.h):
+ *                         y[i * y_stride + r] (+)= x_i . w_r + b[r], x f16[n][k], w f16[rows][k]
+ *
+ * Same contracts, parameters, preconditions and CPU twins as k_gemm_mma.cu / k_llm_gemm.cu,
+ * whose kernels every other arch keeps (ops_gemm_kernel, llm_model.c pick). Row-major.
  *
  * Tile: a CTA computes 128 x 256 of C (K_GEMM_WG_BM x K_GEMM_WG_BN); k-steps of BK = 64.
  * Threads: 384 = three warpgroups. Warpgroup 0 is the producer: it copies the A (128 x 64)
@@ -54,6 +57,7 @@
  * kernel_gemm_wgmma_*. Bench: bench/bench_matmul.c (gemm_f16/gemm_bf16 rows on sm_90).
  */
 #include "k_device.h"
+#include "k_llm_gemm_params.h"
 #include "k_params.h"
 
 #ifndef K_GW_CONS   /* consumer warpgroups, 64 rows each (tuning harness: 3) */
@@ -238,6 +242,13 @@ k_gw_mma(float (&d)[128], uint64_t da, uint64_t db)
 
 /* ==== The kernel ==== */
 
+/* One GEMM: C[r * ldc + c] = (accumulate ? C[..] : 0) + sum_j A[r][j] op(B)[j][c] + bias[c]
+ * (bias f32[n] or 0), r < m, c < n. */
+struct k_gw_args {
+    uint64_t c_va, a_va, b_va, bias_va;
+    uint32_t m, n, k, ldc, accumulate;
+};
+
 /* Origin of tile `tile` in C: tiles numbered in groups of K_GW_GROUP tile-rows, column by
  * column inside a group, so CTAs running together share B columns and A rows in L2. */
 static __device__ __forceinline__ void
@@ -256,7 +267,7 @@ k_gw_tile(uint32_t tile, uint32_t tiles_m, uint32_t tiles_n, uint32_t &m0, uint3
  * one pointer step from the last: the producer runs in 40 registers (setmaxnreg). */
 template <bool B_NK>
 static __device__ __forceinline__ void
-k_gw_produce(const struct k_gemm_params &p, uint32_t sm0, uint32_t bars, uint32_t t)
+k_gw_produce(const struct k_gw_args &p, uint32_t sm0, uint32_t bars, uint32_t t)
 {
     constexpr uint32_t BM = K_GW_BM, BN = K_GW_BN, BK = K_GW_BK, ST = K_GW_STAGES;
     constexpr uint32_t A_B = BM * BK * 2, STAGE_B = (BM + BN) * BK * 2;
@@ -328,16 +339,19 @@ k_gw_produce(const struct k_gemm_params &p, uint32_t sm0, uint32_t bars, uint32_
 /* Consumer warpgroup cw (0, 1): rows cw * 64 .. +63 of each tile. */
 template <bool BF16, bool B_NK>
 static __device__ __forceinline__ void
-k_gw_consume(const struct k_gemm_params &p, uint32_t sm0, uint32_t bars, uint32_t cw, uint32_t t)
+k_gw_consume(const struct k_gw_args &p, uint32_t sm0, uint32_t bars, uint32_t cw, uint32_t t)
 {
     constexpr uint32_t BM = K_GW_BM, BN = K_GW_BN, BK = K_GW_BK, ST = K_GW_STAGES;
     constexpr uint32_t A_B = BM * BK * 2, STAGE_B = (BM + BN) * BK * 2;
     const uint32_t m = p.m, n = p.n, k = p.k;
     float *C = (float *)p.c_va;
+    const float *bias = (const float *)p.bias_va;
+    const uint32_t ldc = p.ldc;
+    const bool accum = p.accumulate != 0;
     const uint32_t tiles_m = (m + BM - 1) / BM, tiles_n = (n + BN - 1) / BN, tiles = tiles_m * tiles_n;
     const uint32_t kt_count = (k + BK - 1) / BK;
     const uint32_t warp = t >> 5, lane = t & 31;
-    const bool vec = !(n & 1); /* rows start 8-byte aligned: float2 stores */
+    const bool vec = !(ldc & 1); /* rows start 8-byte aligned (C is): float2 stores */
     uint32_t it = 0;
     float d[BN / 2];
     for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
@@ -375,18 +389,26 @@ k_gw_consume(const struct k_gemm_params &p, uint32_t sm0, uint32_t bars, uint32_
             const uint32_t c = n0 + j * 8 + (lane & 3) * 2;
             if (c >= n)
                 continue;
+            const bool pair = c + 1 < n;
+            const float b0 = bias ? bias[c] : 0.0f, b1 = bias && pair ? bias[c + 1] : 0.0f;
 #pragma unroll
             for (uint32_t h = 0; h < 2; h++) {
                 const uint32_t r = r0 + 8 * h;
                 if (r >= m)
                     continue;
-                float *o = C + (uint64_t)r * n + c;
-                if (vec && c + 1 < n) {
-                    *(float2 *)o = make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+                float *o = C + (uint64_t)r * ldc + c;
+                float v0 = d[4 * j + 2 * h] + b0, v1 = d[4 * j + 2 * h + 1] + b1;
+                if (vec && pair) {
+                    if (accum) {
+                        const float2 old = *(const float2 *)o;
+                        v0 += old.x;
+                        v1 += old.y;
+                    }
+                    *(float2 *)o = make_float2(v0, v1);
                 } else {
-                    o[0] = d[4 * j + 2 * h];
-                    if (c + 1 < n)
-                        o[1] = d[4 * j + 2 * h + 1];
+                    o[0] = accum ? o[0] + v0 : v0;
+                    if (pair)
+                        o[1] = accum ? o[1] + v1 : v1;
                 }
             }
         }
@@ -395,7 +417,7 @@ k_gw_consume(const struct k_gemm_params &p, uint32_t sm0, uint32_t bars, uint32_
 
 template <bool BF16, bool B_NK>
 static __device__ __forceinline__ void
-k_gw_body(const struct k_gemm_params &p)
+k_gw_body(const struct k_gw_args &p)
 {
     constexpr uint32_t ST = K_GW_STAGES, STAGE_B = (K_GW_BM + K_GW_BN) * K_GW_BK * 2;
     extern __shared__ __align__(1024) uint8_t k_gw_dyn[];
@@ -421,22 +443,36 @@ k_gw_body(const struct k_gemm_params &p)
     }
 }
 
+static __device__ __forceinline__ struct k_gw_args
+k_gw_from(const struct k_gemm_params &p)
+{
+    return k_gw_args{p.c_va, p.a_va, p.b_va, 0, p.m, p.n, p.k, p.n, 0};
+}
+
 extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) k_gemm_wgmma_f16(const struct k_gemm_params p)
 {
-    k_gw_body<false, false>(p);
+    k_gw_body<false, false>(k_gw_from(p));
 }
 
 extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) k_gemm_wgmma_bf16(const struct k_gemm_params p)
 {
-    k_gw_body<true, false>(p);
+    k_gw_body<true, false>(k_gw_from(p));
 }
 
 extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) k_gemm_wgmma_f16_nt(const struct k_gemm_params p)
 {
-    k_gw_body<false, true>(p);
+    k_gw_body<false, true>(k_gw_from(p));
 }
 
 extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) k_gemm_wgmma_bf16_nt(const struct k_gemm_params p)
 {
-    k_gw_body<true, true>(p);
+    k_gw_body<true, true>(k_gw_from(p));
+}
+
+/* The LLM prefill GEMM (k_llm_gemm's contract, k_llm_gemm_params.h) on this body: tokens are
+ * A's rows (x f16[n][k]), the weight rows B's ([rows][k]: the NT form), y[i * y_stride + r]
+ * (+)= x_i . w_r + b[r]. */
+extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) k_llm_gemm_wgmma(const struct k_llm_gemm_params p)
+{
+    k_gw_body<false, true>(k_gw_args{p.y_va, p.x_va, p.w_va, p.b_va, p.n, p.rows, p.k, p.y_stride, p.accumulate});
 }

@@ -64,6 +64,8 @@ enum { PG_DEQUANT, PG_CAST, PG_GEMM, PG_COUNT };
 struct prefill_gemm {
     uint32_t min_n; /* 0: off */
     struct hcq_program *prog[PG_COUNT];
+    bool wgmma;          /* prog[PG_GEMM] is k_llm_gemm_wgmma (sm_90a): its tiles and block */
+    uint32_t sm_count;   /* its persistent grid: at most one CTA per SM */
     struct hcq_buf *buf; /* w16 | x16 */
     uint64_t w16_va, x16_va;
     uint64_t w16_B, x16_B;
