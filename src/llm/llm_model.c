@@ -62,6 +62,7 @@ prefill_gemm_free(struct prefill_gemm *pg)
     hcq_buf_free(pg->buf);
     for (int i = 0; i < PG_COUNT; i++)
         hcq_program_destroy(pg->prog[i]);
+    hcq_program_destroy(pg->gemm_wg);
     memset(pg, 0, sizeof *pg);
 }
 
@@ -95,19 +96,20 @@ prefill_gemm_init(struct llm_model *m, uint32_t min_n)
     }
     pg->w16_B = (2 * w_max + 255) / 256 * 256;
     pg->x16_B = (2 * k_max * m->n_batch + 255) / 256 * 256;
-    /* the GEMM: Hopper's wgmma kernel where its sm_90a cubin loads (NVHCQ_GEMM=mma: not), else
-     * k_llm_gemm (mma.sync, every arch) */
+    for (int i = 0; i < PG_COUNT; i++)
+        if ((st = hcq_program_load(m->dev, names[i], &pg->prog[i])))
+            goto fail;
+    /* beside k_llm_gemm (mma.sync, every arch): Hopper's wgmma kernel where its sm_90a cubin
+     * loads, for the GEMMs whose 128 x 256 tiles fill the SMs (matmul_prefill). NVHCQ_GEMM=mma:
+     * never; NVHCQ_GEMM=wgmma: for every GEMM (tests, A/B runs). */
     struct hcq_device_info info;
     const char *force = getenv("NVHCQ_GEMM");
     if (hcq_device_info(m->dev, &info) == HCQ_OK && info.sm_version == 90 &&
         !(force && !strcmp(force, "mma")) &&
-        hcq_program_load(m->dev, "k_llm_gemm_wgmma", &pg->prog[PG_GEMM]) == HCQ_OK) {
-        pg->wgmma = true;
+        hcq_program_load(m->dev, "k_llm_gemm_wgmma", &pg->gemm_wg) == HCQ_OK) {
         pg->sm_count = info.sm_count;
+        pg->wg_always = force && !strcmp(force, "wgmma");
     }
-    for (int i = 0; i < PG_COUNT; i++)
-        if (!pg->prog[i] && (st = hcq_program_load(m->dev, names[i], &pg->prog[i])))
-            goto fail;
     if ((st = hcq_buf_alloc(m->dev, pg->w16_B + pg->x16_B, HCQ_MEM_DEVICE, &pg->buf)))
         goto fail;
     pg->w16_va = hcq_buf_va(pg->buf);
@@ -407,16 +409,22 @@ matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_t n_
                                    .n = n,
                                    .y_stride = y_stride,
                                    .accumulate = acc};
-    /* mma.sync: one 128 x 64 tile per block; wgmma: 128 x 256 tiles, a persistent grid of at most
-     * one CTA per SM (its ring fills the SM's shared memory) */
-    const uint64_t tm = pg->wgmma ? K_GEMM_WG_BM : K_LLM_GEMM_TILE_M,
-                   tn = pg->wgmma ? K_GEMM_WG_BN : K_LLM_GEMM_TILE_N;
-    uint64_t tiles = ((n + tm - 1) / tm) * ((rows + tn - 1) / tn),
-             cap = pg->wgmma && pg->sm_count ? pg->sm_count : 65535;
     if ((st = launch_pg(m, PG_CAST, xt > 65535 ? 65535 : (uint32_t)xt, K_LLM_GEMM_AUX_BLOCK, &cp, sizeof cp)))
         return st;
-    return launch_pg(m, PG_GEMM, tiles > cap ? (uint32_t)cap : (uint32_t)tiles,
-                     pg->wgmma ? K_GEMM_WG_THREADS : K_LLM_GEMM_THREADS, &gp, sizeof gp);
+    /* wgmma (128 x 256 tiles, a persistent grid of at most one CTA per SM: its ring fills the
+     * SM's shared memory) when its tiles keep >= 3/4 of the SMs busy; below that the 128 x 64
+     * mma.sync tiles spread further and were faster (pp512 of a 1B model: the O, down and
+     * Q|K|V GEMMs have 32-48 wgmma tiles on 132 SMs; bench/notes-gemm.md session 5) */
+    const uint64_t wg_tiles =
+        (uint64_t)((n + K_GEMM_WG_BM - 1) / K_GEMM_WG_BM) * ((rows + K_GEMM_WG_BN - 1) / K_GEMM_WG_BN);
+    if (pg->gemm_wg && (pg->wg_always || 4 * wg_tiles >= 3ull * pg->sm_count)) {
+        const uint32_t grid[3] = {wg_tiles > pg->sm_count ? pg->sm_count : (uint32_t)wg_tiles, 1, 1};
+        const uint32_t blk[3] = {K_GEMM_WG_THREADS, 1, 1};
+        return hcq_queue_launch(m->q, pg->gemm_wg, grid, blk, &gp, sizeof gp);
+    }
+    uint64_t tiles = (uint64_t)((n + K_LLM_GEMM_TILE_M - 1) / K_LLM_GEMM_TILE_M) *
+                     ((rows + K_LLM_GEMM_TILE_N - 1) / K_LLM_GEMM_TILE_N);
+    return launch_pg(m, PG_GEMM, tiles > 65535 ? 65535 : (uint32_t)tiles, K_LLM_GEMM_THREADS, &gp, sizeof gp);
 }
 
 /* Whether Q|K|V of a prefill batch go through matmul_prefill as one GEMM of q + k + v rows (the
