@@ -99,13 +99,14 @@ prefill_gemm_init(struct llm_model *m, uint32_t min_n)
     for (int i = 0; i < PG_COUNT; i++)
         if ((st = hcq_program_load(m->dev, names[i], &pg->prog[i])))
             goto fail;
-    /* beside k_llm_gemm (mma.sync, every arch): Hopper's wgmma kernel where its sm_90a cubin
-     * loads, for the GEMMs whose 128 x 256 tiles fill the SMs (matmul_prefill). NVHCQ_GEMM=mma:
-     * never; NVHCQ_GEMM=wgmma: for every GEMM (tests, A/B runs). */
+    /* beside k_llm_gemm (mma.sync, every arch), opt-in until measured on a real prefill: Hopper's
+     * wgmma kernel where its sm_90a cubin loads. NVHCQ_GEMM=auto: for the GEMMs whose 128 x 256
+     * tiles fill the SMs (matmul_prefill); NVHCQ_GEMM=wgmma: for every GEMM (tests, A/B runs:
+     * pp512 of a 1B model ran 5% slower so, bench/notes-gemm.md session 5). */
     struct hcq_device_info info;
     const char *force = getenv("NVHCQ_GEMM");
-    if (hcq_device_info(m->dev, &info) == HCQ_OK && info.sm_version == 90 &&
-        !(force && !strcmp(force, "mma")) &&
+    const bool want = force && (!strcmp(force, "auto") || !strcmp(force, "wgmma"));
+    if (want && hcq_device_info(m->dev, &info) == HCQ_OK && info.sm_version == 90 &&
         hcq_program_load(m->dev, "k_llm_gemm_wgmma", &pg->gemm_wg) == HCQ_OK) {
         pg->sm_count = info.sm_count;
         pg->wg_always = force && !strcmp(force, "wgmma");
@@ -412,9 +413,10 @@ matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_t n_
     if ((st = launch_pg(m, PG_CAST, xt > 65535 ? 65535 : (uint32_t)xt, K_LLM_GEMM_AUX_BLOCK, &cp, sizeof cp)))
         return st;
     /* wgmma (128 x 256 tiles, a persistent grid of at most one CTA per SM: its ring fills the
-     * SM's shared memory) when its tiles keep >= 3/4 of the SMs busy; below that the 128 x 64
-     * mma.sync tiles spread further and were faster (pp512 of a 1B model: the O, down and
-     * Q|K|V GEMMs have 32-48 wgmma tiles on 132 SMs; bench/notes-gemm.md session 5) */
+     * SM's shared memory) when its tiles keep >= 3/4 of the SMs busy (auto). Why not always:
+     * with wgmma for every GEMM pp512 of a 1B model ran 5% slower; its O, down and Q|K|V GEMMs
+     * have 32-48 such tiles on 132 SMs, where the 128 x 64 mma.sync tiles cover every SM
+     * (bench/notes-gemm.md session 5; the auto rule itself is not measured yet). */
     const uint64_t wg_tiles =
         (uint64_t)((n + K_GEMM_WG_BM - 1) / K_GEMM_WG_BM) * ((rows + K_GEMM_WG_BN - 1) / K_GEMM_WG_BN);
     if (pg->gemm_wg && (pg->wg_always || 4 * wg_tiles >= 3ull * pg->sm_count)) {
