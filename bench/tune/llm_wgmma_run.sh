@@ -2,8 +2,8 @@
 # Developer script (GPU machine, sm_90): the LLM prefill GEMM on wgmma. Builds for CUARCH=90, runs
 # k_llm_gemm / k_llm_gemm_wgmma against a double reference (bias, accumulate, padded stride,
 # odd shapes) and the tiny models' prefill against cpu on cuda:0 and rm:0, then pp512 of a
-# LLaMA-3.2-1B-shaped Q4_K model with the mma.sync GEMM (NVHCQ_GEMM=mma, also the default),
-# wgmma for every GEMM (NVHCQ_GEMM=wgmma) and wgmma where its tiles fill the SMs (=auto).
+# LLaMA-3.2-1B-shaped Q4_K model with the mma.sync GEMM (NVHCQ_GEMM=mma), wgmma for every GEMM
+# (NVHCQ_GEMM=wgmma) and the default: wgmma where its tiles fill the SMs (auto: any other value).
 # Usage: sh bench/tune/llm_wgmma_run.sh [OUTDIR]   (bench/notes-gemm.md, session 5)
 out=${1:-/tmp}
 mkdir -p "$out"
