@@ -20,8 +20,11 @@
  * of K_GW_STAGES stages. Warpgroups 1 and 2 are the consumers: each owns 64 rows of the
  * tile and issues, per k-step, four wgmma.mma_async.m64n256k16 (f32 += f16/bf16 x
  * f16/bf16) reading both operands from shared memory through matrix descriptors; its
- * 64 x 256 f32 accumulator lives in registers (128 per thread). setmaxnreg moves
- * registers from the producer (40) to the consumers (232).
+ * 64 x 256 f32 accumulator lives in registers (128 per thread). setmaxnreg.dec gives the
+ * producer 40 registers (ptxas allocates that branch within 40: its row pointers are stepped,
+ * not hoisted, so it does not spill); the consumers' .inc to 232 is free at one CTA per SM, but
+ * ptxas compiles their branch within the entry cap of __launch_bounds__(384, 1) (168), which
+ * is why a third consumer (512 threads, cap 128) cannot hold m64n256's 128 accumulators.
  *
  * Shared-memory layout (PTX ISA, "Shared Memory Matrix Layout", 128-byte swizzle): a tile
  * is stored in 1024-byte atoms of 8 rows x 128 bytes; 16-byte chunk c of row r lands at
@@ -52,9 +55,15 @@
  * 8-byte aligned (ops_launch_gemm checks all of it).
  *
  * Error: products of f16/bf16 are exact in f32, sums are f32 in the tensor core's order:
- * |err| <= k * 2^-23 * sum_k |a||b| per element, the bound of k_gemm_mma.h.
- * CPU reference: twin_gemm in src/ops/ops_gemm.c. Test: tests/hcq/hcq_suite_kernels.c
- * kernel_gemm_wgmma_*. Bench: bench/bench_matmul.c (gemm_f16/gemm_bf16 rows on sm_90).
+ * |err| <= k * 2^-23 * sum_k |a||b| per element, the bound of k_gemm_mma.h (on H100 the
+ * tuning harness's random 4096^3 / 8192^3 products came out bit-identical to cuBLAS GemmEx
+ * with f32 compute).
+ * Speed (H100, bench/notes-gemm.md session 5): 545-561 TFLOP/s at 4096^3 (76-78% of cuBLAS),
+ * 522-566 at 8192^3 (67-76%), vs ~350 for k_gemm_mma.
+ * CPU reference: twin_gemm in src/ops/ops_gemm.c (k_llm_gemm_wgmma: ops_llm_gemm.c). Tests:
+ * tests/hcq/hcq_suite_kernels.c kernel_gemm_wgmma_*, tests/unit/test_llm_dequant.c
+ * prefill_gemm_epilogue. Bench: `nvhcq bench gemm` / matmul (gemm_* rows on sm_90),
+ * bench/tune/gemm_wgmma_tune.cu (variants beside cuBLAS).
  */
 #include "k_device.h"
 #include "k_llm_gemm_params.h"
