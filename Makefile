@@ -49,10 +49,16 @@ LDLIBS_ALL := -ldl -lm $(LDLIBS)
 CUBIN_DIR ?= build/cubin
 NVCC ?= $(shell command -v nvcc 2>/dev/null || (test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc))
 CUARCH ?= 80 86 87 89 90 100 120
-CU_SRCS := $(wildcard src/kernels/*.cu)
+# Arch-specific modules (wgmma, setmaxnreg: sm_90a) are built only for their arch, as
+# <module>.sm_90a.cubin (embedded as sm 90); every other .cu for each arch in CUARCH.
+CU_SM90A_SRCS := src/kernels/k_gemm_wgmma.cu
+CU_SRCS := $(filter-out $(CU_SM90A_SRCS),$(wildcard src/kernels/*.cu))
 ifneq ($(NVCC),)
 ifneq ($(NOCUDA),1)
 CUBINS := $(foreach a,$(CUARCH),$(patsubst src/kernels/%.cu,$(CUBIN_DIR)/%.sm_$(a).cubin,$(CU_SRCS)))
+ifneq ($(filter 90,$(CUARCH)),)
+CUBINS += $(patsubst src/kernels/%.cu,$(CUBIN_DIR)/%.sm_90a.cubin,$(CU_SM90A_SRCS))
+endif
 endif
 endif
 NVCCFLAGS ?= -O3 -Xptxas -O3 -std=c++17 -Isrc/kernels
@@ -86,6 +92,12 @@ $(CUBIN_DIR)/%.sm_$(1).cubin: src/kernels/%.cu $(wildcard src/kernels/*.h) $(wil
 	$(Q)$(call say,NVCC,$$@)$(NVCC) $(NVCCFLAGS) -arch=sm_$(1) -cubin $$< -o $$@
 endef
 $(foreach a,$(CUARCH),$(eval $(call CUBIN_RULE,$(a))))
+
+# sm_90a: the -gencode form (HOPPER.md: -arch=sm_90a also ran a plain sm_90 pass that rejects
+# wgmma/setmaxnreg with some nvcc versions).
+$(CUBIN_DIR)/%.sm_90a.cubin: src/kernels/%.cu $(wildcard src/kernels/*.h) $(wildcard src/kernels/*.cuh)
+	@mkdir -p $(dir $@)
+	$(Q)$(call say,NVCC,$@)$(NVCC) $(NVCCFLAGS) -gencode=arch=compute_90a,code=sm_90a -cubin $< -o $@
 
 $(BUILD)/embed: tools/embed.c
 	@mkdir -p $(dir $@)

@@ -80,6 +80,7 @@ void bench_latency(struct bench_ctx *ctx);
 void bench_copy(struct bench_ctx *ctx);
 void bench_elementwise(struct bench_ctx *ctx);
 void bench_matmul(struct bench_ctx *ctx);
+void bench_gemm(struct bench_ctx *ctx);  /* opt-in: matmul's tensor-core rows alone (bench_matmul.c) */
 void bench_qgemm(struct bench_ctx *ctx); /* part of the matmul group (bench_qgemm.c) */
 void bench_alloc(struct bench_ctx *ctx);
 void bench_mlp(struct bench_ctx *ctx);

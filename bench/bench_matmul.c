@@ -2,8 +2,11 @@
 /*
  * bench_matmul.c - square matrix products C[n,n] = A[n,n] . B[n,n], row-major, with the
  * library's kernels: matmul_f32 / matmul_f16 rows (k_matmul_*, CUDA cores, f32 out) and
- * gemm_f16 / gemm_bf16 rows (k_gemm_*, mma.sync tensor cores, f32 accumulate and out),
- * n = 256 .. 8192; TFLOP/s = 2 n^3 / time. On a cuda device cuBLAS (dlopen("libcublas.so"),
+ * gemm_f16 / gemm_bf16 rows (the library's tensor-core GEMM, ops_gemm_kernel: k_gemm_wgmma_*
+ * on sm_90, k_gemm_* mma.sync elsewhere; f32 accumulate and out; where wgmma runs, the
+ * mma.sync kernel follows as gemm_f16_mma / gemm_bf16_mma, the before row), n = 256 .. 8192;
+ * TFLOP/s = 2 n^3 / time. Group `gemm` (opt-in): the tensor-core rows alone, n = 1024 ..
+ * 8192. On a cuda device cuBLAS (dlopen("libcublas.so"),
  * cublasSgemm_v2 / cublasGemmEx with f32 compute and f32 C) runs the same inputs as the
  * anchor row of matmul_f32, gemm_f16 and gemm_bf16, backend "cublas".
  * Napkin bounds: H100 SXM ~67 TFLOP/s FP32 (non-tensor), ~990 TFLOP/s dense FP16 tensor
@@ -31,7 +34,8 @@ struct mm {
     struct bench_dev *d;
     bool f16; /* 16-bit inputs (f16, or bf16 when bf16) */
     bool bf16;
-    bool mma; /* the tensor-core kernel (k_gemm_*) instead of k_matmul_* */
+    bool mma;          /* a tensor-core kernel (kname) instead of k_matmul_* */
+    const char *kname; /* mma: k_gemm_* or k_gemm_wgmma_* */
     uint32_t n;
     const float *a, *b;      /* f32 values (for f16: already rounded to f16) */
     const uint16_t *ah, *bh; /* f16 bits (f16 runs) */
@@ -88,16 +92,18 @@ rec_mm(struct bench_dev *d, struct hcq_queue *q, void *arg)
     return ops_launch_matmul(q, m->prog, m->bc, m->ba, m->bb, m->n, m->n, m->n);
 }
 
-/* Row name: matmul_* for the CUDA-core k_matmul kernels, gemm_* for the tensor-core
- * k_gemm kernels and their cuBLAS anchors. */
+/* Row name: matmul_* for the CUDA-core k_matmul kernels, gemm_* for the library's
+ * tensor-core GEMM (ops_gemm_kernel) and the cuBLAS anchors, gemm_*_mma for the mma.sync
+ * kernel where the library runs wgmma. */
 static const char *
 row_name(const struct mm *m, bool tensor)
 {
+    bool before = tensor && m->kname && strcmp(m->kname, ops_gemm_kernel(&m->d->info, m->bf16, false)) != 0;
     if (!m->f16)
         return "matmul_f32";
     if (m->bf16)
-        return "gemm_bf16";
-    return tensor ? "gemm_f16" : "matmul_f16";
+        return before ? "gemm_bf16_mma" : "gemm_bf16";
+    return tensor ? (before ? "gemm_f16_mma" : "gemm_f16") : "matmul_f16";
 }
 
 static void
@@ -109,9 +115,8 @@ run_kernel(struct mm *m)
     uint64_t nn = (uint64_t)m->n * m->n;
     size_t in_B = nn * (m->f16 ? 2 : 4);
     double flop = 2.0 * m->n * (double)nn, one = 0, *t = NULL;
-    const char *kname = m->mma   ? (m->bf16 ? "k_gemm_bf16" : "k_gemm_f16")
-                        : m->f16 ? "k_matmul_f16"
-                                 : "k_matmul_f32";
+    const char *kname = m->mma ? m->kname : m->f16 ? "k_matmul_f16" : "k_matmul_f32";
+    const bool wg = m->mma && !strncmp(kname, "k_gemm_wgmma_", 13);
     uint32_t batch = 1, reps;
     char why[128];
     enum hcq_status st = hcq_program_load(m->d->dev, kname, &m->prog);
@@ -147,7 +152,10 @@ run_kernel(struct mm *m)
     } else {
         bench_stats(&r, t, reps, flop / 1e3);
         r.verdict = BENCH_VERIFIED;
-        snprintf(r.note, sizeof r.note, "%s%s%s", m->mma && !m->d->slow ? "mma.sync, " : "",
+        snprintf(r.note, sizeof r.note, "%s%s%s",
+                 !m->mma || m->d->slow ? ""
+                 : wg                  ? "wgmma, "
+                                       : "mma.sync, ",
                  m->d->timed_on_device ? "device time" : "host time", batch > 1 ? ", batched" : "");
         bench_add(m->ctx, &r);
     }
@@ -317,13 +325,49 @@ run_cublas(struct mm *m, struct cublas *cb)
     m->fill = NULL;
 }
 
-void
-bench_matmul(struct bench_ctx *ctx)
+/* One size, one input type, one device: the kernel rows, then the cuBLAS anchor. */
+static void
+run_device(struct bench_ctx *ctx, struct bench_dev *d, const struct mm *tmpl, bool tensor_only,
+           struct cublas *cb, bool have_cublas)
 {
-    static const uint32_t full[] = {256, 512, 1024, 2048, 4096, 8192};
-    static const uint32_t quick[] = {64, 128};
-    const uint32_t *sizes = ctx->quick ? quick : full;
-    int count = ctx->quick ? 2 : 6;
+    const bool f16 = tmpl->f16, bf16 = tmpl->bf16;
+    const uint32_t n = tmpl->n;
+    /* kernels: f32 -> k_matmul_f32; f16 -> k_matmul_f16 and the GEMM; bf16 -> the GEMM */
+    for (int mma = bf16 || tensor_only; mma <= f16; mma++) {
+        /* the library's GEMM, then (where that is wgmma) the mma.sync kernel it replaced */
+        const char *pick = ops_gemm_kernel(&d->info, bf16, false);
+        const char *const knames[2] = {pick, bf16 ? "k_gemm_bf16" : "k_gemm_f16"};
+        for (int kv = 0; kv < (mma && strcmp(knames[0], knames[1]) ? 2 : 1); kv++) {
+            struct mm m = *tmpl;
+            m.d = d;
+            m.mma = mma;
+            m.kname = mma ? knames[kv] : NULL;
+            if (m.d->dead)
+                continue;
+            /* host-run devices (twins, double accumulation) get small sizes; the
+             * CUDA-core kernel stops at 4096 on GPUs (8192^3 takes ~0.15 s a call) */
+            bool cap = m.d->slow && n > (m.d->info.emulated ? 128u : 512u);
+            if (cap) {
+                char params[48];
+                snprintf(params, sizeof params, "%ux%ux%u", n, n, n);
+                struct bench_result r =
+                    bench_result_init("matmul", row_name(&m, mma), m.d, params, "TFLOP/s", true);
+                bench_add_status(ctx, &r, BENCH_SKIPPED, "size capped on host-run devices");
+                continue;
+            }
+            run_kernel(&m);
+        }
+        struct mm m = *tmpl;
+        m.d = d;
+        m.mma = mma;
+        if (have_cublas && !strcmp(d->info.backend, "cuda") && !d->dead && (mma || !f16))
+            run_cublas(&m, cb);
+    }
+}
+
+static void
+matmul_sizes(struct bench_ctx *ctx, const uint32_t *sizes, int count, bool tensor_only)
+{
     struct cublas cb;
     bool have_cublas = false;
     for (int i = 0; i < ctx->dev_count; i++)
@@ -338,7 +382,7 @@ bench_matmul(struct bench_ctx *ctx)
             free(a), free(b), free(got), free(ah), free(bh);
             break;
         }
-        for (int ty = 0; ty < 3; ty++) { /* f32, f16, bf16 */
+        for (int ty = tensor_only ? 1 : 0; ty < 3; ty++) { /* f32, f16, bf16 */
             const bool f16 = ty > 0, bf16 = ty == 2;
             bench_rand_f32(a, nn, -1.0f, 1.0f);
             bench_rand_f32(b, nn, -1.0f, 1.0f);
@@ -350,42 +394,30 @@ bench_matmul(struct bench_ctx *ctx)
                     b[i] = bf16 ? ops_half_bf16_to_f32(bh[i]) : ops_half_f16_to_f32(bh[i]);
                 }
             }
-            for (int i = 0; i < ctx->dev_count; i++) {
-                /* kernels: f32 -> k_matmul_f32; f16 -> k_matmul_f16 and k_gemm_f16; bf16 -> k_gemm_bf16 */
-                for (int mma = ty == 2; mma <= (ty > 0); mma++) {
-                    struct mm m = {.ctx = ctx,
-                                   .d = &ctx->devs[i],
-                                   .f16 = f16,
-                                   .bf16 = bf16,
-                                   .mma = mma,
-                                   .n = n,
-                                   .a = a,
-                                   .b = b,
-                                   .ah = ah,
-                                   .bh = bh,
-                                   .got = got};
-                    if (m.d->dead)
-                        continue;
-                    /* host-run devices (twins, double accumulation) get small sizes; the
-                     * CUDA-core kernel stops at 4096 on GPUs (8192^3 takes ~0.15 s a call) */
-                    bool cap = m.d->slow && n > (m.d->info.emulated ? 128u : 512u);
-                    if (cap) {
-                        char params[48];
-                        snprintf(params, sizeof params, "%ux%ux%u", n, n, n);
-                        struct bench_result r =
-                            bench_result_init("matmul", row_name(&m, mma), m.d, params, "TFLOP/s", true);
-                        bench_add_status(ctx, &r, BENCH_SKIPPED, "size capped on host-run devices");
-                        continue;
-                    }
-                    run_kernel(&m);
-                    if (have_cublas && !strcmp(m.d->info.backend, "cuda") && !m.d->dead && (mma || !f16))
-                        run_cublas(&m, &cb);
-                }
-            }
+            const struct mm tmpl = {
+                .ctx = ctx, .f16 = f16, .bf16 = bf16, .n = n, .a = a, .b = b, .ah = ah, .bh = bh, .got = got};
+            for (int i = 0; i < ctx->dev_count; i++)
+                run_device(ctx, &ctx->devs[i], &tmpl, tensor_only, &cb, have_cublas);
         }
         free(a), free(b), free(got), free(ah), free(bh);
     }
     if (have_cublas)
         cublas_close(&cb);
+}
+
+void
+bench_matmul(struct bench_ctx *ctx)
+{
+    static const uint32_t full[] = {256, 512, 1024, 2048, 4096, 8192};
+    static const uint32_t quick[] = {64, 128};
+    matmul_sizes(ctx, ctx->quick ? quick : full, ctx->quick ? 2 : 6, false);
     bench_qgemm(ctx);
+}
+
+void
+bench_gemm(struct bench_ctx *ctx)
+{
+    static const uint32_t full[] = {1024, 2048, 4096, 8192};
+    static const uint32_t quick[] = {64, 128};
+    matmul_sizes(ctx, ctx->quick ? quick : full, ctx->quick ? 2 : 4, true);
 }

@@ -217,6 +217,7 @@ struct hcq_program_info {
     uint32_t shared_B;    /* static shared memory per block */
     uint32_t local_B;     /* local (stack) memory per thread */
     uint32_t max_threads; /* max threads per block */
+    uint32_t sm_count;    /* SMs of its device (persistent kernels size their grid by it) */
     bool native;          /* runs real GPU code (false: CPU twin) */
 };
 

@@ -2,7 +2,9 @@
 /*
  * embed.c - build-time tool (runs on the build host): turns cubins named
  * <dir>/<module>.sm_<NN>.cubin into a C table `hcq_cubins[]` (calm embeds its Metal
- * libraries the same way with xxd -i). Usage: embed OUT.c [cubin...]
+ * libraries the same way with xxd -i). An arch-specific cubin, <module>.sm_<NN>a.cubin
+ * (sm_90a: wgmma), is recorded as sm <NN>: it runs on exactly that arch, whose device then
+ * finds it under the module's name. Usage: embed OUT.c [cubin...]
  */
 #include <stdio.h>
 #include <stdlib.h>

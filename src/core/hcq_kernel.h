@@ -48,6 +48,14 @@ struct hcq_kernel_desc {
     const char *module; /* the .cu file (basename without .cu) holding it */
     uint32_t params_B;  /* sizeof its parameter struct */
     hcq_twin_fn twin;
+    /* Dynamic shared memory every launch of the kernel gets (bytes; 0: none): a property of
+     * the kernel, like its register count, so backends set it up at program load (the CUDA
+     * driver's opt-in above 48 KiB, the QMD's shared size and carve-out on rm). */
+    uint32_t shared_dyn_B;
+    /* 0: the module is built for every arch in CUARCH; else the one SM version it is built
+     * for (arch-specific instructions: 90 for the sm_90a wgmma kernels). GPUs of other
+     * archs have no code for it (hcq_program_load fails there; callers pick another). */
+    uint32_t sm_only;
 };
 
 /* Most descriptor tables the registry holds. */

@@ -21,6 +21,7 @@ program_create(struct hcq_device *dev, const struct hcq_kernel_desc *desc, const
     snprintf(prog->info.name, sizeof prog->info.name, "%s", name);
     prog->info.params_B = desc ? desc->params_B : 0;
     prog->info.max_threads = 1024;
+    prog->info.sm_count = dev->info.sm_count;
     enum hcq_status st = dev->ops->program_load(dev, cubin, cubin_B, name, prog);
     if (st != HCQ_OK) {
         free(prog);

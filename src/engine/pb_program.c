@@ -57,9 +57,10 @@ pb_program_stub(struct pb_dev *pd, const char *name, struct pb_program *pp)
     return HCQ_OK;
 }
 
-/* Relocate and upload the cubin image; fill the QMD template of kernel k. */
+/* Relocate and upload the cubin image; fill the QMD template of kernel k (its shared size
+ * includes the dynamic shared memory the kernel descriptor asks for). */
 static enum hcq_status
-pb_program_upload(struct pb_dev *pd, struct pb_program *pp)
+pb_program_upload(struct pb_dev *pd, struct pb_program *pp, uint32_t shared_dyn_B)
 {
     enum hcq_status st = pb_code_alloc(pd, pp->img->alloc_B, &pp->code);
     if (st != HCQ_OK)
@@ -73,8 +74,8 @@ pb_program_upload(struct pb_dev *pd, struct pb_program *pp)
      * instruction cache at the start of every chain (INVALIDATE_SHADER_CACHES_NO_WFI). */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     static const uint32_t one[3] = {1, 1, 1};
-    return gpu_cubin_qmd_desc(&pp->desc, pd->arch, pp->img, pp->k, pp->code->va, one, one, 0, pp->local_B, 0,
-                              pp->cbuf0_B);
+    return gpu_cubin_qmd_desc(&pp->desc, pd->arch, pp->img, pp->k, pp->code->va, one, one, shared_dyn_B,
+                              pp->local_B, 0, pp->cbuf0_B);
 }
 
 void
@@ -149,7 +150,8 @@ pb_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, const
     }
     pp->cbuf0_B = gpu_cbuf0_size(arch, pp->k, pp->param_B);
     pp->kargs_B = ((pp->cbuf0_B + 255) & ~255u) + ((arch->qmd_size_B + 255) & ~255u);
-    st = pp->img ? pb_program_upload(pd, pp) : pb_program_stub(pd, name, pp);
+    st = pp->img ? pb_program_upload(pd, pp, prog->desc ? prog->desc->shared_dyn_B : 0)
+                 : pb_program_stub(pd, name, pp);
     if (st != HCQ_OK)
         goto fail;
 

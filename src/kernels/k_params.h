@@ -242,6 +242,18 @@ K_PARAMS_FIELD(k_gemm, n, 28);
 K_PARAMS_FIELD(k_gemm, k, 32);
 K_PARAMS_FIELD(k_gemm, pad0, 36);
 
+/* k_gemm_wgmma_f16, _bf16, _f16_nt, _bf16_nt (k_gemm_wgmma.cu, sm_90a only): the same
+ * contract and parameters (struct k_gemm_params); the launch shape is the kernel's own:
+ * block (K_GEMM_WG_THREADS, 1, 1), one K_GEMM_WG_BM x K_GEMM_WG_BN tile of C per block and
+ * step, K_GEMM_WG_SHARED_B bytes of dynamic shared memory (a ring of K_GEMM_WG_STAGES
+ * stages of 128 x 64 A + 64 x 256 B f16 values, its mbarriers, 1 KiB of alignment slack). */
+#define K_GEMM_WG_THREADS 384u
+#define K_GEMM_WG_BM 128u
+#define K_GEMM_WG_BN 256u
+#define K_GEMM_WG_STAGES 4u
+#define K_GEMM_WG_SHARED_B                                                                                   \
+    (1024u + K_GEMM_WG_STAGES * (K_GEMM_WG_BM + K_GEMM_WG_BN) * 64u * 2u + 16u * K_GEMM_WG_STAGES)
+
 /* k_empty: nothing (launch-latency benchmarks) */
 struct k_empty_params {
     uint64_t unused; /* ignored */

@@ -62,6 +62,7 @@ prefill_gemm_free(struct prefill_gemm *pg)
     hcq_buf_free(pg->buf);
     for (int i = 0; i < PG_COUNT; i++)
         hcq_program_destroy(pg->prog[i]);
+    hcq_program_destroy(pg->gemm_wg);
     memset(pg, 0, sizeof *pg);
 }
 
@@ -98,6 +99,18 @@ prefill_gemm_init(struct llm_model *m, uint32_t min_n)
     for (int i = 0; i < PG_COUNT; i++)
         if ((st = hcq_program_load(m->dev, names[i], &pg->prog[i])))
             goto fail;
+    /* beside k_llm_gemm (mma.sync, every arch): Hopper's wgmma kernel where its sm_90a cubin
+     * loads, for the GEMMs whose 128 x 256 tiles fill the SMs (matmul_prefill; pp512 of a 1B
+     * model +4-5% on H100, bench/notes-gemm.md session 5). NVHCQ_GEMM=mma: never;
+     * NVHCQ_GEMM=wgmma: for every GEMM (tests, A/B runs: that pp512 ran 5% slower so). */
+    struct hcq_device_info info;
+    const char *force = getenv("NVHCQ_GEMM");
+    const bool want = !(force && !strcmp(force, "mma"));
+    if (want && hcq_device_info(m->dev, &info) == HCQ_OK && info.sm_version == 90 &&
+        hcq_program_load(m->dev, "k_llm_gemm_wgmma", &pg->gemm_wg) == HCQ_OK) {
+        pg->sm_count = info.sm_count;
+        pg->wg_always = force && !strcmp(force, "wgmma");
+    }
     if ((st = hcq_buf_alloc(m->dev, pg->w16_B + pg->x16_B, HCQ_MEM_DEVICE, &pg->buf)))
         goto fail;
     pg->w16_va = hcq_buf_va(pg->buf);
@@ -397,10 +410,22 @@ matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_t n_
                                    .n = n,
                                    .y_stride = y_stride,
                                    .accumulate = acc};
-    uint64_t tiles = (uint64_t)((n + K_LLM_GEMM_TILE_M - 1) / K_LLM_GEMM_TILE_M) *
-                     ((rows + K_LLM_GEMM_TILE_N - 1) / K_LLM_GEMM_TILE_N);
     if ((st = launch_pg(m, PG_CAST, xt > 65535 ? 65535 : (uint32_t)xt, K_LLM_GEMM_AUX_BLOCK, &cp, sizeof cp)))
         return st;
+    /* wgmma (128 x 256 tiles, a persistent grid of at most one CTA per SM: its ring fills the
+     * SM's shared memory) when its tiles keep >= 3/4 of the SMs busy. Why not always: with
+     * wgmma for every GEMM pp512 of a 1B model ran 5% slower (H100, cuda:0); its O, down and
+     * Q|K|V GEMMs have 32-48 such tiles on 132 SMs, where the 128 x 64 mma.sync tiles cover
+     * every SM. With this rule (FFN up and gate on wgmma, 128 tiles): +4-5% (session 5). */
+    const uint64_t wg_tiles =
+        (uint64_t)((n + K_GEMM_WG_BM - 1) / K_GEMM_WG_BM) * ((rows + K_GEMM_WG_BN - 1) / K_GEMM_WG_BN);
+    if (pg->gemm_wg && (pg->wg_always || 4 * wg_tiles >= 3ull * pg->sm_count)) {
+        const uint32_t grid[3] = {wg_tiles > pg->sm_count ? pg->sm_count : (uint32_t)wg_tiles, 1, 1};
+        const uint32_t blk[3] = {K_GEMM_WG_THREADS, 1, 1};
+        return hcq_queue_launch(m->q, pg->gemm_wg, grid, blk, &gp, sizeof gp);
+    }
+    uint64_t tiles = (uint64_t)((n + K_LLM_GEMM_TILE_M - 1) / K_LLM_GEMM_TILE_M) *
+                     ((rows + K_LLM_GEMM_TILE_N - 1) / K_LLM_GEMM_TILE_N);
     return launch_pg(m, PG_GEMM, tiles > 65535 ? 65535 : (uint32_t)tiles, K_LLM_GEMM_THREADS, &gp, sizeof gp);
 }
 

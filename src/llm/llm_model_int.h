@@ -64,7 +64,10 @@ enum { PG_DEQUANT, PG_CAST, PG_GEMM, PG_COUNT };
 struct prefill_gemm {
     uint32_t min_n; /* 0: off */
     struct hcq_program *prog[PG_COUNT];
-    struct hcq_buf *buf; /* w16 | x16 */
+    struct hcq_program *gemm_wg; /* k_llm_gemm_wgmma (sm_90 unless NVHCQ_GEMM=mma) or NULL */
+    uint32_t sm_count;           /* its persistent grid (one CTA per SM) and the choice */
+    bool wg_always;              /* NVHCQ_GEMM=wgmma: every GEMM on gemm_wg (tests, A/B runs) */
+    struct hcq_buf *buf;         /* w16 | x16 */
     uint64_t w16_va, x16_va;
     uint64_t w16_B, x16_B;
 };

@@ -68,13 +68,19 @@ HCQ_MUST_CHECK enum hcq_status ops_launch_sum_f32(struct hcq_queue *q, struct hc
 HCQ_MUST_CHECK enum hcq_status ops_launch_matmul(struct hcq_queue *q, struct hcq_program *prog,
                                                  struct hcq_buf *c, struct hcq_buf *a, struct hcq_buf *b,
                                                  uint32_t m, uint32_t n, uint32_t k);
-/* Tensor cores: c f32[m, n] = a[m, k] . b[k, n] (prog k_gemm_f16, k_gemm_bf16) or
- * a[m, k] . b[n, k]^T (prog k_gemm_f16_nt, k_gemm_bf16_nt), f16/bf16 inputs, f32
+/* Tensor cores: c f32[m, n] = a[m, k] . b[k, n] (prog k_gemm_f16, k_gemm_bf16 or their
+ * k_gemm_wgmma_* twins on sm_90) or a[m, k] . b[n, k]^T (prog k_gemm_f16_nt,
+ * k_gemm_bf16_nt, k_gemm_wgmma_*_nt), f16/bf16 inputs, f32
  * accumulation. Requires k % 8 == 0 and, for the [k, n] forms, n % 8 == 0 (16-byte rows
  * chunks); error bound k * 2^-23 * sum|a b| per element (k_gemm_mma.h). */
 HCQ_MUST_CHECK enum hcq_status ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog,
                                                struct hcq_buf *c, struct hcq_buf *a, struct hcq_buf *b,
                                                uint32_t m, uint32_t n, uint32_t k);
+/* The GEMM kernel ops_launch_gemm should run on a device: k_gemm_wgmma_* (Hopper wgmma,
+ * k_gemm_wgmma.cu) on sm_90 when the library holds its sm_90a cubin, else k_gemm_* (mma.sync,
+ * every arch and the host backends). Same contract and bound either way. The environment
+ * variable NVHCQ_GEMM=mma forces k_gemm_*. */
+const char *ops_gemm_kernel(const struct hcq_device_info *info, bool bf16, bool nt);
 /* x u64[n] = x * mul + add (mod 2^64). */
 HCQ_MUST_CHECK enum hcq_status ops_launch_axpb_u64(struct hcq_queue *q, struct hcq_program *prog,
                                                    struct hcq_buf *x, uint64_t n, uint64_t mul, uint64_t add);

@@ -1,22 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ops_gemm.c - CPU twins and descriptors of k_gemm_mma.cu: C f32[m, n] = A[m, k] . B
- * (B[k, n]) or A . B^T (_nt, B[n, k]), A and B f16 or bf16, row-major. Layer: ops.
- * Double accumulation, one rounding per output (the kernel accumulates in f32; the
- * difference is within the bound of k_gemm_mma.h). Like the kernel, a block other than
- * (OPS_GEMM_THREADS, 1, 1) writes nothing.
+ * ops_gemm.c - CPU twins and descriptors of k_gemm_mma.cu and k_gemm_wgmma.cu (sm_90a):
+ * C f32[m, n] = A[m, k] . B (B[k, n]) or A . B^T (_nt, B[n, k]), A and B f16 or bf16,
+ * row-major; and ops_gemm_kernel(), which picks the kernel a device runs. Layer: ops.
+ * Double accumulation, one rounding per output (the kernels accumulate in f32; the
+ * difference is within the bound of k_gemm_mma.h). Like the kernels, a block other than
+ * (OPS_GEMM_THREADS, 1, 1) (k_gemm_*) or (K_GEMM_WG_THREADS, 1, 1) (k_gemm_wgmma_*)
+ * writes nothing.
  */
 #include "ops.h"
 #include "ops_half.h"
 #include "ops_twin.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void
-twin_gemm(struct hcq_twin_launch *l, bool bf16, bool nt)
+twin_gemm(struct hcq_twin_launch *l, bool bf16, bool nt, uint32_t threads)
 {
     OPS_TWIN_PARAMS(l, k_gemm, p);
-    if (l->block[0] != OPS_GEMM_THREADS || l->block[1] != 1 || l->block[2] != 1 || !p.m || !p.n)
+    if (l->block[0] != threads || l->block[1] != 1 || l->block[2] != 1 || !p.m || !p.n)
         return;
     float *c = ops_twin_array(l, p.c_va, (uint64_t)p.m * p.n, 4);
     if (!c)
@@ -57,28 +60,74 @@ twin_gemm(struct hcq_twin_launch *l, bool bf16, bool nt)
 static void
 twin_gemm_f16(struct hcq_twin_launch *l)
 {
-    twin_gemm(l, false, false);
+    twin_gemm(l, false, false, OPS_GEMM_THREADS);
 }
 static void
 twin_gemm_bf16(struct hcq_twin_launch *l)
 {
-    twin_gemm(l, true, false);
+    twin_gemm(l, true, false, OPS_GEMM_THREADS);
 }
 static void
 twin_gemm_f16_nt(struct hcq_twin_launch *l)
 {
-    twin_gemm(l, false, true);
+    twin_gemm(l, false, true, OPS_GEMM_THREADS);
 }
 static void
 twin_gemm_bf16_nt(struct hcq_twin_launch *l)
 {
-    twin_gemm(l, true, true);
+    twin_gemm(l, true, true, OPS_GEMM_THREADS);
 }
+static void
+twin_gemm_wgmma_f16(struct hcq_twin_launch *l)
+{
+    twin_gemm(l, false, false, K_GEMM_WG_THREADS);
+}
+static void
+twin_gemm_wgmma_bf16(struct hcq_twin_launch *l)
+{
+    twin_gemm(l, true, false, K_GEMM_WG_THREADS);
+}
+static void
+twin_gemm_wgmma_f16_nt(struct hcq_twin_launch *l)
+{
+    twin_gemm(l, false, true, K_GEMM_WG_THREADS);
+}
+static void
+twin_gemm_wgmma_bf16_nt(struct hcq_twin_launch *l)
+{
+    twin_gemm(l, true, true, K_GEMM_WG_THREADS);
+}
+
+/* The wgmma kernels: one sm_90a cubin (Makefile), their ring in dynamic shared memory. */
+#define OPS_GEMM_WG(name, twin)                                                                              \
+    {                                                                                                        \
+        name, "k_gemm_wgmma", sizeof(struct k_gemm_params), twin, K_GEMM_WG_SHARED_B, 90                     \
+    }
 
 const struct hcq_kernel_desc ops_gemm_kernels[] = {
     {"k_gemm_f16", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_f16},
     {"k_gemm_bf16", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_bf16},
     {"k_gemm_f16_nt", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_f16_nt},
     {"k_gemm_bf16_nt", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_bf16_nt},
+    OPS_GEMM_WG("k_gemm_wgmma_f16", twin_gemm_wgmma_f16),
+    OPS_GEMM_WG("k_gemm_wgmma_bf16", twin_gemm_wgmma_bf16),
+    OPS_GEMM_WG("k_gemm_wgmma_f16_nt", twin_gemm_wgmma_f16_nt),
+    OPS_GEMM_WG("k_gemm_wgmma_bf16_nt", twin_gemm_wgmma_bf16_nt),
     {0},
 };
+
+const char *
+ops_gemm_kernel(const struct hcq_device_info *info, bool bf16, bool nt)
+{
+    static const char *const names[2][2][2] = {
+        {{"k_gemm_f16", "k_gemm_f16_nt"}, {"k_gemm_bf16", "k_gemm_bf16_nt"}},
+        {{"k_gemm_wgmma_f16", "k_gemm_wgmma_f16_nt"}, {"k_gemm_wgmma_bf16", "k_gemm_wgmma_bf16_nt"}},
+    };
+    /* wgmma where its cubin runs: sm_90 devices of a build with 90 in CUARCH (a GPU without
+     * the cubin, every other arch and the host backends take k_gemm_mma). NVHCQ_GEMM=mma
+     * forces k_gemm_mma (before/after measurements). */
+    const char *force = getenv("NVHCQ_GEMM");
+    bool wg = info && info->sm_version == 90 && hcq_cubin_find("k_gemm_wgmma", 90) &&
+              !(force && !strcmp(force, "mma"));
+    return names[wg][bf16][nt];
+}

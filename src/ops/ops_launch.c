@@ -232,11 +232,15 @@ enum hcq_status
 ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c, struct hcq_buf *a,
                 struct hcq_buf *b, uint32_t m, uint32_t n, uint32_t k)
 {
-    static const char *const names[] = {"k_gemm_f16", "k_gemm_bf16", "k_gemm_f16_nt", "k_gemm_bf16_nt", NULL};
+    static const char *const names[] = {"k_gemm_f16",          "k_gemm_bf16",          "k_gemm_f16_nt",
+                                        "k_gemm_bf16_nt",      "k_gemm_wgmma_f16",     "k_gemm_wgmma_bf16",
+                                        "k_gemm_wgmma_f16_nt", "k_gemm_wgmma_bf16_nt", NULL};
     int which = ops_launch_which(__func__, prog, names);
     if (which < 0)
         return HCQ_ERR_INVALID;
-    bool nt = which >= 2;
+    bool nt = (which & 3) >= 2, wg = which >= 4;
+    /* mma.sync: 128x128 tiles, 128 threads; wgmma: 128x256 tiles, 384 threads (k_params.h) */
+    uint64_t tile_m = wg ? K_GEMM_WG_BM : OPS_GEMM_TILE, tile_n = wg ? K_GEMM_WG_BN : OPS_GEMM_TILE;
     if (k % 8 || (!nt && n % 8))
         return hcq_err(HCQ_ERR_INVALID, "%s: k %u%s (expected multiples of 8: 16-byte row chunks)", __func__,
                        k, nt ? "" : " or n");
@@ -250,8 +254,7 @@ ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c
     /* cp.async reads 16-byte chunks and C is stored in 8-byte pairs */
     if ((hcq_buf_va(a) | hcq_buf_va(b)) % 16 || hcq_buf_va(c) % 8)
         return hcq_err(HCQ_ERR_INVALID, "%s: a, b must be 16-byte and c 8-byte aligned", __func__);
-    uint64_t tiles = ((m + (uint64_t)OPS_GEMM_TILE - 1) / OPS_GEMM_TILE) *
-                     ((n + (uint64_t)OPS_GEMM_TILE - 1) / OPS_GEMM_TILE);
+    uint64_t tiles = ((m + tile_m - 1) / tile_m) * ((n + tile_n - 1) / tile_n);
     if (tiles >= (1ull << 32))
         return hcq_err(HCQ_ERR_INVALID, "%s: %llu tiles of C (expected < 2^32)", __func__,
                        (unsigned long long)tiles);
@@ -263,9 +266,15 @@ ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c
         .n = n,
         .k = k,
     };
-    /* one block per tile up to the cap; the kernel grid-strides over the rest */
-    uint32_t grid[3] = {tiles > OPS_GRID_MAX ? OPS_GRID_MAX : (uint32_t)tiles, 1, 1};
-    uint32_t block[3] = {OPS_GEMM_THREADS, 1, 1};
+    /* one block per tile up to the cap; the kernel grid-strides over the rest. wgmma: one
+     * CTA fits an SM (its ring fills shared memory), so a grid of one CTA per SM walks the
+     * tiles persistently: the producer loads the next tile while the consumers store. */
+    uint64_t cap = OPS_GRID_MAX;
+    struct hcq_program_info info;
+    if (wg && hcq_program_info(prog, &info) == HCQ_OK && info.sm_count)
+        cap = info.sm_count;
+    uint32_t grid[3] = {tiles > cap ? (uint32_t)cap : (uint32_t)tiles, 1, 1};
+    uint32_t block[3] = {wg ? K_GEMM_WG_THREADS : OPS_GEMM_THREADS, 1, 1};
     return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
 }
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ops_llm_gemm.c - CPU twins and descriptors of the LLM prefill GEMM kernels
- * (src/kernels/k_llm_gemm.cu). Layer: ops. Same f16 roundings as the kernels (weights and
- * activations to f16, nearest even); the products are summed in double and rounded once,
- * where the kernel sums in f32 (within the bound in k_llm_gemm.cu).
+ * (src/kernels/k_llm_gemm.cu, and k_llm_gemm_wgmma in the sm_90a k_gemm_wgmma.cu). Layer: ops. Same f16
+ * roundings as the kernels (weights and activations to f16, nearest even); the products are summed in double
+ * and rounded once, where the kernel sums in f32 (within the bound in k_llm_gemm.cu).
  */
 #include "ops_half.h"
 #include "ops_llm.h"
@@ -45,12 +45,14 @@ twin_cast_f16(struct hcq_twin_launch *l)
             out[i * p.k + j] = ops_half_f32_to_f16(x[i * p.x_stride + j]);
 }
 
+/* k_llm_gemm (block K_LLM_GEMM_THREADS) and k_llm_gemm_wgmma (K_GEMM_WG_THREADS): the same sums;
+ * like the kernels, another block writes nothing. */
 static void
-twin_gemm(struct hcq_twin_launch *l)
+twin_gemm_block(struct hcq_twin_launch *l, uint32_t threads)
 {
     struct k_llm_gemm_params p;
     memcpy(&p, l->params, sizeof p);
-    if (l->block[0] != K_LLM_GEMM_THREADS || l->block[1] != 1 || l->block[2] != 1 || !p.n || !p.rows)
+    if (l->block[0] != threads || l->block[1] != 1 || l->block[2] != 1 || !p.n || !p.rows)
         return;
     const uint16_t *x = HCQ_TWIN_PTR(l, p.x_va, 2ull * p.n * p.k);
     const uint16_t *w = HCQ_TWIN_PTR(l, p.w_va, 2ull * p.rows * p.k);
@@ -82,9 +84,24 @@ twin_gemm(struct hcq_twin_launch *l)
     free(xf);
 }
 
+static void
+twin_gemm(struct hcq_twin_launch *l)
+{
+    twin_gemm_block(l, K_LLM_GEMM_THREADS);
+}
+
+static void
+twin_gemm_wgmma(struct hcq_twin_launch *l)
+{
+    twin_gemm_block(l, K_GEMM_WG_THREADS);
+}
+
 const struct hcq_kernel_desc ops_llm_gemm_kernels[] = {
     {"k_llm_dequant_f16", "k_llm_gemm", sizeof(struct k_llm_dequant_f16_params), twin_dequant_f16},
     {"k_llm_cast_f16", "k_llm_gemm", sizeof(struct k_llm_cast_f16_params), twin_cast_f16},
     {"k_llm_gemm", "k_llm_gemm", sizeof(struct k_llm_gemm_params), twin_gemm},
+    /* sm_90a only (Makefile CU_SM90A_SRCS); its ring in dynamic shared memory */
+    {"k_llm_gemm_wgmma", "k_gemm_wgmma", sizeof(struct k_llm_gemm_params), twin_gemm_wgmma,
+     K_GEMM_WG_SHARED_B, 90},
     {0},
 };

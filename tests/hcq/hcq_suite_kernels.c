@@ -290,7 +290,7 @@ kl_matmul(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, st
     return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
 }
 
-/* tiny_grid: 3 blocks walk every 128x128 tile of C. */
+/* tiny_grid: 3 blocks (of s->u32 threads: the kernel's block) walk every tile of C. */
 static enum hcq_status
 kl_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, struct hcq_buf *const in[3],
         const struct kshape *s)
@@ -303,7 +303,7 @@ kl_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, stru
                               .m = s->m,
                               .n = s->nn,
                               .k = s->k};
-    const uint32_t grid[3] = {3, 1, 1}, block[3] = {OPS_GEMM_THREADS, 1, 1};
+    const uint32_t grid[3] = {3, 1, 1}, block[3] = {s->u32, 1, 1};
     return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
 }
 
@@ -873,15 +873,20 @@ TEST(kernel_matmul_f16)
 }
 
 /* Tensor-core GEMM: C = A . B or A . B^T with f16/bf16 inputs, edges not multiples of
- * the 128 tile (k, and n for the [k, n] forms, multiples of 8 as the kernel requires).
+ * the tile (k, and n for the [k, n] forms, multiples of 8 as the kernels require).
  * Inputs in [-2, 2] rounded to the input type, reference in double. Tolerance per
- * element: the kernel's bound k * 2^-23 * sum_k |a||b| (k_gemm_mma.h), + 2^-24 relative
- * for the final rounding. */
+ * element: the kernels' bound k * 2^-23 * sum_k |a||b| (k_gemm_mma.h), + 2^-24 relative
+ * for the final rounding. wg: the k_gemm_wgmma_* kernels (block 384, 128x256 tiles), and
+ * `big` shapes of 2-4 x 1-3 tiles with 8-16 k-steps (the 4-stage ring wraps, tiles
+ * follow each other in one CTA with tiny_grid). */
 static void
-gemm_test(struct th *t, bool bf16, bool nt, bool tiny)
+gemm_test(struct th *t, bool bf16, bool nt, bool tiny, bool wg, bool big)
 {
-    const uint32_t m = 1 + (uint32_t)(th_rand() % 300), k = 8 * (uint32_t)(th_rand() % 40);
-    const uint32_t n = nt ? 1 + (uint32_t)(th_rand() % 300) : 8 * (1 + (uint32_t)(th_rand() % 40));
+    const uint32_t m = big ? 257 + (uint32_t)(th_rand() % 100) : 1 + (uint32_t)(th_rand() % 300);
+    const uint32_t k = big ? 8 * (64 + (uint32_t)(th_rand() % 32)) : 8 * (uint32_t)(th_rand() % 40);
+    const uint32_t n = big  ? 8 * (33 + (uint32_t)(th_rand() % 24)) + (nt ? (uint32_t)(th_rand() % 8) : 0)
+                       : nt ? 1 + (uint32_t)(th_rand() % 300)
+                            : 8 * (1 + (uint32_t)(th_rand() % 40));
     uint16_t *a = malloc((uint64_t)m * k * 2 + 2), *b = malloc((uint64_t)k * n * 2 + 2);
     double *ad = malloc((uint64_t)m * k * 8 + 8), *bd = malloc((uint64_t)k * n * 8 + 8);
     double *want = malloc((uint64_t)m * n * 8), *tol = malloc((uint64_t)m * n * 8);
@@ -906,16 +911,18 @@ gemm_test(struct th *t, bool bf16, bool nt, bool tiny)
             want[i * n + j] = acc;
             tol[i * n + j] = k * ldexp(1.0, -23) * mag + ldexp(fabs(acc), -24);
         }
-    static const char *const names[2][2] = {{"k_gemm_f16", "k_gemm_f16_nt"},
-                                            {"k_gemm_bf16", "k_gemm_bf16_nt"}};
-    struct krun r = {.kernel = names[bf16][nt],
-                     .launch = kl_gemm,
-                     .s = {.m = m, .nn = n, .k = k, .tiny_grid = tiny},
-                     .n_in = 2,
-                     .in = {a, b},
-                     .in_B = {(uint64_t)m * k * 2 + 2, (uint64_t)k * n * 2 + 2},
-                     .out_B = (uint64_t)m * n * 4,
-                     .poison = 0xFF};
+    static const char *const names[2][2][2] = {
+        {{"k_gemm_f16", "k_gemm_f16_nt"}, {"k_gemm_bf16", "k_gemm_bf16_nt"}},
+        {{"k_gemm_wgmma_f16", "k_gemm_wgmma_f16_nt"}, {"k_gemm_wgmma_bf16", "k_gemm_wgmma_bf16_nt"}}};
+    struct krun r = {
+        .kernel = names[wg][bf16][nt],
+        .launch = kl_gemm,
+        .s = {.m = m, .nn = n, .k = k, .u32 = wg ? K_GEMM_WG_THREADS : OPS_GEMM_THREADS, .tiny_grid = tiny},
+        .n_in = 2,
+        .in = {a, b},
+        .in_B = {(uint64_t)m * k * 2 + 2, (uint64_t)k * n * 2 + 2},
+        .out_B = (uint64_t)m * n * 4,
+        .poison = 0xFF};
     struct kref ref = {.kind = KCMP_F32_TOL, .count = (uint64_t)m * n, .ref = want, .tol = tol};
     kernel_check(t, &r, &ref);
 done:
@@ -929,30 +936,71 @@ done:
 
 TEST(kernel_gemm_f16)
 {
-    gemm_test(t, false, false, false);
+    gemm_test(t, false, false, false, false, false);
     if (!t->failed)
-        gemm_test(t, false, false, true);
+        gemm_test(t, false, false, true, false, false);
 }
 
 TEST(kernel_gemm_bf16)
 {
-    gemm_test(t, true, false, false);
+    gemm_test(t, true, false, false, false, false);
     if (!t->failed)
-        gemm_test(t, true, false, true);
+        gemm_test(t, true, false, true, false, false);
 }
 
 TEST(kernel_gemm_f16_nt)
 {
-    gemm_test(t, false, true, false);
+    gemm_test(t, false, true, false, false, false);
     if (!t->failed)
-        gemm_test(t, false, true, true);
+        gemm_test(t, false, true, true, false, false);
 }
 
 TEST(kernel_gemm_bf16_nt)
 {
-    gemm_test(t, true, true, false);
+    gemm_test(t, true, true, false, false, false);
     if (!t->failed)
-        gemm_test(t, true, true, true);
+        gemm_test(t, true, true, true, false, false);
+}
+
+/* The sm_90a kernels: on GPUs only where their cubin runs (sm_90); elsewhere (cpu, emu)
+ * their twins, which checks the launcher's geometry and the twin's block. Small and big
+ * shapes, own grid and a 3-CTA grid. */
+static void
+gemm_wgmma_test(struct th *t, bool bf16, bool nt)
+{
+    struct hcq_device *dev = NULL;
+    struct hcq_device_info info;
+    CHECK_OK(hcq_device_open(t->dev_spec, &dev));
+    CHECK_OK(hcq_device_info(dev, &info));
+    if (suite_is_gpu(dev) && strncmp(ops_gemm_kernel(&info, bf16, nt), "k_gemm_wgmma_", 13) != 0)
+        SKIP("%s (%s) does not run the sm_90a wgmma kernels (no cubin for it, or NVHCQ_GEMM=mma)",
+             t->dev_spec, info.arch);
+    hcq_device_close(dev);
+    dev = NULL;
+    for (int i = 0; i < 4 && !t->failed; i++)
+        gemm_test(t, bf16, nt, i & 1, true, i >= 2);
+done:
+    hcq_device_close(dev);
+}
+
+TEST(kernel_gemm_wgmma_f16)
+{
+    gemm_wgmma_test(t, false, false);
+}
+
+TEST(kernel_gemm_wgmma_bf16)
+{
+    gemm_wgmma_test(t, true, false);
+}
+
+TEST(kernel_gemm_wgmma_f16_nt)
+{
+    gemm_wgmma_test(t, false, true);
+}
+
+TEST(kernel_gemm_wgmma_bf16_nt)
+{
+    gemm_wgmma_test(t, true, true);
 }
 
 /* The registry is consistent (unique names, twins, parameter sizes), every non-LLM
@@ -982,6 +1030,10 @@ TEST(kernel_table_complete)
                 found |= !strcmp(suite_conv_cases[j].name, test);
             CHECKF(found, "%s has no test %s in the HCQ suite's kernel tables", d->name, test);
         }
+        struct hcq_device_info dinfo;
+        CHECK_OK(hcq_device_info(dev, &dinfo));
+        if (gpu && d->sm_only && d->sm_only != dinfo.sm_version)
+            continue; /* arch-specific kernel (sm_90a wgmma): no code for this GPU by design */
         CHECK_OK(hcq_program_load(dev, d->name, &prog));
         struct hcq_program_info info;
         CHECK_OK(hcq_program_info(prog, &info));
@@ -1000,13 +1052,19 @@ done:
 
 /* Every kernel of the library has a test here (checked by kernel_table_complete). */
 const struct th_case suite_kernel_cases[] = {
-    TH_CASE(kernel_fill_u32),      TH_CASE(kernel_fill_f32),       TH_CASE(kernel_copy_bytes),
-    TH_CASE(kernel_axpb_u64),      TH_CASE(kernel_dep_step),       TH_CASE(kernel_empty),
-    TH_CASE(kernel_add_f32),       TH_CASE(kernel_mul_f32),        TH_CASE(kernel_exp_f32),
-    TH_CASE(kernel_relu_f32),      TH_CASE(kernel_cast_f32_f16),   TH_CASE(kernel_cast_f16_f32),
-    TH_CASE(kernel_cast_f32_bf16), TH_CASE(kernel_cast_bf16_f32),  TH_CASE(kernel_sum_rows_f32),
-    TH_CASE(kernel_sum_cols_f32),  TH_CASE(kernel_matmul_f32),     TH_CASE(kernel_matmul_f16),
-    TH_CASE(kernel_gemm_f16),      TH_CASE(kernel_gemm_bf16),      TH_CASE(kernel_gemm_f16_nt),
-    TH_CASE(kernel_gemm_bf16_nt),  TH_CASE(kernel_table_complete),
+    TH_CASE(kernel_fill_u32),          TH_CASE(kernel_fill_f32),
+    TH_CASE(kernel_copy_bytes),        TH_CASE(kernel_axpb_u64),
+    TH_CASE(kernel_dep_step),          TH_CASE(kernel_empty),
+    TH_CASE(kernel_add_f32),           TH_CASE(kernel_mul_f32),
+    TH_CASE(kernel_exp_f32),           TH_CASE(kernel_relu_f32),
+    TH_CASE(kernel_cast_f32_f16),      TH_CASE(kernel_cast_f16_f32),
+    TH_CASE(kernel_cast_f32_bf16),     TH_CASE(kernel_cast_bf16_f32),
+    TH_CASE(kernel_sum_rows_f32),      TH_CASE(kernel_sum_cols_f32),
+    TH_CASE(kernel_matmul_f32),        TH_CASE(kernel_matmul_f16),
+    TH_CASE(kernel_gemm_f16),          TH_CASE(kernel_gemm_bf16),
+    TH_CASE(kernel_gemm_f16_nt),       TH_CASE(kernel_gemm_bf16_nt),
+    TH_CASE(kernel_gemm_wgmma_f16),    TH_CASE(kernel_gemm_wgmma_bf16),
+    TH_CASE(kernel_gemm_wgmma_f16_nt), TH_CASE(kernel_gemm_wgmma_bf16_nt),
+    TH_CASE(kernel_table_complete),
 };
 const int suite_kernel_case_count = TH_COUNT(suite_kernel_cases);

@@ -7,6 +7,9 @@
  * per-value path) - against the host's k_llm_dq_at rounded to f16, output poisoned first.
  * Bound: identical f16 bits, or one f16 step where the device may fuse a multiply-add
  * (Q4_K/Q5_K: d sc q - dmin m).
+ * And the prefill GEMM itself, k_llm_gemm and (where its sm_90a cubin or twin loads)
+ * k_llm_gemm_wgmma, with bias, accumulation and a padded y stride on odd shapes, against a
+ * double reference within k 2^-23 sum|x w| + 2^-22 (|ref| + |y0| + |b|).
  */
 #include "harness.h"
 #include "hcq.h"
@@ -136,9 +139,138 @@ TEST(dequant_f16_every_value)
 done:;
 }
 
+/* One GEMM case on one program: y (+)= x w^T + b over n tokens x rows outputs, y_stride >= rows
+ * (the gap columns must keep their poison), grid `grid` (0: the launcher's own). */
+static void
+gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_program *prog, bool wg,
+          uint32_t n, uint32_t rows, uint32_t k, bool bias, bool acc, uint32_t grid_x, uint32_t sms)
+{
+    const uint32_t ys = (rows + 2 * (uint32_t)(rng % 3) + 1) & ~1u; /* even, >= rows */
+    const uint64_t ny = (uint64_t)(n - 1) * ys + rows + 8;          /* 8 guard floats */
+    uint16_t *x = malloc(2ull * n * k + 2), *w = malloc(2ull * rows * k + 2);
+    float *b = malloc(4ull * rows), *y0 = malloc(4 * ny), *y = malloc(4 * ny);
+    struct hcq_buf *xb = NULL, *wbuf = NULL, *bb = NULL, *yb = NULL;
+    CHECK(x && w && b && y0 && y);
+    for (uint64_t i = 0; i < (uint64_t)n * k; i++)
+        x[i] = ops_half_f32_to_f16(frand());
+    for (uint64_t i = 0; i < (uint64_t)rows * k; i++)
+        w[i] = ops_half_f32_to_f16(frand());
+    for (uint32_t i = 0; i < rows; i++)
+        b[i] = frand();
+    for (uint64_t i = 0; i < ny; i++) /* accumulate: random starting values; else NaN poison */
+        y0[i] = acc ? frand() : NAN;
+    CHECK_OK(hcq_buf_alloc(dev, 2ull * n * k + 2, HCQ_MEM_DEVICE, &xb));
+    CHECK_OK(hcq_buf_alloc(dev, 2ull * rows * k + 2, HCQ_MEM_DEVICE, &wbuf));
+    CHECK_OK(hcq_buf_alloc(dev, 4ull * rows, HCQ_MEM_DEVICE, &bb));
+    CHECK_OK(hcq_buf_alloc(dev, 4 * ny, HCQ_MEM_DEVICE, &yb));
+    CHECK_OK(hcq_buf_write(xb, 0, x, 2ull * n * k));
+    CHECK_OK(hcq_buf_write(wbuf, 0, w, 2ull * rows * k));
+    CHECK_OK(hcq_buf_write(bb, 0, b, 4ull * rows));
+    CHECK_OK(hcq_buf_write(yb, 0, y0, 4 * ny));
+    struct k_llm_gemm_params p = {.x_va = hcq_buf_va(xb),
+                                  .w_va = hcq_buf_va(wbuf),
+                                  .y_va = hcq_buf_va(yb),
+                                  .b_va = bias ? hcq_buf_va(bb) : 0,
+                                  .k = k,
+                                  .rows = rows,
+                                  .n = n,
+                                  .y_stride = ys,
+                                  .accumulate = acc};
+    const uint32_t tm = wg ? K_GEMM_WG_BM : K_LLM_GEMM_TILE_M, tn = wg ? K_GEMM_WG_BN : K_LLM_GEMM_TILE_N;
+    uint32_t tiles = ((n + tm - 1) / tm) * ((rows + tn - 1) / tn), cap = wg && sms ? sms : 65535;
+    uint32_t grid[3] = {grid_x ? grid_x : tiles > cap ? cap : tiles, 1, 1};
+    uint32_t block[3] = {wg ? K_GEMM_WG_THREADS : K_LLM_GEMM_THREADS, 1, 1};
+    CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
+    CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
+    CHECK_OK(hcq_buf_read(yb, 0, y, 4 * ny));
+    int bad = 0;
+    for (uint64_t i = 0; i < ny; i++) {
+        const uint64_t tok = i / ys, r = i % ys;
+        if (tok >= n || r >= rows) { /* gap or guard: untouched */
+            uint32_t u0, u1;
+            memcpy(&u0, &y0[i], 4), memcpy(&u1, &y[i], 4);
+            if (u0 != u1 && bad++ < 3)
+                CHECKF(0, "%s: y[%llu] (token %llu, column %llu) outside the output was written",
+                       wg ? "k_llm_gemm_wgmma" : "k_llm_gemm", (unsigned long long)i, (unsigned long long)tok,
+                       (unsigned long long)r);
+            continue;
+        }
+        double ref = 0, mag = 0;
+        for (uint32_t j = 0; j < k; j++) {
+            double pr = (double)ops_half_f16_to_f32(x[tok * k + j]) * ops_half_f16_to_f32(w[r * k + j]);
+            ref += pr;
+            mag += fabs(pr);
+        }
+        const double base = (acc ? y0[i] : 0.0) + (bias ? b[r] : 0.0);
+        ref += base;
+        const double tol = k * ldexp(1.0, -23) * mag + ldexp(fabs(ref) + fabs(base), -22);
+        if (!(fabs(y[i] - ref) <= tol) && bad++ < 3)
+            CHECKF(0, "%s n %u rows %u k %u bias %d acc %d grid %u: y[%llu][%llu] = %g, want %g (tol %g)",
+                   wg ? "k_llm_gemm_wgmma" : "k_llm_gemm", n, rows, k, bias, acc, grid[0],
+                   (unsigned long long)tok, (unsigned long long)r, y[i], ref, tol);
+    }
+    CHECK(bad == 0);
+done:
+    hcq_buf_free(xb), hcq_buf_free(wbuf), hcq_buf_free(bb), hcq_buf_free(yb);
+    free(x), free(w), free(b), free(y0), free(y);
+}
+
+/* Both GEMM kernels on device dn; false when it does not open. */
+static bool
+gemm_device(struct th *t, const char *dn)
+{
+    struct hcq_device *dev = NULL;
+    struct hcq_queue *q = NULL;
+    struct hcq_program *prog[2] = {NULL, NULL};
+    struct hcq_device_info info;
+    if (hcq_device_open(dn, &dev) != HCQ_OK) {
+        printf("    %s: does not open here, skipped\n", dn);
+        return false;
+    }
+    CHECK_OK(hcq_device_info(dev, &info));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_program_load(dev, "k_llm_gemm", &prog[0]));
+    /* the wgmma kernel: twins on cpu/emu, the sm_90a cubin on sm_90 GPUs (none elsewhere) */
+    if (hcq_program_load(dev, "k_llm_gemm_wgmma", &prog[1]) != HCQ_OK)
+        printf("    %s (%s): no k_llm_gemm_wgmma here\n", dn, info.arch);
+    const bool host = !strcmp(info.backend, "cpu") || info.emulated;
+    for (int wg = 0; wg < 2 && !t->failed; wg++) {
+        if (!prog[wg])
+            continue;
+        for (int c = 0; c < 4 && !t->failed; c++) {
+            /* odd sizes; on GPUs up to 3 x 3 wgmma tiles and 128 k-steps (the ring wraps) */
+            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+            const uint32_t n = 1 + (uint32_t)(rng % (host ? 150 : 300));
+            const uint32_t rows = 1 + (uint32_t)((rng >> 16) % (host ? 300 : 600));
+            const uint32_t k = 8 * (1 + (uint32_t)((rng >> 32) % (host ? 40 : 128)));
+            gemm_case(t, dev, q, prog[wg], wg, n, rows, k, c & 1, c & 2, c == 3 ? 3 : 0, info.sm_count);
+        }
+        printf("    %s: %s checked\n", dn, wg ? "k_llm_gemm_wgmma" : "k_llm_gemm");
+    }
+done:
+    hcq_program_destroy(prog[0]);
+    hcq_program_destroy(prog[1]);
+    hcq_queue_destroy(q);
+    hcq_device_close(dev);
+    return true;
+}
+
+TEST(prefill_gemm_epilogue)
+{
+    char devs[256];
+    const char *env = getenv("HCQ_TEST_DEVS");
+    snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");
+    int tried = 0;
+    for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn && !t->failed;
+         dn = strtok_r(NULL, " ,", &save))
+        tried += gemm_device(t, dn);
+    CHECK(tried > 0);
+done:;
+}
+
 int
 main(int argc, char **argv)
 {
-    static const struct th_case cases[] = {TH_CASE(dequant_f16_every_value)};
+    static const struct th_case cases[] = {TH_CASE(dequant_f16_every_value), TH_CASE(prefill_gemm_epilogue)};
     return th_run("llm_dequant", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

@@ -44,6 +44,7 @@ typedef struct CUgraphEdgeData_st CUgraphEdgeData; /* only passed through as a p
 #define CUDA_ERROR_ECC_UNCORRECTABLE 214
 #define CUDA_ERROR_NOT_FOUND 500
 #define CUDA_ERROR_NOT_READY 600
+#define CUDA_ERROR_NOT_SUPPORTED 801
 #define CUDA_ERROR_ILLEGAL_ADDRESS 700
 #define CUDA_ERROR_LAUNCH_TIMEOUT 702
 #define CUDA_ERROR_ASSERT 710
@@ -74,6 +75,7 @@ typedef struct CUgraphEdgeData_st CUgraphEdgeData; /* only passed through as a p
 #define CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES 1
 #define CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES 3
 #define CU_FUNC_ATTRIBUTE_NUM_REGS 4
+#define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
 
 /* Flags [DT] */
 #define CU_MEMHOSTALLOC_PORTABLE 0x01
@@ -174,6 +176,7 @@ _Static_assert(sizeof(CUlaunchConfig) == 56, "CUlaunchConfig size");
     X(1, cuModuleUnload, "cuModuleUnload", (CUmodule mod))                                                   \
     X(1, cuModuleGetFunction, "cuModuleGetFunction", (CUfunction * f, CUmodule mod, const char *name))       \
     X(1, cuFuncGetAttribute, "cuFuncGetAttribute", (int *value, int attrib, CUfunction f))                   \
+    X(0, cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction f, int attrib, int value))                    \
     X(0, cuFuncGetParamInfo, "cuFuncGetParamInfo",                                                           \
       (CUfunction f, size_t index, size_t * offset_B, size_t * size_B))                                      \
     X(1, cuLaunchKernel, "cuLaunchKernel",                                                                   \

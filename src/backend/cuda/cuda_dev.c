@@ -300,6 +300,19 @@ cuda_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, con
         prog->info.local_B = (uint32_t)v;
     if (a->cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, cp->fn) == CUDA_SUCCESS && v > 0)
         prog->info.max_threads = (uint32_t)v;
+    /* Above 48 KiB the driver needs the kernel's opt-in before a launch may ask for it. */
+    cp->shared_dyn_B = prog->desc ? prog->desc->shared_dyn_B : 0;
+    if (cp->shared_dyn_B > 48u * 1024) {
+        r = a->cuFuncSetAttribute
+                ? a->cuFuncSetAttribute(cp->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        (int)cp->shared_dyn_B)
+                : CUDA_ERROR_NOT_SUPPORTED;
+        if (r != CUDA_SUCCESS) {
+            st = cuda_fail(cd, r, "cuFuncSetAttribute(%s, MAX_DYNAMIC_SHARED_SIZE_BYTES, %u)", name,
+                           cp->shared_dyn_B);
+            goto fail_mod;
+        }
+    }
     uint32_t size = 0;
     param_layout(cd, cp->fn, &cp->nparams, &size);
     if (!prog->desc) {

@@ -52,7 +52,8 @@ struct cuda_device {
 struct cuda_program {
     CUmodule mod;
     CUfunction fn;
-    int nparams; /* kernel parameters per cuFuncGetParamInfo, -1 if unknown */
+    int nparams;           /* kernel parameters per cuFuncGetParamInfo, -1 if unknown */
+    uint32_t shared_dyn_B; /* dynamic shared memory of every launch (hcq_kernel_desc) */
 };
 
 struct cuda_queue {

@@ -135,13 +135,14 @@ launch(struct cuda_device *cd, CUstream s, const struct cuda_program *cp, const 
                               .blockDimX = block[0],
                               .blockDimY = block[1],
                               .blockDimZ = block[2],
+                              .sharedMemBytes = cp->shared_dyn_B,
                               .hStream = s,
                               .attrs = &attr,
                               .numAttrs = 1};
         return cd->api->cuLaunchKernelEx(&cfg, cp->fn, one ? params : NULL, (none || one) ? NULL : extra);
     }
-    return cd->api->cuLaunchKernel(cp->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0, s,
-                                   one ? params : NULL, (none || one) ? NULL : extra);
+    return cd->api->cuLaunchKernel(cp->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                                   cp->shared_dyn_B, s, one ? params : NULL, (none || one) ? NULL : extra);
 }
 
 static CUresult
@@ -450,6 +451,7 @@ update_launch(struct cuda_device *cd, struct cuda_graph *cg, struct cuda_gnode *
         .blockDimX = c->u.launch.block[0],
         .blockDimY = c->u.launch.block[1],
         .blockDimZ = c->u.launch.block[2],
+        .sharedMemBytes = cp->shared_dyn_B,
         .kernelParams = one ? params : NULL,
         .extra = (none || one) ? NULL : extra,
     };
