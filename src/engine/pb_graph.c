@@ -64,7 +64,7 @@ pb_graph_prepare(struct pb_queue *pq, const struct hcq_cmdlist *cl)
             copies = true;
     }
     enum hcq_status st = HCQ_OK;
-    if (copies && pq->main.engine != KMD_ENGINE_COPY)
+    if (copies && pq->main.engine == KMD_ENGINE_COMPUTE)
         st = pb_aux_get(pq);
     if (st != HCQ_OK || local_max <= pq->local_per_thread_B)
         return st;
