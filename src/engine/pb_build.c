@@ -637,15 +637,16 @@ pb_copy_kernel(struct pb_builder *b, const struct hcq_cmd *c, uint64_t dst_off_B
 /* ==== Split copies ==== */
 
 /*
- * One copy engine moves only part of what device memory can (docs/status.md has the H100
- * numbers per engine and per split), so a large device-to-device copy on a copy queue is
- * split into equal parts over the queue's channel and extra channels on other asynchronous
- * copy engines. PB_CE_SPLIT=N: at most N channels (1 = never split; capped by the kmd's
- * engine count and PB_CE_SPLIT_MAX); PB_CE_SPLIT_PART_B: the smallest part worth its own
- * engine. Host memory is not split (PCIe-bound: one engine reaches it), nor overlapping
+ * One copy engine moves only part of what device memory can, so a large device-to-device copy
+ * on a copy queue whose channel is a copy engine (PB_COPYQ=ce, Tegra) may be split into equal
+ * parts over the queue's channel and extra channels on other asynchronous copy engines.
+ * PB_CE_SPLIT=N: at most N channels (default 1 = never: on H100 the engines beside the best
+ * one have 2 shared PCEs against its 12, and every split measured slower - docs/status.md;
+ * capped by the kmd's engine count and PB_CE_SPLIT_MAX); PB_CE_SPLIT_PART_B: the smallest part
+ * worth its own engine. Host memory is not split (PCIe-bound: one engine reaches it), nor overlapping
  * ranges, nor graphs (their copy patch points rewrite one channel's methods).
  */
-#define PB_CE_SPLIT_DEFAULT 4u
+#define PB_CE_SPLIT_DEFAULT 1u /* H100: splitting was slower at every size (docs/status.md) */
 #define PB_CE_SPLIT_PART_DEFAULT_B (1ull << 20)
 
 struct pb_split_cfg {
@@ -653,17 +654,16 @@ struct pb_split_cfg {
     uint64_t part_B;
 };
 
+/* Read per copy (a getenv is nothing next to a submission; tests switch it). */
 static struct pb_split_cfg
 pb_split_cfg(void)
 {
-    static struct pb_split_cfg cfg; /* read once: the same environment every time */
-    if (!cfg.ways) {
-        const char *w = getenv("PB_CE_SPLIT"), *p = getenv("PB_CE_SPLIT_PART_B");
-        long ways = w && *w ? strtol(w, NULL, 0) : PB_CE_SPLIT_DEFAULT;
-        long long part = p && *p ? strtoll(p, NULL, 0) : (long long)PB_CE_SPLIT_PART_DEFAULT_B;
-        cfg.part_B = part >= 4096 ? (uint64_t)part : PB_CE_SPLIT_PART_DEFAULT_B;
-        cfg.ways = ways < 1 ? 1u : ways > (long)PB_CE_SPLIT_MAX ? PB_CE_SPLIT_MAX : (uint32_t)ways;
-    }
+    struct pb_split_cfg cfg;
+    const char *w = getenv("PB_CE_SPLIT"), *p = getenv("PB_CE_SPLIT_PART_B");
+    long ways = w && *w ? strtol(w, NULL, 0) : PB_CE_SPLIT_DEFAULT;
+    long long part = p && *p ? strtoll(p, NULL, 0) : (long long)PB_CE_SPLIT_PART_DEFAULT_B;
+    cfg.part_B = part >= 4096 ? (uint64_t)part : PB_CE_SPLIT_PART_DEFAULT_B;
+    cfg.ways = ways < 1 ? 1u : ways > (long)PB_CE_SPLIT_MAX ? PB_CE_SPLIT_MAX : (uint32_t)ways;
     return cfg;
 }
 

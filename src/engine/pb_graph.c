@@ -66,6 +66,14 @@ pb_graph_prepare(struct pb_queue *pq, const struct hcq_cmdlist *cl)
     enum hcq_status st = HCQ_OK;
     if (copies && pq->main.engine == KMD_ENGINE_COMPUTE)
         st = pb_aux_get(pq);
+    /* Copies may run as the copy kernel: its local memory too (a copy queue reserves none
+     * before its first kernel). */
+    if (st == HCQ_OK && copies && pq->main.engine == KMD_ENGINE_COMPUTE &&
+        !pq->pd->kmd->info.unified_memory && pb_copy_prog_get(pq->pd) == HCQ_OK) {
+        const struct pb_program *cp = pq->pd->copy_prog->priv;
+        if (cp->local_B > local_max)
+            local_max = cp->local_B;
+    }
     if (st != HCQ_OK || local_max <= pq->local_per_thread_B)
         return st;
     bool changed = false;

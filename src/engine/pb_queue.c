@@ -359,7 +359,10 @@ pb_aux_get(struct pb_queue *pq)
     struct pb_chan *aux = calloc(1, sizeof(*aux));
     if (!aux)
         return hcq_err(HCQ_ERR_NOMEM, "copy helper channel");
-    enum hcq_status st = pb_chan_init(pq, aux, KMD_ENGINE_COPY, PB_SYS_AUX_TL);
+    /* A copy queue's helper is its own asynchronous copy engine (host copies at PCIe speed,
+     * device copies the kernel cannot take); a compute queue's stays the GR copy engine. */
+    enum kmd_engine kind = pq->q->kind == HCQ_QUEUE_COPY ? KMD_ENGINE_COPY_ASYNC : KMD_ENGINE_COPY;
+    enum hcq_status st = pb_chan_init(pq, aux, kind, PB_SYS_AUX_TL);
     if (st != HCQ_OK) {
         pb_chan_fini(pq, aux);
         free(aux);
@@ -533,15 +536,26 @@ pb_queue_create(struct hcq_device *dev, struct hcq_queue *q)
     st = pb_ring_init(&pq->ring, PB_STREAM_B, PB_STREAM_FENCES);
     if (st != HCQ_OK)
         goto fail;
-    /* A copy queue's channel goes to an asynchronous copy engine where the kmd has one
-     * (rm: a group of its own, docs/rm-backend.md "Copy engines"). */
-    enum kmd_engine engine = q->kind == HCQ_QUEUE_COMPUTE ? KMD_ENGINE_COMPUTE : KMD_ENGINE_COPY_ASYNC;
+    /*
+     * A copy queue on a discrete GPU runs like a compute queue: device-to-device copies are the
+     * copy kernel on a compute channel of its own, everything else goes to its helper on an
+     * asynchronous copy engine (pb_aux_get). Measured on H100 (docs/status.md): the best copy
+     * engine moves 0.7-1.1 TB/s from 1 MiB, splitting over the others only slows it down, while
+     * the kernel reaches cuMemcpyDtoDAsync's 3-3.8 TB/s (which runs on the SMs too: no copy
+     * engine moves that). PB_COPYQ=ce: the copy queue is one asynchronous copy engine channel,
+     * as on unified-memory Tegra.
+     */
+    enum kmd_engine engine = KMD_ENGINE_COMPUTE;
+    const char *cq = getenv("PB_COPYQ");
+    if (q->kind == HCQ_QUEUE_COPY && (pd->kmd->info.unified_memory || (cq && !strcmp(cq, "ce"))))
+        engine = KMD_ENGINE_COPY_ASYNC;
     st = pb_chan_init(pq, &pq->main, engine, PB_SYS_MAIN_TL);
     if (st != HCQ_OK)
         goto fail;
-    if (engine == KMD_ENGINE_COMPUTE) {
+    if (engine == KMD_ENGINE_COMPUTE && q->kind == HCQ_QUEUE_COMPUTE) {
         /* Local memory for kernels without stack needs, as tinygrad sets up at init
-         * (rm.md §5.5): most launches then never grow it. */
+         * (rm.md §5.5): most launches then never grow it. A copy queue reserves it at its first
+         * copy kernel (pb_launch), so queues that only move host data never hold it. */
         bool changed;
         st = pb_local_reserve(pq, PB_LOCAL_HEADROOM_B, &changed);
         if (st != HCQ_OK)

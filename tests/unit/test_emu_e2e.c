@@ -422,10 +422,10 @@ TEST(golden_ga102_open_launch)
 }
 
 /* Program identification: stub, the bytes of an embedded cubin's .text section, garbage. */
-/* A large device copy on a copy queue is split over asynchronous copy engines (pb_build.c
- * "Split copies"): the queue's channel plus extra channels, each in its own group; the data
- * is exact at odd sizes and offsets, and a copy after it sees every part done (its source is
- * the last part, copied by an extra channel). */
+/* PB_COPYQ=ce PB_CE_SPLIT=4: a large device copy on a copy queue is split over asynchronous
+ * copy engines (pb_build.c "Split copies"): the queue's channel plus extra channels, each in
+ * its own group; the data is exact at odd sizes and offsets, and a copy after it sees every
+ * part done (its source is the last part, copied by an extra channel). */
 TEST(copy_queue_split_over_lces)
 {
     struct emu_dev *d = NULL;
@@ -438,6 +438,8 @@ TEST(copy_queue_split_over_lces)
     for (uint64_t i = 0; i < n + off; i++)
         src[i] = (uint8_t)(i * 131 + (i >> 13));
     memset(got, 0, n + off);
+    setenv("PB_COPYQ", "ce", 1);
+    setenv("PB_CE_SPLIT", "4", 1);
     CHECK_OPEN(open_traced("gh100", &d, &dev));
     CHECK_OK(hcq_buf_alloc(dev, n + off, HCQ_MEM_DEVICE, &a));
     CHECK_OK(hcq_buf_alloc(dev, n + off, HCQ_MEM_DEVICE, &b));
@@ -459,6 +461,8 @@ TEST(copy_queue_split_over_lces)
      * group of its own; the device's staging queue (hcq_buf_write) has one more */
     CHECKF(groups == 5, "%d channel groups (expected 5)", groups);
 done:
+    unsetenv("PB_COPYQ");
+    unsetenv("PB_CE_SPLIT");
     hcq_queue_destroy(q);
     hcq_buf_free(a);
     hcq_buf_free(b);
