@@ -7,9 +7,10 @@
  *
  * Objects:
  *   pb_dev     the device: kmd, arch row, memory windows, clock calibration
- *   pb_queue   a queue: one kmd channel (compute or copy engine), a lazily created copy
- *                  channel for copies recorded on compute queues, a stream ring (pushbuffers,
- *                  cbuf0s, QMDs) recycled behind the queue timeline, local memory
+ *   pb_queue   a queue: one kmd channel (compute, or a copy engine for Tegra's copy queues), a
+ *                  lazily created copy helper channel for copies the compute channel does not
+ *                  run as a kernel, a stream ring (pushbuffers, cbuf0s, QMDs) recycled behind
+ *                  the queue timeline, local memory
  *   pb_chan    one channel: GPFIFO put index, 64-bit timeline slot, scratch pushbuffer
  *   pb_program code in device memory (or the kmd's program stub) + launch facts
  *   pb_graph   persistent, double-buffered pushbuffers/cbuf0s/QMDs + patch locations
@@ -122,8 +123,8 @@ struct pb_chan {
 struct pb_queue {
     struct pb_dev *pd;
     struct hcq_queue *q;
-    struct pb_chan main; /* engine of the queue's kind */
-    struct pb_chan *aux; /* compute queues: copy channel made at the first copy */
+    struct pb_chan main; /* compute (copy queues too, on a dGPU), or a copy engine (pb_queue_create) */
+    struct pb_chan *aux; /* compute main: copy helper made at the first copy it cannot run */
     /* copy queues: extra channels for split copies, made at the first one (pb_xch_get);
      * xch_failed: making one failed or gave no other engine, not tried again */
     struct pb_chan *xch[PB_CE_SPLIT_MAX - 1];
