@@ -125,6 +125,9 @@ struct pb_queue {
     struct hcq_queue *q;
     struct pb_chan main; /* compute (copy queues too, on a dGPU), or a copy engine (pb_queue_create) */
     struct pb_chan *aux; /* compute main: copy helper made at the first copy it cannot run */
+    /* main has run or been given work the helper has not waited for (pb_build.c pb_handover);
+     * set whenever in doubt: creation of the helper, graph replays, failed builds */
+    bool main_work;
     /* copy queues: extra channels for split copies, made at the first one (pb_xch_get);
      * xch_failed: making one failed or gave no other engine, not tried again */
     struct pb_chan *xch[PB_CE_SPLIT_MAX - 1];

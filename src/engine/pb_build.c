@@ -179,20 +179,39 @@ pb_chan_settle(struct pb_builder *b, struct pb_chan *ch, struct pb_val *v_out)
     return st;
 }
 
-/* The next command goes to ch: if the previous one went to the other channel, hand over
- * (release there, acquire here) so queue order holds across engines. */
+/* Hand over from b->cur to ch (release there, acquire here) so queue order holds across
+ * engines. From main to the copy helper in stream mode this is skipped while the main channel
+ * has done nothing since the helper last waited for it (pq->main_work): the helper runs its
+ * own work in order, and a submission that only copies on the helper then costs no
+ * cross-channel wake-up at its start (+2.8 us on H100's copy_to_compute otherwise). */
 static enum hcq_status
-pb_use(struct pb_builder *b, struct pb_chan *ch)
+pb_handover(struct pb_builder *b, struct pb_chan *ch)
 {
+    struct pb_queue *pq = b->pq;
     struct pb_chan *from = b->cur;
     b->cur = ch;
     if (!from || from == ch)
+        return HCQ_OK;
+    bool to_aux = from == &pq->main && ch == pq->aux && !b->g;
+    if (to_aux && !pq->main_work)
         return HCQ_OK;
     struct pb_val v;
     enum hcq_status st = pb_chan_settle(b, from, &v);
     if (st != HCQ_OK)
         return st;
+    if (to_aux)
+        pq->main_work = false;
     return pb_acquire(b, ch, from->tl_va, &v);
+}
+
+/* The next command goes to ch (hand over first); a command on main is work the copy helper
+ * must wait for before its next command. */
+static enum hcq_status
+pb_use(struct pb_builder *b, struct pb_chan *ch)
+{
+    if (ch == &b->pq->main)
+        b->pq->main_work = true;
+    return pb_handover(b, ch);
 }
 
 /* ==== Segments ==== */
@@ -203,7 +222,8 @@ static enum hcq_status
 pb_segment_end(struct pb_builder *b)
 {
     struct pb_queue *pq = b->pq;
-    enum hcq_status st = pb_use(b, &pq->main);
+    /* not work: main only waits for the helper and releases the segment's value */
+    enum hcq_status st = pb_handover(b, &pq->main);
     if (st != HCQ_OK)
         return st;
     struct pb_val v;
@@ -962,6 +982,7 @@ pb_build(struct pb_queue *pq, const struct hcq_cmdlist *cl, const uint64_t *vars
          * values it would have released are not waited for. */
         pq->main.push.count = 0;
         pq->main.tl_last = pq->main.tl_flushed;
+        pq->main_work = true; /* a dropped handover may have cleared it */
         if (b.local_changed)
             pq->local_reemit = true;
         if (pq->aux) {

@@ -83,6 +83,7 @@ pb_graph_prepare(struct pb_queue *pq, const struct hcq_cmdlist *cl)
     if (st != HCQ_OK || !changed)
         return st;
     gpu_push_sem_release(&pq->main.push, pq->main.tl_va, ++pq->main.tl_last, false);
+    pq->main_work = true; /* new local-memory state on main */
     return pb_queue_flush(pq);
 }
 
@@ -303,6 +304,7 @@ pb_graph_replay(struct hcq_graph *g)
     st = pb_chan_kick(pq, &pq->main, t->main_pb_va, t->main_pb_dw);
     if (st != HCQ_OK)
         return st;
+    pq->main_work = true; /* the graph's main part: later helper work waits for it */
     pq->main.tl_last = pq->main.tl_flushed = main_base + t->main_count;
     gb->last_value = pq->main.tl_last;
     pg->next ^= 1;

@@ -369,6 +369,7 @@ pb_aux_get(struct pb_queue *pq)
         return st;
     }
     pq->aux = aux;
+    pq->main_work = true; /* the main channel may have work in flight from before */
     HCQ_LOG_DEBUG("queue %p: copy helper channel (token 0x%x) for copies on a compute queue", (void *)pq->q,
                   aux->kc->token);
     return HCQ_OK;
