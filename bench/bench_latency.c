@@ -8,6 +8,10 @@
  *   dep_chain_graph  device time around 300 dependent tiny kernels (k_axpb_u64 on one
  *   dep_chain_stream counter) as a replayed graph / as plain launches; us per kernel: the
  *                    kernel plus the GPU-side gap before the next dependent one starts
+ *   dep_step_graph   a graph of 300 dependent k_dep_step launches (2 CTAs per SM, each
+ *   dep_step_pdl     reads a cell of the previous launch, writes its own); us per kernel
+ *                    without / with HCQ_LAUNCH_DEP_WAIT (programmatic dependent launch:
+ *                    the next grid starts when the previous one's last CTA launched)
  *   signal_roundtrip host sets A, the queue waits A and sets B, the host waits B
  *   copy_to_compute  copy queue: 4 KiB H2D + signal; compute queue: wait, kernel copy,
  *                    signal; host time of the chain (and the device-clock handoff gap)
@@ -19,6 +23,7 @@
  * the count is checked: a path that drops or reorders launches is reported as FAIL.
  */
 #include "bench.h"
+#include "k_params.h"
 #include "ops.h"
 
 #include <stdio.h>
@@ -30,7 +35,7 @@
 struct lat {
     struct bench_ctx *ctx;
     struct bench_dev *d;
-    struct hcq_program *empty, *axpb, *copyk;
+    struct hcq_program *empty, *axpb, *copyk, *dstep;
     struct hcq_buf *cell; /* u64[1] counter for the verification launches */
 };
 
@@ -241,6 +246,82 @@ dep_chain_stream(struct lat *l)
     dep_chain(l, false);
 }
 
+/* 300 dependent k_dep_step launches as a replayed graph, with or without
+ * HCQ_LAUNCH_DEP_WAIT; device time between timestamps / 300; every launch checks its
+ * predecessor's writes (a mismatch fails the row). */
+static void
+dep_step(struct lat *l, bool pdl)
+{
+    enum { K = 300 };
+    uint32_t reps = l->ctx->quick ? 3 : 100;
+    const uint32_t n = 2 * (l->d->info.sm_count ? l->d->info.sm_count : 4);
+    double *t = calloc(reps, sizeof *t);
+    struct hcq_signal *ta = NULL, *tb = NULL;
+    struct hcq_graph *g = NULL;
+    struct hcq_buf *cells = NULL;
+    uint32_t *zero = calloc(2 * n + 1, 4), e = 1;
+    struct bench_result r = bench_result_init("latency", pdl ? "dep_step_pdl" : "dep_step_graph", l->d,
+                                              "300 dependent kernels, 2 CTAs/SM", "us/kernel", false);
+    enum hcq_status st = t && zero ? hcq_signal_create(l->d->dev, 0, &ta) : HCQ_ERR_NOMEM;
+    if (st == HCQ_OK)
+        st = hcq_signal_create(l->d->dev, 0, &tb);
+    if (st == HCQ_OK)
+        st = hcq_buf_alloc(l->d->dev, (2ull * n + 1) * 4, HCQ_MEM_DEVICE, &cells);
+    if (st == HCQ_OK)
+        st = hcq_graph_begin(l->d->q);
+    if (st == HCQ_OK) {
+        st = hcq_queue_timestamp(l->d->q, ta);
+        for (uint32_t i = 0; i < K && st == HCQ_OK; i++) {
+            struct k_dep_step_params p = {
+                .cell_va = hcq_buf_va(cells), .err_va = hcq_buf_va(cells) + 8ull * n, .idx = i, .wait = pdl};
+            struct hcq_launch ln = {.prog = l->dstep,
+                                    .grid = {n, 1, 1},
+                                    .block = {64, 1, 1},
+                                    .args = &p,
+                                    .args_B = sizeof p,
+                                    .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
+                                    .flags = pdl ? HCQ_LAUNCH_DEP_WAIT : 0};
+            st = hcq_queue_launch_ex(l->d->q, &ln);
+        }
+        if (st == HCQ_OK)
+            st = hcq_queue_timestamp(l->d->q, tb);
+        enum hcq_status st2 = hcq_graph_end(l->d->q, &g);
+        if (st == HCQ_OK)
+            st = st2;
+    }
+    bool ok = true;
+    for (uint32_t i = 0; i < reps + 3 && st == HCQ_OK; i++) { /* 3 warm-up rounds */
+        if ((st = hcq_buf_write(cells, 0, zero, (2ull * n + 1) * 4)) != HCQ_OK ||
+            (st = hcq_graph_replay(g)) != HCQ_OK || (st = hcq_queue_finish(l->d->q, TIMEOUT_NS)) != HCQ_OK ||
+            (st = hcq_buf_read(cells, 8ull * n, &e, 4)) != HCQ_OK)
+            break;
+        ok &= e == 0;
+        if (i >= 3)
+            t[i - 3] = (double)bench_ts_delta(ta, tb) / K;
+    }
+    snprintf(r.note, sizeof r.note, "%s time around the chain / 300%s",
+             l->d->timed_on_device ? "device" : "emulated/host", ok ? "" : "; MISMATCHES");
+    finish_result(l, &r, st, ok, t, reps);
+    hcq_graph_destroy(g);
+    hcq_buf_free(cells);
+    hcq_signal_destroy(ta);
+    hcq_signal_destroy(tb);
+    free(zero);
+    free(t);
+}
+
+static void
+dep_step_graph(struct lat *l)
+{
+    dep_step(l, false);
+}
+
+static void
+dep_step_pdl(struct lat *l)
+{
+    dep_step(l, true);
+}
+
 static void
 signal_roundtrip(struct lat *l)
 {
@@ -358,13 +439,15 @@ bench_latency(struct bench_ctx *ctx)
         if (st == HCQ_OK)
             st = hcq_program_load(l.d->dev, "k_copy_bytes", &l.copyk);
         if (st == HCQ_OK)
+            st = hcq_program_load(l.d->dev, "k_dep_step", &l.dstep);
+        if (st == HCQ_OK)
             st = hcq_buf_alloc(l.d->dev, 4096, HCQ_MEM_DEVICE, &l.cell);
         if (st != HCQ_OK) {
             bench_add_status(ctx, &r, BENCH_ERROR, "%s", hcq_last_error());
         } else {
             void (*const steps[])(struct lat *) = {launch_sync,     back_to_back,     graph_300,
-                                                   dep_chain_graph, dep_chain_stream, signal_roundtrip,
-                                                   copy_to_compute};
+                                                   dep_chain_graph, dep_chain_stream, dep_step_graph,
+                                                   dep_step_pdl,    signal_roundtrip, copy_to_compute};
             for (size_t k = 0; k < sizeof steps / sizeof steps[0] && !l.d->dead; k++)
                 steps[k](&l);
         }
@@ -372,5 +455,6 @@ bench_latency(struct bench_ctx *ctx)
         hcq_program_destroy(l.empty);
         hcq_program_destroy(l.axpb);
         hcq_program_destroy(l.copyk);
+        hcq_program_destroy(l.dstep);
     }
 }

@@ -268,7 +268,17 @@ struct hcq_launch {
     uint32_t grid_var[3];                /* graphs only: when grid[i] == 0, the variable giving grid[i] */
     const struct hcq_arg_patch *patches; /* graphs only */
     uint32_t patch_count;
+    uint32_t flags; /* HCQ_LAUNCH_* */
 };
+
+/* hcq_launch.flags. HCQ_LAUNCH_DEP_WAIT: the kernel orders itself after the launch recorded
+ * before it on the queue by executing griddepcontrol.wait (PTX, sm_90+) before it reads or
+ * writes anything that launch (or an earlier one) may still touch; before that wait it may
+ * only read memory no running kernel writes. The backend may then start its CTAs once the
+ * previous grid's last CTA has launched (Hopper QMD latches on rm, programmatic stream
+ * serialization on cuda) instead of when that grid completes; elsewhere the flag changes
+ * nothing. A kernel launched with the flag that does not wait is a data race. */
+#define HCQ_LAUNCH_DEP_WAIT (1u << 0)
 
 HCQ_MUST_CHECK enum hcq_status hcq_queue_create(struct hcq_device *dev, enum hcq_queue_kind kind,
                                                 struct hcq_queue **q_out);

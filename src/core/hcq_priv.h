@@ -43,6 +43,7 @@ struct hcq_cmd {
             uint32_t args_B;
             uint32_t patch_first; /* into hcq_cmdlist.patches */
             uint32_t patch_count;
+            uint32_t flags; /* HCQ_LAUNCH_* */
         } launch;
         struct {
             struct hcq_buf *dst;

@@ -165,6 +165,9 @@ hcq_queue_launch_ex(struct hcq_queue *q, const struct hcq_launch *l)
                            i, l->grid[i], lim);
         }
     }
+    if (l->flags & ~HCQ_LAUNCH_DEP_WAIT)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_launch: %s: unknown flags 0x%x", pi->name,
+                       l->flags & ~HCQ_LAUNCH_DEP_WAIT);
     for (uint32_t i = 0; i < l->patch_count; i++) {
         const struct hcq_arg_patch *p = &l->patches[i];
         if ((st = check_var(q, p->var, "hcq_queue_launch patch")) != HCQ_OK)
@@ -195,6 +198,7 @@ hcq_queue_launch_ex(struct hcq_queue *q, const struct hcq_launch *l)
     c->u.launch.args_B = l->args_B;
     c->u.launch.patch_first = first;
     c->u.launch.patch_count = l->patch_count;
+    c->u.launch.flags = l->flags;
     return HCQ_OK;
 }
 

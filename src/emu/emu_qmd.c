@@ -43,6 +43,9 @@ struct emu_qmd_layout {
     struct emu_qmd_release rel[3];
     struct emu_bits dep_enable, dep_action, dep_ptr;
     struct emu_bits shared, sm_min, sm_target, sm_max; /* shared bytes/CTA; carve-outs (v-1)*4 KiB */
+    /* programmatic dependent launch (V04 only; has_latch false: absent) */
+    bool has_latch;
+    struct emu_bits arrive_valid, wait_valid, arrive_id, wait_id, pre_exit_last_cta, pre_exit_enable;
 };
 
 #define B(h, l)                                                                                              \
@@ -113,6 +116,14 @@ static const struct emu_qmd_layout emu_qmd_v04_00 = {
     .sm_min = B(613, 608),
     .sm_target = B(625, 620),
     .sm_max = B(619, 614),
+    /* open-gpu-doc clcbc0qmd.h, QMDV04_00 */
+    .has_latch = true,
+    .arrive_valid = B(28, 28),
+    .wait_valid = B(29, 29),
+    .arrive_id = B(1503, 1472),
+    .wait_id = B(1535, 1504),
+    .pre_exit_last_cta = B(1150, 1150),
+    .pre_exit_enable = B(1151, 1151),
 };
 
 #undef B
@@ -399,15 +410,57 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
     return 0;
 }
 
+/* Programmatic dependent launch: the model runs a chain in order (a valid schedule of what the
+ * hardware overlaps) but holds its QMDs to what ran on H100 (hcq suite dep_wait_chain): a QMD
+ * that waits on a latch its predecessor does not arrive at never starts (a hang there), and a
+ * latch id arrived at twice in one chain hung or faulted the channel. arrived: ids so far. */
+static int
+emu_qmd_latch_check(struct emu_chan *ch, const struct emu_qmd_layout *L, const uint32_t *q, uint64_t qmd_va,
+                    int64_t prev_arrive, uint32_t *arrived, int *n_arrived)
+{
+    if (!L->has_latch)
+        return 0;
+    if (emu_qf(q, L->wait_valid)) {
+        uint32_t id = (uint32_t)emu_qf(q, L->wait_id);
+        if (prev_arrive != (int64_t)id)
+            return emu_chan_fail(
+                ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                "QMD 0x%llx waits on latch %u, which the QMD before it in the chain does not "
+                "arrive at (a hang on hardware)",
+                (unsigned long long)qmd_va, id);
+    }
+    if (emu_qf(q, L->arrive_valid)) {
+        uint32_t id = (uint32_t)emu_qf(q, L->arrive_id);
+        for (int i = 0; i < *n_arrived; i++)
+            if (arrived[i] == id)
+                return emu_chan_fail(
+                    ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                    "QMD 0x%llx arrives at latch %u a second time in one chain (H100: a hang "
+                    "or Xid 13)",
+                    (unsigned long long)qmd_va, id);
+        arrived[(*n_arrived)++] = id;
+    }
+    return 0;
+}
+
 static int
 emu_qmd_launch(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va)
 {
+    enum { MAX_CHAIN = 4096 };
+    static _Thread_local uint32_t arrived[MAX_CHAIN];
+    int n_arrived = 0;
+    int64_t prev_arrive = -1;
+    const struct emu_qmd_layout *L = emu_qmd_layout_for(cls);
     /* a chain of dependent QMDs runs back to back (rm.md §5.5, §6.4); bounded so a cycle
      * is reported instead of spinning forever */
     for (int depth = 0; qmd_va; depth++) {
-        if (depth == 4096)
+        if (depth == MAX_CHAIN)
             return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
                                  "dependent QMD chain longer than 4096 (a cycle?)");
+        const uint32_t *q = emu_mem_ptr(ch->desc.vm, qmd_va, L->size_B);
+        if (q && emu_qmd_latch_check(ch, L, q, qmd_va, prev_arrive, arrived, &n_arrived) < 0)
+            return -1;
+        prev_arrive = q && L->has_latch && emu_qf(q, L->arrive_valid) ? (int64_t)emu_qf(q, L->arrive_id) : -1;
         uint64_t next;
         if (emu_qmd_run_one(ch, cls, qmd_va, &next) < 0)
             return -1;

@@ -386,6 +386,45 @@ pb_qmd_set(const struct gpu_qmd_ops *ops, uint32_t *dw, const char *name, uint32
     dw[lo / 32] = (dw[lo / 32] & ~mask) | ((value << shift) & mask);
 }
 
+/* Programmatic dependent launch (HCQ_LAUNCH_DEP_WAIT, Hopper QMD V04 fields, gpu_qmd.h): the
+ * pending QMD (the producer) pre-exits when its last CTA has launched, which schedules the
+ * new QMD (its DEPENDENT_QMD0) while the producer's CTAs still run, and arrives at a latch
+ * when it completes; the new QMD waits on that latch in griddepcontrol.wait, invalidating
+ * the SM's data caches on the acquire. Where the QMD version lacks the fields, or
+ * PB_PDL=0, nothing changes (the dependent starts when the producer completes).
+ * Latch ids: a new one per link from a device-wide counter (1..65535, then again). Measured
+ * on H100 (hcq suite dep_wait_chain, 120 links, streamed and replayed): ids reused inside a
+ * chain in flight hang the channel (1, 2, 1, ...) or fault it (Xid 13, one id for every link);
+ * unique ids pass, also when a graph replays the same ids after the previous replay.
+ * PB_PDL_LATCH=const|alt|inc (default inc) keeps the failing policies for bring-up;
+ * PB_PDL_MEMBAR=<n> sets the producer's CWD_MEMBAR_TYPE (default: the chain's). */
+static void
+pb_pdl_link(struct pb_builder *b, uint32_t *next_dw)
+{
+    static int on = -1, latch_mode, membar;
+    if (on < 0) {
+        const char *e = getenv("PB_PDL"), *l = getenv("PB_PDL_LATCH"), *m = getenv("PB_PDL_MEMBAR");
+        latch_mode = !l ? 2 : !strcmp(l, "const") ? 0 : !strcmp(l, "alt") ? 1 : 2;
+        membar = m && *m ? (int)strtol(m, NULL, 0) : -1;
+        on = !(e && !strcmp(e, "0"));
+    }
+    uint32_t hi, lo;
+    if (!on || !pb_qmd_field(b->qmd_ops, "ENABLE_PROGRAM_PRE_EXIT", &hi, &lo))
+        return;
+    uint32_t seq = atomic_fetch_add(&b->pd->pdl_seq, 1u);
+    uint32_t id = latch_mode == 0 ? 1u : latch_mode == 2 ? 1u + seq % 0xFFFFu : 1u + (seq & 1u);
+    pb_qmd_set(b->qmd_ops, b->pend_dw, "ENABLE_PROGRAM_PRE_EXIT", 1);
+    pb_qmd_set(b->qmd_ops, b->pend_dw, "PRE_EXIT_AT_LAST_CTA_LAUNCH", 1);
+    pb_qmd_set(b->qmd_ops, b->pend_dw, "ARRIVE_AT_LATCH_VALID", 1);
+    pb_qmd_set(b->qmd_ops, b->pend_dw, "ARRIVE_AT_LATCH_ID", id);
+    if (membar >= 0)
+        pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)membar);
+    pb_qmd_set(b->qmd_ops, next_dw, "WAIT_ON_LATCH_VALID", 1);
+    pb_qmd_set(b->qmd_ops, next_dw, "WAIT_ON_LATCH_ID", id);
+    pb_qmd_set(b->qmd_ops, next_dw, "LATCH_ACQUIRE_INVALIDATE_SHADER_DATA_CACHE", 1);
+    pb_qmd_set(b->qmd_ops, next_dw, "LATCH_ACQUIRE_INVALIDATE_TEXTURE_DATA_CACHE", 1);
+}
+
 static enum hcq_status
 pb_launch_patches(struct pb_builder *b, const struct hcq_cmd *c, const struct pb_program *pp, uint8_t *cbuf0,
                   uint32_t *qmd, const uint32_t *qmd_dw)
@@ -520,6 +559,8 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
         /* Back-to-back: the previous grid schedules this one when it completes (rm.md §5.5). */
         gpu_qmd_set_dependent(b->qmd_ops, b->pend_dw, qmd_va);
         pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)pb_chain_membar());
+        if (c && (c->u.launch.flags & HCQ_LAUNCH_DEP_WAIT))
+            pb_pdl_link(b, qmd_dw);
         pb_qmd_flush(b);
     } else {
         pb_qmd_flush(b);

@@ -153,6 +153,25 @@ gpu_cubin_qmd_desc(struct gpu_qmd_desc *d, const struct hcq_arch *arch, const st
         gpu_qmd_carveout_KiB(d->shared_mem_B * gpu_cubin_ctas_per_sm(k, block), arch->max_shared_per_sm_KiB);
     if (target < carve) /* more CTAs than any carve-out holds: the largest one */
         target = gpu_qmd_carveout_KiB(arch->max_shared_per_sm_KiB * 1024u, arch->max_shared_per_sm_KiB);
+    /* TARGET of every kernel at least GPU_QMD_UNIFORM_CARVEOUT_KIB (or the SM's largest
+     * carve-out below that): grids with different TARGETs do not share an SM (the carve-out
+     * changes only on an idle SM), so a dependent grid that starts early
+     * (HCQ_LAUNCH_DEP_WAIT) could not fill the SMs its predecessor's CTAs leave. Measured on
+     * H100, tg128 with PDL (bench/notes-decode.md, session 5): Q6_K 1287 -> 1374, Q4_K_M 1330
+     * -> 1508, Q8_0 1146 -> 1254 tok/s; 228 KiB measured the same as 100.
+     * HCQ_SM_CARVEOUT_KIB=N sets the floor (0: per kernel, the earlier policy). */
+    static int force_kib = -1;
+    if (force_kib < 0) {
+        const char *e = getenv("HCQ_SM_CARVEOUT_KIB");
+        force_kib = e && *e ? atoi(e) : (int)GPU_QMD_UNIFORM_CARVEOUT_KIB;
+    }
+    if (force_kib > 0) {
+        uint32_t want = (uint32_t)force_kib < arch->max_shared_per_sm_KiB ? (uint32_t)force_kib
+                                                                          : arch->max_shared_per_sm_KiB;
+        uint32_t f = gpu_qmd_carveout_KiB(want * 1024u, arch->max_shared_per_sm_KiB);
+        if (f > target)
+            target = f;
+    }
     if (target < carve)
         target = carve;
     d->sm_config_min = gpu_qmd_sm_config(carve);

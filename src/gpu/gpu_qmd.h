@@ -137,6 +137,19 @@
 #define NVCBC0_QMDV04_00_GRID_HEIGHT 1071 : 1056
 #define NVCBC0_QMDV04_00_GRID_DEPTH 1103 : 1088
 #define NVCBC0_QMDV04_00_CWD_MEMBAR_TYPE 1137 : 1136
+/* Programmatic dependent launch (open-gpu-doc clcbc0qmd.h, QMD V04_00): a grid with
+ * ENABLE_PROGRAM_PRE_EXIT + PRE_EXIT_AT_LAST_CTA_LAUNCH "pre-exits" when its last CTA has
+ * launched, which schedules its dependent QMD early; ARRIVE_AT_LATCH marks its completion on
+ * a latch that the dependent's griddepcontrol.wait acquires (WAIT_ON_LATCH), with the
+ * shader data caches invalidated on that acquire. */
+#define NVCBC0_QMDV04_00_ARRIVE_AT_LATCH_VALID 28 : 28
+#define NVCBC0_QMDV04_00_WAIT_ON_LATCH_VALID 29 : 29
+#define NVCBC0_QMDV04_00_PRE_EXIT_AT_LAST_CTA_LAUNCH 1150 : 1150
+#define NVCBC0_QMDV04_00_ENABLE_PROGRAM_PRE_EXIT 1151 : 1151
+#define NVCBC0_QMDV04_00_LATCH_ACQUIRE_INVALIDATE_SHADER_DATA_CACHE 1406 : 1406
+#define NVCBC0_QMDV04_00_LATCH_ACQUIRE_INVALIDATE_TEXTURE_DATA_CACHE 1407 : 1407
+#define NVCBC0_QMDV04_00_ARRIVE_AT_LATCH_ID 1503 : 1472
+#define NVCBC0_QMDV04_00_WAIT_ON_LATCH_ID 1535 : 1504
 #define NVCBC0_QMDV04_00_CTA_THREAD_DIMENSION0 1167 : 1152
 #define NVCBC0_QMDV04_00_CTA_THREAD_DIMENSION1 1183 : 1168
 #define NVCBC0_QMDV04_00_CTA_THREAD_DIMENSION2 1199 : 1184
@@ -317,6 +330,9 @@ uint32_t gpu_qmd_sm_config(uint32_t carveout_KiB);
 /* Carve-out for shared_B bytes per CTA: the smallest of 32, 64, 100 KiB (tinygrad), then
  * 132..228 in 32 KiB steps up to max_KiB. 0 if it does not fit in max_KiB. */
 uint32_t gpu_qmd_carveout_KiB(uint32_t shared_B, uint32_t max_KiB);
+/* The shared-memory carve-out every launch's TARGET reaches at least (gpu_cubin_qmd_desc,
+ * capped by the SM's largest): one carve-out for all grids lets consecutive grids share SMs. */
+#define GPU_QMD_UNIFORM_CARVEOUT_KIB 100u
 
 /* One named field of a version, for dump and tests (array fields expanded per index). */
 struct gpu_qmd_field {

@@ -60,4 +60,35 @@ k_thread_count(void)
     return k_block_count() * k_block_size();
 }
 
+/* Programmatic dependent launch (PTX ISA griddepcontrol, sm_90+; no-ops below sm_90 and for
+ * a grid launched without a dependency on a running one). k_dep_launch lets the next grid
+ * (launched with HCQ_LAUNCH_DEP_WAIT) be scheduled now; k_dep_wait returns when every grid
+ * this one depends on has completed and its memory is visible. A kernel launched with
+ * HCQ_LAUNCH_DEP_WAIT calls k_dep_wait before it touches memory an earlier kernel writes or
+ * reads (include/hcq.h). */
+static __device__ __forceinline__ void
+k_dep_launch(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+static __device__ __forceinline__ void
+k_dep_wait(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/* The GPU's nanosecond clock (PTX %globaltimer). */
+static __device__ __forceinline__ uint64_t
+k_globaltimer(void)
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
 #endif /* K_DEVICE_H */

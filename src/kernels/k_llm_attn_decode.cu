@@ -14,6 +14,7 @@
  * (threadfence + atomic counter) merges the n_valid partials with the same rule:
  * M = max m_s, out = sum_s acc_s e^(m_s - M) / sum_s l_s e^(m_s - M).
  */
+#include "k_device.h"
 #include "k_llm_attn_decode.cuh"
 #include "k_llm_pf.cuh"
 
@@ -21,6 +22,10 @@ extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 2)
 k_llm_attn_decode(const struct k_llm_attn_decode_params p)
 {
     k_llm_pf_issue(p.pf);
+    /* HCQ_LAUNCH_DEP_WAIT: q and the KV cache come from the launch before this one (the
+     * wait's latch acquire invalidates L1, see k_llm_mvq.cuh) */
+    k_dep_launch();
+    k_dep_wait();
     if (p.hd == 64)
         attn_decode<2, false>(p, blockIdx.x, blockIdx.y);
     else if (p.hd == 128)

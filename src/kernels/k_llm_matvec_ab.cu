@@ -30,6 +30,30 @@ k_llm_matvec_q8_s3(const struct k_llm_matvec_params p)
     q8_matvec_stream(p, sm);
 }
 
+/* x and y through L2 (ld.global.cg) instead of L1: measured with PDL (bench/notes-decode.md) */
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
+k_llm_matvec_q8_cg(const struct k_llm_matvec_params p)
+{
+    __shared__ __align__(16) struct q8_sm sm;
+    q8_matvec_stream<true>(p, sm);
+}
+
+/* two passes of weights in flight before the PDL wait (the default: one) */
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
+k_llm_matvec_q8_e2(const struct k_llm_matvec_params p)
+{
+    __shared__ __align__(16) struct q8_sm sm;
+    q8_matvec_stream<false, false, true>(p, sm);
+}
+
+/* an L2 prefetch of the warp's own rows before the wait (PDL: while the previous launch drains) */
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
+k_llm_matvec_q8_pfs(const struct k_llm_matvec_params p)
+{
+    __shared__ __align__(16) struct q8_sm sm;
+    q8_matvec_stream<false, true>(p, sm);
+}
+
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 3)
 k_llm_matvec_q8_split(const struct k_llm_matvec_params p)
 {

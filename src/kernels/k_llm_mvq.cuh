@@ -8,6 +8,7 @@
 #ifndef K_LLM_MVQ_CUH
 #define K_LLM_MVQ_CUH
 
+#include "k_device.h"
 #include "k_llm_matvec.h"
 #include "k_llm_quant.h"
 #include "k_llm_pf.cuh"
@@ -566,21 +567,41 @@ struct q8_epi_std {
     }
 };
 
-template <bool CG, class EPI>
+/* WAIT2 (A/B, k_llm_matvec_q8_e2): the second pass's loads are issued too before the PDL wait,
+ * which this function then makes (the caller must not). */
+template <bool CG, class EPI, bool WAIT2 = false>
 __device__ __forceinline__ void
 q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct q8_sm &sm, const EPI &epi)
 {
     const uint32_t lane = threadIdx.x % WARP, k = p.k;
-    q8_prologue<CG>(p, sm);
     struct q8_rows wn;
     struct q8_task nxt[2];
     uint32_t ntn = 0;
+    bool loaded = false; /* the first iteration's next pass is already in flight */
+    if (WAIT2) {
+        if (st.ub < st.ue) {
+            const uint32_t P = (st.ntc + 31) / 32, np = 1 == P ? 0 : 1;
+            if (!(np == 0 && st.ub + 1 == st.ue)) {
+                if (np == 0) {
+                    q8_rows_of(p, st.ub + 1, wn);
+                    ntn = q8_nt(wn.type, k);
+                } else {
+                    wn = st.wc, ntn = st.ntc;
+                }
+                q8_load_pass(wn, np * 32 + lane, ntn, nxt);
+                loaded = true;
+            }
+        }
+        k_dep_launch();
+        k_dep_wait();
+    }
+    q8_prologue<CG>(p, sm);
     float acc[2] = {0.0f, 0.0f};
     uint32_t pass = 0;
     for (uint32_t u = st.ub; u < st.ue;) {
         const uint32_t P = (st.ntc + 31) / 32, np = pass + 1 == P ? 0 : pass + 1;
         const bool last = np == 0 && u + 1 == st.ue;
-        if (!last) {
+        if (!last && !loaded) {
             if (np == 0) {
                 q8_rows_of(p, u + 1, wn);
                 ntn = q8_nt(wn.type, k);
@@ -589,6 +610,7 @@ q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct 
             }
             q8_load_pass(wn, np * 32 + lane, ntn, nxt);
         }
+        loaded = false;
         q8_dot_pass(st.wc, pass * 32 + lane, st.ntc, st.cur, sm, acc);
         if (np == 0) { /* the unit is complete */
             float a = mvq_warp_sum(acc[0]), b = mvq_warp_sum(acc[1]);
@@ -694,6 +716,30 @@ q8_matvec_long(const struct k_llm_matvec_params &p, struct q8_sm &sm)
     }
 }
 
+/* An L2 prefetch of every row of the warp's units (lane j: units ub + j, ub + j + 32, ...):
+ * issued before griddepcontrol.wait, it streams this launch's weights while the previous
+ * launch drains (A/B: k_llm_matvec_q8_pfs). */
+__device__ __forceinline__ void
+q8_prefetch_own(const struct k_llm_matvec_params &p, const struct q8_stream &st)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const uint32_t lane = threadIdx.x % WARP;
+    for (uint32_t u = st.ub + lane; u < st.ue; u += WARP) {
+        struct q8_rows w;
+        q8_rows_of(p, u, w);
+        const uint32_t rb = (uint32_t)k_llm_row_bytes(w.type, p.k);
+        if (rb % 16 || (uintptr_t)w.ra % 16)
+            continue;
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(w.ra), "r"(rb) : "memory");
+        if (w.has_b && (uintptr_t)w.rb % 16 == 0)
+            asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(w.rb), "r"(rb) : "memory");
+    }
+#else
+    (void)p, (void)st;
+#endif
+}
+
+template <bool CG = false, bool PF_OWN = false, bool WAIT2 = false>
 __device__ __forceinline__ void
 q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
@@ -701,8 +747,18 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         return;
     struct q8_stream st;
     q8_stream_begin(p, st); /* the first pass's loads fly during the prologue */
+    if (PF_OWN)
+        q8_prefetch_own(p, st);
     k_llm_pf_issue(p.pf);
-    q8_stream_run<false>(p, st, sm, q8_epi_std<false>{p});
+    /* Launched with HCQ_LAUNCH_DEP_WAIT, this grid may start while its predecessor runs: the
+     * weights (never written) are requested above, x and y only after the wait, whose latch
+     * acquire invalidates this SM's L1 (QMD LATCH_ACQUIRE_INVALIDATE_SHADER_DATA_CACHE; the
+     * chain test's plain-load rounds check it). CG = true reads them through L2 (A/B). */
+    if (!WAIT2) {
+        k_dep_launch();
+        k_dep_wait();
+    }
+    q8_stream_run<CG, q8_epi_std<CG>, WAIT2>(p, st, sm, q8_epi_std<CG>{p});
 }
 
 #endif /* K_LLM_MVQ_CUH */

@@ -257,6 +257,21 @@ struct k_axpb_u64_params {
     uint64_t add;
 };
 K_PARAMS_SIZE(k_axpb_u64, 32);
+
+/* k_dep_step (k_test.cu): one link of a chain of dependent launches (HCQ_LAUNCH_DEP_WAIT
+ * tests). cell is u32[2][n_cta]: launch idx reads half idx % 2, written by launch idx - 1
+ * (every CTA checks another CTA's cell == idx), then after delay_ns writes idx + 1 into its
+ * own cell of the other half (the half launch idx - 1 read). */
+struct k_dep_step_params {
+    uint64_t cell_va;  /* u32[2 * n_cta] */
+    uint64_t err_va;   /* u32: mismatches seen */
+    uint32_t idx;      /* this launch's position in the chain */
+    uint32_t delay_ns; /* busy time per CTA between the check and the write */
+    uint32_t wait;     /* bit 0: griddepcontrol.wait first (launched with HCQ_LAUNCH_DEP_WAIT);
+                        * bit 1: read the cell with a plain load (L1-cached) instead of a volatile one */
+    uint32_t pad;
+};
+K_PARAMS_SIZE(k_dep_step, 32);
 K_PARAMS_FIELD(k_axpb_u64, x_va, 0);
 K_PARAMS_FIELD(k_axpb_u64, n, 8);
 K_PARAMS_FIELD(k_axpb_u64, mul, 16);

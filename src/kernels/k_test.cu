@@ -6,6 +6,9 @@
  *   k_axpb_u64  x[i] = x[i] * mul + add (mod 2^64), i < n. Two launches with different
  *               (mul, add) do not commute, so a result proves the order the queue ran
  *               them in (hcq suite: exec_2_kernels_100_times, graphs).
+ *   k_dep_step  one link of a chain of dependent launches (struct k_dep_step_params): a
+ *               launch that started before its predecessor finished, or read stale data,
+ *               counts a mismatch (hcq suite: dep_wait_chain; bench latency dep_chain_pdl).
  *
  * Launch: any grid/block (grid-stride over the flat launch; each element is touched by
  *   exactly one thread, so the read-modify-write is race free). Helper: 256 threads.
@@ -27,4 +30,31 @@ k_axpb_u64(const struct k_axpb_u64_params p)
     uint64_t *x = (uint64_t *)p.x_va;
     for (uint64_t i = k_thread_index(); i < p.n; i += k_thread_count())
         x[i] = x[i] * p.mul + p.add;
+}
+
+extern "C" __global__ void
+k_dep_step(const struct k_dep_step_params p)
+{
+    if (p.wait & 1) {
+        k_dep_launch();
+        k_dep_wait();
+    }
+    const uint32_t n = (uint32_t)k_block_count(), b = (uint32_t)k_block_index();
+    uint32_t *cell = (uint32_t *)p.cell_va;
+    if (k_block_thread() == 0) {
+        /* another CTA's cell: written by a CTA of the previous launch on another SM */
+        uint32_t other = (uint32_t)(((uint64_t)b * 7 + 3) % n);
+        /* plain: the same half was read two launches ago, so a stale line in this SM's L1
+         * would show unless the wait invalidated it */
+        const uint32_t *src = &cell[(p.idx & 1) * n + other];
+        uint32_t v = (p.wait & 2) ? *src : *(const volatile uint32_t *)src;
+        if (v != p.idx)
+            atomicAdd((uint32_t *)p.err_va, 1u);
+        if (p.delay_ns) {
+            uint64_t t0 = k_globaltimer();
+            while (k_globaltimer() - t0 < p.delay_ns) {
+            }
+        }
+        cell[((p.idx + 1) & 1) * n + b] = p.idx + 1;
+    }
 }

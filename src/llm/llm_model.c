@@ -175,6 +175,13 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
      * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */
     m->mvq_long = getenv("NVHCQ_MVQ_LONG") && !strcmp(getenv("NVHCQ_MVQ_LONG"), "1");
     m->rope_fused = !(getenv("NVHCQ_ROPE_FUSED") && !strcmp(getenv("NVHCQ_ROPE_FUSED"), "0"));
+    /* decode: the q8 mat-vec and the decode attention wait for their predecessor in the kernel
+     * (griddepcontrol.wait), so they are launched with HCQ_LAUNCH_DEP_WAIT and may start while
+     * it drains (NVHCQ_PDL=0: off); not with the A/B variants of the mat-vec that do not wait
+     * (split, u2; cg, pfs, e2 and s3 run the streaming body, which waits) */
+    const char *mvq_ab = getenv("NVHCQ_MVQ");
+    m->pdl = !(getenv("NVHCQ_PDL") && !strcmp(getenv("NVHCQ_PDL"), "0")) &&
+             !(mvq_ab && (!strcmp(mvq_ab, "split") || !strcmp(mvq_ab, "u2")));
     m->attn_tile = !(getenv("NVHCQ_ATTN") && !strcmp(getenv("NVHCQ_ATTN"), "naive"));
     /* off by default: measured slower on H100 (tg128 Q6_K 964 vs 1048, bench/notes-decode.md) */
     m->l2pf = getenv("NVHCQ_L2PF") && !strcmp(getenv("NVHCQ_L2PF"), "1");
@@ -339,6 +346,7 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
         .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
         .patches = n_patch ? patches : NULL,
         .patch_count = n_patch,
+        .flags = m->pdl && (prog == PROG_MATVEC_Q8 || prog == PROG_ATTN_DEC) ? HCQ_LAUNCH_DEP_WAIT : 0,
     };
     if (!m->tag)
         m->tag = prog_names[prog];

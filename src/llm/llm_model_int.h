@@ -108,6 +108,7 @@ struct llm_model {
     bool mv_f32;   /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
     uint32_t ad_head_max; /* decode attention: per-head CTAs up to this many positions */
     bool qkv_gemm;        /* prefill: Q|K|V as one GEMM (NVHCQ_QKV_GEMM=0: three) */
+    bool pdl;             /* decode: HCQ_LAUNCH_DEP_WAIT on the kernels that wait (NVHCQ_PDL=0: off) */
     bool rope_fused;      /* decode: RoPE + KV store in the Q|K|V mat-vec (NVHCQ_ROPE_FUSED=0: own launch) */
     bool attn_tile;       /* prefill attention: k_llm_attn_tile (NVHCQ_ATTN=naive: k_llm_attn) */
     bool l2pf;            /* decode launches carry L2 prefetch hints (NVHCQ_L2PF=1; off: slower) */

@@ -199,6 +199,9 @@ const struct hcq_kernel_desc ops_llm_matvec_kernels[] = {
     {"k_llm_matvec_q8_u2", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_split", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_s3", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
+    {"k_llm_matvec_q8_cg", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
+    {"k_llm_matvec_q8_pfs", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
+    {"k_llm_matvec_q8_e2", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_long", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
 
     {0},

@@ -66,8 +66,28 @@ twin_axpb_u64(struct hcq_twin_launch *l)
         x[i] = x[i] * p.mul + p.add; /* unsigned: wraps mod 2^64 like the kernel */
 }
 
+/* k_dep_step: the chain's check and write without the wait or delay (launches run in order). */
+static void
+twin_dep_step(struct hcq_twin_launch *l)
+{
+    OPS_TWIN_PARAMS(l, k_dep_step, p);
+    uint64_t n = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    uint32_t *cell = ops_twin_array(l, p.cell_va, 2 * n, 4), *err = ops_twin_array(l, p.err_va, 1, 4);
+    if (!cell || !err)
+        return;
+    for (uint64_t b = 0; b < n; b++)
+        if (cell[(p.idx & 1) * n + (b * 7 + 3) % n] != p.idx)
+            (*err)++;
+    for (uint64_t b = 0; b < n; b++)
+        cell[((p.idx + 1) & 1) * n + b] = p.idx + 1;
+}
+
 const struct hcq_kernel_desc ops_memory_kernels[] = {
-    OPS_KERNEL(k_fill_u32, "k_memory", twin_fill_u32),     OPS_KERNEL(k_fill_f32, "k_memory", twin_fill_f32),
-    OPS_KERNEL(k_copy_bytes, "k_memory", twin_copy_bytes), OPS_KERNEL(k_empty, "k_test", twin_empty),
-    OPS_KERNEL(k_axpb_u64, "k_test", twin_axpb_u64),       {0},
+    OPS_KERNEL(k_fill_u32, "k_memory", twin_fill_u32),
+    OPS_KERNEL(k_fill_f32, "k_memory", twin_fill_f32),
+    OPS_KERNEL(k_copy_bytes, "k_memory", twin_copy_bytes),
+    OPS_KERNEL(k_empty, "k_test", twin_empty),
+    OPS_KERNEL(k_axpb_u64, "k_test", twin_axpb_u64),
+    OPS_KERNEL(k_dep_step, "k_test", twin_dep_step),
+    {0},
 };

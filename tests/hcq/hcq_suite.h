@@ -22,6 +22,10 @@
 const char *suite_backend(struct hcq_device *dev);
 /* True when dev runs the CPU twins on the host (the reference itself). */
 bool suite_is_cpu(struct hcq_device *dev);
+/* A chain of dependent k_dep_step launches with these launch flags, streamed or as a graph,
+ * reading through L1 (plain) or volatile; false after a failed check (hcq_suite_graph.c). */
+bool dep_chain_run(struct th *t, struct hcq_device *dev, uint32_t flags, bool graph, bool plain);
+
 /* True for devices whose memory is a real GPU's (cuda, rm, nvgpu): large tests run big. */
 bool suite_is_gpu(struct hcq_device *dev);
 

@@ -6,6 +6,9 @@
  * does not depend on the inputs (what a graph pruner would drop), which must stay correct
  * replay after replay (prune_w_copy_correct, prune_w_independent_copy_correct). A host
  * mirror predicts every byte; bytes outside the written ranges keep their old values.
+ * Also dep_wait_chain: chains of k_dep_step launched with HCQ_LAUNCH_DEP_WAIT (streamed and
+ * as a replayed graph), where a launch that starts early (Hopper latches on rm) must still
+ * see every write of its predecessor and must not overwrite what the predecessor reads.
  */
 #include "hcq_suite.h"
 
@@ -297,10 +300,95 @@ done:
     hcq_device_close(dev);
 }
 
+/* N dependent k_dep_step launches (2 CTAs per SM, each busy delay_ns before its write) with
+ * HCQ_LAUNCH_DEP_WAIT or without, reading through L1 (plain) or not; every launch checks another CTA's cell
+ * of the previous launch, so a launch that ran before its predecessor's writes were visible, or whose writes
+ * landed before the predecessor's reads, counts a mismatch. Streamed, then as a graph
+ * replayed 3 times. */
+bool
+dep_chain_run(struct th *t, struct hcq_device *dev, uint32_t flags, bool graph, bool plain)
+{
+    enum { N = 120 };
+    bool ok = false;
+    struct hcq_queue *q = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_buf *cell = NULL, *err = NULL;
+    struct hcq_graph *g = NULL;
+    uint32_t *got = NULL;
+    struct hcq_device_info info;
+    CHECK_OK(hcq_device_info(dev, &info));
+    const uint32_t n = 2 * (info.sm_count ? info.sm_count : 4), reps = graph ? 3 : 1;
+    CHECK(got = malloc(2ull * n * 4));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_program_load(dev, "k_dep_step", &prog));
+    CHECK_OK(suite_buf(dev, 2ull * n * 4, HCQ_MEM_DEVICE, NULL, 0, &cell));
+    CHECK_OK(suite_buf(dev, 4, HCQ_MEM_DEVICE, NULL, 0, &err));
+    if (graph)
+        CHECK_OK(hcq_graph_begin(q));
+    for (uint32_t i = 0; i < N; i++) {
+        struct k_dep_step_params p = {.cell_va = hcq_buf_va(cell),
+                                      .err_va = hcq_buf_va(err),
+                                      .idx = i,
+                                      .delay_ns = 1000 + 97 * (i % 17),
+                                      .wait = 1u | (plain ? 2u : 0u)};
+        struct hcq_launch l = {.prog = prog,
+                               .grid = {n, 1, 1},
+                               .block = {64, 1, 1},
+                               .args = &p,
+                               .args_B = sizeof p,
+                               .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
+                               .flags = flags};
+        CHECK_OK(hcq_queue_launch_ex(q, &l));
+    }
+    if (graph)
+        CHECK_OK(hcq_graph_end(q, &g));
+    for (uint32_t r = 0; r < reps; r++) {
+        /* each round starts from cell half 0 = 0 (the chain's launch 0 expects 0) */
+        memset(got, 0, 2ull * n * 4);
+        CHECK_OK(hcq_buf_write(cell, 0, got, 2ull * n * 4));
+        CHECK_OK(hcq_buf_write(err, 0, got, 4));
+        if (graph)
+            CHECK_OK(hcq_graph_replay(g));
+        else
+            CHECK_OK(hcq_queue_submit(q));
+        CHECK_OK(hcq_queue_finish(q, SUITE_TIMEOUT_NS));
+        uint32_t e = 1;
+        CHECK_OK(hcq_buf_read(err, 0, &e, 4));
+        CHECKF(e == 0, "%s, flags 0x%x, round %u: %u mismatches seen by the chain's launches",
+               graph ? "graph" : "stream", flags, r, e);
+        CHECK_OK(hcq_buf_read(cell, 0, got, 2ull * n * 4));
+        for (uint32_t b = 0; b < n; b++)
+            CHECKF(got[(N & 1) * n + b] == N, "%s, round %u: cell %u = %u (expected %u)",
+                   graph ? "graph" : "stream", r, b, got[(N & 1) * n + b], (uint32_t)N);
+    }
+    ok = true;
+done:
+    hcq_graph_destroy(g);
+    hcq_buf_free(cell);
+    hcq_buf_free(err);
+    hcq_program_destroy(prog);
+    hcq_queue_destroy(q);
+    free(got);
+    return ok;
+}
+
+TEST(dep_wait_chain)
+{
+    struct hcq_device *dev = NULL;
+    CHECK_OK(hcq_device_open(t->dev_spec, &dev));
+    for (int plain = 0; plain < 2; plain++) {
+        CHECK(dep_chain_run(t, dev, HCQ_LAUNCH_DEP_WAIT, false, plain));
+        CHECK(dep_chain_run(t, dev, HCQ_LAUNCH_DEP_WAIT, true, plain));
+        CHECK(dep_chain_run(t, dev, 0, false, plain));
+        CHECK(dep_chain_run(t, dev, 0, true, plain));
+    }
+done:
+    hcq_device_close(dev);
+}
+
 const struct th_case suite_graph_cases[] = {
-    TH_CASE(update_copy),
-    TH_CASE(update_copy_long),
-    TH_CASE(prune_w_copy_correct),
-    TH_CASE(prune_w_independent_copy_correct),
+    TH_CASE(update_copy),          TH_CASE(update_copy_long),
+    TH_CASE(prune_w_copy_correct), TH_CASE(prune_w_independent_copy_correct),
+    TH_CASE(dep_wait_chain),
 };
 const int suite_graph_case_count = TH_COUNT(suite_graph_cases);

@@ -531,6 +531,17 @@ done:
     free(x);
 }
 
+/* k_dep_step: a chain of 120 launches in queue order, every check and write as the twin
+ * predicts (the chain with HCQ_LAUNCH_DEP_WAIT is the graph suite's dep_wait_chain). */
+TEST(kernel_dep_step)
+{
+    struct hcq_device *dev = NULL;
+    CHECK_OK(hcq_device_open(t->dev_spec, &dev));
+    CHECK(dep_chain_run(t, dev, 0, false, false));
+done:
+    hcq_device_close(dev);
+}
+
 /* k_empty: ten launches of various shapes complete and write nothing. */
 TEST(kernel_empty)
 {
@@ -989,13 +1000,13 @@ done:
 
 /* Every kernel of the library has a test here (checked by kernel_table_complete). */
 const struct th_case suite_kernel_cases[] = {
-    TH_CASE(kernel_fill_u32),       TH_CASE(kernel_fill_f32),     TH_CASE(kernel_copy_bytes),
-    TH_CASE(kernel_axpb_u64),       TH_CASE(kernel_empty),        TH_CASE(kernel_add_f32),
-    TH_CASE(kernel_mul_f32),        TH_CASE(kernel_exp_f32),      TH_CASE(kernel_relu_f32),
-    TH_CASE(kernel_cast_f32_f16),   TH_CASE(kernel_cast_f16_f32), TH_CASE(kernel_cast_f32_bf16),
-    TH_CASE(kernel_cast_bf16_f32),  TH_CASE(kernel_sum_rows_f32), TH_CASE(kernel_sum_cols_f32),
-    TH_CASE(kernel_matmul_f32),     TH_CASE(kernel_matmul_f16),   TH_CASE(kernel_gemm_f16),
-    TH_CASE(kernel_gemm_bf16),      TH_CASE(kernel_gemm_f16_nt),  TH_CASE(kernel_gemm_bf16_nt),
-    TH_CASE(kernel_table_complete),
+    TH_CASE(kernel_fill_u32),      TH_CASE(kernel_fill_f32),       TH_CASE(kernel_copy_bytes),
+    TH_CASE(kernel_axpb_u64),      TH_CASE(kernel_dep_step),       TH_CASE(kernel_empty),
+    TH_CASE(kernel_add_f32),       TH_CASE(kernel_mul_f32),        TH_CASE(kernel_exp_f32),
+    TH_CASE(kernel_relu_f32),      TH_CASE(kernel_cast_f32_f16),   TH_CASE(kernel_cast_f16_f32),
+    TH_CASE(kernel_cast_f32_bf16), TH_CASE(kernel_cast_bf16_f32),  TH_CASE(kernel_sum_rows_f32),
+    TH_CASE(kernel_sum_cols_f32),  TH_CASE(kernel_matmul_f32),     TH_CASE(kernel_matmul_f16),
+    TH_CASE(kernel_gemm_f16),      TH_CASE(kernel_gemm_bf16),      TH_CASE(kernel_gemm_f16_nt),
+    TH_CASE(kernel_gemm_bf16_nt),  TH_CASE(kernel_table_complete),
 };
 const int suite_kernel_case_count = TH_COUNT(suite_kernel_cases);

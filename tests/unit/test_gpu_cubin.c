@@ -233,7 +233,9 @@ TEST(cbuf0_and_qmd_from_kernel)
     CHECK(e.cbuf[4].valid && e.cbuf[4].va == 0x200000000ull + img->banks[0].off_B && e.qmd_type == 2);
     CHECK(e.shared_mem_B == 0x400 && e.sm_config_min == 9 && e.sm_config_max == 0x1A &&
           e.local_mem_high_B == 0x240);
-    CHECK(e.sm_config_target == 9); /* 8 CTAs of 1 KiB fit the 32 KiB carve-out */
+    /* 8 CTAs of 1 KiB fit the 32 KiB carve-out, but every TARGET is at least the uniform
+     * GPU_QMD_UNIFORM_CARVEOUT_KIB (100 KiB: value 26) so consecutive grids can share SMs */
+    CHECK(e.sm_config_target == gpu_qmd_sm_config(GPU_QMD_UNIFORM_CARVEOUT_KIB) && e.sm_config_target == 26);
     /* 12 KiB dynamic shared: MIN fits one CTA (13 KiB -> 32 KiB carve-out), TARGET the 8 CTAs
      * that 256 threads of 12 registers allow per SM (104 KiB -> 132 KiB, value 34), MAX >= TARGET */
     uint32_t b256[3] = {256, 1, 1};

@@ -535,10 +535,6 @@ TEST(rope_fused_vs_own_launch)
     env_ab(t, LLM_TYPE_Q4_K, "NVHCQ_ROPE_FUSED", "0", "1", 1e-12, false, 0);
 }
 
-/* Decode attention: one CTA per query head (short contexts, the default up to 256 positions)
- * vs the split-K path at every position (NVHCQ_AD_HEAD_MAX=0): the same softmax summed in
- * another order, so f32 decode (with int8 activations the O projection's rounding of the
- * attention output may flip: H100 measured logits NMSE 7e-5, inside the int8 bound). */
 /* Prefill Q|K|V as one tensor-core GEMM vs three (the prompt's batch takes the GEMM path:
  * gemm_min_batch 2): every output element is the same dot in the same order. */
 TEST(qkv_gemm_vs_three)
@@ -546,9 +542,23 @@ TEST(qkv_gemm_vs_three)
     env_ab(t, LLM_TYPE_Q4_K, "NVHCQ_QKV_GEMM", "0", "1", 1e-12, true, 2);
 }
 
+/* Decode attention: one CTA per query head (short contexts, the default up to 256 positions)
+ * vs the split-K path at every position (NVHCQ_AD_HEAD_MAX=0): the same softmax summed in
+ * another order, so f32 decode (with int8 activations the O projection's rounding of the
+ * attention output may flip: H100 measured logits NMSE 7e-5, inside the int8 bound). */
 TEST(attn_head_vs_split)
 {
     env_ab(t, LLM_TYPE_Q4_K, "NVHCQ_AD_HEAD_MAX", "0", "256", 1e-10, true, 0);
+}
+
+/* Programmatic dependent launch (HCQ_LAUNCH_DEP_WAIT on the decode mat-vecs and attention:
+ * each may start while its predecessor drains and waits in the kernel) vs plain chaining:
+ * the same kernels in the same order, so bit-identical logits - a launch that read its
+ * input early would show here. Q4_K and Q6_K (both repacked q8 paths). */
+TEST(pdl_vs_serial)
+{
+    env_ab(t, LLM_TYPE_Q4_K, "NVHCQ_PDL", "0", "1", 1e-30, false, 0);
+    env_ab(t, LLM_TYPE_Q6_K, "NVHCQ_PDL", "0", "1", 1e-30, false, 0);
 }
 
 int
@@ -568,6 +578,7 @@ main(int argc, char **argv)
         TH_CASE(prefill_gemm_vs_ref),
         TH_CASE(persistent_vs_per_kernel),
         TH_CASE(rope_fused_vs_own_launch),
+        TH_CASE(pdl_vs_serial),
         TH_CASE(attn_head_vs_split),
         TH_CASE(qkv_gemm_vs_three),
     };

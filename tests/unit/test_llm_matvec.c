@@ -247,9 +247,10 @@ TEST(matvec_all_types_modes_devices)
         /* _long: the long-row body for SET/ACC (k 8192: 4-8 passes per row, more than its 4
          * slots; ACC on 2 CTAs: several rows per warp), the streaming body for SWIGLU */
         static const char *const kernels[] = {
-            "k_llm_matvec",       "k_llm_matvec_wide",  "k_llm_matvec_q8",     "k_llm_matvec_q8_split",
-            "k_llm_matvec_q8_u2", "k_llm_matvec_q8_s3", "k_llm_matvec_q8_long"};
-        for (int kn = 0; kn < 7; kn++) {
+            "k_llm_matvec",          "k_llm_matvec_wide",  "k_llm_matvec_q8",
+            "k_llm_matvec_q8_split", "k_llm_matvec_q8_u2", "k_llm_matvec_q8_s3",
+            "k_llm_matvec_q8_long",  "k_llm_matvec_q8_cg", "k_llm_matvec_q8_pfs"};
+        for (int kn = 0; kn < 9; kn++) {
             const bool q8 = kn >= 2;
             struct hcq_device *dev = NULL;
             struct hcq_program *prog = NULL;

@@ -110,6 +110,32 @@ _Static_assert(offsetof(CUDA_KERNEL_NODE_PARAMS_v2, kernelParams) == 40, "kernel
 _Static_assert(offsetof(CUDA_KERNEL_NODE_PARAMS_v2, extra) == 48, "extra offset");
 _Static_assert(offsetof(CUDA_KERNEL_NODE_PARAMS_v2, ctx) == 64, "ctx offset");
 
+/* cuLaunchKernelEx's configuration (cuda.h, CUDA 12+): one attribute is an id, padding to 8
+ * bytes and a 64-byte value union; the id used here, CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_
+ * SERIALIZATION (6), takes an int (programmaticStreamSerializationAllowed) in the union. */
+#define CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION 6
+typedef struct CUlaunchAttribute_st {
+    int id;
+    char pad[4];
+    union {
+        char raw[64];
+        int programmaticStreamSerializationAllowed;
+    } value;
+} CUlaunchAttribute;
+typedef struct CUlaunchConfig_st {
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+    CUlaunchAttribute *attrs;
+    unsigned int numAttrs;
+} CUlaunchConfig;
+_Static_assert(sizeof(CUlaunchAttribute) == 72, "CUlaunchAttribute size");
+_Static_assert(offsetof(CUlaunchAttribute, value) == 8, "CUlaunchAttribute value offset");
+_Static_assert(offsetof(CUlaunchConfig, hStream) == 32, "CUlaunchConfig hStream offset");
+_Static_assert(offsetof(CUlaunchConfig, attrs) == 40, "CUlaunchConfig attrs offset");
+_Static_assert(sizeof(CUlaunchConfig) == 56, "CUlaunchConfig size");
+
 /* ==== Entry points ==== */
 
 /* One member per entry point; X(required, return-less name, symbol, parameters). Optional
@@ -153,6 +179,8 @@ _Static_assert(offsetof(CUDA_KERNEL_NODE_PARAMS_v2, ctx) == 64, "ctx offset");
     X(1, cuLaunchKernel, "cuLaunchKernel",                                                                   \
       (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,    \
        unsigned int bz, unsigned int shared_B, CUstream s, void **params, void **extra))                     \
+    X(0, cuLaunchKernelEx, "cuLaunchKernelEx",                                                               \
+      (const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra))                                \
     X(1, cuStreamCreate, "cuStreamCreate", (CUstream * s, unsigned int flags))                               \
     X(1, cuStreamDestroy, "cuStreamDestroy_v2", (CUstream s))                                                \
     X(1, cuStreamQuery, "cuStreamQuery", (CUstream s))                                                       \

@@ -112,7 +112,7 @@ scratch(struct cuda_queue *cq, uint32_t size_B)
  * parameter buffer (CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE in `extra`, [DT]). */
 static CUresult
 launch(struct cuda_device *cd, CUstream s, const struct cuda_program *cp, const uint32_t grid[3],
-       const uint32_t block[3], void *args, uint32_t args_B)
+       const uint32_t block[3], void *args, uint32_t args_B, uint32_t flags)
 {
     void *params[1] = {args};
     size_t size = args_B;
@@ -121,6 +121,25 @@ launch(struct cuda_device *cd, CUstream s, const struct cuda_program *cp, const 
                       (void *)(uintptr_t)0x00 /* CU_LAUNCH_PARAM_END */};
     bool none = args_B == 0 || cp->nparams == 0;
     bool one = !none && cp->nparams <= 1; /* -1 (unknown): our one-struct convention */
+    /* HCQ_LAUNCH_DEP_WAIT: programmatic stream serialization (the kernel's griddepcontrol.wait
+     * orders it; HCQ_CUDA_PDL=0 or a driver without cuLaunchKernelEx: plain stream order) */
+    static int pdl = -1;
+    if (pdl < 0)
+        pdl = !(getenv("HCQ_CUDA_PDL") && !strcmp(getenv("HCQ_CUDA_PDL"), "0"));
+    if ((flags & HCQ_LAUNCH_DEP_WAIT) && pdl && cd->api->cuLaunchKernelEx) {
+        CUlaunchAttribute attr = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        CUlaunchConfig cfg = {.gridDimX = grid[0],
+                              .gridDimY = grid[1],
+                              .gridDimZ = grid[2],
+                              .blockDimX = block[0],
+                              .blockDimY = block[1],
+                              .blockDimZ = block[2],
+                              .hStream = s,
+                              .attrs = &attr,
+                              .numAttrs = 1};
+        return cd->api->cuLaunchKernelEx(&cfg, cp->fn, one ? params : NULL, (none || one) ? NULL : extra);
+    }
     return cd->api->cuLaunchKernel(cp->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0, s,
                                    one ? params : NULL, (none || one) ? NULL : extra);
 }
@@ -177,7 +196,8 @@ emit(struct cuda_device *cd, struct cuda_queue *cq, CUstream s, const struct hcq
                 return hcq_err(HCQ_ERR_NOMEM, "cuda: launch: out of host memory for arguments");
             hcq_cmd_launch_args(cl, c, vars, args);
         }
-        r = launch(cd, s, c->u.launch.prog->priv, grid, c->u.launch.block, args, c->u.launch.args_B);
+        r = launch(cd, s, c->u.launch.prog->priv, grid, c->u.launch.block, args, c->u.launch.args_B,
+                   c->u.launch.flags);
         if (r != CUDA_SUCCESS)
             return cuda_fail(cd, r, "cuLaunchKernel(%s, grid %ux%ux%u, block %ux%ux%u)",
                              c->u.launch.prog->info.name, grid[0], grid[1], grid[2], c->u.launch.block[0],
