@@ -93,6 +93,8 @@ struct emu_opts {
     uint64_t nvmap_max;      /* ga10b: largest nvmap buffer CREATE accepts (0 = 4 GiB - 2 MiB) */
     bool l2_noncoherent;     /* ga10b: MAP_BUFFER_EX CACHEABLE mappings keep GPU writes in a modelled
                                 L2 until an L2_FLUSH_DIRTY method (l2=noncoherent) */
+    bool lces_set;           /* gh100/ga102: lces=N given */
+    uint32_t lces;           /* ...asynchronous copy engines the engine list shows (0..8; default 4) */
 };
 
 /* Parse "gh100,fail_alloc=3,hang" (the part after "emu:") into *opts. */
@@ -114,6 +116,9 @@ void emu_dev_put(struct emu_dev *d);
 const char *emu_dev_trace(struct emu_dev *d);
 /* First fault the GPU model reported on any channel ("" if none). */
 void emu_dev_fault(struct emu_dev *d, char *buf, size_t buf_B);
+/* RM model, for tests: the NV2080 engine type of the channel group of the channel with
+ * work-submit token `token` (GR for a channel without a group; 0 when there is none). */
+uint32_t emu_rm_chan_engine_type(struct emu_dev *d, uint32_t token);
 /* QMDs the GPU silently ignored (wrong version/type), for tests and debugging. */
 uint32_t emu_dev_ignored_qmds(struct emu_dev *d);
 /* Cubin launches stopped because a per-kernel constant bank was not bound (they hang). */

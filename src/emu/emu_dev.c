@@ -116,13 +116,16 @@ emu_opts_parse_one(struct emu_opts *o, const char *tok, size_t n)
         o->l4t = (uint32_t)num;
     } else if (!strcmp(key, "l2") && eq && !strcmp(val, "noncoherent")) {
         o->l2_noncoherent = true;
+    } else if (!strcmp(key, "lces") && eq && numeric && num <= 8) {
+        o->lces_set = true;
+        o->lces = (uint32_t)num;
     } else if (!strcmp(key, "trace") && !eq) {
         o->trace = true;
     } else {
         return hcq_err(HCQ_ERR_INVALID,
                        "emu_opts_parse: unknown option '%s' (expected fail_alloc=N, fail_ioctl=NAME[@N], "
                        "fail_open=PATH, hang[=N], drop_doorbell[=N], corrupt_qmd[=N], l4t=35|36, "
-                       "nvmap_max=B, l2=noncoherent, "
+                       "nvmap_max=B, l2=noncoherent, lces=0..8, "
                        "trace)",
                        tok[0] ? key : "");
     }

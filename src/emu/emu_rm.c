@@ -490,6 +490,52 @@ emu_rm_destroy(struct emu_dev *d)
 
 static const struct emu_model_ops emu_rm_model_ops = {"rm", emu_rm_open, emu_rm_destroy};
 
+/* The engine list of struct emu_rm (our model: docs/emulator.md "Copy engines"). */
+static void
+emu_rm_engines_init(struct emu_rm *rm, uint32_t lces)
+{
+    rm->engines[rm->engine_count++] = NV2080_ENGINE_TYPE_GRAPHICS;
+    rm->ce_count = 2 + lces;
+    for (uint32_t i = 0; i < rm->ce_count; i++) {
+        rm->engines[rm->engine_count++] = NV2080_ENGINE_TYPE_COPY0 + i;
+        if (i < 2) { /* GR copy engines: run in GR's group, on GR's PCE */
+            rm->ce_caps[i][0] = NV2080_CTRL_CE_CAPS_CE_GRCE | NV2080_CTRL_CE_CAPS_CE_SHARED;
+            rm->ce_pce_mask[i] = 0x1;
+        } else if (i == 2) { /* one PCE, shared with the GR copy engines: ranked last */
+            rm->ce_caps[i][0] = NV2080_CTRL_CE_CAPS_CE_SHARED;
+            rm->ce_pce_mask[i] = 0x1;
+        } else { /* two PCEs of its own */
+            rm->ce_pce_mask[i] = 0x3u << (2 * (i - 3) + 1);
+        }
+    }
+    rm->engines[rm->engine_count++] = NV2080_ENGINE_TYPE_NVDEC0;
+}
+
+int
+emu_rm_ce_index(const struct emu_rm *rm, uint32_t engine_type)
+{
+    if (engine_type < NV2080_ENGINE_TYPE_COPY0 || engine_type >= NV2080_ENGINE_TYPE_COPY0 + rm->ce_count)
+        return -1;
+    return (int)(engine_type - NV2080_ENGINE_TYPE_COPY0);
+}
+
+uint32_t
+emu_rm_chan_engine_type(struct emu_dev *d, uint32_t token)
+{
+    uint32_t et = 0;
+    emu_dev_lock(d);
+    struct emu_rm *rm = emu_dev_model(d);
+    for (uint32_t i = 0; rm && i < rm->obj_count; i++) {
+        const struct emu_rm_obj *c = rm->objs[i];
+        if (c->ch && c->token == token) {
+            const struct emu_rm_obj *tsg = c->h_tsg ? emu_rm_obj_find(rm, c->client, c->h_tsg) : NULL;
+            et = tsg ? tsg->engine_type : NV2080_ENGINE_TYPE_GRAPHICS;
+        }
+    }
+    emu_dev_unlock(d);
+    return et;
+}
+
 enum hcq_status
 emu_rm_model_create(struct emu_dev *d)
 {
@@ -526,6 +572,8 @@ emu_rm_model_create(struct emu_dev *d)
     rm->gpu_id = 0x100;
     for (int i = 0; i < 16; i++)
         rm->uuid[i] = (uint8_t)(0xE0 + i);
+    const struct emu_opts *o = emu_dev_opts(d);
+    emu_rm_engines_init(rm, o->lces_set ? o->lces : 4);
     emu_dev_set_model(d, &emu_rm_model_ops, rm);
     if (emu_bo_create(d, 0x10000, &rm->usermode_bo) < 0 || emu_vm_create(d, 49, &rm->default_vas) < 0) {
         emu_rm_destroy(d);

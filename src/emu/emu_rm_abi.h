@@ -98,6 +98,17 @@
 #define NVA06F_CTRL_CMD_GPFIFO_SCHEDULE 0xA06F0103u
 #define NVA06F_CTRL_CMD_BIND 0xA06F0104u
 #define NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN 0xC36F0108u
+/* Copy engines (open-gpu-kernel-modules 580.95.05: ctrl2080gpu.h, ctrl2080ce.h,
+ * cl2080_notification.h, clb0b5sw.h) */
+#define NV2080_CTRL_CMD_GPU_GET_ENGINES_V2 0x20800170u
+#define NV2080_CTRL_CMD_CE_GET_CE_PCE_MASK 0x20802A02u
+#define NV2080_CTRL_CMD_CE_GET_CAPS_V2 0x20802A03u
+#define NV2080_GPU_MAX_ENGINES_LIST_SIZE 0x54u
+#define NV2080_ENGINE_TYPE_COPY0 0x09u
+#define NV2080_ENGINE_TYPE_NVDEC0 0x13u
+#define NV2080_CTRL_CE_CAPS_CE_GRCE 0x01u   /* capsTbl[0] */
+#define NV2080_CTRL_CE_CAPS_CE_SHARED 0x02u /* capsTbl[0] */
+#define NVB0B5_ALLOCATION_PARAMETERS_VERSION_1 1u
 /* Informational controls kmd/rm also issues (ctrl2080gpu.h / ctrl2080fb.h of
  * open-gpu-kernel-modules, as cited in src/kmd/rm/rm_abi.h; not in rm.md). */
 #define NV2080_CTRL_CMD_GPU_GET_NAME_STRING 0x20800110u
@@ -398,6 +409,24 @@ EMU_ABI_CHECK(struct emu_nva06f_bind, 4);
 struct emu_nvc36f_token {
     uint32_t workSubmitToken;
 };
+struct emu_nv2080_engines { /* NV2080_CTRL_GPU_GET_ENGINES_V2_PARAMS */
+    uint32_t engineCount;
+    uint32_t engineList[NV2080_GPU_MAX_ENGINES_LIST_SIZE];
+};
+EMU_ABI_CHECK(struct emu_nv2080_engines, 340);
+struct emu_nv2080_ce_caps { /* NV2080_CTRL_CE_GET_CAPS_V2_PARAMS */
+    uint32_t ceEngineType;
+    uint8_t capsTbl[2], pad[2];
+};
+EMU_ABI_CHECK(struct emu_nv2080_ce_caps, 8);
+struct emu_nv2080_ce_pce_mask { /* NV2080_CTRL_CE_GET_CE_PCE_MASK_PARAMS */
+    uint32_t ceEngineType, pceMask;
+};
+EMU_ABI_CHECK(struct emu_nv2080_ce_pce_mask, 8);
+struct emu_nvb0b5_alloc { /* NVB0B5_ALLOCATION_PARAMETERS */
+    uint32_t version, engineType;
+};
+EMU_ABI_CHECK(struct emu_nvb0b5_alloc, 8);
 struct emu_nv2080_name {
     uint32_t gpuNameStringFlags;
     uint8_t ascii[128];

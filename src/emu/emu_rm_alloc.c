@@ -77,10 +77,18 @@ emu_rm_alloc_channel(struct emu_rm *rm, struct emu_rm_obj *o, struct emu_rm_obj 
     if (p->gpFifoEntries < 2 || (p->gpFifoEntries & (p->gpFifoEntries - 1)) || (p->gpFifoOffset & 7))
         return NV_ERR_INVALID_ARGUMENT;
     struct emu_rm_obj *ctx = p->hContextShare ? emu_rm_obj_find(rm, c, p->hContextShare) : NULL;
-    if (parent->cls == KEPLER_CHANNEL_GROUP_A &&
-        (!ctx || ctx->cls != FERMI_CONTEXT_SHARE_A || ctx->parent != parent->handle))
-        return NV_ERR_INVALID_OBJECT_HANDLE; /* a channel needs its TSG's ctxshare first */
+    bool ce_tsg = parent->cls == KEPLER_CHANNEL_GROUP_A && parent->engine_type != NV2080_ENGINE_TYPE_GRAPHICS;
     uint32_t h_vas = ctx ? ctx->h_vaspace : p->hVASpace;
+    if (ce_tsg) {
+        /* A copy engine's group: no subcontexts; the channel names the group's engine and
+         * takes its VA space (UVM's copy channels: nv_gpu_ops.c channelAllocate). */
+        if (p->hContextShare || p->hVASpace || p->engineType != parent->engine_type)
+            return NV_ERR_INVALID_ARGUMENT;
+        h_vas = parent->h_vaspace;
+    } else if (parent->cls == KEPLER_CHANNEL_GROUP_A &&
+               (!ctx || ctx->cls != FERMI_CONTEXT_SHARE_A || ctx->parent != parent->handle)) {
+        return NV_ERR_INVALID_OBJECT_HANDLE; /* a channel needs its TSG's ctxshare first */
+    }
     struct emu_rm_obj *vas = emu_rm_obj_find(rm, c, h_vas);
     if (!vas || vas->cls != FERMI_VASPACE_A)
         return NV_ERR_INVALID_OBJECT_HANDLE;
@@ -251,12 +259,28 @@ emu_rm_alloc(struct emu_rm *rm, struct emu_rm_file *file, uint32_t h_root, uint3
     case KEPLER_CHANNEL_GROUP_A: {
         st = emu_rm_params(params_ptr, params_B, sizeof(struct emu_nv_channel_group_alloc), true, &params);
         struct emu_nv_channel_group_alloc *p = params;
-        if (st == NV_OK && p->engineType != NV2080_ENGINE_TYPE_GRAPHICS)
-            st = NV_ERR_INVALID_ARGUMENT; /* compute and copy channels share a GR TSG (rm.md §2 step 17) */
+        if (st != NV_OK)
+            break;
+        /* GR (compute and its copy engines, rm.md §2 step 17), or an asynchronous copy engine
+         * of the engine list with a VA space; a GR copy engine has no group of its own. */
+        int ce = emu_rm_ce_index(rm, p->engineType);
+        struct emu_rm_obj *vas = p->hVASpace ? emu_rm_obj_find(rm, h_root, p->hVASpace) : NULL;
+        if (p->engineType == NV2080_ENGINE_TYPE_GRAPHICS)
+            o->engine_type = p->engineType;
+        else if (ce < 0 || (rm->ce_caps[ce][0] & NV2080_CTRL_CE_CAPS_CE_GRCE))
+            st = NV_ERR_INVALID_ARGUMENT;
+        else if (!vas || vas->cls != FERMI_VASPACE_A)
+            st = NV_ERR_INVALID_OBJECT_HANDLE;
+        else {
+            o->engine_type = p->engineType;
+            o->h_vaspace = vas->handle;
+        }
         break;
     }
     case FERMI_CONTEXT_SHARE_A: {
         st = emu_rm_params(params_ptr, params_B, sizeof(struct emu_nv_ctxshare_alloc), true, &params);
+        if (st == NV_OK && parent->engine_type != NV2080_ENGINE_TYPE_GRAPHICS)
+            st = NV_ERR_INVALID_ARGUMENT; /* subcontexts are GR's (our model) */
         if (st != NV_OK)
             break;
         struct emu_nv_ctxshare_alloc *p = params;
@@ -289,12 +313,23 @@ emu_rm_alloc(struct emu_rm *rm, struct emu_rm_file *file, uint32_t h_root, uint3
             if (st == NV_OK)
                 st = emu_rm_channel_start(rm, o, params);
         } else {
-            /* engine object on a channel: one per channel, compute or copy of this chip */
-            if (parent->engine_cls)
+            /* engine object on a channel: one per channel, compute or copy of this chip; on a
+             * copy engine's group only the copy class, naming that engine when it passes
+             * NVB0B5 parameters (VERSION_1: an NV2080 engine type) */
+            const struct emu_rm_obj *tsg = parent->h_tsg ? emu_rm_obj_find(rm, h_root, parent->h_tsg) : NULL;
+            uint32_t et = tsg ? tsg->engine_type : NV2080_ENGINE_TYPE_GRAPHICS;
+            st = emu_rm_params(params_ptr, params_B, sizeof(struct emu_nvb0b5_alloc), false, &params);
+            const struct emu_nvb0b5_alloc *ce = params;
+            if (st == NV_OK && parent->engine_cls)
                 st = NV_ERR_INVALID_STATE;
-            else if (cls != rm->d->arch->compute_cls && cls != rm->d->arch->copy_cls)
+            else if (st == NV_OK && cls != rm->d->arch->compute_cls && cls != rm->d->arch->copy_cls)
                 st = NV_ERR_INVALID_CLASS;
-            else {
+            else if (st == NV_OK && et != NV2080_ENGINE_TYPE_GRAPHICS && cls != rm->d->arch->copy_cls)
+                st = NV_ERR_INVALID_CLASS;
+            else if (st == NV_OK && ce && cls == rm->d->arch->copy_cls && et != NV2080_ENGINE_TYPE_GRAPHICS &&
+                     (ce->version != NVB0B5_ALLOCATION_PARAMETERS_VERSION_1 || ce->engineType != et))
+                st = NV_ERR_INVALID_ARGUMENT;
+            else if (st == NV_OK) {
                 parent->engine_cls = cls;
                 emu_chan_add_class(parent->ch, cls);
                 st = NV_OK;

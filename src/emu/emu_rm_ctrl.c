@@ -2,8 +2,8 @@
 /*
  * emu_rm_ctrl.c - NV_ESC_RM_CONTROL of the emulated RM: the controls rm.md lists (build
  * version, GPU id, class list, GID, GR info and masks, perf boost, TSG schedule, work
- * submit token), each checked for its object class and exact parameter size as RM does
- * (NV_ERR_INVALID_PARAM_STRUCT on a size mismatch). Layer: emu.
+ * submit token) and the engine list with copy-engine caps and PCE masks, each checked for its object class
+ * and exact parameter size as RM does (NV_ERR_INVALID_PARAM_STRUCT on a size mismatch). Layer: emu.
  */
 #include "emu_rm_priv.h"
 
@@ -37,6 +37,11 @@ static const struct emu_rm_ctrl_def emu_rm_ctrls[] = {
     {NV2080_CTRL_CMD_GPU_GET_NAME_STRING, "NV2080_CTRL_CMD_GPU_GET_NAME_STRING",
      sizeof(struct emu_nv2080_name)},
     {NV2080_CTRL_CMD_FB_GET_INFO, "NV2080_CTRL_CMD_FB_GET_INFO", sizeof(struct emu_nv2080_fb_info)},
+    {NV2080_CTRL_CMD_GPU_GET_ENGINES_V2, "NV2080_CTRL_CMD_GPU_GET_ENGINES_V2",
+     sizeof(struct emu_nv2080_engines)},
+    {NV2080_CTRL_CMD_CE_GET_CAPS_V2, "NV2080_CTRL_CMD_CE_GET_CAPS_V2", sizeof(struct emu_nv2080_ce_caps)},
+    {NV2080_CTRL_CMD_CE_GET_CE_PCE_MASK, "NV2080_CTRL_CMD_CE_GET_CE_PCE_MASK",
+     sizeof(struct emu_nv2080_ce_pce_mask)},
 };
 
 /* The object class a control's interface belongs to: bits 31:16 of the command name the
@@ -213,6 +218,29 @@ emu_rm_ctrl_run(struct emu_rm *rm, struct emu_rm_obj *o, uint32_t cmd, void *par
                 return NV_ERR_INVALID_ARGUMENT;
             it[i].data = (uint32_t)(rm->vram_B >> 10); /* KiB */
         }
+        return NV_OK;
+    }
+    case NV2080_CTRL_CMD_GPU_GET_ENGINES_V2: {
+        struct emu_nv2080_engines *p = params;
+        memset(p, 0, sizeof *p);
+        p->engineCount = rm->engine_count;
+        memcpy(p->engineList, rm->engines, rm->engine_count * sizeof rm->engines[0]);
+        return NV_OK;
+    }
+    case NV2080_CTRL_CMD_CE_GET_CAPS_V2: {
+        struct emu_nv2080_ce_caps *p = params;
+        int i = emu_rm_ce_index(rm, p->ceEngineType);
+        if (i < 0)
+            return NV_ERR_INVALID_ARGUMENT; /* not a copy engine of this GPU */
+        memcpy(p->capsTbl, rm->ce_caps[i], 2);
+        return NV_OK;
+    }
+    case NV2080_CTRL_CMD_CE_GET_CE_PCE_MASK: {
+        struct emu_nv2080_ce_pce_mask *p = params;
+        int i = emu_rm_ce_index(rm, p->ceEngineType);
+        if (i < 0)
+            return NV_ERR_INVALID_ARGUMENT;
+        p->pceMask = rm->ce_pce_mask[i];
         return NV_OK;
     }
     case NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN: {

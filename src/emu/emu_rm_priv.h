@@ -45,6 +45,7 @@ struct emu_rm_obj {
     uint32_t va_flags;
     /* TSG (and channels without TSG) */
     bool scheduled;
+    uint32_t engine_type; /* TSG: NV2080_ENGINE_TYPE it runs on (GR or an async copy engine) */
     /* ctxshare: its vaspace; channel: its ctxshare and TSG */
     uint32_t h_vaspace, h_ctxshare, h_tsg;
     /* channel */
@@ -72,7 +73,18 @@ struct emu_rm {
     uint32_t gpu_id, pci_device_id, sm_version_code, gpcs, tpc_mask, litter_gpcs, litter_tpc_per_gpc,
         max_warps_per_sm;
     uint8_t uuid[16];
+    /* The engine list (our model, not a real chip's table): GR, two GR copy engines (COPY0/1,
+     * shared with GR), `lces` asynchronous ones from COPY2 - the first with one PCE it shares,
+     * the others two PCEs each - and an NVDEC. */
+    uint32_t engines[16];
+    uint32_t engine_count;
+    uint8_t ce_caps[16][2]; /* by copy index */
+    uint32_t ce_pce_mask[16];
+    uint32_t ce_count; /* COPY0 .. COPY(ce_count - 1) exist */
 };
+
+/* The copy index of an engine type in the model's list, -1 if not a copy engine of it. */
+int emu_rm_ce_index(const struct emu_rm *rm, uint32_t engine_type);
 
 /* emu_rm.c */
 struct emu_rm_obj *emu_rm_obj_find(struct emu_rm *rm, uint32_t client, uint32_t handle);

@@ -36,11 +36,19 @@ struct kmd_mem {
     void *priv;
 };
 
-enum kmd_engine { KMD_ENGINE_COMPUTE, KMD_ENGINE_COPY };
+/*
+ * What a channel runs. COPY is the copy engine next to compute (rm: the GR copy engine, in
+ * the compute channel group: copies on compute queues hand over to it by semaphore).
+ * COPY_ASYNC is a copy queue's own channel: on rm an asynchronous copy engine in a channel
+ * group of its own (docs/rm-backend.md "Copy engines"); a kmd without such engines, or
+ * one that cannot make the channel there, gives a COPY channel instead (kmd_channel.engine
+ * says which it made). Both take the same copy-class methods.
+ */
+enum kmd_engine { KMD_ENGINE_COMPUTE, KMD_ENGINE_COPY, KMD_ENGINE_COPY_ASYNC, KMD_ENGINE_KINDS };
 
 /* A GPFIFO channel as the pushbuffer engine sees it (rm.md §4.2-4.4, nvgpu.md §4.7-4.9). */
 struct kmd_channel {
-    enum kmd_engine engine;
+    enum kmd_engine engine;  /* what the kmd made (COPY_ASYNC may come back as COPY) */
     volatile uint64_t *ring; /* CPU view of the GPFIFO ring */
     uint32_t entries;        /* ring entries, power of two */
     volatile uint8_t *userd; /* CPU view of USERD (GPPut @0x8C, GPGet @0x88) */
@@ -65,6 +73,10 @@ struct kmd_info {
                                  (nvgpu.md §6.6, the QMD-reuse race) */
     bool copies_by_cpu;       /* Tegra: host<->device copies as memcpy after a sync */
     bool emulated;
+    /* Asynchronous copy engines a COPY_ASYNC channel may land on (rm: from the engine list,
+     * GR copy engines excluded; 0 when there are none, they are switched off, or making a
+     * channel on one failed). The engine splits large copies over up to this many. */
+    uint32_t async_copy_engines;
     /* Shader shared/local memory windows the kmd reserved in the GPU VA space, for
      * SET_SHADER_{SHARED,LOCAL}_MEMORY_WINDOW and cbuf0 (nvgpu.md §3.4: on Tegra's 40-bit
      * AS they must be reserved or buffers land inside them). 0: the engine's default. */

@@ -7,9 +7,10 @@
  *
  * Objects:
  *   pb_dev     the device: kmd, arch row, memory windows, clock calibration
- *   pb_queue   a queue: one kmd channel (compute or copy engine), a lazily created copy
- *                  channel for copies recorded on compute queues, a stream ring (pushbuffers,
- *                  cbuf0s, QMDs) recycled behind the queue timeline, local memory
+ *   pb_queue   a queue: one kmd channel (compute, or a copy engine for Tegra's copy queues), a
+ *                  lazily created copy helper channel for copies the compute channel does not
+ *                  run as a kernel, a stream ring (pushbuffers, cbuf0s, QMDs) recycled behind
+ *                  the queue timeline, local memory
  *   pb_chan    one channel: GPFIFO put index, 64-bit timeline slot, scratch pushbuffer
  *   pb_program code in device memory (or the kmd's program stub) + launch facts
  *   pb_graph   persistent, double-buffered pushbuffers/cbuf0s/QMDs + patch locations
@@ -39,6 +40,11 @@
 #define PB_SYS_MAIN_TL 0x00u  /* main channel timeline: u64 value, u64 timestamp */
 #define PB_SYS_AUX_TL 0x10u   /* helper copy channel timeline */
 #define PB_SYS_CE_FLUSH 0x20u /* copy-engine flush semaphore scratch (value ignored) */
+/* A copy queue's extra channels (pb_xch_get), each on another asynchronous copy engine: a
+ * large device copy is split over the queue's channel and up to PB_CE_SPLIT_MAX - 1 of
+ * these (pb_build.c, "Split copies"); their timeline slots follow the others. */
+#define PB_CE_SPLIT_MAX 8u
+#define PB_SYS_XTL(i) (0x40u + 0x10u * (i))
 /* Fixed memory windows programmed into every compute channel (mandatory before any
  * dispatch, nvgpu.md §6.2). Desktop: rm.md §3.6 (4 GiB aligned, away from allocations);
  * Tegra: nvgpu.md §6.2 (inside its 40-bit VA space). */
@@ -92,8 +98,8 @@ struct pb_dev {
      * channel is slow (GR context: ~1 s on Orin, nvgpu.md §7.1) and RM refused channels
      * added to a TSG after others were freed (H200 run, NV_ERR_INVALID_STATE). */
     pthread_mutex_t pool_lock;
-    struct kmd_channel *pool[2][PB_CHAN_POOL];
-    uint32_t pool_count[2];
+    struct kmd_channel *pool[KMD_ENGINE_KINDS][PB_CHAN_POOL]; /* by the kind asked for */
+    uint32_t pool_count[KMD_ENGINE_KINDS];
     struct pb_pool pool_mem; /* buffer memory cache (pb_pool.c) */
     /* k_copy_bytes, loaded at the first device-to-device copy on a compute queue (copies
      * by kernel, pb_build.c); copy_prog_failed: it could not be, use the copy engine. */
@@ -118,8 +124,16 @@ struct pb_chan {
 struct pb_queue {
     struct pb_dev *pd;
     struct hcq_queue *q;
-    struct pb_chan main;    /* engine of the queue's kind */
-    struct pb_chan *aux;    /* compute queues: copy channel made at the first copy */
+    struct pb_chan main; /* compute (copy queues too, on a dGPU), or a copy engine (pb_queue_create) */
+    struct pb_chan *aux; /* compute main: copy helper made at the first copy it cannot run */
+    /* main has run or been given work the helper has not waited for (pb_build.c pb_handover);
+     * set whenever in doubt: creation of the helper, graph replays, failed builds */
+    bool main_work;
+    /* copy queues: extra channels for split copies, made at the first one (pb_xch_get);
+     * xch_failed: making one failed or gave no other engine, not tried again */
+    struct pb_chan *xch[PB_CE_SPLIT_MAX - 1];
+    uint32_t xch_count;
+    bool xch_failed;
     struct kmd_mem *sys;    /* PB_SYS_B: timeline slots */
     struct kmd_mem *stream; /* PB_STREAM_B, CPU-mapped, VA < 2^40 */
     struct pb_ring ring;
@@ -241,6 +255,9 @@ void pb_dump_push(struct pb_queue *pq, const struct pb_chan *ch, uint64_t va, co
                   enum hcq_log_level level);
 /* Create the helper copy channel of a compute queue if not there yet. */
 HCQ_MUST_CHECK enum hcq_status pb_aux_get(struct pb_queue *pq);
+/* Give a copy queue up to n extra channels on other asynchronous copy engines (best
+ * effort: fewer when the kmd has fewer engines or making one fails; logged, not an error). */
+void pb_xch_get(struct pb_queue *pq, uint32_t n);
 
 /* ==== pb_build.c: cmdlist -> pushbuffers ==== */
 

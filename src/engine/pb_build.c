@@ -16,6 +16,9 @@
  *  - WAIT is a 64-bit ACQ_CIRC_GEQ host semaphore acquire; it ends a chain;
  *  - copies on a compute queue run on the queue's copy helper channel; a switch between
  *    channels is a release of the channel left and an acquire of it on the channel entered;
+ *  - a large device copy on a copy queue may be split over the queue's channel and extra
+ *    channels on other copy engines: they start behind a release of the main channel, and
+ *    the main channel acquires each of their releases before anything after the copy;
  *  - every submission ends on the main channel with the release of its next timeline value.
  */
 #include "pb.h"
@@ -127,7 +130,7 @@ pb_sem_record(struct pb_builder *b, struct pb_chan *ch, uint32_t pos, const stru
 static void
 pb_ce_flush(struct pb_builder *b, struct pb_chan *ch)
 {
-    if (ch->engine != KMD_ENGINE_COPY || !ch->busy)
+    if (ch->engine == KMD_ENGINE_COMPUTE || !ch->busy)
         return;
     uint64_t va = b->pq->sys->va + PB_SYS_CE_FLUSH;
     /* Four words (payload + timestamp, 16 bytes): tinygrad's copy-queue release 0x14. */
@@ -176,20 +179,39 @@ pb_chan_settle(struct pb_builder *b, struct pb_chan *ch, struct pb_val *v_out)
     return st;
 }
 
-/* The next command goes to ch: if the previous one went to the other channel, hand over
- * (release there, acquire here) so queue order holds across engines. */
+/* Hand over from b->cur to ch (release there, acquire here) so queue order holds across
+ * engines. From main to the copy helper in stream mode this is skipped while the main channel
+ * has done nothing since the helper last waited for it (pq->main_work): the helper runs its
+ * own work in order, and a submission that only copies on the helper then costs no
+ * cross-channel wake-up at its start (+2.8 us on H100's copy_to_compute otherwise). */
 static enum hcq_status
-pb_use(struct pb_builder *b, struct pb_chan *ch)
+pb_handover(struct pb_builder *b, struct pb_chan *ch)
 {
+    struct pb_queue *pq = b->pq;
     struct pb_chan *from = b->cur;
     b->cur = ch;
     if (!from || from == ch)
+        return HCQ_OK;
+    bool to_aux = from == &pq->main && ch == pq->aux && !b->g;
+    if (to_aux && !pq->main_work)
         return HCQ_OK;
     struct pb_val v;
     enum hcq_status st = pb_chan_settle(b, from, &v);
     if (st != HCQ_OK)
         return st;
+    if (to_aux)
+        pq->main_work = false;
     return pb_acquire(b, ch, from->tl_va, &v);
+}
+
+/* The next command goes to ch (hand over first); a command on main is work the copy helper
+ * must wait for before its next command. */
+static enum hcq_status
+pb_use(struct pb_builder *b, struct pb_chan *ch)
+{
+    if (ch == &b->pq->main)
+        b->pq->main_work = true;
+    return pb_handover(b, ch);
 }
 
 /* ==== Segments ==== */
@@ -200,7 +222,8 @@ static enum hcq_status
 pb_segment_end(struct pb_builder *b)
 {
     struct pb_queue *pq = b->pq;
-    enum hcq_status st = pb_use(b, &pq->main);
+    /* not work: main only waits for the helper and releases the segment's value */
+    enum hcq_status st = pb_handover(b, &pq->main);
     if (st != HCQ_OK)
         return st;
     struct pb_val v;
@@ -215,13 +238,41 @@ pb_segment_end(struct pb_builder *b)
     return pb_queue_flush(pq);
 }
 
+/* Grow c's scratch pushbuffer to hold need_dw more dwords. */
+static enum hcq_status
+pb_scratch_fit(struct pb_chan *c, uint32_t need_dw)
+{
+    if (c->push.count + need_dw <= c->push.cap)
+        return HCQ_OK;
+    uint32_t cap = c->push.cap;
+    while (c->push.count + need_dw > cap)
+        cap *= 2;
+    uint32_t *n = realloc(c->scratch, (size_t)cap * 4);
+    if (!n)
+        return hcq_err(HCQ_ERR_NOMEM, "pushbuffer scratch of %u dwords", cap);
+    c->scratch = n;
+    c->push.dw = n;
+    c->push.cap = cap;
+    return HCQ_OK;
+}
+
+/* Dwords waiting in the scratch of every channel but main. */
+static uint32_t
+pb_other_dw(const struct pb_queue *pq)
+{
+    uint32_t n = pq->aux ? pq->aux->push.count : 0;
+    for (uint32_t i = 0; i < pq->xch_count; i++)
+        n += pq->xch[i]->push.count;
+    return n;
+}
+
 /* Room for one more command of need_dw dwords on ch (stream: end the segment when the
  * scratch or the ring share would overflow; graph: grow the scratch). */
 static enum hcq_status
 pb_room(struct pb_builder *b, struct pb_chan *ch, uint32_t need_dw, uint64_t stream_B)
 {
     struct pb_queue *pq = b->pq;
-    uint32_t main_dw = pq->main.push.count, aux_dw = pq->aux ? pq->aux->push.count : 0;
+    uint32_t main_dw = pq->main.push.count, aux_dw = pb_other_dw(pq);
     need_dw += PB_CMD_MAX_DW; /* handover + final release */
     bool full =
         ch->push.count + need_dw > ch->push.cap || pq->main.push.count + PB_CMD_MAX_DW > pq->main.push.cap;
@@ -238,22 +289,8 @@ pb_room(struct pb_builder *b, struct pb_chan *ch, uint32_t need_dw, uint64_t str
                            "command %u needs %u pushbuffer dwords + 0x%llx stream bytes (limit 0x%x)",
                            b->cmd_index, need_dw, (unsigned long long)stream_B, PB_SEGMENT_MAX_B);
     }
-    struct pb_chan *chans[2] = {ch, &pq->main};
-    for (int i = 0; i < 2; i++) {
-        struct pb_chan *c = chans[i];
-        if (c->push.count + need_dw <= c->push.cap)
-            continue;
-        uint32_t cap = c->push.cap;
-        while (c->push.count + need_dw > cap)
-            cap *= 2;
-        uint32_t *n = realloc(c->scratch, (size_t)cap * 4);
-        if (!n)
-            return hcq_err(HCQ_ERR_NOMEM, "pushbuffer scratch of %u dwords", cap);
-        c->scratch = n;
-        c->push.dw = n;
-        c->push.cap = cap;
-    }
-    return HCQ_OK;
+    enum hcq_status st = pb_scratch_fit(ch, need_dw);
+    return st == HCQ_OK ? pb_scratch_fit(&pq->main, need_dw) : st;
 }
 
 /* Memory for one launch's cbuf0 + QMD (256-byte aligned: QMD rule rm.md §6.4, cbuf0 64-byte
@@ -658,6 +695,96 @@ pb_copy_kernel(struct pb_builder *b, const struct hcq_cmd *c, uint64_t dst_off_B
     return pb_launch(b, b->pd->copy_prog, grid, block, &p, sizeof p, NULL);
 }
 
+/* ==== Split copies ==== */
+
+/*
+ * One copy engine moves only part of what device memory can, so a large device-to-device copy
+ * on a copy queue whose channel is a copy engine (PB_COPYQ=ce, Tegra) may be split into equal
+ * parts over the queue's channel and extra channels on other asynchronous copy engines.
+ * PB_CE_SPLIT=N: at most N channels (default 1 = never: on H100 the engines beside the best
+ * one have 2 shared PCEs against its 12, and every split measured slower - docs/status.md;
+ * capped by the kmd's engine count and PB_CE_SPLIT_MAX); PB_CE_SPLIT_PART_B: the smallest part
+ * worth its own engine. Host memory is not split (PCIe-bound: one engine reaches it), nor overlapping
+ * ranges, nor graphs (their copy patch points rewrite one channel's methods).
+ */
+#define PB_CE_SPLIT_DEFAULT 1u /* H100: splitting was slower at every size (docs/status.md) */
+#define PB_CE_SPLIT_PART_DEFAULT_B (1ull << 20)
+
+struct pb_split_cfg {
+    uint32_t ways;
+    uint64_t part_B;
+};
+
+/* Read per copy (a getenv is nothing next to a submission; tests switch it). */
+static struct pb_split_cfg
+pb_split_cfg(void)
+{
+    struct pb_split_cfg cfg;
+    const char *w = getenv("PB_CE_SPLIT"), *p = getenv("PB_CE_SPLIT_PART_B");
+    long ways = w && *w ? strtol(w, NULL, 0) : PB_CE_SPLIT_DEFAULT;
+    long long part = p && *p ? strtoll(p, NULL, 0) : (long long)PB_CE_SPLIT_PART_DEFAULT_B;
+    cfg.part_B = part >= 4096 ? (uint64_t)part : PB_CE_SPLIT_PART_DEFAULT_B;
+    cfg.ways = ways < 1 ? 1u : ways > (long)PB_CE_SPLIT_MAX ? PB_CE_SPLIT_MAX : (uint32_t)ways;
+    return cfg;
+}
+
+/* Channels a copy of size_B at these offsets would use on pq (1: not split). */
+static uint32_t
+pb_split_ways(const struct pb_queue *pq, const struct hcq_cmd *c, uint64_t dst_off_B, uint64_t src_off_B,
+              uint64_t size_B, bool graph)
+{
+    const struct hcq_buf *dst = c->u.copy.dst, *src = c->u.copy.src;
+    if (graph || pq->main.engine != KMD_ENGINE_COPY_ASYNC || !pq->main.kc ||
+        pq->main.kc->engine != KMD_ENGINE_COPY_ASYNC || ((dst->flags | src->flags) & HCQ_MEM_HOST))
+        return 1;
+    if (dst == src && dst_off_B < src_off_B + size_B && src_off_B < dst_off_B + size_B)
+        return 1;
+    struct pb_split_cfg cfg = pb_split_cfg();
+    uint64_t ways = cfg.ways;
+    if (ways > pq->pd->kmd->info.async_copy_engines)
+        ways = pq->pd->kmd->info.async_copy_engines;
+    if (ways > size_B / cfg.part_B)
+        ways = size_B / cfg.part_B;
+    return ways > 1 ? (uint32_t)ways : 1;
+}
+
+/* The copy over `ways` channels: main settles (a release after everything before the copy),
+ * each extra acquires that, copies its part and releases its own timeline; main copies the
+ * first part and acquires every extra's release, so the queue's (main) timeline passes the
+ * copy only when all parts are done. Parts are 64 KiB multiples. */
+static enum hcq_status
+pb_copy_split(struct pb_builder *b, uint64_t dst_va, uint64_t src_va, uint64_t size_B, uint32_t ways)
+{
+    struct pb_queue *pq = b->pq;
+    uint64_t part_B = ((size_B + ways - 1) / ways + 0xFFFFu) & ~0xFFFFull;
+    ways = (uint32_t)((size_B + part_B - 1) / part_B);
+    uint32_t part_dw = gpu_push_ce_copy_dw(part_B) + 32; /* + acquire, flush, release */
+    enum hcq_status st = pb_room(b, &pq->main, part_dw + 8 * ways, 0);
+    for (uint32_t j = 1; j < ways && st == HCQ_OK; j++)
+        st = pb_scratch_fit(pq->xch[j - 1], part_dw + PB_CMD_MAX_DW);
+    if (st == HCQ_OK)
+        st = pb_use(b, &pq->main);
+    struct pb_val start, done[PB_CE_SPLIT_MAX];
+    if (st == HCQ_OK)
+        st = pb_chan_settle(b, &pq->main, &start);
+    for (uint32_t j = 1; j < ways && st == HCQ_OK; j++) {
+        struct pb_chan *x = pq->xch[j - 1];
+        uint64_t off = part_B * j, n = size_B - off < part_B ? size_B - off : part_B;
+        st = pb_acquire(b, x, pq->main.tl_va, &start);
+        gpu_push_ce_copy(&x->push, dst_va + off, src_va + off, n);
+        x->busy = true;
+        if (st == HCQ_OK)
+            st = pb_chan_settle(b, x, &done[j]);
+    }
+    if (st != HCQ_OK)
+        return st;
+    gpu_push_ce_copy(&pq->main.push, dst_va, src_va, size_B < part_B ? size_B : part_B);
+    pq->main.busy = true;
+    for (uint32_t j = 1; j < ways && st == HCQ_OK; j++)
+        st = pb_acquire(b, &pq->main, pq->xch[j - 1]->tl_va, &done[j]);
+    return st;
+}
+
 static enum hcq_status
 pb_cmd_copy(struct pb_builder *b, const struct hcq_cmd *c)
 {
@@ -681,7 +808,14 @@ pb_cmd_copy(struct pb_builder *b, const struct hcq_cmd *c)
     if (pq->copy_by_kernel[b->cmd_index]) /* decided by pb_build's prepare pass */
         return pb_copy_kernel(b, c, dst_off_B, src_off_B, size_B);
     struct pb_chan *ch = &pq->main;
-    if (ch->engine != KMD_ENGINE_COPY) {
+    if (!patched && ch->engine == KMD_ENGINE_COPY_ASYNC) {
+        uint32_t ways = pb_split_ways(pq, c, dst_off_B, src_off_B, size_B, b->g != NULL);
+        if (ways > 1 + pq->xch_count) /* fewer extras than engines could be made */
+            ways = 1 + pq->xch_count;
+        if (ways > 1)
+            return pb_copy_split(b, dst->va + dst_off_B, src->va + src_off_B, size_B, ways);
+    }
+    if (ch->engine == KMD_ENGINE_COMPUTE) {
         if (!pq->aux)
             return hcq_err(HCQ_ERR_INVALID,
                            "copy on a compute queue without its copy helper channel (engine bug)");
@@ -839,7 +973,15 @@ pb_build(struct pb_queue *pq, const struct hcq_cmdlist *cl, const uint64_t *vars
         const struct hcq_cmd *c = &cl->cmds[i];
         if (c->kind == HCQ_CMD_LAUNCH && c->u.launch.args_B > args_max)
             args_max = c->u.launch.args_B;
-        if (c->kind == HCQ_CMD_COPY && i >= b.cpu_copy_end && pq->main.engine != KMD_ENGINE_COPY) {
+        if (c->kind == HCQ_CMD_COPY && pq->main.engine == KMD_ENGINE_COPY_ASYNC) {
+            uint64_t d_off, s_off, n_B;
+            hcq_cmd_copy_resolve(c, vars, &d_off, &s_off, &n_B);
+            uint32_t ways = pb_split_ways(pq, c, d_off, s_off, n_B, graph != NULL);
+            if (ways > 1 + pq->xch_count)
+                pb_xch_get(pq, ways - 1);
+            continue;
+        }
+        if (c->kind == HCQ_CMD_COPY && i >= b.cpu_copy_end && pq->main.engine == KMD_ENGINE_COMPUTE) {
             /* a copy whose offsets/size a graph patches stays on the copy engine (its patch
              * points rewrite CE methods); the others may run as a kernel */
             uint64_t d_off, s_off, n_B;
@@ -881,11 +1023,16 @@ pb_build(struct pb_queue *pq, const struct hcq_cmdlist *cl, const uint64_t *vars
          * values it would have released are not waited for. */
         pq->main.push.count = 0;
         pq->main.tl_last = pq->main.tl_flushed;
+        pq->main_work = true; /* a dropped handover may have cleared it */
         if (b.local_changed)
             pq->local_reemit = true;
         if (pq->aux) {
             pq->aux->push.count = 0;
             pq->aux->tl_last = pq->aux->tl_flushed;
+        }
+        for (uint32_t i = 0; i < pq->xch_count; i++) {
+            pq->xch[i]->push.count = 0;
+            pq->xch[i]->tl_last = pq->xch[i]->tl_flushed;
         }
     }
     return st;

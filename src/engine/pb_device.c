@@ -209,7 +209,7 @@ pb_device_destroy(struct hcq_device *dev)
 {
     struct pb_dev *pd = pb_dev(dev);
     /* pd->copy_prog was freed by hcq_device_close with every other program. */
-    for (int e = 0; e < 2; e++)
+    for (int e = 0; e < KMD_ENGINE_KINDS; e++)
         for (uint32_t i = 0; i < pd->pool_count[e]; i++)
             kmd_channel_destroy(pd->kmd, pd->pool[e][i]);
     pthread_mutex_destroy(&pd->pool_lock);

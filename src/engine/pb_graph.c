@@ -64,8 +64,16 @@ pb_graph_prepare(struct pb_queue *pq, const struct hcq_cmdlist *cl)
             copies = true;
     }
     enum hcq_status st = HCQ_OK;
-    if (copies && pq->main.engine != KMD_ENGINE_COPY)
+    if (copies && pq->main.engine == KMD_ENGINE_COMPUTE)
         st = pb_aux_get(pq);
+    /* Copies may run as the copy kernel: its local memory too (a copy queue reserves none
+     * before its first kernel). */
+    if (st == HCQ_OK && copies && pq->main.engine == KMD_ENGINE_COMPUTE &&
+        !pq->pd->kmd->info.unified_memory && pb_copy_prog_get(pq->pd) == HCQ_OK) {
+        const struct pb_program *cp = pq->pd->copy_prog->priv;
+        if (cp->local_B > local_max)
+            local_max = cp->local_B;
+    }
     if (st != HCQ_OK || local_max <= pq->local_per_thread_B)
         return st;
     bool changed = false;
@@ -75,6 +83,7 @@ pb_graph_prepare(struct pb_queue *pq, const struct hcq_cmdlist *cl)
     if (st != HCQ_OK || !changed)
         return st;
     gpu_push_sem_release(&pq->main.push, pq->main.tl_va, ++pq->main.tl_last, false);
+    pq->main_work = true; /* new local-memory state on main */
     return pb_queue_flush(pq);
 }
 
@@ -295,6 +304,7 @@ pb_graph_replay(struct hcq_graph *g)
     st = pb_chan_kick(pq, &pq->main, t->main_pb_va, t->main_pb_dw);
     if (st != HCQ_OK)
         return st;
+    pq->main_work = true; /* the graph's main part: later helper work waits for it */
     pq->main.tl_last = pq->main.tl_flushed = main_base + t->main_count;
     gb->last_value = pq->main.tl_last;
     pg->next ^= 1;

@@ -39,7 +39,7 @@ pb_userd_read(const struct kmd_channel *kc, uint32_t off)
 static const char *
 pb_engine_name(enum kmd_engine e)
 {
-    return e == KMD_ENGINE_COMPUTE ? "compute" : "copy";
+    return e == KMD_ENGINE_COMPUTE ? "compute" : e == KMD_ENGINE_COPY ? "copy" : "async copy";
 }
 
 static void
@@ -66,6 +66,8 @@ pb_queue_describe(struct pb_queue *pq, char *buf, size_t buf_B)
     size_t used = strlen(buf);
     if (pq->aux && used + 1 < buf_B)
         pb_chan_describe(pq, pq->aux, "copy helper", buf + used, buf_B - used);
+    for (uint32_t i = 0; i < pq->xch_count && (used = strlen(buf)) + 1 < buf_B; i++)
+        pb_chan_describe(pq, pq->xch[i], "split copy", buf + used, buf_B - used);
 }
 
 /* On a hang: decode the pushbuffer of the GPFIFO entry the GPU fetched last on ch (when it
@@ -220,7 +222,7 @@ pb_chan_fini(struct pb_queue *pq, struct pb_chan *ch)
         bool idle = !atomic_load(&pd->base.lost) &&
                     __atomic_load_n(ch->tl, __ATOMIC_ACQUIRE) >= ch->tl_flushed &&
                     pb_gpfifo_pending(ch->put, pb_userd_read(ch->kc, PB_USERD_GP_GET), ch->kc->entries) == 0;
-        int e = ch->engine == KMD_ENGINE_COMPUTE ? 0 : 1;
+        int e = (int)ch->engine;
         pthread_mutex_lock(&pd->pool_lock);
         if (idle && pd->pool_count[e] < PB_CHAN_POOL) {
             pd->pool[e][pd->pool_count[e]++] = ch->kc;
@@ -274,6 +276,8 @@ pb_queue_flush(struct pb_queue *pq)
     enum hcq_status st = HCQ_OK;
     if (pq->aux)
         st = pb_chan_flush_scratch(pq, pq->aux);
+    for (uint32_t i = 0; i < pq->xch_count && st == HCQ_OK; i++)
+        st = pb_chan_flush_scratch(pq, pq->xch[i]);
     if (st == HCQ_OK)
         st = pb_chan_flush_scratch(pq, &pq->main);
     if (st != HCQ_OK)
@@ -281,6 +285,8 @@ pb_queue_flush(struct pb_queue *pq)
     pq->main.tl_flushed = pq->main.tl_last;
     if (pq->aux)
         pq->aux->tl_flushed = pq->aux->tl_last;
+    for (uint32_t i = 0; i < pq->xch_count; i++)
+        pq->xch[i]->tl_flushed = pq->xch[i]->tl_last;
     while (!pb_ring_fence(&pq->ring, pq->main.tl_last)) {
         uint64_t oldest = 0;
         if (!pb_ring_oldest(&pq->ring, &oldest))
@@ -312,7 +318,7 @@ pb_chan_init(struct pb_queue *pq, struct pb_chan *ch, enum kmd_engine engine, ui
     if (st != HCQ_OK)
         return st;
     gpu_push_init(&ch->push, ch->scratch, PB_SCRATCH_DW);
-    int e = engine == KMD_ENGINE_COMPUTE ? 0 : 1;
+    int e = (int)engine;
     pthread_mutex_lock(&pd->pool_lock);
     if (pd->pool_count[e])
         ch->kc = pd->pool[e][--pd->pool_count[e]];
@@ -353,16 +359,46 @@ pb_aux_get(struct pb_queue *pq)
     struct pb_chan *aux = calloc(1, sizeof(*aux));
     if (!aux)
         return hcq_err(HCQ_ERR_NOMEM, "copy helper channel");
-    enum hcq_status st = pb_chan_init(pq, aux, KMD_ENGINE_COPY, PB_SYS_AUX_TL);
+    /* A copy queue's helper is its own asynchronous copy engine (host copies at PCIe speed,
+     * device copies the kernel cannot take); a compute queue's stays the GR copy engine. */
+    enum kmd_engine kind = pq->q->kind == HCQ_QUEUE_COPY ? KMD_ENGINE_COPY_ASYNC : KMD_ENGINE_COPY;
+    enum hcq_status st = pb_chan_init(pq, aux, kind, PB_SYS_AUX_TL);
     if (st != HCQ_OK) {
         pb_chan_fini(pq, aux);
         free(aux);
         return st;
     }
     pq->aux = aux;
+    pq->main_work = true; /* the main channel may have work in flight from before */
     HCQ_LOG_DEBUG("queue %p: copy helper channel (token 0x%x) for copies on a compute queue", (void *)pq->q,
                   aux->kc->token);
     return HCQ_OK;
+}
+
+void
+pb_xch_get(struct pb_queue *pq, uint32_t n)
+{
+    if (n > PB_CE_SPLIT_MAX - 1)
+        n = PB_CE_SPLIT_MAX - 1;
+    while (!pq->xch_failed && pq->xch_count < n) {
+        struct pb_chan *x = calloc(1, sizeof(*x));
+        enum hcq_status st = x ? pb_chan_init(pq, x, KMD_ENGINE_COPY_ASYNC, PB_SYS_XTL(pq->xch_count))
+                               : hcq_err(HCQ_ERR_NOMEM, "split copy channel");
+        /* A channel the kmd had to put on the GR copy engine would not add bandwidth. */
+        if (st == HCQ_OK && x->kc->engine == KMD_ENGINE_COPY_ASYNC) {
+            pq->xch[pq->xch_count++] = x;
+            HCQ_LOG_DEBUG("queue %p: split copy channel %u (token 0x%x)", (void *)pq->q, pq->xch_count,
+                          x->kc->token);
+            continue;
+        }
+        HCQ_LOG_WARN("queue %p: copies split over %u channels at most: %s", (void *)pq->q, 1 + pq->xch_count,
+                     st != HCQ_OK ? hcq_last_error() : "no further asynchronous copy engine");
+        pq->xch_failed = true;
+        if (x) {
+            pb_chan_fini(pq, x);
+            free(x);
+        }
+    }
 }
 
 /* ==== Local memory (rm.md §8.3, nvgpu.md §6.8) ==== */
@@ -464,6 +500,10 @@ pb_queue_destroy(struct hcq_queue *q)
         pb_chan_fini(pq, pq->aux);
         free(pq->aux);
     }
+    for (uint32_t i = 0; i < pq->xch_count; i++) {
+        pb_chan_fini(pq, pq->xch[i]);
+        free(pq->xch[i]);
+    }
     pb_chan_fini(pq, &pq->main);
     pb_local_retire(pq, true);
     kmd_mem_free(pd->kmd, pq->local);
@@ -497,13 +537,26 @@ pb_queue_create(struct hcq_device *dev, struct hcq_queue *q)
     st = pb_ring_init(&pq->ring, PB_STREAM_B, PB_STREAM_FENCES);
     if (st != HCQ_OK)
         goto fail;
-    enum kmd_engine engine = q->kind == HCQ_QUEUE_COMPUTE ? KMD_ENGINE_COMPUTE : KMD_ENGINE_COPY;
+    /*
+     * A copy queue on a discrete GPU runs like a compute queue: device-to-device copies are the
+     * copy kernel on a compute channel of its own, everything else goes to its helper on an
+     * asynchronous copy engine (pb_aux_get). Measured on H100 (docs/status.md): the best copy
+     * engine moves 0.7-1.1 TB/s from 1 MiB, splitting over the others only slows it down, while
+     * the kernel reaches cuMemcpyDtoDAsync's 3-3.8 TB/s (which runs on the SMs too: no copy
+     * engine moves that). PB_COPYQ=ce: the copy queue is one asynchronous copy engine channel,
+     * as on unified-memory Tegra.
+     */
+    enum kmd_engine engine = KMD_ENGINE_COMPUTE;
+    const char *cq = getenv("PB_COPYQ");
+    if (q->kind == HCQ_QUEUE_COPY && (pd->kmd->info.unified_memory || (cq && !strcmp(cq, "ce"))))
+        engine = KMD_ENGINE_COPY_ASYNC;
     st = pb_chan_init(pq, &pq->main, engine, PB_SYS_MAIN_TL);
     if (st != HCQ_OK)
         goto fail;
-    if (engine == KMD_ENGINE_COMPUTE) {
+    if (engine == KMD_ENGINE_COMPUTE && q->kind == HCQ_QUEUE_COMPUTE) {
         /* Local memory for kernels without stack needs, as tinygrad sets up at init
-         * (rm.md §5.5): most launches then never grow it. */
+         * (rm.md §5.5): most launches then never grow it. A copy queue reserves it at its first
+         * copy kernel (pb_launch), so queues that only move host data never hold it. */
         bool changed;
         st = pb_local_reserve(pq, PB_LOCAL_HEADROOM_B, &changed);
         if (st != HCQ_OK)

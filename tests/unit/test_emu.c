@@ -594,6 +594,133 @@ done:
     kt_close(&k);
 }
 
+/* ==== Copy queues on asynchronous copy engines (docs/rm-backend.md "Copy engines") ==== */
+
+/* The engine type of k's channel's group (the emulated RM's record). */
+static uint32_t
+kt_engine_type(struct kt *k, const struct kmd_channel *ch)
+{
+    return emu_rm_chan_engine_type(k->d, ch->token);
+}
+
+/* A hand-built copy-engine copy of n bytes inside k->mem, then a host release of `payload`
+ * into KT_SEM; true when it completed with the data in place. */
+static bool
+kt_ce_copy_runs(struct kt *k, struct kmd_channel *ch, uint32_t n, uint64_t payload)
+{
+    uint8_t *m = k->mem->map;
+    for (uint32_t i = 0; i < n; i++)
+        m[KT_DATA + i] = (uint8_t)(i * 7 + 1);
+    memset(m + KT_DATA + n, 0, n);
+    uint32_t dw[64];
+    struct gpu_push p;
+    gpu_push_init(&p, dw, 64);
+    gpu_push_copy_init(&p, k->arch->copy_cls);
+    gpu_push_ce_copy(&p, k->mem->va + KT_DATA + n, k->mem->va + KT_DATA, n);
+    if (gpu_push_ce_sem_release(&p, k->arch->copy_cls, k->mem->va + KT_SEM + 8, 0, true) != HCQ_OK)
+        return false; /* the CE flush before the host release (pb_build.c pb_ce_flush) */
+    gpu_push_sem_release(&p, k->mem->va + KT_SEM, payload, false);
+    struct kmd_channel *saved = k->ch;
+    k->ch = ch;
+    kt_submit(k, dw, p.count);
+    k->ch = saved;
+    return kt_wait64((volatile uint64_t *)(m + KT_SEM), payload, 2000 * MS) &&
+           !memcmp(m + KT_DATA, m + KT_DATA + n, n);
+}
+
+/* COPY_ASYNC channels land on the asynchronous copy engines of the engine list in UVM's
+ * order (most PCEs, then unshared, then index: the model's COPY3, COPY4, COPY5 with two
+ * PCEs, COPY2 with one shared), each in a group of its own, spread by use; COPY channels
+ * stay in the GR group; copies run on them. */
+TEST(lce_selection)
+{
+    struct kt k;
+    struct kmd_channel *more[4] = {NULL};
+    CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COPY_ASYNC));
+    CHECK(k.kmd->info.async_copy_engines == 4);
+    CHECK(k.ch->engine == KMD_ENGINE_COPY_ASYNC && k.ch->obj_cls == k.arch->copy_cls);
+    CHECKF(kt_engine_type(&k, k.ch) == NV2080_ENGINE_TYPE_COPY0 + 3, "engine 0x%x", kt_engine_type(&k, k.ch));
+    static const uint32_t next[] = {4, 5, 2, 3}; /* fewest channels first, ties by rank */
+    for (int i = 0; i < 4; i++) {
+        CHECK_OK(kmd_channel_create(k.kmd, KMD_ENGINE_COPY_ASYNC, 64, &more[i]));
+        CHECKF(kt_engine_type(&k, more[i]) == NV2080_ENGINE_TYPE_COPY0 + next[i], "channel %d: engine 0x%x",
+               i, kt_engine_type(&k, more[i]));
+    }
+    CHECK(kt_ce_copy_runs(&k, k.ch, 4096, 1));
+    CHECK(kt_ce_copy_runs(&k, more[2], 8192, 2));
+    struct kmd_channel *gr = NULL;
+    CHECK_OK(kmd_channel_create(k.kmd, KMD_ENGINE_COPY, 64, &gr));
+    CHECK(gr->engine == KMD_ENGINE_COPY && kt_engine_type(&k, gr) == NV2080_ENGINE_TYPE_GRAPHICS);
+    kmd_channel_destroy(k.kmd, gr);
+    char why[256];
+    CHECK_OK(kmd_check(k.kmd, why, sizeof why));
+done:
+    for (int i = 0; i < 4; i++)
+        if (more[i])
+            kmd_channel_destroy(k.kmd, more[i]);
+    kt_close(&k);
+}
+
+/* No asynchronous copy engine in the list (lces=0), the knob HCQ_RM_COPY_ENGINE=grce, or a
+ * group the driver refuses on every LCE: COPY_ASYNC channels come back as COPY channels in
+ * the GR group and still copy. One refused LCE only moves the channel to the next one. */
+TEST(lce_fallback)
+{
+    struct kt k;
+    CHECK_OPEN(kt_open(&k, "gh100,lces=0", KMD_ENGINE_COPY_ASYNC));
+    CHECK(k.kmd->info.async_copy_engines == 0);
+    CHECK(k.ch->engine == KMD_ENGINE_COPY && kt_engine_type(&k, k.ch) == NV2080_ENGINE_TYPE_GRAPHICS);
+    CHECK(kt_ce_copy_runs(&k, k.ch, 4096, 1));
+    kt_close(&k);
+
+    setenv("HCQ_RM_COPY_ENGINE", "grce", 1);
+    enum hcq_status st = kt_open(&k, "gh100", KMD_ENGINE_COPY_ASYNC);
+    unsetenv("HCQ_RM_COPY_ENGINE");
+    CHECK_OPEN(st);
+    CHECK(k.kmd->info.async_copy_engines == 0);
+    CHECK(k.ch->engine == KMD_ENGINE_COPY && kt_engine_type(&k, k.ch) == NV2080_ENGINE_TYPE_GRAPHICS);
+    kt_close(&k);
+
+    /* the first group made is the LCE one: refused, the next LCE takes the channel */
+    CHECK_OPEN(kt_open(&k, "gh100,fail_ioctl=KEPLER_CHANNEL_GROUP_A@1", KMD_ENGINE_COPY_ASYNC));
+    CHECK(k.ch->engine == KMD_ENGINE_COPY_ASYNC && kt_engine_type(&k, k.ch) == NV2080_ENGINE_TYPE_COPY0 + 4);
+    CHECK(k.kmd->info.async_copy_engines == 3);
+    kt_close(&k);
+
+    /* one LCE, refused: the GR copy engine */
+    CHECK_OPEN(kt_open(&k, "gh100,lces=1,fail_ioctl=UVM_REGISTER_CHANNEL@1", KMD_ENGINE_COPY_ASYNC));
+    CHECK(k.ch->engine == KMD_ENGINE_COPY && kt_engine_type(&k, k.ch) == NV2080_ENGINE_TYPE_GRAPHICS);
+    CHECK(k.kmd->info.async_copy_engines == 0);
+    CHECK(kt_ce_copy_runs(&k, k.ch, 4096, 3));
+done:
+    unsetenv("HCQ_RM_COPY_ENGINE");
+    kt_close(&k);
+}
+
+/* A fault on an LCE channel (a release to an unmapped VA) reaches its error notifier; check()
+ * reports the device lost, naming the channel's engine and the Xid. */
+TEST(lce_fault_is_device_lost)
+{
+    struct kt k;
+    CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COPY_ASYNC));
+    CHECK(k.ch->engine == KMD_ENGINE_COPY_ASYNC);
+    uint32_t dw[16];
+    struct gpu_push p;
+    gpu_push_init(&p, dw, 16);
+    gpu_push_copy_init(&p, k.arch->copy_cls);
+    gpu_push_sem_release(&p, 0xFF00000000ull, 1, false);
+    kt_submit(&k, dw, p.count);
+    char why[256] = "";
+    uint64_t t0 = hcq_time_ns();
+    enum hcq_status st;
+    while ((st = kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
+        usleep(1000);
+    CHECK(st == HCQ_ERR_DEVICE_LOST);
+    CHECKF(strstr(why, "on COPY3") && strstr(why, "Xid 31"), "reason: %s", why);
+done:
+    kt_close(&k);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -610,6 +737,9 @@ main(int argc, char **argv)
         TH_CASE(gpu_malformed_and_unmapped),
         TH_CASE(inject_drop_doorbell),
         TH_CASE(doorbell_wrong_token_does_not_run),
+        TH_CASE(lce_selection),
+        TH_CASE(lce_fallback),
+        TH_CASE(lce_fault_is_device_lost),
     };
     return th_run("emu", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1);
 }

@@ -183,7 +183,8 @@ nvgpu_chan_create(struct kmd *kmd, enum kmd_engine engine, uint32_t entries, str
     if (!c)
         return hcq_err(HCQ_ERR_NOMEM, "nvgpu_chan_create: out of host memory");
     c->fd = -1;
-    c->base.engine = engine;
+    /* nvgpu has one copy engine for us: a copy queue's COPY_ASYNC channel is a COPY one. */
+    c->base.engine = engine == KMD_ENGINE_COMPUTE ? KMD_ENGINE_COMPUTE : KMD_ENGINE_COPY;
     c->base.priv = c;
     nvgpu_chan_link(k, c);
     enum hcq_status st = nvgpu_chan_open_bind(k, c);

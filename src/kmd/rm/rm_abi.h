@@ -717,6 +717,65 @@ RM_ABI_CHECK(NV2080_CTRL_FB_INFO, 8);
 RM_ABI_CHECK(NV2080_CTRL_FB_GET_INFO_PARAMS, 16);
 RM_ABI_OFF(NV2080_CTRL_FB_GET_INFO_PARAMS, fbInfoList, 0x8);
 
+/* ==== Copy engines (not in rm.md: open-gpu-kernel-modules tag 580.95.05, files cited) ==== */
+
+/* cl2080_notification.h: engine types of the 20 logical copy engines (LCEs) - COPY0..9 are
+ * 0x09..0x12, COPY10..19 0x34..0x3D (NV2080_ENGINE_TYPE_COPY(i), _IS_COPY, _COPY_IDX). */
+#define NV2080_ENGINE_TYPE_COPY0 0x09u
+#define NV2080_ENGINE_TYPE_COPY9 0x12u
+#define NV2080_ENGINE_TYPE_COPY10 0x34u
+#define NV2080_ENGINE_TYPE_COPY19 0x3Du
+#define RM_ENGINE_TYPE_IS_COPY(e)                                                                            \
+    (((e) >= NV2080_ENGINE_TYPE_COPY0 && (e) <= NV2080_ENGINE_TYPE_COPY9) ||                                 \
+     ((e) >= NV2080_ENGINE_TYPE_COPY10 && (e) <= NV2080_ENGINE_TYPE_COPY19))
+#define RM_ENGINE_TYPE_COPY_IDX(e)                                                                           \
+    ((e) <= NV2080_ENGINE_TYPE_COPY9 ? (e)-NV2080_ENGINE_TYPE_COPY0 : (e)-NV2080_ENGINE_TYPE_COPY10 + 10)
+
+/* ctrl2080gpu.h: the subdevice's engine list (NV2080_ENGINE_TYPE_* values). The list size is
+ * NV2080_ENGINE_TYPE_LAST (0x54 on 580; 0x34 on older branches, which our version check
+ * refuses). */
+#define NV2080_CTRL_CMD_GPU_GET_ENGINES_V2 0x20800170u
+#define NV2080_GPU_MAX_ENGINES_LIST_SIZE 0x54u
+typedef struct {
+    uint32_t engineCount;
+    uint32_t engineList[NV2080_GPU_MAX_ENGINES_LIST_SIZE];
+} NV2080_CTRL_GPU_GET_ENGINES_V2_PARAMS;
+RM_ABI_CHECK(NV2080_CTRL_GPU_GET_ENGINES_V2_PARAMS, 340);
+RM_ABI_OFF(NV2080_CTRL_GPU_GET_ENGINES_V2_PARAMS, engineList, 0x4);
+
+/* ctrl2080ce.h: capabilities of one copy engine, two bytes of flags (byte:mask). */
+#define NV2080_CTRL_CMD_CE_GET_CAPS_V2 0x20802A03u
+#define NV2080_CTRL_CE_CAPS_TBL_SIZE 2u
+typedef struct {
+    uint32_t ceEngineType; /* NV2080_ENGINE_TYPE_COPY(i) */
+    uint8_t capsTbl[NV2080_CTRL_CE_CAPS_TBL_SIZE];
+    uint8_t pad0[2];
+} NV2080_CTRL_CE_GET_CAPS_V2_PARAMS;
+RM_ABI_CHECK(NV2080_CTRL_CE_GET_CAPS_V2_PARAMS, 8);
+RM_ABI_OFF(NV2080_CTRL_CE_GET_CAPS_V2_PARAMS, capsTbl, 0x4);
+#define NV2080_CTRL_CE_CAPS_CE_GRCE 0x01u       /* byte 0: a GR copy engine (runs in GR's group) */
+#define NV2080_CTRL_CE_CAPS_CE_SHARED 0x02u     /* byte 0: shares its PCEs with another LCE */
+#define NV2080_CTRL_CE_CAPS_CE_NVLINK_P2P 0x10u /* byte 0: meant for NVLink peer traffic */
+
+/* ctrl2080ce.h: the physical copy engines (PCEs) behind one LCE, a bit each. */
+#define NV2080_CTRL_CMD_CE_GET_CE_PCE_MASK 0x20802A02u
+typedef struct {
+    uint32_t ceEngineType;
+    uint32_t pceMask;
+} NV2080_CTRL_CE_GET_CE_PCE_MASK_PARAMS;
+RM_ABI_CHECK(NV2080_CTRL_CE_GET_CE_PCE_MASK_PARAMS, 8);
+RM_ABI_OFF(NV2080_CTRL_CE_GET_CE_PCE_MASK_PARAMS, pceMask, 0x4);
+
+/* clb0b5sw.h: allocation parameters of a copy-class object; VERSION_1 reads engineType as an
+ * NV2080_ENGINE_TYPE (UVM's engineAllocate in nv_gpu_ops.c passes this for its CE channels). */
+#define NVB0B5_ALLOCATION_PARAMETERS_VERSION_1 1u
+typedef struct {
+    uint32_t version;
+    uint32_t engineType;
+} NVB0B5_ALLOCATION_PARAMETERS;
+RM_ABI_CHECK(NVB0B5_ALLOCATION_PARAMETERS, 8);
+RM_ABI_OFF(NVB0B5_ALLOCATION_PARAMETERS, engineType, 0x4);
+
 /* ==== UVM (/dev/nvidia-uvm, raw request numbers; rm.md §1.4) ==== */
 
 #define UVM_INITIALIZE 0x30000001ul

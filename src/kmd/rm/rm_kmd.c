@@ -604,6 +604,7 @@ rm_kmd_create(const struct sys *sys, int index, struct kmd **kmd_out)
         return st;
     }
     rm_name_vram(k);
+    rm_lce_probe(k);
     k->base.info.has_uvm = true;
     HCQ_LOG_INFO("rm: %s (%s, sm_%u, %u SMs, %llu MiB) driver %s, classes gpfifo 0x%04x compute 0x%04x copy "
                  "0x%04x usermode 0x%04x",

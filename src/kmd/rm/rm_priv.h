@@ -84,9 +84,21 @@ struct rm_mem {
     bool dma_mapped;         /* RM_MAP_MEMORY_DMA done */
 };
 
+/* An asynchronous copy engine (LCE) a copy queue's channel may run on (rm_chan.c). */
+struct rm_lce {
+    uint32_t engine_type; /* NV2080_ENGINE_TYPE_COPY(i) */
+    uint32_t pce_mask;    /* physical engines behind it (0: the driver did not say) */
+    uint8_t caps[2];      /* NV2080_CTRL_CE_GET_CAPS_V2 capsTbl */
+    uint32_t chans;       /* live channels of ours on it */
+    bool failed;          /* making a channel on it failed: not tried again */
+};
+#define RM_LCE_MAX 20u /* COPY0..COPY19 */
+
 struct rm_chan {
     struct kmd_channel base;
     struct rm_chan *prev, *next;
+    uint32_t htsg;           /* the channel's group: the kmd's GR TSG, or its own on an LCE */
+    int lce;                 /* index into rm_kmd.lces, -1 on the GR TSG */
     uint32_t hchan;          /* GPFIFO channel */
     uint32_t hobj;           /* engine object (compute or copy class) */
     struct rm_mem *area;     /* ring + USERD, vidmem, contiguous, CPU-mapped */
@@ -113,8 +125,14 @@ struct rm_kmd {
     void *low_reserve; /* the PROT_NONE reservation of the low region */
     struct rm_va_heap va_low, va_high;
     bool uvm_initialized, uvm_gpu, uvm_vaspace;
-    uint32_t chan_count;  /* channels created so far (naming) */
-    uint32_t gr_objects;  /* live compute-class objects in the TSG */
+    uint32_t chan_count; /* channels created so far (naming) */
+    uint32_t gr_objects; /* live compute-class objects in the TSG */
+    /* Asynchronous copy engines, best first (rm_lce_probe); lce_off: COPY_ASYNC channels go
+     * to the GR copy engine (HCQ_RM_COPY_ENGINE=grce, or none usable), lce_why says why. */
+    struct rm_lce lces[RM_LCE_MAX];
+    uint32_t lce_count;
+    bool lce_off;
+    char lce_why[160];
     pthread_mutex_t lock; /* VA heaps, live lists, next_handle */
     bool lock_init;
     struct rm_mem *mems;
@@ -175,6 +193,9 @@ HCQ_MUST_CHECK enum hcq_status rm_chan_create(struct kmd *kmd, enum kmd_engine e
                                               struct kmd_channel **chan_out);
 void rm_chan_destroy(struct kmd *kmd, struct kmd_channel *chan);
 void rm_chan_kick(struct kmd *kmd, struct kmd_channel *chan, uint32_t put);
+/* Read the engine list and rank the asynchronous copy engines (rm_kmd_create; never fails:
+ * a driver that refuses the controls leaves COPY_ASYNC channels on the GR copy engine). */
+void rm_lce_probe(struct rm_kmd *k);
 HCQ_MUST_CHECK enum hcq_status rm_chan_check(struct kmd *kmd, char *reason, size_t reason_B);
 
 #endif /* RM_PRIV_H */
