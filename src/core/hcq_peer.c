@@ -7,7 +7,7 @@
  * Host memory (HCQ_MEM_HOST buffers, imported host memory, device memory of unified-memory
  * devices) reaches any device: its pages are imported into the other device like any
  * host memory. Device memory (VRAM) of another GPU needs the backend's peer path
- * (buf_peer_map: CUDA peer access); without one the map is refused with
+ * (buf_peer_map: CUDA peer access, rm peer mappings with HCQ_RM_PEER=1); without one the map is refused with
  * HCQ_ERR_UNSUPPORTED and callers stage through host memory.
  *
  * Signals live in pages of host memory (hcq_signal.c), so a queue of device B uses a
@@ -18,6 +18,7 @@
  */
 #include "hcq_priv.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,6 +159,7 @@ hcq_buf_peer_map(struct hcq_device *dev, struct hcq_buf *buf, struct hcq_buf **a
     *alias_out = NULL;
     if (buf->dev == dev)
         return hcq_err(HCQ_ERR_INVALID, "hcq_buf_peer_map: the buffer already belongs to %s", dev->info.spec);
+    char why[256] = ""; /* the backend's reason for refusing a peer path */
     if (dev->ops->buf_peer_map) {
         struct hcq_buf *a = calloc(1, sizeof *a);
         if (!a)
@@ -176,14 +178,15 @@ hcq_buf_peer_map(struct hcq_device *dev, struct hcq_buf *buf, struct hcq_buf **a
         free(a);
         if (st != HCQ_ERR_UNSUPPORTED)
             return st;
+        snprintf(why, sizeof why, "%s", hcq_last_error());
     }
     bool host_memory = (buf->flags & HCQ_MEM_HOST) || buf->imported || buf->dev->info.unified_memory;
     if (!host_memory || !buf->map)
         return hcq_err(
             HCQ_ERR_UNSUPPORTED,
             "hcq_buf_peer_map: device memory of %s is not reachable from %s (no peer access between "
-            "them); stage through host memory",
-            buf->dev->info.spec, dev->info.spec);
+            "them%s%s); stage through host memory",
+            buf->dev->info.spec, dev->info.spec, why[0] ? ": " : "", why);
     /* Host memory: import its pages (allocations are whole pages; imports must be). */
     uintptr_t host = (uintptr_t)buf->map & ~(uintptr_t)(PEER_PAGE_B - 1);
     uint64_t lead_B = (uintptr_t)buf->map - host;

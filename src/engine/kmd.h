@@ -92,6 +92,13 @@ struct kmd_ops {
     void (*mem_free)(struct kmd *kmd, struct kmd_mem *mem);
     /* (optional) Map page-aligned host memory for the GPU. NULL: HCQ_ERR_UNSUPPORTED. */
     enum hcq_status (*mem_import_host)(struct kmd *kmd, void *ptr, uint64_t size_B, struct kmd_mem **mem_out);
+    /* (optional) Map `mem`, device memory of another kmd `owner` of the same kind in this
+     * process, into this kmd's GPU VA space (peer-to-peer over NVLink or PCIe): *mem_out is a
+     * kmd_mem of this kmd (va reaches owner's memory, map NULL), freed with mem_free before
+     * `owner` goes. HCQ_ERR_UNSUPPORTED (reason recorded quietly) when the pair cannot, so
+     * callers stage through host memory. NULL: HCQ_ERR_UNSUPPORTED. */
+    enum hcq_status (*mem_peer_map)(struct kmd *kmd, struct kmd *owner, struct kmd_mem *mem,
+                                    struct kmd_mem **mem_out);
     /* Create a channel (GPFIFO ring of `entries`, USERD, engine object bound). Required. */
     enum hcq_status (*channel_create)(struct kmd *kmd, enum kmd_engine engine, uint32_t entries,
                                       struct kmd_channel **chan_out);
@@ -152,6 +159,14 @@ kmd_mem_import_host(struct kmd *kmd, void *ptr, uint64_t size_B, struct kmd_mem 
     if (!kmd->ops->mem_import_host)
         return HCQ_ERR_UNSUPPORTED;
     return kmd->ops->mem_import_host(kmd, ptr, size_B, mem_out);
+}
+
+static inline HCQ_MUST_CHECK enum hcq_status
+kmd_mem_peer_map(struct kmd *kmd, struct kmd *owner, struct kmd_mem *mem, struct kmd_mem **mem_out)
+{
+    if (!kmd->ops->mem_peer_map || owner->ops != kmd->ops)
+        return HCQ_ERR_UNSUPPORTED; /* the caller says why */
+    return kmd->ops->mem_peer_map(kmd, owner, mem, mem_out);
 }
 
 static inline HCQ_MUST_CHECK enum hcq_status

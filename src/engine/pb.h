@@ -205,6 +205,8 @@ void pb_pool_init(struct pb_pool *p, uint64_t device_mem_B);
 /* A block of `kind` holding at least size_B bytes (cached or new); *mem_out its memory. */
 HCQ_MUST_CHECK enum hcq_status pb_pool_alloc(struct pb_dev *pd, uint32_t kind, uint64_t size_B,
                                              struct pb_block **out, struct kmd_mem **mem_out);
+/* The driver memory behind a block (buf->priv of a pool buffer). */
+struct kmd_mem *pb_block_mem(struct pb_block *b);
 /* Keep the block for reuse, or give it back to the driver (past the cap, device lost). */
 void pb_pool_free(struct pb_dev *pd, struct pb_block *b);
 /* Give every cached block back; returns the bytes. */

@@ -115,6 +115,35 @@ pb_buf_import_host(struct hcq_device *dev, struct hcq_buf *buf)
     return HCQ_OK;
 }
 
+static enum hcq_status pb_buf_peer_map(struct hcq_device *dev, struct hcq_buf *buf, struct hcq_buf *alias);
+
+/* Device memory of another engine device mapped into this one by the kmd (rm: NVLink or
+ * PCIe peer-to-peer, rm_peer.c); alias is freed like imported memory (pb_buf_free). Host
+ * memory is refused quietly: hcq_buf_peer_map imports its pages instead. */
+static enum hcq_status
+pb_buf_peer_map(struct hcq_device *dev, struct hcq_buf *buf, struct hcq_buf *alias)
+{
+    struct pb_dev *pd = pb_dev(dev);
+    if (buf->dev->ops->buf_peer_map != pb_buf_peer_map)
+        return hcq_err_quiet(HCQ_ERR_UNSUPPORTED, "%s is not a device of the pushbuffer engine",
+                             buf->dev->info.spec);
+    struct pb_dev *owner = pb_dev(buf->dev);
+    if ((buf->flags & HCQ_MEM_HOST) || buf->imported || !buf->priv || owner->kmd->info.unified_memory)
+        return hcq_err_quiet(HCQ_ERR_UNSUPPORTED, "not device memory");
+    if (!pd->kmd->ops->mem_peer_map || pd->kmd->ops != owner->kmd->ops)
+        return hcq_err_quiet(HCQ_ERR_UNSUPPORTED, "the %s kernel driver has no peer mappings to %s",
+                             dev->info.backend, buf->dev->info.spec);
+    struct kmd_mem *m = NULL;
+    enum hcq_status st = kmd_mem_peer_map(pd->kmd, owner->kmd, pb_block_mem(buf->priv), &m);
+    if (st != HCQ_OK)
+        return st;
+    alias->va = m->va;
+    alias->map = NULL; /* the CPU reaches it through the owner only */
+    alias->priv = m;
+    alias->handle = m->handle;
+    return HCQ_OK;
+}
+
 /* ==== Faults and clock ==== */
 
 enum hcq_status
@@ -224,6 +253,7 @@ static const struct hcq_backend_ops pb_ops_template = {
     .buf_alloc = pb_buf_alloc,
     .buf_free = pb_buf_free,
     .buf_import_host = pb_buf_import_host,
+    .buf_peer_map = pb_buf_peer_map,
     .program_load = pb_program_load,
     .program_unload = pb_program_unload,
     .queue_create = pb_queue_create,

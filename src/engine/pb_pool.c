@@ -36,6 +36,12 @@ struct pb_block {
     uint32_t kind;
 };
 
+struct kmd_mem *
+pb_block_mem(struct pb_block *b)
+{
+    return b->mem;
+}
+
 static uint64_t
 pb_pool_class(uint64_t size_B)
 {

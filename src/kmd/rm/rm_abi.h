@@ -776,6 +776,54 @@ typedef struct {
 RM_ABI_CHECK(NVB0B5_ALLOCATION_PARAMETERS, 8);
 RM_ABI_OFF(NVB0B5_ALLOCATION_PARAMETERS, engineType, 0x4);
 
+/* ==== Peer-to-peer (not in rm.md: open-gpu-kernel-modules tag 580.95.05, files cited) ==== */
+
+/* ctrl0000system.h: P2P capabilities between the GPUs named by gpu id (NV_ESC_CARD_INFO
+ * gpu_id), issued on the client. busPeerIds[X * gpuCount + Y] is the peer id GPU X uses for
+ * GPU Y (NV0000_CTRL_SYSTEM_GET_P2P_CAPS_INVALID_PEER when none). */
+#define NV0000_CTRL_CMD_SYSTEM_GET_P2P_CAPS_V2 0x12Bu
+#define NV0000_CTRL_SYSTEM_MAX_ATTACHED_GPUS 32u
+#define NV0000_CTRL_SYSTEM_MAX_ATTACHED_GPUS_SQUARED 1024u
+#define NV0000_CTRL_P2P_CAPS_INDEX_TABLE_SIZE 9u
+typedef struct {
+    uint32_t gpuIds[NV0000_CTRL_SYSTEM_MAX_ATTACHED_GPUS];
+    uint32_t gpuCount;
+    uint32_t p2pCaps; /* NV0000_CTRL_SYSTEM_GET_P2P_CAPS_* bits */
+    uint32_t p2pOptimalReadCEs;
+    uint32_t p2pOptimalWriteCEs;
+    uint8_t p2pCapsStatus[NV0000_CTRL_P2P_CAPS_INDEX_TABLE_SIZE]; /* NV0000_P2P_CAPS_STATUS_*, by index */
+    uint8_t pad0[3];
+    uint32_t busPeerIds[NV0000_CTRL_SYSTEM_MAX_ATTACHED_GPUS_SQUARED];
+    uint32_t busEgmPeerIds[NV0000_CTRL_SYSTEM_MAX_ATTACHED_GPUS_SQUARED];
+} NV0000_CTRL_SYSTEM_GET_P2P_CAPS_V2_PARAMS;
+RM_ABI_CHECK(NV0000_CTRL_SYSTEM_GET_P2P_CAPS_V2_PARAMS, 8348);
+RM_ABI_OFF(NV0000_CTRL_SYSTEM_GET_P2P_CAPS_V2_PARAMS, gpuCount, 0x80);
+RM_ABI_OFF(NV0000_CTRL_SYSTEM_GET_P2P_CAPS_V2_PARAMS, p2pCaps, 0x84);
+RM_ABI_OFF(NV0000_CTRL_SYSTEM_GET_P2P_CAPS_V2_PARAMS, p2pOptimalReadCEs, 0x88);
+RM_ABI_OFF(NV0000_CTRL_SYSTEM_GET_P2P_CAPS_V2_PARAMS, p2pOptimalWriteCEs, 0x8C);
+RM_ABI_OFF(NV0000_CTRL_SYSTEM_GET_P2P_CAPS_V2_PARAMS, p2pCapsStatus, 0x90);
+RM_ABI_OFF(NV0000_CTRL_SYSTEM_GET_P2P_CAPS_V2_PARAMS, busPeerIds, 0x9C);
+RM_ABI_OFF(NV0000_CTRL_SYSTEM_GET_P2P_CAPS_V2_PARAMS, busEgmPeerIds, 0x109C);
+/* p2pCaps bits (single-bit fields i:i in the header) */
+#define NV0000_CTRL_SYSTEM_GET_P2P_CAPS_WRITES_SUPPORTED (1u << 0)
+#define NV0000_CTRL_SYSTEM_GET_P2P_CAPS_READS_SUPPORTED (1u << 1)
+#define NV0000_CTRL_SYSTEM_GET_P2P_CAPS_NVLINK_SUPPORTED (1u << 3)
+#define NV0000_CTRL_SYSTEM_GET_P2P_CAPS_ATOMICS_SUPPORTED (1u << 4)
+#define NV0000_CTRL_SYSTEM_GET_P2P_CAPS_PCI_SUPPORTED (1u << 6)
+#define NV0000_CTRL_SYSTEM_GET_P2P_CAPS_C2C_SUPPORTED (1u << 12)
+#define NV0000_CTRL_SYSTEM_GET_P2P_CAPS_PCI_BAR1_SUPPORTED (1u << 13)
+/* p2pCapsStatus indices and values */
+#define NV0000_CTRL_P2P_CAPS_INDEX_READ 0u
+#define NV0000_CTRL_P2P_CAPS_INDEX_WRITE 1u
+#define NV0000_CTRL_P2P_CAPS_INDEX_NVLINK 2u
+#define NV0000_P2P_CAPS_STATUS_OK 0x00u
+#define NV0000_P2P_CAPS_STATUS_CHIPSET_NOT_SUPPORTED 0x01u
+#define NV0000_P2P_CAPS_STATUS_GPU_NOT_SUPPORTED 0x02u
+#define NV0000_P2P_CAPS_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED 0x03u
+#define NV0000_P2P_CAPS_STATUS_DISABLED_BY_REGKEY 0x04u
+#define NV0000_P2P_CAPS_STATUS_NOT_SUPPORTED 0x05u
+#define NV0000_CTRL_SYSTEM_GET_P2P_CAPS_INVALID_PEER 0xFFFFFFFFu
+
 /* ==== UVM (/dev/nvidia-uvm, raw request numbers; rm.md §1.4) ==== */
 
 #define UVM_INITIALIZE 0x30000001ul
@@ -784,6 +832,7 @@ RM_ABI_OFF(NVB0B5_ALLOCATION_PARAMETERS, engineType, 0x4);
 #define UVM_REGISTER_GPU 37ul
 #define UVM_REGISTER_GPU_VASPACE 25ul
 #define UVM_REGISTER_CHANNEL 27ul
+#define UVM_ENABLE_PEER_ACCESS 29ul /* PCIe peers only: NVLink peers come with registration (below) */
 #define UVM_MAP_EXTERNAL_ALLOCATION 33ul
 #define UVM_FREE 34ul
 #define UVM_CREATE_EXTERNAL_RANGE 73ul
@@ -901,5 +950,19 @@ typedef struct {
 RM_ABI_CHECK(UVM_FREE_PARAMS, 24);
 RM_ABI_OFF(UVM_FREE_PARAMS, rmStatus, 0x10);
 typedef UVM_FREE_PARAMS UVM_CREATE_EXTERNAL_RANGE_PARAMS;
+
+/* UVM_ENABLE_PEER_ACCESS (rm.md §1.4; uvm_ioctl.h): both GPUs must be registered in this VA
+ * space. UVM enables NVLink (and BAR1, C2C) peers itself when the second GPU of such a pair
+ * is registered and answers this ioctl with NV_ERR_INVALID_DEVICE for them: it retains PCIe
+ * peers only (uvm_va_space.c retain_pcie_peers_from_uuids, uvm_gpu.c
+ * uvm_gpu_retain_pcie_peer_access). */
+typedef struct {
+    uint8_t gpuUuidA[16];
+    uint8_t gpuUuidB[16];
+    uint32_t rmStatus;
+} UVM_ENABLE_PEER_ACCESS_PARAMS;
+RM_ABI_CHECK(UVM_ENABLE_PEER_ACCESS_PARAMS, 36);
+RM_ABI_OFF(UVM_ENABLE_PEER_ACCESS_PARAMS, gpuUuidB, 0x10);
+RM_ABI_OFF(UVM_ENABLE_PEER_ACCESS_PARAMS, rmStatus, 0x20);
 
 #endif /* RM_ABI_H */

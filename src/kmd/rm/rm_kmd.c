@@ -541,6 +541,8 @@ rm_kmd_destroy(struct kmd *kmd)
     rm_close_fd(k, &k->fd_ctl);
     if (k->lock_init)
         pthread_mutex_destroy(&k->lock);
+    if (k->peer_lock_init)
+        pthread_mutex_destroy(&k->peer_lock);
     free(k);
 }
 
@@ -549,6 +551,7 @@ const struct kmd_ops rm_kmd_ops = {
     .mem_alloc = rm_mem_alloc,
     .mem_free = rm_mem_free,
     .mem_import_host = rm_mem_import_host,
+    .mem_peer_map = rm_peer_map,
     .channel_create = rm_chan_create,
     .channel_destroy = rm_chan_destroy,
     .channel_kick = rm_chan_kick,
@@ -575,6 +578,11 @@ rm_kmd_create(const struct sys *sys, int index, struct kmd **kmd_out)
         return hcq_err(HCQ_ERR_NOMEM, "rm_kmd_create: mutex");
     }
     k->lock_init = true;
+    if (pthread_mutex_init(&k->peer_lock, NULL) != 0) {
+        rm_kmd_destroy(&k->base);
+        return hcq_err(HCQ_ERR_NOMEM, "rm_kmd_create: mutex");
+    }
+    k->peer_lock_init = true;
 
     enum hcq_status st = rm_nodes_open(k);
     if (st == HCQ_OK) /* step 2: root client, hRoot = parent = 0 */

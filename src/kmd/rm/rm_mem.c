@@ -334,7 +334,7 @@ rm_mem_gpu_map(struct rm_kmd *k, struct rm_mem *m)
 }
 
 /* Undo whatever of rm_mem's steps are done, in reverse order, and free m. */
-static void
+void
 rm_mem_release(struct rm_kmd *k, struct rm_mem *m)
 {
     uint64_t va = m->base.va, size = m->base.size_B;
@@ -371,7 +371,7 @@ rm_mem_release(struct rm_kmd *k, struct rm_mem *m)
 }
 
 /* VA for m from the low heap (CPU-visible or below 2^40) or the high one. */
-static enum hcq_status
+enum hcq_status
 rm_mem_va(struct rm_kmd *k, struct rm_mem *m, bool low, uint64_t align_B)
 {
     pthread_mutex_lock(&k->lock);
@@ -386,7 +386,7 @@ rm_mem_va(struct rm_kmd *k, struct rm_mem *m, bool low, uint64_t align_B)
     return HCQ_OK;
 }
 
-static void
+void
 rm_mem_publish(struct rm_kmd *k, struct rm_mem *m)
 {
     if (m->base.map && (hcq_debug_flags() & (HCQ_DEBUG_TRASH_MEM | HCQ_DEBUG_ZERO_MEM)))

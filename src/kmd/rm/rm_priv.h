@@ -69,6 +69,7 @@ enum rm_mem_kind {
     RM_MEM_SYSMEM_RM,   /* NV1_MEMORY_SYSTEM, RM-owned pages (rm.md §3.2) */
     RM_MEM_OSDESC_ANON, /* our anonymous pages at the VA, wrapped (rm.md §3.3) */
     RM_MEM_OSDESC_USER, /* caller's pages (mem_import_host), wrapped */
+    RM_MEM_PEER,        /* another kmd's vidmem mapped here through UVM (rm_peer.c) */
 };
 
 struct rm_mem {
@@ -83,6 +84,17 @@ struct rm_mem {
     bool uvm_range;          /* UVM_CREATE_EXTERNAL_RANGE done */
     bool dma_mapped;         /* RM_MAP_MEMORY_DMA done */
 };
+
+/* Another GPU this kmd maps memory of (rm_peer.c): set up once per pair, kept until the
+ * kmd closes (closing the UVM fd drops the registration and the peer enablement). */
+struct rm_peer {
+    uint32_t gpu_id;  /* NV_ESC_CARD_INFO gpu_id of the other GPU */
+    uint8_t uuid[16]; /* its UUID (UVM names GPUs by UUID) */
+    uint32_t p2p_caps;
+    bool ready;        /* registered in our UVM VA space, peer access on */
+    char refused[192]; /* why not ("" when ready or not tried) */
+};
+#define RM_PEER_MAX 8u
 
 /* An asynchronous copy engine (LCE) a copy queue's channel may run on (rm_chan.c). */
 struct rm_lce {
@@ -133,6 +145,10 @@ struct rm_kmd {
     uint32_t lce_count;
     bool lce_off;
     char lce_why[160];
+    struct rm_peer peers[RM_PEER_MAX]; /* rm_peer.c, under peer_lock */
+    uint32_t peer_count;
+    pthread_mutex_t peer_lock;
+    bool peer_lock_init;
     pthread_mutex_t lock; /* VA heaps, live lists, next_handle */
     bool lock_init;
     struct rm_mem *mems;
@@ -186,6 +202,18 @@ HCQ_MUST_CHECK enum hcq_status rm_mem_cpu_map(struct rm_kmd *k, uint32_t hmem, u
                                               bool via_ctl, void **map_out, uint64_t *cookie_out);
 /* Undo rm_mem_cpu_map: reservation back over the mapping (or munmap), RM_UNMAP_MEMORY. */
 void rm_mem_cpu_unmap(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, void *map, uint64_t cookie);
+
+/* Steps shared with rm_peer.c: a VA for m from the low or high heap, the live-list insert,
+ * and the release that undoes exactly the steps m's flags say were done (then frees m). */
+HCQ_MUST_CHECK enum hcq_status rm_mem_va(struct rm_kmd *k, struct rm_mem *m, bool low, uint64_t align_B);
+void rm_mem_publish(struct rm_kmd *k, struct rm_mem *m);
+void rm_mem_release(struct rm_kmd *k, struct rm_mem *m);
+
+/* ==== Peers (rm_peer.c) ==== */
+
+/* kmd_ops.mem_peer_map: owner's vidmem into k's VA space (HCQ_RM_PEER=1 only, see there). */
+HCQ_MUST_CHECK enum hcq_status rm_peer_map(struct kmd *kmd, struct kmd *owner, struct kmd_mem *mem,
+                                           struct kmd_mem **mem_out);
 
 /* ==== Channels (rm_chan.c) ==== */
 
