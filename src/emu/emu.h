@@ -95,7 +95,13 @@ struct emu_opts {
                                 L2 until an L2_FLUSH_DIRTY method (l2=noncoherent) */
     bool lces_set;           /* gh100/ga102: lces=N given */
     uint32_t lces;           /* ...asynchronous copy engines the engine list shows (0..8; default 4) */
+    uint32_t p2p;            /* gh100/ga102: how this GPU reaches the other emulated GPUs of the
+                                process (enum emu_p2p; p2p=nvlink|pcie|none, default nvlink) */
 };
+
+/* Peer links between emulated RM GPUs (the pair gets the weaker of its two options; GPUs of
+ * different chips get none). */
+enum emu_p2p { EMU_P2P_NVLINK = 0, EMU_P2P_PCIE = 1, EMU_P2P_NONE = 2 };
 
 /* Parse "gh100,fail_alloc=3,hang" (the part after "emu:") into *opts. */
 HCQ_MUST_CHECK enum hcq_status emu_opts_parse(const char *arg, struct emu_opts *opts);
@@ -119,6 +125,10 @@ void emu_dev_fault(struct emu_dev *d, char *buf, size_t buf_B);
 /* RM model, for tests: the NV2080 engine type of the channel group of the channel with
  * work-submit token `token` (GR for a channel without a group; 0 when there is none). */
 uint32_t emu_rm_chan_engine_type(struct emu_dev *d, uint32_t token);
+/* RM model, for leak tests: live RM objects (clients and everything under them) and UVM
+ * external ranges of all the device's UVM files. */
+uint32_t emu_rm_live_objects(struct emu_dev *d);
+uint32_t emu_rm_uvm_ranges(struct emu_dev *d);
 /* QMDs the GPU silently ignored (wrong version/type), for tests and debugging. */
 uint32_t emu_dev_ignored_qmds(struct emu_dev *d);
 /* Cubin launches stopped because a per-kernel constant bank was not bound (they hang). */

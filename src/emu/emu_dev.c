@@ -119,13 +119,16 @@ emu_opts_parse_one(struct emu_opts *o, const char *tok, size_t n)
     } else if (!strcmp(key, "lces") && eq && numeric && num <= 8) {
         o->lces_set = true;
         o->lces = (uint32_t)num;
+    } else if (!strcmp(key, "p2p") && eq &&
+               (!strcmp(val, "nvlink") || !strcmp(val, "pcie") || !strcmp(val, "none"))) {
+        o->p2p = !strcmp(val, "nvlink") ? EMU_P2P_NVLINK : !strcmp(val, "pcie") ? EMU_P2P_PCIE : EMU_P2P_NONE;
     } else if (!strcmp(key, "trace") && !eq) {
         o->trace = true;
     } else {
         return hcq_err(HCQ_ERR_INVALID,
                        "emu_opts_parse: unknown option '%s' (expected fail_alloc=N, fail_ioctl=NAME[@N], "
                        "fail_open=PATH, hang[=N], drop_doorbell[=N], corrupt_qmd[=N], l4t=35|36, "
-                       "nvmap_max=B, l2=noncoherent, lces=0..8, "
+                       "nvmap_max=B, l2=noncoherent, lces=0..8, p2p=nvlink|pcie|none, "
                        "trace)",
                        tok[0] ? key : "");
     }

@@ -472,12 +472,127 @@ emu_rm_open(struct emu_dev *d, const char *path, int flags, struct emu_fd **f_ou
     return fd;
 }
 
+/* ==== Peers: the emulated RM GPUs of this process ==== */
+
+/* Two emulated GPUs of one process stand for two GPUs of one machine under one driver: the
+ * model of one answers for the other (P2P caps, UVM registration, peer mappings) through
+ * this list. Lock order: a device lock, then this one, then at most a trylock of another
+ * device's lock (emu_rm_peer_mem). */
+static pthread_mutex_t emu_rm_gpus_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct emu_rm *emu_rm_gpus[EMU_RM_GPUS_MAX];
+
+/* The weaker link of the two GPUs' p2p options; GPUs of different chips have none (our
+ * model: mixed pairs stage through host memory). */
+static enum emu_p2p
+emu_rm_link(const struct emu_rm *a, const struct emu_rm *b)
+{
+    if (a->d->arch != b->d->arch)
+        return EMU_P2P_NONE;
+    uint32_t la = a->d->opts.p2p, lb = b->d->opts.p2p;
+    return (enum emu_p2p)(la > lb ? la : lb);
+}
+
+bool
+emu_rm_peer_by_gpu_id(const struct emu_rm *rm, uint32_t gpu_id, enum emu_p2p *link_out)
+{
+    bool found = false;
+    pthread_mutex_lock(&emu_rm_gpus_lock);
+    for (uint32_t i = 0; i < EMU_RM_GPUS_MAX && !found; i++) {
+        const struct emu_rm *o = emu_rm_gpus[i];
+        if (o && o != rm && o->gpu_id == gpu_id) {
+            *link_out = emu_rm_link(rm, o);
+            found = true;
+        }
+    }
+    pthread_mutex_unlock(&emu_rm_gpus_lock);
+    return found;
+}
+
+bool
+emu_rm_peer_by_uuid(const struct emu_rm *rm, const uint8_t *uuid, enum emu_p2p *link_out)
+{
+    bool found = false;
+    pthread_mutex_lock(&emu_rm_gpus_lock);
+    for (uint32_t i = 0; i < EMU_RM_GPUS_MAX && !found; i++) {
+        const struct emu_rm *o = emu_rm_gpus[i];
+        if (o && o != rm && !memcmp(o->uuid, uuid, 16)) {
+            *link_out = emu_rm_link(rm, o);
+            found = true;
+        }
+    }
+    pthread_mutex_unlock(&emu_rm_gpus_lock);
+    return found;
+}
+
+int
+emu_rm_peer_mem(const struct emu_rm *rm, int ctl_fd, uint32_t h_client, uint32_t h_memory,
+                struct emu_bo **bo_out, bool *vidmem_out, uint8_t *uuid_out)
+{
+    int ret = -ENOENT;
+    pthread_mutex_lock(&emu_rm_gpus_lock);
+    for (uint32_t i = 0; i < EMU_RM_GPUS_MAX && ret == -ENOENT; i++) {
+        struct emu_rm *o = emu_rm_gpus[i];
+        if (!o || o == rm)
+            continue;
+        if (pthread_mutex_trylock(&o->d->lock) != 0) {
+            ret = -EAGAIN;
+            break;
+        }
+        struct emu_rm_file *ctl = emu_rm_file_of_fd(o, ctl_fd, EMU_RM_CTL);
+        struct emu_rm_obj *mem = ctl ? emu_rm_obj_find(o, h_client, h_memory) : NULL;
+        if (mem && mem->bo && mem->owner == ctl && mem->bo != o->usermode_bo) {
+            emu_bo_ref(mem->bo);
+            *bo_out = mem->bo;
+            *vidmem_out = mem->cls == NV1_MEMORY_USER;
+            memcpy(uuid_out, o->uuid, 16);
+            ret = 0;
+        }
+        pthread_mutex_unlock(&o->d->lock);
+    }
+    pthread_mutex_unlock(&emu_rm_gpus_lock);
+    return ret;
+}
+
+/* d's RM model, NULL when d runs another driver model (nvgpu). */
+static struct emu_rm *
+emu_rm_of(struct emu_dev *d)
+{
+    return d->model_ops && !strcmp(d->model_ops->name, "rm") ? emu_dev_model(d) : NULL;
+}
+
+uint32_t
+emu_rm_live_objects(struct emu_dev *d)
+{
+    emu_dev_lock(d);
+    struct emu_rm *rm = emu_rm_of(d);
+    uint32_t n = rm ? rm->obj_count : 0;
+    emu_dev_unlock(d);
+    return n;
+}
+
+uint32_t
+emu_rm_uvm_ranges(struct emu_dev *d)
+{
+    emu_dev_lock(d);
+    struct emu_rm *rm = emu_rm_of(d);
+    uint32_t n = 0;
+    for (uint32_t i = 0; rm && i < rm->file_count; i++)
+        if (rm->files[i]->kind == EMU_RM_UVM)
+            n += rm->files[i]->range_count;
+    emu_dev_unlock(d);
+    return n;
+}
+
 static void
 emu_rm_destroy(struct emu_dev *d)
 {
     struct emu_rm *rm = emu_dev_model(d);
     if (!rm)
         return;
+    pthread_mutex_lock(&emu_rm_gpus_lock);
+    if (emu_rm_gpus[rm->slot] == rm)
+        emu_rm_gpus[rm->slot] = NULL;
+    pthread_mutex_unlock(&emu_rm_gpus_lock);
     while (rm->obj_count)
         emu_rm_obj_free_tree(rm, rm->objs[0]);
     emu_vm_destroy(rm->default_vas);
@@ -569,9 +684,24 @@ emu_rm_model_create(struct emu_dev *d)
     /* A small emulated part: 2 GPCs x 2 TPCs x 2 SMs = 8 SMs (GR info, TPC masks). */
     rm->gpcs = 2;
     rm->tpc_mask = 0x3;
-    rm->gpu_id = 0x100;
+    /* Each live emulated GPU gets its own slot, gpu id and UUID (a single one is 0x100 with
+     * UUID E0..EF, as before peers existed). */
+    pthread_mutex_lock(&emu_rm_gpus_lock);
+    rm->slot = EMU_RM_GPUS_MAX;
+    for (uint32_t i = 0; i < EMU_RM_GPUS_MAX && rm->slot == EMU_RM_GPUS_MAX; i++)
+        if (!emu_rm_gpus[i]) {
+            emu_rm_gpus[i] = rm;
+            rm->slot = i;
+        }
+    pthread_mutex_unlock(&emu_rm_gpus_lock);
+    if (rm->slot == EMU_RM_GPUS_MAX) {
+        free(rm);
+        return hcq_err(HCQ_ERR_NOMEM, "emu_rm_model_create: more than %u emulated RM GPUs", EMU_RM_GPUS_MAX);
+    }
+    rm->gpu_id = 0x100 + rm->slot;
     for (int i = 0; i < 16; i++)
         rm->uuid[i] = (uint8_t)(0xE0 + i);
+    rm->uuid[15] = (uint8_t)(0xEF + rm->slot);
     const struct emu_opts *o = emu_dev_opts(d);
     emu_rm_engines_init(rm, o->lces_set ? o->lces : 4);
     emu_dev_set_model(d, &emu_rm_model_ops, rm);

@@ -88,6 +88,18 @@
 
 #define NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2 0x13Eu
 #define NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2 0x205u
+/* P2P capabilities (open-gpu-kernel-modules 580.95.05 ctrl0000system.h; not in rm.md) */
+#define NV0000_CTRL_CMD_SYSTEM_GET_P2P_CAPS_V2 0x12Bu
+#define NV0000_CTRL_SYSTEM_GET_P2P_CAPS_WRITES_SUPPORTED 0x1u   /* 0:0 */
+#define NV0000_CTRL_SYSTEM_GET_P2P_CAPS_READS_SUPPORTED 0x2u    /* 1:1 */
+#define NV0000_CTRL_SYSTEM_GET_P2P_CAPS_NVLINK_SUPPORTED 0x8u   /* 3:3 */
+#define NV0000_CTRL_SYSTEM_GET_P2P_CAPS_ATOMICS_SUPPORTED 0x10u /* 4:4 */
+#define NV0000_CTRL_SYSTEM_GET_P2P_CAPS_PCI_SUPPORTED 0x40u     /* 6:6 */
+#define NV0000_P2P_CAPS_STATUS_OK 0x00u
+#define NV0000_P2P_CAPS_STATUS_GPU_NOT_SUPPORTED 0x02u
+#define NV0000_P2P_CAPS_STATUS_NOT_SUPPORTED 0x05u
+#define NV0000_CTRL_SYSTEM_GET_P2P_CAPS_INVALID_PEER 0xFFFFFFFFu
+#define NV0000_CTRL_SYSTEM_MAX_P2P_GROUP_GPUS 8u
 #define NV0080_CTRL_CMD_GPU_GET_CLASSLIST 0x800201u
 #define NV2080_CTRL_CMD_PERF_BOOST 0x2080200Au
 #define NV2080_CTRL_CMD_GPU_GET_GID_INFO 0x2080014Au
@@ -501,6 +513,29 @@ struct emu_uvm_unmap_external {
     uint32_t rmStatus, pad;
 };
 EMU_ABI_CHECK(struct emu_uvm_unmap_external, 40);
+
+/* UVM_ENABLE_PEER_ACCESS (rm.md §1.4: two UUIDs, rmStatus @0x20) */
+struct emu_uvm_enable_peer_access {
+    uint8_t gpuUuidA[16], gpuUuidB[16];
+    uint32_t rmStatus;
+};
+EMU_ABI_CHECK(struct emu_uvm_enable_peer_access, 36);
+EMU_ABI_OFF(struct emu_uvm_enable_peer_access, rmStatus, 0x20);
+
+/* NV0000_CTRL_CMD_SYSTEM_GET_P2P_CAPS_V2 (ctrl0000system.h of 580.95.05: 32 gpu ids, count,
+ * caps, two CE masks, 9 status bytes, then two 32x32 peer-id matrices) */
+struct emu_nv0000_p2p_caps_v2 {
+    uint32_t gpuIds[32];
+    uint32_t gpuCount, p2pCaps, p2pOptimalReadCEs, p2pOptimalWriteCEs;
+    uint8_t p2pCapsStatus[9], pad0[3];
+    uint32_t busPeerIds[1024];
+    uint32_t busEgmPeerIds[1024];
+};
+EMU_ABI_CHECK(struct emu_nv0000_p2p_caps_v2, 8348);
+EMU_ABI_OFF(struct emu_nv0000_p2p_caps_v2, gpuCount, 0x80);
+EMU_ABI_OFF(struct emu_nv0000_p2p_caps_v2, p2pCapsStatus, 0x90);
+EMU_ABI_OFF(struct emu_nv0000_p2p_caps_v2, busPeerIds, 0x9C);
+EMU_ABI_OFF(struct emu_nv0000_p2p_caps_v2, busEgmPeerIds, 0x109C);
 
 /* ==== Channel error notifier (NvNotification, 16 B) ==== */
 /* Written by the emulated RM at offset 0 of a channel's hObjectError memory when the

@@ -21,6 +21,8 @@ static const struct emu_rm_ctrl_def emu_rm_ctrls[] = {
      sizeof(struct emu_nv0000_build_version)},
     {NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2, "NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2",
      sizeof(struct emu_nv0000_id_info)},
+    {NV0000_CTRL_CMD_SYSTEM_GET_P2P_CAPS_V2, "NV0000_CTRL_CMD_SYSTEM_GET_P2P_CAPS_V2",
+     sizeof(struct emu_nv0000_p2p_caps_v2)},
     {NV0080_CTRL_CMD_GPU_GET_CLASSLIST, "NV0080_CTRL_CMD_GPU_GET_CLASSLIST",
      sizeof(struct emu_nv0080_classlist)},
     {NV2080_CTRL_CMD_PERF_BOOST, "NV2080_CTRL_CMD_PERF_BOOST", sizeof(struct emu_nv2080_perf_boost)},
@@ -113,6 +115,47 @@ emu_rm_gr_info(struct emu_rm *rm, uint32_t index, uint32_t *data)
     return NV_OK;
 }
 
+/* P2P caps of a group of this process's emulated GPUs (docs/emulator.md "Peers"): the
+ * weakest link of any pair decides. NVLink: reads, writes, atomics over NVLink; PCIe: reads
+ * and writes over PCI; none (p2p=none, or different chips): nothing, every status
+ * NOT_SUPPORTED. Peer ids: 0 for every pair that has a link (our
+ * choice). A group of one GPU, or an id of no GPU, is NV_ERR_INVALID_ARGUMENT (our choice). */
+static uint32_t
+emu_rm_p2p_caps(struct emu_rm *rm, struct emu_nv0000_p2p_caps_v2 *p)
+{
+    uint32_t n = p->gpuCount;
+    if (n < 2 || n > NV0000_CTRL_SYSTEM_MAX_P2P_GROUP_GPUS)
+        return NV_ERR_INVALID_ARGUMENT;
+    enum emu_p2p link = EMU_P2P_NVLINK;
+    for (uint32_t i = 0; i < n; i++) {
+        enum emu_p2p l = EMU_P2P_NVLINK;
+        if (p->gpuIds[i] == rm->gpu_id)
+            continue;
+        if (!emu_rm_peer_by_gpu_id(rm, p->gpuIds[i], &l))
+            return NV_ERR_INVALID_ARGUMENT;
+        link = l > link ? l : link;
+    }
+    memset(p->p2pCapsStatus, 0, sizeof p->p2pCapsStatus);
+    memset(p->busPeerIds, 0xFF, sizeof p->busPeerIds);
+    memset(p->busEgmPeerIds, 0xFF, sizeof p->busEgmPeerIds);
+    p->p2pOptimalReadCEs = p->p2pOptimalWriteCEs = 0;
+    if (link == EMU_P2P_NONE) {
+        p->p2pCaps = 0;
+        memset(p->p2pCapsStatus, NV0000_P2P_CAPS_STATUS_NOT_SUPPORTED, sizeof p->p2pCapsStatus);
+        return NV_OK;
+    }
+    p->p2pCaps = NV0000_CTRL_SYSTEM_GET_P2P_CAPS_READS_SUPPORTED |
+                 NV0000_CTRL_SYSTEM_GET_P2P_CAPS_WRITES_SUPPORTED |
+                 (link == EMU_P2P_NVLINK ? NV0000_CTRL_SYSTEM_GET_P2P_CAPS_NVLINK_SUPPORTED |
+                                               NV0000_CTRL_SYSTEM_GET_P2P_CAPS_ATOMICS_SUPPORTED
+                                         : NV0000_CTRL_SYSTEM_GET_P2P_CAPS_PCI_SUPPORTED);
+    for (uint32_t x = 0; x < n; x++)
+        for (uint32_t y = 0; y < n; y++)
+            if (x != y)
+                p->busPeerIds[x * n + y] = 0;
+    return NV_OK;
+}
+
 static uint32_t
 emu_rm_ctrl_run(struct emu_rm *rm, struct emu_rm_obj *o, uint32_t cmd, void *params)
 {
@@ -135,6 +178,8 @@ emu_rm_ctrl_run(struct emu_rm *rm, struct emu_rm_obj *o, uint32_t cmd, void *par
         p->numaId = -1;
         return NV_OK;
     }
+    case NV0000_CTRL_CMD_SYSTEM_GET_P2P_CAPS_V2:
+        return emu_rm_p2p_caps(rm, params);
     case NV0080_CTRL_CMD_GPU_GET_CLASSLIST: {
         struct emu_nv0080_classlist *p = params;
         if (p->numClasses == 0 && p->classList == 0) { /* first call: the count (rm.md §2 step 11) */

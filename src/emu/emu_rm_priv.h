@@ -11,6 +11,9 @@
 
 enum emu_rm_file_kind { EMU_RM_CTL, EMU_RM_GPU, EMU_RM_UVM };
 
+#define EMU_RM_PEERS_MAX 8u /* other GPUs one UVM file may register */
+#define EMU_RM_GPUS_MAX 32u /* emulated RM GPUs alive at once (gpu ids 0x100..) */
+
 struct emu_rm_range { /* a UVM external range or channel reservation */
     uint64_t base, length;
     bool channel;
@@ -31,6 +34,13 @@ struct emu_rm_file {
     struct emu_rm_obj *uvm_vas; /* registered FERMI_VASPACE_A */
     struct emu_rm_range *ranges;
     uint32_t range_count, range_cap;
+    /* other emulated GPUs registered in this VA space (UVM_REGISTER_GPU of their UUID) */
+    struct {
+        uint8_t uuid[16];
+        enum emu_p2p link;
+        bool enabled; /* peer access on: NVLink at registration, PCIe by ENABLE_PEER_ACCESS */
+    } peers[EMU_RM_PEERS_MAX];
+    uint32_t peer_count;
 };
 
 struct emu_rm_obj {
@@ -73,6 +83,7 @@ struct emu_rm {
     uint32_t gpu_id, pci_device_id, sm_version_code, gpcs, tpc_mask, litter_gpcs, litter_tpc_per_gpc,
         max_warps_per_sm;
     uint8_t uuid[16];
+    uint32_t slot; /* index in the process's list of emulated RM GPUs (emu_rm.c, peers) */
     /* The engine list (our model, not a real chip's table): GR, two GR copy engines (COPY0/1,
      * shared with GR), `lces` asynchronous ones from COPY2 - the first with one PCE it shares,
      * the others two PCEs each - and an NVDEC. */
@@ -97,6 +108,17 @@ void emu_rm_obj_free_tree(struct emu_rm *rm, struct emu_rm_obj *root);
 struct emu_rm_obj *emu_rm_obj_new(struct emu_rm *rm, uint32_t client, uint32_t handle, uint32_t parent,
                                   uint32_t cls);
 void emu_rm_obj_release(struct emu_rm *rm, struct emu_rm_obj *o);
+/* Peers: the other emulated RM GPUs of the process (emu_rm.c). Each call looks the GPU up
+ * under the list's lock, so a GPU closing meanwhile is simply not found. */
+/* The link between rm and the GPU with this gpu id / UUID; false when there is no such GPU. */
+bool emu_rm_peer_by_gpu_id(const struct emu_rm *rm, uint32_t gpu_id, enum emu_p2p *link_out);
+bool emu_rm_peer_by_uuid(const struct emu_rm *rm, const uint8_t *uuid, enum emu_p2p *link_out);
+/* Memory object hMemory of client hClient on another GPU's control file ctl_fd: a bo
+ * reference, whether it is video memory, and its GPU's UUID. 0, -ENOENT (no such object on
+ * any other GPU), or -EAGAIN (that GPU's model is busy: the caller fails the ioctl with
+ * EAGAIN, which kmd/rm retries, so two GPUs mapping each other never wait on each other). */
+int emu_rm_peer_mem(const struct emu_rm *rm, int ctl_fd, uint32_t h_client, uint32_t h_memory,
+                    struct emu_bo **bo_out, bool *vidmem_out, uint8_t *uuid_out);
 /* emu_rm_alloc.c: the escapes that create, free and map objects (NV_STATUS results) */
 uint32_t emu_rm_alloc(struct emu_rm *rm, struct emu_rm_file *file, uint32_t h_root, uint32_t h_parent,
                       uint32_t *h_new, uint32_t cls, uint64_t params_ptr, uint32_t params_B);

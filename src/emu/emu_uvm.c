@@ -2,7 +2,9 @@
 /*
  * emu_uvm.c - the emulated /dev/nvidia-uvm (rm.md §1.4, §3.5, §4.1): initialisation,
  * GPU and VA-space registration, external ranges and mappings into the registered
- * FERMI_VASPACE_A (the address space the channels see), channel registration. Order is
+ * FERMI_VASPACE_A (the address space the channels see), channel registration, and peers:
+ * other emulated GPUs registered here, peer access, their video memory mapped into our VA
+ * space (the GPU model then reads and writes the other GPU's pages). Order is
  * enforced as UVM does: INITIALIZE first, GPU before its VA space, a range before the
  * mapping inside it. Results in rmStatus; unknown requests fail with EINVAL.
  * Layer: emu.
@@ -67,7 +69,7 @@ emu_uvm_status_off(unsigned long req)
     case UVM_UNMAP_EXTERNAL:
         return offsetof(struct emu_uvm_unmap_external, rmStatus);
     case UVM_ENABLE_PEER_ACCESS:
-        return 0x20;
+        return offsetof(struct emu_uvm_enable_peer_access, rmStatus);
     default:
         return 0;
     }
@@ -145,6 +147,82 @@ emu_uvm_uuid_ok(struct emu_rm *rm, const uint8_t *uuid)
     return !memcmp(uuid, rm->uuid, 16);
 }
 
+/* Internal result of emu_uvm_run, never an NV_STATUS: another GPU's model was busy, so the
+ * ioctl fails with EAGAIN and kmd/rm issues it again (emu_rm_peer_mem). */
+#define EMU_UVM_RETRY 0xFFFFFFFFu
+
+/* Index of another GPU registered in this VA space, -1 if none. */
+static int
+emu_uvm_peer_find(struct emu_rm_file *u, const uint8_t *uuid)
+{
+    for (uint32_t i = 0; i < u->peer_count; i++)
+        if (!memcmp(u->peers[i].uuid, uuid, 16))
+            return (int)i;
+    return -1;
+}
+
+/* UVM_REGISTER_GPU of another emulated GPU: UVM turns NVLink peer access on by itself once
+ * both GPUs of the pair are registered (open-gpu-kernel-modules uvm_va_space.c: "NVLink and
+ * BAR1 peers are automatically enabled in the VA space at VA space registration time"). */
+static uint32_t
+emu_uvm_register_peer(struct emu_rm_file *u, const uint8_t *uuid)
+{
+    enum emu_p2p link;
+    if (!emu_rm_peer_by_uuid(u->rm, uuid, &link))
+        return NV_ERR_INVALID_DEVICE; /* no such GPU in the machine */
+    if (emu_uvm_peer_find(u, uuid) >= 0)
+        return NV_ERR_INVALID_DEVICE; /* registered twice (our choice of status) */
+    if (u->peer_count == EMU_RM_PEERS_MAX)
+        return NV_ERR_INSUFFICIENT_RESOURCES;
+    memcpy(u->peers[u->peer_count].uuid, uuid, 16);
+    u->peers[u->peer_count].link = link;
+    u->peers[u->peer_count].enabled = link == EMU_P2P_NVLINK && u->gpu_registered;
+    u->peer_count++;
+    return NV_OK;
+}
+
+/* UVM_ENABLE_PEER_ACCESS: both GPUs registered here, PCIe peers only (UVM answers
+ * NV_ERR_INVALID_DEVICE for NVLink pairs, which are on already, and for a pair enabled
+ * twice: uvm_va_space.c retain_pcie_peers_from_uuids, uvm_api_enable_peer_access). A pair
+ * without any link: NV_ERR_NOT_SUPPORTED (our choice). */
+static uint32_t
+emu_uvm_enable_peer(struct emu_rm_file *u, const struct emu_uvm_enable_peer_access *p)
+{
+    bool a_own = emu_uvm_uuid_ok(u->rm, p->gpuUuidA), b_own = emu_uvm_uuid_ok(u->rm, p->gpuUuidB);
+    int i = a_own ? emu_uvm_peer_find(u, p->gpuUuidB) : b_own ? emu_uvm_peer_find(u, p->gpuUuidA) : -1;
+    if (a_own == b_own || !u->gpu_registered || i < 0)
+        return NV_ERR_INVALID_DEVICE;
+    if (u->peers[i].link == EMU_P2P_NONE)
+        return NV_ERR_NOT_SUPPORTED;
+    if (u->peers[i].link != EMU_P2P_PCIE || u->peers[i].enabled)
+        return NV_ERR_INVALID_DEVICE;
+    u->peers[i].enabled = true;
+    return NV_OK;
+}
+
+/* The memory of a UVM_MAP_EXTERNAL_ALLOCATION whose control fd is another GPU's: its video
+ * memory only with that GPU registered here and peer access on (uvm_map_external.c: the
+ * owning GPU must be in the VA space, then uvm_va_space_peer_enabled, else
+ * NV_ERR_INVALID_DEVICE). *bo_out holds a reference. */
+static uint32_t
+emu_uvm_peer_mem(struct emu_rm_file *u, const struct emu_uvm_map_external *p, struct emu_bo **bo_out)
+{
+    bool vidmem = false;
+    uint8_t uuid[16];
+    int e = emu_rm_peer_mem(u->rm, p->rmCtrlFd, p->hClient, p->hMemory, bo_out, &vidmem, uuid);
+    if (e == -EAGAIN)
+        return EMU_UVM_RETRY;
+    if (e < 0)
+        return NV_ERR_OBJECT_NOT_FOUND;
+    int i = emu_uvm_peer_find(u, uuid);
+    if (vidmem && (i < 0 || !u->peers[i].enabled)) {
+        emu_bo_unref(*bo_out);
+        *bo_out = NULL;
+        return NV_ERR_INVALID_DEVICE;
+    }
+    return NV_OK;
+}
+
 static uint32_t
 emu_uvm_run(struct emu_rm_file *u, unsigned long req, void *arg)
 {
@@ -168,11 +246,19 @@ emu_uvm_run(struct emu_rm_file *u, unsigned long req, void *arg)
         return NV_OK;
     case UVM_REGISTER_GPU: {
         struct emu_uvm_register_gpu *p = arg;
-        if (!emu_uvm_uuid_ok(rm, p->uuid))
-            return NV_ERR_INVALID_DEVICE;
         if (p->rmCtrlFd != -1 && !emu_rm_file_of_fd(rm, p->rmCtrlFd, EMU_RM_CTL))
             return NV_ERR_INVALID_ARGUMENT;
+        if (!emu_uvm_uuid_ok(rm, p->uuid)) {
+            uint32_t st = emu_uvm_register_peer(u, p->uuid);
+            if (st == NV_OK) {
+                p->numaEnabled = 0;
+                p->numaNodeId = -1;
+            }
+            return st;
+        }
         u->gpu_registered = true;
+        for (uint32_t i = 0; i < u->peer_count; i++) /* NVLink peers registered before us */
+            u->peers[i].enabled |= u->peers[i].link == EMU_P2P_NVLINK;
         p->numaEnabled = 0;
         p->numaNodeId = -1;
         return NV_OK;
@@ -210,13 +296,26 @@ emu_uvm_run(struct emu_rm_file *u, unsigned long req, void *arg)
         if (!r || r->channel || (p->base & 4095) || (p->length & 4095) || !p->length)
             return NV_ERR_INVALID_ADDRESS; /* must lie inside a UVM_CREATE_EXTERNAL_RANGE */
         struct emu_rm_file *ctl = emu_rm_file_of_fd(rm, p->rmCtrlFd, EMU_RM_CTL);
-        struct emu_rm_obj *mem = emu_rm_obj_find(rm, p->hClient, p->hMemory);
-        if (!ctl || !mem || !mem->bo || mem->owner != ctl || mem->bo == rm->usermode_bo)
-            return NV_ERR_OBJECT_NOT_FOUND;
-        if (p->offset + p->length > emu_bo_size(mem->bo) || (p->offset & 4095))
-            return NV_ERR_INVALID_LIMIT;
-        int e = emu_vm_map(u->uvm_vas->vm, p->base, p->length, mem->bo, p->offset);
-        return e == 0 ? NV_OK : e == -EEXIST ? NV_ERR_UVM_ADDRESS_IN_USE : NV_ERR_INVALID_ADDRESS;
+        struct emu_bo *bo = NULL;
+        if (ctl) { /* our own GPU's memory */
+            struct emu_rm_obj *mem = emu_rm_obj_find(rm, p->hClient, p->hMemory);
+            if (!mem || !mem->bo || mem->owner != ctl || mem->bo == rm->usermode_bo)
+                return NV_ERR_OBJECT_NOT_FOUND;
+            bo = mem->bo;
+            emu_bo_ref(bo);
+        } else { /* another GPU's: UVM dups it, so the pages live as long as the mapping */
+            uint32_t st = emu_uvm_peer_mem(u, p, &bo);
+            if (st != NV_OK)
+                return st;
+        }
+        int e = (p->offset + p->length > emu_bo_size(bo) || (p->offset & 4095))
+                    ? -ERANGE
+                    : emu_vm_map(u->uvm_vas->vm, p->base, p->length, bo, p->offset);
+        emu_bo_unref(bo); /* the mapping holds its own reference */
+        return e == 0         ? NV_OK
+               : e == -ERANGE ? NV_ERR_INVALID_LIMIT
+               : e == -EEXIST ? NV_ERR_UVM_ADDRESS_IN_USE
+                              : NV_ERR_INVALID_ADDRESS;
     }
     case UVM_UNMAP_EXTERNAL: {
         struct emu_uvm_unmap_external *p = arg;
@@ -255,7 +354,7 @@ emu_uvm_run(struct emu_rm_file *u, unsigned long req, void *arg)
         return NV_OK;
     }
     case UVM_ENABLE_PEER_ACCESS:
-        return NV_ERR_INVALID_DEVICE; /* one GPU: no peer */
+        return emu_uvm_enable_peer(u, arg);
     default:
         return NV_ERR_NOT_SUPPORTED;
     }
@@ -271,6 +370,8 @@ emu_uvm_ioctl(struct emu_rm_file *u, unsigned long req, void *arg)
         return -EINVAL;
     }
     uint32_t st = emu_inject_ioctl(d, name, req) ? NV_ERR_GENERIC : emu_uvm_run(u, req, arg);
+    if (st == EMU_UVM_RETRY)
+        return -EAGAIN;
     if (req != UVM_DEINITIALIZE)
         memcpy((uint8_t *)arg + emu_uvm_status_off(req), &st, 4);
     if (req == UVM_MAP_EXTERNAL_ALLOCATION || req == UVM_CREATE_EXTERNAL_RANGE || req == UVM_FREE)
