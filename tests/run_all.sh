@@ -37,6 +37,14 @@ done
 case " $devs " in *" emu:gh100 "*) case " $devs " in *" emu:ga102 "*)
     run "$BUILD"/tests/hcq_suite --dev emu:gh100 --dev2 emu:ga102 multidevice jit_several_devs small_copies_from_host_buf_transfer ;;
 esac ;; esac
+# rm peer mappings (opt-in HCQ_RM_PEER=1, docs/rm-backend.md "Peer mappings") on emulated
+# gh100 pairs over NVLink and over PCIe: every cross-device copy must go through the mapping.
+case " $devs " in *" emu:gh100 "*)
+    for p in nvlink pcie; do
+        HCQ_RM_PEER=1 HCQ_TEST_EXPECT_PEER=1 run "$BUILD"/tests/hcq_suite --dev emu:gh100,p2p=$p \
+            multidevice multidevice_p2p multidevice_signal_wait jit_several_devs small_copies_from_host_buf_transfer
+    done ;;
+esac
 # The nvgpu doorbell-batching knob (docs/jetson.md): the suite again with one doorbell per
 # 8 kicks; a wait that did not ring the deferred doorbells first would hang here.
 case " $devs " in *" emu:ga10b "*)

@@ -226,6 +226,10 @@ TEST(multidevice_p2p)
         }
     }
     printf("    %d copies through a peer mapping, %d staged through host memory\n", peer_count, staged_count);
+    /* HCQ_TEST_EXPECT_PEER=1 (run_all.sh: rm peer mappings on emulated pairs): none may stage */
+    const char *expect = getenv("HCQ_TEST_EXPECT_PEER");
+    if (expect && !strcmp(expect, "1"))
+        CHECKF(staged_count == 0, "%d copies staged, expected all through a peer mapping", staged_count);
 done:
     hcq_buf_free(dst);
     hcq_buf_free(src);

@@ -2,8 +2,8 @@
 /*
  * test_emu.c - the emulator: the GPU model under the real kmd/rm code (kmd level: hand-built
  * pushbuffers and QMDs), lessons learned on hardware (rm.md §0, §9; nvgpu.md §3.4), doorbell
- * and injected-hang behaviour. End-to-end runs, fault injection and golden traces are in
- * test_emu_e2e.c; the driver-model rules on raw ioctls in test_emu_rm.c.
+ * and injected-hang behaviour, peer mappings between two emulated GPUs. End-to-end runs, fault injection and
+ * golden traces are in test_emu_e2e.c; the driver-model rules on raw ioctls in test_emu_rm.c.
  */
 #include "emu.h"
 #include "emu_priv.h"
@@ -721,6 +721,136 @@ done:
     kt_close(&k);
 }
 
+/* ==== Peer mappings (rm_peer.c on two emulated GPUs, docs/rm-backend.md "Peer mappings") ==== */
+
+/* An emulated GPU under a bare rm kmd (no channels). */
+static enum hcq_status
+peer_open(const char *spec, struct emu_dev **d_out, struct kmd **kmd_out)
+{
+    struct emu_opts o;
+    enum hcq_status st = emu_opts_parse(spec, &o);
+    if (st == HCQ_OK)
+        st = emu_dev_create(&o, d_out);
+    if (st == HCQ_OK)
+        st = rm_kmd_create(emu_dev_sys(*d_out), 0, kmd_out);
+    return st;
+}
+
+static void
+peer_close(struct emu_dev **d, struct kmd **kmd)
+{
+    kmd_destroy(*kmd);
+    emu_dev_put(*d);
+    *kmd = NULL;
+    *d = NULL;
+}
+
+/* Map, unmap and map again: no RM object made or left on either GPU, the UVM range goes with
+ * the mapping; closing the mapping GPU with a live mapping, or the owner before it, leaks
+ * nothing (the mapping holds the owner's pages, as UVM's dup does). */
+TEST(peer_map_cleanup)
+{
+    struct emu_stats base, now;
+    emu_stats_get(&base);
+    struct emu_dev *da = NULL, *db = NULL;
+    struct kmd *ka = NULL, *kb = NULL;
+    struct kmd_mem *ma = NULL, *pm = NULL;
+    setenv("HCQ_RM_PEER", "1", 1);
+    CHECK_OK(peer_open("gh100", &da, &ka));
+    CHECK_OK(peer_open("gh100", &db, &kb));
+    CHECK_OK(kmd_mem_alloc(ka, 8u << 20, 0, KMD_MEM_VRAM, &ma));
+    uint32_t objs_a = emu_rm_live_objects(da), objs_b = emu_rm_live_objects(db);
+    uint32_t ranges_b = emu_rm_uvm_ranges(db);
+    for (int round = 0; round < 2; round++) {
+        CHECK_OK(kmd_mem_peer_map(kb, ka, ma, &pm));
+        CHECK(pm->va && pm->size_B == ma->size_B && !pm->map);
+        CHECK(emu_rm_uvm_ranges(db) == ranges_b + 1);
+        CHECK(emu_rm_live_objects(da) == objs_a && emu_rm_live_objects(db) == objs_b);
+        kmd_mem_free(kb, pm);
+        pm = NULL;
+        CHECK(emu_rm_uvm_ranges(db) == ranges_b);
+        CHECK(emu_rm_live_objects(da) == objs_a && emu_rm_live_objects(db) == objs_b);
+    }
+    /* close the mapping GPU with a mapping live: its destroy frees it */
+    CHECK_OK(kmd_mem_peer_map(kb, ka, ma, &pm));
+    pm = NULL;
+    peer_close(&db, &kb);
+    /* the owner goes first while another GPU maps its memory */
+    CHECK_OK(peer_open("gh100", &db, &kb));
+    CHECK_OK(kmd_mem_peer_map(kb, ka, ma, &pm));
+    kmd_mem_free(ka, ma);
+    ma = NULL;
+    peer_close(&da, &ka);
+    kmd_mem_free(kb, pm);
+    pm = NULL;
+done:
+    if (kb)
+        kmd_mem_free(kb, pm);
+    if (ka)
+        kmd_mem_free(ka, ma);
+    peer_close(&db, &kb);
+    peer_close(&da, &ka);
+    unsetenv("HCQ_RM_PEER");
+    emu_stats_get(&now);
+    if (now.devs != base.devs || now.fds != base.fds || now.maps != base.maps || now.bos != base.bos ||
+        now.vms != base.vms)
+        th_fail(t, __FILE__, __LINE__,
+                "leak: devs %lld fds %lld maps %lld bos %lld vms %lld (before %lld %lld %lld %lld %lld)",
+                (long long)now.devs, (long long)now.fds, (long long)now.maps, (long long)now.bos,
+                (long long)now.vms, (long long)base.devs, (long long)base.fds, (long long)base.maps,
+                (long long)base.bos, (long long)base.vms);
+}
+
+/* Refusals leave callers staging: opt-in off, caps that say no (p2p=none, different chips),
+ * host memory; each with its reason, nothing left behind. PCIe peers go through
+ * UVM_ENABLE_PEER_ACCESS and map. */
+TEST(peer_map_refusals)
+{
+    struct emu_stats base, now;
+    emu_stats_get(&base);
+    struct emu_dev *da = NULL, *db = NULL, *dc = NULL;
+    struct kmd *ka = NULL, *kb = NULL, *kc = NULL;
+    struct kmd_mem *ma = NULL, *hs = NULL, *pm = NULL;
+    unsetenv("HCQ_RM_PEER");
+    CHECK_OK(peer_open("gh100", &da, &ka));
+    CHECK_OK(peer_open("gh100,p2p=none", &db, &kb));
+    CHECK_OK(peer_open("ga102", &dc, &kc));
+    CHECK_OK(kmd_mem_alloc(ka, 1u << 20, 0, KMD_MEM_VRAM, &ma));
+    CHECK_OK(kmd_mem_alloc(ka, 1u << 16, 0, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP, &hs));
+    uint32_t ranges_b = emu_rm_uvm_ranges(db), objs_b = emu_rm_live_objects(db);
+    CHECK(kmd_mem_peer_map(kb, ka, ma, &pm) == HCQ_ERR_UNSUPPORTED && !pm);
+    CHECKF(strstr(hcq_last_error(), "HCQ_RM_PEER=1"), "reason: %s", hcq_last_error());
+    setenv("HCQ_RM_PEER", "1", 1);
+    for (int i = 0; i < 2; i++) { /* the second time from the pair's cached refusal */
+        CHECK(kmd_mem_peer_map(kb, ka, ma, &pm) == HCQ_ERR_UNSUPPORTED && !pm);
+        CHECKF(strstr(hcq_last_error(), "NV0000_P2P_CAPS_STATUS_NOT_SUPPORTED"), "reason: %s",
+               hcq_last_error());
+    }
+    CHECK(kmd_mem_peer_map(kc, ka, ma, &pm) == HCQ_ERR_UNSUPPORTED && !pm);
+    CHECK(kmd_mem_peer_map(kb, ka, hs, &pm) == HCQ_ERR_UNSUPPORTED && !pm);
+    CHECKF(strstr(hcq_last_error(), "video memory"), "reason: %s", hcq_last_error());
+    CHECK(emu_rm_uvm_ranges(db) == ranges_b && emu_rm_live_objects(db) == objs_b);
+    peer_close(&db, &kb);
+    CHECK_OK(peer_open("gh100,p2p=pcie", &db, &kb));
+    CHECK_OK(kmd_mem_peer_map(kb, ka, ma, &pm));
+    kmd_mem_free(kb, pm);
+    pm = NULL;
+done:
+    if (kb)
+        kmd_mem_free(kb, pm);
+    if (ka) {
+        kmd_mem_free(ka, hs);
+        kmd_mem_free(ka, ma);
+    }
+    peer_close(&dc, &kc);
+    peer_close(&db, &kb);
+    peer_close(&da, &ka);
+    unsetenv("HCQ_RM_PEER");
+    emu_stats_get(&now);
+    if (now.devs != base.devs || now.fds != base.fds || now.bos != base.bos || now.vms != base.vms)
+        th_fail(t, __FILE__, __LINE__, "emulator resources leaked");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -740,6 +870,8 @@ main(int argc, char **argv)
         TH_CASE(lce_selection),
         TH_CASE(lce_fallback),
         TH_CASE(lce_fault_is_device_lost),
+        TH_CASE(peer_map_cleanup),
+        TH_CASE(peer_map_refusals),
     };
     return th_run("emu", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1);
 }
