@@ -236,6 +236,8 @@ void pb_queue_describe(struct pb_queue *pq, char *buf, size_t buf_B);
 /* Submit what the channels' scratch pushbuffers hold (copy helper first, then main) and
  * fence the stream ring with the main timeline's last value. */
 HCQ_MUST_CHECK enum hcq_status pb_queue_flush(struct pb_queue *pq);
+/* Resize ch's scratch pushbuffer to cap_dw dwords (its contents kept). */
+HCQ_MUST_CHECK enum hcq_status pb_push_grow(struct pb_chan *ch, uint32_t cap_dw);
 /* Wait until chan's timeline >= value. timeout_ns past hang_ns (or an engine-internal wait)
  * marks the device lost with the decoded state; shorter ones return HCQ_ERR_TIMEOUT. */
 HCQ_MUST_CHECK enum hcq_status pb_chan_wait(struct pb_queue *pq, struct pb_chan *ch, uint64_t value,

@@ -251,13 +251,7 @@ pb_scratch_fit(struct pb_chan *c, uint32_t need_dw)
     uint32_t cap = c->push.cap;
     while (c->push.count + need_dw > cap)
         cap *= 2;
-    uint32_t *n = realloc(c->scratch, (size_t)cap * 4);
-    if (!n)
-        return hcq_err(HCQ_ERR_NOMEM, "pushbuffer scratch of %u dwords", cap);
-    c->scratch = n;
-    c->push.dw = n;
-    c->push.cap = cap;
-    return HCQ_OK;
+    return pb_push_grow(c, cap);
 }
 
 /* Dwords waiting in the scratch of every channel but main. */

@@ -201,7 +201,7 @@ pb_chan_kick(struct pb_queue *pq, struct pb_chan *ch, uint64_t pb_va, uint32_t d
 
 /* ==== Channels ==== */
 
-static enum hcq_status
+enum hcq_status
 pb_push_grow(struct pb_chan *ch, uint32_t cap_dw)
 {
     uint32_t *n = realloc(ch->scratch, (size_t)cap_dw * 4);
