@@ -260,8 +260,53 @@ emu_qmd_layout_for(uint32_t cls)
     return (cls >> 8) >= 0xCBu ? &emu_qmd_v04_00 : &emu_qmd_v03_00;
 }
 
+/* Programmatic dependent launch: the model runs a chain in order (a valid schedule of what the
+ * hardware overlaps) but holds its QMDs to what ran on H100 (hcq suite dep_wait_chain): a QMD
+ * that waits on a latch its predecessor does not arrive at never starts (a hang there), and a
+ * latch id arrived at twice in one chain hung or faulted the channel. */
+#define EMU_QMD_CHAIN_MAX 4096
+struct emu_qmd_chain {
+    int64_t prev_arrive; /* latch id the previous QMD of the chain arrives at, or -1 */
+    int n_arrived;
+    uint32_t arrived[EMU_QMD_CHAIN_MAX]; /* latch ids arrived at so far */
+};
+
 static int
-emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *next_va)
+emu_qmd_latch_check(struct emu_chan *ch, const struct emu_qmd_layout *L, const uint32_t *q, uint64_t qmd_va,
+                    struct emu_qmd_chain *c)
+{
+    const int64_t prev_arrive = c->prev_arrive;
+    c->prev_arrive = -1;
+    if (!L->has_latch)
+        return 0;
+    if (emu_qf(q, L->wait_valid)) {
+        uint32_t id = (uint32_t)emu_qf(q, L->wait_id);
+        if (prev_arrive != (int64_t)id)
+            return emu_chan_fail(
+                ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                "QMD 0x%llx waits on latch %u, which the QMD before it in the chain does not "
+                "arrive at (a hang on hardware)",
+                (unsigned long long)qmd_va, id);
+    }
+    if (emu_qf(q, L->arrive_valid)) {
+        uint32_t id = (uint32_t)emu_qf(q, L->arrive_id);
+        for (int i = 0; i < c->n_arrived; i++)
+            if (c->arrived[i] == id)
+                return emu_chan_fail(
+                    ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                    "QMD 0x%llx arrives at latch %u a second time in one chain (H100: a hang "
+                    "or Xid 13)",
+                    (unsigned long long)qmd_va, id);
+        if (c->n_arrived < EMU_QMD_CHAIN_MAX)
+            c->arrived[c->n_arrived++] = id;
+        c->prev_arrive = id;
+    }
+    return 0;
+}
+
+static int
+emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, struct emu_qmd_chain *chain,
+                uint64_t *next_va)
 {
     const struct emu_qmd_layout *L = emu_qmd_layout_for(cls);
     *next_va = 0;
@@ -269,6 +314,8 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
     if (!q)
         return emu_chan_fail(ch, EMU_CHAN_ERR_MMU_FAULT, "QMD at VA 0x%llx not mapped",
                              (unsigned long long)qmd_va);
+    if (emu_qmd_latch_check(ch, L, q, qmd_va, chain) < 0)
+        return -1;
     uint32_t major = (uint32_t)emu_qf(q, L->major_version), type = (uint32_t)emu_qf(q, L->type);
     if (major != L->major || type != L->type_grid) {
         /* the real GPU ignores it: no completion, no error (rm.md §0 items 1-2) */
@@ -410,59 +457,20 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, uint64_t *ne
     return 0;
 }
 
-/* Programmatic dependent launch: the model runs a chain in order (a valid schedule of what the
- * hardware overlaps) but holds its QMDs to what ran on H100 (hcq suite dep_wait_chain): a QMD
- * that waits on a latch its predecessor does not arrive at never starts (a hang there), and a
- * latch id arrived at twice in one chain hung or faulted the channel. arrived: ids so far. */
-static int
-emu_qmd_latch_check(struct emu_chan *ch, const struct emu_qmd_layout *L, const uint32_t *q, uint64_t qmd_va,
-                    int64_t prev_arrive, uint32_t *arrived, int *n_arrived)
-{
-    if (!L->has_latch)
-        return 0;
-    if (emu_qf(q, L->wait_valid)) {
-        uint32_t id = (uint32_t)emu_qf(q, L->wait_id);
-        if (prev_arrive != (int64_t)id)
-            return emu_chan_fail(
-                ch, EMU_CHAN_ERR_GR_EXCEPTION,
-                "QMD 0x%llx waits on latch %u, which the QMD before it in the chain does not "
-                "arrive at (a hang on hardware)",
-                (unsigned long long)qmd_va, id);
-    }
-    if (emu_qf(q, L->arrive_valid)) {
-        uint32_t id = (uint32_t)emu_qf(q, L->arrive_id);
-        for (int i = 0; i < *n_arrived; i++)
-            if (arrived[i] == id)
-                return emu_chan_fail(
-                    ch, EMU_CHAN_ERR_GR_EXCEPTION,
-                    "QMD 0x%llx arrives at latch %u a second time in one chain (H100: a hang "
-                    "or Xid 13)",
-                    (unsigned long long)qmd_va, id);
-        arrived[(*n_arrived)++] = id;
-    }
-    return 0;
-}
-
 static int
 emu_qmd_launch(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va)
 {
-    enum { MAX_CHAIN = 4096 };
-    static _Thread_local uint32_t arrived[MAX_CHAIN];
-    int n_arrived = 0;
-    int64_t prev_arrive = -1;
-    const struct emu_qmd_layout *L = emu_qmd_layout_for(cls);
+    static _Thread_local struct emu_qmd_chain chain;
+    chain.prev_arrive = -1;
+    chain.n_arrived = 0;
     /* a chain of dependent QMDs runs back to back (rm.md §5.5, §6.4); bounded so a cycle
      * is reported instead of spinning forever */
     for (int depth = 0; qmd_va; depth++) {
-        if (depth == MAX_CHAIN)
+        if (depth == EMU_QMD_CHAIN_MAX)
             return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
                                  "dependent QMD chain longer than 4096 (a cycle?)");
-        const uint32_t *q = emu_mem_ptr(ch->desc.vm, qmd_va, L->size_B);
-        if (q && emu_qmd_latch_check(ch, L, q, qmd_va, prev_arrive, arrived, &n_arrived) < 0)
-            return -1;
-        prev_arrive = q && L->has_latch && emu_qf(q, L->arrive_valid) ? (int64_t)emu_qf(q, L->arrive_id) : -1;
         uint64_t next;
-        if (emu_qmd_run_one(ch, cls, qmd_va, &next) < 0)
+        if (emu_qmd_run_one(ch, cls, qmd_va, &chain, &next) < 0)
             return -1;
         qmd_va = next;
     }
