@@ -144,6 +144,12 @@ k_llm_mv_type_ok(uint32_t type, uint32_t k)
  * row (d_j: the scale of x'_j's block), tested in tests/unit/test_llm_matvec.c. */
 #define K_LLM_MVQ_MAX_K 16384
 #define K_LLM_MVQ_WARPS (K_LLM_MV_THREADS / 32)
+/* The shared-memory ring body (k_llm_matvec_q8_tma, k_llm_mvq_tma.cuh): bytes of weights per
+ * warp (three stages of a Q6_KR row pair), most stages per warp, dynamic shared memory of a
+ * CTA (rings, then one 8-byte mbarrier per stage). */
+#define K_LLM_MVQ_TMA_RING_B 10080u
+#define K_LLM_MVQ_TMA_SMAX 8u
+#define K_LLM_MVQ_TMA_SHARED_B (K_LLM_MVQ_WARPS * (K_LLM_MVQ_TMA_RING_B + 8u * K_LLM_MVQ_TMA_SMAX))
 
 K_LLM_MV_FN int
 k_llm_mvq_type_ok(uint32_t type, uint32_t k)

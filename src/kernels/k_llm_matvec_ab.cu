@@ -7,9 +7,12 @@
  *  - split: the earlier unit-per-warp body, units strided over the grid, long rows split over
  *    warps, one task per lane and pass; u2: two tasks per lane and pass;
  *  - s3: the default streaming body capped at 80 registers (3 CTAs per SM; spills a little);
- *  - long: one-row SET/ACC launches keep 4 passes of the row in flight.
+ *  - long: one-row SET/ACC launches keep 4 passes of the row in flight;
+ *  - tma: weights through a shared-memory ring per warp filled by bulk copies (sm_90+;
+ *    k_llm_mvq_tma.cuh), one CTA per SM so the next launch's CTA fits beside it.
  */
 #include "k_llm_mvq.cuh"
+#include "k_llm_mvq_tma.cuh"
 
 /* Launches of one row per unit whose rows take several passes (A/B: NVHCQ_MVQ_LONG=1 picks it
  * for the FFN down projection; measured slower on H100, bench/notes-decode.md). */
@@ -64,4 +67,15 @@ extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
 k_llm_matvec_q8_u2(const struct k_llm_matvec_params p)
 {
     q8_matvec_split<2>(p);
+}
+
+/* Weights through a ring of shared-memory stages per warp (cp.async.bulk), K_LLM_MVQ_TMA_SHARED_B
+ * of dynamic shared memory (its descriptor, src/ops/ops_llm_matvec.c); the engine launches one
+ * CTA per SM (NVHCQ_MVQ_CPS) so a dependent launch's CTA fits beside each. */
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
+k_llm_matvec_q8_tma(const struct k_llm_matvec_params p)
+{
+    __shared__ __align__(16) struct q8_sm sm;
+    extern __shared__ __align__(128) uint8_t q8t_dyn[];
+    q8_matvec_tma(p, sm, q8t_dyn);
 }

@@ -210,6 +210,14 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     uint32_t sms = hcq_device_info(m->dev, &info) == HCQ_OK ? info.sm_count : 0;
     m->mv_grid = mv_wave(m->prog[PROG_MATVEC], sms);
     m->mvq_grid = mv_wave(m->prog[PROG_MATVEC_Q8], sms);
+    /* CTAs per SM of the q8 mat-vec: NVHCQ_MVQ_CPS=n (A/B); the shared-memory ring variant
+     * (NVHCQ_MVQ=tma) defaults to one, so that a dependent launch's CTA fits beside each */
+    {
+        const char *cps = getenv("NVHCQ_MVQ_CPS"), *v = getenv("NVHCQ_MVQ");
+        int n = cps && *cps ? atoi(cps) : (v && !strcmp(v, "tma") ? 1 : 0);
+        if (n > 0 && n <= 8 && sms)
+            m->mvq_grid = (uint32_t)n * sms;
+    }
     m->mvql_grid = mv_wave(m->prog[PROG_MATVEC_Q8L], sms);
     m->decode_fused = decode_fused_ok(m) && !p.naive_decode;
     m->attn_split = m->decode_fused && k_llm_attn_decode_ok(m->hp.n_head, m->hp.n_head_kv, m->hp.head_dim);

@@ -249,8 +249,9 @@ TEST(matvec_all_types_modes_devices)
         static const char *const kernels[] = {
             "k_llm_matvec",          "k_llm_matvec_wide",  "k_llm_matvec_q8",
             "k_llm_matvec_q8_split", "k_llm_matvec_q8_u2", "k_llm_matvec_q8_s3",
-            "k_llm_matvec_q8_long",  "k_llm_matvec_q8_cg", "k_llm_matvec_q8_pfs"};
-        for (int kn = 0; kn < 9; kn++) {
+            "k_llm_matvec_q8_long",  "k_llm_matvec_q8_cg", "k_llm_matvec_q8_pfs",
+            "k_llm_matvec_q8_tma"};
+        for (int kn = 0; kn < (int)(sizeof kernels / sizeof kernels[0]); kn++) {
             const bool q8 = kn >= 2;
             struct hcq_device *dev = NULL;
             struct hcq_program *prog = NULL;
@@ -297,7 +298,7 @@ TEST(matvec_all_types_modes_devices)
                     gu[1].q = m[0].q, gu[1].deq = m[0].deq;
                     run_case(t, dev, prog, gu, 2, K_LLM_MV_SWIGLU, k, true, false, 3, q8, &worst);
                     cases += 3;
-                    if (kn == 2 && k == 2048 && ty == LLM_TYPE_Q6_K) {
+                    if ((kn == 2 || kn == 9) && k == 2048 && ty == LLM_TYPE_Q6_K) {
                         /* an output-head-sized launch: two rows per unit (k_llm_mvq_rpu), odd
                          * row count (the last unit has one row), one-wave grid */
                         struct mat big = {0};
