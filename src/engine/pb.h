@@ -92,7 +92,8 @@ struct pb_dev {
     uint64_t local_window_va, shared_window_va;
     uint32_t stream_flags;           /* kmd flags of stream rings and graph arenas */
     _Atomic int64_t clock_offset_ns; /* GPU timestamp - host clock, once calibrated */
-    _Atomic uint32_t pdl_seq;        /* programmatic dependent links made (QMD latch ids) */
+    _Atomic uint32_t pdl_seq;        /* the next QMD latch id (programmatic dependent links) */
+    uint32_t pdl_seq0;               /* its random start (pb_device.c) */
     atomic_bool clock_calibrated;
     /* Channels of destroyed queues, kept for the next queue of that engine: creating a
      * channel is slow (GR context: ~1 s on Orin, nvgpu.md §7.1) and RM refused channels

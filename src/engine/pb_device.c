@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ==== Memory ==== */
 
@@ -305,6 +308,21 @@ pb_info_fill(struct pb_dev *pd, const char *backend_name, const char *spec)
     info->has_kernels = ki->emulated || pb_have_cubins(pd->arch->sm_version);
 }
 
+/* 32 random bits (getrandom; else the clock, pid and an address mixed): a start for ids that
+ * must differ between processes, not a secret. */
+static uint32_t
+pb_random_u32(void)
+{
+    uint32_t r;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r)
+        return r;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)&r;
+    x ^= x >> 29;
+    return (uint32_t)(x * 0xBF58476D1CE4E5B9ull >> 32);
+}
+
 enum hcq_status
 pb_device_create(struct kmd *kmd, const char *backend_name, const char *spec, struct hcq_device **dev_out)
 {
@@ -331,6 +349,10 @@ pb_device_create(struct kmd *kmd, const char *backend_name, const char *spec, st
     pd->kmd = kmd;
     pd->arch = kmd->arch;
     pd->debug = hcq_debug_flags();
+    /* latch ids start at a random point: a process must not meet latch state an earlier one
+     * left on the GPU (pb_build.c pb_pdl_link) */
+    pd->pdl_seq0 = pb_random_u32();
+    atomic_store(&pd->pdl_seq, pd->pdl_seq0);
     if (kmd->info.unified_memory) {
         pd->local_window_va = PB_TEGRA_LOCAL_WINDOW_VA;
         pd->shared_window_va = PB_TEGRA_SHARED_WINDOW_VA;
