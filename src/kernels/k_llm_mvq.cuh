@@ -372,6 +372,62 @@ q8_prologue(const struct k_llm_matvec_params &p, struct q8_sm &sm)
     __syncthreads();
 }
 
+/* The one-pass prologue (A/B, k_llm_matvec_q8_p1): each thread quantizes its blocks of
+ * x * w (the norm weight, without the RMS factor) while summing x^2, so x is read once and the
+ * CTA synchronizes once; returns the RMS factor inv, which the caller applies to each unit's
+ * sums (they are linear in x': int8 rounding of v / d is the same for v * inv / (d * inv) up
+ * to float ties, inside the tested flip bound). 1 without a norm weight. */
+template <bool CG = false>
+__device__ __forceinline__ float
+q8_prologue1(const struct k_llm_matvec_params &p, struct q8_sm &sm)
+{
+    const uint32_t t = threadIdx.x, lane = t % WARP, warp = t / WARP, k = p.k;
+    float ss = 0.0f;
+    for (uint32_t bi = t; bi < k / 16; bi += K_LLM_MV_THREADS) {
+        const float4 *xp = (const float4 *)(uintptr_t)(p.x_va + 64ull * bi);
+        float v[16];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            float4 a = q8_ld_act<CG>(xp + i);
+            v[4 * i] = a.x, v[4 * i + 1] = a.y, v[4 * i + 2] = a.z, v[4 * i + 3] = a.w;
+        }
+        if (p.norm_w_va) {
+            const float4 *wp = (const float4 *)(uintptr_t)(p.norm_w_va + 64ull * bi);
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                float4 w = __ldg(wp + i);
+                ss += v[4 * i] * v[4 * i] + v[4 * i + 1] * v[4 * i + 1] + v[4 * i + 2] * v[4 * i + 2] +
+                      v[4 * i + 3] * v[4 * i + 3];
+                v[4 * i] *= w.x, v[4 * i + 1] *= w.y, v[4 * i + 2] *= w.z, v[4 * i + 3] *= w.w;
+            }
+        }
+        int8_t q[16];
+        float d = k_llm_mvq_block(v, q);
+        uint32_t w[4] = {0, 0, 0, 0};
+        int sum = 0;
+#pragma unroll
+        for (int i = 0; i < 16; i++) {
+            sum += q[i];
+            w[i / 4] |= ((uint32_t)q[i] & 0xFFu) << (8 * (i % 4));
+        }
+        *(uint4 *)(sm.xq + 16 * bi) = make_uint4(w[0], w[1], w[2], w[3]);
+        sm.xs[bi] = make_float2(d, d * (float)sum);
+    }
+    if (p.norm_w_va) {
+        ss = mvq_warp_sum(ss);
+        if (lane == 0)
+            sm.part[warp] = ss;
+    }
+    __syncthreads();
+    if (!p.norm_w_va)
+        return 1.0f;
+    float tot = 0.0f;
+#pragma unroll
+    for (int w = 0; w < NW; w++)
+        tot += sm.part[w];
+    return rsqrtf(tot / (float)k + p.eps);
+}
+
 /* The kernel body; U: tasks per lane and row per pass. A unit's row length is split over
  * W = k_llm_mvq_split(k) warps of the CTA (long rows, e.g. the FFN down projection, would
  * otherwise leave too few warps per SM), whose sums are added in a fixed order. */
@@ -569,7 +625,7 @@ struct q8_epi_std {
 
 /* WAIT2 (A/B, k_llm_matvec_q8_e2): the second pass's loads are issued too before the PDL wait,
  * which this function then makes (the caller must not). */
-template <bool CG, class EPI, bool WAIT2 = false>
+template <bool CG, class EPI, bool WAIT2 = false, bool P1 = false>
 __device__ __forceinline__ void
 q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct q8_sm &sm, const EPI &epi)
 {
@@ -595,7 +651,11 @@ q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct 
         k_dep_launch();
         k_dep_wait();
     }
-    q8_prologue<CG>(p, sm);
+    float inv = 1.0f;
+    if (P1)
+        inv = q8_prologue1<CG>(p, sm);
+    else
+        q8_prologue<CG>(p, sm);
     float acc[2] = {0.0f, 0.0f};
     uint32_t pass = 0;
     for (uint32_t u = st.ub; u < st.ue;) {
@@ -616,7 +676,7 @@ q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct 
             float a = mvq_warp_sum(acc[0]), b = mvq_warp_sum(acc[1]);
             acc[0] = acc[1] = 0.0f;
             if (lane == 0)
-                epi(st.wc, a, b);
+                epi(st.wc, P1 ? a * inv : a, P1 ? b * inv : b);
             u++;
         }
         if (last)
@@ -739,7 +799,7 @@ q8_prefetch_own(const struct k_llm_matvec_params &p, const struct q8_stream &st)
 #endif
 }
 
-template <bool CG = false, bool PF_OWN = false, bool WAIT2 = false>
+template <bool CG = false, bool PF_OWN = false, bool WAIT2 = false, bool P1 = false>
 __device__ __forceinline__ void
 q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
@@ -758,7 +818,7 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         k_dep_launch();
         k_dep_wait();
     }
-    q8_stream_run<CG, q8_epi_std<CG>, WAIT2>(p, st, sm, q8_epi_std<CG>{p});
+    q8_stream_run<CG, q8_epi_std<CG>, WAIT2, P1>(p, st, sm, q8_epi_std<CG>{p});
 }
 
 #endif /* K_LLM_MVQ_CUH */
