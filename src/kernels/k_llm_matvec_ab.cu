@@ -9,6 +9,7 @@
  *  - s3: the default streaming body capped at 80 registers (3 CTAs per SM; spills a little);
  *  - long: one-row SET/ACC launches keep 4 passes of the row in flight;
  *  - p1: the one-pass prologue (x read once, one CTA barrier; RMS factor applied to the sums);
+ *    p1cg: the same with x and y through L2 (ld.global.cg);
  *  - tma: weights through a shared-memory ring per warp filled by bulk copies (sm_90+;
  *    k_llm_mvq_tma.cuh), one CTA per SM so the next launch's CTA fits beside it.
  */
@@ -87,4 +88,12 @@ k_llm_matvec_q8_p1(const struct k_llm_matvec_params p)
 {
     __shared__ __align__(16) struct q8_sm sm;
     q8_matvec_stream<false, false, false, true>(p, sm);
+}
+
+/* the one-pass prologue, x and y through L2 */
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
+k_llm_matvec_q8_p1cg(const struct k_llm_matvec_params p)
+{
+    __shared__ __align__(16) struct q8_sm sm;
+    q8_matvec_stream<true, false, false, true>(p, sm);
 }

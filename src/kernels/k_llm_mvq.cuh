@@ -314,18 +314,11 @@ template <bool CG>
 __device__ __forceinline__ float4
 q8_ld_act(const float4 *p)
 {
-    if (CG)
-        return __ldcg(p);
-    /* A coherent load (ld.global, L1-cached), not __ldg: ld.global.nc promises the data is
-     * read-only while the kernel runs, so the compiler may move it above griddepcontrol.wait
-     * - and under HCQ_LAUNCH_DEP_WAIT x is written by the grid still running then. Measured
-     * (H100, session 6): the one-pass prologue with __ldg gave wrong tokens with PDL on. */
-    float4 v;
-    asm volatile("ld.global.v4.f32 {%0, %1, %2, %3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "l"(p)
-                 : "memory");
-    return v;
+    /* __ldg (the texture path, which the rm latch acquire invalidates:
+     * LATCH_ACQUIRE_INVALIDATE_TEXTURE_DATA_CACHE). Measured on H100 rm:0 (session 6,
+     * bench/notes-decode.md): a coherent L1 load (ld.global) here instead broke the e2e PDL
+     * A/Bs whose chains hold non-PDL kernels (stale x), cuda:0 passed them. */
+    return CG ? __ldcg(p) : __ldg(p);
 }
 
 template <bool CG = false>
