@@ -318,7 +318,8 @@ pb_random_u32(void)
         return r;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t x = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)&r;
+    uint64_t x =
+        (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)&r;
     x ^= x >> 29;
     return (uint32_t)(x * 0xBF58476D1CE4E5B9ull >> 32);
 }
