@@ -145,9 +145,10 @@ k_llm_mv_type_ok(uint32_t type, uint32_t k)
 #define K_LLM_MVQ_MAX_K 16384
 #define K_LLM_MVQ_WARPS (K_LLM_MV_THREADS / 32)
 /* The shared-memory ring body (k_llm_matvec_q8_tma, k_llm_mvq_tma.cuh): bytes of weights per
- * warp (three stages of a Q6_KR row pair), most stages per warp, dynamic shared memory of a
- * CTA (rings, then one 8-byte mbarrier per stage). */
-#define K_LLM_MVQ_TMA_RING_B 10080u
+ * warp (two stages of a Q6_KR row pair, 4 of Q8_0R, 8 of Q4_K; sized so the CTA's 98,848 bytes
+ * fit the 99 KiB of sm_86; session 6 measured it at 10,080 = three Q6_KR stages), most stages
+ * per warp, dynamic shared memory of a CTA (rings, then one 8-byte mbarrier per stage). */
+#define K_LLM_MVQ_TMA_RING_B 9216u
 #define K_LLM_MVQ_TMA_SMAX 8u
 #define K_LLM_MVQ_TMA_SHARED_B (K_LLM_MVQ_WARPS * (K_LLM_MVQ_TMA_RING_B + 8u * K_LLM_MVQ_TMA_SMAX))
 

@@ -8,12 +8,13 @@
  * registers, so two of its 256-thread CTAs fill an SM's register file and a dependent launch
  * (HCQ_LAUNCH_DEP_WAIT) can place no CTA until one of them exits - the next mat-vec's weight
  * requests wait for the tail of the previous one. Here the bytes in flight live in shared
- * memory and one lane issues them: a CTA per SM keeps ~70-80 KB of weights in flight with few
+ * memory and one lane issues them: a CTA per SM keeps ~55-72 KB of weights in flight with few
  * registers, and the next launch's CTA fits beside it (registers and shared memory) and
- * fills its own ring before griddepcontrol.wait.
+ * fills its own ring before griddepcontrol.wait. Measured 27-40% slower than the register
+ * body on H100 (session 6): kept as an A/B body (NVHCQ_MVQ=tma).
  * Stage = one pass of one unit (a pass: 32 tasks of a row, one lane each - exactly one
  * repacked group, or 4 Q4_K/Q5_K blocks) of both its rows; stages per warp: as many of the
- * launch's largest stage as fit K_LLM_MVQ_TMA_RING_B (3 for Q6_KR pairs .. 8). Launches whose
+ * launch's largest stage as fit K_LLM_MVQ_TMA_RING_B (2 for Q6_KR pairs .. 8). Launches whose
  * rows are not whole passes or not 16-byte aligned take the register body.
  * PTX facts (ISA 8.x): cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes needs
  * 16-byte aligned addresses and a size multiple of 16; mbarrier expect_tx / try_wait.parity.
