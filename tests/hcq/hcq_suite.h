@@ -25,6 +25,8 @@ bool suite_is_cpu(struct hcq_device *dev);
 /* A chain of dependent k_dep_step launches with these launch flags, streamed or as a graph,
  * reading through L1 (plain) or volatile; false after a failed check (hcq_suite_graph.c). */
 bool dep_chain_run(struct th *t, struct hcq_device *dev, uint32_t flags, bool graph, bool plain);
+bool dep_chain_run_mixed(struct th *t, struct hcq_device *dev, uint32_t flags, bool graph, bool plain,
+                         uint32_t mix);
 
 /* True for devices whose memory is a real GPU's (cuda, rm, nvgpu): large tests run big. */
 bool suite_is_gpu(struct hcq_device *dev);
