@@ -10,6 +10,7 @@
  *  - long: one-row SET/ACC launches keep 4 passes of the row in flight;
  *  - p1: the one-pass prologue (x read once, one CTA barrier; RMS factor applied to the sums);
  *    p1cg: the same with x and y through L2 (ld.global.cg);
+ *  - ef: weights loaded with an L2 evict-first policy (code, x, y and KV stay in L2);
  *  - tma: weights through a shared-memory ring per warp filled by bulk copies (sm_90+;
  *    k_llm_mvq_tma.cuh), one CTA per SM so the next launch's CTA fits beside it.
  */
@@ -96,4 +97,12 @@ k_llm_matvec_q8_p1cg(const struct k_llm_matvec_params p)
 {
     __shared__ __align__(16) struct q8_sm sm;
     q8_matvec_stream<true, false, false, true>(p, sm);
+}
+
+/* weights with an L2 evict-first policy (ldg16_ef) */
+extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
+k_llm_matvec_q8_ef(const struct k_llm_matvec_params p)
+{
+    __shared__ __align__(16) struct q8_sm sm;
+    q8_matvec_stream<false, false, false, false, true>(p, sm);
 }

@@ -58,6 +58,33 @@ ldg16(const uint8_t *p)
     return __ldg((const uint4 *)p);
 }
 
+/* The same load with an L2 evict-first policy (A/B, k_llm_matvec_q8_ef): the weights stream
+ * through L2 once per token (~1 GB) and evict everything else from it - the next launches'
+ * code (ncu: the decode attention waits on instruction fetch), x, y and the KV cache. Weights
+ * marked evict-first go first. PTX: createpolicy.fractional (sm_80+), ld...L2::cache_hint. */
+__device__ __forceinline__ uint4
+ldg16_ef(const uint8_t *p)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    uint64_t pol;
+    asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
+    uint4 v;
+    asm("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+        : "l"(p), "l"(pol));
+    return v;
+#else
+    return ldg16(p);
+#endif
+}
+
+template <bool EF>
+__device__ __forceinline__ uint4
+ldw16(const uint8_t *p)
+{
+    return EF ? ldg16_ef(p) : ldg16(p);
+}
+
 /* Values per task (one lane's share of a row per pass): 64 for Q6_KR, 32 for the others. */
 template <uint32_t TYPE>
 __device__ __forceinline__ uint32_t
@@ -68,34 +95,34 @@ q8_ts()
 
 /* Load task t of a row (t % 32 is the lane for the repacked types: every load below is a
  * contiguous run across the warp, k_llm_quant.h "lane-major" groups). */
-template <uint32_t TYPE>
+template <uint32_t TYPE, bool EF = false>
 __device__ __forceinline__ void
 q8_load(const uint8_t *row, uint32_t t, struct q8_task &r)
 {
     const uint32_t L = t % 32;
     if (TYPE == K_LLM_T_Q6_KR) {
         const uint8_t *g = row + 1680 * (t / 32);
-        r.a = ldg16(g + 16 * L);
-        r.b = ldg16(g + 512 + 16 * L);
-        r.c = ldg16(g + 1024 + 16 * L);
+        r.a = ldw16<EF>(g + 16 * L);
+        r.b = ldw16<EF>(g + 512 + 16 * L);
+        r.c = ldw16<EF>(g + 1024 + 16 * L);
         r.s = __ldg((const unsigned int *)(g + 1536 + 4 * L));
         r.d = __ldg((const unsigned short *)(g + 1664 + 2 * (L / 4)));
     } else if (TYPE == 12 || TYPE == 13) {
         const uint32_t bs = TYPE == 12 ? 144 : 176;
         const uint8_t *b = row + bs * (t / 8);
         uint32_t pc = t % 8;
-        r.c = ldg16(b);
-        r.a = ldg16(b + (TYPE == 12 ? 16 : 48) + 16 * pc);
+        r.c = ldw16<EF>(b);
+        r.a = ldw16<EF>(b + (TYPE == 12 ? 16 : 48) + 16 * pc);
         if (TYPE == 13)
-            r.b = ldg16(b + 16 + 16 * (pc % 2));
+            r.b = ldw16<EF>(b + 16 + 16 * (pc % 2));
     } else if (TYPE == K_LLM_T_Q8_0R) {
         const uint8_t *g = row + 1088 * (t / 32);
-        r.a = ldg16(g + 16 * L);
-        r.b = ldg16(g + 512 + 16 * L);
+        r.a = ldw16<EF>(g + 16 * L);
+        r.b = ldw16<EF>(g + 512 + 16 * L);
         r.d = __ldg((const unsigned short *)(g + 1024 + 2 * L));
     } else { /* Q4_0R */
         const uint8_t *g = row + 576 * (t / 32);
-        r.a = ldg16(g + 16 * L);
+        r.a = ldw16<EF>(g + 16 * L);
         r.d = __ldg((const unsigned short *)(g + 512 + 2 * L));
     }
 }
@@ -500,6 +527,7 @@ q8_nt(uint32_t type, uint32_t k)
 }
 
 /* One pass of a warp (task t = pass * 32 + lane of both rows of its unit): loads, and dot. */
+template <bool EF = false>
 __device__ __forceinline__ void
 q8_load_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, struct q8_task *r)
 {
@@ -508,9 +536,9 @@ q8_load_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, struct q8_task *r
     switch (w.type) {
 #define Q8_LOAD_CASE(T)                                                                                                \
     case T:                                                                                                            \
-        q8_load<T>(w.ra, t, r[0]);                                                                                     \
+        q8_load<T, EF>(w.ra, t, r[0]);                                                                                 \
         if (w.has_b)                                                                                                   \
-            q8_load<T>(w.rb, t, r[1]);                                                                                 \
+            q8_load<T, EF>(w.rb, t, r[1]);                                                                             \
         break;
         Q8_LOAD_CASE(12)
         Q8_LOAD_CASE(13)
@@ -560,6 +588,7 @@ struct q8_stream {
     uint32_t ntc, ub, ue;
 };
 
+template <bool EF = false>
 __device__ __forceinline__ void
 q8_stream_begin(const struct k_llm_matvec_params &p, struct q8_stream &st)
 {
@@ -571,7 +600,7 @@ q8_stream_begin(const struct k_llm_matvec_params &p, struct q8_stream &st)
     if (st.ub < st.ue) {
         q8_rows_of(p, st.ub, st.wc);
         st.ntc = q8_nt(st.wc.type, p.k);
-        q8_load_pass(st.wc, lane, st.ntc, st.cur);
+        q8_load_pass<EF>(st.wc, lane, st.ntc, st.cur);
     }
 }
 
@@ -629,7 +658,7 @@ struct q8_epi_std {
 
 /* WAIT2 (A/B, k_llm_matvec_q8_e2): the second pass's loads are issued too before the PDL wait,
  * which this function then makes (the caller must not). */
-template <bool CG, class EPI, bool WAIT2 = false, bool P1 = false>
+template <bool CG, class EPI, bool WAIT2 = false, bool P1 = false, bool EF = false>
 __device__ __forceinline__ void
 q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct q8_sm &sm, const EPI &epi)
 {
@@ -648,7 +677,7 @@ q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct 
                 } else {
                     wn = st.wc, ntn = st.ntc;
                 }
-                q8_load_pass(wn, np * 32 + lane, ntn, nxt);
+                q8_load_pass<EF>(wn, np * 32 + lane, ntn, nxt);
                 loaded = true;
             }
         }
@@ -672,7 +701,7 @@ q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct 
             } else {
                 wn = st.wc, ntn = st.ntc;
             }
-            q8_load_pass(wn, np * 32 + lane, ntn, nxt);
+            q8_load_pass<EF>(wn, np * 32 + lane, ntn, nxt);
         }
         loaded = false;
         q8_dot_pass(st.wc, pass * 32 + lane, st.ntc, st.cur, sm, acc);
@@ -803,14 +832,14 @@ q8_prefetch_own(const struct k_llm_matvec_params &p, const struct q8_stream &st)
 #endif
 }
 
-template <bool CG = false, bool PF_OWN = false, bool WAIT2 = false, bool P1 = false>
+template <bool CG = false, bool PF_OWN = false, bool WAIT2 = false, bool P1 = false, bool EF = false>
 __device__ __forceinline__ void
 q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
     if (p.k > K_LLM_MVQ_MAX_K || p.k % 256) /* (every CTA may own units: no early exit by index) */
         return;
     struct q8_stream st;
-    q8_stream_begin(p, st); /* the first pass's loads fly during the prologue */
+    q8_stream_begin<EF>(p, st); /* the first pass's loads fly during the prologue */
     if (PF_OWN)
         q8_prefetch_own(p, st);
     k_llm_pf_issue(p.pf);
@@ -822,7 +851,7 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         k_dep_launch();
         k_dep_wait();
     }
-    q8_stream_run<CG, q8_epi_std<CG>, WAIT2, P1>(p, st, sm, q8_epi_std<CG>{p});
+    q8_stream_run<CG, q8_epi_std<CG>, WAIT2, P1, EF>(p, st, sm, q8_epi_std<CG>{p});
 }
 
 #endif /* K_LLM_MVQ_CUH */
