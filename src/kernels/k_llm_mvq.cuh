@@ -348,6 +348,23 @@ q8_ld_act(const float4 *p)
     return CG ? __ldcg(p) : __ldg(p);
 }
 
+/* Block bi of x' (16 values v) into sm: int8 quants (k_llm_mvq_block) and (d, d * sum q). */
+__device__ __forceinline__ void
+q8_store_block(struct q8_sm &sm, uint32_t bi, const float *v)
+{
+    int8_t q[16];
+    float d = k_llm_mvq_block(v, q);
+    uint32_t w[4] = {0, 0, 0, 0};
+    int sum = 0;
+#pragma unroll
+    for (int i = 0; i < 16; i++) {
+        sum += q[i];
+        w[i / 4] |= ((uint32_t)q[i] & 0xFFu) << (8 * (i % 4));
+    }
+    *(uint4 *)(sm.xq + 16 * bi) = make_uint4(w[0], w[1], w[2], w[3]);
+    sm.xs[bi] = make_float2(d, d * (float)sum);
+}
+
 template <bool CG = false>
 __device__ __forceinline__ void
 q8_prologue(const struct k_llm_matvec_params &p, struct q8_sm &sm)
@@ -388,17 +405,7 @@ q8_prologue(const struct k_llm_matvec_params &p, struct q8_sm &sm)
                 v[4 * i + 2] = v[4 * i + 2] * inv * w.z, v[4 * i + 3] = v[4 * i + 3] * inv * w.w;
             }
         }
-        int8_t q[16];
-        float d = k_llm_mvq_block(v, q);
-        uint32_t w[4] = {0, 0, 0, 0};
-        int sum = 0;
-#pragma unroll
-        for (int i = 0; i < 16; i++) {
-            sum += q[i];
-            w[i / 4] |= ((uint32_t)q[i] & 0xFFu) << (8 * (i % 4));
-        }
-        *(uint4 *)(sm.xq + 16 * bi) = make_uint4(w[0], w[1], w[2], w[3]);
-        sm.xs[bi] = make_float2(d, d * (float)sum);
+        q8_store_block(sm, bi, v);
     }
     __syncthreads();
 }
@@ -432,17 +439,7 @@ q8_prologue1(const struct k_llm_matvec_params &p, struct q8_sm &sm)
                 v[4 * i] *= w.x, v[4 * i + 1] *= w.y, v[4 * i + 2] *= w.z, v[4 * i + 3] *= w.w;
             }
         }
-        int8_t q[16];
-        float d = k_llm_mvq_block(v, q);
-        uint32_t w[4] = {0, 0, 0, 0};
-        int sum = 0;
-#pragma unroll
-        for (int i = 0; i < 16; i++) {
-            sum += q[i];
-            w[i / 4] |= ((uint32_t)q[i] & 0xFFu) << (8 * (i % 4));
-        }
-        *(uint4 *)(sm.xq + 16 * bi) = make_uint4(w[0], w[1], w[2], w[3]);
-        sm.xs[bi] = make_float2(d, d * (float)sum);
+        q8_store_block(sm, bi, v);
     }
     if (p.norm_w_va) {
         ss = mvq_warp_sum(ss);
