@@ -348,6 +348,19 @@ q8_ld_act(const float4 *p)
     return CG ? __ldcg(p) : __ldg(p);
 }
 
+/* The 16 activations of block bi of x into v. */
+template <bool CG>
+__device__ __forceinline__ void
+q8_ld_x16(const struct k_llm_matvec_params &p, uint32_t bi, float *v)
+{
+    const float4 *xp = (const float4 *)(uintptr_t)(p.x_va + 64ull * bi);
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        float4 a = q8_ld_act<CG>(xp + i);
+        v[4 * i] = a.x, v[4 * i + 1] = a.y, v[4 * i + 2] = a.z, v[4 * i + 3] = a.w;
+    }
+}
+
 /* Block bi of x' (16 values v) into sm: int8 quants (k_llm_mvq_block) and (d, d * sum q). */
 __device__ __forceinline__ void
 q8_store_block(struct q8_sm &sm, uint32_t bi, const float *v)
@@ -389,13 +402,8 @@ q8_prologue(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         inv = rsqrtf(tot / (float)k + p.eps);
     }
     for (uint32_t bi = t; bi < k / 16; bi += K_LLM_MV_THREADS) {
-        const float4 *xp = (const float4 *)(uintptr_t)(p.x_va + 64ull * bi);
         float v[16];
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            float4 a = q8_ld_act<CG>(xp + i);
-            v[4 * i] = a.x, v[4 * i + 1] = a.y, v[4 * i + 2] = a.z, v[4 * i + 3] = a.w;
-        }
+        q8_ld_x16<CG>(p, bi, v);
         if (p.norm_w_va) {
             const float4 *wp = (const float4 *)(uintptr_t)(p.norm_w_va + 64ull * bi);
 #pragma unroll
@@ -422,13 +430,8 @@ q8_prologue1(const struct k_llm_matvec_params &p, struct q8_sm &sm)
     const uint32_t t = threadIdx.x, lane = t % WARP, warp = t / WARP, k = p.k;
     float ss = 0.0f;
     for (uint32_t bi = t; bi < k / 16; bi += K_LLM_MV_THREADS) {
-        const float4 *xp = (const float4 *)(uintptr_t)(p.x_va + 64ull * bi);
         float v[16];
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            float4 a = q8_ld_act<CG>(xp + i);
-            v[4 * i] = a.x, v[4 * i + 1] = a.y, v[4 * i + 2] = a.z, v[4 * i + 3] = a.w;
-        }
+        q8_ld_x16<CG>(p, bi, v);
         if (p.norm_w_va) {
             const float4 *wp = (const float4 *)(uintptr_t)(p.norm_w_va + 64ull * bi);
 #pragma unroll
@@ -579,6 +582,16 @@ q8_dot_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, const struct q8_ta
  * it waits for the previous phase (weights do not depend on it): q8_stream_begin takes the
  * warp's unit range and loads its first pass; q8_stream_run forms x' and walks the range,
  * handing each finished unit's sums to the epilogue `epi(w, a, b)` (lane 0). */
+/* This warp's contiguous range [*ub, *ue) of the launch's units (every warp of the grid one
+ * share; the streaming, long-row and shared-memory-ring bodies walk it). */
+__device__ __forceinline__ void
+q8_warp_units(const struct k_llm_matvec_params &p, uint32_t *ub, uint32_t *ue)
+{
+    const uint32_t units = k_llm_mvq_units(&p), warp = threadIdx.x / WARP;
+    const uint64_t tw = (uint64_t)gridDim.x * NW, gw = (uint64_t)blockIdx.x * NW + warp;
+    *ub = (uint32_t)(units * gw / tw), *ue = (uint32_t)(units * (gw + 1) / tw);
+}
+
 struct q8_stream {
     struct q8_rows wc;
     struct q8_task cur[2];
@@ -589,10 +602,8 @@ template <bool EF = false>
 __device__ __forceinline__ void
 q8_stream_begin(const struct k_llm_matvec_params &p, struct q8_stream &st)
 {
-    const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP;
-    const uint32_t units = k_llm_mvq_units(&p);
-    const uint64_t tw = (uint64_t)gridDim.x * NW, gw = (uint64_t)blockIdx.x * NW + warp;
-    st.ub = (uint32_t)(units * gw / tw), st.ue = (uint32_t)(units * (gw + 1) / tw);
+    const uint32_t lane = threadIdx.x % WARP;
+    q8_warp_units(p, &st.ub, &st.ue);
     st.ntc = 0;
     if (st.ub < st.ue) {
         q8_rows_of(p, st.ub, st.wc);
@@ -760,12 +771,11 @@ q8_dot_one(uint32_t type, uint32_t t, uint32_t nt, const struct q8_task &r, cons
 __device__ __forceinline__ void
 q8_matvec_long(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
-    const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, k = p.k;
+    const uint32_t lane = threadIdx.x % WARP, k = p.k;
     if (k > K_LLM_MVQ_MAX_K || k % 256)
         return;
-    const uint32_t units = k_llm_mvq_units(&p);
-    const uint64_t tw = (uint64_t)gridDim.x * NW, gw = (uint64_t)blockIdx.x * NW + warp;
-    const uint32_t ub = (uint32_t)(units * gw / tw), ue = (uint32_t)(units * (gw + 1) / tw);
+    uint32_t ub, ue;
+    q8_warp_units(p, &ub, &ue);
     struct q8_task s[K_LLM_MVQ_SLOTS];
     struct q8_rows w;
     uint32_t nt = 0, P = 0;

@@ -180,9 +180,8 @@ q8_matvec_tma(const struct k_llm_matvec_params &p, struct q8_sm &sm, uint8_t *dy
     const uint32_t S = S0 < K_LLM_MVQ_TMA_SMAX ? S0 : K_LLM_MVQ_TMA_SMAX;
     const uint32_t ring = q8t_smem(dyn + (size_t)warp * K_LLM_MVQ_TMA_RING_B);
     const uint32_t bars = q8t_smem(dyn + (size_t)NW * K_LLM_MVQ_TMA_RING_B) + 8 * K_LLM_MVQ_TMA_SMAX * warp;
-    const uint32_t units = k_llm_mvq_units(&p);
-    const uint64_t tw = (uint64_t)gridDim.x * NW, gw = (uint64_t)blockIdx.x * NW + warp;
-    const uint32_t ub = (uint32_t)(units * gw / tw), ue = (uint32_t)(units * (gw + 1) / tw);
+    uint32_t ub, ue;
+    q8_warp_units(p, &ub, &ue);
 
     if (lane == 0)
         for (uint32_t s = 0; s < S; s++)

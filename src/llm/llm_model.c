@@ -189,18 +189,18 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     m->mvq_long = getenv("NVHCQ_MVQ_LONG") && !strcmp(getenv("NVHCQ_MVQ_LONG"), "1");
     m->rope_fused = !(getenv("NVHCQ_ROPE_FUSED") && !strcmp(getenv("NVHCQ_ROPE_FUSED"), "0"));
     /* decode: the q8 mat-vec and the decode attention wait for their predecessor in the kernel
-     * (griddepcontrol.wait), so they are launched with HCQ_LAUNCH_DEP_WAIT and may start while
-     * it drains (NVHCQ_PDL=0: off); not with the A/B variants of the mat-vec that do not wait
-     * (split, u2; cg, pfs, e2 and s3 run the streaming body, which waits) */
-    /* Default: on for cuda (and the emulator), OFF on rm and nvgpu: on H100 rm:0 the e2e A/Bs
-     * of a tiny Q4_K model whose step mixes PDL and non-PDL launches (rope_fused_vs_own_launch,
-     * persistent_vs_per_kernel, now and then pdl_vs_serial) fail with PDL and pass without it
-     * (bench/notes-decode.md session 6; cuda:0 passes them) - a wrong-output bug of the QMD
-     * latch path not found yet. NVHCQ_PDL=1 turns it on (measurements), =0 off. */
+     * (griddepcontrol.wait), so they may be launched with HCQ_LAUNCH_DEP_WAIT and start while it
+     * drains; not with the A/B variants of the mat-vec that do not wait (split, u2; the other
+     * variants run the streaming body, which waits). Default: on for cuda (and the emulator),
+     * OFF on rm and nvgpu: on H100 rm:0 the e2e A/Bs of a tiny Q4_K model whose step mixes PDL
+     * and non-PDL launches (rope_fused_vs_own_launch, persistent_vs_per_kernel, now and then
+     * pdl_vs_serial) fail with PDL and pass without it (bench/notes-decode.md session 6; cuda:0
+     * passes them) - a wrong-output bug of the QMD latch path not found yet. NVHCQ_PDL=1 turns
+     * it on (measurements), =0 off. */
     const char *mvq_ab = getenv("NVHCQ_MVQ"), *pdl_env = getenv("NVHCQ_PDL");
-    struct hcq_device_info di;
-    const bool pdl_safe =
-        hcq_device_info(m->dev, &di) == HCQ_OK && strcmp(di.backend, "rm") && strcmp(di.backend, "nvgpu");
+    struct hcq_device_info info;
+    const bool info_ok = hcq_device_info(m->dev, &info) == HCQ_OK;
+    const bool pdl_safe = info_ok && strcmp(info.backend, "rm") && strcmp(info.backend, "nvgpu");
     m->pdl = (pdl_env && *pdl_env ? strcmp(pdl_env, "0") != 0 : pdl_safe) &&
              !(mvq_ab && (!strcmp(mvq_ab, "split") || !strcmp(mvq_ab, "u2")));
     m->attn_tile = !(getenv("NVHCQ_ATTN") && !strcmp(getenv("NVHCQ_ATTN"), "naive"));
@@ -214,15 +214,14 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     if ((st = llm_upload_weights(m, &p)) || (st = llm_alloc_state(m)) ||
         (st = prefill_gemm_init(m, p.gemm_min_batch)))
         goto fail;
-    struct hcq_device_info info;
-    uint32_t sms = hcq_device_info(m->dev, &info) == HCQ_OK ? info.sm_count : 0;
+    uint32_t sms = info_ok ? info.sm_count : 0;
     m->mv_grid = mv_wave(m->prog[PROG_MATVEC], sms);
     m->mvq_grid = mv_wave(m->prog[PROG_MATVEC_Q8], sms);
     /* CTAs per SM of the q8 mat-vec: NVHCQ_MVQ_CPS=n (A/B); the shared-memory ring variant
      * (NVHCQ_MVQ=tma) defaults to one, so that a dependent launch's CTA fits beside each */
     {
-        const char *cps = getenv("NVHCQ_MVQ_CPS"), *v = getenv("NVHCQ_MVQ");
-        int n = cps && *cps ? atoi(cps) : (v && !strcmp(v, "tma") ? 1 : 0);
+        const char *cps = getenv("NVHCQ_MVQ_CPS");
+        int n = cps && *cps ? atoi(cps) : (mvq_ab && !strcmp(mvq_ab, "tma") ? 1 : 0);
         if (n > 0 && n <= 8 && sms)
             m->mvq_grid = (uint32_t)n * sms;
     }

@@ -298,7 +298,9 @@ TEST(matvec_all_types_modes_devices)
                     gu[1].q = m[0].q, gu[1].deq = m[0].deq;
                     run_case(t, dev, prog, gu, 2, K_LLM_MV_SWIGLU, k, true, false, 3, q8, &worst);
                     cases += 3;
-                    if ((kn == 2 || kn == 9) && k == 2048 && ty == LLM_TYPE_Q6_K) {
+                    if ((!strcmp(kernels[kn], "k_llm_matvec_q8") ||
+                         !strcmp(kernels[kn], "k_llm_matvec_q8_tma")) &&
+                        k == 2048 && ty == LLM_TYPE_Q6_K) {
                         /* an output-head-sized launch: two rows per unit (k_llm_mvq_rpu), odd
                          * row count (the last unit has one row), one-wave grid */
                         struct mat big = {0};
