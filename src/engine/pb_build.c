@@ -350,15 +350,19 @@ pb_qmd_field(const struct gpu_qmd_ops *ops, const char *name, uint32_t *hi_out, 
  * dependent-chain bench and the hcq suite's chained launches check it); the last QMD of a
  * chain keeps the template's L1_SYSMEMBAR, and every release after it waits for idle
  * (RELEASE_WFI), so what the host or another engine sees is unchanged.
- * PB_QMD_CHAIN_MEMBAR=<n> sets another type (1 = L1_SYSMEMBAR, the old behaviour). */
+ * PB_QMD_CHAIN_MEMBAR=<n> sets another type (1 = L1_SYSMEMBAR, the old behaviour);
+ * PB_QMD_CHAIN_TASK_CHASING=1 adds CWD_MEMBAR_TASK_CHASING_ENABLE (bring-up A/B). */
 static int
-pb_chain_membar(void)
+pb_chain_membar(bool *chasing)
 {
     static int v = -2;
+    static bool tc;
     if (v == -2) {
-        const char *m = getenv("PB_QMD_CHAIN_MEMBAR");
+        const char *m = getenv("PB_QMD_CHAIN_MEMBAR"), *c = getenv("PB_QMD_CHAIN_TASK_CHASING");
+        tc = c && !strcmp(c, "1");
         v = m && *m ? (int)strtol(m, NULL, 0) : GPU_QMD_CWD_MEMBAR_TYPE_NONE;
     }
+    *chasing = tc;
     return v;
 }
 
@@ -390,6 +394,13 @@ pb_qmd_set(const struct gpu_qmd_ops *ops, uint32_t *dw, const char *name, uint32
  * when it completes; the new QMD waits on that latch in griddepcontrol.wait, invalidating
  * the SM's data caches on the acquire. Where the QMD version lacks the fields, or
  * PB_PDL=0, nothing changes (the dependent starts when the producer completes).
+ * The producer's completion membar: L1_MEMBAR with CWD_MEMBAR_TASK_CHASING_ENABLE. Without a
+ * membar (the chain's NONE) the latch could open before the producer's last writes reached L2:
+ * on H100 the LLM e2e A/Bs (steps mixing PDL and plain launches) computed wrong tokens in
+ * most runs; with L1_MEMBAR, L1_SYSMEMBAR or L1_MEMBAR + task chasing every run passed, and
+ * task chasing costs least (tg128 Q6_K rm:0: 1335 tokens/s vs 1296 with L1_MEMBAR alone and
+ * 1365 unsafe; session 7, bench/notes-decode.md). The CUDA driver writes L1_SYSMEMBAR in its
+ * QMDs (tests/hw/cuda_qmd_scan.c). PB_PDL_MEMBAR=<n> and PB_PDL_TASK_CHASING=0|1 override.
  * Latch ids: a new one per link from a device-wide 32-bit counter that starts at a random
  * point (pb_device.c). Measured on H100 (hcq suite dep_wait_chain, 120 links, streamed and
  * replayed): ids reused inside a chain in flight hang the channel (1, 2, 1, ...) or fault it
@@ -398,16 +409,17 @@ pb_qmd_set(const struct gpu_qmd_ops *ops, uint32_t *dw, const char *name, uint32
  * hung on ids 1 and 2, later processes counting from 1 (session 5's policy, 1..65535,
  * PB_PDL_LATCH=inc16) computed a wrong token at their first decode step in 2 of 3 and 1 of 2
  * runs; with the random start 4 of 4 passed (H100, session 6, bench/notes-decode.md).
- * PB_PDL_LATCH=const|alt|inc16 (default rand) keeps the other policies for bring-up;
- * PB_PDL_MEMBAR=<n> sets the producer's CWD_MEMBAR_TYPE (default: the chain's). */
+ * PB_PDL_LATCH=const|alt|inc16 (default rand) keeps the other policies for bring-up. */
 static void
 pb_pdl_link(struct pb_builder *b, uint32_t *next_dw)
 {
-    static int on = -1, latch_mode, membar;
+    static int on = -1, latch_mode, membar, chasing;
     if (on < 0) {
         const char *e = getenv("PB_PDL"), *l = getenv("PB_PDL_LATCH"), *m = getenv("PB_PDL_MEMBAR");
+        const char *tc = getenv("PB_PDL_TASK_CHASING");
+        chasing = !(tc && !strcmp(tc, "0"));
         latch_mode = !l ? 2 : !strcmp(l, "const") ? 0 : !strcmp(l, "alt") ? 1 : !strcmp(l, "inc16") ? 3 : 2;
-        membar = m && *m ? (int)strtol(m, NULL, 0) : -1;
+        membar = m && *m ? (int)strtol(m, NULL, 0) : GPU_QMD_CWD_MEMBAR_TYPE_L1_MEMBAR;
         on = !(e && !strcmp(e, "0"));
     }
     uint32_t hi, lo;
@@ -422,8 +434,8 @@ pb_pdl_link(struct pb_builder *b, uint32_t *next_dw)
     pb_qmd_set(b->qmd_ops, b->pend_dw, "PRE_EXIT_AT_LAST_CTA_LAUNCH", 1);
     pb_qmd_set(b->qmd_ops, b->pend_dw, "ARRIVE_AT_LATCH_VALID", 1);
     pb_qmd_set(b->qmd_ops, b->pend_dw, "ARRIVE_AT_LATCH_ID", id);
-    if (membar >= 0)
-        pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)membar);
+    pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)membar);
+    pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TASK_CHASING_ENABLE", chasing ? 1u : 0u);
     pb_qmd_set(b->qmd_ops, next_dw, "WAIT_ON_LATCH_VALID", 1);
     pb_qmd_set(b->qmd_ops, next_dw, "WAIT_ON_LATCH_ID", id);
     pb_qmd_set(b->qmd_ops, next_dw, "LATCH_ACQUIRE_INVALIDATE_SHADER_DATA_CACHE", 1);
@@ -563,7 +575,10 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     if (b->chain) {
         /* Back-to-back: the previous grid schedules this one when it completes (rm.md §5.5). */
         gpu_qmd_set_dependent(b->qmd_ops, b->pend_dw, qmd_va);
-        pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)pb_chain_membar());
+        bool chasing;
+        pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)pb_chain_membar(&chasing));
+        if (chasing)
+            pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TASK_CHASING_ENABLE", 1);
         if (c && (c->u.launch.flags & HCQ_LAUNCH_DEP_WAIT))
             pb_pdl_link(b, qmd_dw);
         pb_qmd_flush(b);

@@ -375,10 +375,12 @@ k_llm_matvec_wide(const struct k_llm_matvec_params p)
 
 /* The decode mat-vec with int8 activations (k_llm_matvec_q8). Its A/B variants are in
  * k_llm_matvec_ab.cu (a module of their own: the engine loads this one for every model, and
- * on Jetson every byte of code is memory). */
+ * on Jetson every byte of code is memory). Weights load with an L2 evict-first policy
+ * (ldg16_ef): tg128 rm:0 on H100 +2% Q6_K, +1.3% Q4_K_M, +3.6% Q8_0 (session 7,
+ * bench/notes-decode.md); k_llm_matvec_q8_nef is the same without it. */
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
 k_llm_matvec_q8(const struct k_llm_matvec_params p)
 {
     __shared__ __align__(16) struct q8_sm sm;
-    q8_matvec_stream(p, sm);
+    q8_matvec_stream<false, false, false, false, true>(p, sm);
 }

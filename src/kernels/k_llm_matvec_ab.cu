@@ -10,7 +10,8 @@
  *  - long: one-row SET/ACC launches keep 4 passes of the row in flight;
  *  - p1: the one-pass prologue (x read once, one CTA barrier; RMS factor applied to the sums);
  *    p1cg: the same with x and y through L2 (ld.global.cg);
- *  - ef: weights loaded with an L2 evict-first policy (code, x, y and KV stay in L2);
+ *  - nef: the default without the L2 evict-first policy on weight loads (the default before
+ *    session 7; the other variants here load weights without it too);
  *  - tma: weights through a shared-memory ring per warp filled by bulk copies (sm_90+;
  *    k_llm_mvq_tma.cuh), one CTA per SM so the next launch's CTA fits beside it.
  */
@@ -99,10 +100,10 @@ k_llm_matvec_q8_p1cg(const struct k_llm_matvec_params p)
     q8_matvec_stream<true, false, false, true>(p, sm);
 }
 
-/* weights with an L2 evict-first policy (ldg16_ef) */
+/* the default body with plain weight loads (no L2 evict-first policy: the default until session 7) */
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
-k_llm_matvec_q8_ef(const struct k_llm_matvec_params p)
+k_llm_matvec_q8_nef(const struct k_llm_matvec_params p)
 {
     __shared__ __align__(16) struct q8_sm sm;
-    q8_matvec_stream<false, false, false, false, true>(p, sm);
+    q8_matvec_stream(p, sm);
 }

@@ -58,7 +58,7 @@ ldg16(const uint8_t *p)
     return __ldg((const uint4 *)p);
 }
 
-/* The same load with an L2 evict-first policy (A/B, k_llm_matvec_q8_ef): the weights stream
+/* The same load with an L2 evict-first policy (k_llm_matvec_q8's weights): the weights stream
  * through L2 once per token (~1 GB) and evict everything else from it - the next launches'
  * code (ncu: the decode attention waits on instruction fetch), x, y and the KV cache. Weights
  * marked evict-first go first. PTX: createpolicy.fractional (sm_80+), ld...L2::cache_hint. */

@@ -191,17 +191,14 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     /* decode: the q8 mat-vec and the decode attention wait for their predecessor in the kernel
      * (griddepcontrol.wait), so they may be launched with HCQ_LAUNCH_DEP_WAIT and start while it
      * drains; not with the A/B variants of the mat-vec that do not wait (split, u2; the other
-     * variants run the streaming body, which waits). Default: on for cuda (and the emulator),
-     * OFF on rm and nvgpu: on H100 rm:0 the e2e A/Bs of a tiny Q4_K model whose step mixes PDL
-     * and non-PDL launches (rope_fused_vs_own_launch, persistent_vs_per_kernel, now and then
-     * pdl_vs_serial) fail with PDL and pass without it (bench/notes-decode.md session 6; cuda:0
-     * passes them) - a wrong-output bug of the QMD latch path not found yet. NVHCQ_PDL=1 turns
-     * it on (measurements), =0 off. */
+     * variants run the streaming body, which waits). On by default on every backend: on rm the
+     * producer's completion membar (pb_build.c pb_pdl_link) fixed the wrong tokens sessions 5-6
+     * saw (bench/notes-decode.md session 7); tg128 Q6_K rm:0 on H100 1335 tokens/s with it vs
+     * 1130 without PDL. NVHCQ_PDL=0 turns it off, =1 on. */
     const char *mvq_ab = getenv("NVHCQ_MVQ"), *pdl_env = getenv("NVHCQ_PDL");
     struct hcq_device_info info;
     const bool info_ok = hcq_device_info(m->dev, &info) == HCQ_OK;
-    const bool pdl_safe = info_ok && strcmp(info.backend, "rm") && strcmp(info.backend, "nvgpu");
-    m->pdl = (pdl_env && *pdl_env ? strcmp(pdl_env, "0") != 0 : pdl_safe) &&
+    m->pdl = !(pdl_env && !strcmp(pdl_env, "0")) &&
              !(mvq_ab && (!strcmp(mvq_ab, "split") || !strcmp(mvq_ab, "u2")));
     m->attn_tile = !(getenv("NVHCQ_ATTN") && !strcmp(getenv("NVHCQ_ATTN"), "naive"));
     /* off by default: measured slower on H100 (tg128 Q6_K 964 vs 1048, bench/notes-decode.md) */
