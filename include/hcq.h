@@ -278,9 +278,9 @@ struct hcq_launch {
  * only read memory no running kernel writes. The backend may then start its CTAs once the
  * previous grid's last CTA has launched (Hopper QMD latches on rm, programmatic stream
  * serialization on cuda) instead of when that grid completes; elsewhere the flag changes
- * nothing. A kernel launched with the flag that does not wait is a data race. Known bug (rm,
- * H100): queues that mix launches with and without the flag gave wrong results in the LLM
- * engine's tests (docs/status.md, known issues); chains of flagged launches pass the tests. */
+ * nothing. A kernel launched with the flag that does not wait is a data race. On rm the
+ * previous grid then ends with a memory barrier, so its writes are in L2 when the wait
+ * returns (without it, H100 gave wrong results until session 7: docs/status.md known issues). */
 #define HCQ_LAUNCH_DEP_WAIT (1u << 0)
 
 HCQ_MUST_CHECK enum hcq_status hcq_queue_create(struct hcq_device *dev, enum hcq_queue_kind kind,

@@ -37,7 +37,7 @@ done
 case " $devs " in *" emu:gh100 "*) case " $devs " in *" emu:ga102 "*)
     run "$BUILD"/tests/hcq_suite --dev emu:gh100 --dev2 emu:ga102 multidevice jit_several_devs small_copies_from_host_buf_transfer ;;
 esac ;; esac
-# rm peer mappings (opt-in HCQ_RM_PEER=1, docs/rm-backend.md "Peer mappings") on emulated
+# rm peer mappings (HCQ_RM_PEER=1: PCIe pairs are opt-in, docs/rm-backend.md "Peer mappings") on emulated
 # gh100 pairs over NVLink and over PCIe: every cross-device copy must go through the mapping.
 case " $devs " in *" emu:gh100 "*)
     for p in nvlink pcie; do

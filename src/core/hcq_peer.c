@@ -7,8 +7,8 @@
  * Host memory (HCQ_MEM_HOST buffers, imported host memory, device memory of unified-memory
  * devices) reaches any device: its pages are imported into the other device like any
  * host memory. Device memory (VRAM) of another GPU needs the backend's peer path
- * (buf_peer_map: CUDA peer access, rm peer mappings with HCQ_RM_PEER=1); without one the map is refused with
- * HCQ_ERR_UNSUPPORTED and callers stage through host memory.
+ * (buf_peer_map: CUDA peer access, rm peer mappings: NVLink pairs, PCIe with HCQ_RM_PEER=1); without one the
+ * map is refused with HCQ_ERR_UNSUPPORTED and callers stage through host memory.
  *
  * Signals live in pages of host memory (hcq_signal.c), so a queue of device B uses a
  * signal of device A through an alias: a signal object of B whose slot is A's slot and

@@ -801,9 +801,10 @@ done:
                 (long long)base.bos, (long long)base.vms);
 }
 
-/* Refusals leave callers staging: opt-in off, caps that say no (p2p=none, different chips),
- * host memory; each with its reason, nothing left behind. PCIe peers go through
- * UVM_ENABLE_PEER_ACCESS and map. */
+/* Refusals leave callers staging: HCQ_RM_PEER=0, caps that say no (p2p=none, different chips),
+ * host memory, a PCIe pair without the opt-in; each with its reason, nothing left behind.
+ * NVLink pairs map by default; PCIe peers with HCQ_RM_PEER=1 go through
+ * UVM_ENABLE_PEER_ACCESS and map (the earlier refusal was not cached). */
 TEST(peer_map_refusals)
 {
     struct emu_stats base, now;
@@ -811,7 +812,7 @@ TEST(peer_map_refusals)
     struct emu_dev *da = NULL, *db = NULL, *dc = NULL;
     struct kmd *ka = NULL, *kb = NULL, *kc = NULL;
     struct kmd_mem *ma = NULL, *hs = NULL, *pm = NULL;
-    unsetenv("HCQ_RM_PEER");
+    setenv("HCQ_RM_PEER", "0", 1);
     CHECK_OK(peer_open("gh100", &da, &ka));
     CHECK_OK(peer_open("gh100,p2p=none", &db, &kb));
     CHECK_OK(peer_open("ga102", &dc, &kc));
@@ -819,8 +820,8 @@ TEST(peer_map_refusals)
     CHECK_OK(kmd_mem_alloc(ka, 1u << 16, 0, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP, &hs));
     uint32_t ranges_b = emu_rm_uvm_ranges(db), objs_b = emu_rm_live_objects(db);
     CHECK(kmd_mem_peer_map(kb, ka, ma, &pm) == HCQ_ERR_UNSUPPORTED && !pm);
-    CHECKF(strstr(hcq_last_error(), "HCQ_RM_PEER=1"), "reason: %s", hcq_last_error());
-    setenv("HCQ_RM_PEER", "1", 1);
+    CHECKF(strstr(hcq_last_error(), "HCQ_RM_PEER=0"), "reason: %s", hcq_last_error());
+    unsetenv("HCQ_RM_PEER");
     for (int i = 0; i < 2; i++) { /* the second time from the pair's cached refusal */
         CHECK(kmd_mem_peer_map(kb, ka, ma, &pm) == HCQ_ERR_UNSUPPORTED && !pm);
         CHECKF(strstr(hcq_last_error(), "NV0000_P2P_CAPS_STATUS_NOT_SUPPORTED"), "reason: %s",
@@ -832,6 +833,18 @@ TEST(peer_map_refusals)
     CHECK(emu_rm_uvm_ranges(db) == ranges_b && emu_rm_live_objects(db) == objs_b);
     peer_close(&db, &kb);
     CHECK_OK(peer_open("gh100,p2p=pcie", &db, &kb));
+    ranges_b = emu_rm_uvm_ranges(db);
+    CHECK(kmd_mem_peer_map(kb, ka, ma, &pm) == HCQ_ERR_UNSUPPORTED && !pm);
+    CHECKF(strstr(hcq_last_error(), "opt-in"), "reason: %s", hcq_last_error());
+    CHECK(emu_rm_uvm_ranges(db) == ranges_b);
+    setenv("HCQ_RM_PEER", "1", 1);
+    CHECK_OK(kmd_mem_peer_map(kb, ka, ma, &pm));
+    kmd_mem_free(kb, pm);
+    pm = NULL;
+    /* an NVLink pair (the emulator's default link) maps without the opt-in */
+    unsetenv("HCQ_RM_PEER");
+    peer_close(&db, &kb);
+    CHECK_OK(peer_open("gh100", &db, &kb));
     CHECK_OK(kmd_mem_peer_map(kb, ka, ma, &pm));
     kmd_mem_free(kb, pm);
     pm = NULL;

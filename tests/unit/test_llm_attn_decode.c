@@ -31,7 +31,7 @@ TEST(attn_decode_vs_double)
     static const struct {
         uint32_t n_head, n_head_kv, hd;
     } shapes[] = {{8, 2, 64}, {6, 2, 128}, {4, 4, 64}};
-    static const uint32_t positions[] = {0, 5, 63, 256, 1000, 2047};
+    static const uint32_t positions[] = {0, 5, 63, 256, 1000, 2047, 127, 130};
     const uint32_t n_ctx = 2048;
     char devs[256];
     const char *env = getenv("HCQ_TEST_DEVS");
