@@ -247,10 +247,10 @@ TEST(matvec_all_types_modes_devices)
         /* _long: the long-row body for SET/ACC (k 8192: 4-8 passes per row, more than its 4
          * slots; ACC on 2 CTAs: several rows per warp), the streaming body for SWIGLU */
         static const char *const kernels[] = {
-            "k_llm_matvec",        "k_llm_matvec_wide",   "k_llm_matvec_q8",      "k_llm_matvec_q8_split",
-            "k_llm_matvec_q8_u2",  "k_llm_matvec_q8_s3",  "k_llm_matvec_q8_long", "k_llm_matvec_q8_cg",
-            "k_llm_matvec_q8_pfs", "k_llm_matvec_q8_tma", "k_llm_matvec_q8_p1",   "k_llm_matvec_q8_p1cg",
-            "k_llm_matvec_q8_nef"};
+            "k_llm_matvec",         "k_llm_matvec_wide",   "k_llm_matvec_q8",      "k_llm_matvec_q8_split",
+            "k_llm_matvec_q8_u2",   "k_llm_matvec_q8_s3",  "k_llm_matvec_q8_long", "k_llm_matvec_q8_cg",
+            "k_llm_matvec_q8_pfs",  "k_llm_matvec_q8_tma", "k_llm_matvec_q8_p1",   "k_llm_matvec_q8_p1ef",
+            "k_llm_matvec_q8_p1cg", "k_llm_matvec_q8_nef"};
         for (int kn = 0; kn < (int)(sizeof kernels / sizeof kernels[0]); kn++) {
             const bool q8 = kn >= 2;
             struct hcq_device *dev = NULL;
