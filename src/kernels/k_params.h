@@ -284,6 +284,18 @@ struct k_dep_step_params {
     uint32_t pad;
 };
 K_PARAMS_SIZE(k_dep_step, 32);
+
+/* k_grid_mark (k_test.cu): thread 0 of every CTA whose flat block index b (x fastest) has
+ * b % stride == 0, and of the last CTA, adds 1 to out[0] and raises out[1..3] to its
+ * blockIdx.x/y/z; CTA (0,0,0) writes gridDim to out[4..6]. A launch of any size touches few
+ * words, so the largest grids (2^31 - 1 CTAs) check the QMD's grid fields and the CTA
+ * numbering on a GPU in a fraction of a second. */
+struct k_grid_mark_params {
+    uint64_t out_va; /* u32[8]: marked count, max x, max y, max z, grid x, y, z, unused */
+    uint32_t stride; /* >= 1 */
+    uint32_t pad;
+};
+K_PARAMS_SIZE(k_grid_mark, 16);
 K_PARAMS_FIELD(k_axpb_u64, x_va, 0);
 K_PARAMS_FIELD(k_axpb_u64, n, 8);
 K_PARAMS_FIELD(k_axpb_u64, mul, 16);

@@ -9,6 +9,8 @@
  *   k_dep_step  one link of a chain of dependent launches (struct k_dep_step_params): a
  *               launch that started before its predecessor finished, or read stale data,
  *               counts a mismatch (hcq suite: dep_wait_chain; bench latency dep_chain_pdl).
+ *   k_grid_mark every stride-th CTA and the last one count themselves and report their
+ *               blockIdx; CTA 0 reports gridDim (hcq suite: kernel_grid_mark).
  *
  * Launch: any grid/block (grid-stride over the flat launch; each element is touched by
  *   exactly one thread, so the read-modify-write is race free). Helper: 256 threads.
@@ -30,6 +32,26 @@ k_axpb_u64(const struct k_axpb_u64_params p)
     uint64_t *x = (uint64_t *)p.x_va;
     for (uint64_t i = k_thread_index(); i < p.n; i += k_thread_count())
         x[i] = x[i] * p.mul + p.add;
+}
+
+extern "C" __global__ void
+k_grid_mark(const struct k_grid_mark_params p)
+{
+    if (k_block_thread() != 0)
+        return;
+    const uint64_t b = k_block_index(), n = k_block_count();
+    uint32_t *o = (uint32_t *)p.out_va;
+    if (b == 0) {
+        o[4] = gridDim.x;
+        o[5] = gridDim.y;
+        o[6] = gridDim.z;
+    }
+    if (b % p.stride != 0 && b != n - 1)
+        return;
+    atomicAdd(&o[0], 1u);
+    atomicMax(&o[1], blockIdx.x);
+    atomicMax(&o[2], blockIdx.y);
+    atomicMax(&o[3], blockIdx.z);
 }
 
 extern "C" __global__ void

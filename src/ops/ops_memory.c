@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ops_memory.c - CPU twins and descriptors of k_memory.cu (fill, copy) and k_test.cu
- * (empty, axpb). Layer: ops. All exact: the GPU result must match bit for bit.
+ * (empty, axpb, dep_step, grid_mark). Layer: ops. All exact: the GPU result must match bit for bit.
  */
 #include "ops_twin.h"
 
@@ -82,12 +82,27 @@ twin_dep_step(struct hcq_twin_launch *l)
         cell[((p.idx + 1) & 1) * n + b] = p.idx + 1;
 }
 
+/* k_grid_mark: the same counts in closed form (a 2^31-CTA launch is not walked CTA by CTA):
+ * marked = ceil(n / stride) plus the last CTA when it is not a multiple of stride; the
+ * largest index in each dimension is the last CTA's. */
+static void
+twin_grid_mark(struct hcq_twin_launch *l)
+{
+    OPS_TWIN_PARAMS(l, k_grid_mark, p);
+    uint32_t *o = ops_twin_array(l, p.out_va, 8, 4);
+    if (!o || !p.stride)
+        return;
+    const uint64_t n = (uint64_t)l->grid[0] * l->grid[1] * l->grid[2];
+    o[4] = l->grid[0], o[5] = l->grid[1], o[6] = l->grid[2];
+    o[0] += (uint32_t)((n + p.stride - 1) / p.stride + ((n - 1) % p.stride != 0));
+    for (int d = 0; d < 3; d++)
+        if (o[1 + d] < l->grid[d] - 1)
+            o[1 + d] = l->grid[d] - 1;
+}
+
 const struct hcq_kernel_desc ops_memory_kernels[] = {
-    OPS_KERNEL(k_fill_u32, "k_memory", twin_fill_u32),
-    OPS_KERNEL(k_fill_f32, "k_memory", twin_fill_f32),
-    OPS_KERNEL(k_copy_bytes, "k_memory", twin_copy_bytes),
-    OPS_KERNEL(k_empty, "k_test", twin_empty),
-    OPS_KERNEL(k_axpb_u64, "k_test", twin_axpb_u64),
-    OPS_KERNEL(k_dep_step, "k_test", twin_dep_step),
-    {0},
+    OPS_KERNEL(k_fill_u32, "k_memory", twin_fill_u32),     OPS_KERNEL(k_fill_f32, "k_memory", twin_fill_f32),
+    OPS_KERNEL(k_copy_bytes, "k_memory", twin_copy_bytes), OPS_KERNEL(k_empty, "k_test", twin_empty),
+    OPS_KERNEL(k_axpb_u64, "k_test", twin_axpb_u64),       OPS_KERNEL(k_dep_step, "k_test", twin_dep_step),
+    OPS_KERNEL(k_grid_mark, "k_test", twin_grid_mark),     {0},
 };

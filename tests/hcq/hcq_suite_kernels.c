@@ -542,6 +542,69 @@ done:
     hcq_device_close(dev);
 }
 
+/* The field's large_grid_launch: the largest grids the API allows (x 2^31 - 1, y and z 65535)
+ * and odd mixed shapes run every CTA with the right blockIdx and gridDim (k_grid_mark counts
+ * every stride-th CTA and the last; its twin computes the counts in closed form), and one past
+ * each limit, or 0, is refused with HCQ_ERR_INVALID before anything is recorded. */
+TEST(kernel_grid_mark)
+{
+    static const uint32_t grids[][3] = {{0x7FFFFFFFu, 1, 1}, {1, 65535, 1}, {1, 1, 65535},   {65537, 3, 2},
+                                        {7, 255, 33},        {1, 1, 1},     {257, 65535, 1}, {3, 2, 65535}};
+    struct hcq_device *dev = NULL;
+    struct hcq_queue *q = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_buf *out = NULL;
+    CHECK_OK(hcq_device_open(t->dev_spec, &dev));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_program_load(dev, "k_grid_mark", &prog));
+    CHECK_OK(suite_buf(dev, 32, HCQ_MEM_DEVICE, NULL, 0, &out));
+    for (size_t i = 0; i < sizeof grids / sizeof grids[0]; i++) {
+        const uint32_t *g = grids[i];
+        const uint64_t n = (uint64_t)g[0] * g[1] * g[2];
+        /* about 2^15 marked CTAs per launch at most (atomics on one word) */
+        const uint32_t stride = n > 32768 ? (uint32_t)(n / 32768) + 1 : 1;
+        uint32_t o[8] = {0};
+        CHECK_OK(hcq_buf_write(out, 0, o, sizeof o));
+        struct k_grid_mark_params p = {.out_va = hcq_buf_va(out), .stride = stride};
+        struct hcq_launch l = {.prog = prog,
+                               .grid = {g[0], g[1], g[2]},
+                               .block = {32, 1, 1},
+                               .args = &p,
+                               .args_B = sizeof p,
+                               .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE}};
+        CHECK_OK(hcq_queue_launch_ex(q, &l));
+        CHECK_OK(hcq_queue_submit(q));
+        CHECK_OK(hcq_queue_finish(q, SUITE_TIMEOUT_NS));
+        CHECK_OK(hcq_buf_read(out, 0, o, sizeof o));
+        const uint64_t want = (n + stride - 1) / stride + ((n - 1) % stride != 0);
+        CHECKF(o[0] == want && o[1] == g[0] - 1 && o[2] == g[1] - 1 && o[3] == g[2] - 1 && o[4] == g[0] &&
+                   o[5] == g[1] && o[6] == g[2],
+               "grid %ux%ux%u (stride %u): %u CTAs marked (expected %llu), max blockIdx %u,%u,%u, gridDim "
+               "%u,%u,%u",
+               g[0], g[1], g[2], stride, o[0], (unsigned long long)want, o[1], o[2], o[3], o[4], o[5], o[6]);
+    }
+    static const uint32_t bad[][3] = {
+        {0x80000000u, 1, 1}, {1, 65536, 1}, {1, 1, 65536}, {0, 1, 1}, {1, 0, 1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct k_grid_mark_params p = {.out_va = hcq_buf_va(out), .stride = 1};
+        struct hcq_launch l = {.prog = prog,
+                               .grid = {bad[i][0], bad[i][1], bad[i][2]},
+                               .block = {32, 1, 1},
+                               .args = &p,
+                               .args_B = sizeof p,
+                               .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE}};
+        CHECKF(hcq_queue_launch_ex(q, &l) == HCQ_ERR_INVALID, "grid %ux%ux%u was not refused", bad[i][0],
+               bad[i][1], bad[i][2]);
+    }
+    /* the queue still works after the refusals */
+    CHECK_OK(hcq_queue_finish(q, SUITE_TIMEOUT_NS));
+done:
+    hcq_buf_free(out);
+    hcq_program_destroy(prog);
+    hcq_queue_destroy(q);
+    hcq_device_close(dev);
+}
+
 /* k_empty: ten launches of various shapes complete and write nothing. */
 TEST(kernel_empty)
 {
@@ -1052,19 +1115,15 @@ done:
 
 /* Every kernel of the library has a test here (checked by kernel_table_complete). */
 const struct th_case suite_kernel_cases[] = {
-    TH_CASE(kernel_fill_u32),          TH_CASE(kernel_fill_f32),
-    TH_CASE(kernel_copy_bytes),        TH_CASE(kernel_axpb_u64),
-    TH_CASE(kernel_dep_step),          TH_CASE(kernel_empty),
-    TH_CASE(kernel_add_f32),           TH_CASE(kernel_mul_f32),
-    TH_CASE(kernel_exp_f32),           TH_CASE(kernel_relu_f32),
-    TH_CASE(kernel_cast_f32_f16),      TH_CASE(kernel_cast_f16_f32),
-    TH_CASE(kernel_cast_f32_bf16),     TH_CASE(kernel_cast_bf16_f32),
-    TH_CASE(kernel_sum_rows_f32),      TH_CASE(kernel_sum_cols_f32),
-    TH_CASE(kernel_matmul_f32),        TH_CASE(kernel_matmul_f16),
-    TH_CASE(kernel_gemm_f16),          TH_CASE(kernel_gemm_bf16),
-    TH_CASE(kernel_gemm_f16_nt),       TH_CASE(kernel_gemm_bf16_nt),
-    TH_CASE(kernel_gemm_wgmma_f16),    TH_CASE(kernel_gemm_wgmma_bf16),
-    TH_CASE(kernel_gemm_wgmma_f16_nt), TH_CASE(kernel_gemm_wgmma_bf16_nt),
+    TH_CASE(kernel_fill_u32),        TH_CASE(kernel_fill_f32),          TH_CASE(kernel_copy_bytes),
+    TH_CASE(kernel_axpb_u64),        TH_CASE(kernel_dep_step),          TH_CASE(kernel_empty),
+    TH_CASE(kernel_grid_mark),       TH_CASE(kernel_add_f32),           TH_CASE(kernel_mul_f32),
+    TH_CASE(kernel_exp_f32),         TH_CASE(kernel_relu_f32),          TH_CASE(kernel_cast_f32_f16),
+    TH_CASE(kernel_cast_f16_f32),    TH_CASE(kernel_cast_f32_bf16),     TH_CASE(kernel_cast_bf16_f32),
+    TH_CASE(kernel_sum_rows_f32),    TH_CASE(kernel_sum_cols_f32),      TH_CASE(kernel_matmul_f32),
+    TH_CASE(kernel_matmul_f16),      TH_CASE(kernel_gemm_f16),          TH_CASE(kernel_gemm_bf16),
+    TH_CASE(kernel_gemm_f16_nt),     TH_CASE(kernel_gemm_bf16_nt),      TH_CASE(kernel_gemm_wgmma_f16),
+    TH_CASE(kernel_gemm_wgmma_bf16), TH_CASE(kernel_gemm_wgmma_f16_nt), TH_CASE(kernel_gemm_wgmma_bf16_nt),
     TH_CASE(kernel_table_complete),
 };
 const int suite_kernel_case_count = TH_COUNT(suite_kernel_cases);

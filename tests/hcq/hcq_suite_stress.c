@@ -15,6 +15,11 @@
  *                                      capped at 64 MiB and no OOM expected elsewhere)
  *   stress_mixed_compute_copy          two compute queues and a copy queue for half of
  *                                      HCQ_STRESS_S: upload -> add -> download, chained by signals
+ * and, not opt-in (it takes well under a second everywhere):
+ *   concurrent_tensor_ops              the field's training-step-like burst: 24 steps of a
+ *                                      two-layer forward pass, loss and in-place weight update
+ *                                      over two compute queues and a copy queue, no host sync
+ *                                      until the end, every loss checked against double
  * The kernel log is checked per test when the suite runs with --klog (make test-gpu).
  */
 #include "hcq_suite.h"
@@ -399,6 +404,147 @@ done:
     hcq_device_close(dev);
 }
 
+/* One step's reference in double: o = relu(X . W1) . W2, loss[m] = sum_n o[m, n]; then
+ * W1 += D1 (the weights the next step uses). */
+static void
+burst_ref_step(const float *X, double *W1, const float *W2, const float *D1, uint32_t M, uint32_t K,
+               uint32_t H, uint32_t N, double *loss, double *mag)
+{
+    for (uint32_t m = 0; m < M; m++) {
+        double l = 0, lm = 0;
+        for (uint32_t n = 0; n < N; n++) {
+            for (uint32_t h = 0; h < H; h++) {
+                double a = 0, am = 0;
+                for (uint32_t k = 0; k < K; k++) {
+                    a += (double)X[m * K + k] * W1[k * H + h];
+                    am += fabs((double)X[m * K + k] * W1[k * H + h]);
+                }
+                a = a > 0 ? a : 0;
+                l += a * W2[h * N + n];
+                lm += am * fabs((double)W2[h * N + n]);
+            }
+        }
+        loss[m] = l;
+        mag[m] = lm;
+    }
+    for (uint32_t i = 0; i < K * H; i++)
+        W1[i] += D1[i];
+}
+
+/* The field's concurrent_tensor_ops: a training-step-like burst of dependent tensor ops spread
+ * over queues, with no host synchronisation until the end. Step s: queue A computes
+ * a[s % 2] = relu(X . W1) and then W1 += D1 in place (the update must not overtake the
+ * matmul that reads W1: same-queue order); queue B waits for A's step, computes o = a . W2
+ * and loss = row sums of o; the copy queue waits for B and downloads loss into row s of a
+ * host buffer. A reuses a[s % 2] only after B's step s - 2 (a cross-queue write-after-read
+ * wait). Every loss row against double precision, bound 1e-5 * sum |terms| (f32 sums of
+ * <= 64 x 64 products). */
+TEST(concurrent_tensor_ops)
+{
+    enum { M = 48, K = 64, H = 64, N = 32, STEPS = 24 };
+    struct hcq_device *dev = NULL;
+    struct hcq_queue *qa = NULL, *qb = NULL, *qc = NULL;
+    struct hcq_program *mm = NULL, *relu = NULL, *add = NULL, *sum = NULL;
+    struct hcq_buf *bx = NULL, *bw1 = NULL, *bw2 = NULL, *bd1 = NULL, *bh = NULL, *ba[2] = {0}, *bo = NULL,
+                   *bl[2] = {0}, *hl = NULL;
+    struct hcq_signal *sa = NULL, *sb = NULL, *sc = NULL;
+    float *X = malloc(4ull * M * K), *W1f = malloc(4ull * K * H), *W2 = malloc(4ull * H * N),
+          *D1 = malloc(4ull * K * H);
+    double *W1 = malloc(8ull * K * H), *loss = malloc(8ull * M), *mag = malloc(8ull * M);
+    CHECK(X && W1f && W2 && D1 && W1 && loss && mag);
+    for (uint32_t i = 0; i < M * K; i++)
+        X[i] = th_randf(-1.0f, 1.0f);
+    for (uint32_t i = 0; i < K * H; i++)
+        W1f[i] = th_randf(-0.5f, 0.5f), W1[i] = W1f[i], D1[i] = th_randf(-1.0f, 1.0f) / 64.0f;
+    for (uint32_t i = 0; i < H * N; i++)
+        W2[i] = th_randf(-0.5f, 0.5f);
+    CHECK_OK(hcq_device_open(t->dev_spec, &dev));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &qa));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &qb));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COPY, &qc));
+    CHECK_OK(hcq_program_load(dev, "k_matmul_f32", &mm));
+    CHECK_OK(hcq_program_load(dev, "k_relu_f32", &relu));
+    CHECK_OK(hcq_program_load(dev, "k_add_f32", &add));
+    CHECK_OK(hcq_program_load(dev, "k_sum_rows_f32", &sum));
+    CHECK_OK(suite_buf(dev, 4ull * M * K, HCQ_MEM_DEVICE, X, 0, &bx));
+    CHECK_OK(suite_buf(dev, 4ull * K * H, HCQ_MEM_DEVICE, W1f, 0, &bw1));
+    CHECK_OK(suite_buf(dev, 4ull * H * N, HCQ_MEM_DEVICE, W2, 0, &bw2));
+    CHECK_OK(suite_buf(dev, 4ull * K * H, HCQ_MEM_DEVICE, D1, 0, &bd1));
+    CHECK_OK(suite_buf(dev, 4ull * M * H, HCQ_MEM_DEVICE, NULL, SUITE_POISON, &bh));
+    CHECK_OK(suite_buf(dev, 4ull * M * N, HCQ_MEM_DEVICE, NULL, SUITE_POISON, &bo));
+    for (int i = 0; i < 2; i++) {
+        CHECK_OK(suite_buf(dev, 4ull * M * H, HCQ_MEM_DEVICE, NULL, SUITE_POISON, &ba[i]));
+        CHECK_OK(suite_buf(dev, 4ull * M, HCQ_MEM_DEVICE, NULL, SUITE_POISON, &bl[i]));
+    }
+    CHECK_OK(hcq_buf_alloc(dev, 4ull * M * STEPS, HCQ_MEM_HOST, &hl));
+    float *got = hcq_buf_map(hl);
+    CHECK(got);
+    memset(got, SUITE_POISON, 4ull * M * STEPS);
+    CHECK_OK(hcq_signal_create(dev, 0, &sa));
+    CHECK_OK(hcq_signal_create(dev, 0, &sb));
+    CHECK_OK(hcq_signal_create(dev, 0, &sc));
+    for (uint32_t s = 1; s <= STEPS; s++) {
+        struct hcq_buf *a = ba[s % 2], *l = bl[s % 2];
+        if (s > 2)
+            CHECK_OK(hcq_queue_wait(qa, sb, s - 2)); /* B's step s - 2 read a[s % 2] */
+        CHECK_OK(ops_launch_matmul(qa, mm, bh, bx, bw1, M, H, K));
+        CHECK_OK(ops_launch_unary(qa, relu, a, bh, (uint64_t)M * H));
+        CHECK_OK(ops_launch_binary_f32(qa, add, bw1, bw1, bd1, (uint64_t)K * H));
+        CHECK_OK(hcq_queue_signal(qa, sa, s));
+        CHECK_OK(hcq_queue_wait(qb, sa, s));
+        if (s > 2)
+            CHECK_OK(hcq_queue_wait(qb, sc, s - 2)); /* the copy of step s - 2 read l */
+        CHECK_OK(ops_launch_matmul(qb, mm, bo, a, bw2, M, N, H));
+        CHECK_OK(ops_launch_sum_f32(qb, sum, l, bo, M, N, 1));
+        CHECK_OK(hcq_queue_signal(qb, sb, s));
+        CHECK_OK(hcq_queue_wait(qc, sb, s));
+        CHECK_OK(hcq_queue_copy(qc, hl, 4ull * M * (s - 1), l, 0, 4ull * M));
+        CHECK_OK(hcq_queue_signal(qc, sc, s));
+        CHECK_OK(hcq_queue_submit(qa));
+        CHECK_OK(hcq_queue_submit(qb));
+        CHECK_OK(hcq_queue_submit(qc));
+    }
+    CHECK_OK(hcq_signal_wait(sc, STEPS, SUITE_TIMEOUT_NS));
+    for (uint32_t s = 1; s <= STEPS; s++) {
+        burst_ref_step(X, W1, W2, D1, M, K, H, N, loss, mag);
+        for (uint32_t m = 0; m < M; m++) {
+            const double g = got[(s - 1) * M + m], err = fabs(g - loss[m]);
+            CHECKF(err <= 1e-5 * mag[m] + 1e-6, "step %u row %u: loss %.9g (expected %.9g, bound %.3g)", s, m,
+                   g, loss[m], 1e-5 * mag[m] + 1e-6);
+        }
+    }
+done:
+    if (qa)
+        (void)!hcq_queue_finish(qa, SUITE_TIMEOUT_NS);
+    if (qb)
+        (void)!hcq_queue_finish(qb, SUITE_TIMEOUT_NS);
+    if (qc)
+        (void)!hcq_queue_finish(qc, SUITE_TIMEOUT_NS);
+    hcq_buf_free(hl);
+    for (int i = 0; i < 2; i++) {
+        hcq_buf_free(ba[i]);
+        hcq_buf_free(bl[i]);
+    }
+    hcq_buf_free(bo);
+    hcq_buf_free(bh);
+    hcq_buf_free(bd1);
+    hcq_buf_free(bw2);
+    hcq_buf_free(bw1);
+    hcq_buf_free(bx);
+    hcq_signal_destroy(sc);
+    hcq_signal_destroy(sb);
+    hcq_signal_destroy(sa);
+    hcq_program_destroy(sum);
+    hcq_program_destroy(add);
+    hcq_program_destroy(relu);
+    hcq_program_destroy(mm);
+    hcq_queue_destroy(qc);
+    hcq_queue_destroy(qb);
+    hcq_queue_destroy(qa);
+    hcq_device_close(dev);
+    free(X), free(W1f), free(W2), free(D1), free(W1), free(loss), free(mag);
+}
+
 const struct th_case suite_stress_cases[] = {
     TH_CASE_SLOW(stress_rapid_kernel_launches_10k),
     TH_CASE_SLOW(stress_signal_chain_pipeline),
@@ -406,5 +552,6 @@ const struct th_case suite_stress_cases[] = {
     TH_CASE_SLOW(stress_memory_churn),
     TH_CASE_SLOW(stress_memory_pressure_progressive),
     TH_CASE_SLOW(stress_mixed_compute_copy),
+    TH_CASE(concurrent_tensor_ops),
 };
 const int suite_stress_case_count = TH_COUNT(suite_stress_cases);
