@@ -1,0 +1,21 @@
+#!/bin/bash
+# next7.sh OUT - the first H100 call of the session after session 7 (~6 min). Before it, here:
+#   git worktree add .wtP p1-default && echo /.wtP/ >> .git/info/exclude
+# and call `run` with carry [".wtP"]. It runs (1) the two HCQ tests added in session 7 that have
+# not met a GPU (kernel_grid_mark: 2^31 - 1 CTAs; concurrent_tensor_ops) on rm:0 and cuda:0 with
+# the kernel log; (2) the stress tests on rm:0, 20 s each where timed (memory_churn's pool-trim
+# change of 4af37e8 has not run on a GPU); (3) branch p1-default's check, bench/final/s36.sh
+# (merge the branch when its e2e is 16/0 on both devices and tg128 is not slower).
+set -u
+out=${1:?usage: next7.sh OUT}
+mkdir -p "$out"
+t0=$(date +%s)
+make -j16 CUARCH=90 >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+for d in rm:0 cuda:0; do
+    echo "$d: $(timeout 120 build/tests/hcq_suite --dev $d --klog kernel_grid_mark concurrent_tensor_ops 2>&1 | grep -E "FAIL|grid|passed" | tr '\n' ' ')"
+done
+echo "== stress rm:0 [$(($(date +%s) - t0)) s]"
+HCQ_STRESS_S=20 timeout 200 build/tests/hcq_suite --dev rm:0 --slow --klog stress_ 2>&1 | grep -E "^  (ok|FAIL)|held|launches in|rounds|after|passed" | head -20
+echo "== p1-default [$(($(date +%s) - t0)) s]"
+[ -d .wtP ] && (cd .wtP && bash bench/final/s36.sh "$out/s36" 2>&1 | tail -25) || echo "no .wtP (see the header)"
+echo "== end $(($(date +%s) - t0)) s"
