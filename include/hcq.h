@@ -323,6 +323,13 @@ HCQ_MUST_CHECK enum hcq_status hcq_queue_wait_var(struct hcq_queue *q, struct hc
                                                   uint64_t add);
 /* Record: write the device time into sig's timestamp once earlier commands completed. */
 HCQ_MUST_CHECK enum hcq_status hcq_queue_timestamp(struct hcq_queue *q, struct hcq_signal *sig);
+/* Record: write the device time into sig's timestamp when the launch recorded just before
+ * (the previous command; else HCQ_ERR_INVALID) completes; sig's value is left as it is. Unlike
+ * hcq_queue_timestamp it waits for nothing else, so it profiles launches as they run: on rm
+ * (stream mode) the grid's own QMD release writes it and the launch stays chained to its
+ * neighbours, programmatic dependent launches included; elsewhere, and in graphs, it is
+ * recorded as hcq_queue_timestamp. */
+HCQ_MUST_CHECK enum hcq_status hcq_queue_timestamp_launch(struct hcq_queue *q, struct hcq_signal *sig);
 /* Record: full memory barrier (earlier writes visible to later commands and the host). */
 HCQ_MUST_CHECK enum hcq_status hcq_queue_barrier(struct hcq_queue *q);
 /* Send everything recorded since the last submit. No-op when nothing is recorded. */

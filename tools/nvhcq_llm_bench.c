@@ -29,8 +29,11 @@ print_profile(struct llm_model *m, uint32_t pos)
     double step = 0;
     if (llm_model_profile_step(m, 1, pos, rows, 64, &n, &step))
         return cli_fail("llm-bench", "--profile: %s", hcq_last_error());
-    printf("\nprofile: one decode step at position %u, %.1f us (no graph; timestamps between launches)\n\n",
-           pos, step);
+    const char *ser = getenv("NVHCQ_PROF_SERIAL");
+    printf("\nprofile: one decode step at position %u, %.1f us (no graph; %s)\n\n", pos, step,
+           ser && !strcmp(ser, "1")
+               ? "NVHCQ_PROF_SERIAL=1: a timestamp after each launch, launches serialized"
+               : "rows from each grid's completion time, launches chained as in a step");
     printf("| kernel | count | total us | us/launch | GB/s | %% of step |\n|---|---:|---:|---:|---:|---:|\n");
     for (uint32_t i = 0; i < n; i++) {
         char bw[32] = "";

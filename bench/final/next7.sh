@@ -1,9 +1,10 @@
 #!/bin/bash
 # next7.sh OUT - the first H100 call of the session after session 7 (~6 min). Before it, here:
 #   git worktree add .wtP p1-default && echo /.wtP/ >> .git/info/exclude
-# and call `run` with carry [".wtP"]. It runs (1) the two HCQ tests added in session 7 that have
-# not met a GPU (kernel_grid_mark: 2^31 - 1 CTAs; concurrent_tensor_ops) on rm:0 and cuda:0 with
-# the kernel log; (2) the stress tests on rm:0, 20 s each where timed (memory_churn's pool-trim
+# and call `run` with carry [".wtP"]. It runs (1) the three HCQ tests added in session 7 that have
+# not met a GPU (kernel_grid_mark: 2^31 - 1 CTAs; concurrent_tensor_ops; timestamp_launch: stamps
+# in the QMDs' own releases on rm) on rm:0 and cuda:0 with the kernel log, then the in-situ
+# decode profile against the serial one; (2) the stress tests on rm:0, 20 s each where timed (memory_churn's pool-trim
 # change of 4af37e8 has not run on a GPU); (3) branch p1-default's check, bench/final/s36.sh
 # (merge the branch when its e2e is 16/0 on both devices and tg128 is not slower).
 set -u
@@ -12,7 +13,13 @@ mkdir -p "$out"
 t0=$(date +%s)
 make -j16 CUARCH=90 >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 for d in rm:0 cuda:0; do
-    echo "$d: $(timeout 120 build/tests/hcq_suite --dev $d --klog kernel_grid_mark concurrent_tensor_ops 2>&1 | grep -E "FAIL|grid|passed" | tr '\n' ' ')"
+    echo "$d: $(timeout 120 build/tests/hcq_suite --dev $d --klog kernel_grid_mark concurrent_tensor_ops timestamp_launch 2>&1 | grep -E "FAIL|grid|passed" | tr '\n' ' ')"
+done
+V=tests/data/tokenizers/ggml-vocab-gpt-2.gguf
+build/nvhcq gen-model --preset llama-3.2-1b --type q6_k --vocab $V -o /tmp/m_q6_k.gguf >/dev/null 2>&1
+for v in X=0 NVHCQ_PROF_SERIAL=1; do
+    echo "-- profile [$v]"
+    env $v timeout 60 build/nvhcq llm-bench -m /tmp/m_q6_k.gguf -p 0 -n 16 -r 1 --profile --dev rm:0 2>&1 | grep -E "^\| [a-z]|profile:" | head -12
 done
 echo "== stress rm:0 [$(($(date +%s) - t0)) s]"
 HCQ_STRESS_S=20 timeout 200 build/tests/hcq_suite --dev rm:0 --slow --klog stress_ 2>&1 | grep -E "^  (ok|FAIL)|held|launches in|rounds|after|passed" | head -20

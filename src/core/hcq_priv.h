@@ -62,6 +62,7 @@ struct hcq_cmd {
         } sig;
         struct {
             struct hcq_signal *sig;
+            bool of_launch; /* hcq_queue_timestamp_launch: the previous command is its launch */
         } ts;
     } u;
 };

@@ -347,6 +347,28 @@ hcq_queue_timestamp(struct hcq_queue *q, struct hcq_signal *sig)
         return st;
     c->kind = HCQ_CMD_TIMESTAMP;
     c->u.ts.sig = sig;
+    c->u.ts.of_launch = false;
+    return HCQ_OK;
+}
+
+enum hcq_status
+hcq_queue_timestamp_launch(struct hcq_queue *q, struct hcq_signal *sig)
+{
+    enum hcq_status st = check_queue(q, "hcq_queue_timestamp_launch");
+    if (st != HCQ_OK)
+        return st;
+    if (!sig || sig->dev != q->dev)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_timestamp_launch: signal missing or from another device");
+    struct hcq_cmdlist *cl = target(q);
+    if (!cl->count || cl->cmds[cl->count - 1].kind != HCQ_CMD_LAUNCH)
+        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_timestamp_launch: the previous command is not a launch "
+                                        "(record it right after the launch, before any submit)");
+    struct hcq_cmd *c;
+    if ((st = hcq_cmdlist_push(cl, &c)) != HCQ_OK)
+        return st;
+    c->kind = HCQ_CMD_TIMESTAMP;
+    c->u.ts.sig = sig;
+    c->u.ts.of_launch = true;
     return HCQ_OK;
 }
 

@@ -886,10 +886,31 @@ pb_timestamp_value(struct pb_builder *b, const struct hcq_signal *sig)
     return (struct pb_val){.kind = PB_VAL_NOW, .value = *sig->slot, .slot = sig->slot};
 }
 
+/* hcq_queue_timestamp_launch in stream mode: the pending QMD is that launch's (the core checks
+ * that the launch is the previous command), so its release slot 0 writes the value the signal
+ * has then (pb_timestamp_value) and the device time at the grid's completion (FOUR_WORDS,
+ * gpu_qmd_set_release): no WFI, the chain and any programmatic link stay. False where that cannot be done
+ * (graphs, whose replays would need the value patched; no pending QMD; a signal address the QMD version's
+ * release cannot reach): the caller records an ordinary timestamp. */
+static bool
+pb_stamp_fold(struct pb_builder *b, const struct hcq_cmd *c)
+{
+    const struct hcq_signal *sig = c->u.ts.sig;
+    if (b->g || !b->chain || !b->pend_dst || b->cur != &b->pq->main || sig->va >> b->qmd_ops->release_va_bits)
+        return false;
+    const struct pb_val v = pb_timestamp_value(b, sig);
+    if (v.kind == PB_VAL_VAR)
+        return false;
+    gpu_qmd_set_release(b->qmd_ops, b->pend_dw, 0, sig->va, v.value);
+    return true;
+}
+
 static enum hcq_status
 pb_cmd_sync(struct pb_builder *b, const struct hcq_cmd *c)
 {
     struct pb_queue *pq = b->pq;
+    if (c->kind == HCQ_CMD_TIMESTAMP && c->u.ts.of_launch && pb_stamp_fold(b, c))
+        return HCQ_OK;
     /* Signals, waits, timestamps and barriers go where the previous command went: that is
      * the work they order against (a later command on the other channel hands over). */
     struct pb_chan *ch = b->cur;

@@ -342,7 +342,12 @@ struct step {
     uint32_t var_tok, var_pos;
 };
 
-/* Launch l; when profiling, a timestamp after it labelled with m->tag. */
+/* Launch l; when profiling, its completion time stamped and labelled with m->tag: by the
+ * grid itself (hcq_queue_timestamp_launch: on rm the launches stay chained, with their
+ * programmatic links, so each row is the time from the previous grid's completion to this
+ * one's in the step as it really runs), or with NVHCQ_PROF_SERIAL=1 by a timestamp command
+ * after it (each launch then waits for the previous one to drain: the method before session 7,
+ * with a floor of ~5-7 us per launch on H100). */
 static enum hcq_status
 launch_prog(struct llm_model *m, const struct hcq_launch *l)
 {
@@ -351,7 +356,9 @@ launch_prog(struct llm_model *m, const struct hcq_launch *l)
     if (!st && pf && pf->n < PROF_MAX) {
         pf->label[pf->n] = m->tag ? m->tag : "(unlabelled)";
         pf->bytes[pf->n] = m->tag_B;
-        st = hcq_queue_timestamp(m->q, pf->ts[++pf->n]);
+        const char *ser = getenv("NVHCQ_PROF_SERIAL");
+        st = ser && !strcmp(ser, "1") ? hcq_queue_timestamp(m->q, pf->ts[++pf->n])
+                                      : hcq_queue_timestamp_launch(m->q, pf->ts[++pf->n]);
     }
     m->tag = NULL;
     m->tag_B = 0;

@@ -232,6 +232,74 @@ done:
     hcq_device_close(dev);
 }
 
+/* hcq_queue_timestamp_launch: 40 launches in one submission (x*3+i, non-commuting, so the
+ * result proves order), each stamped: every stamp is set, in launch order, between a
+ * timestamp before and one after; stamped signals keep their values (7 + i, set by the host, and one set by a
+ * queue signal earlier in the same submission); refusals when the previous command is no
+ * launch. On rm the stamps ride in the QMDs' releases (chains kept), elsewhere they are
+ * timestamps. */
+TEST(timestamp_launch)
+{
+    enum { N = 40 };
+    struct hcq_device *dev = NULL;
+    struct hcq_queue *q = NULL;
+    struct hcq_program *pa = NULL;
+    struct hcq_buf *x = NULL;
+    struct hcq_signal *st[N] = {0}, *t0 = NULL, *t1 = NULL;
+    uint64_t *init = NULL, *want = NULL, *got = NULL;
+    const uint64_t n = 513 + th_rand() % 1000;
+    CHECK_OK(hcq_device_open(t->dev_spec, &dev));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_program_load(dev, "k_axpb_u64", &pa));
+    CHECK(init = malloc(n * 8));
+    CHECK(want = malloc(n * 8));
+    CHECK(got = malloc(n * 8));
+    for (uint64_t i = 0; i < n; i++)
+        init[i] = want[i] = th_rand();
+    CHECK_OK(suite_buf(dev, n * 8, HCQ_MEM_DEVICE, init, 0, &x));
+    CHECK_OK(hcq_signal_create(dev, 0, &t0));
+    CHECK_OK(hcq_signal_create(dev, 0, &t1));
+    for (int i = 0; i < N; i++)
+        CHECK_OK(hcq_signal_create(dev, 7 + (uint64_t)i, &st[i]));
+    CHECK(hcq_queue_timestamp_launch(q, st[0]) == HCQ_ERR_INVALID);
+    CHECK_OK(hcq_queue_timestamp(q, t0));
+    CHECK(hcq_queue_timestamp_launch(q, st[0]) == HCQ_ERR_INVALID);
+    CHECK_OK(hcq_queue_signal(q, st[N - 1], 1000));
+    for (int i = 0; i < N; i++) {
+        CHECK_OK(ops_launch_axpb_u64(q, pa, x, n, 3, (uint64_t)i));
+        CHECK_OK(hcq_queue_timestamp_launch(q, st[i]));
+        for (uint64_t j = 0; j < n; j++)
+            want[j] = want[j] * 3 + (uint64_t)i;
+    }
+    CHECK_OK(hcq_queue_timestamp(q, t1));
+    CHECK_OK(hcq_queue_finish(q, SUITE_TIMEOUT_NS));
+    CHECK_OK(hcq_buf_read(x, 0, got, n * 8));
+    for (uint64_t j = 0; j < n; j++)
+        CHECKF(got[j] == want[j], "x[%llu] = %llu (expected %llu)", (unsigned long long)j,
+               (unsigned long long)got[j], (unsigned long long)want[j]);
+    uint64_t prev = hcq_signal_timestamp_ns(t0), end = hcq_signal_timestamp_ns(t1);
+    CHECKF(prev && end >= prev, "timestamps before %llu, after %llu", (unsigned long long)prev,
+           (unsigned long long)end);
+    for (int i = 0; i < N; i++) {
+        uint64_t ts = hcq_signal_timestamp_ns(st[i]), v = hcq_signal_value(st[i]);
+        CHECKF(ts >= prev && ts <= end, "launch %d: stamp %llu outside [%llu, %llu] (or before the previous)",
+               i, (unsigned long long)ts, (unsigned long long)prev, (unsigned long long)end);
+        CHECKF(v == (i == N - 1 ? 1000 : 7 + (uint64_t)i), "launch %d: stamped signal's value %llu", i,
+               (unsigned long long)v);
+        prev = ts;
+    }
+done:
+    for (int i = 0; i < N; i++)
+        hcq_signal_destroy(st[i]);
+    hcq_signal_destroy(t0);
+    hcq_signal_destroy(t1);
+    free(init), free(want), free(got);
+    hcq_buf_free(x);
+    hcq_program_destroy(pa);
+    hcq_queue_destroy(q);
+    hcq_device_close(dev);
+}
+
 /* Two programs alternating 100 times (200 launches, 100 submissions): x*3+1 and x*5+i do
  * not commute, so the result proves every launch ran once, in order, after the last. */
 TEST(exec_2_kernels_100_times)
@@ -857,6 +925,7 @@ done:
 static const struct th_case runtime_cases[] = {
     TH_CASE(signal),
     TH_CASE(signal_update),
+    TH_CASE(timestamp_launch),
     TH_CASE(wait),
     TH_CASE(wait_late_set),
     TH_CASE(timeline_cross_2_32),
