@@ -11,7 +11,9 @@
 #      DEVS) on each file, one after the other in this process tree, same GPU,
 #   4. writes OUTDIR/vs-llamacpp.md (table with ratios) and OUTDIR/vs-llamacpp.json.
 # Environment: NVHCQ (default ./build/nvhcq), DEVS (default "rm:0 cuda:0"), TYPES (default
-# "Q4_K_M Q6_K Q8_0"), PP (512), TG (128), REPS (3), PRESET (llama-3.2-1b),
+# "Q4_K_M Q6_K Q8_0"; Q4_0 and Q5_K_M work too), PP (512), TG (128), REPS (3), DEPTHS (empty;
+# e.g. "0,1024,4096": both tools' -d, the tests again after a KV cache of that many tokens),
+# PRESET (llama-3.2-1b),
 # VOCAB (tests/data/tokenizers/ggml-vocab-gpt-2.gguf), NVHCQ_BENCH_ARGS (extra llm-bench flags).
 # The numbers mean something only on a GPU; llama.cpp's rows come from its own llama-bench.
 set -euo pipefail
@@ -23,6 +25,9 @@ TYPES=${TYPES:-Q4_K_M Q6_K Q8_0}
 PP=${PP:-512}
 TG=${TG:-128}
 REPS=${REPS:-3}
+DEPTHS=${DEPTHS:-}
+dopt=()
+[ -n "$DEPTHS" ] && dopt=(-d "$DEPTHS")
 PRESET=${PRESET:-llama-3.2-1b}
 VOCAB=${VOCAB:-tests/data/tokenizers/ggml-vocab-gpt-2.gguf}
 for t in "$bin/llama-bench" "$bin/llama-quantize" "$NVHCQ"; do
@@ -56,14 +61,14 @@ for ty in $TYPES; do
             { tail -20 "$out/quantize-$ty.log"; exit 1; }
     fi
     echo "== $ty: llama.cpp" >&2
-    "$bin/llama-bench" -m "$m" -fa 1 -ngl 99 -p "$PP" -n "$TG" -r "$REPS" -o json >"$out/llama-bench-$ty.json" \
+    "$bin/llama-bench" -m "$m" -fa 1 -ngl 99 -p "$PP" -n "$TG" -r "$REPS" "${dopt[@]}" -o json >"$out/llama-bench-$ty.json" \
         2>"$out/llama-bench-$ty.log" || { tail -20 "$out/llama-bench-$ty.log"; exit 1; }
     records "$out/llama-bench-$ty.json" "$ty" llama.cpp
     for d in $DEVS; do
         dn=${d//:/} # no ':' in file names (some transfer tools refuse them)
         echo "== $ty: nvhcq $d" >&2
         # shellcheck disable=SC2086
-        if "$NVHCQ" llm-bench -m "$m" -p "$PP" -n "$TG" -r "$REPS" --dev "$d" ${NVHCQ_BENCH_ARGS:-} \
+        if "$NVHCQ" llm-bench -m "$m" -p "$PP" -n "$TG" -r "$REPS" "${dopt[@]}" --dev "$d" ${NVHCQ_BENCH_ARGS:-} \
             -o json >"$out/nvhcq-$ty-$dn.json" 2>"$out/nvhcq-$ty-$dn.log"; then
             records "$out/nvhcq-$ty-$dn.json" "$ty" "nvhcq $d"
         else
