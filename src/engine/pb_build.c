@@ -541,6 +541,19 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     memcpy(d.grid, grid, sizeof d.grid);
     memcpy(d.block, block, sizeof d.block);
     d.cbuf[0] = (struct gpu_qmd_cbuf){.va = va, .size_B = pp->cbuf0_B, .valid = true, .invalidate = true};
+    /* Bring-up A/B (PB_QMD_INVALIDATE=<mask of GPU_QMD_INVALIDATE_*>, default the program's:
+     * texture header, sampler, texture data and shader data caches): which per-launch cache
+     * invalidations a chained launch pays for (graph of 300 kernels: 0.57 us/kernel on H100
+     * vs a goal of 0.4). nvhcq kernels use no texture headers or samplers, so 0xC (texture
+     * data + shader data: the L1 that __ldg and ld.global read through) is the candidate;
+     * not measured yet (bench/final/next7.sh). */
+    static int inv_mask = -2;
+    if (inv_mask == -2) {
+        const char *e = getenv("PB_QMD_INVALIDATE");
+        inv_mask = e && *e ? (int)(strtol(e, NULL, 0) & GPU_QMD_INVALIDATE_ALL) : -1;
+    }
+    if (inv_mask >= 0)
+        d.invalidate = (uint32_t)inv_mask;
     d.local_mem_high_B = pq->local_per_thread_B;
     uint32_t qmd_dw[GPU_QMD_MAX_DW];
     st = gpu_qmd_encode(b->qmd_ops, &d, qmd_dw);
