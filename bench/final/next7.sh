@@ -1,9 +1,9 @@
 #!/bin/bash
 # next7.sh OUT - the first H100 call of the session after session 7 (~6 min). Before it, here:
 #   git worktree add .wtP p1-default && echo /.wtP/ >> .git/info/exclude
-# and call `run` with carry [".wtP"]. It runs (1) the three HCQ tests added in session 7 that have
+# and call `run` with carry [".wtP"]. It runs (1) the four HCQ tests added in session 7 that have
 # not met a GPU (kernel_grid_mark: 2^31 - 1 CTAs; concurrent_tensor_ops; timestamp_launch: stamps
-# in the QMDs' own releases on rm) on rm:0 and cuda:0 with the kernel log, then the in-situ
+# in the QMDs' own releases on rm; va_40bit_many) on rm:0 and cuda:0 with the kernel log, then the in-situ
 # decode profile against the serial one, the latency rows without the texture header/sampler
 # invalidations (PB_QMD_INVALIDATE=0xC, issue 13's graph cost) and e2e with it; (2) the stress tests on rm:0, 20 s each where timed (memory_churn's pool-trim
 # change of 4af37e8 has not run on a GPU); (3) branch p1-default's check, bench/final/s36.sh
@@ -14,7 +14,7 @@ mkdir -p "$out"
 t0=$(date +%s)
 make -j16 CUARCH=90 >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 for d in rm:0 cuda:0; do
-    echo "$d: $(timeout 120 build/tests/hcq_suite --dev $d --klog kernel_grid_mark concurrent_tensor_ops timestamp_launch 2>&1 | grep -E "FAIL|grid|passed" | tr '\n' ' ')"
+    echo "$d: $(timeout 120 build/tests/hcq_suite --dev $d --klog kernel_grid_mark concurrent_tensor_ops timestamp_launch va_40bit_many 2>&1 | grep -E "FAIL|grid|passed" | tr '\n' ' ')"
 done
 V=tests/data/tokenizers/ggml-vocab-gpt-2.gguf
 build/nvhcq gen-model --preset llama-3.2-1b --type q6_k --vocab $V -o /tmp/m_q6_k.gguf >/dev/null 2>&1

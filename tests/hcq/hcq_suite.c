@@ -72,6 +72,68 @@ done:
     hcq_device_close(dev);
 }
 
+/* The field's 40bit_va_boundary: many signals (several pages of the signal pool) and many
+ * buffers of mixed sizes. Every signal is released by a queue and seen by the host, and on
+ * rm, nvgpu and the emulators its address is below 2^40 (Ampere host semaphores carry 40 address bits,
+ * rm.md §5.4, so the pool must stay low however far it grows); every buffer gets a VA range
+ * of its own (no overlap) and a kernel fill reaches its first and last word. */
+TEST(va_40bit_many)
+{
+    enum { NS = 700, NB = 96 };
+    struct hcq_device *dev = NULL;
+    struct hcq_queue *q = NULL;
+    struct hcq_program *fill = NULL;
+    struct hcq_signal *sig[NS] = {0};
+    struct hcq_buf *buf[NB] = {0};
+    uint64_t size[NB];
+    struct hcq_device_info info;
+    CHECK_OK(hcq_device_open(t->dev_spec, &dev));
+    CHECK_OK(hcq_device_info(dev, &info));
+    /* the pushbuffer engine's backends (cuda signals are host memory at its UVA address) */
+    const bool gpu_va =
+        !strcmp(info.backend, "rm") || !strcmp(info.backend, "nvgpu") || !strcmp(info.backend, "emu");
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_program_load(dev, "k_fill_u32", &fill));
+    for (int i = 0; i < NS; i++) {
+        CHECK_OK(hcq_signal_create(dev, 0, &sig[i]));
+        CHECK_OK(hcq_queue_signal(q, sig[i], 1000 + (uint64_t)i));
+        if (gpu_va)
+            CHECKF(hcq_signal_va(sig[i]) >> 40 == 0, "signal %d at 0x%llx (>= 2^40)", i,
+                   (unsigned long long)hcq_signal_va(sig[i]));
+    }
+    for (int i = 0; i < NB; i++) {
+        size[i] = 4ull << (th_rand() % 20); /* 4 B .. 2 MiB */
+        size[i] += 4 * (th_rand() % 64);
+        CHECK_OK(hcq_buf_alloc(dev, size[i], HCQ_MEM_DEVICE, &buf[i]));
+        CHECK_OK(ops_launch_fill_u32(q, fill, buf[i], size[i] / 4, 0xC0DE0000u + (uint32_t)i));
+        for (int j = 0; j < i; j++) {
+            uint64_t a = hcq_buf_va(buf[i]), b = hcq_buf_va(buf[j]);
+            CHECKF(a + size[i] <= b || b + size[j] <= a,
+                   "buffers %d and %d overlap: 0x%llx+%llu, 0x%llx+%llu", i, j, (unsigned long long)a,
+                   (unsigned long long)size[i], (unsigned long long)b, (unsigned long long)size[j]);
+        }
+    }
+    CHECK_OK(hcq_queue_finish(q, SUITE_TIMEOUT_NS));
+    for (int i = 0; i < NS; i++)
+        CHECKF(hcq_signal_value(sig[i]) == 1000 + (uint64_t)i, "signal %d = %llu", i,
+               (unsigned long long)hcq_signal_value(sig[i]));
+    for (int i = 0; i < NB; i++) {
+        uint32_t first = 0, last = 0;
+        CHECK_OK(hcq_buf_read(buf[i], 0, &first, 4));
+        CHECK_OK(hcq_buf_read(buf[i], size[i] - 4, &last, 4));
+        CHECKF(first == 0xC0DE0000u + (uint32_t)i && last == first, "buffer %d (%llu B): 0x%08x .. 0x%08x", i,
+               (unsigned long long)size[i], first, last);
+    }
+done:
+    for (int i = 0; i < NB; i++)
+        hcq_buf_free(buf[i]);
+    for (int i = 0; i < NS; i++)
+        hcq_signal_destroy(sig[i]);
+    hcq_program_destroy(fill);
+    hcq_queue_destroy(q);
+    hcq_device_close(dev);
+}
+
 /* The same queue signals a new value each submission; the host sees each exactly. */
 TEST(signal_update)
 {
@@ -926,6 +988,7 @@ static const struct th_case runtime_cases[] = {
     TH_CASE(signal),
     TH_CASE(signal_update),
     TH_CASE(timestamp_launch),
+    TH_CASE(va_40bit_many),
     TH_CASE(wait),
     TH_CASE(wait_late_set),
     TH_CASE(timeline_cross_2_32),
