@@ -265,6 +265,24 @@ fake_launch(struct fake_kmd *k, struct fake_chan *c, uint64_t qmd_va)
             fake_set_fault(k, "unknown kernel", d.program_va);
             return;
         }
+        /* the QMD's releases at the grid's completion (hcq_queue_timestamp_launch's stamps) */
+        for (uint32_t r = 0; r < GPU_QMD_RELEASE_COUNT; r++) {
+            const struct gpu_qmd_release *rel = &d.release[r];
+            if (!rel->enable)
+                continue;
+            uint64_t *p = fake_ptr(k, rel->va,
+                                   rel->structure_size == GPU_QMD_RELEASE_STRUCTURE_SIZE_FOUR_WORDS ? 16 : 8);
+            if (!p) {
+                fake_set_fault(k, "QMD release unmapped", rel->va);
+                return;
+            }
+            if (rel->payload64)
+                __atomic_store_n(p, rel->payload, __ATOMIC_RELEASE);
+            else
+                __atomic_store_n((uint32_t *)p, (uint32_t)rel->payload, __ATOMIC_RELEASE);
+            if (rel->structure_size == GPU_QMD_RELEASE_STRUCTURE_SIZE_FOUR_WORDS)
+                __atomic_store_n(p + 1, hcq_time_ns(), __ATOMIC_RELEASE);
+        }
         qmd_va = d.dependent.enable ? d.dependent.qmd_va : 0;
     }
 }

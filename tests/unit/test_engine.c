@@ -227,6 +227,59 @@ done:
     hcq_device_close(dev);
 }
 
+/* hcq_queue_timestamp_launch keeps launches chained (the stamp rides in each QMD's release),
+ * where hcq_queue_timestamp ends the chain at every stamp: 50 stamped launches are 1 sent +
+ * 49 chained, against 50 sent with ordinary timestamps; the stamps come in launch order, the
+ * stamped signals keep their values, and a stamp with no launch before it is refused. */
+TEST(fake_timestamp_launch_keeps_chain)
+{
+    enum { N = 50 };
+    struct fake_kmd *k = NULL;
+    struct hcq_device *dev = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_queue *q;
+    struct hcq_buf *b;
+    struct hcq_signal *sig[N] = {0};
+    uint32_t ref[FAKE_N];
+    CHECK_OK(fake_open("gh100", false, &k, &dev));
+    CHECK_OK(fake_prog(dev, &muladd_desc, &prog));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_buf_alloc(dev, FAKE_N * 4, HCQ_MEM_HOST, &b));
+    for (int i = 0; i < N; i++)
+        CHECK_OK(hcq_signal_create(dev, 5 + (uint64_t)i, &sig[i]));
+    CHECK(hcq_queue_timestamp_launch(q, sig[0]) == HCQ_ERR_INVALID);
+    uint32_t *x = fill_random(b, FAKE_N, ref);
+    for (int pass = 0; pass < 2; pass++) {
+        unsigned l0 = atomic_load(&k->launches), c0 = atomic_load(&k->chained);
+        for (int i = 0; i < N; i++) {
+            struct muladd_params p = {hcq_buf_va(b), FAKE_N, (uint32_t)th_rand()};
+            CHECK_OK(hcq_queue_launch(q, prog, one3, one3, &p, sizeof p));
+            CHECK_OK(pass == 0 ? hcq_queue_timestamp_launch(q, sig[i]) : hcq_queue_timestamp(q, sig[i]));
+            ref_muladd(ref, FAKE_N, p.k);
+        }
+        CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+        unsigned sent = atomic_load(&k->launches) - l0, chained = atomic_load(&k->chained) - c0;
+        CHECKF(pass == 0 ? sent == 1 && chained == N - 1 : sent == N && chained == 0,
+               "pass %d: %u sent, %u chained", pass, sent, chained);
+        uint64_t prev = 0;
+        for (int i = 0; i < N; i++) {
+            uint64_t ts = hcq_signal_timestamp_ns(sig[i]);
+            CHECKF(ts && ts >= prev, "pass %d launch %d: stamp %llu (previous %llu)", pass, i,
+                   (unsigned long long)ts, (unsigned long long)prev);
+            CHECKF(hcq_signal_value(sig[i]) == 5 + (uint64_t)i, "pass %d: signal %d = %llu", pass, i,
+                   (unsigned long long)hcq_signal_value(sig[i]));
+            prev = ts;
+        }
+    }
+    for (uint32_t i = 0; i < FAKE_N; i++)
+        CHECKF(x[i] == ref[i], "x[%u] = 0x%08x (expected 0x%08x)", i, x[i], ref[i]);
+done:
+    for (int i = 0; i < N; i++)
+        hcq_signal_destroy(sig[i]);
+    fake_prog_free(prog);
+    hcq_device_close(dev);
+}
+
 /* One submission larger than half the stream ring: the builder ends segments on the way
  * (breaking the QMD chain there) and results stay in order. */
 TEST(fake_huge_submission)
@@ -793,6 +846,7 @@ main(int argc, char **argv)
         TH_CASE(ring_limits),
         TH_CASE(ring_fence_fifo_full),
         TH_CASE(fake_launch_chain),
+        TH_CASE(fake_timestamp_launch_keeps_chain),
         TH_CASE(fake_huge_submission),
         TH_CASE(fake_stream_wraparound),
         TH_CASE(fake_copies),
