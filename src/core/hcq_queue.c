@@ -334,42 +334,41 @@ hcq_queue_wait_var(struct hcq_queue *q, struct hcq_signal *sig, uint32_t var, ui
     return record_sig(q, HCQ_CMD_WAIT, sig, var, add, "hcq_queue_wait_var");
 }
 
-enum hcq_status
-hcq_queue_timestamp(struct hcq_queue *q, struct hcq_signal *sig)
+/* TIMESTAMP on sig; of_launch (hcq_queue_timestamp_launch): the stamp of the launch recorded
+ * just before, which must be the previous command of the list being recorded. */
+static enum hcq_status
+record_timestamp(struct hcq_queue *q, struct hcq_signal *sig, bool of_launch, const char *who)
 {
-    enum hcq_status st = check_queue(q, "hcq_queue_timestamp");
+    enum hcq_status st = check_queue(q, who);
     if (st != HCQ_OK)
         return st;
     if (!sig || sig->dev != q->dev)
-        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_timestamp: signal missing or from another device");
-    struct hcq_cmd *c;
-    if ((st = hcq_cmdlist_push(target(q), &c)) != HCQ_OK)
-        return st;
-    c->kind = HCQ_CMD_TIMESTAMP;
-    c->u.ts.sig = sig;
-    c->u.ts.of_launch = false;
-    return HCQ_OK;
-}
-
-enum hcq_status
-hcq_queue_timestamp_launch(struct hcq_queue *q, struct hcq_signal *sig)
-{
-    enum hcq_status st = check_queue(q, "hcq_queue_timestamp_launch");
-    if (st != HCQ_OK)
-        return st;
-    if (!sig || sig->dev != q->dev)
-        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_timestamp_launch: signal missing or from another device");
+        return hcq_err(HCQ_ERR_INVALID, "%s: signal missing or from another device", who);
     struct hcq_cmdlist *cl = target(q);
-    if (!cl->count || cl->cmds[cl->count - 1].kind != HCQ_CMD_LAUNCH)
-        return hcq_err(HCQ_ERR_INVALID, "hcq_queue_timestamp_launch: the previous command is not a launch "
-                                        "(record it right after the launch, before any submit)");
+    if (of_launch && (!cl->count || cl->cmds[cl->count - 1].kind != HCQ_CMD_LAUNCH))
+        return hcq_err(HCQ_ERR_INVALID,
+                       "%s: the previous command is not a launch (record it right after the launch, "
+                       "before any submit)",
+                       who);
     struct hcq_cmd *c;
     if ((st = hcq_cmdlist_push(cl, &c)) != HCQ_OK)
         return st;
     c->kind = HCQ_CMD_TIMESTAMP;
     c->u.ts.sig = sig;
-    c->u.ts.of_launch = true;
+    c->u.ts.of_launch = of_launch;
     return HCQ_OK;
+}
+
+enum hcq_status
+hcq_queue_timestamp(struct hcq_queue *q, struct hcq_signal *sig)
+{
+    return record_timestamp(q, sig, false, "hcq_queue_timestamp");
+}
+
+enum hcq_status
+hcq_queue_timestamp_launch(struct hcq_queue *q, struct hcq_signal *sig)
+{
+    return record_timestamp(q, sig, true, "hcq_queue_timestamp_launch");
 }
 
 enum hcq_status

@@ -203,6 +203,7 @@ rm_peer_map(struct kmd *kmd, struct kmd *owner, struct kmd_mem *mem, struct kmd_
     const char *e = getenv("HCQ_RM_PEER");
     if (e && !strcmp(e, "0"))
         return hcq_err_quiet(HCQ_ERR_UNSUPPORTED, "rm: peer mappings are off (HCQ_RM_PEER=0)");
+    const bool opted_in = e && !strcmp(e, "1"); /* also pairs not run on hardware yet */
     struct rm_kmd *k = rm_kmd_from(kmd), *o = rm_kmd_from(owner);
     const struct rm_mem *om = mem->priv;
     assert(om && &om->base == mem);
@@ -214,10 +215,10 @@ rm_peer_map(struct kmd *kmd, struct kmd *owner, struct kmd_mem *mem, struct kmd_
     /* one GPU opened twice (rm:0 beside rm:0): a mapping of its own memory through UVM was
      * never tried on hardware - such pairs stage through host memory as in the one-GPU pair
      * tests of sessions 3-6 */
-    if (!memcmp(k->uuid, o->uuid, sizeof k->uuid) && !(e && !strcmp(e, "1")))
+    if (!memcmp(k->uuid, o->uuid, sizeof k->uuid) && !opted_in)
         return hcq_err_quiet(HCQ_ERR_UNSUPPORTED,
                              "rm: both devices are the same GPU (HCQ_RM_PEER=1 maps anyway)");
-    enum hcq_status st = rm_peer_get(k, o, e && !strcmp(e, "1"));
+    enum hcq_status st = rm_peer_get(k, o, opted_in);
     if (st != HCQ_OK)
         return st;
     struct rm_mem *m = calloc(1, sizeof *m);
