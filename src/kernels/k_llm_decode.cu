@@ -117,7 +117,7 @@ dl_layers(const struct k_llm_decode_params &p, struct q8_sm &sm)
         float *kc = (float *)(uintptr_t)kc_va + (size_t)p.pos * kv_dim;
         float *vc = (float *)(uintptr_t)vc_va + (size_t)p.pos * kv_dim;
         /* 1: norm + Q|K|V + RoPE + KV store */
-        q8_stream_run<true>(lt[0], st, sm, dl_epi_rope{p, kc, vc});
+        q8_stream_run<true, dl_epi_rope, false, true, true>(lt[0], st, sm, dl_epi_rope{p, kc, vc});
         if (!dl_barrier(p, ++phase))
             return false;
         /* 2: attention, (KV head, range) items over the grid */
@@ -130,17 +130,17 @@ dl_layers(const struct k_llm_decode_params &p, struct q8_sm &sm)
         if (!dl_barrier(p, ++phase))
             return false;
         /* 3: x += W_o att */
-        q8_stream_run<true>(lt[1], st, sm, q8_epi_std<true>{lt[1]});
+        q8_stream_run<true, q8_epi_std<true>, false, true, true>(lt[1], st, sm, q8_epi_std<true>{lt[1]});
         q8_stream_begin(lt[2], st);
         if (!dl_barrier(p, ++phase))
             return false;
         /* 4: fa = silu(gate x'') * up x'' */
-        q8_stream_run<true>(lt[2], st, sm, q8_epi_std<true>{lt[2]});
+        q8_stream_run<true, q8_epi_std<true>, false, true, true>(lt[2], st, sm, q8_epi_std<true>{lt[2]});
         q8_stream_begin(lt[3], st);
         if (!dl_barrier(p, ++phase))
             return false;
         /* 5: x += W_down fa */
-        q8_stream_run<true>(lt[3], st, sm, q8_epi_std<true>{lt[3]});
+        q8_stream_run<true, q8_epi_std<true>, false, true, true>(lt[3], st, sm, q8_epi_std<true>{lt[3]});
         if (l + 1 < p.n_layer)
             q8_stream_begin(lt[K_LLM_DL_PHASES], st);
         if (!dl_barrier(p, ++phase))

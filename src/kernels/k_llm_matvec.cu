@@ -377,10 +377,13 @@ k_llm_matvec_wide(const struct k_llm_matvec_params p)
  * k_llm_matvec_ab.cu (a module of their own: the engine loads this one for every model, and
  * on Jetson every byte of code is memory). Weights load with an L2 evict-first policy
  * (ldg16_ef): tg128 rm:0 on H100 +2% Q6_K, +1.3% Q4_K_M, +3.6% Q8_0 (session 7,
- * bench/notes-decode.md); k_llm_matvec_q8_nef is the same without it. */
+ * bench/notes-decode.md); k_llm_matvec_q8_nef is the same without it. The one-pass prologue
+ * (x read once, one CTA barrier, the RMS factor applied to the sums; q8_prologue1): +0.8-1.5%
+ * (session 7, s35); k_llm_matvec_q8_p2 keeps the two-pass one. The persistent decode kernel
+ * (k_llm_decode.cu) uses the same prologue, so its logits stay bit-identical to this path. */
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
 k_llm_matvec_q8(const struct k_llm_matvec_params p)
 {
     __shared__ __align__(16) struct q8_sm sm;
-    q8_matvec_stream<false, false, false, false, true>(p, sm);
+    q8_matvec_stream<false, false, false, true, true>(p, sm);
 }

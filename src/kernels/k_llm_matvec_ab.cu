@@ -9,7 +9,7 @@
  *  - s3: the default streaming body capped at 80 registers (3 CTAs per SM; spills a little);
  *  - long: one-row SET/ACC launches keep 4 passes of the row in flight;
  *  - p1: the one-pass prologue (x read once, one CTA barrier; RMS factor applied to the sums);
- *    p1ef: the same with evict-first weights (as the default);
+ *    p2: the two-pass prologue with evict-first weights (the default before the one-pass one);
  *    p1cg: the same with x and y through L2 (ld.global.cg);
  *  - nef: the default without the L2 evict-first policy on weight loads (the default before
  *    session 7; the other variants here load weights without it too);
@@ -93,13 +93,12 @@ k_llm_matvec_q8_p1(const struct k_llm_matvec_params p)
     q8_matvec_stream<false, false, false, true>(p, sm);
 }
 
-/* the one-pass prologue with the default's evict-first weights (p1 measured +2-3% over the
- * session-6 default, but only while the rm PDL bug made its A/Bs unreliable) */
+/* the two-pass prologue with evict-first weights (the default of session 7's main) */
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
-k_llm_matvec_q8_p1ef(const struct k_llm_matvec_params p)
+k_llm_matvec_q8_p2(const struct k_llm_matvec_params p)
 {
     __shared__ __align__(16) struct q8_sm sm;
-    q8_matvec_stream<false, false, false, true, true>(p, sm);
+    q8_matvec_stream<false, false, false, false, true>(p, sm);
 }
 
 /* the one-pass prologue, x and y through L2 */

@@ -249,7 +249,7 @@ TEST(matvec_all_types_modes_devices)
         static const char *const kernels[] = {
             "k_llm_matvec",         "k_llm_matvec_wide",   "k_llm_matvec_q8",      "k_llm_matvec_q8_split",
             "k_llm_matvec_q8_u2",   "k_llm_matvec_q8_s3",  "k_llm_matvec_q8_long", "k_llm_matvec_q8_cg",
-            "k_llm_matvec_q8_pfs",  "k_llm_matvec_q8_tma", "k_llm_matvec_q8_p1",   "k_llm_matvec_q8_p1ef",
+            "k_llm_matvec_q8_pfs",  "k_llm_matvec_q8_tma", "k_llm_matvec_q8_p1",   "k_llm_matvec_q8_p2",
             "k_llm_matvec_q8_p1cg", "k_llm_matvec_q8_nef"};
         for (int kn = 0; kn < (int)(sizeof kernels / sizeof kernels[0]); kn++) {
             const bool q8 = kn >= 2;
