@@ -413,11 +413,15 @@ pb_qmd_set(const struct gpu_qmd_ops *ops, uint32_t *dw, const char *name, uint32
 static void
 pb_pdl_link(struct pb_builder *b, uint32_t *next_dw)
 {
-    static int on = -1, latch_mode, membar, chasing;
+    static int on = -1, latch_mode, membar, chasing, at_last;
     if (on < 0) {
         const char *e = getenv("PB_PDL"), *l = getenv("PB_PDL_LATCH"), *m = getenv("PB_PDL_MEMBAR");
-        const char *tc = getenv("PB_PDL_TASK_CHASING");
+        const char *tc = getenv("PB_PDL_TASK_CHASING"), *pe = getenv("PB_PDL_PRE_EXIT");
         chasing = !(tc && !strcmp(tc, "0"));
+        /* "prog": the CUDA driver's choice (tests/hw/cuda_qmd_scan.c) - the dependent is
+         * released when every producer CTA has run griddepcontrol.launch_dependents (or
+         * exited), not when the last CTA launched */
+        at_last = !(pe && !strcmp(pe, "prog"));
         latch_mode = !l ? 2 : !strcmp(l, "const") ? 0 : !strcmp(l, "alt") ? 1 : !strcmp(l, "inc16") ? 3 : 2;
         membar = m && *m ? (int)strtol(m, NULL, 0) : GPU_QMD_CWD_MEMBAR_TYPE_L1_MEMBAR;
         on = !(e && !strcmp(e, "0"));
@@ -431,7 +435,7 @@ pb_pdl_link(struct pb_builder *b, uint32_t *next_dw)
                   : latch_mode == 3 ? 1u + (seq - b->pd->pdl_seq0) % 0xFFFFu
                                     : (seq ? seq : 1u); /* rand: from pdl_seq0, 0 skipped */
     pb_qmd_set(b->qmd_ops, b->pend_dw, "ENABLE_PROGRAM_PRE_EXIT", 1);
-    pb_qmd_set(b->qmd_ops, b->pend_dw, "PRE_EXIT_AT_LAST_CTA_LAUNCH", 1);
+    pb_qmd_set(b->qmd_ops, b->pend_dw, "PRE_EXIT_AT_LAST_CTA_LAUNCH", at_last ? 1u : 0u);
     pb_qmd_set(b->qmd_ops, b->pend_dw, "ARRIVE_AT_LATCH_VALID", 1);
     pb_qmd_set(b->qmd_ops, b->pend_dw, "ARRIVE_AT_LATCH_ID", id);
     pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)membar);

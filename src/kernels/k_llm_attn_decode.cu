@@ -13,6 +13,9 @@
  * shared memory, the CTA writes (m, l, acc[hd]) per head; the last CTA of the group
  * (threadfence + atomic counter) merges the n_valid partials with the same rule:
  * M = max m_s, out = sum_s acc_s e^(m_s - M) / sum_s l_s e^(m_s - M).
+ * Up to head_max positions (the engine: 640) one CTA per query head does the whole softmax
+ * in three phases instead (attn_decode_head2 in the .cuh: scores, softmax, weighted V sum);
+ * k_llm_attn_decode_h1 keeps sessions 4-7's online-softmax head path for A/B runs.
  */
 #include "k_device.h"
 #include "k_llm_attn_decode.cuh"
@@ -30,4 +33,28 @@ k_llm_attn_decode(const struct k_llm_attn_decode_params p)
         attn_decode<2, false>(p, blockIdx.x, blockIdx.y);
     else if (p.hd == 128)
         attn_decode<4, false>(p, blockIdx.x, blockIdx.y);
+}
+
+/* A/B (NVHCQ_AD=h1): the short-context path of sessions 4-7, an online softmax per warp. */
+extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 2)
+k_llm_attn_decode_h1(const struct k_llm_attn_decode_params p)
+{
+    k_llm_pf_issue(p.pf);
+    k_dep_launch();
+    k_dep_wait();
+    if (p.hd == 64)
+        attn_decode<2, false, 1>(p, blockIdx.x, blockIdx.y);
+    else if (p.hd == 128)
+        attn_decode<4, false, 1>(p, blockIdx.x, blockIdx.y);
+}
+
+/* Measurement only (NVHCQ_AD=null): the launch and its dependency wait without the work, so a
+ * decode step timed with it says what the attention launch costs at its floor. It writes
+ * nothing: the tokens are wrong. CPU twin: a no-op (ops_llm_attn_decode.c). */
+extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 2)
+k_llm_attn_decode_null(const struct k_llm_attn_decode_params p)
+{
+    (void)p;
+    k_dep_launch();
+    k_dep_wait();
 }

@@ -110,17 +110,157 @@ attn_decode_head(const struct k_llm_attn_decode_params &p, uint32_t h)
     __syncthreads(); /* the shared arrays may be reused by the caller's next item */
 }
 
+template <bool CG>
+__device__ __forceinline__ float4
+ld_f4(const float *p)
+{
+    return CG ? __ldcg((const float4 *)p) : *(const float4 *)p;
+}
+
+/* Short contexts, second form (session 8; attn_decode_head is the first, kept as the A/B
+ * kernel k_llm_attn_decode_h1): one CTA per query head h, in three phases with no chain of
+ * dependent steps per position. attn_decode_head walks the positions with an online softmax,
+ * so every position waits for the previous one's warp reduction and exponentials; at 128
+ * positions that chain, not the bytes (64 KB of K and V), set its time (in-situ profile, H200:
+ * 6.4 us per layer, the most of any launch after gate|up and down).
+ *   1. scores: HD / 8 lanes per K row (8 floats each), all rows of a round of KR x
+ *      (rows per CTA) loaded before any is used; s[t] = q.K[t] * scale into shared memory;
+ *   2. softmax: the CTA's max and sum of e^(s - max) (two barriers);
+ *   3. out = sum_t p[t] V[t] / sum: HD / 4 threads per V row (a float4 each), PG position
+ *      groups; the first VR rows of V are loaded before phase 1 (they do not depend on the
+ *      scores), the groups' sums meet in shared memory.
+ * n_pos <= K_LLM_AD_H2_MAXP (the score array); larger contexts take the split path. */
+#define K_LLM_AD_H2_MAXP 1024
+template <int HD, bool CG>
+__device__ __forceinline__ void
+attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
+{
+    constexpr int LP = HD / 8;                  /* lanes per K row in phase 1 */
+    constexpr int RPC = (WARP / LP) * NWARP;    /* K rows per CTA round: 32 (HD 64), 16 (HD 128) */
+    constexpr int KR = 4;                       /* rounds of K rows in flight per thread */
+    constexpr int VQ = HD / 4;                  /* threads per V row in phase 3 */
+    constexpr int PG = K_LLM_AD_THREADS / VQ;   /* position groups: 16 (HD 64), 8 (HD 128) */
+    constexpr int VR = 8;                       /* V rows in flight per thread */
+    __shared__ float s_p[K_LLM_AD_H2_MAXP];
+    __shared__ float s_red[2 * NWARP];
+    __shared__ float4 s_acc[PG][VQ];
+    const uint32_t n_pos = p.pos + 1, gs = p.n_head / p.n_head_kv, g = h / gs;
+    const uint32_t tid = threadIdx.x, lane = tid % WARP, warp = tid / WARP, kv_dim = p.n_head_kv * HD;
+    const float *kb = (const float *)(uintptr_t)p.kc_va + g * HD;
+    const float *vb = (const float *)(uintptr_t)p.vc_va + g * HD;
+    const uint32_t pg = tid / VQ, vq = tid % VQ;
+    float4 v[VR];
+#pragma unroll
+    for (int r = 0; r < VR; r++) {
+        const uint32_t t = pg + r * PG;
+        v[r] = t < n_pos ? ld_f4<CG>(vb + (size_t)t * kv_dim + 4 * vq) : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+    /* phase 1 */
+    const uint32_t sub = lane % LP, row = warp * (WARP / LP) + lane / LP;
+    const float *qh = (const float *)(uintptr_t)p.q_va + (size_t)h * HD + 8 * sub;
+    float4 q0 = ld_f4<CG>(qh), q1 = ld_f4<CG>(qh + 4);
+    for (uint32_t tb = 0; tb < n_pos; tb += KR * RPC) {
+        float4 k0[KR], k1[KR];
+#pragma unroll
+        for (int r = 0; r < KR; r++) {
+            const uint32_t t = tb + r * RPC + row;
+            if (t < n_pos) {
+                const float *kr = kb + (size_t)t * kv_dim + 8 * sub;
+                k0[r] = ld_f4<CG>(kr), k1[r] = ld_f4<CG>(kr + 4);
+            } else {
+                k0[r] = k1[r] = make_float4(0.f, 0.f, 0.f, 0.f);
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < KR; r++) {
+            float d = q0.x * k0[r].x + q0.y * k0[r].y + q0.z * k0[r].z + q0.w * k0[r].w + q1.x * k1[r].x +
+                      q1.y * k1[r].y + q1.z * k1[r].z + q1.w * k1[r].w;
+#pragma unroll
+            for (int o = LP / 2; o > 0; o >>= 1)
+                d += __shfl_xor_sync(0xffffffffu, d, o);
+            const uint32_t t = tb + r * RPC + row;
+            if (sub == 0 && t < n_pos)
+                s_p[t] = d * p.scale;
+        }
+    }
+    __syncthreads();
+    /* phase 2 */
+    float mx = -3.0e38f;
+    for (uint32_t t = tid; t < n_pos; t += K_LLM_AD_THREADS)
+        mx = fmaxf(mx, s_p[t]);
+    for (int o = 16; o > 0; o >>= 1)
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+    if (lane == 0)
+        s_red[warp] = mx;
+    __syncthreads();
+    float M = s_red[0];
+#pragma unroll
+    for (int w = 1; w < NWARP; w++)
+        M = fmaxf(M, s_red[w]);
+    float sum = 0.0f;
+    for (uint32_t t = tid; t < n_pos; t += K_LLM_AD_THREADS) {
+        const float e = __expf(s_p[t] - M);
+        s_p[t] = e;
+        sum += e;
+    }
+    sum = ad_warp_sum(sum);
+    if (lane == 0)
+        s_red[NWARP + warp] = sum;
+    __syncthreads();
+    float l = 0.0f;
+#pragma unroll
+    for (int w = 0; w < NWARP; w++)
+        l += s_red[NWARP + w];
+    /* phase 3 */
+    float4 a = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (uint32_t tb = 0;;) {
+#pragma unroll
+        for (int r = 0; r < VR; r++) {
+            const uint32_t t = tb + pg + r * PG;
+            const float w = t < n_pos ? s_p[t] : 0.0f;
+            a.x += w * v[r].x, a.y += w * v[r].y, a.z += w * v[r].z, a.w += w * v[r].w;
+        }
+        tb += VR * PG;
+        if (tb >= n_pos)
+            break;
+#pragma unroll
+        for (int r = 0; r < VR; r++) {
+            const uint32_t t = tb + pg + r * PG;
+            v[r] = t < n_pos ? ld_f4<CG>(vb + (size_t)t * kv_dim + 4 * vq) : make_float4(0.f, 0.f, 0.f, 0.f);
+        }
+    }
+    s_acc[pg][vq] = a;
+    __syncthreads();
+    if (tid < VQ) {
+        float4 o = s_acc[0][tid];
+#pragma unroll
+        for (int j = 1; j < PG; j++) {
+            const float4 b = s_acc[j][tid];
+            o.x += b.x, o.y += b.y, o.z += b.z, o.w += b.w;
+        }
+        const float il = 1.0f / l;
+        o.x *= il, o.y *= il, o.z *= il, o.w *= il;
+        *(float4 *)((float *)(uintptr_t)p.out_va + (size_t)h * HD + 4 * tid) = o;
+    }
+    __syncthreads(); /* the shared arrays may be reused by the caller's next item */
+}
+
 /* The work of CTA (g, s): KV head g over position range s (returns at once where range s is
  * empty). Every thread of the CTA calls it with the same (g, s). With n_pos <= p.head_max,
- * CTA (g, s < group size) takes query head g * group + s alone (attn_decode_head). */
-template <int E, bool CG>
+ * CTA (g, s < group size) takes query head g * group + s alone (attn_decode_head2; HEADV 1:
+ * attn_decode_head). */
+template <int E, bool CG, int HEADV = 2>
 __device__ __forceinline__ void
 attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
 {
-    if (p.pos + 1 <= p.head_max && p.pos < p.n_ctx) {
+    if (p.pos + 1 <= p.head_max && p.pos < p.n_ctx && (HEADV == 1 || p.pos < K_LLM_AD_H2_MAXP)) {
         const uint32_t gsz = p.n_head / p.n_head_kv;
-        if (s < gsz)
-            attn_decode_head<E, CG>(p, g * gsz + s);
+        if (s < gsz) {
+            if (HEADV == 1)
+                attn_decode_head<E, CG>(p, g * gsz + s);
+            else
+                attn_decode_head2<32 * E, CG>(p, g * gsz + s);
+        }
         return;
     }
     __shared__ float sm_m[NWARP], sm_l[NWARP], sm_acc[NWARP][32 * E];

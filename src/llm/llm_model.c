@@ -178,11 +178,18 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
             snprintf(vname, sizeof vname, "k_llm_matvec_q8_%s", mvq);
             name = vname;
         }
+        const char *ad = getenv("NVHCQ_AD"); /* A/B variants of k_llm_attn_decode: h1, null */
+        if (i == PROG_ATTN_DEC && ad && *ad && strlen(ad) < 16) {
+            snprintf(vname, sizeof vname, "k_llm_attn_decode_%s", ad);
+            name = vname;
+        }
         if ((st = hcq_program_load(m->dev, name, &m->prog[i])))
             goto fail;
     }
-    /* decode attention: one CTA per query head up to this many positions (k_llm_attn_decode.cuh) */
-    m->ad_head_max = getenv("NVHCQ_AD_HEAD_MAX") ? (uint32_t)atoi(getenv("NVHCQ_AD_HEAD_MAX")) : 256;
+    /* decode attention: one CTA per query head up to this many positions (k_llm_attn_decode.cuh).
+     * 640 since the three-phase head path (session 8, H100 Q6_K tg64: at depth 512 1223 vs 1185
+     * tokens/s for the split path, at depth 960 1079 vs 1123); 256 before it. */
+    m->ad_head_max = getenv("NVHCQ_AD_HEAD_MAX") ? (uint32_t)atoi(getenv("NVHCQ_AD_HEAD_MAX")) : 640;
     m->qkv_gemm = !(getenv("NVHCQ_QKV_GEMM") && !strcmp(getenv("NVHCQ_QKV_GEMM"), "0"));
     /* off by default: measured slower on H100 (down projection 16.0 vs 14.7 us; tg128 Q6_K 1092 vs
      * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */

@@ -56,7 +56,17 @@ twin_attn_decode(struct hcq_twin_launch *l)
     free(sc);
 }
 
+/* k_llm_attn_decode_null writes nothing (a measurement kernel: the launch without the work). */
+static void
+twin_attn_decode_null(struct hcq_twin_launch *l)
+{
+    (void)l;
+}
+
 const struct hcq_kernel_desc ops_llm_attn_decode_kernels[] = {
     {"k_llm_attn_decode", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params), twin_attn_decode},
+    {"k_llm_attn_decode_h1", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params), twin_attn_decode},
+    {"k_llm_attn_decode_null", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params),
+     twin_attn_decode_null},
     {0},
 };
