@@ -151,7 +151,7 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
 {
     const char *model = NULL, *dev = NULL, *json = NULL, *format = "md", *depth_s = "0";
     uint32_t n_pp = 512, n_tg = 128, n_batch = 0, depths[8] = {0}, n_depth = 0;
-    int reps = 5;
+    int reps = 5, warm_ms = -1;
     bool profile = false;
     const struct cli_opt opts[] = {
         CLI_STR("-m", "--model", &model, "FILE", "GGUF model (required)"),
@@ -166,6 +166,8 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
                 "device: cpu, cuda:N, rm:N, nvgpu:0 [default: HCQ_DEV, else auto]"),
         CLI_STR("-d", "--n-depth", &depth_s, "D1,D2..",
                 "repeat the tests after a KV cache filled to each depth"),
+        CLI_NUM(NULL, "--warmup-ms", &warm_ms, "MS", 0, 600000,
+                "run the first test untimed for at least MS ms first [default: 2000 on rm/nvgpu, else 0]"),
         CLI_FLAG(NULL, "--profile", &profile,
                  "per-kernel device time of one decode step (per depth; md output)"),
         CLI_CHOICE("-o", "--output", &format, "md|json", "stdout format: markdown table or JSON records"),
@@ -238,6 +240,18 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     struct bench_rec recs[16];
     int n_rec = 0;
     rc = 0;
+    /* Why a timed warm-up on rm/nvgpu: the GPU idles at its lowest clock (H200: 345 MHz) and
+     * its own load-based ramp took ~1.7 s (bench/results/nvidia-h200/clock-2026-11-24.md);
+     * a CUDA context asks the kernel driver for a boost at once, these backends do not (that
+     * would change how the GPU is clocked). Without it a pp512 row right after the model load
+     * measured the kernels at idle clock (H200 Q6_K rm:0 13.8k vs 43.6k tokens/s, session 8). */
+    if (warm_ms < 0)
+        warm_ms = !strcmp(info.backend, "rm") || !strcmp(info.backend, "nvgpu") ? 2000 : 0;
+    for (uint64_t w0 = hcq_time_ns();
+         warm_ms > 0 && !rc && hcq_time_ns() - w0 < (uint64_t)warm_ms * 1000000u;) {
+        double wm, ws;
+        rc = bench_one(m, n_pp > 0, n_pp > 0 ? n_pp : n_tg, 0, 1, &wm, &ws);
+    }
     for (uint32_t di = 0; di < n_depth && !rc; di++) {
         for (int k = 0; k < 2 && !rc; k++) {
             bool pp = k == 0;

@@ -527,12 +527,18 @@ q8_nt(uint32_t type, uint32_t k)
 }
 
 /* One pass of a warp (task t = pass * 32 + lane of both rows of its unit): loads, and dot. */
-template <bool EF = false>
+template <bool EF = false, uint32_t FT = 0>
 __device__ __forceinline__ void
 q8_load_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, struct q8_task *r)
 {
     if (t >= nt)
         return;
+    if (FT) { /* the launch's one type, known at compile time (k_llm_matvec_q8_ts) */
+        q8_load<FT ? FT : 12, EF>(w.ra, t, r[0]);
+        if (w.has_b)
+            q8_load<FT ? FT : 12, EF>(w.rb, t, r[1]);
+        return;
+    }
     switch (w.type) {
 #define Q8_LOAD_CASE(T)                                                                                                \
     case T:                                                                                                            \
@@ -550,12 +556,19 @@ q8_load_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, struct q8_task *r
     }
 }
 
+template <uint32_t FT = 0>
 __device__ __forceinline__ void
 q8_dot_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, const struct q8_task *r, const struct q8_sm &sm,
             float *acc)
 {
     if (t >= nt)
         return;
+    if (FT) {
+        acc[0] += q8_dot<FT ? FT : 12>(r[0], t, sm);
+        if (w.has_b)
+            acc[1] += q8_dot<FT ? FT : 12>(r[1], t, sm);
+        return;
+    }
     switch (w.type) {
 #define Q8_DOT_CASE(T)                                                                                                 \
     case T:                                                                                                            \
@@ -598,7 +611,7 @@ struct q8_stream {
     uint32_t ntc, ub, ue;
 };
 
-template <bool EF = false>
+template <bool EF = false, uint32_t FT = 0>
 __device__ __forceinline__ void
 q8_stream_begin(const struct k_llm_matvec_params &p, struct q8_stream &st)
 {
@@ -607,8 +620,8 @@ q8_stream_begin(const struct k_llm_matvec_params &p, struct q8_stream &st)
     st.ntc = 0;
     if (st.ub < st.ue) {
         q8_rows_of(p, st.ub, st.wc);
-        st.ntc = q8_nt(st.wc.type, p.k);
-        q8_load_pass<EF>(st.wc, lane, st.ntc, st.cur);
+        st.ntc = q8_nt(FT ? FT : st.wc.type, p.k);
+        q8_load_pass<EF, FT>(st.wc, lane, st.ntc, st.cur);
     }
 }
 
@@ -666,7 +679,7 @@ struct q8_epi_std {
 
 /* WAIT2 (A/B, k_llm_matvec_q8_e2): the second pass's loads are issued too before the PDL wait,
  * which this function then makes (the caller must not). */
-template <bool CG, class EPI, bool WAIT2 = false, bool P1 = false, bool EF = false>
+template <bool CG, class EPI, bool WAIT2 = false, bool P1 = false, bool EF = false, uint32_t FT = 0>
 __device__ __forceinline__ void
 q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct q8_sm &sm, const EPI &epi)
 {
@@ -681,11 +694,11 @@ q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct 
             if (!(np == 0 && st.ub + 1 == st.ue)) {
                 if (np == 0) {
                     q8_rows_of(p, st.ub + 1, wn);
-                    ntn = q8_nt(wn.type, k);
+                    ntn = q8_nt(FT ? FT : wn.type, k);
                 } else {
                     wn = st.wc, ntn = st.ntc;
                 }
-                q8_load_pass<EF>(wn, np * 32 + lane, ntn, nxt);
+                q8_load_pass<EF, FT>(wn, np * 32 + lane, ntn, nxt);
                 loaded = true;
             }
         }
@@ -705,14 +718,14 @@ q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct 
         if (!last && !loaded) {
             if (np == 0) {
                 q8_rows_of(p, u + 1, wn);
-                ntn = q8_nt(wn.type, k);
+                ntn = q8_nt(FT ? FT : wn.type, k);
             } else {
                 wn = st.wc, ntn = st.ntc;
             }
-            q8_load_pass<EF>(wn, np * 32 + lane, ntn, nxt);
+            q8_load_pass<EF, FT>(wn, np * 32 + lane, ntn, nxt);
         }
         loaded = false;
-        q8_dot_pass(st.wc, pass * 32 + lane, st.ntc, st.cur, sm, acc);
+        q8_dot_pass<FT>(st.wc, pass * 32 + lane, st.ntc, st.cur, sm, acc);
         if (np == 0) { /* the unit is complete */
             float a = mvq_warp_sum(acc[0]), b = mvq_warp_sum(acc[1]);
             acc[0] = acc[1] = 0.0f;
@@ -839,14 +852,15 @@ q8_prefetch_own(const struct k_llm_matvec_params &p, const struct q8_stream &st)
 #endif
 }
 
-template <bool CG = false, bool PF_OWN = false, bool WAIT2 = false, bool P1 = false, bool EF = false>
+template <bool CG = false, bool PF_OWN = false, bool WAIT2 = false, bool P1 = false, bool EF = false,
+          uint32_t FT = 0>
 __device__ __forceinline__ void
 q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
     if (p.k > K_LLM_MVQ_MAX_K || p.k % 256) /* (every CTA may own units: no early exit by index) */
         return;
     struct q8_stream st;
-    q8_stream_begin<EF>(p, st); /* the first pass's loads fly during the prologue */
+    q8_stream_begin<EF, FT>(p, st); /* the first pass's loads fly during the prologue */
     if (PF_OWN)
         q8_prefetch_own(p, st);
     k_llm_pf_issue(p.pf);
@@ -858,7 +872,18 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         k_dep_launch();
         k_dep_wait();
     }
-    q8_stream_run<CG, q8_epi_std<CG>, WAIT2, P1, EF>(p, st, sm, q8_epi_std<CG>{p});
+    q8_stream_run<CG, q8_epi_std<CG>, WAIT2, P1, EF, FT>(p, st, sm, q8_epi_std<CG>{p});
+}
+
+/* The type every segment of a launch has, or 0 when they differ (k_llm_matvec_q8_ts picks its
+ * body by it). */
+__device__ __forceinline__ uint32_t
+q8_uniform_type(const struct k_llm_matvec_params &p)
+{
+    const uint32_t t = p.seg[0].type;
+    if ((p.n_seg > 1 && p.seg[1].type != t) || (p.n_seg > 2 && p.seg[2].type != t))
+        return 0;
+    return t;
 }
 
 #endif /* K_LLM_MVQ_CUH */

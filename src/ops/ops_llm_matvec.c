@@ -207,6 +207,8 @@ const struct hcq_kernel_desc ops_llm_matvec_kernels[] = {
     {"k_llm_matvec_q8_p2", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_p1cg", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_nef", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
+    {"k_llm_matvec_q8_ts", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
+    {"k_llm_matvec_q8_nts", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_tma", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8,
      K_LLM_MVQ_TMA_SHARED_B},
 
