@@ -380,21 +380,32 @@ k_llm_matvec_wide(const struct k_llm_matvec_params p)
  * bench/notes-decode.md); k_llm_matvec_q8_nef is the same without it. The one-pass prologue
  * (x read once, one CTA barrier, the RMS factor applied to the sums; q8_prologue1): +0.8-1.5%
  * (session 7, s35); k_llm_matvec_q8_p2 keeps the two-pass one. The persistent decode kernel
- * (k_llm_decode.cu) uses the same prologue, so its logits stay bit-identical to this path.
- * The body is compiled once per weight type where that measured faster (session 8, H200
- * tg128 rm:0, three rounds alike: Q6_K 1529 vs 1491, Q4_K 1595 vs 1563): a launch whose
- * segments share Q4_K, Q5_K or Q6_KR runs its own copy (no type switch per pass, the same sums
- * in the same order); Q8_0R lost with its own copy (1475 vs 1494), so it and mixed launches
- * run the switching body. A/B: k_llm_matvec_q8_nts (every launch on the switching body),
- * k_llm_matvec_q8_ts (every type its own copy). */
+ * (k_llm_decode.cu) uses the same prologue, so its logits stay bit-identical to this path. */
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
 k_llm_matvec_q8(const struct k_llm_matvec_params p)
 {
     __shared__ __align__(16) struct q8_sm sm;
-    switch (q8_uniform_type(p)) {
-    case 12: q8_matvec_stream<false, false, false, true, true, 12>(p, sm); break;
-    case 13: q8_matvec_stream<false, false, false, true, true, 13>(p, sm); break;
-    case K_LLM_T_Q6_KR: q8_matvec_stream<false, false, false, true, true, K_LLM_T_Q6_KR>(p, sm); break;
-    default: q8_matvec_stream<false, false, false, true, true>(p, sm); break;
-    }
+    q8_matvec_stream<false, false, false, true, true>(p, sm);
 }
+
+/* The same body compiled for one weight type (session 8): no type switch per pass, and each
+ * kernel gets its own registers and code. The engine launches k_llm_matvec_q8_<type> for a
+ * launch whose segments all have that type (llm_model.c mvq_typed_prog), k_llm_matvec_q8 for
+ * mixed ones (Q4_K_M's Q|K|V). Same sums in the same order as k_llm_matvec_q8. Measured with
+ * the per-type copies inside one kernel first (H200 tg128 rm:0): Q6_K 1529 vs 1491, Q4_K 1595
+ * vs 1563, Q4_0 1698 vs 1650, but Q8_0 1464 vs 1504 - one kernel holding every copy also cost
+ * the types left on the switching body 3%, hence a kernel per type. A launch of another type
+ * traps: a caller's bug becomes a decoded device fault, not wrong numbers. */
+#define K_LLM_MVQ_TYPED(NAME, T)                                                                                      \
+    extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2) NAME(const struct k_llm_matvec_params p)      \
+    {                                                                                                                  \
+        __shared__ __align__(16) struct q8_sm sm;                                                                      \
+        if (q8_uniform_type(p) != (T))                                                                                 \
+            __trap();                                                                                                  \
+        q8_matvec_stream<false, false, false, true, true, (T)>(p, sm);                                                 \
+    }
+K_LLM_MVQ_TYPED(k_llm_matvec_q8_q4k, 12)
+K_LLM_MVQ_TYPED(k_llm_matvec_q8_q5k, 13)
+K_LLM_MVQ_TYPED(k_llm_matvec_q8_q4_0, K_LLM_T_Q4_0R)
+K_LLM_MVQ_TYPED(k_llm_matvec_q8_q8_0, K_LLM_T_Q8_0R)
+K_LLM_MVQ_TYPED(k_llm_matvec_q8_q6k, K_LLM_T_Q6_KR)

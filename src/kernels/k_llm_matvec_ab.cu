@@ -116,27 +116,3 @@ k_llm_matvec_q8_nef(const struct k_llm_matvec_params p)
     __shared__ __align__(16) struct q8_sm sm;
     q8_matvec_stream(p, sm);
 }
-
-/* every weight type its own copy of the body (the default leaves Q8_0R and Q4_0R on the
- * switching body: Q8_0 measured slower with its copy, session 8) */
-extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
-k_llm_matvec_q8_ts(const struct k_llm_matvec_params p)
-{
-    __shared__ __align__(16) struct q8_sm sm;
-    switch (q8_uniform_type(p)) {
-    case 12: q8_matvec_stream<false, false, false, true, true, 12>(p, sm); break;
-    case 13: q8_matvec_stream<false, false, false, true, true, 13>(p, sm); break;
-    case K_LLM_T_Q4_0R: q8_matvec_stream<false, false, false, true, true, K_LLM_T_Q4_0R>(p, sm); break;
-    case K_LLM_T_Q8_0R: q8_matvec_stream<false, false, false, true, true, K_LLM_T_Q8_0R>(p, sm); break;
-    case K_LLM_T_Q6_KR: q8_matvec_stream<false, false, false, true, true, K_LLM_T_Q6_KR>(p, sm); break;
-    default: q8_matvec_stream<false, false, false, true, true>(p, sm); break;
-    }
-}
-
-/* the switching body for every launch (the default until session 8) */
-extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
-k_llm_matvec_q8_nts(const struct k_llm_matvec_params p)
-{
-    __shared__ __align__(16) struct q8_sm sm;
-    q8_matvec_stream<false, false, false, true, true>(p, sm);
-}

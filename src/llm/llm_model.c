@@ -194,6 +194,15 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     /* off by default: measured slower on H100 (down projection 16.0 vs 14.7 us; tg128 Q6_K 1092 vs
      * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */
     m->mvq_long = getenv("NVHCQ_MVQ_LONG") && !strcmp(getenv("NVHCQ_MVQ_LONG"), "1");
+    /* the q8 mat-vec compiled per weight type (k_llm_matvec.cu): bit i for PROG_MVQ_Q4K + i
+     * (Q4_K, Q5_K, Q4_0, Q8_0, Q6_K); NVHCQ_MVQ_TYPED=<mask> for A/B (0: every launch on the
+     * switching body); off under an NVHCQ_MVQ variant, whose body then runs every launch */
+    {
+        const char *e = getenv("NVHCQ_MVQ_TYPED"), *v = getenv("NVHCQ_MVQ");
+        m->mvq_typed = e && *e ? (uint32_t)strtoul(e, NULL, 0) : 0x1Fu;
+        if (v && *v)
+            m->mvq_typed = 0;
+    }
     m->rope_fused = !(getenv("NVHCQ_ROPE_FUSED") && !strcmp(getenv("NVHCQ_ROPE_FUSED"), "0"));
     /* decode: the q8 mat-vec and the decode attention wait for their predecessor in the kernel
      * (griddepcontrol.wait), so they may be launched with HCQ_LAUNCH_DEP_WAIT and start while it
@@ -385,7 +394,10 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
         .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
         .patches = n_patch ? patches : NULL,
         .patch_count = n_patch,
-        .flags = m->pdl && (prog == PROG_MATVEC_Q8 || prog == PROG_ATTN_DEC) ? HCQ_LAUNCH_DEP_WAIT : 0,
+        .flags = m->pdl && (prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVQ_Q6K) ||
+                            prog == PROG_ATTN_DEC)
+                     ? HCQ_LAUNCH_DEP_WAIT
+                     : 0,
     };
     if (!m->tag)
         m->tag = prog_names[prog];
@@ -531,6 +543,22 @@ mv_prog(const struct llm_model *m, const struct dtensor *const *w, uint32_t n, u
     return q8 ? PROG_MATVEC_Q8 : -1;
 }
 
+/* The per-type q8 mat-vec for a launch whose segments all have one type it is compiled for
+ * (and m->mvq_typed allows), else PROG_MATVEC_Q8. */
+static int
+mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
+{
+    static const uint32_t types[] = {12, 13, K_LLM_T_Q4_0R, K_LLM_T_Q8_0R, K_LLM_T_Q6_KR};
+    const uint32_t t = p->seg[0].type;
+    for (uint32_t i = 1; i < p->n_seg; i++)
+        if (p->seg[i].type != t)
+            return PROG_MATVEC_Q8;
+    for (int i = 0; i < 5; i++)
+        if (types[i] == t && (m->mvq_typed >> i & 1u) && m->prog[PROG_MVQ_Q4K + i])
+            return PROG_MVQ_Q4K + i;
+    return PROG_MATVEC_Q8;
+}
+
 static uint64_t
 dt_bytes(const struct dtensor *w)
 {
@@ -626,6 +654,8 @@ matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
         s ? s->var_pos : 0, offsetof(struct k_llm_matvec_params, rope) + offsetof(struct k_llm_mv_rope, pos),
         4};
     const bool patch = rope && s && s->graph;
+    if (prog == PROG_MATVEC_Q8)
+        prog = mvq_typed_prog(m, &p);
     return launch(m, prog, ctas < cap ? ctas : cap, 1, &p, sizeof p, patch ? &pt : NULL, patch ? 1 : 0);
 }
 

@@ -34,12 +34,20 @@ enum {
     PROG_MATVEC_Q8,
     PROG_ATTN_TILE,
     PROG_MATVEC_Q8L,
+    PROG_MVQ_Q4K, /* k_llm_matvec_q8 compiled for one weight type (mvq_typed_prog) */
+    PROG_MVQ_Q5K,
+    PROG_MVQ_Q4_0,
+    PROG_MVQ_Q8_0,
+    PROG_MVQ_Q6K,
     PROG_COUNT
 };
 static const char *const prog_names[PROG_COUNT] = {
-    "k_llm_embed",     "k_llm_norm",      "k_llm_matmul",        "k_llm_rope_kv",
-    "k_llm_attn",      "k_llm_act",       "k_llm_matvec_wide",   "k_llm_attn_decode",
-    "k_llm_matvec_q8", "k_llm_attn_tile", "k_llm_matvec_q8_long"};
+    "k_llm_embed",         "k_llm_norm",           "k_llm_matmul",
+    "k_llm_rope_kv",       "k_llm_attn",           "k_llm_act",
+    "k_llm_matvec_wide",   "k_llm_attn_decode",    "k_llm_matvec_q8",
+    "k_llm_attn_tile",     "k_llm_matvec_q8_long", "k_llm_matvec_q8_q4k",
+    "k_llm_matvec_q8_q5k", "k_llm_matvec_q8_q4_0", "k_llm_matvec_q8_q8_0",
+    "k_llm_matvec_q8_q6k"};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
  * activations, 2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs 560 with k_llm_matvec's
@@ -106,9 +114,10 @@ struct llm_model {
     uint32_t mv_grid;      /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
     uint32_t mvq_grid;     /* ... of k_llm_matvec_q8 */
     uint32_t mvql_grid;    /* ... of k_llm_matvec_q8_long */
-    bool mvq_long; /* long one-row launches take k_llm_matvec_q8_long (NVHCQ_MVQ_LONG=1; off: slower) */
-    bool repack;   /* matrices take the repacked decode layout (k_llm_quant.h) */
-    bool mv_f32;   /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
+    bool mvq_long;      /* long one-row launches take k_llm_matvec_q8_long (NVHCQ_MVQ_LONG=1; off: slower) */
+    uint32_t mvq_typed; /* bit i: launches of one type take PROG_MVQ_Q4K + i (mvq_typed_prog) */
+    bool repack;        /* matrices take the repacked decode layout (k_llm_quant.h) */
+    bool mv_f32;        /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
     uint32_t ad_head_max; /* decode attention: per-head CTAs up to this many positions */
     bool qkv_gemm;        /* prefill: Q|K|V as one GEMM (NVHCQ_QKV_GEMM=0: three) */
     bool pdl;             /* decode: HCQ_LAUNCH_DEP_WAIT on the kernels that wait (NVHCQ_PDL=0: off) */

@@ -196,6 +196,12 @@ const struct hcq_kernel_desc ops_llm_matvec_kernels[] = {
     {"k_llm_matvec", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec},
     {"k_llm_matvec_wide", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec},
     {"k_llm_matvec_q8", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
+    /* one weight type each (the GPU kernels trap on another; the twin computes any) */
+    {"k_llm_matvec_q8_q4k", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
+    {"k_llm_matvec_q8_q5k", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
+    {"k_llm_matvec_q8_q4_0", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
+    {"k_llm_matvec_q8_q8_0", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
+    {"k_llm_matvec_q8_q6k", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_u2", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_split", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_s3", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
@@ -207,8 +213,6 @@ const struct hcq_kernel_desc ops_llm_matvec_kernels[] = {
     {"k_llm_matvec_q8_p2", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_p1cg", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_nef", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
-    {"k_llm_matvec_q8_ts", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
-    {"k_llm_matvec_q8_nts", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_tma", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8,
      K_LLM_MVQ_TMA_SHARED_B},
 
