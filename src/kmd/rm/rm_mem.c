@@ -283,6 +283,23 @@ rm_mem_cpu_unmap(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, void *map, ui
 
 /* ==== GPU mapping (rm.md §3.5) ==== */
 
+/* NVOS46 flags of the RM mapping: tinygrad's 0x8110 asks for 4 KiB PTEs (PAGE_SIZE 11:8 = 1)
+ * whatever the memory's own page size. HCQ_RM_MAP_HUGE=1 (A/B, session 8) maps memory
+ * allocated in 2 MiB pages with PAGE_SIZE = HUGE (4; NVIDIA's nvos.h NVOS46_FLAGS_PAGE_SIZE_*)
+ * instead: the question is whether the GPU walks 4 KiB PTEs for the weights (cuda:0 decoded
+ * the same kernels 5% faster at half the board power on H200). RM's own choice (PAGE_SIZE 0)
+ * failed every LLM test on H100 (session 8, s38). */
+static uint32_t
+rm_map_dma_flags(const struct rm_mem *m)
+{
+    static int huge = -1;
+    if (huge < 0) {
+        const char *e = getenv("HCQ_RM_MAP_HUGE");
+        huge = e && !strcmp(e, "1");
+    }
+    return huge && m->huge ? (RM_MAP_DMA_FLAGS & ~0xF00u) | 4u << 8 : RM_MAP_DMA_FLAGS;
+}
+
 static enum hcq_status
 rm_mem_gpu_map(struct rm_kmd *k, struct rm_mem *m)
 {
@@ -299,7 +316,7 @@ rm_mem_gpu_map(struct rm_kmd *k, struct rm_mem *m)
                            .hDma = k->hvirtmem,
                            .hMemory = m->hmem,
                            .length = size,
-                           .flags = RM_MAP_DMA_FLAGS,
+                           .flags = rm_map_dma_flags(m),
                            .dmaOffset = va};
     st = rm_ioctl(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof d), &d,
                   "NV_ESC_RM_MAP_MEMORY_DMA");
@@ -413,6 +430,7 @@ rm_mem_alloc_rm(struct rm_kmd *k, uint64_t size_B, uint64_t align_B, uint32_t fl
     if (!m)
         return hcq_err(HCQ_ERR_NOMEM, "rm: mem object");
     m->kind = sysmem ? RM_MEM_SYSMEM_RM : RM_MEM_VIDMEM;
+    m->huge = page > RM_PAGE_B;
     m->base.size_B = size;
     m->base.flags = flags;
     NV_MEMORY_ALLOCATION_PARAMS p = {
