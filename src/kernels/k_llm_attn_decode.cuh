@@ -130,6 +130,7 @@ ld_f4(const float *p)
  *      groups; the first VR rows of V are loaded before phase 1 (they do not depend on the
  *      scores), the groups' sums meet in shared memory.
  * n_pos <= K_LLM_AD_H2_MAXP (the score array); larger contexts take the split path. */
+#define K_LLM_AD_H2_MAXP 1024
 template <int HD, bool CG>
 __device__ __forceinline__ void
 attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)

@@ -60,18 +60,6 @@ _Static_assert(offsetof(struct k_llm_attn_decode_params, kc_va) == 8 &&
                    offsetof(struct k_llm_attn_decode_params, pf) == 80,
                "attn_decode offsets");
 
-/* Positions the three-phase head path takes at most (its score array in shared memory). */
-#define K_LLM_AD_H2_MAXP 1024
-
-/* Grid y of a launch at position pos: with the head path (pos + 1 <= head_max, pos <
- * K_LLM_AD_H2_MAXP) only CTAs y < group size work, so the engine launches just those
- * (session 8: the other CTAs only delayed the next launch's start); else n_split. */
-static inline uint32_t
-k_llm_attn_decode_ny(uint32_t pos, uint32_t head_max, uint32_t n_head, uint32_t n_head_kv, uint32_t n_split)
-{
-    return pos + 1 <= head_max && pos < K_LLM_AD_H2_MAXP ? n_head / n_head_kv : n_split;
-}
-
 static inline int
 k_llm_attn_decode_ok(uint32_t n_head, uint32_t n_head_kv, uint32_t hd)
 {

@@ -190,7 +190,6 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
      * 640 since the three-phase head path (session 8, H100 Q6_K tg64: at depth 512 1223 vs 1185
      * tokens/s for the split path, at depth 960 1079 vs 1123); 256 before it. */
     m->ad_head_max = getenv("NVHCQ_AD_HEAD_MAX") ? (uint32_t)atoi(getenv("NVHCQ_AD_HEAD_MAX")) : 640;
-    m->ad_grid_var = !(getenv("NVHCQ_AD_GRID") && !strcmp(getenv("NVHCQ_AD_GRID"), "fixed"));
     m->qkv_gemm = !(getenv("NVHCQ_QKV_GEMM") && !strcmp(getenv("NVHCQ_QKV_GEMM"), "0"));
     /* off by default: measured slower on H100 (down projection 16.0 vs 14.7 us; tg128 Q6_K 1092 vs
      * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */
@@ -356,7 +355,7 @@ llm_model_logits(struct llm_model *m)
 /* Patch slots of one recorded step (graph recording) or none (direct). */
 struct step {
     bool graph;
-    uint32_t var_tok, var_pos, var_adg;
+    uint32_t var_tok, var_pos;
 };
 
 /* Launch l; when profiling, its completion time stamped and labelled with m->tag: by the
@@ -558,16 +557,6 @@ mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
         if (types[i] == t && (m->mvq_typed >> i & 1u) && m->prog[PROG_MVQ_Q4K + i])
             return PROG_MVQ_Q4K + i;
     return PROG_MATVEC_Q8;
-}
-
-/* Grid y of the decode attention at pos (k_llm_attn_decode_ny); NVHCQ_AD_GRID=fixed: always
- * K_LLM_AD_SPLITS (the launch shape before session 8, for A/B). */
-static uint32_t
-ad_grid_y(const struct llm_model *m, uint32_t pos)
-{
-    if (!m->ad_grid_var)
-        return K_LLM_AD_SPLITS;
-    return k_llm_attn_decode_ny(pos, m->ad_head_max, m->hp.n_head, m->hp.n_head_kv, K_LLM_AD_SPLITS);
 }
 
 static uint64_t
@@ -811,20 +800,8 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             };
             pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_decode_params, pos), 4};
             m->tag = "attn split-K";
-            /* grid y per position (k_llm_attn_decode_ny): a graph variable when recording */
-            struct hcq_launch al = {
-                .prog = m->prog[PROG_ATTN_DEC],
-                .grid = {hp->n_head_kv, s->graph && m->ad_grid_var ? 0 : ad_grid_y(m, pos), 1},
-                .block = {K_LLM_BLOCK, 1, 1},
-                .args = &ap,
-                .args_B = sizeof ap,
-                .grid_var = {HCQ_VAR_NONE, s->graph && m->ad_grid_var ? s->var_adg : HCQ_VAR_NONE,
-                             HCQ_VAR_NONE},
-                .patches = s->graph ? pt : NULL,
-                .patch_count = s->graph ? 1 : 0,
-                .flags = m->pdl ? HCQ_LAUNCH_DEP_WAIT : 0,
-            };
-            st = launch_prog(m, &al);
+            st = launch(m, PROG_ATTN_DEC, hp->n_head_kv, K_LLM_AD_SPLITS, &ap, sizeof ap, pt,
+                        s->graph ? 1 : 0);
         } else {
             struct k_llm_attn_params ap = {
                 .q_va = m->qkv_va,
@@ -1014,8 +991,8 @@ build_graph(struct llm_model *m)
     if (st)
         return st;
     if ((st = hcq_graph_var(m->q, &s.var_tok)) || (st = hcq_graph_var(m->q, &s.var_pos)) ||
-        (st = hcq_graph_var(m->q, &s.var_adg)) || (st = hcq_graph_var(m->q, &m->var_tick)) ||
-        (st = record_step(m, 1, 0, true, &s)) || (st = hcq_queue_signal_var(m->q, m->done, m->var_tick, 0))) {
+        (st = hcq_graph_var(m->q, &m->var_tick)) || (st = record_step(m, 1, 0, true, &s)) ||
+        (st = hcq_queue_signal_var(m->q, m->done, m->var_tick, 0))) {
         struct hcq_graph *g = NULL;
         if (hcq_graph_end(m->q, &g) == HCQ_OK)
             hcq_graph_destroy(g);
@@ -1023,7 +1000,6 @@ build_graph(struct llm_model *m)
     }
     m->var_tok = s.var_tok;
     m->var_pos = s.var_pos;
-    m->var_adg = s.var_adg;
     st = hcq_graph_end(m->q, &m->graph);
     if (st == HCQ_ERR_UNSUPPORTED) {
         m->graph_failed = true;
@@ -1061,7 +1037,6 @@ eval_once(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t pos)
         if (m->graph) {
             if ((st = hcq_graph_set(m->graph, m->var_tok, (uint64_t)tokens[0])) ||
                 (st = hcq_graph_set(m->graph, m->var_pos, pos)) ||
-                (st = hcq_graph_set(m->graph, m->var_adg, ad_grid_y(m, pos))) ||
                 (st = hcq_graph_set(m->graph, m->var_tick, ++m->tick)) || (st = hcq_graph_replay(m->graph)))
                 return st;
             return wait_tick(m, 1);

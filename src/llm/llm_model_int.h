@@ -103,10 +103,10 @@ struct llm_model {
     struct dtensor (*lw)[LW_COUNT]; /* [n_layer] */
     /* activation VAs ([n_batch] rows each) */
     uint64_t x_va, xn_va, qkv_va, att_va, fa_va, fb_va;
-    uint32_t qkv_dim;                             /* q_dim + 2 * kv_dim floats per row */
-    struct prefill_gemm pg;                       /* tensor-core prefill matmuls (n >= pg.min_n) */
-    struct hcq_graph *graph;                      /* decode step */
-    uint32_t var_tok, var_pos, var_tick, var_adg; /* var_adg: the decode attention's grid y */
+    uint32_t qkv_dim;        /* q_dim + 2 * kv_dim floats per row */
+    struct prefill_gemm pg;  /* tensor-core prefill matmuls (n >= pg.min_n) */
+    struct hcq_graph *graph; /* decode step */
+    uint32_t var_tok, var_pos, var_tick;
     bool use_graph, graph_failed;
     bool decode_fused;     /* decode steps take record_decode_llama */
     bool attn_split;       /* ... with the split-K attention (k_llm_attn_decode) */
@@ -115,7 +115,6 @@ struct llm_model {
     uint32_t mvq_grid;     /* ... of k_llm_matvec_q8 */
     uint32_t mvql_grid;    /* ... of k_llm_matvec_q8_long */
     bool mvq_long;      /* long one-row launches take k_llm_matvec_q8_long (NVHCQ_MVQ_LONG=1; off: slower) */
-    bool ad_grid_var;   /* decode attention grid y per position (NVHCQ_AD_GRID=fixed: off) */
     uint32_t mvq_typed; /* bit i: launches of one type take PROG_MVQ_Q4K + i (mvq_typed_prog) */
     bool repack;        /* matrices take the repacked decode layout (k_llm_quant.h) */
     bool mv_f32;        /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
