@@ -49,12 +49,16 @@ k_llm_attn_decode_h1(const struct k_llm_attn_decode_params p)
 }
 
 /* Measurement only (NVHCQ_AD=null): the launch and its dependency wait without the work, so a
- * decode step timed with it says what the attention launch costs at its floor. It writes
- * nothing: the tokens are wrong. CPU twin: a no-op (ops_llm_attn_decode.c). */
+ * decode step timed with it says what the attention launch costs at its floor. It writes no
+ * output (the tokens are wrong), only group 0's split counter with the 0 it already holds:
+ * without a store its code is the same as k_empty's on archs where the PDL calls compile to
+ * nothing, and the emulator, which knows kernels by their code, took one for the other.
+ * CPU twin: a no-op (ops_llm_attn_decode.c). */
 extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 2)
 k_llm_attn_decode_null(const struct k_llm_attn_decode_params p)
 {
-    (void)p;
     k_dep_launch();
     k_dep_wait();
+    if (threadIdx.x == 0 && blockIdx.x == 0 && blockIdx.y == 0 && p.count_va)
+        *(volatile unsigned int *)(uintptr_t)p.count_va = 0u;
 }
