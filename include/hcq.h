@@ -160,6 +160,10 @@ struct hcq_mem_stats {
     uint64_t device_free_B;  /* device_total_B - device.reserved_B: what this device has not
                                 taken (other processes and the runtime's rings not counted) */
     struct hcq_mem_pool_stats device, host;
+    uint64_t driver_free_B; /* free device memory as the kernel driver counts it, every process
+                               and every allocation included (rm and the emulated GPUs: RM's heap
+                               free; cuda: cuMemGetInfo); 0 where the backend cannot ask (cpu,
+                               nvgpu) */
 };
 HCQ_MUST_CHECK enum hcq_status hcq_device_mem_stats(struct hcq_device *dev, struct hcq_mem_stats *out);
 /* Give every cached block back to the driver; returns the bytes released. */

@@ -259,9 +259,12 @@ emu_rm_ctrl_run(struct emu_rm *rm, struct emu_rm_obj *o, uint32_t cmd, void *par
         if (!it || p->fbInfoListSize == 0 || p->fbInfoListSize > 256)
             return NV_ERR_INVALID_ARGUMENT;
         for (uint32_t i = 0; i < p->fbInfoListSize; i++) {
-            if (it[i].index != NV2080_CTRL_FB_INFO_INDEX_TOTAL_RAM_SIZE)
+            if (it[i].index == NV2080_CTRL_FB_INFO_INDEX_TOTAL_RAM_SIZE)
+                it[i].data = (uint32_t)(rm->vram_B >> 10); /* KiB */
+            else if (it[i].index == NV2080_CTRL_FB_INFO_INDEX_HEAP_FREE)
+                it[i].data = (uint32_t)((rm->vram_B - rm->vram_used_B) >> 10);
+            else
                 return NV_ERR_INVALID_ARGUMENT;
-            it[i].data = (uint32_t)(rm->vram_B >> 10); /* KiB */
         }
         return NV_OK;
     }

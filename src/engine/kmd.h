@@ -113,6 +113,9 @@ struct kmd_ops {
      * The engine calls it before every wait, so deferred work never waits for a doorbell
      * that would only come after the wait. NULL: kicks always ring. */
     void (*doorbell_flush)(struct kmd *kmd);
+    /* (optional) Free device memory as the kernel driver counts it (hcq_mem_stats
+     * .driver_free_B). NULL: HCQ_ERR_UNSUPPORTED. */
+    enum hcq_status (*mem_free_query)(struct kmd *kmd, uint64_t *free_B);
 };
 
 /* Code that stands for a kernel without a cubin for the chip: write it for kernel `name`
@@ -159,6 +162,15 @@ kmd_mem_import_host(struct kmd *kmd, void *ptr, uint64_t size_B, struct kmd_mem 
     if (!kmd->ops->mem_import_host)
         return HCQ_ERR_UNSUPPORTED;
     return kmd->ops->mem_import_host(kmd, ptr, size_B, mem_out);
+}
+
+static inline HCQ_MUST_CHECK enum hcq_status
+kmd_mem_free_query(struct kmd *kmd, uint64_t *free_B)
+{
+    *free_B = 0;
+    if (!kmd->ops->mem_free_query)
+        return HCQ_ERR_UNSUPPORTED;
+    return kmd->ops->mem_free_query(kmd, free_B);
 }
 
 static inline HCQ_MUST_CHECK enum hcq_status

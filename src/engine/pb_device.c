@@ -93,6 +93,9 @@ static void
 pb_mem_stats(struct hcq_device *dev, struct hcq_mem_stats *out)
 {
     pb_pool_stats(pb_dev(dev), out);
+    uint64_t f = 0;
+    if (kmd_mem_free_query(pb_dev(dev)->kmd, &f) == HCQ_OK)
+        out->driver_free_B = f;
 }
 
 static uint64_t

@@ -444,7 +444,48 @@ TEST(close_frees_everything)
 done:;
 }
 
+/* hcq_mem_stats.driver_free_B follows a 64 MiB device buffer down and back up (after the pool
+ * gives it back): exactly on an emulated discrete GPU (its RM heap), at least 64 MiB down on a
+ * real one (RM may add page-table pages; other processes may allocate meanwhile - a dedicated
+ * GPU is assumed); skipped where the backend has no driver figure (cpu, nvgpu). */
+TEST(mem_stats_driver_free)
+{
+    struct hcq_device *dev = NULL;
+    struct hcq_buf *b = NULL;
+    struct hcq_mem_stats s0, s1, s2;
+    struct hcq_device_info di;
+    const uint64_t size_B = 64ull << 20;
+    CHECK_OK(hcq_device_open(t->dev_spec, &dev));
+    CHECK_OK(hcq_device_info(dev, &di));
+    (void)hcq_device_mem_trim(dev);
+    CHECK_OK(hcq_device_mem_stats(dev, &s0));
+    if (!s0.driver_free_B) {
+        CHECKF(strcmp(di.backend, "rm") && strcmp(di.backend, "cuda") &&
+                   !(!strcmp(di.backend, "emu") && !di.unified_memory),
+               "%s: no driver free-memory figure", di.backend);
+        SKIP("no driver free-memory figure on %s", di.backend);
+    }
+    CHECK_OK(hcq_buf_alloc(dev, size_B, HCQ_MEM_DEVICE, &b));
+    CHECK_OK(hcq_device_mem_stats(dev, &s1));
+    CHECKF(s1.driver_free_B + size_B <= s0.driver_free_B,
+           "driver free %llu B with 64 MiB allocated (was %llu B)", (unsigned long long)s1.driver_free_B,
+           (unsigned long long)s0.driver_free_B);
+    CHECK(!di.emulated || s1.driver_free_B + size_B == s0.driver_free_B);
+    hcq_buf_free(b);
+    b = NULL;
+    (void)hcq_device_mem_trim(dev);
+    CHECK_OK(hcq_device_mem_stats(dev, &s2));
+    CHECKF(di.emulated ? s2.driver_free_B == s0.driver_free_B
+                       : s2.driver_free_B + (16ull << 20) >= s0.driver_free_B,
+           "driver free %llu B after the free and trim (was %llu B)", (unsigned long long)s2.driver_free_B,
+           (unsigned long long)s0.driver_free_B);
+done:
+    hcq_buf_free(b);
+    hcq_device_close(dev);
+}
+
 const struct th_case suite_mem_cases[] = {
+    TH_CASE(mem_stats_driver_free),
     TH_CASE(copy),
     TH_CASE(long_copy),
     TH_CASE_SLOW(copy_over_4g),

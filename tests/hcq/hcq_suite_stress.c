@@ -7,8 +7,10 @@
  *   stress_sustained_matmul            matmul for HCQ_STRESS_S seconds (default 60 on GPUs,
  *                                      5 elsewhere): every result bit-identical to the first,
  *                                      the first checked against double precision
- *   stress_memory_churn                10,000 random-size alloc/free (up to 64 live): open fds
- *                                      and /proc/self/maps lines back to where they started
+ *   stress_memory_churn                10,000 random-size alloc/free (up to 64 live): open fds,
+ *                                      /proc/self/maps lines and the driver's free device memory
+ *                                      (hcq_mem_stats.driver_free_B; rm, cuda, emu) back to where
+ *                                      they started
  *   stress_memory_pressure_progressive 1 MiB, 10 MiB, 100 MiB, 1 GiB, 4 GiB, 8 GiB, then
  *                                      doubling, all kept, until the device refuses: a clean
  *                                      HCQ_ERR_NOMEM, then everything freed and usable (GPUs;
@@ -222,7 +224,10 @@ TEST(stress_memory_churn)
     struct hcq_device *dev = NULL;
     struct hcq_buf *live[LIVE] = {0};
     int fd0, maps0, fd1, maps1;
+    struct hcq_mem_stats ms0, ms1;
+    struct hcq_device_info di;
     CHECK_OK(hcq_device_open(t->dev_spec, &dev));
+    CHECK_OK(hcq_device_info(dev, &di));
     const uint64_t max_B = suite_is_gpu(dev) ? 16ull << 20 : 1ull << 20;
     /* warm-up round: pools, staging and page-table pages the runtime keeps until close */
     for (int i = 0; i < 200; i++) {
@@ -243,6 +248,12 @@ TEST(stress_memory_churn)
      * it empty, before and after */
     (void)hcq_device_mem_trim(dev);
     proc_counts(&fd0, &maps0);
+    CHECK_OK(hcq_device_mem_stats(dev, &ms0));
+    /* backends that can ask their driver must (an emulated discrete GPU models RM's heap; the
+     * nvgpu driver of Jetson, real or emulated, has no such count) */
+    if (!strcmp(di.backend, "rm") || !strcmp(di.backend, "cuda") ||
+        (!strcmp(di.backend, "emu") && !di.unified_memory))
+        CHECKF(ms0.driver_free_B > 0, "%s: no driver free-memory figure", di.backend);
     for (int i = 0; i < 10000; i++) {
         int k = (int)(th_rand() % LIVE);
         hcq_buf_free(live[k]);
@@ -264,6 +275,17 @@ TEST(stress_memory_churn)
     proc_counts(&fd1, &maps1);
     CHECKF(fd1 == fd0 && maps1 == maps0,
            "after 10,000 alloc/free: %d fds (started at %d), %d maps lines (%d)", fd1, fd0, maps1, maps0);
+    CHECK_OK(hcq_device_mem_stats(dev, &ms1));
+    if (ms0.driver_free_B) {
+        /* the driver's count: exact on the emulator; on a GPU RM may keep page-table or
+         * allocator pages for the process (64 MiB of slack, and the delta printed) */
+        const int64_t d = (int64_t)ms1.driver_free_B - (int64_t)ms0.driver_free_B;
+        const int64_t tol = di.emulated ? 0 : 64ll << 20;
+        printf("    driver free memory %.1f MiB before, %+.1f MiB after 10,000 alloc/free\n",
+               ms0.driver_free_B / 1048576.0, d / 1048576.0);
+        CHECKF(d >= -tol && d <= tol, "driver free memory moved by %lld B (%.1f MiB allowed)", (long long)d,
+               tol / 1048576.0);
+    }
 done:
     for (int k = 0; k < LIVE; k++)
         hcq_buf_free(live[k]);

@@ -399,6 +399,17 @@ cuda_device_destroy(struct hcq_device *dev)
     free(cd);
 }
 
+/* hcq_mem_stats: the driver's free device memory (cuMemGetInfo); no pool of our own here. */
+static void
+cuda_mem_stats(struct hcq_device *dev, struct hcq_mem_stats *out)
+{
+    struct cuda_device *cd = cuda_dev(dev);
+    size_t free_B = 0, total_B = 0;
+    cuda_ctx_enter(cd);
+    if (cd->api->cuMemGetInfo(&free_B, &total_B) == CUDA_SUCCESS)
+        out->driver_free_B = free_B;
+}
+
 static const struct hcq_backend_ops cuda_ops = {
     .name = "cuda",
     .device_destroy = cuda_device_destroy,
@@ -417,6 +428,7 @@ static const struct hcq_backend_ops cuda_ops = {
     .graph_destroy = cuda_graph_destroy,
     .check = cuda_check,
     .device_time_ns = cuda_helpers_device_time_ns,
+    .mem_stats = cuda_mem_stats,
 };
 
 static int

@@ -704,6 +704,7 @@ RM_ABI_OFF(NV2080_CTRL_GPU_GET_NAME_STRING_PARAMS, ascii, 0x4);
  * NvP64 fbInfoList} of {u32 index; u32 data}; TOTAL_RAM_SIZE (index 8) is in KiB. */
 #define NV2080_CTRL_CMD_FB_GET_INFO 0x20801301u
 #define NV2080_CTRL_FB_INFO_INDEX_TOTAL_RAM_SIZE 0x08u
+#define NV2080_CTRL_FB_INFO_INDEX_HEAP_FREE 0x16u /* KiB free in RM's heap (NVIDIA's ctrl2080fb.h) */
 typedef struct {
     uint32_t index;
     uint32_t data;

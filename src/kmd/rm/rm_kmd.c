@@ -512,6 +512,21 @@ rm_perf_boost(struct rm_kmd *k)
 
 /* ==== kmd ops ==== */
 
+/* Free video memory as RM counts it (FB_GET_INFO HEAP_FREE, KiB): what nvidia-smi reports,
+ * every process's allocations included (hcq_mem_stats.driver_free_B). */
+static enum hcq_status
+rm_mem_free_query(struct kmd *kmd, uint64_t *free_B)
+{
+    struct rm_kmd *k = rm_kmd_from(kmd);
+    NV2080_CTRL_FB_INFO fi = {NV2080_CTRL_FB_INFO_INDEX_HEAP_FREE, 0};
+    NV2080_CTRL_FB_GET_INFO_PARAMS fp = {.fbInfoListSize = 1, .fbInfoList = rm_p64(&fi)};
+    enum hcq_status st = rm_control(k, k->hsubdevice, NV2080_CTRL_CMD_FB_GET_INFO, &fp, sizeof fp,
+                                    "NV2080_CTRL_CMD_FB_GET_INFO (HEAP_FREE)", true);
+    if (st == HCQ_OK)
+        *free_B = (uint64_t)fi.data << 10;
+    return st;
+}
+
 static void
 rm_kmd_destroy(struct kmd *kmd)
 {
@@ -556,6 +571,7 @@ const struct kmd_ops rm_kmd_ops = {
     .channel_destroy = rm_chan_destroy,
     .channel_kick = rm_chan_kick,
     .check = rm_chan_check,
+    .mem_free_query = rm_mem_free_query,
 };
 
 enum hcq_status
