@@ -190,25 +190,17 @@ emu_prog_identify(struct emu_dev *d, const uint8_t *code, size_t n, const struct
         }
     }
     if (!name) {
+        /* the first kernel whose code this is. Kernels with identical code share the entry
+         * found first: harmless where they compute the same (k_fill_f32 / k_fill_u32 on
+         * sm_90), wrong where their parameters differ - session 8's empty A/B kernel
+         * k_llm_attn_decode_null matched k_empty on sm_86/87 and faulted its launches, so such a
+         * kernel must differ in code (it stores something) */
         struct emu_prog_cache *c = emu_prog_cache_get(d);
-        for (uint32_t i = 0; c && i < c->count; i++) {
-            if (c->t[i].size_B > n || memcmp(c->t[i].code, code, c->t[i].size_B))
-                continue;
-            if (!name) {
+        for (uint32_t i = 0; c && i < c->count && !name; i++)
+            if (c->t[i].size_B <= n && !memcmp(c->t[i].code, code, c->t[i].size_B)) {
                 name = c->t[i].name;
                 kbanks = &c->t[i].kbanks;
-                continue;
             }
-            /* two kernels with the same code (session 8: an empty A/B kernel matched k_empty's):
-             * which twin runs would depend on the table's order - refuse, naming both */
-            const struct hcq_kernel_desc *a = hcq_kernel_find(name), *b = hcq_kernel_find(c->t[i].name);
-            if (a && b && a->twin != b->twin) {
-                snprintf(why, why_B,
-                         "code matches kernels '%s' and '%s' (identical sm_%u code, different twins)", name,
-                         c->t[i].name, d->arch->sm_version);
-                return NULL;
-            }
-        }
     }
     if (!name) {
         snprintf(why, why_B,
