@@ -82,6 +82,7 @@ expect "llm-bench -p -3" 2 "-p -3: out of range" -- llm-bench -m "$m" -p -3
 expect "llm-bench -r 0" 2 "-r 0: out of range" -- llm-bench -m "$m" -r 0
 expect "llm-bench -p 0 -n 0" 2 "nothing to measure" -- llm-bench -m "$m" -p 0 -n 0
 expect "llm-bench -o xml" 2 "expected one of md|json" -- llm-bench -m "$m" -o xml
+expect "llm-bench --warmup-ms -5" 2 "out of range" -- llm-bench -m "$m" --warmup-ms -5
 expect "llm-bench without -m" 2 "-m FILE is required" -- llm-bench -p 8
 expect "gen-model --type foo" 2 "--type 'foo': unknown weight type" -- gen-model --type foo --vocab "$vocab" -o "$tmp/x.gguf"
 expect "gen-model --preset huge" 2 "--preset 'huge': expected one of" -- gen-model --preset huge --vocab "$vocab" -o "$tmp/x.gguf"
@@ -151,6 +152,7 @@ expect "tokenize --ids" 0 "[1, 15043, 3186]" -- tokenize -m "$spm" -p "Hello wor
 expect "tokenize pieces" 0 "15043 -> ' Hello'" -- tokenize -m "$spm" -p "Hello world"
 expect "tokenize control token by name" 0 "50256 -> '<|endoftext|>'" -- tokenize -m "$vocab" -p "Hi<|endoftext|>"
 expect "llm-bench -o json" 0 '"test": "tg4"' -- llm-bench -m "$m" -p 8 -n 4 -r 1 --dev cpu -o json --json "$tmp/b.json"
+expect "llm-bench --warmup-ms 50" 0 '"test": "tg4"' -- llm-bench -m "$m" -p 0 -n 4 -r 1 --warmup-ms 50 --dev cpu -o json
 grep -q '"avg_ts"' "$tmp/b.json" && grep -q '"test": "pp8"' "$tmp/b.json" && grep -q '"type": "Q8_0"' "$tmp/b.json" &&
     ok "llm-bench --json FILE records" || bad "llm-bench --json FILE records"
 expect "llm-bench md table" 0 "| tg4 |" -- llm-bench -m "$m" -p 8 -n 4 -r 1 --dev cpu
