@@ -400,7 +400,7 @@ k_llm_matvec_q8(const struct k_llm_matvec_params p)
     extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2) NAME(const struct k_llm_matvec_params p)      \
     {                                                                                                                  \
         __shared__ __align__(16) struct q8_sm sm;                                                                      \
-        if (q8_uniform_type(p) != (T))                                                                                 \
+        if (k_llm_mvq_uniform_type(&p) != (T))                                                                         \
             __trap();                                                                                                  \
         q8_matvec_stream<false, false, false, true, true, (T)>(p, sm);                                                 \
     }

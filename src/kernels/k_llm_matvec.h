@@ -228,6 +228,18 @@ k_llm_mvq_units(const struct k_llm_matvec_params *p)
     return u;
 }
 
+/* The type every segment of a launch has, or 0 when they differ: the engine picks a
+ * k_llm_matvec_q8_<type> kernel by it (llm_model.c mvq_typed_prog) and that kernel checks it.
+ * Constant segment indices: a dynamic index would copy the params to local memory. */
+K_LLM_MV_FN uint32_t
+k_llm_mvq_uniform_type(const struct k_llm_matvec_params *p)
+{
+    const uint32_t t = p->seg[0].type;
+    if ((p->n_seg > 1 && p->seg[1].type != t) || (p->n_seg > 2 && p->seg[2].type != t))
+        return 0;
+    return t;
+}
+
 /* CTAs a q8 launch can use: one warp per unit (the launch caps the grid at one wave; then
  * warps take several units). Every body of the kernel takes any grid size. */
 K_LLM_MV_FN uint32_t

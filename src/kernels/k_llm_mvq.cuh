@@ -533,7 +533,8 @@ q8_load_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, struct q8_task *r
 {
     if (t >= nt)
         return;
-    if (FT) { /* the launch's one type, known at compile time (k_llm_matvec_q8_ts) */
+    if (FT) { /* the launch's one type, known at compile time (k_llm_matvec_q8_<type>; the
+               * `FT ? FT : 12` only keeps the never-taken FT = 0 instantiation valid) */
         q8_load<FT ? FT : 12, EF>(w.ra, t, r[0]);
         if (w.has_b)
             q8_load<FT ? FT : 12, EF>(w.rb, t, r[1]);
@@ -873,17 +874,6 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         k_dep_wait();
     }
     q8_stream_run<CG, q8_epi_std<CG>, WAIT2, P1, EF, FT>(p, st, sm, q8_epi_std<CG>{p});
-}
-
-/* The type every segment of a launch has, or 0 when they differ (k_llm_matvec_q8_ts picks its
- * body by it). */
-__device__ __forceinline__ uint32_t
-q8_uniform_type(const struct k_llm_matvec_params &p)
-{
-    const uint32_t t = p.seg[0].type;
-    if ((p.n_seg > 1 && p.seg[1].type != t) || (p.n_seg > 2 && p.seg[2].type != t))
-        return 0;
-    return t;
 }
 
 #endif /* K_LLM_MVQ_CUH */

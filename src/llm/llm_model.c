@@ -549,11 +549,8 @@ static int
 mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
 {
     static const uint32_t types[] = {12, 13, K_LLM_T_Q4_0R, K_LLM_T_Q8_0R, K_LLM_T_Q6_KR};
-    const uint32_t t = p->seg[0].type;
-    for (uint32_t i = 1; i < p->n_seg; i++)
-        if (p->seg[i].type != t)
-            return PROG_MATVEC_Q8;
-    for (int i = 0; i < 5; i++)
+    const uint32_t t = k_llm_mvq_uniform_type(p);
+    for (int i = 0; t && i < 5; i++)
         if (types[i] == t && (m->mvq_typed >> i & 1u) && m->prog[PROG_MVQ_Q4K + i])
             return PROG_MVQ_Q4K + i;
     return PROG_MATVEC_Q8;
