@@ -31,23 +31,7 @@ for r in 1 2; do for ty in q6_k q4_k q8_0 q4_0; do
     done
 done; done
 kill $sp 2>/dev/null
-python3 - "$out/clk.csv" "$out/runs.txt" <<'PY' || cat "$out/runs.txt"
-import sys, datetime
-clk = []
-for ln in open(sys.argv[1]):
-    f = [x.strip() for x in ln.split(',')]
-    try:
-        t = datetime.datetime.strptime(f[0], "%Y/%m/%d %H:%M:%S.%f").timestamp()
-        clk.append((t, float(f[1].split()[0]), float(f[2].split()[0]), float(f[3].split()[0])))
-    except Exception:
-        pass
-for ln in open(sys.argv[2]):
-    p = ln.split()
-    a, b = float(p[0]), float(p[1])
-    s = [c for c in clk if a + 0.3 < c[0] < b]
-    m = lambda i: sum(c[i] for c in s) / len(s) if s else float('nan')
-    print(" ".join(p[2:]), "| sm %.0f MHz mem %.0f MHz %.0f W (%d samples)" % (m(1), m(2), m(3), len(s)))
-PY
+python3 bench/final/clk_runs.py "$out/clk.csv" "$out/runs.txt" || cat "$out/runs.txt"
 echo "-- profile"
 timeout 60 build/nvhcq llm-bench -m /tmp/m_q6_k.gguf -p 0 -n 128 -r 3 --profile --dev rm:0 2>&1 | grep -E "^\| [a-z]|profile:" | head -12
 echo "== end $(($(date +%s) - t0)) s"
