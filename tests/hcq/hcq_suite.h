@@ -30,6 +30,10 @@ bool dep_chain_run_mixed(struct th *t, struct hcq_device *dev, uint32_t flags, b
 
 /* True for devices whose memory is a real GPU's (cuda, rm, nvgpu): large tests run big. */
 bool suite_is_gpu(struct hcq_device *dev);
+/* Whether the device's backend must report hcq_mem_stats.driver_free_B: rm, cuda and the
+ * emulated discrete GPUs (their RM heap); not cpu or nvgpu (Jetson's driver, real or emulated,
+ * has no such count). */
+bool suite_has_driver_free(const struct hcq_device_info *info);
 
 /* Fresh random bytes (th_rand). */
 void suite_rand_bytes(void *dst, size_t size_B);

@@ -249,10 +249,7 @@ TEST(stress_memory_churn)
     (void)hcq_device_mem_trim(dev);
     proc_counts(&fd0, &maps0);
     CHECK_OK(hcq_device_mem_stats(dev, &ms0));
-    /* backends that can ask their driver must (an emulated discrete GPU models RM's heap; the
-     * nvgpu driver of Jetson, real or emulated, has no such count) */
-    if (!strcmp(di.backend, "rm") || !strcmp(di.backend, "cuda") ||
-        (!strcmp(di.backend, "emu") && !di.unified_memory))
+    if (suite_has_driver_free(&di))
         CHECKF(ms0.driver_free_B > 0, "%s: no driver free-memory figure", di.backend);
     for (int i = 0; i < 10000; i++) {
         int k = (int)(th_rand() % LIVE);

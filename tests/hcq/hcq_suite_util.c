@@ -21,6 +21,13 @@ suite_is_cpu(struct hcq_device *dev)
 }
 
 bool
+suite_has_driver_free(const struct hcq_device_info *info)
+{
+    return !strcmp(info->backend, "rm") || !strcmp(info->backend, "cuda") ||
+           (!strcmp(info->backend, "emu") && !info->unified_memory);
+}
+
+bool
 suite_is_gpu(struct hcq_device *dev)
 {
     struct hcq_device_info info;
