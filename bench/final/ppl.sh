@@ -1,9 +1,10 @@
 #!/bin/bash
 # ppl.sh - perplexity agreement with llama.cpp on the same GGUF file and the same text.
 #
-#   bench/final/ppl.sh BUILD_DIR OUTDIR LLAMA_BIN_DIR [QUANT_1B_GGUF]
+#   bench/final/ppl.sh BUILD_DIR OUTDIR LLAMA_BIN_DIR [QUANT_GGUF...]
 #
-# For the TinyStories-656K model (tests/data/models) and, when given, a quantized 1B file:
+# For the TinyStories-656K model (tests/data/models) and each quantized file given (e.g. 1B files of
+# several quant types):
 # runs `BUILD_DIR/nvhcq perplexity -m FILE -f TEXT -c CTX --dev D` for each D in DEVS and
 # `LLAMA_BIN_DIR/llama-perplexity -m FILE -f TEXT -c CTX -ngl 99` (both implement
 # llama-perplexity's method: docs/llm.md), reads each "Final estimate: PPL = X +/- Y" and
@@ -14,10 +15,10 @@
 # model's tokenizer), PPL_TIMEOUT (seconds per command, default 600), PPL_TARGET_PCT (0.5).
 # Always exits 0: a missing binary, a failed run or an unparsable log is a FAIL row.
 set -u
-build=${1:?usage: bench/final/ppl.sh BUILD_DIR OUTDIR LLAMA_BIN_DIR [QUANT_1B_GGUF]}
-out=${2:?usage: bench/final/ppl.sh BUILD_DIR OUTDIR LLAMA_BIN_DIR [QUANT_1B_GGUF]}
-lbin=${3:?usage: bench/final/ppl.sh BUILD_DIR OUTDIR LLAMA_BIN_DIR [QUANT_1B_GGUF]}
-q1b=${4:-}
+build=${1:?usage: bench/final/ppl.sh BUILD_DIR OUTDIR LLAMA_BIN_DIR [QUANT_GGUF...]}
+out=${2:?usage: bench/final/ppl.sh BUILD_DIR OUTDIR LLAMA_BIN_DIR [QUANT_GGUF...]}
+lbin=${3:?usage: bench/final/ppl.sh BUILD_DIR OUTDIR LLAMA_BIN_DIR [QUANT_GGUF...]}
+shift 3
 root=$(cd "$(dirname "$0")/../.." && pwd)
 DEVS=${DEVS:-rm:0 cuda:0}
 TEXT=${PPL_TEXT:-$root/tests/data/text/story-ppl.txt}
@@ -88,9 +89,9 @@ compare() { # NAME FILE
 }
 
 compare tinystories "$root/tests/data/models/tinystories-656k.gguf"
-[ -n "$q1b" ] && compare "$(basename "$q1b" .gguf)" "$q1b"
+for q in "$@"; do compare "$(basename "$q" .gguf)" "$q"; done
 
-commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+commit=${NVHCQ_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
 {
     echo "# Perplexity: nvhcq vs llama.cpp (same file, same text)"
@@ -101,7 +102,7 @@ gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/nu
     echo "|---|---|---:|---:|---:|---|"
     awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }' "$rows"
     echo
-    echo "Command: bench/final/ppl.sh BUILD_DIR OUTDIR LLAMA_BIN_DIR${q1b:+ $q1b}"
+    echo "Command: bench/final/ppl.sh BUILD_DIR OUTDIR LLAMA_BIN_DIR $*"
 } >"$out/ppl.md"
 awk -F '\t' -v c="$commit" -v g="${gpu:-unknown}" -v x="$CTX" '
     function num(v) { return v ~ /^[-+]?[0-9]*[.]?[0-9]+([eE][-+]?[0-9]+)?$/ ? v : "null" }
