@@ -98,7 +98,8 @@ rec_mm(struct bench_dev *d, struct hcq_queue *q, void *arg)
 static const char *
 row_name(const struct mm *m, bool tensor)
 {
-    bool before = tensor && m->kname && strcmp(m->kname, ops_gemm_kernel(&m->d->info, m->bf16, false)) != 0;
+    bool before = tensor && m->kname &&
+                  strcmp(m->kname, ops_gemm_kernel_for(&m->d->info, m->bf16, false, m->n, m->n)) != 0;
     if (!m->f16)
         return "matmul_f32";
     if (m->bf16)
@@ -153,9 +154,10 @@ run_kernel(struct mm *m)
         bench_stats(&r, t, reps, flop / 1e3);
         r.verdict = BENCH_VERIFIED;
         snprintf(r.note, sizeof r.note, "%s%s%s",
-                 !m->mma || m->d->slow ? ""
-                 : wg                  ? "wgmma, "
-                                       : "mma.sync, ",
+                 !m->mma || m->d->slow             ? ""
+                 : wg && strstr(m->kname, "_n128") ? "wgmma 128x128 tiles, "
+                 : wg                              ? "wgmma, "
+                                                   : "mma.sync, ",
                  m->d->timed_on_device ? "device time" : "host time", batch > 1 ? ", batched" : "");
         bench_add(m->ctx, &r);
     }
@@ -335,7 +337,7 @@ run_device(struct bench_ctx *ctx, struct bench_dev *d, const struct mm *tmpl, bo
     /* kernels: f32 -> k_matmul_f32; f16 -> k_matmul_f16 and the GEMM; bf16 -> the GEMM */
     for (int mma = bf16 || tensor_only; mma <= f16; mma++) {
         /* the library's GEMM, then (where that is wgmma) the mma.sync kernel it replaced */
-        const char *pick = ops_gemm_kernel(&d->info, bf16, false);
+        const char *pick = ops_gemm_kernel_for(&d->info, bf16, false, n, n);
         const char *const knames[2] = {pick, bf16 ? "k_gemm_bf16" : "k_gemm_f16"};
         for (int kv = 0; kv < (mma && strcmp(knames[0], knames[1]) ? 2 : 1); kv++) {
             struct mm m = *tmpl;

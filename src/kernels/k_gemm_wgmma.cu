@@ -89,9 +89,20 @@
 #define K_GW_LAG 1 /* cp.async groups a producer thread keeps in flight before arriving */
 #endif
 
-static_assert(K_GW_CONS != 2 || (K_GEMM_WG_SHARED_B == K_GW_SHARED_B && K_GEMM_WG_BM == K_GW_BM &&
-                                 K_GEMM_WG_THREADS == K_GW_THREADS),
+static_assert(K_GW_CONS != 2 || K_GW_BN != K_GEMM_WG_BN ||
+                  (K_GEMM_WG_SHARED_B == K_GW_SHARED_B && K_GEMM_WG_BM == K_GW_BM &&
+                   K_GEMM_WG_THREADS == K_GW_THREADS),
               "k_params.h's K_GEMM_WG_* do not match the kernel");
+static_assert(K_GW_CONS != 2 || K_GW_BN != 128 || K_GEMM_WG128_SHARED_B == K_GW_SHARED_B,
+              "k_params.h's K_GEMM_WG128_SHARED_B does not match the kernel");
+/* Entry names: k_gemm_wgmma_n128.cu compiles this file again with 128-wide tiles and its
+ * own names (K_GW_SUFFIX _n128), without the LLM entry (K_GW_NO_LLM). */
+#ifndef K_GW_SUFFIX
+#define K_GW_SUFFIX
+#endif
+#define K_GW_CAT2(a, b) a##b
+#define K_GW_CAT(a, b) K_GW_CAT2(a, b)
+#define K_GW_ENTRY(name) K_GW_CAT(name, K_GW_SUFFIX)
 static_assert(K_GW_REG_PROD * 128 + K_GW_REG_CONS * 128 * K_GW_CONS <= 65536, "register file");
 
 /* ==== PTX wrappers (PTX ISA: cp.async, mbarrier, fence.proxy, wgmma, setmaxnreg) ==== */
@@ -205,6 +216,33 @@ k_gw_desc(uint32_t addr, uint32_t lbo_B, uint32_t sbo_B)
                  "p, 1, 1, 0, " TB ";\n}\n"                                                                   \
                  : K_GW_D64(0), K_GW_D64(64)                                                                  \
                  : "l"(da), "l"(db), "r"(1))
+
+/* m64n128k16 (k_gemm_wgmma_n128.cu, K_GW_BN = 128): 64 accumulators. */
+#define K_GW_REGS64 \
+    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
+    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
+    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define K_GW_MMA128(TY, TB)                                                                                   \
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"                                              \
+                 " wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {" K_GW_REGS64 "}, %64, %65, "   \
+                 "p, 1, 1, 0, " TB ";\n}\n"                                                                  \
+                 : K_GW_D64(0)                                                                                \
+                 : "l"(da), "l"(db), "r"(1))
+
+template <bool BF16, bool B_NK>
+static __device__ __forceinline__ void
+k_gw_mma(float (&d)[64], uint64_t da, uint64_t db)
+{
+    if (BF16 && B_NK)
+        K_GW_MMA128("bf16", "0");
+    else if (BF16)
+        K_GW_MMA128("bf16", "1");
+    else if (B_NK)
+        K_GW_MMA128("f16", "0");
+    else
+        K_GW_MMA128("f16", "1");
+}
 
 /* m64n192k16 (tuning harness, K_GW_BN = 192): 96 accumulators. */
 #define K_GW_REGS96 \
@@ -458,26 +496,27 @@ k_gw_from(const struct k_gemm_params &p)
     return k_gw_args{p.c_va, p.a_va, p.b_va, 0, p.m, p.n, p.k, p.n, 0};
 }
 
-extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) k_gemm_wgmma_f16(const struct k_gemm_params p)
+extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) K_GW_ENTRY(k_gemm_wgmma_f16)(const struct k_gemm_params p)
 {
     k_gw_body<false, false>(k_gw_from(p));
 }
 
-extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) k_gemm_wgmma_bf16(const struct k_gemm_params p)
+extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) K_GW_ENTRY(k_gemm_wgmma_bf16)(const struct k_gemm_params p)
 {
     k_gw_body<true, false>(k_gw_from(p));
 }
 
-extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) k_gemm_wgmma_f16_nt(const struct k_gemm_params p)
+extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) K_GW_ENTRY(k_gemm_wgmma_f16_nt)(const struct k_gemm_params p)
 {
     k_gw_body<false, true>(k_gw_from(p));
 }
 
-extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) k_gemm_wgmma_bf16_nt(const struct k_gemm_params p)
+extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) K_GW_ENTRY(k_gemm_wgmma_bf16_nt)(const struct k_gemm_params p)
 {
     k_gw_body<true, true>(k_gw_from(p));
 }
 
+#ifndef K_GW_NO_LLM
 /* The LLM prefill GEMM (k_llm_gemm's contract, k_llm_gemm_params.h) on this body: tokens are
  * A's rows (x f16[n][k]), the weight rows B's ([rows][k]: the NT form), y[i * y_stride + r]
  * (+)= x_i . w_r + b[r]. */
@@ -485,3 +524,4 @@ extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) k_llm_gemm_wgmma(c
 {
     k_gw_body<false, true>(k_gw_args{p.y_va, p.x_va, p.w_va, p.b_va, p.n, p.rows, p.k, p.y_stride, p.accumulate});
 }
+#endif /* K_GW_NO_LLM */

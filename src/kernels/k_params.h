@@ -253,6 +253,11 @@ K_PARAMS_FIELD(k_gemm, pad0, 36);
 #define K_GEMM_WG_STAGES 4u
 #define K_GEMM_WG_SHARED_B                                                                                   \
     (1024u + K_GEMM_WG_STAGES * (K_GEMM_WG_BM + K_GEMM_WG_BN) * 64u * 2u + 16u * K_GEMM_WG_STAGES)
+/* k_gemm_wgmma_*_n128 (k_gemm_wgmma_n128.cu): the same kernels with 128 x 128 tiles, for
+ * products whose 128 x 256 tiles would leave most SMs idle (ops_gemm_kernel_for) */
+#define K_GEMM_WG128_BN 128u
+#define K_GEMM_WG128_SHARED_B                                                                                \
+    (1024u + K_GEMM_WG_STAGES * (K_GEMM_WG_BM + K_GEMM_WG128_BN) * 64u * 2u + 16u * K_GEMM_WG_STAGES)
 
 /* k_empty: nothing (launch-latency benchmarks) */
 struct k_empty_params {

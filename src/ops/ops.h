@@ -81,6 +81,10 @@ HCQ_MUST_CHECK enum hcq_status ops_launch_gemm(struct hcq_queue *q, struct hcq_p
  * every arch and the host backends). Same contract and bound either way. The environment
  * variable NVHCQ_GEMM=mma forces k_gemm_*. */
 const char *ops_gemm_kernel(const struct hcq_device_info *info, bool bf16, bool nt);
+/* The same for an m x n product: on sm_90 the 128 x 128-tile build (k_gemm_wgmma_*_n128) where
+ * 128 x 256 tiles would fill fewer than half of the SMs. */
+const char *ops_gemm_kernel_for(const struct hcq_device_info *info, bool bf16, bool nt, uint32_t m,
+                                uint32_t n);
 /* x u64[n] = x * mul + add (mod 2^64). */
 HCQ_MUST_CHECK enum hcq_status ops_launch_axpb_u64(struct hcq_queue *q, struct hcq_program *prog,
                                                    struct hcq_buf *x, uint64_t n, uint64_t mul, uint64_t add);

@@ -103,6 +103,11 @@ twin_gemm_wgmma_bf16_nt(struct hcq_twin_launch *l)
     {                                                                                                        \
         name, "k_gemm_wgmma", sizeof(struct k_gemm_params), twin, K_GEMM_WG_SHARED_B, 90                     \
     }
+/* The 128 x 128-tile build (k_gemm_wgmma_n128.cu): same twins. */
+#define OPS_GEMM_WG128(name, twin)                                                                           \
+    {                                                                                                        \
+        name, "k_gemm_wgmma_n128", sizeof(struct k_gemm_params), twin, K_GEMM_WG128_SHARED_B, 90             \
+    }
 
 const struct hcq_kernel_desc ops_gemm_kernels[] = {
     {"k_gemm_f16", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_f16},
@@ -113,6 +118,10 @@ const struct hcq_kernel_desc ops_gemm_kernels[] = {
     OPS_GEMM_WG("k_gemm_wgmma_bf16", twin_gemm_wgmma_bf16),
     OPS_GEMM_WG("k_gemm_wgmma_f16_nt", twin_gemm_wgmma_f16_nt),
     OPS_GEMM_WG("k_gemm_wgmma_bf16_nt", twin_gemm_wgmma_bf16_nt),
+    OPS_GEMM_WG128("k_gemm_wgmma_f16_n128", twin_gemm_wgmma_f16),
+    OPS_GEMM_WG128("k_gemm_wgmma_bf16_n128", twin_gemm_wgmma_bf16),
+    OPS_GEMM_WG128("k_gemm_wgmma_f16_nt_n128", twin_gemm_wgmma_f16_nt),
+    OPS_GEMM_WG128("k_gemm_wgmma_bf16_nt_n128", twin_gemm_wgmma_bf16_nt),
     {0},
 };
 
@@ -130,4 +139,21 @@ ops_gemm_kernel(const struct hcq_device_info *info, bool bf16, bool nt)
     bool wg = info && info->sm_version == 90 && hcq_cubin_find("k_gemm_wgmma", 90) &&
               !(force && !strcmp(force, "mma"));
     return names[wg][bf16][nt];
+}
+
+const char *
+ops_gemm_kernel_for(const struct hcq_device_info *info, bool bf16, bool nt, uint32_t m, uint32_t n)
+{
+    static const char *const n128[2][2] = {{"k_gemm_wgmma_f16_n128", "k_gemm_wgmma_f16_nt_n128"},
+                                           {"k_gemm_wgmma_bf16_n128", "k_gemm_wgmma_bf16_nt_n128"}};
+    const char *wide = ops_gemm_kernel(info, bf16, nt);
+    /* the 128 x 128 tiles where 128 x 256 ones would fill fewer than half the SMs (1024^3: 32
+     * tiles on 132 SMs); NVHCQ_GEMM=wide keeps the wide ones (A/B) */
+    const char *force = getenv("NVHCQ_GEMM");
+    uint64_t tiles =
+        (uint64_t)((m + K_GEMM_WG_BM - 1) / K_GEMM_WG_BM) * ((n + K_GEMM_WG_BN - 1) / K_GEMM_WG_BN);
+    if (strncmp(wide, "k_gemm_wgmma_", 13) || !info->sm_count || 2 * tiles >= info->sm_count ||
+        !hcq_cubin_find("k_gemm_wgmma_n128", 90) || (force && !strcmp(force, "wide")))
+        return wide;
+    return n128[bf16][nt];
 }

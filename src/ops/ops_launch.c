@@ -232,15 +232,28 @@ enum hcq_status
 ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c, struct hcq_buf *a,
                 struct hcq_buf *b, uint32_t m, uint32_t n, uint32_t k)
 {
-    static const char *const names[] = {"k_gemm_f16",          "k_gemm_bf16",          "k_gemm_f16_nt",
-                                        "k_gemm_bf16_nt",      "k_gemm_wgmma_f16",     "k_gemm_wgmma_bf16",
-                                        "k_gemm_wgmma_f16_nt", "k_gemm_wgmma_bf16_nt", NULL};
+    static const char *const names[] = {"k_gemm_f16",
+                                        "k_gemm_bf16",
+                                        "k_gemm_f16_nt",
+                                        "k_gemm_bf16_nt",
+                                        "k_gemm_wgmma_f16",
+                                        "k_gemm_wgmma_bf16",
+                                        "k_gemm_wgmma_f16_nt",
+                                        "k_gemm_wgmma_bf16_nt",
+                                        "k_gemm_wgmma_f16_n128",
+                                        "k_gemm_wgmma_bf16_n128",
+                                        "k_gemm_wgmma_f16_nt_n128",
+                                        "k_gemm_wgmma_bf16_nt_n128",
+                                        NULL};
     int which = ops_launch_which(__func__, prog, names);
     if (which < 0)
         return HCQ_ERR_INVALID;
     bool nt = (which & 3) >= 2, wg = which >= 4;
-    /* mma.sync: 128x128 tiles, 128 threads; wgmma: 128x256 tiles, 384 threads (k_params.h) */
-    uint64_t tile_m = wg ? K_GEMM_WG_BM : OPS_GEMM_TILE, tile_n = wg ? K_GEMM_WG_BN : OPS_GEMM_TILE;
+    /* mma.sync: 128x128 tiles, 128 threads; wgmma: 128x256 tiles (_n128: 128x128), 384 threads
+     * (k_params.h) */
+    uint64_t tile_m = wg ? K_GEMM_WG_BM : OPS_GEMM_TILE, tile_n = which >= 8 ? K_GEMM_WG128_BN
+                                                                  : wg       ? K_GEMM_WG_BN
+                                                                             : OPS_GEMM_TILE;
     if (k % 8 || (!nt && n % 8))
         return hcq_err(HCQ_ERR_INVALID, "%s: k %u%s (expected multiples of 8: 16-byte row chunks)", __func__,
                        k, nt ? "" : " or n");

@@ -943,7 +943,7 @@ TEST(kernel_matmul_f16)
  * `big` shapes of 2-4 x 1-3 tiles with 8-16 k-steps (the 4-stage ring wraps, tiles
  * follow each other in one CTA with tiny_grid). */
 static void
-gemm_test(struct th *t, bool bf16, bool nt, bool tiny, bool wg, bool big)
+gemm_test(struct th *t, bool bf16, bool nt, bool tiny, int wg, bool big)
 {
     const uint32_t m = big ? 257 + (uint32_t)(th_rand() % 100) : 1 + (uint32_t)(th_rand() % 300);
     const uint32_t k = big ? 8 * (64 + (uint32_t)(th_rand() % 32)) : 8 * (uint32_t)(th_rand() % 40);
@@ -974,9 +974,12 @@ gemm_test(struct th *t, bool bf16, bool nt, bool tiny, bool wg, bool big)
             want[i * n + j] = acc;
             tol[i * n + j] = k * ldexp(1.0, -23) * mag + ldexp(fabs(acc), -24);
         }
-    static const char *const names[2][2][2] = {
+    /* wg: 0 mma.sync, 1 wgmma 128 x 256 tiles, 2 wgmma 128 x 128 tiles */
+    static const char *const names[3][2][2] = {
         {{"k_gemm_f16", "k_gemm_f16_nt"}, {"k_gemm_bf16", "k_gemm_bf16_nt"}},
-        {{"k_gemm_wgmma_f16", "k_gemm_wgmma_f16_nt"}, {"k_gemm_wgmma_bf16", "k_gemm_wgmma_bf16_nt"}}};
+        {{"k_gemm_wgmma_f16", "k_gemm_wgmma_f16_nt"}, {"k_gemm_wgmma_bf16", "k_gemm_wgmma_bf16_nt"}},
+        {{"k_gemm_wgmma_f16_n128", "k_gemm_wgmma_f16_nt_n128"},
+         {"k_gemm_wgmma_bf16_n128", "k_gemm_wgmma_bf16_nt_n128"}}};
     struct krun r = {
         .kernel = names[wg][bf16][nt],
         .launch = kl_gemm,
@@ -1029,7 +1032,7 @@ TEST(kernel_gemm_bf16_nt)
  * their twins, which checks the launcher's geometry and the twin's block. Small and big
  * shapes, own grid and a 3-CTA grid. */
 static void
-gemm_wgmma_test(struct th *t, bool bf16, bool nt)
+gemm_wgmma_test(struct th *t, bool bf16, bool nt, int wg)
 {
     struct hcq_device *dev = NULL;
     struct hcq_device_info info;
@@ -1041,29 +1044,50 @@ gemm_wgmma_test(struct th *t, bool bf16, bool nt)
     hcq_device_close(dev);
     dev = NULL;
     for (int i = 0; i < 4 && !t->failed; i++)
-        gemm_test(t, bf16, nt, i & 1, true, i >= 2);
+        gemm_test(t, bf16, nt, i & 1, wg, i >= 2);
 done:
     hcq_device_close(dev);
 }
 
 TEST(kernel_gemm_wgmma_f16)
 {
-    gemm_wgmma_test(t, false, false);
+    gemm_wgmma_test(t, false, false, 1);
 }
 
 TEST(kernel_gemm_wgmma_bf16)
 {
-    gemm_wgmma_test(t, true, false);
+    gemm_wgmma_test(t, true, false, 1);
 }
 
 TEST(kernel_gemm_wgmma_f16_nt)
 {
-    gemm_wgmma_test(t, false, true);
+    gemm_wgmma_test(t, false, true, 1);
 }
 
 TEST(kernel_gemm_wgmma_bf16_nt)
 {
-    gemm_wgmma_test(t, true, true);
+    gemm_wgmma_test(t, true, true, 1);
+}
+
+/* the 128 x 128-tile build of the same kernels (k_gemm_wgmma_n128.cu) */
+TEST(kernel_gemm_wgmma_f16_n128)
+{
+    gemm_wgmma_test(t, false, false, 2);
+}
+
+TEST(kernel_gemm_wgmma_bf16_n128)
+{
+    gemm_wgmma_test(t, true, false, 2);
+}
+
+TEST(kernel_gemm_wgmma_f16_nt_n128)
+{
+    gemm_wgmma_test(t, false, true, 2);
+}
+
+TEST(kernel_gemm_wgmma_bf16_nt_n128)
+{
+    gemm_wgmma_test(t, true, true, 2);
 }
 
 /* The registry is consistent (unique names, twins, parameter sizes), every non-LLM
@@ -1115,15 +1139,37 @@ done:
 
 /* Every kernel of the library has a test here (checked by kernel_table_complete). */
 const struct th_case suite_kernel_cases[] = {
-    TH_CASE(kernel_fill_u32),        TH_CASE(kernel_fill_f32),          TH_CASE(kernel_copy_bytes),
-    TH_CASE(kernel_axpb_u64),        TH_CASE(kernel_dep_step),          TH_CASE(kernel_empty),
-    TH_CASE(kernel_grid_mark),       TH_CASE(kernel_add_f32),           TH_CASE(kernel_mul_f32),
-    TH_CASE(kernel_exp_f32),         TH_CASE(kernel_relu_f32),          TH_CASE(kernel_cast_f32_f16),
-    TH_CASE(kernel_cast_f16_f32),    TH_CASE(kernel_cast_f32_bf16),     TH_CASE(kernel_cast_bf16_f32),
-    TH_CASE(kernel_sum_rows_f32),    TH_CASE(kernel_sum_cols_f32),      TH_CASE(kernel_matmul_f32),
-    TH_CASE(kernel_matmul_f16),      TH_CASE(kernel_gemm_f16),          TH_CASE(kernel_gemm_bf16),
-    TH_CASE(kernel_gemm_f16_nt),     TH_CASE(kernel_gemm_bf16_nt),      TH_CASE(kernel_gemm_wgmma_f16),
-    TH_CASE(kernel_gemm_wgmma_bf16), TH_CASE(kernel_gemm_wgmma_f16_nt), TH_CASE(kernel_gemm_wgmma_bf16_nt),
+    TH_CASE(kernel_fill_u32),
+    TH_CASE(kernel_fill_f32),
+    TH_CASE(kernel_copy_bytes),
+    TH_CASE(kernel_axpb_u64),
+    TH_CASE(kernel_dep_step),
+    TH_CASE(kernel_empty),
+    TH_CASE(kernel_grid_mark),
+    TH_CASE(kernel_add_f32),
+    TH_CASE(kernel_mul_f32),
+    TH_CASE(kernel_exp_f32),
+    TH_CASE(kernel_relu_f32),
+    TH_CASE(kernel_cast_f32_f16),
+    TH_CASE(kernel_cast_f16_f32),
+    TH_CASE(kernel_cast_f32_bf16),
+    TH_CASE(kernel_cast_bf16_f32),
+    TH_CASE(kernel_sum_rows_f32),
+    TH_CASE(kernel_sum_cols_f32),
+    TH_CASE(kernel_matmul_f32),
+    TH_CASE(kernel_matmul_f16),
+    TH_CASE(kernel_gemm_f16),
+    TH_CASE(kernel_gemm_bf16),
+    TH_CASE(kernel_gemm_f16_nt),
+    TH_CASE(kernel_gemm_bf16_nt),
+    TH_CASE(kernel_gemm_wgmma_f16),
+    TH_CASE(kernel_gemm_wgmma_bf16),
+    TH_CASE(kernel_gemm_wgmma_f16_nt),
+    TH_CASE(kernel_gemm_wgmma_bf16_nt),
+    TH_CASE(kernel_gemm_wgmma_f16_n128),
+    TH_CASE(kernel_gemm_wgmma_bf16_n128),
+    TH_CASE(kernel_gemm_wgmma_f16_nt_n128),
+    TH_CASE(kernel_gemm_wgmma_bf16_nt_n128),
     TH_CASE(kernel_table_complete),
 };
 const int suite_kernel_case_count = TH_COUNT(suite_kernel_cases);
