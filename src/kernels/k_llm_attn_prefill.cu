@@ -169,3 +169,246 @@ k_llm_attn_tile_hd128(const struct k_llm_attn_params p)
 {
     attn_prefill<4, 4>(p);
 }
+
+/* ---- tensor-core path: k_llm_attn_mma (head_dim 64), k_llm_attn_mma_hd128 ----
+ *
+ * Why: at depth the scalar kernel above is most of prefill (H200 pp512 after 4096 cached
+ * positions: 14.4k tokens/s vs llama.cpp's 26.5k, bench/results/nvidia-h200/
+ * 2026-11-26-s8-vs-llamacpp-vs3.md; ~25 ms of the 35.6 ms per 512 tokens is attention, ~12
+ * TFLOP/s). Same parameters, result and grid rule, with K_LLM_ATTN_MMA_QB (64) queries per
+ * CTA and K_LLM_ATTN_MMA_SHARED_B(hd) bytes of dynamic shared memory.
+ *
+ * Shape: 8 warps; warp w takes query rows 16 (w % 4) .. + 15 of the CTA and, of each tile of
+ * TK keys, the half w / 4 (TK / 2 keys), keeping its own online softmax (running max and sum
+ * per row) and output accumulators; the two halves are merged through shared memory at the
+ * end. K and V tiles are copied f32 from the cache by cp.async (two stages: the next tile
+ * lands while this one is used; keys past the last query are zero-filled), rows padded to
+ * HD + 4 floats so that both fragment reads below are free of bank conflicts. S = Q K^T and
+ * O += P V run on mma.sync m16n8k8 TF32 with f32 accumulation: Q (pre-scaled by scale *
+ * log2(e), so the softmax uses exp2) stays in registers as A fragments; P goes from the S
+ * accumulators to A fragments in registers, its two columns per thread taken as k indices
+ * tq and tq + 4 - the V rows feeding B are picked to match (key 2 tq and 2 tq + 1).
+ * Precision: Q, K, P and V rounded to TF32 (10-bit mantissa, cvt.rna), so results differ
+ * from the f32 twin by about 1e-3 relative (tests/unit/test_llm_attn_prefill.c states and
+ * checks the bound). Needs sm_80+ (mma.sync TF32, cp.async). */
+#define AM_PAD 4
+
+__device__ __forceinline__ uint32_t
+am_tf32(float x)
+{
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return r;
+}
+
+__device__ __forceinline__ float
+am_exp2(float x)
+{
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+/* c += a (16 x 8, row) * b (8 x 8, col), TF32 in, f32 accumulate */
+__device__ __forceinline__ void
+am_mma(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1)
+{
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* 16 bytes global -> shared, asynchronously; src_B < 16 zero-fills the rest */
+__device__ __forceinline__ void
+am_cp16(float *dst, const float *src, uint32_t src_B)
+{
+    const uint32_t s = (uint32_t)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(src), "r"(src_B) : "memory");
+}
+
+template <int HD, int TK>
+__device__ __forceinline__ void
+attn_mma(const struct k_llm_attn_params &p)
+{
+    constexpr int LD = HD + AM_PAD; /* shared row stride (floats) */
+    constexpr int KH = TK / 2;      /* keys per warp per tile */
+    constexpr int NT = KH / 8;      /* score tiles (8 keys) per warp */
+    constexpr int KS = HD / 8;      /* k steps of Q K^T */
+    constexpr int ON = HD / 8;      /* output tiles (8 dims) */
+    constexpr int STAGE = 2 * TK * LD;
+    constexpr int QB = (int)K_LLM_ATTN_MMA_QB;
+    static_assert(QB == 64 && NT >= 1 && TK * LD * 4 * 4 == K_LLM_ATTN_MMA_SHARED_B(HD), "tile shape");
+    extern __shared__ __align__(16) float am_smem[];
+    const uint32_t h = blockIdx.x, i0 = blockIdx.y * QB, tid = threadIdx.x;
+    const uint32_t lane = tid % WARP, warp = tid / WARP, rg = warp & 3, kh = warp >> 2;
+    const uint32_t g = lane >> 2, tq = lane & 3;
+    if (blockDim.x != NWARP * WARP || p.hd != HD || i0 >= p.n_tok || p.pos0 + p.n_tok > p.n_ctx || !p.n_head_kv ||
+        p.n_head % p.n_head_kv)
+        return;
+    const uint32_t grp = h / (p.n_head / p.n_head_kv), kv_dim = p.n_head_kv * HD;
+    const uint32_t i_last = min(i0 + QB, p.n_tok) - 1, t_end = p.pos0 + i_last + 1; /* keys [0, t_end) */
+    const float *kc = (const float *)(uintptr_t)p.kc_va + grp * HD;
+    const float *vc = (const float *)(uintptr_t)p.vc_va + grp * HD;
+    /* this thread's rows (C fragment rows g and g + 8), clamped for loads; their positions */
+    const uint32_t ra = min(i0 + 16 * rg + g, p.n_tok - 1), rb = min(i0 + 16 * rg + g + 8, p.n_tok - 1);
+    const uint32_t qpa = p.pos0 + ra, qpb = p.pos0 + rb;
+    const uint32_t wlo = p.pos0 + min(i0 + 16 * rg, p.n_tok - 1), whi = p.pos0 + min(i0 + 16 * rg + 15, p.n_tok - 1);
+
+    auto load_tile = [&](uint32_t t0, uint32_t st) {
+        float *ks = am_smem + st * STAGE, *vs = ks + TK * LD;
+#pragma unroll
+        for (int c = tid; c < TK * HD / 4; c += NWARP * WARP) {
+            const uint32_t row = c / (HD / 4), col = c % (HD / 4), t = t0 + row;
+            const bool on = t < t_end;
+            const size_t off = (size_t)(on ? t : 0) * kv_dim + 4 * col;
+            am_cp16(ks + row * LD + 4 * col, kc + off, on ? 16u : 0u);
+            am_cp16(vs + row * LD + 4 * col, vc + off, on ? 16u : 0u);
+        }
+        asm volatile("cp.async.commit_group;" ::: "memory");
+    };
+    const uint32_t n_tiles = (t_end + TK - 1) / TK;
+    load_tile(0, 0);
+
+    const float qs = p.scale * 1.4426950408889634f; /* scores in log2 units */
+    const float *qa = (const float *)(uintptr_t)p.q_va + (size_t)ra * p.q_stride + h * HD;
+    const float *qb = (const float *)(uintptr_t)p.q_va + (size_t)rb * p.q_stride + h * HD;
+    uint32_t qf[KS][4];
+#pragma unroll
+    for (int s = 0; s < KS; s++) {
+        qf[s][0] = am_tf32(qa[8 * s + tq] * qs);
+        qf[s][1] = am_tf32(qb[8 * s + tq] * qs);
+        qf[s][2] = am_tf32(qa[8 * s + tq + 4] * qs);
+        qf[s][3] = am_tf32(qb[8 * s + tq + 4] * qs);
+    }
+    float o[ON][4];
+#pragma unroll
+    for (int n = 0; n < ON; n++)
+        o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+    float ma = -1.0e30f, mb = -1.0e30f, la = 0.0f, lb = 0.0f;
+
+    for (uint32_t j = 0; j < n_tiles; j++) {
+        if (j + 1 < n_tiles)
+            load_tile((j + 1) * TK, (j + 1) & 1);
+        else
+            asm volatile("cp.async.commit_group;" ::: "memory"); /* an empty group: the wait below stays 1 */
+        asm volatile("cp.async.wait_group 1;" ::: "memory");
+        __syncthreads();
+        const float *kw = am_smem + (j & 1) * STAGE + kh * KH * LD, *vw = kw + TK * LD;
+        const uint32_t k0 = j * TK + kh * KH; /* this warp's first key */
+        if (k0 <= whi) {                      /* some row sees some of its keys */
+            float s[NT][4];
+#pragma unroll
+            for (int n = 0; n < NT; n++)
+                s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
+#pragma unroll
+            for (int k = 0; k < KS; k++) {
+#pragma unroll
+                for (int n = 0; n < NT; n++) {
+                    const float *kr = kw + (8 * n + g) * LD + 8 * k + tq;
+                    am_mma(s[n], qf[k], am_tf32(kr[0]), am_tf32(kr[4]));
+                }
+            }
+            if (k0 + KH - 1 > wlo) { /* causal: keys after a row's position weigh nothing */
+#pragma unroll
+                for (int n = 0; n < NT; n++) {
+#pragma unroll
+                    for (int c = 0; c < 2; c++) {
+                        const uint32_t key = k0 + 8 * n + 2 * tq + c;
+                        if (key > qpa)
+                            s[n][c] = -INFINITY;
+                        if (key > qpb)
+                            s[n][2 + c] = -INFINITY;
+                    }
+                }
+            }
+            float xa = ma, xb = mb;
+#pragma unroll
+            for (int n = 0; n < NT; n++) {
+                xa = fmaxf(xa, fmaxf(s[n][0], s[n][1]));
+                xb = fmaxf(xb, fmaxf(s[n][2], s[n][3]));
+            }
+            xa = fmaxf(xa, __shfl_xor_sync(0xffffffffu, xa, 1));
+            xa = fmaxf(xa, __shfl_xor_sync(0xffffffffu, xa, 2));
+            xb = fmaxf(xb, __shfl_xor_sync(0xffffffffu, xb, 1));
+            xb = fmaxf(xb, __shfl_xor_sync(0xffffffffu, xb, 2));
+            const float ca = am_exp2(ma - xa), cb = am_exp2(mb - xb);
+            ma = xa, mb = xb;
+            la *= ca, lb *= cb;
+#pragma unroll
+            for (int n = 0; n < NT; n++) {
+                s[n][0] = am_exp2(s[n][0] - ma), s[n][1] = am_exp2(s[n][1] - ma);
+                s[n][2] = am_exp2(s[n][2] - mb), s[n][3] = am_exp2(s[n][3] - mb);
+                la += s[n][0] + s[n][1], lb += s[n][2] + s[n][3];
+            }
+#pragma unroll
+            for (int n = 0; n < ON; n++)
+                o[n][0] *= ca, o[n][1] *= ca, o[n][2] *= cb, o[n][3] *= cb;
+            /* O += P V: P's columns 2 tq, 2 tq + 1 of each 8 keys serve as k indices tq, tq + 4,
+             * so B takes V rows (keys) 2 tq and 2 tq + 1 at column (dim) g */
+#pragma unroll
+            for (int k = 0; k < NT; k++) {
+                const uint32_t a[4] = {am_tf32(s[k][0]), am_tf32(s[k][2]), am_tf32(s[k][1]), am_tf32(s[k][3])};
+                const float *v0 = vw + (8 * k + 2 * tq) * LD + g;
+#pragma unroll
+                for (int n = 0; n < ON; n++)
+                    am_mma(o[n], a, am_tf32(v0[8 * n]), am_tf32(v0[LD + 8 * n]));
+            }
+        }
+        __syncthreads(); /* this stage is consumed before tile j + 2 lands in it */
+    }
+    asm volatile("cp.async.wait_group 0;" ::: "memory");
+
+    la += __shfl_xor_sync(0xffffffffu, la, 1);
+    la += __shfl_xor_sync(0xffffffffu, la, 2);
+    lb += __shfl_xor_sync(0xffffffffu, lb, 1);
+    lb += __shfl_xor_sync(0xffffffffu, lb, 2);
+    /* merge the two key halves: warps 4..7 publish (o, m, l) per lane, warps 0..3 combine */
+    float *xch = am_smem;
+    const uint32_t slot = rg * WARP + lane;
+    if (kh) {
+#pragma unroll
+        for (int n = 0; n < ON; n++)
+#pragma unroll
+            for (int c = 0; c < 4; c++)
+                xch[(n * 4 + c) * 128 + slot] = o[n][c];
+        xch[(ON * 4) * 128 + slot] = ma, xch[(ON * 4 + 1) * 128 + slot] = mb;
+        xch[(ON * 4 + 2) * 128 + slot] = la, xch[(ON * 4 + 3) * 128 + slot] = lb;
+    }
+    __syncthreads();
+    if (kh)
+        return;
+    const float m2a = xch[(ON * 4) * 128 + slot], m2b = xch[(ON * 4 + 1) * 128 + slot];
+    const float l2a = xch[(ON * 4 + 2) * 128 + slot], l2b = xch[(ON * 4 + 3) * 128 + slot];
+    const float na = fmaxf(ma, m2a), nb = fmaxf(mb, m2b);
+    const float fa = am_exp2(ma - na), f2a = am_exp2(m2a - na), fb = am_exp2(mb - nb), f2b = am_exp2(m2b - nb);
+    const float ia = 1.0f / (la * fa + l2a * f2a), ib = 1.0f / (lb * fb + l2b * f2b);
+    const uint32_t row_a = i0 + 16 * rg + g, row_b = row_a + 8;
+    float *oa = (float *)(uintptr_t)p.out_va + (size_t)row_a * p.n_head * HD + h * HD + 2 * tq;
+    float *ob = oa + (size_t)8 * p.n_head * HD;
+#pragma unroll
+    for (int n = 0; n < ON; n++) {
+        const float v0 = (o[n][0] * fa + xch[(n * 4 + 0) * 128 + slot] * f2a) * ia;
+        const float v1 = (o[n][1] * fa + xch[(n * 4 + 1) * 128 + slot] * f2a) * ia;
+        const float v2 = (o[n][2] * fb + xch[(n * 4 + 2) * 128 + slot] * f2b) * ib;
+        const float v3 = (o[n][3] * fb + xch[(n * 4 + 3) * 128 + slot] * f2b) * ib;
+        if (row_a < p.n_tok)
+            *(float2 *)(oa + 8 * n) = make_float2(v0, v1);
+        if (row_b < p.n_tok)
+            *(float2 *)(ob + 8 * n) = make_float2(v2, v3);
+    }
+}
+
+/* grid (n_head, ceil(n_tok / K_LLM_ATTN_MMA_QB)), 256 threads, K_LLM_ATTN_MMA_SHARED_B(hd)
+ * bytes of dynamic shared memory (kernel descriptors in ops_llm.c) */
+extern "C" __global__ void __launch_bounds__(NWARP * WARP)
+k_llm_attn_mma(const struct k_llm_attn_params p)
+{
+    attn_mma<64, 64>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(NWARP * WARP)
+k_llm_attn_mma_hd128(const struct k_llm_attn_params p)
+{
+    attn_mma<128, 32>(p);
+}

@@ -150,6 +150,13 @@ _Static_assert(
  * the same launch contract, grid (n_head, ceil(n_tok / K_LLM_ATTN_TILE_QB(hd))), 256 threads. */
 #define K_LLM_ATTN_TILE_QB(hd) ((hd) == 64 ? 64u : 32u)
 
+/* k_llm_attn_mma (head_dim 64) / k_llm_attn_mma_hd128 (k_llm_attn_prefill.cu, TF32 tensor
+ * cores): the same parameters, grid (n_head, ceil(n_tok / K_LLM_ATTN_MMA_QB)), 256 threads,
+ * and dynamic shared memory for two stages of K and V tiles (64 keys of 68 floats for head_dim
+ * 64: 69,632 B; 32 keys of 132 floats for 128: 67,584 B). */
+#define K_LLM_ATTN_MMA_QB 64u
+#define K_LLM_ATTN_MMA_SHARED_B(hd) ((hd) == 64 ? 4u * 64u * 68u * 4u : 4u * 32u * 132u * 4u)
+
 /* k_llm_act: mode 0 (SwiGLU): y = silu(a) * b; mode 1 (GELU, tanh form): y = gelu(a).
  * n elements. grid (ceil(n / K_LLM_BLOCK)). */
 struct k_llm_act_params {

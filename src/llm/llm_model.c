@@ -170,8 +170,13 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         const char *name = prog_names[i];
         if (i == PROG_MATVEC && getenv("NVHCQ_MV") && !strcmp(getenv("NVHCQ_MV"), "narrow"))
             name = "k_llm_matvec";
-        if (i == PROG_ATTN_TILE && m->hp.head_dim == 128)
-            name = "k_llm_attn_tile_hd128";
+        /* prefill attention: TF32 tensor cores by default (NVHCQ_ATTN=tile: the f32 kernel) */
+        if (i == PROG_ATTN_TILE) {
+            const char *at = getenv("NVHCQ_ATTN");
+            m->attn_mma = !(at && (!strcmp(at, "tile") || !strcmp(at, "naive")));
+            name = m->hp.head_dim == 128 ? (m->attn_mma ? "k_llm_attn_mma_hd128" : "k_llm_attn_tile_hd128")
+                                         : (m->attn_mma ? "k_llm_attn_mma" : "k_llm_attn_tile");
+        }
         const char *mvq = getenv("NVHCQ_MVQ"); /* A/B variants of k_llm_matvec_q8: split, u2 */
         char vname[48];
         if (i == PROG_MATVEC_Q8 && mvq && *mvq && strlen(mvq) < 16) {
@@ -930,7 +935,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4};
         /* several tokens: the tiled kernel (each K/V row read once per block of queries) */
         const bool tile = n > 1 && m->attn_tile && (hd == 64 || hd == 128);
-        const uint32_t qb = K_LLM_ATTN_TILE_QB(hd);
+        const uint32_t qb = m->attn_mma ? K_LLM_ATTN_MMA_QB : K_LLM_ATTN_TILE_QB(hd);
         if ((st = tile ? launch(m, PROG_ATTN_TILE, hp->n_head, (n + qb - 1) / qb, &ap, sizeof ap, pt,
                                 s->graph ? 1 : 0)
                        : launch(m, PROG_ATTN, hp->n_head, n, &ap, sizeof ap, pt, s->graph ? 1 : 0)))

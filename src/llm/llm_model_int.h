@@ -123,6 +123,7 @@ struct llm_model {
     bool pdl;             /* decode: HCQ_LAUNCH_DEP_WAIT on the kernels that wait (NVHCQ_PDL=0: off) */
     bool rope_fused;      /* decode: RoPE + KV store in the Q|K|V mat-vec (NVHCQ_ROPE_FUSED=0: own launch) */
     bool attn_tile;       /* prefill attention: k_llm_attn_tile (NVHCQ_ATTN=naive: k_llm_attn) */
+    bool attn_mma;        /* ... its TF32 tensor-core form k_llm_attn_mma (NVHCQ_ATTN=tile: not) */
     bool l2pf;            /* decode launches carry L2 prefetch hints (NVHCQ_L2PF=1; off: slower) */
     const char *tag;      /* label of the next launch (profile) */
     uint64_t tag_B;       /* bytes it moves, 0: unknown */

@@ -335,6 +335,10 @@ const struct hcq_kernel_desc ops_llm_kernels[] = {
     {"k_llm_attn", "k_llm_ops", sizeof(struct k_llm_attn_params), twin_attn},
     {"k_llm_attn_tile", "k_llm_attn_prefill", sizeof(struct k_llm_attn_params), twin_attn},
     {"k_llm_attn_tile_hd128", "k_llm_attn_prefill", sizeof(struct k_llm_attn_params), twin_attn},
+    {"k_llm_attn_mma", "k_llm_attn_prefill", sizeof(struct k_llm_attn_params), twin_attn,
+     K_LLM_ATTN_MMA_SHARED_B(64)},
+    {"k_llm_attn_mma_hd128", "k_llm_attn_prefill", sizeof(struct k_llm_attn_params), twin_attn,
+     K_LLM_ATTN_MMA_SHARED_B(128)},
     {"k_llm_act", "k_llm_ops", sizeof(struct k_llm_act_params), twin_act},
     {0},
 };

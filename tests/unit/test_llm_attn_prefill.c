@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_llm_attn_prefill.c - the tiled prefill attention (k_llm_attn_tile, _hd128) on every
- * device that opens (cpu: its twin; HCQ_TEST_DEVS, else cpu emu:gh100 cuda:0 rm:0) against a
- * double-precision causal softmax attention: head_dim 64 and 128, GQA groups of 1, 3 and 4,
- * batches of 1, 64 and 100 tokens (a partial block of queries) starting at position 0 and
- * after 37 cached rows, query rows with a stride wider than the heads (as in the Q|K|V
- * buffer). Outputs are poisoned (NaN) first and every element is checked.
- * Bound: |out - ref| <= 2e-5 + 1e-6 (|V| <= 1; f32 dots of <= 128 terms, __expf, sums of
- * <= 137 weights <= 1).
+ * test_llm_attn_prefill.c - the prefill attention kernels (k_llm_attn_tile, _hd128: f32;
+ * k_llm_attn_mma, _hd128: TF32 tensor cores) on every device that opens (cpu: their twin;
+ * HCQ_TEST_DEVS, else cpu emu:gh100 cuda:0 rm:0) against a double-precision causal softmax
+ * attention: head_dim 64 and 128, GQA groups of 1, 3 and 4, batches of 1, 33, 64, 100 and 130
+ * tokens (partial blocks of queries) starting at position 0, after 37, 100 and 190 cached rows
+ * (several key tiles, a partial last one), query rows with a stride wider than the heads (as
+ * in the Q|K|V buffer). Outputs are poisoned (NaN) first and every element is checked.
+ * Bounds (|q|, |k| <= 2, |V| <= 1): f32 kernel |out - ref| <= 2e-5 + 1e-6 (f32 dots of <= 128
+ * terms, __expf, sums of <= 230 weights <= 1); TF32 kernel 5e-3 (Q, K, P and V rounded to a
+ * 10-bit mantissa: score errors of ~1e-3 at these magnitudes, each moving the output by its
+ * weight times |v - out|).
  */
 #include "harness.h"
 #include "hcq.h"
@@ -32,118 +35,128 @@ TEST(attn_tile_vs_double)
     } shapes[] = {{8, 2, 64}, {6, 2, 128}, {4, 4, 64}, {3, 1, 128}};
     static const struct {
         uint32_t n_tok, pos0;
-    } runs[] = {{1, 0}, {64, 0}, {100, 0}, {100, 37}, {33, 37}};
+    } runs[] = {{1, 0}, {64, 0}, {100, 0}, {100, 37}, {33, 37}, {130, 100}, {64, 190}};
+    static const struct {
+        const char *name[2]; /* head_dim 64, 128 */
+        double tol;
+        bool mma;
+    } kinds[] = {{{"k_llm_attn_tile", "k_llm_attn_tile_hd128"}, 2e-5 + 1e-6, false},
+                 {{"k_llm_attn_mma", "k_llm_attn_mma_hd128"}, 5e-3, true}};
     const uint32_t n_ctx = 256;
     char devs[256];
     const char *env = getenv("HCQ_TEST_DEVS");
     snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");
     int tried = 0;
-    for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save)) {
-        struct hcq_device *dev = NULL;
-        struct hcq_program *prog[2] = {NULL, NULL};
-        struct hcq_queue *q = NULL;
-        if (hcq_device_open(dn, &dev) != HCQ_OK) {
-            printf("    %s: does not open here, skipped\n", dn);
-            continue;
-        }
-        if (hcq_program_load(dev, "k_llm_attn_tile", &prog[0]) != HCQ_OK ||
-            hcq_program_load(dev, "k_llm_attn_tile_hd128", &prog[1]) != HCQ_OK) {
-            printf("    %s: no k_llm_attn_tile, skipped\n", dn);
-            hcq_program_destroy(prog[0]);
-            hcq_device_close(dev);
-            continue;
-        }
-        CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
-        double worst = 0;
-        int fails = 0;
-        for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
-            const uint32_t H = shapes[si].n_head, HK = shapes[si].n_head_kv, hd = shapes[si].hd, kv = HK * hd;
-            const uint32_t qs = H * hd + 2 * kv; /* row stride of Q|K|V */
-            for (size_t ri = 0; ri < sizeof runs / sizeof runs[0]; ri++) {
-                const uint32_t n = runs[ri].n_tok, pos0 = runs[ri].pos0;
-                float *kc = malloc(4ull * n_ctx * kv), *vc = malloc(4ull * n_ctx * kv),
-                      *qv = malloc(4ull * n * qs), *out = malloc(4ull * n * H * hd);
-                CHECK(kc && vc && qv && out);
-                for (size_t i = 0; i < (size_t)n_ctx * kv; i++)
-                    kc[i] = 2.0f * frand(), vc[i] = frand();
-                for (size_t i = 0; i < (size_t)n * qs; i++)
-                    qv[i] = 2.0f * frand();
-                for (size_t i = 0; i < (size_t)n * H * hd; i++)
-                    out[i] = NAN;
-                struct hcq_buf *kb, *vb, *qb, *ob;
-                CHECK_OK(hcq_buf_alloc(dev, 4ull * n_ctx * kv, HCQ_MEM_DEVICE, &kb));
-                CHECK_OK(hcq_buf_alloc(dev, 4ull * n_ctx * kv, HCQ_MEM_DEVICE, &vb));
-                CHECK_OK(hcq_buf_alloc(dev, 4ull * n * qs, HCQ_MEM_DEVICE, &qb));
-                CHECK_OK(hcq_buf_alloc(dev, 4ull * n * H * hd, HCQ_MEM_DEVICE, &ob));
-                CHECK_OK(hcq_buf_write(kb, 0, kc, 4ull * n_ctx * kv));
-                CHECK_OK(hcq_buf_write(vb, 0, vc, 4ull * n_ctx * kv));
-                CHECK_OK(hcq_buf_write(qb, 0, qv, 4ull * n * qs));
-                CHECK_OK(hcq_buf_write(ob, 0, out, 4ull * n * H * hd));
-                const float scale = 1.0f / sqrtf((float)hd);
-                struct k_llm_attn_params p = {
-                    .q_va = hcq_buf_va(qb),
-                    .kc_va = hcq_buf_va(kb),
-                    .vc_va = hcq_buf_va(vb),
-                    .out_va = hcq_buf_va(ob),
-                    .n_tok = n,
-                    .pos0 = pos0,
-                    .n_head = H,
-                    .n_head_kv = HK,
-                    .hd = hd,
-                    .q_stride = qs,
-                    .scale = scale,
-                    .n_ctx = n_ctx,
-                };
-                const uint32_t qb_n = K_LLM_ATTN_TILE_QB(hd);
-                uint32_t grid[3] = {H, (n + qb_n - 1) / qb_n, 1}, block[3] = {256, 1, 1};
-                CHECK_OK(hcq_queue_launch(q, prog[hd == 128], grid, block, &p, sizeof p));
-                CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
-                CHECK_OK(hcq_buf_read(ob, 0, out, 4ull * n * H * hd));
-                double *w = malloc(8ull * (pos0 + n));
-                CHECK(w);
-                for (uint32_t i = 0; i < n; i++) {
-                    const uint32_t np = pos0 + i + 1;
-                    for (uint32_t h = 0; h < H; h++) {
-                        const float *qh = qv + (size_t)i * qs + (size_t)h * hd;
-                        const uint32_t g = h / (H / HK);
-                        double mx = -1e300, z = 0;
-                        for (uint32_t u = 0; u < np; u++) {
-                            double d = 0;
-                            for (uint32_t e = 0; e < hd; e++)
-                                d += (double)qh[e] * kc[(size_t)u * kv + g * hd + e];
-                            w[u] = d * scale;
-                            mx = fmax(mx, w[u]);
-                        }
-                        for (uint32_t u = 0; u < np; u++)
-                            z += (w[u] = exp(w[u] - mx));
-                        for (uint32_t e = 0; e < hd; e++) {
-                            double r = 0;
+    for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save))
+        for (size_t ki = 0; ki < sizeof kinds / sizeof kinds[0]; ki++) {
+            struct hcq_device *dev = NULL;
+            struct hcq_program *prog[2] = {NULL, NULL};
+            struct hcq_queue *q = NULL;
+            if (hcq_device_open(dn, &dev) != HCQ_OK) {
+                printf("    %s: does not open here, skipped\n", dn);
+                continue;
+            }
+            if (hcq_program_load(dev, kinds[ki].name[0], &prog[0]) != HCQ_OK ||
+                hcq_program_load(dev, kinds[ki].name[1], &prog[1]) != HCQ_OK) {
+                printf("    %s: no %s, skipped\n", dn, kinds[ki].name[0]);
+                hcq_program_destroy(prog[0]);
+                hcq_device_close(dev);
+                continue;
+            }
+            CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+            double worst = 0;
+            int fails = 0;
+            for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+                const uint32_t H = shapes[si].n_head, HK = shapes[si].n_head_kv, hd = shapes[si].hd,
+                               kv = HK * hd;
+                const uint32_t qs = H * hd + 2 * kv; /* row stride of Q|K|V */
+                for (size_t ri = 0; ri < sizeof runs / sizeof runs[0]; ri++) {
+                    const uint32_t n = runs[ri].n_tok, pos0 = runs[ri].pos0;
+                    float *kc = malloc(4ull * n_ctx * kv), *vc = malloc(4ull * n_ctx * kv),
+                          *qv = malloc(4ull * n * qs), *out = malloc(4ull * n * H * hd);
+                    CHECK(kc && vc && qv && out);
+                    for (size_t i = 0; i < (size_t)n_ctx * kv; i++)
+                        kc[i] = 2.0f * frand(), vc[i] = frand();
+                    for (size_t i = 0; i < (size_t)n * qs; i++)
+                        qv[i] = 2.0f * frand();
+                    for (size_t i = 0; i < (size_t)n * H * hd; i++)
+                        out[i] = NAN;
+                    struct hcq_buf *kb, *vb, *qb, *ob;
+                    CHECK_OK(hcq_buf_alloc(dev, 4ull * n_ctx * kv, HCQ_MEM_DEVICE, &kb));
+                    CHECK_OK(hcq_buf_alloc(dev, 4ull * n_ctx * kv, HCQ_MEM_DEVICE, &vb));
+                    CHECK_OK(hcq_buf_alloc(dev, 4ull * n * qs, HCQ_MEM_DEVICE, &qb));
+                    CHECK_OK(hcq_buf_alloc(dev, 4ull * n * H * hd, HCQ_MEM_DEVICE, &ob));
+                    CHECK_OK(hcq_buf_write(kb, 0, kc, 4ull * n_ctx * kv));
+                    CHECK_OK(hcq_buf_write(vb, 0, vc, 4ull * n_ctx * kv));
+                    CHECK_OK(hcq_buf_write(qb, 0, qv, 4ull * n * qs));
+                    CHECK_OK(hcq_buf_write(ob, 0, out, 4ull * n * H * hd));
+                    const float scale = 1.0f / sqrtf((float)hd);
+                    struct k_llm_attn_params p = {
+                        .q_va = hcq_buf_va(qb),
+                        .kc_va = hcq_buf_va(kb),
+                        .vc_va = hcq_buf_va(vb),
+                        .out_va = hcq_buf_va(ob),
+                        .n_tok = n,
+                        .pos0 = pos0,
+                        .n_head = H,
+                        .n_head_kv = HK,
+                        .hd = hd,
+                        .q_stride = qs,
+                        .scale = scale,
+                        .n_ctx = n_ctx,
+                    };
+                    const uint32_t qb_n = kinds[ki].mma ? K_LLM_ATTN_MMA_QB : K_LLM_ATTN_TILE_QB(hd);
+                    uint32_t grid[3] = {H, (n + qb_n - 1) / qb_n, 1}, block[3] = {256, 1, 1};
+                    CHECK_OK(hcq_queue_launch(q, prog[hd == 128], grid, block, &p, sizeof p));
+                    CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
+                    CHECK_OK(hcq_buf_read(ob, 0, out, 4ull * n * H * hd));
+                    double *w = malloc(8ull * (pos0 + n));
+                    CHECK(w);
+                    for (uint32_t i = 0; i < n; i++) {
+                        const uint32_t np = pos0 + i + 1;
+                        for (uint32_t h = 0; h < H; h++) {
+                            const float *qh = qv + (size_t)i * qs + (size_t)h * hd;
+                            const uint32_t g = h / (H / HK);
+                            double mx = -1e300, z = 0;
+                            for (uint32_t u = 0; u < np; u++) {
+                                double d = 0;
+                                for (uint32_t e = 0; e < hd; e++)
+                                    d += (double)qh[e] * kc[(size_t)u * kv + g * hd + e];
+                                w[u] = d * scale;
+                                mx = fmax(mx, w[u]);
+                            }
                             for (uint32_t u = 0; u < np; u++)
-                                r += w[u] * vc[(size_t)u * kv + g * hd + e];
-                            r /= z;
-                            const double got = out[((size_t)i * H + h) * hd + e], err = fabs(got - r);
-                            if (!(err <= 2e-5 + 1e-6) && fails++ < 3)
-                                CHECKF(0,
-                                       "%s H %u HK %u hd %u n %u pos0 %u token %u head %u e %u: %.8g vs %.8g",
-                                       dn, H, HK, hd, n, pos0, i, h, e, got, r);
-                            if (err > worst || err != err)
-                                worst = err != err ? INFINITY : err;
+                                z += (w[u] = exp(w[u] - mx));
+                            for (uint32_t e = 0; e < hd; e++) {
+                                double r = 0;
+                                for (uint32_t u = 0; u < np; u++)
+                                    r += w[u] * vc[(size_t)u * kv + g * hd + e];
+                                r /= z;
+                                const double got = out[((size_t)i * H + h) * hd + e], err = fabs(got - r);
+                                if (!(err <= kinds[ki].tol) && fails++ < 3)
+                                    CHECKF(0,
+                                           "%s %s H %u HK %u hd %u n %u pos0 %u token %u head %u e %u: %.8g "
+                                           "vs %.8g",
+                                           dn, kinds[ki].name[0], H, HK, hd, n, pos0, i, h, e, got, r);
+                                if (err > worst || err != err)
+                                    worst = err != err ? INFINITY : err;
+                            }
                         }
                     }
+                    free(w);
+                    hcq_buf_free(kb), hcq_buf_free(vb), hcq_buf_free(qb), hcq_buf_free(ob);
+                    free(kc), free(vc), free(qv), free(out);
                 }
-                free(w);
-                hcq_buf_free(kb), hcq_buf_free(vb), hcq_buf_free(qb), hcq_buf_free(ob);
-                free(kc), free(vc), free(qv), free(out);
             }
+            printf("    %s %s: worst |out - ref| %.3g (|V| <= 1, bound %.3g)\n", dn, kinds[ki].name[0], worst,
+                   kinds[ki].tol);
+            CHECK(fails == 0);
+            hcq_queue_destroy(q);
+            hcq_program_destroy(prog[0]);
+            hcq_program_destroy(prog[1]);
+            hcq_device_close(dev);
+            tried++;
         }
-        printf("    %s: worst |out - ref| %.3g (|V| <= 1)\n", dn, worst);
-        CHECK(fails == 0);
-        hcq_queue_destroy(q);
-        hcq_program_destroy(prog[0]);
-        hcq_program_destroy(prog[1]);
-        hcq_device_close(dev);
-        tried++;
-    }
     CHECK(tried > 0);
 done:;
 }
