@@ -116,6 +116,8 @@ gpu_qmd_check_desc(const struct gpu_qmd_limits *lim, const struct gpu_qmd_desc *
         REQ((c->va & cmask) == 0, "cbuf va", c->va, "misaligned for this version");
         REQ((c->size_B & 15) == 0 && (c->size_B >> 4) < (1u << 13), "cbuf size_B", c->size_B,
             "expected a multiple of 16 below 128 KiB");
+        REQ(c->prefetch < 4 && (lim->cbuf_prefetch || !c->prefetch), "cbuf prefetch", c->prefetch,
+            "expected < 4, and 0 where the version has no field");
     }
     for (uint32_t i = 0; i < GPU_QMD_RELEASE_COUNT; i++) {
         const struct gpu_qmd_release *r = &d->release[i];

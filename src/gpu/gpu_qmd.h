@@ -302,6 +302,10 @@ struct gpu_qmd_cbuf {
     uint32_t size_B; /* multiple of 16, < 2^17 */
     bool valid;
     bool invalidate; /* invalidate the constant cache for this bank at launch */
+    /* V4/V5 CONSTANT_BUFFER_PREFETCH (2 bits; 0: none). The CUDA driver writes 1 on its bank 5
+     * (bench/results/nvidia-h100/2026-11-25-s7-cuda-qmd-scan.txt); V3 has no such field and
+     * refuses a nonzero value. */
+    uint8_t prefetch;
 };
 
 struct gpu_qmd_release {

@@ -19,6 +19,7 @@ struct gpu_qmd_limits {
     unsigned local_bits, local_shift;
     unsigned block_z_bits;
     unsigned cbuf_va_bits, cbuf_shift;
+    bool cbuf_prefetch; /* the version has CONSTANT_BUFFER_PREFETCH(i) */
     unsigned release_va_bits;
 };
 

@@ -22,6 +22,7 @@ static const struct gpu_qmd_limits v04_limits = {
     .block_z_bits = GPU_WIDTH(NVCBC0_QMDV04_00_CTA_THREAD_DIMENSION2),
     .cbuf_va_bits = 6 + 32 + GPU_WIDTH(NVCBC0_QMDV04_00_CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6(0)),
     .cbuf_shift = 6,
+    .cbuf_prefetch = true,
     .release_va_bits = 32 + GPU_WIDTH(NVCBC0_QMDV04_00_RELEASE_SEMAPHORE0_ADDR_UPPER),
 };
 
@@ -139,6 +140,7 @@ gpu_qmd_v04_00_encode(const struct gpu_qmd_desc *d, uint32_t *q)
         QMD_SETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_SIZE_SHIFTED4, i, c->size_B >> 4);
         QMD_SETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_VALID, i, c->valid);
         QMD_SETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_INVALIDATE, i, c->invalidate);
+        QMD_SETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_PREFETCH, i, c->prefetch);
     }
     for (uint32_t i = 0; i < GPU_QMD_RELEASE_COUNT; i++)
         v04_release_write(q, i, &d->release[i]);
@@ -204,6 +206,7 @@ gpu_qmd_v04_00_decode(const uint32_t *q, struct gpu_qmd_desc *d)
         c->size_B = (uint32_t)QMD_GETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_SIZE_SHIFTED4, i) << 4;
         c->valid = QMD_GETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_VALID, i);
         c->invalidate = QMD_GETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_INVALIDATE, i);
+        c->prefetch = (uint8_t)QMD_GETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_PREFETCH, i);
     }
     for (uint32_t i = 0; i < GPU_QMD_RELEASE_COUNT; i++)
         v04_release_read(q, i, &d->release[i]);

@@ -431,6 +431,7 @@ rand_desc(const struct gpu_qmd_ops *ops, struct gpu_qmd_desc *d)
         d->cbuf[i].size_B = (uint32_t)rnd_bits(13) << 4;
         d->cbuf[i].valid = th_rand() & 1;
         d->cbuf[i].invalidate = th_rand() & 1;
+        d->cbuf[i].prefetch = v3 ? 0 : (uint8_t)rnd_bits(2);
     }
     for (uint32_t i = 0; i < GPU_QMD_RELEASE_COUNT; i++) {
         struct gpu_qmd_release *r = &d->release[i];
@@ -470,7 +471,7 @@ desc_diff(const struct gpu_qmd_desc *a, const struct gpu_qmd_desc *b)
     DIFF(cwd_membar_type) DIFF(qmd_group_id) DIFF(api_visible_call_limit) DIFF(sampler_index)
     DIFF(sm_global_caching)
     for (int i = 0; i < (int)GPU_QMD_CBUF_COUNT; i++) {
-        DIFF(cbuf[i].va) DIFF(cbuf[i].size_B) DIFF(cbuf[i].valid) DIFF(cbuf[i].invalidate)
+        DIFF(cbuf[i].va) DIFF(cbuf[i].size_B) DIFF(cbuf[i].valid) DIFF(cbuf[i].invalidate) DIFF(cbuf[i].prefetch)
     }
     for (int i = 0; i < (int)GPU_QMD_RELEASE_COUNT; i++) {
         DIFF(release[i].enable) DIFF(release[i].va) DIFF(release[i].payload) DIFF(release[i].payload64)
