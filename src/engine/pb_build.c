@@ -558,19 +558,24 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     }
     if (inv_mask >= 0)
         d.invalidate = (uint32_t)inv_mask;
-    /* A/B (session 9): cbuf0's CONSTANT_BUFFER_PREFETCH value (PB_CBUF0_PREFETCH=0..3, V4/V5;
-     * the CUDA driver's QMDs carry 1 on a bank) and its per-bank invalidate (PB_CBUF0_INVALIDATE
-     * =0 drops it; then the constant cache is invalidated by INVALIDATE_SHADER_CONSTANT_CACHE
-     * only if PB_QMD_INVALIDATE asks, as CUDA's QMDs do): whether either shortens what a chained
-     * launch costs (graph of 300 empty kernels 0.566 us/kernel, goal 0.4). */
-    static int cb_pf = -1, cb_inv = -1;
-    if (cb_pf < 0) {
+    /* cbuf0 with CONSTANT_BUFFER_PREFETCH = 1, as the CUDA driver's QMDs carry on a bank
+     * (bench/results/nvidia-h100/2026-11-25-s7-cuda-qmd-scan.txt): the constants are fetched
+     * ahead of the grid, so a chained launch no longer waits for them. Measured on H100 (s51,
+     * `bench latency`, two alternating rounds): graph of 300 empty kernels 0.566 -> 0.461
+     * us/kernel, back-to-back 0.659 -> 0.510, 300 dependent kernels as a graph 0.895 -> 0.686
+     * and streamed 0.984 -> 0.685; value 2 changed nothing; decode tg128 unchanged (1469 vs
+     * 1470). Default on V4 (Hopper, measured); V5 has the field but is not verified on a GPU
+     * here, so it stays 0 there. PB_CBUF0_PREFETCH=0..3 overrides on V4/V5 (A/B);
+     * PB_CBUF0_INVALIDATE=0 drops cbuf0's per-bank invalidate (no gain measured; with
+     * PB_QMD_INVALIDATE=0x2F, CUDA's global constant-cache invalidate, decode was 1% slower). */
+    static int cb_pf = -2, cb_inv = -1;
+    if (cb_pf == -2) {
         const char *e = getenv("PB_CBUF0_PREFETCH"), *f = getenv("PB_CBUF0_INVALIDATE");
-        cb_pf = e && *e ? atoi(e) & 3 : 0;
+        cb_pf = e && *e ? atoi(e) & 3 : -1;
         cb_inv = f && *f ? atoi(f) != 0 : 1;
     }
     if (b->qmd_ops->version >= 0x0400) /* V3 has no prefetch field */
-        d.cbuf[0].prefetch = (uint8_t)cb_pf;
+        d.cbuf[0].prefetch = (uint8_t)(cb_pf >= 0 ? cb_pf : b->qmd_ops->version < 0x0500 ? 1 : 0);
     d.cbuf[0].invalidate = cb_inv != 0;
     d.local_mem_high_B = pq->local_per_thread_B;
     uint32_t qmd_dw[GPU_QMD_MAX_DW];
