@@ -558,6 +558,16 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     }
     if (inv_mask >= 0)
         d.invalidate = (uint32_t)inv_mask;
+    /* A/B (session 9, PB_QMD_END_MEMBAR=0..3): CWD_MEMBAR_TYPE of a QMD that ends a chain (a
+     * chained predecessor's is set again below): the template's L1_SYSMEMBAR before the
+     * SIGNAL's WFI + release - what it adds to launch + sync. */
+    static int end_membar = -2;
+    if (end_membar == -2) {
+        const char *e = getenv("PB_QMD_END_MEMBAR");
+        end_membar = e && *e ? atoi(e) & 3 : -1;
+    }
+    if (end_membar >= 0)
+        d.cwd_membar_type = (uint32_t)end_membar;
     /* cbuf0 with CONSTANT_BUFFER_PREFETCH = 1, as the CUDA driver's QMDs carry on a bank
      * (bench/results/nvidia-h100/2026-11-25-s7-cuda-qmd-scan.txt): the constants are fetched
      * ahead of the grid, so a chained launch no longer waits for them. Measured on H100 (s51,
@@ -622,7 +632,20 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
         pb_qmd_flush(b);
         if (ch->busy)
             gpu_push_wfi(&ch->push); /* an earlier launch may still run (after a WAIT) */
-        gpu_push_invalidate_shader_caches(&ch->push, false);
+        /* A/B (session 9, PB_CHAIN_INVALIDATE=<mask>: bit 0 instruction, 1 global data, 2
+         * constant; 0 omits the method): what the invalidation at each chain start costs a
+         * single launch + sync (6.4 us on H100, goal 5). The QMD's own per-launch bits already
+         * invalidate L1 data and cbuf0's bank; the instruction cache is what a program upload
+         * needs. Default 7 (all three, as before). */
+        static int ci_mask = -1;
+        if (ci_mask < 0) {
+            const char *e = getenv("PB_CHAIN_INVALIDATE");
+            ci_mask = e && *e ? (int)(strtol(e, NULL, 0) & 7) : 7;
+        }
+        if (ci_mask == 7)
+            gpu_push_invalidate_shader_caches(&ch->push, false);
+        else if (ci_mask)
+            gpu_push_invalidate_shader_caches_no_wfi(&ch->push, (uint32_t)ci_mask);
         gpu_push_launch(&ch->push, qmd_va);
     }
     memcpy(b->pend_dw, qmd_dw, b->qmd_ops->size_B);

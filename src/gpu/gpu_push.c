@@ -178,6 +178,15 @@ gpu_push_invalidate_shader_caches(struct gpu_push *p, bool wait_for_idle)
 }
 
 void
+gpu_push_invalidate_shader_caches_no_wfi(struct gpu_push *p, uint32_t mask)
+{
+    PUSH_MTHD(p, NVC6C0, INVALIDATE_SHADER_CACHES_NO_WFI,
+              GPU_FLD(NVC6C0_INVALIDATE_SHADER_CACHES_NO_WFI_INSTRUCTION, mask & 1) |
+                  GPU_FLD(NVC6C0_INVALIDATE_SHADER_CACHES_NO_WFI_GLOBAL_DATA, (mask >> 1) & 1) |
+                  GPU_FLD(NVC6C0_INVALIDATE_SHADER_CACHES_NO_WFI_CONSTANT, (mask >> 2) & 1));
+}
+
+void
 gpu_push_launch(struct gpu_push *p, uint64_t qmd_va)
 {
     assert((qmd_va & 0xFF) == 0 && qmd_va < (1ull << 40)); /* rm.md §6.4 */

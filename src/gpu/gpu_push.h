@@ -406,6 +406,9 @@ void gpu_push_compute_local_memory(struct gpu_push *p, uint64_t backing_va, uint
 /* Invalidate instruction, data/global and constant caches: with wait_for_idle the
  * INVALIDATE_SHADER_CACHES method (waits for earlier work), else the _NO_WFI one (0x1011). */
 void gpu_push_invalidate_shader_caches(struct gpu_push *p, bool wait_for_idle);
+/* INVALIDATE_SHADER_CACHES_NO_WFI with only the caches in mask: bit 0 instruction, bit 1 global
+ * data, bit 2 constant (gpu_push_invalidate_shader_caches(p, false) is mask 7). */
+void gpu_push_invalidate_shader_caches_no_wfi(struct gpu_push *p, uint32_t mask);
 /* Launch a QMD: SEND_PCAS_A = qmd_va >> 8, SEND_SIGNALING_PCAS2_B = PREFETCH_SCHEDULE.
  * qmd_va 256-byte aligned and < 2^40 (rm.md §6.4); asserted. */
 void gpu_push_launch(struct gpu_push *p, uint64_t qmd_va);

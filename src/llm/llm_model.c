@@ -183,6 +183,12 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
             snprintf(vname, sizeof vname, "k_llm_matvec_q8_%s", mvq);
             name = vname;
         }
+        /* A/B (session 9): the per-type kernels within 85 registers (k_llm_matvec_ab.cu lb3) */
+        if ((i == PROG_MVQ_Q4K || i == PROG_MVQ_Q4_0 || i == PROG_MVQ_Q8_0) && getenv("NVHCQ_MVQ_LB3") &&
+            !strcmp(getenv("NVHCQ_MVQ_LB3"), "1")) {
+            snprintf(vname, sizeof vname, "%s_lb3", name);
+            name = vname;
+        }
         const char *ad = getenv("NVHCQ_AD"); /* A/B variants of k_llm_attn_decode: h1, null */
         if (i == PROG_ATTN_DEC && ad && *ad && strlen(ad) < 16) {
             snprintf(vname, sizeof vname, "k_llm_attn_decode_%s", ad);
