@@ -30,9 +30,23 @@ k_llm_attn_decode(const struct k_llm_attn_decode_params p)
     k_dep_launch();
     k_dep_wait();
     if (p.hd == 64)
-        attn_decode<2, false>(p, blockIdx.x, blockIdx.y);
+        attn_decode<2, false, 2, 2>(p, blockIdx.x, blockIdx.y);
     else if (p.hd == 128)
-        attn_decode<4, false>(p, blockIdx.x, blockIdx.y);
+        attn_decode<4, false, 2, 2>(p, blockIdx.x, blockIdx.y);
+}
+
+/* A/B (NVHCQ_AD=s1): the long-context split path of sessions 4-8, an online softmax per warp
+ * (attn_decode_split2 replaced it for ranges of <= K_LLM_AD_S2_MAXL positions). */
+extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 2)
+k_llm_attn_decode_s1(const struct k_llm_attn_decode_params p)
+{
+    k_llm_pf_issue(p.pf);
+    k_dep_launch();
+    k_dep_wait();
+    if (p.hd == 64)
+        attn_decode<2, false, 2, 1>(p, blockIdx.x, blockIdx.y);
+    else if (p.hd == 128)
+        attn_decode<4, false, 2, 1>(p, blockIdx.x, blockIdx.y);
 }
 
 /* A/B (NVHCQ_AD=h1): the short-context path of sessions 4-7, an online softmax per warp. */

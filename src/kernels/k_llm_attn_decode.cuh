@@ -245,11 +245,184 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
     __syncthreads(); /* the shared arrays may be reused by the caller's next item */
 }
 
+/* Long contexts, second form of the split path (session 9; SPLITV 1 = the online softmax per
+ * warp below, kept as the A/B kernel k_llm_attn_decode_s1 and for the persistent kernel). CTA
+ * (g, s) takes the gs query heads of KV head g over positions [t0, t1) in the three phases of
+ * attn_decode_head2, so no position waits for the previous one's warp reductions and
+ * exponentials (the chain that made the split path ~20 us per layer at 4096 positions on H200):
+ *   1. scores of every (head, position): HD / 8 lanes per K row, KR rounds of rows in flight,
+ *      q of the group's heads in shared memory; s[h][t] into shared memory;
+ *   2. per head (warp h): max and sum of e^(s - max), p kept in shared memory;
+ *   3. a[h] = sum_t p[h][t] V[t]: HD / 4 threads per V row, the first VR rows loaded before
+ *      phase 1; per head, the position groups meet in shared memory.
+ * Then the partial (max, sum, unnormalized sum) per head, or the output when the range is the
+ * only one - the same format and merge as SPLITV 1. Ranges of at most K_LLM_AD_S2_MAXL
+ * positions (n_pos <= 32 x 256 with the engine's 32 splits); longer ones take SPLITV 1. */
+#define K_LLM_AD_S2_MAXL 256
+/* One scratch for both head sizes (a static __shared__ of a non-template function is one
+ * array per kernel): scores [GS][MAXL], max/sum [2 GS], q [GS][128], group sums [NWARP][32]
+ * float4. */
+#define K_LLM_AD_S2_FLOATS (GS * K_LLM_AD_S2_MAXL + 2 * GS + GS * 128 + NWARP * 32 * 4)
+__device__ __forceinline__ float *
+ad_s2_scratch()
+{
+    __shared__ __align__(16) float buf[K_LLM_AD_S2_FLOATS];
+    return buf;
+}
+
+template <int HD, bool CG>
+__device__ __forceinline__ void
+attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s, uint32_t t0, uint32_t t1,
+                   bool only)
+{
+    constexpr int LP = HD / 8;               /* lanes per K row in phase 1 */
+    constexpr int RPC = (WARP / LP) * NWARP; /* K rows per CTA round: 32 (HD 64), 16 (HD 128) */
+    constexpr int KR = 4;                    /* rounds of K rows in flight per thread */
+    constexpr int VQ = HD / 4;               /* threads per V row in phase 3 */
+    constexpr int PG = K_LLM_AD_THREADS / VQ; /* position groups: 16 (HD 64), 8 (HD 128) */
+    constexpr int VR = 8;                    /* V rows in flight per thread */
+    float *sp = ad_s2_scratch();             /* [GS][MAXL] */
+    float *sml = sp + GS * K_LLM_AD_S2_MAXL; /* max [GS], sum [GS] */
+    float *sq = sml + 2 * GS;                /* q [GS][HD] */
+    float4 *sacc = (float4 *)(sq + GS * 128); /* [NWARP][VQ] */
+    const uint32_t n = t1 - t0, gs = p.n_head / p.n_head_kv;
+    const uint32_t tid = threadIdx.x, lane = tid % WARP, warp = tid / WARP, kv_dim = p.n_head_kv * HD;
+    const float *kb = (const float *)(uintptr_t)p.kc_va + g * HD;
+    const float *vb = (const float *)(uintptr_t)p.vc_va + g * HD;
+    const uint32_t pg = tid / VQ, vq = tid % VQ;
+    float4 v[VR];
+#pragma unroll
+    for (int r = 0; r < VR; r++) {
+        const uint32_t t = pg + r * PG;
+        v[r] = t < n ? ld_f4<CG>(vb + (size_t)(t0 + t) * kv_dim + 4 * vq) : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+    for (uint32_t i = tid; i < gs * HD; i += K_LLM_AD_THREADS)
+        sq[i] = (CG ? __ldcg((const float *)(uintptr_t)p.q_va + (size_t)g * gs * HD + i)
+                    : ((const float *)(uintptr_t)p.q_va)[(size_t)g * gs * HD + i]) *
+                p.scale;
+    __syncthreads();
+    /* phase 1 */
+    const uint32_t sub = lane % LP, row = warp * (WARP / LP) + lane / LP;
+    for (uint32_t tb = 0; tb < n; tb += KR * RPC) {
+        float4 k0[KR], k1[KR];
+#pragma unroll
+        for (int r = 0; r < KR; r++) {
+            const uint32_t t = tb + r * RPC + row;
+            if (t < n) {
+                const float *kr = kb + (size_t)(t0 + t) * kv_dim + 8 * sub;
+                k0[r] = ld_f4<CG>(kr), k1[r] = ld_f4<CG>(kr + 4);
+            } else {
+                k0[r] = k1[r] = make_float4(0.f, 0.f, 0.f, 0.f);
+            }
+        }
+#pragma unroll
+        for (int h = 0; h < GS; h++) {
+            if (h >= (int)gs)
+                break;
+            const float4 q0 = *(const float4 *)(sq + h * HD + 8 * sub), q1 = *(const float4 *)(sq + h * HD + 8 * sub + 4);
+#pragma unroll
+            for (int r = 0; r < KR; r++) {
+                float d = q0.x * k0[r].x + q0.y * k0[r].y + q0.z * k0[r].z + q0.w * k0[r].w + q1.x * k1[r].x +
+                          q1.y * k1[r].y + q1.z * k1[r].z + q1.w * k1[r].w;
+#pragma unroll
+                for (int o = LP / 2; o > 0; o >>= 1)
+                    d += __shfl_xor_sync(0xffffffffu, d, o);
+                const uint32_t t = tb + r * RPC + row;
+                if (sub == 0 && t < n)
+                    sp[h * K_LLM_AD_S2_MAXL + t] = d;
+            }
+        }
+    }
+    __syncthreads();
+    /* phase 2: warp h takes head h */
+    for (uint32_t h = warp; h < gs; h += NWARP) {
+        float *ph = sp + h * K_LLM_AD_S2_MAXL;
+        float mx = -3.0e38f;
+        for (uint32_t t = lane; t < n; t += WARP)
+            mx = fmaxf(mx, ph[t]);
+        for (int o = 16; o > 0; o >>= 1)
+            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+        float sum = 0.0f;
+        for (uint32_t t = lane; t < n; t += WARP) {
+            const float e = __expf(ph[t] - mx);
+            ph[t] = e;
+            sum += e;
+        }
+        sum = ad_warp_sum(sum);
+        if (lane == 0)
+            sml[h] = mx, sml[GS + h] = sum;
+    }
+    __syncthreads();
+    /* phase 3 */
+    float4 a[GS];
+#pragma unroll
+    for (int h = 0; h < GS; h++)
+        a[h] = make_float4(0.f, 0.f, 0.f, 0.f);
+    for (uint32_t tb = 0;;) {
+#pragma unroll
+        for (int r = 0; r < VR; r++) {
+            const uint32_t t = tb + pg + r * PG;
+#pragma unroll
+            for (int h = 0; h < GS; h++) {
+                if (h >= (int)gs)
+                    break;
+                const float w = t < n ? sp[h * K_LLM_AD_S2_MAXL + t] : 0.0f;
+                a[h].x += w * v[r].x, a[h].y += w * v[r].y, a[h].z += w * v[r].z, a[h].w += w * v[r].w;
+            }
+        }
+        tb += VR * PG;
+        if (tb >= n)
+            break;
+#pragma unroll
+        for (int r = 0; r < VR; r++) {
+            const uint32_t t = tb + pg + r * PG;
+            v[r] = t < n ? ld_f4<CG>(vb + (size_t)(t0 + t) * kv_dim + 4 * vq) : make_float4(0.f, 0.f, 0.f, 0.f);
+        }
+    }
+    float *part = (float *)(uintptr_t)p.part_va;
+#pragma unroll
+    for (int h = 0; h < GS; h++) {
+        if (h >= (int)gs)
+            break;
+        float4 b = a[h];
+        if (VQ < WARP) { /* the warp's position groups first (HD 64: two per warp) */
+#pragma unroll
+            for (int o = VQ; o < WARP; o <<= 1) {
+                b.x += __shfl_xor_sync(0xffffffffu, b.x, o), b.y += __shfl_xor_sync(0xffffffffu, b.y, o);
+                b.z += __shfl_xor_sync(0xffffffffu, b.z, o), b.w += __shfl_xor_sync(0xffffffffu, b.w, o);
+            }
+        }
+        if (lane < VQ)
+            sacc[warp * VQ + lane] = b;
+        __syncthreads();
+        if (tid < VQ) {
+            float4 o = sacc[tid];
+#pragma unroll
+            for (int w = 1; w < NWARP; w++) {
+                const float4 c = sacc[w * VQ + tid];
+                o.x += c.x, o.y += c.y, o.z += c.z, o.w += c.w;
+            }
+            const uint32_t hh = g * gs + h;
+            if (only) {
+                const float il = 1.0f / sml[GS + h];
+                o.x *= il, o.y *= il, o.z *= il, o.w *= il;
+                *(float4 *)((float *)(uintptr_t)p.out_va + (size_t)hh * HD + 4 * tid) = o;
+            } else {
+                float *dst = part + ((size_t)hh * p.n_split + s) * (HD + 2);
+                dst[2 + 4 * tid] = o.x, dst[3 + 4 * tid] = o.y, dst[4 + 4 * tid] = o.z, dst[5 + 4 * tid] = o.w;
+                if (tid == 0)
+                    dst[0] = sml[h], dst[1] = sml[GS + h];
+            }
+        }
+        __syncthreads();
+    }
+}
+
 /* The work of CTA (g, s): KV head g over position range s (returns at once where range s is
  * empty). Every thread of the CTA calls it with the same (g, s). With n_pos <= p.head_max,
  * CTA (g, s < group size) takes query head g * group + s alone (attn_decode_head2; HEADV 1:
  * attn_decode_head). */
-template <int E, bool CG, int HEADV = 2>
+template <int E, bool CG, int HEADV = 2, int SPLITV = 1>
 __device__ __forceinline__ void
 attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
 {
@@ -276,6 +449,13 @@ attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
     if (s >= n_valid || p.pos >= p.n_ctx)
         return;
     const uint32_t t0 = s * L, t1 = min(t0 + L, n_pos), kv_dim = p.n_head_kv * hd;
+    if (SPLITV == 2 && L <= K_LLM_AD_S2_MAXL) {
+        attn_decode_split2<32 * E, CG>(p, g, s, t0, t1, n_valid == 1);
+        if (n_valid == 1)
+            return;
+        goto merge;
+    }
+    {
     const float *kc = (const float *)(uintptr_t)p.kc_va + g * hd + lane * E;
     const float *vc = (const float *)(uintptr_t)p.vc_va + g * hd + lane * E;
     float q[GS][E], m[GS], l[GS], acc[GS][E];
@@ -387,6 +567,8 @@ attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
     }
     if (n_valid == 1)
         return;
+    }
+merge:
     /* the last CTA of the group merges the partials */
     __threadfence();
     __syncthreads();
@@ -397,10 +579,11 @@ attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
     if (!last)
         return;
     __threadfence();
+    const float *part_all = (const float *)(uintptr_t)p.part_va;
     float *out = (float *)(uintptr_t)p.out_va;
     for (uint32_t j = threadIdx.x; j < gs * hd; j += K_LLM_AD_THREADS) {
         uint32_t h = j / hd, e = j % hd;
-        const float *src = part + (size_t)(g * gs + h) * p.n_split * (hd + 2);
+        const float *src = part_all + (size_t)(g * gs + h) * p.n_split * (hd + 2);
         float M = -3.0e38f;
         for (uint32_t r = 0; r < n_valid; r++)
             M = fmaxf(M, __ldcg(src + r * (hd + 2)));

@@ -7,8 +7,11 @@
  * range), and the short-context path (one CTA per query head, head_max) at every other
  * position. The launches run back to back on one queue, so each also checks that the
  * previous one left its counters at zero. Outputs are poisoned (NaN) first.
+ * Both split paths run: the default kernel's three-phase ranges (up to 256 positions, i.e.
+ * positions up to 8191 with 32 splits) and its online-softmax ranges beyond, and
+ * k_llm_attn_decode_s1 (online softmax everywhere); GQA groups up to 8 (K_LLM_AD_MAX_GS).
  * Bound: |out - ref| <= 2e-5 * max|V| + 1e-6 (f32 dot products of <= 128 terms, __expf,
- * sums of <= 2048 weights <= 1).
+ * sums of <= 9001 weights <= 1).
  */
 #include "harness.h"
 #include "hcq.h"
@@ -30,118 +33,123 @@ TEST(attn_decode_vs_double)
 {
     static const struct {
         uint32_t n_head, n_head_kv, hd;
-    } shapes[] = {{8, 2, 64}, {6, 2, 128}, {4, 4, 64}};
-    static const uint32_t positions[] = {0, 5, 63, 256, 1000, 2047, 127, 130};
-    const uint32_t n_ctx = 2048;
+    } shapes[] = {{8, 2, 64}, {6, 2, 128}, {4, 4, 64}, {16, 2, 64}, {8, 1, 128}};
+    /* 4000 .. 8191: ranges of 128 .. 256 positions (the three-phase split path); 8500, 9000:
+     * longer ranges (the online-softmax split path) */
+    static const uint32_t positions[] = {0,   5,    63,   256,  1000, 2047, 127,
+                                         130, 4000, 4095, 6000, 8191, 8500, 9000};
+    static const char *const kernels[] = {"k_llm_attn_decode", "k_llm_attn_decode_s1"};
+    const uint32_t n_ctx = 9216;
     char devs[256];
     const char *env = getenv("HCQ_TEST_DEVS");
     snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");
     int tried = 0;
-    for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save)) {
-        struct hcq_device *dev = NULL;
-        struct hcq_program *prog = NULL;
-        struct hcq_queue *q = NULL;
-        if (hcq_device_open(dn, &dev) != HCQ_OK) {
-            printf("    %s: does not open here, skipped\n", dn);
-            continue;
-        }
-        if (hcq_program_load(dev, "k_llm_attn_decode", &prog) != HCQ_OK) {
-            printf("    %s: no k_llm_attn_decode, skipped\n", dn);
-            hcq_device_close(dev);
-            continue;
-        }
-        CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
-        double worst = 0;
-        for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
-            uint32_t H = shapes[si].n_head, HK = shapes[si].n_head_kv, hd = shapes[si].hd, kv = HK * hd;
-            size_t np = sizeof positions / sizeof positions[0];
-            float *kc = malloc(4ull * n_ctx * kv), *vc = malloc(4ull * n_ctx * kv),
-                  *qv = malloc(4ull * H * hd * np);
-            float *out = malloc(4ull * H * hd * np);
-            CHECK(kc && vc && qv && out);
-            for (size_t i = 0; i < (size_t)n_ctx * kv; i++)
-                kc[i] = 2.0f * frand(), vc[i] = frand();
-            for (size_t i = 0; i < (size_t)H * hd * np; i++)
-                qv[i] = 2.0f * frand(), out[i] = NAN;
-            uint64_t part_B = 4ull * H * K_LLM_AD_SPLITS * (hd + 2);
-            struct hcq_buf *kb, *vb, *qb, *ob, *pb;
-            CHECK_OK(hcq_buf_alloc(dev, 4ull * n_ctx * kv, HCQ_MEM_DEVICE, &kb));
-            CHECK_OK(hcq_buf_alloc(dev, 4ull * n_ctx * kv, HCQ_MEM_DEVICE, &vb));
-            CHECK_OK(hcq_buf_alloc(dev, 4ull * H * hd * np, HCQ_MEM_DEVICE, &qb));
-            CHECK_OK(hcq_buf_alloc(dev, 4ull * H * hd * np, HCQ_MEM_DEVICE, &ob));
-            CHECK_OK(hcq_buf_alloc(dev, part_B + 4ull * HK, HCQ_MEM_DEVICE, &pb));
-            uint32_t zero[8] = {0};
-            CHECK_OK(hcq_buf_write(pb, part_B, zero, 4ull * HK));
-            CHECK_OK(hcq_buf_write(kb, 0, kc, 4ull * n_ctx * kv));
-            CHECK_OK(hcq_buf_write(vb, 0, vc, 4ull * n_ctx * kv));
-            CHECK_OK(hcq_buf_write(qb, 0, qv, 4ull * H * hd * np));
-            CHECK_OK(hcq_buf_write(ob, 0, out, 4ull * H * hd * np));
-            float scale = 1.0f / sqrtf((float)hd);
-            /* odd outputs: the split path; even: one CTA per query head (head_max) */
-            for (size_t pi = 0; pi < np; pi++) {
-                struct k_llm_attn_decode_params p = {
-                    .q_va = hcq_buf_va(qb) + 4ull * H * hd * pi,
-                    .kc_va = hcq_buf_va(kb),
-                    .vc_va = hcq_buf_va(vb),
-                    .out_va = hcq_buf_va(ob) + 4ull * H * hd * pi,
-                    .part_va = hcq_buf_va(pb),
-                    .count_va = hcq_buf_va(pb) + part_B,
-                    .pos = positions[pi],
-                    .n_ctx = n_ctx,
-                    .n_head = H,
-                    .n_head_kv = HK,
-                    .hd = hd,
-                    .n_split = K_LLM_AD_SPLITS,
-                    .scale = scale,
-                    .head_max = pi % 2 ? 0 : 4096,
-                };
-                uint32_t grid[3] = {HK, K_LLM_AD_SPLITS, 1}, block[3] = {K_LLM_AD_THREADS, 1, 1};
-                CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
+    for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save))
+        for (int ki = 0; ki < 2; ki++) {
+            struct hcq_device *dev = NULL;
+            struct hcq_program *prog = NULL;
+            struct hcq_queue *q = NULL;
+            if (hcq_device_open(dn, &dev) != HCQ_OK) {
+                printf("    %s: does not open here, skipped\n", dn);
+                continue;
             }
-            CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
-            CHECK_OK(hcq_buf_read(ob, 0, out, 4ull * H * hd * np));
-            int fails = 0;
-            for (size_t pi = 0; pi < np; pi++) {
-                uint32_t n = positions[pi] + 1;
-                double *w = malloc(8ull * n);
-                CHECK(w);
-                for (uint32_t h = 0; h < H; h++) {
-                    const float *qh = qv + (size_t)H * hd * pi + (size_t)h * hd;
-                    uint32_t g = h / (H / HK);
-                    double mx = -1e300, z = 0;
-                    for (uint32_t u = 0; u < n; u++) {
-                        double d = 0;
-                        for (uint32_t e = 0; e < hd; e++)
-                            d += (double)qh[e] * kc[(size_t)u * kv + g * hd + e];
-                        w[u] = d * scale;
-                        mx = fmax(mx, w[u]);
-                    }
-                    for (uint32_t u = 0; u < n; u++)
-                        z += (w[u] = exp(w[u] - mx));
-                    for (uint32_t e = 0; e < hd; e++) {
-                        double r = 0;
-                        for (uint32_t u = 0; u < n; u++)
-                            r += w[u] * vc[(size_t)u * kv + g * hd + e];
-                        r /= z;
-                        double got = out[(size_t)H * hd * pi + (size_t)h * hd + e], err = fabs(got - r);
-                        if (!(err <= 2e-5 + 1e-6) && fails++ < 3)
-                            CHECKF(0, "%s H %u HK %u hd %u pos %u head %u e %u: %.8g vs %.8g", dn, H, HK, hd,
-                                   positions[pi], h, e, got, r);
-                        if (err > worst)
-                            worst = err;
-                    }
+            if (hcq_program_load(dev, kernels[ki], &prog) != HCQ_OK) {
+                printf("    %s: no %s, skipped\n", dn, kernels[ki]);
+                hcq_device_close(dev);
+                continue;
+            }
+            CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+            double worst = 0;
+            for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+                uint32_t H = shapes[si].n_head, HK = shapes[si].n_head_kv, hd = shapes[si].hd, kv = HK * hd;
+                size_t np = sizeof positions / sizeof positions[0];
+                float *kc = malloc(4ull * n_ctx * kv), *vc = malloc(4ull * n_ctx * kv),
+                      *qv = malloc(4ull * H * hd * np);
+                float *out = malloc(4ull * H * hd * np);
+                CHECK(kc && vc && qv && out);
+                for (size_t i = 0; i < (size_t)n_ctx * kv; i++)
+                    kc[i] = 2.0f * frand(), vc[i] = frand();
+                for (size_t i = 0; i < (size_t)H * hd * np; i++)
+                    qv[i] = 2.0f * frand(), out[i] = NAN;
+                uint64_t part_B = 4ull * H * K_LLM_AD_SPLITS * (hd + 2);
+                struct hcq_buf *kb, *vb, *qb, *ob, *pb;
+                CHECK_OK(hcq_buf_alloc(dev, 4ull * n_ctx * kv, HCQ_MEM_DEVICE, &kb));
+                CHECK_OK(hcq_buf_alloc(dev, 4ull * n_ctx * kv, HCQ_MEM_DEVICE, &vb));
+                CHECK_OK(hcq_buf_alloc(dev, 4ull * H * hd * np, HCQ_MEM_DEVICE, &qb));
+                CHECK_OK(hcq_buf_alloc(dev, 4ull * H * hd * np, HCQ_MEM_DEVICE, &ob));
+                CHECK_OK(hcq_buf_alloc(dev, part_B + 4ull * HK, HCQ_MEM_DEVICE, &pb));
+                uint32_t zero[8] = {0};
+                CHECK_OK(hcq_buf_write(pb, part_B, zero, 4ull * HK));
+                CHECK_OK(hcq_buf_write(kb, 0, kc, 4ull * n_ctx * kv));
+                CHECK_OK(hcq_buf_write(vb, 0, vc, 4ull * n_ctx * kv));
+                CHECK_OK(hcq_buf_write(qb, 0, qv, 4ull * H * hd * np));
+                CHECK_OK(hcq_buf_write(ob, 0, out, 4ull * H * hd * np));
+                float scale = 1.0f / sqrtf((float)hd);
+                /* odd outputs: the split path; even: one CTA per query head (head_max) */
+                for (size_t pi = 0; pi < np; pi++) {
+                    struct k_llm_attn_decode_params p = {
+                        .q_va = hcq_buf_va(qb) + 4ull * H * hd * pi,
+                        .kc_va = hcq_buf_va(kb),
+                        .vc_va = hcq_buf_va(vb),
+                        .out_va = hcq_buf_va(ob) + 4ull * H * hd * pi,
+                        .part_va = hcq_buf_va(pb),
+                        .count_va = hcq_buf_va(pb) + part_B,
+                        .pos = positions[pi],
+                        .n_ctx = n_ctx,
+                        .n_head = H,
+                        .n_head_kv = HK,
+                        .hd = hd,
+                        .n_split = K_LLM_AD_SPLITS,
+                        .scale = scale,
+                        .head_max = pi % 2 ? 0 : 4096,
+                    };
+                    uint32_t grid[3] = {HK, K_LLM_AD_SPLITS, 1}, block[3] = {K_LLM_AD_THREADS, 1, 1};
+                    CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
                 }
-                free(w);
+                CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
+                CHECK_OK(hcq_buf_read(ob, 0, out, 4ull * H * hd * np));
+                int fails = 0;
+                for (size_t pi = 0; pi < np; pi++) {
+                    uint32_t n = positions[pi] + 1;
+                    double *w = malloc(8ull * n);
+                    CHECK(w);
+                    for (uint32_t h = 0; h < H; h++) {
+                        const float *qh = qv + (size_t)H * hd * pi + (size_t)h * hd;
+                        uint32_t g = h / (H / HK);
+                        double mx = -1e300, z = 0;
+                        for (uint32_t u = 0; u < n; u++) {
+                            double d = 0;
+                            for (uint32_t e = 0; e < hd; e++)
+                                d += (double)qh[e] * kc[(size_t)u * kv + g * hd + e];
+                            w[u] = d * scale;
+                            mx = fmax(mx, w[u]);
+                        }
+                        for (uint32_t u = 0; u < n; u++)
+                            z += (w[u] = exp(w[u] - mx));
+                        for (uint32_t e = 0; e < hd; e++) {
+                            double r = 0;
+                            for (uint32_t u = 0; u < n; u++)
+                                r += w[u] * vc[(size_t)u * kv + g * hd + e];
+                            r /= z;
+                            double got = out[(size_t)H * hd * pi + (size_t)h * hd + e], err = fabs(got - r);
+                            if (!(err <= 2e-5 + 1e-6) && fails++ < 3)
+                                CHECKF(0, "%s %s H %u HK %u hd %u pos %u head %u e %u: %.8g vs %.8g", dn,
+                                       kernels[ki], H, HK, hd, positions[pi], h, e, got, r);
+                            if (err > worst)
+                                worst = err;
+                        }
+                    }
+                    free(w);
+                }
+                hcq_buf_free(kb), hcq_buf_free(vb), hcq_buf_free(qb), hcq_buf_free(ob), hcq_buf_free(pb);
+                free(kc), free(vc), free(qv), free(out);
             }
-            hcq_buf_free(kb), hcq_buf_free(vb), hcq_buf_free(qb), hcq_buf_free(ob), hcq_buf_free(pb);
-            free(kc), free(vc), free(qv), free(out);
+            printf("    %s %s: worst |out - ref| %.3g (|V| <= 1)\n", dn, kernels[ki], worst);
+            hcq_queue_destroy(q);
+            hcq_program_destroy(prog);
+            hcq_device_close(dev);
+            tried++;
         }
-        printf("    %s: worst |out - ref| %.3g (|V| <= 1)\n", dn, worst);
-        hcq_queue_destroy(q);
-        hcq_program_destroy(prog);
-        hcq_device_close(dev);
-        tried++;
-    }
     CHECK(tried > 0);
 done:;
 }
