@@ -131,6 +131,19 @@ ld_f4(const float *p)
  *      scores), the groups' sums meet in shared memory.
  * n_pos <= K_LLM_AD_H2_MAXP (the score array); larger contexts take the split path. */
 #define K_LLM_AD_H2_MAXP 1024
+#define K_LLM_AD_S2_MAXL 256
+/* One shared scratch for both head sizes and both paths (a static __shared__ of a non-template
+ * function is one array per kernel, where template functions' arrays add up per instantiation):
+ * attn_decode_split2's scores [GS][MAXL], max/sum [2 GS], q [GS][128], group sums [NWARP][32]
+ * float4; attn_decode_head2's scores [H2_MAXP], [2 NWARP] and group sums [PG][VQ] float4 fit in it. */
+#define K_LLM_AD_S2_FLOATS (GS * K_LLM_AD_S2_MAXL + 2 * GS + GS * 128 + NWARP * 32 * 4)
+__device__ __forceinline__ float *
+ad_s2_scratch()
+{
+    __shared__ __align__(16) float buf[K_LLM_AD_S2_FLOATS];
+    return buf;
+}
+
 template <int HD, bool CG>
 __device__ __forceinline__ void
 attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
@@ -141,9 +154,9 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
     constexpr int VQ = HD / 4;                  /* threads per V row in phase 3 */
     constexpr int PG = K_LLM_AD_THREADS / VQ;   /* position groups: 16 (HD 64), 8 (HD 128) */
     constexpr int VR = 8;                       /* V rows in flight per thread */
-    __shared__ float s_p[K_LLM_AD_H2_MAXP];
-    __shared__ float s_red[2 * NWARP];
-    __shared__ float4 s_acc[PG][VQ];
+    static_assert(K_LLM_AD_H2_MAXP + 2 * NWARP + 4 * PG * VQ <= K_LLM_AD_S2_FLOATS, "scratch");
+    float *s_p = ad_s2_scratch(), *s_red = s_p + K_LLM_AD_H2_MAXP;
+    float4(*s_acc)[VQ] = (float4(*)[VQ])(s_red + 2 * NWARP);
     const uint32_t n_pos = p.pos + 1, gs = p.n_head / p.n_head_kv, g = h / gs;
     const uint32_t tid = threadIdx.x, lane = tid % WARP, warp = tid / WARP, kv_dim = p.n_head_kv * HD;
     const float *kb = (const float *)(uintptr_t)p.kc_va + g * HD;
@@ -258,18 +271,6 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
  * Then the partial (max, sum, unnormalized sum) per head, or the output when the range is the
  * only one - the same format and merge as SPLITV 1. Ranges of at most K_LLM_AD_S2_MAXL
  * positions (n_pos <= 32 x 256 with the engine's 32 splits); longer ones take SPLITV 1. */
-#define K_LLM_AD_S2_MAXL 256
-/* One scratch for both head sizes (a static __shared__ of a non-template function is one
- * array per kernel): scores [GS][MAXL], max/sum [2 GS], q [GS][128], group sums [NWARP][32]
- * float4. */
-#define K_LLM_AD_S2_FLOATS (GS * K_LLM_AD_S2_MAXL + 2 * GS + GS * 128 + NWARP * 32 * 4)
-__device__ __forceinline__ float *
-ad_s2_scratch()
-{
-    __shared__ __align__(16) float buf[K_LLM_AD_S2_FLOATS];
-    return buf;
-}
-
 template <int HD, bool CG>
 __device__ __forceinline__ void
 attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s, uint32_t t0, uint32_t t1,

@@ -123,7 +123,7 @@ dl_layers(const struct k_llm_decode_params &p, struct q8_sm &sm)
         /* 2: attention, (KV head, range) items over the grid */
         a.kc_va = kc_va, a.vc_va = vc_va;
         for (uint32_t it = blockIdx.x; it < items; it += gridDim.x) {
-            attn_decode<E, true>(a, it % p.n_head_kv, it / p.n_head_kv);
+            attn_decode<E, true, 2, 2>(a, it % p.n_head_kv, it / p.n_head_kv);
             __syncthreads(); /* the item's shared memory is reused by the next */
         }
         q8_stream_begin(lt[1], st);
