@@ -30,6 +30,19 @@ k_llm_attn_decode(const struct k_llm_attn_decode_params p)
     k_dep_launch();
     k_dep_wait();
     if (p.hd == 64)
+        attn_decode<2, false, 2, 3>(p, blockIdx.x, blockIdx.y);
+    else if (p.hd == 128)
+        attn_decode<4, false, 2, 3>(p, blockIdx.x, blockIdx.y);
+}
+
+/* A/B (NVHCQ_AD=s2i): the same with attn_decode_split2 inlined */
+extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 2)
+k_llm_attn_decode_s2i(const struct k_llm_attn_decode_params p)
+{
+    k_llm_pf_issue(p.pf);
+    k_dep_launch();
+    k_dep_wait();
+    if (p.hd == 64)
         attn_decode<2, false, 2, 2>(p, blockIdx.x, blockIdx.y);
     else if (p.hd == 128)
         attn_decode<4, false, 2, 2>(p, blockIdx.x, blockIdx.y);

@@ -419,6 +419,16 @@ attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_
     }
 }
 
+/* attn_decode_split2 out of line (SPLITV 3): the short-context path's code stays as compact as
+ * before it existed (the decode attention has stalled on instruction fetch: ncu, session 6). */
+template <int HD, bool CG>
+__device__ __noinline__ void
+attn_decode_split2_call(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s, uint32_t t0, uint32_t t1,
+                        bool only)
+{
+    attn_decode_split2<HD, CG>(p, g, s, t0, t1, only);
+}
+
 /* The work of CTA (g, s): KV head g over position range s (returns at once where range s is
  * empty). Every thread of the CTA calls it with the same (g, s). With n_pos <= p.head_max,
  * CTA (g, s < group size) takes query head g * group + s alone (attn_decode_head2; HEADV 1:
@@ -450,8 +460,11 @@ attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
     if (s >= n_valid || p.pos >= p.n_ctx)
         return;
     const uint32_t t0 = s * L, t1 = min(t0 + L, n_pos), kv_dim = p.n_head_kv * hd;
-    if (SPLITV == 2 && L <= K_LLM_AD_S2_MAXL) {
-        attn_decode_split2<32 * E, CG>(p, g, s, t0, t1, n_valid == 1);
+    if (SPLITV >= 2 && L <= K_LLM_AD_S2_MAXL) {
+        if (SPLITV == 3)
+            attn_decode_split2_call<32 * E, CG>(p, g, s, t0, t1, n_valid == 1);
+        else
+            attn_decode_split2<32 * E, CG>(p, g, s, t0, t1, n_valid == 1);
         if (n_valid == 1)
             return;
         goto merge;
