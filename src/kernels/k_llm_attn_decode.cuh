@@ -130,7 +130,6 @@ ld_f4(const float *p)
  *      groups; the first VR rows of V are loaded before phase 1 (they do not depend on the
  *      scores), the groups' sums meet in shared memory.
  * n_pos <= K_LLM_AD_H2_MAXP (the score array); larger contexts take the split path. */
-#define K_LLM_AD_H2_MAXP 1024
 #define K_LLM_AD_S2_MAXL 256
 /* One shared scratch for both head sizes and both paths (a static __shared__ of a non-template
  * function is one array per kernel, where template functions' arrays add up per instantiation):
@@ -259,7 +258,8 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
 }
 
 /* Long contexts, second form of the split path (session 9; SPLITV 1 = the online softmax per
- * warp below, kept as the A/B kernel k_llm_attn_decode_s1 and for the persistent kernel). CTA
+ * warp below, what k_llm_attn_decode keeps; k_llm_attn_decode_long and the persistent kernel
+ * take this one). CTA
  * (g, s) takes the gs query heads of KV head g over positions [t0, t1) in the three phases of
  * attn_decode_head2, so no position waits for the previous one's warp reductions and
  * exponentials (the chain that made the split path ~20 us per layer at 4096 positions on H200):
@@ -419,16 +419,6 @@ attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_
     }
 }
 
-/* attn_decode_split2 out of line (SPLITV 3): the short-context path's code stays as compact as
- * before it existed (the decode attention has stalled on instruction fetch: ncu, session 6). */
-template <int HD, bool CG>
-__device__ __noinline__ void
-attn_decode_split2_call(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s, uint32_t t0, uint32_t t1,
-                        bool only)
-{
-    attn_decode_split2<HD, CG>(p, g, s, t0, t1, only);
-}
-
 /* The work of CTA (g, s): KV head g over position range s (returns at once where range s is
  * empty). Every thread of the CTA calls it with the same (g, s). With n_pos <= p.head_max,
  * CTA (g, s < group size) takes query head g * group + s alone (attn_decode_head2; HEADV 1:
@@ -460,11 +450,8 @@ attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
     if (s >= n_valid || p.pos >= p.n_ctx)
         return;
     const uint32_t t0 = s * L, t1 = min(t0 + L, n_pos), kv_dim = p.n_head_kv * hd;
-    if (SPLITV >= 2 && L <= K_LLM_AD_S2_MAXL) {
-        if (SPLITV == 3)
-            attn_decode_split2_call<32 * E, CG>(p, g, s, t0, t1, n_valid == 1);
-        else
-            attn_decode_split2<32 * E, CG>(p, g, s, t0, t1, n_valid == 1);
+    if (SPLITV == 2 && L <= K_LLM_AD_S2_MAXL) {
+        attn_decode_split2<32 * E, CG>(p, g, s, t0, t1, n_valid == 1);
         if (n_valid == 1)
             return;
         goto merge;

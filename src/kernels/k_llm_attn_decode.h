@@ -28,6 +28,8 @@
 #define K_LLM_AD_THREADS 256
 #define K_LLM_AD_MAX_GS 8
 #define K_LLM_AD_SPLITS 32 /* n_split the engine uses */
+/* positions the short-context (one CTA per query head) path holds: its score array */
+#define K_LLM_AD_H2_MAXP 1024
 #define K_LLM_AD_MIN_L                                                                                       \
     8 /* fewest rows per range (one range: no merge); 64 measured slower at 64 positions (8 CTAs) */
 
@@ -65,6 +67,14 @@ k_llm_attn_decode_ok(uint32_t n_head, uint32_t n_head_kv, uint32_t hd)
 {
     return n_head_kv && n_head % n_head_kv == 0 && n_head / n_head_kv <= K_LLM_AD_MAX_GS &&
            (hd == 64 || hd == 128);
+}
+
+/* Whether a step at position pos runs past the short-context path (head_max as in the
+ * parameters): the engine then launches k_llm_attn_decode_long (from a decode graph of its own). */
+static inline int
+k_llm_ad_long(uint32_t pos, uint32_t head_max)
+{
+    return !(pos + 1 <= head_max && pos < K_LLM_AD_H2_MAXP);
 }
 
 #endif /* K_LLM_ATTN_DECODE_H */

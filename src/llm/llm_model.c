@@ -201,6 +201,9 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
      * 640 since the three-phase head path (session 8, H100 Q6_K tg64: at depth 512 1223 vs 1185
      * tokens/s for the split path, at depth 960 1079 vs 1123); 256 before it. */
     m->ad_head_max = getenv("NVHCQ_AD_HEAD_MAX") ? (uint32_t)atoi(getenv("NVHCQ_AD_HEAD_MAX")) : 640;
+    /* past that path: k_llm_attn_decode_long (three-phase split path, session 9: H100 tg128 at
+     * depth 4096 +5-7%), from a second decode graph; NVHCQ_AD_LONG=0 keeps k_llm_attn_decode */
+    m->ad_long = !(getenv("NVHCQ_AD_LONG") && !strcmp(getenv("NVHCQ_AD_LONG"), "0"));
     m->qkv_gemm = !(getenv("NVHCQ_QKV_GEMM") && !strcmp(getenv("NVHCQ_QKV_GEMM"), "0"));
     /* off by default: measured slower on H100 (down projection 16.0 vs 14.7 us; tg128 Q6_K 1092 vs
      * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */
@@ -300,6 +303,7 @@ llm_model_destroy(struct llm_model *m)
     if (m->q && hcq_queue_finish(m->q, HCQ_TIMEOUT_DEFAULT_NS) != HCQ_OK)
         HCQ_LOG_WARN("llm_model_destroy: queue did not drain: %s", hcq_last_error());
     hcq_graph_destroy(m->graph);
+    hcq_graph_destroy(m->graph_long);
     llm_persist_free(m);
     prefill_gemm_free(&m->pg);
     hcq_buf_free(m->logbuf);
@@ -366,6 +370,7 @@ llm_model_logits(struct llm_model *m)
 /* Patch slots of one recorded step (graph recording) or none (direct). */
 struct step {
     bool graph;
+    bool long_attn; /* graph mode: record the long-context attention (k_llm_attn_decode_long) */
     uint32_t var_tok, var_pos;
 };
 
@@ -406,7 +411,7 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
         .patches = n_patch ? patches : NULL,
         .patch_count = n_patch,
         .flags = m->pdl && (prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVQ_Q6K) ||
-                            prog == PROG_ATTN_DEC)
+                            prog == PROG_ATTN_DEC || prog == PROG_ATTN_DEC_LONG)
                      ? HCQ_LAUNCH_DEP_WAIT
                      : 0,
     };
@@ -808,8 +813,9 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             };
             pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_decode_params, pos), 4};
             m->tag = "attn split-K";
-            st = launch(m, PROG_ATTN_DEC, hp->n_head_kv, K_LLM_AD_SPLITS, &ap, sizeof ap, pt,
-                        s->graph ? 1 : 0);
+            const bool lg = m->ad_long && (s->graph ? s->long_attn : k_llm_ad_long(pos, m->ad_head_max));
+            st = launch(m, lg ? PROG_ATTN_DEC_LONG : PROG_ATTN_DEC, hp->n_head_kv, K_LLM_AD_SPLITS, &ap,
+                        sizeof ap, pt, s->graph ? 1 : 0);
         } else {
             struct k_llm_attn_params ap = {
                 .q_va = m->qkv_va,
@@ -986,11 +992,13 @@ wait_tick(struct llm_model *m, uint32_t n)
     return hcq_signal_wait(m->done, m->tick, t < hour ? t : hour);
 }
 
-/* Record the decode step once as a graph; false (and direct launches) where unsupported. */
+/* Record the decode step once as a graph (two: long_attn picks the long-context attention
+ * kernel); false (and direct launches) where unsupported. Both graphs take their variables in
+ * the same order, so m->var_* name them in either. */
 static enum hcq_status
-build_graph(struct llm_model *m)
+build_graph(struct llm_model *m, bool long_attn)
 {
-    struct step s = {.graph = true};
+    struct step s = {.graph = true, .long_attn = long_attn};
     enum hcq_status st = hcq_graph_begin(m->q);
     if (st == HCQ_ERR_UNSUPPORTED) {
         m->graph_failed = true;
@@ -1008,7 +1016,7 @@ build_graph(struct llm_model *m)
     }
     m->var_tok = s.var_tok;
     m->var_pos = s.var_pos;
-    st = hcq_graph_end(m->q, &m->graph);
+    st = hcq_graph_end(m->q, long_attn ? &m->graph_long : &m->graph);
     if (st == HCQ_ERR_UNSUPPORTED) {
         m->graph_failed = true;
         return HCQ_OK;
@@ -1040,12 +1048,14 @@ eval_once(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t pos)
             return hcq_err(HCQ_ERR_INVALID, "llm_model_eval: token %d (vocabulary %u)", tokens[i],
                            m->hp.n_vocab);
     if (n == 1 && m->use_graph && !m->graph_failed) {
-        if (!m->graph && (st = build_graph(m)))
+        const bool lg = m->ad_long && m->attn_split && k_llm_ad_long(pos, m->ad_head_max);
+        struct hcq_graph **gp = lg ? &m->graph_long : &m->graph;
+        if (!*gp && (st = build_graph(m, lg)))
             return st;
-        if (m->graph) {
-            if ((st = hcq_graph_set(m->graph, m->var_tok, (uint64_t)tokens[0])) ||
-                (st = hcq_graph_set(m->graph, m->var_pos, pos)) ||
-                (st = hcq_graph_set(m->graph, m->var_tick, ++m->tick)) || (st = hcq_graph_replay(m->graph)))
+        if (*gp) {
+            if ((st = hcq_graph_set(*gp, m->var_tok, (uint64_t)tokens[0])) ||
+                (st = hcq_graph_set(*gp, m->var_pos, pos)) ||
+                (st = hcq_graph_set(*gp, m->var_tick, ++m->tick)) || (st = hcq_graph_replay(*gp)))
                 return st;
             return wait_tick(m, 1);
         }

@@ -39,15 +39,26 @@ enum {
     PROG_MVQ_Q4_0,
     PROG_MVQ_Q8_0,
     PROG_MVQ_Q6K,
+    PROG_ATTN_DEC_LONG,
     PROG_COUNT
 };
-static const char *const prog_names[PROG_COUNT] = {
-    "k_llm_embed",         "k_llm_norm",           "k_llm_matmul",
-    "k_llm_rope_kv",       "k_llm_attn",           "k_llm_act",
-    "k_llm_matvec_wide",   "k_llm_attn_decode",    "k_llm_matvec_q8",
-    "k_llm_attn_tile",     "k_llm_matvec_q8_long", "k_llm_matvec_q8_q4k",
-    "k_llm_matvec_q8_q5k", "k_llm_matvec_q8_q4_0", "k_llm_matvec_q8_q8_0",
-    "k_llm_matvec_q8_q6k"};
+static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
+                                                   "k_llm_norm",
+                                                   "k_llm_matmul",
+                                                   "k_llm_rope_kv",
+                                                   "k_llm_attn",
+                                                   "k_llm_act",
+                                                   "k_llm_matvec_wide",
+                                                   "k_llm_attn_decode",
+                                                   "k_llm_matvec_q8",
+                                                   "k_llm_attn_tile",
+                                                   "k_llm_matvec_q8_long",
+                                                   "k_llm_matvec_q8_q4k",
+                                                   "k_llm_matvec_q8_q5k",
+                                                   "k_llm_matvec_q8_q4_0",
+                                                   "k_llm_matvec_q8_q8_0",
+                                                   "k_llm_matvec_q8_q6k",
+                                                   "k_llm_attn_decode_long"};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
  * activations, 2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs 560 with k_llm_matvec's
@@ -103,9 +114,11 @@ struct llm_model {
     struct dtensor (*lw)[LW_COUNT]; /* [n_layer] */
     /* activation VAs ([n_batch] rows each) */
     uint64_t x_va, xn_va, qkv_va, att_va, fa_va, fb_va;
-    uint32_t qkv_dim;        /* q_dim + 2 * kv_dim floats per row */
-    struct prefill_gemm pg;  /* tensor-core prefill matmuls (n >= pg.min_n) */
-    struct hcq_graph *graph; /* decode step */
+    uint32_t qkv_dim;             /* q_dim + 2 * kv_dim floats per row */
+    struct prefill_gemm pg;       /* tensor-core prefill matmuls (n >= pg.min_n) */
+    struct hcq_graph *graph;      /* decode step */
+    struct hcq_graph *graph_long; /* ... past the attention's short-context path (k_llm_ad_long) */
+    bool ad_long;                 /* k_llm_attn_decode_long there (NVHCQ_AD_LONG=0: not) */
     uint32_t var_tok, var_pos, var_tick;
     bool use_graph, graph_failed;
     bool decode_fused;     /* decode steps take record_decode_llama */

@@ -144,6 +144,8 @@ llm_persist_check(struct llm_model *m)
     m->persist_failed = true;
     hcq_graph_destroy(m->graph); /* recorded with the persistent launch */
     m->graph = NULL;
+    hcq_graph_destroy(m->graph_long);
+    m->graph_long = NULL;
     return true;
 }
 

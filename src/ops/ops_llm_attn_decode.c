@@ -66,8 +66,8 @@ twin_attn_decode_null(struct hcq_twin_launch *l)
 const struct hcq_kernel_desc ops_llm_attn_decode_kernels[] = {
     {"k_llm_attn_decode", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params), twin_attn_decode},
     {"k_llm_attn_decode_h1", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params), twin_attn_decode},
-    {"k_llm_attn_decode_s1", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params), twin_attn_decode},
-    {"k_llm_attn_decode_s2i", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params), twin_attn_decode},
+    {"k_llm_attn_decode_long", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params),
+     twin_attn_decode},
     {"k_llm_attn_decode_null", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params),
      twin_attn_decode_null},
     {0},

@@ -7,9 +7,9 @@
  * range), and the short-context path (one CTA per query head, head_max) at every other
  * position. The launches run back to back on one queue, so each also checks that the
  * previous one left its counters at zero. Outputs are poisoned (NaN) first.
- * Both split paths run: the default kernel's three-phase ranges (up to 256 positions, i.e.
- * positions up to 8191 with 32 splits) and its online-softmax ranges beyond, and
- * k_llm_attn_decode_s1 (online softmax everywhere); GQA groups up to 8 (K_LLM_AD_MAX_GS).
+ * Both kernels run: k_llm_attn_decode (online-softmax split path) and k_llm_attn_decode_long
+ * (three-phase ranges of up to 256 positions, i.e. positions up to 8191 with 32 splits, and
+ * the online-softmax ranges beyond); GQA groups up to 8 (K_LLM_AD_MAX_GS).
  * Bound: |out - ref| <= 2e-5 * max|V| + 1e-6 (f32 dot products of <= 128 terms, __expf,
  * sums of <= 9001 weights <= 1).
  */
@@ -38,7 +38,7 @@ TEST(attn_decode_vs_double)
      * longer ranges (the online-softmax split path) */
     static const uint32_t positions[] = {0,   5,    63,   256,  1000, 2047, 127,
                                          130, 4000, 4095, 6000, 8191, 8500, 9000};
-    static const char *const kernels[] = {"k_llm_attn_decode", "k_llm_attn_decode_s1"};
+    static const char *const kernels[] = {"k_llm_attn_decode", "k_llm_attn_decode_long"};
     const uint32_t n_ctx = 9216;
     char devs[256];
     const char *env = getenv("HCQ_TEST_DEVS");
