@@ -68,6 +68,7 @@ struct fake_kmd {
     atomic_uint hold_token; /* channel with this work-submit token does not run (0: none) */
     char fault[256];
     atomic_uint launches, chained, copies, chan_creates;
+    atomic_uint cbuf0_prefetched; /* QMDs run whose cbuf0 has CONSTANT_BUFFER_PREFETCH != 0 */
 };
 
 struct muladd_params {
@@ -222,6 +223,8 @@ fake_launch(struct fake_kmd *k, struct fake_chan *c, uint64_t qmd_va)
             return;
         }
         atomic_fetch_add(first ? &k->launches : &k->chained, 1);
+        if (d.cbuf[0].prefetch)
+            atomic_fetch_add(&k->cbuf0_prefetched, 1);
         first = false;
         const uint8_t *stub = fake_ptr(k, d.program_va, FAKE_STUB_B);
         uint64_t magic = 0;

@@ -222,6 +222,11 @@ TEST(fake_launch_chain)
         CHECKF(x[i] == ref[i], "x[%u] = 0x%08x (expected 0x%08x)", i, x[i], ref[i]);
     CHECKF(atomic_load(&k->launches) == 1 && atomic_load(&k->chained) == 299,
            "%u sent, %u chained (expected 1, 299)", atomic_load(&k->launches), atomic_load(&k->chained));
+    /* QMD V4: every launch's cbuf0 is prefetched (pb_build.c; unless PB_CBUF0_PREFETCH says
+     * otherwise, an A/B switch) */
+    if (!getenv("PB_CBUF0_PREFETCH"))
+        CHECKF(atomic_load(&k->cbuf0_prefetched) == 300, "%u of 300 QMDs with cbuf0 prefetch",
+               atomic_load(&k->cbuf0_prefetched));
 done:
     fake_prog_free(prog);
     hcq_device_close(dev);
@@ -629,6 +634,10 @@ fake_graph_on(struct th *t, const char *arch)
     CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
     CHECK(hcq_signal_value(done_sig) == 241);
     CHECK(log[6] == 240);
+    /* cbuf0 prefetch: every QMD on V4 (gh100), none on V3 (no such field) */
+    if (!getenv("PB_CBUF0_PREFETCH"))
+        CHECKF(atomic_load(&k->cbuf0_prefetched) == (strcmp(arch, "gh100") ? 0u : 3u * 240u),
+               "%s: %u QMDs with cbuf0 prefetch", arch, atomic_load(&k->cbuf0_prefetched));
     for (uint32_t j = 0; j < FAKE_N; j++)
         CHECKF(x[j] == ref[j], "x[%u] = 0x%08x (expected 0x%08x)", j, x[j], ref[j]);
 done:
