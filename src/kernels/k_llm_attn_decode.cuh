@@ -117,19 +117,6 @@ ld_f4(const float *p)
     return CG ? __ldcg((const float4 *)p) : *(const float4 *)p;
 }
 
-/* Short contexts, second form (session 8; attn_decode_head is the first, kept as the A/B
- * kernel k_llm_attn_decode_h1): one CTA per query head h, in three phases with no chain of
- * dependent steps per position. attn_decode_head walks the positions with an online softmax,
- * so every position waits for the previous one's warp reduction and exponentials; at 128
- * positions that chain, not the bytes (64 KB of K and V), set its time (in-situ profile, H200:
- * 6.4 us per layer, the most of any launch after gate|up and down).
- *   1. scores: HD / 8 lanes per K row (8 floats each), all rows of a round of KR x
- *      (rows per CTA) loaded before any is used; s[t] = q.K[t] * scale into shared memory;
- *   2. softmax: the CTA's max and sum of e^(s - max) (two barriers);
- *   3. out = sum_t p[t] V[t] / sum: HD / 4 threads per V row (a float4 each), PG position
- *      groups; the first VR rows of V are loaded before phase 1 (they do not depend on the
- *      scores), the groups' sums meet in shared memory.
- * n_pos <= K_LLM_AD_H2_MAXP (the score array); larger contexts take the split path. */
 #define K_LLM_AD_S2_MAXL 256
 /* One shared scratch for both head sizes and both paths (a static __shared__ of a non-template
  * function is one array per kernel, where template functions' arrays add up per instantiation):
@@ -143,6 +130,46 @@ ad_s2_scratch()
     return buf;
 }
 
+/* Rows of V for thread (pg, vq) of a three-phase path's last phase: rows row0 + tb + pg + r * PG
+ * of the KV head whose row 0 is vb (zeros at and past n, relative to row0). */
+template <int VR, int PG, bool CG>
+__device__ __forceinline__ void
+ad_ld_vrows(float4 (&v)[VR], const float *vb, uint32_t kv_dim, uint32_t row0, uint32_t tb, uint32_t n, uint32_t pg,
+            uint32_t vq)
+{
+#pragma unroll
+    for (int r = 0; r < VR; r++) {
+        const uint32_t t = tb + pg + r * PG;
+        v[r] = t < n ? ld_f4<CG>(vb + (size_t)(row0 + t) * kv_dim + 4 * vq) : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+}
+
+/* q . K[t] over a row held by LP lanes (8 floats each), summed across them */
+template <int LP>
+__device__ __forceinline__ float
+ad_dot8(float4 q0, float4 q1, float4 k0, float4 k1)
+{
+    float d = q0.x * k0.x + q0.y * k0.y + q0.z * k0.z + q0.w * k0.w + q1.x * k1.x + q1.y * k1.y + q1.z * k1.z +
+              q1.w * k1.w;
+#pragma unroll
+    for (int o = LP / 2; o > 0; o >>= 1)
+        d += __shfl_xor_sync(0xffffffffu, d, o);
+    return d;
+}
+
+/* Short contexts, second form (session 8; attn_decode_head is the first, kept as the A/B
+ * kernel k_llm_attn_decode_h1): one CTA per query head h, in three phases with no chain of
+ * dependent steps per position. attn_decode_head walks the positions with an online softmax,
+ * so every position waits for the previous one's warp reduction and exponentials; at 128
+ * positions that chain, not the bytes (64 KB of K and V), set its time (in-situ profile, H200:
+ * 6.4 us per layer, the most of any launch after gate|up and down).
+ *   1. scores: HD / 8 lanes per K row (8 floats each), all rows of a round of KR x
+ *      (rows per CTA) loaded before any is used; s[t] = q.K[t] * scale into shared memory;
+ *   2. softmax: the CTA's max and sum of e^(s - max) (two barriers);
+ *   3. out = sum_t p[t] V[t] / sum: HD / 4 threads per V row (a float4 each), PG position
+ *      groups; the first VR rows of V are loaded before phase 1 (they do not depend on the
+ *      scores), the groups' sums meet in shared memory.
+ * n_pos <= K_LLM_AD_H2_MAXP (the score array); larger contexts take the split path. */
 template <int HD, bool CG>
 __device__ __forceinline__ void
 attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
@@ -162,11 +189,7 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
     const float *vb = (const float *)(uintptr_t)p.vc_va + g * HD;
     const uint32_t pg = tid / VQ, vq = tid % VQ;
     float4 v[VR];
-#pragma unroll
-    for (int r = 0; r < VR; r++) {
-        const uint32_t t = pg + r * PG;
-        v[r] = t < n_pos ? ld_f4<CG>(vb + (size_t)t * kv_dim + 4 * vq) : make_float4(0.f, 0.f, 0.f, 0.f);
-    }
+    ad_ld_vrows<VR, PG, CG>(v, vb, kv_dim, 0, 0, n_pos, pg, vq);
     /* phase 1 */
     const uint32_t sub = lane % LP, row = warp * (WARP / LP) + lane / LP;
     const float *qh = (const float *)(uintptr_t)p.q_va + (size_t)h * HD + 8 * sub;
@@ -185,11 +208,7 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
         }
 #pragma unroll
         for (int r = 0; r < KR; r++) {
-            float d = q0.x * k0[r].x + q0.y * k0[r].y + q0.z * k0[r].z + q0.w * k0[r].w + q1.x * k1[r].x +
-                      q1.y * k1[r].y + q1.z * k1[r].z + q1.w * k1[r].w;
-#pragma unroll
-            for (int o = LP / 2; o > 0; o >>= 1)
-                d += __shfl_xor_sync(0xffffffffu, d, o);
+            const float d = ad_dot8<LP>(q0, q1, k0[r], k1[r]);
             const uint32_t t = tb + r * RPC + row;
             if (sub == 0 && t < n_pos)
                 s_p[t] = d * p.scale;
@@ -235,11 +254,7 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
         tb += VR * PG;
         if (tb >= n_pos)
             break;
-#pragma unroll
-        for (int r = 0; r < VR; r++) {
-            const uint32_t t = tb + pg + r * PG;
-            v[r] = t < n_pos ? ld_f4<CG>(vb + (size_t)t * kv_dim + 4 * vq) : make_float4(0.f, 0.f, 0.f, 0.f);
-        }
+        ad_ld_vrows<VR, PG, CG>(v, vb, kv_dim, 0, tb, n_pos, pg, vq);
     }
     s_acc[pg][vq] = a;
     __syncthreads();
@@ -292,11 +307,7 @@ attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_
     const float *vb = (const float *)(uintptr_t)p.vc_va + g * HD;
     const uint32_t pg = tid / VQ, vq = tid % VQ;
     float4 v[VR];
-#pragma unroll
-    for (int r = 0; r < VR; r++) {
-        const uint32_t t = pg + r * PG;
-        v[r] = t < n ? ld_f4<CG>(vb + (size_t)(t0 + t) * kv_dim + 4 * vq) : make_float4(0.f, 0.f, 0.f, 0.f);
-    }
+    ad_ld_vrows<VR, PG, CG>(v, vb, kv_dim, t0, 0, n, pg, vq);
     for (uint32_t i = tid; i < gs * HD; i += K_LLM_AD_THREADS)
         sq[i] = (CG ? __ldcg((const float *)(uintptr_t)p.q_va + (size_t)g * gs * HD + i)
                     : ((const float *)(uintptr_t)p.q_va)[(size_t)g * gs * HD + i]) *
@@ -323,11 +334,7 @@ attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_
             const float4 q0 = *(const float4 *)(sq + h * HD + 8 * sub), q1 = *(const float4 *)(sq + h * HD + 8 * sub + 4);
 #pragma unroll
             for (int r = 0; r < KR; r++) {
-                float d = q0.x * k0[r].x + q0.y * k0[r].y + q0.z * k0[r].z + q0.w * k0[r].w + q1.x * k1[r].x +
-                          q1.y * k1[r].y + q1.z * k1[r].z + q1.w * k1[r].w;
-#pragma unroll
-                for (int o = LP / 2; o > 0; o >>= 1)
-                    d += __shfl_xor_sync(0xffffffffu, d, o);
+                const float d = ad_dot8<LP>(q0, q1, k0[r], k1[r]);
                 const uint32_t t = tb + r * RPC + row;
                 if (sub == 0 && t < n)
                     sp[h * K_LLM_AD_S2_MAXL + t] = d;
@@ -374,11 +381,7 @@ attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_
         tb += VR * PG;
         if (tb >= n)
             break;
-#pragma unroll
-        for (int r = 0; r < VR; r++) {
-            const uint32_t t = tb + pg + r * PG;
-            v[r] = t < n ? ld_f4<CG>(vb + (size_t)(t0 + t) * kv_dim + 4 * vq) : make_float4(0.f, 0.f, 0.f, 0.f);
-        }
+        ad_ld_vrows<VR, PG, CG>(v, vb, kv_dim, t0, tb, n, pg, vq);
     }
     float *part = (float *)(uintptr_t)p.part_va;
 #pragma unroll
@@ -454,120 +457,120 @@ attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
         attn_decode_split2<32 * E, CG>(p, g, s, t0, t1, n_valid == 1);
         if (n_valid == 1)
             return;
-        goto merge;
+        goto merge; /* (the split path's two forms meet at the merge) */
     }
-    {
-    const float *kc = (const float *)(uintptr_t)p.kc_va + g * hd + lane * E;
-    const float *vc = (const float *)(uintptr_t)p.vc_va + g * hd + lane * E;
-    float q[GS][E], m[GS], l[GS], acc[GS][E];
+    { /* SPLITV 1, or ranges longer than K_LLM_AD_S2_MAXL */
+        const float *kc = (const float *)(uintptr_t)p.kc_va + g * hd + lane * E;
+        const float *vc = (const float *)(uintptr_t)p.vc_va + g * hd + lane * E;
+        float q[GS][E], m[GS], l[GS], acc[GS][E];
 #pragma unroll
-    for (int h = 0; h < GS; h++) {
-        m[h] = -3.0e38f, l[h] = 0.0f;
-#pragma unroll
-        for (int i = 0; i < E; i++)
-            acc[h][i] = 0.0f, q[h][i] = 0.0f;
-        if (h < (int)gs) {
-            ld_row<E, CG>((const float *)(uintptr_t)p.q_va + (g * gs + h) * hd + lane * E, q[h]);
+        for (int h = 0; h < GS; h++) {
+            m[h] = -3.0e38f, l[h] = 0.0f;
 #pragma unroll
             for (int i = 0; i < E; i++)
-                q[h][i] *= p.scale;
-        }
-    }
-    /* U positions per iteration: their K and V loads are issued together (more bytes in
-     * flight per warp than one row at a time, which left the loop latency-bound) */
-    const int U = 4;
-    for (uint32_t tb = t0 + warp; tb < t1; tb += U * NWARP) {
-        float k[U][E], v[U][E];
+                acc[h][i] = 0.0f, q[h][i] = 0.0f;
+            if (h < (int)gs) {
+                ld_row<E, CG>((const float *)(uintptr_t)p.q_va + (g * gs + h) * hd + lane * E, q[h]);
 #pragma unroll
-        for (int u = 0; u < U; u++) {
-            uint32_t t = tb + u * NWARP;
-            if (t < t1) {
-                ld_row<E, CG>(kc + (size_t)t * kv_dim, k[u]);
-                ld_row<E, CG>(vc + (size_t)t * kv_dim, v[u]);
+                for (int i = 0; i < E; i++)
+                    q[h][i] *= p.scale;
             }
         }
+        /* U positions per iteration: their K and V loads are issued together (more bytes in
+         * flight per warp than one row at a time, which left the loop latency-bound) */
+        const int U = 4;
+        for (uint32_t tb = t0 + warp; tb < t1; tb += U * NWARP) {
+            float k[U][E], v[U][E];
 #pragma unroll
-        for (int u = 0; u < U; u++) {
-            if (tb + u * NWARP >= t1)
-                break;
+            for (int u = 0; u < U; u++) {
+                uint32_t t = tb + u * NWARP;
+                if (t < t1) {
+                    ld_row<E, CG>(kc + (size_t)t * kv_dim, k[u]);
+                    ld_row<E, CG>(vc + (size_t)t * kv_dim, v[u]);
+                }
+            }
 #pragma unroll
-            for (int h = 0; h < GS; h++) {
-                if (h >= (int)gs)
+            for (int u = 0; u < U; u++) {
+                if (tb + u * NWARP >= t1)
                     break;
-                float d = 0.0f;
 #pragma unroll
-                for (int i = 0; i < E; i++)
-                    d += q[h][i] * k[u][i];
-                d = ad_warp_sum(d);
-                float mn = fmaxf(m[h], d), c = __expf(m[h] - mn), e = __expf(d - mn);
-                l[h] = l[h] * c + e;
+                for (int h = 0; h < GS; h++) {
+                    if (h >= (int)gs)
+                        break;
+                    float d = 0.0f;
 #pragma unroll
-                for (int i = 0; i < E; i++)
-                    acc[h][i] = acc[h][i] * c + e * v[u][i];
-                m[h] = mn;
+                    for (int i = 0; i < E; i++)
+                        d += q[h][i] * k[u][i];
+                    d = ad_warp_sum(d);
+                    float mn = fmaxf(m[h], d), c = __expf(m[h] - mn), e = __expf(d - mn);
+                    l[h] = l[h] * c + e;
+#pragma unroll
+                    for (int i = 0; i < E; i++)
+                        acc[h][i] = acc[h][i] * c + e * v[u][i];
+                    m[h] = mn;
+                }
             }
         }
-    }
-    /* merge the warps, one head at a time, and write this CTA's partial */
-    float *part = (float *)(uintptr_t)p.part_va;
-    for (uint32_t h = 0; h < gs; h++) {
-        float mh = m[0], lh = l[0], ah[E];
+        /* merge the warps, one head at a time, and write this CTA's partial */
+        float *part = (float *)(uintptr_t)p.part_va;
+        for (uint32_t h = 0; h < gs; h++) {
+            float mh = m[0], lh = l[0], ah[E];
 #pragma unroll
-        for (int i = 0; i < E; i++)
-            ah[i] = acc[0][i];
+            for (int i = 0; i < E; i++)
+                ah[i] = acc[0][i];
 #pragma unroll
-        for (int j = 0; j < GS; j++)
-            if (j == (int)h) {
-                mh = m[j], lh = l[j];
+            for (int j = 0; j < GS; j++)
+                if (j == (int)h) {
+                    mh = m[j], lh = l[j];
 #pragma unroll
-                for (int i = 0; i < E; i++)
-                    ah[i] = acc[j][i];
-            }
-        if (lane == 0)
-            sm_m[warp] = mh, sm_l[warp] = lh;
+                    for (int i = 0; i < E; i++)
+                        ah[i] = acc[j][i];
+                }
+            if (lane == 0)
+                sm_m[warp] = mh, sm_l[warp] = lh;
 #pragma unroll
-        for (int i = 0; i < E; i++)
-            sm_acc[warp][lane * E + i] = ah[i];
-        __syncthreads();
-        float M = -3.0e38f;
-#pragma unroll
-        for (int w = 0; w < NWARP; w++)
-            M = fmaxf(M, sm_m[w]);
-        if (n_valid == 1) { /* the only range: normalize and write the output directly */
-            float lt = 0.0f;
+            for (int i = 0; i < E; i++)
+                sm_acc[warp][lane * E + i] = ah[i];
+            __syncthreads();
+            float M = -3.0e38f;
 #pragma unroll
             for (int w = 0; w < NWARP; w++)
-                lt += sm_l[w] * __expf(sm_m[w] - M);
-            float *o = (float *)(uintptr_t)p.out_va + (size_t)(g * gs + h) * hd;
+                M = fmaxf(M, sm_m[w]);
+            if (n_valid == 1) { /* the only range: normalize and write the output directly */
+                float lt = 0.0f;
+#pragma unroll
+                for (int w = 0; w < NWARP; w++)
+                    lt += sm_l[w] * __expf(sm_m[w] - M);
+                float *o = (float *)(uintptr_t)p.out_va + (size_t)(g * gs + h) * hd;
+                for (uint32_t e = threadIdx.x; e < hd; e += K_LLM_AD_THREADS) {
+                    float a = 0.0f;
+#pragma unroll
+                    for (int w = 0; w < NWARP; w++)
+                        a += sm_acc[w][e] * __expf(sm_m[w] - M);
+                    o[e] = a / lt;
+                }
+                __syncthreads();
+                continue;
+            }
+            float *dst = part + ((size_t)(g * gs + h) * p.n_split + s) * (hd + 2);
             for (uint32_t e = threadIdx.x; e < hd; e += K_LLM_AD_THREADS) {
                 float a = 0.0f;
 #pragma unroll
                 for (int w = 0; w < NWARP; w++)
                     a += sm_acc[w][e] * __expf(sm_m[w] - M);
-                o[e] = a / lt;
+                dst[2 + e] = a;
+            }
+            if (threadIdx.x == 0) {
+                float lt = 0.0f;
+#pragma unroll
+                for (int w = 0; w < NWARP; w++)
+                    lt += sm_l[w] * __expf(sm_m[w] - M);
+                dst[0] = M, dst[1] = lt;
             }
             __syncthreads();
-            continue;
         }
-        float *dst = part + ((size_t)(g * gs + h) * p.n_split + s) * (hd + 2);
-        for (uint32_t e = threadIdx.x; e < hd; e += K_LLM_AD_THREADS) {
-            float a = 0.0f;
-#pragma unroll
-            for (int w = 0; w < NWARP; w++)
-                a += sm_acc[w][e] * __expf(sm_m[w] - M);
-            dst[2 + e] = a;
-        }
-        if (threadIdx.x == 0) {
-            float lt = 0.0f;
-#pragma unroll
-            for (int w = 0; w < NWARP; w++)
-                lt += sm_l[w] * __expf(sm_m[w] - M);
-            dst[0] = M, dst[1] = lt;
-        }
-        __syncthreads();
-    }
-    if (n_valid == 1)
-        return;
+        if (n_valid == 1)
+            return;
     }
 merge:
     /* the last CTA of the group merges the partials */

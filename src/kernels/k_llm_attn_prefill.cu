@@ -20,6 +20,7 @@
  * k_llm_attn only in summation order (tested against a double reference,
  * tests/unit/test_llm_attn_prefill.c).
  */
+#include "k_gemm_mma.h" /* cp.async wrappers (k_gm_cp16, k_gm_commit, k_gm_wait) */
 #include "k_llm_params.h"
 
 #define WARP 32
@@ -219,14 +220,6 @@ am_mma(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1)
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-/* 16 bytes global -> shared, asynchronously; src_B < 16 zero-fills the rest */
-__device__ __forceinline__ void
-am_cp16(float *dst, const float *src, uint32_t src_B)
-{
-    const uint32_t s = (uint32_t)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(src), "r"(src_B) : "memory");
-}
-
 template <int HD, int TK>
 __device__ __forceinline__ void
 attn_mma(const struct k_llm_attn_params &p)
@@ -262,10 +255,10 @@ attn_mma(const struct k_llm_attn_params &p)
             const uint32_t row = c / (HD / 4), col = c % (HD / 4), t = t0 + row;
             const bool on = t < t_end;
             const size_t off = (size_t)(on ? t : 0) * kv_dim + 4 * col;
-            am_cp16(ks + row * LD + 4 * col, kc + off, on ? 16u : 0u);
-            am_cp16(vs + row * LD + 4 * col, vc + off, on ? 16u : 0u);
+            k_gm_cp16(k_gm_smem(ks + row * LD + 4 * col), kc + off, on ? 16u : 0u);
+            k_gm_cp16(k_gm_smem(vs + row * LD + 4 * col), vc + off, on ? 16u : 0u);
         }
-        asm volatile("cp.async.commit_group;" ::: "memory");
+        k_gm_commit();
     };
     const uint32_t n_tiles = (t_end + TK - 1) / TK;
     load_tile(0, 0);
@@ -291,8 +284,8 @@ attn_mma(const struct k_llm_attn_params &p)
         if (j + 1 < n_tiles)
             load_tile((j + 1) * TK, (j + 1) & 1);
         else
-            asm volatile("cp.async.commit_group;" ::: "memory"); /* an empty group: the wait below stays 1 */
-        asm volatile("cp.async.wait_group 1;" ::: "memory");
+            k_gm_commit(); /* an empty group: the wait below stays 1 */
+        k_gm_wait<1>();
         __syncthreads();
         const float *kw = am_smem + (j & 1) * STAGE + kh * KH * LD, *vw = kw + TK * LD;
         const uint32_t k0 = j * TK + kh * KH; /* this warp's first key */
@@ -357,7 +350,7 @@ attn_mma(const struct k_llm_attn_params &p)
         }
         __syncthreads(); /* this stage is consumed before tile j + 2 lands in it */
     }
-    asm volatile("cp.async.wait_group 0;" ::: "memory");
+    k_gm_wait<0>();
 
     la += __shfl_xor_sync(0xffffffffu, la, 1);
     la += __shfl_xor_sync(0xffffffffu, la, 2);
