@@ -642,9 +642,7 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
             const char *e = getenv("PB_CHAIN_INVALIDATE");
             ci_mask = e && *e ? (int)(strtol(e, NULL, 0) & 7) : 7;
         }
-        if (ci_mask == 7)
-            gpu_push_invalidate_shader_caches(&ch->push, false);
-        else if (ci_mask)
+        if (ci_mask)
             gpu_push_invalidate_shader_caches_no_wfi(&ch->push, (uint32_t)ci_mask);
         gpu_push_launch(&ch->push, qmd_va);
     }

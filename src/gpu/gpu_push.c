@@ -171,10 +171,7 @@ gpu_push_invalidate_shader_caches(struct gpu_push *p, bool wait_for_idle)
                       GPU_FLD(NVC6C0_INVALIDATE_SHADER_CACHES_DATA, 1) |
                       GPU_FLD(NVC6C0_INVALIDATE_SHADER_CACHES_CONSTANT, 1));
     else
-        PUSH_MTHD(p, NVC6C0, INVALIDATE_SHADER_CACHES_NO_WFI,
-                  GPU_FLD(NVC6C0_INVALIDATE_SHADER_CACHES_NO_WFI_INSTRUCTION, 1) |
-                      GPU_FLD(NVC6C0_INVALIDATE_SHADER_CACHES_NO_WFI_GLOBAL_DATA, 1) |
-                      GPU_FLD(NVC6C0_INVALIDATE_SHADER_CACHES_NO_WFI_CONSTANT, 1));
+        gpu_push_invalidate_shader_caches_no_wfi(p, 7);
 }
 
 void

@@ -166,17 +166,20 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         (st = hcq_queue_create(m->dev, HCQ_QUEUE_COMPUTE, &m->q)) ||
         (st = hcq_signal_create(m->dev, 0, &m->done)))
         goto fail;
+    /* prefill attention: TF32 tensor cores by default; NVHCQ_ATTN=tile: the f32 tiled kernel,
+     * =naive: the per-token one */
+    {
+        const char *at = getenv("NVHCQ_ATTN");
+        m->attn_tile = !(at && !strcmp(at, "naive"));
+        m->attn_mma = m->attn_tile && !(at && !strcmp(at, "tile"));
+    }
     for (int i = 0; i < PROG_COUNT; i++) {
         const char *name = prog_names[i];
         if (i == PROG_MATVEC && getenv("NVHCQ_MV") && !strcmp(getenv("NVHCQ_MV"), "narrow"))
             name = "k_llm_matvec";
-        /* prefill attention: TF32 tensor cores by default (NVHCQ_ATTN=tile: the f32 kernel) */
-        if (i == PROG_ATTN_TILE) {
-            const char *at = getenv("NVHCQ_ATTN");
-            m->attn_mma = !(at && (!strcmp(at, "tile") || !strcmp(at, "naive")));
+        if (i == PROG_ATTN_TILE)
             name = m->hp.head_dim == 128 ? (m->attn_mma ? "k_llm_attn_mma_hd128" : "k_llm_attn_tile_hd128")
                                          : (m->attn_mma ? "k_llm_attn_mma" : "k_llm_attn_tile");
-        }
         const char *mvq = getenv("NVHCQ_MVQ"); /* A/B variants of k_llm_matvec_q8: split, u2 */
         char vname[48];
         if (i == PROG_MATVEC_Q8 && mvq && *mvq && strlen(mvq) < 16) {
@@ -230,7 +233,6 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     const bool info_ok = hcq_device_info(m->dev, &info) == HCQ_OK;
     m->pdl = !(pdl_env && !strcmp(pdl_env, "0")) &&
              !(mvq_ab && (!strcmp(mvq_ab, "split") || !strcmp(mvq_ab, "u2")));
-    m->attn_tile = !(getenv("NVHCQ_ATTN") && !strcmp(getenv("NVHCQ_ATTN"), "naive"));
     /* off by default: measured slower on H100 (tg128 Q6_K 964 vs 1048, bench/notes-decode.md) */
     m->l2pf = getenv("NVHCQ_L2PF") && !strcmp(getenv("NVHCQ_L2PF"), "1");
     m->mv_f32 =
@@ -559,6 +561,14 @@ mv_prog(const struct llm_model *m, const struct dtensor *const *w, uint32_t n, u
     return q8 ? PROG_MATVEC_Q8 : -1;
 }
 
+/* Whether a decode step at pos takes k_llm_attn_decode_long (past the short-context path;
+ * NVHCQ_AD_LONG=0: never) - and so the decode graph it was recorded in. */
+static bool
+attn_long_at(const struct llm_model *m, uint32_t pos)
+{
+    return m->ad_long && m->attn_split && k_llm_ad_long(pos, m->ad_head_max);
+}
+
 /* The per-type q8 mat-vec for a launch whose segments all have one type it is compiled for
  * (and m->mvq_typed allows), else PROG_MATVEC_Q8. */
 static int
@@ -813,7 +823,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             };
             pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_decode_params, pos), 4};
             m->tag = "attn split-K";
-            const bool lg = m->ad_long && (s->graph ? s->long_attn : k_llm_ad_long(pos, m->ad_head_max));
+            const bool lg = s->graph ? s->long_attn : attn_long_at(m, pos);
             st = launch(m, lg ? PROG_ATTN_DEC_LONG : PROG_ATTN_DEC, hp->n_head_kv, K_LLM_AD_SPLITS, &ap,
                         sizeof ap, pt, s->graph ? 1 : 0);
         } else {
@@ -1048,7 +1058,7 @@ eval_once(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t pos)
             return hcq_err(HCQ_ERR_INVALID, "llm_model_eval: token %d (vocabulary %u)", tokens[i],
                            m->hp.n_vocab);
     if (n == 1 && m->use_graph && !m->graph_failed) {
-        const bool lg = m->ad_long && m->attn_split && k_llm_ad_long(pos, m->ad_head_max);
+        const bool lg = attn_long_at(m, pos);
         struct hcq_graph **gp = lg ? &m->graph_long : &m->graph;
         if (!*gp && (st = build_graph(m, lg)))
             return st;
