@@ -94,6 +94,7 @@ struct pb_dev {
     _Atomic int64_t clock_offset_ns; /* GPU timestamp - host clock, once calibrated */
     _Atomic uint32_t pdl_seq;        /* the next QMD latch id (programmatic dependent links) */
     uint32_t pdl_seq0;               /* its random start (pb_device.c) */
+    bool gpget_read_always;          /* PB_GPGET_READ=1: GPGet read on every kick (A/B) */
     atomic_bool clock_calibrated;
     /* Channels of destroyed queues, kept for the next queue of that engine: creating a
      * channel is slow (GR context: ~1 s on Orin, nvgpu.md §7.1) and RM refused channels
@@ -112,6 +113,7 @@ struct pb_chan {
     struct kmd_channel *kc;
     enum kmd_engine engine;
     uint32_t put;          /* next GPFIFO index (CPU's copy of GPPut) */
+    uint32_t get_seen;     /* GPGet as last read: behind or equal to the GPU's (pb_chan_kick) */
     volatile uint64_t *tl; /* timeline slot: value @0, timestamp @8 */
     uint64_t tl_va;
     uint64_t tl_last;     /* last value released by work submitted (or being built) */

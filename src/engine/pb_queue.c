@@ -174,11 +174,18 @@ enum hcq_status
 pb_chan_kick(struct pb_queue *pq, struct pb_chan *ch, uint64_t pb_va, uint32_t dw_count)
 {
     struct kmd_channel *kc = ch->kc;
-    /* Never overwrite an entry the GPU has not fetched (nvgpu.md §4.9 [REC]). */
-    if (pb_gpfifo_free(ch->put, pb_userd_read(kc, PB_USERD_GP_GET), kc->entries) == 0) {
+    /* Never overwrite an entry the GPU has not fetched (nvgpu.md §4.9 [REC]). GPGet lives in
+     * USERD, device memory on rm: reading it is an uncached read across PCIe on the launch's
+     * critical path, so the ring's room is counted from the value last read (older than the
+     * GPU's, so the room is never overstated) and GPGet is read again only when that says
+     * the ring is full. PB_GPGET_READ=1: read it on every kick (the old way, A/B). */
+    if (pq->pd->gpget_read_always)
+        ch->get_seen = pb_userd_read(kc, PB_USERD_GP_GET);
+    if (pb_gpfifo_free(ch->put, ch->get_seen, kc->entries) == 0 &&
+        pb_gpfifo_free(ch->put, ch->get_seen = pb_userd_read(kc, PB_USERD_GP_GET), kc->entries) == 0) {
         kmd_doorbell_flush(pq->pd->kmd); /* GPGet only moves for entries that were rung */
         uint64_t start = hcq_time_ns();
-        while (pb_gpfifo_free(ch->put, pb_userd_read(kc, PB_USERD_GP_GET), kc->entries) == 0) {
+        while (pb_gpfifo_free(ch->put, ch->get_seen = pb_userd_read(kc, PB_USERD_GP_GET), kc->entries) == 0) {
             uint64_t now = hcq_time_ns();
             if (now - start >= PB_HANG_NS)
                 return pb_wait_expired(pq, "GPFIFO ring full: GPGet", PB_HANG_NS);
@@ -335,6 +342,7 @@ pb_chan_init(struct pb_queue *pq, struct pb_chan *ch, enum kmd_engine engine, ui
     /* A reused channel carries on from where its last queue left the ring; its engine
      * binding and windows are set again below (harmless), its local memory by the queue. */
     ch->put = pb_userd_read(ch->kc, PB_USERD_GP_PUT) & (ch->kc->entries - 1);
+    ch->get_seen = pb_userd_read(ch->kc, PB_USERD_GP_GET) & (ch->kc->entries - 1);
     if (engine == KMD_ENGINE_COMPUTE)
         gpu_push_compute_init(&ch->push, pd->arch->compute_cls, pd->local_window_va, pd->shared_window_va);
     else

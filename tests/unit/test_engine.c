@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine_fake.h" /* fake kmd + GPU thread */
 
@@ -348,6 +349,66 @@ TEST(fake_stream_wraparound)
     for (uint32_t i = 0; i < 64; i++)
         CHECKF(x[i] == ref[i], "x[%u] = 0x%08x (expected 0x%08x)", i, x[i], ref[i]);
 done:
+    fake_prog_free(prog);
+    hcq_device_close(dev);
+}
+
+/* The GPFIFO ring fills while the GPU is stopped: the engine counts the ring's room from the
+ * GPGet it read last (pb_chan_kick reads USERD again only when that says full), so the
+ * 1024th submission must wait for the GPU, and nothing may be overwritten before it was
+ * fetched: every launch's effect is checked. A thread restarts the GPU after 150 ms. */
+struct fake_resume {
+    struct fake_kmd *k;
+};
+
+static void *
+fake_resume_later(void *arg)
+{
+    struct fake_resume *r = arg;
+    struct timespec ts = {0, 150 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    fake_pause(r->k, false);
+    return NULL;
+}
+
+TEST(fake_gpfifo_full_waits)
+{
+    struct fake_kmd *k = NULL;
+    struct hcq_device *dev = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_queue *q;
+    struct hcq_buf *b;
+    uint32_t ref[64];
+    pthread_t th;
+    bool started = false;
+    CHECK_OK(fake_open("gh100", false, &k, &dev));
+    CHECK_OK(fake_prog(dev, &muladd_desc, &prog));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_buf_alloc(dev, sizeof ref, HCQ_MEM_HOST, &b));
+    uint32_t *x = fill_random(b, 64, ref);
+    CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+    fake_pause(k, true);
+    struct fake_resume r = {k};
+    CHECKF(pthread_create(&th, NULL, fake_resume_later, &r) == 0, "pthread_create");
+    started = true;
+    uint64_t t0 = hcq_time_ns();
+    for (int s = 0; s < 1500; s++) {
+        struct muladd_params p = {hcq_buf_va(b), 64, (uint32_t)th_rand()};
+        CHECK_OK(hcq_queue_launch(q, prog, one3, one3, &p, sizeof p));
+        ref_muladd(ref, 64, p.k);
+        CHECK_OK(hcq_queue_submit(q));
+    }
+    uint64_t dt = hcq_time_ns() - t0;
+    CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+    CHECKF(dt >= 100 * 1000 * 1000ull, "1500 submissions took %llu us with the GPU stopped: the full ring did not wait",
+           (unsigned long long)(dt / 1000));
+    for (uint32_t i = 0; i < 64; i++)
+        CHECKF(x[i] == ref[i], "x[%u] = 0x%08x (expected 0x%08x)", i, x[i], ref[i]);
+done:
+    if (started)
+        pthread_join(th, NULL);
+    if (k)
+        fake_pause(k, false);
     fake_prog_free(prog);
     hcq_device_close(dev);
 }
@@ -858,6 +919,7 @@ main(int argc, char **argv)
         TH_CASE(fake_timestamp_launch_keeps_chain),
         TH_CASE(fake_huge_submission),
         TH_CASE(fake_stream_wraparound),
+        TH_CASE(fake_gpfifo_full_waits),
         TH_CASE(fake_copies),
         TH_CASE(fake_copies_by_cpu),
         TH_CASE(fake_copies_by_cpu_queue_order),
