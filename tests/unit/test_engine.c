@@ -400,7 +400,8 @@ TEST(fake_gpfifo_full_waits)
     }
     uint64_t dt = hcq_time_ns() - t0;
     CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
-    CHECKF(dt >= 100 * 1000 * 1000ull, "1500 submissions took %llu us with the GPU stopped: the full ring did not wait",
+    CHECKF(dt >= 100 * 1000 * 1000ull,
+           "1500 submissions took %llu us with the GPU stopped: the full ring did not wait",
            (unsigned long long)(dt / 1000));
     for (uint32_t i = 0; i < 64; i++)
         CHECKF(x[i] == ref[i], "x[%u] = 0x%08x (expected 0x%08x)", i, x[i], ref[i]);
