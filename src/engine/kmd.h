@@ -54,6 +54,7 @@ struct kmd_channel {
     volatile uint8_t *userd; /* CPU view of USERD (GPPut @0x8C, GPGet @0x88) */
     uint32_t token;          /* work-submit token written to the doorbell */
     uint32_t obj_cls;        /* engine class bound (compute or copy) */
+    uint64_t rings;          /* doorbell stores so far (rm: a kick may ring twice, rm_chan_kick) */
     void *priv;
 };
 

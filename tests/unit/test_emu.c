@@ -569,6 +569,29 @@ done:
     kt_close(&k);
 }
 
+/* rm_chan_kick reads GPGet back through BAR1 after its doorbell (that read makes the GPPut
+ * store land, PCIe ordering) and rings again while the GPU has not fetched up to the new
+ * GPPut: the hardware can miss a ring that beats the GPPut store (H100, session 10). With
+ * every doorbell dropped the GPU fetches nothing, so each kick must ring twice. */
+TEST(kick_rings_again_until_fetched)
+{
+    struct kt k;
+    CHECK_OPEN(kt_open(&k, "gh100,drop_doorbell=1", KMD_ENGINE_COMPUTE));
+    volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
+    uint32_t dw[16];
+    struct gpu_push p;
+    gpu_push_init(&p, dw, 16);
+    gpu_push_sem_release(&p, k.mem->va + KT_SEM, 7, false);
+    uint64_t r0 = k.ch->rings;
+    kt_submit(&k, dw, p.count);
+    CHECKF(k.ch->rings - r0 == 2, "one kick rang %llu times (expected 2: GPGet had not moved)",
+           (unsigned long long)(k.ch->rings - r0));
+    CHECK(!kt_wait64(sem, 7, 50 * MS));
+    CHECK(*(volatile uint32_t *)(k.ch->userd + 0x88) == 0);
+done:
+    kt_close(&k);
+}
+
 /* A doorbell with another channel's token (of an idle channel) does not run ours. */
 TEST(doorbell_wrong_token_does_not_run)
 {
@@ -879,6 +902,7 @@ main(int argc, char **argv)
         TH_CASE(qmd_shared_memory_config),
         TH_CASE(gpu_malformed_and_unmapped),
         TH_CASE(inject_drop_doorbell),
+        TH_CASE(kick_rings_again_until_fetched),
         TH_CASE(doorbell_wrong_token_does_not_run),
         TH_CASE(lce_selection),
         TH_CASE(lce_fallback),
