@@ -220,6 +220,20 @@ pb_use(struct pb_builder *b, struct pb_chan *ch)
 
 /* ==== Segments ==== */
 
+/* Whether this stream segment may end with its last QMD's release (PB_END_QMD_RELEASE=1, an
+ * A/B for launch + sync): only when the segment's last command was a launch on the main
+ * compute channel that is still the pending end of a chain, and no other channel took part. */
+static bool
+pb_end_by_qmd(const struct pb_builder *b)
+{
+    static int on = -1;
+    if (on < 0)
+        on = getenv("PB_END_QMD_RELEASE") && !strcmp(getenv("PB_END_QMD_RELEASE"), "1");
+    const struct pb_queue *pq = b->pq;
+    return on && !b->g && b->chain && b->pend_dst && b->cur == &pq->main && !pq->aux && !pq->xch_count &&
+           pq->main.engine == KMD_ENGINE_COMPUTE && !(pq->main.tl_va >> b->qmd_ops->release_va_bits);
+}
+
 /* End the current segment: back on the main channel, release its next timeline value. In
  * stream mode submit it; in graph mode the caller lays it out. */
 static enum hcq_status
@@ -231,9 +245,21 @@ pb_segment_end(struct pb_builder *b)
     if (st != HCQ_OK)
         return st;
     struct pb_val v;
-    st = pb_chan_settle(b, &pq->main, &v);
-    if (st != HCQ_OK)
-        return st;
+    if (pb_end_by_qmd(b)) {
+        /* A/B (PB_END_QMD_RELEASE=1): the segment's value is released by its last grid's
+         * QMD (slot 1; FE_SYSMEMBAR after the grid's L1_SYSMEMBAR) instead of a host release
+         * behind a WFI. Every launch of the segment is in that QMD's chain, and the segment
+         * began behind a WFI or a settled value, so the value still means "everything
+         * before it is done". The channel stays busy: the next launch that does not chain
+         * waits for idle first (pb_launch), as after any launch. */
+        v = pb_tl_next(b, &pq->main);
+        gpu_qmd_set_release(b->qmd_ops, b->pend_dw, 1, pq->main.tl_va, v.value);
+        pb_chain_end(b);
+    } else {
+        st = pb_chan_settle(b, &pq->main, &v);
+        if (st != HCQ_OK)
+            return st;
+    }
     /* The main channel carries everything submitted so far: a segment that starts on the
      * copy helper must first hand over from it (queue order across submissions). */
     b->cur = &pq->main;
