@@ -12,14 +12,18 @@
  *  - a launch that does not continue a chain waits for earlier launches with a host WFI;
  *  - SIGNAL / TIMESTAMP / BARRIER are host semaphore releases (RELEASE_WFI) or WFIs in the
  *    pushbuffer - never QMD release slots, so a QMD's memory can be reused as soon as the
- *    timeline passes it (the QMD-reuse race of nvgpu.md §6.6 cannot happen);
+ *    timeline passes it (the QMD-reuse race of nvgpu.md §6.6 cannot happen); the exceptions
+ *    write slots of a QMD that is reused only behind them: a TIMESTAMP of the launch just
+ *    before it (pb_stamp_fold) and, on rm, the timeline value of a stream segment that ends
+ *    with a chained launch (pb_end_by_qmd);
  *  - WAIT is a 64-bit ACQ_CIRC_GEQ host semaphore acquire; it ends a chain;
  *  - copies on a compute queue run on the queue's copy helper channel; a switch between
  *    channels is a release of the channel left and an acquire of it on the channel entered;
  *  - a large device copy on a copy queue may be split over the queue's channel and extra
  *    channels on other copy engines: they start behind a release of the main channel, and
  *    the main channel acquires each of their releases before anything after the copy;
- *  - every submission ends on the main channel with the release of its next timeline value.
+ *  - every submission ends on the main channel with the release of its next timeline value
+ *    (from the pushbuffer, or from the last QMD: pb_end_by_qmd).
  */
 #include "pb.h"
 
@@ -220,18 +224,24 @@ pb_use(struct pb_builder *b, struct pb_chan *ch)
 
 /* ==== Segments ==== */
 
-/* Whether this stream segment may end with its last QMD's release (PB_END_QMD_RELEASE=1, an
- * A/B for launch + sync): only when the segment's last command was a launch on the main
- * compute channel that is still the pending end of a chain, and no other channel took part. */
+/* Whether this stream segment ends with its last QMD's release instead of a host release
+ * behind a WFI: only when the segment's last command was a launch on the main compute channel
+ * that is still the pending end of a chain, and no other channel took part. Measured on H100
+ * (session 10, bench/final/s61.sh, `bench latency`, two alternating rounds): launch + sync
+ * 5.8-6.0 -> 4.9-5.0 us (CUDA 12.1-12.3); graph and chain rows unchanged. Not on kmds that
+ * release from the pushbuffer (Tegra, nvgpu.md §6.6: unverified there, no Jetson here) nor in
+ * graphs (their replays end with the patched host release). PB_END_QMD_RELEASE=0: the host
+ * release always (A/B). */
 static bool
 pb_end_by_qmd(const struct pb_builder *b)
 {
     static int on = -1;
     if (on < 0)
-        on = getenv("PB_END_QMD_RELEASE") && !strcmp(getenv("PB_END_QMD_RELEASE"), "1");
+        on = !(getenv("PB_END_QMD_RELEASE") && !strcmp(getenv("PB_END_QMD_RELEASE"), "0"));
     const struct pb_queue *pq = b->pq;
-    return on && !b->g && b->chain && b->pend_dst && b->cur == &pq->main && !pq->aux && !pq->xch_count &&
-           pq->main.engine == KMD_ENGINE_COMPUTE && !(pq->main.tl_va >> b->qmd_ops->release_va_bits);
+    return on && !b->g && !b->pd->kmd->info.sem_release_in_push && b->chain && b->pend_dst &&
+           b->cur == &pq->main && !pq->aux && !pq->xch_count && pq->main.engine == KMD_ENGINE_COMPUTE &&
+           !(pq->main.tl_va >> b->qmd_ops->release_va_bits);
 }
 
 /* End the current segment: back on the main channel, release its next timeline value. In
@@ -246,12 +256,11 @@ pb_segment_end(struct pb_builder *b)
         return st;
     struct pb_val v;
     if (pb_end_by_qmd(b)) {
-        /* A/B (PB_END_QMD_RELEASE=1): the segment's value is released by its last grid's
-         * QMD (slot 1; FE_SYSMEMBAR after the grid's L1_SYSMEMBAR) instead of a host release
-         * behind a WFI. Every launch of the segment is in that QMD's chain, and the segment
-         * began behind a WFI or a settled value, so the value still means "everything
-         * before it is done". The channel stays busy: the next launch that does not chain
-         * waits for idle first (pb_launch), as after any launch. */
+        /* The segment's value is released by its last grid's QMD (slot 1; FE_SYSMEMBAR after
+         * the grid's L1_SYSMEMBAR) instead of a host release behind a WFI. Every launch of the segment is in
+         * that QMD's chain, and the segment began behind a WFI or a settled value, so the value still means
+         * "everything before it is done". The channel stays busy: the next launch that does not chain waits
+         * for idle first (pb_launch), as after any launch. */
         v = pb_tl_next(b, &pq->main);
         gpu_qmd_set_release(b->qmd_ops, b->pend_dw, 1, pq->main.tl_va, v.value);
         pb_chain_end(b);

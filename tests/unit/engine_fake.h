@@ -69,6 +69,7 @@ struct fake_kmd {
     char fault[256];
     atomic_uint launches, chained, copies, chan_creates;
     atomic_uint cbuf0_prefetched; /* QMDs run whose cbuf0 has CONSTANT_BUFFER_PREFETCH != 0 */
+    atomic_uint qmd_releases;     /* QMD release slots written at a grid's completion */
 };
 
 struct muladd_params {
@@ -285,6 +286,7 @@ fake_launch(struct fake_kmd *k, struct fake_chan *c, uint64_t qmd_va)
                 __atomic_store_n((uint32_t *)p, (uint32_t)rel->payload, __ATOMIC_RELEASE);
             if (rel->structure_size == GPU_QMD_RELEASE_STRUCTURE_SIZE_FOUR_WORDS)
                 __atomic_store_n(p + 1, hcq_time_ns(), __ATOMIC_RELEASE);
+            atomic_fetch_add(&k->qmd_releases, 1);
         }
         qmd_va = d.dependent.enable ? d.dependent.qmd_va : 0;
     }

@@ -414,6 +414,61 @@ done:
     hcq_device_close(dev);
 }
 
+/* A stream submission that ends with a chained launch releases its timeline value from that
+ * launch's QMD (pb_build.c pb_end_by_qmd), one that ends with a signal from the pushbuffer;
+ * either way every launch ran, in order, and the queue's finish sees them. */
+TEST(fake_segment_end_by_qmd)
+{
+    struct fake_kmd *k = NULL;
+    struct hcq_device *dev = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_queue *q;
+    struct hcq_buf *b;
+    struct hcq_signal *sig = NULL;
+    uint32_t ref[64];
+    CHECK_OK(fake_open("gh100", false, &k, &dev));
+    CHECK_OK(fake_prog(dev, &muladd_desc, &prog));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_signal_create(dev, 0, &sig));
+    CHECK_OK(hcq_buf_alloc(dev, sizeof ref, HCQ_MEM_HOST, &b));
+    uint32_t *x = fill_random(b, 64, ref);
+    CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+    const bool on = !(getenv("PB_END_QMD_RELEASE") && !strcmp(getenv("PB_END_QMD_RELEASE"), "0"));
+    uint32_t r0 = atomic_load(&k->qmd_releases);
+    for (int s = 0; s < 50; s++) {
+        for (int i = 0; i < 1 + s % 3; i++) {
+            struct muladd_params p = {hcq_buf_va(b), 64, (uint32_t)th_rand()};
+            CHECK_OK(hcq_queue_launch(q, prog, one3, one3, &p, sizeof p));
+            ref_muladd(ref, 64, p.k);
+        }
+        CHECK_OK(hcq_queue_submit(q));
+        if (s % 7 == 0)
+            CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+    }
+    CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+    CHECKF(atomic_load(&k->qmd_releases) - r0 == (on ? 50u : 0u),
+           "%u of 50 submissions released by their QMD", atomic_load(&k->qmd_releases) - r0);
+    for (uint32_t i = 0; i < 64; i++)
+        CHECKF(x[i] == ref[i], "x[%u] = 0x%08x (expected 0x%08x)", i, x[i], ref[i]);
+    /* a submission that ends with a signal: the host release, no QMD release */
+    r0 = atomic_load(&k->qmd_releases);
+    struct muladd_params p = {hcq_buf_va(b), 64, 5};
+    CHECK_OK(hcq_queue_launch(q, prog, one3, one3, &p, sizeof p));
+    ref_muladd(ref, 64, p.k);
+    CHECK_OK(hcq_queue_signal(q, sig, 77));
+    CHECK_OK(hcq_queue_submit(q));
+    CHECK_OK(hcq_signal_wait(sig, 77, HCQ_TIMEOUT_DEFAULT_NS));
+    CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+    CHECKF(atomic_load(&k->qmd_releases) == r0, "a segment ending with a signal used %u QMD releases",
+           atomic_load(&k->qmd_releases) - r0);
+    for (uint32_t i = 0; i < 64; i++)
+        CHECKF(x[i] == ref[i], "x[%u] = 0x%08x (expected 0x%08x)", i, x[i], ref[i]);
+done:
+    hcq_signal_destroy(sig);
+    fake_prog_free(prog);
+    hcq_device_close(dev);
+}
+
 /* Copies on a copy queue, and on a compute queue (copy helper channel) between launches. */
 static void
 fake_copies_on(struct th *t, bool cpu_copies)
@@ -921,6 +976,7 @@ main(int argc, char **argv)
         TH_CASE(fake_huge_submission),
         TH_CASE(fake_stream_wraparound),
         TH_CASE(fake_gpfifo_full_waits),
+        TH_CASE(fake_segment_end_by_qmd),
         TH_CASE(fake_copies),
         TH_CASE(fake_copies_by_cpu),
         TH_CASE(fake_copies_by_cpu_queue_order),
