@@ -73,20 +73,26 @@ def md_table(text):
     return out
 
 
-for key, (gpu, commit, cmd) in META.items():
-    base = os.path.join(R, key)
-    src = base + (".md" if key.endswith("vs-llamacpp-depth") else ".txt")
-    text = open(src).read()
-    if key.endswith("vs-llamacpp-depth"):
-        recs = md_table(text)
-    elif "latency" in key or key.endswith("gemm"):
-        recs = bench_rows(text)
-    else:
-        recs = tg_rows(text)
-    assert recs, src
-    doc = {"gpu": gpu, "driver": DRV, "commit": commit, "command": cmd, "source": os.path.basename(src),
-           "records": recs}
-    with open(base + ".json", "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    print(f"{base}.json: {len(recs)} records")
+def convert(meta, r=R, drv=DRV):
+    """Write <key>.json beside each stored result of meta {key: (gpu, commit, command)}."""
+    for key, (gpu, commit, cmd) in meta.items():
+        base = os.path.join(r, key)
+        src = base + (".md" if os.path.exists(base + ".md") and not os.path.exists(base + ".txt") else ".txt")
+        text = open(src).read()
+        if src.endswith(".md"):
+            recs = md_table(text)
+        elif "latency" in key or key.endswith("gemm"):
+            recs = bench_rows(text)
+        else:
+            recs = tg_rows(text)
+        assert recs, src
+        doc = {"gpu": gpu, "driver": drv, "commit": commit, "command": cmd, "source": os.path.basename(src),
+               "records": recs}
+        with open(base + ".json", "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        print(f"{base}.json: {len(recs)} records")
+
+
+if __name__ == "__main__":
+    convert(META)
