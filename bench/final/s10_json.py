@@ -15,4 +15,5 @@ convert({
     "nvidia-h100/2026-11-26-s10-latency-end-qmd-release": (H100, "85cc5ae", "bench/final/s61.sh"),
     "nvidia-h100/2026-11-26-s10-vs-llamacpp-depth": (H100, "3c6375c", "bench/final/s59.sh"),
     "nvidia-h100/2026-11-26-s10-vs-llamacpp": (H100, "85cc5ae", "bench/final/s61.sh"),
+    "nvidia-h100/2026-11-26-s10-latency-final": (H100, "25717d2", "bench/final/s62.sh"),
 })
