@@ -263,6 +263,22 @@ pb_segment_end(struct pb_builder *b)
          * for idle first (pb_launch), as after any launch. */
         v = pb_tl_next(b, &pq->main);
         gpu_qmd_set_release(b->qmd_ops, b->pend_dw, 1, pq->main.tl_va, v.value);
+        /* A/B (PB_END_QMD_RELEASE_MEMBAR=0): the release without its own FE_SYSMEMBAR, as the
+         * CUDA driver's QMD releases (its grids' L1_SYSMEMBAR orders their writes first) */
+        static int rel_membar = -1;
+        if (rel_membar < 0) {
+            const char *e = getenv("PB_END_QMD_RELEASE_MEMBAR");
+            rel_membar = e && *e ? atoi(e) & 1 : GPU_QMD_RELEASE_MEMBAR_TYPE_FE_SYSMEMBAR;
+        }
+        if (rel_membar != GPU_QMD_RELEASE_MEMBAR_TYPE_FE_SYSMEMBAR) {
+            struct gpu_qmd_release r = {.enable = true,
+                                        .va = pq->main.tl_va,
+                                        .payload = v.value,
+                                        .payload64 = true,
+                                        .structure_size = GPU_QMD_RELEASE_STRUCTURE_SIZE_FOUR_WORDS,
+                                        .membar_type = (uint32_t)rel_membar};
+            b->qmd_ops->write_release(b->pend_dw, 1, &r);
+        }
         pb_chain_end(b);
     } else {
         st = pb_chan_settle(b, &pq->main, &v);
