@@ -256,29 +256,29 @@ pb_segment_end(struct pb_builder *b)
         return st;
     struct pb_val v;
     if (pb_end_by_qmd(b)) {
-        /* The segment's value is released by its last grid's QMD (slot 1; FE_SYSMEMBAR after
-         * the grid's L1_SYSMEMBAR) instead of a host release behind a WFI. Every launch of the segment is in
+        /* The segment's value is released by its last grid's QMD (slot 1, after the grid's
+         * L1_SYSMEMBAR) instead of a host release behind a WFI. Every launch of the segment is in
          * that QMD's chain, and the segment began behind a WFI or a settled value, so the value still means
          * "everything before it is done". The channel stays busy: the next launch that does not chain waits
          * for idle first (pb_launch), as after any launch. */
         v = pb_tl_next(b, &pq->main);
-        gpu_qmd_set_release(b->qmd_ops, b->pend_dw, 1, pq->main.tl_va, v.value);
-        /* A/B (PB_END_QMD_RELEASE_MEMBAR=0): the release without its own FE_SYSMEMBAR, as the
-         * CUDA driver's QMD releases (its grids' L1_SYSMEMBAR orders their writes first) */
+        /* The release carries no membar of its own (FE_NONE), as the CUDA driver's QMD
+         * releases: the chain's last grid keeps the template's CWD L1_SYSMEMBAR, which makes
+         * its writes visible before the grid completes and the release is written (H100, s64:
+         * launch + sync 4.27-4.77 vs 4.72-5.43 us with FE_SYSMEMBAR, three alternating rounds).
+         * PB_END_QMD_RELEASE_MEMBAR=1: FE_SYSMEMBAR (A/B). */
         static int rel_membar = -1;
         if (rel_membar < 0) {
             const char *e = getenv("PB_END_QMD_RELEASE_MEMBAR");
-            rel_membar = e && *e ? atoi(e) & 1 : GPU_QMD_RELEASE_MEMBAR_TYPE_FE_SYSMEMBAR;
+            rel_membar = e && *e ? atoi(e) & 1 : 0;
         }
-        if (rel_membar != GPU_QMD_RELEASE_MEMBAR_TYPE_FE_SYSMEMBAR) {
-            struct gpu_qmd_release r = {.enable = true,
-                                        .va = pq->main.tl_va,
-                                        .payload = v.value,
-                                        .payload64 = true,
-                                        .structure_size = GPU_QMD_RELEASE_STRUCTURE_SIZE_FOUR_WORDS,
-                                        .membar_type = (uint32_t)rel_membar};
-            b->qmd_ops->write_release(b->pend_dw, 1, &r);
-        }
+        struct gpu_qmd_release r = {.enable = true,
+                                    .va = pq->main.tl_va,
+                                    .payload = v.value,
+                                    .payload64 = true,
+                                    .structure_size = GPU_QMD_RELEASE_STRUCTURE_SIZE_FOUR_WORDS,
+                                    .membar_type = (uint32_t)rel_membar};
+        b->qmd_ops->write_release(b->pend_dw, 1, &r);
         pb_chain_end(b);
     } else {
         st = pb_chan_settle(b, &pq->main, &v);
