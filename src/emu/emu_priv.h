@@ -117,6 +117,7 @@ struct emu_prog_kbank {
 struct emu_prog_kbanks {
     uint32_t count;
     struct emu_prog_kbank b[EMU_PROG_KBANK_MAX];
+    uint32_t param_lead; /* the first parameter's offset in the window (gpu_cubin_kernel_param_lead) */
 };
 
 /* Program identification (emu_prog.c): the built-in kernel whose code is at `code`

@@ -16,6 +16,7 @@
  * src/util/util_le.h, are common: they hold no knowledge of the format.)
  */
 #include "emu_priv.h"
+#include "gpu_cubin.h"
 #include "hcq_kernel.h"
 #include "util_le.h"
 
@@ -139,6 +140,14 @@ emu_prog_scan_cubin(struct emu_prog_cache *c, const uint8_t *elf, size_t n)
                 t->kbanks.b[j].size_B = (uint32_t)size;
             }
         }
+    }
+    /* where each kernel's parameters start in its window (a 64-byte aligned __grid_constant__
+     * struct does not start at 0): the cubin parser's reading of KPARAM_INFO */
+    struct gpu_cubin_image *img = NULL;
+    if (gpu_cubin_load(elf, n, &img) == HCQ_OK) {
+        for (uint32_t i = first; i < c->count; i++)
+            c->t[i].kbanks.param_lead = gpu_cubin_kernel_param_lead(gpu_cubin_kernel_find(img, c->t[i].name));
+        gpu_cubin_destroy(img);
     }
     /* a .rela section without its bank leaves an entry without bytes: drop it */
     for (uint32_t i = first; i < c->count; i++) {

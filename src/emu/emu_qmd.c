@@ -378,7 +378,7 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, struct emu_q
     if (!k)
         return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION, "QMD 0x%llx: program at 0x%llx: %s",
                              (unsigned long long)qmd_va, (unsigned long long)prog_va, why);
-    uint32_t poff = ch->d->arch->cbuf0_params_off_B;
+    uint32_t poff = ch->d->arch->cbuf0_params_off_B + (kbanks ? kbanks->param_lead : 0);
     if (cb_B < poff + k->params_B)
         return emu_chan_fail(
             ch, EMU_CHAN_ERR_GR_EXCEPTION,

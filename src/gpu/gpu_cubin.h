@@ -172,6 +172,12 @@ uint32_t gpu_cubin_kernel_local_B(const struct gpu_cubin_kernel *k);
 /* Threads per block allowed by the register count (rm.md §7.4 step 7), capped at 1024. */
 uint32_t gpu_cubin_kernel_max_threads(const struct gpu_cubin_kernel *k);
 
+/* Where the kernel's first parameter starts in its parameter window: 0, except when the
+ * compiler aligned it past the window's start - a 64-byte aligned __grid_constant__ struct
+ * (TMA tensor maps) starts 0x30 in, so that it lies 64-byte aligned in cbuf0 (0x210 + 0x30 on
+ * sm_90; k_gemm_wgmma_tma.cu). The launch copies the argument blob there. */
+uint32_t gpu_cubin_kernel_param_lead(const struct gpu_cubin_kernel *k);
+
 /* Bytes of cbuf0 a launch of k with params_B parameter bytes needs: max(.nv.constant0 size,
  * param base + params_B, arch->cbuf0_min_B), rounded up to 16. k may be NULL (then the
  * arch's param offset is the base). */

@@ -54,9 +54,16 @@ gpu_cubin_kernel_max_threads(const struct gpu_cubin_kernel *k)
 }
 
 uint32_t
+gpu_cubin_kernel_param_lead(const struct gpu_cubin_kernel *k)
+{
+    return k && k->param_count ? k->params[0].offset_B : 0;
+}
+
+uint32_t
 gpu_cbuf0_size(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, uint32_t params_B)
 {
-    uint32_t base = k && k->param_base_B ? k->param_base_B : arch->cbuf0_params_off_B;
+    uint32_t base =
+        (k && k->param_base_B ? k->param_base_B : arch->cbuf0_params_off_B) + gpu_cubin_kernel_param_lead(k);
     uint64_t need = (uint64_t)base + params_B;
     if (k && k->cbuf0_size_B > need)
         need = k->cbuf0_size_B;
@@ -71,9 +78,10 @@ gpu_cbuf0_build(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, c
                 const uint32_t block[3], uint64_t local_window_va, uint64_t shared_window_va,
                 const void *params, uint32_t params_B, void *out, uint32_t out_B)
 {
-    if (k && k->param_size_B && params_B > k->param_size_B)
+    const uint32_t lead = gpu_cubin_kernel_param_lead(k);
+    if (k && k->param_size_B && params_B > k->param_size_B - lead)
         return hcq_err(HCQ_ERR_INVALID, "gpu_cbuf0_build: kernel %s: %u parameter bytes (expected <= %u)",
-                       k->name, params_B, k->param_size_B);
+                       k->name, params_B, k->param_size_B - lead);
     uint32_t size = gpu_cbuf0_size(arch, k, params_B);
     if (out_B < size)
         return hcq_err(HCQ_ERR_INVALID, "gpu_cbuf0_build: output of %u bytes (expected >= %u)", out_B, size);
@@ -86,7 +94,7 @@ gpu_cbuf0_build(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, c
     util_le64_put(o + arch->cbuf0_shared_window_off_B, shared_window_va);
     util_le64_put(o + arch->cbuf0_local_window_off_B, local_window_va);
     util_le32_put(o + arch->cbuf0_stack_off_B, GPU_CBUF0_STACK_INIT);
-    uint32_t base = k && k->param_base_B ? k->param_base_B : arch->cbuf0_params_off_B;
+    uint32_t base = (k && k->param_base_B ? k->param_base_B : arch->cbuf0_params_off_B) + lead;
     if (params_B)
         memcpy(o + base, params, params_B);
     return HCQ_OK;

@@ -85,6 +85,9 @@
 #ifndef K_GW_GROUP    /* (bench/tune/gemm_wgmma_tune.cu overrides these two) */
 #define K_GW_GROUP 16 /* tile-rows per raster group (L2 reuse of B columns) */
 #endif
+#ifndef K_GW_TMA /* 1: the TMA producer (k_gemm_wgmma_tma.cu) */
+#define K_GW_TMA 0
+#endif
 #ifndef K_GW_LAG
 #define K_GW_LAG 1 /* cp.async groups a producer thread keeps in flight before arriving */
 #endif
@@ -144,6 +147,26 @@ k_gw_mbar_wait(uint32_t bar, uint32_t parity)
                  " @!done bra wait_again;\n"
                  "}\n" ::"r"(bar),
                  "r"(parity)
+                 : "memory");
+}
+
+/* One arrival on `bar` that also expects `bytes` of asynchronous copies to complete on it
+ * (PTX ISA: mbarrier.arrive.expect_tx, sm_90). */
+static __device__ __forceinline__ void
+k_gw_mbar_expect_tx(uint32_t bar, uint32_t bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+/* TMA: the box at element coordinates (c0 innermost, c1) of the tensor map at `tmap` (a
+ * parameter-space address) into shared memory at dst, completing its bytes on bar (PTX ISA:
+ * cp.async.bulk.tensor, tile mode; elements outside the tensor arrive as zeros). */
+static __device__ __forceinline__ void
+k_gw_tma2d(uint32_t dst, const void *tmap, int32_t c0, int32_t c1, uint32_t bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, "
+                 "%3}], [%4];\n" ::"r"(dst),
+                 "l"(tmap), "r"(c0), "r"(c1), "r"(bar)
                  : "memory");
 }
 
@@ -383,6 +406,42 @@ k_gw_produce(const struct k_gw_args &p, uint32_t sm0, uint32_t bars, uint32_t t)
         k_gw_mbar_arrive(bars + 8 * (j % ST));
 }
 
+/* The TMA producer (K_GW_TMA builds): thread 0 of the producer warpgroup alone, per k-step
+ * one arrival with the stage's byte count on full[s] and the copies that complete it - A's
+ * 128 x 64 box, then B's 256 x 64 box ([n][k]) or four 64 x 64 panels ([k][n]); the copies
+ * write the 128-byte-swizzled layout the consumers' descriptors read (the same XOR of chunk
+ * and row as the cp.async producer). Edge boxes are zero-filled and still count in full. */
+template <bool B_NK>
+static __device__ __forceinline__ void
+k_gw_produce_tma(const struct k_gw_args &p, const void *ta, const void *tb, uint32_t sm0, uint32_t bars, uint32_t t)
+{
+    constexpr uint32_t BM = K_GW_BM, BN = K_GW_BN, BK = K_GW_BK, ST = K_GW_STAGES;
+    constexpr uint32_t A_B = BM * BK * 2, STAGE_B = (BM + BN) * BK * 2;
+    if (t != 0)
+        return;
+    const uint32_t tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN, tiles = tiles_m * tiles_n;
+    const uint32_t kt_count = (p.k + BK - 1) / BK;
+    uint32_t it = 0;
+    for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        uint32_t m0, n0;
+        k_gw_tile(tile, tiles_m, tiles_n, m0, n0);
+        for (uint32_t kt = 0; kt < kt_count; kt++, it++) {
+            const uint32_t s = it % ST, k0 = kt * BK, full = bars + 8 * s;
+            k_gw_mbar_wait(bars + 8 * (ST + s), ((it / ST) & 1) ^ 1); /* empty[s]: first pass free */
+            const uint32_t sa = sm0 + s * STAGE_B, sb = sa + A_B;
+            k_gw_mbar_expect_tx(full, STAGE_B);
+            k_gw_tma2d(sa, ta, (int32_t)k0, (int32_t)m0, full);
+            if (B_NK) {
+                k_gw_tma2d(sb, tb, (int32_t)k0, (int32_t)n0, full);
+            } else {
+#pragma unroll
+                for (uint32_t q = 0; q < BN / 64; q++)
+                    k_gw_tma2d(sb + q * (BK * 128), tb, (int32_t)(n0 + 64 * q), (int32_t)k0, full);
+            }
+        }
+    }
+}
+
 /* Consumer warpgroup cw (0, 1): rows cw * 64 .. +63 of each tile. */
 template <bool BF16, bool B_NK>
 static __device__ __forceinline__ void
@@ -464,7 +523,7 @@ k_gw_consume(const struct k_gw_args &p, uint32_t sm0, uint32_t bars, uint32_t cw
 
 template <bool BF16, bool B_NK>
 static __device__ __forceinline__ void
-k_gw_body(const struct k_gw_args &p)
+k_gw_body(const struct k_gw_args &p, const void *ta = nullptr, const void *tb = nullptr)
 {
     constexpr uint32_t ST = K_GW_STAGES, STAGE_B = (K_GW_BM + K_GW_BN) * K_GW_BK * 2;
     extern __shared__ __align__(1024) uint8_t k_gw_dyn[];
@@ -476,14 +535,17 @@ k_gw_body(const struct k_gw_args &p)
     const uint32_t tid = threadIdx.x, wg = tid >> 7;
     if (tid == 0) {
         for (uint32_t s = 0; s < ST; s++) {
-            k_gw_mbar_init(bars + 8 * s, 128);     /* full: every producer thread */
+            k_gw_mbar_init(bars + 8 * s, K_GW_TMA ? 1 : 128); /* full: the TMA thread / every producer thread */
             k_gw_mbar_init(bars + 8 * (ST + s), 4 * K_GW_CONS); /* empty: every consumer warp */
         }
     }
     __syncthreads(); /* barriers initialised before anyone uses them */
     if (wg == 0) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(K_GW_REG_PROD) : "memory");
-        k_gw_produce<B_NK>(p, sm0, bars, tid);
+        if (K_GW_TMA)
+            k_gw_produce_tma<B_NK>(p, ta, tb, sm0, bars, tid);
+        else
+            k_gw_produce<B_NK>(p, sm0, bars, tid);
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(K_GW_REG_CONS) : "memory");
         k_gw_consume<BF16, B_NK>(p, sm0, bars, wg - 1, tid & 127);
@@ -496,6 +558,20 @@ k_gw_from(const struct k_gemm_params &p)
     return k_gw_args{p.c_va, p.a_va, p.b_va, 0, p.m, p.n, p.k, p.n, 0};
 }
 
+#if K_GW_TMA
+/* The TMA builds take the maps' parameter-space addresses: __grid_constant__ keeps the
+ * parameter in place (no local copy). */
+#define K_GW_DEF(name, BF, NK)                                                                                \
+    extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1)                                             \
+        K_GW_ENTRY(name)(const __grid_constant__ struct k_gemm_tma_params p)                                  \
+    {                                                                                                         \
+        k_gw_body<BF, NK>(k_gw_from(p.g), p.tmap_a, p.tmap_b);                                                \
+    }
+K_GW_DEF(k_gemm_wgmma_f16, false, false)
+K_GW_DEF(k_gemm_wgmma_bf16, true, false)
+K_GW_DEF(k_gemm_wgmma_f16_nt, false, true)
+K_GW_DEF(k_gemm_wgmma_bf16_nt, true, true)
+#else
 extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) K_GW_ENTRY(k_gemm_wgmma_f16)(const struct k_gemm_params p)
 {
     k_gw_body<false, false>(k_gw_from(p));
@@ -515,6 +591,8 @@ extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) K_GW_ENTRY(k_gemm_
 {
     k_gw_body<true, true>(k_gw_from(p));
 }
+
+#endif /* K_GW_TMA */
 
 #ifndef K_GW_NO_LLM
 /* The LLM prefill GEMM (k_llm_gemm's contract, k_llm_gemm_params.h) on this body: tokens are

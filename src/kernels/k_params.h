@@ -259,6 +259,26 @@ K_PARAMS_FIELD(k_gemm, pad0, 36);
 #define K_GEMM_WG128_SHARED_B                                                                                \
     (1024u + K_GEMM_WG_STAGES * (K_GEMM_WG_BM + K_GEMM_WG128_BN) * 64u * 2u + 16u * K_GEMM_WG_STAGES)
 
+/* k_gemm_wgmma_*_tma (k_gemm_wgmma_tma.cu, sm_90a): the wide k_gemm_wgmma kernels with A and B
+ * copied global -> shared by the tensor memory accelerator instead of the producer's cp.async,
+ * through two 128-byte tensor maps the launcher encodes (src/ops/ops_tmap.h): A f16/bf16 [m][k]
+ * (dimensions k, m; box 64 x 128), B [n][k] for _nt (k, n; box 64 x 256) or [k][n] (n, k; box
+ * 64 x 64, four copies per k-step), all with the 128-byte swizzle. The kernel takes the maps'
+ * addresses in parameter space (__grid_constant__), so the struct is 64-byte aligned. */
+#ifdef __cplusplus
+#define K_ALIGN64 alignas(64)
+#else
+#define K_ALIGN64 _Alignas(64)
+#endif
+struct k_gemm_tma_params {
+    K_ALIGN64 uint64_t tmap_a[16];
+    K_ALIGN64 uint64_t tmap_b[16];
+    struct k_gemm_params g; /* k_gemm's contract (m, n, k, pointers) */
+};
+K_PARAMS_SIZE(k_gemm_tma, 320);
+K_PARAMS_FIELD(k_gemm_tma, tmap_b, 128);
+K_PARAMS_FIELD(k_gemm_tma, g, 256);
+
 /* k_empty: nothing (launch-latency benchmarks) */
 struct k_empty_params {
     uint64_t unused; /* ignored */

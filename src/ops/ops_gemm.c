@@ -12,13 +12,17 @@
 #include "ops_half.h"
 #include "ops_twin.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* params_off: where struct k_gemm_params starts in the launch's parameters (256 in the TMA
+ * kernels' struct k_gemm_tma_params, after the two tensor maps). */
 static void
-twin_gemm(struct hcq_twin_launch *l, bool bf16, bool nt, uint32_t threads)
+twin_gemm_at(struct hcq_twin_launch *l, bool bf16, bool nt, uint32_t threads, uint32_t params_off)
 {
-    OPS_TWIN_PARAMS(l, k_gemm, p);
+    struct k_gemm_params p;
+    memcpy(&p, (const uint8_t *)l->params + params_off, sizeof p);
     if (l->block[0] != threads || l->block[1] != 1 || l->block[2] != 1 || !p.m || !p.n)
         return;
     float *c = ops_twin_array(l, p.c_va, (uint64_t)p.m * p.n, 4);
@@ -55,6 +59,33 @@ twin_gemm(struct hcq_twin_launch *l, bool bf16, bool nt, uint32_t threads)
             c[i * p.n + j] = (float)acc;
         }
     free(ad);
+}
+
+static void
+twin_gemm(struct hcq_twin_launch *l, bool bf16, bool nt, uint32_t threads)
+{
+    twin_gemm_at(l, bf16, nt, threads, 0);
+}
+
+static void
+twin_gemm_tma_f16(struct hcq_twin_launch *l)
+{
+    twin_gemm_at(l, false, false, K_GEMM_WG_THREADS, offsetof(struct k_gemm_tma_params, g));
+}
+static void
+twin_gemm_tma_bf16(struct hcq_twin_launch *l)
+{
+    twin_gemm_at(l, true, false, K_GEMM_WG_THREADS, offsetof(struct k_gemm_tma_params, g));
+}
+static void
+twin_gemm_tma_f16_nt(struct hcq_twin_launch *l)
+{
+    twin_gemm_at(l, false, true, K_GEMM_WG_THREADS, offsetof(struct k_gemm_tma_params, g));
+}
+static void
+twin_gemm_tma_bf16_nt(struct hcq_twin_launch *l)
+{
+    twin_gemm_at(l, true, true, K_GEMM_WG_THREADS, offsetof(struct k_gemm_tma_params, g));
 }
 
 static void
@@ -109,6 +140,12 @@ twin_gemm_wgmma_bf16_nt(struct hcq_twin_launch *l)
         name, "k_gemm_wgmma_n128", sizeof(struct k_gemm_params), twin, K_GEMM_WG128_SHARED_B, 90             \
     }
 
+/* The TMA build (k_gemm_wgmma_tma.cu): its parameters carry the two tensor maps first. */
+#define OPS_GEMM_WGT(name, twin)                                                                             \
+    {                                                                                                        \
+        name, "k_gemm_wgmma_tma", sizeof(struct k_gemm_tma_params), twin, K_GEMM_WG_SHARED_B, 90             \
+    }
+
 const struct hcq_kernel_desc ops_gemm_kernels[] = {
     {"k_gemm_f16", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_f16},
     {"k_gemm_bf16", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_bf16},
@@ -122,6 +159,10 @@ const struct hcq_kernel_desc ops_gemm_kernels[] = {
     OPS_GEMM_WG128("k_gemm_wgmma_bf16_n128", twin_gemm_wgmma_bf16),
     OPS_GEMM_WG128("k_gemm_wgmma_f16_nt_n128", twin_gemm_wgmma_f16_nt),
     OPS_GEMM_WG128("k_gemm_wgmma_bf16_nt_n128", twin_gemm_wgmma_bf16_nt),
+    OPS_GEMM_WGT("k_gemm_wgmma_f16_tma", twin_gemm_tma_f16),
+    OPS_GEMM_WGT("k_gemm_wgmma_bf16_tma", twin_gemm_tma_bf16),
+    OPS_GEMM_WGT("k_gemm_wgmma_f16_nt_tma", twin_gemm_tma_f16_nt),
+    OPS_GEMM_WGT("k_gemm_wgmma_bf16_nt_tma", twin_gemm_tma_bf16_nt),
     {0},
 };
 
@@ -138,6 +179,11 @@ ops_gemm_kernel(const struct hcq_device_info *info, bool bf16, bool nt)
     const char *force = getenv("NVHCQ_GEMM");
     bool wg = info && info->sm_version == 90 && hcq_cubin_find("k_gemm_wgmma", 90) &&
               !(force && !strcmp(force, "mma"));
+    /* NVHCQ_GEMM=tma: the same kernels fed by the tensor memory accelerator (A/B) */
+    static const char *const tma[2][2] = {{"k_gemm_wgmma_f16_tma", "k_gemm_wgmma_f16_nt_tma"},
+                                          {"k_gemm_wgmma_bf16_tma", "k_gemm_wgmma_bf16_nt_tma"}};
+    if (wg && force && !strcmp(force, "tma") && hcq_cubin_find("k_gemm_wgmma_tma", 90))
+        return tma[bf16][nt];
     return names[wg][bf16][nt];
 }
 
@@ -152,8 +198,9 @@ ops_gemm_kernel_for(const struct hcq_device_info *info, bool bf16, bool nt, uint
     const char *force = getenv("NVHCQ_GEMM");
     uint64_t tiles =
         (uint64_t)((m + K_GEMM_WG_BM - 1) / K_GEMM_WG_BM) * ((n + K_GEMM_WG_BN - 1) / K_GEMM_WG_BN);
-    if (strncmp(wide, "k_gemm_wgmma_", 13) || !info->sm_count || 2 * tiles >= info->sm_count ||
-        !hcq_cubin_find("k_gemm_wgmma_n128", 90) || (force && !strcmp(force, "wide")))
+    if (strncmp(wide, "k_gemm_wgmma_", 13) || strstr(wide, "_tma") || !info->sm_count ||
+        2 * tiles >= info->sm_count || !hcq_cubin_find("k_gemm_wgmma_n128", 90) ||
+        (force && !strcmp(force, "wide")))
         return wide;
     return n128[bf16][nt];
 }

@@ -4,6 +4,7 @@
  * hcq_queue_launch each. Layer: ops.
  */
 #include "ops.h"
+#include "ops_tmap.h"
 
 #include "util_log.h"
 #include "k_params.h"
@@ -229,6 +230,32 @@ _Static_assert(sizeof(struct k_matmul_f32_params) == sizeof(struct k_matmul_f16_
                "matmul layouts differ");
 
 enum hcq_status
+ops_gemm_tma_params(struct k_gemm_tma_params *tp, const struct k_gemm_params *p, bool bf16, bool nt)
+{
+    /* A [m][k] as (k, m) in boxes of 64 x 128; B [n][k] as (k, n) in boxes of 64 x 256, or
+     * [k][n] as (n, k) in 64 x 64 panels; 128-byte swizzle (k_params.h) */
+    const enum ops_tmap_type ty = bf16 ? OPS_TMAP_BF16 : OPS_TMAP_F16;
+    memset(tp, 0, sizeof *tp);
+    tp->g = *p;
+    const struct ops_tmap_desc ta = {.type = ty,
+                                     .rank = 2,
+                                     .va = p->a_va,
+                                     .dim = {p->k, p->m},
+                                     .stride_B = {(uint64_t)p->k * 2},
+                                     .box = {64, K_GEMM_WG_BM},
+                                     .swizzle = OPS_TMAP_SWIZZLE_128B};
+    const struct ops_tmap_desc tb = {.type = ty,
+                                     .rank = 2,
+                                     .va = p->b_va,
+                                     .dim = {nt ? p->k : p->n, nt ? p->n : p->k},
+                                     .stride_B = {(uint64_t)(nt ? p->k : p->n) * 2},
+                                     .box = {64, nt ? K_GEMM_WG_BN : 64},
+                                     .swizzle = OPS_TMAP_SWIZZLE_128B};
+    enum hcq_status st = ops_tmap_encode(&ta, tp->tmap_a);
+    return st == HCQ_OK ? ops_tmap_encode(&tb, tp->tmap_b) : st;
+}
+
+enum hcq_status
 ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c, struct hcq_buf *a,
                 struct hcq_buf *b, uint32_t m, uint32_t n, uint32_t k)
 {
@@ -244,16 +271,20 @@ ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c
                                         "k_gemm_wgmma_bf16_n128",
                                         "k_gemm_wgmma_f16_nt_n128",
                                         "k_gemm_wgmma_bf16_nt_n128",
+                                        "k_gemm_wgmma_f16_tma",
+                                        "k_gemm_wgmma_bf16_tma",
+                                        "k_gemm_wgmma_f16_nt_tma",
+                                        "k_gemm_wgmma_bf16_nt_tma",
                                         NULL};
     int which = ops_launch_which(__func__, prog, names);
     if (which < 0)
         return HCQ_ERR_INVALID;
-    bool nt = (which & 3) >= 2, wg = which >= 4;
+    bool nt = (which & 3) >= 2, wg = which >= 4, tma = which >= 12;
     /* mma.sync: 128x128 tiles, 128 threads; wgmma: 128x256 tiles (_n128: 128x128), 384 threads
      * (k_params.h) */
-    uint64_t tile_m = wg ? K_GEMM_WG_BM : OPS_GEMM_TILE, tile_n = which >= 8 ? K_GEMM_WG128_BN
-                                                                  : wg       ? K_GEMM_WG_BN
-                                                                             : OPS_GEMM_TILE;
+    uint64_t tile_m = wg ? K_GEMM_WG_BM : OPS_GEMM_TILE, tile_n = which >= 8 && !tma ? K_GEMM_WG128_BN
+                                                                  : wg               ? K_GEMM_WG_BN
+                                                                                     : OPS_GEMM_TILE;
     if (k % 8 || (!nt && n % 8))
         return hcq_err(HCQ_ERR_INVALID, "%s: k %u%s (expected multiples of 8: 16-byte row chunks)", __func__,
                        k, nt ? "" : " or n");
@@ -288,7 +319,12 @@ ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c
         cap = info.sm_count;
     uint32_t grid[3] = {tiles > cap ? (uint32_t)cap : (uint32_t)tiles, 1, 1};
     uint32_t block[3] = {wg ? K_GEMM_WG_THREADS : OPS_GEMM_THREADS, 1, 1};
-    return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
+    if (!tma)
+        return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
+    struct k_gemm_tma_params tp;
+    if ((st = ops_gemm_tma_params(&tp, &p, which & 1, nt)) != HCQ_OK)
+        return st;
+    return hcq_queue_launch(q, prog, grid, block, &tp, sizeof tp);
 }
 
 enum hcq_status

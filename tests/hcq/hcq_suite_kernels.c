@@ -304,7 +304,15 @@ kl_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, stru
                               .n = s->nn,
                               .k = s->k};
     const uint32_t grid[3] = {3, 1, 1}, block[3] = {s->u32, 1, 1};
-    return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
+    struct hcq_program_info pi;
+    enum hcq_status st = hcq_program_info(prog, &pi);
+    if (st != HCQ_OK || !strstr(pi.name, "_tma"))
+        return st != HCQ_OK ? st : hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
+    struct k_gemm_tma_params tp;
+    if ((st = ops_gemm_tma_params(&tp, &p, strstr(pi.name, "bf16") != NULL,
+                                  strstr(pi.name, "_nt") != NULL)) != HCQ_OK)
+        return st;
+    return hcq_queue_launch(q, prog, grid, block, &tp, sizeof tp);
 }
 
 static enum hcq_status
@@ -974,12 +982,14 @@ gemm_test(struct th *t, bool bf16, bool nt, bool tiny, int wg, bool big)
             want[i * n + j] = acc;
             tol[i * n + j] = k * ldexp(1.0, -23) * mag + ldexp(fabs(acc), -24);
         }
-    /* wg: 0 mma.sync, 1 wgmma 128 x 256 tiles, 2 wgmma 128 x 128 tiles */
-    static const char *const names[3][2][2] = {
+    /* wg: 0 mma.sync, 1 wgmma 128 x 256 tiles, 2 wgmma 128 x 128 tiles, 3 wgmma fed by TMA */
+    static const char *const names[4][2][2] = {
         {{"k_gemm_f16", "k_gemm_f16_nt"}, {"k_gemm_bf16", "k_gemm_bf16_nt"}},
         {{"k_gemm_wgmma_f16", "k_gemm_wgmma_f16_nt"}, {"k_gemm_wgmma_bf16", "k_gemm_wgmma_bf16_nt"}},
         {{"k_gemm_wgmma_f16_n128", "k_gemm_wgmma_f16_nt_n128"},
-         {"k_gemm_wgmma_bf16_n128", "k_gemm_wgmma_bf16_nt_n128"}}};
+         {"k_gemm_wgmma_bf16_n128", "k_gemm_wgmma_bf16_nt_n128"}},
+        {{"k_gemm_wgmma_f16_tma", "k_gemm_wgmma_f16_nt_tma"},
+         {"k_gemm_wgmma_bf16_tma", "k_gemm_wgmma_bf16_nt_tma"}}};
     struct krun r = {
         .kernel = names[wg][bf16][nt],
         .launch = kl_gemm,
@@ -1067,6 +1077,27 @@ TEST(kernel_gemm_wgmma_f16_nt)
 TEST(kernel_gemm_wgmma_bf16_nt)
 {
     gemm_wgmma_test(t, true, true, 1);
+}
+
+/* the TMA-fed build of the wide kernels (k_gemm_wgmma_tma.cu; tensor maps from ops_tmap.c) */
+TEST(kernel_gemm_wgmma_f16_tma)
+{
+    gemm_wgmma_test(t, false, false, 3);
+}
+
+TEST(kernel_gemm_wgmma_bf16_tma)
+{
+    gemm_wgmma_test(t, true, false, 3);
+}
+
+TEST(kernel_gemm_wgmma_f16_nt_tma)
+{
+    gemm_wgmma_test(t, false, true, 3);
+}
+
+TEST(kernel_gemm_wgmma_bf16_nt_tma)
+{
+    gemm_wgmma_test(t, true, true, 3);
 }
 
 /* the 128 x 128-tile build of the same kernels (k_gemm_wgmma_n128.cu) */
@@ -1166,6 +1197,10 @@ const struct th_case suite_kernel_cases[] = {
     TH_CASE(kernel_gemm_wgmma_bf16),
     TH_CASE(kernel_gemm_wgmma_f16_nt),
     TH_CASE(kernel_gemm_wgmma_bf16_nt),
+    TH_CASE(kernel_gemm_wgmma_f16_tma),
+    TH_CASE(kernel_gemm_wgmma_bf16_tma),
+    TH_CASE(kernel_gemm_wgmma_f16_nt_tma),
+    TH_CASE(kernel_gemm_wgmma_bf16_nt_tma),
     TH_CASE(kernel_gemm_wgmma_f16_n128),
     TH_CASE(kernel_gemm_wgmma_bf16_n128),
     TH_CASE(kernel_gemm_wgmma_f16_nt_n128),

@@ -10,6 +10,7 @@
 #include "k_params.h"
 #include "ops.h"
 #include "ops_half.h"
+#include "ops_tmap.h"
 
 #include <math.h>
 #include <string.h>
@@ -191,6 +192,217 @@ TEST(twin_faults)
 done:;
 }
 
+/* ==== Tensor maps (ops_tmap.c) against the CUDA driver's own encodings ==== */
+
+/* cuTensorMapEncodeTiled's output on H100, driver 580 (tests/hw/tmap_scan.c; the whole run in
+ * tests/hw/logs/h100_s10_tmap_scan.txt): words 0-9 of each case, words 10-15 were zero. */
+static const struct {
+    const char *name;
+    uint64_t q[10];
+} tmap_ref[] = {
+    {"base",
+     {0x00007f1234560000ull, 0x0000020000006310ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x3f00000000000000ull, 0x000000000000007full,
+      0x0000000000004000ull, 0x0000000000000400ull}},
+    {"addr=1<<56",
+     {0x0100000000000000ull, 0x0000020000006310ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x3f00000000000000ull, 0x000000000000007full,
+      0x0000000000004000ull, 0x0000000000000400ull}},
+    {"dim0=2^32",
+     {0x00007f1234560000ull, 0x0000020000006310ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ffffffffffull, 0x0000000000000000ull, 0x3f00000000000000ull, 0x000000000000007full,
+      0x0000000000004000ull, 0x0000000000000400ull}},
+    {"dim1=65536",
+     {0x00007f1234560000ull, 0x0000020000006310ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x0000ffff00000fffull, 0x0000000000000000ull, 0x3f00000000000000ull, 0x000000000000007full,
+      0x0000000000004000ull, 0x0000000000000400ull}},
+    {"stride=2^40-16",
+     {0x00007f1234560000ull, 0xffffffff00006310ull, 0x0000000000000000ull, 0x0000000f00000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x3f00000000000000ull, 0x000000000000007full,
+      0x0000000000004000ull, 0x0000000000000400ull}},
+    {"box0=8",
+     {0x00007f1234560000ull, 0x0000020000006310ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x0700000000000000ull, 0x000000000000007full,
+      0x0000000000000800ull, 0x0000000000000400ull}},
+    {"box1=255",
+     {0x00007f1234560000ull, 0x0000020000006310ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x3f00000000000000ull, 0x00000000000000feull,
+      0x0000000000007f80ull, 0x0000000000000400ull}},
+    {"estr0=2",
+     {0x00007f1234560000ull, 0x0000020000006310ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x3f00000100000000ull, 0x000000000000007full,
+      0x0000000000002000ull, 0x0000000000000400ull}},
+    {"estr1=3",
+     {0x00007f1234560000ull, 0x0000020000006310ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x3f00001000000000ull, 0x000000000000007full,
+      0x0000000000001500ull, 0x0000000000000400ull}},
+    {"dt=u8",
+     {0x00007f1234560000ull, 0x0000020000006010ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x3f00000000000000ull, 0x000000000000007full,
+      0x0000000000002000ull, 0x0000000000000400ull}},
+    {"dt=u16",
+     {0x00007f1234560000ull, 0x0000020000006090ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x3f00000000000000ull, 0x000000000000007full,
+      0x0000000000004000ull, 0x0000000000000400ull}},
+    {"dt=bf16",
+     {0x00007f1234560000ull, 0x0000020000006510ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x3f00000000000000ull, 0x000000000000007full,
+      0x0000000000004000ull, 0x0000000000000400ull}},
+    {"sw=none",
+     {0x00007f1234560000ull, 0x0000020000000310ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x3f00000000000000ull, 0x000000000000007full,
+      0x0000000000004000ull, 0x0000000000000010ull}},
+    {"sw=32",
+     {0x00007f1234560000ull, 0x0000020000002310ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x0f00000000000000ull, 0x000000000000007full,
+      0x0000000000001000ull, 0x0000000000000100ull}},
+    {"sw=64",
+     {0x00007f1234560000ull, 0x0000020000004310ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x1f00000000000000ull, 0x000000000000007full,
+      0x0000000000002000ull, 0x0000000000000200ull}},
+    {"l2=256",
+     {0x00007f1234560000ull, 0x0000020000066310ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x3f00000000000000ull, 0x000000000000007full,
+      0x0000000000004000ull, 0x0000000000000400ull}},
+    {"oob=nan",
+     {0x00007f1234560000ull, 0x000002000000e310ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x3f00000000000000ull, 0x000000000000007full,
+      0x0000000000004000ull, 0x0000000000000400ull}},
+    {"rank1",
+     {0x00007f1234560000ull, 0x0000000000000300ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x0000000000000fffull, 0x0000000000000000ull, 0x3f00000000000000ull, 0x0000000000000000ull,
+      0x0000000000000080ull, 0x0000000000000010ull}},
+    {"rank3",
+     {0x00007f1234560000ull, 0x0000020000006320ull, 0x0000000000100000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000004ull, 0x3f00000000000000ull, 0x000000000000017full,
+      0x0000000000008000ull, 0x0000000000000400ull}},
+    {"rank5",
+     {0x00007f1234560000ull, 0x0000020000006340ull, 0x0050000000100000ull, 0x0000000001e00000ull,
+      0x000007ff00000fffull, 0x0000000500000004ull, 0x3f00100000000006ull, 0x000000000302017full,
+      0x0000000000030000ull, 0x0000000000000400ull}},
+    {"gemm-A 8192",
+     {0x00007f1234560000ull, 0x0000040000006310ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x00001fff00001fffull, 0x0000000000000000ull, 0x3f00000000000000ull, 0x000000000000007full,
+      0x0000000000004000ull, 0x0000000000000400ull}},
+    {"gemm-B n256",
+     {0x00007f1234560000ull, 0x0000020000006310ull, 0x0000000000000000ull, 0x0000000000000000ull,
+      0x000007ff00000fffull, 0x0000000000000000ull, 0x3f00000000000000ull, 0x00000000000000ffull,
+      0x0000000000008000ull, 0x0000000000000400ull}},
+};
+
+TEST(tmap_matches_cuda_driver)
+{
+    for (uint32_t i = 0; i < sizeof tmap_ref / sizeof tmap_ref[0]; i++) {
+        /* tmap_scan.c's base case: f16 4096 x 2048, row stride 8192 B, box 64 x 128, 128 B swizzle */
+        struct ops_tmap_desc d = {.type = OPS_TMAP_F16,
+                                  .rank = 2,
+                                  .va = 0x7f1234560000ull,
+                                  .dim = {4096, 2048, 1, 1, 1},
+                                  .stride_B = {8192, 0, 0, 0},
+                                  .box = {64, 128, 1, 1, 1},
+                                  .elem_stride = {1, 1, 1, 1, 1},
+                                  .swizzle = OPS_TMAP_SWIZZLE_128B};
+        switch (i) {
+        case 1:
+            d.va = 1ull << 56;
+            break;
+        case 2:
+            d.dim[0] = 1ull << 32;
+            break;
+        case 3:
+            d.dim[1] = 65536;
+            break;
+        case 4:
+            d.stride_B[0] = (1ull << 40) - 16;
+            break;
+        case 5:
+            d.box[0] = 8;
+            break;
+        case 6:
+            d.box[1] = 255;
+            break;
+        case 7:
+            d.elem_stride[0] = 2;
+            break;
+        case 8:
+            d.elem_stride[1] = 3;
+            break;
+        case 9:
+            d.type = OPS_TMAP_U8;
+            break;
+        case 10:
+            d.type = OPS_TMAP_U16;
+            break;
+        case 11:
+            d.type = OPS_TMAP_BF16;
+            break;
+        case 12:
+            d.swizzle = OPS_TMAP_SWIZZLE_NONE;
+            break;
+        case 13:
+            d.swizzle = OPS_TMAP_SWIZZLE_32B, d.box[0] = 16;
+            break;
+        case 14:
+            d.swizzle = OPS_TMAP_SWIZZLE_64B, d.box[0] = 32;
+            break;
+        case 15:
+            d.l2_promotion = 3;
+            break;
+        case 16:
+            d.oob_nan = true;
+            break;
+        case 17:
+            d.rank = 1, d.swizzle = OPS_TMAP_SWIZZLE_NONE;
+            break;
+        case 18:
+            d.rank = 3, d.dim[2] = 5, d.stride_B[1] = 8192ull * 2048, d.box[2] = 2;
+            break;
+        case 19:
+            d.rank = 5, d.dim[2] = 5, d.dim[3] = 6, d.dim[4] = 7, d.stride_B[1] = 8192ull * 2048,
+            d.stride_B[2] = 8192ull * 2048 * 5, d.stride_B[3] = 8192ull * 2048 * 30, d.box[2] = 2,
+            d.box[3] = 3, d.box[4] = 4, d.elem_stride[4] = 2;
+            break;
+        case 20:
+            d.dim[0] = 8192, d.dim[1] = 8192, d.stride_B[0] = 16384;
+            break;
+        case 21:
+            d.box[1] = 256;
+            break;
+        default:
+            break;
+        }
+        uint64_t q[16];
+        memset(q, 0xAB, sizeof q);
+        CHECKF(ops_tmap_encode(&d, q) == HCQ_OK, "%s: %s", tmap_ref[i].name, hcq_last_error());
+        for (uint32_t w = 0; w < 16; w++)
+            CHECKF(q[w] == (w < 10 ? tmap_ref[i].q[w] : 0), "%s: word %u = 0x%016llx (the driver: 0x%016llx)",
+                   tmap_ref[i].name, w, (unsigned long long)q[w],
+                   (unsigned long long)(w < 10 ? tmap_ref[i].q[w] : 0));
+    }
+    /* what the driver refused in the same run: a misaligned address, a 256-byte row under the
+     * 128-byte swizzle (f32 x 64); and what the encoder does not know */
+    struct ops_tmap_desc d = {.type = OPS_TMAP_F16,
+                              .rank = 2,
+                              .va = 0x7f1234560008ull,
+                              .dim = {4096, 2048},
+                              .stride_B = {8192},
+                              .box = {64, 128},
+                              .swizzle = OPS_TMAP_SWIZZLE_128B};
+    uint64_t q[16];
+    CHECK(ops_tmap_encode(&d, q) == HCQ_ERR_INVALID);
+    d.va += 8, d.type = OPS_TMAP_F32;
+    CHECK(ops_tmap_encode(&d, q) == HCQ_ERR_INVALID);
+    d.type = OPS_TMAP_F16, d.box[1] = 257;
+    CHECK(ops_tmap_encode(&d, q) == HCQ_ERR_INVALID);
+    d.box[1] = 128, d.stride_B[0] = 8200;
+    CHECK(ops_tmap_encode(&d, q) == HCQ_ERR_INVALID);
+    d.stride_B[0] = 8192, d.rank = 3, d.dim[2] = 2, d.box[2] = 1, d.stride_B[1] = 1ull << 36;
+    CHECK(ops_tmap_encode(&d, q) == HCQ_ERR_UNSUPPORTED);
+    d.rank = 6;
+    CHECK(ops_tmap_encode(&d, q) == HCQ_ERR_INVALID);
+done:;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -203,6 +415,7 @@ main(int argc, char **argv)
         TH_CASE(f32_to_bf16_vs_reference),
         TH_CASE(registry),
         TH_CASE(twin_faults),
+        TH_CASE(tmap_matches_cuda_driver),
     };
     return th_run("ops", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

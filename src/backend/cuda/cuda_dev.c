@@ -232,7 +232,9 @@ cubin_compatible(struct cuda_device *cd, const char *module)
 }
 
 /* Parameter layout from the cubin's metadata (cuFuncGetParamInfo, CUDA 12.4+): count and
- * total bytes; *n_out = -1 when the driver cannot tell. */
+ * total bytes from the first parameter's start (a 64-byte aligned __grid_constant__ struct
+ * starts past the window's start, k_gemm_wgmma_tma.cu; the driver places it from
+ * kernelParams[0]); *n_out = -1 when the driver cannot tell. */
 static void
 param_layout(struct cuda_device *cd, CUfunction fn, int *n_out, uint32_t *size_out)
 {
@@ -241,15 +243,17 @@ param_layout(struct cuda_device *cd, CUfunction fn, int *n_out, uint32_t *size_o
     if (!cd->api->cuFuncGetParamInfo)
         return;
     int n = 0;
-    uint32_t end = 0;
+    uint32_t end = 0, lead = 0;
     size_t off = 0, size = 0;
     while (n < 4096 && cd->api->cuFuncGetParamInfo(fn, (size_t)n, &off, &size) == CUDA_SUCCESS) {
+        if (n == 0)
+            lead = (uint32_t)off;
         if (off + size > end)
             end = (uint32_t)(off + size);
         n++;
     }
     *n_out = n;
-    *size_out = end;
+    *size_out = end - lead;
 }
 
 static enum hcq_status
