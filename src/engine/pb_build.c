@@ -592,24 +592,7 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
                          args_B, map, pp->cbuf0_B);
     if (st != HCQ_OK)
         return st;
-    /* Bring-up (PB_CBUF0_SELF=<offset>:<add>): cbuf0's own GPU address + add, as a u64 at that
-     * cbuf0 offset - the slot through which sm_90 code may form generic addresses of its
-     * parameters (a TMA copy reads its tensor map from parameter space). */
-    static int self_off = -2;
-    static uint32_t self_add;
-    if (self_off == -2) {
-        const char *e = getenv("PB_CBUF0_SELF");
-        self_off = -1;
-        if (e && *e) {
-            char *end = NULL;
-            self_off = (int)strtol(e, &end, 0);
-            self_add = end && *end == ':' ? (uint32_t)strtoul(end + 1, NULL, 0) : 0;
-        }
-    }
-    if (self_off >= 0 && (uint32_t)self_off + 8 <= pp->cbuf0_B && self_off % 8 == 0) {
-        const uint64_t self = va + self_add;
-        memcpy(map + self_off, &self, 8);
-    }
+    gpu_cbuf0_set_va(pd->arch, pp->k, map, pp->cbuf0_B, va);
     struct gpu_qmd_desc d = pp->desc;
     memcpy(d.grid, grid, sizeof d.grid);
     memcpy(d.block, block, sizeof d.block);

@@ -54,6 +54,10 @@ struct hcq_arch {
     uint32_t sass_version;              /* QMD SASS_VERSION: 0x86 ... (rm.md §6.6) */
     uint32_t max_shared_per_sm_KiB;     /* largest shared-memory carve-out (CUDA programming guide) */
     uint32_t copy_sem_payload_bits;     /* copy-engine semaphore payload: 32, or 64 on Hopper+ */
+    uint32_t cbuf0_param_va_off_B;      /* u64 GPU address of the parameters (cbuf0 + parameter
+                                           base): sm_90 code forms generic parameter addresses from
+                                           it (ULDC.64 c[0x0][0x198]: a TMA copy's tensor map);
+                                           0 where not known */
 };
 
 /* blockDim at 0x0/0x4/0x8 and gridDim at 0xC/0x10/0x14 of cbuf0 on every arch here

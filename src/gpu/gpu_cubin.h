@@ -172,6 +172,12 @@ uint32_t gpu_cubin_kernel_local_B(const struct gpu_cubin_kernel *k);
 /* Threads per block allowed by the register count (rm.md §7.4 step 7), capped at 1024. */
 uint32_t gpu_cubin_kernel_max_threads(const struct gpu_cubin_kernel *k);
 
+/* Once the cbuf0 built by gpu_cbuf0_build has its GPU address cbuf0_va: the address of its
+ * parameters at the arch's slot for it (hcq_arch.cbuf0_param_va_off_B; nothing where there is
+ * none). Taking a parameter's address (a __grid_constant__ struct, a TMA tensor map) reads it. */
+void gpu_cbuf0_set_va(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, void *cbuf0,
+                      uint32_t cbuf0_B, uint64_t cbuf0_va);
+
 /* Where the kernel's first parameter starts in its parameter window: 0, except when the
  * compiler aligned it past the window's start - a 64-byte aligned __grid_constant__ struct
  * (TMA tensor maps) starts 0x30 in, so that it lies 64-byte aligned in cbuf0 (0x210 + 0x30 on

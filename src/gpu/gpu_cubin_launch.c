@@ -100,6 +100,17 @@ gpu_cbuf0_build(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, c
     return HCQ_OK;
 }
 
+void
+gpu_cbuf0_set_va(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, void *cbuf0, uint32_t cbuf0_B,
+                 uint64_t cbuf0_va)
+{
+    const uint32_t off = arch->cbuf0_param_va_off_B;
+    if (!off || off + 8 > cbuf0_B)
+        return;
+    const uint32_t base = k && k->param_base_B ? k->param_base_B : arch->cbuf0_params_off_B;
+    util_le64_put((uint8_t *)cbuf0 + off, cbuf0_va + base);
+}
+
 #define INVALID(...) hcq_err(HCQ_ERR_INVALID, "gpu_cubin_qmd_desc: " __VA_ARGS__)
 
 static enum hcq_status

@@ -310,6 +310,18 @@ TEST(cbuf0_other_arches)
     CHECK(get64(cb + 0x2F0) == 0x2222000000ull && get64(cb + 0x2F8) == 0x1111000000ull); /* rm.md §8.6 */
     CHECK((get64(cb + 0x37C) & 0xFFFFFFFF) == 0xFFFDC0 && memcmp(cb + 0x380, params, 8) == 0 &&
           cb[0x390] == 0xEE);
+    /* the parameters' GPU address: at 0x198 on sm_90 (cbuf0 + 0x210: what a TMA copy's tensor
+     * map address is formed from, bench/final/s67.sh), nowhere where the slot is not known */
+    const struct hcq_arch *h = hcq_arch_by_name("gh100");
+    memset(cb, 0xEE, sizeof cb);
+    gpu_cbuf0_set_va(h, NULL, cb, 0x260, 0x7000001000ull);
+    CHECK(get64(cb + 0x198) == 0x7000001210ull && cb[0x197] == 0xEE && cb[0x1A0] == 0xEE);
+    memset(cb, 0xEE, sizeof cb);
+    gpu_cbuf0_set_va(h, NULL, cb, 0x198, 0x7000001000ull); /* a cbuf0 too small for the slot */
+    gpu_cbuf0_set_va(b, NULL, cb, sizeof cb, 0x7000001000ull);
+    gpu_cbuf0_set_va(a, NULL, cb, sizeof cb, 0x7000001000ull);
+    for (size_t i = 0; i < sizeof cb; i++)
+        CHECKF(cb[i] == 0xEE, "byte 0x%zx written where no slot is known", i);
 done:
     gpu_cubin_destroy(img);
     free(elf);
