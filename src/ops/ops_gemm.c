@@ -179,10 +179,13 @@ ops_gemm_kernel(const struct hcq_device_info *info, bool bf16, bool nt)
     const char *force = getenv("NVHCQ_GEMM");
     bool wg = info && info->sm_version == 90 && hcq_cubin_find("k_gemm_wgmma", 90) &&
               !(force && !strcmp(force, "mma"));
-    /* NVHCQ_GEMM=tma: the same kernels fed by the tensor memory accelerator (A/B) */
+    /* The same kernels fed by the tensor memory accelerator where their cubin exists (H100,
+     * session 10, bench/final/s68.sh: 4096^3 709-736 vs 555-563 TFLOP/s with the cp.async
+     * producer, 98-99% of cuBLAS; 8192^3 695-772, 93-104%); NVHCQ_GEMM=cpasync keeps the
+     * cp.async producer (A/B). */
     static const char *const tma[2][2] = {{"k_gemm_wgmma_f16_tma", "k_gemm_wgmma_f16_nt_tma"},
                                           {"k_gemm_wgmma_bf16_tma", "k_gemm_wgmma_bf16_nt_tma"}};
-    if (wg && force && !strcmp(force, "tma") && hcq_cubin_find("k_gemm_wgmma_tma", 90))
+    if (wg && !(force && !strcmp(force, "cpasync")) && hcq_cubin_find("k_gemm_wgmma_tma", 90))
         return tma[bf16][nt];
     return names[wg][bf16][nt];
 }
