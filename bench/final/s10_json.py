@@ -18,5 +18,7 @@ convert({
     "nvidia-h100/2026-11-26-s10-latency-final": (H100, "25717d2", "bench/final/s62.sh"),
     "nvidia-h100/2026-11-26-s10-latency-s63": (H100, "700462a", "bench/final/s63.sh (asked for an H200, ran on H100)"),
     "nvidia-h100/2026-11-26-s10-latency-release-membar": (H100, "92f349e", "bench/final/s64.sh"),
+    "nvidia-h100/2026-11-26-s10-gemm-tma-s66": (H100, "79dfc0c", "bench/final/s66.sh"),
+    "nvidia-h100/2026-11-26-s10-gemm-tma": (H100, "6dc0ced", "bench/final/s68.sh"),
     "nvidia-h100/2026-11-26-s10-latency-s65": (H100, "a37469a", "bench/final/s65.sh"),
 })

@@ -36,6 +36,8 @@ def bench_rows(text):
             variant = {"round": h.group(1), "env": h.group(2)}
             continue
         m = re.match(r"(\w+)\s+(\w+)\s+(.*?)\s+(rm:0|cuda:0|cublas)\s+" + NUM + r"\s+" + NUM + r"\s+" + NUM + r"\s+(\S+)", line)
+        if m and m.group(5) == "-":
+            continue  # an ERROR row: no numbers
         if m:
             rec = {"group": m.group(1), "row": m.group(2), "what": m.group(3).strip(), "device": m.group(4),
                    "median": float(m.group(5)), "best": float(m.group(6)), "p99_side": float(m.group(7)),
@@ -81,7 +83,7 @@ def convert(meta, r=R, drv=DRV):
         text = open(src).read()
         if src.endswith(".md"):
             recs = md_table(text)
-        elif "latency" in key or key.endswith("gemm"):
+        elif "latency" in key or "gemm" in key:
             recs = bench_rows(text)
         else:
             recs = tg_rows(text)

@@ -100,6 +100,7 @@ run(struct tcase c)
 int
 main(void)
 {
+    setvbuf(stdout, NULL, _IONBF, 0); /* the encoder's refusals go to stderr: keep the order */
     void *h = dlopen("libcuda.so.1", RTLD_NOW);
     if (!h) {
         printf("no libcuda\n");
