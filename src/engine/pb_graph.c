@@ -135,7 +135,17 @@ pb_graph_build_one(struct pb_graph *pg, struct hcq_graph *g, struct pb_graph_buf
     t->arena_B = arena_B;
     t->main_base = pq->main.tl_last;
     t->aux_base = pq->aux ? pq->aux->tl_last : 0;
+    /* A replay may follow a stream segment whose last grid released its value from its QMD
+     * and may still run (pb_build.c pb_end_by_qmd): the graph's first launch on main must
+     * come behind a WFI, so it is built as if main were busy. Building submits nothing, so
+     * the channels' real state is put back afterwards (a stream launch after this build
+     * still needs its WFI). */
+    const bool main_busy = pq->main.busy, aux_busy = pq->aux && pq->aux->busy;
+    pq->main.busy = true;
     st = pb_build(pq, &g->cl, g->vars, t);
+    pq->main.busy = main_busy;
+    if (pq->aux)
+        pq->aux->busy = aux_busy;
     t->main_count = (uint32_t)(pq->main.tl_last - t->main_base);
     t->aux_count = pq->aux ? (uint32_t)(pq->aux->tl_last - t->aux_base) : 0;
     if (st == HCQ_OK)

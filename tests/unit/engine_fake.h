@@ -54,6 +54,9 @@ struct fake_chan {
     uint32_t subc_cls[8];
     bool windows;
     uint64_t local_va, local_per_tpc;
+    /* a grid whose QMD released a segment's timeline value (slot 1, pb_end_by_qmd) may still
+     * run on real hardware: the next SEND_PCAS must come behind a WFI (or a RELEASE_WFI) */
+    bool open_grid;
 };
 
 struct fake_kmd {
@@ -287,6 +290,8 @@ fake_launch(struct fake_kmd *k, struct fake_chan *c, uint64_t qmd_va)
             if (rel->structure_size == GPU_QMD_RELEASE_STRUCTURE_SIZE_FOUR_WORDS)
                 __atomic_store_n(p + 1, hcq_time_ns(), __ATOMIC_RELEASE);
             atomic_fetch_add(&k->qmd_releases, 1);
+            if (r == 1)
+                c->open_grid = true;
         }
         qmd_va = d.dependent.enable ? d.dependent.qmd_va : 0;
     }
@@ -325,6 +330,8 @@ fake_method(struct fake_kmd *k, struct fake_chan *c, const struct gpu_push_write
             }
             uint32_t op = v & 7;
             if (op == 1) {
+                if ((v >> 20) & 1) /* RELEASE_WFI */
+                    c->open_grid = false;
                 if (b64)
                     __atomic_store_n(p, pay, __ATOMIC_RELEASE);
                 else
@@ -345,8 +352,11 @@ fake_method(struct fake_kmd *k, struct fake_chan *c, const struct gpu_push_write
             fake_set_fault(k, "semaphore operation", op);
             return true;
         }
+        case 0x78: /* WFI */
+            c->open_grid = false;
+            return true;
         default:
-            return true; /* WFI, NON_STALL_INTERRUPT, ...: nothing to do here */
+            return true; /* NON_STALL_INTERRUPT, ...: nothing to do here */
         }
     }
     uint32_t cls = c->subc_cls[w->subc];
@@ -369,6 +379,12 @@ fake_method(struct fake_kmd *k, struct fake_chan *c, const struct gpu_push_write
             c->qmd_va = (uint64_t)v << 8;
             return true;
         case 0x2C0:
+            if (c->open_grid) {
+                fake_set_fault(
+                    k, "SEND_PCAS while a grid whose QMD ended a segment may still run (no WFI since)",
+                    c->qmd_va);
+                return true;
+            }
             fake_launch(k, c, c->qmd_va);
             return true;
         default:

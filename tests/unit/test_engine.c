@@ -469,6 +469,64 @@ done:
     hcq_device_close(dev);
 }
 
+/* A stream submission released by its last QMD leaves that grid possibly running (no WFI
+ * after it): whatever launches next on the channel - a stream launch, a graph's first launch
+ * at a replay, and also a stream launch after a graph was built (building submits nothing
+ * and must not clear that state) - must come behind a WFI. The fake GPU faults a SEND_PCAS
+ * that follows such a grid without one. */
+TEST(fake_launch_after_qmd_release_waits)
+{
+    struct fake_kmd *k = NULL;
+    struct hcq_device *dev = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_queue *q;
+    struct hcq_buf *b;
+    struct hcq_graph *g = NULL;
+    uint32_t ref[64];
+    CHECK_OK(fake_open("gh100", false, &k, &dev));
+    CHECK_OK(fake_prog(dev, &muladd_desc, &prog));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_buf_alloc(dev, sizeof ref, HCQ_MEM_HOST, &b));
+    uint32_t *x = fill_random(b, 64, ref);
+    struct muladd_params p = {hcq_buf_va(b), 64, 3};
+    /* the graph: two launches */
+    CHECK_OK(hcq_graph_begin(q));
+    CHECK_OK(hcq_queue_launch(q, prog, one3, one3, &p, sizeof p));
+    CHECK_OK(hcq_queue_launch(q, prog, one3, one3, &p, sizeof p));
+    CHECK_OK(hcq_graph_end(q, &g));
+    for (int round = 0; round < 3; round++) {
+        CHECK_OK(hcq_queue_launch(q, prog, one3, one3, &p, sizeof p)); /* stream, ends by QMD */
+        ref_muladd(ref, 64, p.k);
+        CHECK_OK(hcq_queue_submit(q));
+        CHECK_OK(hcq_graph_replay(g)); /* its first launch behind a WFI */
+        ref_muladd(ref, 64, p.k);
+        ref_muladd(ref, 64, p.k);
+        CHECK_OK(hcq_queue_launch(q, prog, one3, one3, &p, sizeof p));
+        ref_muladd(ref, 64, p.k);
+        CHECK_OK(hcq_queue_submit(q));
+        if (round == 1) { /* a graph built while a grid may run, then a stream launch */
+            struct hcq_graph *g2 = NULL;
+            CHECK_OK(hcq_graph_begin(q));
+            CHECK_OK(hcq_queue_launch(q, prog, one3, one3, &p, sizeof p));
+            CHECK_OK(hcq_graph_end(q, &g2));
+            CHECK_OK(hcq_queue_launch(q, prog, one3, one3, &p, sizeof p));
+            ref_muladd(ref, 64, p.k);
+            CHECK_OK(hcq_queue_submit(q));
+            CHECK_OK(hcq_graph_replay(g2));
+            ref_muladd(ref, 64, p.k);
+            CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+            hcq_graph_destroy(g2);
+        }
+    }
+    CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
+    for (uint32_t i = 0; i < 64; i++)
+        CHECKF(x[i] == ref[i], "x[%u] = 0x%08x (expected 0x%08x)", i, x[i], ref[i]);
+done:
+    hcq_graph_destroy(g);
+    fake_prog_free(prog);
+    hcq_device_close(dev);
+}
+
 /* Copies on a copy queue, and on a compute queue (copy helper channel) between launches. */
 static void
 fake_copies_on(struct th *t, bool cpu_copies)
@@ -977,6 +1035,7 @@ main(int argc, char **argv)
         TH_CASE(fake_stream_wraparound),
         TH_CASE(fake_gpfifo_full_waits),
         TH_CASE(fake_segment_end_by_qmd),
+        TH_CASE(fake_launch_after_qmd_release_waits),
         TH_CASE(fake_copies),
         TH_CASE(fake_copies_by_cpu),
         TH_CASE(fake_copies_by_cpu_queue_order),
