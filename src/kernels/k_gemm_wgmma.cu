@@ -597,9 +597,19 @@ extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) K_GW_ENTRY(k_gemm_
 #ifndef K_GW_NO_LLM
 /* The LLM prefill GEMM (k_llm_gemm's contract, k_llm_gemm_params.h) on this body: tokens are
  * A's rows (x f16[n][k]), the weight rows B's ([rows][k]: the NT form), y[i * y_stride + r]
- * (+)= x_i . w_r + b[r]. */
+ * (+)= x_i . w_r + b[r]. The TMA build's entry takes the two tensor maps first. */
+#if K_GW_TMA
+extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1)
+    k_llm_gemm_wgmma_tma(const __grid_constant__ struct k_llm_gemm_tma_params p)
+{
+    k_gw_body<false, true>(
+        k_gw_args{p.g.y_va, p.g.x_va, p.g.w_va, p.g.b_va, p.g.n, p.g.rows, p.g.k, p.g.y_stride, p.g.accumulate},
+        p.tmap_x, p.tmap_w);
+}
+#else
 extern "C" __global__ void __launch_bounds__(K_GW_THREADS, 1) k_llm_gemm_wgmma(const struct k_llm_gemm_params p)
 {
     k_gw_body<false, true>(k_gw_args{p.y_va, p.x_va, p.w_va, p.b_va, p.n, p.rows, p.k, p.y_stride, p.accumulate});
 }
+#endif
 #endif /* K_GW_NO_LLM */

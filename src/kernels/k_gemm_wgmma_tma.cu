@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * k_gemm_wgmma_tma.cu - k_gemm_wgmma.cu's wide GEMMs (128 x 256 tiles) with the tensor memory
- * accelerator as the producer: k_gemm_wgmma_f16_tma, _bf16_tma, _f16_nt_tma, _bf16_nt_tma. Why:
+ * accelerator as the producer: k_gemm_wgmma_f16_tma, _bf16_tma, _f16_nt_tma, _bf16_nt_tma, and
+ * the LLM prefill GEMM k_llm_gemm_wgmma_tma (k_llm_gemm_params.h; not run on a GPU yet). Why:
  * the cp.async producer (128 threads, 24 sixteen-byte copies each per k-step) keeps the main
  * loop at ~0.9 us per k-step where the tensor cores need ~0.55 (bench/notes-gemm.md session 5);
  * one thread issuing two to five TMA copies per k-step frees the load/store path the consumers'
@@ -14,5 +15,4 @@
  */
 #define K_GW_TMA 1
 #define K_GW_SUFFIX _tma
-#define K_GW_NO_LLM 1
 #include "k_gemm_wgmma.cu"

@@ -75,6 +75,20 @@ K_PARAMS_FIELD(k_llm_gemm, y_stride, 44);
 K_PARAMS_FIELD(k_llm_gemm, accumulate, 48);
 K_PARAMS_FIELD(k_llm_gemm, pad0, 52);
 
+/* k_llm_gemm_wgmma_tma (k_gemm_wgmma_tma.cu, sm_90a): k_llm_gemm_wgmma's contract (g) with x and
+ * w read by the tensor memory accelerator through two tensor maps (src/kernels/k_tmap.h): x as
+ * (k, n) in boxes of 64 x 128, w as (k, rows) in boxes of 64 x 256, f16, 128-byte swizzle; the
+ * kernel takes their parameter-space addresses (__grid_constant__), so the struct is 64-byte
+ * aligned (k_params.h K_ALIGN64). */
+struct k_llm_gemm_tma_params {
+    K_ALIGN64 uint64_t tmap_x[16];
+    K_ALIGN64 uint64_t tmap_w[16];
+    struct k_llm_gemm_params g;
+};
+K_PARAMS_SIZE(k_llm_gemm_tma, 320);
+K_PARAMS_FIELD(k_llm_gemm_tma, tmap_w, 128);
+K_PARAMS_FIELD(k_llm_gemm_tma, g, 256);
+
 #define K_LLM_GEMM_THREADS 128u   /* k_llm_gemm block: 2 x 2 warps */
 #define K_LLM_GEMM_TILE_M 128u    /* tokens per block tile */
 #define K_LLM_GEMM_TILE_N 64u     /* output rows per block tile */

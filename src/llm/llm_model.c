@@ -8,9 +8,11 @@
  * Layer: llm (uses only include/hcq.h and the kernel param headers).
  */
 #include "llm_model_int.h"
+#include "llm_model_priv.h"
 
 #include "util_log.h"
 #include "k_llm_gemm_params.h"
+#include "k_tmap.h"
 #include "k_llm_attn_decode.h"
 #include "k_llm_matvec.h"
 #include "k_llm_params.h"
@@ -106,10 +108,16 @@ prefill_gemm_init(struct llm_model *m, uint32_t min_n)
     struct hcq_device_info info;
     const char *force = getenv("NVHCQ_GEMM");
     const bool want = !(force && !strcmp(force, "mma"));
+    /* NVHCQ_LLM_GEMM_TMA=1 (A/B, not yet run on a GPU): the TMA-fed build of that kernel
+     * (k_gemm_wgmma_tma.cu; the plain GEMM's TMA build reached 98% of cuBLAS at 4096^3 on H100
+     * where the cp.async one reached 76%, bench/notes-gemm.md session 10) */
+    const char *tma_env = getenv("NVHCQ_LLM_GEMM_TMA");
+    const bool tma = tma_env && !strcmp(tma_env, "1");
     if (want && hcq_device_info(m->dev, &info) == HCQ_OK && info.sm_version == 90 &&
-        hcq_program_load(m->dev, "k_llm_gemm_wgmma", &pg->gemm_wg) == HCQ_OK) {
+        hcq_program_load(m->dev, tma ? "k_llm_gemm_wgmma_tma" : "k_llm_gemm_wgmma", &pg->gemm_wg) == HCQ_OK) {
         pg->sm_count = info.sm_count;
         pg->wg_always = force && !strcmp(force, "wgmma");
+        pg->wg_tma = tma;
     }
     if ((st = hcq_buf_alloc(m->dev, pg->w16_B + pg->x16_B, HCQ_MEM_DEVICE, &pg->buf)))
         goto fail;
@@ -429,6 +437,35 @@ launch_pg(struct llm_model *m, int prog, uint32_t gx, uint32_t block, const void
     return hcq_queue_launch(m->q, m->pg.prog[prog], grid, blk, args, args_B);
 }
 
+/* The TMA kernel's parameters: gp and its two tensor maps (k_llm_gemm_params.h): x f16 [n][k]
+ * as (k, n) in boxes of 64 x 128, w f16 [rows][k] as (k, rows) in boxes of 64 x 256, 128-byte
+ * swizzle (k_tmap.h). */
+enum hcq_status
+llm_gemm_tma_params(struct k_llm_gemm_tma_params *tp, const struct k_llm_gemm_params *gp)
+{
+    memset(tp, 0, sizeof *tp);
+    tp->g = *gp;
+    const struct k_tmap_desc tx = {.type = K_TMAP_F16,
+                                   .rank = 2,
+                                   .va = gp->x_va,
+                                   .dim = {gp->k, gp->n},
+                                   .stride_B = {(uint64_t)gp->k * 2},
+                                   .box = {64, K_GEMM_WG_BM},
+                                   .swizzle = K_TMAP_SWIZZLE_128B};
+    const struct k_tmap_desc tw = {.type = K_TMAP_F16,
+                                   .rank = 2,
+                                   .va = gp->w_va,
+                                   .dim = {gp->k, gp->rows},
+                                   .stride_B = {(uint64_t)gp->k * 2},
+                                   .box = {64, K_GEMM_WG_BN},
+                                   .swizzle = K_TMAP_SWIZZLE_128B};
+    const char *why = "";
+    if (k_tmap_encode(&tx, tp->tmap_x, &why) || k_tmap_encode(&tw, tp->tmap_w, &why))
+        return hcq_err(HCQ_ERR_INVALID, "llm prefill GEMM: tensor map of %u x %u x %u: %s", gp->n, gp->rows,
+                       gp->k, why);
+    return HCQ_OK;
+}
+
 /* Prefill matmul on tensor cores: the n_w matrices ws (rows of the same k) -> consecutive rows
  * of the f16 scratch, x rows -> f16 scratch, one GEMM into y (k_llm_gemm.cu): the matrices' rows
  * are y's columns in order. Same contract as matmul() below for one matrix. */
@@ -478,7 +515,12 @@ matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_t n_
     if (pg->gemm_wg && (pg->wg_always || 4 * wg_tiles >= 3ull * pg->sm_count)) {
         const uint32_t grid[3] = {wg_tiles > pg->sm_count ? pg->sm_count : (uint32_t)wg_tiles, 1, 1};
         const uint32_t blk[3] = {K_GEMM_WG_THREADS, 1, 1};
-        return hcq_queue_launch(m->q, pg->gemm_wg, grid, blk, &gp, sizeof gp);
+        if (!pg->wg_tma)
+            return hcq_queue_launch(m->q, pg->gemm_wg, grid, blk, &gp, sizeof gp);
+        struct k_llm_gemm_tma_params tp;
+        if ((st = llm_gemm_tma_params(&tp, &gp)) != HCQ_OK)
+            return st;
+        return hcq_queue_launch(m->q, pg->gemm_wg, grid, blk, &tp, sizeof tp);
     }
     uint64_t tiles = (uint64_t)((n + K_LLM_GEMM_TILE_M - 1) / K_LLM_GEMM_TILE_M) *
                      ((rows + K_LLM_GEMM_TILE_N - 1) / K_LLM_GEMM_TILE_N);

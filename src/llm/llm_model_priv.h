@@ -49,4 +49,11 @@ HCQ_MUST_CHECK enum hcq_status llm_tensor_get(const struct llm_gguf *g, const ch
                                               uint64_t ne1, bool optional,
                                               const struct llm_gguf_tensor **t_out);
 
+/* k_llm_gemm_wgmma_tma's parameters (the prefill GEMM fed by the tensor memory accelerator,
+ * NVHCQ_LLM_GEMM_TMA=1): gp and the tensor maps of its x and w (llm_model.c). */
+struct k_llm_gemm_tma_params;
+struct k_llm_gemm_params;
+HCQ_MUST_CHECK enum hcq_status llm_gemm_tma_params(struct k_llm_gemm_tma_params *tp,
+                                                   const struct k_llm_gemm_params *gp);
+
 #endif /* LLM_MODEL_PRIV_H */

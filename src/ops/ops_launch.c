@@ -234,23 +234,23 @@ ops_gemm_tma_params(struct k_gemm_tma_params *tp, const struct k_gemm_params *p,
 {
     /* A [m][k] as (k, m) in boxes of 64 x 128; B [n][k] as (k, n) in boxes of 64 x 256, or
      * [k][n] as (n, k) in 64 x 64 panels; 128-byte swizzle (k_params.h) */
-    const enum ops_tmap_type ty = bf16 ? OPS_TMAP_BF16 : OPS_TMAP_F16;
+    const enum k_tmap_type ty = bf16 ? K_TMAP_BF16 : K_TMAP_F16;
     memset(tp, 0, sizeof *tp);
     tp->g = *p;
-    const struct ops_tmap_desc ta = {.type = ty,
-                                     .rank = 2,
-                                     .va = p->a_va,
-                                     .dim = {p->k, p->m},
-                                     .stride_B = {(uint64_t)p->k * 2},
-                                     .box = {64, K_GEMM_WG_BM},
-                                     .swizzle = OPS_TMAP_SWIZZLE_128B};
-    const struct ops_tmap_desc tb = {.type = ty,
-                                     .rank = 2,
-                                     .va = p->b_va,
-                                     .dim = {nt ? p->k : p->n, nt ? p->n : p->k},
-                                     .stride_B = {(uint64_t)(nt ? p->k : p->n) * 2},
-                                     .box = {64, nt ? K_GEMM_WG_BN : 64},
-                                     .swizzle = OPS_TMAP_SWIZZLE_128B};
+    const struct k_tmap_desc ta = {.type = ty,
+                                   .rank = 2,
+                                   .va = p->a_va,
+                                   .dim = {p->k, p->m},
+                                   .stride_B = {(uint64_t)p->k * 2},
+                                   .box = {64, K_GEMM_WG_BM},
+                                   .swizzle = K_TMAP_SWIZZLE_128B};
+    const struct k_tmap_desc tb = {.type = ty,
+                                   .rank = 2,
+                                   .va = p->b_va,
+                                   .dim = {nt ? p->k : p->n, nt ? p->n : p->k},
+                                   .stride_B = {(uint64_t)(nt ? p->k : p->n) * 2},
+                                   .box = {64, nt ? K_GEMM_WG_BN : 64},
+                                   .swizzle = K_TMAP_SWIZZLE_128B};
     enum hcq_status st = ops_tmap_encode(&ta, tp->tmap_a);
     return st == HCQ_OK ? ops_tmap_encode(&tb, tp->tmap_b) : st;
 }

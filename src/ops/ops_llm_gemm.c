@@ -10,6 +10,7 @@
 #include "k_llm_gemm_params.h"
 
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 static void
@@ -48,10 +49,10 @@ twin_cast_f16(struct hcq_twin_launch *l)
 /* k_llm_gemm (block K_LLM_GEMM_THREADS) and k_llm_gemm_wgmma (K_GEMM_WG_THREADS): the same sums;
  * like the kernels, another block writes nothing. */
 static void
-twin_gemm_block(struct hcq_twin_launch *l, uint32_t threads)
+twin_gemm_block(struct hcq_twin_launch *l, uint32_t threads, uint32_t params_off)
 {
     struct k_llm_gemm_params p;
-    memcpy(&p, l->params, sizeof p);
+    memcpy(&p, (const uint8_t *)l->params + params_off, sizeof p);
     if (l->block[0] != threads || l->block[1] != 1 || l->block[2] != 1 || !p.n || !p.rows)
         return;
     const uint16_t *x = HCQ_TWIN_PTR(l, p.x_va, 2ull * p.n * p.k);
@@ -87,13 +88,20 @@ twin_gemm_block(struct hcq_twin_launch *l, uint32_t threads)
 static void
 twin_gemm(struct hcq_twin_launch *l)
 {
-    twin_gemm_block(l, K_LLM_GEMM_THREADS);
+    twin_gemm_block(l, K_LLM_GEMM_THREADS, 0);
 }
 
 static void
 twin_gemm_wgmma(struct hcq_twin_launch *l)
 {
-    twin_gemm_block(l, K_GEMM_WG_THREADS);
+    twin_gemm_block(l, K_GEMM_WG_THREADS, 0);
+}
+
+/* k_llm_gemm_wgmma_tma: the same, its k_llm_gemm_params after the two tensor maps */
+static void
+twin_gemm_wgmma_tma(struct hcq_twin_launch *l)
+{
+    twin_gemm_block(l, K_GEMM_WG_THREADS, offsetof(struct k_llm_gemm_tma_params, g));
 }
 
 const struct hcq_kernel_desc ops_llm_gemm_kernels[] = {
@@ -102,6 +110,8 @@ const struct hcq_kernel_desc ops_llm_gemm_kernels[] = {
     {"k_llm_gemm", "k_llm_gemm", sizeof(struct k_llm_gemm_params), twin_gemm},
     /* sm_90a only (Makefile CU_SM90A_SRCS); its ring in dynamic shared memory */
     {"k_llm_gemm_wgmma", "k_gemm_wgmma", sizeof(struct k_llm_gemm_params), twin_gemm_wgmma,
+     K_GEMM_WG_SHARED_B, 90},
+    {"k_llm_gemm_wgmma_tma", "k_gemm_wgmma_tma", sizeof(struct k_llm_gemm_tma_params), twin_gemm_wgmma_tma,
      K_GEMM_WG_SHARED_B, 90},
     {0},
 };

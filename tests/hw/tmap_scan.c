@@ -59,23 +59,23 @@ run(struct tcase c)
     for (int i = 0; i < 16; i++)
         printf(" %016llx", (unsigned long long)q[i]);
     /* the same case through nvhcq's encoder */
-    int ty = c.dt == CU_TENSOR_MAP_DATA_TYPE_FLOAT16    ? OPS_TMAP_F16
-             : c.dt == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 ? OPS_TMAP_BF16
-             : c.dt == CU_TENSOR_MAP_DATA_TYPE_UINT8    ? OPS_TMAP_U8
-             : c.dt == CU_TENSOR_MAP_DATA_TYPE_UINT16   ? OPS_TMAP_U16
-             : c.dt == CU_TENSOR_MAP_DATA_TYPE_UINT32   ? OPS_TMAP_U32
-             : c.dt == CU_TENSOR_MAP_DATA_TYPE_FLOAT32  ? OPS_TMAP_F32
+    int ty = c.dt == CU_TENSOR_MAP_DATA_TYPE_FLOAT16    ? K_TMAP_F16
+             : c.dt == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 ? K_TMAP_BF16
+             : c.dt == CU_TENSOR_MAP_DATA_TYPE_UINT8    ? K_TMAP_U8
+             : c.dt == CU_TENSOR_MAP_DATA_TYPE_UINT16   ? K_TMAP_U16
+             : c.dt == CU_TENSOR_MAP_DATA_TYPE_UINT32   ? K_TMAP_U32
+             : c.dt == CU_TENSOR_MAP_DATA_TYPE_FLOAT32  ? K_TMAP_F32
                                                         : -1;
     if (ty < 0 || c.il != CU_TENSOR_MAP_INTERLEAVE_NONE) {
         printf(" ours=-\n");
         return;
     }
-    struct ops_tmap_desc d = {.type = (enum ops_tmap_type)ty,
-                              .rank = c.rank,
-                              .va = c.addr,
-                              .swizzle = (enum ops_tmap_swizzle)c.sw,
-                              .l2_promotion = (uint32_t)c.l2,
-                              .oob_nan = c.oob != CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE};
+    struct k_tmap_desc d = {.type = (enum k_tmap_type)ty,
+                            .rank = c.rank,
+                            .va = c.addr,
+                            .swizzle = (enum k_tmap_swizzle)c.sw,
+                            .l2_promotion = (uint32_t)c.l2,
+                            .oob_nan = c.oob != CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE};
     for (int i = 0; i < 5; i++) {
         d.dim[i] = c.dim[i];
         d.box[i] = c.box[i];

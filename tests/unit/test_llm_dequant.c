@@ -141,8 +141,10 @@ done:;
 
 /* One GEMM case on one program: y (+)= x w^T + b over n tokens x rows outputs, y_stride >= rows
  * (the gap columns must keep their poison), grid `grid` (0: the launcher's own). */
+static const char *const gemm_names[3] = {"k_llm_gemm", "k_llm_gemm_wgmma", "k_llm_gemm_wgmma_tma"};
+
 static void
-gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_program *prog, bool wg,
+gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_program *prog, int wg,
           uint32_t n, uint32_t rows, uint32_t k, bool bias, bool acc, uint32_t grid_x, uint32_t sms)
 {
     const uint32_t ys = (rows + 2 * (uint32_t)(rng % 3) + 1) & ~1u; /* even, >= rows */
@@ -180,7 +182,13 @@ gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_
     uint32_t tiles = ((n + tm - 1) / tm) * ((rows + tn - 1) / tn), cap = wg && sms ? sms : 65535;
     uint32_t grid[3] = {grid_x ? grid_x : tiles > cap ? cap : tiles, 1, 1};
     uint32_t block[3] = {wg ? K_GEMM_WG_THREADS : K_LLM_GEMM_THREADS, 1, 1};
-    CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
+    if (wg == 2) { /* the TMA build: the tensor maps of x and w first (llm_gemm_tma_params) */
+        struct k_llm_gemm_tma_params tp;
+        CHECK_OK(llm_gemm_tma_params(&tp, &p));
+        CHECK_OK(hcq_queue_launch(q, prog, grid, block, &tp, sizeof tp));
+    } else {
+        CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
+    }
     CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
     CHECK_OK(hcq_buf_read(yb, 0, y, 4 * ny));
     int bad = 0;
@@ -191,8 +199,7 @@ gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_
             memcpy(&u0, &y0[i], 4), memcpy(&u1, &y[i], 4);
             if (u0 != u1 && bad++ < 3)
                 CHECKF(0, "%s: y[%llu] (token %llu, column %llu) outside the output was written",
-                       wg ? "k_llm_gemm_wgmma" : "k_llm_gemm", (unsigned long long)i, (unsigned long long)tok,
-                       (unsigned long long)r);
+                       gemm_names[wg], (unsigned long long)i, (unsigned long long)tok, (unsigned long long)r);
             continue;
         }
         double ref = 0, mag = 0;
@@ -206,8 +213,8 @@ gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_
         const double tol = k * ldexp(1.0, -23) * mag + ldexp(fabs(ref) + fabs(base), -22);
         if (!(fabs(y[i] - ref) <= tol) && bad++ < 3)
             CHECKF(0, "%s n %u rows %u k %u bias %d acc %d grid %u: y[%llu][%llu] = %g, want %g (tol %g)",
-                   wg ? "k_llm_gemm_wgmma" : "k_llm_gemm", n, rows, k, bias, acc, grid[0],
-                   (unsigned long long)tok, (unsigned long long)r, y[i], ref, tol);
+                   gemm_names[wg], n, rows, k, bias, acc, grid[0], (unsigned long long)tok,
+                   (unsigned long long)r, y[i], ref, tol);
     }
     CHECK(bad == 0);
 done:
@@ -221,7 +228,7 @@ gemm_device(struct th *t, const char *dn)
 {
     struct hcq_device *dev = NULL;
     struct hcq_queue *q = NULL;
-    struct hcq_program *prog[2] = {NULL, NULL};
+    struct hcq_program *prog[3] = {NULL, NULL, NULL};
     struct hcq_device_info info;
     if (hcq_device_open(dn, &dev) != HCQ_OK) {
         printf("    %s: does not open here, skipped\n", dn);
@@ -231,10 +238,11 @@ gemm_device(struct th *t, const char *dn)
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
     CHECK_OK(hcq_program_load(dev, "k_llm_gemm", &prog[0]));
     /* the wgmma kernel: twins on cpu/emu, the sm_90a cubin on sm_90 GPUs (none elsewhere) */
-    if (hcq_program_load(dev, "k_llm_gemm_wgmma", &prog[1]) != HCQ_OK)
-        printf("    %s (%s): no k_llm_gemm_wgmma here\n", dn, info.arch);
+    for (int i = 1; i < 3; i++)
+        if (hcq_program_load(dev, gemm_names[i], &prog[i]) != HCQ_OK)
+            printf("    %s (%s): no %s here\n", dn, info.arch, gemm_names[i]);
     const bool host = !strcmp(info.backend, "cpu") || info.emulated;
-    for (int wg = 0; wg < 2 && !t->failed; wg++) {
+    for (int wg = 0; wg < 3 && !t->failed; wg++) {
         if (!prog[wg])
             continue;
         for (int c = 0; c < 4 && !t->failed; c++) {
@@ -245,11 +253,11 @@ gemm_device(struct th *t, const char *dn)
             const uint32_t k = 8 * (1 + (uint32_t)((rng >> 32) % (host ? 40 : 128)));
             gemm_case(t, dev, q, prog[wg], wg, n, rows, k, c & 1, c & 2, c == 3 ? 3 : 0, info.sm_count);
         }
-        printf("    %s: %s checked\n", dn, wg ? "k_llm_gemm_wgmma" : "k_llm_gemm");
+        printf("    %s: %s checked\n", dn, gemm_names[wg]);
     }
 done:
-    hcq_program_destroy(prog[0]);
-    hcq_program_destroy(prog[1]);
+    for (int i = 0; i < 3; i++)
+        hcq_program_destroy(prog[i]);
     hcq_queue_destroy(q);
     hcq_device_close(dev);
     return true;

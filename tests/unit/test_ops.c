@@ -294,14 +294,14 @@ TEST(tmap_matches_cuda_driver)
 {
     for (uint32_t i = 0; i < sizeof tmap_ref / sizeof tmap_ref[0]; i++) {
         /* tmap_scan.c's base case: f16 4096 x 2048, row stride 8192 B, box 64 x 128, 128 B swizzle */
-        struct ops_tmap_desc d = {.type = OPS_TMAP_F16,
-                                  .rank = 2,
-                                  .va = 0x7f1234560000ull,
-                                  .dim = {4096, 2048, 1, 1, 1},
-                                  .stride_B = {8192, 0, 0, 0},
-                                  .box = {64, 128, 1, 1, 1},
-                                  .elem_stride = {1, 1, 1, 1, 1},
-                                  .swizzle = OPS_TMAP_SWIZZLE_128B};
+        struct k_tmap_desc d = {.type = K_TMAP_F16,
+                                .rank = 2,
+                                .va = 0x7f1234560000ull,
+                                .dim = {4096, 2048, 1, 1, 1},
+                                .stride_B = {8192, 0, 0, 0},
+                                .box = {64, 128, 1, 1, 1},
+                                .elem_stride = {1, 1, 1, 1, 1},
+                                .swizzle = K_TMAP_SWIZZLE_128B};
         switch (i) {
         case 1:
             d.va = 1ull << 56;
@@ -328,22 +328,22 @@ TEST(tmap_matches_cuda_driver)
             d.elem_stride[1] = 3;
             break;
         case 9:
-            d.type = OPS_TMAP_U8;
+            d.type = K_TMAP_U8;
             break;
         case 10:
-            d.type = OPS_TMAP_U16;
+            d.type = K_TMAP_U16;
             break;
         case 11:
-            d.type = OPS_TMAP_BF16;
+            d.type = K_TMAP_BF16;
             break;
         case 12:
-            d.swizzle = OPS_TMAP_SWIZZLE_NONE;
+            d.swizzle = K_TMAP_SWIZZLE_NONE;
             break;
         case 13:
-            d.swizzle = OPS_TMAP_SWIZZLE_32B, d.box[0] = 16;
+            d.swizzle = K_TMAP_SWIZZLE_32B, d.box[0] = 16;
             break;
         case 14:
-            d.swizzle = OPS_TMAP_SWIZZLE_64B, d.box[0] = 32;
+            d.swizzle = K_TMAP_SWIZZLE_64B, d.box[0] = 32;
             break;
         case 15:
             d.l2_promotion = 3;
@@ -352,7 +352,7 @@ TEST(tmap_matches_cuda_driver)
             d.oob_nan = true;
             break;
         case 17:
-            d.rank = 1, d.swizzle = OPS_TMAP_SWIZZLE_NONE;
+            d.rank = 1, d.swizzle = K_TMAP_SWIZZLE_NONE;
             break;
         case 18:
             d.rank = 3, d.dim[2] = 5, d.stride_B[1] = 8192ull * 2048, d.box[2] = 2;
@@ -381,18 +381,18 @@ TEST(tmap_matches_cuda_driver)
     }
     /* what the driver refused in the same run: a misaligned address, a 256-byte row under the
      * 128-byte swizzle (f32 x 64); and what the encoder does not know */
-    struct ops_tmap_desc d = {.type = OPS_TMAP_F16,
-                              .rank = 2,
-                              .va = 0x7f1234560008ull,
-                              .dim = {4096, 2048},
-                              .stride_B = {8192},
-                              .box = {64, 128},
-                              .swizzle = OPS_TMAP_SWIZZLE_128B};
+    struct k_tmap_desc d = {.type = K_TMAP_F16,
+                            .rank = 2,
+                            .va = 0x7f1234560008ull,
+                            .dim = {4096, 2048},
+                            .stride_B = {8192},
+                            .box = {64, 128},
+                            .swizzle = K_TMAP_SWIZZLE_128B};
     uint64_t q[16];
     CHECK(ops_tmap_encode(&d, q) == HCQ_ERR_INVALID);
-    d.va += 8, d.type = OPS_TMAP_F32;
+    d.va += 8, d.type = K_TMAP_F32;
     CHECK(ops_tmap_encode(&d, q) == HCQ_ERR_INVALID);
-    d.type = OPS_TMAP_F16, d.box[1] = 257;
+    d.type = K_TMAP_F16, d.box[1] = 257;
     CHECK(ops_tmap_encode(&d, q) == HCQ_ERR_INVALID);
     d.box[1] = 128, d.stride_B[0] = 8200;
     CHECK(ops_tmap_encode(&d, q) == HCQ_ERR_INVALID);
