@@ -261,7 +261,7 @@ K_PARAMS_FIELD(k_gemm, pad0, 36);
 
 /* k_gemm_wgmma_*_tma (k_gemm_wgmma_tma.cu, sm_90a): the wide k_gemm_wgmma kernels with A and B
  * copied global -> shared by the tensor memory accelerator instead of the producer's cp.async,
- * through two 128-byte tensor maps the launcher encodes (src/ops/ops_tmap.h): A f16/bf16 [m][k]
+ * through two 128-byte tensor maps the launcher encodes (src/kernels/k_tmap.h): A f16/bf16 [m][k]
  * (dimensions k, m; box 64 x 128), B [n][k] for _nt (k, n; box 64 x 256) or [k][n] (n, k; box
  * 64 x 64, four copies per k-step), all with the 128-byte swizzle. The kernel takes the maps'
  * addresses in parameter space (__grid_constant__), so the struct is 64-byte aligned. */

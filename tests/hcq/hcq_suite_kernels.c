@@ -1079,7 +1079,7 @@ TEST(kernel_gemm_wgmma_bf16_nt)
     gemm_wgmma_test(t, true, true, 1);
 }
 
-/* the TMA-fed build of the wide kernels (k_gemm_wgmma_tma.cu; tensor maps from ops_tmap.c) */
+/* the TMA-fed build of the wide kernels (k_gemm_wgmma_tma.cu; tensor maps from k_tmap.h) */
 TEST(kernel_gemm_wgmma_f16_tma)
 {
     gemm_wgmma_test(t, false, false, 3);

@@ -9,13 +9,11 @@
  *
  * Not built by `make` (it needs the CUDA driver; it includes the toolkit's cuda.h for the
  * enum and prototype names only). On the device machine, after `make`:
- *   cc -O2 -std=c11 -I/usr/local/cuda/include -Iinclude -Isrc/ops -Isrc/util tests/hw/tmap_scan.c \
- *      build/libnvhcq.a -ldl -lm -lpthread -o build/tmap_scan
- *   build/tmap_scan
- * Prints one line per case: its name, the return code and the 16 quadwords in hex, then
- * whether nvhcq's own encoder (src/ops/ops_tmap.c) wrote the same 128 bytes ("ours=same",
- * "ours=DIFF", "ours=refused" where the driver refused too, or "ours=-" for what it does not
- * encode), and a last line "tmap_scan: N of M cases the same".
+ *   cc -O2 -std=c11 -I/usr/local/cuda/include -Iinclude -Isrc/ops -Isrc/util -Isrc/kernels
+ * tests/hw/tmap_scan.c \ build/libnvhcq.a -ldl -lm -lpthread -o build/tmap_scan build/tmap_scan Prints one
+ * line per case: its name, the return code and the 16 quadwords in hex, then whether nvhcq's own encoder
+ * (src/kernels/k_tmap.h) wrote the same 128 bytes ("ours=same", "ours=DIFF", "ours=refused" where the driver
+ * refused too, or "ours=-" for what it does not encode), and a last line "tmap_scan: N of M cases the same".
  */
 #include <cuda.h>
 #include "ops_tmap.h"
