@@ -38,7 +38,10 @@ NVHCQ_COMMIT=$(cat .commit 2>/dev/null) DEVS="rm:0" TYPES="Q4_K_M Q6_K Q8_0" REP
     timeout $left bash bench/vs-llamacpp.sh $B "$out/vs" >"$out/vs.log" 2>&1
 cp "$out/vs/vs-llamacpp.md" "$out/a_vs.md" 2>/dev/null
 grep -E "^\|" "$out/vs/vs-llamacpp.md" 2>/dev/null | head -30
-for f in "$out"/vs/*.gguf; do [ -e "$f" ] || continue
-    for v in 0 1; do echo "$(basename $f) NVHCQ_LLM_GEMM_TMA=$v: $(NVHCQ_LLM_GEMM_TMA=$v timeout 60 build/nvhcq llm-bench -m $f -p 512,2048 -n 0 -r 3 --dev rm:0 2>&1 | grep -E "pp(512|2048)" | awk '{print $NF}' | tr '\n' ' ')"; done
+for f in "$out"/vs/*-Q*.gguf; do [ -e "$f" ] || continue
+    for p in 512 2048; do for v in 0 1; do
+        echo "-- $(basename $f) pp$p NVHCQ_LLM_GEMM_TMA=$v"
+        NVHCQ_LLM_GEMM_TMA=$v timeout 60 build/nvhcq llm-bench -m $f -p $p -n 0 -r 3 --dev rm:0 2>&1 | grep -E "^\|.*pp"
+    done; done
 done 2>&1 | tee "$out/a_llm_tma.txt"
 echo "== end $(($(date +%s) - t0)) s"
