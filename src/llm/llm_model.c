@@ -445,18 +445,21 @@ llm_gemm_tma_params(struct k_llm_gemm_tma_params *tp, const struct k_llm_gemm_pa
 {
     memset(tp, 0, sizeof *tp);
     tp->g = *gp;
+    /* empty dimensions (no k-step runs, no copy is issued) still need a valid map: size 1 (its
+     * row stride rounded up to 16 bytes; real rows are multiples of 8 values) */
+    const uint64_t k = gp->k ? gp->k : 1, n = gp->n ? gp->n : 1, rows = gp->rows ? gp->rows : 1;
     const struct k_tmap_desc tx = {.type = K_TMAP_F16,
                                    .rank = 2,
                                    .va = gp->x_va,
-                                   .dim = {gp->k, gp->n},
-                                   .stride_B = {(uint64_t)gp->k * 2},
+                                   .dim = {k, n},
+                                   .stride_B = {(k * 2 + 15) / 16 * 16},
                                    .box = {64, K_GEMM_WG_BM},
                                    .swizzle = K_TMAP_SWIZZLE_128B};
     const struct k_tmap_desc tw = {.type = K_TMAP_F16,
                                    .rank = 2,
                                    .va = gp->w_va,
-                                   .dim = {gp->k, gp->rows},
-                                   .stride_B = {(uint64_t)gp->k * 2},
+                                   .dim = {k, rows},
+                                   .stride_B = {(k * 2 + 15) / 16 * 16},
                                    .box = {64, K_GEMM_WG_BN},
                                    .swizzle = K_TMAP_SWIZZLE_128B};
     const char *why = "";

@@ -237,18 +237,22 @@ ops_gemm_tma_params(struct k_gemm_tma_params *tp, const struct k_gemm_params *p,
     const enum k_tmap_type ty = bf16 ? K_TMAP_BF16 : K_TMAP_F16;
     memset(tp, 0, sizeof *tp);
     tp->g = *p;
+    /* an empty dimension (k = 0: the kernel runs no k-step and writes zeros, issuing no copy)
+     * still needs a valid map: size 1, its row stride rounded up to 16 bytes (real rows are
+     * multiples of 8 values) */
+    const uint64_t m = p->m ? p->m : 1, n = p->n ? p->n : 1, k = p->k ? p->k : 1;
     const struct k_tmap_desc ta = {.type = ty,
                                    .rank = 2,
                                    .va = p->a_va,
-                                   .dim = {p->k, p->m},
-                                   .stride_B = {(uint64_t)p->k * 2},
+                                   .dim = {k, m},
+                                   .stride_B = {(k * 2 + 15) / 16 * 16},
                                    .box = {64, K_GEMM_WG_BM},
                                    .swizzle = K_TMAP_SWIZZLE_128B};
     const struct k_tmap_desc tb = {.type = ty,
                                    .rank = 2,
                                    .va = p->b_va,
-                                   .dim = {nt ? p->k : p->n, nt ? p->n : p->k},
-                                   .stride_B = {(uint64_t)(nt ? p->k : p->n) * 2},
+                                   .dim = {nt ? k : n, nt ? n : k},
+                                   .stride_B = {((nt ? k : n) * 2 + 15) / 16 * 16},
                                    .box = {64, nt ? K_GEMM_WG_BN : 64},
                                    .swizzle = K_TMAP_SWIZZLE_128B};
     enum hcq_status st = ops_tmap_encode(&ta, tp->tmap_a);

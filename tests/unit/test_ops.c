@@ -400,6 +400,18 @@ TEST(tmap_matches_cuda_driver)
     CHECK(ops_tmap_encode(&d, q) == HCQ_ERR_UNSUPPORTED);
     d.rank = 6;
     CHECK(ops_tmap_encode(&d, q) == HCQ_ERR_INVALID);
+    /* the GEMM launcher's maps: a product with k = 0 (no k-step, C = 0) still gets valid maps
+     * (size 1, stride 16), and real shapes their own dimensions */
+    struct k_gemm_params gp = {.c_va = 0x10000, .a_va = 0x20000, .b_va = 0x40000, .m = 300, .n = 40, .k = 0};
+    struct k_gemm_tma_params tp;
+    for (int nt = 0; nt < 2; nt++) {
+        CHECK_OK(ops_gemm_tma_params(&tp, &gp, nt, nt));
+        CHECK(tp.tmap_a[4] == (299ull << 32) && (tp.tmap_a[1] >> 32) == 1 && tp.g.k == 0);
+    }
+    gp.k = 72;
+    CHECK_OK(ops_gemm_tma_params(&tp, &gp, false, true));
+    CHECK(tp.tmap_a[0] == 0x20000 && tp.tmap_a[4] == (71 | 299ull << 32) && (tp.tmap_a[1] >> 32) == 144 / 16);
+    CHECK(tp.tmap_b[0] == 0x40000 && tp.tmap_b[4] == (71 | 39ull << 32) && (tp.tmap_b[7] & 0xFF) == 255);
 done:;
 }
 
