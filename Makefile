@@ -51,7 +51,8 @@ NVCC ?= $(shell command -v nvcc 2>/dev/null || (test -x /usr/local/cuda/bin/nvcc
 CUARCH ?= 80 86 87 89 90 100 120
 # Arch-specific modules (wgmma, setmaxnreg: sm_90a) are built only for their arch, as
 # <module>.sm_90a.cubin (embedded as sm 90); every other .cu for each arch in CUARCH.
-CU_SM90A_SRCS := src/kernels/k_gemm_wgmma.cu src/kernels/k_gemm_wgmma_n128.cu src/kernels/k_gemm_wgmma_tma.cu
+CU_SM90A_SRCS := src/kernels/k_gemm_wgmma.cu src/kernels/k_gemm_wgmma_n128.cu src/kernels/k_gemm_wgmma_tma.cu \
+	src/kernels/k_gemm_wgmma_tma_n128.cu
 CU_SRCS := $(filter-out $(CU_SM90A_SRCS),$(wildcard src/kernels/*.cu))
 ifneq ($(NVCC),)
 ifneq ($(NOCUDA),1)
@@ -99,9 +100,10 @@ $(CUBIN_DIR)/%.sm_90a.cubin: src/kernels/%.cu $(wildcard src/kernels/*.h) $(wild
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,NVCC,$@)$(NVCC) $(NVCCFLAGS) -gencode=arch=compute_90a,code=sm_90a -cubin $< -o $@
 
-# k_gemm_wgmma_n128.cu and k_gemm_wgmma_tma.cu compile k_gemm_wgmma.cu again
+# k_gemm_wgmma_n128.cu, k_gemm_wgmma_tma.cu and k_gemm_wgmma_tma_n128.cu compile k_gemm_wgmma.cu again
 $(CUBIN_DIR)/k_gemm_wgmma_n128.sm_90a.cubin: src/kernels/k_gemm_wgmma.cu
 $(CUBIN_DIR)/k_gemm_wgmma_tma.sm_90a.cubin: src/kernels/k_gemm_wgmma.cu
+$(CUBIN_DIR)/k_gemm_wgmma_tma_n128.sm_90a.cubin: src/kernels/k_gemm_wgmma.cu
 
 $(BUILD)/embed: tools/embed.c
 	@mkdir -p $(dir $@)

@@ -4,7 +4,8 @@
 # as the default, a graph's leading WFI, the LLM prefill GEMM on TMA behind NVHCQ_LLM_GEMM_TMA=1)
 # ran on no GPU. Here: tensor maps against libcuda's; the whole `make test-gpu` while llama.cpp
 # builds (the LLM TMA kernel is in test_llm_dequant's GPU rows); then, with nothing compiling,
-# `bench gemm` (default vs NVHCQ_GEMM=cpasync).
+# `bench gemm` (default vs NVHCQ_GEMM=cpasync vs NVHCQ_GEMM=tma128: the TMA 128 x 128 tiles at
+# 1024^3, never run before).
 # Logs a_*.
 set -u
 out=${1:?usage: s69.sh OUT}
@@ -23,7 +24,7 @@ echo "make test-gpu rc=$? after $(($(date +%s) - t0)) s"
 grep -E "FAIL|total|k_llm_gemm_wgmma_tma" "$out/a_test_gpu.txt" | tail -10
 wait $bp
 tail -1 "$out/llbuild.log"
-for v in X=0 NVHCQ_GEMM=cpasync; do
+for v in X=0 NVHCQ_GEMM=cpasync NVHCQ_GEMM=tma128; do
     echo "-- gemm [$v]"
     env $v timeout 120 build/nvhcq bench gemm --devs rm:0,cuda:0 2>&1 | grep -E "gemm_(f16|bf16) " | cut -c1-110
 done 2>&1 | tee "$out/a_gemm.txt"

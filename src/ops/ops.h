@@ -76,12 +76,14 @@ HCQ_MUST_CHECK enum hcq_status ops_launch_matmul(struct hcq_queue *q, struct hcq
 HCQ_MUST_CHECK enum hcq_status ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog,
                                                struct hcq_buf *c, struct hcq_buf *a, struct hcq_buf *b,
                                                uint32_t m, uint32_t n, uint32_t k);
-/* The parameters of the TMA builds (k_gemm_wgmma_*_tma; ops_launch_gemm takes them too): p
- * and the two tensor maps of its A and B (bf16 or f16; nt: B is [n][k]). */
+/* The parameters of the TMA builds (k_gemm_wgmma_*_tma, *_tma_n128; ops_launch_gemm takes them
+ * too): p and the two tensor maps of its A and B (bf16 or f16; nt: B is [n][k]; bn: the
+ * kernel's tile width, K_GEMM_WG_BN or K_GEMM_WG128_BN - B's box for nt). */
 struct k_gemm_params;
 struct k_gemm_tma_params;
 HCQ_MUST_CHECK enum hcq_status ops_gemm_tma_params(struct k_gemm_tma_params *tp,
-                                                   const struct k_gemm_params *p, bool bf16, bool nt);
+                                                   const struct k_gemm_params *p, bool bf16, bool nt,
+                                                   uint32_t bn);
 /* The GEMM kernel ops_launch_gemm should run on a device: k_gemm_wgmma_* (Hopper wgmma,
  * k_gemm_wgmma.cu) on sm_90 when the library holds its sm_90a cubin, else k_gemm_* (mma.sync,
  * every arch and the host backends). Same contract and bound either way. The environment

@@ -146,6 +146,12 @@ twin_gemm_wgmma_bf16_nt(struct hcq_twin_launch *l)
         name, "k_gemm_wgmma_tma", sizeof(struct k_gemm_tma_params), twin, K_GEMM_WG_SHARED_B, 90             \
     }
 
+/* Its 128 x 128-tile build (k_gemm_wgmma_tma_n128.cu). */
+#define OPS_GEMM_WGT128(name, twin)                                                                          \
+    {                                                                                                        \
+        name, "k_gemm_wgmma_tma_n128", sizeof(struct k_gemm_tma_params), twin, K_GEMM_WG128_SHARED_B, 90     \
+    }
+
 const struct hcq_kernel_desc ops_gemm_kernels[] = {
     {"k_gemm_f16", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_f16},
     {"k_gemm_bf16", "k_gemm_mma", sizeof(struct k_gemm_params), twin_gemm_bf16},
@@ -163,6 +169,10 @@ const struct hcq_kernel_desc ops_gemm_kernels[] = {
     OPS_GEMM_WGT("k_gemm_wgmma_bf16_tma", twin_gemm_tma_bf16),
     OPS_GEMM_WGT("k_gemm_wgmma_f16_nt_tma", twin_gemm_tma_f16_nt),
     OPS_GEMM_WGT("k_gemm_wgmma_bf16_nt_tma", twin_gemm_tma_bf16_nt),
+    OPS_GEMM_WGT128("k_gemm_wgmma_f16_tma_n128", twin_gemm_tma_f16),
+    OPS_GEMM_WGT128("k_gemm_wgmma_bf16_tma_n128", twin_gemm_tma_bf16),
+    OPS_GEMM_WGT128("k_gemm_wgmma_f16_nt_tma_n128", twin_gemm_tma_f16_nt),
+    OPS_GEMM_WGT128("k_gemm_wgmma_bf16_nt_tma_n128", twin_gemm_tma_bf16_nt),
     {0},
 };
 
@@ -201,11 +211,20 @@ ops_gemm_kernel_for(const struct hcq_device_info *info, bool bf16, bool nt, uint
     const char *force = getenv("NVHCQ_GEMM");
     uint64_t tiles =
         (uint64_t)((m + K_GEMM_WG_BM - 1) / K_GEMM_WG_BM) * ((n + K_GEMM_WG_BN - 1) / K_GEMM_WG_BN);
-    /* (the TMA kernels take every size: at 1024^3 their 32 wide tiles ran as fast as 64 of the
-     * 128 x 128 cp.async ones, H100 s68) */
-    if (strncmp(wide, "k_gemm_wgmma_", 13) || strstr(wide, "_tma") || !info->sm_count ||
-        2 * tiles >= info->sm_count || !hcq_cubin_find("k_gemm_wgmma_n128", 90) ||
-        (force && !strcmp(force, "wide")))
+    /* The TMA kernels take every size (at 1024^3 their 32 wide tiles ran as fast as 64 of the
+     * 128 x 128 cp.async ones, H100 s68); NVHCQ_GEMM=tma128: their 128 x 128 build there
+     * instead (A/B, not yet run on a GPU). */
+    if (!strncmp(wide, "k_gemm_wgmma_", 13) && strstr(wide, "_tma")) {
+        static const char *const tma128[2][2] = {
+            {"k_gemm_wgmma_f16_tma_n128", "k_gemm_wgmma_f16_nt_tma_n128"},
+            {"k_gemm_wgmma_bf16_tma_n128", "k_gemm_wgmma_bf16_nt_tma_n128"}};
+        if (force && !strcmp(force, "tma128") && info->sm_count && 2 * tiles < info->sm_count &&
+            hcq_cubin_find("k_gemm_wgmma_tma_n128", 90))
+            return tma128[bf16][nt];
+        return wide;
+    }
+    if (strncmp(wide, "k_gemm_wgmma_", 13) || !info->sm_count || 2 * tiles >= info->sm_count ||
+        !hcq_cubin_find("k_gemm_wgmma_n128", 90) || (force && !strcmp(force, "wide")))
         return wide;
     return n128[bf16][nt];
 }

@@ -230,8 +230,12 @@ _Static_assert(sizeof(struct k_matmul_f32_params) == sizeof(struct k_matmul_f16_
                "matmul layouts differ");
 
 enum hcq_status
-ops_gemm_tma_params(struct k_gemm_tma_params *tp, const struct k_gemm_params *p, bool bf16, bool nt)
+ops_gemm_tma_params(struct k_gemm_tma_params *tp, const struct k_gemm_params *p, bool bf16, bool nt,
+                    uint32_t bn)
 {
+    if (bn != K_GEMM_WG_BN && bn != K_GEMM_WG128_BN)
+        return hcq_err(HCQ_ERR_INVALID, "%s: tile width %u (expected %u or %u)", __func__, bn, K_GEMM_WG_BN,
+                       K_GEMM_WG128_BN);
     /* A [m][k] as (k, m) in boxes of 64 x 128; B [n][k] as (k, n) in boxes of 64 x 256, or
      * [k][n] as (n, k) in 64 x 64 panels; 128-byte swizzle (k_params.h) */
     const enum k_tmap_type ty = bf16 ? K_TMAP_BF16 : K_TMAP_F16;
@@ -253,7 +257,7 @@ ops_gemm_tma_params(struct k_gemm_tma_params *tp, const struct k_gemm_params *p,
                                    .va = p->b_va,
                                    .dim = {nt ? k : n, nt ? n : k},
                                    .stride_B = {((nt ? k : n) * 2 + 15) / 16 * 16},
-                                   .box = {64, nt ? K_GEMM_WG_BN : 64},
+                                   .box = {64, nt ? bn : 64},
                                    .swizzle = K_TMAP_SWIZZLE_128B};
     enum hcq_status st = ops_tmap_encode(&ta, tp->tmap_a);
     return st == HCQ_OK ? ops_tmap_encode(&tb, tp->tmap_b) : st;
@@ -279,6 +283,10 @@ ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c
                                         "k_gemm_wgmma_bf16_tma",
                                         "k_gemm_wgmma_f16_nt_tma",
                                         "k_gemm_wgmma_bf16_nt_tma",
+                                        "k_gemm_wgmma_f16_tma_n128",
+                                        "k_gemm_wgmma_bf16_tma_n128",
+                                        "k_gemm_wgmma_f16_nt_tma_n128",
+                                        "k_gemm_wgmma_bf16_nt_tma_n128",
                                         NULL};
     int which = ops_launch_which(__func__, prog, names);
     if (which < 0)
@@ -286,9 +294,10 @@ ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c
     bool nt = (which & 3) >= 2, wg = which >= 4, tma = which >= 12;
     /* mma.sync: 128x128 tiles, 128 threads; wgmma: 128x256 tiles (_n128: 128x128), 384 threads
      * (k_params.h) */
-    uint64_t tile_m = wg ? K_GEMM_WG_BM : OPS_GEMM_TILE, tile_n = which >= 8 && !tma ? K_GEMM_WG128_BN
-                                                                  : wg               ? K_GEMM_WG_BN
-                                                                                     : OPS_GEMM_TILE;
+    const bool narrow = (which >= 8 && which < 12) || which >= 16; /* the _n128 builds */
+    uint64_t tile_m = wg ? K_GEMM_WG_BM : OPS_GEMM_TILE, tile_n = narrow ? K_GEMM_WG128_BN
+                                                                  : wg   ? K_GEMM_WG_BN
+                                                                         : OPS_GEMM_TILE;
     if (k % 8 || (!nt && n % 8))
         return hcq_err(HCQ_ERR_INVALID, "%s: k %u%s (expected multiples of 8: 16-byte row chunks)", __func__,
                        k, nt ? "" : " or n");
@@ -326,7 +335,7 @@ ops_launch_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *c
     if (!tma)
         return hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
     struct k_gemm_tma_params tp;
-    if ((st = ops_gemm_tma_params(&tp, &p, which & 1, nt)) != HCQ_OK)
+    if ((st = ops_gemm_tma_params(&tp, &p, which & 1, nt, (uint32_t)tile_n)) != HCQ_OK)
         return st;
     return hcq_queue_launch(q, prog, grid, block, &tp, sizeof tp);
 }

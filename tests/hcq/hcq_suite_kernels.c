@@ -309,8 +309,8 @@ kl_gemm(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, stru
     if (st != HCQ_OK || !strstr(pi.name, "_tma"))
         return st != HCQ_OK ? st : hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
     struct k_gemm_tma_params tp;
-    if ((st = ops_gemm_tma_params(&tp, &p, strstr(pi.name, "bf16") != NULL,
-                                  strstr(pi.name, "_nt") != NULL)) != HCQ_OK)
+    if ((st = ops_gemm_tma_params(&tp, &p, strstr(pi.name, "bf16") != NULL, strstr(pi.name, "_nt") != NULL,
+                                  strstr(pi.name, "n128") ? K_GEMM_WG128_BN : K_GEMM_WG_BN)) != HCQ_OK)
         return st;
     return hcq_queue_launch(q, prog, grid, block, &tp, sizeof tp);
 }
@@ -982,14 +982,17 @@ gemm_test(struct th *t, bool bf16, bool nt, bool tiny, int wg, bool big)
             want[i * n + j] = acc;
             tol[i * n + j] = k * ldexp(1.0, -23) * mag + ldexp(fabs(acc), -24);
         }
-    /* wg: 0 mma.sync, 1 wgmma 128 x 256 tiles, 2 wgmma 128 x 128 tiles, 3 wgmma fed by TMA */
-    static const char *const names[4][2][2] = {
+    /* wg: 0 mma.sync, 1 wgmma 128 x 256 tiles, 2 wgmma 128 x 128 tiles, 3 wgmma fed by TMA, 4 its
+     * 128 x 128 build */
+    static const char *const names[5][2][2] = {
         {{"k_gemm_f16", "k_gemm_f16_nt"}, {"k_gemm_bf16", "k_gemm_bf16_nt"}},
         {{"k_gemm_wgmma_f16", "k_gemm_wgmma_f16_nt"}, {"k_gemm_wgmma_bf16", "k_gemm_wgmma_bf16_nt"}},
         {{"k_gemm_wgmma_f16_n128", "k_gemm_wgmma_f16_nt_n128"},
          {"k_gemm_wgmma_bf16_n128", "k_gemm_wgmma_bf16_nt_n128"}},
         {{"k_gemm_wgmma_f16_tma", "k_gemm_wgmma_f16_nt_tma"},
-         {"k_gemm_wgmma_bf16_tma", "k_gemm_wgmma_bf16_nt_tma"}}};
+         {"k_gemm_wgmma_bf16_tma", "k_gemm_wgmma_bf16_nt_tma"}},
+        {{"k_gemm_wgmma_f16_tma_n128", "k_gemm_wgmma_f16_nt_tma_n128"},
+         {"k_gemm_wgmma_bf16_tma_n128", "k_gemm_wgmma_bf16_nt_tma_n128"}}};
     struct krun r = {
         .kernel = names[wg][bf16][nt],
         .launch = kl_gemm,
@@ -1077,6 +1080,27 @@ TEST(kernel_gemm_wgmma_f16_nt)
 TEST(kernel_gemm_wgmma_bf16_nt)
 {
     gemm_wgmma_test(t, true, true, 1);
+}
+
+/* the TMA-fed 128 x 128-tile build (k_gemm_wgmma_tma_n128.cu) */
+TEST(kernel_gemm_wgmma_f16_tma_n128)
+{
+    gemm_wgmma_test(t, false, false, 4);
+}
+
+TEST(kernel_gemm_wgmma_bf16_tma_n128)
+{
+    gemm_wgmma_test(t, true, false, 4);
+}
+
+TEST(kernel_gemm_wgmma_f16_nt_tma_n128)
+{
+    gemm_wgmma_test(t, false, true, 4);
+}
+
+TEST(kernel_gemm_wgmma_bf16_nt_tma_n128)
+{
+    gemm_wgmma_test(t, true, true, 4);
 }
 
 /* the TMA-fed build of the wide kernels (k_gemm_wgmma_tma.cu; tensor maps from k_tmap.h) */
@@ -1201,6 +1225,10 @@ const struct th_case suite_kernel_cases[] = {
     TH_CASE(kernel_gemm_wgmma_bf16_tma),
     TH_CASE(kernel_gemm_wgmma_f16_nt_tma),
     TH_CASE(kernel_gemm_wgmma_bf16_nt_tma),
+    TH_CASE(kernel_gemm_wgmma_f16_tma_n128),
+    TH_CASE(kernel_gemm_wgmma_bf16_tma_n128),
+    TH_CASE(kernel_gemm_wgmma_f16_nt_tma_n128),
+    TH_CASE(kernel_gemm_wgmma_bf16_nt_tma_n128),
     TH_CASE(kernel_gemm_wgmma_f16_n128),
     TH_CASE(kernel_gemm_wgmma_bf16_n128),
     TH_CASE(kernel_gemm_wgmma_f16_nt_n128),

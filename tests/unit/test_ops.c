@@ -405,13 +405,17 @@ TEST(tmap_matches_cuda_driver)
     struct k_gemm_params gp = {.c_va = 0x10000, .a_va = 0x20000, .b_va = 0x40000, .m = 300, .n = 40, .k = 0};
     struct k_gemm_tma_params tp;
     for (int nt = 0; nt < 2; nt++) {
-        CHECK_OK(ops_gemm_tma_params(&tp, &gp, nt, nt));
+        CHECK_OK(ops_gemm_tma_params(&tp, &gp, nt, nt, K_GEMM_WG_BN));
         CHECK(tp.tmap_a[4] == (299ull << 32) && (tp.tmap_a[1] >> 32) == 1 && tp.g.k == 0);
     }
     gp.k = 72;
-    CHECK_OK(ops_gemm_tma_params(&tp, &gp, false, true));
+    CHECK_OK(ops_gemm_tma_params(&tp, &gp, false, true, K_GEMM_WG_BN));
     CHECK(tp.tmap_a[0] == 0x20000 && tp.tmap_a[4] == (71 | 299ull << 32) && (tp.tmap_a[1] >> 32) == 144 / 16);
     CHECK(tp.tmap_b[0] == 0x40000 && tp.tmap_b[4] == (71 | 39ull << 32) && (tp.tmap_b[7] & 0xFF) == 255);
+    /* the 128 x 128 build's B box; a tile width no kernel has is refused */
+    CHECK_OK(ops_gemm_tma_params(&tp, &gp, false, true, K_GEMM_WG128_BN));
+    CHECK((tp.tmap_b[7] & 0xFF) == 127 && tp.tmap_b[8] == 64 * 128 * 2);
+    CHECK(ops_gemm_tma_params(&tp, &gp, false, true, 192) == HCQ_ERR_INVALID);
 done:;
 }
 
