@@ -272,13 +272,7 @@ pb_segment_end(struct pb_builder *b)
             const char *e = getenv("PB_END_QMD_RELEASE_MEMBAR");
             rel_membar = e && *e ? atoi(e) & 1 : 0;
         }
-        struct gpu_qmd_release r = {.enable = true,
-                                    .va = pq->main.tl_va,
-                                    .payload = v.value,
-                                    .payload64 = true,
-                                    .structure_size = GPU_QMD_RELEASE_STRUCTURE_SIZE_FOUR_WORDS,
-                                    .membar_type = (uint32_t)rel_membar};
-        b->qmd_ops->write_release(b->pend_dw, 1, &r);
+        gpu_qmd_set_release_membar(b->qmd_ops, b->pend_dw, 1, pq->main.tl_va, v.value, (uint32_t)rel_membar);
         pb_chain_end(b);
     } else {
         st = pb_chan_settle(b, &pq->main, &v);

@@ -135,7 +135,7 @@ pb_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, const
     /* Parameters: the cubin's window, else the built-in kernel's struct at the arch's base. */
     if (pp->k) {
         const uint32_t lead = gpu_cubin_kernel_param_lead(pp->k);
-        pp->param_off_B = (pp->k->param_base_B ? pp->k->param_base_B : arch->cbuf0_params_off_B) + lead;
+        pp->param_off_B = gpu_cbuf0_param_base(arch, pp->k) + lead;
         pp->param_B = pp->k->param_size_B - lead;
         pp->local_B = gpu_cubin_kernel_local_B(pp->k);
     } else {

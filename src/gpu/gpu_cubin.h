@@ -178,6 +178,10 @@ uint32_t gpu_cubin_kernel_max_threads(const struct gpu_cubin_kernel *k);
 void gpu_cbuf0_set_va(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, void *cbuf0,
                       uint32_t cbuf0_B, uint64_t cbuf0_va);
 
+/* The parameter window's offset in cbuf0: the cubin's (EIATTR_PARAM_CBANK), else the arch's
+ * (k may be NULL). */
+uint32_t gpu_cbuf0_param_base(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k);
+
 /* Where the kernel's first parameter starts in its parameter window: 0, except when the
  * compiler aligned it past the window's start - a 64-byte aligned __grid_constant__ struct
  * (TMA tensor maps) starts 0x30 in, so that it lies 64-byte aligned in cbuf0 (0x210 + 0x30 on

@@ -60,10 +60,15 @@ gpu_cubin_kernel_param_lead(const struct gpu_cubin_kernel *k)
 }
 
 uint32_t
+gpu_cbuf0_param_base(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k)
+{
+    return k && k->param_base_B ? k->param_base_B : arch->cbuf0_params_off_B;
+}
+
+uint32_t
 gpu_cbuf0_size(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, uint32_t params_B)
 {
-    uint32_t base =
-        (k && k->param_base_B ? k->param_base_B : arch->cbuf0_params_off_B) + gpu_cubin_kernel_param_lead(k);
+    uint32_t base = gpu_cbuf0_param_base(arch, k) + gpu_cubin_kernel_param_lead(k);
     uint64_t need = (uint64_t)base + params_B;
     if (k && k->cbuf0_size_B > need)
         need = k->cbuf0_size_B;
@@ -94,7 +99,7 @@ gpu_cbuf0_build(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, c
     util_le64_put(o + arch->cbuf0_shared_window_off_B, shared_window_va);
     util_le64_put(o + arch->cbuf0_local_window_off_B, local_window_va);
     util_le32_put(o + arch->cbuf0_stack_off_B, GPU_CBUF0_STACK_INIT);
-    uint32_t base = (k && k->param_base_B ? k->param_base_B : arch->cbuf0_params_off_B) + lead;
+    uint32_t base = gpu_cbuf0_param_base(arch, k) + lead;
     if (params_B)
         memcpy(o + base, params, params_B);
     return HCQ_OK;
@@ -107,8 +112,7 @@ gpu_cbuf0_set_va(const struct hcq_arch *arch, const struct gpu_cubin_kernel *k, 
     const uint32_t off = arch->cbuf0_param_va_off_B;
     if (!off || off + 8 > cbuf0_B)
         return;
-    const uint32_t base = k && k->param_base_B ? k->param_base_B : arch->cbuf0_params_off_B;
-    util_le64_put((uint8_t *)cbuf0 + off, cbuf0_va + base);
+    util_le64_put((uint8_t *)cbuf0 + off, cbuf0_va + gpu_cbuf0_param_base(arch, k));
 }
 
 #define INVALID(...) hcq_err(HCQ_ERR_INVALID, "gpu_cubin_qmd_desc: " __VA_ARGS__)

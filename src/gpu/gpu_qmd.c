@@ -197,8 +197,8 @@ gpu_qmd_set_dependent(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint64_t 
 }
 
 void
-gpu_qmd_set_release(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t slot, uint64_t va,
-                    uint64_t payload)
+gpu_qmd_set_release_membar(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t slot, uint64_t va,
+                           uint64_t payload, uint32_t membar_type)
 {
     assert(slot < GPU_QMD_RELEASE_COUNT && (va & 7) == 0);
     struct gpu_qmd_release r = {
@@ -207,9 +207,16 @@ gpu_qmd_set_release(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t sl
         .payload = payload,
         .payload64 = true, /* else only the low 32 bits are written (rm.md §0 item 6) */
         .structure_size = GPU_QMD_RELEASE_STRUCTURE_SIZE_FOUR_WORDS,
-        .membar_type = GPU_QMD_RELEASE_MEMBAR_TYPE_FE_SYSMEMBAR,
+        .membar_type = membar_type,
     };
     ops->write_release(qmd_dw, slot, &r);
+}
+
+void
+gpu_qmd_set_release(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t slot, uint64_t va,
+                    uint64_t payload)
+{
+    gpu_qmd_set_release_membar(ops, qmd_dw, slot, va, payload, GPU_QMD_RELEASE_MEMBAR_TYPE_FE_SYSMEMBAR);
 }
 
 void

@@ -427,6 +427,9 @@ gpu_qmd_decode(const struct gpu_qmd_ops *ops, const uint32_t *qmd_dw, struct gpu
 void gpu_qmd_set_dependent(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint64_t next_qmd_va);
 void gpu_qmd_set_release(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t slot, uint64_t va,
                          uint64_t payload);
+/* The same release with another membar type (GPU_QMD_RELEASE_MEMBAR_TYPE_*; 0: none). */
+void gpu_qmd_set_release_membar(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t slot, uint64_t va,
+                                uint64_t payload, uint32_t membar_type);
 void gpu_qmd_clear_release(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t slot);
 
 /* Text dump: "NAME value" lines (hex), one per non-zero field in bit order, preceded by a

@@ -134,4 +134,23 @@ k_tmap_encode(const struct k_tmap_desc *d, uint64_t out[16], const char **why)
     return *why = "", 0;
 }
 
+/* A row-major 2-D operand of 16-bit elements (f16 / bf16), `cols` per row (the inner
+ * dimension) by `rows`, read in boxes of 64 x box_rows with the 128-byte swizzle: the operands
+ * of the TMA-fed wgmma GEMMs (k_gemm_wgmma.cu). An empty dimension (a product with k = 0, which
+ * issues no copy) still gets a valid map: size 1, its row stride rounded up to 16 bytes (real
+ * rows are multiples of 8 values). */
+static inline struct k_tmap_desc
+k_tmap_rows16(enum k_tmap_type type, uint64_t va, uint64_t cols, uint64_t rows, uint32_t box_rows)
+{
+    const uint64_t c = cols ? cols : 1, r = rows ? rows : 1;
+    const struct k_tmap_desc d = {.type = type,
+                                  .rank = 2,
+                                  .va = va,
+                                  .dim = {c, r},
+                                  .stride_B = {(c * 2 + 15) / 16 * 16},
+                                  .box = {64, box_rows},
+                                  .swizzle = K_TMAP_SWIZZLE_128B};
+    return d;
+}
+
 #endif /* K_TMAP_H */

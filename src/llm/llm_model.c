@@ -438,30 +438,15 @@ launch_pg(struct llm_model *m, int prog, uint32_t gx, uint32_t block, const void
 }
 
 /* The TMA kernel's parameters: gp and its two tensor maps (k_llm_gemm_params.h): x f16 [n][k]
- * as (k, n) in boxes of 64 x 128, w f16 [rows][k] as (k, rows) in boxes of 64 x 256, 128-byte
- * swizzle (k_tmap.h). */
+ * as (k, n) in boxes of 64 x 128, w f16 [rows][k] as (k, rows) in boxes of 64 x 256
+ * (k_tmap_rows16). */
 enum hcq_status
 llm_gemm_tma_params(struct k_llm_gemm_tma_params *tp, const struct k_llm_gemm_params *gp)
 {
     memset(tp, 0, sizeof *tp);
     tp->g = *gp;
-    /* empty dimensions (no k-step runs, no copy is issued) still need a valid map: size 1 (its
-     * row stride rounded up to 16 bytes; real rows are multiples of 8 values) */
-    const uint64_t k = gp->k ? gp->k : 1, n = gp->n ? gp->n : 1, rows = gp->rows ? gp->rows : 1;
-    const struct k_tmap_desc tx = {.type = K_TMAP_F16,
-                                   .rank = 2,
-                                   .va = gp->x_va,
-                                   .dim = {k, n},
-                                   .stride_B = {(k * 2 + 15) / 16 * 16},
-                                   .box = {64, K_GEMM_WG_BM},
-                                   .swizzle = K_TMAP_SWIZZLE_128B};
-    const struct k_tmap_desc tw = {.type = K_TMAP_F16,
-                                   .rank = 2,
-                                   .va = gp->w_va,
-                                   .dim = {k, rows},
-                                   .stride_B = {(k * 2 + 15) / 16 * 16},
-                                   .box = {64, K_GEMM_WG_BN},
-                                   .swizzle = K_TMAP_SWIZZLE_128B};
+    const struct k_tmap_desc tx = k_tmap_rows16(K_TMAP_F16, gp->x_va, gp->k, gp->n, K_GEMM_WG_BM);
+    const struct k_tmap_desc tw = k_tmap_rows16(K_TMAP_F16, gp->w_va, gp->k, gp->rows, K_GEMM_WG_BN);
     const char *why = "";
     if (k_tmap_encode(&tx, tp->tmap_x, &why) || k_tmap_encode(&tw, tp->tmap_w, &why))
         return hcq_err(HCQ_ERR_INVALID, "llm prefill GEMM: tensor map of %u x %u x %u: %s", gp->n, gp->rows,

@@ -236,29 +236,14 @@ ops_gemm_tma_params(struct k_gemm_tma_params *tp, const struct k_gemm_params *p,
     if (bn != K_GEMM_WG_BN && bn != K_GEMM_WG128_BN)
         return hcq_err(HCQ_ERR_INVALID, "%s: tile width %u (expected %u or %u)", __func__, bn, K_GEMM_WG_BN,
                        K_GEMM_WG128_BN);
-    /* A [m][k] as (k, m) in boxes of 64 x 128; B [n][k] as (k, n) in boxes of 64 x 256, or
+    /* A [m][k] as (k, m) in boxes of 64 x 128; B [n][k] as (k, n) in boxes of 64 x bn, or
      * [k][n] as (n, k) in 64 x 64 panels; 128-byte swizzle (k_params.h) */
     const enum k_tmap_type ty = bf16 ? K_TMAP_BF16 : K_TMAP_F16;
     memset(tp, 0, sizeof *tp);
     tp->g = *p;
-    /* an empty dimension (k = 0: the kernel runs no k-step and writes zeros, issuing no copy)
-     * still needs a valid map: size 1, its row stride rounded up to 16 bytes (real rows are
-     * multiples of 8 values) */
-    const uint64_t m = p->m ? p->m : 1, n = p->n ? p->n : 1, k = p->k ? p->k : 1;
-    const struct k_tmap_desc ta = {.type = ty,
-                                   .rank = 2,
-                                   .va = p->a_va,
-                                   .dim = {k, m},
-                                   .stride_B = {(k * 2 + 15) / 16 * 16},
-                                   .box = {64, K_GEMM_WG_BM},
-                                   .swizzle = K_TMAP_SWIZZLE_128B};
-    const struct k_tmap_desc tb = {.type = ty,
-                                   .rank = 2,
-                                   .va = p->b_va,
-                                   .dim = {nt ? k : n, nt ? n : k},
-                                   .stride_B = {((nt ? k : n) * 2 + 15) / 16 * 16},
-                                   .box = {64, nt ? bn : 64},
-                                   .swizzle = K_TMAP_SWIZZLE_128B};
+    const struct k_tmap_desc ta = k_tmap_rows16(ty, p->a_va, p->k, p->m, K_GEMM_WG_BM);
+    const struct k_tmap_desc tb =
+        nt ? k_tmap_rows16(ty, p->b_va, p->k, p->n, bn) : k_tmap_rows16(ty, p->b_va, p->n, p->k, 64);
     enum hcq_status st = ops_tmap_encode(&ta, tp->tmap_a);
     return st == HCQ_OK ? ops_tmap_encode(&tb, tp->tmap_b) : st;
 }
