@@ -28,4 +28,6 @@ for v in X=0 NVHCQ_GEMM=cpasync NVHCQ_GEMM=tma128; do
     echo "-- gemm [$v]"
     env $v timeout 120 build/nvhcq bench gemm --devs rm:0,cuda:0 2>&1 | grep -E "gemm_(f16|bf16) " | cut -c1-110
 done 2>&1 | tee "$out/a_gemm.txt"
+echo "-- latency (issue 13 on this GPU)"
+timeout 150 build/nvhcq bench latency --devs rm:0,cuda:0 2>&1 | tee "$out/a_latency.txt" | grep -vE "^#" | head -30
 echo "== end $(($(date +%s) - t0)) s (llama.cpp stays in /tmp/ll for s70.sh on the same warm machine)"
