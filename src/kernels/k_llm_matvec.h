@@ -188,6 +188,58 @@ k_llm_mvq_tasks(uint32_t type, uint32_t k)
     return type == (0x100u | 14u) ? k / 64 : k / 32;
 }
 
+/* Where the per-type kernels (k_llm_matvec_q8_<type>) keep x' block bi (16 values) in shared
+ * memory: at the slot where run c of lane L of its group reads it, g0 + c * nl + L, so a warp's
+ * load of one run is one contiguous run of slots (no bank conflict; k_llm_mvq.cuh says why). A
+ * group is the 32 lanes' share of one pass: 128 blocks (4 runs per lane) for Q6_KR, 64 (2 runs)
+ * for the others; nl = lanes in it (fewer in the last group when k is not a multiple of it).
+ * nb = k / 16. Type 0 (launches of mixed types): logical order. */
+K_LLM_MV_FN uint32_t
+k_llm_mvq_group_blocks(uint32_t type)
+{
+    return type == (0x100u | 14u) ? 128 : 64;
+}
+
+K_LLM_MV_FN uint32_t
+k_llm_mvq_group_lanes(uint32_t type, uint32_t g0, uint32_t nb)
+{
+    const uint32_t bg = k_llm_mvq_group_blocks(type), n = nb - g0 < bg ? nb - g0 : bg;
+    return n / (bg / 32);
+}
+
+/* slot of run c of task t's lane (t % 32); the runs in the order the kernel reads them:
+ * Q6_KR blocks 16b + 8h + p + {0, 4, 2, 6} of lane 4b + 2h + p; Q4_K/Q5_K 16sb + 4j + p + {0, 2}
+ * of lane 8sb + 2j + p; Q8_0R/Q4_0R 2L + {0, 1} */
+K_LLM_MV_FN uint32_t
+k_llm_mvq_run_slot(uint32_t type, uint32_t t, uint32_t c, uint32_t nb)
+{
+    const uint32_t g0 = k_llm_mvq_group_blocks(type) * (t / 32);
+    return g0 + c * k_llm_mvq_group_lanes(type, g0, nb) + t % 32;
+}
+
+/* slot of block bi (the store side: the inverse of k_llm_mvq_run_slot) */
+K_LLM_MV_FN uint32_t
+k_llm_mvq_slot(uint32_t type, uint32_t bi, uint32_t nb)
+{
+    if (type == 0)
+        return bi;
+    const uint32_t bg = k_llm_mvq_group_blocks(type), g0 = bi - bi % bg, r = bi % bg;
+    uint32_t c, L;
+    if (type == (0x100u | 14u)) {
+        const uint32_t q = (r % 8) / 2;
+        c = ((q & 1) << 1) | (q >> 1);
+        L = 4 * (r / 16) + 2 * ((r / 8) % 2) + r % 2;
+    } else if (type == 12 || type == 13) {
+        const uint32_t q = r % 16;
+        c = (q % 4) / 2;
+        L = 8 * (r / 16) + 2 * (q / 4) + q % 2;
+    } else {
+        c = r % 2;
+        L = r / 2;
+    }
+    return g0 + c * k_llm_mvq_group_lanes(type, g0, nb) + L;
+}
+
 /* Warps that share one unit's row (each a slice of k): the largest power of two <= k / 2048,
  * at most the CTA's 8 warps. */
 K_LLM_MV_FN uint32_t

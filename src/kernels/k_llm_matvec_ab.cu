@@ -14,7 +14,9 @@
  *  - nef: the default without the L2 evict-first policy on weight loads (the default before
  *    session 7; the other variants here load weights without it too);
  *  - tma: weights through a shared-memory ring per warp filled by bulk copies (sm_90+;
- *    k_llm_mvq_tma.cuh), one CTA per SM so the next launch's CTA fits beside it.
+ *    k_llm_mvq_tma.cuh), one CTA per SM so the next launch's CTA fits beside it;
+ *  - <type>_lb3, <type>_ns: the per-type kernels within 85 registers (NVHCQ_MVQ_LB3=1) and with
+ *    x' in logical order in shared memory (NVHCQ_MVQ_SWZ=0).
  */
 #include "k_llm_mvq.cuh"
 #include "k_llm_mvq_tma.cuh"
@@ -132,3 +134,19 @@ k_llm_matvec_q8_nef(const struct k_llm_matvec_params p)
 K_LLM_MVQ_TYPED_LB3(k_llm_matvec_q8_q4k_lb3, 12)
 K_LLM_MVQ_TYPED_LB3(k_llm_matvec_q8_q4_0_lb3, K_LLM_T_Q4_0R)
 K_LLM_MVQ_TYPED_LB3(k_llm_matvec_q8_q8_0_lb3, K_LLM_T_Q8_0R)
+
+/* ns (session 11, NVHCQ_MVQ_SWZ=0): the per-type kernels of k_llm_matvec.cu with x' in shared
+ * memory in logical block order, as before the conflict-free slots (k_llm_mvq.cuh q8_slot). */
+#define K_LLM_MVQ_TYPED_NS(NAME, T)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2) NAME(const struct k_llm_matvec_params p)      \
+    {                                                                                                                  \
+        __shared__ __align__(16) struct q8_sm sm;                                                                      \
+        if (k_llm_mvq_uniform_type(&p) != (T))                                                                         \
+            __trap();                                                                                                  \
+        q8_matvec_stream<false, false, false, true, true, (T), false>(p, sm);                                          \
+    }
+K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q4k_ns, 12)
+K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q5k_ns, 13)
+K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q4_0_ns, K_LLM_T_Q4_0R)
+K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q8_0_ns, K_LLM_T_Q8_0R)
+K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q6k_ns, K_LLM_T_Q6_KR)

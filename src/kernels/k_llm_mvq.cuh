@@ -177,13 +177,37 @@ xq16(const struct q8_sm &sm, uint32_t i)
     return *(const uint4 *)(sm.xq + i);
 }
 
-/* Q6_KR: one run of 16 values (quants | 2 high bits at 4-5 of each byte) against x' from i. */
+/* Q6_KR: one run of 16 values (quants | 2 high bits at 4-5 of each byte) against x' block
+ * slot s (q8_slot). */
 __device__ __forceinline__ float
-q6_run(uint4 q, uint32_t i, const struct q8_sm &sm, uint32_t sc_byte)
+q6_run(uint4 q, uint32_t s, const struct q8_sm &sm, uint32_t sc_byte)
 {
-    int dq = dot16(q, xq16(sm, i));
-    float2 x = sm.xs[i / 16];
+    int dq = dot16(q, xq16(sm, 16 * s));
+    float2 x = sm.xs[s];
     return (float)(int8_t)sc_byte * fmaf(x.x, (float)dq, -32.0f * x.y);
+}
+
+/* ==== Where x' block bi lives in shared memory ====
+ * Why: each lane of a task reads its own 16-byte runs of x' (xq) and their (d, d * sum)
+ * (xs), and in the logical order those addresses fall on few banks: Q6_KR's lanes 0-7 read
+ * blocks 0, 1, 8, 9, 16, 17, 24, 25 - bytes 0, 16, 128, ... - all in banks 0-7, a 4-way
+ * conflict on every 16-byte load and on every xs load (the others 2-way); ncu counted the
+ * short-scoreboard stall at ~2 of the ~10 cycles between a warp's instructions (session 6).
+ * Kernels of one weight type store block bi at k_llm_mvq_slot (k_llm_matvec.h): a warp's load
+ * of one run is then one contiguous 512 B (xq) / 256 B (xs). Launches of mixed types keep the
+ * logical order. Same values, same sums in the same order: only their addresses move. */
+template <uint32_t FT>
+__device__ __forceinline__ uint32_t
+q8_run_slot(uint32_t t, uint32_t c, uint32_t nb)
+{
+    return k_llm_mvq_run_slot(FT, t, c, nb);
+}
+
+template <uint32_t FT>
+__device__ __forceinline__ uint32_t
+q8_slot(uint32_t bi, uint32_t nb)
+{
+    return FT == 0 ? bi : k_llm_mvq_slot(FT, bi, nb);
 }
 
 __device__ __forceinline__ uint4
@@ -204,19 +228,24 @@ q6_hi(uint4 ql, uint4 t1) /* high nibbles | qh bits (4,5) of t1 */
                       ((ql.w >> 4) & 0x0F0F0F0Fu) | (t1.w & 0x30303030u));
 }
 
-/* Dot of task t of a row with x'. */
-template <uint32_t TYPE>
+/* Dot of task t of a row with x'. SWZ: x' is stored by q8_slot<TYPE> (nb = k / 16 blocks),
+ * else in logical order. */
+template <uint32_t TYPE, bool SWZ = false>
 __device__ __forceinline__ float
-q8_dot(const struct q8_task &r, uint32_t t, const struct q8_sm &sm)
+q8_dot(const struct q8_task &r, uint32_t t, const struct q8_sm &sm, uint32_t nb = 0)
 {
     const uint32_t L = t % 32;
     if (TYPE == K_LLM_T_Q6_KR) {
         /* values 256b + 128h + l0 + {0: qa lo, 64: qa hi, 32: qb lo, 96: qb hi} + 0..15 */
         uint32_t b = L / 4, h = (L / 2) % 2, l0 = 16 * (L % 2);
         uint32_t i0 = 2048 * (t / 32) + 256 * b + 128 * h + l0;
+        uint32_t s0 = i0 / 16, s1 = s0 + 4, s2 = s0 + 2, s3 = s0 + 6;
+        if (SWZ)
+            s0 = q8_run_slot<TYPE>(t, 0, nb), s1 = q8_run_slot<TYPE>(t, 1, nb), s2 = q8_run_slot<TYPE>(t, 2, nb),
+            s3 = q8_run_slot<TYPE>(t, 3, nb);
         uint4 t1 = make_uint4(r.c.x >> 2, r.c.y >> 2, r.c.z >> 2, r.c.w >> 2);
-        float v = q6_run(q6_lo(r.a, r.c), i0, sm, byte_at(r.s, 0)) + q6_run(q6_hi(r.a, r.c), i0 + 64, sm, byte_at(r.s, 1)) +
-                  q6_run(q6_lo(r.b, t1), i0 + 32, sm, byte_at(r.s, 2)) + q6_run(q6_hi(r.b, t1), i0 + 96, sm, byte_at(r.s, 3));
+        float v = q6_run(q6_lo(r.a, r.c), s0, sm, byte_at(r.s, 0)) + q6_run(q6_hi(r.a, r.c), s1, sm, byte_at(r.s, 1)) +
+                  q6_run(q6_lo(r.b, t1), s2, sm, byte_at(r.s, 2)) + q6_run(q6_hi(r.b, t1), s3, sm, byte_at(r.s, 3));
         return k_llm_f16((uint16_t)r.d) * v;
     } else if (TYPE == 12 || TYPE == 13) {
         uint32_t pc = t % 8, j = pc / 2, l0 = 16 * (pc % 2);
@@ -226,8 +255,9 @@ q8_dot(const struct q8_task &r, uint32_t t, const struct q8_sm &sm)
             lo = or4(lo, bit4(r.b, 2 * j));
             hi = or4(hi, bit4(r.b, 2 * j + 1));
         }
-        int dl = dot16(lo, xq16(sm, i0)), dh = dot16(hi, xq16(sm, i0 + 32));
-        float2 xl = sm.xs[i0 / 16], xh = sm.xs[i0 / 16 + 2];
+        const uint32_t sl = SWZ ? q8_run_slot<TYPE>(t, 0, nb) : i0 / 16, sh = SWZ ? q8_run_slot<TYPE>(t, 1, nb) : i0 / 16 + 2;
+        int dl = dot16(lo, xq16(sm, 16 * sl)), dh = dot16(hi, xq16(sm, 16 * sh));
+        float2 xl = sm.xs[sl], xh = sm.xs[sh];
         /* 6-bit scale/min of sub-blocks 2j, 2j+1 from scales[12] = head bytes 4..15 (c.y..c.w) */
         uint32_t s0 = 2 * j, s1 = 2 * j + 1, sc0, m0, sc1, m1;
         if (j < 2) {
@@ -245,13 +275,15 @@ q8_dot(const struct q8_task &r, uint32_t t, const struct q8_sm &sm)
                dmin * ((float)m0 * xl.y + (float)m1 * xh.y);
     } else if (TYPE == K_LLM_T_Q8_0R) {
         uint32_t i0 = 1024 * (t / 32) + 32 * L;
-        int d0 = dot16(r.a, xq16(sm, i0)), d1 = dot16(r.b, xq16(sm, i0 + 16));
-        float2 x0 = sm.xs[i0 / 16], x1 = sm.xs[i0 / 16 + 1];
+        const uint32_t s0 = SWZ ? q8_run_slot<TYPE>(t, 0, nb) : i0 / 16, s1 = SWZ ? q8_run_slot<TYPE>(t, 1, nb) : i0 / 16 + 1;
+        int d0 = dot16(r.a, xq16(sm, 16 * s0)), d1 = dot16(r.b, xq16(sm, 16 * s1));
+        float2 x0 = sm.xs[s0], x1 = sm.xs[s1];
         return k_llm_f16((uint16_t)r.d) * (x0.x * (float)d0 + x1.x * (float)d1);
     } else { /* Q4_0R: low nibbles values 0..15 of the block, high 16..31 */
         uint32_t i0 = 1024 * (t / 32) + 32 * L;
-        int d0 = dot16(lo4(r.a), xq16(sm, i0)), d1 = dot16(hi4(r.a), xq16(sm, i0 + 16));
-        float2 x0 = sm.xs[i0 / 16], x1 = sm.xs[i0 / 16 + 1];
+        const uint32_t s0 = SWZ ? q8_run_slot<TYPE>(t, 0, nb) : i0 / 16, s1 = SWZ ? q8_run_slot<TYPE>(t, 1, nb) : i0 / 16 + 1;
+        int d0 = dot16(lo4(r.a), xq16(sm, 16 * s0)), d1 = dot16(hi4(r.a), xq16(sm, 16 * s1));
+        float2 x0 = sm.xs[s0], x1 = sm.xs[s1];
         return k_llm_f16((uint16_t)r.d) *
                (fmaf(x0.x, (float)d0, -8.0f * x0.y) + fmaf(x1.x, (float)d1, -8.0f * x1.y));
     }
@@ -361,7 +393,8 @@ q8_ld_x16(const struct k_llm_matvec_params &p, uint32_t bi, float *v)
     }
 }
 
-/* Block bi of x' (16 values v) into sm: int8 quants (k_llm_mvq_block) and (d, d * sum q). */
+/* Block of x' (16 values v) into slot bi of sm (q8_slot): int8 quants (k_llm_mvq_block) and
+ * (d, d * sum q). */
 __device__ __forceinline__ void
 q8_store_block(struct q8_sm &sm, uint32_t bi, const float *v)
 {
@@ -378,7 +411,7 @@ q8_store_block(struct q8_sm &sm, uint32_t bi, const float *v)
     sm.xs[bi] = make_float2(d, d * (float)sum);
 }
 
-template <bool CG = false>
+template <bool CG = false, uint32_t SWZ_FT = 0>
 __device__ __forceinline__ void
 q8_prologue(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
@@ -413,7 +446,7 @@ q8_prologue(const struct k_llm_matvec_params &p, struct q8_sm &sm)
                 v[4 * i + 2] = v[4 * i + 2] * inv * w.z, v[4 * i + 3] = v[4 * i + 3] * inv * w.w;
             }
         }
-        q8_store_block(sm, bi, v);
+        q8_store_block(sm, q8_slot<SWZ_FT>(bi, k / 16), v);
     }
     __syncthreads();
 }
@@ -423,7 +456,7 @@ q8_prologue(const struct k_llm_matvec_params &p, struct q8_sm &sm)
  * CTA synchronizes once; returns the RMS factor inv, which the caller applies to each unit's
  * sums (they are linear in x': int8 rounding of v / d is the same for v * inv / (d * inv) up
  * to float ties, inside the tested flip bound). 1 without a norm weight. */
-template <bool CG = false>
+template <bool CG = false, uint32_t SWZ_FT = 0>
 __device__ __forceinline__ float
 q8_prologue1(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
@@ -442,7 +475,7 @@ q8_prologue1(const struct k_llm_matvec_params &p, struct q8_sm &sm)
                 v[4 * i] *= w.x, v[4 * i + 1] *= w.y, v[4 * i + 2] *= w.z, v[4 * i + 3] *= w.w;
             }
         }
-        q8_store_block(sm, bi, v);
+        q8_store_block(sm, q8_slot<SWZ_FT>(bi, k / 16), v);
     }
     if (p.norm_w_va) {
         ss = mvq_warp_sum(ss);
@@ -557,7 +590,7 @@ q8_load_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, struct q8_task *r
     }
 }
 
-template <uint32_t FT = 0>
+template <uint32_t FT = 0, bool SWZ = false>
 __device__ __forceinline__ void
 q8_dot_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, const struct q8_task *r, const struct q8_sm &sm,
             float *acc)
@@ -565,9 +598,10 @@ q8_dot_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, const struct q8_ta
     if (t >= nt)
         return;
     if (FT) {
-        acc[0] += q8_dot<FT ? FT : 12>(r[0], t, sm);
+        const uint32_t nb = nt * (q8_ts<FT ? FT : 12>() / 16); /* k / 16 */
+        acc[0] += q8_dot<FT ? FT : 12, SWZ>(r[0], t, sm, nb);
         if (w.has_b)
-            acc[1] += q8_dot<FT ? FT : 12>(r[1], t, sm);
+            acc[1] += q8_dot<FT ? FT : 12, SWZ>(r[1], t, sm, nb);
         return;
     }
     switch (w.type) {
@@ -680,7 +714,8 @@ struct q8_epi_std {
 
 /* WAIT2 (A/B, k_llm_matvec_q8_e2): the second pass's loads are issued too before the PDL wait,
  * which this function then makes (the caller must not). */
-template <bool CG, class EPI, bool WAIT2 = false, bool P1 = false, bool EF = false, uint32_t FT = 0>
+template <bool CG, class EPI, bool WAIT2 = false, bool P1 = false, bool EF = false, uint32_t FT = 0,
+          bool SWZ = (FT != 0)>
 __device__ __forceinline__ void
 q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct q8_sm &sm, const EPI &epi)
 {
@@ -708,9 +743,9 @@ q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct 
     }
     float inv = 1.0f;
     if (P1)
-        inv = q8_prologue1<CG>(p, sm);
+        inv = q8_prologue1<CG, SWZ ? FT : 0>(p, sm);
     else
-        q8_prologue<CG>(p, sm);
+        q8_prologue<CG, SWZ ? FT : 0>(p, sm);
     float acc[2] = {0.0f, 0.0f};
     uint32_t pass = 0;
     for (uint32_t u = st.ub; u < st.ue;) {
@@ -726,7 +761,7 @@ q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct 
             q8_load_pass<EF, FT>(wn, np * 32 + lane, ntn, nxt);
         }
         loaded = false;
-        q8_dot_pass<FT>(st.wc, pass * 32 + lane, st.ntc, st.cur, sm, acc);
+        q8_dot_pass<FT, SWZ>(st.wc, pass * 32 + lane, st.ntc, st.cur, sm, acc);
         if (np == 0) { /* the unit is complete */
             float a = mvq_warp_sum(acc[0]), b = mvq_warp_sum(acc[1]);
             acc[0] = acc[1] = 0.0f;
@@ -854,7 +889,7 @@ q8_prefetch_own(const struct k_llm_matvec_params &p, const struct q8_stream &st)
 }
 
 template <bool CG = false, bool PF_OWN = false, bool WAIT2 = false, bool P1 = false, bool EF = false,
-          uint32_t FT = 0>
+          uint32_t FT = 0, bool SWZ = (FT != 0)>
 __device__ __forceinline__ void
 q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
@@ -873,7 +908,7 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         k_dep_launch();
         k_dep_wait();
     }
-    q8_stream_run<CG, q8_epi_std<CG>, WAIT2, P1, EF, FT>(p, st, sm, q8_epi_std<CG>{p});
+    q8_stream_run<CG, q8_epi_std<CG>, WAIT2, P1, EF, FT, SWZ>(p, st, sm, q8_epi_std<CG>{p});
 }
 
 #endif /* K_LLM_MVQ_CUH */

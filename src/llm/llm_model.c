@@ -200,6 +200,14 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
             snprintf(vname, sizeof vname, "%s_lb3", name);
             name = vname;
         }
+        /* A/B (session 11): the per-type kernels with x' in logical order in shared memory
+         * (k_llm_matvec_ab.cu ns; the default stores it in conflict-free slots, q8_slot) */
+        char nsname[64];
+        if (i >= PROG_MVQ_Q4K && i <= PROG_MVQ_Q6K && getenv("NVHCQ_MVQ_SWZ") &&
+            !strcmp(getenv("NVHCQ_MVQ_SWZ"), "0") && strlen(name) < sizeof nsname - 4) {
+            snprintf(nsname, sizeof nsname, "%s_ns", name);
+            name = nsname;
+        }
         const char *ad = getenv("NVHCQ_AD"); /* A/B variants of k_llm_attn_decode: h1, null */
         if (i == PROG_ATTN_DEC && ad && *ad && strlen(ad) < 16) {
             snprintf(vname, sizeof vname, "k_llm_attn_decode_%s", ad);

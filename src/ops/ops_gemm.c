@@ -211,14 +211,14 @@ ops_gemm_kernel_for(const struct hcq_device_info *info, bool bf16, bool nt, uint
     const char *force = getenv("NVHCQ_GEMM");
     uint64_t tiles =
         (uint64_t)((m + K_GEMM_WG_BM - 1) / K_GEMM_WG_BM) * ((n + K_GEMM_WG_BN - 1) / K_GEMM_WG_BN);
-    /* The TMA kernels take every size (at 1024^3 their 32 wide tiles ran as fast as 64 of the
-     * 128 x 128 cp.async ones, H100 s68); NVHCQ_GEMM=tma128: their 128 x 128 build there
-     * instead (A/B, not yet run on a GPU). */
+    /* The TMA kernels: their 128 x 128 build there too (H100 rm:0, session 11, s69: 1024^3 f16 /
+     * bf16 263.6 / 268.0 TFLOP/s vs 150.6 / 150.9 with the 32 wide tiles; cuBLAS 199-263 in the
+     * same call); NVHCQ_GEMM=wide keeps the wide tiles (A/B). */
     if (!strncmp(wide, "k_gemm_wgmma_", 13) && strstr(wide, "_tma")) {
         static const char *const tma128[2][2] = {
             {"k_gemm_wgmma_f16_tma_n128", "k_gemm_wgmma_f16_nt_tma_n128"},
             {"k_gemm_wgmma_bf16_tma_n128", "k_gemm_wgmma_bf16_nt_tma_n128"}};
-        if (force && !strcmp(force, "tma128") && info->sm_count && 2 * tiles < info->sm_count &&
+        if (!(force && !strcmp(force, "wide")) && info->sm_count && 2 * tiles < info->sm_count &&
             hcq_cubin_find("k_gemm_wgmma_tma_n128", 90))
             return tma128[bf16][nt];
         return wide;

@@ -235,6 +235,77 @@ done:
     return fails;
 }
 
+/* The per-type kernels' x' slots (k_llm_mvq_slot) against the order q8_dot reads x' in: for
+ * every k, task and run, the block the run reads (spelled here from the repacked layouts,
+ * k_llm_quant.h) is stored at the slot the run loads, every slot inside k / 16 and used once. */
+TEST(mvq_slots_match_the_read_order)
+{
+    static const uint32_t types[] = {12, 13, 0x100u | 2u, 0x100u | 8u, 0x100u | 14u};
+    static uint8_t used[K_LLM_MVQ_MAX_K / 16];
+    for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
+        const uint32_t ty = types[ti], q6 = ty == (0x100u | 14u), runs = q6 ? 4 : 2;
+        for (uint32_t k = 256; k <= K_LLM_MVQ_MAX_K; k += 256) {
+            if (q6 && k % 2048) /* Q6_KR rows are whole 2048-value groups */
+                continue;
+            const uint32_t nb = k / 16, nt = k_llm_mvq_tasks(ty, k);
+            memset(used, 0, nb);
+            int bad = 0;
+            for (uint32_t tk = 0; tk < nt; tk++) {
+                const uint32_t L = tk % 32;
+                for (uint32_t c = 0; c < runs; c++) {
+                    uint32_t bi;
+                    if (q6) /* values 2048g + 256b + 128h + 16p + {0, 64, 32, 96}[c] */
+                        bi = 128 * (tk / 32) + 16 * (L / 4) + 8 * ((L / 2) % 2) + L % 2 +
+                             (c == 1   ? 4
+                              : c == 2 ? 2
+                              : c == 3 ? 6
+                                       : 0);
+                    else if (ty == 12 ||
+                             ty == 13) /* superblock t / 8, sub-blocks 2j (+ 2 blocks: high nibbles) */
+                        bi = 16 * (tk / 8) + 4 * ((tk % 8) / 2) + (tk % 8) % 2 + 2 * c;
+                    else /* 32 values per task */
+                        bi = 2 * tk + c;
+                    const uint32_t s = k_llm_mvq_run_slot(ty, tk, c, nb);
+                    if (s >= nb || bi >= nb || k_llm_mvq_slot(ty, bi, nb) != s || used[s]++)
+                        bad++;
+                }
+            }
+            for (uint32_t s = 0; s < nb; s++)
+                bad += used[s] != 1;
+            if (bad) {
+                printf("    type 0x%x k %u: %d slots wrong\n", ty, k, bad);
+                CHECK(0);
+            }
+        }
+    }
+    CHECK(k_llm_mvq_slot(0, 77, 128) == 77); /* mixed types: logical order */
+done:;
+}
+
+/* The weight type a per-type kernel (k_llm_matvec_q8_<type>[_ns]) takes, 0 for the others. */
+static uint32_t
+typed_kernel_type(const char *name)
+{
+    static const struct {
+        const char *suffix;
+        uint32_t type;
+    } t[] = {{"q4k", LLM_TYPE_Q4_K},
+             {"q5k", LLM_TYPE_Q5_K},
+             {"q4_0", LLM_TYPE_Q4_0},
+             {"q8_0", LLM_TYPE_Q8_0},
+             {"q6k", LLM_TYPE_Q6_K}};
+    const char *pre = "k_llm_matvec_q8_";
+    if (strncmp(name, pre, strlen(pre)))
+        return 0;
+    name += strlen(pre);
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        size_t n = strlen(t[i].suffix);
+        if (!strncmp(name, t[i].suffix, n) && (!name[n] || !strcmp(name + n, "_ns")))
+            return t[i].type;
+    }
+    return 0;
+}
+
 TEST(matvec_all_types_modes_devices)
 {
     static const uint32_t types[] = {LLM_TYPE_F16,  LLM_TYPE_Q4_0, LLM_TYPE_Q8_0,
@@ -247,12 +318,18 @@ TEST(matvec_all_types_modes_devices)
         /* _long: the long-row body for SET/ACC (k 8192: 4-8 passes per row, more than its 4
          * slots; ACC on 2 CTAs: several rows per warp), the streaming body for SWIGLU */
         static const char *const kernels[] = {
-            "k_llm_matvec",         "k_llm_matvec_wide",   "k_llm_matvec_q8",      "k_llm_matvec_q8_split",
-            "k_llm_matvec_q8_u2",   "k_llm_matvec_q8_s3",  "k_llm_matvec_q8_long", "k_llm_matvec_q8_cg",
-            "k_llm_matvec_q8_pfs",  "k_llm_matvec_q8_tma", "k_llm_matvec_q8_p1",   "k_llm_matvec_q8_p2",
-            "k_llm_matvec_q8_p1cg", "k_llm_matvec_q8_nef"};
+            "k_llm_matvec", "k_llm_matvec_wide", "k_llm_matvec_q8", "k_llm_matvec_q8_split",
+            "k_llm_matvec_q8_u2", "k_llm_matvec_q8_s3", "k_llm_matvec_q8_long", "k_llm_matvec_q8_cg",
+            "k_llm_matvec_q8_pfs", "k_llm_matvec_q8_tma", "k_llm_matvec_q8_p1", "k_llm_matvec_q8_p2",
+            "k_llm_matvec_q8_p1cg", "k_llm_matvec_q8_nef",
+            /* one weight type each (they trap on another): x' in conflict-free slots, and
+             * in logical order (_ns) */
+            "k_llm_matvec_q8_q4k", "k_llm_matvec_q8_q5k", "k_llm_matvec_q8_q4_0", "k_llm_matvec_q8_q8_0",
+            "k_llm_matvec_q8_q6k", "k_llm_matvec_q8_q4k_ns", "k_llm_matvec_q8_q5k_ns",
+            "k_llm_matvec_q8_q4_0_ns", "k_llm_matvec_q8_q8_0_ns", "k_llm_matvec_q8_q6k_ns"};
         for (int kn = 0; kn < (int)(sizeof kernels / sizeof kernels[0]); kn++) {
             const bool q8 = kn >= 2;
+            const uint32_t only = typed_kernel_type(kernels[kn]); /* 0: any type */
             struct hcq_device *dev = NULL;
             struct hcq_program *prog = NULL;
             if (hcq_device_open(dn, &dev) != HCQ_OK) {
@@ -270,6 +347,8 @@ TEST(matvec_all_types_modes_devices)
                 static const uint32_t ks[] = {256, 2304, 2048, 8192};
                 for (int ki = 0; ki < 4; ki++) {
                     uint32_t k = ks[ki], ty = types[ti];
+                    if (only && ty != only)
+                        continue;
                     /* q8: the types it reads (Q6_K only repacks for k % 2048 == 0: 8192 here) */
                     if (q8 && !k_llm_mvq_type_ok(k_llm_rp_of(ty, k), k))
                         continue;
@@ -279,8 +358,9 @@ TEST(matvec_all_types_modes_devices)
                         rows[0] = 21, rows[1] = 9, rows[2] = 3;
                     bool ok = true;
                     for (int s = 0; s < 3; s++)
-                        ok = ok && mat_make(&m[s], s == 2 && ty == LLM_TYPE_Q4_K ? LLM_TYPE_Q6_K : ty,
-                                            rows[s], k) == 0;
+                        ok =
+                            ok && mat_make(&m[s], s == 2 && ty == LLM_TYPE_Q4_K && !only ? LLM_TYPE_Q6_K : ty,
+                                           rows[s], k) == 0;
                     for (int s = 0; s < 3 && q8; s++)
                         ok = ok && mat_repack(&m[s], k) == 0;
                     CHECK(ok);
@@ -299,7 +379,7 @@ TEST(matvec_all_types_modes_devices)
                     run_case(t, dev, prog, gu, 2, K_LLM_MV_SWIGLU, k, true, false, 3, q8, &worst);
                     cases += 3;
                     if ((!strcmp(kernels[kn], "k_llm_matvec_q8") ||
-                         !strcmp(kernels[kn], "k_llm_matvec_q8_tma")) &&
+                         !strcmp(kernels[kn], "k_llm_matvec_q8_tma") || only == LLM_TYPE_Q6_K) &&
                         k == 2048 && ty == LLM_TYPE_Q6_K) {
                         /* an output-head-sized launch: two rows per unit (k_llm_mvq_rpu), odd
                          * row count (the last unit has one row), one-wave grid */
@@ -328,6 +408,7 @@ done:;
 int
 main(int argc, char **argv)
 {
-    static const struct th_case cases[] = {TH_CASE(matvec_all_types_modes_devices)};
+    static const struct th_case cases[] = {TH_CASE(mvq_slots_match_the_read_order),
+                                           TH_CASE(matvec_all_types_modes_devices)};
     return th_run("llm_matvec", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
