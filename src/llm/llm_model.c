@@ -108,13 +108,22 @@ prefill_gemm_init(struct llm_model *m, uint32_t min_n)
     struct hcq_device_info info;
     const char *force = getenv("NVHCQ_GEMM");
     const bool want = !(force && !strcmp(force, "mma"));
-    /* NVHCQ_LLM_GEMM_TMA=1 (A/B, not yet run on a GPU): the TMA-fed build of that kernel
-     * (k_gemm_wgmma_tma.cu; the plain GEMM's TMA build reached 98% of cuBLAS at 4096^3 on H100
-     * where the cp.async one reached 76%, bench/notes-gemm.md session 10) */
+    /* The TMA-fed build of that kernel (k_gemm_wgmma_tma.cu) where it loads: H100 rm:0 session 11
+     * (bench/final/s71.sh, gen-model 1B files) pp2048 Q6_K 112.8k vs 102.4k tokens/s with the
+     * cp.async producer, Q8_0 116.0k vs 105.5k; pp512 Q8_0 60.1k vs 57.4k, Q6_K 53.2k vs 53.7k
+     * (+-1-2k). NVHCQ_LLM_GEMM_TMA=0 keeps the cp.async producer (A/B). */
     const char *tma_env = getenv("NVHCQ_LLM_GEMM_TMA");
-    const bool tma = tma_env && !strcmp(tma_env, "1");
-    if (want && hcq_device_info(m->dev, &info) == HCQ_OK && info.sm_version == 90 &&
-        hcq_program_load(m->dev, tma ? "k_llm_gemm_wgmma_tma" : "k_llm_gemm_wgmma", &pg->gemm_wg) == HCQ_OK) {
+    bool tma = !(tma_env && !strcmp(tma_env, "0"));
+    bool have = false;
+    if (want && hcq_device_info(m->dev, &info) == HCQ_OK && info.sm_version == 90) {
+        if (tma && hcq_program_load(m->dev, "k_llm_gemm_wgmma_tma", &pg->gemm_wg) == HCQ_OK) {
+            have = true;
+        } else {
+            tma = false;
+            have = hcq_program_load(m->dev, "k_llm_gemm_wgmma", &pg->gemm_wg) == HCQ_OK;
+        }
+    }
+    if (have) {
         pg->sm_count = info.sm_count;
         pg->wg_always = force && !strcmp(force, "wgmma");
         pg->wg_tma = tma;

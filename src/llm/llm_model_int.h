@@ -86,7 +86,7 @@ struct prefill_gemm {
     struct hcq_program *gemm_wg; /* k_llm_gemm_wgmma (sm_90 unless NVHCQ_GEMM=mma) or NULL */
     uint32_t sm_count;           /* its persistent grid (one CTA per SM) and the choice */
     bool wg_always;              /* NVHCQ_GEMM=wgmma: every GEMM on gemm_wg (tests, A/B runs) */
-    bool wg_tma;                 /* gemm_wg is k_llm_gemm_wgmma_tma (NVHCQ_LLM_GEMM_TMA=1) */
+    bool wg_tma;                 /* gemm_wg is k_llm_gemm_wgmma_tma (default; NVHCQ_LLM_GEMM_TMA=0: not) */
     struct hcq_buf *buf;         /* w16 | x16 */
     uint64_t w16_va, x16_va;
     uint64_t w16_B, x16_B;

@@ -50,7 +50,7 @@ HCQ_MUST_CHECK enum hcq_status llm_tensor_get(const struct llm_gguf *g, const ch
                                               const struct llm_gguf_tensor **t_out);
 
 /* k_llm_gemm_wgmma_tma's parameters (the prefill GEMM fed by the tensor memory accelerator,
- * NVHCQ_LLM_GEMM_TMA=1): gp and the tensor maps of its x and w (llm_model.c). */
+ * the default on sm_90, NVHCQ_LLM_GEMM_TMA=0 not): gp and the tensor maps of its x and w (llm_model.c). */
 struct k_llm_gemm_tma_params;
 struct k_llm_gemm_params;
 HCQ_MUST_CHECK enum hcq_status llm_gemm_tma_params(struct k_llm_gemm_tma_params *tp,
