@@ -161,10 +161,14 @@ k_llm_mvq_type_ok(uint32_t type, uint32_t k)
            type == (0x100u | 14u);
 }
 
-/* Quantize 16 activations: returns d = max|v| / 127 and q[i] = rint(v[i] / d) (0 where
- * max|v| = 0). A NaN or Inf among them gives d = NaN and q = 0, so the outputs turn NaN as
- * with f32 activations (and non-finite logits are reported). The kernel and its twin share
- * this definition, so both round alike. */
+/* Quantize 16 activations: returns d = max|v| / 127 and q[i] = rint(v[i] * (127 / max|v|))
+ * (0 where max|v| = 0; |q| <= 127, within d / 2 of v / d up to one float rounding). One
+ * division per block instead of one per value: the prologue of every decode mat-vec runs this
+ * after its griddepcontrol.wait, on the critical path (k 8192: two blocks per thread, 32 IEEE
+ * divisions of ~8 instructions each before). A NaN or Inf among them gives d = NaN and q = 0,
+ * so the outputs turn NaN as with f32 activations (and non-finite logits are reported). The
+ * kernel and its twin share this definition (IEEE division and product on both), so both
+ * round alike. */
 K_LLM_MV_FN float
 k_llm_mvq_block(const float *v, int8_t *q)
 {
@@ -174,9 +178,9 @@ k_llm_mvq_block(const float *v, int8_t *q)
         amax = fmaxf(amax, fabsf(v[i]));
         bad |= !(v[i] - v[i] == 0.0f); /* NaN or Inf */
     }
-    float d = amax / 127.0f;
+    const float d = amax / 127.0f, inv = amax > 0.0f ? 127.0f / amax : 0.0f;
     for (int i = 0; i < 16; i++)
-        q[i] = (int8_t)(amax > 0.0f && !bad ? (int)rintf(v[i] / d) : 0);
+        q[i] = (int8_t)(amax > 0.0f && !bad ? (int)rintf(v[i] * inv) : 0);
     return bad ? __builtin_nanf("") : d;
 }
 
