@@ -172,12 +172,12 @@ k_llm_mvq_type_ok(uint32_t type, uint32_t k)
 K_LLM_MV_FN float
 k_llm_mvq_block(const float *v, int8_t *q)
 {
-    float amax = 0.0f;
-    int bad = 0;
+    float amax = 0.0f, z = 0.0f;
     for (int i = 0; i < 16; i++) {
         amax = fmaxf(amax, fabsf(v[i]));
-        bad |= !(v[i] - v[i] == 0.0f); /* NaN or Inf */
+        z += v[i] * 0.0f; /* +-0 for finite values, NaN once one is NaN or Inf (one FMA each) */
     }
+    const int bad = z != 0.0f;
     const float d = amax / 127.0f, inv = amax > 0.0f ? 127.0f / amax : 0.0f;
     for (int i = 0; i < 16; i++)
         q[i] = (int8_t)(amax > 0.0f && !bad ? (int)rintf(v[i] * inv) : 0);

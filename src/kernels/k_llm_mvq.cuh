@@ -460,34 +460,22 @@ template <bool CG = false, uint32_t SWZ_FT = 0>
 __device__ __forceinline__ float
 q8_prologue1(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
-    const uint32_t t = threadIdx.x, lane = t % WARP, warp = t / WARP, k = p.k, nb = k / 16;
+    const uint32_t t = threadIdx.x, lane = t % WARP, warp = t / WARP, k = p.k;
     float ss = 0.0f;
-    /* Two blocks per thread and round, the second's x loaded before the first is used: the
-     * FFN down projection (k 8192: two blocks per thread) waited for two L2 round trips in a
-     * row after its griddepcontrol.wait. Same blocks, same order of the x^2 sum. */
-    for (uint32_t b0 = t; b0 < nb; b0 += 2 * K_LLM_MV_THREADS) {
-        float v[2][16];
-        const bool two = b0 + K_LLM_MV_THREADS < nb;
-        q8_ld_x16<CG>(p, b0, v[0]);
-        if (two)
-            q8_ld_x16<CG>(p, b0 + K_LLM_MV_THREADS, v[1]);
+    for (uint32_t bi = t; bi < k / 16; bi += K_LLM_MV_THREADS) {
+        float v[16];
+        q8_ld_x16<CG>(p, bi, v);
+        if (p.norm_w_va) {
+            const float4 *wp = (const float4 *)(uintptr_t)(p.norm_w_va + 64ull * bi);
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-            if (h == 1 && !two)
-                break;
-            const uint32_t bi = b0 + h * K_LLM_MV_THREADS;
-            if (p.norm_w_va) {
-                const float4 *wp = (const float4 *)(uintptr_t)(p.norm_w_va + 64ull * bi);
-#pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    float4 w = __ldg(wp + i);
-                    float *u = v[h] + 4 * i;
-                    ss += u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3];
-                    u[0] *= w.x, u[1] *= w.y, u[2] *= w.z, u[3] *= w.w;
-                }
+            for (int i = 0; i < 4; i++) {
+                float4 w = __ldg(wp + i);
+                ss += v[4 * i] * v[4 * i] + v[4 * i + 1] * v[4 * i + 1] + v[4 * i + 2] * v[4 * i + 2] +
+                      v[4 * i + 3] * v[4 * i + 3];
+                v[4 * i] *= w.x, v[4 * i + 1] *= w.y, v[4 * i + 2] *= w.z, v[4 * i + 3] *= w.w;
             }
-            q8_store_block(sm, q8_slot<SWZ_FT>(bi, nb), v[h]);
         }
+        q8_store_block(sm, q8_slot<SWZ_FT>(bi, k / 16), v);
     }
     if (p.norm_w_va) {
         ss = mvq_warp_sum(ss);

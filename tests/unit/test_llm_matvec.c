@@ -282,6 +282,55 @@ TEST(mvq_slots_match_the_read_order)
 done:;
 }
 
+/* k_llm_mvq_block: |q| <= 127, q * d within d / 2 of v (and a float rounding), the largest
+ * value at +-127; zeros give d = 0; a NaN or an Inf anywhere gives d = NaN and q = 0. */
+TEST(mvq_block_rounds_and_flags_non_finite)
+{
+    uint64_t s = 0x9E3779B97F4A7C15ull;
+    for (int n = 0; n < 20000; n++) {
+        float v[16];
+        int8_t q[16];
+        const float scale = ldexpf(1.0f, (int)(n % 60) - 30);
+        for (int i = 0; i < 16; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            v[i] = scale * ((float)(s >> 40) / (float)(1u << 24) * 2.0f - 1.0f);
+        }
+        if (n % 7 == 0)
+            v[n % 16] = 0.0f;
+        const float d = k_llm_mvq_block(v, q);
+        float amax = 0.0f;
+        for (int i = 0; i < 16; i++)
+            amax = fmaxf(amax, fabsf(v[i]));
+        int bad = d != amax / 127.0f;
+        for (int i = 0; i < 16; i++) {
+            bad |= q[i] == -128; /* (int8_t: |q| <= 127 otherwise) */
+            bad |= fabs((double)q[i] * d - v[i]) > d / 2 * (1 + 1e-5);
+            bad |= fabsf(v[i]) == amax && amax > 0.0f && q[i] != (v[i] > 0 ? 127 : -127);
+        }
+        if (bad) {
+            printf("    block %d (scale %g) wrong\n", n, scale);
+            CHECK(0);
+        }
+    }
+    float v[16] = {0}, d;
+    int8_t q[16];
+    CHECK(k_llm_mvq_block(v, q) == 0.0f && q[3] == 0);
+    const float odd[3] = {NAN, INFINITY, -INFINITY};
+    for (int j = 0; j < 3; j++)
+        for (int at = 0; at < 16; at += 5) {
+            for (int i = 0; i < 16; i++)
+                v[i] = 0.25f * (float)(i - 8);
+            v[at] = odd[j];
+            memset(q, 1, sizeof q);
+            d = k_llm_mvq_block(v, q);
+            int nz = 0;
+            for (int i = 0; i < 16; i++)
+                nz += q[i] != 0;
+            CHECKF(isnan(d) && nz == 0, "value %d = %g: d %g, %d quants not 0", at, odd[j], d, nz);
+        }
+done:;
+}
+
 /* The weight type a per-type kernel (k_llm_matvec_q8_<type>[_ns]) takes, 0 for the others. */
 static uint32_t
 typed_kernel_type(const char *name)
@@ -408,7 +457,8 @@ done:;
 int
 main(int argc, char **argv)
 {
-    static const struct th_case cases[] = {TH_CASE(mvq_slots_match_the_read_order),
+    static const struct th_case cases[] = {TH_CASE(mvq_block_rounds_and_flags_non_finite),
+                                           TH_CASE(mvq_slots_match_the_read_order),
                                            TH_CASE(matvec_all_types_modes_devices)};
     return th_run("llm_matvec", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
