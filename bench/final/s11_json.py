@@ -16,4 +16,6 @@ convert({
     "nvidia-h100/2026-11-26-s11-vs-llamacpp-s70": (H100, "70c9cad", "bench/final/s70.sh"),
     "nvidia-h100/2026-11-26-s11-decode-slots": (H100, "28a6f89", "bench/final/s71.sh (asked for an H200, ran on H100)"),
     "nvidia-h100/2026-11-26-s11-prefill-tma": (H100, "28a6f89", "bench/final/s71.sh (asked for an H200, ran on H100)"),
+    "nvidia-h100/2026-11-26-s11-decode-prologue": (H100, "97dbe3f", "bench/final/s73.sh"),
+    "nvidia-h100/2026-11-26-s11-decode-prologue-e3": (H100, "7823e3c", "bench/final/s74.sh"),
 })

@@ -136,7 +136,7 @@ k_llm_mv_type_ok(uint32_t type, uint32_t k)
 }
 
 /* ==== k_llm_matvec_q8: the same launch contract with int8 activations ====
- * x' is quantized per block of 16 values (d = max|x'| / 127, q = rint(x' / d), no zero point)
+ * x' is quantized per block of 16 values (d = max|x'| / 127, q = rint(x' * (127 / max|x'|)), no zero point)
  * in each CTA's prologue and dotted with the weights by dp4a; weights are read with 16-byte
  * loads straight into registers (no shared-memory stage), one or two rows per warp. Types: Q4_K,
  * Q5_K and the repacked Q4_0R, Q8_0R, Q6_KR (k_llm_quant.h); k a multiple of 256 and

@@ -36,7 +36,8 @@ mvq_warp_sum(float v)
  * task is one lane's share of a row per pass (64 weights for Q6_KR, 32 for the others); a
  * unit is two rows (or a gate row and its up row) or, below K_LLM_MVQ_PAIR_ROWS rows, one.
  * The prologue (every CTA): x' = RMSNorm(x) * w as in the f32 kernel, then per block of 16
- * values d = max|x'| / 127 and q = rint(x' / d) into shared memory with (d, d * sum q).
+ * values d = max|x'| / 127 and q = rint(x' * (127 / max|x'|)) into shared memory with (d, d * sum q)
+ * (kernels of one weight type place the blocks in conflict-free slots, k_llm_mvq_slot).
  * Two bodies: the default streams a contiguous unit range per warp with the next pass in
  * flight; q8_matvec_split (variants) strides units over the grid and splits long rows. */
 
