@@ -1,6 +1,6 @@
 #!/bin/bash
 # s76.sh OUT - the evidence issues 12 and 13 still lack on the **H200** (ask nvidia-h200; on an
-# H100 it repeats session 11's rows): `bench gemm latency copy alloc --devs rm:0,cuda:0` (the TMA
+# H100 it repeats session 11's rows): `bench gemm latency --devs rm:0,cuda:0` (the TMA
 # GEMMs with the 128 x 128 tiles at small sizes; launch + sync, graph, dependent chains), then the
 # whole `make test-gpu` with nothing else running (timeout 480 s). ~9 min. Logs a_*.
 set -u
