@@ -396,14 +396,7 @@ k_llm_matvec_q8(const struct k_llm_matvec_params p)
  * vs 1563, Q4_0 1698 vs 1650, but Q8_0 1464 vs 1504 - one kernel holding every copy also cost
  * the types left on the switching body 3%, hence a kernel per type. A launch of another type
  * traps: a caller's bug becomes a decoded device fault, not wrong numbers. */
-#define K_LLM_MVQ_TYPED(NAME, T)                                                                                      \
-    extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2) NAME(const struct k_llm_matvec_params p)      \
-    {                                                                                                                  \
-        __shared__ __align__(16) struct q8_sm sm;                                                                      \
-        if (k_llm_mvq_uniform_type(&p) != (T))                                                                         \
-            __trap();                                                                                                  \
-        q8_matvec_stream<false, false, false, true, true, (T)>(p, sm);                                                 \
-    }
+#define K_LLM_MVQ_TYPED(NAME, T) K_LLM_MVQ_TYPED_KERNEL(NAME, T, 2, true)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q4k, 12)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q5k, 13)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q4_0, K_LLM_T_Q4_0R)

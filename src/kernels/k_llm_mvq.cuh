@@ -179,7 +179,7 @@ xq16(const struct q8_sm &sm, uint32_t i)
 }
 
 /* Q6_KR: one run of 16 values (quants | 2 high bits at 4-5 of each byte) against x' block
- * slot s (q8_slot). */
+ * slot s (k_llm_mvq_slot). */
 __device__ __forceinline__ float
 q6_run(uint4 q, uint32_t s, const struct q8_sm &sm, uint32_t sc_byte)
 {
@@ -197,18 +197,12 @@ q6_run(uint4 q, uint32_t s, const struct q8_sm &sm, uint32_t sc_byte)
  * Kernels of one weight type store block bi at k_llm_mvq_slot (k_llm_matvec.h): a warp's load
  * of one run is then one contiguous 512 B (xq) / 256 B (xs). Launches of mixed types keep the
  * logical order. Same values, same sums in the same order: only their addresses move. */
-template <uint32_t FT>
+/* The slot run c of task t reads: k_llm_mvq_run_slot's (SWZ), else bi, its block in logical order. */
+template <uint32_t TYPE, bool SWZ>
 __device__ __forceinline__ uint32_t
-q8_run_slot(uint32_t t, uint32_t c, uint32_t nb)
+q8_xslot(uint32_t t, uint32_t c, uint32_t nb, uint32_t bi)
 {
-    return k_llm_mvq_run_slot(FT, t, c, nb);
-}
-
-template <uint32_t FT>
-__device__ __forceinline__ uint32_t
-q8_slot(uint32_t bi, uint32_t nb)
-{
-    return FT == 0 ? bi : k_llm_mvq_slot(FT, bi, nb);
+    return SWZ ? k_llm_mvq_run_slot(TYPE, t, c, nb) : bi;
 }
 
 __device__ __forceinline__ uint4
@@ -229,7 +223,7 @@ q6_hi(uint4 ql, uint4 t1) /* high nibbles | qh bits (4,5) of t1 */
                       ((ql.w >> 4) & 0x0F0F0F0Fu) | (t1.w & 0x30303030u));
 }
 
-/* Dot of task t of a row with x'. SWZ: x' is stored by q8_slot<TYPE> (nb = k / 16 blocks),
+/* Dot of task t of a row with x'. SWZ: x' is stored by k_llm_mvq_slot (nb = k / 16 blocks),
  * else in logical order. */
 template <uint32_t TYPE, bool SWZ = false>
 __device__ __forceinline__ float
@@ -240,10 +234,8 @@ q8_dot(const struct q8_task &r, uint32_t t, const struct q8_sm &sm, uint32_t nb 
         /* values 256b + 128h + l0 + {0: qa lo, 64: qa hi, 32: qb lo, 96: qb hi} + 0..15 */
         uint32_t b = L / 4, h = (L / 2) % 2, l0 = 16 * (L % 2);
         uint32_t i0 = 2048 * (t / 32) + 256 * b + 128 * h + l0;
-        uint32_t s0 = i0 / 16, s1 = s0 + 4, s2 = s0 + 2, s3 = s0 + 6;
-        if (SWZ)
-            s0 = q8_run_slot<TYPE>(t, 0, nb), s1 = q8_run_slot<TYPE>(t, 1, nb), s2 = q8_run_slot<TYPE>(t, 2, nb),
-            s3 = q8_run_slot<TYPE>(t, 3, nb);
+        const uint32_t s0 = q8_xslot<TYPE, SWZ>(t, 0, nb, i0 / 16), s1 = q8_xslot<TYPE, SWZ>(t, 1, nb, i0 / 16 + 4),
+                       s2 = q8_xslot<TYPE, SWZ>(t, 2, nb, i0 / 16 + 2), s3 = q8_xslot<TYPE, SWZ>(t, 3, nb, i0 / 16 + 6);
         uint4 t1 = make_uint4(r.c.x >> 2, r.c.y >> 2, r.c.z >> 2, r.c.w >> 2);
         float v = q6_run(q6_lo(r.a, r.c), s0, sm, byte_at(r.s, 0)) + q6_run(q6_hi(r.a, r.c), s1, sm, byte_at(r.s, 1)) +
                   q6_run(q6_lo(r.b, t1), s2, sm, byte_at(r.s, 2)) + q6_run(q6_hi(r.b, t1), s3, sm, byte_at(r.s, 3));
@@ -256,7 +248,7 @@ q8_dot(const struct q8_task &r, uint32_t t, const struct q8_sm &sm, uint32_t nb 
             lo = or4(lo, bit4(r.b, 2 * j));
             hi = or4(hi, bit4(r.b, 2 * j + 1));
         }
-        const uint32_t sl = SWZ ? q8_run_slot<TYPE>(t, 0, nb) : i0 / 16, sh = SWZ ? q8_run_slot<TYPE>(t, 1, nb) : i0 / 16 + 2;
+        const uint32_t sl = q8_xslot<TYPE, SWZ>(t, 0, nb, i0 / 16), sh = q8_xslot<TYPE, SWZ>(t, 1, nb, i0 / 16 + 2);
         int dl = dot16(lo, xq16(sm, 16 * sl)), dh = dot16(hi, xq16(sm, 16 * sh));
         float2 xl = sm.xs[sl], xh = sm.xs[sh];
         /* 6-bit scale/min of sub-blocks 2j, 2j+1 from scales[12] = head bytes 4..15 (c.y..c.w) */
@@ -276,13 +268,13 @@ q8_dot(const struct q8_task &r, uint32_t t, const struct q8_sm &sm, uint32_t nb 
                dmin * ((float)m0 * xl.y + (float)m1 * xh.y);
     } else if (TYPE == K_LLM_T_Q8_0R) {
         uint32_t i0 = 1024 * (t / 32) + 32 * L;
-        const uint32_t s0 = SWZ ? q8_run_slot<TYPE>(t, 0, nb) : i0 / 16, s1 = SWZ ? q8_run_slot<TYPE>(t, 1, nb) : i0 / 16 + 1;
+        const uint32_t s0 = q8_xslot<TYPE, SWZ>(t, 0, nb, i0 / 16), s1 = q8_xslot<TYPE, SWZ>(t, 1, nb, i0 / 16 + 1);
         int d0 = dot16(r.a, xq16(sm, 16 * s0)), d1 = dot16(r.b, xq16(sm, 16 * s1));
         float2 x0 = sm.xs[s0], x1 = sm.xs[s1];
         return k_llm_f16((uint16_t)r.d) * (x0.x * (float)d0 + x1.x * (float)d1);
     } else { /* Q4_0R: low nibbles values 0..15 of the block, high 16..31 */
         uint32_t i0 = 1024 * (t / 32) + 32 * L;
-        const uint32_t s0 = SWZ ? q8_run_slot<TYPE>(t, 0, nb) : i0 / 16, s1 = SWZ ? q8_run_slot<TYPE>(t, 1, nb) : i0 / 16 + 1;
+        const uint32_t s0 = q8_xslot<TYPE, SWZ>(t, 0, nb, i0 / 16), s1 = q8_xslot<TYPE, SWZ>(t, 1, nb, i0 / 16 + 1);
         int d0 = dot16(lo4(r.a), xq16(sm, 16 * s0)), d1 = dot16(hi4(r.a), xq16(sm, 16 * s1));
         float2 x0 = sm.xs[s0], x1 = sm.xs[s1];
         return k_llm_f16((uint16_t)r.d) *
@@ -394,7 +386,7 @@ q8_ld_x16(const struct k_llm_matvec_params &p, uint32_t bi, float *v)
     }
 }
 
-/* Block of x' (16 values v) into slot bi of sm (q8_slot): int8 quants (k_llm_mvq_block) and
+/* Block of x' (16 values v) into slot bi of sm (k_llm_mvq_slot): int8 quants (k_llm_mvq_block) and
  * (d, d * sum q). */
 __device__ __forceinline__ void
 q8_store_block(struct q8_sm &sm, uint32_t bi, const float *v)
@@ -447,7 +439,7 @@ q8_prologue(const struct k_llm_matvec_params &p, struct q8_sm &sm)
                 v[4 * i + 2] = v[4 * i + 2] * inv * w.z, v[4 * i + 3] = v[4 * i + 3] * inv * w.w;
             }
         }
-        q8_store_block(sm, q8_slot<SWZ_FT>(bi, k / 16), v);
+        q8_store_block(sm, k_llm_mvq_slot(SWZ_FT, bi, k / 16), v);
     }
     __syncthreads();
 }
@@ -476,7 +468,7 @@ q8_prologue1(const struct k_llm_matvec_params &p, struct q8_sm &sm)
                 v[4 * i] *= w.x, v[4 * i + 1] *= w.y, v[4 * i + 2] *= w.z, v[4 * i + 3] *= w.w;
             }
         }
-        q8_store_block(sm, q8_slot<SWZ_FT>(bi, k / 16), v);
+        q8_store_block(sm, k_llm_mvq_slot(SWZ_FT, bi, k / 16), v);
     }
     if (p.norm_w_va) {
         ss = mvq_warp_sum(ss);
@@ -911,5 +903,19 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
     }
     q8_stream_run<CG, q8_epi_std<CG>, WAIT2, P1, EF, FT, SWZ>(p, st, sm, q8_epi_std<CG>{p});
 }
+
+/* A k_llm_matvec_q8 kernel compiled for weight type T (k_llm_matvec.cu: the default ones;
+ * k_llm_matvec_ab.cu: within 85 registers, MIN_CTAS 3, and with x' in logical order, SWZ
+ * false): the one-pass prologue, evict-first weights; a launch of another type traps - a
+ * caller's bug becomes a decoded device fault, not wrong numbers. */
+#define K_LLM_MVQ_TYPED_KERNEL(NAME, T, MIN_CTAS, SWZ)                                                                \
+    extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, MIN_CTAS)                                          \
+        NAME(const struct k_llm_matvec_params p)                                                                       \
+    {                                                                                                                  \
+        __shared__ __align__(16) struct q8_sm sm;                                                                      \
+        if (k_llm_mvq_uniform_type(&p) != (T))                                                                         \
+            __trap();                                                                                                  \
+        q8_matvec_stream<false, false, false, true, true, (T), (SWZ)>(p, sm);                                          \
+    }
 
 #endif /* K_LLM_MVQ_CUH */
