@@ -210,7 +210,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
             name = vname;
         }
         /* A/B (session 11): the per-type kernels with x' in logical order in shared memory
-         * (k_llm_matvec_ab.cu ns; the default stores it in conflict-free slots, q8_slot) */
+         * (k_llm_matvec_ab.cu ns; the default stores it in conflict-free slots, k_llm_mvq_slot) */
         char nsname[64];
         if (i >= PROG_MVQ_Q4K && i <= PROG_MVQ_Q6K && getenv("NVHCQ_MVQ_SWZ") &&
             !strcmp(getenv("NVHCQ_MVQ_SWZ"), "0") && strlen(name) < sizeof nsname - 4) {
