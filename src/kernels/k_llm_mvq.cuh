@@ -322,12 +322,13 @@ struct q8_rows {
     bool has_b;
 };
 
+/* rpu_force: rows per unit when not the launch's own (k_llm_mvq_rpu; the split-pair body, q8_ks2) */
 __device__ __forceinline__ void
-q8_rows_of(const struct k_llm_matvec_params &p, uint32_t u, struct q8_rows &w)
+q8_rows_of(const struct k_llm_matvec_params &p, uint32_t u, struct q8_rows &w, uint32_t rpu_force = 0)
 {
     /* constant segment indices: a dynamic index would copy the params to local memory */
     const uint32_t rows[K_LLM_MV_SEGS] = {p.seg[0].rows, p.seg[1].rows, p.seg[2].rows};
-    const uint32_t rpu = k_llm_mvq_rpu(&p);
+    const uint32_t rpu = rpu_force ? rpu_force : k_llm_mvq_rpu(&p);
     uint32_t s = 0, yoff = 0;
     if (p.mode != K_LLM_MV_SWIGLU) {
 #pragma unroll
@@ -391,17 +392,62 @@ q8_ld_x16(const struct k_llm_matvec_params &p, uint32_t bi, float *v)
 __device__ __forceinline__ void
 q8_store_block(struct q8_sm &sm, uint32_t bi, const float *v)
 {
-    int8_t q[16];
-    float d = k_llm_mvq_block(v, q);
-    uint32_t w[4] = {0, 0, 0, 0};
-    int sum = 0;
+    /* k_llm_mvq_block's quants and scale with fewer instructions, the same values: the max and
+     * the NaN/Inf flag as there; one float-to-int conversion per value (cvt.rni.s32.f32 rounds
+     * half to even as rintf, and turns NaN - v * 0 of an Inf - into 0, so a flagged block needs
+     * no select: its inv is 0); bytes packed by PRMT; the quants' sum by one dp4a per word. */
+    float amax = 0.0f, z = 0.0f;
 #pragma unroll
     for (int i = 0; i < 16; i++) {
-        sum += q[i];
-        w[i / 4] |= ((uint32_t)q[i] & 0xFFu) << (8 * (i % 4));
+        amax = fmaxf(amax, fabsf(v[i]));
+        z += v[i] * 0.0f;
+    }
+    const bool bad = z != 0.0f;
+    const float d = bad ? __int_as_float(0x7fc00000) : amax / 127.0f,
+                inv = amax > 0.0f && !bad ? 127.0f / amax : 0.0f;
+    uint32_t w[4];
+    int sum = 0;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const int q0 = __float2int_rn(v[4 * j] * inv), q1 = __float2int_rn(v[4 * j + 1] * inv),
+                  q2 = __float2int_rn(v[4 * j + 2] * inv), q3 = __float2int_rn(v[4 * j + 3] * inv);
+        w[j] = __byte_perm(__byte_perm(q0, q1, 0x0040), __byte_perm(q2, q3, 0x0040), 0x5410);
+        sum = __dp4a((int)w[j], 0x01010101, sum);
     }
     *(uint4 *)(sm.xq + 16 * bi) = make_uint4(w[0], w[1], w[2], w[3]);
     sm.xs[bi] = make_float2(d, d * (float)sum);
+}
+
+/* Half h of a block (8 values v) into slot bi, the other half in lane ^ 1 of the same warp (both
+ * lanes of every pair of the warp call it): the same quants, scale and sum as q8_store_block -
+ * max, flag and sum are exchanged with the partner lane (max exact, integer sum exact). */
+__device__ __forceinline__ void
+q8_store_half(struct q8_sm &sm, uint32_t bi, uint32_t h, const float *v)
+{
+    float amax = 0.0f, z = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        amax = fmaxf(amax, fabsf(v[i]));
+        z += v[i] * 0.0f;
+    }
+    amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+    z += __shfl_xor_sync(0xffffffffu, z, 1);
+    const bool bad = z != 0.0f;
+    const float d = bad ? __int_as_float(0x7fc00000) : amax / 127.0f,
+                inv = amax > 0.0f && !bad ? 127.0f / amax : 0.0f;
+    uint32_t w[2];
+    int sum = 0;
+#pragma unroll
+    for (int j = 0; j < 2; j++) {
+        const int q0 = __float2int_rn(v[4 * j] * inv), q1 = __float2int_rn(v[4 * j + 1] * inv),
+                  q2 = __float2int_rn(v[4 * j + 2] * inv), q3 = __float2int_rn(v[4 * j + 3] * inv);
+        w[j] = __byte_perm(__byte_perm(q0, q1, 0x0040), __byte_perm(q2, q3, 0x0040), 0x5410);
+        sum = __dp4a((int)w[j], 0x01010101, sum);
+    }
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    *(uint2 *)(sm.xq + 16 * bi + 8 * h) = make_uint2(w[0], w[1]);
+    if (h == 0)
+        sm.xs[bi] = make_float2(d, d * (float)sum);
 }
 
 template <bool CG = false, uint32_t SWZ_FT = 0>
@@ -455,20 +501,48 @@ q8_prologue1(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
     const uint32_t t = threadIdx.x, lane = t % WARP, warp = t / WARP, k = p.k;
     float ss = 0.0f;
-    for (uint32_t bi = t; bi < k / 16; bi += K_LLM_MV_THREADS) {
-        float v[16];
-        q8_ld_x16<CG>(p, bi, v);
-        if (p.norm_w_va) {
-            const float4 *wp = (const float4 *)(uintptr_t)(p.norm_w_va + 64ull * bi);
+    /* k <= 2048 (Q|K|V, O, gate|up and the output head of a 1B model): as many blocks as half
+     * the threads, so two threads take a block, half each - the prologue after the PDL wait is
+     * on every launch's critical path, and half the threads sat idle in it. nb is a multiple of
+     * 16 (k % 256 == 0): a warp's lanes are all in or all out, as the shuffles need. */
+    if (2 * (k / 16) <= K_LLM_MV_THREADS) {
+        const uint32_t bi = t / 2, h = t % 2;
+        if (bi < k / 16) {
+            float v[8];
+            const float4 *xp = (const float4 *)(uintptr_t)(p.x_va + 64ull * bi + 32ull * h);
 #pragma unroll
-            for (int i = 0; i < 4; i++) {
-                float4 w = __ldg(wp + i);
-                ss += v[4 * i] * v[4 * i] + v[4 * i + 1] * v[4 * i + 1] + v[4 * i + 2] * v[4 * i + 2] +
-                      v[4 * i + 3] * v[4 * i + 3];
-                v[4 * i] *= w.x, v[4 * i + 1] *= w.y, v[4 * i + 2] *= w.z, v[4 * i + 3] *= w.w;
+            for (int i = 0; i < 2; i++) {
+                float4 a = q8_ld_act<CG>(xp + i);
+                v[4 * i] = a.x, v[4 * i + 1] = a.y, v[4 * i + 2] = a.z, v[4 * i + 3] = a.w;
             }
+            if (p.norm_w_va) {
+                const float4 *wp = (const float4 *)(uintptr_t)(p.norm_w_va + 64ull * bi + 32ull * h);
+#pragma unroll
+                for (int i = 0; i < 2; i++) {
+                    float4 w = __ldg(wp + i);
+                    ss += v[4 * i] * v[4 * i] + v[4 * i + 1] * v[4 * i + 1] + v[4 * i + 2] * v[4 * i + 2] +
+                          v[4 * i + 3] * v[4 * i + 3];
+                    v[4 * i] *= w.x, v[4 * i + 1] *= w.y, v[4 * i + 2] *= w.z, v[4 * i + 3] *= w.w;
+                }
+            }
+            q8_store_half(sm, k_llm_mvq_slot(SWZ_FT, bi, k / 16), h, v);
         }
-        q8_store_block(sm, k_llm_mvq_slot(SWZ_FT, bi, k / 16), v);
+    } else {
+        for (uint32_t bi = t; bi < k / 16; bi += K_LLM_MV_THREADS) {
+            float v[16];
+            q8_ld_x16<CG>(p, bi, v);
+            if (p.norm_w_va) {
+                const float4 *wp = (const float4 *)(uintptr_t)(p.norm_w_va + 64ull * bi);
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    float4 w = __ldg(wp + i);
+                    ss += v[4 * i] * v[4 * i] + v[4 * i + 1] * v[4 * i + 1] + v[4 * i + 2] * v[4 * i + 2] +
+                          v[4 * i + 3] * v[4 * i + 3];
+                    v[4 * i] *= w.x, v[4 * i + 1] *= w.y, v[4 * i + 2] *= w.z, v[4 * i + 3] *= w.w;
+                }
+            }
+            q8_store_block(sm, k_llm_mvq_slot(SWZ_FT, bi, k / 16), v);
+        }
     }
     if (p.norm_w_va) {
         ss = mvq_warp_sum(ss);
@@ -881,6 +955,101 @@ q8_prefetch_own(const struct k_llm_matvec_params &p, const struct q8_stream &st)
 #endif
 }
 
+/* ==== Split pairs: Q8_0 launches of one row per unit whose rows take 4 or more passes ====
+ * Why: the FFN down projection (2048 rows of k 8192 in a 1B model) gives each warp about one
+ * row, walked as 8 passes of one row with one pass ahead in flight: half the bytes in flight of
+ * the gate|up launch (a gate and an up row per pass), and it streamed at 1.6 TB/s against
+ * gate|up's 2.3 (H100 Q8_0, session 11). Here two warps of a CTA share a unit of two rows, each
+ * warp takes half of the rows' passes (two rows per pass: twice the bytes per pass, half the
+ * passes in a row), and the pair adds its two partial sums through shared memory in a fixed
+ * order (warp 2i's sum + warp 2i+1's) behind a named barrier of the pair. The grid is the one
+ * the launch was sized for (one warp per row = one pair per two rows). Sums in another order
+ * than the one-warp bodies: last-bit differences from k_llm_matvec_q8 and the persistent kernel
+ * on such launches (tests compare them with the double reference, test_llm_matvec). */
+__device__ __forceinline__ bool
+q8_ks2(const struct k_llm_matvec_params &p, uint32_t nt)
+{
+    return (p.mode == K_LLM_MV_SET || p.mode == K_LLM_MV_ACC) && k_llm_mvq_rpu(&p) == 1 && (nt + 31) / 32 >= 4;
+}
+
+/* units of two rows of the launch's segments */
+__device__ __forceinline__ uint32_t
+q8_ks2_units(const struct k_llm_matvec_params &p)
+{
+    uint32_t u = (p.seg[0].rows + 1) / 2;
+    if (p.n_seg > 1)
+        u += (p.seg[1].rows + 1) / 2;
+    if (p.n_seg > 2)
+        u += (p.seg[2].rows + 1) / 2;
+    return u;
+}
+
+template <bool EF, uint32_t FT>
+__device__ __forceinline__ void
+q8_ks2_load(const struct q8_rows &w, uint32_t pass, uint32_t nt, struct q8_task *r)
+{
+    q8_load_pass<EF, FT>(w, pass * 32 + threadIdx.x % WARP, nt, r);
+}
+
+/* The pair body (P1 prologue, typed kernels): loads of the first pass are issued before the
+ * PDL wait, as in q8_matvec_stream. */
+template <bool CG, bool EF, uint32_t FT, bool SWZ>
+__device__ __forceinline__ void
+q8_matvec_ks2(const struct k_llm_matvec_params &p, struct q8_sm &sm, uint32_t nt)
+{
+    __shared__ float red[2][NW][2];
+    const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, ks = warp % 2;
+    const uint32_t P = (nt + 31) / 32, pb = ks ? P / 2 : 0, pe = ks ? P : P / 2;
+    const uint32_t units = q8_ks2_units(p);
+    const uint64_t tp = (uint64_t)gridDim.x * (NW / 2), gp = (uint64_t)blockIdx.x * (NW / 2) + warp / 2;
+    const uint32_t ub = (uint32_t)(units * gp / tp), ue = (uint32_t)(units * (gp + 1) / tp);
+    struct q8_rows wc, wn;
+    struct q8_task cur[2], nxt[2];
+    if (ub < ue) {
+        q8_rows_of(p, ub, wc, 2);
+        q8_ks2_load<EF, FT>(wc, pb, nt, cur);
+    }
+    k_llm_pf_issue(p.pf);
+    k_dep_launch();
+    k_dep_wait();
+    const float inv = q8_prologue1<CG, SWZ ? FT : 0>(p, sm);
+    const q8_epi_std<CG> epi{p};
+    float acc[2] = {0.0f, 0.0f};
+    uint32_t pass = pb, par = 0;
+    for (uint32_t u = ub; u < ue;) {
+        const bool unit_end = pass + 1 == pe, last = unit_end && u + 1 == ue;
+        if (!last) {
+            if (unit_end) {
+                q8_rows_of(p, u + 1, wn, 2);
+                q8_ks2_load<EF, FT>(wn, pb, nt, nxt);
+            } else {
+                wn = wc;
+                q8_ks2_load<EF, FT>(wn, pass + 1, nt, nxt);
+            }
+        }
+        q8_dot_pass<FT, SWZ>(wc, pass * 32 + lane, nt, cur, sm, acc);
+        if (unit_end) {
+            const float a = mvq_warp_sum(acc[0]), b = mvq_warp_sum(acc[1]);
+            acc[0] = acc[1] = 0.0f;
+            if (lane == 0)
+                red[par][warp][0] = a, red[par][warp][1] = b;
+            /* the pair's barrier (ids 1..NW/2; 0 is __syncthreads): red is double-buffered by
+             * unit parity, so a warp can write the next unit's sum while its partner still reads */
+            asm volatile("bar.sync %0, %1;" ::"r"(1 + warp / 2), "r"(2 * WARP) : "memory");
+            if (ks == 0 && lane == 0)
+                epi(wc, (red[par][warp][0] + red[par][warp + 1][0]) * inv,
+                    (red[par][warp][1] + red[par][warp + 1][1]) * inv);
+            par ^= 1;
+            u++;
+        }
+        if (last)
+            break;
+        wc = wn;
+        cur[0] = nxt[0], cur[1] = nxt[1];
+        pass = unit_end ? pb : pass + 1;
+    }
+}
+
 template <bool CG = false, bool PF_OWN = false, bool WAIT2 = false, bool P1 = false, bool EF = false,
           uint32_t FT = 0, bool SWZ = (FT != 0)>
 __device__ __forceinline__ void
@@ -888,6 +1057,13 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
     if (p.k > K_LLM_MVQ_MAX_K || p.k % 256) /* (every CTA may own units: no early exit by index) */
         return;
+    /* Q8_0 only: on H100 the split pairs gave Q8_0 +2.4% tg128 and Q6_K / Q4_K -1.5% / -1.7%
+     * (session 12, s75): their rows carry fewer bytes per pass and a barrier per unit costs more
+     * than the bytes in flight gain. */
+    if (FT == K_LLM_T_Q8_0R && P1 && !PF_OWN && !WAIT2 && q8_ks2(p, q8_nt(FT ? FT : 12, p.k))) { /* uniform per launch */
+        q8_matvec_ks2<CG, EF, FT ? FT : 12, SWZ>(p, sm, q8_nt(FT ? FT : 12, p.k));
+        return;
+    }
     struct q8_stream st;
     q8_stream_begin<EF, FT>(p, st); /* the first pass's loads fly during the prologue */
     if (PF_OWN)
