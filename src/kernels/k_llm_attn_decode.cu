@@ -26,13 +26,14 @@ k_llm_attn_decode(const struct k_llm_attn_decode_params p)
 {
     k_llm_pf_issue(p.pf);
     /* HCQ_LAUNCH_DEP_WAIT: q and the KV cache come from the launch before this one (the
-     * wait's latch acquire invalidates L1, see k_llm_mvq.cuh) */
-    k_dep_launch();
-    k_dep_wait();
+     * wait's latch acquire invalidates L1, see k_llm_mvq.cuh). attn_decode waits (EARLY): the
+     * short-context path requests the cache rows of earlier steps before the wait. */
     if (p.hd == 64)
-        attn_decode<2, false>(p, blockIdx.x, blockIdx.y);
+        attn_decode<2, false, 2, 1, true>(p, blockIdx.x, blockIdx.y);
     else if (p.hd == 128)
-        attn_decode<4, false>(p, blockIdx.x, blockIdx.y);
+        attn_decode<4, false, 2, 1, true>(p, blockIdx.x, blockIdx.y);
+    else
+        k_dep_launch(), k_dep_wait();
 }
 
 /* Long contexts (session 9): the same with the three-phase split path (attn_decode_split2)

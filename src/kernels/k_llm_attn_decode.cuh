@@ -8,6 +8,7 @@
 #ifndef K_LLM_ATTN_DECODE_CUH
 #define K_LLM_ATTN_DECODE_CUH
 
+#include "k_device.h" /* k_dep_launch, k_dep_wait */
 #include "k_llm_attn_decode.h"
 
 #ifndef WARP
@@ -170,7 +171,7 @@ ad_dot8(float4 q0, float4 q1, float4 k0, float4 k1)
  *      groups; the first VR rows of V are loaded before phase 1 (they do not depend on the
  *      scores), the groups' sums meet in shared memory.
  * n_pos <= K_LLM_AD_H2_MAXP (the score array); larger contexts take the split path. */
-template <int HD, bool CG>
+template <int HD, bool CG, bool EARLY = false>
 __device__ __forceinline__ void
 attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
 {
@@ -188,22 +189,54 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
     const float *kb = (const float *)(uintptr_t)p.kc_va + g * HD;
     const float *vb = (const float *)(uintptr_t)p.vc_va + g * HD;
     const uint32_t pg = tid / VQ, vq = tid % VQ;
-    float4 v[VR];
-    ad_ld_vrows<VR, PG, CG>(v, vb, kv_dim, 0, 0, n_pos, pg, vq);
-    /* phase 1 */
     const uint32_t sub = lane % LP, row = warp * (WARP / LP) + lane / LP;
+    float4 v[VR], k0[KR], k1[KR];
+    /* EARLY (k_llm_attn_decode; the caller has not waited): the rows before pos were written by
+     * earlier decode steps, grids that completed before this step began (the engine waits for
+     * every step), so their first V rows and first round of K rows are requested before the
+     * PDL wait - one L2/DRAM round trip less after it. Through L2 (.cg): this SM's L1 may hold
+     * a line of an earlier sequence at the same position. Row pos is the launch before this
+     * one's (its Q|K|V epilogue): loaded after the wait. */
+    const uint32_t n_old = EARLY ? p.pos : n_pos;
+    ad_ld_vrows<VR, PG, CG || EARLY>(v, vb, kv_dim, 0, 0, n_old, pg, vq);
+#pragma unroll
+    for (int r = 0; r < KR; r++) {
+        const uint32_t t = r * RPC + row;
+        if (t < n_old) {
+            const float *kr = kb + (size_t)t * kv_dim + 8 * sub;
+            k0[r] = ld_f4<CG || EARLY>(kr), k1[r] = ld_f4<CG || EARLY>(kr + 4);
+        } else {
+            k0[r] = k1[r] = make_float4(0.f, 0.f, 0.f, 0.f);
+        }
+    }
+    if (EARLY) {
+        k_dep_launch();
+        k_dep_wait();
+#pragma unroll
+        for (int r = 0; r < VR; r++)
+            if (pg + r * PG == p.pos)
+                v[r] = ld_f4<CG>(vb + (size_t)p.pos * kv_dim + 4 * vq);
+#pragma unroll
+        for (int r = 0; r < KR; r++)
+            if (r * RPC + row == p.pos) {
+                const float *kr = kb + (size_t)p.pos * kv_dim + 8 * sub;
+                k0[r] = ld_f4<CG>(kr), k1[r] = ld_f4<CG>(kr + 4);
+            }
+    }
+    /* phase 1 */
     const float *qh = (const float *)(uintptr_t)p.q_va + (size_t)h * HD + 8 * sub;
     float4 q0 = ld_f4<CG>(qh), q1 = ld_f4<CG>(qh + 4);
     for (uint32_t tb = 0; tb < n_pos; tb += KR * RPC) {
-        float4 k0[KR], k1[KR];
+        if (tb) {
 #pragma unroll
-        for (int r = 0; r < KR; r++) {
-            const uint32_t t = tb + r * RPC + row;
-            if (t < n_pos) {
-                const float *kr = kb + (size_t)t * kv_dim + 8 * sub;
-                k0[r] = ld_f4<CG>(kr), k1[r] = ld_f4<CG>(kr + 4);
-            } else {
-                k0[r] = k1[r] = make_float4(0.f, 0.f, 0.f, 0.f);
+            for (int r = 0; r < KR; r++) {
+                const uint32_t t = tb + r * RPC + row;
+                if (t < n_pos) {
+                    const float *kr = kb + (size_t)t * kv_dim + 8 * sub;
+                    k0[r] = ld_f4<CG>(kr), k1[r] = ld_f4<CG>(kr + 4);
+                } else {
+                    k0[r] = k1[r] = make_float4(0.f, 0.f, 0.f, 0.f);
+                }
             }
         }
 #pragma unroll
@@ -426,19 +459,26 @@ attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_
  * empty). Every thread of the CTA calls it with the same (g, s). With n_pos <= p.head_max,
  * CTA (g, s < group size) takes query head g * group + s alone (attn_decode_head2; HEADV 1:
  * attn_decode_head). */
-template <int E, bool CG, int HEADV = 2, int SPLITV = 1>
+template <int E, bool CG, int HEADV = 2, int SPLITV = 1, bool EARLY = false>
 __device__ __forceinline__ void
 attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
 {
     if (p.pos + 1 <= p.head_max && p.pos < p.n_ctx && (HEADV == 1 || p.pos < K_LLM_AD_H2_MAXP)) {
         const uint32_t gsz = p.n_head / p.n_head_kv;
         if (s < gsz) {
-            if (HEADV == 1)
+            if (HEADV == 1) {
+                if (EARLY)
+                    k_dep_launch(), k_dep_wait();
                 attn_decode_head<E, CG>(p, g * gsz + s);
-            else
-                attn_decode_head2<32 * E, CG>(p, g * gsz + s);
+            } else {
+                attn_decode_head2<32 * E, CG, EARLY>(p, g * gsz + s); /* it waits itself */
+            }
         }
-        return;
+        return; /* (a CTA that exits counts as having launched its dependents) */
+    }
+    if (EARLY) { /* the caller has not waited (k_llm_attn_decode) */
+        k_dep_launch();
+        k_dep_wait();
     }
     __shared__ float sm_m[NWARP], sm_l[NWARP], sm_acc[NWARP][32 * E];
     __shared__ bool last;
