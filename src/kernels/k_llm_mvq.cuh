@@ -627,12 +627,18 @@ q8_nt(uint32_t type, uint32_t k)
 }
 
 /* One pass of a warp (task t = pass * 32 + lane of both rows of its unit): loads, and dot. */
-template <bool EF = false, uint32_t FT = 0>
+template <bool EF = false, uint32_t FT = 0, uint32_t FT2 = 0>
 __device__ __forceinline__ void
 q8_load_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, struct q8_task *r)
 {
     if (t >= nt)
         return;
+    if (FT2 && w.type == FT2) { /* the second type of a two-type kernel (k_llm_matvec_q8_q4k_q6k) */
+        q8_load<FT2 ? FT2 : 12, EF>(w.ra, t, r[0]);
+        if (w.has_b)
+            q8_load<FT2 ? FT2 : 12, EF>(w.rb, t, r[1]);
+        return;
+    }
     if (FT) { /* the launch's one type, known at compile time (k_llm_matvec_q8_<type>; the
                * `FT ? FT : 12` only keeps the never-taken FT = 0 instantiation valid) */
         q8_load<FT ? FT : 12, EF>(w.ra, t, r[0]);
@@ -657,13 +663,19 @@ q8_load_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, struct q8_task *r
     }
 }
 
-template <uint32_t FT = 0, bool SWZ = false>
+template <uint32_t FT = 0, bool SWZ = false, uint32_t FT2 = 0>
 __device__ __forceinline__ void
 q8_dot_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, const struct q8_task *r, const struct q8_sm &sm,
             float *acc)
 {
     if (t >= nt)
         return;
+    if (FT2 && w.type == FT2) { /* x' in logical order in two-type kernels (SWZ false) */
+        acc[0] += q8_dot<FT2 ? FT2 : 12>(r[0], t, sm);
+        if (w.has_b)
+            acc[1] += q8_dot<FT2 ? FT2 : 12>(r[1], t, sm);
+        return;
+    }
     if (FT) {
         const uint32_t nb = nt * (q8_ts<FT ? FT : 12>() / 16); /* k / 16 */
         acc[0] += q8_dot<FT ? FT : 12, SWZ>(r[0], t, sm, nb);
@@ -713,7 +725,7 @@ struct q8_stream {
     uint32_t ntc, ub, ue;
 };
 
-template <bool EF = false, uint32_t FT = 0>
+template <bool EF = false, uint32_t FT = 0, uint32_t FT2 = 0>
 __device__ __forceinline__ void
 q8_stream_begin(const struct k_llm_matvec_params &p, struct q8_stream &st)
 {
@@ -722,8 +734,8 @@ q8_stream_begin(const struct k_llm_matvec_params &p, struct q8_stream &st)
     st.ntc = 0;
     if (st.ub < st.ue) {
         q8_rows_of(p, st.ub, st.wc);
-        st.ntc = q8_nt(FT ? FT : st.wc.type, p.k);
-        q8_load_pass<EF, FT>(st.wc, lane, st.ntc, st.cur);
+        st.ntc = q8_nt(FT && !FT2 ? FT : st.wc.type, p.k);
+        q8_load_pass<EF, FT, FT2>(st.wc, lane, st.ntc, st.cur);
     }
 }
 
@@ -782,7 +794,7 @@ struct q8_epi_std {
 /* WAIT2 (A/B, k_llm_matvec_q8_e2): the second pass's loads are issued too before the PDL wait,
  * which this function then makes (the caller must not). */
 template <bool CG, class EPI, bool WAIT2 = false, bool P1 = false, bool EF = false, uint32_t FT = 0,
-          bool SWZ = (FT != 0)>
+          bool SWZ = (FT != 0), uint32_t FT2 = 0>
 __device__ __forceinline__ void
 q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct q8_sm &sm, const EPI &epi)
 {
@@ -797,11 +809,11 @@ q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct 
             if (!(np == 0 && st.ub + 1 == st.ue)) {
                 if (np == 0) {
                     q8_rows_of(p, st.ub + 1, wn);
-                    ntn = q8_nt(FT ? FT : wn.type, k);
+                    ntn = q8_nt(FT && !FT2 ? FT : wn.type, k);
                 } else {
                     wn = st.wc, ntn = st.ntc;
                 }
-                q8_load_pass<EF, FT>(wn, np * 32 + lane, ntn, nxt);
+                q8_load_pass<EF, FT, FT2>(wn, np * 32 + lane, ntn, nxt);
                 loaded = true;
             }
         }
@@ -821,14 +833,14 @@ q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct 
         if (!last && !loaded) {
             if (np == 0) {
                 q8_rows_of(p, u + 1, wn);
-                ntn = q8_nt(FT ? FT : wn.type, k);
+                ntn = q8_nt(FT && !FT2 ? FT : wn.type, k);
             } else {
                 wn = st.wc, ntn = st.ntc;
             }
-            q8_load_pass<EF, FT>(wn, np * 32 + lane, ntn, nxt);
+            q8_load_pass<EF, FT, FT2>(wn, np * 32 + lane, ntn, nxt);
         }
         loaded = false;
-        q8_dot_pass<FT, SWZ>(st.wc, pass * 32 + lane, st.ntc, st.cur, sm, acc);
+        q8_dot_pass<FT, SWZ, FT2>(st.wc, pass * 32 + lane, st.ntc, st.cur, sm, acc);
         if (np == 0) { /* the unit is complete */
             float a = mvq_warp_sum(acc[0]), b = mvq_warp_sum(acc[1]);
             acc[0] = acc[1] = 0.0f;
@@ -1051,7 +1063,7 @@ q8_matvec_ks2(const struct k_llm_matvec_params &p, struct q8_sm &sm, uint32_t nt
 }
 
 template <bool CG = false, bool PF_OWN = false, bool WAIT2 = false, bool P1 = false, bool EF = false,
-          uint32_t FT = 0, bool SWZ = (FT != 0)>
+          uint32_t FT = 0, bool SWZ = (FT != 0), uint32_t FT2 = 0>
 __device__ __forceinline__ void
 q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
@@ -1065,7 +1077,7 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         return;
     }
     struct q8_stream st;
-    q8_stream_begin<EF, FT>(p, st); /* the first pass's loads fly during the prologue */
+    q8_stream_begin<EF, FT, FT2>(p, st); /* the first pass's loads fly during the prologue */
     if (PF_OWN)
         q8_prefetch_own(p, st);
     k_llm_pf_issue(p.pf);
@@ -1077,7 +1089,7 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         k_dep_launch();
         k_dep_wait();
     }
-    q8_stream_run<CG, q8_epi_std<CG>, WAIT2, P1, EF, FT, SWZ>(p, st, sm, q8_epi_std<CG>{p});
+    q8_stream_run<CG, q8_epi_std<CG>, WAIT2, P1, EF, FT, SWZ, FT2>(p, st, sm, q8_epi_std<CG>{p});
 }
 
 /* A k_llm_matvec_q8 kernel compiled for weight type T (k_llm_matvec.cu: the default ones;
@@ -1092,6 +1104,22 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         if (k_llm_mvq_uniform_type(&p) != (T))                                                                         \
             __trap();                                                                                                  \
         q8_matvec_stream<false, false, false, true, true, (T), (SWZ)>(p, sm);                                          \
+    }
+
+/* A k_llm_matvec_q8 kernel for launches whose segments are of type T or T2 (Q4_K_M's Q|K|V:
+ * Q4_K Q and K with a Q6_K V), without the switch over every type per pass of k_llm_matvec_q8;
+ * x' in logical order (each type's conflict-free slots differ, one copy serves both). A
+ * launch with another type traps. */
+#define K_LLM_MVQ_TYPED2_KERNEL(NAME, T, T2, MIN_CTAS)                                                                 \
+    extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, MIN_CTAS)                                          \
+        NAME(const struct k_llm_matvec_params p)                                                                       \
+    {                                                                                                                  \
+        __shared__ __align__(16) struct q8_sm sm;                                                                      \
+        const uint32_t t0 = p.seg[0].type, t1 = p.n_seg > 1 ? p.seg[1].type : (T),                                    \
+                       t2 = p.n_seg > 2 ? p.seg[2].type : (T);                                                         \
+        if ((t0 != (T) && t0 != (T2)) || (t1 != (T) && t1 != (T2)) || (t2 != (T) && t2 != (T2)))                       \
+            __trap();                                                                                                  \
+        q8_matvec_stream<false, false, false, true, true, (T), false, (T2)>(p, sm);                                    \
     }
 
 #endif /* K_LLM_MVQ_CUH */

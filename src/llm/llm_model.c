@@ -237,11 +237,11 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
      * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */
     m->mvq_long = getenv("NVHCQ_MVQ_LONG") && !strcmp(getenv("NVHCQ_MVQ_LONG"), "1");
     /* the q8 mat-vec compiled per weight type (k_llm_matvec.cu): bit i for PROG_MVQ_Q4K + i
-     * (Q4_K, Q5_K, Q4_0, Q8_0, Q6_K); NVHCQ_MVQ_TYPED=<mask> for A/B (0: every launch on the
-     * switching body); off under an NVHCQ_MVQ variant, whose body then runs every launch */
+     * (Q4_K, Q5_K, Q4_0, Q8_0, Q6_K, Q4_K with Q6_K); NVHCQ_MVQ_TYPED=<mask> for A/B (0: every
+     * launch on the switching body); off under an NVHCQ_MVQ variant, whose body then runs every launch */
     {
         const char *e = getenv("NVHCQ_MVQ_TYPED"), *v = getenv("NVHCQ_MVQ");
-        m->mvq_typed = e && *e ? (uint32_t)strtoul(e, NULL, 0) : 0x1Fu;
+        m->mvq_typed = e && *e ? (uint32_t)strtoul(e, NULL, 0) : 0x3Fu;
         if (v && *v)
             m->mvq_typed = 0;
     }
@@ -437,7 +437,7 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
         .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
         .patches = n_patch ? patches : NULL,
         .patch_count = n_patch,
-        .flags = m->pdl && (prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVQ_Q6K) ||
+        .flags = m->pdl && (prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVQ_Q4K_Q6K) ||
                             prog == PROG_ATTN_DEC || prog == PROG_ATTN_DEC_LONG)
                      ? HCQ_LAUNCH_DEP_WAIT
                      : 0,
@@ -616,8 +616,9 @@ attn_long_at(const struct llm_model *m, uint32_t pos)
     return m->ad_long && m->attn_split && k_llm_ad_long(pos, m->ad_head_max);
 }
 
-/* The per-type q8 mat-vec for a launch whose segments all have one type it is compiled for
- * (and m->mvq_typed allows), else PROG_MATVEC_Q8. */
+/* The per-type q8 mat-vec for a launch whose segments all have one type it is compiled for,
+ * the two-type one for Q4_K with Q6_K segments (where m->mvq_typed allows), else
+ * PROG_MATVEC_Q8. */
 static int
 mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
 {
@@ -626,6 +627,13 @@ mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
     for (int i = 0; t && i < 5; i++)
         if (types[i] == t && (m->mvq_typed >> i & 1u) && m->prog[PROG_MVQ_Q4K + i])
             return PROG_MVQ_Q4K + i;
+    if (!t && (m->mvq_typed >> 5 & 1u) && m->prog[PROG_MVQ_Q4K_Q6K]) { /* mixed: Q4_K and Q6_K only? */
+        bool ok = true;
+        for (uint32_t s = 0; s < p->n_seg && s < K_LLM_MV_SEGS; s++)
+            ok = ok && (p->seg[s].type == 12 || p->seg[s].type == K_LLM_T_Q6_KR);
+        if (ok)
+            return PROG_MVQ_Q4K_Q6K;
+    }
     return PROG_MATVEC_Q8;
 }
 

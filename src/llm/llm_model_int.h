@@ -39,6 +39,7 @@ enum {
     PROG_MVQ_Q4_0,
     PROG_MVQ_Q8_0,
     PROG_MVQ_Q6K,
+    PROG_MVQ_Q4K_Q6K, /* launches of Q4_K and Q6_K segments (Q4_K_M's Q|K|V) */
     PROG_ATTN_DEC_LONG,
     PROG_COUNT
 };
@@ -58,6 +59,7 @@ static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
                                                    "k_llm_matvec_q8_q4_0",
                                                    "k_llm_matvec_q8_q8_0",
                                                    "k_llm_matvec_q8_q6k",
+                                                   "k_llm_matvec_q8_q4k_q6k",
                                                    "k_llm_attn_decode_long"};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32

@@ -202,6 +202,7 @@ const struct hcq_kernel_desc ops_llm_matvec_kernels[] = {
     {"k_llm_matvec_q8_q4_0", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_q8_0", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_q6k", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
+    {"k_llm_matvec_q8_q4k_q6k", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_q4k_lb3", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_q4_0_lb3", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_q8_0_lb3", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},

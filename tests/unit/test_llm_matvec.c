@@ -331,10 +331,20 @@ TEST(mvq_block_rounds_and_flags_non_finite)
 done:;
 }
 
-/* The weight type a per-type kernel (k_llm_matvec_q8_<type>[_ns]) takes, 0 for the others. */
+/* The two-type kernel (Q4_K with Q6_K segments): the test gives it Q4_K launches whose third
+ * segment is Q6_K. */
+static bool
+typed2_kernel(const char *name)
+{
+    return !strcmp(name, "k_llm_matvec_q8_q4k_q6k");
+}
+
+/* The weight type a per-type kernel (k_llm_matvec_q8_<type>[_ns], _q4k_q6k) takes, 0 for the others. */
 static uint32_t
 typed_kernel_type(const char *name)
 {
+    if (typed2_kernel(name))
+        return LLM_TYPE_Q4_K;
     static const struct {
         const char *suffix;
         uint32_t type;
@@ -375,10 +385,13 @@ TEST(matvec_all_types_modes_devices)
              * in logical order (_ns) */
             "k_llm_matvec_q8_q4k", "k_llm_matvec_q8_q5k", "k_llm_matvec_q8_q4_0", "k_llm_matvec_q8_q8_0",
             "k_llm_matvec_q8_q6k", "k_llm_matvec_q8_q4k_ns", "k_llm_matvec_q8_q5k_ns",
-            "k_llm_matvec_q8_q4_0_ns", "k_llm_matvec_q8_q8_0_ns", "k_llm_matvec_q8_q6k_ns"};
+            "k_llm_matvec_q8_q4_0_ns", "k_llm_matvec_q8_q8_0_ns", "k_llm_matvec_q8_q6k_ns",
+            /* two types: Q4_K launches with a Q6_K third segment (Q4_K_M's Q|K|V) */
+            "k_llm_matvec_q8_q4k_q6k"};
         for (int kn = 0; kn < (int)(sizeof kernels / sizeof kernels[0]); kn++) {
             const bool q8 = kn >= 2;
-            const uint32_t only = typed_kernel_type(kernels[kn]); /* 0: any type */
+            const uint32_t only = typed_kernel_type(kernels[kn]);   /* 0: any type */
+            const bool mixed = !only || typed2_kernel(kernels[kn]); /* Q4_K cases get a Q6_K third */
             struct hcq_device *dev = NULL;
             struct hcq_program *prog = NULL;
             if (hcq_device_open(dn, &dev) != HCQ_OK) {
@@ -408,7 +421,7 @@ TEST(matvec_all_types_modes_devices)
                     bool ok = true;
                     for (int s = 0; s < 3; s++)
                         ok =
-                            ok && mat_make(&m[s], s == 2 && ty == LLM_TYPE_Q4_K && !only ? LLM_TYPE_Q6_K : ty,
+                            ok && mat_make(&m[s], s == 2 && ty == LLM_TYPE_Q4_K && mixed ? LLM_TYPE_Q6_K : ty,
                                            rows[s], k) == 0;
                     for (int s = 0; s < 3 && q8; s++)
                         ok = ok && mat_repack(&m[s], k) == 0;
