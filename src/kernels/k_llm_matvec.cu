@@ -396,7 +396,7 @@ k_llm_matvec_q8(const struct k_llm_matvec_params p)
  * vs 1563, Q4_0 1698 vs 1650, but Q8_0 1464 vs 1504 - one kernel holding every copy also cost
  * the types left on the switching body 3%, hence a kernel per type. A launch of another type
  * traps: a caller's bug becomes a decoded device fault, not wrong numbers. */
-#define K_LLM_MVQ_TYPED(NAME, T) K_LLM_MVQ_TYPED_KERNEL(NAME, T, 2, true)
+#define K_LLM_MVQ_TYPED(NAME, T) K_LLM_MVQ_TYPED_KERNEL(NAME, T, 2, true, false)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q4k, 12)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q5k, 13)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q4_0, K_LLM_T_Q4_0R)
@@ -404,4 +404,4 @@ K_LLM_MVQ_TYPED(k_llm_matvec_q8_q8_0, K_LLM_T_Q8_0R)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q6k, K_LLM_T_Q6_KR)
 /* Two types (session 12): Q4_K_M's Q|K|V, Q4_K with a Q6_K V, had only the switching body:
  * 5.3 us per layer on H100, against 4.5 for Q8_0's typed Q|K|V of twice the bytes. */
-K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q4k_q6k, 12, K_LLM_T_Q6_KR, 2)
+K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q4k_q6k, 12, K_LLM_T_Q6_KR, 2, false)

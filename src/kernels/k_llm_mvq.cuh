@@ -1072,7 +1072,7 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
     /* Q8_0 only: on H100 the split pairs gave Q8_0 +2.4% tg128 and Q6_K / Q4_K -1.5% / -1.7%
      * (session 12, s75): their rows carry fewer bytes per pass and a barrier per unit costs more
      * than the bytes in flight gain. */
-    if (FT == K_LLM_T_Q8_0R && P1 && !PF_OWN && !WAIT2 && q8_ks2(p, q8_nt(FT ? FT : 12, p.k))) { /* uniform per launch */
+    if (FT == K_LLM_T_Q8_0R && P1 && !PF_OWN && q8_ks2(p, q8_nt(FT ? FT : 12, p.k))) { /* uniform per launch; waits itself */
         q8_matvec_ks2<CG, EF, FT ? FT : 12, SWZ>(p, sm, q8_nt(FT ? FT : 12, p.k));
         return;
     }
@@ -1096,21 +1096,21 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
  * k_llm_matvec_ab.cu: within 85 registers, MIN_CTAS 3, and with x' in logical order, SWZ
  * false): the one-pass prologue, evict-first weights; a launch of another type traps - a
  * caller's bug becomes a decoded device fault, not wrong numbers. */
-#define K_LLM_MVQ_TYPED_KERNEL(NAME, T, MIN_CTAS, SWZ)                                                                \
+#define K_LLM_MVQ_TYPED_KERNEL(NAME, T, MIN_CTAS, SWZ, W2)                                                            \
     extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, MIN_CTAS)                                          \
         NAME(const struct k_llm_matvec_params p)                                                                       \
     {                                                                                                                  \
         __shared__ __align__(16) struct q8_sm sm;                                                                      \
         if (k_llm_mvq_uniform_type(&p) != (T))                                                                         \
             __trap();                                                                                                  \
-        q8_matvec_stream<false, false, false, true, true, (T), (SWZ)>(p, sm);                                          \
+        q8_matvec_stream<false, false, (W2), true, true, (T), (SWZ)>(p, sm);                                           \
     }
 
 /* A k_llm_matvec_q8 kernel for launches whose segments are of type T or T2 (Q4_K_M's Q|K|V:
  * Q4_K Q and K with a Q6_K V), without the switch over every type per pass of k_llm_matvec_q8;
  * x' in logical order (each type's conflict-free slots differ, one copy serves both). A
  * launch with another type traps. */
-#define K_LLM_MVQ_TYPED2_KERNEL(NAME, T, T2, MIN_CTAS)                                                                 \
+#define K_LLM_MVQ_TYPED2_KERNEL(NAME, T, T2, MIN_CTAS, W2)                                                             \
     extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, MIN_CTAS)                                          \
         NAME(const struct k_llm_matvec_params p)                                                                       \
     {                                                                                                                  \
@@ -1119,7 +1119,7 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
                        t2 = p.n_seg > 2 ? p.seg[2].type : (T);                                                         \
         if ((t0 != (T) && t0 != (T2)) || (t1 != (T) && t1 != (T2)) || (t2 != (T) && t2 != (T2)))                       \
             __trap();                                                                                                  \
-        q8_matvec_stream<false, false, false, true, true, (T), false, (T2)>(p, sm);                                    \
+        q8_matvec_stream<false, false, (W2), true, true, (T), false, (T2)>(p, sm);                                     \
     }
 
 #endif /* K_LLM_MVQ_CUH */

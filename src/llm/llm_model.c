@@ -217,6 +217,14 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
             snprintf(nsname, sizeof nsname, "%s_ns", name);
             name = nsname;
         }
+        /* A/B (session 12): the per-type kernels with two passes of weights requested before
+         * the PDL wait (k_llm_matvec_ab.cu w2) */
+        char w2name[64];
+        if (i >= PROG_MVQ_Q4K && i <= PROG_MVQ_Q4K_Q6K && getenv("NVHCQ_MVQ_W2") &&
+            !strcmp(getenv("NVHCQ_MVQ_W2"), "1") && strlen(name) < sizeof w2name - 4) {
+            snprintf(w2name, sizeof w2name, "%s_w2", name);
+            name = w2name;
+        }
         const char *ad = getenv("NVHCQ_AD"); /* A/B variants of k_llm_attn_decode: h1, null */
         if (i == PROG_ATTN_DEC && ad && *ad && strlen(ad) < 16) {
             snprintf(vname, sizeof vname, "k_llm_attn_decode_%s", ad);

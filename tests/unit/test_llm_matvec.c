@@ -336,7 +336,7 @@ done:;
 static bool
 typed2_kernel(const char *name)
 {
-    return !strcmp(name, "k_llm_matvec_q8_q4k_q6k");
+    return !strcmp(name, "k_llm_matvec_q8_q4k_q6k") || !strcmp(name, "k_llm_matvec_q8_q4k_q6k_w2");
 }
 
 /* The weight type a per-type kernel (k_llm_matvec_q8_<type>[_ns], _q4k_q6k) takes, 0 for the others. */
@@ -359,7 +359,8 @@ typed_kernel_type(const char *name)
     name += strlen(pre);
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         size_t n = strlen(t[i].suffix);
-        if (!strncmp(name, t[i].suffix, n) && (!name[n] || !strcmp(name + n, "_ns")))
+        if (!strncmp(name, t[i].suffix, n) &&
+            (!name[n] || !strcmp(name + n, "_ns") || !strcmp(name + n, "_w2")))
             return t[i].type;
     }
     return 0;
@@ -387,7 +388,10 @@ TEST(matvec_all_types_modes_devices)
             "k_llm_matvec_q8_q6k", "k_llm_matvec_q8_q4k_ns", "k_llm_matvec_q8_q5k_ns",
             "k_llm_matvec_q8_q4_0_ns", "k_llm_matvec_q8_q8_0_ns", "k_llm_matvec_q8_q6k_ns",
             /* two types: Q4_K launches with a Q6_K third segment (Q4_K_M's Q|K|V) */
-            "k_llm_matvec_q8_q4k_q6k"};
+            "k_llm_matvec_q8_q4k_q6k",
+            /* two passes of weights before the PDL wait (A/B) */
+            "k_llm_matvec_q8_q4k_w2", "k_llm_matvec_q8_q5k_w2", "k_llm_matvec_q8_q4_0_w2",
+            "k_llm_matvec_q8_q8_0_w2", "k_llm_matvec_q8_q6k_w2", "k_llm_matvec_q8_q4k_q6k_w2"};
         for (int kn = 0; kn < (int)(sizeof kernels / sizeof kernels[0]); kn++) {
             const bool q8 = kn >= 2;
             const uint32_t only = typed_kernel_type(kernels[kn]);   /* 0: any type */
