@@ -16,8 +16,7 @@
  *  - tma: weights through a shared-memory ring per warp filled by bulk copies (sm_90+;
  *    k_llm_mvq_tma.cuh), one CTA per SM so the next launch's CTA fits beside it;
  *  - <type>_lb3, <type>_ns: the per-type kernels within 85 registers (NVHCQ_MVQ_LB3=1) and with
- *    x' in logical order in shared memory (NVHCQ_MVQ_SWZ=0); <type>_w2: two passes of weights
- *    requested before the PDL wait (NVHCQ_MVQ_W2=1).
+ *    x' in logical order in shared memory (NVHCQ_MVQ_SWZ=0).
  */
 #include "k_llm_mvq.cuh"
 #include "k_llm_mvq_tma.cuh"
@@ -137,14 +136,3 @@ K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q5k_ns, 13)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q4_0_ns, K_LLM_T_Q4_0R)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q8_0_ns, K_LLM_T_Q8_0R)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q6k_ns, K_LLM_T_Q6_KR)
-
-/* The per-type kernels with the second pass's weights requested before the PDL wait too
- * (WAIT2; NVHCQ_MVQ_W2=1, session 12): launches whose warps walk few passes (O: one row of two
- * passes per warp) otherwise start the second pass's DRAM round trip only after the prologue. */
-#define K_LLM_MVQ_TYPED_W2(NAME, T) K_LLM_MVQ_TYPED_KERNEL(NAME, T, 2, true, true)
-K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q4k_w2, 12)
-K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q5k_w2, 13)
-K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q4_0_w2, K_LLM_T_Q4_0R)
-K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q8_0_w2, K_LLM_T_Q8_0R)
-K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q6k_w2, K_LLM_T_Q6_KR)
-K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q4k_q6k_w2, 12, K_LLM_T_Q6_KR, 2, true)

@@ -217,14 +217,6 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
             snprintf(nsname, sizeof nsname, "%s_ns", name);
             name = nsname;
         }
-        /* A/B (session 12): the per-type kernels with two passes of weights requested before
-         * the PDL wait (k_llm_matvec_ab.cu w2) */
-        char w2name[64];
-        if (i >= PROG_MVQ_Q4K && i <= PROG_MVQ_Q4K_Q6K && getenv("NVHCQ_MVQ_W2") &&
-            !strcmp(getenv("NVHCQ_MVQ_W2"), "1") && strlen(name) < sizeof w2name - 4) {
-            snprintf(w2name, sizeof w2name, "%s_w2", name);
-            name = w2name;
-        }
         const char *ad = getenv("NVHCQ_AD"); /* A/B variants of k_llm_attn_decode: h1, null */
         if (i == PROG_ATTN_DEC && ad && *ad && strlen(ad) < 16) {
             snprintf(vname, sizeof vname, "k_llm_attn_decode_%s", ad);
@@ -252,6 +244,10 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         m->mvq_typed = e && *e ? (uint32_t)strtoul(e, NULL, 0) : 0x3Fu;
         if (v && *v)
             m->mvq_typed = 0;
+        /* the same bits for the _w2 kernels on launches below K_LLM_MVQ_PAIR_ROWS rows
+         * (k_llm_matvec.cu says why); NVHCQ_MVQ_W2=<mask> for A/B */
+        const char *w2 = getenv("NVHCQ_MVQ_W2");
+        m->mvq_w2 = w2 && *w2 ? (uint32_t)strtoul(w2, NULL, 0) : K_LLM_MVQ_W2_DEFAULT;
     }
     m->rope_fused = !(getenv("NVHCQ_ROPE_FUSED") && !strcmp(getenv("NVHCQ_ROPE_FUSED"), "0"));
     /* decode: the q8 mat-vec and the decode attention wait for their predecessor in the kernel
@@ -445,7 +441,7 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
         .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
         .patches = n_patch ? patches : NULL,
         .patch_count = n_patch,
-        .flags = m->pdl && (prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVQ_Q4K_Q6K) ||
+        .flags = m->pdl && (prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVQ_Q4K_Q6K_W2) ||
                             prog == PROG_ATTN_DEC || prog == PROG_ATTN_DEC_LONG)
                      ? HCQ_LAUNCH_DEP_WAIT
                      : 0,
@@ -632,17 +628,23 @@ mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
 {
     static const uint32_t types[] = {12, 13, K_LLM_T_Q4_0R, K_LLM_T_Q8_0R, K_LLM_T_Q6_KR};
     const uint32_t t = k_llm_mvq_uniform_type(p);
-    for (int i = 0; t && i < 5; i++)
-        if (types[i] == t && (m->mvq_typed >> i & 1u) && m->prog[PROG_MVQ_Q4K + i])
-            return PROG_MVQ_Q4K + i;
-    if (!t && (m->mvq_typed >> 5 & 1u) && m->prog[PROG_MVQ_Q4K_Q6K]) { /* mixed: Q4_K and Q6_K only? */
+    int i = -1;
+    for (int j = 0; t && j < 5; j++)
+        if (types[j] == t)
+            i = j;
+    if (!t) { /* mixed: Q4_K and Q6_K only? */
         bool ok = true;
         for (uint32_t s = 0; s < p->n_seg && s < K_LLM_MV_SEGS; s++)
             ok = ok && (p->seg[s].type == 12 || p->seg[s].type == K_LLM_T_Q6_KR);
-        if (ok)
-            return PROG_MVQ_Q4K_Q6K;
+        i = ok ? 5 : -1;
     }
-    return PROG_MATVEC_Q8;
+    if (i < 0 || !(m->mvq_typed >> i & 1u))
+        return PROG_MATVEC_Q8;
+    const uint32_t rows =
+        p->seg[0].rows + (p->n_seg > 1 ? p->seg[1].rows : 0) + (p->n_seg > 2 ? p->seg[2].rows : 0);
+    if ((m->mvq_w2 >> i & 1u) && rows < K_LLM_MVQ_PAIR_ROWS && m->prog[PROG_MVQ_Q4K + i + PROG_MVQ_W2])
+        return PROG_MVQ_Q4K + i + PROG_MVQ_W2;
+    return m->prog[PROG_MVQ_Q4K + i] ? PROG_MVQ_Q4K + i : PROG_MATVEC_Q8;
 }
 
 static uint64_t

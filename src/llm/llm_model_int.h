@@ -22,6 +22,9 @@ struct dtensor {
     uint32_t ne0, ne1;
 };
 
+#define PROG_MVQ_W2 6 /* PROG_MVQ_<t>_W2 - PROG_MVQ_<t> */
+/* types (mvq_typed's bits) whose launches below K_LLM_MVQ_PAIR_ROWS rows take the _w2 kernels */
+#define K_LLM_MVQ_W2_DEFAULT 0x00u
 enum {
     PROG_EMBED,
     PROG_NORM,
@@ -40,6 +43,12 @@ enum {
     PROG_MVQ_Q8_0,
     PROG_MVQ_Q6K,
     PROG_MVQ_Q4K_Q6K, /* launches of Q4_K and Q6_K segments (Q4_K_M's Q|K|V) */
+    PROG_MVQ_Q4K_W2,  /* the six above with two passes before the PDL wait (+ PROG_MVQ_W2) */
+    PROG_MVQ_Q5K_W2,
+    PROG_MVQ_Q4_0_W2,
+    PROG_MVQ_Q8_0_W2,
+    PROG_MVQ_Q6K_W2,
+    PROG_MVQ_Q4K_Q6K_W2,
     PROG_ATTN_DEC_LONG,
     PROG_COUNT
 };
@@ -60,6 +69,12 @@ static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
                                                    "k_llm_matvec_q8_q8_0",
                                                    "k_llm_matvec_q8_q6k",
                                                    "k_llm_matvec_q8_q4k_q6k",
+                                                   "k_llm_matvec_q8_q4k_w2",
+                                                   "k_llm_matvec_q8_q5k_w2",
+                                                   "k_llm_matvec_q8_q4_0_w2",
+                                                   "k_llm_matvec_q8_q8_0_w2",
+                                                   "k_llm_matvec_q8_q6k_w2",
+                                                   "k_llm_matvec_q8_q4k_q6k_w2",
                                                    "k_llm_attn_decode_long"};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
@@ -132,6 +147,7 @@ struct llm_model {
     uint32_t mvql_grid;    /* ... of k_llm_matvec_q8_long */
     bool mvq_long;      /* long one-row launches take k_llm_matvec_q8_long (NVHCQ_MVQ_LONG=1; off: slower) */
     uint32_t mvq_typed; /* bit i: launches of one type take PROG_MVQ_Q4K + i (mvq_typed_prog) */
+    uint32_t mvq_w2;    /* bit i: launches below K_LLM_MVQ_PAIR_ROWS rows on PROG_MVQ_Q4K + i + PROG_MVQ_W2 */
     bool repack;        /* matrices take the repacked decode layout (k_llm_quant.h) */
     bool mv_f32;        /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
     uint32_t ad_head_max; /* decode attention: per-head CTAs up to this many positions */
