@@ -23,8 +23,12 @@ struct dtensor {
 };
 
 #define PROG_MVQ_W2 6 /* PROG_MVQ_<t>_W2 - PROG_MVQ_<t> */
-/* types (mvq_typed's bits) whose launches below K_LLM_MVQ_PAIR_ROWS rows take the _w2 kernels */
-#define K_LLM_MVQ_W2_DEFAULT 0x00u
+/* types (mvq_typed's bits) whose launches below K_LLM_MVQ_PAIR_ROWS rows take the _w2 kernels:
+ * Q8_0 only. H100 tg128 (s83, every type's Q|K|V, O and down on them): Q8_0 1557 vs 1549,
+ * Q6_K 1795 vs 1819, Q4_K 1806-1811 vs 1832 - the launches themselves got shorter (Q8_0 Q|K|V
+ * 4.66 -> 4.25 us, O 3.57 -> 3.27), the next ones longer (their CTAs start beside the _w2
+ * kernel's larger register file: Q6_K gate|up 11.9 -> 12.4). */
+#define K_LLM_MVQ_W2_DEFAULT 0x08u
 enum {
     PROG_EMBED,
     PROG_NORM,
