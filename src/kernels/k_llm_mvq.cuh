@@ -387,33 +387,55 @@ q8_ld_x16(const struct k_llm_matvec_params &p, uint32_t bi, float *v)
     }
 }
 
+/* k_llm_mvq_block's quants and scale with fewer instructions, the same values, in three steps
+ * that q8_store_block (a block in one thread) and q8_store_half (a block in two lanes) share:
+ * the max and the NaN/Inf flag as there (q8_amax_flag); the scale (q8_scale; a flagged block
+ * gets d NaN and inv 0); one float-to-int conversion per value (cvt.rni.s32.f32 rounds half to
+ * even as rintf, and turns NaN - v * 0 of an Inf - into 0, so a flagged block needs no select),
+ * bytes packed by PRMT and the quants' sum by one dp4a per word (q8_pack4). */
+template <int N>
+__device__ __forceinline__ void
+q8_amax_flag(const float *v, float &amax, float &z)
+{
+    amax = 0.0f, z = 0.0f;
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+        amax = fmaxf(amax, fabsf(v[i]));
+        z += v[i] * 0.0f;
+    }
+}
+
+__device__ __forceinline__ void
+q8_scale(float amax, float z, float &d, float &inv)
+{
+    const bool bad = z != 0.0f;
+    d = bad ? __int_as_float(0x7fc00000) : amax / 127.0f;
+    inv = amax > 0.0f && !bad ? 127.0f / amax : 0.0f;
+}
+
+__device__ __forceinline__ uint32_t
+q8_pack4(const float *v, float inv, int &sum)
+{
+    const int q0 = __float2int_rn(v[0] * inv), q1 = __float2int_rn(v[1] * inv), q2 = __float2int_rn(v[2] * inv),
+              q3 = __float2int_rn(v[3] * inv);
+    const uint32_t w = __byte_perm(__byte_perm(q0, q1, 0x0040), __byte_perm(q2, q3, 0x0040), 0x5410);
+    sum = __dp4a((int)w, 0x01010101, sum);
+    return w;
+}
+
 /* Block of x' (16 values v) into slot bi of sm (k_llm_mvq_slot): int8 quants (k_llm_mvq_block) and
  * (d, d * sum q). */
 __device__ __forceinline__ void
 q8_store_block(struct q8_sm &sm, uint32_t bi, const float *v)
 {
-    /* k_llm_mvq_block's quants and scale with fewer instructions, the same values: the max and
-     * the NaN/Inf flag as there; one float-to-int conversion per value (cvt.rni.s32.f32 rounds
-     * half to even as rintf, and turns NaN - v * 0 of an Inf - into 0, so a flagged block needs
-     * no select: its inv is 0); bytes packed by PRMT; the quants' sum by one dp4a per word. */
-    float amax = 0.0f, z = 0.0f;
-#pragma unroll
-    for (int i = 0; i < 16; i++) {
-        amax = fmaxf(amax, fabsf(v[i]));
-        z += v[i] * 0.0f;
-    }
-    const bool bad = z != 0.0f;
-    const float d = bad ? __int_as_float(0x7fc00000) : amax / 127.0f,
-                inv = amax > 0.0f && !bad ? 127.0f / amax : 0.0f;
+    float amax, z, d, inv;
+    q8_amax_flag<16>(v, amax, z);
+    q8_scale(amax, z, d, inv);
     uint32_t w[4];
     int sum = 0;
 #pragma unroll
-    for (int j = 0; j < 4; j++) {
-        const int q0 = __float2int_rn(v[4 * j] * inv), q1 = __float2int_rn(v[4 * j + 1] * inv),
-                  q2 = __float2int_rn(v[4 * j + 2] * inv), q3 = __float2int_rn(v[4 * j + 3] * inv);
-        w[j] = __byte_perm(__byte_perm(q0, q1, 0x0040), __byte_perm(q2, q3, 0x0040), 0x5410);
-        sum = __dp4a((int)w[j], 0x01010101, sum);
-    }
+    for (int j = 0; j < 4; j++)
+        w[j] = q8_pack4(v + 4 * j, inv, sum);
     *(uint4 *)(sm.xq + 16 * bi) = make_uint4(w[0], w[1], w[2], w[3]);
     sm.xs[bi] = make_float2(d, d * (float)sum);
 }
@@ -424,26 +446,16 @@ q8_store_block(struct q8_sm &sm, uint32_t bi, const float *v)
 __device__ __forceinline__ void
 q8_store_half(struct q8_sm &sm, uint32_t bi, uint32_t h, const float *v)
 {
-    float amax = 0.0f, z = 0.0f;
-#pragma unroll
-    for (int i = 0; i < 8; i++) {
-        amax = fmaxf(amax, fabsf(v[i]));
-        z += v[i] * 0.0f;
-    }
+    float amax, z, d, inv;
+    q8_amax_flag<8>(v, amax, z);
     amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
     z += __shfl_xor_sync(0xffffffffu, z, 1);
-    const bool bad = z != 0.0f;
-    const float d = bad ? __int_as_float(0x7fc00000) : amax / 127.0f,
-                inv = amax > 0.0f && !bad ? 127.0f / amax : 0.0f;
+    q8_scale(amax, z, d, inv);
     uint32_t w[2];
     int sum = 0;
 #pragma unroll
-    for (int j = 0; j < 2; j++) {
-        const int q0 = __float2int_rn(v[4 * j] * inv), q1 = __float2int_rn(v[4 * j + 1] * inv),
-                  q2 = __float2int_rn(v[4 * j + 2] * inv), q3 = __float2int_rn(v[4 * j + 3] * inv);
-        w[j] = __byte_perm(__byte_perm(q0, q1, 0x0040), __byte_perm(q2, q3, 0x0040), 0x5410);
-        sum = __dp4a((int)w[j], 0x01010101, sum);
-    }
+    for (int j = 0; j < 2; j++)
+        w[j] = q8_pack4(v + 4 * j, inv, sum);
     sum += __shfl_xor_sync(0xffffffffu, sum, 1);
     *(uint2 *)(sm.xq + 16 * bi + 8 * h) = make_uint2(w[0], w[1]);
     if (h == 0)
