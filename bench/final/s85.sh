@@ -7,8 +7,8 @@
 # cpu/emu only, the device code never ran) against the tree: its GPU tests (test_llm_matvec runs
 # every kernel that reads Q4_K, test_llm_e2e, test_llm_real) while llama.cpp builds, tg128
 # alternating on the gen-model q4_k file and the llama-quantize Q4_K_M file, profiles;
-# (2) the same-file comparison with the tree (session 12's last rows predate the Q8_0 two-pass
-# default) and with the patch. Apply with `patch -p1 < FILE` where it wins and its tests pass.
+# (2) the same-file comparison with the tree, five types (session 12's last rows predate the
+# Q8_0 two-pass default; Q4_0 / Q5_K_M last ran in session 8), and the patch's Q4_K_M row. Apply with `patch -p1 < FILE` where it wins and its tests pass.
 set -u
 out=${1:?usage: s85.sh OUT}
 mkdir -p "$out"
@@ -37,7 +37,8 @@ declare -A BIN=([base]=build/nvhcq [q4]=/tmp/v_q4/build/nvhcq)
 for v in base q4; do
     mkdir -p /tmp/vs_$v && { [ "$v" = base ] || ln -sfn /tmp/vs_base/models /tmp/vs_$v/models; }
     c=$(cat .commit 2>/dev/null); [ "$v" = q4 ] && c="$c+s85-q4k-tasks64"
-    NVHCQ=${BIN[$v]} NVHCQ_COMMIT="$c" DEVS="rm:0" TYPES="Q4_K_M Q6_K Q8_0" REPS=3 \
+    T="Q4_K_M Q6_K Q8_0 Q4_0 Q5_K_M"; [ "$v" = q4 ] && T="Q4_K_M" # the patch reads Q4_K only
+    NVHCQ=${BIN[$v]} NVHCQ_COMMIT="$c" DEVS="rm:0" TYPES="$T" REPS=3 \
         timeout 200 bash bench/vs-llamacpp.sh $B /tmp/vs_$v >"$out/vs_$v.log" 2>&1
     cp /tmp/vs_$v/vs-llamacpp.md "$out/a_vs_$v.md"; cp /tmp/vs_$v/vs-llamacpp.json "$out/a_vs_$v.json"
     echo "-- same files [$v]"; grep -E "tg128|pp512" /tmp/vs_$v/vs-llamacpp.md
