@@ -263,12 +263,17 @@ K_LLM_MV_FN uint32_t k_llm_mvq_units(const struct k_llm_matvec_params *p);
  * 1 below K_LLM_MVQ_PAIR_ROWS rows - there pairs leave too few warps per GPU (the FFN down
  * projection of a 1B model, 2048 rows, ran 1 TB/s with 1,024 warps on 132 SMs). */
 #define K_LLM_MVQ_PAIR_ROWS 16384
+/* rows of a launch, all segments */
+K_LLM_MV_FN uint32_t
+k_llm_mvq_rows(const struct k_llm_matvec_params *p)
+{
+    return p->seg[0].rows + (p->n_seg > 1 ? p->seg[1].rows : 0) + (p->n_seg > 2 ? p->seg[2].rows : 0);
+}
+
 K_LLM_MV_FN uint32_t
 k_llm_mvq_rpu(const struct k_llm_matvec_params *p)
 {
-    uint32_t rows =
-        p->seg[0].rows + (p->n_seg > 1 ? p->seg[1].rows : 0) + (p->n_seg > 2 ? p->seg[2].rows : 0);
-    return rows >= K_LLM_MVQ_PAIR_ROWS || p->mode == K_LLM_MV_ROPE ? 2 : 1;
+    return k_llm_mvq_rows(p) >= K_LLM_MVQ_PAIR_ROWS || p->mode == K_LLM_MV_ROPE ? 2 : 1;
 }
 
 K_LLM_MV_FN uint32_t
@@ -294,6 +299,16 @@ k_llm_mvq_uniform_type(const struct k_llm_matvec_params *p)
     if ((p->n_seg > 1 && p->seg[1].type != t) || (p->n_seg > 2 && p->seg[2].type != t))
         return 0;
     return t;
+}
+
+/* Whether every segment of a launch has type a or b: a two-type kernel takes it
+ * (k_llm_matvec_q8_q4k_q6k; llm_model.c mvq_typed_prog picks it by this, the kernel checks it). */
+K_LLM_MV_FN int
+k_llm_mvq_types_of(const struct k_llm_matvec_params *p, uint32_t a, uint32_t b)
+{
+    const uint32_t t0 = p->seg[0].type, t1 = p->n_seg > 1 ? p->seg[1].type : a,
+                   t2 = p->n_seg > 2 ? p->seg[2].type : a;
+    return (t0 == a || t0 == b) && (t1 == a || t1 == b) && (t2 == a || t2 == b);
 }
 
 /* CTAs a q8 launch can use: one warp per unit (the launch caps the grid at one wave; then

@@ -638,6 +638,26 @@ q8_nt(uint32_t type, uint32_t k)
     return k_llm_mvq_tasks(type, k);
 }
 
+/* Task t of a unit's row a (and b) of type T into r[0] (r[1]) / dotted into acc[0] (acc[1]). */
+template <uint32_t T, bool EF>
+__device__ __forceinline__ void
+q8_load_rows(const struct q8_rows &w, uint32_t t, struct q8_task *r)
+{
+    q8_load<T, EF>(w.ra, t, r[0]);
+    if (w.has_b)
+        q8_load<T, EF>(w.rb, t, r[1]);
+}
+
+template <uint32_t T, bool SWZ>
+__device__ __forceinline__ void
+q8_dot_rows(const struct q8_rows &w, uint32_t t, const struct q8_task *r, const struct q8_sm &sm, uint32_t nb,
+            float *acc)
+{
+    acc[0] += q8_dot<T, SWZ>(r[0], t, sm, nb);
+    if (w.has_b)
+        acc[1] += q8_dot<T, SWZ>(r[1], t, sm, nb);
+}
+
 /* One pass of a warp (task t = pass * 32 + lane of both rows of its unit): loads, and dot. */
 template <bool EF = false, uint32_t FT = 0, uint32_t FT2 = 0>
 __device__ __forceinline__ void
@@ -646,25 +666,17 @@ q8_load_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, struct q8_task *r
     if (t >= nt)
         return;
     if (FT2 && w.type == FT2) { /* the second type of a two-type kernel (k_llm_matvec_q8_q4k_q6k) */
-        q8_load<FT2 ? FT2 : 12, EF>(w.ra, t, r[0]);
-        if (w.has_b)
-            q8_load<FT2 ? FT2 : 12, EF>(w.rb, t, r[1]);
+        q8_load_rows<FT2 ? FT2 : 12, EF>(w, t, r);
         return;
     }
     if (FT) { /* the launch's one type, known at compile time (k_llm_matvec_q8_<type>; the
                * `FT ? FT : 12` only keeps the never-taken FT = 0 instantiation valid) */
-        q8_load<FT ? FT : 12, EF>(w.ra, t, r[0]);
-        if (w.has_b)
-            q8_load<FT ? FT : 12, EF>(w.rb, t, r[1]);
+        q8_load_rows<FT ? FT : 12, EF>(w, t, r);
         return;
     }
     switch (w.type) {
 #define Q8_LOAD_CASE(T)                                                                                                \
-    case T:                                                                                                            \
-        q8_load<T, EF>(w.ra, t, r[0]);                                                                                 \
-        if (w.has_b)                                                                                                   \
-            q8_load<T, EF>(w.rb, t, r[1]);                                                                             \
-        break;
+    case T: q8_load_rows<T, EF>(w, t, r); break;
         Q8_LOAD_CASE(12)
         Q8_LOAD_CASE(13)
         Q8_LOAD_CASE(K_LLM_T_Q4_0R)
@@ -683,25 +695,17 @@ q8_dot_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, const struct q8_ta
     if (t >= nt)
         return;
     if (FT2 && w.type == FT2) { /* x' in logical order in two-type kernels (SWZ false) */
-        acc[0] += q8_dot<FT2 ? FT2 : 12>(r[0], t, sm);
-        if (w.has_b)
-            acc[1] += q8_dot<FT2 ? FT2 : 12>(r[1], t, sm);
+        q8_dot_rows<FT2 ? FT2 : 12, false>(w, t, r, sm, 0, acc);
         return;
     }
     if (FT) {
         const uint32_t nb = nt * (q8_ts<FT ? FT : 12>() / 16); /* k / 16 */
-        acc[0] += q8_dot<FT ? FT : 12, SWZ>(r[0], t, sm, nb);
-        if (w.has_b)
-            acc[1] += q8_dot<FT ? FT : 12, SWZ>(r[1], t, sm, nb);
+        q8_dot_rows<FT ? FT : 12, SWZ>(w, t, r, sm, nb, acc);
         return;
     }
     switch (w.type) {
 #define Q8_DOT_CASE(T)                                                                                                 \
-    case T:                                                                                                            \
-        acc[0] += q8_dot<T>(r[0], t, sm);                                                                              \
-        if (w.has_b)                                                                                                   \
-            acc[1] += q8_dot<T>(r[1], t, sm);                                                                          \
-        break;
+    case T: q8_dot_rows<T, false>(w, t, r, sm, 0, acc); break;
         Q8_DOT_CASE(12)
         Q8_DOT_CASE(13)
         Q8_DOT_CASE(K_LLM_T_Q4_0R)
@@ -1127,9 +1131,7 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         NAME(const struct k_llm_matvec_params p)                                                                       \
     {                                                                                                                  \
         __shared__ __align__(16) struct q8_sm sm;                                                                      \
-        const uint32_t t0 = p.seg[0].type, t1 = p.n_seg > 1 ? p.seg[1].type : (T),                                    \
-                       t2 = p.n_seg > 2 ? p.seg[2].type : (T);                                                         \
-        if ((t0 != (T) && t0 != (T2)) || (t1 != (T) && t1 != (T2)) || (t2 != (T) && t2 != (T2)))                       \
+        if (!k_llm_mvq_types_of(&p, (T), (T2)))                                                                        \
             __trap();                                                                                                  \
         q8_matvec_stream<false, false, (W2), true, true, (T), false, (T2)>(p, sm);                                     \
     }

@@ -632,17 +632,12 @@ mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
     for (int j = 0; t && j < 5; j++)
         if (types[j] == t)
             i = j;
-    if (!t) { /* mixed: Q4_K and Q6_K only? */
-        bool ok = true;
-        for (uint32_t s = 0; s < p->n_seg && s < K_LLM_MV_SEGS; s++)
-            ok = ok && (p->seg[s].type == 12 || p->seg[s].type == K_LLM_T_Q6_KR);
-        i = ok ? 5 : -1;
-    }
+    if (!t && k_llm_mvq_types_of(p, 12, K_LLM_T_Q6_KR)) /* mixed: Q4_K and Q6_K only */
+        i = 5;
     if (i < 0 || !(m->mvq_typed >> i & 1u))
         return PROG_MATVEC_Q8;
-    const uint32_t rows =
-        p->seg[0].rows + (p->n_seg > 1 ? p->seg[1].rows : 0) + (p->n_seg > 2 ? p->seg[2].rows : 0);
-    if ((m->mvq_w2 >> i & 1u) && rows < K_LLM_MVQ_PAIR_ROWS && m->prog[PROG_MVQ_Q4K + i + PROG_MVQ_W2])
+    if ((m->mvq_w2 >> i & 1u) && k_llm_mvq_rows(p) < K_LLM_MVQ_PAIR_ROWS &&
+        m->prog[PROG_MVQ_Q4K + i + PROG_MVQ_W2])
         return PROG_MVQ_Q4K + i + PROG_MVQ_W2;
     return m->prog[PROG_MVQ_Q4K + i] ? PROG_MVQ_Q4K + i : PROG_MATVEC_Q8;
 }
