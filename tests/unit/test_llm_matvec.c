@@ -339,7 +339,8 @@ typed2_kernel(const char *name)
     return !strcmp(name, "k_llm_matvec_q8_q4k_q6k") || !strcmp(name, "k_llm_matvec_q8_q4k_q6k_w2");
 }
 
-/* The weight type a per-type kernel (k_llm_matvec_q8_<type>[_ns], _q4k_q6k) takes, 0 for the others. */
+/* The weight type a per-type kernel (k_llm_matvec_q8_<type>[_ns|_w2], _q4k_q6k[_w2]) takes, 0 for the others.
+ */
 static uint32_t
 typed_kernel_type(const char *name)
 {

@@ -1,0 +1,45 @@
+# bench/final/lib.sh - pieces the device-call scripts repeat (sourced; from session 12 on:
+# s85.sh, s86.sh). Every function runs from the repository root; OUT is the call's output folder.
+#   ll_build_bg            llama.cpp's CUDA build in the background into $LL (pid in $LL_PID)
+#   ll_wait                waits for it; returns 1 (with a line) when llama-bench is missing
+#   gen_models T...        gen-model llama-3.2-1b files /tmp/m_<t>.gguf (t: q6_k, q8_0, q4_k)
+#   tg_cell BIN MODEL DEV  llm-bench tg128 (-r 3) on one file: "mean ± sd " or the error line
+#   vs_run BIN DIR COMMIT  bench/vs-llamacpp.sh into DIR (env TYPES, REPS, PP, TG as that script),
+#                          copies vs-llamacpp.md/json to $OUT/a_<basename DIR>.{md,json}
+LL=${LL:-/tmp/ll}
+V_GPT2=tests/data/tokenizers/ggml-vocab-gpt-2.gguf
+T0=${T0:-$(date +%s)}
+
+ll_build_bg() {
+    (bash .anchor/llamacpp/build.sh "$LL" 90 >"$OUT/llbuild.log" 2>&1
+        echo "llama.cpp build rc=$? after $(($(date +%s) - T0)) s" >>"$OUT/llbuild.log") &
+    LL_PID=$!
+}
+
+ll_wait() {
+    wait "$LL_PID"
+    tail -1 "$OUT/llbuild.log"
+    [ -x "$LL/b/bin/llama-bench" ] || { echo "no llama-bench"; return 1; }
+}
+
+gen_models() {
+    local ty
+    for ty in "$@"; do
+        build/nvhcq gen-model --preset llama-3.2-1b --type "$ty" --vocab "$V_GPT2" -o "/tmp/m_$ty.gguf" \
+            >/dev/null 2>&1 || echo "gen $ty failed"
+    done
+}
+
+tg_cell() {
+    timeout 60 "$1" llm-bench -m "$2" -p 0 -n 128 -r 3 --dev "$3" 2>&1 | grep -E "tg|rror" |
+        awk -F'|' '{printf "%s ", $(NF-1)}'
+}
+
+vs_run() {
+    local bin=$1 dir=$2 commit=$3 name
+    name=$(basename "$dir")
+    NVHCQ=$bin NVHCQ_COMMIT=$commit DEVS="rm:0" timeout "${VS_TIMEOUT:-240}" bash bench/vs-llamacpp.sh \
+        "$LL/b/bin" "$dir" >"$OUT/$name.log" 2>&1
+    cp "$dir/vs-llamacpp.md" "$OUT/a_$name.md"
+    cp "$dir/vs-llamacpp.json" "$OUT/a_$name.json"
+}
