@@ -302,7 +302,8 @@ k_llm_mvq_uniform_type(const struct k_llm_matvec_params *p)
 }
 
 /* Whether every segment of a launch has type a or b: a two-type kernel takes it
- * (k_llm_matvec_q8_q4k_q6k; llm_model.c mvq_typed_prog picks it by this, the kernel checks it). */
+ * (k_llm_matvec_q8_q4k_q6k, _q5k_q6k; llm_model.c mvq_typed_prog picks them by this, the kernels check it).
+ */
 K_LLM_MV_FN int
 k_llm_mvq_types_of(const struct k_llm_matvec_params *p, uint32_t a, uint32_t b)
 {

@@ -237,11 +237,12 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
      * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */
     m->mvq_long = getenv("NVHCQ_MVQ_LONG") && !strcmp(getenv("NVHCQ_MVQ_LONG"), "1");
     /* the q8 mat-vec compiled per weight type (k_llm_matvec.cu): bit i for PROG_MVQ_Q4K + i
-     * (Q4_K, Q5_K, Q4_0, Q8_0, Q6_K, Q4_K with Q6_K); NVHCQ_MVQ_TYPED=<mask> for A/B (0: every
-     * launch on the switching body); off under an NVHCQ_MVQ variant, whose body then runs every launch */
+     * (Q4_K, Q5_K, Q4_0, Q8_0, Q6_K, Q4_K with Q6_K, Q5_K with Q6_K); NVHCQ_MVQ_TYPED=<mask> for A/B (0:
+     * every launch on the switching body); off under an NVHCQ_MVQ variant, whose body then runs every launch
+     */
     {
         const char *e = getenv("NVHCQ_MVQ_TYPED"), *v = getenv("NVHCQ_MVQ");
-        m->mvq_typed = e && *e ? (uint32_t)strtoul(e, NULL, 0) : 0x3Fu;
+        m->mvq_typed = e && *e ? (uint32_t)strtoul(e, NULL, 0) : 0x7Fu;
         if (v && *v)
             m->mvq_typed = 0;
         /* the same bits for the _w2 kernels on launches below K_LLM_MVQ_PAIR_ROWS rows
@@ -441,7 +442,7 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
         .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
         .patches = n_patch ? patches : NULL,
         .patch_count = n_patch,
-        .flags = m->pdl && (prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVQ_Q4K_Q6K_W2) ||
+        .flags = m->pdl && (prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVQ_Q5K_Q6K_W2) ||
                             prog == PROG_ATTN_DEC || prog == PROG_ATTN_DEC_LONG)
                      ? HCQ_LAUNCH_DEP_WAIT
                      : 0,
@@ -621,7 +622,7 @@ attn_long_at(const struct llm_model *m, uint32_t pos)
 }
 
 /* The per-type q8 mat-vec for a launch whose segments all have one type it is compiled for,
- * the two-type one for Q4_K with Q6_K segments (where m->mvq_typed allows), else
+ * the two-type ones for Q4_K or Q5_K with Q6_K segments (where m->mvq_typed allows), else
  * PROG_MATVEC_Q8. */
 static int
 mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
@@ -634,6 +635,8 @@ mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
             i = j;
     if (!t && k_llm_mvq_types_of(p, 12, K_LLM_T_Q6_KR)) /* mixed: Q4_K and Q6_K only */
         i = 5;
+    if (!t && k_llm_mvq_types_of(p, 13, K_LLM_T_Q6_KR)) /* mixed: Q5_K and Q6_K only */
+        i = 6;
     if (i < 0 || !(m->mvq_typed >> i & 1u))
         return PROG_MATVEC_Q8;
     if ((m->mvq_w2 >> i & 1u) && k_llm_mvq_rows(p) < K_LLM_MVQ_PAIR_ROWS &&

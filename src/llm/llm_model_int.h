@@ -22,7 +22,7 @@ struct dtensor {
     uint32_t ne0, ne1;
 };
 
-#define PROG_MVQ_W2 6 /* PROG_MVQ_<t>_W2 - PROG_MVQ_<t> */
+#define PROG_MVQ_W2 7 /* PROG_MVQ_<t>_W2 - PROG_MVQ_<t> */
 /* types (mvq_typed's bits) whose launches below K_LLM_MVQ_PAIR_ROWS rows take the _w2 kernels:
  * Q8_0 only. H100 tg128 (s83, every type's Q|K|V, O and down on them): Q8_0 1557 vs 1549,
  * Q6_K 1795 vs 1819, Q4_K 1806-1811 vs 1832 - the launches themselves got shorter (Q8_0 Q|K|V
@@ -47,12 +47,14 @@ enum {
     PROG_MVQ_Q8_0,
     PROG_MVQ_Q6K,
     PROG_MVQ_Q4K_Q6K, /* launches of Q4_K and Q6_K segments (Q4_K_M's Q|K|V) */
-    PROG_MVQ_Q4K_W2,  /* the six above with two passes before the PDL wait (+ PROG_MVQ_W2) */
+    PROG_MVQ_Q5K_Q6K, /* launches of Q5_K and Q6_K segments (Q5_K_M's Q|K|V) */
+    PROG_MVQ_Q4K_W2,  /* the seven above with two passes before the PDL wait (+ PROG_MVQ_W2) */
     PROG_MVQ_Q5K_W2,
     PROG_MVQ_Q4_0_W2,
     PROG_MVQ_Q8_0_W2,
     PROG_MVQ_Q6K_W2,
     PROG_MVQ_Q4K_Q6K_W2,
+    PROG_MVQ_Q5K_Q6K_W2,
     PROG_ATTN_DEC_LONG,
     PROG_COUNT
 };
@@ -73,12 +75,14 @@ static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
                                                    "k_llm_matvec_q8_q8_0",
                                                    "k_llm_matvec_q8_q6k",
                                                    "k_llm_matvec_q8_q4k_q6k",
+                                                   "k_llm_matvec_q8_q5k_q6k",
                                                    "k_llm_matvec_q8_q4k_w2",
                                                    "k_llm_matvec_q8_q5k_w2",
                                                    "k_llm_matvec_q8_q4_0_w2",
                                                    "k_llm_matvec_q8_q8_0_w2",
                                                    "k_llm_matvec_q8_q6k_w2",
                                                    "k_llm_matvec_q8_q4k_q6k_w2",
+                                                   "k_llm_matvec_q8_q5k_q6k_w2",
                                                    "k_llm_attn_decode_long"};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32

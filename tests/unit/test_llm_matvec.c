@@ -331,21 +331,25 @@ TEST(mvq_block_rounds_and_flags_non_finite)
 done:;
 }
 
-/* The two-type kernel (Q4_K with Q6_K segments): the test gives it Q4_K launches whose third
- * segment is Q6_K. */
-static bool
+/* The two-type kernels (Q4_K or Q5_K with Q6_K segments): the test gives them Q4_K or Q5_K
+ * launches whose third segment is Q6_K; their first type, 0 for the other kernels. */
+static uint32_t
 typed2_kernel(const char *name)
 {
-    return !strcmp(name, "k_llm_matvec_q8_q4k_q6k") || !strcmp(name, "k_llm_matvec_q8_q4k_q6k_w2");
+    if (!strcmp(name, "k_llm_matvec_q8_q4k_q6k") || !strcmp(name, "k_llm_matvec_q8_q4k_q6k_w2"))
+        return LLM_TYPE_Q4_K;
+    if (!strcmp(name, "k_llm_matvec_q8_q5k_q6k") || !strcmp(name, "k_llm_matvec_q8_q5k_q6k_w2"))
+        return LLM_TYPE_Q5_K;
+    return 0;
 }
 
-/* The weight type a per-type kernel (k_llm_matvec_q8_<type>[_ns|_w2], _q4k_q6k[_w2]) takes, 0 for the others.
- */
+/* The weight type a per-type kernel (k_llm_matvec_q8_<type>[_ns|_w2], _q4k_q6k[_w2],
+ * _q5k_q6k[_w2]) takes, 0 for the others. */
 static uint32_t
 typed_kernel_type(const char *name)
 {
     if (typed2_kernel(name))
-        return LLM_TYPE_Q4_K;
+        return typed2_kernel(name);
     static const struct {
         const char *suffix;
         uint32_t type;
@@ -388,15 +392,16 @@ TEST(matvec_all_types_modes_devices)
             "k_llm_matvec_q8_q4k", "k_llm_matvec_q8_q5k", "k_llm_matvec_q8_q4_0", "k_llm_matvec_q8_q8_0",
             "k_llm_matvec_q8_q6k", "k_llm_matvec_q8_q4k_ns", "k_llm_matvec_q8_q5k_ns",
             "k_llm_matvec_q8_q4_0_ns", "k_llm_matvec_q8_q8_0_ns", "k_llm_matvec_q8_q6k_ns",
-            /* two types: Q4_K launches with a Q6_K third segment (Q4_K_M's Q|K|V) */
-            "k_llm_matvec_q8_q4k_q6k",
+            /* two types: Q4_K / Q5_K launches with a Q6_K third segment (Q4_K_M's, Q5_K_M's Q|K|V) */
+            "k_llm_matvec_q8_q4k_q6k", "k_llm_matvec_q8_q5k_q6k",
             /* two passes of weights before the PDL wait (A/B) */
             "k_llm_matvec_q8_q4k_w2", "k_llm_matvec_q8_q5k_w2", "k_llm_matvec_q8_q4_0_w2",
-            "k_llm_matvec_q8_q8_0_w2", "k_llm_matvec_q8_q6k_w2", "k_llm_matvec_q8_q4k_q6k_w2"};
+            "k_llm_matvec_q8_q8_0_w2", "k_llm_matvec_q8_q6k_w2", "k_llm_matvec_q8_q4k_q6k_w2",
+            "k_llm_matvec_q8_q5k_q6k_w2"};
         for (int kn = 0; kn < (int)(sizeof kernels / sizeof kernels[0]); kn++) {
             const bool q8 = kn >= 2;
             const uint32_t only = typed_kernel_type(kernels[kn]);   /* 0: any type */
-            const bool mixed = !only || typed2_kernel(kernels[kn]); /* Q4_K cases get a Q6_K third */
+            const bool mixed = !only || typed2_kernel(kernels[kn]); /* Q4_K/Q5_K cases get a Q6_K third */
             struct hcq_device *dev = NULL;
             struct hcq_program *prog = NULL;
             if (hcq_device_open(dn, &dev) != HCQ_OK) {
@@ -425,13 +430,15 @@ TEST(matvec_all_types_modes_devices)
                         rows[0] = 21, rows[1] = 9, rows[2] = 3;
                     bool ok = true;
                     for (int s = 0; s < 3; s++)
-                        ok =
-                            ok && mat_make(&m[s], s == 2 && ty == LLM_TYPE_Q4_K && mixed ? LLM_TYPE_Q6_K : ty,
-                                           rows[s], k) == 0;
+                        ok = ok && mat_make(&m[s],
+                                            s == 2 && (ty == LLM_TYPE_Q4_K || ty == LLM_TYPE_Q5_K) && mixed
+                                                ? LLM_TYPE_Q6_K
+                                                : ty,
+                                            rows[s], k) == 0;
                     for (int s = 0; s < 3 && q8; s++)
                         ok = ok && mat_repack(&m[s], k) == 0;
                     CHECK(ok);
-                    if (q8 && !k_llm_mvq_type_ok(m[2].type, k)) { /* Q4_K's Q6_K third at k 2304 */
+                    if (q8 && !k_llm_mvq_type_ok(m[2].type, k)) { /* Q4_K's/Q5_K's Q6_K third at k 2304 */
                         for (int s = 0; s < 3; s++)
                             mat_free(&m[s]);
                         continue;
