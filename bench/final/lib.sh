@@ -43,3 +43,31 @@ vs_run() {
     cp "$dir/vs-llamacpp.md" "$OUT/a_$name.md"
     cp "$dir/vs-llamacpp.json" "$OUT/a_$name.json"
 }
+
+# From session 13:
+#   variant_build NAME PATCH...  a copy of the tree in /tmp/v_NAME with the patches applied, built
+#                                (the copy's nvhcq: /tmp/v_NAME/build/nvhcq); returns 1 on failure
+#   quant_files T...             /tmp/q/<T>.gguf for llama.cpp types T (Q4_K_M, Q8_0, ...): the
+#                                gen-model f16 LLaMA-3.2-1B file quantized by .llqb/llama-quantize
+#                                (a static CPU build of the anchor's quantizer, carried from the host:
+#                                the same files bench/vs-llamacpp.sh writes, without the CUDA build)
+variant_build() {
+    local name=$1 d=/tmp/v_$1 p
+    shift
+    rm -rf "$d" && mkdir -p "$d" && tar --exclude=./build --exclude=./.anchor --exclude=./.llq -cf - . | tar -xf - -C "$d"
+    for p in "$@"; do
+        (cd "$d" && patch -p1 -s <"$p") || { echo "variant $name: $p does not apply"; return 1; }
+    done
+    (cd "$d" && make -j16 CUARCH=90 >"$d.log" 2>&1) || { tail -20 "$d.log"; return 1; }
+}
+
+quant_files() {
+    local ty
+    mkdir -p /tmp/q
+    [ -f /tmp/q/f16.gguf ] || build/nvhcq gen-model --preset llama-3.2-1b --type f16 --vocab "$V_GPT2" \
+        -o /tmp/q/f16.gguf >/dev/null 2>&1 || echo "gen f16 failed"
+    for ty in "$@"; do
+        [ -f "/tmp/q/$ty.gguf" ] || .llqb/llama-quantize /tmp/q/f16.gguf "/tmp/q/$ty.gguf" "$ty" \
+            >"/tmp/q/quant-$ty.log" 2>&1 || echo "quantize $ty failed"
+    done
+}

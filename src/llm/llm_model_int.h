@@ -24,11 +24,13 @@ struct dtensor {
 
 #define PROG_MVQ_W2 7 /* PROG_MVQ_<t>_W2 - PROG_MVQ_<t> */
 /* types (mvq_typed's bits) whose launches below K_LLM_MVQ_PAIR_ROWS rows take the _w2 kernels:
- * Q8_0 only. H100 tg128 (s83, every type's Q|K|V, O and down on them): Q8_0 1557 vs 1549,
+ * Q8_0 and Q4_0. H100 tg128 (s83, every type's Q|K|V, O and down on them): Q8_0 1557 vs 1549,
  * Q6_K 1795 vs 1819, Q4_K 1806-1811 vs 1832 - the launches themselves got shorter (Q8_0 Q|K|V
  * 4.66 -> 4.25 us, O 3.57 -> 3.27), the next ones longer (their CTAs start beside the _w2
- * kernel's larger register file: Q6_K gate|up 11.9 -> 12.4). */
-#define K_LLM_MVQ_W2_DEFAULT 0x08u
+ * kernel's larger register file: Q6_K gate|up 11.9 -> 12.4). Session 13 (s87, llama-quantize
+ * files, alternating): Q4_0 1852-1873 vs 1835-1839 (+1-2%; its kernels have the fewest
+ * registers, 76 / 91), Q5_K_M 1554-1559 vs 1594-1600 (-2.5%). */
+#define K_LLM_MVQ_W2_DEFAULT 0x0Cu
 enum {
     PROG_EMBED,
     PROG_NORM,

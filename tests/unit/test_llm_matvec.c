@@ -447,11 +447,13 @@ TEST(matvec_all_types_modes_devices)
                     run_case(t, dev, prog, m, 3, K_LLM_MV_SET, k, true, false, 1000, q8, &worst);
                     /* ACC with bias, few CTAs looping over tiles */
                     run_case(t, dev, prog, m, 1, K_LLM_MV_ACC, k, false, true, 2, q8, &worst);
+                    /* ACC without bias on the whole grid (LLaMA's O and down + residual) */
+                    run_case(t, dev, prog, m, 2, K_LLM_MV_ACC, k, false, false, 1000, q8, &worst);
                     /* SWIGLU: gate and up of equal rows, norm */
                     struct mat gu[2] = {m[0], m[0]};
                     gu[1].q = m[0].q, gu[1].deq = m[0].deq;
                     run_case(t, dev, prog, gu, 2, K_LLM_MV_SWIGLU, k, true, false, 3, q8, &worst);
-                    cases += 3;
+                    cases += 4;
                     if ((!strcmp(kernels[kn], "k_llm_matvec_q8") ||
                          !strcmp(kernels[kn], "k_llm_matvec_q8_tma") || only == LLM_TYPE_Q6_K) &&
                         k == 2048 && ty == LLM_TYPE_Q6_K) {
