@@ -995,7 +995,7 @@ q8_prefetch_own(const struct k_llm_matvec_params &p, const struct q8_stream &st)
 #endif
 }
 
-/* ==== Split pairs: Q8_0 launches of one row per unit whose rows take 4 or more passes ====
+/* ==== Split pairs: Q8_0 / Q4_0 launches of one row per unit whose rows take 4 or more passes ====
  * Why: the FFN down projection (2048 rows of k 8192 in a 1B model) gives each warp about one
  * row, walked as 8 passes of one row with one pass ahead in flight: half the bytes in flight of
  * the gate|up launch (a gate and an up row per pass), and it streamed at 1.6 TB/s against
@@ -1097,10 +1097,12 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
     if (p.k > K_LLM_MVQ_MAX_K || p.k % 256) /* (every CTA may own units: no early exit by index) */
         return;
-    /* Q8_0 only: on H100 the split pairs gave Q8_0 +2.4% tg128 and Q6_K / Q4_K -1.5% / -1.7%
-     * (session 12, s75): their rows carry fewer bytes per pass and a barrier per unit costs more
-     * than the bytes in flight gain. */
-    if (FT == K_LLM_T_Q8_0R && P1 && !PF_OWN && q8_ks2(p, q8_nt(FT ? FT : 12, p.k))) { /* uniform per launch; waits itself */
+    /* Q8_0 and Q4_0 only: on H100 the split pairs gave Q8_0 +2.4% tg128 and Q6_K / Q4_K -1.5% /
+     * -1.7% (session 12, s75), Q4_0 +2.3% (its down projection 8.25 -> 6.84 us: 8 passes of 18 B
+     * per lane, the most latency-bound launch of any type) and Q5_K -1.3%, Q4_K -0.5% again on
+     * llama-quantize files (session 13, s89). Q4_K and Q5_K (not repacked) are not ready for
+     * this body either: s89's test read NaN on k 8192 launches whose segment starts mid-pair. */
+    if ((FT == K_LLM_T_Q8_0R || FT == K_LLM_T_Q4_0R) && P1 && !PF_OWN && q8_ks2(p, q8_nt(FT ? FT : 12, p.k))) { /* uniform per launch; waits itself */
         q8_matvec_ks2<CG, EF, FT ? FT : 12, SWZ>(p, sm, q8_nt(FT ? FT : 12, p.k));
         return;
     }
