@@ -4,7 +4,8 @@
 #   ll_wait                waits for it; returns 1 (with a line) when llama-bench is missing
 #   gen_models T...        gen-model llama-3.2-1b files /tmp/m_<t>.gguf (t: q6_k, q8_0, q4_k)
 #   tg_cell BIN MODEL DEV  llm-bench tg128 (-r 3) on one file: "mean ± sd " or the error line
-#   vs_run BIN DIR COMMIT  bench/vs-llamacpp.sh into DIR (env TYPES, REPS, PP, TG as that script),
+#   vs_run BIN DIR COMMIT  bench/vs-llamacpp.sh into DIR (env TYPES, REPS, PP, TG as that script;
+#                          VS_DEVS: its DEVS, default rm:0),
 #                          copies vs-llamacpp.md/json to $OUT/a_<basename DIR>.{md,json}
 LL=${LL:-/tmp/ll}
 V_GPT2=tests/data/tokenizers/ggml-vocab-gpt-2.gguf
@@ -38,7 +39,7 @@ tg_cell() {
 vs_run() {
     local bin=$1 dir=$2 commit=$3 name
     name=$(basename "$dir")
-    NVHCQ=$bin NVHCQ_COMMIT=$commit DEVS="rm:0" timeout "${VS_TIMEOUT:-240}" bash bench/vs-llamacpp.sh \
+    NVHCQ=$bin NVHCQ_COMMIT=$commit DEVS="${VS_DEVS:-rm:0}" timeout "${VS_TIMEOUT:-240}" bash bench/vs-llamacpp.sh \
         "$LL/b/bin" "$dir" >"$OUT/$name.log" 2>&1
     cp "$dir/vs-llamacpp.md" "$OUT/a_$name.md"
     cp "$dir/vs-llamacpp.json" "$OUT/a_$name.json"
