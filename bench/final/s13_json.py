@@ -13,6 +13,7 @@ META = {
     "2026-11-26-s13-decode-q4k-tasks64.md": ("ffa4dfc + bench/final/patches/s85-q4k-tasks64.patch", "bench/final/s85.sh"),
     "2026-11-26-s13-decode-s87.md": ("4eafc22", "bench/final/s87.sh (asked for an H200, ran on H100)"),
     "2026-11-26-s13-decode-ks2.md": ("4c81e48 + bench/final/patches/s89-ks2-*.patch", "bench/final/s89.sh (asked for an H200, ran on H100)"),
+    "2026-11-26-s13-s90.md": ("7f415cc", "bench/final/s90.sh (asked for an H200, ran on H100)"),
     "2026-11-26-s13-decode-red.md": ("8b9af25 + bench/final/patches/s88-acc-red.patch (= b99b971)", "bench/final/s88.sh"),
 }
 write("bench/results/nvidia-h100", "NVIDIA H100 80GB HBM3", "580.159.04", META)
