@@ -8,6 +8,9 @@
 #                          VS_DEVS: its DEVS, default rm:0),
 #                          copies vs-llamacpp.md/json to $OUT/a_<basename DIR>.{md,json}
 LL=${LL:-/tmp/ll}
+# The GPU machine's copy of the tree answers `git rev-parse` with a stale commit (s91's bench JSON
+# said ffa4dfc at 9e815e0): the tools take NVHCQ_COMMIT first (tools/nvhcq_cli.c cli_commit).
+[ -f .commit ] && export NVHCQ_COMMIT=$(cut -c1-10 .commit)
 V_GPT2=tests/data/tokenizers/ggml-vocab-gpt-2.gguf
 T0=${T0:-$(date +%s)}
 

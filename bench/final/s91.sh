@@ -9,6 +9,7 @@ set -u
 out=${1:?usage: s91.sh OUT}
 mkdir -p "$out"
 t0=$(date +%s)
+[ -f .commit ] && export NVHCQ_COMMIT=$(cut -c1-10 .commit) # lib.sh says why
 make -j16 CUARCH=90 >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/a_gpu.txt"
 timeout 150 build/nvhcq bench gemm latency --devs rm:0,cuda:0 --json "$out/a_bench.json" >"$out/a_bench.txt" 2>&1
