@@ -1,0 +1,33 @@
+#!/bin/bash
+# s94.sh OUT - **the next session's first call** (either GPU; carry .llqb .commit; ~5 min): Q4_K
+# tasks of 64 values within 96 registers (patches/s94-q4k-tasks64-maxnreg96.patch = s85's patch +
+# __maxnreg__(96) on k_llm_matvec_q8_q4k: 95 registers, no spills; the two-type kernel stays at
+# 115 as before). Why: s93's Nsight run (cuda:0, serialized launches) put s85's body 10% ahead
+# alone (gate|up 15.65 -> 14.05 us, instructions 6.04 M -> 4.47 M) while tg128 lost 2-3% in the
+# PDL pipeline, where its 105 registers (93 before) delay the next launch's CTAs - as the _w2
+# kernels did (session 12). GPU tests of the patched build, tg128 alternating on the
+# llama-quantize Q4_K_M file and the gen-model q4_k file, profiles. Apply where it wins.
+set -u
+OUT=${1:?usage: s94.sh OUT}
+mkdir -p "$OUT"
+. bench/final/lib.sh
+make -j16 CUARCH=90 >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+variant_build q4m bench/final/patches/s94-q4k-tasks64-maxnreg96.patch || exit 1
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/a_gpu.txt"
+quant_files Q4_K_M
+gen_models q4_k
+for t in test_llm_matvec test_llm_e2e; do
+    (cd /tmp/v_q4m && HCQ_TEST_DEVS='rm:0 cuda:0' timeout 150 build/tests/$t) >"$OUT/t_$t.txt" 2>&1
+    echo "q4m $t rc=$?"
+done
+echo "tests: $(grep -hE "FAIL|passed" "$OUT"/t_*.txt | tr '\n' ' ')" | tee "$OUT/a_tests.txt"
+declare -A BIN=([base]=build/nvhcq [q4m]=/tmp/v_q4m/build/nvhcq)
+for r in 1 2 3; do for f in /tmp/q/Q4_K_M.gguf /tmp/m_q4_k.gguf; do for v in base q4m; do
+    echo "$(basename $f .gguf) r$r [$v] tg128: $(tg_cell ${BIN[$v]} $f rm:0)"
+done; done; done 2>&1 | tee "$OUT/a_tg.txt"
+for v in base q4m; do
+    echo "-- profile Q4_K_M [$v]"
+    timeout 60 ${BIN[$v]} llm-bench -m /tmp/q/Q4_K_M.gguf -p 0 -n 128 -r 1 --profile --dev rm:0 2>&1 | grep -E "^\|" | head -16
+done >"$OUT/a_profile.txt" 2>&1
+grep -E "profile|tg128|mv |attn" "$OUT/a_profile.txt"
+echo "== end $(($(date +%s) - T0)) s"
