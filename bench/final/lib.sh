@@ -51,6 +51,8 @@ vs_run() {
 # From session 13:
 #   variant_build NAME PATCH...  a copy of the tree in /tmp/v_NAME with the patches applied, built
 #                                (the copy's nvhcq: /tmp/v_NAME/build/nvhcq); returns 1 on failure
+#   profile_row BIN FILE NAME VAR  "-- profile NAME [VAR]" and the `llm-bench --profile` table of
+#                                one decode step on rm:0 (tg128) - the lines results_json.py reads
 #   quant_files T...             /tmp/q/<T>.gguf for llama.cpp types T (Q4_K_M, Q8_0, ...): the
 #                                gen-model f16 LLaMA-3.2-1B file quantized by .llqb/llama-quantize
 #                                (a static CPU build of the anchor's quantizer, carried from the host:
@@ -74,4 +76,9 @@ quant_files() {
         [ -f "/tmp/q/$ty.gguf" ] || .llqb/llama-quantize /tmp/q/f16.gguf "/tmp/q/$ty.gguf" "$ty" \
             >"/tmp/q/quant-$ty.log" 2>&1 || echo "quantize $ty failed"
     done
+}
+
+profile_row() {
+    echo "-- profile $3 [$4]"
+    timeout 60 "$1" llm-bench -m "$2" -p 0 -n 128 -r 1 --profile --dev rm:0 2>&1 | grep -E "^\|" | head -16
 }

@@ -36,8 +36,7 @@ for r in 1 2; do
 done 2>&1 | tee "$OUT/a_tg.txt"
 for pv in "Q4_K_M base" "Q4_K_M q4m" "Q5_K_M base" "Q5_K_M q5"; do
     set -- $pv
-    echo "-- profile $1 [$2]"
-    timeout 60 ${BIN[$2]} llm-bench -m /tmp/q/$1.gguf -p 0 -n 128 -r 1 --profile --dev rm:0 2>&1 | grep -E "^\|" | head -16
+    profile_row ${BIN[$2]} /tmp/q/$1.gguf $1 $2
 done >"$OUT/a_profile.txt" 2>&1
 grep -E "profile|tg128|mv |attn" "$OUT/a_profile.txt"
 echo "== end $(($(date +%s) - T0)) s"
