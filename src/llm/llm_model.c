@@ -237,9 +237,9 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
      * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */
     m->mvq_long = getenv("NVHCQ_MVQ_LONG") && !strcmp(getenv("NVHCQ_MVQ_LONG"), "1");
     /* the q8 mat-vec compiled per weight type (k_llm_matvec.cu): bit i for PROG_MVQ_Q4K + i
-     * (Q4_K, Q5_K, Q4_0, Q8_0, Q6_K, Q4_K with Q6_K, Q5_K with Q6_K); NVHCQ_MVQ_TYPED=<mask> for A/B (0:
-     * every launch on the switching body); off under an NVHCQ_MVQ variant, whose body then runs every launch
-     */
+     * (Q4_K, Q5_K, Q4_0, Q8_0, Q6_K, Q4_K with Q6_K, Q5_K with Q6_K); NVHCQ_MVQ_TYPED=<mask>
+     * for A/B (0: every launch on the switching body); off under an NVHCQ_MVQ variant, whose
+     * body then runs every launch */
     {
         const char *e = getenv("NVHCQ_MVQ_TYPED"), *v = getenv("NVHCQ_MVQ");
         m->mvq_typed = e && *e ? (uint32_t)strtoul(e, NULL, 0) : 0x7Fu;

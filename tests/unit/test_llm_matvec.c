@@ -348,8 +348,9 @@ typed2_kernel(const char *name)
 static uint32_t
 typed_kernel_type(const char *name)
 {
-    if (typed2_kernel(name))
-        return typed2_kernel(name);
+    const uint32_t t2 = typed2_kernel(name);
+    if (t2)
+        return t2;
     static const struct {
         const char *suffix;
         uint32_t type;
