@@ -398,15 +398,17 @@ k_llm_matvec_q8(const struct k_llm_matvec_params p)
  * traps: a caller's bug becomes a decoded device fault, not wrong numbers. */
 #define K_LLM_MVQ_TYPED(NAME, T) K_LLM_MVQ_TYPED_KERNEL(NAME, T, 2, true, false)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q4k, 12)
-K_LLM_MVQ_TYPED(k_llm_matvec_q8_q5k, 13)
+K_LLM_MVQ_TYPED(k_llm_matvec_q8_q5k, K_LLM_T_Q5_KR)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q4_0, K_LLM_T_Q4_0R)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q8_0, K_LLM_T_Q8_0R)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q6k, K_LLM_T_Q6_KR)
 /* Two types (session 12): Q4_K_M's Q|K|V, Q4_K with a Q6_K V, had only the switching body:
  * 5.3 us per layer on H100, against 4.5 for Q8_0's typed Q|K|V of twice the bytes. */
 K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q4k_q6k, 12, K_LLM_T_Q6_KR, 2, false)
-/* Q5_K_M's Q|K|V in the same way: Q5_K Q and K with a Q6_K V (session 13). */
-K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q5k_q6k, 13, K_LLM_T_Q6_KR, 2, false)
+/* Q5_K_M's Q|K|V in the same way: Q5_K Q and K with a Q6_K V (session 13). The Q5_K kernels read
+ * Q5_KR (rows of whole 2048-value groups, k_llm_quant.h; session 14); other Q5_K rows take
+ * k_llm_matvec_q8. */
+K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q5k_q6k, K_LLM_T_Q5_KR, K_LLM_T_Q6_KR, 2, false)
 
 /* The same with the second pass's weights requested before the PDL wait too (WAIT2, session
  * 12): a launch whose warps walk one or two passes (Q|K|V, O) otherwise starts its second
@@ -416,9 +418,9 @@ K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q5k_q6k, 13, K_LLM_T_Q6_KR, 2, false)
  * K_LLM_MVQ_PAIR_ROWS rows (llm_model.c mvq_typed_prog). */
 #define K_LLM_MVQ_TYPED_W2(NAME, T) K_LLM_MVQ_TYPED_KERNEL(NAME, T, 2, true, true)
 K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q4k_w2, 12)
-K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q5k_w2, 13)
+K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q5k_w2, K_LLM_T_Q5_KR)
 K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q4_0_w2, K_LLM_T_Q4_0R)
 K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q8_0_w2, K_LLM_T_Q8_0R)
 K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q6k_w2, K_LLM_T_Q6_KR)
 K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q4k_q6k_w2, 12, K_LLM_T_Q6_KR, 2, true)
-K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q5k_q6k_w2, 13, K_LLM_T_Q6_KR, 2, true)
+K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q5k_q6k_w2, K_LLM_T_Q5_KR, K_LLM_T_Q6_KR, 2, true)

@@ -132,7 +132,7 @@ K_LLM_MVQ_TYPED_LB3(k_llm_matvec_q8_q8_0_lb3, K_LLM_T_Q8_0R)
  * memory in logical block order, as before the conflict-free slots (k_llm_mvq_slot). */
 #define K_LLM_MVQ_TYPED_NS(NAME, T) K_LLM_MVQ_TYPED_KERNEL(NAME, T, 2, false, false)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q4k_ns, 12)
-K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q5k_ns, 13)
+K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q5k_ns, K_LLM_T_Q5_KR)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q4_0_ns, K_LLM_T_Q4_0R)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q8_0_ns, K_LLM_T_Q8_0R)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q6k_ns, K_LLM_T_Q6_KR)

@@ -47,9 +47,10 @@ struct q8_sm {
     float part[NW];
 };
 
-/* One task's raw bytes (see q8_load): a, b, c 16-byte pieces, s and d words. */
+/* One task's raw bytes (see q8_load): a, b, c, e 16-byte pieces, s and d words (each type keeps
+ * what it loads; the others are never live). */
 struct q8_task {
-    uint4 a, b, c;
+    uint4 a, b, c, e;
     uint32_t s, d;
 };
 
@@ -86,12 +87,12 @@ ldw16(const uint8_t *p)
     return EF ? ldg16_ef(p) : ldg16(p);
 }
 
-/* Values per task (one lane's share of a row per pass): 64 for Q6_KR, 32 for the others. */
+/* Values per task (one lane's share of a row per pass): 64 for Q6_KR and Q5_KR, 32 for the others. */
 template <uint32_t TYPE>
 __device__ __forceinline__ uint32_t
 q8_ts()
 {
-    return TYPE == K_LLM_T_Q6_KR ? 64 : 32;
+    return TYPE == K_LLM_T_Q6_KR || TYPE == K_LLM_T_Q5_KR ? 64 : 32;
 }
 
 /* Load task t of a row (t % 32 is the lane for the repacked types: every load below is a
@@ -108,6 +109,12 @@ q8_load(const uint8_t *row, uint32_t t, struct q8_task &r)
         r.c = ldw16<EF>(g + 1024 + 16 * L);
         r.s = __ldg((const unsigned int *)(g + 1536 + 4 * L));
         r.d = __ldg((const unsigned short *)(g + 1664 + 2 * (L / 4)));
+    } else if (TYPE == K_LLM_T_Q5_KR) { /* qh and head: 2 and 4 lanes read the same 16 bytes */
+        const uint8_t *g = row + 1408 * (t / 32);
+        r.a = ldw16<EF>(g + 16 * L);
+        r.b = ldw16<EF>(g + 512 + 16 * L);
+        r.c = ldw16<EF>(g + 1024 + 16 * (2 * (L / 4) + L % 2));
+        r.e = ldw16<EF>(g + 1280 + 16 * (L / 4));
     } else if (TYPE == 12 || TYPE == 13) {
         const uint32_t bs = TYPE == 12 ? 144 : 176;
         const uint8_t *b = row + bs * (t / 8);
@@ -246,6 +253,28 @@ q8_dot(const struct q8_task &r, uint32_t t, const struct q8_sm &sm, uint32_t nb 
         float v = q6_run(q6_lo(r.a, r.c), s0, sm, byte_at(r.s, 0)) + q6_run(q6_hi(r.a, r.c), s1, sm, byte_at(r.s, 1)) +
                   q6_run(q6_lo(r.b, t1), s2, sm, byte_at(r.s, 2)) + q6_run(q6_hi(r.b, t1), s3, sm, byte_at(r.s, 3));
         return k_llm_f16((uint16_t)r.d) * v;
+    } else if (TYPE == K_LLM_T_Q5_KR) {
+        /* values 256b + 128h + l0 + {0: qa lo, 32: qa hi, 64: qb lo, 96: qb hi} + 0..15, sub-blocks
+         * 4h + 0..3 (k_llm_quant.h); the x' runs in Q6_KR's slot order {0, 64, 32, 96} */
+        const uint32_t b = L / 4, h = (L / 2) % 2, l0 = 16 * (L % 2);
+        const uint32_t i0 = 2048 * (t / 32) + 256 * b + 128 * h + l0;
+        const uint32_t s0 = q8_xslot<TYPE, SWZ>(t, 0, nb, i0 / 16), s1 = q8_xslot<TYPE, SWZ>(t, 1, nb, i0 / 16 + 4),
+                       s2 = q8_xslot<TYPE, SWZ>(t, 2, nb, i0 / 16 + 2), s3 = q8_xslot<TYPE, SWZ>(t, 3, nb, i0 / 16 + 6);
+        const uint32_t sh = 4 * h; /* fifth bits of sub-blocks 4h.. at bit 0 of each byte */
+        const uint4 h0 = make_uint4(r.c.x >> sh, r.c.y >> sh, r.c.z >> sh, r.c.w >> sh);
+        const uint4 h2 = make_uint4(h0.x >> 2, h0.y >> 2, h0.z >> 2, h0.w >> 2);
+        const int d0 = dot16(q5_lo(r.a, h0), xq16(sm, 16 * s0)), d32 = dot16(q5_hi(r.a, h0), xq16(sm, 16 * s2));
+        const int d64 = dot16(q5_lo(r.b, h2), xq16(sm, 16 * s1)), d96 = dot16(q5_hi(r.b, h2), xq16(sm, 16 * s3));
+        /* 6-bit scale and min of sub-block 4h + c as byte c of SC and M (k_llm_scale_min_k4 on the
+         * head's scales[12] = e.y, e.z, e.w) */
+        const uint32_t SC = h ? (r.e.w & 0x0F0F0F0Fu) | ((r.e.y >> 2) & 0x30303030u) : r.e.y & 0x3F3F3F3Fu;
+        const uint32_t M = h ? ((r.e.w >> 4) & 0x0F0F0F0Fu) | ((r.e.z >> 2) & 0x30303030u) : r.e.z & 0x3F3F3F3Fu;
+        const float2 x0 = sm.xs[s0], x32 = sm.xs[s2], x64 = sm.xs[s1], x96 = sm.xs[s3];
+        const float d = k_llm_f16((uint16_t)(r.e.x & 0xFFFF)), dmin = k_llm_f16((uint16_t)(r.e.x >> 16));
+        return d * ((float)byte_at(SC, 0) * x0.x * (float)d0 + (float)byte_at(SC, 1) * x32.x * (float)d32 +
+                    (float)byte_at(SC, 2) * x64.x * (float)d64 + (float)byte_at(SC, 3) * x96.x * (float)d96) -
+               dmin * ((float)byte_at(M, 0) * x0.y + (float)byte_at(M, 1) * x32.y + (float)byte_at(M, 2) * x64.y +
+                       (float)byte_at(M, 3) * x96.y);
     } else if (TYPE == 12 || TYPE == 13) {
         uint32_t pc = t % 8, j = pc / 2, l0 = 16 * (pc % 2);
         uint32_t i0 = 256 * (t / 8) + 64 * j + l0; /* low nibbles: sub-block 2j; high: 2j+1 at +32 */
@@ -613,6 +642,7 @@ q8_matvec_split(const struct k_llm_matvec_params &p)
             case K_LLM_T_Q4_0R: q8_unit<K_LLM_T_Q4_0R, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
             case K_LLM_T_Q8_0R: q8_unit<K_LLM_T_Q8_0R, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
             case K_LLM_T_Q6_KR: q8_unit<K_LLM_T_Q6_KR, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
+            case K_LLM_T_Q5_KR: q8_unit<K_LLM_T_Q5_KR, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
             default: break;
             }
         }
@@ -691,6 +721,7 @@ q8_load_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, struct q8_task *r
         Q8_LOAD_CASE(K_LLM_T_Q4_0R)
         Q8_LOAD_CASE(K_LLM_T_Q8_0R)
         Q8_LOAD_CASE(K_LLM_T_Q6_KR)
+        Q8_LOAD_CASE(K_LLM_T_Q5_KR)
 #undef Q8_LOAD_CASE
     default: break;
     }
@@ -720,6 +751,7 @@ q8_dot_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, const struct q8_ta
         Q8_DOT_CASE(K_LLM_T_Q4_0R)
         Q8_DOT_CASE(K_LLM_T_Q8_0R)
         Q8_DOT_CASE(K_LLM_T_Q6_KR)
+        Q8_DOT_CASE(K_LLM_T_Q5_KR)
 #undef Q8_DOT_CASE
     default: break;
     }
@@ -905,6 +937,7 @@ q8_load_one(uint32_t type, const uint8_t *row, uint32_t t, uint32_t nt, struct q
     case K_LLM_T_Q4_0R: q8_load<K_LLM_T_Q4_0R>(row, t, r); break;
     case K_LLM_T_Q8_0R: q8_load<K_LLM_T_Q8_0R>(row, t, r); break;
     case K_LLM_T_Q6_KR: q8_load<K_LLM_T_Q6_KR>(row, t, r); break;
+    case K_LLM_T_Q5_KR: q8_load<K_LLM_T_Q5_KR>(row, t, r); break;
     default: break;
     }
 }
@@ -920,6 +953,7 @@ q8_dot_one(uint32_t type, uint32_t t, uint32_t nt, const struct q8_task &r, cons
     case K_LLM_T_Q4_0R: return q8_dot<K_LLM_T_Q4_0R>(r, t, sm);
     case K_LLM_T_Q8_0R: return q8_dot<K_LLM_T_Q8_0R>(r, t, sm);
     case K_LLM_T_Q6_KR: return q8_dot<K_LLM_T_Q6_KR>(r, t, sm);
+    case K_LLM_T_Q5_KR: return q8_dot<K_LLM_T_Q5_KR>(r, t, sm);
     default: return 0.0f;
     }
 }

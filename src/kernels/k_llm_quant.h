@@ -287,13 +287,23 @@ k_llm_dq_q6_k_half(const struct llm_block_q6_k *b, int h, float *y)
  *          task L = (block b = L/4, half h = L/2 % 2, l0 = 16 (L % 2)): qa = ql[64h + l0 ..+16],
  *          qb = ql[64h + 32 + l0 ..], qh = qh[32h + l0 ..], sc = scales[8h + l0/16 + {0, 4, 2, 6}],
  *          i.e. the 64 values 256b + 128h + l0 + {0, 32, 64, 96} + 0..15; d[b] per block.
- * (Q4_K and Q5_K blocks are 144 and 176 B with 16-byte aligned parts: used as they are.)
+ *   Q5_KR  group 2048 values, 1408 B: qa[32][16] | qb[32][16] | qh[16][16] | head[8][16]
+ *          task L = (b, h, l0) as Q6_KR, the same 64 values: qa = qs[64h + l0 ..+16] (low
+ *          nibbles: values +0, high: +32), qb = qs[64h + 32 + l0 ..] (+64, +96); their fifth bits
+ *          are bits 4h..4h+3 of qh[l0 ..+16], kept whole at qh[2b + l0/16] and read by the two
+ *          lanes h = 0, 1; head[b] = the block's d, dmin and 12 scale bytes, read by its 4 lanes.
+ *          A byte move like the others (session 14): every warp load is one contiguous run
+ *          (qh and head with repeated addresses), 44 B per lane and task as in the file. H100
+ *          tg128 (s99, alternating): Q5_K_M 1868-1869 vs 1616-1624 tokens/s (+15%), gen-model
+ *          q5_k 1947-1950 vs 1585-1586; gate|up 14.29 -> 10.61 us (1.6 -> 2.2 TB/s).
+ * (Q4_K blocks are 144 B with 16-byte aligned parts: used as they are.)
  * The type code is the ggml type | K_LLM_RP; it never appears in a file. Facts about the
  * ggml blocks: docs/perf/anchors.md §2.4. */
 #define K_LLM_RP 0x100u
 #define K_LLM_T_Q4_0R (K_LLM_RP | 2u)
 #define K_LLM_T_Q8_0R (K_LLM_RP | 8u)
 #define K_LLM_T_Q6_KR (K_LLM_RP | 14u)
+#define K_LLM_T_Q5_KR (K_LLM_RP | 13u)
 #define K_LLM_RP_MAX_PARTS 29
 
 /* Values per group of a repacked type, 0 if `type` has no repacked form. */
@@ -304,6 +314,7 @@ k_llm_rp_group_values(uint32_t type)
     case 2:
     case 8:
         return 1024;
+    case 13:
     case 14:
         return 2048;
     default:
@@ -355,6 +366,19 @@ k_llm_rp_parts(uint32_t rtype, uint32_t blk, uint32_t *src, uint32_t *dst, uint3
         src[n] = 208, dst[n] = G + 1664 + 2 * b, len[n++] = 2;
         return n;
     }
+    case K_LLM_T_Q5_KR: { /* block: d, dmin, scales[12] (0..15) | qh[32] (16..47) | qs[128] (48..175) */
+        uint32_t G = 1408 * (blk / 8), b = blk % 8, n = 0;
+        for (uint32_t h = 0; h < 2; h++)
+            for (uint32_t l0 = 0; l0 < 32; l0 += 16) {
+                uint32_t L = 4 * b + 2 * h + l0 / 16;
+                src[n] = 48 + 64 * h + l0, dst[n] = G + 16 * L, len[n++] = 16;
+                src[n] = 48 + 64 * h + 32 + l0, dst[n] = G + 512 + 16 * L, len[n++] = 16;
+            }
+        for (uint32_t l0 = 0; l0 < 32; l0 += 16)
+            src[n] = 16 + l0, dst[n] = G + 1024 + 16 * (2 * b + l0 / 16), len[n++] = 16;
+        src[n] = 0, dst[n] = G + 1280 + 16 * b, len[n++] = 16;
+        return n;
+    }
     default:
         return 0;
     }
@@ -395,6 +419,18 @@ k_llm_dq_rp_at(uint32_t rtype, const uint8_t *row, uint32_t i)
         int8_t sc = (int8_t)g[1536 + 4 * L + 2 * s + hi];
         return k_llm_f16(k_llm_rd16(g + 1664 + 2 * b)) * (float)sc * (float)((lo | (qh << 4)) - 32);
     }
+    case K_LLM_T_Q5_KR: {
+        /* value w of the group: block b, sub-block j = w % 256 / 32 (4h + c), l = w % 32 */
+        const uint8_t *g = row + 1408 * (size_t)(i / 2048);
+        uint32_t w = i % 2048, b = w / 256, j = (w % 256) / 32, l = w % 32, h = j / 4, c = j % 4;
+        uint32_t L = 4 * b + 2 * h + l / 16, ii = l % 16;
+        uint8_t qb = g[(c < 2 ? 0 : 512) + 16 * L + ii];
+        int q = (c % 2 ? qb >> 4 : qb & 0xF) | ((g[1024 + 16 * (2 * b + l / 16) + ii] >> j) & 1) << 4;
+        const uint8_t *hd = g + 1280 + 16 * b;
+        uint8_t sc, m;
+        k_llm_scale_min_k4(hd + 4, (int)j, &sc, &m);
+        return k_llm_f16(k_llm_rd16(hd)) * (float)sc * (float)q - k_llm_f16(k_llm_rd16(hd + 2)) * (float)m;
+    }
     default:
         return 0;
     }
@@ -424,7 +460,7 @@ k_llm_row_bytes(uint32_t type, uint64_t n)
     case 12:
         return type & K_LLM_RP ? 0 : n / LLM_QK_K * 144;
     case 13:
-        return type & K_LLM_RP ? 0 : n / LLM_QK_K * 176;
+        return n / LLM_QK_K * 176;
     case 14:
         return n / LLM_QK_K * 210;
     default:

@@ -627,7 +627,7 @@ attn_long_at(const struct llm_model *m, uint32_t pos)
 static int
 mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
 {
-    static const uint32_t types[] = {12, 13, K_LLM_T_Q4_0R, K_LLM_T_Q8_0R, K_LLM_T_Q6_KR};
+    static const uint32_t types[] = {12, K_LLM_T_Q5_KR, K_LLM_T_Q4_0R, K_LLM_T_Q8_0R, K_LLM_T_Q6_KR};
     const uint32_t t = k_llm_mvq_uniform_type(p);
     int i = -1;
     for (int j = 0; t && j < 5; j++)
@@ -635,7 +635,7 @@ mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
             i = j;
     if (!t && k_llm_mvq_types_of(p, 12, K_LLM_T_Q6_KR)) /* mixed: Q4_K and Q6_K only */
         i = 5;
-    if (!t && k_llm_mvq_types_of(p, 13, K_LLM_T_Q6_KR)) /* mixed: Q5_K and Q6_K only */
+    if (!t && k_llm_mvq_types_of(p, K_LLM_T_Q5_KR, K_LLM_T_Q6_KR)) /* mixed: Q5_K and Q6_K only */
         i = 6;
     if (i < 0 || !(m->mvq_typed >> i & 1u))
         return PROG_MATVEC_Q8;
