@@ -397,14 +397,14 @@ k_llm_matvec_q8(const struct k_llm_matvec_params p)
  * the types left on the switching body 3%, hence a kernel per type. A launch of another type
  * traps: a caller's bug becomes a decoded device fault, not wrong numbers. */
 #define K_LLM_MVQ_TYPED(NAME, T) K_LLM_MVQ_TYPED_KERNEL(NAME, T, 2, true, false)
-K_LLM_MVQ_TYPED(k_llm_matvec_q8_q4k, 12)
+K_LLM_MVQ_TYPED(k_llm_matvec_q8_q4k, K_LLM_T_Q4_KR)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q5k, K_LLM_T_Q5_KR)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q4_0, K_LLM_T_Q4_0R)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q8_0, K_LLM_T_Q8_0R)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q6k, K_LLM_T_Q6_KR)
 /* Two types (session 12): Q4_K_M's Q|K|V, Q4_K with a Q6_K V, had only the switching body:
  * 5.3 us per layer on H100, against 4.5 for Q8_0's typed Q|K|V of twice the bytes. */
-K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q4k_q6k, 12, K_LLM_T_Q6_KR, 2, false)
+K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q4k_q6k, K_LLM_T_Q4_KR, K_LLM_T_Q6_KR, 2, false)
 /* Q5_K_M's Q|K|V in the same way: Q5_K Q and K with a Q6_K V (session 13). The Q5_K kernels read
  * Q5_KR (rows of whole 2048-value groups, k_llm_quant.h; session 14); other Q5_K rows take
  * k_llm_matvec_q8. */
@@ -417,10 +417,18 @@ K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q5k_q6k, K_LLM_T_Q5_KR, K_LLM_T_Q6_KR, 2
  * cost more (Q4_K gate|up 11.2 -> 13.4 us). The engine takes them for launches below
  * K_LLM_MVQ_PAIR_ROWS rows (llm_model.c mvq_typed_prog). */
 #define K_LLM_MVQ_TYPED_W2(NAME, T) K_LLM_MVQ_TYPED_KERNEL(NAME, T, 2, true, true)
-K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q4k_w2, 12)
+K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q4k_w2, K_LLM_T_Q4_KR)
 K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q5k_w2, K_LLM_T_Q5_KR)
 K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q4_0_w2, K_LLM_T_Q4_0R)
 K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q8_0_w2, K_LLM_T_Q8_0R)
 K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q6k_w2, K_LLM_T_Q6_KR)
-K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q4k_q6k_w2, 12, K_LLM_T_Q6_KR, 2, true)
+K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q4k_q6k_w2, K_LLM_T_Q4_KR, K_LLM_T_Q6_KR, 2, true)
 K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q5k_q6k_w2, K_LLM_T_Q5_KR, K_LLM_T_Q6_KR, 2, true)
+
+/* Two groups per task (session 14) for the launches with the longest streams per warp: the FFN
+ * down projection (k 8192) and the output head (llm_model.c mvq_typed_prog). On every launch
+ * (s98) Q4_0 lost 4-5%: down 6.74 -> 6.18 us and the head 79 -> 76 gained, Q|K|V (4.56 -> 5.66),
+ * the attention after it and gate|up lost. On those two only (s101, H100 tg128 alternating):
+ * Q8_0 1539-1542 vs 1526-1529 (+0.85%), Q4_0 1917-1918 vs 1906-1907 (+0.6%). */
+K_LLM_MVQ_X2_KERNEL(k_llm_matvec_q8_q4_0x2, K_LLM_T_Q4_0R, K_LLM_T_Q4_0R2)
+K_LLM_MVQ_X2_KERNEL(k_llm_matvec_q8_q8_0x2, K_LLM_T_Q8_0R, K_LLM_T_Q8_0R2)

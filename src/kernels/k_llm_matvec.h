@@ -158,7 +158,7 @@ k_llm_mvq_type_ok(uint32_t type, uint32_t k)
     if (k % 256 || k > K_LLM_MVQ_MAX_K)
         return 0;
     return type == 12 || type == 13 || type == (0x100u | 2u) || type == (0x100u | 8u) ||
-           type == (0x100u | 13u) || type == (0x100u | 14u);
+           type == (0x100u | 12u) || type == (0x100u | 13u) || type == (0x100u | 14u);
 }
 
 /* Quantize 16 activations: returns d = max|v| / 127 and q[i] = rint(v[i] * (127 / max|v|))
@@ -184,24 +184,28 @@ k_llm_mvq_block(const float *v, int8_t *q)
     return bad ? __builtin_nanf("") : d;
 }
 
-/* Tasks per row of a q8 type (one lane's share of a row per pass: 64 values for Q6_KR and Q5_KR,
+/* Tasks per row of a q8 type (one lane's share of a row per pass: 64 values for Q6_KR, Q5_KR and Q4_KR,
  * 32 for the others); the kernels' pass count and the engine's choice of body both derive from it. */
 K_LLM_MV_FN uint32_t
 k_llm_mvq_tasks(uint32_t type, uint32_t k)
 {
-    return type == (0x100u | 14u) || type == (0x100u | 13u) ? k / 64 : k / 32;
+    /* 0x302, 0x308: k_llm_matvec_q8_q4_0x2 / _q8_0x2's two groups per task (k_llm_quant.h) */
+    return type == (0x100u | 14u) || type == (0x100u | 13u) || type == (0x100u | 12u) ||
+                   type == (0x300u | 2u) || type == (0x300u | 8u)
+               ? k / 64
+               : k / 32;
 }
 
 /* Where the per-type kernels (k_llm_matvec_q8_<type>) keep x' block bi (16 values) in shared
  * memory: at the slot where run c of lane L of its group reads it, g0 + c * nl + L, so a warp's
  * load of one run is one contiguous run of slots (no bank conflict; k_llm_mvq.cuh says why). A
- * group is the 32 lanes' share of one pass: 128 blocks (4 runs per lane) for Q6_KR and Q5_KR, 64
+ * group is the 32 lanes' share of one pass: 128 blocks (4 runs per lane) for Q6_KR, Q5_KR and Q4_KR, 64
  * (2 runs) for the others; nl = lanes in it (fewer in the last group when k is not a multiple of it).
  * nb = k / 16. Type 0 (launches of mixed types): logical order. */
 K_LLM_MV_FN uint32_t
 k_llm_mvq_group_blocks(uint32_t type)
 {
-    return type == (0x100u | 14u) || type == (0x100u | 13u) ? 128 : 64;
+    return type == (0x100u | 14u) || type == (0x100u | 13u) || type == (0x100u | 12u) ? 128 : 64;
 }
 
 K_LLM_MV_FN uint32_t
@@ -212,8 +216,8 @@ k_llm_mvq_group_lanes(uint32_t type, uint32_t g0, uint32_t nb)
 }
 
 /* slot of run c of task t's lane (t % 32); the runs in the order the kernel reads them:
- * Q6_KR and Q5_KR blocks 16b + 8h + p + {0, 4, 2, 6} of lane 4b + 2h + p; Q4_K/Q5_K 16sb + 4j + p + {0, 2}
- * of lane 8sb + 2j + p; Q8_0R/Q4_0R 2L + {0, 1} */
+ * Q6_KR, Q5_KR and Q4_KR blocks 16b + 8h + p + {0, 4, 2, 6} of lane 4b + 2h + p; Q4_K/Q5_K 16sb + 4j + p +
+ * {0, 2} of lane 8sb + 2j + p; Q8_0R/Q4_0R 2L + {0, 1} */
 K_LLM_MV_FN uint32_t
 k_llm_mvq_run_slot(uint32_t type, uint32_t t, uint32_t c, uint32_t nb)
 {
@@ -229,7 +233,8 @@ k_llm_mvq_slot(uint32_t type, uint32_t bi, uint32_t nb)
         return bi;
     const uint32_t bg = k_llm_mvq_group_blocks(type), g0 = bi - bi % bg, r = bi % bg;
     uint32_t c, L;
-    if (type == (0x100u | 14u) || type == (0x100u | 13u)) { /* Q6_KR, Q5_KR: the same task values */
+    if (type == (0x100u | 14u) || type == (0x100u | 13u) ||
+        type == (0x100u | 12u)) { /* the same task values */
         const uint32_t q = (r % 8) / 2;
         c = ((q & 1) << 1) | (q >> 1);
         L = 4 * (r / 16) + 2 * ((r / 8) % 2) + r % 2;

@@ -124,14 +124,14 @@ k_llm_matvec_q8_nef(const struct k_llm_matvec_params p)
  * would spill 70 B). The grid stays 2 CTAs per SM, so one CTA of the next launch (also within
  * 85) fits beside them and a programmatic dependent starts without waiting for a CTA to retire. */
 #define K_LLM_MVQ_TYPED_LB3(NAME, T) K_LLM_MVQ_TYPED_KERNEL(NAME, T, 3, true, false)
-K_LLM_MVQ_TYPED_LB3(k_llm_matvec_q8_q4k_lb3, 12)
+K_LLM_MVQ_TYPED_LB3(k_llm_matvec_q8_q4k_lb3, K_LLM_T_Q4_KR)
 K_LLM_MVQ_TYPED_LB3(k_llm_matvec_q8_q4_0_lb3, K_LLM_T_Q4_0R)
 K_LLM_MVQ_TYPED_LB3(k_llm_matvec_q8_q8_0_lb3, K_LLM_T_Q8_0R)
 
 /* ns (session 11, NVHCQ_MVQ_SWZ=0): the per-type kernels of k_llm_matvec.cu with x' in shared
  * memory in logical block order, as before the conflict-free slots (k_llm_mvq_slot). */
 #define K_LLM_MVQ_TYPED_NS(NAME, T) K_LLM_MVQ_TYPED_KERNEL(NAME, T, 2, false, false)
-K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q4k_ns, 12)
+K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q4k_ns, K_LLM_T_Q4_KR)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q5k_ns, K_LLM_T_Q5_KR)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q4_0_ns, K_LLM_T_Q4_0R)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q8_0_ns, K_LLM_T_Q8_0R)

@@ -87,12 +87,16 @@ ldw16(const uint8_t *p)
     return EF ? ldg16_ef(p) : ldg16(p);
 }
 
-/* Values per task (one lane's share of a row per pass): 64 for Q6_KR and Q5_KR, 32 for the others. */
+/* Values per task (one lane's share of a row per pass): 64 for Q6_KR, Q5_KR and Q4_KR (and the
+ * two-group codes K_LLM_T_Q4_0R2 / Q8_0R2), 32 for the others. */
 template <uint32_t TYPE>
 __device__ __forceinline__ uint32_t
 q8_ts()
 {
-    return TYPE == K_LLM_T_Q6_KR || TYPE == K_LLM_T_Q5_KR ? 64 : 32;
+    return TYPE == K_LLM_T_Q6_KR || TYPE == K_LLM_T_Q5_KR || TYPE == K_LLM_T_Q4_KR || TYPE == K_LLM_T_Q4_0R2 ||
+                   TYPE == K_LLM_T_Q8_0R2
+               ? 64
+               : 32;
 }
 
 /* Load task t of a row (t % 32 is the lane for the repacked types: every load below is a
@@ -115,6 +119,11 @@ q8_load(const uint8_t *row, uint32_t t, struct q8_task &r)
         r.b = ldw16<EF>(g + 512 + 16 * L);
         r.c = ldw16<EF>(g + 1024 + 16 * (2 * (L / 4) + L % 2));
         r.e = ldw16<EF>(g + 1280 + 16 * (L / 4));
+    } else if (TYPE == K_LLM_T_Q4_KR) { /* Q5_KR without qh */
+        const uint8_t *g = row + 1152 * (t / 32);
+        r.a = ldw16<EF>(g + 16 * L);
+        r.b = ldw16<EF>(g + 512 + 16 * L);
+        r.e = ldw16<EF>(g + 1024 + 16 * (L / 4));
     } else if (TYPE == 12 || TYPE == 13) {
         const uint32_t bs = TYPE == 12 ? 144 : 176;
         const uint8_t *b = row + bs * (t / 8);
@@ -123,6 +132,20 @@ q8_load(const uint8_t *row, uint32_t t, struct q8_task &r)
         r.a = ldw16<EF>(b + (TYPE == 12 ? 16 : 48) + 16 * pc);
         if (TYPE == 13)
             r.b = ldw16<EF>(b + 16 + 16 * (pc % 2));
+    } else if (TYPE == K_LLM_T_Q4_0R2) { /* groups 2 (t / 32) and 2 (t / 32) + 1, lane L of each */
+        const uint8_t *g = row + 1152 * (t / 32);
+        r.a = ldw16<EF>(g + 16 * L);
+        r.b = ldw16<EF>(g + 576 + 16 * L);
+        r.d = (uint32_t)__ldg((const unsigned short *)(g + 512 + 2 * L)) |
+              (uint32_t)__ldg((const unsigned short *)(g + 1088 + 2 * L)) << 16;
+    } else if (TYPE == K_LLM_T_Q8_0R2) {
+        const uint8_t *g = row + 2176 * (t / 32);
+        r.a = ldw16<EF>(g + 16 * L);
+        r.b = ldw16<EF>(g + 512 + 16 * L);
+        r.c = ldw16<EF>(g + 1088 + 16 * L);
+        r.e = ldw16<EF>(g + 1600 + 16 * L);
+        r.d = (uint32_t)__ldg((const unsigned short *)(g + 1024 + 2 * L)) |
+              (uint32_t)__ldg((const unsigned short *)(g + 2112 + 2 * L)) << 16;
     } else if (TYPE == K_LLM_T_Q8_0R) {
         const uint8_t *g = row + 1088 * (t / 32);
         r.a = ldw16<EF>(g + 16 * L);
@@ -253,18 +276,25 @@ q8_dot(const struct q8_task &r, uint32_t t, const struct q8_sm &sm, uint32_t nb 
         float v = q6_run(q6_lo(r.a, r.c), s0, sm, byte_at(r.s, 0)) + q6_run(q6_hi(r.a, r.c), s1, sm, byte_at(r.s, 1)) +
                   q6_run(q6_lo(r.b, t1), s2, sm, byte_at(r.s, 2)) + q6_run(q6_hi(r.b, t1), s3, sm, byte_at(r.s, 3));
         return k_llm_f16((uint16_t)r.d) * v;
-    } else if (TYPE == K_LLM_T_Q5_KR) {
+    } else if (TYPE == K_LLM_T_Q5_KR || TYPE == K_LLM_T_Q4_KR) {
         /* values 256b + 128h + l0 + {0: qa lo, 32: qa hi, 64: qb lo, 96: qb hi} + 0..15, sub-blocks
-         * 4h + 0..3 (k_llm_quant.h); the x' runs in Q6_KR's slot order {0, 64, 32, 96} */
+         * 4h + 0..3 (k_llm_quant.h); the x' runs in Q6_KR's slot order {0, 64, 32, 96}; Q5_KR's
+         * fifth bits from qh */
         const uint32_t b = L / 4, h = (L / 2) % 2, l0 = 16 * (L % 2);
         const uint32_t i0 = 2048 * (t / 32) + 256 * b + 128 * h + l0;
         const uint32_t s0 = q8_xslot<TYPE, SWZ>(t, 0, nb, i0 / 16), s1 = q8_xslot<TYPE, SWZ>(t, 1, nb, i0 / 16 + 4),
                        s2 = q8_xslot<TYPE, SWZ>(t, 2, nb, i0 / 16 + 2), s3 = q8_xslot<TYPE, SWZ>(t, 3, nb, i0 / 16 + 6);
-        const uint32_t sh = 4 * h; /* fifth bits of sub-blocks 4h.. at bit 0 of each byte */
-        const uint4 h0 = make_uint4(r.c.x >> sh, r.c.y >> sh, r.c.z >> sh, r.c.w >> sh);
-        const uint4 h2 = make_uint4(h0.x >> 2, h0.y >> 2, h0.z >> 2, h0.w >> 2);
-        const int d0 = dot16(q5_lo(r.a, h0), xq16(sm, 16 * s0)), d32 = dot16(q5_hi(r.a, h0), xq16(sm, 16 * s2));
-        const int d64 = dot16(q5_lo(r.b, h2), xq16(sm, 16 * s1)), d96 = dot16(q5_hi(r.b, h2), xq16(sm, 16 * s3));
+        uint4 q0, q32, q64, q96;
+        if (TYPE == K_LLM_T_Q5_KR) {
+            const uint32_t sh = 4 * h; /* fifth bits of sub-blocks 4h.. at bit 0 of each byte */
+            const uint4 h0 = make_uint4(r.c.x >> sh, r.c.y >> sh, r.c.z >> sh, r.c.w >> sh);
+            const uint4 h2 = make_uint4(h0.x >> 2, h0.y >> 2, h0.z >> 2, h0.w >> 2);
+            q0 = q5_lo(r.a, h0), q32 = q5_hi(r.a, h0), q64 = q5_lo(r.b, h2), q96 = q5_hi(r.b, h2);
+        } else {
+            q0 = lo4(r.a), q32 = hi4(r.a), q64 = lo4(r.b), q96 = hi4(r.b);
+        }
+        const int d0 = dot16(q0, xq16(sm, 16 * s0)), d32 = dot16(q32, xq16(sm, 16 * s2));
+        const int d64 = dot16(q64, xq16(sm, 16 * s1)), d96 = dot16(q96, xq16(sm, 16 * s3));
         /* 6-bit scale and min of sub-block 4h + c as byte c of SC and M (k_llm_scale_min_k4 on the
          * head's scales[12] = e.y, e.z, e.w) */
         const uint32_t SC = h ? (r.e.w & 0x0F0F0F0Fu) | ((r.e.y >> 2) & 0x30303030u) : r.e.y & 0x3F3F3F3Fu;
@@ -643,6 +673,7 @@ q8_matvec_split(const struct k_llm_matvec_params &p)
             case K_LLM_T_Q8_0R: q8_unit<K_LLM_T_Q8_0R, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
             case K_LLM_T_Q6_KR: q8_unit<K_LLM_T_Q6_KR, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
             case K_LLM_T_Q5_KR: q8_unit<K_LLM_T_Q5_KR, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
+            case K_LLM_T_Q4_KR: q8_unit<K_LLM_T_Q4_KR, U>(w.ra, w.rb, w.has_b, k, ks, W, lane, sm, acc); break;
             default: break;
             }
         }
@@ -687,11 +718,32 @@ q8_load_rows(const struct q8_rows &w, uint32_t t, struct q8_task *r)
         q8_load<T, EF>(w.rb, t, r[1]);
 }
 
+/* Task t of the two-group codes (K_LLM_T_Q4_0R2 / Q8_0R2) as the two one-group tasks it holds,
+ * added one after the other (the order of the one-group body). */
+template <uint32_t T, bool SWZ>
+__device__ __forceinline__ void
+q8_dot_x2(const struct q8_task &r, uint32_t t, const struct q8_sm &sm, uint32_t nb, float &acc)
+{
+    constexpr uint32_t T1 = T == K_LLM_T_Q4_0R2 ? K_LLM_T_Q4_0R : K_LLM_T_Q8_0R;
+    const uint32_t ta = 64 * (t / 32) + t % 32;
+    struct q8_task h0, h1;
+    h0.a = r.a, h0.b = r.b, h0.d = r.d & 0xFFFFu;
+    h1.a = T == K_LLM_T_Q4_0R2 ? r.b : r.c, h1.b = r.e, h1.d = r.d >> 16;
+    acc += q8_dot<T1, SWZ>(h0, ta, sm, nb);
+    acc += q8_dot<T1, SWZ>(h1, ta + 32, sm, nb);
+}
+
 template <uint32_t T, bool SWZ>
 __device__ __forceinline__ void
 q8_dot_rows(const struct q8_rows &w, uint32_t t, const struct q8_task *r, const struct q8_sm &sm, uint32_t nb,
             float *acc)
 {
+    if (T == K_LLM_T_Q4_0R2 || T == K_LLM_T_Q8_0R2) {
+        q8_dot_x2<T, SWZ>(r[0], t, sm, nb, acc[0]);
+        if (w.has_b)
+            q8_dot_x2<T, SWZ>(r[1], t, sm, nb, acc[1]);
+        return;
+    }
     acc[0] += q8_dot<T, SWZ>(r[0], t, sm, nb);
     if (w.has_b)
         acc[1] += q8_dot<T, SWZ>(r[1], t, sm, nb);
@@ -722,6 +774,7 @@ q8_load_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, struct q8_task *r
         Q8_LOAD_CASE(K_LLM_T_Q8_0R)
         Q8_LOAD_CASE(K_LLM_T_Q6_KR)
         Q8_LOAD_CASE(K_LLM_T_Q5_KR)
+        Q8_LOAD_CASE(K_LLM_T_Q4_KR)
 #undef Q8_LOAD_CASE
     default: break;
     }
@@ -752,6 +805,7 @@ q8_dot_pass(const struct q8_rows &w, uint32_t t, uint32_t nt, const struct q8_ta
         Q8_DOT_CASE(K_LLM_T_Q8_0R)
         Q8_DOT_CASE(K_LLM_T_Q6_KR)
         Q8_DOT_CASE(K_LLM_T_Q5_KR)
+        Q8_DOT_CASE(K_LLM_T_Q4_KR)
 #undef Q8_DOT_CASE
     default: break;
     }
@@ -938,6 +992,7 @@ q8_load_one(uint32_t type, const uint8_t *row, uint32_t t, uint32_t nt, struct q
     case K_LLM_T_Q8_0R: q8_load<K_LLM_T_Q8_0R>(row, t, r); break;
     case K_LLM_T_Q6_KR: q8_load<K_LLM_T_Q6_KR>(row, t, r); break;
     case K_LLM_T_Q5_KR: q8_load<K_LLM_T_Q5_KR>(row, t, r); break;
+    case K_LLM_T_Q4_KR: q8_load<K_LLM_T_Q4_KR>(row, t, r); break;
     default: break;
     }
 }
@@ -954,6 +1009,7 @@ q8_dot_one(uint32_t type, uint32_t t, uint32_t nt, const struct q8_task &r, cons
     case K_LLM_T_Q8_0R: return q8_dot<K_LLM_T_Q8_0R>(r, t, sm);
     case K_LLM_T_Q6_KR: return q8_dot<K_LLM_T_Q6_KR>(r, t, sm);
     case K_LLM_T_Q5_KR: return q8_dot<K_LLM_T_Q5_KR>(r, t, sm);
+    case K_LLM_T_Q4_KR: return q8_dot<K_LLM_T_Q4_KR>(r, t, sm);
     default: return 0.0f;
     }
 }
@@ -1145,7 +1201,7 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
      * per lane, the most latency-bound launch of any type) and Q5_K -1.3%, Q4_K -0.5% again on
      * llama-quantize files (session 13, s89). Q4_K and Q5_K (not repacked) are not ready for
      * this body either: s89's test read NaN on k 8192 launches whose segment starts mid-pair. */
-    if ((FT == K_LLM_T_Q8_0R || FT == K_LLM_T_Q4_0R) && P1 && !PF_OWN && q8_ks2(p, q8_nt(FT ? FT : 12, p.k))) { /* uniform per launch; waits itself */
+    if ((FT == K_LLM_T_Q8_0R || FT == K_LLM_T_Q4_0R || FT == K_LLM_T_Q4_0R2 || FT == K_LLM_T_Q8_0R2) && P1 && !PF_OWN && q8_ks2(p, q8_nt(FT ? FT : 12, p.k))) { /* uniform per launch; waits itself */
         q8_matvec_ks2<CG, EF, FT ? FT : 12, SWZ>(p, sm, q8_nt(FT ? FT : 12, p.k));
         return;
     }
@@ -1191,6 +1247,17 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         if (!k_llm_mvq_types_of(&p, (T), (T2)))                                                                        \
             __trap();                                                                                                  \
         q8_matvec_stream<false, false, (W2), true, true, (T), false, (T2)>(p, sm);                                     \
+    }
+
+/* Q4_0 / Q8_0 rows read two groups per task (T2: K_LLM_T_Q4_0R2 / Q8_0R2): twice the bytes per
+ * lane and pass, half the passes. Rows of whole group pairs only (k % 2048 == 0; else a trap). */
+#define K_LLM_MVQ_X2_KERNEL(NAME, T, T2)                                                                               \
+    extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2) NAME(const struct k_llm_matvec_params p)        \
+    {                                                                                                                  \
+        __shared__ __align__(16) struct q8_sm sm;                                                                      \
+        if (k_llm_mvq_uniform_type(&p) != (T) || p.k % 2048)                                                           \
+            __trap();                                                                                                  \
+        q8_matvec_stream<false, false, false, true, true, (T2), true>(p, sm);                                          \
     }
 
 #endif /* K_LLM_MVQ_CUH */

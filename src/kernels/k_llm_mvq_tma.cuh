@@ -31,6 +31,7 @@ q8t_pass_B(uint32_t type)
     switch (type) {
     case K_LLM_T_Q6_KR: return 1680;
     case K_LLM_T_Q5_KR: return 1408;
+    case K_LLM_T_Q4_KR: return 1152;
     case K_LLM_T_Q8_0R: return 1088;
     case K_LLM_T_Q4_0R: return 576;
     case 12: return 576;
@@ -86,6 +87,10 @@ q8t_load(uint32_t s, uint32_t L, struct q8_task &r)
         r.b = q8t_lds16(s + 512 + 16 * L);
         r.c = q8t_lds16(s + 1024 + 16 * (2 * (L / 4) + L % 2));
         r.e = q8t_lds16(s + 1280 + 16 * (L / 4));
+    } else if (TYPE == K_LLM_T_Q4_KR) {
+        r.a = q8t_lds16(s + 16 * L);
+        r.b = q8t_lds16(s + 512 + 16 * L);
+        r.e = q8t_lds16(s + 1024 + 16 * (L / 4));
     } else if (TYPE == 12 || TYPE == 13) {
         const uint32_t bs = TYPE == 12 ? 144 : 176, b = s + bs * (L / 8), pc = L % 8;
         r.c = q8t_lds16(b);
@@ -246,6 +251,7 @@ q8_matvec_tma(const struct k_llm_matvec_params &p, struct q8_sm &sm, uint8_t *dy
         case K_LLM_T_Q8_0R: q8t_job<K_LLM_T_Q8_0R>(wc, st, pb_max, t, sm, acc); break;
         case K_LLM_T_Q6_KR: q8t_job<K_LLM_T_Q6_KR>(wc, st, pb_max, t, sm, acc); break;
         case K_LLM_T_Q5_KR: q8t_job<K_LLM_T_Q5_KR>(wc, st, pb_max, t, sm, acc); break;
+        case K_LLM_T_Q4_KR: q8t_job<K_LLM_T_Q4_KR>(wc, st, pb_max, t, sm, acc); break;
         default: break;
         }
         /* every lane has used its bytes of stage s (the dot above consumed them): refill it */

@@ -218,6 +218,7 @@ k_llm_matmul(const struct k_llm_matmul_params p)
     case K_LLM_T_Q8_0R: matmul_dispatch<K_LLM_T_Q8_0R>(p); break;
     case K_LLM_T_Q6_KR: matmul_dispatch<K_LLM_T_Q6_KR>(p); break;
     case K_LLM_T_Q5_KR: matmul_dispatch<K_LLM_T_Q5_KR>(p); break;
+    case K_LLM_T_Q4_KR: matmul_dispatch<K_LLM_T_Q4_KR>(p); break;
     default: break;
     }
 }

@@ -296,7 +296,10 @@ k_llm_dq_q6_k_half(const struct llm_block_q6_k *b, int h, float *y)
  *          (qh and head with repeated addresses), 44 B per lane and task as in the file. H100
  *          tg128 (s99, alternating): Q5_K_M 1868-1869 vs 1616-1624 tokens/s (+15%), gen-model
  *          q5_k 1947-1950 vs 1585-1586; gate|up 14.29 -> 10.61 us (1.6 -> 2.2 TB/s).
- * (Q4_K blocks are 144 B with 16-byte aligned parts: used as they are.)
+ *   Q4_KR  group 2048 values, 1152 B: qa[32][16] | qb[32][16] | head[8][16]: Q5_KR without qh
+ *          (Q4_K's qs sit at block byte 16 instead of 48). H100 tg128 (s101, alternating):
+ *          Q4_K_M 1969-1975 vs 1789-1793 (+10%), gen-model q4_k 2128-2131 vs 1828-1830; gate|up
+ *          11.60 -> 9.74 us, down 7.93 -> 7.26.
  * The type code is the ggml type | K_LLM_RP; it never appears in a file. Facts about the
  * ggml blocks: docs/perf/anchors.md §2.4. */
 #define K_LLM_RP 0x100u
@@ -304,6 +307,11 @@ k_llm_dq_q6_k_half(const struct llm_block_q6_k *b, int h, float *y)
 #define K_LLM_T_Q8_0R (K_LLM_RP | 8u)
 #define K_LLM_T_Q6_KR (K_LLM_RP | 14u)
 #define K_LLM_T_Q5_KR (K_LLM_RP | 13u)
+#define K_LLM_T_Q4_KR (K_LLM_RP | 12u)
+/* Not layouts: Q4_0R / Q8_0R read two groups per task (64 values per lane and pass), the bodies
+ * of k_llm_matvec_q8_q4_0x2 / _q8_0x2 on rows of whole group pairs (kernel-internal codes). */
+#define K_LLM_T_Q4_0R2 (0x200u | K_LLM_T_Q4_0R)
+#define K_LLM_T_Q8_0R2 (0x200u | K_LLM_T_Q8_0R)
 #define K_LLM_RP_MAX_PARTS 29
 
 /* Values per group of a repacked type, 0 if `type` has no repacked form. */
@@ -314,6 +322,7 @@ k_llm_rp_group_values(uint32_t type)
     case 2:
     case 8:
         return 1024;
+    case 12:
     case 13:
     case 14:
         return 2048;
@@ -379,6 +388,17 @@ k_llm_rp_parts(uint32_t rtype, uint32_t blk, uint32_t *src, uint32_t *dst, uint3
         src[n] = 0, dst[n] = G + 1280 + 16 * b, len[n++] = 16;
         return n;
     }
+    case K_LLM_T_Q4_KR: { /* block: d, dmin, scales[12] (0..15) | qs[128] (16..143) */
+        uint32_t G = 1152 * (blk / 8), b = blk % 8, n = 0;
+        for (uint32_t h = 0; h < 2; h++)
+            for (uint32_t l0 = 0; l0 < 32; l0 += 16) {
+                uint32_t L = 4 * b + 2 * h + l0 / 16;
+                src[n] = 16 + 64 * h + l0, dst[n] = G + 16 * L, len[n++] = 16;
+                src[n] = 16 + 64 * h + 32 + l0, dst[n] = G + 512 + 16 * L, len[n++] = 16;
+            }
+        src[n] = 0, dst[n] = G + 1024 + 16 * b, len[n++] = 16;
+        return n;
+    }
     default:
         return 0;
     }
@@ -419,14 +439,18 @@ k_llm_dq_rp_at(uint32_t rtype, const uint8_t *row, uint32_t i)
         int8_t sc = (int8_t)g[1536 + 4 * L + 2 * s + hi];
         return k_llm_f16(k_llm_rd16(g + 1664 + 2 * b)) * (float)sc * (float)((lo | (qh << 4)) - 32);
     }
-    case K_LLM_T_Q5_KR: {
+    case K_LLM_T_Q5_KR:
+    case K_LLM_T_Q4_KR: {
         /* value w of the group: block b, sub-block j = w % 256 / 32 (4h + c), l = w % 32 */
-        const uint8_t *g = row + 1408 * (size_t)(i / 2048);
+        const int q5 = rtype == K_LLM_T_Q5_KR;
+        const uint8_t *g = row + (q5 ? 1408 : 1152) * (size_t)(i / 2048);
         uint32_t w = i % 2048, b = w / 256, j = (w % 256) / 32, l = w % 32, h = j / 4, c = j % 4;
         uint32_t L = 4 * b + 2 * h + l / 16, ii = l % 16;
         uint8_t qb = g[(c < 2 ? 0 : 512) + 16 * L + ii];
-        int q = (c % 2 ? qb >> 4 : qb & 0xF) | ((g[1024 + 16 * (2 * b + l / 16) + ii] >> j) & 1) << 4;
-        const uint8_t *hd = g + 1280 + 16 * b;
+        int q = c % 2 ? qb >> 4 : qb & 0xF;
+        if (q5)
+            q |= ((g[1024 + 16 * (2 * b + l / 16) + ii] >> j) & 1) << 4;
+        const uint8_t *hd = g + (q5 ? 1280 : 1024) + 16 * b;
         uint8_t sc, m;
         k_llm_scale_min_k4(hd + 4, (int)j, &sc, &m);
         return k_llm_f16(k_llm_rd16(hd)) * (float)sc * (float)q - k_llm_f16(k_llm_rd16(hd + 2)) * (float)m;
@@ -458,7 +482,7 @@ k_llm_row_bytes(uint32_t type, uint64_t n)
     case 8:
         return n / LLM_QK * 34;
     case 12:
-        return type & K_LLM_RP ? 0 : n / LLM_QK_K * 144;
+        return n / LLM_QK_K * 144;
     case 13:
         return n / LLM_QK_K * 176;
     case 14:

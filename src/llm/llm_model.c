@@ -249,6 +249,9 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
          * (k_llm_matvec.cu says why); NVHCQ_MVQ_W2=<mask> for A/B */
         const char *w2 = getenv("NVHCQ_MVQ_W2");
         m->mvq_w2 = w2 && *w2 ? (uint32_t)strtoul(w2, NULL, 0) : K_LLM_MVQ_W2_DEFAULT;
+        /* two groups per task for Q4_0 / Q8_0's long streams (k_llm_matvec.cu); NVHCQ_MVQ_X2=<mask> */
+        const char *x2 = getenv("NVHCQ_MVQ_X2");
+        m->mvq_x2 = x2 && *x2 ? (uint32_t)strtoul(x2, NULL, 0) : 0x0Cu;
     }
     m->rope_fused = !(getenv("NVHCQ_ROPE_FUSED") && !strcmp(getenv("NVHCQ_ROPE_FUSED"), "0"));
     /* decode: the q8 mat-vec and the decode attention wait for their predecessor in the kernel
@@ -442,7 +445,7 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
         .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
         .patches = n_patch ? patches : NULL,
         .patch_count = n_patch,
-        .flags = m->pdl && (prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVQ_Q5K_Q6K_W2) ||
+        .flags = m->pdl && (prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVQ_Q8_0X2) ||
                             prog == PROG_ATTN_DEC || prog == PROG_ATTN_DEC_LONG)
                      ? HCQ_LAUNCH_DEP_WAIT
                      : 0,
@@ -627,18 +630,24 @@ attn_long_at(const struct llm_model *m, uint32_t pos)
 static int
 mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
 {
-    static const uint32_t types[] = {12, K_LLM_T_Q5_KR, K_LLM_T_Q4_0R, K_LLM_T_Q8_0R, K_LLM_T_Q6_KR};
+    static const uint32_t types[] = {K_LLM_T_Q4_KR, K_LLM_T_Q5_KR, K_LLM_T_Q4_0R, K_LLM_T_Q8_0R,
+                                     K_LLM_T_Q6_KR};
     const uint32_t t = k_llm_mvq_uniform_type(p);
     int i = -1;
     for (int j = 0; t && j < 5; j++)
         if (types[j] == t)
             i = j;
-    if (!t && k_llm_mvq_types_of(p, 12, K_LLM_T_Q6_KR)) /* mixed: Q4_K and Q6_K only */
+    if (!t && k_llm_mvq_types_of(p, K_LLM_T_Q4_KR, K_LLM_T_Q6_KR)) /* mixed: Q4_K and Q6_K only */
         i = 5;
     if (!t && k_llm_mvq_types_of(p, K_LLM_T_Q5_KR, K_LLM_T_Q6_KR)) /* mixed: Q5_K and Q6_K only */
         i = 6;
     if (i < 0 || !(m->mvq_typed >> i & 1u))
         return PROG_MATVEC_Q8;
+    /* Q4_0 / Q8_0 (i 2, 3): the down projection (k >= 4096) and the output head (rows >= 65536)
+     * with two groups per task, rows of whole group pairs */
+    if ((i == 2 || i == 3) && (m->mvq_x2 >> i & 1u) && p->k % 2048 == 0 && p->mode != K_LLM_MV_SWIGLU &&
+        (p->k >= 4096 || k_llm_mvq_rows(p) >= 65536) && m->prog[PROG_MVQ_Q4_0X2 + (i - 2)])
+        return PROG_MVQ_Q4_0X2 + (i - 2);
     if ((m->mvq_w2 >> i & 1u) && k_llm_mvq_rows(p) < K_LLM_MVQ_PAIR_ROWS &&
         m->prog[PROG_MVQ_Q4K + i + PROG_MVQ_W2])
         return PROG_MVQ_Q4K + i + PROG_MVQ_W2;

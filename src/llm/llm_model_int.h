@@ -57,6 +57,8 @@ enum {
     PROG_MVQ_Q6K_W2,
     PROG_MVQ_Q4K_Q6K_W2,
     PROG_MVQ_Q5K_Q6K_W2,
+    PROG_MVQ_Q4_0X2, /* Q4_0 / Q8_0 with two groups per task: down projection, output head */
+    PROG_MVQ_Q8_0X2,
     PROG_ATTN_DEC_LONG,
     PROG_COUNT
 };
@@ -85,6 +87,8 @@ static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
                                                    "k_llm_matvec_q8_q6k_w2",
                                                    "k_llm_matvec_q8_q4k_q6k_w2",
                                                    "k_llm_matvec_q8_q5k_q6k_w2",
+                                                   "k_llm_matvec_q8_q4_0x2",
+                                                   "k_llm_matvec_q8_q8_0x2",
                                                    "k_llm_attn_decode_long"};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
@@ -158,6 +162,7 @@ struct llm_model {
     bool mvq_long;      /* long one-row launches take k_llm_matvec_q8_long (NVHCQ_MVQ_LONG=1; off: slower) */
     uint32_t mvq_typed; /* bit i: launches of one type take PROG_MVQ_Q4K + i (mvq_typed_prog) */
     uint32_t mvq_w2;    /* bit i: launches below K_LLM_MVQ_PAIR_ROWS rows on PROG_MVQ_Q4K + i + PROG_MVQ_W2 */
+    uint32_t mvq_x2;    /* bit i (Q4_0 2, Q8_0 3): down projection and head on PROG_MVQ_Q4_0X2 / Q8_0X2 */
     bool repack;        /* matrices take the repacked decode layout (k_llm_quant.h) */
     bool mv_f32;        /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
     uint32_t ad_head_max; /* decode attention: per-head CTAs up to this many positions */

@@ -8,7 +8,7 @@
  * tile count (CTAs loop over tiles). Outputs are poisoned (NaN) before each launch.
  * Bound: |y - ref| <= 1e-5 * (sum_j |w_j x'_j| + |ref|) + 1e-6 per output (f32 products
  * and sums of k <= 8192 terms; the kernel and the twin sum in different orders).
- * k_llm_matvec_q8 (int8 activations) reads the repacked layouts (Q4_0R, Q8_0R, Q5_KR, Q6_KR made
+ * k_llm_matvec_q8 (int8 activations) reads the repacked layouts (Q4_0R, Q8_0R, Q4_KR, Q5_KR, Q6_KR made
  * by llm_repack_rows) and Q4_K/Q5_K as they are; its reference uses x' rounded through the
  * same int8 blocks (k_llm_mvq_block), with room for 2 activations rounding the other way
  * (x' differs in the last bit between devices: rsqrtf), and a second check bounds its
@@ -240,13 +240,16 @@ done:
  * k_llm_quant.h) is stored at the slot the run loads, every slot inside k / 16 and used once. */
 TEST(mvq_slots_match_the_read_order)
 {
-    static const uint32_t types[] = {12, 13, 0x100u | 2u, 0x100u | 8u, 0x100u | 13u, 0x100u | 14u};
+    static const uint32_t types[] = {12,           13,           0x100u | 2u, 0x100u | 8u,
+                                     0x100u | 12u, 0x100u | 13u, 0x100u | 14u};
     static uint8_t used[K_LLM_MVQ_MAX_K / 16];
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
-        /* Q5_KR's tasks hold the values of Q6_KR's (k_llm_quant.h) */
-        const uint32_t ty = types[ti], q6 = ty == (0x100u | 14u) || ty == (0x100u | 13u), runs = q6 ? 4 : 2;
+        /* Q5_KR's and Q4_KR's tasks hold the values of Q6_KR's (k_llm_quant.h) */
+        const uint32_t ty = types[ti],
+                       q6 = ty == (0x100u | 14u) || ty == (0x100u | 13u) || ty == (0x100u | 12u),
+                       runs = q6 ? 4 : 2;
         for (uint32_t k = 256; k <= K_LLM_MVQ_MAX_K; k += 256) {
-            if (q6 && k % 2048) /* Q6_KR and Q5_KR rows are whole 2048-value groups */
+            if (q6 && k % 2048) /* Q6_KR, Q5_KR and Q4_KR rows are whole 2048-value groups */
                 continue;
             const uint32_t nb = k / 16, nt = k_llm_mvq_tasks(ty, k);
             memset(used, 0, nb);
@@ -355,10 +358,8 @@ typed_kernel_type(const char *name)
     static const struct {
         const char *suffix;
         uint32_t type;
-    } t[] = {{"q4k", LLM_TYPE_Q4_K},
-             {"q5k", LLM_TYPE_Q5_K},
-             {"q4_0", LLM_TYPE_Q4_0},
-             {"q8_0", LLM_TYPE_Q8_0},
+    } t[] = {{"q4_0x2", LLM_TYPE_Q4_0}, {"q8_0x2", LLM_TYPE_Q8_0}, {"q4k", LLM_TYPE_Q4_K},
+             {"q5k", LLM_TYPE_Q5_K},    {"q4_0", LLM_TYPE_Q4_0},   {"q8_0", LLM_TYPE_Q8_0},
              {"q6k", LLM_TYPE_Q6_K}};
     const char *pre = "k_llm_matvec_q8_";
     if (strncmp(name, pre, strlen(pre)))
@@ -399,7 +400,9 @@ TEST(matvec_all_types_modes_devices)
             /* two passes of weights before the PDL wait (A/B) */
             "k_llm_matvec_q8_q4k_w2", "k_llm_matvec_q8_q5k_w2", "k_llm_matvec_q8_q4_0_w2",
             "k_llm_matvec_q8_q8_0_w2", "k_llm_matvec_q8_q6k_w2", "k_llm_matvec_q8_q4k_q6k_w2",
-            "k_llm_matvec_q8_q5k_q6k_w2"};
+            "k_llm_matvec_q8_q5k_q6k_w2",
+            /* two groups per task (rows of whole group pairs: k 2048, 8192 here) */
+            "k_llm_matvec_q8_q4_0x2", "k_llm_matvec_q8_q8_0x2"};
         for (int kn = 0; kn < (int)(sizeof kernels / sizeof kernels[0]); kn++) {
             const bool q8 = kn >= 2;
             const uint32_t only = typed_kernel_type(kernels[kn]);   /* 0: any type */
@@ -426,9 +429,11 @@ TEST(matvec_all_types_modes_devices)
                     /* q8: the types it reads (Q6_K only repacks for k % 2048 == 0: 8192 here) */
                     if (q8 && !k_llm_mvq_type_ok(k_llm_rp_of(ty, k), k))
                         continue;
-                    /* the Q5_K kernels read Q5_KR, rows of whole 2048-value groups (k 2048, 8192
-                     * here); the others Q5_K rows take k_llm_matvec_q8 */
-                    if (only == LLM_TYPE_Q5_K && k_llm_rp_of(ty, k) != K_LLM_T_Q5_KR)
+                    /* the Q4_K / Q5_K kernels read Q4_KR / Q5_KR, rows of whole 2048-value groups
+                     * (k 2048, 8192 here); other Q4_K / Q5_K rows take k_llm_matvec_q8 */
+                    if ((only == LLM_TYPE_Q4_K || only == LLM_TYPE_Q5_K) && !(k_llm_rp_of(ty, k) & K_LLM_RP))
+                        continue;
+                    if (strstr(kernels[kn], "x2") && k % 2048)
                         continue;
                     struct mat m[3] = {0};
                     uint32_t rows[3] = {37, 8, 13};
