@@ -644,9 +644,12 @@ mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
     if (i < 0 || !(m->mvq_typed >> i & 1u))
         return PROG_MATVEC_Q8;
     /* Q4_0 / Q8_0 (i 2, 3): the down projection (k >= 4096) and the output head (rows >= 65536)
-     * with two groups per task, rows of whole group pairs */
-    if ((i == 2 || i == 3) && (m->mvq_x2 >> i & 1u) && p->k % 2048 == 0 && p->mode != K_LLM_MV_SWIGLU &&
-        (p->k >= 4096 || k_llm_mvq_rows(p) >= 65536) && m->prog[PROG_MVQ_Q4_0X2 + (i - 2)])
+     * with two groups per task, rows of whole group pairs; A/B bits: 0x100 gate|up too, 0x200 the
+     * other launches too (Q|K|V, O) */
+    const bool x2_gu = m->mvq_x2 & 0x100u, x2_small = m->mvq_x2 & 0x200u;
+    if ((i == 2 || i == 3) && (m->mvq_x2 >> i & 1u) && p->k % 2048 == 0 &&
+        (p->mode == K_LLM_MV_SWIGLU ? x2_gu : p->k >= 4096 || k_llm_mvq_rows(p) >= 65536 || x2_small) &&
+        m->prog[PROG_MVQ_Q4_0X2 + (i - 2)])
         return PROG_MVQ_Q4_0X2 + (i - 2);
     if ((m->mvq_w2 >> i & 1u) && k_llm_mvq_rows(p) < K_LLM_MVQ_PAIR_ROWS &&
         m->prog[PROG_MVQ_Q4K + i + PROG_MVQ_W2])
