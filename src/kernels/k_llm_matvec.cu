@@ -425,10 +425,8 @@ K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q6k_w2, K_LLM_T_Q6_KR)
 K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q4k_q6k_w2, K_LLM_T_Q4_KR, K_LLM_T_Q6_KR, 2, true)
 K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q5k_q6k_w2, K_LLM_T_Q5_KR, K_LLM_T_Q6_KR, 2, true)
 
-/* Two groups per task (session 14) for the launches with the longest streams per warp: the FFN
- * down projection (k 8192) and the output head (llm_model.c mvq_typed_prog). On every launch
- * (s98) Q4_0 lost 4-5%: down 6.74 -> 6.18 us and the head 79 -> 76 gained, Q|K|V (4.56 -> 5.66),
- * the attention after it and gate|up lost. On those two only (s101, H100 tg128 alternating):
- * Q8_0 1539-1542 vs 1526-1529 (+0.85%), Q4_0 1917-1918 vs 1906-1907 (+0.6%). */
+/* Two groups per task (session 14): which launches take them is llm_model_int.h's
+ * K_LLM_MVQ_X2_DEFAULT (measured per launch kind: every Q8_0 launch, Q4_0's all but gate|up). A
+ * kernel holding both bodies for every Q4_0 launch (s98, the _w2 variant too) lost 4-5%. */
 K_LLM_MVQ_X2_KERNEL(k_llm_matvec_q8_q4_0x2, K_LLM_T_Q4_0R, K_LLM_T_Q4_0R2)
 K_LLM_MVQ_X2_KERNEL(k_llm_matvec_q8_q8_0x2, K_LLM_T_Q8_0R, K_LLM_T_Q8_0R2)

@@ -249,9 +249,10 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
          * (k_llm_matvec.cu says why); NVHCQ_MVQ_W2=<mask> for A/B */
         const char *w2 = getenv("NVHCQ_MVQ_W2");
         m->mvq_w2 = w2 && *w2 ? (uint32_t)strtoul(w2, NULL, 0) : K_LLM_MVQ_W2_DEFAULT;
-        /* two groups per task for Q4_0 / Q8_0's long streams (k_llm_matvec.cu); NVHCQ_MVQ_X2=<mask> */
+        /* two groups per task for Q4_0 / Q8_0 (k_llm_matvec.cu, mvq_typed_prog's bits);
+         * NVHCQ_MVQ_X2=<mask> for A/B */
         const char *x2 = getenv("NVHCQ_MVQ_X2");
-        m->mvq_x2 = x2 && *x2 ? (uint32_t)strtoul(x2, NULL, 0) : 0x0Cu;
+        m->mvq_x2 = x2 && *x2 ? (uint32_t)strtoul(x2, NULL, 0) : K_LLM_MVQ_X2_DEFAULT;
     }
     m->rope_fused = !(getenv("NVHCQ_ROPE_FUSED") && !strcmp(getenv("NVHCQ_ROPE_FUSED"), "0"));
     /* decode: the q8 mat-vec and the decode attention wait for their predecessor in the kernel
@@ -643,10 +644,10 @@ mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
         i = 6;
     if (i < 0 || !(m->mvq_typed >> i & 1u))
         return PROG_MATVEC_Q8;
-    /* Q4_0 / Q8_0 (i 2, 3): the down projection (k >= 4096) and the output head (rows >= 65536)
-     * with two groups per task, rows of whole group pairs; A/B bits: 0x100 gate|up too, 0x200 the
-     * other launches too (Q|K|V, O) */
-    const bool x2_gu = m->mvq_x2 & 0x100u, x2_small = m->mvq_x2 & 0x200u;
+    /* Q4_0 / Q8_0 (i 2, 3): two groups per task (rows of whole group pairs) for the down
+     * projection (k >= 4096) and the output head (rows >= 65536) when bit i of mvq_x2 is set, for
+     * gate|up when bit 8 + i is, for the other launches (Q|K|V, O) when bit 16 + i is */
+    const bool x2_gu = m->mvq_x2 >> (8 + i) & 1u, x2_small = m->mvq_x2 >> (16 + i) & 1u;
     if ((i == 2 || i == 3) && (m->mvq_x2 >> i & 1u) && p->k % 2048 == 0 &&
         (p->mode == K_LLM_MV_SWIGLU ? x2_gu : p->k >= 4096 || k_llm_mvq_rows(p) >= 65536 || x2_small) &&
         m->prog[PROG_MVQ_Q4_0X2 + (i - 2)])

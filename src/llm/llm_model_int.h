@@ -31,6 +31,13 @@ struct dtensor {
  * files, alternating): Q4_0 1852-1873 vs 1835-1839 (+1-2%; its kernels have the fewest
  * registers, 76 / 91), Q5_K_M 1554-1559 vs 1594-1600 (-2.5%). */
 #define K_LLM_MVQ_W2_DEFAULT 0x0Cu
+/* the two-groups-per-task kernels (k_llm_matvec_q8_q4_0x2 / _q8_0x2): bits 2, 3 (Q4_0, Q8_0) the
+ * down projection and the output head, bits 8 + i gate|up, bits 16 + i Q|K|V and O (llm_model.c
+ * mvq_typed_prog). H100 tg128, llama-quantize files, alternating: down and head Q8_0 +0.85%, Q4_0
+ * +0.6% (s101); on top of that (s103) Q8_0 gate|up +0.8%, Q|K|V and O +0.35%, both +1.9%
+ * (1565 vs 1535-1537); Q4_0 Q|K|V and O +1.6% (1953-1957 vs 1923), its gate|up lost in s98
+ * (10.48 -> 11.08 us). Default: every Q8_0 launch, Q4_0's all but gate|up. */
+#define K_LLM_MVQ_X2_DEFAULT (0x0Cu | 0x800u | 0xC0000u)
 enum {
     PROG_EMBED,
     PROG_NORM,
@@ -162,7 +169,7 @@ struct llm_model {
     bool mvq_long;      /* long one-row launches take k_llm_matvec_q8_long (NVHCQ_MVQ_LONG=1; off: slower) */
     uint32_t mvq_typed; /* bit i: launches of one type take PROG_MVQ_Q4K + i (mvq_typed_prog) */
     uint32_t mvq_w2;    /* bit i: launches below K_LLM_MVQ_PAIR_ROWS rows on PROG_MVQ_Q4K + i + PROG_MVQ_W2 */
-    uint32_t mvq_x2;    /* bit i (Q4_0 2, Q8_0 3): down projection and head on PROG_MVQ_Q4_0X2 / Q8_0X2 */
+    uint32_t mvq_x2;    /* launches on PROG_MVQ_Q4_0X2 / Q8_0X2 (K_LLM_MVQ_X2_DEFAULT says which) */
     bool repack;        /* matrices take the repacked decode layout (k_llm_quant.h) */
     bool mv_f32;        /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
     uint32_t ad_head_max; /* decode attention: per-head CTAs up to this many positions */
