@@ -15,6 +15,8 @@ META = {
     "2026-11-26-s14-decode-s98.md": ("8bbef8a + bench/final/patches/s98-*.patch", "bench/final/s98.sh (asked for an H200, ran on H100)"),
     "2026-11-26-s14-decode-q5kr.md": ("8bbef8a + bench/final/patches/s99-q5kr.patch (= 467e87a)", "bench/final/s99.sh (asked for an H200, ran on H100)"),
     "2026-11-26-s14-s102.md": ("e38e5f7", "bench/final/s102.sh (asked for an H200, ran on H100)"),
+    "2026-11-26-s14-decode-x2-kinds.md": ("89faaa0", "bench/final/s103.sh (asked for an H200, ran on H100)"),
+    "2026-11-26-s14-s104.md": ("a7a0c23", "bench/final/s104.sh (asked for an H200, ran on H100)"),
     "2026-11-26-s14-decode-q4kr-x2.md": ("467e87a + bench/final/patches/s101-q4kr.patch, s100-x2-q4_0-q8_0.patch", "bench/final/s101.sh (asked for an H200, ran on H100)"),
 }
 write("bench/results/nvidia-h100", "NVIDIA H100 80GB HBM3", "580.159.04", META)
