@@ -375,28 +375,20 @@ k_llm_rp_parts(uint32_t rtype, uint32_t blk, uint32_t *src, uint32_t *dst, uint3
         src[n] = 208, dst[n] = G + 1664 + 2 * b, len[n++] = 2;
         return n;
     }
-    case K_LLM_T_Q5_KR: { /* block: d, dmin, scales[12] (0..15) | qh[32] (16..47) | qs[128] (48..175) */
-        uint32_t G = 1408 * (blk / 8), b = blk % 8, n = 0;
+    case K_LLM_T_Q5_KR:
+    case K_LLM_T_Q4_KR: {
+        /* block: d, dmin, scales[12] (0..15) | Q5_K: qh[32] (16..47) | qs[128] (Q5_K 48.., Q4_K 16..) */
+        const uint32_t q5 = rtype == K_LLM_T_Q5_KR, qs = q5 ? 48 : 16;
+        uint32_t G = (q5 ? 1408 : 1152) * (blk / 8), b = blk % 8, n = 0;
         for (uint32_t h = 0; h < 2; h++)
             for (uint32_t l0 = 0; l0 < 32; l0 += 16) {
                 uint32_t L = 4 * b + 2 * h + l0 / 16;
-                src[n] = 48 + 64 * h + l0, dst[n] = G + 16 * L, len[n++] = 16;
-                src[n] = 48 + 64 * h + 32 + l0, dst[n] = G + 512 + 16 * L, len[n++] = 16;
+                src[n] = qs + 64 * h + l0, dst[n] = G + 16 * L, len[n++] = 16;
+                src[n] = qs + 64 * h + 32 + l0, dst[n] = G + 512 + 16 * L, len[n++] = 16;
             }
-        for (uint32_t l0 = 0; l0 < 32; l0 += 16)
+        for (uint32_t l0 = 0; q5 && l0 < 32; l0 += 16)
             src[n] = 16 + l0, dst[n] = G + 1024 + 16 * (2 * b + l0 / 16), len[n++] = 16;
-        src[n] = 0, dst[n] = G + 1280 + 16 * b, len[n++] = 16;
-        return n;
-    }
-    case K_LLM_T_Q4_KR: { /* block: d, dmin, scales[12] (0..15) | qs[128] (16..143) */
-        uint32_t G = 1152 * (blk / 8), b = blk % 8, n = 0;
-        for (uint32_t h = 0; h < 2; h++)
-            for (uint32_t l0 = 0; l0 < 32; l0 += 16) {
-                uint32_t L = 4 * b + 2 * h + l0 / 16;
-                src[n] = 16 + 64 * h + l0, dst[n] = G + 16 * L, len[n++] = 16;
-                src[n] = 16 + 64 * h + 32 + l0, dst[n] = G + 512 + 16 * L, len[n++] = 16;
-            }
-        src[n] = 0, dst[n] = G + 1024 + 16 * b, len[n++] = 16;
+        src[n] = 0, dst[n] = G + (q5 ? 1280 : 1024) + 16 * b, len[n++] = 16;
         return n;
     }
     default:
