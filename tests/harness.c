@@ -176,7 +176,11 @@ th_run(const char *suite, const char *dev_spec, const struct th_case *cases, int
             continue;
         } else {
             passed++;
-            printf("  ok   %s%s\n", cases[i].name, secs > 2 ? " (slow)" : "");
+            /* the seconds of a slow test: which tests make `make test-gpu` outgrow one device call */
+            if (secs > 2)
+                printf("  ok   %s (slow, %.1f s)\n", cases[i].name, secs);
+            else
+                printf("  ok   %s\n", cases[i].name);
         }
         fflush(stdout);
     }
