@@ -1199,8 +1199,9 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
     /* Q8_0 and Q4_0 only: on H100 the split pairs gave Q8_0 +2.4% tg128 and Q6_K / Q4_K -1.5% /
      * -1.7% (session 12, s75), Q4_0 +2.3% (its down projection 8.25 -> 6.84 us: 8 passes of 18 B
      * per lane, the most latency-bound launch of any type) and Q5_K -1.3%, Q4_K -0.5% again on
-     * llama-quantize files (session 13, s89). Q4_K and Q5_K (not repacked) are not ready for
-     * this body either: s89's test read NaN on k 8192 launches whose segment starts mid-pair. */
+     * llama-quantize files (session 13, s89; before Q4_KR / Q5_KR, untried since). Q4_K and Q5_K
+     * as in the file are not ready for this body: s89's test read NaN on k 8192 launches whose
+     * segment starts mid-pair. */
     if ((FT == K_LLM_T_Q8_0R || FT == K_LLM_T_Q4_0R || FT == K_LLM_T_Q4_0R2 || FT == K_LLM_T_Q8_0R2) && P1 && !PF_OWN && q8_ks2(p, q8_nt(FT ? FT : 12, p.k))) { /* uniform per launch; waits itself */
         q8_matvec_ks2<CG, EF, FT ? FT : 12, SWZ>(p, sm, q8_nt(FT ? FT : 12, p.k));
         return;

@@ -9,10 +9,10 @@
  * Bound: |y - ref| <= 1e-5 * (sum_j |w_j x'_j| + |ref|) + 1e-6 per output (f32 products
  * and sums of k <= 8192 terms; the kernel and the twin sum in different orders).
  * k_llm_matvec_q8 (int8 activations) reads the repacked layouts (Q4_0R, Q8_0R, Q4_KR, Q5_KR, Q6_KR made
- * by llm_repack_rows) and Q4_K/Q5_K as they are; its reference uses x' rounded through the
- * same int8 blocks (k_llm_mvq_block), with room for 2 activations rounding the other way
- * (x' differs in the last bit between devices: rsqrtf), and a second check bounds its
- * distance from the f32 result: |y - y_f32| <= sum_j |w_j| d_j / 2 (+ the f32 bound).
+ * by llm_repack_rows) and Q4_K/Q5_K rows the repack does not take as they are; its reference uses x' rounded
+ * through the same int8 blocks (k_llm_mvq_block), with room for 2 activations rounding the other way (x'
+ * differs in the last bit between devices: rsqrtf), and a second check bounds its distance from the f32
+ * result: |y - y_f32| <= sum_j |w_j| d_j / 2 (+ the f32 bound).
  */
 #include "harness.h"
 #include "hcq.h"
