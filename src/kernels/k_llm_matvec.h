@@ -184,16 +184,20 @@ k_llm_mvq_block(const float *v, int8_t *q)
     return bad ? __builtin_nanf("") : d;
 }
 
-/* Tasks per row of a q8 type (one lane's share of a row per pass: 64 values for Q6_KR, Q5_KR and Q4_KR,
+/* Whether a q8 type's tasks hold Q6_KR's 64 values per lane (Q4_KR, Q5_KR, Q6_KR: k_llm_quant.h). */
+K_LLM_MV_FN int
+k_llm_mvq_q6map(uint32_t type)
+{
+    return type == (0x100u | 14u) || type == (0x100u | 13u) || type == (0x100u | 12u);
+}
+
+/* Tasks per row of a q8 type (one lane's share of a row per pass: 64 values for the Q6_KR value
+ * map and the two-group codes 0x302 / 0x308 - k_llm_matvec_q8_q4_0x2 / _q8_0x2, k_llm_quant.h -
  * 32 for the others); the kernels' pass count and the engine's choice of body both derive from it. */
 K_LLM_MV_FN uint32_t
 k_llm_mvq_tasks(uint32_t type, uint32_t k)
 {
-    /* 0x302, 0x308: k_llm_matvec_q8_q4_0x2 / _q8_0x2's two groups per task (k_llm_quant.h) */
-    return type == (0x100u | 14u) || type == (0x100u | 13u) || type == (0x100u | 12u) ||
-                   type == (0x300u | 2u) || type == (0x300u | 8u)
-               ? k / 64
-               : k / 32;
+    return k_llm_mvq_q6map(type) || type == (0x300u | 2u) || type == (0x300u | 8u) ? k / 64 : k / 32;
 }
 
 /* Where the per-type kernels (k_llm_matvec_q8_<type>) keep x' block bi (16 values) in shared
@@ -205,7 +209,7 @@ k_llm_mvq_tasks(uint32_t type, uint32_t k)
 K_LLM_MV_FN uint32_t
 k_llm_mvq_group_blocks(uint32_t type)
 {
-    return type == (0x100u | 14u) || type == (0x100u | 13u) || type == (0x100u | 12u) ? 128 : 64;
+    return k_llm_mvq_q6map(type) ? 128 : 64;
 }
 
 K_LLM_MV_FN uint32_t
@@ -233,8 +237,7 @@ k_llm_mvq_slot(uint32_t type, uint32_t bi, uint32_t nb)
         return bi;
     const uint32_t bg = k_llm_mvq_group_blocks(type), g0 = bi - bi % bg, r = bi % bg;
     uint32_t c, L;
-    if (type == (0x100u | 14u) || type == (0x100u | 13u) ||
-        type == (0x100u | 12u)) { /* the same task values */
+    if (k_llm_mvq_q6map(type)) {
         const uint32_t q = (r % 8) / 2;
         c = ((q & 1) << 1) | (q >> 1);
         L = 4 * (r / 16) + 2 * ((r / 8) % 2) + r % 2;

@@ -87,16 +87,12 @@ ldw16(const uint8_t *p)
     return EF ? ldg16_ef(p) : ldg16(p);
 }
 
-/* Values per task (one lane's share of a row per pass): 64 for Q6_KR, Q5_KR and Q4_KR (and the
- * two-group codes K_LLM_T_Q4_0R2 / Q8_0R2), 32 for the others. */
+/* Values per task (one lane's share of a row per pass, k_llm_mvq_tasks), at compile time. */
 template <uint32_t TYPE>
 __device__ __forceinline__ uint32_t
 q8_ts()
 {
-    return TYPE == K_LLM_T_Q6_KR || TYPE == K_LLM_T_Q5_KR || TYPE == K_LLM_T_Q4_KR || TYPE == K_LLM_T_Q4_0R2 ||
-                   TYPE == K_LLM_T_Q8_0R2
-               ? 64
-               : 32;
+    return 2048 / k_llm_mvq_tasks(TYPE, 2048);
 }
 
 /* Load task t of a row (t % 32 is the lane for the repacked types: every load below is a

@@ -331,6 +331,14 @@ k_llm_rp_group_values(uint32_t type)
     }
 }
 
+/* Values per ggml block of a repacked type (its parts are listed per block, k_llm_rp_parts): 256
+ * for the K-quants, 32 for Q4_0 / Q8_0. */
+K_LLM_FN uint32_t
+k_llm_rp_block_values(uint32_t rtype)
+{
+    return (rtype & ~K_LLM_RP) >= 12 ? LLM_QK_K : LLM_QK;
+}
+
 /* The repacked type a matrix of ggml type `type` and rows of k values takes (whole groups
  * only), else `type` itself. */
 K_LLM_FN uint32_t

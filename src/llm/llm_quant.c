@@ -460,8 +460,7 @@ llm_quantize(uint32_t type, const float *src, void *dst, uint64_t n)
 void
 llm_repack_rows(uint32_t rtype, const void *src, void *dst, uint64_t rows, uint32_t k)
 {
-    uint32_t bv =
-        rtype == K_LLM_T_Q6_KR || rtype == K_LLM_T_Q5_KR || rtype == K_LLM_T_Q4_KR ? LLM_QK_K : LLM_QK;
+    uint32_t bv = k_llm_rp_block_values(rtype);
     uint64_t bb = k_llm_row_bytes(rtype & ~K_LLM_RP, bv), rb = k_llm_row_bytes(rtype, k);
     for (uint64_t r = 0; r < rows; r++) {
         const uint8_t *s = (const uint8_t *)src + r * rb;

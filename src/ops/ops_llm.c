@@ -72,7 +72,7 @@ ops_llm_dq_row(uint32_t type, const uint8_t *row, uint32_t n, float *y)
         /* gather each ggml block back from its parts, then the block decoder */
         uint8_t blk[sizeof(struct llm_block_q6_k)];
         uint32_t src[K_LLM_RP_MAX_PARTS], dst[K_LLM_RP_MAX_PARTS], len[K_LLM_RP_MAX_PARTS];
-        uint32_t bv = type == K_LLM_T_Q6_KR || type == K_LLM_T_Q5_KR || type == K_LLM_T_Q4_KR ? 256 : 32;
+        uint32_t bv = k_llm_rp_block_values(type);
         for (uint32_t b = 0; b < n / bv; b++) {
             uint32_t np = k_llm_rp_parts(type, b, src, dst, len);
             for (uint32_t i = 0; i < np; i++)
