@@ -85,7 +85,21 @@ k_lg_or(uint4 a, uint4 b)
     return make_uint4(a.x | b.x, a.y | b.y, a.z | b.z, a.w | b.w);
 }
 
-/* Task t of a row (values per task: 64 for Q6_KR, 32 otherwise) into out (the row's f16). */
+/* 16 K-quant values (d sc) q - (dmin m), q the 16 bytes of v masked/shifted by the caller, to dst
+ * (k_llm_dq_rp_at's expression for Q4_KR / Q5_KR). */
+static __device__ __forceinline__ void
+k_lg_run16_km(uint4 q, float dsc, float dmm, uint16_t *dst)
+{
+    uint32_t o[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        o[i] = k_lg_pack(dsc * (float)(int)k_lg_byte(q, 2 * i) - dmm, dsc * (float)(int)k_lg_byte(q, 2 * i + 1) - dmm);
+    ((uint4 *)dst)[0] = make_uint4(o[0], o[1], o[2], o[3]);
+    ((uint4 *)dst)[1] = make_uint4(o[4], o[5], o[6], o[7]);
+}
+
+/* Task t of a row (values per task: 64 for Q6_KR, Q5_KR and Q4_KR, 32 otherwise) into out (the
+ * row's f16). */
 template <uint32_t T>
 static __device__ __forceinline__ void
 k_lg_dq_task(const uint8_t *row, uint32_t t, uint16_t *out)
@@ -106,6 +120,31 @@ k_lg_dq_task(const uint8_t *row, uint32_t t, uint16_t *out)
                    d * (float)(int8_t)((sc >> 8) & 0xFF), o + 64);
         k_lg_run16(k_lg_or(k_lg_and(k_lg_shr(qb, 4), 0x0F0F0F0Fu), k_lg_and(k_lg_shr(qh, 2), 0x30303030u)), 32,
                    d * (float)(int8_t)(sc >> 24), o + 96);
+    } else if (T == K_LLM_T_Q5_KR || T == K_LLM_T_Q4_KR) {
+        /* values 256b + 128h + l0 + {0: qa lo, 32: qa hi, 64: qb lo, 96: qb hi}, sub-blocks 4h + c
+         * (k_llm_quant.h); Q5_KR's fifth bit c of (qh >> 4h) */
+        const bool q5 = T == K_LLM_T_Q5_KR;
+        const uint8_t *g = row + (q5 ? 1408 : 1152) * (size_t)(t / 32);
+        const uint32_t L = t % 32, b = L / 4, h = (L / 2) % 2, l0 = 16 * (L % 2);
+        const uint4 qa = k_lg_ld16(g + 16 * L), qb = k_lg_ld16(g + 512 + 16 * L);
+        const uint4 hd = k_lg_ld16(g + (q5 ? 1280 : 1024) + 16 * b);
+        uint4 h0 = make_uint4(0, 0, 0, 0);
+        if (q5)
+            h0 = k_lg_shr(k_lg_ld16(g + 1024 + 16 * (2 * b + L % 2)), 4 * h);
+        const uint4 q[4] = {k_lg_and(qa, 0x0F0F0F0Fu), k_lg_and(k_lg_shr(qa, 4), 0x0F0F0F0Fu), k_lg_and(qb, 0x0F0F0F0Fu),
+                            k_lg_and(k_lg_shr(qb, 4), 0x0F0F0F0Fu)};
+        uint32_t SC, M; /* scale and min of sub-block 4h + c as byte c (the head's scales: hd.y, hd.z, hd.w) */
+        k_llm_scale_min_k4_x4(hd.y, hd.z, hd.w, h, &SC, &M);
+        const float d = k_llm_f16((uint16_t)(hd.x & 0xFFFF)), dmin = k_llm_f16((uint16_t)(hd.x >> 16));
+        uint16_t *o = out + 2048 * (size_t)(t / 32) + 256 * b + 128 * h + l0;
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+            const uint32_t sc = (SC >> (8 * c)) & 0xFFu, m = (M >> (8 * c)) & 0xFFu;
+            uint4 qc = q[c];
+            if (q5)
+                qc = k_lg_or(qc, k_lg_and(k_lg_shr(make_uint4(h0.x << 4, h0.y << 4, h0.z << 4, h0.w << 4), c), 0x10101010u));
+            k_lg_run16_km(qc, d * (float)sc, dmin * (float)m, o + 32 * c);
+        }
     } else if (T == K_LLM_T_Q8_0R) {
         const uint8_t *g = row + 1088 * (size_t)(t / 32);
         const uint32_t L = t % 32;
@@ -130,7 +169,8 @@ template <uint32_t T>
 static __device__ __forceinline__ void
 k_lg_dequant_fast(const struct k_llm_dequant_f16_params &p)
 {
-    const uint32_t tpr = T == K_LLM_T_Q6_KR ? p.k / 64 : p.k / 32, total = tpr * p.rows;
+    const uint32_t tpr = T == K_LLM_T_Q6_KR || T == K_LLM_T_Q5_KR || T == K_LLM_T_Q4_KR ? p.k / 64 : p.k / 32,
+                   total = tpr * p.rows;
     const uint64_t rb = k_llm_gemm_row_bytes(p.type, p.k);
     for (uint32_t t = (uint32_t)k_thread_index(); t < total; t += (uint32_t)k_thread_count()) {
         const uint32_t r = t / tpr, tt = t - r * tpr;
@@ -144,6 +184,10 @@ k_llm_dequant_f16(const struct k_llm_dequant_f16_params p)
     /* the repacked types take the task path (k is whole groups there by construction) */
     if (p.type == K_LLM_T_Q6_KR && p.k % 2048 == 0)
         return k_lg_dequant_fast<K_LLM_T_Q6_KR>(p);
+    if (p.type == K_LLM_T_Q5_KR && p.k % 2048 == 0)
+        return k_lg_dequant_fast<K_LLM_T_Q5_KR>(p);
+    if (p.type == K_LLM_T_Q4_KR && p.k % 2048 == 0)
+        return k_lg_dequant_fast<K_LLM_T_Q4_KR>(p);
     if (p.type == K_LLM_T_Q8_0R && p.k % 1024 == 0)
         return k_lg_dequant_fast<K_LLM_T_Q8_0R>(p);
     if (p.type == K_LLM_T_Q4_0R && p.k % 1024 == 0)

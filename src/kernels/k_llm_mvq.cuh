@@ -291,10 +291,8 @@ q8_dot(const struct q8_task &r, uint32_t t, const struct q8_sm &sm, uint32_t nb 
         }
         const int d0 = dot16(q0, xq16(sm, 16 * s0)), d32 = dot16(q32, xq16(sm, 16 * s2));
         const int d64 = dot16(q64, xq16(sm, 16 * s1)), d96 = dot16(q96, xq16(sm, 16 * s3));
-        /* 6-bit scale and min of sub-block 4h + c as byte c of SC and M (k_llm_scale_min_k4 on the
-         * head's scales[12] = e.y, e.z, e.w) */
-        const uint32_t SC = h ? (r.e.w & 0x0F0F0F0Fu) | ((r.e.y >> 2) & 0x30303030u) : r.e.y & 0x3F3F3F3Fu;
-        const uint32_t M = h ? ((r.e.w >> 4) & 0x0F0F0F0Fu) | ((r.e.z >> 2) & 0x30303030u) : r.e.z & 0x3F3F3F3Fu;
+        uint32_t SC, M; /* scale and min of sub-block 4h + c as byte c (the head's scales: e.y, e.z, e.w) */
+        k_llm_scale_min_k4_x4(r.e.y, r.e.z, r.e.w, h, &SC, &M);
         const float2 x0 = sm.xs[s0], x32 = sm.xs[s2], x64 = sm.xs[s1], x96 = sm.xs[s3];
         const float d = k_llm_f16((uint16_t)(r.e.x & 0xFFFF)), dmin = k_llm_f16((uint16_t)(r.e.x >> 16));
         return d * ((float)byte_at(SC, 0) * x0.x * (float)d0 + (float)byte_at(SC, 1) * x32.x * (float)d32 +

@@ -159,6 +159,16 @@ k_llm_scale_min_k4(const uint8_t *s, int j, uint8_t *sc, uint8_t *m)
     }
 }
 
+/* The same for four sub-blocks at once: byte c of *sc / *m is the scale / min of sub-block 4h + c,
+ * from the block's scales[12] read as three little-endian words s0, s1, s2 (the repacked Q4_KR /
+ * Q5_KR kernels load the head as one 16-byte piece: k_llm_mvq.cuh's q8_dot, k_llm_gemm.cu). */
+K_LLM_FN void
+k_llm_scale_min_k4_x4(uint32_t s0, uint32_t s1, uint32_t s2, uint32_t h, uint32_t *sc, uint32_t *m)
+{
+    *sc = h ? (s2 & 0x0F0F0F0Fu) | ((s0 >> 2) & 0x30303030u) : s0 & 0x3F3F3F3Fu;
+    *m = h ? ((s2 >> 4) & 0x0F0F0F0Fu) | ((s1 >> 2) & 0x30303030u) : s1 & 0x3F3F3F3Fu;
+}
+
 K_LLM_FN void
 k_llm_dq_q4_0(const struct llm_block_q4_0 *b, float *y)
 {
