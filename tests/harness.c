@@ -125,6 +125,15 @@ selected(const char *name, int argc, char **argv)
     return !any;
 }
 
+bool
+th_defer(struct th *t, void (*fn)(struct th *t))
+{
+    if (t->n_deferred >= (int)(sizeof t->deferred / sizeof t->deferred[0]))
+        return false;
+    t->deferred[t->n_deferred++] = fn;
+    return true;
+}
+
 void (*th_before_each)(struct th *t, const char *name);
 void (*th_after_each)(struct th *t, const char *name);
 
@@ -159,6 +168,8 @@ th_run(const char *suite, const char *dev_spec, const struct th_case *cases, int
         if (th_before_each)
             th_before_each(&t, cases[i].name);
         cases[i].fn(&t);
+        while (t.n_deferred > 0)
+            t.deferred[--t.n_deferred](&t);
         if (th_after_each)
             th_after_each(&t, cases[i].name);
         double secs = (hcq_time_ns() - t0) / 1e9;

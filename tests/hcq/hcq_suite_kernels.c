@@ -45,6 +45,71 @@ struct krun {
     uint8_t poison;
 };
 
+/* The devices a test's checks run on (the device under test and cpu), opened at a test's first
+ * check and closed when it ends (th_defer): one open per test, not per shape and backend - on
+ * cuda each open and close is a context (session 14: the kernel tests on cuda:0 took > 2 s each,
+ * most of the HCQ suite's 153 s there). A check that fails closes its device, so a lost device
+ * is never reused. Every check still gets its own queue, program and buffers. */
+static struct {
+    char spec[64];
+    struct hcq_device *dev;
+} kdevs[2];
+static bool kdevs_deferred; /* kdevs_close is registered for the current test */
+
+static void
+kdevs_close(struct th *t)
+{
+    (void)t;
+    kdevs_deferred = false;
+    for (int i = 0; i < 2; i++) {
+        hcq_device_close(kdevs[i].dev);
+        kdevs[i].dev = NULL;
+        kdevs[i].spec[0] = 0;
+    }
+}
+
+static enum hcq_status
+kdev_get(struct th *t, const char *spec, struct hcq_device **dev)
+{
+    int slot = -1;
+    for (int i = 0; i < 2; i++) {
+        if (kdevs[i].dev && !strcmp(kdevs[i].spec, spec)) {
+            *dev = kdevs[i].dev;
+            return HCQ_OK;
+        }
+        if (!kdevs[i].dev && slot < 0)
+            slot = i;
+    }
+    if (slot < 0 || strlen(spec) >= sizeof kdevs[0].spec)
+        return hcq_device_open(spec, dev); /* not cached: the caller closes it */
+    if (!kdevs_deferred && !(kdevs_deferred = th_defer(t, kdevs_close)))
+        return hcq_device_open(spec, dev);
+    enum hcq_status st = hcq_device_open(spec, dev);
+    if (st == HCQ_OK) {
+        strcpy(kdevs[slot].spec, spec);
+        kdevs[slot].dev = *dev;
+    }
+    return st;
+}
+
+/* Drop dev: from the cache (a failed check's device) or, when it was never cached, close it. */
+static void
+kdev_drop(struct hcq_device *dev)
+{
+    for (int i = 0; i < 2; i++)
+        if (kdevs[i].dev == dev) {
+            kdevs[i].dev = NULL;
+            kdevs[i].spec[0] = 0;
+        }
+    hcq_device_close(dev);
+}
+
+static bool
+kdev_cached(const struct hcq_device *dev)
+{
+    return dev && (kdevs[0].dev == dev || kdevs[1].dev == dev);
+}
+
 /* Run r on device `spec`; out receives out_B + KGUARD_B bytes. */
 static bool
 krun_on(struct th *t, const char *spec, const struct krun *r, uint8_t *out)
@@ -55,7 +120,7 @@ krun_on(struct th *t, const char *spec, const struct krun *r, uint8_t *out)
     struct hcq_program *prog = NULL;
     struct hcq_buf *in[3] = {0}, *ob = NULL;
     uint8_t *init = NULL;
-    CHECK_OK(hcq_device_open(spec, &dev));
+    CHECK_OK(kdev_get(t, spec, &dev));
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
     CHECK_OK(hcq_program_load(dev, r->kernel, &prog));
     for (int i = 0; i < r->n_in; i++)
@@ -79,7 +144,8 @@ done:
     free(init);
     hcq_program_destroy(prog);
     hcq_queue_destroy(q);
-    hcq_device_close(dev);
+    if (!ok || !kdev_cached(dev))
+        kdev_drop(dev);
     return ok;
 }
 
