@@ -11,6 +11,7 @@ from results_json import write  # noqa: E402
 
 META = {
     "2026-11-26-s15-s110.md": ("295017b", "bench/final/s110.sh (asked for an H200, ran on H100)"),
+    "2026-11-26-s15-s112-rm-vs-cuda.md": ("0fbcdfb", "bench/final/s112.sh (asked for an H200, ran on H100)"),
     "2026-11-26-s15-s107.md": ("0bf3b9a (base) and 0bf3b9a + bench/final/patches/s106-dq-q4kr-q5kr.patch (dq)", "bench/final/s107.sh (asked for an H200, ran on H100; ran s106.sh)"),
 }
 write("bench/results/nvidia-h100", "NVIDIA H100 80GB HBM3", "580.159.04", META)
