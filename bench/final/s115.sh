@@ -4,7 +4,7 @@
 # every line stamped with its second, the three node-based vocabulary suites skipped
 # (SKIP_SUITES: the GPU machine has no node; s109 showed them failing for that alone).
 set -u
-OUT=${1:?usage: s109.sh OUT}
+OUT=${1:?usage: s115.sh OUT}
 mkdir -p "$OUT"
 g=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "gpu: $g"
