@@ -74,12 +74,12 @@ void th_fail(struct th *t, const char *file, int line, const char *fmt, ...)
 
 const char *th_last_error(void);
 
-/* Optional hooks run before and after every test (NULL: none); `after` may fail the test
- * (th_fail) - the HCQ suite's per-test kernel-log check uses them. */
 /* Run fn(t) when the current test's body has returned (a resource the test's checks share, e.g.
  * a device opened once for all of them). false: no slot left (4 per test). */
 bool th_defer(struct th *t, void (*fn)(struct th *t));
 
+/* Optional hooks run before and after every test (NULL: none); `after` may fail the test
+ * (th_fail) - the HCQ suite's per-test kernel-log check uses them. */
 extern void (*th_before_each)(struct th *t, const char *name);
 extern void (*th_after_each)(struct th *t, const char *name);
 

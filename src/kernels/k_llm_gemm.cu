@@ -23,6 +23,7 @@
 #define K_GM_STAGES 4
 #include "k_gemm_mma.h"
 #include "k_llm_gemm_params.h"
+#include "k_llm_matvec.h"
 #include "k_llm_quant.h"
 
 static_assert(K_GM_THREADS == K_LLM_GEMM_THREADS && K_GM_BM == K_LLM_GEMM_TILE_M && K_GM_BN == K_LLM_GEMM_TILE_N,
@@ -98,8 +99,8 @@ k_lg_run16_km(uint4 q, float dsc, float dmm, uint16_t *dst)
     ((uint4 *)dst)[1] = make_uint4(o[4], o[5], o[6], o[7]);
 }
 
-/* Task t of a row (values per task: 64 for Q6_KR, Q5_KR and Q4_KR, 32 otherwise) into out (the
- * row's f16). */
+/* Task t of a row (values per task: 64 for the Q6_KR value map - Q6_KR, Q5_KR, Q4_KR - 32 for
+ * the others, k_llm_mvq_tasks) into out (the row's f16). */
 template <uint32_t T>
 static __device__ __forceinline__ void
 k_lg_dq_task(const uint8_t *row, uint32_t t, uint16_t *out)
@@ -169,8 +170,8 @@ template <uint32_t T>
 static __device__ __forceinline__ void
 k_lg_dequant_fast(const struct k_llm_dequant_f16_params &p)
 {
-    const uint32_t tpr = T == K_LLM_T_Q6_KR || T == K_LLM_T_Q5_KR || T == K_LLM_T_Q4_KR ? p.k / 64 : p.k / 32,
-                   total = tpr * p.rows;
+    /* tasks per row as the decode mat-vec counts them: k_lg_dq_task's values per task */
+    const uint32_t tpr = k_llm_mvq_tasks(T, p.k), total = tpr * p.rows;
     const uint64_t rb = k_llm_gemm_row_bytes(p.type, p.k);
     for (uint32_t t = (uint32_t)k_thread_index(); t < total; t += (uint32_t)k_thread_count()) {
         const uint32_t r = t / tpr, tt = t - r * tpr;
