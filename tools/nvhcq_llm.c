@@ -317,7 +317,7 @@ nvhcq_cmd_gen_model(int argc, char **argv)
     const char *vocab = NULL, *out = NULL, *type = "q8_0";
     const struct cli_opt opts[] = {
         CLI_CHOICE(NULL, "--preset", &p.preset,
-                   "tiny|gpt2-tiny|gpt2-124m|llama-3.2-1b|llama-3.2-3b|llama-3.1-8b",
+                   "tiny|tiny-2k|gpt2-tiny|gpt2-124m|llama-3.2-1b|llama-3.2-3b|llama-3.1-8b",
                    "shapes (tiny: 2 layers, width 256, the vocabulary's size)"),
         CLI_CHOICE(NULL, "--arch", &p.arch, "llama|gpt2", "architecture [default: the preset's]"),
         CLI_STR(NULL, "--type", &type, "TYPE",

@@ -322,7 +322,7 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
 template <int HD, bool CG>
 __device__ __forceinline__ void
 attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s, uint32_t t0, uint32_t t1,
-                   bool only)
+                   bool only, float *so = nullptr)
 {
     constexpr int LP = HD / 8;               /* lanes per K row in phase 1 */
     constexpr int RPC = (WARP / LP) * NWARP; /* K rows per CTA round: 32 (HD 64), 16 (HD 128) */
@@ -443,7 +443,8 @@ attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_
             if (only) {
                 const float il = 1.0f / sml[GS + h];
                 o.x *= il, o.y *= il, o.z *= il, o.w *= il;
-                *(float4 *)((float *)(uintptr_t)p.out_va + (size_t)hh * HD + 4 * tid) = o;
+                /* so: the group's output into shared memory instead ([gs][HD]; k_llm_attn_o) */
+                *(float4 *)(so ? so + h * HD + 4 * tid : (float *)(uintptr_t)p.out_va + (size_t)hh * HD + 4 * tid) = o;
             } else {
                 float *dst = part + ((size_t)hh * p.n_split + s) * (HD + 2);
                 dst[2 + 4 * tid] = o.x, dst[3 + 4 * tid] = o.y, dst[4 + 4 * tid] = o.z, dst[5 + 4 * tid] = o.w;

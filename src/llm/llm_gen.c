@@ -29,6 +29,9 @@ struct preset {
 static const struct preset presets[] = {
     /* name            arch            vocab   d     L   H   KV  ff     ctx     base      tied  scale */
     {"tiny", LLM_ARCH_LLAMA, 0, 256, 2, 4, 2, 512, 2048, 500000.f, true, 32},
+    /* one layer of llama-3.2-1b's attention shapes (every decode matrix repackable, k 2048): the
+     * e2e tests of the decode paths that need them (the fused attention + O launch) */
+    {"tiny-2k", LLM_ARCH_LLAMA, 0, 2048, 1, 32, 8, 2048, 2048, 500000.f, true, 32},
     {"llama-3.2-1b", LLM_ARCH_LLAMA, 128256, 2048, 16, 32, 8, 8192, 131072, 500000.f, true, 32},
     {"llama-3.2-3b", LLM_ARCH_LLAMA, 128256, 3072, 28, 24, 8, 8192, 131072, 500000.f, true, 32},
     {"llama-3.1-8b", LLM_ARCH_LLAMA, 128256, 4096, 32, 32, 8, 14336, 131072, 500000.f, false, 8},

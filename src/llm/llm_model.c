@@ -14,6 +14,7 @@
 #include "k_llm_gemm_params.h"
 #include "k_tmap.h"
 #include "k_llm_attn_decode.h"
+#include "k_llm_attn_o.h"
 #include "k_llm_matvec.h"
 #include "k_llm_params.h"
 
@@ -23,6 +24,7 @@
 #include <string.h>
 
 static bool decode_fused_ok(const struct llm_model *m);
+static enum hcq_status ao_init(struct llm_model *m);
 
 /* CTAs of the decode mat-vec that fit on the GPU at once (its CTAs loop over tiles, so a
  * grid of exactly one wave has no tail: 4 per SM for k_llm_matvec, 3 for the 80-register
@@ -232,6 +234,13 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     /* past that path: k_llm_attn_decode_long (three-phase split path, session 9: H100 tg128 at
      * depth 4096 +5-7%), from a second decode graph; NVHCQ_AD_LONG=0 keeps k_llm_attn_decode */
     m->ad_long = !(getenv("NVHCQ_AD_LONG") && !strcmp(getenv("NVHCQ_AD_LONG"), "0"));
+    /* attention + O projection as one launch (k_llm_attn_o.cu) up to this many positions, from a
+     * third decode graph (NVHCQ_AO_MAX=n, at most K_LLM_AO_MAXP; 0: never); its partial sums
+     * in a fixed order unless NVHCQ_AO_DET=0 (RED adds: last bits vary from run to run) */
+    m->ao_max = getenv("NVHCQ_AO_MAX") ? (uint32_t)atoi(getenv("NVHCQ_AO_MAX")) : 0;
+    m->ao_max = m->ao_max > K_LLM_AO_MAXP ? K_LLM_AO_MAXP : m->ao_max;
+    m->ao_det = !(getenv("NVHCQ_AO_DET") && !strcmp(getenv("NVHCQ_AO_DET"), "0"));
+    m->ao_prog = -1;
     m->qkv_gemm = !(getenv("NVHCQ_QKV_GEMM") && !strcmp(getenv("NVHCQ_QKV_GEMM"), "0"));
     /* off by default: measured slower on H100 (down projection 16.0 vs 14.7 us; tg128 Q6_K 1092 vs
      * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */
@@ -306,6 +315,8 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         if (st)
             goto fail;
     }
+    if ((st = ao_init(m)))
+        goto fail;
     if ((st = llm_persist_init(m, sms)))
         goto fail;
     *model_out = m;
@@ -340,6 +351,8 @@ llm_model_destroy(struct llm_model *m)
         HCQ_LOG_WARN("llm_model_destroy: queue did not drain: %s", hcq_last_error());
     hcq_graph_destroy(m->graph);
     hcq_graph_destroy(m->graph_long);
+    hcq_graph_destroy(m->graph_ao);
+    hcq_buf_free(m->aobuf);
     llm_persist_free(m);
     prefill_gemm_free(&m->pg);
     hcq_buf_free(m->logbuf);
@@ -407,6 +420,7 @@ llm_model_logits(struct llm_model *m)
 struct step {
     bool graph;
     bool long_attn; /* graph mode: record the long-context attention (k_llm_attn_decode_long) */
+    bool ao;        /* graph mode: record attention + O as one launch (k_llm_attn_o) */
     uint32_t var_tok, var_pos;
 };
 
@@ -447,7 +461,8 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
         .patches = n_patch ? patches : NULL,
         .patch_count = n_patch,
         .flags = m->pdl && (prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVQ_Q8_0X2) ||
-                            prog == PROG_ATTN_DEC || prog == PROG_ATTN_DEC_LONG)
+                            prog == PROG_ATTN_DEC || prog == PROG_ATTN_DEC_LONG ||
+                            (prog >= PROG_AO_Q4K && prog <= PROG_AO_Q6K))
                      ? HCQ_LAUNCH_DEP_WAIT
                      : 0,
     };
@@ -625,6 +640,14 @@ attn_long_at(const struct llm_model *m, uint32_t pos)
     return m->ad_long && m->attn_split && k_llm_ad_long(pos, m->ad_head_max);
 }
 
+/* Whether a decode step at pos takes the fused attention + O launch (k_llm_attn_o; and so the
+ * decode graph it was recorded in): up to ao_max positions, not under the persistent kernel. */
+static bool
+ao_at(const struct llm_model *m, uint32_t pos)
+{
+    return m->ao_prog >= 0 && !m->persist && pos + 1 <= m->ao_max && !attn_long_at(m, pos);
+}
+
 /* The per-type q8 mat-vec for a launch whose segments all have one type it is compiled for,
  * the two-type ones for Q4_K or Q5_K with Q6_K segments (where m->mvq_typed allows), else
  * PROG_MATVEC_Q8. */
@@ -758,6 +781,43 @@ matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
     return launch(m, prog, ctas < cap ? ctas : cap, 1, &p, sizeof p, patch ? &pt : NULL, patch ? 1 : 0);
 }
 
+/* The fused attention + O launch where every layer's O has one repacked q8 type it is compiled
+ * for, the shapes fit (k_llm_attn_o_ok) and ao_max asks for it: m->ao_prog and its partials
+ * and counters (zero). */
+static enum hcq_status
+ao_init(struct llm_model *m)
+{
+    static const uint32_t types[] = {K_LLM_T_Q4_KR, K_LLM_T_Q5_KR, K_LLM_T_Q4_0R, K_LLM_T_Q8_0R,
+                                     K_LLM_T_Q6_KR};
+    const struct llm_hparams *hp = &m->hp;
+    const uint32_t d = hp->n_embd;
+    if (!m->attn_split || !m->ao_max || !k_llm_attn_o_ok(hp->n_head, hp->n_head_kv, hp->head_dim, d))
+        return HCQ_OK;
+    int prog = -1;
+    for (uint32_t l = 0; l < hp->n_layer; l++) {
+        const struct dtensor *o[1] = {&m->lw[l][LW_O]};
+        int pl = -1;
+        for (int j = 0; j < 5; j++)
+            if (o[0]->type == types[j])
+                pl = PROG_AO_Q4K + j;
+        if (pl < 0 || (l && pl != prog) || o[0]->ne0 != hp->n_head * hp->head_dim || o[0]->ne1 != d ||
+            mv_prog(m, o, 1, o[0]->ne0) != PROG_MATVEC_Q8 || !m->prog[pl])
+            return HCQ_OK;
+        prog = pl;
+    }
+    const uint64_t part_B = 4ull * hp->n_head_kv * d, cnt_B = 4ull * (d / K_LLM_AO_ROWS);
+    uint32_t *zero = calloc(1, cnt_B);
+    if (!zero)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_model_load");
+    enum hcq_status st = hcq_buf_alloc(m->dev, part_B + cnt_B, HCQ_MEM_DEVICE, &m->aobuf);
+    if (!st)
+        st = hcq_buf_write(m->aobuf, part_B, zero, cnt_B); /* counters start at 0 */
+    free(zero);
+    if (!st)
+        m->ao_prog = prog;
+    return st;
+}
+
 /* Whether the decode step of this model can take the fused path (LLaMA: RMSNorm, SwiGLU,
  * no biases, every matrix of a supported type and row length). */
 static bool
@@ -878,7 +938,39 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         uint32_t rope_ctas = ((hp->n_head + hp->n_head_kv) * (hd / 2) + K_LLM_BLOCK - 1) / K_LLM_BLOCK;
         if (!rope_fused && (st = launch(m, PROG_ROPE_KV, 1, rope_ctas, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
             return st;
-        if (m->attn_split) {
+        const bool ao = s->graph ? s->ao : ao_at(m, pos);
+        if (ao) { /* attention + O + residual: one launch (k_llm_attn_o.h) */
+            const uint64_t part = hcq_buf_va(m->aobuf);
+            const struct k_llm_attn_o_params aop = {
+                .ad =
+                    {
+                        .q_va = m->qkv_va,
+                        .kc_va = kc,
+                        .vc_va = vc,
+                        .pos = pos,
+                        .n_ctx = m->n_ctx,
+                        .n_head = hp->n_head,
+                        .n_head_kv = hp->n_head_kv,
+                        .hd = hd,
+                        .n_split = 1,
+                        .scale = 1.0f / sqrtf((float)hd),
+                    },
+                .w_va = w[LW_O].va,
+                .y_va = m->x_va,
+                .part_va = part,
+                .count_va = part + 4ull * hp->n_head_kv * d,
+                .type = w[LW_O].type,
+                .rows = d,
+                .det = m->ao_det,
+            };
+            pt[0] = (struct hcq_arg_patch){
+                s->var_pos,
+                offsetof(struct k_llm_attn_o_params, ad) + offsetof(struct k_llm_attn_decode_params, pos), 4};
+            m->tag = "attn+o+residual";
+            m->tag_B = dt_bytes(&w[LW_O]);
+            st = launch(m, m->ao_prog, hp->n_head_kv, d / K_LLM_AO_ROWS, &aop, sizeof aop, pt,
+                        s->graph ? 1 : 0);
+        } else if (m->attn_split) {
             uint64_t part = hcq_buf_va(m->adbuf);
             struct k_llm_attn_decode_params ap = {
                 .q_va = m->qkv_va,
@@ -924,7 +1016,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         if (st)
             return st;
         const struct dtensor *o[1] = {&w[LW_O]}, *gu[2] = {&w[LW_GATE], &w[LW_UP]}, *dn[1] = {&w[LW_DOWN]};
-        if ((st = matvec(m, "mv o+residual", o, 1, m->att_va, m->x_va, NULL, NULL, K_LLM_MV_ACC)) ||
+        if ((!ao && (st = matvec(m, "mv o+residual", o, 1, m->att_va, m->x_va, NULL, NULL, K_LLM_MV_ACC))) ||
             (st = matvec_pf(m, "mv norm+gate,up+silu", gu, 2, m->x_va, m->fa_va, &w[LW_FFN_NORM], NULL,
                             K_LLM_MV_SWIGLU, &pf_gu, NULL, NULL)) ||
             (st = matvec_pf(m, "mv down+residual", dn, 1, m->fa_va, m->x_va, NULL, NULL, K_LLM_MV_ACC, &pf_dn,
@@ -1078,13 +1170,13 @@ wait_tick(struct llm_model *m, uint32_t n)
     return hcq_signal_wait(m->done, m->tick, t < hour ? t : hour);
 }
 
-/* Record the decode step once as a graph (two: long_attn picks the long-context attention
- * kernel); false (and direct launches) where unsupported. Both graphs take their variables in
- * the same order, so m->var_* name them in either. */
+/* Record the decode step once as a graph (three: long_attn picks the long-context attention
+ * kernel, ao the fused attention + O launch); false (and direct launches) where unsupported.
+ * The graphs take their variables in the same order, so m->var_* name them in any. */
 static enum hcq_status
-build_graph(struct llm_model *m, bool long_attn)
+build_graph(struct llm_model *m, bool long_attn, bool ao)
 {
-    struct step s = {.graph = true, .long_attn = long_attn};
+    struct step s = {.graph = true, .long_attn = long_attn, .ao = ao};
     enum hcq_status st = hcq_graph_begin(m->q);
     if (st == HCQ_ERR_UNSUPPORTED) {
         m->graph_failed = true;
@@ -1102,7 +1194,7 @@ build_graph(struct llm_model *m, bool long_attn)
     }
     m->var_tok = s.var_tok;
     m->var_pos = s.var_pos;
-    st = hcq_graph_end(m->q, long_attn ? &m->graph_long : &m->graph);
+    st = hcq_graph_end(m->q, ao ? &m->graph_ao : long_attn ? &m->graph_long : &m->graph);
     if (st == HCQ_ERR_UNSUPPORTED) {
         m->graph_failed = true;
         return HCQ_OK;
@@ -1134,9 +1226,9 @@ eval_once(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t pos)
             return hcq_err(HCQ_ERR_INVALID, "llm_model_eval: token %d (vocabulary %u)", tokens[i],
                            m->hp.n_vocab);
     if (n == 1 && m->use_graph && !m->graph_failed) {
-        const bool lg = attn_long_at(m, pos);
-        struct hcq_graph **gp = lg ? &m->graph_long : &m->graph;
-        if (!*gp && (st = build_graph(m, lg)))
+        const bool lg = attn_long_at(m, pos), ao = ao_at(m, pos);
+        struct hcq_graph **gp = ao ? &m->graph_ao : lg ? &m->graph_long : &m->graph;
+        if (!*gp && (st = build_graph(m, lg, ao)))
             return st;
         if (*gp) {
             if ((st = hcq_graph_set(*gp, m->var_tok, (uint64_t)tokens[0])) ||

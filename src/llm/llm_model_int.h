@@ -67,6 +67,11 @@ enum {
     PROG_MVQ_Q4_0X2, /* Q4_0 / Q8_0 with two groups per task: down projection, output head */
     PROG_MVQ_Q8_0X2,
     PROG_ATTN_DEC_LONG,
+    PROG_AO_Q4K, /* attention + O projection in one launch (k_llm_attn_o.cu), per O type as PROG_MVQ_Q4K.. */
+    PROG_AO_Q5K,
+    PROG_AO_Q4_0,
+    PROG_AO_Q8_0,
+    PROG_AO_Q6K,
     PROG_COUNT
 };
 static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
@@ -96,7 +101,12 @@ static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
                                                    "k_llm_matvec_q8_q5k_q6k_w2",
                                                    "k_llm_matvec_q8_q4_0x2",
                                                    "k_llm_matvec_q8_q8_0x2",
-                                                   "k_llm_attn_decode_long"};
+                                                   "k_llm_attn_decode_long",
+                                                   "k_llm_attn_o_q4k",
+                                                   "k_llm_attn_o_q5k",
+                                                   "k_llm_attn_o_q4_0",
+                                                   "k_llm_attn_o_q8_0",
+                                                   "k_llm_attn_o_q6k"};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
  * activations, 2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs 560 with k_llm_matvec's
@@ -158,6 +168,11 @@ struct llm_model {
     struct hcq_graph *graph;      /* decode step */
     struct hcq_graph *graph_long; /* ... past the attention's short-context path (k_llm_ad_long) */
     bool ad_long;                 /* k_llm_attn_decode_long there (NVHCQ_AD_LONG=0: not) */
+    struct hcq_graph *graph_ao;   /* ... up to ao_max positions: attention + O as one launch */
+    uint32_t ao_max;              /* positions of the fused attention + O (0: never; NVHCQ_AO_MAX) */
+    int ao_prog;                  /* its PROG_AO_* (every layer's O of that type), or -1 */
+    bool ao_det;                  /* its partial sums added in a fixed order (NVHCQ_AO_DET=0: RED) */
+    struct hcq_buf *aobuf;        /* its partials [n_head_kv][n_embd] f32, counters [n_embd / 128] */
     uint32_t var_tok, var_pos, var_tick;
     bool use_graph, graph_failed;
     bool decode_fused;     /* decode steps take record_decode_llama */

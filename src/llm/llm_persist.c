@@ -146,6 +146,8 @@ llm_persist_check(struct llm_model *m)
     m->graph = NULL;
     hcq_graph_destroy(m->graph_long);
     m->graph_long = NULL;
+    hcq_graph_destroy(m->graph_ao);
+    m->graph_ao = NULL;
     return true;
 }
 

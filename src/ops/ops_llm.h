@@ -18,6 +18,8 @@ extern const struct hcq_kernel_desc ops_llm_gemm_kernels[];
 extern const struct hcq_kernel_desc ops_llm_matvec_kernels[];
 /* The split-K decode attention (src/ops/ops_llm_attn_decode.c). */
 extern const struct hcq_kernel_desc ops_llm_attn_decode_kernels[];
+/* The decode attention fused with the O projection (src/ops/ops_llm_attn_o.c). */
+extern const struct hcq_kernel_desc ops_llm_attn_o_kernels[];
 /* The persistent decode kernel (src/ops/ops_llm_decode.c). */
 extern const struct hcq_kernel_desc ops_llm_decode_kernels[];
 
@@ -25,5 +27,11 @@ extern const struct hcq_kernel_desc ops_llm_decode_kernels[];
 uint64_t ops_llm_row_bytes(uint32_t type, uint64_t n);
 /* Dequantize a row of n values of `type` into y. */
 void ops_llm_dq_row(uint32_t type, const uint8_t *row, uint32_t n, float *y);
+
+/* The decode attention of query heads h0 .. h1 - 1 into out [n_head][hd] (the twins' one
+ * definition, ops_llm_attn_decode.c); sc: scratch of pos + 1 floats. */
+struct k_llm_attn_decode_params;
+void ops_llm_attn_decode_ref(const struct k_llm_attn_decode_params *p, const float *q, const float *kc,
+                             const float *vc, uint32_t h0, uint32_t h1, float *out, float *sc);
 
 #endif /* OPS_LLM_H */

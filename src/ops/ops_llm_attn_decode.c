@@ -13,23 +13,14 @@
 #include <math.h>
 #include <stdlib.h>
 
-static void
-twin_attn_decode(struct hcq_twin_launch *l)
+/* The attention of one token (query heads h0 .. h1 - 1; out [n_head][hd], only those heads'
+ * rows written): shared with the fused attention + O twin (ops_llm_attn_o.c). sc: n_pos floats. */
+void
+ops_llm_attn_decode_ref(const struct k_llm_attn_decode_params *p, const float *q, const float *kc,
+                        const float *vc, uint32_t h0, uint32_t h1, float *out, float *sc)
 {
-    const struct k_llm_attn_decode_params *p = l->params;
-    if (!k_llm_attn_decode_ok(p->n_head, p->n_head_kv, p->hd) || p->pos >= p->n_ctx)
-        return;
     uint32_t kv_dim = p->n_head_kv * p->hd, n_pos = p->pos + 1, group = p->n_head / p->n_head_kv;
-    const float *q = HCQ_TWIN_PTR(l, p->q_va, 4ull * p->n_head * p->hd);
-    const float *kc = HCQ_TWIN_PTR(l, p->kc_va, 4ull * p->n_ctx * kv_dim);
-    const float *vc = HCQ_TWIN_PTR(l, p->vc_va, 4ull * p->n_ctx * kv_dim);
-    float *out = HCQ_TWIN_PTR(l, p->out_va, 4ull * p->n_head * p->hd);
-    float *sc = malloc(4ull * n_pos);
-    if (!q || !kc || !vc || !out || !sc) {
-        free(sc);
-        return;
-    }
-    for (uint32_t h = 0; h < p->n_head; h++) {
+    for (uint32_t h = h0; h < h1; h++) {
         const float *qh = q + (size_t)h * p->hd;
         uint32_t g = h / group;
         float m = -3.0e38f;
@@ -53,6 +44,22 @@ twin_attn_decode(struct hcq_twin_launch *l)
             out[(size_t)h * p->hd + e] = acc / z;
         }
     }
+}
+
+static void
+twin_attn_decode(struct hcq_twin_launch *l)
+{
+    const struct k_llm_attn_decode_params *p = l->params;
+    if (!k_llm_attn_decode_ok(p->n_head, p->n_head_kv, p->hd) || p->pos >= p->n_ctx)
+        return;
+    uint32_t kv_dim = p->n_head_kv * p->hd, n_pos = p->pos + 1;
+    const float *q = HCQ_TWIN_PTR(l, p->q_va, 4ull * p->n_head * p->hd);
+    const float *kc = HCQ_TWIN_PTR(l, p->kc_va, 4ull * p->n_ctx * kv_dim);
+    const float *vc = HCQ_TWIN_PTR(l, p->vc_va, 4ull * p->n_ctx * kv_dim);
+    float *out = HCQ_TWIN_PTR(l, p->out_va, 4ull * p->n_head * p->hd);
+    float *sc = malloc(4ull * n_pos);
+    if (q && kc && vc && out && sc)
+        ops_llm_attn_decode_ref(p, q, kc, vc, 0, p->n_head, out, sc);
     free(sc);
 }
 
