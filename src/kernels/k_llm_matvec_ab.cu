@@ -136,17 +136,3 @@ K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q5k_ns, K_LLM_T_Q5_KR)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q4_0_ns, K_LLM_T_Q4_0R)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q8_0_ns, K_LLM_T_Q8_0R)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q6k_ns, K_LLM_T_Q6_KR)
-
-/* x2w2 (session 16, NVHCQ_MVQ_X2W2=1): the two-group kernels (k_llm_matvec_q8_q4_0x2 / _q8_0x2) with
- * the warp's second unit (or pass) requested before the PDL wait too, as the _w2 kernels do for
- * one group (WAIT2). */
-#define K_LLM_MVQ_X2W2_KERNEL(NAME, T, T2)                                                                             \
-    extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2) NAME(const struct k_llm_matvec_params p)        \
-    {                                                                                                                  \
-        __shared__ __align__(16) struct q8_sm sm;                                                                      \
-        if (k_llm_mvq_uniform_type(&p) != (T) || p.k % 2048)                                                           \
-            __trap();                                                                                                  \
-        q8_matvec_stream<false, false, true, true, true, (T2), true>(p, sm);                                           \
-    }
-K_LLM_MVQ_X2W2_KERNEL(k_llm_matvec_q8_q4_0x2_w2, K_LLM_T_Q4_0R, K_LLM_T_Q4_0R2)
-K_LLM_MVQ_X2W2_KERNEL(k_llm_matvec_q8_q8_0x2_w2, K_LLM_T_Q8_0R, K_LLM_T_Q8_0R2)

@@ -211,14 +211,6 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
             snprintf(vname, sizeof vname, "%s_lb3", name);
             name = vname;
         }
-        /* A/B (session 16): the two-group kernels with a second unit requested before the PDL
-         * wait (k_llm_matvec_ab.cu x2w2) */
-        char x2name[40];
-        if ((i == PROG_MVQ_Q4_0X2 || i == PROG_MVQ_Q8_0X2) && getenv("NVHCQ_MVQ_X2W2") &&
-            !strcmp(getenv("NVHCQ_MVQ_X2W2"), "1")) {
-            snprintf(x2name, sizeof x2name, "%s_w2", prog_names[i]);
-            name = x2name;
-        }
         /* A/B (session 11): the per-type kernels with x' in logical order in shared memory
          * (k_llm_matvec_ab.cu ns; the default stores it in conflict-free slots, k_llm_mvq_slot) */
         char nsname[64];

@@ -234,8 +234,6 @@ const struct hcq_kernel_desc ops_llm_matvec_kernels[] = {
     {"k_llm_matvec_q8_nef", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_tma", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8,
      K_LLM_MVQ_TMA_SHARED_B},
-    {"k_llm_matvec_q8_q4_0x2_w2", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
-    {"k_llm_matvec_q8_q8_0x2_w2", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
 
     {0},
 };

@@ -402,9 +402,7 @@ TEST(matvec_all_types_modes_devices)
             "k_llm_matvec_q8_q8_0_w2", "k_llm_matvec_q8_q6k_w2", "k_llm_matvec_q8_q4k_q6k_w2",
             "k_llm_matvec_q8_q5k_q6k_w2",
             /* two groups per task (rows of whole group pairs: k 2048, 8192 here) */
-            "k_llm_matvec_q8_q4_0x2", "k_llm_matvec_q8_q8_0x2",
-            /* the same with a second unit requested before the PDL wait (A/B, session 16) */
-            "k_llm_matvec_q8_q4_0x2_w2", "k_llm_matvec_q8_q8_0x2_w2"};
+            "k_llm_matvec_q8_q4_0x2", "k_llm_matvec_q8_q8_0x2"};
         for (int kn = 0; kn < (int)(sizeof kernels / sizeof kernels[0]); kn++) {
             const bool q8 = kn >= 2;
             const uint32_t only = typed_kernel_type(kernels[kn]);   /* 0: any type */
