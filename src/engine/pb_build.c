@@ -777,15 +777,19 @@ static bool
 pb_copy_by_kernel(const struct pb_builder *b, const struct hcq_cmd *c, uint64_t dst_off_B, uint64_t src_off_B,
                   uint64_t size_B)
 {
-    static int mode = -1;
+    static int mode = -1, d2h = -1;
     if (mode < 0) {
         const char *e = getenv("PB_D2D");
         mode = e && !strcmp(e, "ce") ? 0 : 1;
     }
+    if (d2h < 0) { /* A/B (session 16): device -> host by the kernel too (PB_D2H=kernel) */
+        const char *e = getenv("PB_D2H");
+        d2h = e && !strcmp(e, "kernel") ? 1 : 0;
+    }
     const struct hcq_buf *dst = c->u.copy.dst, *src = c->u.copy.src;
     if (!mode || b->pq->main.engine != KMD_ENGINE_COMPUTE || b->pd->kmd->info.unified_memory)
         return false;
-    if ((dst->flags | src->flags) & HCQ_MEM_HOST)
+    if ((src->flags & HCQ_MEM_HOST) || ((dst->flags & HCQ_MEM_HOST) && !d2h))
         return false;
     if (dst == src && dst_off_B < src_off_B + size_B && src_off_B < dst_off_B + size_B)
         return false; /* k_copy_bytes needs disjoint ranges */
