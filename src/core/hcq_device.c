@@ -279,13 +279,33 @@ hcq_device_synchronize(struct hcq_device *dev, uint64_t timeout_ns)
     return st;
 }
 
-/* Spin briefly (a GPU round trip is microseconds), then yield, then sleep with backoff;
- * poll the backend for faults every ~1 ms so a dead device ends the wait early. */
+/* How long a wait spins before it yields: HCQ_WAIT_SPIN_US, else 2 ms on a GPU (rm, nvgpu,
+ * cuda) and 0.2 ms on cpu and emu devices (the work there runs on the host's cores, which a
+ * spinning waiter would take from it). Why 2 ms (session 16): the spin phase used to be 20000
+ * polls (~0.3-0.5 ms), then 1000 yields, then 20 us sleeps - a decode step of ~0.6-1 ms (a 1B
+ * model at depth, larger models) ended in the sleeps, each waking late by the timer slack. */
+static uint64_t
+wait_spin_ns(const struct hcq_device *dev)
+{
+    static int64_t env_us = -2;
+    if (env_us == -2) {
+        const char *e = getenv("HCQ_WAIT_SPIN_US");
+        env_us = e && *e ? atoll(e) : -1;
+    }
+    if (env_us >= 0)
+        return (uint64_t)env_us * 1000;
+    const bool host = dev && (dev->info.emulated || !strcmp(dev->info.backend, "cpu"));
+    return host ? 200000 : 2000000;
+}
+
+/* Spin (a GPU round trip is microseconds, a decode step under a few ms), then yield, then sleep
+ * with backoff; poll the backend for faults every ~1 ms so a dead device ends the wait early. */
 enum hcq_status
 hcq_wait_value64(struct hcq_device *dev, const volatile uint64_t *slot, uint64_t value, uint64_t timeout_ns)
 {
     uint64_t start = hcq_time_ns(), last_check = start;
-    uint32_t spins = 0;
+    const uint64_t spin_ns = wait_spin_ns(dev);
+    uint32_t yields = 0;
     if (dev && dev->ops->flush && __atomic_load_n(slot, __ATOMIC_ACQUIRE) < value)
         dev->ops->flush(dev);
     for (;;) {
@@ -305,14 +325,14 @@ hcq_wait_value64(struct hcq_device *dev, const volatile uint64_t *slot, uint64_t
             return hcq_err(HCQ_ERR_TIMEOUT, "wait: value 0x%llx still below 0x%llx after %.3f ms",
                            (unsigned long long)*slot, (unsigned long long)value, (now - start) / 1e6);
         }
-        spins++;
-        if (spins < 20000)
+        if (now - start < spin_ns)
             continue;
-        if (spins < 21000) {
+        if (yields < 1000) {
+            yields++;
             sched_yield();
             continue;
         }
-        struct timespec ts = {0, spins < 30000 ? 20000 : 200000};
+        struct timespec ts = {0, now - start < 100000000ull ? 20000 : 200000};
         nanosleep(&ts, NULL);
     }
 }
