@@ -794,11 +794,18 @@ pb_copy_by_kernel(const struct pb_builder *b, const struct hcq_cmd *c, uint64_t 
     /* Device -> host below PB_D2H_KERNEL_MAX_B by the kernel too (session 16, H100 s118): it
      * chains on the main channel, so a small copy between launches (the LLM decode step's 0.5 MB
      * of logits after the output head) needs no handover to the copy helper and back - tg128 Q8_0
-     * +0.8%, Q4_K_M +1.2% - and alone it is as fast or faster: d2h_pinned 4 KiB 5.0 vs 4.3 GB/s,
-     * 64 KiB 50.1 vs 35.5, 1 MiB 51.9 vs 52.7; from 16 MiB the copy engine is 2-5% faster.
+     * +0.8%, Q4_K_M +1.2% - and alone it is as fast or faster (bench d2h_pinned, a copy queue, with
+     * PB_D2H=kernel): 4 KiB 5.0 vs 4.3 GB/s, 64 KiB 50.1 vs 35.5, 1 MiB 51.9 vs 52.7; from 16 MiB
+     * the copy engine is 2-5% faster.
      * Host -> device stays on the copy engine (a kernel would read over PCIe at load latency). */
+    /* ... on compute queues only: a copy queue's channel shares the GR context with the compute
+     * queues' (one TSG, one context share) but keeps its own local-memory setting, which its first
+     * copy kernel emits over theirs - s122: test_llm_attn_decode's reads through the device's
+     * internal copy queue made rm:0's next attention launch fail SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE
+     * (Xid 13) every time (docs/status.md, open issues) */
     if ((src->flags & HCQ_MEM_HOST) ||
-        ((dst->flags & HCQ_MEM_HOST) && (!d2h || (d2h == 1 && size_B >= PB_D2H_KERNEL_MAX_B))))
+        ((dst->flags & HCQ_MEM_HOST) &&
+         (!d2h || b->pq->q->kind != HCQ_QUEUE_COMPUTE || (d2h == 1 && size_B >= PB_D2H_KERNEL_MAX_B))))
         return false;
     if (dst == src && dst_off_B < src_off_B + size_B && src_off_B < dst_off_B + size_B)
         return false; /* k_copy_bytes needs disjoint ranges */
