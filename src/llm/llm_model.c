@@ -26,6 +26,25 @@
 static bool decode_fused_ok(const struct llm_model *m);
 static enum hcq_status ao_init(struct llm_model *m);
 
+/* A device buffer of part_B bytes of scratch followed by cnt_B bytes of u32 counters that start at
+ * 0 (the last-CTA merges of k_llm_attn_decode and k_llm_attn_o reset them after each launch). */
+static enum hcq_status
+scratch_with_counters(struct llm_model *m, uint64_t part_B, uint64_t cnt_B, struct hcq_buf **out)
+{
+    uint32_t *zero = calloc(1, cnt_B);
+    if (!zero)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_model_load");
+    enum hcq_status st = hcq_buf_alloc(m->dev, part_B + cnt_B, HCQ_MEM_DEVICE, out);
+    if (!st)
+        st = hcq_buf_write(*out, part_B, zero, cnt_B);
+    free(zero);
+    return st;
+}
+
+/* The repacked q8 types with a kernel of their own, in PROG_MVQ_Q4K.. / PROG_AO_Q4K.. order. */
+static const uint32_t mvq_types[5] = {K_LLM_T_Q4_KR, K_LLM_T_Q5_KR, K_LLM_T_Q4_0R, K_LLM_T_Q8_0R,
+                                      K_LLM_T_Q6_KR};
+
 /* CTAs of the decode mat-vec that fit on the GPU at once (its CTAs loop over tiles, so a
  * grid of exactly one wave has no tail: 4 per SM for k_llm_matvec, 3 for the 80-register
  * k_llm_matvec_wide; a grid of 4 per SM for the latter left a second, partial wave). */
@@ -300,21 +319,10 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     m->mvql_grid = mv_wave(m->prog[PROG_MATVEC_Q8L], sms);
     m->decode_fused = decode_fused_ok(m) && !p.naive_decode;
     m->attn_split = m->decode_fused && k_llm_attn_decode_ok(m->hp.n_head, m->hp.n_head_kv, m->hp.head_dim);
-    if (m->attn_split) {
-        uint64_t part_B = 4ull * m->hp.n_head * K_LLM_AD_SPLITS * (m->hp.head_dim + 2),
-                 cnt_B = 4ull * m->hp.n_head_kv;
-        uint32_t *zero = calloc(1, cnt_B);
-        if (!zero) {
-            st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load");
-            goto fail;
-        }
-        st = hcq_buf_alloc(m->dev, part_B + cnt_B, HCQ_MEM_DEVICE, &m->adbuf);
-        if (!st)
-            st = hcq_buf_write(m->adbuf, part_B, zero, cnt_B); /* counters start at 0 */
-        free(zero);
-        if (st)
-            goto fail;
-    }
+    if (m->attn_split &&
+        (st = scratch_with_counters(m, 4ull * m->hp.n_head * K_LLM_AD_SPLITS * (m->hp.head_dim + 2),
+                                    4ull * m->hp.n_head_kv, &m->adbuf)))
+        goto fail;
     if ((st = ao_init(m)))
         goto fail;
     if ((st = llm_persist_init(m, sms)))
@@ -654,12 +662,10 @@ ao_at(const struct llm_model *m, uint32_t pos)
 static int
 mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
 {
-    static const uint32_t types[] = {K_LLM_T_Q4_KR, K_LLM_T_Q5_KR, K_LLM_T_Q4_0R, K_LLM_T_Q8_0R,
-                                     K_LLM_T_Q6_KR};
     const uint32_t t = k_llm_mvq_uniform_type(p);
     int i = -1;
     for (int j = 0; t && j < 5; j++)
-        if (types[j] == t)
+        if (mvq_types[j] == t)
             i = j;
     if (!t && k_llm_mvq_types_of(p, K_LLM_T_Q4_KR, K_LLM_T_Q6_KR)) /* mixed: Q4_K and Q6_K only */
         i = 5;
@@ -787,8 +793,6 @@ matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
 static enum hcq_status
 ao_init(struct llm_model *m)
 {
-    static const uint32_t types[] = {K_LLM_T_Q4_KR, K_LLM_T_Q5_KR, K_LLM_T_Q4_0R, K_LLM_T_Q8_0R,
-                                     K_LLM_T_Q6_KR};
     const struct llm_hparams *hp = &m->hp;
     const uint32_t d = hp->n_embd;
     if (!m->attn_split || !m->ao_max || !k_llm_attn_o_ok(hp->n_head, hp->n_head_kv, hp->head_dim, d))
@@ -798,21 +802,15 @@ ao_init(struct llm_model *m)
         const struct dtensor *o[1] = {&m->lw[l][LW_O]};
         int pl = -1;
         for (int j = 0; j < 5; j++)
-            if (o[0]->type == types[j])
+            if (o[0]->type == mvq_types[j])
                 pl = PROG_AO_Q4K + j;
         if (pl < 0 || (l && pl != prog) || o[0]->ne0 != hp->n_head * hp->head_dim || o[0]->ne1 != d ||
             mv_prog(m, o, 1, o[0]->ne0) != PROG_MATVEC_Q8 || !m->prog[pl])
             return HCQ_OK;
         prog = pl;
     }
-    const uint64_t part_B = 4ull * hp->n_head_kv * d, cnt_B = 4ull * (d / K_LLM_AO_ROWS);
-    uint32_t *zero = calloc(1, cnt_B);
-    if (!zero)
-        return hcq_err(HCQ_ERR_NOMEM, "llm_model_load");
-    enum hcq_status st = hcq_buf_alloc(m->dev, part_B + cnt_B, HCQ_MEM_DEVICE, &m->aobuf);
-    if (!st)
-        st = hcq_buf_write(m->aobuf, part_B, zero, cnt_B); /* counters start at 0 */
-    free(zero);
+    enum hcq_status st =
+        scratch_with_counters(m, 4ull * hp->n_head_kv * d, 4ull * (d / K_LLM_AO_ROWS), &m->aobuf);
     if (!st)
         m->ao_prog = prog;
     return st;
@@ -939,22 +937,23 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         if (!rope_fused && (st = launch(m, PROG_ROPE_KV, 1, rope_ctas, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
             return st;
         const bool ao = s->graph ? s->ao : ao_at(m, pos);
+        /* the decode attention's parameters (k_llm_attn_decode; the fused launch embeds them) */
+        struct k_llm_attn_decode_params adp = {
+            .q_va = m->qkv_va,
+            .kc_va = kc,
+            .vc_va = vc,
+            .pos = pos,
+            .n_ctx = m->n_ctx,
+            .n_head = hp->n_head,
+            .n_head_kv = hp->n_head_kv,
+            .hd = hd,
+            .n_split = 1,
+            .scale = 1.0f / sqrtf((float)hd),
+        };
         if (ao) { /* attention + O + residual: one launch (k_llm_attn_o.h) */
             const uint64_t part = hcq_buf_va(m->aobuf);
             const struct k_llm_attn_o_params aop = {
-                .ad =
-                    {
-                        .q_va = m->qkv_va,
-                        .kc_va = kc,
-                        .vc_va = vc,
-                        .pos = pos,
-                        .n_ctx = m->n_ctx,
-                        .n_head = hp->n_head,
-                        .n_head_kv = hp->n_head_kv,
-                        .hd = hd,
-                        .n_split = 1,
-                        .scale = 1.0f / sqrtf((float)hd),
-                    },
+                .ad = adp,
                 .w_va = w[LW_O].va,
                 .y_va = m->x_va,
                 .part_va = part,
@@ -972,28 +971,17 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
                         s->graph ? 1 : 0);
         } else if (m->attn_split) {
             uint64_t part = hcq_buf_va(m->adbuf);
-            struct k_llm_attn_decode_params ap = {
-                .q_va = m->qkv_va,
-                .kc_va = kc,
-                .vc_va = vc,
-                .out_va = m->att_va,
-                .part_va = part,
-                .count_va = part + 4ull * hp->n_head * K_LLM_AD_SPLITS * (hd + 2),
-                .pos = pos,
-                .n_ctx = m->n_ctx,
-                .n_head = hp->n_head,
-                .n_head_kv = hp->n_head_kv,
-                .hd = hd,
-                .n_split = K_LLM_AD_SPLITS,
-                .scale = 1.0f / sqrtf((float)hd),
-                .head_max = m->ad_head_max,
-                .pf = pf_att,
-            };
+            adp.out_va = m->att_va;
+            adp.part_va = part;
+            adp.count_va = part + 4ull * hp->n_head * K_LLM_AD_SPLITS * (hd + 2);
+            adp.n_split = K_LLM_AD_SPLITS;
+            adp.head_max = m->ad_head_max;
+            adp.pf = pf_att;
             pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_decode_params, pos), 4};
             m->tag = "attn split-K";
             const bool lg = s->graph ? s->long_attn : attn_long_at(m, pos);
-            st = launch(m, lg ? PROG_ATTN_DEC_LONG : PROG_ATTN_DEC, hp->n_head_kv, K_LLM_AD_SPLITS, &ap,
-                        sizeof ap, pt, s->graph ? 1 : 0);
+            st = launch(m, lg ? PROG_ATTN_DEC_LONG : PROG_ATTN_DEC, hp->n_head_kv, K_LLM_AD_SPLITS, &adp,
+                        sizeof adp, pt, s->graph ? 1 : 0);
         } else {
             struct k_llm_attn_params ap = {
                 .q_va = m->qkv_va,

@@ -28,10 +28,13 @@ uint64_t ops_llm_row_bytes(uint32_t type, uint64_t n);
 /* Dequantize a row of n values of `type` into y. */
 void ops_llm_dq_row(uint32_t type, const uint8_t *row, uint32_t n, float *y);
 
-/* The decode attention of query heads h0 .. h1 - 1 into out [n_head][hd] (the twins' one
- * definition, ops_llm_attn_decode.c); sc: scratch of pos + 1 floats. */
+/* The decode attention of one token into out [n_head][hd] (the twins' one definition,
+ * ops_llm_attn_decode.c); sc: scratch of pos + 1 floats. */
 struct k_llm_attn_decode_params;
 void ops_llm_attn_decode_ref(const struct k_llm_attn_decode_params *p, const float *q, const float *kc,
-                             const float *vc, uint32_t h0, uint32_t h1, float *out, float *sc);
+                             const float *vc, float *out, float *sc);
+/* x[0..k) through k_llm_matvec_q8's int8 blocks of 16 (k_llm_mvq_block): each value becomes d * q,
+ * the activations the q8 kernels dot (the twins' one definition, ops_llm_matvec.c). */
+void ops_llm_mvq_round(float *x, uint32_t k);
 
 #endif /* OPS_LLM_H */

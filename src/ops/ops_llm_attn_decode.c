@@ -13,14 +13,14 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* The attention of one token (query heads h0 .. h1 - 1; out [n_head][hd], only those heads'
- * rows written): shared with the fused attention + O twin (ops_llm_attn_o.c). sc: n_pos floats. */
+/* The attention of one token into out [n_head][hd]: shared with the fused attention + O twin
+ * (ops_llm_attn_o.c). sc: n_pos floats. */
 void
 ops_llm_attn_decode_ref(const struct k_llm_attn_decode_params *p, const float *q, const float *kc,
-                        const float *vc, uint32_t h0, uint32_t h1, float *out, float *sc)
+                        const float *vc, float *out, float *sc)
 {
     uint32_t kv_dim = p->n_head_kv * p->hd, n_pos = p->pos + 1, group = p->n_head / p->n_head_kv;
-    for (uint32_t h = h0; h < h1; h++) {
+    for (uint32_t h = 0; h < p->n_head; h++) {
         const float *qh = q + (size_t)h * p->hd;
         uint32_t g = h / group;
         float m = -3.0e38f;
@@ -59,7 +59,7 @@ twin_attn_decode(struct hcq_twin_launch *l)
     float *out = HCQ_TWIN_PTR(l, p->out_va, 4ull * p->n_head * p->hd);
     float *sc = malloc(4ull * n_pos);
     if (q && kc && vc && out && sc)
-        ops_llm_attn_decode_ref(p, q, kc, vc, 0, p->n_head, out, sc);
+        ops_llm_attn_decode_ref(p, q, kc, vc, out, sc);
     free(sc);
 }
 

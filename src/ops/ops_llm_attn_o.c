@@ -12,8 +12,6 @@
  */
 #include "ops_llm.h"
 #include "k_llm_attn_o.h"
-#include "k_llm_matvec.h"
-#include "k_llm_quant.h"
 
 #include <stdlib.h>
 
@@ -37,13 +35,8 @@ twin_attn_o(struct hcq_twin_launch *l)
     float *x = malloc(4ull * k), *row = malloc(4ull * k), *sc = malloc(4ull * (a->pos + 1));
     if (!q || !kc || !vc || !w || !y || !x || !row || !sc)
         goto done;
-    ops_llm_attn_decode_ref(a, q, kc, vc, 0, a->n_head, x, sc);
-    for (uint32_t i = 0; i < k; i += 16) { /* x' through the int8 blocks (the kernel's rounding) */
-        int8_t qb[16];
-        const float d = k_llm_mvq_block(x + i, qb);
-        for (int j = 0; j < 16; j++)
-            x[i + j] = d * (float)qb[j];
-    }
+    ops_llm_attn_decode_ref(a, q, kc, vc, x, sc);
+    ops_llm_mvq_round(x, k); /* x' through the int8 blocks (the kernel's rounding) */
     for (uint32_t r = 0; r < p->rows; r++) {
         ops_llm_dq_row(p->type, w + rb * r, k, row);
         float s = 0.0f;

@@ -65,6 +65,17 @@ mv_rows(void *arg)
     return NULL;
 }
 
+void
+ops_llm_mvq_round(float *x, uint32_t k)
+{
+    for (uint32_t i = 0; i < k; i += 16) {
+        int8_t q[16];
+        const float d = k_llm_mvq_block(x + i, q);
+        for (int j = 0; j < 16; j++)
+            x[i + j] = d * (float)q[j];
+    }
+}
+
 static void
 matvec_common(struct hcq_twin_launch *l, bool q8)
 {
@@ -100,14 +111,8 @@ matvec_common(struct hcq_twin_launch *l, bool q8)
     }
     for (uint32_t i = 0; i < p->k; i++)
         xn[i] = nw ? x[i] * inv * nw[i] : x[i];
-    if (q8) { /* k_llm_matvec_q8: x' through its int8 blocks (same rounding as the kernel) */
-        for (uint32_t i = 0; i < p->k; i += 16) {
-            int8_t q[16];
-            float d = k_llm_mvq_block(xn + i, q);
-            for (int j = 0; j < 16; j++)
-                xn[i + j] = d * (float)q[j];
-        }
-    }
+    if (q8) /* k_llm_matvec_q8: x' through its int8 blocks (same rounding as the kernel) */
+        ops_llm_mvq_round(xn, p->k);
     job.x = xn;
     /* > 4M multiply-adds: up to 16 threads over output rows (each written once) */
     enum { MAX_T = 16 };
