@@ -4,7 +4,7 @@
 # pp512; REPS 3), its LLM GPU tests on rm:0 and cuda:0 while llama.cpp builds, then (time left)
 # tg128 / pp512 at depth 1024 and 4096 on three types. On an H200 `bench gemm latency --devs
 # rm:0,cuda:0` runs first with nothing else running (the rows issues 12 and 13 lack there), and
-# the depth rows only if time is left. Pieces: lib.sh.
+# the depth rows only if time is left. Pieces: lib.sh. LLM_TESTS: the unit tests to run (s120.sh).
 set -u
 OUT=${1:?usage: s110.sh OUT}
 mkdir -p "$OUT"
@@ -17,7 +17,7 @@ if grep -q H200 "$OUT/a_gpu.txt"; then
     grep -E "gemm_(f16|bf16) |launch_sync|graph_300|dep_chain" "$OUT/a_bench.txt" | cut -c1-110
 fi
 ll_build_bg
-for t in test_llm_e2e test_llm_real test_llm_matvec test_llm_dequant; do
+for t in ${LLM_TESTS:-test_llm_e2e test_llm_real test_llm_matvec test_llm_dequant}; do
     HCQ_TEST_DEVS='rm:0 cuda:0' timeout 150 build/tests/$t >"$OUT/t_$t.txt" 2>&1
     echo "$t rc=$?"
 done
