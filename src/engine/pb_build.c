@@ -30,6 +30,7 @@
 #include "gpu_cubin.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -443,6 +444,39 @@ pb_qmd_set(const struct gpu_qmd_ops *ops, uint32_t *dw, const char *name, uint32
     dw[lo / 32] = (dw[lo / 32] & ~mask) | ((value << shift) & mask);
 }
 
+/* Bring-up sweep (PB_QMD_FIELDS="NAME=VALUE,..."; names of the QMD version's field table,
+ * gpu_qmd_v04_00.c): set these fields in every QMD this process builds, after encoding and
+ * before chaining. For measuring what fields nvhcq does not write do to a chained launch
+ * (issue 13's graph row); unknown names are ignored, at most 8 fields. */
+static void
+pb_qmd_fields_env(const struct gpu_qmd_ops *ops, uint32_t *dw)
+{
+    static int n = -1;
+    static uint32_t hi[8], lo[8], val[8];
+    if (n < 0) {
+        n = 0;
+        const char *e = getenv("PB_QMD_FIELDS");
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s", e ? e : "");
+        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && n < 8; t = strtok_r(NULL, ",", &save)) {
+            char *eq = strchr(t, '=');
+            if (!eq)
+                continue;
+            *eq = 0;
+            if (pb_qmd_field(ops, t, &hi[n], &lo[n]) && hi[n] / 32 == lo[n] / 32) {
+                val[n] = (uint32_t)strtoul(eq + 1, NULL, 0);
+                HCQ_LOG_INFO("PB_QMD_FIELDS: %s [%u:%u] = 0x%x", t, hi[n], lo[n], val[n]);
+                n++;
+            }
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        uint32_t width = hi[i] - lo[i] + 1, shift = lo[i] % 32;
+        uint32_t mask = (width == 32 ? 0xFFFFFFFFu : ((1u << width) - 1)) << shift;
+        dw[lo[i] / 32] = (dw[lo[i] / 32] & ~mask) | ((val[i] << shift) & mask);
+    }
+}
+
 /* Programmatic dependent launch (HCQ_LAUNCH_DEP_WAIT, Hopper QMD V04 fields, gpu_qmd.h): the
  * pending QMD (the producer) pre-exits when its last CTA has launched, which schedules the
  * new QMD (its DEPENDENT_QMD0) while the producer's CTAs still run, and arrives at a latch
@@ -565,9 +599,12 @@ pb_chain_counter(struct pb_builder *b, struct pb_chan *ch, uint32_t *qmd_dw, uin
     } else {
         gpu_push_launch(&ch->push, qmd_va); /* waits on its counter once scheduled */
     }
+    static int dec_pf = -1;
+    if (dec_pf < 0)
+        dec_pf = getenv("PB_CHAIN_DEC_PF") && !strcmp(getenv("PB_CHAIN_DEC_PF"), "1");
     gpu_qmd_set_dependent(o, b->pend_dw, qmd_va);
     pb_qmd_set(o, b->pend_dw, "DEPENDENT_QMD_ACTION(0)", 4 /* DECREMENT_DEPENDENCE, rm.md §6 table */);
-    pb_qmd_set(o, b->pend_dw, "DEPENDENT_QMD_PREFETCH(0)", 0);
+    pb_qmd_set(o, b->pend_dw, "DEPENDENT_QMD_PREFETCH(0)", (uint32_t)dec_pf);
     bool chasing;
     pb_qmd_set(o, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)pb_chain_membar(&chasing));
     if (chasing)
@@ -576,6 +613,26 @@ pb_chain_counter(struct pb_builder *b, struct pb_chan *ch, uint32_t *qmd_dw, uin
     memcpy(b->pend2_dw, b->pend_dw, o->size_B);
     b->pend2_dst = b->pend_dst;
     b->pend_dst = NULL;
+}
+
+/* Second form (PB_CHAIN=counterpb): every chained grid is scheduled from the pushbuffer as it is
+ * recorded (SEND_PCAS PREFETCH_SCHEDULE), held by DEPENDENCE_COUNTER = 1, and released by its
+ * predecessor's DEPENDENT_QMD0 action DECREMENT_DEPENDENCE (with prefetch) - what the CUDA
+ * driver's QMDs carry in slot 0 (bench/results/nvidia-h100/2026-11-25-s7-cuda-qmd-scan.txt: action 4,
+ * prefetch 1 on every grid). */
+static void
+pb_chain_counter_pb(struct pb_builder *b, struct pb_chan *ch, uint32_t *qmd_dw, uint64_t qmd_va)
+{
+    const struct gpu_qmd_ops *o = b->qmd_ops;
+    gpu_qmd_set_dependent(o, b->pend_dw, qmd_va);
+    pb_qmd_set(o, b->pend_dw, "DEPENDENT_QMD_ACTION(0)", 4);
+    bool chasing;
+    pb_qmd_set(o, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)pb_chain_membar(&chasing));
+    if (chasing)
+        pb_qmd_set(o, b->pend_dw, "CWD_MEMBAR_TASK_CHASING_ENABLE", 1);
+    pb_qmd_set(o, qmd_dw, "DEPENDENCE_COUNTER", 1);
+    pb_qmd_flush(b);
+    gpu_push_launch(&ch->push, qmd_va);
 }
 
 static enum hcq_status
@@ -682,6 +739,7 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     st = gpu_qmd_encode(b->qmd_ops, &d, qmd_dw);
     if (st != HCQ_OK)
         return st;
+    pb_qmd_fields_env(b->qmd_ops, qmd_dw);
     if (b->g && c) {
         st = pb_launch_patches(b, c, pp, map, qmd, qmd_dw);
         if (st != HCQ_OK)
@@ -705,6 +763,7 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
                      : !strcmp(e, "none")      ? 0
                      : !strcmp(e, "same_smem") ? 1
                      : !strcmp(e, "counter")   ? 3
+                     : !strcmp(e, "counterpb") ? 4
                                                : 2;
     }
     if (b->chain && (chain_mode == 0 || (chain_mode == 1 && b->pend_smem_cfg != d.sm_config_target))) {
@@ -713,7 +772,7 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
         pb_chain_end(b);
     }
     bool dep_wait = c && (c->u.launch.flags & HCQ_LAUNCH_DEP_WAIT);
-    if (b->chain && chain_mode == 3 && b->qmd_ops->version == 0x0400 && dep_wait) {
+    if (b->chain && chain_mode >= 3 && b->qmd_ops->version == 0x0400 && dep_wait) {
         /* counter chains carry no programmatic links: start a new chain behind a WFI */
         if (ch->busy)
             gpu_push_wfi(&ch->push);
@@ -721,6 +780,8 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     }
     if (b->chain && chain_mode == 3 && b->qmd_ops->version == 0x0400) {
         pb_chain_counter(b, ch, qmd_dw, qmd_va);
+    } else if (b->chain && chain_mode == 4 && b->qmd_ops->version == 0x0400) {
+        pb_chain_counter_pb(b, ch, qmd_dw, qmd_va);
     } else if (b->chain) {
         /* Back-to-back: the previous grid schedules this one when it completes (rm.md §5.5). */
         gpu_qmd_set_dependent(b->qmd_ops, b->pend_dw, qmd_va);
