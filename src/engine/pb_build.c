@@ -621,7 +621,7 @@ pb_chain_counter(struct pb_builder *b, struct pb_chan *ch, uint32_t *qmd_dw, uin
  * driver's QMDs carry in slot 0 (bench/results/nvidia-h100/2026-11-25-s7-cuda-qmd-scan.txt: action 4,
  * prefetch 1 on every grid). */
 static void
-pb_chain_counter_pb(struct pb_builder *b, struct pb_chan *ch, uint32_t *qmd_dw, uint64_t qmd_va)
+pb_chain_counter_pb(struct pb_builder *b, struct pb_chan *ch, uint32_t *qmd_dw, uint64_t qmd_va, bool inc)
 {
     const struct gpu_qmd_ops *o = b->qmd_ops;
     gpu_qmd_set_dependent(o, b->pend_dw, qmd_va);
@@ -630,7 +630,17 @@ pb_chain_counter_pb(struct pb_builder *b, struct pb_chan *ch, uint32_t *qmd_dw, 
     pb_qmd_set(o, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)pb_chain_membar(&chasing));
     if (chasing)
         pb_qmd_set(o, b->pend_dw, "CWD_MEMBAR_TASK_CHASING_ENABLE", 1);
-    pb_qmd_set(o, qmd_dw, "DEPENDENCE_COUNTER", 1);
+    if (inc) {
+        /* the counter raised by the front end (PCAS action INCREMENT_DEPENDENCE, Hopper+; rm.md
+         * §5.5) before the grid is scheduled: s126 found the QMD's own DEPENDENCE_COUNTER = 1
+         * ignored (SKEDCHECK36_DEPENDENCE_COUNTER_UNDERFLOW at the first decrement) */
+        PUSH_MTHD(&ch->push, NVC6C0, SEND_PCAS_A,
+                  GPU_FLD(NVC6C0_SEND_PCAS_A_QMD_ADDRESS_SHIFTED8, qmd_va >> 8));
+        PUSH_MTHD(&ch->push, NVC6C0, SEND_SIGNALING_PCAS2_B,
+                  GPU_FLD(NVC6C0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION, 0xC));
+    } else {
+        pb_qmd_set(o, qmd_dw, "DEPENDENCE_COUNTER", 1);
+    }
     pb_qmd_flush(b);
     gpu_push_launch(&ch->push, qmd_va);
 }
@@ -759,12 +769,13 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     static int chain_mode = -1;
     if (chain_mode < 0) {
         const char *e = getenv("PB_CHAIN");
-        chain_mode = !e                        ? 2
-                     : !strcmp(e, "none")      ? 0
-                     : !strcmp(e, "same_smem") ? 1
-                     : !strcmp(e, "counter")   ? 3
-                     : !strcmp(e, "counterpb") ? 4
-                                               : 2;
+        chain_mode = !e                         ? 2
+                     : !strcmp(e, "none")       ? 0
+                     : !strcmp(e, "same_smem")  ? 1
+                     : !strcmp(e, "counter")    ? 3
+                     : !strcmp(e, "counterpb")  ? 4
+                     : !strcmp(e, "counterinc") ? 5
+                                                : 2;
     }
     if (b->chain && (chain_mode == 0 || (chain_mode == 1 && b->pend_smem_cfg != d.sm_config_target))) {
         if (ch->busy)
@@ -780,8 +791,8 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     }
     if (b->chain && chain_mode == 3 && b->qmd_ops->version == 0x0400) {
         pb_chain_counter(b, ch, qmd_dw, qmd_va);
-    } else if (b->chain && chain_mode == 4 && b->qmd_ops->version == 0x0400) {
-        pb_chain_counter_pb(b, ch, qmd_dw, qmd_va);
+    } else if (b->chain && chain_mode >= 4 && b->qmd_ops->version == 0x0400) {
+        pb_chain_counter_pb(b, ch, qmd_dw, qmd_va, chain_mode == 5);
     } else if (b->chain) {
         /* Back-to-back: the previous grid schedules this one when it completes (rm.md §5.5). */
         gpu_qmd_set_dependent(b->qmd_ops, b->pend_dw, qmd_va);
