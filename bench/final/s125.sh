@@ -1,4 +1,6 @@
 #!/bin/bash
+# (Session 17: the PB_CHAIN=counter* modes were removed after these calls; apply
+# bench/final/patches/s126-chain-counter.patch to run them again.)
 # s125.sh OUT - session 17's first call (ask nvidia-h200; carry .anchor .llqb .commit; <= 9.5 min).
 # On an H100 first (~90 s): issue 13's graph row with chained grids scheduled one grid early and
 # held by a dependence counter (PB_CHAIN=counter, pb_chain_counter in pb_build.c) against the

@@ -1,4 +1,6 @@
 #!/bin/bash
+# (Session 17: the PB_CHAIN=counter* modes were removed after these calls; apply
+# bench/final/patches/s126-chain-counter.patch to run them again.)
 # s126.sh OUT - session 17 (either GPU; carry .commit; ~3 min): issue 13's graph row.
 # (1) the fault text of s125's PB_CHAIN=counter (grids scheduled one early by DEPENDENT_QMD1, held by
 # DEPENDENCE_COUNTER, released by DECREMENT_DEPENDENCE) with and without the decrement's prefetch;

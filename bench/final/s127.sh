@@ -1,4 +1,6 @@
 #!/bin/bash
+# (Session 17: the PB_CHAIN=counter* modes were removed after these calls; apply
+# bench/final/patches/s126-chain-counter.patch to run them again.)
 # s127.sh OUT - session 17 (either GPU; carry .commit; ~2 min): issue 13's graph row, PB_CHAIN=counterinc:
 # every chained grid's dependence counter raised by the front end (PCAS INCREMENT_DEPENDENCE) before
 # it is scheduled from the pushbuffer, released by its predecessor's DECREMENT_DEPENDENCE (s126: the

@@ -50,11 +50,7 @@ struct pb_builder {
     /* The last launch's QMD stays in CPU memory until its successor is known: chaining
      * patches it, and stream memory may be write-combined BAR1 that must not be read. */
     uint32_t pend_dw[GPU_QMD_MAX_DW];
-    uint32_t *pend_dst; /* where it goes; NULL: nothing pending */
-    /* PB_CHAIN=counter only: the QMD before the pending one, held until the launch after the
-     * pending one names it in its DEPENDENT_QMD1 (pb_chain_counter). */
-    uint32_t pend2_dw[GPU_QMD_MAX_DW];
-    uint32_t *pend2_dst;
+    uint32_t *pend_dst;     /* where it goes; NULL: nothing pending */
     bool chain;             /* the next launch may chain to the pending QMD */
     uint32_t pend_smem_cfg; /* TARGET_SM_CONFIG_SHARED_MEM_SIZE of the pending QMD */
     const struct gpu_qmd_ops *qmd_ops;
@@ -67,10 +63,6 @@ struct pb_builder {
 static void
 pb_qmd_flush(struct pb_builder *b)
 {
-    if (b->pend2_dst) {
-        memcpy(b->pend2_dst, b->pend2_dw, b->qmd_ops->size_B);
-        b->pend2_dst = NULL;
-    }
     if (b->pend_dst) {
         memcpy(b->pend_dst, b->pend_dw, b->qmd_ops->size_B);
         b->pend_dst = NULL;
@@ -578,73 +570,6 @@ pb_launch_patches(struct pb_builder *b, const struct hcq_cmd *c, const struct pb
 /* A launch of prog on the main (compute) channel with these grid, block and arguments. c is
  * the recorded LAUNCH command (graph variables are patched through it), or NULL for the
  * engine's own launches (copies by kernel), which have no variables. */
-/* Bring-up experiment (PB_CHAIN=counter, QMD V04 only; issue 13's graph row): a chained grid
- * is scheduled one grid EARLY and held by its DEPENDENCE_COUNTER = 1; its predecessor's
- * completion only decrements that counter (DEPENDENT_QMD0 action DECREMENT_DEPENDENCE), and the
- * grid before the predecessor schedules it (DEPENDENT_QMD1 action SCHEDULE) - the second of a
- * chain from the pushbuffer. Question measured: does a grid that is already scheduled and
- * waiting start sooner after its predecessor than one scheduled at that moment (0.46
- * us/kernel on H100 today, goal 0.4)? On entry: pend = k-1, pend2 = k-2 (or none), qmd_dw = k. */
-static void
-pb_chain_counter(struct pb_builder *b, struct pb_chan *ch, uint32_t *qmd_dw, uint64_t qmd_va)
-{
-    const struct gpu_qmd_ops *o = b->qmd_ops;
-    if (b->pend2_dst) {
-        pb_qmd_set(o, b->pend2_dw, "DEPENDENT_QMD_ENABLE(1)", 1);
-        pb_qmd_set(o, b->pend2_dw, "DEPENDENT_QMD_ACTION(1)", GPU_QMD_DEPENDENT_QMD_ACTION_QMD_SCHEDULE);
-        pb_qmd_set(o, b->pend2_dw, "DEPENDENT_QMD_PREFETCH(1)", 1);
-        pb_qmd_set(o, b->pend2_dw, "DEPENDENT_QMD1_POINTER", (uint32_t)(qmd_va >> 8));
-        memcpy(b->pend2_dst, b->pend2_dw, o->size_B);
-        b->pend2_dst = NULL;
-    } else {
-        gpu_push_launch(&ch->push, qmd_va); /* waits on its counter once scheduled */
-    }
-    static int dec_pf = -1;
-    if (dec_pf < 0)
-        dec_pf = getenv("PB_CHAIN_DEC_PF") && !strcmp(getenv("PB_CHAIN_DEC_PF"), "1");
-    gpu_qmd_set_dependent(o, b->pend_dw, qmd_va);
-    pb_qmd_set(o, b->pend_dw, "DEPENDENT_QMD_ACTION(0)", 4 /* DECREMENT_DEPENDENCE, rm.md §6 table */);
-    pb_qmd_set(o, b->pend_dw, "DEPENDENT_QMD_PREFETCH(0)", (uint32_t)dec_pf);
-    bool chasing;
-    pb_qmd_set(o, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)pb_chain_membar(&chasing));
-    if (chasing)
-        pb_qmd_set(o, b->pend_dw, "CWD_MEMBAR_TASK_CHASING_ENABLE", 1);
-    pb_qmd_set(o, qmd_dw, "DEPENDENCE_COUNTER", 1);
-    memcpy(b->pend2_dw, b->pend_dw, o->size_B);
-    b->pend2_dst = b->pend_dst;
-    b->pend_dst = NULL;
-}
-
-/* Second form (PB_CHAIN=counterpb): every chained grid is scheduled from the pushbuffer as it is
- * recorded (SEND_PCAS PREFETCH_SCHEDULE), held by DEPENDENCE_COUNTER = 1, and released by its
- * predecessor's DEPENDENT_QMD0 action DECREMENT_DEPENDENCE (with prefetch) - what the CUDA
- * driver's QMDs carry in slot 0 (bench/results/nvidia-h100/2026-11-25-s7-cuda-qmd-scan.txt: action 4,
- * prefetch 1 on every grid). */
-static void
-pb_chain_counter_pb(struct pb_builder *b, struct pb_chan *ch, uint32_t *qmd_dw, uint64_t qmd_va, bool inc)
-{
-    const struct gpu_qmd_ops *o = b->qmd_ops;
-    gpu_qmd_set_dependent(o, b->pend_dw, qmd_va);
-    pb_qmd_set(o, b->pend_dw, "DEPENDENT_QMD_ACTION(0)", 4);
-    bool chasing;
-    pb_qmd_set(o, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)pb_chain_membar(&chasing));
-    if (chasing)
-        pb_qmd_set(o, b->pend_dw, "CWD_MEMBAR_TASK_CHASING_ENABLE", 1);
-    if (inc) {
-        /* the counter raised by the front end (PCAS action INCREMENT_DEPENDENCE, Hopper+; rm.md
-         * §5.5) before the grid is scheduled: s126 found the QMD's own DEPENDENCE_COUNTER = 1
-         * ignored (SKEDCHECK36_DEPENDENCE_COUNTER_UNDERFLOW at the first decrement) */
-        PUSH_MTHD(&ch->push, NVC6C0, SEND_PCAS_A,
-                  GPU_FLD(NVC6C0_SEND_PCAS_A_QMD_ADDRESS_SHIFTED8, qmd_va >> 8));
-        PUSH_MTHD(&ch->push, NVC6C0, SEND_SIGNALING_PCAS2_B,
-                  GPU_FLD(NVC6C0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION, 0xC));
-    } else {
-        pb_qmd_set(o, qmd_dw, "DEPENDENCE_COUNTER", 1);
-    }
-    pb_qmd_flush(b);
-    gpu_push_launch(&ch->push, qmd_va);
-}
-
 static enum hcq_status
 pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3], const uint32_t block[3],
           const void *args, uint32_t args_B, const struct hcq_cmd *c)
@@ -769,38 +694,21 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     static int chain_mode = -1;
     if (chain_mode < 0) {
         const char *e = getenv("PB_CHAIN");
-        chain_mode = !e                         ? 2
-                     : !strcmp(e, "none")       ? 0
-                     : !strcmp(e, "same_smem")  ? 1
-                     : !strcmp(e, "counter")    ? 3
-                     : !strcmp(e, "counterpb")  ? 4
-                     : !strcmp(e, "counterinc") ? 5
-                                                : 2;
+        chain_mode = !e ? 2 : !strcmp(e, "none") ? 0 : !strcmp(e, "same_smem") ? 1 : 2;
     }
     if (b->chain && (chain_mode == 0 || (chain_mode == 1 && b->pend_smem_cfg != d.sm_config_target))) {
         if (ch->busy)
             gpu_push_wfi(&ch->push);
         pb_chain_end(b);
     }
-    bool dep_wait = c && (c->u.launch.flags & HCQ_LAUNCH_DEP_WAIT);
-    if (b->chain && chain_mode >= 3 && b->qmd_ops->version == 0x0400 && dep_wait) {
-        /* counter chains carry no programmatic links: start a new chain behind a WFI */
-        if (ch->busy)
-            gpu_push_wfi(&ch->push);
-        pb_chain_end(b);
-    }
-    if (b->chain && chain_mode == 3 && b->qmd_ops->version == 0x0400) {
-        pb_chain_counter(b, ch, qmd_dw, qmd_va);
-    } else if (b->chain && chain_mode >= 4 && b->qmd_ops->version == 0x0400) {
-        pb_chain_counter_pb(b, ch, qmd_dw, qmd_va, chain_mode == 5);
-    } else if (b->chain) {
+    if (b->chain) {
         /* Back-to-back: the previous grid schedules this one when it completes (rm.md §5.5). */
         gpu_qmd_set_dependent(b->qmd_ops, b->pend_dw, qmd_va);
         bool chasing;
         pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)pb_chain_membar(&chasing));
         if (chasing)
             pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TASK_CHASING_ENABLE", 1);
-        if (dep_wait)
+        if (c && (c->u.launch.flags & HCQ_LAUNCH_DEP_WAIT))
             pb_pdl_link(b, qmd_dw);
         pb_qmd_flush(b);
     } else {
