@@ -158,12 +158,16 @@ pb_check(struct hcq_device *dev)
     struct pb_dev *pd = pb_dev(dev);
     if (atomic_load(&dev->lost))
         return HCQ_ERR_DEVICE_LOST;
-    char reason[256] = "";
+    char reason[256] = "", log[256] = "";
     enum hcq_status st = kmd_check(pd->kmd, reason, sizeof reason);
     if (st == HCQ_OK)
         return HCQ_OK;
-    return hcq_device_mark_lost(dev, "%s kernel driver reports a fault: %s", dev->info.backend,
-                                reason[0] ? reason : "(no reason given)");
+    /* the kernel log's detail where the kmd has it (the emulator: e.g. which SKEDCHECK) */
+    if (pd->kmd->fault_log)
+        pd->kmd->fault_log(pd->kmd->fault_log_ctx, log, sizeof log);
+    return hcq_device_mark_lost(dev, "%s kernel driver reports a fault: %s%s%s", dev->info.backend,
+                                reason[0] ? reason : "(no reason given)", log[0] ? "; kernel log: " : "",
+                                log);
 }
 
 static void

@@ -149,7 +149,7 @@ open_traced(const char *spec, struct emu_dev **d_out, struct hcq_device **dev_ou
     struct kmd *kmd = NULL;
     if ((st = rm_kmd_create(emu_dev_sys(*d_out), 0, &kmd)) != HCQ_OK)
         return st;
-    emu_kmd_adopt(kmd);
+    emu_kmd_adopt(kmd, *d_out);
     return pb_device_create(kmd, "emu", spec, dev_out);
 }
 
