@@ -252,6 +252,8 @@ pb_device_destroy(struct hcq_device *dev)
         for (uint32_t i = 0; i < pd->pool_count[e]; i++)
             kmd_channel_destroy(pd->kmd, pd->pool[e][i]);
     pthread_mutex_destroy(&pd->pool_lock);
+    pb_lmem_fini(pd); /* every queue is gone: their kernels are done or the device is lost */
+    pthread_mutex_destroy(&pd->lmem.lock);
     pb_pool_destroy(pd);
     kmd_destroy(pd->kmd);
     free(pd);
@@ -373,6 +375,12 @@ pb_device_create(struct kmd *kmd, const char *backend_name, const char *spec, st
         st = hcq_err(HCQ_ERR_NOMEM, "pb_device_create: pthread_mutex_init failed");
         goto fail_kmd;
     }
+    if (pthread_mutex_init(&pd->lmem.lock, NULL) != 0) {
+        pthread_mutex_destroy(&pd->pool_lock);
+        free(pd);
+        st = hcq_err(HCQ_ERR_NOMEM, "pb_device_create: pthread_mutex_init failed");
+        goto fail_kmd;
+    }
     /* Pushbuffers, cbuf0s and QMDs: device memory the CPU writes through BAR1 on rm, so
      * the GPU fetches them locally instead of across PCIe for every launch; on Tegra device
      * memory is system memory anyway. PB_STREAM_MEM=sysmem|vram overrides (bring-up). */
@@ -387,6 +395,7 @@ pb_device_create(struct kmd *kmd, const char *backend_name, const char *spec, st
     pd->gpget_read_always = gg && !strcmp(gg, "1");
     st = hcq_device_init_base(&pd->base, &pd->ops);
     if (st != HCQ_OK) {
+        pthread_mutex_destroy(&pd->lmem.lock);
         pthread_mutex_destroy(&pd->pool_lock);
         free(pd);
         goto fail_kmd;

@@ -115,5 +115,7 @@ extern const struct th_case suite_mem_cases[];
 extern const int suite_mem_case_count;
 extern const struct th_case suite_kernel_cases[];
 extern const int suite_kernel_case_count;
+extern const struct th_case suite_lmem_cases[];
+extern const int suite_lmem_case_count;
 
 #endif /* HCQ_SUITE_H */
