@@ -56,6 +56,10 @@ struct hcq_kernel_desc {
      * for (arch-specific instructions: 90 for the sm_90a wgmma kernels). GPUs of other
      * archs have no code for it (hcq_program_load fails there; callers pick another). */
     uint32_t sm_only;
+    /* Stack (local memory) per thread its code needs, as nvcc reports it (the cubin's
+     * MIN_STACK_SIZE; 0: none). Used only where a program loads without a cubin (the
+     * emulator's program stubs), so the engine sizes local memory as the cubin would make it. */
+    uint32_t stack_B;
 };
 
 /* Most descriptor tables the registry holds. */

@@ -71,11 +71,11 @@ bool emu_program_stub_init(struct emu_program_stub *stub, const char *name);
  * driver: writes the stub for `name` at dst. HCQ_ERR_INVALID when the name does not fit
  * (or dst_B < 128). */
 HCQ_MUST_CHECK enum hcq_status emu_program_stub_write(const char *name, void *dst, size_t dst_B);
-/* Mark a kmd created on an emulated device's sys table as emulated and install
- * emu_program_stub_write as its program_stub hook (emu_open.c; tests that build the
- * kmd themselves). */
+/* Mark a kmd created on emulated device d's sys table as emulated and install
+ * emu_program_stub_write as its program_stub hook and d's fault text as its fault_log hook
+ * (emu_open.c; tests that build the kmd themselves). */
 struct kmd;
-void emu_kmd_adopt(struct kmd *kmd);
+void emu_kmd_adopt(struct kmd *kmd, struct emu_dev *d);
 
 /* ==== Options (device spec "emu:<chip>[,opt[=v]]..." plus env HCQ_EMU_OPTS) ==== */
 
@@ -154,6 +154,10 @@ struct emu_model_ops {
 /* Install the model (once, from its _create function). */
 void emu_dev_set_model(struct emu_dev *d, const struct emu_model_ops *ops, void *model);
 void *emu_dev_model(struct emu_dev *d);
+/* The GR engine facts the GPU model checks local-memory launches against (emu_qmd.c), set by
+ * the driver model from the values it reports to the kmd: warps per SM, SMs per TPC and the
+ * TPCs present. */
+void emu_dev_set_gr(struct emu_dev *d, uint32_t warps_per_sm, uint32_t sm_per_tpc, uint32_t tpc_count);
 
 HCQ_MUST_CHECK enum hcq_status emu_rm_model_create(struct emu_dev *d);
 /* Provided by helper "nvgpu" (nvmap + nvgpu model of Jetson Orin). */

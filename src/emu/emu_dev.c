@@ -198,6 +198,7 @@ emu_dev_free(struct emu_dev *d)
     free(d->maps);
     free(d->chans);
     free(d->trace);
+    pthread_mutex_destroy(&d->gr_lock);
     pthread_mutex_destroy(&d->gpu_lock);
     pthread_mutex_destroy(&d->lock);
     free(d);
@@ -252,6 +253,14 @@ void *
 emu_dev_model(struct emu_dev *d)
 {
     return d->model;
+}
+
+void
+emu_dev_set_gr(struct emu_dev *d, uint32_t warps_per_sm, uint32_t sm_per_tpc, uint32_t tpc_count)
+{
+    d->gr_warps_per_sm = warps_per_sm;
+    d->gr_sm_per_tpc = sm_per_tpc;
+    d->gr_tpc_count = tpc_count;
 }
 
 const char *
@@ -617,6 +626,7 @@ emu_dev_create(const struct emu_opts *opts, struct emu_dev **dev_out)
     d->refs = 1;
     pthread_mutex_init(&d->lock, NULL);
     pthread_mutex_init(&d->gpu_lock, NULL);
+    pthread_mutex_init(&d->gr_lock, NULL);
     d->sys = (struct sys){
         .open = emu_sys_open,
         .close = emu_sys_close,

@@ -31,6 +31,9 @@ struct emu_chan {
     /* compute (rm.md §5.3) */
     uint32_t pcas_a;
     uint64_t shared_window, local_window;
+    /* SET_SHADER_LOCAL_MEMORY_A and _NON_THROTTLED_A (upper halves) until their _B lands in
+     * the device's GR context state (emu_priv.h gr_lmem_*) */
+    uint32_t lmem_va_hi, lmem_size_hi;
     uint32_t report_sem[3]; /* SET_REPORT_SEMAPHORE_A..C */
     /* copy engine (rm.md §5.4) */
     uint64_t ce_in, ce_out, ce_sem_va, ce_sem_payload;

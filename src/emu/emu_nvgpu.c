@@ -471,6 +471,10 @@ emu_nvgpu_model_create(struct emu_dev *d)
         free(m);
         return hcq_err(HCQ_ERR_NOMEM, "emu_nvgpu_model_create: usermode page: %s", strerror(-rc));
     }
+    /* what GET_CHARACTERISTICS reports; Orin has 2 SMs per TPC (kmd/nvgpu assumes it too) */
+    emu_dev_set_gr(d, m->chars.sm_arch_warp_count, 2,
+                   (uint32_t)__builtin_popcount(m->tpc_mask[0]) +
+                       (uint32_t)__builtin_popcount(m->tpc_mask[1]));
     emu_dev_set_model(d, &emu_nvgpu_model_ops, m);
     return HCQ_OK;
 }

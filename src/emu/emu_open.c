@@ -12,12 +12,22 @@
 #include <stdio.h>
 #include <string.h>
 
+static void
+emu_kmd_fault_log(void *ctx, char *buf, size_t buf_B)
+{
+    emu_dev_fault(ctx, buf, buf_B);
+}
+
 void
-emu_kmd_adopt(struct kmd *kmd)
+emu_kmd_adopt(struct kmd *kmd, struct emu_dev *d)
 {
     kmd->info.emulated = true;
     /* programs without a cubin for the chip: the GPU model runs their CPU twins */
     kmd->program_stub = emu_program_stub_write;
+    /* the GPU model's fault text stands for the kernel log's Xid line (the kmd's fds keep d
+     * alive as long as the kmd) */
+    kmd->fault_log = emu_kmd_fault_log;
+    kmd->fault_log_ctx = d;
 }
 
 enum hcq_status
@@ -37,7 +47,7 @@ hcq_emu_open(const char *arg, struct hcq_device **dev_out)
     st = tegra ? nvgpu_kmd_create(emu_dev_sys(d), 0, &kmd) : rm_kmd_create(emu_dev_sys(d), 0, &kmd);
     if (st != HCQ_OK)
         goto fail_dev;
-    emu_kmd_adopt(kmd);
+    emu_kmd_adopt(kmd, d);
     size_t n = strlen(kmd->info.name);
     if (n + sizeof " (emulated)" <= sizeof kmd->info.name)
         memcpy(kmd->info.name + n, " (emulated)", sizeof " (emulated)");

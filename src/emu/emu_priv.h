@@ -83,6 +83,16 @@ struct emu_dev {
     atomic_uint ignored_qmds;
     atomic_uint unbound_kbank_qmds; /* launches stopped for an unbound per-kernel bank */
     struct emu_prog_cache *progs;
+
+    /* GR context state shared by every compute channel: the kmds put all of them into one
+     * TSG with one subcontext (kmd/rm rm_chan.c, kmd/nvgpu nvgpu_chan.c), so the context, and
+     * with it the local-memory store that SET_SHADER_LOCAL_MEMORY* programs, is one per device
+     * here; the last values any channel executed hold (emu_qmd.c). Under gr_lock. */
+    pthread_mutex_t gr_lock;
+    uint64_t gr_lmem_va;        /* SET_SHADER_LOCAL_MEMORY_A/B: backing store VA (0: never set) */
+    uint64_t gr_lmem_per_tpc_B; /* SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A/B: bytes per TPC */
+    /* the chip's GR facts launches are checked against (emu_dev_set_gr; 0: not given) */
+    uint32_t gr_warps_per_sm, gr_sm_per_tpc, gr_tpc_count;
 };
 
 /* Device lock helpers (models are entered with it held). */

@@ -46,6 +46,7 @@ struct emu_qmd_layout {
     /* programmatic dependent launch (V04 only; has_latch false: absent) */
     bool has_latch;
     struct emu_bits arrive_valid, wait_valid, arrive_id, wait_id, pre_exit_last_cta, pre_exit_enable;
+    struct emu_bits lmem_low, lmem_high; /* SHADER_LOCAL_MEMORY_LOW/HIGH_SIZE: bytes per thread */
 };
 
 #define B(h, l)                                                                                              \
@@ -84,6 +85,8 @@ static const struct emu_qmd_layout emu_qmd_v03_00 = {
     .sm_min = B(567, 562),
     .sm_target = B(662, 657),
     .sm_max = B(574, 569),
+    .lmem_low = B(759, 736),
+    .lmem_high = B(1623, 1600),
 };
 
 /* rm.md §6.2, column V04_00 (384 B); release i control bits at 320 + 16 i, addresses +128 i. */
@@ -124,6 +127,8 @@ static const struct emu_qmd_layout emu_qmd_v04_00 = {
     .wait_id = B(1535, 1504),
     .pre_exit_last_cta = B(1150, 1150),
     .pre_exit_enable = B(1151, 1151),
+    .lmem_low = B(535, 512),
+    .lmem_high = B(567, 544),
 };
 
 #undef B
@@ -304,6 +309,48 @@ emu_qmd_latch_check(struct emu_chan *ch, const struct emu_qmd_layout *L, const u
     return 0;
 }
 
+static uint64_t
+emu_round_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+/* Local memory (rm.md §8.3): a grid whose threads need local memory (the QMD's LOW + HIGH
+ * sizes per thread) runs on the store the GR context holds - the last SET_SHADER_LOCAL_MEMORY*
+ * any channel of the device executed, not this channel's own. The store must hold the grid's
+ * size per TPC, computed as the engine sizes stores (full warps of every SM of a TPC, 0x200 per
+ * warp slice, 0x8000 per TPC). Too small, or never set, is what H100 reported as Xid 13
+ * SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE when one queue's channel set a smaller store over
+ * another's (session 16, s121/s122); a store whose memory is gone is an MMU fault. */
+static int
+emu_qmd_lmem_check(struct emu_chan *ch, const struct emu_qmd_layout *L, const uint32_t *q, uint64_t qmd_va)
+{
+    struct emu_dev *d = ch->d;
+    uint64_t per_thread = emu_qf(q, L->lmem_low) + emu_qf(q, L->lmem_high);
+    if (!per_thread)
+        return 0;
+    pthread_mutex_lock(&d->gr_lock);
+    uint64_t va = d->gr_lmem_va, have = d->gr_lmem_per_tpc_B;
+    pthread_mutex_unlock(&d->gr_lock);
+    uint64_t warps = d->gr_warps_per_sm ? d->gr_warps_per_sm : 64,
+             sms = d->gr_sm_per_tpc ? d->gr_sm_per_tpc : 2;
+    uint64_t need = emu_round_up(emu_round_up(per_thread * 32, 0x200) * warps * sms, 0x8000);
+    if (!va || need > have)
+        return emu_chan_fail(
+            ch, EMU_CHAN_ERR_GR_EXCEPTION,
+            "QMD 0x%llx: SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE: 0x%llx B/thread of local memory "
+            "need 0x%llx B per TPC, the context's store at 0x%llx has 0x%llx",
+            (unsigned long long)qmd_va, (unsigned long long)per_thread, (unsigned long long)need,
+            (unsigned long long)va, (unsigned long long)have);
+    uint64_t tpcs = d->gr_tpc_count ? d->gr_tpc_count : 1;
+    if (!emu_mem_ptr(ch->desc.vm, va, have * tpcs))
+        return emu_chan_fail(ch, EMU_CHAN_ERR_MMU_FAULT,
+                             "QMD 0x%llx: local-memory store at VA 0x%llx (0x%llx B x %llu TPCs) not mapped",
+                             (unsigned long long)qmd_va, (unsigned long long)va, (unsigned long long)have,
+                             (unsigned long long)tpcs);
+    return 0;
+}
+
 static int
 emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, struct emu_qmd_chain *chain,
                 uint64_t *next_va)
@@ -359,6 +406,8 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, struct emu_q
                 (unsigned long long)tg, (unsigned long long)mx, ch->d->arch->name,
                 ch->d->arch->max_shared_per_sm_KiB);
     }
+    if (emu_qmd_lmem_check(ch, L, q, qmd_va) < 0)
+        return -1;
     uint64_t cb_va = (emu_qf(q, L->cb_lo) | emu_qf(q, L->cb_hi) << 32) << L->cb_shift;
     uint32_t cb_B = (uint32_t)emu_qf(q, L->cb_size) << 4;
     if (!emu_qf(q, L->cb_valid))
@@ -494,16 +543,30 @@ emu_qmd_method(struct emu_chan *ch, uint32_t cls, uint32_t mthd, uint32_t data)
     case 0x298:
     case 0x2B0:
     case 0x2CC:
-    case 0x2E4:
-    case 0x2E8:
-    case 0x2EC:
+    case 0x2EC: /* SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_C: MAX_SM_COUNT */
     case 0x310:
-    case 0x790:
-    case 0x794:
     case 0xD94:
     case 0x1528:
     case 0x1698:
-        return 0; /* state the model does not need: caches, local-memory sizing, versions */
+        return 0; /* state the model does not need: caches, SM counts, versions */
+    /* The local-memory store is GR context state, shared by the device's channels (emu_priv.h
+     * gr_lmem_*): the upper half waits in the channel, the lower half makes the value current. */
+    case 0x790: /* SET_SHADER_LOCAL_MEMORY_A: ADDRESS_UPPER 24:0 */
+        ch->lmem_va_hi = data & 0x1FFFFFFu;
+        return 0;
+    case 0x794: /* SET_SHADER_LOCAL_MEMORY_B: ADDRESS_LOWER */
+        pthread_mutex_lock(&ch->d->gr_lock);
+        ch->d->gr_lmem_va = (uint64_t)ch->lmem_va_hi << 32 | data;
+        pthread_mutex_unlock(&ch->d->gr_lock);
+        return 0;
+    case 0x2E4: /* SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A: SIZE_UPPER 7:0 */
+        ch->lmem_size_hi = data & 0xFFu;
+        return 0;
+    case 0x2E8: /* SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_B: SIZE_LOWER (bytes per TPC) */
+        pthread_mutex_lock(&ch->d->gr_lock);
+        ch->d->gr_lmem_per_tpc_B = (uint64_t)ch->lmem_size_hi << 32 | data;
+        pthread_mutex_unlock(&ch->d->gr_lock);
+        return 0;
     case 0x158:
     case 0x15C:
     case 0x160:

@@ -684,6 +684,8 @@ emu_rm_model_create(struct emu_dev *d)
     /* A small emulated part: 2 GPCs x 2 TPCs x 2 SMs = 8 SMs (GR info, TPC masks). */
     rm->gpcs = 2;
     rm->tpc_mask = 0x3;
+    /* what GR_GET_INFO reports (emu_rm_ctrl.c: LITTER_NUM_SM_PER_TPC 2) */
+    emu_dev_set_gr(d, rm->max_warps_per_sm, 2, rm->gpcs * (uint32_t)__builtin_popcount(rm->tpc_mask));
     /* Each live emulated GPU gets its own slot, gpu id and UUID (a single one is 0x100 with
      * UUID E0..EF, as before peers existed). */
     pthread_mutex_lock(&emu_rm_gpus_lock);

@@ -133,6 +133,13 @@ struct kmd {
      * without a cubin. NULL on a real driver: loading a program then needs a cubin. The
      * engine knows nothing of the format; it only uploads these bytes. */
     kmd_program_stub_fn program_stub;
+    /* (optional) What the kernel log says about the device's first fault, where the kmd runs on
+     * an emulated GPU (src/emu: the GPU model's text, e.g. "Xid 13: QMD ...:
+     * SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE ..."). A real driver writes such detail to the kernel
+     * log only (dmesg), not to the error notifiers check() reads, so it is NULL there. The
+     * engine appends it to a lost device's reason. */
+    void (*fault_log)(void *ctx, char *buf, size_t buf_B);
+    void *fault_log_ctx;
 };
 
 /* ==== Wrappers (callers never use ->ops-> directly) ==== */

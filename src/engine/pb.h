@@ -58,8 +58,9 @@
 #define PB_STACK_INIT 0xFFFDC0u
 /* Idle channels kept per engine for reuse. */
 #define PB_CHAN_POOL 8u
-/* Replaced local-memory stores waiting for the GPU to pass them. */
-#define PB_LOCAL_OLD_MAX 8u
+/* Dwords of one local-memory emission (pb_queue.c "Local memory"): the emission-counter
+ * acquire (6), SET_SHADER_LOCAL_MEMORY_A/B (3), _NON_THROTTLED_A/B/C (4), the counter release (6). */
+#define PB_LMEM_EMIT_DW 19u
 /* GPU waits: how long a wait the engine starts on its own (ring full, setup) may take
  * before the device is declared hung. */
 #define PB_HANG_NS HCQ_TIMEOUT_DEFAULT_NS
@@ -81,6 +82,35 @@ struct pb_pool {
     struct pb_block *cache[PB_POOL_KINDS]; /* freed blocks, most recent first */
     uint32_t cache_count[PB_POOL_KINDS];
     struct pb_pool_side device, host; /* device: DEVICE + MAPPED kinds */
+};
+
+/* The device's local (stack) memory (pb_queue.c "Local memory"): one grow-only store for
+ * every queue, since all compute channels share one GR context. */
+struct pb_queue;
+struct pb_lmem_wait {
+    struct pb_queue *pq;
+    uint64_t value; /* its main timeline must reach this */
+};
+struct pb_lmem_old {
+    struct kmd_mem *mem;        /* a replaced store */
+    uint64_t seq;               /* (1) the emission counter reaching this takes it out of the context */
+    bool armed;                 /* (1) was seen: waits[] holds what each queue had submitted then */
+    struct pb_lmem_wait *waits; /* (2) kernels that may still use it */
+    uint32_t wait_count;
+};
+struct pb_lmem {
+    pthread_mutex_t lock;     /* everything below, and each queue's lm_pos/local_flushed_B at submission */
+    struct kmd_mem *mem;      /* the current store (NULL until a queue needs one) */
+    uint32_t per_thread_B;    /* what it holds per thread */
+    uint64_t per_tpc_B;       /* SET_SHADER_LOCAL_MEMORY_NON_THROTTLED: bytes per TPC */
+    uint32_t gen;             /* +1 per store (logs) */
+    struct kmd_mem *sem;      /* system page: the u64 emission counter at 0, released by emissions */
+    uint64_t seq_next;        /* the sequence number the next submitted emission gets (from 1) */
+    struct pb_queue **queues; /* queues with a compute main channel (their kernels use the store) */
+    uint32_t queue_count, queue_cap;
+    struct pb_lmem_old *old; /* replaced stores not freed yet */
+    uint32_t old_count, old_cap;
+    atomic_uint old_pending; /* old_count, read without the lock on submit */
 };
 
 struct pb_dev {
@@ -107,6 +137,7 @@ struct pb_dev {
      * by kernel, pb_build.c); copy_prog_failed: it could not be, use the copy engine. */
     struct hcq_program *copy_prog;
     bool copy_prog_failed;
+    struct pb_lmem lmem; /* local memory of every queue */
 };
 
 struct pb_chan {
@@ -140,15 +171,15 @@ struct pb_queue {
     struct kmd_mem *sys;    /* PB_SYS_B: timeline slots */
     struct kmd_mem *stream; /* PB_STREAM_B, CPU-mapped, VA < 2^40 */
     struct pb_ring ring;
-    /* local (stack) memory of the compute channel, grow-only (rm.md §8.3, nvgpu.md §6.8) */
-    struct kmd_mem *local;
-    uint32_t local_per_thread_B; /* what the backing store holds per thread */
-    uint64_t local_per_tpc_B;
-    bool local_reemit; /* a failed build dropped the methods: emit before next launch */
-    struct kmd_mem *local_old[PB_LOCAL_OLD_MAX]; /* replaced stores, freed once */
-    uint64_t local_old_value[PB_LOCAL_OLD_MAX];  /*   the main timeline reaches these */
-    uint32_t local_old_count;
-    uint8_t *argbuf; /* kernel arguments with graph variables applied */
+    /* Local (stack) memory: the device's store (pd->lmem) as this queue's emissions set it
+     * (pb_queue.c "Local memory"). A launch needing more than local_per_thread_B emits first. */
+    uint32_t local_per_thread_B; /* per thread in the store of its latest emission (0: none) */
+    uint32_t local_flushed_B;    /* ... of its latest submitted one: a failed build goes back to it */
+    uint32_t *lm_pos;            /* main.push dword offsets of emissions not submitted yet */
+    uint32_t lm_pos_n, lm_pos_cap;
+    _Atomic uint64_t lm_sub; /* main timeline value of its last submission, set before the doorbell */
+    bool lm_registered;      /* on pd->lmem.queues */
+    uint8_t *argbuf;         /* kernel arguments with graph variables applied */
     uint32_t argbuf_B;
     /* pb_build's per-command choice, made once in its prepare pass: copy i runs as the
      * copy kernel on the main channel (1) or on a copy engine (0) */
@@ -249,14 +280,21 @@ HCQ_MUST_CHECK enum hcq_status pb_chan_wait(struct pb_queue *pq, struct pb_chan 
  * waits (bounded) while the ring is full. */
 HCQ_MUST_CHECK enum hcq_status pb_chan_kick(struct pb_queue *pq, struct pb_chan *ch, uint64_t pb_va,
                                             uint32_t dw_count);
-/* Make sure the queue's local memory holds local_B per thread (grow-only). A new store's
- * methods go into main.push (the caller has the compute engine idle and no chain open);
- * the old store is freed once the timeline passes them (nvgpu.md §6.8). */
-HCQ_MUST_CHECK enum hcq_status pb_local_reserve(struct pb_queue *pq, uint32_t local_B, bool *changed_out);
-/* Emit the current store's methods into main.push again. */
-void pb_local_emit(struct pb_queue *pq);
-/* Free replaced stores the GPU has passed (all: every one, the queue being idle or dead). */
-void pb_local_retire(struct pb_queue *pq, bool all);
+/* Local memory (pb_queue.c "Local memory"). pb_lmem_emit: make the device's store hold
+ * local_B per thread (growing it, grow-only) and append an emission of it to main.push - the
+ * caller has the compute engine idle (WFI) and no chain open, and main.push has room for
+ * PB_LMEM_EMIT_DW dwords; its final words are written when main.push is submitted
+ * (pb_lmem_flush). Afterwards pq->local_per_thread_B >= local_B. */
+HCQ_MUST_CHECK enum hcq_status pb_lmem_emit(struct pb_queue *pq, uint32_t local_B);
+/* A build failed and main.push was dropped: forget its emissions. */
+void pb_lmem_drop(struct pb_queue *pq);
+/* Free replaced stores no kernel can use any more (all: every one, at device close). */
+void pb_lmem_retire(struct pb_dev *pd, bool all);
+/* Add the queue to the device's list (queue creation) / take it off (destroy, once idle). */
+HCQ_MUST_CHECK enum hcq_status pb_lmem_register(struct pb_queue *pq);
+void pb_lmem_unregister(struct pb_queue *pq);
+/* Device close: free the store, the counter page and every replaced store. */
+void pb_lmem_fini(struct pb_dev *pd);
 /* Log a decoded pushbuffer (HCQ_DEBUG=push_dump, hang reports). */
 void pb_dump_push(struct pb_queue *pq, const struct pb_chan *ch, uint64_t va, const uint32_t *dw, uint32_t n,
                   enum hcq_log_level level);

@@ -55,7 +55,6 @@ struct pb_builder {
     uint32_t pend_smem_cfg; /* TARGET_SM_CONFIG_SHARED_MEM_SIZE of the pending QMD */
     const struct gpu_qmd_ops *qmd_ops;
     uint32_t cmd_index;
-    bool local_changed;    /* this build emitted new local-memory methods */
     uint32_t cpu_copy_end; /* copies_by_cpu: commands [0, this) are host memmoves */
 };
 
@@ -567,6 +566,20 @@ pb_launch_patches(struct pb_builder *b, const struct hcq_cmd *c, const struct pb
     return st;
 }
 
+/* Emit the device's local-memory store on the main channel for local_B bytes per thread
+ * (pb_queue.c "Local memory"). It applies to launches after it: running ones finish first (WFI)
+ * and a new chain starts (a chained QMD would not see the methods). main.push has room. */
+static enum hcq_status
+pb_lmem_first(struct pb_builder *b, uint32_t local_B)
+{
+    struct pb_chan *ch = &b->pq->main;
+    if (ch->busy)
+        gpu_push_wfi(&ch->push);
+    ch->busy = false;
+    pb_chain_end(b);
+    return pb_lmem_emit(b->pq, local_B);
+}
+
 /* A launch of prog on the main (compute) channel with these grid, block and arguments. c is
  * the recorded LAUNCH command (graph variables are patched through it), or NULL for the
  * engine's own launches (copies by kernel), which have no variables. */
@@ -584,29 +597,22 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     if (args_B != pp->param_B)
         return hcq_err(HCQ_ERR_INVALID, "launch of %s: 0x%x argument bytes (expected 0x%x)", prog->info.name,
                        args_B, pp->param_B);
-    enum hcq_status st = pb_room(b, ch, 32, pp->kargs_B);
+    /* The fast path: the device's store as this queue last emitted it holds the kernel's local
+     * memory (pb_build emits a list's largest need before its first command, so this is rare). */
+    const bool emit = pp->local_B > pq->local_per_thread_B;
+    enum hcq_status st = pb_room(b, ch, 32 + (emit ? PB_LMEM_EMIT_DW + 2 : 0), pp->kargs_B);
     if (st != HCQ_OK)
         return st;
     st = pb_use(b, ch);
     if (st != HCQ_OK)
         return st;
-    if (pp->local_B > pq->local_per_thread_B || pq->local_reemit) {
+    if (pp->local_B > pq->local_per_thread_B) {
         if (b->g)
             return hcq_err(HCQ_ERR_INVALID, "graph: local memory not reserved for %s (engine bug)",
                            prog->info.name);
-        /* New local-memory state applies to launches after it: let running ones finish
-         * and start a new chain (a chained QMD would not see the methods). */
-        if (ch->busy)
-            gpu_push_wfi(&ch->push);
-        ch->busy = false;
-        pb_chain_end(b);
-        bool changed = false;
-        st = pb_local_reserve(pq, pp->local_B, &changed);
+        st = pb_lmem_first(b, pp->local_B);
         if (st != HCQ_OK)
             return st;
-        if (!changed && pq->local_reemit)
-            pb_local_emit(pq);
-        b->local_changed |= changed;
     }
 
     /* cbuf0, QMD. */
@@ -833,11 +839,12 @@ pb_copy_by_kernel(const struct pb_builder *b, const struct hcq_cmd *c, uint64_t 
      * PB_D2H=kernel): 4 KiB 5.0 vs 4.3 GB/s, 64 KiB 50.1 vs 35.5, 1 MiB 51.9 vs 52.7; from 16 MiB
      * the copy engine is 2-5% faster.
      * Host -> device stays on the copy engine (a kernel would read over PCIe at load latency). */
-    /* ... on compute queues only: a copy queue's channel shares the GR context with the compute
-     * queues' (one TSG, one context share) but keeps its own local-memory setting, which its first
-     * copy kernel emits over theirs - s122: test_llm_attn_decode's reads through the device's
-     * internal copy queue made rm:0's next attention launch fail SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE
-     * (Xid 13) every time (docs/status.md, open issues) */
+    /* ... on compute queues only. Chosen in session 16 when a copy queue kept a local-memory
+     * setting of its own, which its first copy kernel emitted over the compute queues' (one TSG,
+     * one context) - s122: test_llm_attn_decode's reads through the device's internal copy queue
+     * made rm:0's next attention launch fail SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE (Xid 13). The
+     * device now has one store for all queues (pb_queue.c "Local memory"), so that reason is gone;
+     * device -> host on a copy queue stays on the copy engine until measured otherwise. */
     if ((src->flags & HCQ_MEM_HOST) ||
         ((dst->flags & HCQ_MEM_HOST) &&
          (!d2h || b->pq->q->kind != HCQ_QUEUE_COMPUTE || (d2h == 1 && size_B >= PB_D2H_KERNEL_MAX_B))))
@@ -1169,11 +1176,14 @@ pb_build(struct pb_queue *pq, const struct hcq_cmdlist *cl, const uint64_t *vars
     }
     if (cl->count)
         memset(pq->copy_by_kernel, 0, cl->count);
-    uint32_t args_max = 0;
+    uint32_t args_max = 0, local_max = 0;
     for (uint32_t i = 0; i < cl->count && st == HCQ_OK; i++) {
         const struct hcq_cmd *c = &cl->cmds[i];
         if (c->kind == HCQ_CMD_LAUNCH && c->u.launch.args_B > args_max)
             args_max = c->u.launch.args_B;
+        if (c->kind == HCQ_CMD_LAUNCH &&
+            ((const struct pb_program *)c->u.launch.prog->priv)->local_B > local_max)
+            local_max = ((const struct pb_program *)c->u.launch.prog->priv)->local_B;
         if (c->kind == HCQ_CMD_COPY && pq->main.engine == KMD_ENGINE_COPY_ASYNC) {
             uint64_t d_off, s_off, n_B;
             hcq_cmd_copy_resolve(c, vars, &d_off, &s_off, &n_B);
@@ -1190,6 +1200,9 @@ pb_build(struct pb_queue *pq, const struct hcq_cmdlist *cl, const uint64_t *vars
             if (!(graph && hcq_cmd_copy_is_variable(c)) && pb_copy_by_kernel(&b, c, d_off, s_off, n_B) &&
                 pb_copy_prog_get(pq->pd) == HCQ_OK) {
                 pq->copy_by_kernel[i] = 1;
+                const struct pb_program *cp = pq->pd->copy_prog->priv;
+                if (cp->local_B > local_max)
+                    local_max = cp->local_B;
                 continue;
             }
             st = pb_aux_get(pq);
@@ -1201,6 +1214,17 @@ pb_build(struct pb_queue *pq, const struct hcq_cmdlist *cl, const uint64_t *vars
             return hcq_err(HCQ_ERR_NOMEM, "argument scratch of %u bytes", args_max);
         pq->argbuf = n;
         pq->argbuf_B = args_max;
+    }
+    /* The list's largest local-memory need, emitted before its first command rather than at its
+     * launch: an emission behind a WAIT of the list would hold up every later emission of the
+     * device until the WAIT passes (pb_queue.c "Local memory", (a)). Graphs emitted theirs in
+     * pb_graph_prepare. */
+    if (st == HCQ_OK && !graph && local_max > pq->local_per_thread_B) {
+        st = pb_room(&b, &pq->main, PB_LMEM_EMIT_DW + 2, 0);
+        if (st == HCQ_OK)
+            st = pb_use(&b, &pq->main);
+        if (st == HCQ_OK)
+            st = pb_lmem_first(&b, local_max);
     }
     for (uint32_t i = 0; i < cl->count && st == HCQ_OK; i++) {
         const struct hcq_cmd *c = &cl->cmds[i];
@@ -1225,8 +1249,7 @@ pb_build(struct pb_queue *pq, const struct hcq_cmdlist *cl, const uint64_t *vars
         pq->main.push.count = 0;
         pq->main.tl_last = pq->main.tl_flushed;
         pq->main_work = true; /* a dropped handover may have cleared it */
-        if (b.local_changed)
-            pq->local_reemit = true;
+        pb_lmem_drop(pq);     /* its emissions were dropped with main.push */
         if (pq->aux) {
             pq->aux->push.count = 0;
             pq->aux->tl_last = pq->aux->tl_flushed;

@@ -158,12 +158,16 @@ pb_check(struct hcq_device *dev)
     struct pb_dev *pd = pb_dev(dev);
     if (atomic_load(&dev->lost))
         return HCQ_ERR_DEVICE_LOST;
-    char reason[256] = "";
+    char reason[256] = "", log[256] = "";
     enum hcq_status st = kmd_check(pd->kmd, reason, sizeof reason);
     if (st == HCQ_OK)
         return HCQ_OK;
-    return hcq_device_mark_lost(dev, "%s kernel driver reports a fault: %s", dev->info.backend,
-                                reason[0] ? reason : "(no reason given)");
+    /* the kernel log's detail where the kmd has it (the emulator: e.g. which SKEDCHECK) */
+    if (pd->kmd->fault_log)
+        pd->kmd->fault_log(pd->kmd->fault_log_ctx, log, sizeof log);
+    return hcq_device_mark_lost(dev, "%s kernel driver reports a fault: %s%s%s", dev->info.backend,
+                                reason[0] ? reason : "(no reason given)", log[0] ? "; kernel log: " : "",
+                                log);
 }
 
 static void
@@ -248,6 +252,8 @@ pb_device_destroy(struct hcq_device *dev)
         for (uint32_t i = 0; i < pd->pool_count[e]; i++)
             kmd_channel_destroy(pd->kmd, pd->pool[e][i]);
     pthread_mutex_destroy(&pd->pool_lock);
+    pb_lmem_fini(pd); /* every queue is gone: their kernels are done or the device is lost */
+    pthread_mutex_destroy(&pd->lmem.lock);
     pb_pool_destroy(pd);
     kmd_destroy(pd->kmd);
     free(pd);
@@ -369,6 +375,12 @@ pb_device_create(struct kmd *kmd, const char *backend_name, const char *spec, st
         st = hcq_err(HCQ_ERR_NOMEM, "pb_device_create: pthread_mutex_init failed");
         goto fail_kmd;
     }
+    if (pthread_mutex_init(&pd->lmem.lock, NULL) != 0) {
+        pthread_mutex_destroy(&pd->pool_lock);
+        free(pd);
+        st = hcq_err(HCQ_ERR_NOMEM, "pb_device_create: pthread_mutex_init failed");
+        goto fail_kmd;
+    }
     /* Pushbuffers, cbuf0s and QMDs: device memory the CPU writes through BAR1 on rm, so
      * the GPU fetches them locally instead of across PCIe for every launch; on Tegra device
      * memory is system memory anyway. PB_STREAM_MEM=sysmem|vram overrides (bring-up). */
@@ -383,6 +395,7 @@ pb_device_create(struct kmd *kmd, const char *backend_name, const char *spec, st
     pd->gpget_read_always = gg && !strcmp(gg, "1");
     st = hcq_device_init_base(&pd->base, &pd->ops);
     if (st != HCQ_OK) {
+        pthread_mutex_destroy(&pd->lmem.lock);
         pthread_mutex_destroy(&pd->pool_lock);
         free(pd);
         goto fail_kmd;

@@ -74,13 +74,14 @@ pb_graph_prepare(struct pb_queue *pq, const struct hcq_cmdlist *cl)
         if (cp->local_B > local_max)
             local_max = cp->local_B;
     }
+    /* The graph's launches ask for what the queue emitted (pb_queue.c "Local memory", (c)): emit
+     * in a stream submission now, so the graph itself never carries a store. */
     if (st != HCQ_OK || local_max <= pq->local_per_thread_B)
         return st;
-    bool changed = false;
     if (pq->main.busy)
         gpu_push_wfi(&pq->main.push);
-    st = pb_local_reserve(pq, local_max, &changed);
-    if (st != HCQ_OK || !changed)
+    st = pb_lmem_emit(pq, local_max);
+    if (st != HCQ_OK)
         return st;
     gpu_push_sem_release(&pq->main.push, pq->main.tl_va, ++pq->main.tl_last, false);
     pq->main_work = true; /* new local-memory state on main */
@@ -311,6 +312,8 @@ pb_graph_replay(struct hcq_graph *g)
             return st;
         pq->aux->tl_last = pq->aux->tl_flushed = aux_base + t->aux_count;
     }
+    /* before the doorbell: a replaced local-memory store waits for this value (pb_queue.c) */
+    atomic_store_explicit(&pq->lm_sub, main_base + t->main_count, memory_order_release);
     st = pb_chan_kick(pq, &pq->main, t->main_pb_va, t->main_pb_dw);
     if (st != HCQ_OK)
         return st;

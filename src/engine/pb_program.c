@@ -141,7 +141,8 @@ pb_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, const
     } else {
         pp->param_off_B = arch->cbuf0_params_off_B;
         pp->param_B = prog->desc ? prog->desc->params_B : 0;
-        pp->local_B = PB_LOCAL_HEADROOM_B;
+        /* what gpu_cubin_kernel_local_B gives for the kernel's cubin (its stack + headroom) */
+        pp->local_B = (PB_LOCAL_HEADROOM_B + (prog->desc ? prog->desc->stack_B : 0) + 31) & ~31u;
     }
     if (prog->desc && pp->param_B != prog->desc->params_B) {
         st = hcq_err(HCQ_ERR_FORMAT,

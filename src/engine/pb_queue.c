@@ -15,6 +15,7 @@
 
 #include "gpu_decode.h"
 
+#include <assert.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,8 @@
 /* USERD word offsets (rm.md §4.2, nvgpu.md §4.7): GPGet is written by the GPU. */
 #define PB_USERD_GP_GET 0x88u
 #define PB_USERD_GP_PUT 0x8Cu
+
+static void pb_lmem_flush(struct pb_queue *pq);
 
 /* Busy-poll this long before yielding the CPU in a wait: completion of a short submission
  * takes a few microseconds, and the latency target is <= 5 us (docs/engine.md). */
@@ -273,6 +276,8 @@ pb_chan_flush_scratch(struct pb_queue *pq, struct pb_chan *ch)
     }
     uint8_t *map = (uint8_t *)pq->stream->map + off;
     uint64_t va = pq->stream->va + off;
+    if (ch == &pq->main && pq->lm_pos_n)
+        pb_lmem_flush(pq); /* from here the emissions are the device's: the kick follows */
     memcpy(map, ch->push.dw, (size_t)n * 4);
     if (pq->pd->debug & HCQ_DEBUG_PUSH_DUMP)
         pb_dump_push(pq, ch, va, ch->push.dw, n, HCQ_LOG_LEVEL_INFO);
@@ -284,6 +289,8 @@ enum hcq_status
 pb_queue_flush(struct pb_queue *pq)
 {
     enum hcq_status st = HCQ_OK;
+    /* before any doorbell: a replaced local-memory store waits for this value (race (b)) */
+    atomic_store_explicit(&pq->lm_sub, pq->main.tl_last, memory_order_release);
     if (pq->aux)
         st = pb_chan_flush_scratch(pq, pq->aux);
     for (uint32_t i = 0; i < pq->xch_count && st == HCQ_OK; i++)
@@ -412,7 +419,47 @@ pb_xch_get(struct pb_queue *pq, uint32_t n)
     }
 }
 
-/* ==== Local memory (rm.md §8.3, nvgpu.md §6.8) ==== */
+/* ==== Local memory (rm.md §8.3, nvgpu.md §6.8) ====
+ *
+ * Every compute channel of a device is in one TSG with one GR context (kmd/rm rm_chan.c,
+ * kmd/nvgpu), so the store that SET_SHADER_LOCAL_MEMORY* programs is context state: the last
+ * values any channel executed hold for every channel's next grid. Stores kept per queue let one
+ * queue set a smaller store over another's larger one, and that queue's next launch with a
+ * stack failed on H100 with Xid 13 SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE (session 16; the emulator
+ * models it, emu_qmd.c). So the device has ONE grow-only store (pd->lmem) that every queue emits:
+ *
+ * - Fast path: a launch whose local_B fits what its queue emitted last (pq->local_per_thread_B)
+ *   emits nothing - one compare, no lock. The context's store never shrinks (below), so what the
+ *   queue emitted once still holds for it, whichever queue emitted last.
+ * - Slow path (pb_lmem_emit): under pd->lmem.lock the store grows when the launch needs more (a new
+ *   allocation, gen + 1) and the queue appends an emission of it to its main pushbuffer (after a
+ *   WFI, ending any chain). Other queues need not re-emit: the store they emitted, or a larger one,
+ *   stays in the context, and their QMDs ask for no more than they emitted.
+ * - (a) An older, smaller emission executing last: another channel may hold an emission of an
+ *   older store that has not run yet (queued behind a WAIT on a signal the host sets later, say);
+ *   if it ran after ours it would shrink the context again. So emissions run in order on the GPU:
+ *   each gets a device-wide sequence number s when it is submitted (pb_lmem_flush, under the lock,
+ *   which also writes the store that is current then into its words), waits with a host semaphore
+ *   acquire until the device's emission counter (pd->lmem.sem) reached s - 1, sets the store and
+ *   releases s (with WFI). Whatever channels carry them, emissions execute in submission order and
+ *   each carries a store at least as large as every earlier one's. Ordering on the GPU keeps
+ *   queue_submit free of host waits (a queue blocked on a host-set signal cannot deadlock a
+ *   submission on another queue); the price: the channel with the later emission stalls until the
+ *   earlier one ran, so a host that waits for that channel before setting the signal the earlier
+ *   emission sits behind never returns (its wait times out with the channel state). CUDA
+ *   synchronizes the whole context when it grows local memory, which has the same cycle.
+ * - (b) A replaced store still in use: kernels already running may use it. It is freed
+ *   (pb_lmem_retire) once (1) the emission counter passed the first sequence number handed out
+ *   after the switch - the context then holds a newer store and never returns to it - and then
+ *   (2) every queue's main timeline passed the value it had submitted when (1) was seen: every
+ *   kernel that may have started on it has completed. Queues publish that value (lm_sub) before
+ *   their doorbell. What is left at device close is freed then.
+ * - (c) Graphs carry no store: a graph's QMDs ask for the per-thread size its queue had emitted
+ *   when it was built (pb_graph_prepare emits in a stream submission first, never into the graph),
+ *   and the context only grows, so a replay after any growth runs on the current store.
+ * - (d) Queues register at creation and leave the list at destroy (after their last wait), so
+ *   (2) never waits for a queue that is gone; the device frees the rest at close (pb_lmem_fini).
+ */
 
 static uint64_t
 pb_round_up(uint64_t v, uint64_t a)
@@ -420,41 +467,21 @@ pb_round_up(uint64_t v, uint64_t a)
     return (v + a - 1) / a * a;
 }
 
-void
-pb_local_retire(struct pb_queue *pq, bool all)
+/* One emission: counter >= seq - 1, the store, counter = seq (PB_LMEM_EMIT_DW dwords). */
+static void
+pb_lmem_encode(struct gpu_push *p, const struct pb_lmem *lm, uint64_t seq)
 {
-    /* main.tl is NULL when queue creation failed before the channel existed */
-    uint64_t done = pq->main.tl ? __atomic_load_n(pq->main.tl, __ATOMIC_ACQUIRE) : 0;
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < pq->local_old_count; i++) {
-        if (all || pq->local_old_value[i] <= done)
-            kmd_mem_free(pq->pd->kmd, pq->local_old[i]);
-        else {
-            pq->local_old[k] = pq->local_old[i];
-            pq->local_old_value[k++] = pq->local_old_value[i];
-        }
-    }
-    pq->local_old_count = k;
-}
-
-void
-pb_local_emit(struct pb_queue *pq)
-{
+    gpu_push_sem_acquire_geq(p, lm->sem->va, seq - 1);
     /* MAX_SM_COUNT 0xFF as tinygrad (rm.md §8.3, §9 item 9). */
-    gpu_push_compute_local_memory(&pq->main.push, pq->local->va, pq->local_per_tpc_B, 0xFF);
-    pq->local_reemit = false;
+    gpu_push_compute_local_memory(p, lm->mem->va, lm->per_tpc_B, 0xFF);
+    gpu_push_sem_release(p, lm->sem->va, seq, false);
 }
 
-enum hcq_status
-pb_local_reserve(struct pb_queue *pq, uint32_t local_B, bool *changed_out)
+/* The store's size for slm bytes per thread (rm.md §8.3), with the LITTER (chip maximum)
+ * counts, so floorswept chips are over-provisioned, never short. */
+static void
+pb_lmem_size(const struct kmd_info *ki, uint32_t slm, uint64_t *per_tpc_out, uint64_t *total_out)
 {
-    struct pb_dev *pd = pq->pd;
-    const struct kmd_info *ki = &pd->kmd->info;
-    *changed_out = false;
-    uint32_t slm = (uint32_t)pb_round_up(local_B, 32);
-    if (slm <= pq->local_per_thread_B)
-        return HCQ_OK;
-    /* LITTER (chip maximum) counts, so floorswept chips are over-provisioned, never short. */
     uint32_t gpcs = ki->litter_gpcs ? ki->litter_gpcs : (ki->gpc_count ? ki->gpc_count : 1);
     uint32_t tpc_per_gpc =
         ki->litter_tpc_per_gpc
@@ -463,34 +490,217 @@ pb_local_reserve(struct pb_queue *pq, uint32_t local_B, bool *changed_out)
     uint32_t sm_per_tpc = ki->litter_sm_per_tpc ? ki->litter_sm_per_tpc : 2; /* nvgpu.md §6.11 */
     uint32_t warps = ki->max_warps_per_sm ? ki->max_warps_per_sm : 64;
     uint64_t per_tpc = pb_round_up(pb_round_up((uint64_t)slm * 32, 0x200) * warps * sm_per_tpc, 0x8000);
-    uint64_t total = pb_round_up(per_tpc * tpc_per_gpc * gpcs, 0x20000);
-    if (pq->local_old_count == PB_LOCAL_OLD_MAX) {
-        /* Rare: many growths in flight. Wait for the oldest to retire. */
-        enum hcq_status st = pb_chan_wait(pq, &pq->main, pq->local_old_value[0], PB_HANG_NS);
-        if (st != HCQ_OK)
-            return st;
-        pb_local_retire(pq, false);
+    *per_tpc_out = per_tpc;
+    *total_out = pb_round_up(per_tpc * tpc_per_gpc * gpcs, 0x20000);
+}
+
+/* Under the lock: a store of slm bytes per thread replaces the current one, which waits on
+ * pd->lmem.old for (b). */
+static enum hcq_status
+pb_lmem_grow(struct pb_dev *pd, uint32_t slm)
+{
+    struct pb_lmem *lm = &pd->lmem;
+    if (lm->old_count == lm->old_cap) {
+        uint32_t cap = lm->old_cap ? lm->old_cap * 2 : 4;
+        struct pb_lmem_old *n = realloc(lm->old, cap * sizeof *n);
+        if (!n)
+            return hcq_err(HCQ_ERR_NOMEM, "local memory: %u replaced stores", cap);
+        lm->old = n;
+        lm->old_cap = cap;
     }
+    uint64_t per_tpc, total;
+    pb_lmem_size(&pd->kmd->info, slm, &per_tpc, &total);
     struct kmd_mem *mem = NULL;
     enum hcq_status st = kmd_mem_alloc(pd->kmd, total, 0, KMD_MEM_VRAM, &mem);
     if (st != HCQ_OK)
         return st;
-    /* The old store may still be used by kernels already submitted: it is freed only once
-     * the timeline passes the first release after the switch (the Jetson port freed it
-     * at once - the realloc race of nvgpu.md §6.8 - or had to synchronize, which would
-     * deadlock a queue blocked on a signal the host sets later). */
-    if (pq->local) {
-        pq->local_old[pq->local_old_count] = pq->local;
-        pq->local_old_value[pq->local_old_count++] = pq->main.tl_last + 1;
-    }
-    pq->local = mem;
-    pq->local_per_thread_B = slm;
-    pq->local_per_tpc_B = per_tpc;
-    pb_local_emit(pq);
-    *changed_out = true;
-    HCQ_LOG_DEBUG("queue %p: local memory %u B/thread, 0x%llx B/TPC, 0x%llx B at 0x%llx", (void *)pq->q, slm,
-                  (unsigned long long)per_tpc, (unsigned long long)total, (unsigned long long)mem->va);
+    if (lm->mem)
+        lm->old[lm->old_count++] = (struct pb_lmem_old){.mem = lm->mem, .seq = lm->seq_next};
+    atomic_store_explicit(&lm->old_pending, lm->old_count, memory_order_relaxed);
+    lm->mem = mem;
+    lm->per_thread_B = slm;
+    lm->per_tpc_B = per_tpc;
+    lm->gen++;
+    HCQ_LOG_DEBUG("%s: local memory store %u: %u B/thread, 0x%llx B/TPC, 0x%llx B at 0x%llx",
+                  pd->base.info.spec, lm->gen, slm, (unsigned long long)per_tpc, (unsigned long long)total,
+                  (unsigned long long)mem->va);
     return HCQ_OK;
+}
+
+enum hcq_status
+pb_lmem_emit(struct pb_queue *pq, uint32_t local_B)
+{
+    struct pb_dev *pd = pq->pd;
+    struct pb_lmem *lm = &pd->lmem;
+    uint32_t slm = (uint32_t)pb_round_up(local_B, 32);
+    enum hcq_status st = HCQ_OK;
+    if (pq->lm_pos_n == pq->lm_pos_cap) {
+        uint32_t cap = pq->lm_pos_cap ? pq->lm_pos_cap * 2 : 4;
+        uint32_t *n = realloc(pq->lm_pos, cap * sizeof *n);
+        if (!n)
+            return hcq_err(HCQ_ERR_NOMEM, "local memory: %u emissions", cap);
+        pq->lm_pos = n;
+        pq->lm_pos_cap = cap;
+    }
+    pthread_mutex_lock(&lm->lock);
+    if (!lm->sem) {
+        st = pb_mem_alloc(pd, PB_SYS_B, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA, &lm->sem);
+        if (st != HCQ_OK)
+            goto out;
+        memset(lm->sem->map, 0, PB_SYS_B);
+        lm->seq_next = 1;
+    }
+    if (!lm->mem || slm > lm->per_thread_B) {
+        st = pb_lmem_grow(pd, slm);
+        if (st != HCQ_OK)
+            goto out;
+    }
+    /* The words are written again at submission, with the sequence number and the store
+     * current then (pb_lmem_flush); these hold the place. */
+    pq->lm_pos[pq->lm_pos_n++] = pq->main.push.count;
+    pb_lmem_encode(&pq->main.push, lm, lm->seq_next);
+    pq->local_per_thread_B = lm->per_thread_B;
+out:
+    pthread_mutex_unlock(&lm->lock);
+    return st;
+}
+
+/* Submission of main.push (pb_chan_flush_scratch): give its emissions their sequence numbers
+ * and the current store, in order, under the lock (race (a) above). */
+static void
+pb_lmem_flush(struct pb_queue *pq)
+{
+    struct pb_lmem *lm = &pq->pd->lmem;
+    pthread_mutex_lock(&lm->lock);
+    for (uint32_t i = 0; i < pq->lm_pos_n; i++) {
+        struct gpu_push p;
+        gpu_push_init(&p, pq->main.push.dw + pq->lm_pos[i], PB_LMEM_EMIT_DW);
+        pb_lmem_encode(&p, lm, lm->seq_next++);
+        assert(p.count == PB_LMEM_EMIT_DW && !p.overflow);
+    }
+    pq->lm_pos_n = 0;
+    pq->local_per_thread_B = pq->local_flushed_B = lm->per_thread_B;
+    pthread_mutex_unlock(&lm->lock);
+}
+
+void
+pb_lmem_drop(struct pb_queue *pq)
+{
+    pq->lm_pos_n = 0;
+    pq->local_per_thread_B = pq->local_flushed_B;
+}
+
+/* Under the lock: (b) for one replaced store; true when it can be freed. */
+static bool
+pb_lmem_old_done(struct pb_lmem *lm, struct pb_lmem_old *o, uint64_t counter)
+{
+    if (!o->armed) {
+        if ((int64_t)(counter - o->seq) < 0)
+            return false;
+        /* (1) seen: from now on no grid starts on it; wait for what each queue submitted */
+        o->waits = lm->queue_count ? malloc(lm->queue_count * sizeof *o->waits) : NULL;
+        if (lm->queue_count && !o->waits)
+            return false; /* try again later */
+        for (uint32_t i = 0; i < lm->queue_count; i++)
+            o->waits[i] = (struct pb_lmem_wait){
+                .pq = lm->queues[i],
+                .value = atomic_load_explicit(&lm->queues[i]->lm_sub, memory_order_acquire)};
+        o->wait_count = lm->queue_count;
+        o->armed = true;
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < o->wait_count; i++)
+        if (__atomic_load_n(o->waits[i].pq->main.tl, __ATOMIC_ACQUIRE) < o->waits[i].value)
+            o->waits[k++] = o->waits[i];
+    o->wait_count = k;
+    return k == 0;
+}
+
+static void
+pb_lmem_retire_locked(struct pb_dev *pd, bool all)
+{
+    struct pb_lmem *lm = &pd->lmem;
+    uint64_t counter = lm->sem ? __atomic_load_n((volatile uint64_t *)lm->sem->map, __ATOMIC_ACQUIRE) : 0;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < lm->old_count; i++) {
+        struct pb_lmem_old *o = &lm->old[i];
+        if (all || pb_lmem_old_done(lm, o, counter)) {
+            kmd_mem_free(pd->kmd, o->mem);
+            free(o->waits);
+        } else {
+            lm->old[k++] = *o;
+        }
+    }
+    lm->old_count = k;
+    atomic_store_explicit(&lm->old_pending, k, memory_order_relaxed);
+}
+
+void
+pb_lmem_retire(struct pb_dev *pd, bool all)
+{
+    pthread_mutex_lock(&pd->lmem.lock);
+    pb_lmem_retire_locked(pd, all);
+    pthread_mutex_unlock(&pd->lmem.lock);
+}
+
+enum hcq_status
+pb_lmem_register(struct pb_queue *pq)
+{
+    struct pb_lmem *lm = &pq->pd->lmem;
+    enum hcq_status st = HCQ_OK;
+    pthread_mutex_lock(&lm->lock);
+    if (lm->queue_count == lm->queue_cap) {
+        uint32_t cap = lm->queue_cap ? lm->queue_cap * 2 : 8;
+        struct pb_queue **n = realloc(lm->queues, cap * sizeof *n);
+        if (!n) {
+            st = hcq_err(HCQ_ERR_NOMEM, "local memory: %u queues", cap);
+            goto out;
+        }
+        lm->queues = n;
+        lm->queue_cap = cap;
+    }
+    lm->queues[lm->queue_count++] = pq;
+    pq->lm_registered = true;
+out:
+    pthread_mutex_unlock(&lm->lock);
+    return st;
+}
+
+void
+pb_lmem_unregister(struct pb_queue *pq)
+{
+    if (!pq->lm_registered)
+        return;
+    struct pb_lmem *lm = &pq->pd->lmem;
+    pthread_mutex_lock(&lm->lock);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < lm->queue_count; i++)
+        if (lm->queues[i] != pq)
+            lm->queues[k++] = lm->queues[i];
+    lm->queue_count = k;
+    /* its kernels are done (the caller waited) or the device is lost: nothing to wait for */
+    for (uint32_t i = 0; i < lm->old_count; i++) {
+        struct pb_lmem_old *o = &lm->old[i];
+        uint32_t n = 0;
+        for (uint32_t j = 0; j < o->wait_count; j++)
+            if (o->waits[j].pq != pq)
+                o->waits[n++] = o->waits[j];
+        o->wait_count = n;
+    }
+    pq->lm_registered = false;
+    pb_lmem_retire_locked(pq->pd, false);
+    pthread_mutex_unlock(&lm->lock);
+}
+
+void
+pb_lmem_fini(struct pb_dev *pd)
+{
+    struct pb_lmem *lm = &pd->lmem;
+    pb_lmem_retire_locked(pd, true);
+    kmd_mem_free(pd->kmd, lm->mem);
+    kmd_mem_free(pd->kmd, lm->sem);
+    free(lm->old);
+    free(lm->queues);
 }
 
 /* ==== Queue entry points ==== */
@@ -516,8 +726,9 @@ pb_queue_destroy(struct hcq_queue *q)
         free(pq->xch[i]);
     }
     pb_chan_fini(pq, &pq->main);
-    pb_local_retire(pq, true);
-    kmd_mem_free(pd->kmd, pq->local);
+    /* after the wait above: its kernels no longer hold a replaced store (or the device is lost) */
+    pb_lmem_unregister(pq);
+    free(pq->lm_pos);
     free(pq->argbuf);
     free(pq->copy_by_kernel);
     pb_ring_fini(&pq->ring);
@@ -562,14 +773,15 @@ pb_queue_create(struct hcq_device *dev, struct hcq_queue *q)
     if (q->kind == HCQ_QUEUE_COPY && (pd->kmd->info.unified_memory || (cq && !strcmp(cq, "ce"))))
         engine = KMD_ENGINE_COPY_ASYNC;
     st = pb_chan_init(pq, &pq->main, engine, PB_SYS_MAIN_TL);
+    if (st == HCQ_OK && engine == KMD_ENGINE_COMPUTE)
+        st = pb_lmem_register(pq);
     if (st != HCQ_OK)
         goto fail;
     if (engine == KMD_ENGINE_COMPUTE && q->kind == HCQ_QUEUE_COMPUTE) {
-        /* Local memory for kernels without stack needs, as tinygrad sets up at init
-         * (rm.md §5.5): most launches then never grow it. A copy queue reserves it at its first
-         * copy kernel (pb_launch), so queues that only move host data never hold it. */
-        bool changed;
-        st = pb_local_reserve(pq, PB_LOCAL_HEADROOM_B, &changed);
+        /* The device's local memory, at least for kernels without stack needs, as tinygrad sets
+         * it up at init (rm.md §5.5): most launches then never emit. A copy queue emits at its
+         * first copy kernel (pb_build), so a queue that only moves host data never does. */
+        st = pb_lmem_emit(pq, PB_LOCAL_HEADROOM_B);
         if (st != HCQ_OK)
             goto fail;
         gpu_push_sem_release(&pq->main.push, pq->main.tl_va, ++pq->main.tl_last, false);
@@ -592,8 +804,8 @@ pb_queue_submit(struct hcq_queue *q, const struct hcq_cmdlist *cl, const uint64_
         return hcq_err(HCQ_ERR_DEVICE_LOST, "queue_submit: device lost: %s", pq->pd->base.fault);
     if (cl->count == 0)
         return HCQ_OK;
-    if (pq->local_old_count)
-        pb_local_retire(pq, false);
+    if (atomic_load_explicit(&pq->pd->lmem.old_pending, memory_order_relaxed))
+        pb_lmem_retire(pq->pd, false);
     return pb_build(pq, cl, vars, NULL);
 }
 
@@ -608,7 +820,8 @@ pb_queue_idle_wait(struct hcq_queue *q, uint64_t timeout_ns)
     enum hcq_status st = pb_chan_wait(pq, &pq->main, pq->main.tl_last, timeout_ns);
     if (st == HCQ_OK) {
         pb_ring_retire(&pq->ring, pq->main.tl_last);
-        pb_local_retire(pq, false);
+        if (atomic_load_explicit(&pq->pd->lmem.old_pending, memory_order_relaxed))
+            pb_lmem_retire(pq->pd, false);
     }
     return st;
 }

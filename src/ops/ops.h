@@ -96,6 +96,10 @@ const char *ops_gemm_kernel_for(const struct hcq_device_info *info, bool bf16, b
 /* x u64[n] = x * mul + add (mod 2^64). */
 HCQ_MUST_CHECK enum hcq_status ops_launch_axpb_u64(struct hcq_queue *q, struct hcq_program *prog,
                                                    struct hcq_buf *x, uint64_t n, uint64_t mul, uint64_t add);
+/* out u32[n] = k_stack_u32's (or k_stack_big_u32's: prog names which) hash of (seed, i):
+ * kernels with a 1 KiB / 4 KiB stack, for local-memory tests. */
+HCQ_MUST_CHECK enum hcq_status ops_launch_stack_u32(struct hcq_queue *q, struct hcq_program *prog,
+                                                    struct hcq_buf *out, uint64_t n, uint32_t seed);
 /* k_empty with the given grid x size (>= 1) and block x size (1..1024). */
 HCQ_MUST_CHECK enum hcq_status ops_launch_empty(struct hcq_queue *q, struct hcq_program *prog,
                                                 uint32_t grid_x, uint32_t block_x);

@@ -340,6 +340,21 @@ ops_launch_axpb_u64(struct hcq_queue *q, struct hcq_program *prog, struct hcq_bu
 }
 
 enum hcq_status
+ops_launch_stack_u32(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, uint64_t n,
+                     uint32_t seed)
+{
+    static const char *const names[] = {"k_stack_u32", "k_stack_big_u32", NULL};
+    if (ops_launch_which(__func__, prog, names) < 0)
+        return HCQ_ERR_INVALID;
+    enum hcq_status st = ops_launch_fits(__func__, "out", out, 0, n, 4);
+    if (st != HCQ_OK || n == 0)
+        return st;
+    /* both kernels take the same layout (k_params.h) */
+    struct k_stack_u32_params p = {.out_va = hcq_buf_va(out), .n = n, .seed = seed};
+    return ops_launch_flat(q, prog, n, &p, sizeof p);
+}
+
+enum hcq_status
 ops_launch_empty(struct hcq_queue *q, struct hcq_program *prog, uint32_t grid_x, uint32_t block_x)
 {
     static const char *const names[] = {"k_empty", NULL};

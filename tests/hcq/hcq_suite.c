@@ -12,7 +12,8 @@
  *   build/tests/hcq_suite --dev SPEC [--dev2 SPEC] [--slow] [--klog] [name-filter...]
  * Graph-copy and pruning tests: hcq_suite_graph.c; device-pair tests: hcq_suite_multi.c;
  * selection/comparison/integer kernels and max/min reductions: hcq_suite_ops.c; conv2d,
- * pooling and the small models: hcq_suite_conv.c; opt-in stress tests: hcq_suite_stress.c;
+ * pooling and the small models: hcq_suite_conv.c; local memory shared by a device's queues:
+ * hcq_suite_lmem.c; opt-in stress tests: hcq_suite_stress.c;
  * the per-test kernel-log check: hcq_suite_klog.c.
  */
 #include "hcq_suite.h"
@@ -1035,8 +1036,8 @@ main(int argc, char **argv)
     if (!suite_dev2_spec)
         suite_dev2_spec = spec;
     int n = TH_COUNT(runtime_cases) + suite_graph_case_count + suite_multi_case_count + suite_mem_case_count +
-            suite_kernel_case_count + suite_ops_case_count + suite_conv_case_count + suite_stress_case_count +
-            TH_COUNT(last_cases);
+            suite_kernel_case_count + suite_ops_case_count + suite_conv_case_count + suite_lmem_case_count +
+            suite_stress_case_count + TH_COUNT(last_cases);
     int k = 0;
     struct th_case *cases = calloc((size_t)n, sizeof *cases);
     if (!cases) {
@@ -1057,6 +1058,8 @@ main(int argc, char **argv)
         cases[k++] = suite_ops_cases[i];
     for (int i = 0; i < suite_conv_case_count; i++)
         cases[k++] = suite_conv_cases[i];
+    for (int i = 0; i < suite_lmem_case_count; i++)
+        cases[k++] = suite_lmem_cases[i];
     for (int i = 0; i < suite_stress_case_count; i++)
         cases[k++] = suite_stress_cases[i];
     for (int i = 0; i < TH_COUNT(last_cases); i++)

@@ -84,6 +84,10 @@ struct op_case {
 bool suite_op_run(struct th *t, struct hcq_device *dev, const struct op_case *c, uint8_t *out_dev,
                   uint8_t *out_twin);
 
+/* k_stack_u32 / k_stack_big_u32's output for element i (words: K_STACK_WORDS or
+ * K_STACK_BIG_WORDS), restated from k_test.cu (hcq_suite_kernels.c). */
+uint32_t suite_stack_hash(uint32_t words, uint32_t seed, uint64_t i);
+
 /* ==== Per-test kernel-log check (hcq_suite_klog.c) ==== */
 
 /* --klog: read the kernel log before and after every test; NVIDIA error lines (Xid, MMU
@@ -111,5 +115,7 @@ extern const struct th_case suite_mem_cases[];
 extern const int suite_mem_case_count;
 extern const struct th_case suite_kernel_cases[];
 extern const int suite_kernel_case_count;
+extern const struct th_case suite_lmem_cases[];
+extern const int suite_lmem_case_count;
 
 #endif /* HCQ_SUITE_H */

@@ -390,6 +390,14 @@ kl_axpb(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, stru
 }
 
 static enum hcq_status
+kl_stack(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, struct hcq_buf *const in[3],
+         const struct kshape *s)
+{
+    (void)in;
+    return ops_launch_stack_u32(q, prog, out, s->n, s->u32);
+}
+
+static enum hcq_status
 kl_empty(struct hcq_queue *q, struct hcq_program *prog, struct hcq_buf *out, struct hcq_buf *const in[3],
          const struct kshape *s)
 {
@@ -687,6 +695,55 @@ TEST(kernel_empty)
     struct krun r = {.kernel = "k_empty", .launch = kl_empty, .out_B = sizeof want, .poison = SUITE_POISON};
     struct kref ref = {.kind = KCMP_BYTES, .count = sizeof want, .exact = want};
     kernel_check(t, &r, &ref);
+}
+
+/* k_stack_u32 / k_stack_big_u32's value for element i, restated from k_test.cu: a running hash
+ * fills w words, 32 reads at data-dependent indices mix them. */
+uint32_t
+suite_stack_hash(uint32_t w, uint32_t seed, uint64_t i)
+{
+    uint32_t words[K_STACK_BIG_WORDS];
+    uint32_t h = seed ^ (uint32_t)i ^ (uint32_t)(i >> 32) * 0x85EBCA6Bu;
+    for (uint32_t j = 0; j < w; j++) {
+        h = h * 1664525u + 1013904223u;
+        words[j] = h;
+    }
+    uint32_t acc = h;
+    for (uint32_t k = 0; k < 32; k++)
+        acc = (acc ^ words[((acc >> 7) ^ k) & (w - 1)]) * 0x9E3779B1u + k;
+    return acc;
+}
+
+/* The kernels with a 1 KiB / 4 KiB stack (local memory far above the engine's default): exact.
+ * The local-memory sharing between queues is tests/hcq/hcq_suite_lmem.c. */
+static void
+stack_test(struct th *t, const char *kernel, uint32_t words)
+{
+    const uint64_t n = 1 + th_rand() % 20000;
+    const uint32_t seed = (uint32_t)th_rand();
+    uint32_t *want = malloc(n * 4);
+    CHECK(want);
+    for (uint64_t i = 0; i < n; i++)
+        want[i] = suite_stack_hash(words, seed, i);
+    struct krun r = {.kernel = kernel,
+                     .launch = kl_stack,
+                     .s = {.n = n, .u32 = seed},
+                     .out_B = n * 4,
+                     .poison = SUITE_POISON};
+    struct kref ref = {.kind = KCMP_BYTES, .count = n * 4, .exact = want};
+    kernel_check(t, &r, &ref);
+done:
+    free(want);
+}
+
+TEST(kernel_stack_u32)
+{
+    stack_test(t, "k_stack_u32", K_STACK_WORDS);
+}
+
+TEST(kernel_stack_big_u32)
+{
+    stack_test(t, "k_stack_big_u32", K_STACK_BIG_WORDS);
 }
 
 /* ==== Tests: element-wise ==== */
@@ -1267,6 +1324,8 @@ const struct th_case suite_kernel_cases[] = {
     TH_CASE(kernel_dep_step),
     TH_CASE(kernel_empty),
     TH_CASE(kernel_grid_mark),
+    TH_CASE(kernel_stack_u32),
+    TH_CASE(kernel_stack_big_u32),
     TH_CASE(kernel_add_f32),
     TH_CASE(kernel_mul_f32),
     TH_CASE(kernel_exp_f32),

@@ -53,7 +53,7 @@ struct fake_chan {
     uint64_t qmd_va;
     uint32_t subc_cls[8];
     bool windows;
-    uint64_t local_va, local_per_tpc;
+    uint32_t local_va_hi; /* SET_SHADER_LOCAL_MEMORY_A until _B makes the device's store current */
     /* a grid whose QMD released a segment's timeline value (slot 1, pb_end_by_qmd) may still
      * run on real hardware: the next SEND_PCAS must come behind a WFI (or a RELEASE_WFI) */
     bool open_grid;
@@ -70,6 +70,9 @@ struct fake_kmd {
     atomic_bool stop, paused, faulted;
     atomic_uint hold_token; /* channel with this work-submit token does not run (0: none) */
     char fault[256];
+    /* local memory is GR context state, one per device as on rm and nvgpu (every compute channel
+     * in one TSG): the last SET_SHADER_LOCAL_MEMORY* of any channel holds for all */
+    uint64_t local_va, local_per_tpc;
     atomic_uint launches, chained, copies, chan_creates;
     atomic_uint cbuf0_prefetched; /* QMDs run whose cbuf0 has CONSTANT_BUFFER_PREFETCH != 0 */
     atomic_uint qmd_releases;     /* QMD release slots written at a grid's completion */
@@ -222,8 +225,8 @@ fake_launch(struct fake_kmd *k, struct fake_chan *c, uint64_t qmd_va)
             fake_set_fault(k, q ? "QMD of another version" : "QMD unmapped", qmd_va);
             return;
         }
-        if (!c->windows || !c->local_va || !c->local_per_tpc || !fake_ptr(k, c->local_va, 1)) {
-            fake_set_fault(k, "launch without windows / live local memory", c->local_va);
+        if (!c->windows || !k->local_va || !k->local_per_tpc || !fake_ptr(k, k->local_va, 1)) {
+            fake_set_fault(k, "launch without windows / live local memory", k->local_va);
             return;
         }
         atomic_fetch_add(first ? &k->launches : &k->chained, 1);
@@ -367,13 +370,13 @@ fake_method(struct fake_kmd *k, struct fake_chan *c, const struct gpu_push_write
             c->windows = true;
             return true;
         case 0x790:
-            c->local_va = (uint64_t)v << 32 | (c->local_va & 0xFFFFFFFFu);
+            c->local_va_hi = v;
             return true;
         case 0x794:
-            c->local_va = (c->local_va & ~0xFFFFFFFFull) | v;
+            k->local_va = (uint64_t)c->local_va_hi << 32 | v;
             return true;
         case 0x2E8:
-            c->local_per_tpc = v;
+            k->local_per_tpc = v;
             return true;
         case 0x2B4:
             c->qmd_va = (uint64_t)v << 8;

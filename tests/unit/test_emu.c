@@ -34,6 +34,7 @@ struct kt {
     struct kmd *kmd;
     struct kmd_channel *ch;
     struct kmd_mem *pb, *mem; /* pushbuffer + QMD/cbuf/stub area, data area */
+    struct kmd_mem *lmem;     /* local-memory store (kt_local_memory), or NULL */
     uint32_t put, pb_off;
     const struct hcq_arch *arch;
 };
@@ -63,6 +64,7 @@ static void
 kt_close(struct kt *k)
 {
     if (k->kmd) {
+        kmd_mem_free(k->kmd, k->lmem);
         kmd_mem_free(k->kmd, k->mem);
         kmd_mem_free(k->kmd, k->pb);
         kmd_channel_destroy(k->kmd, k->ch);
@@ -72,18 +74,24 @@ kt_close(struct kt *k)
     memset(k, 0, sizeof *k);
 }
 
-/* Copy a pushbuffer in and ring the doorbell (rm.md §4.4). */
+/* Copy a pushbuffer in and ring the doorbell of ch (rm.md §4.4); *put is ch's GPPut. */
 static void
-kt_submit(struct kt *k, const uint32_t *dw, uint32_t n)
+kt_submit_on(struct kt *k, struct kmd_channel *ch, uint32_t *put, const uint32_t *dw, uint32_t n)
 {
     if (k->pb_off + n * 4 > k->pb->size_B)
         k->pb_off = 0;
     memcpy((uint8_t *)k->pb->map + k->pb_off, dw, n * 4);
     struct gpu_gpfifo_fields f = {.pb_va = k->pb->va + k->pb_off, .dw_count = n, .subroutine = true};
-    k->ch->ring[k->put % k->ch->entries] = gpu_gpfifo_entry_encode(&f);
+    ch->ring[*put % ch->entries] = gpu_gpfifo_entry_encode(&f);
     k->pb_off += (n * 4 + 255) & ~255u;
-    k->put++;
-    kmd_channel_kick(k->kmd, k->ch, k->put % k->ch->entries);
+    ++*put;
+    kmd_channel_kick(k->kmd, ch, *put % ch->entries);
+}
+
+static void
+kt_submit(struct kt *k, const uint32_t *dw, uint32_t n)
+{
+    kt_submit_on(k, k->ch, &k->put, dw, n);
 }
 
 /* Poll a 64-bit word until it equals want (or timeout). */
@@ -152,6 +160,26 @@ kt_launch(struct kt *k, uint64_t qmd_off, uint64_t shared_window)
     gpu_push_compute_init(&p, k->arch->compute_cls, 0x729300000000ull, shared_window);
     gpu_push_launch(&p, k->mem->va + qmd_off);
     kt_submit(k, dw, p.count);
+}
+
+/* Give the device's GR context a local-memory store for local_B bytes per thread (rm.md §8.3,
+ * with the emulated chip's counts), set on k's channel, for QMDs of cubin code (their
+ * SHADER_LOCAL_MEMORY_HIGH_SIZE is the kernel's stack + headroom). */
+static enum hcq_status
+kt_local_memory(struct kt *k, uint32_t local_B)
+{
+    uint64_t warp_B = ((uint64_t)local_B * 32 + 0x1FF) & ~0x1FFull;
+    uint64_t per_tpc = (warp_B * k->d->gr_warps_per_sm * k->d->gr_sm_per_tpc + 0x7FFF) & ~0x7FFFull;
+    enum hcq_status st = kmd_mem_alloc(k->kmd, per_tpc * k->d->gr_tpc_count, 0, KMD_MEM_VRAM, &k->lmem);
+    if (st != HCQ_OK)
+        return st;
+    uint32_t dw[16];
+    struct gpu_push p;
+    gpu_push_init(&p, dw, 16);
+    gpu_push_set_object(&p, GPU_SUBC_COMPUTE, k->arch->compute_cls);
+    gpu_push_compute_local_memory(&p, k->lmem->va, per_tpc, 0xFF);
+    kt_submit(k, dw, p.count);
+    return HCQ_OK;
 }
 
 TEST(gpu_fill_and_semaphores)
@@ -292,6 +320,7 @@ TEST(lesson_kernel_constant_bank_must_be_bound)
            "one per-kernel bank, .nv.constant2 (nvcc changed?)");
     for (int v = 0; v < 4; v++) {
         CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COMPUTE));
+        CHECK_OK(kt_local_memory(&k, gpu_cubin_kernel_local_B(gk))); /* the QMD asks for its stack */
         uint8_t *m = k.mem->map;
         CHECK_OK(
             kmd_mem_alloc(k.kmd, img->alloc_B, 0, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA, &im));
@@ -479,6 +508,73 @@ TEST(lesson_shared_window_collision)
     emu_dev_fault(k.d, fault, sizeof fault);
     CHECKF(strstr(fault, "shared-memory window") != NULL, "fault: %s", fault);
 done:
+    kt_close(&k);
+}
+
+/* Lesson (H100, session 16, docs/status.md known issues): SET_SHADER_LOCAL_MEMORY* is GR context
+ * state, shared by every channel of the TSG - the store one channel sets is the store another
+ * channel's next grid runs on. A grid whose threads need more local memory (the QMD's
+ * SHADER_LOCAL_MEMORY sizes) than that store holds per TPC is a GR exception, Xid 13
+ * SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE: what two queues with stores of their own did on rm:0. */
+TEST(lesson_local_memory_is_context_state)
+{
+    struct kt k = {0};
+    struct kmd_channel *ch2 = NULL;
+    struct kmd_mem *big = NULL, *small = NULL;
+    uint32_t put2 = 0;
+    CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COMPUTE));
+    CHECK_OK(kmd_channel_create(k.kmd, KMD_ENGINE_COMPUTE, 64, &ch2));
+    /* rm.md §8.3 for 0x640 / 0x240 bytes per thread on the emulated gh100 (64 warps per SM, 2 SMs
+     * per TPC, 4 TPCs): 0x640 * 32 per warp, x 128 = 0x640000 per TPC; 0x240000 */
+    const uint64_t big_tpc = 0x640000, small_tpc = 0x240000;
+    CHECK_OK(kmd_mem_alloc(k.kmd, big_tpc * 4, 0, KMD_MEM_VRAM, &big));
+    CHECK_OK(kmd_mem_alloc(k.kmd, small_tpc * 4, 0, KMD_MEM_VRAM, &small));
+    const struct gpu_qmd_ops *ops = gpu_qmd_ops_by_version(0x0400);
+    struct gpu_qmd_desc q;
+    uint32_t *qmd[2] = {(uint32_t *)((uint8_t *)k.mem->map + KT_QMD),
+                        (uint32_t *)((uint8_t *)k.mem->map + KT_QMD + 0x200)};
+    for (int i = 0; i < 2; i++) { /* a fill that needs 0x640 bytes of local memory per thread */
+        CHECK_OK(kt_fill_qmd(&k, 0x0400, 2, 64, 7, 1 + i, true, KT_QMD + 0x200 * i));
+        CHECK_OK(gpu_qmd_decode(ops, qmd[i], &q));
+        q.local_mem_high_B = 0x640;
+        CHECK_OK(gpu_qmd_encode(ops, &q, qmd[i]));
+    }
+    volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
+    uint32_t dw[64];
+    struct gpu_push p;
+    /* channel 1 sets the large store and runs the grid */
+    gpu_push_init(&p, dw, 64);
+    gpu_push_compute_init(&p, k.arch->compute_cls, 0x729300000000ull, 0x729400000000ull);
+    gpu_push_compute_local_memory(&p, big->va, big_tpc, 0xFF);
+    gpu_push_launch(&p, k.mem->va + KT_QMD);
+    kt_submit(&k, dw, p.count);
+    CHECK(kt_wait64(sem, 1, 2000 * MS));
+    /* channel 2 sets a smaller one (its own "queue's" store) */
+    gpu_push_init(&p, dw, 64);
+    gpu_push_compute_init(&p, k.arch->compute_cls, 0x729300000000ull, 0x729400000000ull);
+    gpu_push_compute_local_memory(&p, small->va, small_tpc, 0xFF);
+    gpu_push_sem_release(&p, k.mem->va + KT_SEM + 0x100, 5, false);
+    kt_submit_on(&k, ch2, &put2, dw, p.count);
+    CHECK(kt_wait64(sem + 0x20, 5, 2000 * MS));
+    /* channel 1's next grid runs on channel 2's store: too small */
+    gpu_push_init(&p, dw, 64);
+    gpu_push_launch(&p, k.mem->va + KT_QMD + 0x200);
+    kt_submit(&k, dw, p.count);
+    char why[256] = "", fault[256] = "";
+    uint64_t t0 = hcq_time_ns();
+    enum hcq_status st;
+    while ((st = kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
+        usleep(1000);
+    CHECK(st == HCQ_ERR_DEVICE_LOST && strstr(why, "Xid 13"));
+    emu_dev_fault(k.d, fault, sizeof fault);
+    CHECKF(strstr(fault, "SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE") != NULL, "fault: %s", fault);
+    CHECK(*sem == 1); /* the second grid never completed */
+done:
+    if (k.kmd) {
+        kmd_mem_free(k.kmd, small);
+        kmd_mem_free(k.kmd, big);
+        kmd_channel_destroy(k.kmd, ch2);
+    }
     kt_close(&k);
 }
 
@@ -899,6 +995,7 @@ main(int argc, char **argv)
         TH_CASE(lesson_ampere_host_semaphore_is_40bit),
         TH_CASE(lesson_ampere_copy_engine_has_no_64bit_semaphore),
         TH_CASE(lesson_shared_window_collision),
+        TH_CASE(lesson_local_memory_is_context_state),
         TH_CASE(qmd_shared_memory_config),
         TH_CASE(gpu_malformed_and_unmapped),
         TH_CASE(inject_drop_doorbell),

@@ -131,6 +131,58 @@ done:
     hcq_device_close(dev);
 }
 
+/* The device's local memory is one grow-only store (docs/engine.md §3): a growth replaces the
+ * store, and the replaced one is freed while the device stays open - but only once no kernel
+ * can use it: not while another queue still has submitted work (which may start on it), and
+ * then as soon as that work is done. Counted in emulated buffer objects. */
+TEST(local_memory_replaced_store_freed)
+{
+    struct emu_stats before, base, now;
+    emu_stats_get(&before);
+    struct hcq_device *dev = NULL;
+    struct hcq_queue *q1 = NULL, *q2 = NULL;
+    struct hcq_program *mid = NULL, *big = NULL, *axpb = NULL;
+    struct hcq_buf *out = NULL, *x = NULL;
+    struct hcq_signal *go = NULL;
+    CHECK_OPEN(hcq_device_open("emu:gh100", &dev));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q1));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q2));
+    CHECK_OK(hcq_program_load(dev, "k_stack_u32", &mid));
+    CHECK_OK(hcq_program_load(dev, "k_stack_big_u32", &big));
+    CHECK_OK(hcq_program_load(dev, "k_axpb_u64", &axpb));
+    CHECK_OK(hcq_signal_create(dev, 0, &go));
+    CHECK_OK(hcq_buf_alloc(dev, 4096 * 4, HCQ_MEM_DEVICE, &out));
+    CHECK_OK(hcq_buf_alloc(dev, 64 * 8, HCQ_MEM_DEVICE, &x));
+    CHECK_OK(hcq_queue_finish(q1, 5000 * MS));
+    CHECK_OK(hcq_queue_finish(q2, 5000 * MS));
+    emu_stats_get(&base);
+    /* q2 has work waiting for the host: the store q1's growth replaces must stay */
+    CHECK_OK(hcq_queue_wait(q2, go, 1));
+    CHECK_OK(ops_launch_axpb_u64(q2, axpb, x, 64, 3, 1));
+    CHECK_OK(hcq_queue_submit(q2));
+    CHECK_OK(ops_launch_stack_u32(q1, mid, out, 4096, 1));
+    CHECK_OK(hcq_queue_finish(q1, 5000 * MS)); /* frees what it can (pb_queue_idle_wait) */
+    emu_stats_get(&now);
+    CHECKF(now.bos == base.bos + 1, "buffer objects: %lld (expected the new store beside the old, %lld)",
+           (long long)now.bos, (long long)base.bos + 1);
+    hcq_signal_set(go, 1);
+    CHECK_OK(hcq_queue_finish(q2, 5000 * MS));
+    CHECK_NO_LEAK(&base); /* the old store is gone, the new one took its place */
+    /* a second growth, by the other queue, with nothing else in flight */
+    CHECK_OK(ops_launch_stack_u32(q2, big, out, 4096, 2));
+    CHECK_OK(hcq_queue_finish(q2, 5000 * MS));
+    CHECK_NO_LEAK(&base);
+    CHECK_OK(hcq_device_check(dev));
+    hcq_device_close(dev); /* closes what it holds */
+    dev = NULL;
+    CHECK_NO_LEAK(&before);
+done:
+    if (dev) {
+        hcq_signal_set(go, 1);
+        hcq_device_close(dev);
+    }
+}
+
 /* ==== Fault injection ==== */
 
 /* Open a device through the same path as hcq_emu_open, keeping the emu_dev (trace). */
@@ -149,7 +201,7 @@ open_traced(const char *spec, struct emu_dev **d_out, struct hcq_device **dev_ou
     struct kmd *kmd = NULL;
     if ((st = rm_kmd_create(emu_dev_sys(*d_out), 0, &kmd)) != HCQ_OK)
         return st;
-    emu_kmd_adopt(kmd);
+    emu_kmd_adopt(kmd, *d_out);
     return pb_device_create(kmd, "emu", spec, dev_out);
 }
 
@@ -515,6 +567,7 @@ main(int argc, char **argv)
         TH_CASE(e2e_gh100),
         TH_CASE(e2e_ga102),
         TH_CASE(free_returns_memory_while_open),
+        TH_CASE(local_memory_replaced_store_freed),
         TH_CASE(inject_fail_alloc_every_step),
         TH_CASE(inject_fail_ioctl_each_call),
         TH_CASE(inject_corrupt_qmd),

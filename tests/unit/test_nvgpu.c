@@ -391,7 +391,7 @@ TEST(golden_ga10b_open_launch)
     static char want[1 << 16], got[1 << 16];
     CHECK_OK(tdev_open(&e, "ga10b,trace"));
     CHECK_OK(nvgpu_kmd_create(e.sys, 0, &kmd));
-    emu_kmd_adopt(kmd);
+    emu_kmd_adopt(kmd, e.d);
     struct kmd *owned = kmd;
     kmd = NULL; /* the engine owns it from here, also on failure */
     CHECK_OK(pb_device_create(owned, "emu", "emu:ga10b", &dev));
