@@ -74,6 +74,8 @@ typedef struct CUgraphEdgeData_st CUgraphEdgeData; /* only passed through as a p
 #define CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK 0
 #define CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES 1
 #define CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES 3
+/* CUlimit (cuda.h): the per-thread stack size the context's local memory is sized for */
+#define CU_LIMIT_STACK_SIZE 0x00
 #define CU_FUNC_ATTRIBUTE_NUM_REGS 4
 #define CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES 8
 
@@ -158,6 +160,8 @@ _Static_assert(sizeof(CUlaunchConfig) == 56, "CUlaunchConfig size");
     X(0, cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess", (CUcontext peer, unsigned int flags))               \
     X(1, cuCtxGetCurrent, "cuCtxGetCurrent", (CUcontext * ctx))                                              \
     X(1, cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext ctx))                                                \
+    X(0, cuCtxGetLimit, "cuCtxGetLimit", (size_t * value, int limit))                                        \
+    X(0, cuCtxSetLimit, "cuCtxSetLimit", (int limit, size_t value))                                          \
     X(1, cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr * dptr, size_t bytes))                                    \
     X(1, cuMemFree, "cuMemFree_v2", (CUdeviceptr dptr))                                                      \
     X(1, cuMemHostAlloc, "cuMemHostAlloc", (void **pp, size_t bytes, unsigned int flags))                    \

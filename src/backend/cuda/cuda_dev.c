@@ -302,6 +302,19 @@ cuda_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, con
         prog->info.shared_B = (uint32_t)v;
     if (a->cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, cp->fn) == CUDA_SUCCESS)
         prog->info.local_B = (uint32_t)v;
+    /* Size the context's local memory for this kernel now, while the device is idle (above): a
+     * launch that needs more per-thread stack than the context holds makes the driver wait for the
+     * whole context before it grows it - behind a queue that waits for a signal this thread sets
+     * later, that launch never returns (hcq suite local_memory_growth_behind_wait hung on cuda:0,
+     * H100, session 17). A refused growth is left to the launch, as before. */
+    size_t stack_B = 0;
+    if (prog->info.local_B && a->cuCtxGetLimit && a->cuCtxSetLimit &&
+        a->cuCtxGetLimit(&stack_B, CU_LIMIT_STACK_SIZE) == CUDA_SUCCESS && stack_B < prog->info.local_B) {
+        r = a->cuCtxSetLimit(CU_LIMIT_STACK_SIZE, prog->info.local_B);
+        if (r != CUDA_SUCCESS)
+            HCQ_LOG_WARN("cuda: cuCtxSetLimit(STACK_SIZE, %u) for %s failed (%d): the launch grows it",
+                         prog->info.local_B, name, (int)r);
+    }
     if (a->cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, cp->fn) == CUDA_SUCCESS && v > 0)
         prog->info.max_threads = (uint32_t)v;
     /* Above 48 KiB the driver needs the kernel's opt-in before a launch may ask for it. */
