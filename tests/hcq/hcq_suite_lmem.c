@@ -336,6 +336,7 @@ done:
  * thread: making channels from several threads at once is not what this tests); kernels 0 and 1
  * in turn, each output checked. */
 struct lmem_worker {
+    struct hcq_device *dev; /* set: the worker makes its queues itself (and a copy queue) */
     struct hcq_queue *q;
     struct hcq_program *prog[2];
     struct hcq_buf *out;
@@ -351,13 +352,30 @@ lmem_worker_main(void *arg)
     struct lmem_worker *w = arg;
     uint32_t *got = malloc(w->n * 4);
     enum hcq_status st = got ? HCQ_OK : HCQ_ERR_NOMEM;
+    struct hcq_queue *cq = NULL;
+    struct hcq_buf *copy = NULL;
+    if (w->dev && st == HCQ_OK)
+        st = hcq_queue_create(w->dev, HCQ_QUEUE_COMPUTE, &w->q);
+    for (int k = 0; w->dev && k < 2 && st == HCQ_OK; k++)
+        st = hcq_program_load(w->dev, "k_stack_u32", &w->prog[k]);
+    if (w->dev && st == HCQ_OK)
+        st = hcq_buf_alloc(w->dev, w->n * 4, HCQ_MEM_DEVICE, &w->out);
+    if (w->dev && st == HCQ_OK)
+        st = hcq_queue_create(w->dev, HCQ_QUEUE_COPY, &cq);
+    if (w->dev && st == HCQ_OK)
+        st = hcq_buf_alloc(w->dev, w->n * 4, HCQ_MEM_DEVICE, &copy);
     for (uint32_t r = 0; r < w->rounds && st == HCQ_OK && !w->err[0]; r++) {
         uint32_t k = r & 1, seed = w->seed + r;
         st = ops_launch_stack_u32(w->q, w->prog[k], w->out, w->n, seed);
         if (st == HCQ_OK)
             st = hcq_queue_finish(w->q, SUITE_TIMEOUT_NS);
+        if (st == HCQ_OK && cq) { /* the copy queue's device copy (a copy kernel on rm) reads it back */
+            st = hcq_queue_copy(cq, copy, 0, w->out, 0, w->n * 4);
+            if (st == HCQ_OK)
+                st = hcq_queue_finish(cq, SUITE_TIMEOUT_NS);
+        }
         if (st == HCQ_OK)
-            st = hcq_buf_read(w->out, 0, got, w->n * 4);
+            st = hcq_buf_read(cq ? copy : w->out, 0, got, w->n * 4);
         for (uint64_t i = 0; i < w->n && st == HCQ_OK; i++)
             if (got[i] != suite_stack_hash(w->words[k], seed, i)) {
                 snprintf(w->err, sizeof w->err, "round %u (words %u): out[%llu] = 0x%08x (expected 0x%08x)",
@@ -368,6 +386,15 @@ lmem_worker_main(void *arg)
     }
     if (st != HCQ_OK && !w->err[0])
         snprintf(w->err, sizeof w->err, "%s: %s", hcq_status_str(st), hcq_last_error());
+    if (w->dev) {
+        hcq_buf_free(copy);
+        hcq_buf_free(w->out);
+        for (int k = 0; k < 2; k++)
+            hcq_program_destroy(w->prog[k]);
+        hcq_queue_destroy(cq);
+        hcq_queue_destroy(w->q);
+        w->q = NULL;
+    }
     free(got);
     return NULL;
 }
@@ -417,11 +444,52 @@ done:
     hcq_device_close(dev); /* frees the workers' queues, programs and buffers */
 }
 
+/* Queues made, used and destroyed from different threads at once, right after the device is opened
+ * (each worker: a compute queue and a copy queue of its own, its programs and buffers, stack
+ * kernels, the result read back through the copy queue). Guards the rm kmd's channel lock
+ * (rm_chan.c): during session 17 three threads creating queues on emu:gh100 once failed
+ * NV_ERR_INVALID_OBJECT_PARENT; this test did not reproduce that without the lock in 5 runs, so
+ * it is a stress test of the path, not proof of that race. */
+TEST(queues_made_in_threads)
+{
+    enum { WORKERS = 4 };
+    struct hcq_device *dev = NULL;
+    pthread_t th[WORKERS];
+    int started = 0;
+    struct lmem_worker w[WORKERS];
+    memset(w, 0, sizeof w);
+    CHECK_OK(hcq_device_open(t->dev_spec, &dev));
+    for (int i = 0; i < WORKERS; i++) {
+        w[i].dev = dev;
+        w[i].rounds = 4;
+        w[i].seed = (uint32_t)th_rand();
+        w[i].n = 256 + th_rand() % 512;
+        w[i].words[0] = w[i].words[1] = K_STACK_WORDS;
+    }
+    /* nothing made on the device before the threads: the first channels are made at once */
+    for (; started < WORKERS; started++)
+        CHECK(pthread_create(&th[started], NULL, lmem_worker_main, &w[started]) == 0);
+done:
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 0; i < started; i++)
+        if (w[i].err[0]) {
+            printf("    worker %d: %s\n", i, w[i].err);
+            t->failed = true;
+        }
+    if (dev && !t->failed && hcq_device_check(dev) != HCQ_OK) {
+        printf("    device: %s\n", hcq_last_error());
+        t->failed = true;
+    }
+    hcq_device_close(dev);
+}
+
 const struct th_case suite_lmem_cases[] = {
     TH_CASE(local_memory_two_compute_queues),
     TH_CASE(local_memory_copy_queue_kernels),
     TH_CASE(local_memory_growth_behind_wait),
     TH_CASE(local_memory_graph_after_growth),
     TH_CASE(local_memory_threads),
+    TH_CASE(queues_made_in_threads),
 };
 const int suite_lmem_case_count = TH_COUNT(suite_lmem_cases);

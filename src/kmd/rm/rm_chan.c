@@ -362,10 +362,28 @@ fail:
     return st;
 }
 
+static enum hcq_status rm_chan_create_locked(struct rm_kmd *k, enum kmd_engine engine, uint32_t entries,
+                                             struct kmd_channel **chan_out);
+
+/* Serialized (k->chan_lock): the first channel makes the TSG (k->htsg was tested and set with no
+ * lock), a copy channel may first need the GR anchor (gr_objects), and the group schedule walks
+ * the members that exist at the call. Three queues created at once from three threads once failed
+ * NV_ERR_INVALID_OBJECT_PARENT on emu:gh100 without it (session 17; hcq suite
+ * queues_made_in_threads exercises the path). Channels are made rarely: the lock costs nothing. */
 enum hcq_status
 rm_chan_create(struct kmd *kmd, enum kmd_engine engine, uint32_t entries, struct kmd_channel **chan_out)
 {
     struct rm_kmd *k = rm_kmd_from(kmd);
+    pthread_mutex_lock(&k->chan_lock);
+    enum hcq_status st = rm_chan_create_locked(k, engine, entries, chan_out);
+    pthread_mutex_unlock(&k->chan_lock);
+    return st;
+}
+
+static enum hcq_status
+rm_chan_create_locked(struct rm_kmd *k, enum kmd_engine engine, uint32_t entries,
+                      struct kmd_channel **chan_out)
+{
     *chan_out = NULL;
     if (entries < RM_CHAN_ENTRIES_MIN || entries > RM_CHAN_ENTRIES_MAX || (entries & (entries - 1)) ||
         (unsigned)engine >= KMD_ENGINE_KINDS)
@@ -412,7 +430,9 @@ rm_chan_destroy(struct kmd *kmd, struct kmd_channel *chan)
     struct rm_chan *c = chan->priv;
     assert(c && &c->base == chan);
     rm_chan_link(k, c, false);
+    pthread_mutex_lock(&k->chan_lock);
     rm_chan_release(k, c);
+    pthread_mutex_unlock(&k->chan_lock);
 }
 
 /* rm.md §4.4: ring entry and pushbuffer are written by the caller; make them (and then

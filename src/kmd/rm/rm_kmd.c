@@ -558,6 +558,8 @@ rm_kmd_destroy(struct kmd *kmd)
         pthread_mutex_destroy(&k->lock);
     if (k->peer_lock_init)
         pthread_mutex_destroy(&k->peer_lock);
+    if (k->chan_lock_init)
+        pthread_mutex_destroy(&k->chan_lock);
     free(k);
 }
 
@@ -594,6 +596,11 @@ rm_kmd_create(const struct sys *sys, int index, struct kmd **kmd_out)
         return hcq_err(HCQ_ERR_NOMEM, "rm_kmd_create: mutex");
     }
     k->lock_init = true;
+    if (pthread_mutex_init(&k->chan_lock, NULL) != 0) {
+        rm_kmd_destroy(&k->base);
+        return hcq_err(HCQ_ERR_NOMEM, "rm_kmd_create: mutex");
+    }
+    k->chan_lock_init = true;
     if (pthread_mutex_init(&k->peer_lock, NULL) != 0) {
         rm_kmd_destroy(&k->base);
         return hcq_err(HCQ_ERR_NOMEM, "rm_kmd_create: mutex");

@@ -152,6 +152,11 @@ struct rm_kmd {
     bool peer_lock_init;
     pthread_mutex_t lock; /* VA heaps, live lists, next_handle */
     bool lock_init;
+    /* Channel creation and destruction (the TSG made at the first, gr_objects, the GR anchor,
+     * the group schedule that walks the members existing at the call): queues may be created
+     * from several threads. Held around rm_alloc, so never under `lock` (rm_alloc takes it). */
+    pthread_mutex_t chan_lock;
+    bool chan_lock_init;
     struct rm_mem *mems;
     struct rm_chan *chans;
 };
