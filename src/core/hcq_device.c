@@ -103,6 +103,11 @@ hcq_device_init_base(struct hcq_device *dev, const struct hcq_backend_ops *ops)
         pthread_mutex_destroy(&dev->lock);
         return hcq_err(HCQ_ERR_NOMEM, "hcq_device_init_base: pthread_mutex_init failed");
     }
+    if (pthread_mutex_init(&dev->life_lock, NULL) != 0) {
+        pthread_mutex_destroy(&dev->staging_lock);
+        pthread_mutex_destroy(&dev->lock);
+        return hcq_err(HCQ_ERR_NOMEM, "hcq_device_init_base: pthread_mutex_init failed");
+    }
     snprintf(dev->info.backend, sizeof dev->info.backend, "%s", ops->name);
     return HCQ_OK;
 }
@@ -215,6 +220,7 @@ hcq_device_close(struct hcq_device *dev)
     hcq_buf_free_all(dev);
     free(dev->bufs);
     free(dev->queues);
+    pthread_mutex_destroy(&dev->life_lock);
     pthread_mutex_destroy(&dev->lock);
     dev->ops->device_destroy(dev); /* frees dev */
 }
@@ -258,11 +264,13 @@ hcq_device_synchronize(struct hcq_device *dev, uint64_t timeout_ns)
     if (!dev)
         return hcq_err(HCQ_ERR_INVALID, "hcq_device_synchronize: dev is NULL");
     uint64_t deadline = hcq_time_ns() + timeout_ns;
+    pthread_mutex_lock(&dev->life_lock); /* no queue of the snapshot is freed while we wait */
     pthread_mutex_lock(&dev->lock);
     uint32_t n = dev->queue_count;
     struct hcq_queue **qs = n ? malloc(n * sizeof *qs) : NULL;
     if (n && !qs) {
         pthread_mutex_unlock(&dev->lock);
+        pthread_mutex_unlock(&dev->life_lock);
         return hcq_err(HCQ_ERR_NOMEM, "hcq_device_synchronize: out of memory");
     }
     if (n)
@@ -273,6 +281,7 @@ hcq_device_synchronize(struct hcq_device *dev, uint64_t timeout_ns)
         uint64_t now = hcq_time_ns();
         st = dev->ops->queue_idle_wait(qs[i], now < deadline ? deadline - now : 0);
     }
+    pthread_mutex_unlock(&dev->life_lock);
     free(qs);
     if (st == HCQ_OK)
         st = hcq_device_check(dev);

@@ -226,6 +226,12 @@ struct hcq_device {
     /* hcq_buf_read/write of unmapped buffers: created on first use, kept until close,
      * guarded by staging_lock (one staged transfer at a time per device). */
     pthread_mutex_t staging_lock;
+    /* Held while a queue is unregistered and destroyed, and while hcq_device_synchronize or the
+     * engine's pb_drain_all waits on a snapshot of the queue list: without it a queue destroyed by
+     * another thread was waited on after it was freed (hcq suite queues_made_in_threads, session 17:
+     * a program destroyed while another thread destroyed its queue). Never held with `lock`
+     * taken first. */
+    pthread_mutex_t life_lock;
     struct hcq_queue *internal_copy;
     struct hcq_buf *staging;        /* pinned, 2 halves used alternately */
     struct hcq_signal *staging_sig; /* completion of each half's copy */

@@ -72,6 +72,7 @@ hcq_queue_destroy(struct hcq_queue *q)
     if (!q)
         return;
     struct hcq_device *dev = q->dev;
+    pthread_mutex_lock(&dev->life_lock); /* until freed: a synchronize may be waiting on it */
     pthread_mutex_lock(&dev->lock);
     for (uint32_t i = 0; i < dev->queue_count; i++)
         if (dev->queues[i] == q) {
@@ -85,6 +86,7 @@ hcq_queue_destroy(struct hcq_queue *q)
             HCQ_LOG_WARN("hcq_queue_destroy: queue not idle (%s); destroying anyway", hcq_status_str(st));
     }
     dev->ops->queue_destroy(q);
+    pthread_mutex_unlock(&dev->life_lock);
     if (q->recording) {
         hcq_cmdlist_fini(q->recording);
         free(q->recording);

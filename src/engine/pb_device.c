@@ -205,20 +205,20 @@ enum hcq_status
 pb_drain_all(struct pb_dev *pd, uint64_t timeout_ns)
 {
     struct hcq_device *dev = &pd->base;
+    pthread_mutex_lock(&dev->life_lock); /* no queue of the snapshot is freed while we wait */
     pthread_mutex_lock(&dev->lock);
     uint32_t n = dev->queue_count;
     struct hcq_queue **qs = n ? malloc(n * sizeof(*qs)) : NULL;
     if (qs)
         memcpy(qs, dev->queues, n * sizeof(*qs));
     pthread_mutex_unlock(&dev->lock);
-    if (n && !qs)
-        return hcq_err(HCQ_ERR_NOMEM, "pb_drain_all: %u queues", n);
-    enum hcq_status st = HCQ_OK;
+    enum hcq_status st = n && !qs ? hcq_err(HCQ_ERR_NOMEM, "pb_drain_all: %u queues", n) : HCQ_OK;
     for (uint32_t i = 0; i < n && st == HCQ_OK; i++) {
         struct pb_queue *pq = pb_queue(qs[i]);
         if (pq && pq->main.kc)
             st = pb_chan_wait(pq, &pq->main, pq->main.tl_last, timeout_ns);
     }
+    pthread_mutex_unlock(&dev->life_lock);
     free(qs);
     return st;
 }

@@ -278,10 +278,17 @@ k_llm_mvq_rows(const struct k_llm_matvec_params *p)
     return p->seg[0].rows + (p->n_seg > 1 ? p->seg[1].rows : 0) + (p->n_seg > 2 ? p->seg[2].rows : 0);
 }
 
+/* An ACC launch whose (otherwise unused) rope block has n_q = K_LLM_MVQ_PAIRS_MARK runs row pairs
+ * at any size: the engine marks the O projection so (NVHCQ_O_PAIRS=1, A/B, session 17): half the
+ * CTAs, all loading before their PDL wait, so that the next launch's CTAs fit beside them. */
+#define K_LLM_MVQ_PAIRS_MARK 0x50414952u
 K_LLM_MV_FN uint32_t
 k_llm_mvq_rpu(const struct k_llm_matvec_params *p)
 {
-    return k_llm_mvq_rows(p) >= K_LLM_MVQ_PAIR_ROWS || p->mode == K_LLM_MV_ROPE ? 2 : 1;
+    return k_llm_mvq_rows(p) >= K_LLM_MVQ_PAIR_ROWS || p->mode == K_LLM_MV_ROPE ||
+                   (p->mode == K_LLM_MV_ACC && p->rope.n_q == K_LLM_MVQ_PAIRS_MARK)
+               ? 2
+               : 1;
 }
 
 K_LLM_MV_FN uint32_t

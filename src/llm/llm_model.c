@@ -264,6 +264,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     /* off by default: measured slower on H100 (down projection 16.0 vs 14.7 us; tg128 Q6_K 1092 vs
      * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */
     m->mvq_long = getenv("NVHCQ_MVQ_LONG") && !strcmp(getenv("NVHCQ_MVQ_LONG"), "1");
+    m->o_pairs = getenv("NVHCQ_O_PAIRS") && !strcmp(getenv("NVHCQ_O_PAIRS"), "1");
     /* the q8 mat-vec compiled per weight type (k_llm_matvec.cu): bit i for PROG_MVQ_Q4K + i
      * (Q4_K, Q5_K, Q4_0, Q8_0, Q6_K, Q4_K with Q6_K, Q5_K with Q6_K); NVHCQ_MVQ_TYPED=<mask>
      * for A/B (0: every launch on the switching body); off under an NVHCQ_MVQ variant, whose
@@ -1004,7 +1005,9 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         if (st)
             return st;
         const struct dtensor *o[1] = {&w[LW_O]}, *gu[2] = {&w[LW_GATE], &w[LW_UP]}, *dn[1] = {&w[LW_DOWN]};
-        if ((!ao && (st = matvec(m, "mv o+residual", o, 1, m->att_va, m->x_va, NULL, NULL, K_LLM_MV_ACC))) ||
+        const struct k_llm_mv_rope o_mark = {.n_q = K_LLM_MVQ_PAIRS_MARK};
+        if ((!ao && (st = matvec_pf(m, "mv o+residual", o, 1, m->att_va, m->x_va, NULL, NULL, K_LLM_MV_ACC,
+                                    NULL, m->o_pairs ? &o_mark : NULL, NULL))) ||
             (st = matvec_pf(m, "mv norm+gate,up+silu", gu, 2, m->x_va, m->fa_va, &w[LW_FFN_NORM], NULL,
                             K_LLM_MV_SWIGLU, &pf_gu, NULL, NULL)) ||
             (st = matvec_pf(m, "mv down+residual", dn, 1, m->fa_va, m->x_va, NULL, NULL, K_LLM_MV_ACC, &pf_dn,

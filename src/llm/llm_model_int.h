@@ -181,6 +181,7 @@ struct llm_model {
     uint32_t mv_grid;      /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
     uint32_t mvq_grid;     /* ... of k_llm_matvec_q8 */
     uint32_t mvql_grid;    /* ... of k_llm_matvec_q8_long */
+    bool o_pairs;          /* the O projection as row pairs (NVHCQ_O_PAIRS=1, A/B; k_llm_mvq_rpu) */
     bool mvq_long;      /* long one-row launches take k_llm_matvec_q8_long (NVHCQ_MVQ_LONG=1; off: slower) */
     uint32_t mvq_typed; /* bit i: launches of one type take PROG_MVQ_Q4K + i (mvq_typed_prog) */
     uint32_t mvq_w2;    /* bit i: launches below K_LLM_MVQ_PAIR_ROWS rows on PROG_MVQ_Q4K + i + PROG_MVQ_W2 */
