@@ -279,8 +279,9 @@ k_llm_mvq_rows(const struct k_llm_matvec_params *p)
 }
 
 /* An ACC launch whose (otherwise unused) rope block has n_q = K_LLM_MVQ_PAIRS_MARK runs row pairs
- * at any size: the engine marks the O projection so (NVHCQ_O_PAIRS=1, A/B, session 17): half the
- * CTAs, all loading before their PDL wait, so that the next launch's CTAs fit beside them. */
+ * at any size: the engine marks the O projection so (session 17; NVHCQ_O_PAIRS=0 does not): half
+ * the CTAs, each with all its bytes requested before the PDL wait - tg128 +1.2-2.8% on H100 (s131,
+ * llm_model.c). */
 #define K_LLM_MVQ_PAIRS_MARK 0x50414952u
 K_LLM_MV_FN uint32_t
 k_llm_mvq_rpu(const struct k_llm_matvec_params *p)

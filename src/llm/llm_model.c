@@ -264,7 +264,11 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     /* off by default: measured slower on H100 (down projection 16.0 vs 14.7 us; tg128 Q6_K 1092 vs
      * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */
     m->mvq_long = getenv("NVHCQ_MVQ_LONG") && !strcmp(getenv("NVHCQ_MVQ_LONG"), "1");
-    m->o_pairs = getenv("NVHCQ_O_PAIRS") && !strcmp(getenv("NVHCQ_O_PAIRS"), "1");
+    /* The O projection as row pairs (k_llm_mvq_rpu): 128 CTAs of one pass each instead of 256,
+     * every byte requested before the PDL wait. Measured on H100 (s131, bench/final/s131.sh, two
+     * alternating rounds): tg128 Q8_0 1599-1603 vs 1566-1573, Q4_0 1988-1994 vs 1947-1951, Q6_K
+     * 1817-1820 vs 1795, Q4_K_M 2027-2029 vs 1972-1974; NVHCQ_O_PAIRS=0 restores one row per unit. */
+    m->o_pairs = !(getenv("NVHCQ_O_PAIRS") && !strcmp(getenv("NVHCQ_O_PAIRS"), "0"));
     /* the q8 mat-vec compiled per weight type (k_llm_matvec.cu): bit i for PROG_MVQ_Q4K + i
      * (Q4_K, Q5_K, Q4_0, Q8_0, Q6_K, Q4_K with Q6_K, Q5_K with Q6_K); NVHCQ_MVQ_TYPED=<mask>
      * for A/B (0: every launch on the switching body); off under an NVHCQ_MVQ variant, whose
