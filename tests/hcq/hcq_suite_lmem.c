@@ -399,6 +399,24 @@ lmem_worker_main(void *arg)
     return NULL;
 }
 
+/* Join the started workers, report each one's error and the device's state. */
+static void
+lmem_workers_join(struct th *t, struct hcq_device *dev, const pthread_t *th, const struct lmem_worker *w,
+                  int started)
+{
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 0; i < started; i++)
+        if (w[i].err[0]) {
+            printf("    worker %d: %s\n", i, w[i].err);
+            t->failed = true;
+        }
+    if (dev && !t->failed && hcq_device_check(dev) != HCQ_OK) {
+        printf("    device: %s\n", hcq_last_error());
+        t->failed = true;
+    }
+}
+
 /* Queues used from different threads: each thread drives its own compute queue with 1 KiB- and
  * 4 KiB-stack kernels in its own order, so growths, setups and launches of every queue interleave
  * at random. Every output must be right and the device stay healthy. */
@@ -430,17 +448,7 @@ TEST(local_memory_threads)
     for (; started < WORKERS; started++)
         CHECK(pthread_create(&th[started], NULL, lmem_worker_main, &w[started]) == 0);
 done:
-    for (int i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    for (int i = 0; i < started; i++)
-        if (w[i].err[0]) {
-            printf("    worker %d: %s\n", i, w[i].err);
-            t->failed = true;
-        }
-    if (dev && !t->failed && hcq_device_check(dev) != HCQ_OK) {
-        printf("    device: %s\n", hcq_last_error());
-        t->failed = true;
-    }
+    lmem_workers_join(t, dev, th, w, started);
     hcq_device_close(dev); /* frees the workers' queues, programs and buffers */
 }
 
@@ -470,17 +478,7 @@ TEST(queues_made_in_threads)
     for (; started < WORKERS; started++)
         CHECK(pthread_create(&th[started], NULL, lmem_worker_main, &w[started]) == 0);
 done:
-    for (int i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    for (int i = 0; i < started; i++)
-        if (w[i].err[0]) {
-            printf("    worker %d: %s\n", i, w[i].err);
-            t->failed = true;
-        }
-    if (dev && !t->failed && hcq_device_check(dev) != HCQ_OK) {
-        printf("    device: %s\n", hcq_last_error());
-        t->failed = true;
-    }
+    lmem_workers_join(t, dev, th, w, started);
     hcq_device_close(dev);
 }
 
