@@ -426,7 +426,7 @@ K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q4k_q6k_w2, K_LLM_T_Q4_KR, K_LLM_T_Q6_KR
 K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q5k_q6k_w2, K_LLM_T_Q5_KR, K_LLM_T_Q6_KR, 2, true)
 
 /* Two groups per task (session 14): which launches take them is llm_model_int.h's
- * K_LLM_MVQ_X2_DEFAULT (measured per launch kind: every Q8_0 launch, Q4_0's all but gate|up). A
+ * K_LLM_MVQ_X2_DEFAULT (measured per launch kind: every Q8_0 and Q4_0 launch since session 18). A
  * kernel holding both bodies for every Q4_0 launch (s98, the _w2 variant too) lost 4-5%. */
 K_LLM_MVQ_X2_KERNEL(k_llm_matvec_q8_q4_0x2, K_LLM_T_Q4_0R, K_LLM_T_Q4_0R2)
 K_LLM_MVQ_X2_KERNEL(k_llm_matvec_q8_q8_0x2, K_LLM_T_Q8_0R, K_LLM_T_Q8_0R2)

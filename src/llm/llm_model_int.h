@@ -36,8 +36,9 @@ struct dtensor {
  * mvq_typed_prog). H100 tg128, llama-quantize files, alternating: down and head Q8_0 +0.85%, Q4_0
  * +0.6% (s101); on top of that (s103) Q8_0 gate|up +0.8%, Q|K|V and O +0.35%, both +1.9%
  * (1565 vs 1535-1537); Q4_0 Q|K|V and O +1.6% (1953-1957 vs 1923), its gate|up lost in s98
- * (10.48 -> 11.08 us). Default: every Q8_0 launch, Q4_0's all but gate|up. */
-#define K_LLM_MVQ_X2_DEFAULT (0x0Cu | 0x800u | 0xC0000u)
+ * (10.48 -> 11.08 us) - and won once O ran as row pairs (session 18, s134: Q4_0 2031 vs
+ * 1985-1989, +2.2%; gate|up's CTAs now start beside O's). Default: every Q4_0 and Q8_0 launch. */
+#define K_LLM_MVQ_X2_DEFAULT (0x0Cu | 0xC00u | 0xC0000u)
 enum {
     PROG_EMBED,
     PROG_NORM,
