@@ -29,8 +29,10 @@ struct dtensor {
  * 4.66 -> 4.25 us, O 3.57 -> 3.27), the next ones longer (their CTAs start beside the _w2
  * kernel's larger register file: Q6_K gate|up 11.9 -> 12.4). Session 13 (s87, llama-quantize
  * files, alternating): Q4_0 1852-1873 vs 1835-1839 (+1-2%; its kernels have the fewest
- * registers, 76 / 91), Q5_K_M 1554-1559 vs 1594-1600 (-2.5%). */
-#define K_LLM_MVQ_W2_DEFAULT 0x0Cu
+ * registers, 76 / 91), Q5_K_M 1554-1559 vs 1594-1600 (-2.5%). Session 18 (s135, O as row pairs,
+ * one binary, two alternating rounds): Q6_K 1818-1821 vs 1810-1812 (+0.5%), Q4_K_M 1931 vs
+ * 2016-2019 (-4.3%), Q5_K_M 1829-1831 vs 1905-1906 (-4%): Q6_K joins. */
+#define K_LLM_MVQ_W2_DEFAULT 0x1Cu
 /* the two-groups-per-task kernels (k_llm_matvec_q8_q4_0x2 / _q8_0x2): bits 2, 3 (Q4_0, Q8_0) the
  * down projection and the output head, bits 8 + i gate|up, bits 16 + i Q|K|V and O (llm_model.c
  * mvq_typed_prog). H100 tg128, llama-quantize files, alternating: down and head Q8_0 +0.85%, Q4_0
