@@ -413,6 +413,15 @@ pb_chain_membar(bool *chasing)
     return v;
 }
 
+/* Write value into bits hi..lo of an encoded QMD (callers check hi / 32 == lo / 32). Bits of
+ * value above the field's width are dropped, not asserted on as gpu_bits_set does: some values
+ * come from environment variables (PB_QMD_FIELDS, PB_QMD_CHAIN_MEMBAR, PB_PDL_MEMBAR). */
+static void
+pb_qmd_put(uint32_t *dw, uint32_t hi, uint32_t lo, uint32_t value)
+{
+    gpu_bits_set(dw, hi, lo, value & gpu_bits_mask(hi - lo + 1));
+}
+
 /* Set a named QMD field (within one dword) in an encoded QMD. */
 static void
 pb_qmd_set(const struct gpu_qmd_ops *ops, uint32_t *dw, const char *name, uint32_t value)
@@ -427,12 +436,8 @@ pb_qmd_set(const struct gpu_qmd_ops *ops, uint32_t *dw, const char *name, uint32
         c_ops = ops;
         c_name = name;
     }
-    if (!c_ok)
-        return;
-    uint32_t hi = c_hi, lo = c_lo;
-    uint32_t width = hi - lo + 1, shift = lo % 32;
-    uint32_t mask = (width == 32 ? 0xFFFFFFFFu : ((1u << width) - 1)) << shift;
-    dw[lo / 32] = (dw[lo / 32] & ~mask) | ((value << shift) & mask);
+    if (c_ok)
+        pb_qmd_put(dw, c_hi, c_lo, value);
 }
 
 /* Bring-up sweep (PB_QMD_FIELDS="NAME=VALUE,..."; names of the QMD version's field table,
@@ -461,11 +466,8 @@ pb_qmd_fields_env(const struct gpu_qmd_ops *ops, uint32_t *dw)
             }
         }
     }
-    for (int i = 0; i < n; i++) {
-        uint32_t width = hi[i] - lo[i] + 1, shift = lo[i] % 32;
-        uint32_t mask = (width == 32 ? 0xFFFFFFFFu : ((1u << width) - 1)) << shift;
-        dw[lo[i] / 32] = (dw[lo[i] / 32] & ~mask) | ((val[i] << shift) & mask);
-    }
+    for (int i = 0; i < n; i++)
+        pb_qmd_put(dw, hi[i], lo[i], val[i]);
 }
 
 /* Programmatic dependent launch (HCQ_LAUNCH_DEP_WAIT, Hopper QMD V04 fields, gpu_qmd.h): the

@@ -325,25 +325,19 @@ K_PARAMS_SIZE(k_grid_mark, 16);
 /* k_stack_u32 / k_stack_big_u32 (k_test.cu): out[i] = a hash of (seed, i) computed through a
  * local array of K_STACK_WORDS / K_STACK_BIG_WORDS words written and read at run-time indices,
  * so nvcc keeps it in local memory: ~1 KiB / ~4 KiB of stack per thread, far above the engine's
- * default headroom (local-memory tests; twin: src/ops/ops_memory.c). */
+ * default headroom (local-memory tests; hash: k_stack_hash.h; twin: src/ops/ops_memory.c).
+ * The two differ only in the array's size, so both take this one struct (as the k_gemm_*
+ * kernels share struct k_gemm_params). */
 #define K_STACK_WORDS 256u
 #define K_STACK_BIG_WORDS 1024u
-struct k_stack_u32_params {
+struct k_stack_params {
     uint64_t out_va; /* u32[n] output */
     uint64_t n;      /* element count */
     uint32_t seed;
     uint32_t pad; /* 0 */
 };
-K_PARAMS_SIZE(k_stack_u32, 24);
-K_PARAMS_FIELD(k_stack_u32, seed, 16);
-struct k_stack_big_u32_params {
-    uint64_t out_va; /* u32[n] output */
-    uint64_t n;      /* element count */
-    uint32_t seed;
-    uint32_t pad; /* 0 */
-};
-K_PARAMS_SIZE(k_stack_big_u32, 24);
-K_PARAMS_FIELD(k_stack_big_u32, seed, 16);
+K_PARAMS_SIZE(k_stack, 24);
+K_PARAMS_FIELD(k_stack, seed, 16);
 
 K_PARAMS_FIELD(k_axpb_u64, x_va, 0);
 K_PARAMS_FIELD(k_axpb_u64, n, 8);

@@ -14,7 +14,8 @@
  *   k_stack_u32, k_stack_big_u32
  *               out[i] = a hash of (seed, i) through a local array of 1 KiB / 4 KiB written
  *               and read at run-time indices: kernels whose stack (local memory) is far above
- *               the engine's default headroom (hcq suite: local_memory_*).
+ *               the engine's default headroom (hcq suite: local_memory_*); the hash is
+ *               k_stack_hash.h, shared with the twin and the suite.
  *
  * Launch: any grid/block (grid-stride over the flat launch; each element is touched by
  *   exactly one thread, so the read-modify-write is race free). Helper: 256 threads.
@@ -24,6 +25,7 @@
  */
 #include "k_device.h"
 #include "k_params.h"
+#include "k_stack_hash.h"
 
 extern "C" __global__ void
 k_empty(const struct k_empty_params p)
@@ -86,25 +88,8 @@ k_dep_step(const struct k_dep_step_params p)
     }
 }
 
-/* A running hash fills words[0..w), then 32 reads at data-dependent indices mix it: the
- * indices are not known at compile time, so the array lives in local memory (w a power of
- * two). The twin (ops_memory.c twin_stack) restates this arithmetic. */
-static __device__ __forceinline__ uint32_t
-k_stack_hash(uint32_t *words, uint32_t w, uint32_t seed, uint64_t i)
-{
-    uint32_t h = seed ^ (uint32_t)i ^ (uint32_t)(i >> 32) * 0x85EBCA6Bu;
-    for (uint32_t j = 0; j < w; j++) {
-        h = h * 1664525u + 1013904223u;
-        words[j] = h;
-    }
-    uint32_t acc = h;
-    for (uint32_t k = 0; k < 32; k++)
-        acc = (acc ^ words[((acc >> 7) ^ k) & (w - 1)]) * 0x9E3779B1u + k;
-    return acc;
-}
-
 extern "C" __global__ void
-k_stack_u32(const struct k_stack_u32_params p)
+k_stack_u32(const struct k_stack_params p)
 {
     uint32_t words[K_STACK_WORDS];
     uint32_t *out = (uint32_t *)p.out_va;
@@ -113,7 +98,7 @@ k_stack_u32(const struct k_stack_u32_params p)
 }
 
 extern "C" __global__ void
-k_stack_big_u32(const struct k_stack_big_u32_params p)
+k_stack_big_u32(const struct k_stack_params p)
 {
     uint32_t words[K_STACK_BIG_WORDS];
     uint32_t *out = (uint32_t *)p.out_va;

@@ -349,8 +349,8 @@ ops_launch_stack_u32(struct hcq_queue *q, struct hcq_program *prog, struct hcq_b
     enum hcq_status st = ops_launch_fits(__func__, "out", out, 0, n, 4);
     if (st != HCQ_OK || n == 0)
         return st;
-    /* both kernels take the same layout (k_params.h) */
-    struct k_stack_u32_params p = {.out_va = hcq_buf_va(out), .n = n, .seed = seed};
+    /* both kernels take struct k_stack_params (k_params.h) */
+    struct k_stack_params p = {.out_va = hcq_buf_va(out), .n = n, .seed = seed};
     return ops_launch_flat(q, prog, n, &p, sizeof p);
 }
 

@@ -3,6 +3,7 @@
  * ops_memory.c - CPU twins and descriptors of k_memory.cu (fill, copy) and k_test.cu
  * (empty, axpb, dep_step, grid_mark). Layer: ops. All exact: the GPU result must match bit for bit.
  */
+#include "k_stack_hash.h"
 #include "ops_twin.h"
 
 static void
@@ -100,26 +101,12 @@ twin_grid_mark(struct hcq_twin_launch *l)
             o[1 + d] = l->grid[d] - 1;
 }
 
-/* k_stack_u32 / k_stack_big_u32: k_test.cu's k_stack_hash, the same arithmetic in C (the twin's
+/* k_stack_u32 / k_stack_big_u32: k_stack_hash.h's arithmetic, the kernels' own (the twin's
  * words live on the host stack, 4 KiB at most). */
-static uint32_t
-twin_stack_hash(uint32_t *words, uint32_t w, uint32_t seed, uint64_t i)
-{
-    uint32_t h = seed ^ (uint32_t)i ^ (uint32_t)(i >> 32) * 0x85EBCA6Bu;
-    for (uint32_t j = 0; j < w; j++) {
-        h = h * 1664525u + 1013904223u;
-        words[j] = h;
-    }
-    uint32_t acc = h;
-    for (uint32_t k = 0; k < 32; k++)
-        acc = (acc ^ words[((acc >> 7) ^ k) & (w - 1)]) * 0x9E3779B1u + k;
-    return acc;
-}
-
 static void
 twin_stack(struct hcq_twin_launch *l, uint32_t w)
 {
-    OPS_TWIN_PARAMS(l, k_stack_u32, p);
+    OPS_TWIN_PARAMS(l, k_stack, p);
     if (!p.n)
         return;
     uint32_t *out = ops_twin_array(l, p.out_va, p.n, 4);
@@ -127,7 +114,7 @@ twin_stack(struct hcq_twin_launch *l, uint32_t w)
         return;
     uint32_t words[K_STACK_BIG_WORDS];
     for (uint64_t i = 0; i < p.n; i++)
-        out[i] = twin_stack_hash(words, w, p.seed, i);
+        out[i] = k_stack_hash(words, w, p.seed, i);
 }
 
 static void
@@ -139,7 +126,7 @@ twin_stack_u32(struct hcq_twin_launch *l)
 static void
 twin_stack_big_u32(struct hcq_twin_launch *l)
 {
-    twin_stack(l, K_STACK_BIG_WORDS); /* k_stack_big_u32_params has k_stack_u32_params' layout */
+    twin_stack(l, K_STACK_BIG_WORDS);
 }
 
 const struct hcq_kernel_desc ops_memory_kernels[] = {
@@ -151,9 +138,8 @@ const struct hcq_kernel_desc ops_memory_kernels[] = {
     OPS_KERNEL(k_dep_step, "k_test", twin_dep_step),
     OPS_KERNEL(k_grid_mark, "k_test", twin_grid_mark),
     /* stack_B as nvcc reports it (sm_90: 1024 / 4096 bytes stack frame), for program stubs */
-    {"k_stack_u32", "k_test", sizeof(struct k_stack_u32_params), twin_stack_u32,
-     .stack_B = K_STACK_WORDS * 4},
-    {"k_stack_big_u32", "k_test", sizeof(struct k_stack_big_u32_params), twin_stack_big_u32,
+    {"k_stack_u32", "k_test", sizeof(struct k_stack_params), twin_stack_u32, .stack_B = K_STACK_WORDS * 4},
+    {"k_stack_big_u32", "k_test", sizeof(struct k_stack_params), twin_stack_big_u32,
      .stack_B = K_STACK_BIG_WORDS * 4},
     {0},
 };

@@ -85,7 +85,7 @@ bool suite_op_run(struct th *t, struct hcq_device *dev, const struct op_case *c,
                   uint8_t *out_twin);
 
 /* k_stack_u32 / k_stack_big_u32's output for element i (words: K_STACK_WORDS or
- * K_STACK_BIG_WORDS), restated from k_test.cu (hcq_suite_kernels.c). */
+ * K_STACK_BIG_WORDS): k_stack_hash.h's arithmetic, the kernels' own (hcq_suite_kernels.c). */
 uint32_t suite_stack_hash(uint32_t words, uint32_t seed, uint64_t i);
 
 /* ==== Per-test kernel-log check (hcq_suite_klog.c) ==== */

@@ -10,6 +10,7 @@
  * any NaN, as the GPU canonicalises NaN payloads).
  */
 #include "hcq_suite.h"
+#include "k_stack_hash.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -697,21 +698,15 @@ TEST(kernel_empty)
     kernel_check(t, &r, &ref);
 }
 
-/* k_stack_u32 / k_stack_big_u32's value for element i, restated from k_test.cu: a running hash
- * fills w words, 32 reads at data-dependent indices mix them. */
+/* k_stack_u32 / k_stack_big_u32's value for element i: the kernels' own arithmetic
+ * (k_stack_hash.h), on a host array as large as the bigger kernel's. Shared rather than restated:
+ * an exact integer hash, so what these tests check is the stack (local memory) the runtime gives
+ * the kernels, not the hash. */
 uint32_t
 suite_stack_hash(uint32_t w, uint32_t seed, uint64_t i)
 {
     uint32_t words[K_STACK_BIG_WORDS];
-    uint32_t h = seed ^ (uint32_t)i ^ (uint32_t)(i >> 32) * 0x85EBCA6Bu;
-    for (uint32_t j = 0; j < w; j++) {
-        h = h * 1664525u + 1013904223u;
-        words[j] = h;
-    }
-    uint32_t acc = h;
-    for (uint32_t k = 0; k < 32; k++)
-        acc = (acc ^ words[((acc >> 7) ^ k) & (w - 1)]) * 0x9E3779B1u + k;
-    return acc;
+    return k_stack_hash(words, w, seed, i);
 }
 
 /* The kernels with a 1 KiB / 4 KiB stack (local memory far above the engine's default): exact.

@@ -276,8 +276,8 @@ TEST(local_memory_graph_after_growth)
 
     CHECK_OK(hcq_graph_begin(q1));
     CHECK_OK(hcq_graph_var(q1, &v_seed));
-    struct k_stack_u32_params ps = {.out_va = hcq_buf_va(og), .n = n, .seed = 0};
-    const struct hcq_arg_patch patch[] = {{v_seed, offsetof(struct k_stack_u32_params, seed), 4}};
+    struct k_stack_params ps = {.out_va = hcq_buf_va(og), .n = n, .seed = 0};
+    const struct hcq_arg_patch patch[] = {{v_seed, offsetof(struct k_stack_params, seed), 4}};
     struct hcq_launch ls = {.prog = mid,
                             .grid = {(uint32_t)((n + 255) / 256), 1, 1},
                             .block = {256, 1, 1},
