@@ -8,8 +8,11 @@ log=$(mktemp)
 status=0
 run() {
     echo "\$ $*"
+    t0=$(date +%s)
     "$@" 2>&1 | tee -a "$log"
     rc=$?
+    # CI must stay under 30 minutes on 2 cores: every suite says what it cost
+    echo "(took $(($(date +%s) - t0)) s: $*)"
     # tee hides the exit code; a suite that crashed prints no summary line
     if ! tail -n 1 "$log" | grep -Eq '^[^ ]+: [0-9]+ passed, [0-9]+ failed'; then
         echo "$1: crashed or printed no summary" | tee -a "$log"

@@ -64,9 +64,11 @@ skipped=0
 run() {
     name=$1
     shift
+    t0=$(date +%s)
     timeout "$limit" "$QEMU" -L "$SYSROOT" "$@" >"$log" 2>&1
     rc=$?
     sed 's/^/  /' "$log"
+    echo "  ($name took $(($(date +%s) - t0)) s under qemu)"
     line=$(grep -E '^[^ ]+: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
     if [ -z "$line" ]; then
         echo "  $name: crashed or timed out under qemu (exit $rc, limit ${limit}s)"
