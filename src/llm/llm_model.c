@@ -320,6 +320,17 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         int n = cps && *cps ? atoi(cps) : (mvq_ab && !strcmp(mvq_ab, "tma") ? 1 : 0);
         if (n > 0 && n <= 8 && sms)
             m->mvq_grid = (uint32_t)n * sms;
+        /* per launch kind (session 18, not yet measured): O as row pairs won by leaving room for
+         * the next launch's CTAs beside its one CTA per SM (s131); gate|up, down and the head run
+         * two CTAs per SM that fill the register file, so their successor's CTAs wait for them to
+         * exit. These ask for n CTAs per SM for one kind only. */
+        static const char *const kind_env[3] = {"NVHCQ_MVQ_CPS_GU", "NVHCQ_MVQ_CPS_DOWN",
+                                                "NVHCQ_MVQ_CPS_HEAD"};
+        for (int j = 0; j < 3; j++) {
+            const char *e = getenv(kind_env[j]);
+            const int nk = e && *e ? atoi(e) : 0;
+            m->mvq_grid_kind[j] = nk > 0 && nk <= 8 && sms ? (uint32_t)nk * sms : 0;
+        }
     }
     m->mvql_grid = mv_wave(m->prog[PROG_MATVEC_Q8L], sms);
     m->decode_fused = decode_fused_ok(m) && !p.naive_decode;
@@ -766,6 +777,14 @@ matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
         return hcq_err(HCQ_ERR_UNSUPPORTED, "llm decode: no mat-vec reads these weight types");
     uint32_t ctas = prog == PROG_MATVEC_Q8 ? k_llm_mvq_ctas(&p) : k_llm_mv_tiles(&p);
     uint32_t cap = prog == PROG_MATVEC_Q8 ? m->mvq_grid : m->mv_grid;
+    if (prog == PROG_MATVEC_Q8) { /* NVHCQ_MVQ_CPS_GU / _DOWN / _HEAD (A/B) */
+        const int kind = mode == K_LLM_MV_SWIGLU               ? 0
+                         : k_llm_mvq_rows(&p) >= 65536         ? 2
+                         : mode == K_LLM_MV_ACC && p.k >= 4096 ? 1
+                                                               : -1;
+        if (kind >= 0 && m->mvq_grid_kind[kind])
+            cap = m->mvq_grid_kind[kind];
+    }
     /* one row per unit and rows of several passes (the FFN down projection): the long-row body */
     if (prog == PROG_MATVEC_Q8 && m->mvq_long && (mode == K_LLM_MV_SET || mode == K_LLM_MV_ACC) &&
         k_llm_mvq_rpu(&p) == 1) {
