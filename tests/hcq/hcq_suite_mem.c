@@ -8,8 +8,8 @@
  */
 #include "emu.h"
 #include "hcq_suite.h"
+#include "proc_count.h"
 
-#include <dirent.h>
 #include <stdio.h>
 
 #include <stdlib.h>
@@ -330,43 +330,6 @@ done:
     free(mem);
 }
 
-static int
-count_fds(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    if (!d)
-        return -1;
-    while (readdir(d))
-        n++;
-    closedir(d);
-    return n;
-}
-
-static int
-count_maps(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (!f)
-        return -1;
-    int n = 0, c;
-    while ((c = fgetc(f)) != EOF)
-        n += c == '\n';
-    fclose(f);
-    return n;
-}
-
-#if defined(__SANITIZE_ADDRESS__)
-#define SUITE_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SUITE_ASAN 1
-#endif
-#endif
-#ifndef SUITE_ASAN
-#define SUITE_ASAN 0
-#endif
-
 /* Open dev, create buffers, programs, signals, queues (one with unsubmitted commands) and
  * graphs, run some work, destroy one program and one signal, close with the rest alive. */
 static void
@@ -423,7 +386,7 @@ TEST(close_frees_everything)
     CHECK(!t->failed);
     struct emu_stats base = {0}, now = {0};
     emu_stats_get(&base);
-    int fds0 = count_fds(), maps0 = count_maps();
+    int fds0 = proc_fds(), maps0 = proc_maps();
     close_with_everything_alive(t);
     CHECK(!t->failed);
     if (strncmp(t->dev_spec, "emu:", 4))
@@ -437,10 +400,7 @@ TEST(close_frees_everything)
            (long long)base.maps, (long long)now.maps, (long long)base.bos, (long long)now.bos,
            (long long)base.vms, (long long)now.vms, (long long)base.chans, (long long)now.chans,
            (long long)base.threads, (long long)now.threads);
-    CHECKF(count_fds() == fds0, "process fds %d -> %d", fds0, count_fds());
-    /* ASan's allocator maps its own regions as the test runs: the emulator's map count above
-     * still covers our mappings there */
-    CHECKF(SUITE_ASAN || count_maps() == maps0, "process mappings %d -> %d", maps0, count_maps());
+    CHECK_PROC_COUNTS(fds0, maps0);
 done:;
 }
 

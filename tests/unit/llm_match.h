@@ -4,18 +4,22 @@
  * (test_llm_e2e.c, test_llm_real.c, test_nvgpu_llm.c): a device's greedy run equals the
  * `cpu` device's - the same tokens at every step and the worst per-step logits NMSE below
  * 1e-6 (f32 on both sides; only the summation order differs) - with the same messages in
- * every test. Static inline: header only, like the other tests/unit helpers.
+ * every test; and the loop that applies it to every other device that opens (HCQ_TEST_DEVS
+ * or the test's list). Static inline: header only, like the other tests/unit helpers.
  */
 #ifndef LLM_MATCH_H
 #define LLM_MATCH_H
 
 #include "harness.h"
 #include "hcq.h"
+#include "llm.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define LLM_MATCH_NMSE_MAX 1e-6
 
@@ -67,6 +71,48 @@ llm_match_cpu(struct th *t, const char *label, const int32_t *td, const float *l
     return true;
 done:
     return false;
+}
+
+/* A device's side of llm_match_devices: the test's model loaded on device `spec` into *m
+ * (freed by the caller, also after an error), then its greedy run: tokens (steps) and
+ * logits (steps x V). */
+typedef enum hcq_status (*llm_match_run_fn)(void *ctx, const char *spec, struct llm_model **m,
+                                            int32_t *tokens, float *logits);
+
+/* Every device of HCQ_TEST_DEVS (else `devs_default`; names apart by spaces or commas) other
+ * than cpu that opens here and runs the kernel library (llm_match_device_usable): run() on it
+ * must give cpu's greedy run tc, lc (llm_match_cpu, labelled "<spec><note>"). Skips t when no
+ * device is left. */
+static inline void
+llm_match_devices(struct th *t, const char *devs_default, const char *note, llm_match_run_fn run, void *ctx,
+                  const int32_t *tc, const float *lc, uint32_t steps, uint32_t V)
+{
+    struct llm_model *md = NULL;
+    int32_t *td = NULL;
+    float *ld = NULL;
+    int tried = 0;
+    char devs[256], label[320];
+    const char *env = getenv("HCQ_TEST_DEVS");
+    snprintf(devs, sizeof devs, "%s", env ? env : devs_default);
+    CHECK((td = malloc(4ull * steps)) && (ld = malloc(4ull * V * steps)));
+    for (char *save = NULL, *d = strtok_r(devs, " ,", &save); d; d = strtok_r(NULL, " ,", &save)) {
+        if (!strcmp(d, "cpu"))
+            continue;
+        if (!llm_match_device_usable(d))
+            continue;
+        CHECK_OK(run(ctx, d, &md, td, ld));
+        snprintf(label, sizeof label, "%s%s", d, note);
+        CHECK(llm_match_cpu(t, label, td, ld, tc, lc, steps, V));
+        llm_model_destroy(md);
+        md = NULL;
+        tried++;
+    }
+    if (!tried)
+        SKIP("no device besides cpu opens here");
+done:
+    llm_model_destroy(md);
+    free(td);
+    free(ld);
 }
 
 #endif /* LLM_MATCH_H */

@@ -94,6 +94,17 @@ kt_submit(struct kt *k, const uint32_t *dw, uint32_t n)
     kt_submit_on(k, k->ch, &k->put, dw, n);
 }
 
+/* A pushbuffer in dw[16] of one host semaphore release (value to va, no timestamp); returns
+ * its length in dwords. */
+static uint32_t
+kt_release_push(uint32_t *dw, uint64_t va, uint64_t value)
+{
+    struct gpu_push p;
+    gpu_push_init(&p, dw, 16);
+    gpu_push_sem_release(&p, va, value, false);
+    return p.count;
+}
+
 /* Poll a 64-bit word until it equals want (or timeout). */
 static bool
 kt_wait64(const volatile uint64_t *p, uint64_t want, uint64_t timeout_ns)
@@ -420,11 +431,8 @@ TEST(lesson_ampere_host_semaphore_is_40bit)
         CHECK_OPEN(kt_open(&k, chips[c], KMD_ENGINE_COMPUTE));
         volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
         uint64_t v = th_rand() | 1;
-        uint32_t dw[16];
-        struct gpu_push p;
-        gpu_push_init(&p, dw, 16);
-        gpu_push_sem_release(&p, (k.mem->va + KT_SEM) | (1ull << 44), v, false);
-        kt_submit(&k, dw, p.count);
+        uint32_t dw[16], n = kt_release_push(dw, (k.mem->va + KT_SEM) | (1ull << 44), v);
+        kt_submit(&k, dw, n);
         char why[256], fault[256];
         if (c == 0) {
             CHECK(kt_wait64(sem, v, 2000 * MS)); /* aliased onto the low 40 bits */
@@ -632,11 +640,8 @@ TEST(gpu_malformed_and_unmapped)
     kt_close(&k);
     /* a semaphore release to an unmapped VA */
     CHECK_OPEN(kt_open(&k, "ga102", KMD_ENGINE_COMPUTE));
-    uint32_t dw[16];
-    struct gpu_push p;
-    gpu_push_init(&p, dw, 16);
-    gpu_push_sem_release(&p, 0xFF00000000ull, 1, false);
-    kt_submit(&k, dw, p.count);
+    uint32_t dw[16], n = kt_release_push(dw, 0xFF00000000ull, 1);
+    kt_submit(&k, dw, n);
     t0 = hcq_time_ns();
     while (kmd_check(k.kmd, why, sizeof why) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
         usleep(1000);
@@ -652,11 +657,8 @@ TEST(inject_drop_doorbell)
     struct kt k;
     CHECK_OPEN(kt_open(&k, "gh100,drop_doorbell", KMD_ENGINE_COMPUTE));
     volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
-    uint32_t dw[16];
-    struct gpu_push p;
-    gpu_push_init(&p, dw, 16);
-    gpu_push_sem_release(&p, k.mem->va + KT_SEM, 9, false);
-    kt_submit(&k, dw, p.count);
+    uint32_t dw[16], n = kt_release_push(dw, k.mem->va + KT_SEM, 9);
+    kt_submit(&k, dw, n);
     CHECK(!kt_wait64(sem, 9, 200 * MS));
     CHECK(*(volatile uint32_t *)(k.ch->userd + 0x88) == 0); /* GPGet never moved */
     char why[256];
@@ -674,12 +676,9 @@ TEST(kick_rings_again_until_fetched)
     struct kt k;
     CHECK_OPEN(kt_open(&k, "gh100,drop_doorbell=1", KMD_ENGINE_COMPUTE));
     volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
-    uint32_t dw[16];
-    struct gpu_push p;
-    gpu_push_init(&p, dw, 16);
-    gpu_push_sem_release(&p, k.mem->va + KT_SEM, 7, false);
+    uint32_t dw[16], n = kt_release_push(dw, k.mem->va + KT_SEM, 7);
     uint64_t r0 = k.ch->rings;
-    kt_submit(&k, dw, p.count);
+    kt_submit(&k, dw, n);
     CHECKF(k.ch->rings - r0 == 2, "one kick rang %llu times (expected 2: GPGet had not moved)",
            (unsigned long long)(k.ch->rings - r0));
     CHECK(!kt_wait64(sem, 7, 50 * MS));
@@ -694,12 +693,9 @@ TEST(doorbell_wrong_token_does_not_run)
     struct kt k;
     CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COMPUTE));
     volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
-    uint32_t dw[16];
-    struct gpu_push p;
-    gpu_push_init(&p, dw, 16);
-    gpu_push_sem_release(&p, k.mem->va + KT_SEM, 5, false);
-    memcpy((uint8_t *)k.pb->map, dw, p.count * 4);
-    struct gpu_gpfifo_fields f = {.pb_va = k.pb->va, .dw_count = p.count, .subroutine = true};
+    uint32_t dw[16], n = kt_release_push(dw, k.mem->va + KT_SEM, 5);
+    memcpy((uint8_t *)k.pb->map, dw, n * 4);
+    struct gpu_gpfifo_fields f = {.pb_va = k.pb->va, .dw_count = n, .subroutine = true};
     k.ch->ring[0] = gpu_gpfifo_entry_encode(&f);
     __atomic_store_n((uint32_t *)(k.ch->userd + 0x8C), 1u, __ATOMIC_RELEASE);
     /* ring with a token no channel owns: ignored */

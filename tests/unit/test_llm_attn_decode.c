@@ -13,6 +13,7 @@
  * Bound: |out - ref| <= 2e-5 * max|V| + 1e-6 (f32 dot products of <= 128 terms, __expf,
  * sums of <= 9001 weights <= 1).
  */
+#include "attn_ref.h"
 #include "harness.h"
 #include "hcq.h"
 #include "k_llm_attn_decode.h"
@@ -62,6 +63,7 @@ TEST(attn_decode_vs_double)
             double worst = 0;
             for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
                 uint32_t H = shapes[si].n_head, HK = shapes[si].n_head_kv, hd = shapes[si].hd, kv = HK * hd;
+                CHECK(hd <= ATTN_REF_HD_MAX);
                 size_t np = sizeof positions / sizeof positions[0];
                 float *kc = malloc(4ull * n_ctx * kv), *vc = malloc(4ull * n_ctx * kv),
                       *qv = malloc(4ull * H * hd * np);
@@ -114,23 +116,11 @@ TEST(attn_decode_vs_double)
                     double *w = malloc(8ull * n);
                     CHECK(w);
                     for (uint32_t h = 0; h < H; h++) {
-                        const float *qh = qv + (size_t)H * hd * pi + (size_t)h * hd;
-                        uint32_t g = h / (H / HK);
-                        double mx = -1e300, z = 0;
-                        for (uint32_t u = 0; u < n; u++) {
-                            double d = 0;
-                            for (uint32_t e = 0; e < hd; e++)
-                                d += (double)qh[e] * kc[(size_t)u * kv + g * hd + e];
-                            w[u] = d * scale;
-                            mx = fmax(mx, w[u]);
-                        }
-                        for (uint32_t u = 0; u < n; u++)
-                            z += (w[u] = exp(w[u] - mx));
+                        double ref[ATTN_REF_HD_MAX];
+                        attn_ref_head(qv + (size_t)H * hd * pi + (size_t)h * hd, kc, vc, kv, h / (H / HK), hd,
+                                      n, scale, w, ref);
                         for (uint32_t e = 0; e < hd; e++) {
-                            double r = 0;
-                            for (uint32_t u = 0; u < n; u++)
-                                r += w[u] * vc[(size_t)u * kv + g * hd + e];
-                            r /= z;
+                            const double r = ref[e];
                             double got = out[(size_t)H * hd * pi + (size_t)h * hd + e], err = fabs(got - r);
                             if (!(err <= 2e-5 + 1e-6) && fails++ < 3)
                                 CHECKF(0, "%s %s H %u HK %u hd %u pos %u head %u e %u: %.8g vs %.8g", dn,

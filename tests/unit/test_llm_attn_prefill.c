@@ -12,6 +12,7 @@
  * 10-bit mantissa: score errors of ~1e-3 at these magnitudes, each moving the output by its
  * weight times |v - out|).
  */
+#include "attn_ref.h"
 #include "harness.h"
 #include "hcq.h"
 #include "k_llm_params.h"
@@ -70,6 +71,7 @@ TEST(attn_tile_vs_double)
                 const uint32_t H = shapes[si].n_head, HK = shapes[si].n_head_kv, hd = shapes[si].hd,
                                kv = HK * hd;
                 const uint32_t qs = H * hd + 2 * kv; /* row stride of Q|K|V */
+                CHECK(hd <= ATTN_REF_HD_MAX);
                 for (size_t ri = 0; ri < sizeof runs / sizeof runs[0]; ri++) {
                     const uint32_t n = runs[ri].n_tok, pos0 = runs[ri].pos0;
                     float *kc = malloc(4ull * n_ctx * kv), *vc = malloc(4ull * n_ctx * kv),
@@ -115,23 +117,11 @@ TEST(attn_tile_vs_double)
                     for (uint32_t i = 0; i < n; i++) {
                         const uint32_t np = pos0 + i + 1;
                         for (uint32_t h = 0; h < H; h++) {
-                            const float *qh = qv + (size_t)i * qs + (size_t)h * hd;
-                            const uint32_t g = h / (H / HK);
-                            double mx = -1e300, z = 0;
-                            for (uint32_t u = 0; u < np; u++) {
-                                double d = 0;
-                                for (uint32_t e = 0; e < hd; e++)
-                                    d += (double)qh[e] * kc[(size_t)u * kv + g * hd + e];
-                                w[u] = d * scale;
-                                mx = fmax(mx, w[u]);
-                            }
-                            for (uint32_t u = 0; u < np; u++)
-                                z += (w[u] = exp(w[u] - mx));
+                            double ref[ATTN_REF_HD_MAX];
+                            attn_ref_head(qv + (size_t)i * qs + (size_t)h * hd, kc, vc, kv, h / (H / HK), hd,
+                                          np, scale, w, ref);
                             for (uint32_t e = 0; e < hd; e++) {
-                                double r = 0;
-                                for (uint32_t u = 0; u < np; u++)
-                                    r += w[u] * vc[(size_t)u * kv + g * hd + e];
-                                r /= z;
+                                const double r = ref[e];
                                 const double got = out[((size_t)i * H + h) * hd + e], err = fabs(got - r);
                                 if (!(err <= kinds[ki].tol) && fails++ < 3)
                                     CHECKF(0,

@@ -260,6 +260,24 @@ done:
     unlink(path);
 }
 
+/* What dev_run loads and runs: the model's GGUF and parameters, the prompt. */
+struct dev_run_ctx {
+    struct llm_gguf *g;
+    struct llm_model_params mp;
+    const int32_t *pr;
+    uint32_t np;
+};
+
+/* llm_match_devices' run: the model on device spec, then run_model over the prompt. */
+static enum hcq_status
+dev_run(void *ctx, const char *spec, struct llm_model **m, int32_t *tokens, float *logits)
+{
+    struct dev_run_ctx *r = ctx;
+    r->mp.dev_spec = spec;
+    enum hcq_status st = llm_model_load_gguf(r->g, &r->mp, m);
+    return st ? st : run_model(*m, r->pr, r->np, tokens, logits);
+}
+
 /* Every other device: same greedy tokens as cpu for 32 steps, logits within NMSE 1e-6.
  * gemm_min is the model's gemm_min_batch on both sides (2: the prompt's prefill runs the
  * tensor-core matmuls, k_llm_gemm.cu; 0: the one-warp-per-row matmul). */
@@ -268,14 +286,10 @@ devices_match(struct th *t, uint32_t gemm_min)
 {
     char path[256];
     struct llm_gguf *g = NULL;
-    struct llm_model *mc = NULL, *md = NULL;
-    float *lc = NULL, *ld = NULL;
-    int32_t pr[64], tc[STEPS], td[STEPS];
+    struct llm_model *mc = NULL;
+    float *lc = NULL;
+    int32_t pr[64], tc[STEPS];
     size_t np;
-    int tried = 0;
-    char devs[256];
-    const char *env = getenv("HCQ_TEST_DEVS");
-    snprintf(devs, sizeof devs, "%s", env ? env : "emu:gh100 emu:ga10b cuda:0 rm:0");
     CHECK_OK(gen("tiny", LLM_TYPE_Q6_K, path, sizeof path));
     CHECK_OK(llm_gguf_open(path, &g));
     struct llm_model_params mp;
@@ -291,31 +305,16 @@ devices_match(struct th *t, uint32_t gemm_min)
     CHECK_OK(llm_tok_encode(llm_model_tok(mc), long_prompt, strlen(long_prompt), false, false, pr, 64, &np));
     CHECK(np > 16 && np < 48);
     uint32_t V = llm_model_hparams(mc)->n_vocab;
-    CHECK((lc = malloc(4ull * V * STEPS)) && (ld = malloc(4ull * V * STEPS)));
+    CHECK((lc = malloc(4ull * V * STEPS)));
     CHECK_OK(run_model(mc, pr, (uint32_t)np, tc, lc));
-    for (char *save = NULL, *d = strtok_r(devs, " ,", &save); d; d = strtok_r(NULL, " ,", &save)) {
-        if (!strcmp(d, "cpu"))
-            continue;
-        if (!llm_match_device_usable(d))
-            continue;
-        mp.dev_spec = d;
-        CHECK_OK(llm_model_load_gguf(g, &mp, &md));
-        CHECK_OK(run_model(md, pr, (uint32_t)np, td, ld));
-        char label[96];
-        snprintf(label, sizeof label, "%s (gemm_min_batch %u)", d, gemm_min);
-        CHECK(llm_match_cpu(t, label, td, ld, tc, lc, STEPS, V));
-        llm_model_destroy(md);
-        md = NULL;
-        tried++;
-    }
-    if (!tried)
-        SKIP("no device besides cpu opens here");
+    struct dev_run_ctx r = {g, mp, pr, (uint32_t)np};
+    char note[48];
+    snprintf(note, sizeof note, " (gemm_min_batch %u)", gemm_min);
+    llm_match_devices(t, "emu:gh100 emu:ga10b cuda:0 rm:0", note, dev_run, &r, tc, lc, STEPS, V);
 done:
-    llm_model_destroy(md);
     llm_model_destroy(mc);
     llm_gguf_destroy(g);
     free(lc);
-    free(ld);
     unlink(path);
 }
 

@@ -242,42 +242,31 @@ done:
     llm_gguf_destroy(g);
 }
 
+/* llm_match_devices' run: the model (ctx: its GGUF) on device spec, then greedy. */
+static enum hcq_status
+greedy_on(void *ctx, const char *spec, struct llm_model **m, int32_t *tokens, float *logits)
+{
+    enum hcq_status st = load(ctx, spec, m);
+    return st ? st : greedy(*m, tokens, logits);
+}
+
 /* Every other device that opens: cpu's greedy tokens, logits NMSE < 1e-6. */
 TEST(devices_match_cpu)
 {
     struct llm_gguf *g = NULL;
-    struct llm_model *mc = NULL, *md = NULL;
-    float *lc = NULL, *ld = NULL;
-    int32_t tc[STEPS], td[STEPS];
-    int tried = 0;
-    char devs[256];
-    const char *env = getenv("HCQ_TEST_DEVS");
-    snprintf(devs, sizeof devs, "%s", env ? env : "emu:gh100 cuda:0 rm:0");
+    struct llm_model *mc = NULL;
+    float *lc = NULL;
+    int32_t tc[STEPS];
     CHECK_OK(llm_gguf_open(MODEL, &g));
     CHECK_OK(load(g, "cpu", &mc));
     uint32_t V = llm_model_hparams(mc)->n_vocab;
-    CHECK((lc = malloc(4ull * V * STEPS)) && (ld = malloc(4ull * V * STEPS)));
+    CHECK((lc = malloc(4ull * V * STEPS)));
     CHECK_OK(greedy(mc, tc, lc));
-    for (char *save = NULL, *d = strtok_r(devs, " ,", &save); d; d = strtok_r(NULL, " ,", &save)) {
-        if (!strcmp(d, "cpu"))
-            continue;
-        if (!llm_match_device_usable(d))
-            continue;
-        CHECK_OK(load(g, d, &md));
-        CHECK_OK(greedy(md, td, ld));
-        CHECK(llm_match_cpu(t, d, td, ld, tc, lc, STEPS, V));
-        llm_model_destroy(md);
-        md = NULL;
-        tried++;
-    }
-    if (!tried)
-        SKIP("no device besides cpu opens here");
+    llm_match_devices(t, "emu:gh100 cuda:0 rm:0", "", greedy_on, g, tc, lc, STEPS, V);
 done:
-    llm_model_destroy(md);
     llm_model_destroy(mc);
     llm_gguf_destroy(g);
     free(lc);
-    free(ld);
 }
 
 int

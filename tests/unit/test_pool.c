@@ -8,37 +8,11 @@
  */
 #include "emu.h"
 #include "harness.h"
+#include "proc_count.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int
-count_fds(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    if (!d)
-        return -1;
-    while (readdir(d))
-        n++;
-    closedir(d);
-    return n;
-}
-
-static int
-count_maps(void)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (!f)
-        return -1;
-    int n = 0, c;
-    while ((c = fgetc(f)) != EOF)
-        n += c == '\n';
-    fclose(f);
-    return n;
-}
 
 static bool
 emu_equal(const struct emu_stats *a, const struct emu_stats *b)
@@ -46,17 +20,6 @@ emu_equal(const struct emu_stats *a, const struct emu_stats *b)
     return a->devs == b->devs && a->fds == b->fds && a->maps == b->maps && a->bos == b->bos &&
            a->vms == b->vms && a->chans == b->chans && a->threads == b->threads;
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-#define TH_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TH_ASAN 1
-#endif
-#endif
-#ifndef TH_ASAN
-#define TH_ASAN 0
-#endif
 
 #define LIVE_MAX 48
 
@@ -85,7 +48,7 @@ cycles(struct th *t, const char *spec)
     CHECK_OK(ost);
     struct emu_stats base;
     emu_stats_get(&base);
-    int fds0 = count_fds(), maps0 = count_maps();
+    int fds0 = proc_fds(), maps0 = proc_maps();
     uint64_t tag = 1;
     for (int i = 0; i < 10000; i++) {
         int slot = (int)(th_rand() % LIVE_MAX);
@@ -149,10 +112,7 @@ cycles(struct th *t, const char *spec)
     CHECKF(emu_equal(&base, &now), "emulator resources: fds %lld->%lld maps %lld->%lld bos %lld->%lld",
            (long long)base.fds, (long long)now.fds, (long long)base.maps, (long long)now.maps,
            (long long)base.bos, (long long)now.bos);
-    CHECKF(count_fds() == fds0, "process fds %d -> %d", fds0, count_fds());
-    /* ASan's allocator maps its own regions as the test runs: the emulator's map count above
-     * still covers our mappings there */
-    CHECKF(TH_ASAN || count_maps() == maps0, "process mappings %d -> %d", maps0, count_maps());
+    CHECK_PROC_COUNTS(fds0, maps0);
 done:
     for (int j = 0; j < LIVE_MAX; j++)
         hcq_buf_free(live[j].b);
