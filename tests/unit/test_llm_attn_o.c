@@ -14,6 +14,7 @@
  * kernel's f32 attention may round it the other way: within 2e-5 |V| of the double value, the
  * bound test_llm_attn_decode.c holds the attention to). det 1 also runs twice: the same bits.
  */
+#include "attn_ref.h"
 #include "harness.h"
 #include "hcq.h"
 #include "k_llm_attn_o.h"
@@ -65,25 +66,8 @@ reference(const struct shape *s, const float *q, const float *kc, const float *v
     if (!att || !w || !xq || !amb)
         goto done;
     const double scale = 1.0 / sqrt((double)s->hd);
-    for (uint32_t h = 0; h < s->n_head; h++) {
-        const uint32_t g = h / gs;
-        double mx = -1e300, z = 0;
-        for (uint32_t u = 0; u < n; u++) {
-            double d = 0;
-            for (uint32_t e = 0; e < s->hd; e++)
-                d += (double)q[h * s->hd + e] * kc[(size_t)u * kv + g * s->hd + e];
-            w[u] = d * (float)scale;
-            mx = fmax(mx, w[u]);
-        }
-        for (uint32_t u = 0; u < n; u++)
-            z += (w[u] = exp(w[u] - mx));
-        for (uint32_t e = 0; e < s->hd; e++) {
-            double r = 0;
-            for (uint32_t u = 0; u < n; u++)
-                r += w[u] * vc[(size_t)u * kv + g * s->hd + e];
-            att[h * s->hd + e] = r / z;
-        }
-    }
+    for (uint32_t h = 0; h < s->n_head; h++) /* the kernel takes the scale as a float */
+        attn_ref_head(q + h * s->hd, kc, vc, kv, h / gs, s->hd, n, (float)scale, w, att + h * s->hd);
     /* x': d = max|v| / 127, q = rint(v / d); a value within the attention's error (2e-5, |V| <= 1) of
      * a rounding tie may take the other integer on the device: |w_j| d_j joins the bound */
     for (uint32_t b = 0; b < k; b += 16) {
