@@ -324,9 +324,10 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
          * the next launch's CTAs beside its one CTA per SM (s131); gate|up, down and the head run
          * two CTAs per SM that fill the register file, so their successor's CTAs wait for them to
          * exit. These ask for n CTAs per SM for one kind only. */
-        static const char *const kind_env[3] = {"NVHCQ_MVQ_CPS_GU", "NVHCQ_MVQ_CPS_DOWN",
-                                                "NVHCQ_MVQ_CPS_HEAD"};
-        for (int j = 0; j < 3; j++) {
+        static const char *const kind_env[MVQ_SMALL] = {[MVQ_GU] = "NVHCQ_MVQ_CPS_GU",
+                                                        [MVQ_DOWN] = "NVHCQ_MVQ_CPS_DOWN",
+                                                        [MVQ_HEAD] = "NVHCQ_MVQ_CPS_HEAD"};
+        for (int j = 0; j < MVQ_SMALL; j++) {
             const char *e = getenv(kind_env[j]);
             const int nk = e && *e ? atoi(e) : 0;
             m->mvq_grid_kind[j] = nk > 0 && nk <= 8 && sms ? (uint32_t)nk * sms : 0;
@@ -672,6 +673,16 @@ ao_at(const struct llm_model *m, uint32_t pos)
     return m->ao_prog >= 0 && !m->persist && pos + 1 <= m->ao_max && !attn_long_at(m, pos);
 }
 
+/* A decode mat-vec launch's kind (llm_model_int.h enum mvq_kind). */
+static enum mvq_kind
+mvq_kind_of(const struct k_llm_matvec_params *p)
+{
+    return p->mode == K_LLM_MV_SWIGLU   ? MVQ_GU
+           : k_llm_mvq_rows(p) >= 65536 ? MVQ_HEAD
+           : p->k >= 4096               ? MVQ_DOWN
+                                        : MVQ_SMALL;
+}
+
 /* The per-type q8 mat-vec for a launch whose segments all have one type it is compiled for,
  * the two-type ones for Q4_K or Q5_K with Q6_K segments (where m->mvq_typed allows), else
  * PROG_MATVEC_Q8. */
@@ -692,10 +703,10 @@ mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
     /* Q4_0 / Q8_0 (i 2, 3): two groups per task (rows of whole group pairs) for the down
      * projection (k >= 4096) and the output head (rows >= 65536) when bit i of mvq_x2 is set, for
      * gate|up when bit 8 + i is, for the other launches (Q|K|V, O) when bit 16 + i is */
+    const enum mvq_kind kind = mvq_kind_of(p);
     const bool x2_gu = m->mvq_x2 >> (8 + i) & 1u, x2_small = m->mvq_x2 >> (16 + i) & 1u;
     if ((i == 2 || i == 3) && (m->mvq_x2 >> i & 1u) && p->k % 2048 == 0 &&
-        (p->mode == K_LLM_MV_SWIGLU ? x2_gu : p->k >= 4096 || k_llm_mvq_rows(p) >= 65536 || x2_small) &&
-        m->prog[PROG_MVQ_Q4_0X2 + (i - 2)])
+        (kind == MVQ_GU ? x2_gu : kind != MVQ_SMALL || x2_small) && m->prog[PROG_MVQ_Q4_0X2 + (i - 2)])
         return PROG_MVQ_Q4_0X2 + (i - 2);
     if ((m->mvq_w2 >> i & 1u) && k_llm_mvq_rows(p) < K_LLM_MVQ_PAIR_ROWS &&
         m->prog[PROG_MVQ_Q4K + i + PROG_MVQ_W2])
@@ -778,11 +789,8 @@ matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
     uint32_t ctas = prog == PROG_MATVEC_Q8 ? k_llm_mvq_ctas(&p) : k_llm_mv_tiles(&p);
     uint32_t cap = prog == PROG_MATVEC_Q8 ? m->mvq_grid : m->mv_grid;
     if (prog == PROG_MATVEC_Q8) { /* NVHCQ_MVQ_CPS_GU / _DOWN / _HEAD (A/B) */
-        const int kind = mode == K_LLM_MV_SWIGLU               ? 0
-                         : k_llm_mvq_rows(&p) >= 65536         ? 2
-                         : mode == K_LLM_MV_ACC && p.k >= 4096 ? 1
-                                                               : -1;
-        if (kind >= 0 && m->mvq_grid_kind[kind])
+        const enum mvq_kind kind = mvq_kind_of(&p);
+        if (kind != MVQ_SMALL && m->mvq_grid_kind[kind])
             cap = m->mvq_grid_kind[kind];
     }
     /* one row per unit and rows of several passes (the FFN down projection): the long-row body */

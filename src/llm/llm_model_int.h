@@ -41,6 +41,10 @@ struct dtensor {
  * (10.48 -> 11.08 us) - and won once O ran as row pairs (session 18, s134: Q4_0 2031 vs
  * 1985-1989, +2.2%; gate|up's CTAs now start beside O's). Default: every Q4_0 and Q8_0 launch. */
 #define K_LLM_MVQ_X2_DEFAULT (0x0Cu | 0xC00u | 0xC0000u)
+/* A decode mat-vec launch's kind, as the per-kind settings name them (K_LLM_MVQ_X2_DEFAULT's
+ * bits, the NVHCQ_MVQ_CPS_* grids; llm_model.c mvq_kind_of): gate|up (SWIGLU), the FFN down
+ * projection (k >= 4096), the output head (rows >= 65536), the rest (Q|K|V, O). */
+enum mvq_kind { MVQ_GU, MVQ_DOWN, MVQ_HEAD, MVQ_SMALL };
 enum {
     PROG_EMBED,
     PROG_NORM,
@@ -178,15 +182,16 @@ struct llm_model {
     struct hcq_buf *aobuf;        /* its partials [n_head_kv][n_embd] f32, counters [n_embd / 128] */
     uint32_t var_tok, var_pos, var_tick;
     bool use_graph, graph_failed;
-    bool decode_fused;         /* decode steps take record_decode_llama */
-    bool attn_split;           /* ... with the split-K attention (k_llm_attn_decode) */
-    struct hcq_buf *adbuf;     /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
-    uint32_t mv_grid;          /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
-    uint32_t mvq_grid;         /* ... of k_llm_matvec_q8 */
-    uint32_t mvq_grid_kind[3]; /* the same for gate|up, down, the output head (A/B: NVHCQ_MVQ_CPS_GU / _DOWN /
-                                * _HEAD = CTAs per SM; 0: mvq_grid) */
-    uint32_t mvql_grid;        /* ... of k_llm_matvec_q8_long */
-    bool o_pairs;              /* the O projection as row pairs (NVHCQ_O_PAIRS=1, A/B; k_llm_mvq_rpu) */
+    bool decode_fused;                 /* decode steps take record_decode_llama */
+    bool attn_split;                   /* ... with the split-K attention (k_llm_attn_decode) */
+    struct hcq_buf *adbuf;             /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
+    uint32_t mv_grid;                  /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
+    uint32_t mvq_grid;                 /* ... of k_llm_matvec_q8 */
+    uint32_t mvq_grid_kind[MVQ_SMALL]; /* the same per launch kind (A/B: NVHCQ_MVQ_CPS_GU / _DOWN / _HEAD =
+                                        * CTAs per SM; 0: mvq_grid) */
+    uint32_t mvql_grid;                /* ... of k_llm_matvec_q8_long */
+    bool o_pairs; /* the O projection as row pairs (default; NVHCQ_O_PAIRS=0: one row per unit; k_llm_mvq_rpu)
+                   */
     bool mvq_long;      /* long one-row launches take k_llm_matvec_q8_long (NVHCQ_MVQ_LONG=1; off: slower) */
     uint32_t mvq_typed; /* bit i: launches of one type take PROG_MVQ_Q4K + i (mvq_typed_prog) */
     uint32_t mvq_w2;    /* bit i: launches below K_LLM_MVQ_PAIR_ROWS rows on PROG_MVQ_Q4K + i + PROG_MVQ_W2 */
