@@ -82,3 +82,18 @@ profile_row() {
     echo "-- profile $3 [$4]"
     timeout 60 "$1" llm-bench -m "$2" -p 0 -n 128 -r 1 --profile --dev rm:0 2>&1 | grep -E "^\|" | head -16
 }
+
+# From session 18:
+#   call_build              the tree built (-j16, CUARCH=90; log $OUT/build.log) and the GPU's
+#                           line in $OUT/a_gpu.txt; returns 1 (with the log's tail) on failure
+#   env_cell VAR=V...       tg128 (-r 3) of the file $F on rm:0 under the environment given:
+#                           variants of one binary by environment, "mean ± sd " or the error line
+call_build() {
+    make -j16 CUARCH=90 >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; return 1; }
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/a_gpu.txt"
+}
+
+env_cell() {
+    env "$@" timeout 60 build/nvhcq llm-bench -m "$F" -p 0 -n 128 -r 3 --dev rm:0 2>&1 | grep -E "tg|rror" |
+        awk -F'|' '{printf "%s ", $(NF-1)}'
+}

@@ -13,19 +13,17 @@ OUT=${1:?usage: s134.sh OUT}
 mkdir -p "$OUT"
 export T0=$(date +%s)
 . bench/final/lib.sh
-make -j16 CUARCH=90 >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/a_gpu.txt"
+call_build || exit 1
 quant_files Q8_0 Q4_0 >"$OUT/quant.log" 2>&1
 cat "$OUT/quant.log"
-cell() { env "$@" timeout 60 build/nvhcq llm-bench -m "$F" -p 0 -n 128 -r 3 --dev rm:0 2>&1 | grep -E "tg|rror" | awk -F'|' '{printf "%s ", $(NF-1)}'; }
 for r in 1 2; do
     F=/tmp/q/Q8_0.gguf
-    echo "Q8_0 r$r [base] tg128: $(cell NVHCQ_MVQ_X2W2=0)"
-    echo "Q8_0 r$r [gu_w2] tg128: $(cell NVHCQ_MVQ_X2W2=0x800)"
+    echo "Q8_0 r$r [base] tg128: $(env_cell NVHCQ_MVQ_X2W2=0)"
+    echo "Q8_0 r$r [gu_w2] tg128: $(env_cell NVHCQ_MVQ_X2W2=0x800)"
     F=/tmp/q/Q4_0.gguf
-    echo "Q4_0 r$r [base] tg128: $(cell NVHCQ_MVQ_X2W2=0)"
-    echo "Q4_0 r$r [gu_x2] tg128: $(cell NVHCQ_MVQ_X2=0xC0C0C)"
-    echo "Q4_0 r$r [gu_x2w2] tg128: $(cell NVHCQ_MVQ_X2=0xC0C0C NVHCQ_MVQ_X2W2=0x400)"
+    echo "Q4_0 r$r [base] tg128: $(env_cell NVHCQ_MVQ_X2W2=0)"
+    echo "Q4_0 r$r [gu_x2] tg128: $(env_cell NVHCQ_MVQ_X2=0xC0C0C)"
+    echo "Q4_0 r$r [gu_x2w2] tg128: $(env_cell NVHCQ_MVQ_X2=0xC0C0C NVHCQ_MVQ_X2W2=0x400)"
 done 2>&1 | tee "$OUT/a_tg.txt"
 echo "== tg done $(($(date +%s) - T0)) s"
 { profile_row build/nvhcq /tmp/q/Q8_0.gguf Q8_0 base

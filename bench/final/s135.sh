@@ -13,29 +13,27 @@ OUT=${1:?usage: s135.sh OUT}
 mkdir -p "$OUT"
 export T0=$(date +%s)
 . bench/final/lib.sh
-make -j16 CUARCH=90 >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/a_gpu.txt"
+call_build || exit 1
 quant_files Q8_0 Q4_0 Q6_K Q4_K_M Q5_K_M >"$OUT/quant.log" 2>&1
 cat "$OUT/quant.log"
-cell() { env "$@" timeout 60 build/nvhcq llm-bench -m "$F" -p 0 -n 128 -r 3 --dev rm:0 2>&1 | grep -E "tg|rror" | awk -F'|' '{printf "%s ", $(NF-1)}'; }
 for r in 1 2; do
     F=/tmp/q/Q8_0.gguf
-    echo "Q8_0 r$r [base] tg128: $(cell NVHCQ_X=0)"
-    echo "Q8_0 r$r [nogu_x2] tg128: $(cell NVHCQ_MVQ_X2=0xC040C)"
-    echo "Q8_0 r$r [l2pf] tg128: $(cell NVHCQ_L2PF=1)"
+    echo "Q8_0 r$r [base] tg128: $(env_cell NVHCQ_X=0)"
+    echo "Q8_0 r$r [nogu_x2] tg128: $(env_cell NVHCQ_MVQ_X2=0xC040C)"
+    echo "Q8_0 r$r [l2pf] tg128: $(env_cell NVHCQ_L2PF=1)"
     F=/tmp/q/Q4_0.gguf
-    echo "Q4_0 r$r [base] tg128: $(cell NVHCQ_X=0)"
-    echo "Q4_0 r$r [l2pf] tg128: $(cell NVHCQ_L2PF=1)"
+    echo "Q4_0 r$r [base] tg128: $(env_cell NVHCQ_X=0)"
+    echo "Q4_0 r$r [l2pf] tg128: $(env_cell NVHCQ_L2PF=1)"
     F=/tmp/q/Q6_K.gguf
-    echo "Q6_K r$r [base] tg128: $(cell NVHCQ_X=0)"
-    echo "Q6_K r$r [w2] tg128: $(cell NVHCQ_MVQ_W2=0x1C)"
-    echo "Q6_K r$r [l2pf] tg128: $(cell NVHCQ_L2PF=1)"
+    echo "Q6_K r$r [base] tg128: $(env_cell NVHCQ_X=0)"
+    echo "Q6_K r$r [w2] tg128: $(env_cell NVHCQ_MVQ_W2=0x1C)"
+    echo "Q6_K r$r [l2pf] tg128: $(env_cell NVHCQ_L2PF=1)"
     F=/tmp/q/Q4_K_M.gguf
-    echo "Q4_K_M r$r [base] tg128: $(cell NVHCQ_X=0)"
-    echo "Q4_K_M r$r [w2] tg128: $(cell NVHCQ_MVQ_W2=0x2D)"
+    echo "Q4_K_M r$r [base] tg128: $(env_cell NVHCQ_X=0)"
+    echo "Q4_K_M r$r [w2] tg128: $(env_cell NVHCQ_MVQ_W2=0x2D)"
     F=/tmp/q/Q5_K_M.gguf
-    echo "Q5_K_M r$r [base] tg128: $(cell NVHCQ_X=0)"
-    echo "Q5_K_M r$r [w2] tg128: $(cell NVHCQ_MVQ_W2=0x4E)"
+    echo "Q5_K_M r$r [base] tg128: $(env_cell NVHCQ_X=0)"
+    echo "Q5_K_M r$r [w2] tg128: $(env_cell NVHCQ_MVQ_W2=0x4E)"
 done 2>&1 | tee "$OUT/a_tg.txt"
 echo "== tg done $(($(date +%s) - T0)) s"
 for t in test_llm_e2e test_llm_matvec; do

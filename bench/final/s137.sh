@@ -8,8 +8,7 @@ OUT=${1:?usage: s137.sh OUT}
 mkdir -p "$OUT"
 export T0=$(date +%s)
 . bench/final/lib.sh
-make -j16 CUARCH=90 >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/a_gpu.txt"
+call_build || exit 1
 quant_files Q4_K_M Q6_K Q8_0 Q4_0 Q5_K_M >"$OUT/quant.log" 2>&1
 cat "$OUT/quant.log"
 for ty in Q4_K_M Q6_K Q8_0 Q4_0 Q5_K_M; do

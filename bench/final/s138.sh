@@ -10,17 +10,15 @@ OUT=${1:?usage: s138.sh OUT}
 mkdir -p "$OUT"
 export T0=$(date +%s)
 . bench/final/lib.sh
-make -j16 CUARCH=90 >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/a_gpu.txt"
+call_build || exit 1
 quant_files Q8_0 Q4_0 Q6_K >"$OUT/quant.log" 2>&1
 cat "$OUT/quant.log"
-cell() { env "$@" timeout 60 build/nvhcq llm-bench -m "$F" -p 0 -n 128 -r 3 --dev rm:0 2>&1 | grep -E "tg|rror" | awk -F'|' '{printf "%s ", $(NF-1)}'; }
 for r in 1 2; do for ty in Q8_0 Q4_0 Q6_K; do
     F=/tmp/q/$ty.gguf
-    echo "$ty r$r [base] tg128: $(cell NVHCQ_X=0)"
-    echo "$ty r$r [gu1] tg128: $(cell NVHCQ_MVQ_CPS_GU=1)"
-    echo "$ty r$r [down1] tg128: $(cell NVHCQ_MVQ_CPS_DOWN=1)"
-    echo "$ty r$r [head1] tg128: $(cell NVHCQ_MVQ_CPS_HEAD=1)"
+    echo "$ty r$r [base] tg128: $(env_cell NVHCQ_X=0)"
+    echo "$ty r$r [gu1] tg128: $(env_cell NVHCQ_MVQ_CPS_GU=1)"
+    echo "$ty r$r [down1] tg128: $(env_cell NVHCQ_MVQ_CPS_DOWN=1)"
+    echo "$ty r$r [head1] tg128: $(env_cell NVHCQ_MVQ_CPS_HEAD=1)"
 done; done 2>&1 | tee "$OUT/a_tg.txt"
 echo "== tg done $(($(date +%s) - T0)) s"
 { profile_row build/nvhcq /tmp/q/Q8_0.gguf Q8_0 base
