@@ -57,7 +57,8 @@ struct k_llm_mv_seg {
  * while DRAM would idle. A hint only: results never depend on it. va 16-byte aligned.
  * Measured on H100 (bench/notes-decode.md): 7-10% SLOWER end to end (the attention launch
  * grew from 9.5 to 13.9 us issuing the requests; gate|up did not speed up), so the engine
- * leaves it off unless NVHCQ_L2PF=1. */
+ * leaves it off unless NVHCQ_L2PF=1. The timeline builds (k_llm_matvec_tl.cu, NVHCQ_MVQ_TL=1)
+ * take va[1] with B[1] == 0 - a range the prefetch skips - as their record buffer. */
 struct k_llm_pf {
     uint64_t va[2];
     uint32_t B[2];

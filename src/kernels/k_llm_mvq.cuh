@@ -20,6 +20,48 @@
 #define NW (K_LLM_MV_THREADS / WARP)
 #endif
 
+/* Per-CTA timeline of a launch (A/B only, session 19): the marks compile to nothing unless the
+ * including module defines K_LLM_MVQ_TL 1 first (k_llm_matvec_tl.cu, its own module, so no
+ * default kernel changes). Why: every decode mat-vec launch pays a fixed ~2-3 us beside its bytes
+ * (gate|up and Q|K|V move 2.3 and 1.2 TB/s where the output head moves 2.7, H100 Q8_0), and the
+ * per-launch profile cannot say whether it is the wait, the prologue or the tail. The record of
+ * CTA b is 16 u64 at pf.va[1] + 128 b (the engine sets it with pf.B[1] == 0, which
+ * k_llm_pf_issue skips): [0] %globaltimer at entry, [1] after the PDL wait, [2] after the
+ * prologue, [3] %smid, [4 + w] warp w done, [12] [13] [14] %clock64 at entry / wait / prologue,
+ * [15] %clock64 when warp 0 is done (with [0] and [4], the SM clock rate). */
+#ifndef K_LLM_MVQ_TL
+#define K_LLM_MVQ_TL 0
+#endif
+enum { MVQ_TL_ENTRY = 0, MVQ_TL_WAIT = 1, MVQ_TL_PRO = 2, MVQ_TL_EXIT = 4 };
+
+__device__ __forceinline__ void
+mvq_tl(const struct k_llm_matvec_params &p, uint32_t what)
+{
+#if K_LLM_MVQ_TL && defined(__CUDA_ARCH__)
+    const uint32_t t = threadIdx.x;
+    if ((what == MVQ_TL_EXIT ? t % 32 : t) != 0 || !p.pf.va[1] || p.pf.B[1])
+        return;
+    uint64_t *r = (uint64_t *)(uintptr_t)p.pf.va[1] + 16ull * blockIdx.x;
+    const uint64_t g = k_globaltimer();
+    const uint64_t c = (uint64_t)clock64();
+    if (what == MVQ_TL_EXIT) {
+        r[4 + t / 32] = g;
+        if (t == 0)
+            r[15] = c;
+        return;
+    }
+    r[what] = g;
+    r[12 + what] = c;
+    if (what == MVQ_TL_ENTRY) {
+        uint32_t sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        r[3] = sm;
+    }
+#else
+    (void)p, (void)what;
+#endif
+}
+
 __device__ __forceinline__ float
 mvq_warp_sum(float v)
 {
@@ -936,12 +978,14 @@ q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct 
         }
         k_dep_launch();
         k_dep_wait();
+        mvq_tl(p, MVQ_TL_WAIT);
     }
     float inv = 1.0f;
     if (P1)
         inv = q8_prologue1<CG, SWZ ? FT : 0>(p, sm);
     else
         q8_prologue<CG, SWZ ? FT : 0>(p, sm);
+    mvq_tl(p, MVQ_TL_PRO);
     float acc[2] = {0.0f, 0.0f};
     uint32_t pass = 0;
     for (uint32_t u = st.ub; u < st.ue;) {
@@ -1145,7 +1189,9 @@ q8_matvec_ks2(const struct k_llm_matvec_params &p, struct q8_sm &sm, uint32_t nt
     k_llm_pf_issue(p.pf);
     k_dep_launch();
     k_dep_wait();
+    mvq_tl(p, MVQ_TL_WAIT);
     const float inv = q8_prologue1<CG, SWZ ? FT : 0>(p, sm);
+    mvq_tl(p, MVQ_TL_PRO);
     const q8_epi_std<CG> epi{p};
     float acc[2] = {0.0f, 0.0f};
     uint32_t pass = pb, par = 0;
@@ -1196,8 +1242,10 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
      * llama-quantize files (session 13, s89; before Q4_KR / Q5_KR, untried since). Q4_K and Q5_K
      * as in the file are not ready for this body: s89's test read NaN on k 8192 launches whose
      * segment starts mid-pair. */
+    mvq_tl(p, MVQ_TL_ENTRY);
     if ((FT == K_LLM_T_Q8_0R || FT == K_LLM_T_Q4_0R || FT == K_LLM_T_Q4_0R2 || FT == K_LLM_T_Q8_0R2) && P1 && !PF_OWN && q8_ks2(p, q8_nt(FT ? FT : 12, p.k))) { /* uniform per launch; waits itself */
         q8_matvec_ks2<CG, EF, FT ? FT : 12, SWZ>(p, sm, q8_nt(FT ? FT : 12, p.k));
+        mvq_tl(p, MVQ_TL_EXIT);
         return;
     }
     struct q8_stream st;
@@ -1212,8 +1260,10 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
     if (!WAIT2) {
         k_dep_launch();
         k_dep_wait();
+        mvq_tl(p, MVQ_TL_WAIT);
     }
     q8_stream_run<CG, q8_epi_std<CG>, WAIT2, P1, EF, FT, SWZ, FT2>(p, st, sm, q8_epi_std<CG>{p});
+    mvq_tl(p, MVQ_TL_EXIT);
 }
 
 /* A k_llm_matvec_q8 kernel compiled for weight type T (k_llm_matvec.cu: the default ones;

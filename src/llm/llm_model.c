@@ -238,6 +238,12 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
             snprintf(nsname, sizeof nsname, "%s_ns", name);
             name = nsname;
         }
+        /* diagnosis (session 19): the timeline builds (k_llm_matvec_tl.cu, llm_tl.c) */
+        char tlname[64];
+        if (llm_tl_prog(i) && getenv("NVHCQ_MVQ_TL") && !strcmp(getenv("NVHCQ_MVQ_TL"), "1")) {
+            snprintf(tlname, sizeof tlname, "%s_tl", prog_names[i]);
+            name = tlname;
+        }
         const char *ad = getenv("NVHCQ_AD"); /* A/B variants of k_llm_attn_decode: h1, null */
         if (i == PROG_ATTN_DEC && ad && *ad && strlen(ad) < 16) {
             snprintf(vname, sizeof vname, "k_llm_attn_decode_%s", ad);
@@ -342,7 +348,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         goto fail;
     if ((st = ao_init(m)))
         goto fail;
-    if ((st = llm_persist_init(m, sms)))
+    if ((st = llm_persist_init(m, sms)) || (st = llm_tl_init(m)))
         goto fail;
     *model_out = m;
     return HCQ_OK;
@@ -379,6 +385,7 @@ llm_model_destroy(struct llm_model *m)
     hcq_graph_destroy(m->graph_ao);
     hcq_buf_free(m->aobuf);
     llm_persist_free(m);
+    llm_tl_free(m);
     prefill_gemm_free(&m->pg);
     hcq_buf_free(m->logbuf);
     hcq_buf_free(m->logdev);
@@ -816,7 +823,9 @@ matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
     const bool patch = rope && s && s->graph;
     if (prog == PROG_MATVEC_Q8)
         prog = mvq_typed_prog(m, &p);
-    return launch(m, prog, ctas < cap ? ctas : cap, 1, &p, sizeof p, patch ? &pt : NULL, patch ? 1 : 0);
+    const uint32_t grid = ctas < cap ? ctas : cap;
+    llm_tl_slot(m, prog, grid, &p);
+    return launch(m, prog, grid, 1, &p, sizeof p, patch ? &pt : NULL, patch ? 1 : 0);
 }
 
 /* The fused attention + O launch where every layer's O has one repacked q8 type it is compiled
@@ -1293,6 +1302,8 @@ llm_model_profile_step(struct llm_model *m, int32_t token, uint32_t pos, struct 
     for (uint32_t i = 0; i <= n_sig && !st; i++)
         st = hcq_signal_create(m->dev, 0, &pf->ts[i]);
     struct step s = {.graph = false};
+    if (!st)
+        st = llm_tl_begin(m);
     if (!st && !(st = hcq_buf_write(m->tokbuf, 0, &token, 4)) &&
         !(st = hcq_queue_timestamp(m->q, pf->ts[0]))) {
         m->prof = pf;
@@ -1327,6 +1338,7 @@ llm_model_profile_step(struct llm_model *m, int32_t token, uint32_t pos, struct 
                 llm_persist_prof_rows(m, rows, r, max_rows, n_rows);
                 break;
             }
+        llm_tl_rows(m, pf, rows, max_rows, n_rows);
     }
     for (uint32_t i = 0; i <= PROF_MAX; i++)
         hcq_signal_destroy(pf->ts[i]);

@@ -132,6 +132,22 @@ struct prof {
     uint64_t bytes[PROF_MAX];
 };
 
+/* Per-CTA timeline of the decode mat-vec (NVHCQ_MVQ_TL=1, diagnosis only; k_llm_matvec_tl.cu
+ * says why): the _tl kernels are loaded for PROG_MVQ_Q4_0X2 / Q8_0X2 / Q6K / Q6K_W2, and in a
+ * profiled step each of their launches gets a slot of TL_CTA_MAX records of 16 u64 in buf
+ * (pf.va[1]); llm_model_profile_step turns them into rows (llm_tl.c). */
+#define TL_LAUNCH_MAX 160
+#define TL_CTA_MAX 1024
+#define TL_PHASES 10
+#define TL_LABELS 8
+struct mvq_tl {
+    struct hcq_buf *buf;                 /* [TL_LAUNCH_MAX][TL_CTA_MAX][16] u64 (device, mappable) */
+    uint32_t n;                          /* launches given a slot in this step */
+    uint32_t prof_i[TL_LAUNCH_MAX];      /* the launch's index in struct prof */
+    uint32_t grid[TL_LAUNCH_MAX];        /* its CTAs */
+    char name[TL_LABELS][TL_PHASES][64]; /* row names (llm_prof_row.kernel lives as long as the model) */
+};
+
 /* Tensor-core prefill (k_llm_gemm.cu): per weight, dequantize into w16, cast the
  * activations into x16, then one k_llm_gemm launch. */
 enum { PG_DEQUANT, PG_CAST, PG_GEMM, PG_COUNT };
@@ -205,6 +221,7 @@ struct llm_model {
     bool attn_tile;       /* prefill attention: k_llm_attn_tile (NVHCQ_ATTN=naive: k_llm_attn) */
     bool attn_mma;        /* ... its TF32 tensor-core form k_llm_attn_mma (NVHCQ_ATTN=tile: not) */
     bool l2pf;            /* decode launches carry L2 prefetch hints (NVHCQ_L2PF=1; off: slower) */
+    struct mvq_tl *tl;    /* per-CTA timeline of a profiled step (NVHCQ_MVQ_TL=1), or NULL */
     const char *tag;      /* label of the next launch (profile) */
     uint64_t tag_B;       /* bytes it moves, 0: unknown */
     struct prof *prof;    /* non-NULL while profiling a step */
@@ -235,6 +252,17 @@ bool llm_persist_check(struct llm_model *m);
 void llm_persist_free(struct llm_model *m);
 void llm_persist_prof_rows(const struct llm_model *m, struct llm_prof_row *rows, uint32_t r,
                            uint32_t max_rows, uint32_t *n_rows);
+
+/* llm_tl.c (NVHCQ_MVQ_TL=1): init / free the timeline state; whether a program has a _tl build;
+ * at a profiled step's start zero the records; give a launch a slot (sets p->pf.va[1]; no-op
+ * outside a profiled step); add the rows after the step. */
+enum hcq_status llm_tl_init(struct llm_model *m);
+void llm_tl_free(struct llm_model *m);
+bool llm_tl_prog(int prog);
+enum hcq_status llm_tl_begin(struct llm_model *m);
+void llm_tl_slot(struct llm_model *m, int prog, uint32_t grid, struct k_llm_matvec_params *p);
+void llm_tl_rows(struct llm_model *m, const struct prof *pf, struct llm_prof_row *rows, uint32_t max_rows,
+                 uint32_t *n_rows);
 
 /* llm_upload.c */
 enum hcq_status llm_check_state_size(const struct llm_model *m);

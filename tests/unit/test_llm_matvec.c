@@ -347,7 +347,7 @@ typed2_kernel(const char *name)
     return 0;
 }
 
-/* The weight type a per-type kernel (k_llm_matvec_q8_<type>[_ns|_w2], _q4k_q6k[_w2],
+/* The weight type a per-type kernel (k_llm_matvec_q8_<type>[_ns|_w2|_tl|_w2_tl], _q4k_q6k[_w2],
  * _q5k_q6k[_w2]) takes, 0 for the others. */
 static uint32_t
 typed_kernel_type(const char *name)
@@ -368,7 +368,8 @@ typed_kernel_type(const char *name)
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         size_t n = strlen(t[i].suffix);
         if (!strncmp(name, t[i].suffix, n) &&
-            (!name[n] || !strcmp(name + n, "_ns") || !strcmp(name + n, "_w2")))
+            (!name[n] || !strcmp(name + n, "_ns") || !strcmp(name + n, "_w2") || !strcmp(name + n, "_tl") ||
+             !strcmp(name + n, "_w2_tl")))
             return t[i].type;
     }
     return 0;
@@ -402,7 +403,10 @@ TEST(matvec_all_types_modes_devices)
             "k_llm_matvec_q8_q8_0_w2", "k_llm_matvec_q8_q6k_w2", "k_llm_matvec_q8_q4k_q6k_w2",
             "k_llm_matvec_q8_q5k_q6k_w2",
             /* two groups per task (rows of whole group pairs: k 2048, 8192 here) */
-            "k_llm_matvec_q8_q4_0x2", "k_llm_matvec_q8_q8_0x2"};
+            "k_llm_matvec_q8_q4_0x2", "k_llm_matvec_q8_q8_0x2",
+            /* the timeline builds (k_llm_matvec_tl.cu; no record buffer here: the marks return) */
+            "k_llm_matvec_q8_q4_0x2_tl", "k_llm_matvec_q8_q8_0x2_tl", "k_llm_matvec_q8_q6k_tl",
+            "k_llm_matvec_q8_q6k_w2_tl"};
         for (int kn = 0; kn < (int)(sizeof kernels / sizeof kernels[0]); kn++) {
             const bool q8 = kn >= 2;
             const uint32_t only = typed_kernel_type(kernels[kn]);   /* 0: any type */
