@@ -15,5 +15,7 @@
 
 K_LLM_MVQ_X2_KERNEL(k_llm_matvec_q8_q4_0x2_tl, K_LLM_T_Q4_0R, K_LLM_T_Q4_0R2)
 K_LLM_MVQ_X2_KERNEL(k_llm_matvec_q8_q8_0x2_tl, K_LLM_T_Q8_0R, K_LLM_T_Q8_0R2)
+K_LLM_MVQ_X2D_KERNEL(k_llm_matvec_q8_q4_0x2d_tl, K_LLM_T_Q4_0R, K_LLM_T_Q4_0R2)
+K_LLM_MVQ_X2D_KERNEL(k_llm_matvec_q8_q8_0x2d_tl, K_LLM_T_Q8_0R, K_LLM_T_Q8_0R2)
 K_LLM_MVQ_TYPED_KERNEL(k_llm_matvec_q8_q6k_tl, K_LLM_T_Q6_KR, 2, true, false)
 K_LLM_MVQ_TYPED_KERNEL(k_llm_matvec_q8_q6k_w2_tl, K_LLM_T_Q6_KR, 2, true, true)

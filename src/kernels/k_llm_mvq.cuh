@@ -1229,6 +1229,77 @@ q8_matvec_ks2(const struct k_llm_matvec_params &p, struct q8_sm &sm, uint32_t nt
     }
 }
 
+/* ==== Units handed out at run time: gate|up of Q8_0 / Q4_0 (session 19) ====
+ * Why: the per-CTA timeline (k_llm_matvec_tl.cu; H100 Q8_0, s139) put gate|up's warps' ends
+ * between 4.8 and 13.5 us after O's completion (median 9.9): its CTAs enter over ~5 us (half of
+ * them only as O's CTAs exit) and SMs are served unevenly, so with fixed ranges DRAM has ever
+ * fewer warps in flight for the last ~3.6 us of a 14.8 us launch. Here each warp takes its first
+ * unit by index (loaded before the PDL wait, as before), then every further one from a counter
+ * in global memory (rope.kc_va, unused by SWIGLU launches: u32 [0] units taken past the first
+ * wave, [1] warps done; zero between launches), asking for the next while it dots the current
+ * one. A unit's sums are one warp's in the streaming body's order: bit-identical results. The
+ * last warp to finish zeroes the counters; the next launch that reads them (the next layer's
+ * gate|up) passes its PDL wait only after this grid completed. */
+template <bool EF, uint32_t FT, bool SWZ>
+__device__ __forceinline__ void
+q8_matvec_dyn(const struct k_llm_matvec_params &p, struct q8_sm &sm)
+{
+    const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, k = p.k;
+    unsigned int *ctr = (unsigned int *)(uintptr_t)p.rope.kc_va;
+    const uint32_t units = k_llm_mvq_units(&p), nwt = gridDim.x * NW;
+    const uint32_t nt = q8_nt(FT, k), P = (nt + 31) / 32;
+    uint32_t u = blockIdx.x * NW + warp;
+    struct q8_rows wc, wn;
+    struct q8_task cur[2], nxt[2];
+    if (u < units) {
+        q8_rows_of(p, u, wc);
+        q8_load_pass<EF, FT>(wc, lane, nt, cur);
+    }
+    k_dep_launch();
+    k_dep_wait();
+    mvq_tl(p, MVQ_TL_WAIT);
+    const float inv = q8_prologue1<false, SWZ ? FT : 0>(p, sm);
+    mvq_tl(p, MVQ_TL_PRO);
+    const q8_epi_std<false> epi{p};
+    uint32_t un = units; /* the unit after u (lane 0 asks; known by the time u is complete) */
+    if (u < units && lane == 0)
+        un = nwt + atomicAdd(ctr, 1u);
+    float acc[2] = {0.0f, 0.0f};
+    uint32_t pass = 0;
+    while (u < units) {
+        const bool unit_end = pass + 1 == P;
+        uint32_t unn = units;
+        if (unit_end)
+            un = __shfl_sync(0xffffffffu, un, 0);
+        if (!unit_end) {
+            q8_load_pass<EF, FT>(wc, (pass + 1) * 32 + lane, nt, nxt);
+        } else if (un < units) {
+            q8_rows_of(p, un, wn);
+            q8_load_pass<EF, FT>(wn, lane, nt, nxt);
+            if (lane == 0)
+                unn = nwt + atomicAdd(ctr, 1u);
+        }
+        q8_dot_pass<FT, SWZ>(wc, pass * 32 + lane, nt, cur, sm, acc);
+        if (unit_end) {
+            const float a = mvq_warp_sum(acc[0]), b = mvq_warp_sum(acc[1]);
+            acc[0] = acc[1] = 0.0f;
+            if (lane == 0)
+                epi(wc, a * inv, b * inv);
+            u = un;
+            un = unn;
+            pass = 0;
+            wc = wn;
+        } else {
+            pass++;
+        }
+        cur[0] = nxt[0], cur[1] = nxt[1];
+    }
+    if (lane == 0 && atomicAdd(ctr + 1, 1u) == nwt - 1) { /* every warp has taken its last unit */
+        atomicExch(ctr, 0u);
+        atomicExch(ctr + 1, 0u);
+    }
+}
+
 template <bool CG = false, bool PF_OWN = false, bool WAIT2 = false, bool P1 = false, bool EF = false,
           uint32_t FT = 0, bool SWZ = (FT != 0), uint32_t FT2 = 0>
 __device__ __forceinline__ void
@@ -1303,6 +1374,19 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         if (k_llm_mvq_uniform_type(&p) != (T) || p.k % 2048)                                                           \
             __trap();                                                                                                  \
         q8_matvec_stream<false, false, false, true, true, (T2), true>(p, sm);                                          \
+    }
+
+/* gate|up (SWIGLU) of Q4_0 / Q8_0 with units handed out at run time (q8_matvec_dyn): the counters
+ * at rope.kc_va; any other launch traps. */
+#define K_LLM_MVQ_X2D_KERNEL(NAME, T, T2)                                                                              \
+    extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2) NAME(const struct k_llm_matvec_params p)        \
+    {                                                                                                                  \
+        __shared__ __align__(16) struct q8_sm sm;                                                                      \
+        if (k_llm_mvq_uniform_type(&p) != (T) || p.k % 2048 || p.mode != K_LLM_MV_SWIGLU || !p.rope.kc_va)            \
+            __trap();                                                                                                  \
+        mvq_tl(p, MVQ_TL_ENTRY);                                                                                       \
+        q8_matvec_dyn<true, (T2), true>(p, sm);                                                                        \
+        mvq_tl(p, MVQ_TL_EXIT);                                                                                        \
     }
 
 #endif /* K_LLM_MVQ_CUH */

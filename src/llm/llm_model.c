@@ -292,6 +292,10 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
          * NVHCQ_MVQ_X2=<mask> for A/B */
         const char *x2 = getenv("NVHCQ_MVQ_X2");
         m->mvq_x2 = x2 && *x2 ? (uint32_t)strtoul(x2, NULL, 0) : K_LLM_MVQ_X2_DEFAULT;
+        /* gate|up of those with units handed out at run time (k_llm_mvq.cuh q8_matvec_dyn; session
+         * 19, A/B: NVHCQ_MVQ_DYN=1) */
+        const char *dy = getenv("NVHCQ_MVQ_DYN");
+        m->gu_dyn = dy && !strcmp(dy, "1");
     }
     m->rope_fused = !(getenv("NVHCQ_ROPE_FUSED") && !strcmp(getenv("NVHCQ_ROPE_FUSED"), "0"));
     /* decode: the q8 mat-vec and the decode attention wait for their predecessor in the kernel
@@ -350,6 +354,12 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         goto fail;
     if ((st = llm_persist_init(m, sms)) || (st = llm_tl_init(m)))
         goto fail;
+    if (m->gu_dyn) {
+        const uint32_t zero[2] = {0, 0};
+        if ((st = hcq_buf_alloc(m->dev, sizeof zero, HCQ_MEM_DEVICE, &m->dynbuf)) ||
+            (st = hcq_buf_write(m->dynbuf, 0, zero, sizeof zero)))
+            goto fail;
+    }
     *model_out = m;
     return HCQ_OK;
 fail:
@@ -386,6 +396,7 @@ llm_model_destroy(struct llm_model *m)
     hcq_buf_free(m->aobuf);
     llm_persist_free(m);
     llm_tl_free(m);
+    hcq_buf_free(m->dynbuf);
     prefill_gemm_free(&m->pg);
     hcq_buf_free(m->logbuf);
     hcq_buf_free(m->logdev);
@@ -494,7 +505,8 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
         .patch_count = n_patch,
         .flags = m->pdl && (prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVQ_Q8_0X2) ||
                             prog == PROG_ATTN_DEC || prog == PROG_ATTN_DEC_LONG ||
-                            (prog >= PROG_AO_Q4K && prog <= PROG_AO_Q6K))
+                            (prog >= PROG_AO_Q4K && prog <= PROG_AO_Q6K) || prog == PROG_MVQ_Q4_0X2D ||
+                            prog == PROG_MVQ_Q8_0X2D)
                      ? HCQ_LAUNCH_DEP_WAIT
                      : 0,
     };
@@ -714,7 +726,9 @@ mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
     const bool x2_gu = m->mvq_x2 >> (8 + i) & 1u, x2_small = m->mvq_x2 >> (16 + i) & 1u;
     if ((i == 2 || i == 3) && (m->mvq_x2 >> i & 1u) && p->k % 2048 == 0 &&
         (kind == MVQ_GU ? x2_gu : kind != MVQ_SMALL || x2_small) && m->prog[PROG_MVQ_Q4_0X2 + (i - 2)])
-        return PROG_MVQ_Q4_0X2 + (i - 2);
+        return kind == MVQ_GU && m->gu_dyn && m->dynbuf && m->prog[PROG_MVQ_Q4_0X2D + (i - 2)]
+                   ? PROG_MVQ_Q4_0X2D + (i - 2)
+                   : PROG_MVQ_Q4_0X2 + (i - 2);
     if ((m->mvq_w2 >> i & 1u) && k_llm_mvq_rows(p) < K_LLM_MVQ_PAIR_ROWS &&
         m->prog[PROG_MVQ_Q4K + i + PROG_MVQ_W2])
         return PROG_MVQ_Q4K + i + PROG_MVQ_W2;
@@ -824,6 +838,8 @@ matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
     if (prog == PROG_MATVEC_Q8)
         prog = mvq_typed_prog(m, &p);
     const uint32_t grid = ctas < cap ? ctas : cap;
+    if (prog == PROG_MVQ_Q4_0X2D || prog == PROG_MVQ_Q8_0X2D)
+        p.rope.kc_va = hcq_buf_va(m->dynbuf); /* its unit counters (k_llm_matvec.h) */
     llm_tl_slot(m, prog, grid, &p);
     return launch(m, prog, grid, 1, &p, sizeof p, patch ? &pt : NULL, patch ? 1 : 0);
 }

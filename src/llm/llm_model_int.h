@@ -79,6 +79,8 @@ enum {
     PROG_AO_Q4_0,
     PROG_AO_Q8_0,
     PROG_AO_Q6K,
+    PROG_MVQ_Q4_0X2D, /* gate|up of Q4_0 / Q8_0 with units handed out at run time (NVHCQ_MVQ_DYN) */
+    PROG_MVQ_Q8_0X2D,
     PROG_COUNT
 };
 static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
@@ -113,7 +115,9 @@ static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
                                                    "k_llm_attn_o_q5k",
                                                    "k_llm_attn_o_q4_0",
                                                    "k_llm_attn_o_q8_0",
-                                                   "k_llm_attn_o_q6k"};
+                                                   "k_llm_attn_o_q6k",
+                                                   "k_llm_matvec_q8_q4_0x2d",
+                                                   "k_llm_matvec_q8_q8_0x2d"};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
  * activations, 2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs 560 with k_llm_matvec's
@@ -212,19 +216,21 @@ struct llm_model {
     uint32_t mvq_typed; /* bit i: launches of one type take PROG_MVQ_Q4K + i (mvq_typed_prog) */
     uint32_t mvq_w2;    /* bit i: launches below K_LLM_MVQ_PAIR_ROWS rows on PROG_MVQ_Q4K + i + PROG_MVQ_W2 */
     uint32_t mvq_x2;    /* launches on PROG_MVQ_Q4_0X2 / Q8_0X2 (K_LLM_MVQ_X2_DEFAULT says which) */
-    bool repack;        /* matrices take the repacked decode layout (k_llm_quant.h) */
-    bool mv_f32;        /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
-    uint32_t ad_head_max; /* decode attention: per-head CTAs up to this many positions */
-    bool qkv_gemm;        /* prefill: Q|K|V as one GEMM (NVHCQ_QKV_GEMM=0: three) */
-    bool pdl;             /* decode: HCQ_LAUNCH_DEP_WAIT on the kernels that wait (NVHCQ_PDL=0: off) */
-    bool rope_fused;      /* decode: RoPE + KV store in the Q|K|V mat-vec (NVHCQ_ROPE_FUSED=0: own launch) */
-    bool attn_tile;       /* prefill attention: k_llm_attn_tile (NVHCQ_ATTN=naive: k_llm_attn) */
-    bool attn_mma;        /* ... its TF32 tensor-core form k_llm_attn_mma (NVHCQ_ATTN=tile: not) */
-    bool l2pf;            /* decode launches carry L2 prefetch hints (NVHCQ_L2PF=1; off: slower) */
-    struct mvq_tl *tl;    /* per-CTA timeline of a profiled step (NVHCQ_MVQ_TL=1), or NULL */
-    const char *tag;      /* label of the next launch (profile) */
-    uint64_t tag_B;       /* bytes it moves, 0: unknown */
-    struct prof *prof;    /* non-NULL while profiling a step */
+    bool gu_dyn;        /* their gate|up on PROG_MVQ_Q4_0X2D / Q8_0X2D (NVHCQ_MVQ_DYN) */
+    struct hcq_buf *dynbuf; /* ... its unit counters, u32 [2], zero between launches */
+    bool repack;            /* matrices take the repacked decode layout (k_llm_quant.h) */
+    bool mv_f32;            /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
+    uint32_t ad_head_max;   /* decode attention: per-head CTAs up to this many positions */
+    bool qkv_gemm;          /* prefill: Q|K|V as one GEMM (NVHCQ_QKV_GEMM=0: three) */
+    bool pdl;               /* decode: HCQ_LAUNCH_DEP_WAIT on the kernels that wait (NVHCQ_PDL=0: off) */
+    bool rope_fused;   /* decode: RoPE + KV store in the Q|K|V mat-vec (NVHCQ_ROPE_FUSED=0: own launch) */
+    bool attn_tile;    /* prefill attention: k_llm_attn_tile (NVHCQ_ATTN=naive: k_llm_attn) */
+    bool attn_mma;     /* ... its TF32 tensor-core form k_llm_attn_mma (NVHCQ_ATTN=tile: not) */
+    bool l2pf;         /* decode launches carry L2 prefetch hints (NVHCQ_L2PF=1; off: slower) */
+    struct mvq_tl *tl; /* per-CTA timeline of a profiled step (NVHCQ_MVQ_TL=1), or NULL */
+    const char *tag;   /* label of the next launch (profile) */
+    uint64_t tag_B;    /* bytes it moves, 0: unknown */
+    struct prof *prof; /* non-NULL while profiling a step */
     /* persistent decode (llm_persist.c): every layer of a step in one launch */
     bool persist;        /* decode steps launch k_llm_decode_layers */
     bool persist_failed; /* it abandoned a step once (barrier timeout): off for good */

@@ -39,7 +39,7 @@ bool
 llm_tl_prog(int prog)
 {
     return prog == PROG_MVQ_Q4_0X2 || prog == PROG_MVQ_Q8_0X2 || prog == PROG_MVQ_Q6K ||
-           prog == PROG_MVQ_Q6K + PROG_MVQ_W2;
+           prog == PROG_MVQ_Q6K + PROG_MVQ_W2 || prog == PROG_MVQ_Q4_0X2D || prog == PROG_MVQ_Q8_0X2D;
 }
 
 enum hcq_status
