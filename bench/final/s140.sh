@@ -1,5 +1,5 @@
 #!/bin/bash
-# s140.sh OUT - session 19; either GPU; carry .llqb .commit; ~4 min. gate|up of Q8_0 / Q4_0 with
+# s140.sh OUT - session 19; either GPU; carry .llqb .commit; ~4 min (run twice: at 4e00ecd with one counter for every unit, then at the pooled form). gate|up of Q8_0 / Q4_0 with
 # units handed out at run time (NVHCQ_MVQ_DYN=1: k_llm_matvec_q8_q8_0x2d / _q4_0x2d, k_llm_mvq.cuh
 # q8_matvec_dyn) against the default fixed ranges: tg128 alternating, two rounds; the timeline
 # profile (NVHCQ_MVQ_TL=1) of both on Q8_0; test_llm_e2e on rm:0 under it.

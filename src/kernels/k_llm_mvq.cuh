@@ -1229,26 +1229,37 @@ q8_matvec_ks2(const struct k_llm_matvec_params &p, struct q8_sm &sm, uint32_t nt
     }
 }
 
-/* ==== Units handed out at run time: gate|up of Q8_0 / Q4_0 (session 19) ====
+/* ==== Units handed out at run time: gate|up of Q8_0 / Q4_0 (session 19, A/B) ====
  * Why: the per-CTA timeline (k_llm_matvec_tl.cu; H100 Q8_0, s139) put gate|up's warps' ends
  * between 4.8 and 13.5 us after O's completion (median 9.9): its CTAs enter over ~5 us (half of
  * them only as O's CTAs exit) and SMs are served unevenly, so with fixed ranges DRAM has ever
- * fewer warps in flight for the last ~3.6 us of a 14.8 us launch. Here each warp takes its first
- * unit by index (loaded before the PDL wait, as before), then every further one from a counter
- * in global memory (rope.kc_va, unused by SWIGLU launches: u32 [0] units taken past the first
- * wave, [1] warps done; zero between launches), asking for the next while it dots the current
- * one. A unit's sums are one warp's in the streaming body's order: bit-identical results. The
- * last warp to finish zeroes the counters; the next launch that reads them (the next layer's
- * gate|up) passes its PDL wait only after this grid completed. */
+ * fewer warps in flight for the last ~3.6 us of a 14.8 us launch. Every unit from one counter
+ * (s140) ended the warps within 4 us of each other but at 17 us (tg128 Q8_0 -10%, Q4_0 -13%):
+ * ~6,000 atomics on one address serialize. So: the first K_LLM_MVQ_DYN_STATIC_PCT % of the units in fixed contiguous ranges as
+ * the streaming body (the first loaded before the PDL wait), the rest in K_LLM_MVQ_DYN_POOLS
+ * pools, warp w taking from pool w % POOLS only, asking for the next unit while it dots the
+ * current one. Counters at rope.kc_va (unused by SWIGLU launches): u32 [POOLS][2] = units taken,
+ * warps done; zero between launches - the last warp of a pool zeroes its pair, and the next
+ * launch that reads them (the next layer's gate|up) asks only after its PDL wait, by which time
+ * this grid has completed. A unit's sums are one warp's in the streaming body's order:
+ * bit-identical results. */
+#define K_LLM_MVQ_DYN_POOLS K_LLM_MVQ_DYN_POOLS_HOST
+#define K_LLM_MVQ_DYN_STATIC_PCT 75
 template <bool EF, uint32_t FT, bool SWZ>
 __device__ __forceinline__ void
 q8_matvec_dyn(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
     const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, k = p.k;
-    unsigned int *ctr = (unsigned int *)(uintptr_t)p.rope.kc_va;
-    const uint32_t units = k_llm_mvq_units(&p), nwt = gridDim.x * NW;
+    const uint32_t units = k_llm_mvq_units(&p), nwt = gridDim.x * NW, gw = blockIdx.x * NW + warp;
+    uint32_t us = (uint32_t)((uint64_t)units * K_LLM_MVQ_DYN_STATIC_PCT / 100);
+    us = us < nwt ? (units < nwt ? units : nwt) : us; /* at least one fixed unit per warp */
+    const uint32_t sb = (uint32_t)((uint64_t)us * gw / nwt), se = (uint32_t)((uint64_t)us * (gw + 1) / nwt);
+    const uint32_t pool = gw % K_LLM_MVQ_DYN_POOLS;
+    const uint32_t pl = (units - us + K_LLM_MVQ_DYN_POOLS - 1) / K_LLM_MVQ_DYN_POOLS;
+    const uint32_t pb = us + pool * pl, pe = pb + pl < units ? pb + pl : units;
+    unsigned int *ctr = (unsigned int *)(uintptr_t)p.rope.kc_va + 2 * pool;
     const uint32_t nt = q8_nt(FT, k), P = (nt + 31) / 32;
-    uint32_t u = blockIdx.x * NW + warp;
+    uint32_t u = sb < se ? sb : units;
     struct q8_rows wc, wn;
     struct q8_task cur[2], nxt[2];
     if (u < units) {
@@ -1261,23 +1272,26 @@ q8_matvec_dyn(const struct k_llm_matvec_params &p, struct q8_sm &sm)
     const float inv = q8_prologue1<false, SWZ ? FT : 0>(p, sm);
     mvq_tl(p, MVQ_TL_PRO);
     const q8_epi_std<false> epi{p};
-    uint32_t un = units; /* the unit after u (lane 0 asks; known by the time u is complete) */
-    if (u < units && lane == 0)
-        un = nwt + atomicAdd(ctr, 1u);
+    /* the unit after u: the next fixed one, else one from the pool (lane 0 asks; known by the
+     * time u is complete) */
+    uint32_t un = units;
+    if (u < units)
+        un = u + 1 < se ? u + 1 : (lane == 0 && pb < pe ? pb + atomicAdd(ctr, 1u) : units);
     float acc[2] = {0.0f, 0.0f};
     uint32_t pass = 0;
     while (u < units) {
         const bool unit_end = pass + 1 == P;
         uint32_t unn = units;
-        if (unit_end)
+        if (unit_end) {
             un = __shfl_sync(0xffffffffu, un, 0);
+            un = un < pe || un < se ? un : units;
+        }
         if (!unit_end) {
             q8_load_pass<EF, FT>(wc, (pass + 1) * 32 + lane, nt, nxt);
         } else if (un < units) {
             q8_rows_of(p, un, wn);
             q8_load_pass<EF, FT>(wn, lane, nt, nxt);
-            if (lane == 0)
-                unn = nwt + atomicAdd(ctr, 1u);
+            unn = un + 1 < se ? un + 1 : (lane == 0 && pb < pe ? pb + atomicAdd(ctr, 1u) : units);
         }
         q8_dot_pass<FT, SWZ>(wc, pass * 32 + lane, nt, cur, sm, acc);
         if (unit_end) {
@@ -1294,7 +1308,9 @@ q8_matvec_dyn(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         }
         cur[0] = nxt[0], cur[1] = nxt[1];
     }
-    if (lane == 0 && atomicAdd(ctr + 1, 1u) == nwt - 1) { /* every warp has taken its last unit */
+    /* warps of this pool: gw = pool, pool + POOLS, ... below nwt */
+    const uint32_t pw = (nwt - pool + K_LLM_MVQ_DYN_POOLS - 1) / K_LLM_MVQ_DYN_POOLS;
+    if (lane == 0 && pb < pe && atomicAdd(ctr + 1, 1u) == pw - 1) { /* every warp of the pool is done asking */
         atomicExch(ctr, 0u);
         atomicExch(ctr + 1, 0u);
     }

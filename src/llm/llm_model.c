@@ -355,7 +355,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     if ((st = llm_persist_init(m, sms)) || (st = llm_tl_init(m)))
         goto fail;
     if (m->gu_dyn) {
-        const uint32_t zero[2] = {0, 0};
+        const uint32_t zero[2 * K_LLM_MVQ_DYN_POOLS_HOST] = {0};
         if ((st = hcq_buf_alloc(m->dev, sizeof zero, HCQ_MEM_DEVICE, &m->dynbuf)) ||
             (st = hcq_buf_write(m->dynbuf, 0, zero, sizeof zero)))
             goto fail;
