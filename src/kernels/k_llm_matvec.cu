@@ -430,7 +430,3 @@ K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q5k_q6k_w2, K_LLM_T_Q5_KR, K_LLM_T_Q6_KR
  * kernel holding both bodies for every Q4_0 launch (s98, the _w2 variant too) lost 4-5%. */
 K_LLM_MVQ_X2_KERNEL(k_llm_matvec_q8_q4_0x2, K_LLM_T_Q4_0R, K_LLM_T_Q4_0R2)
 K_LLM_MVQ_X2_KERNEL(k_llm_matvec_q8_q8_0x2, K_LLM_T_Q8_0R, K_LLM_T_Q8_0R2)
-/* Their gate|up with units handed out at run time (session 19, k_llm_mvq.cuh q8_matvec_dyn;
- * NVHCQ_MVQ_DYN, llm_model.c). */
-K_LLM_MVQ_X2D_KERNEL(k_llm_matvec_q8_q4_0x2d, K_LLM_T_Q4_0R, K_LLM_T_Q4_0R2)
-K_LLM_MVQ_X2D_KERNEL(k_llm_matvec_q8_q8_0x2d, K_LLM_T_Q8_0R, K_LLM_T_Q8_0R2)

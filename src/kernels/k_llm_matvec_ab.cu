@@ -16,7 +16,8 @@
  *  - tma: weights through a shared-memory ring per warp filled by bulk copies (sm_90+;
  *    k_llm_mvq_tma.cuh), one CTA per SM so the next launch's CTA fits beside it;
  *  - <type>_lb3, <type>_ns: the per-type kernels within 85 registers (NVHCQ_MVQ_LB3=1) and with
- *    x' in logical order in shared memory (NVHCQ_MVQ_SWZ=0).
+ *    x' in logical order in shared memory (NVHCQ_MVQ_SWZ=0);
+ *  - q4_0x2d, q8_0x2d: gate|up with part of the units handed out at run time (NVHCQ_MVQ_DYN=1).
  */
 #include "k_llm_mvq.cuh"
 #include "k_llm_mvq_tma.cuh"
@@ -136,3 +137,8 @@ K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q5k_ns, K_LLM_T_Q5_KR)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q4_0_ns, K_LLM_T_Q4_0R)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q8_0_ns, K_LLM_T_Q8_0R)
 K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q6k_ns, K_LLM_T_Q6_KR)
+
+/* gate|up of Q4_0 / Q8_0 with a quarter of the units handed out at run time (session 19,
+ * k_llm_mvq.cuh q8_matvec_dyn; NVHCQ_MVQ_DYN=1): tg128 -5% on H100 (s141). */
+K_LLM_MVQ_X2D_KERNEL(k_llm_matvec_q8_q4_0x2d, K_LLM_T_Q4_0R, K_LLM_T_Q4_0R2)
+K_LLM_MVQ_X2D_KERNEL(k_llm_matvec_q8_q8_0x2d, K_LLM_T_Q8_0R, K_LLM_T_Q8_0R2)

@@ -213,6 +213,10 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     }
     for (int i = 0; i < PROG_COUNT; i++) {
         const char *name = prog_names[i];
+        /* A/B only (k_llm_matvec_ab.cu): its module is not loaded unless asked for */
+        if ((i == PROG_MVQ_Q4_0X2D || i == PROG_MVQ_Q8_0X2D) &&
+            !(getenv("NVHCQ_MVQ_DYN") && !strcmp(getenv("NVHCQ_MVQ_DYN"), "1")))
+            continue;
         if (i == PROG_MATVEC && getenv("NVHCQ_MV") && !strcmp(getenv("NVHCQ_MV"), "narrow"))
             name = "k_llm_matvec";
         if (i == PROG_ATTN_TILE)
