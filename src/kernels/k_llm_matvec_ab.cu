@@ -17,7 +17,9 @@
  *    k_llm_mvq_tma.cuh), one CTA per SM so the next launch's CTA fits beside it;
  *  - <type>_lb3, <type>_ns: the per-type kernels within 85 registers (NVHCQ_MVQ_LB3=1) and with
  *    x' in logical order in shared memory (NVHCQ_MVQ_SWZ=0);
- *  - q4_0x2d, q8_0x2d: gate|up with part of the units handed out at run time (NVHCQ_MVQ_DYN=1).
+ *  - q4_0x2d, q8_0x2d: gate|up with part of the units handed out at run time (NVHCQ_MVQ_DYN=1);
+ *  - q4_0x2_wp, q8_0x2_wp, q6k_wp: the second pass requested between the PDL wait and the prologue
+ *    (NVHCQ_MVQ_WP=1).
  */
 #include "k_llm_mvq.cuh"
 #include "k_llm_mvq_tma.cuh"
@@ -142,3 +144,9 @@ K_LLM_MVQ_TYPED_NS(k_llm_matvec_q8_q6k_ns, K_LLM_T_Q6_KR)
  * k_llm_mvq.cuh q8_matvec_dyn; NVHCQ_MVQ_DYN=1): tg128 -5% on H100 (s141). */
 K_LLM_MVQ_X2D_KERNEL(k_llm_matvec_q8_q4_0x2d, K_LLM_T_Q4_0R, K_LLM_T_Q4_0R2)
 K_LLM_MVQ_X2D_KERNEL(k_llm_matvec_q8_q8_0x2d, K_LLM_T_Q8_0R, K_LLM_T_Q8_0R2)
+
+/* The default Q4_0 / Q8_0 (two groups) and Q6_K kernels with the second pass requested between
+ * the PDL wait and the prologue (session 19; NVHCQ_MVQ_WP=1). */
+K_LLM_MVQ_X2WP_KERNEL(k_llm_matvec_q8_q4_0x2_wp, K_LLM_T_Q4_0R, K_LLM_T_Q4_0R2)
+K_LLM_MVQ_X2WP_KERNEL(k_llm_matvec_q8_q8_0x2_wp, K_LLM_T_Q8_0R, K_LLM_T_Q8_0R2)
+K_LLM_MVQ_TYPEDWP_KERNEL(k_llm_matvec_q8_q6k_wp, K_LLM_T_Q6_KR)

@@ -951,9 +951,11 @@ struct q8_epi_std {
 };
 
 /* WAIT2 (A/B, k_llm_matvec_q8_e2): the second pass's loads are issued too before the PDL wait,
- * which this function then makes (the caller must not). */
+ * which this function then makes (the caller must not). WP (A/B, session 19): the caller has
+ * waited; the second pass's loads are issued before the prologue - the timeline (s139) put the
+ * prologue at 1.2 us (Q|K|V, gate|up) to 1.9 us (down) per CTA, with one pass in flight. */
 template <bool CG, class EPI, bool WAIT2 = false, bool P1 = false, bool EF = false, uint32_t FT = 0,
-          bool SWZ = (FT != 0), uint32_t FT2 = 0>
+          bool SWZ = (FT != 0), uint32_t FT2 = 0, bool WP = false>
 __device__ __forceinline__ void
 q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct q8_sm &sm, const EPI &epi)
 {
@@ -962,7 +964,7 @@ q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct 
     struct q8_task nxt[2];
     uint32_t ntn = 0;
     bool loaded = false; /* the first iteration's next pass is already in flight */
-    if (WAIT2) {
+    if (WAIT2 || WP) {
         if (st.ub < st.ue) {
             const uint32_t P = (st.ntc + 31) / 32, np = 1 == P ? 0 : 1;
             if (!(np == 0 && st.ub + 1 == st.ue)) {
@@ -976,6 +978,8 @@ q8_stream_run(const struct k_llm_matvec_params &p, struct q8_stream &st, struct 
                 loaded = true;
             }
         }
+    }
+    if (WAIT2) {
         k_dep_launch();
         k_dep_wait();
         mvq_tl(p, MVQ_TL_WAIT);
@@ -1170,7 +1174,7 @@ q8_ks2_load(const struct q8_rows &w, uint32_t pass, uint32_t nt, struct q8_task 
 
 /* The pair body (P1 prologue, typed kernels): loads of the first pass are issued before the
  * PDL wait, as in q8_matvec_stream. */
-template <bool CG, bool EF, uint32_t FT, bool SWZ>
+template <bool CG, bool EF, uint32_t FT, bool SWZ, bool WP = false>
 __device__ __forceinline__ void
 q8_matvec_ks2(const struct k_llm_matvec_params &p, struct q8_sm &sm, uint32_t nt)
 {
@@ -1190,6 +1194,20 @@ q8_matvec_ks2(const struct k_llm_matvec_params &p, struct q8_sm &sm, uint32_t nt
     k_dep_launch();
     k_dep_wait();
     mvq_tl(p, MVQ_TL_WAIT);
+    bool loaded = false; /* WP: the first iteration's next pass requested before the prologue */
+    if (WP && ub < ue) {
+        const bool unit_end = pb + 1 == pe;
+        if (!(unit_end && ub + 1 == ue)) {
+            if (unit_end) {
+                q8_rows_of(p, ub + 1, wn, 2);
+                q8_ks2_load<EF, FT>(wn, pb, nt, nxt);
+            } else {
+                wn = wc;
+                q8_ks2_load<EF, FT>(wn, pb + 1, nt, nxt);
+            }
+            loaded = true;
+        }
+    }
     const float inv = q8_prologue1<CG, SWZ ? FT : 0>(p, sm);
     mvq_tl(p, MVQ_TL_PRO);
     const q8_epi_std<CG> epi{p};
@@ -1197,7 +1215,7 @@ q8_matvec_ks2(const struct k_llm_matvec_params &p, struct q8_sm &sm, uint32_t nt
     uint32_t pass = pb, par = 0;
     for (uint32_t u = ub; u < ue;) {
         const bool unit_end = pass + 1 == pe, last = unit_end && u + 1 == ue;
-        if (!last) {
+        if (!last && !loaded) {
             if (unit_end) {
                 q8_rows_of(p, u + 1, wn, 2);
                 q8_ks2_load<EF, FT>(wn, pb, nt, nxt);
@@ -1206,6 +1224,7 @@ q8_matvec_ks2(const struct k_llm_matvec_params &p, struct q8_sm &sm, uint32_t nt
                 q8_ks2_load<EF, FT>(wn, pass + 1, nt, nxt);
             }
         }
+        loaded = false;
         q8_dot_pass<FT, SWZ>(wc, pass * 32 + lane, nt, cur, sm, acc);
         if (unit_end) {
             const float a = mvq_warp_sum(acc[0]), b = mvq_warp_sum(acc[1]);
@@ -1317,7 +1336,7 @@ q8_matvec_dyn(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 }
 
 template <bool CG = false, bool PF_OWN = false, bool WAIT2 = false, bool P1 = false, bool EF = false,
-          uint32_t FT = 0, bool SWZ = (FT != 0), uint32_t FT2 = 0>
+          uint32_t FT = 0, bool SWZ = (FT != 0), uint32_t FT2 = 0, bool WP = false>
 __device__ __forceinline__ void
 q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
 {
@@ -1331,7 +1350,7 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
      * segment starts mid-pair. */
     mvq_tl(p, MVQ_TL_ENTRY);
     if ((FT == K_LLM_T_Q8_0R || FT == K_LLM_T_Q4_0R || FT == K_LLM_T_Q4_0R2 || FT == K_LLM_T_Q8_0R2) && P1 && !PF_OWN && q8_ks2(p, q8_nt(FT ? FT : 12, p.k))) { /* uniform per launch; waits itself */
-        q8_matvec_ks2<CG, EF, FT ? FT : 12, SWZ>(p, sm, q8_nt(FT ? FT : 12, p.k));
+        q8_matvec_ks2<CG, EF, FT ? FT : 12, SWZ, WP>(p, sm, q8_nt(FT ? FT : 12, p.k));
         mvq_tl(p, MVQ_TL_EXIT);
         return;
     }
@@ -1349,7 +1368,7 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         k_dep_wait();
         mvq_tl(p, MVQ_TL_WAIT);
     }
-    q8_stream_run<CG, q8_epi_std<CG>, WAIT2, P1, EF, FT, SWZ, FT2>(p, st, sm, q8_epi_std<CG>{p});
+    q8_stream_run<CG, q8_epi_std<CG>, WAIT2, P1, EF, FT, SWZ, FT2, WP && !WAIT2>(p, st, sm, q8_epi_std<CG>{p});
     mvq_tl(p, MVQ_TL_EXIT);
 }
 
@@ -1390,6 +1409,25 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         if (k_llm_mvq_uniform_type(&p) != (T) || p.k % 2048)                                                           \
             __trap();                                                                                                  \
         q8_matvec_stream<false, false, false, true, true, (T2), true>(p, sm);                                          \
+    }
+
+/* The two kinds above with the second pass requested between the PDL wait and the prologue (WP,
+ * k_llm_matvec_ab.cu; A/B) */
+#define K_LLM_MVQ_X2WP_KERNEL(NAME, T, T2)                                                                             \
+    extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2) NAME(const struct k_llm_matvec_params p)        \
+    {                                                                                                                  \
+        __shared__ __align__(16) struct q8_sm sm;                                                                      \
+        if (k_llm_mvq_uniform_type(&p) != (T) || p.k % 2048)                                                           \
+            __trap();                                                                                                  \
+        q8_matvec_stream<false, false, false, true, true, (T2), true, 0, true>(p, sm);                                 \
+    }
+#define K_LLM_MVQ_TYPEDWP_KERNEL(NAME, T)                                                                              \
+    extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2) NAME(const struct k_llm_matvec_params p)        \
+    {                                                                                                                  \
+        __shared__ __align__(16) struct q8_sm sm;                                                                      \
+        if (k_llm_mvq_uniform_type(&p) != (T))                                                                         \
+            __trap();                                                                                                  \
+        q8_matvec_stream<false, false, false, true, true, (T), true, 0, true>(p, sm);                                  \
     }
 
 /* gate|up (SWIGLU) of Q4_0 / Q8_0 with units handed out at run time (q8_matvec_dyn): the counters

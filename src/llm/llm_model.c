@@ -242,6 +242,14 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
             snprintf(nsname, sizeof nsname, "%s_ns", name);
             name = nsname;
         }
+        /* A/B (session 19): the second pass requested between the PDL wait and the prologue
+         * (k_llm_matvec_ab.cu _wp) */
+        char wpname[64];
+        if ((i == PROG_MVQ_Q4_0X2 || i == PROG_MVQ_Q8_0X2 || i == PROG_MVQ_Q6K) && getenv("NVHCQ_MVQ_WP") &&
+            !strcmp(getenv("NVHCQ_MVQ_WP"), "1")) {
+            snprintf(wpname, sizeof wpname, "%s_wp", prog_names[i]);
+            name = wpname;
+        }
         /* diagnosis (session 19): the timeline builds (k_llm_matvec_tl.cu, llm_tl.c) */
         char tlname[64];
         if (llm_tl_prog(i) && getenv("NVHCQ_MVQ_TL") && !strcmp(getenv("NVHCQ_MVQ_TL"), "1")) {

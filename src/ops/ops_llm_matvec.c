@@ -229,6 +229,9 @@ const struct hcq_kernel_desc ops_llm_matvec_kernels[] = {
     /* gate|up with units handed out at run time (NVHCQ_MVQ_DYN; the twin computes every unit) */
     {"k_llm_matvec_q8_q4_0x2d", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_q8_0x2d", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
+    {"k_llm_matvec_q8_q4_0x2_wp", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
+    {"k_llm_matvec_q8_q8_0x2_wp", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
+    {"k_llm_matvec_q8_q6k_wp", "k_llm_matvec_ab", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_q4_0x2d_tl", "k_llm_matvec_tl", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_q8_0x2d_tl", "k_llm_matvec_tl", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     /* the same with the per-CTA timeline marks (NVHCQ_MVQ_TL=1; the twin writes no records) */

@@ -369,7 +369,7 @@ typed_kernel_type(const char *name)
         size_t n = strlen(t[i].suffix);
         if (!strncmp(name, t[i].suffix, n) &&
             (!name[n] || !strcmp(name + n, "_ns") || !strcmp(name + n, "_w2") || !strcmp(name + n, "_tl") ||
-             !strcmp(name + n, "_w2_tl")))
+             !strcmp(name + n, "_w2_tl") || !strcmp(name + n, "_wp")))
             return t[i].type;
     }
     return 0;
@@ -406,7 +406,9 @@ TEST(matvec_all_types_modes_devices)
             "k_llm_matvec_q8_q4_0x2", "k_llm_matvec_q8_q8_0x2",
             /* the timeline builds (k_llm_matvec_tl.cu; no record buffer here: the marks return) */
             "k_llm_matvec_q8_q4_0x2_tl", "k_llm_matvec_q8_q8_0x2_tl", "k_llm_matvec_q8_q6k_tl",
-            "k_llm_matvec_q8_q6k_w2_tl"};
+            "k_llm_matvec_q8_q6k_w2_tl",
+            /* the second pass requested between the PDL wait and the prologue (A/B) */
+            "k_llm_matvec_q8_q4_0x2_wp", "k_llm_matvec_q8_q8_0x2_wp", "k_llm_matvec_q8_q6k_wp"};
         for (int kn = 0; kn < (int)(sizeof kernels / sizeof kernels[0]); kn++) {
             const bool q8 = kn >= 2;
             const uint32_t only = typed_kernel_type(kernels[kn]);   /* 0: any type */
