@@ -142,7 +142,7 @@ struct prof {
  * (pf.va[1]); llm_model_profile_step turns them into rows (llm_tl.c). */
 #define TL_LAUNCH_MAX 160
 #define TL_CTA_MAX 1024
-#define TL_PHASES 10
+#define TL_PHASES LLM_TL_PHASES
 #define TL_LABELS 8
 struct mvq_tl {
     struct hcq_buf *buf;                 /* [TL_LAUNCH_MAX][TL_CTA_MAX][16] u64 (device, mappable) */

@@ -29,11 +29,11 @@
 #define TL_WORDS 16
 #define TL_SLOT_B ((uint64_t)TL_CTA_MAX * TL_WORDS * 8)
 
-static const char *const phase_name[TL_PHASES] = {"entry first",    "entry median",
-                                                  "entry last",     "wait open first",
-                                                  "wait open last", "prologue (SM clock, median CTA)",
-                                                  "warp end first", "warp end median",
-                                                  "warp end last",  "completion - last warp end"};
+static const char *const phase_name[LLM_TL_PHASES] = {"entry first",    "entry median",
+                                                      "entry last",     "wait open first",
+                                                      "wait open last", "prologue (SM clock, median CTA)",
+                                                      "warp end first", "warp end median",
+                                                      "warp end last",  "completion - last warp end"};
 
 bool
 llm_tl_prog(int prog)
@@ -110,6 +110,50 @@ median(int64_t *v, uint32_t n)
     return v[n / 2];
 }
 
+bool
+llm_tl_launch(const uint64_t *rec, uint32_t grid, int64_t t0, int64_t done, double rate, int64_t *scratch,
+              int64_t out[LLM_TL_PHASES], int64_t *step)
+{
+    int64_t ent_min = INT64_MAX, ent_max = INT64_MIN, w_min = INT64_MAX, w_max = INT64_MIN;
+    int64_t x_min = INT64_MAX, x_max = INT64_MIN;
+    uint32_t ne = 0, np = 0, nx = 0;
+    int64_t *ent = scratch, *pro = scratch + grid, *ex = scratch + 2 * (uint64_t)grid;
+    int64_t last_entry = 0;
+    for (uint32_t b = 0; b < grid; b++) {
+        const uint64_t *r = rec + (uint64_t)b * TL_WORDS;
+        if (!r[0]) /* this CTA wrote no record */
+            continue;
+        const int64_t e = (int64_t)r[0] - t0;
+        ent[ne++] = e;
+        ent_min = e < ent_min ? e : ent_min, ent_max = e > ent_max ? e : ent_max;
+        if (last_entry && (int64_t)r[0] != last_entry) {
+            const int64_t d =
+                (int64_t)r[0] > last_entry ? (int64_t)r[0] - last_entry : last_entry - (int64_t)r[0];
+            *step = !*step || d < *step ? d : *step;
+        }
+        last_entry = (int64_t)r[0];
+        if (r[1]) {
+            const int64_t w = (int64_t)r[1] - t0;
+            w_min = w < w_min ? w : w_min, w_max = w > w_max ? w : w_max;
+        }
+        if (r[14] > r[13] && r[13] && rate > 0)
+            pro[np++] = (int64_t)((double)(r[14] - r[13]) / rate);
+        for (uint32_t w = 0; w < 8; w++)
+            if (r[4 + w]) {
+                const int64_t x = (int64_t)r[4 + w] - t0;
+                ex[nx++] = x;
+                x_min = x < x_min ? x : x_min, x_max = x > x_max ? x : x_max;
+            }
+    }
+    if (!ne || !nx || w_min == INT64_MAX)
+        return false;
+    const int64_t val[LLM_TL_PHASES] = {ent_min, median(ent, ne),  ent_max, w_min,
+                                        w_max,   median(pro, np),  x_min,   median(ex, nx),
+                                        x_max,   done - t0 - x_max};
+    memcpy(out, val, sizeof val);
+    return true;
+}
+
 void
 llm_tl_rows(struct llm_model *m, const struct prof *pf, struct llm_prof_row *rows, uint32_t max_rows,
             uint32_t *n_rows)
@@ -119,7 +163,7 @@ llm_tl_rows(struct llm_model *m, const struct prof *pf, struct llm_prof_row *row
         return;
     const uint64_t used_B = tl->n * TL_SLOT_B;
     uint64_t *rec = malloc(used_B);
-    int64_t *v = malloc(sizeof(int64_t) * TL_CTA_MAX * 10); /* entries, prologues, 8 warp ends per CTA */
+    int64_t *v = malloc(sizeof(int64_t) * TL_CTA_MAX * 10); /* llm_tl_launch's scratch */
     if (!rec || !v || hcq_buf_read(tl->buf, 0, rec, used_B) != HCQ_OK) {
         HCQ_LOG_WARN("NVHCQ_MVQ_TL: the records could not be read back; no timeline rows");
         goto out;
@@ -160,42 +204,10 @@ llm_tl_rows(struct llm_model *m, const struct prof *pf, struct llm_prof_row *row
         struct llm_prof_row *row = rows + *n_rows - TL_PHASES * (n_labels - L);
         const int64_t t0 = (int64_t)hcq_signal_timestamp_ns(pf->ts[i]);
         const int64_t done = (int64_t)hcq_signal_timestamp_ns(pf->ts[i + 1]);
-        int64_t ent_min = INT64_MAX, ent_max = INT64_MIN, w_min = INT64_MAX, w_max = INT64_MIN;
-        int64_t x_min = INT64_MAX, x_max = INT64_MIN;
-        uint32_t ne = 0, np = 0, nx = 0;
-        int64_t *ent = v, *pro = v + TL_CTA_MAX, *ex = v + 2 * TL_CTA_MAX;
-        int64_t last_entry = 0;
-        for (uint32_t b = 0; b < tl->grid[j]; b++) {
-            const uint64_t *r = rec + (j * (uint64_t)TL_CTA_MAX + b) * TL_WORDS;
-            if (!r[0])
-                continue;
-            const int64_t e = (int64_t)r[0] - t0;
-            ent[ne++] = e;
-            ent_min = e < ent_min ? e : ent_min, ent_max = e > ent_max ? e : ent_max;
-            if (last_entry && (int64_t)r[0] != last_entry) {
-                const int64_t d =
-                    (int64_t)r[0] > last_entry ? (int64_t)r[0] - last_entry : last_entry - (int64_t)r[0];
-                step = !step || d < step ? d : step;
-            }
-            last_entry = (int64_t)r[0];
-            if (r[1]) {
-                const int64_t w = (int64_t)r[1] - t0;
-                w_min = w < w_min ? w : w_min, w_max = w > w_max ? w : w_max;
-            }
-            if (r[14] > r[13] && r[13])
-                pro[np++] = (int64_t)((double)(r[14] - r[13]) / rate);
-            for (uint32_t w = 0; w < 8; w++)
-                if (r[4 + w]) {
-                    const int64_t x = (int64_t)r[4 + w] - t0;
-                    ex[nx++] = x;
-                    x_min = x < x_min ? x : x_min, x_max = x > x_max ? x : x_max;
-                }
-        }
-        if (!ne || !nx || w_min == INT64_MAX)
+        int64_t val[TL_PHASES];
+        if (!llm_tl_launch(rec + j * (uint64_t)TL_CTA_MAX * TL_WORDS, tl->grid[j], t0, done, rate, v, val,
+                           &step))
             continue;
-        const int64_t val[TL_PHASES] = {ent_min, median(ent, ne),  ent_max, w_min,
-                                        w_max,   median(pro, np),  x_min,   median(ex, nx),
-                                        x_max,   done - t0 - x_max};
         for (uint32_t k = 0; k < TL_PHASES; k++) {
             row[k].count++;
             row[k].us += (double)val[k] * 1e-3;
