@@ -66,8 +66,8 @@ struct k_llm_pf {
 _Static_assert(sizeof(struct k_llm_pf) == 24, "pf size");
 
 /* A SWIGLU launch of k_llm_matvec_q8_q4_0x2d / _q8_0x2d takes rope.kc_va as its unit counters
- * (u32 [K_LLM_MVQ_DYN_POOLS_HOST][2], zero between launches; k_llm_mvq.cuh q8_matvec_dyn). */
-#define K_LLM_MVQ_DYN_POOLS_HOST 16
+ * (u32 [K_LLM_MVQ_DYN_POOLS][2], zero between launches; k_llm_mvq.cuh q8_matvec_dyn). */
+#define K_LLM_MVQ_DYN_POOLS 16
 /* Mode K_LLM_MV_ROPE of k_llm_matvec_q8 (the Q|K|V launch of a decode step): rows (o, o+1) are
  * a RoPE pair; Q rows (o < n_q) are rotated into y, K rows (n_q <= o < n_q + n_kv) rotated
  * into the K cache row at pos, V rows copied into the V cache row at pos - what k_llm_rope_kv

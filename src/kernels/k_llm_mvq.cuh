@@ -1262,7 +1262,6 @@ q8_matvec_ks2(const struct k_llm_matvec_params &p, struct q8_sm &sm, uint32_t nt
  * launch that reads them (the next layer's gate|up) asks only after its PDL wait, by which time
  * this grid has completed. A unit's sums are one warp's in the streaming body's order:
  * bit-identical results. */
-#define K_LLM_MVQ_DYN_POOLS K_LLM_MVQ_DYN_POOLS_HOST
 #define K_LLM_MVQ_DYN_STATIC_PCT 75
 template <bool EF, uint32_t FT, bool SWZ>
 __device__ __forceinline__ void

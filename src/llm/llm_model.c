@@ -211,11 +211,15 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         m->attn_tile = !(at && !strcmp(at, "naive"));
         m->attn_mma = m->attn_tile && !(at && !strcmp(at, "tile"));
     }
+    /* gate|up of Q4_0 / Q8_0 with units handed out at run time (k_llm_mvq.cuh q8_matvec_dyn; session
+     * 19, A/B: NVHCQ_MVQ_DYN=1); the per-CTA timeline (llm_tl.c, NVHCQ_MVQ_TL=1): both pick programs */
+    m->gu_dyn = getenv("NVHCQ_MVQ_DYN") && !strcmp(getenv("NVHCQ_MVQ_DYN"), "1");
+    if ((st = llm_tl_init(m)))
+        goto fail;
     for (int i = 0; i < PROG_COUNT; i++) {
         const char *name = prog_names[i];
         /* A/B only (k_llm_matvec_ab.cu): its module is not loaded unless asked for */
-        if ((i == PROG_MVQ_Q4_0X2D || i == PROG_MVQ_Q8_0X2D) &&
-            !(getenv("NVHCQ_MVQ_DYN") && !strcmp(getenv("NVHCQ_MVQ_DYN"), "1")))
+        if ((i == PROG_MVQ_Q4_0X2D || i == PROG_MVQ_Q8_0X2D) && !m->gu_dyn)
             continue;
         if (i == PROG_MATVEC && getenv("NVHCQ_MV") && !strcmp(getenv("NVHCQ_MV"), "narrow"))
             name = "k_llm_matvec";
@@ -252,7 +256,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         }
         /* diagnosis (session 19): the timeline builds (k_llm_matvec_tl.cu, llm_tl.c) */
         char tlname[64];
-        if (llm_tl_prog(i) && getenv("NVHCQ_MVQ_TL") && !strcmp(getenv("NVHCQ_MVQ_TL"), "1")) {
+        if (llm_tl_prog(i) && m->tl) {
             snprintf(tlname, sizeof tlname, "%s_tl", prog_names[i]);
             name = tlname;
         }
@@ -304,10 +308,6 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
          * NVHCQ_MVQ_X2=<mask> for A/B */
         const char *x2 = getenv("NVHCQ_MVQ_X2");
         m->mvq_x2 = x2 && *x2 ? (uint32_t)strtoul(x2, NULL, 0) : K_LLM_MVQ_X2_DEFAULT;
-        /* gate|up of those with units handed out at run time (k_llm_mvq.cuh q8_matvec_dyn; session
-         * 19, A/B: NVHCQ_MVQ_DYN=1) */
-        const char *dy = getenv("NVHCQ_MVQ_DYN");
-        m->gu_dyn = dy && !strcmp(dy, "1");
     }
     m->rope_fused = !(getenv("NVHCQ_ROPE_FUSED") && !strcmp(getenv("NVHCQ_ROPE_FUSED"), "0"));
     /* decode: the q8 mat-vec and the decode attention wait for their predecessor in the kernel
@@ -365,10 +365,10 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         goto fail;
     if ((st = ao_init(m)))
         goto fail;
-    if ((st = llm_persist_init(m, sms)) || (st = llm_tl_init(m)))
+    if ((st = llm_persist_init(m, sms)))
         goto fail;
     if (m->gu_dyn) {
-        const uint32_t zero[2 * K_LLM_MVQ_DYN_POOLS_HOST] = {0};
+        const uint32_t zero[2 * K_LLM_MVQ_DYN_POOLS] = {0};
         if ((st = hcq_buf_alloc(m->dev, sizeof zero, HCQ_MEM_DEVICE, &m->dynbuf)) ||
             (st = hcq_buf_write(m->dynbuf, 0, zero, sizeof zero)))
             goto fail;

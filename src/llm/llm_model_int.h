@@ -142,14 +142,13 @@ struct prof {
  * (pf.va[1]); llm_model_profile_step turns them into rows (llm_tl.c). */
 #define TL_LAUNCH_MAX 160
 #define TL_CTA_MAX 1024
-#define TL_PHASES LLM_TL_PHASES
 #define TL_LABELS 8
 struct mvq_tl {
-    struct hcq_buf *buf;                 /* [TL_LAUNCH_MAX][TL_CTA_MAX][16] u64 (device, mappable) */
-    uint32_t n;                          /* launches given a slot in this step */
-    uint32_t prof_i[TL_LAUNCH_MAX];      /* the launch's index in struct prof */
-    uint32_t grid[TL_LAUNCH_MAX];        /* its CTAs */
-    char name[TL_LABELS][TL_PHASES][64]; /* row names (llm_prof_row.kernel lives as long as the model) */
+    struct hcq_buf *buf;                     /* [TL_LAUNCH_MAX][TL_CTA_MAX][16] u64 (device; hcq_buf_read) */
+    uint32_t n;                              /* launches given a slot in this step */
+    uint32_t prof_i[TL_LAUNCH_MAX];          /* the launch's index in struct prof */
+    uint32_t grid[TL_LAUNCH_MAX];            /* its CTAs */
+    char name[TL_LABELS][LLM_TL_PHASES][64]; /* row names (llm_prof_row.kernel lives as long as the model) */
 };
 
 /* Tensor-core prefill (k_llm_gemm.cu): per weight, dequantize into w16, cast the
@@ -217,7 +216,7 @@ struct llm_model {
     uint32_t mvq_w2;    /* bit i: launches below K_LLM_MVQ_PAIR_ROWS rows on PROG_MVQ_Q4K + i + PROG_MVQ_W2 */
     uint32_t mvq_x2;    /* launches on PROG_MVQ_Q4_0X2 / Q8_0X2 (K_LLM_MVQ_X2_DEFAULT says which) */
     bool gu_dyn;        /* their gate|up on PROG_MVQ_Q4_0X2D / Q8_0X2D (NVHCQ_MVQ_DYN) */
-    struct hcq_buf *dynbuf; /* ... its unit counters, u32 [2], zero between launches */
+    struct hcq_buf *dynbuf; /* ... its unit counters, u32 [K_LLM_MVQ_DYN_POOLS][2], zero between launches */
     bool repack;            /* matrices take the repacked decode layout (k_llm_quant.h) */
     bool mv_f32;            /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
     uint32_t ad_head_max;   /* decode attention: per-head CTAs up to this many positions */

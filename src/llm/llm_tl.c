@@ -182,6 +182,7 @@ llm_tl_rows(struct llm_model *m, const struct prof *pf, struct llm_prof_row *row
         goto out;
     const double rate = cyc / ns;
     const char *labels[TL_LABELS];
+    uint32_t row0[TL_LABELS]; /* each label's first row */
     uint32_t n_labels = 0;
     for (uint32_t j = 0; j < tl->n; j++) {
         const uint32_t i = tl->prof_i[j];
@@ -192,23 +193,24 @@ llm_tl_rows(struct llm_model *m, const struct prof *pf, struct llm_prof_row *row
         while (L < n_labels && strcmp(labels[L], label))
             L++;
         if (L == n_labels) {
-            if (n_labels == TL_LABELS || *n_rows + TL_PHASES > max_rows)
+            if (n_labels == TL_LABELS || *n_rows + LLM_TL_PHASES > max_rows)
                 continue;
-            labels[n_labels++] = label;
-            for (uint32_t k = 0; k < TL_PHASES; k++) {
+            labels[n_labels] = label;
+            row0[n_labels++] = *n_rows;
+            for (uint32_t k = 0; k < LLM_TL_PHASES; k++) {
                 snprintf(tl->name[L][k], sizeof tl->name[L][k], "tl %s: %s", label, phase_name[k]);
                 rows[*n_rows + k] = (struct llm_prof_row){.kernel = tl->name[L][k]};
             }
-            *n_rows += TL_PHASES;
+            *n_rows += LLM_TL_PHASES;
         }
-        struct llm_prof_row *row = rows + *n_rows - TL_PHASES * (n_labels - L);
+        struct llm_prof_row *row = rows + row0[L];
         const int64_t t0 = (int64_t)hcq_signal_timestamp_ns(pf->ts[i]);
         const int64_t done = (int64_t)hcq_signal_timestamp_ns(pf->ts[i + 1]);
-        int64_t val[TL_PHASES];
+        int64_t val[LLM_TL_PHASES];
         if (!llm_tl_launch(rec + j * (uint64_t)TL_CTA_MAX * TL_WORDS, tl->grid[j], t0, done, rate, v, val,
                            &step))
             continue;
-        for (uint32_t k = 0; k < TL_PHASES; k++) {
+        for (uint32_t k = 0; k < LLM_TL_PHASES; k++) {
             row[k].count++;
             row[k].us += (double)val[k] * 1e-3;
         }
