@@ -18,4 +18,7 @@ write("bench/results/nvidia-h100", "NVIDIA H100 80GB HBM3", "580.159.04", {
     "2026-11-27-s20-s149-copy.md": (BASE, "bash bench/final/s149.sh OUT"),
     "2026-11-27-s20-s150-one-kernel.md": (BASE + " + bench/final/patches/s150-one.patch",
                                           "bash bench/final/s150.sh OUT"),
+    "2026-11-27-s20-s151-embed.md": ("c90082b + the embedding change (committed after)", "bash bench/final/s151.sh OUT"),
+    "2026-11-27-s20-s152-embed-q8.md": ("c90082b + the embedding change (committed after)",
+                                        "S151_ROUNDS=4 S151_TYPES=\"Q8_0 Q4_K_M\" S151_TESTS=0 bash bench/final/s151.sh OUT"),
 })

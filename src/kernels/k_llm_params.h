@@ -25,7 +25,10 @@
 #define K_LLM_MATMUL_ROWS 8
 
 /* k_llm_embed: out[i][0..d) = dequant(W[tok_i]) (+ dequant(P[pos0 + i]) when pos_w_va).
- * tok_i = tok_va ? tokens[i] : tok_imm (a decode step patches tok_imm). grid (n_tok). */
+ * tok_i = tok_va ? tokens[i] : tok_imm (a decode step patches tok_imm). grid (n_tok, c): CTA (i, y)
+ * writes values y * K_LLM_BLOCK + t, t + c * K_LLM_BLOCK, ... of token i; the engine takes
+ * c = K_LLM_EMBED_CTAS(d). */
+#define K_LLM_EMBED_CTAS(d) (((d) + K_LLM_BLOCK - 1) / K_LLM_BLOCK)
 struct k_llm_embed_params {
     uint64_t w_va;     /* [n_vocab][d] of `type` */
     uint64_t pos_w_va; /* [n_ctx][d] of `pos_type`, or 0 */

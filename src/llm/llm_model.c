@@ -291,6 +291,8 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
      * alternating rounds): tg128 Q8_0 1599-1603 vs 1566-1573, Q4_0 1988-1994 vs 1947-1951, Q6_K
      * 1817-1820 vs 1795, Q4_K_M 2027-2029 vs 1972-1974; NVHCQ_O_PAIRS=0 restores one row per unit. */
     m->o_pairs = !(getenv("NVHCQ_O_PAIRS") && !strcmp(getenv("NVHCQ_O_PAIRS"), "0"));
+    /* the token embedding over d / 256 CTAs (k_llm_embed; session 20); NVHCQ_EMBED_SPLIT=0: one CTA */
+    m->embed_split = !(getenv("NVHCQ_EMBED_SPLIT") && !strcmp(getenv("NVHCQ_EMBED_SPLIT"), "0"));
     /* the q8 mat-vec compiled per weight type (k_llm_matvec.cu): bit i for PROG_MVQ_Q4K + i
      * (Q4_K, Q5_K, Q4_0, Q8_0, Q6_K, Q4_K with Q6_K, Q5_K with Q6_K); NVHCQ_MVQ_TYPED=<mask>
      * for A/B (0: every launch on the switching body); off under an NVHCQ_MVQ variant, whose
@@ -935,7 +937,8 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
     pt[0] = (struct hcq_arg_patch){s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4};
     pt[1] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4};
     m->tag = "embed";
-    if ((st = launch(m, PROG_EMBED, 1, 1, &ep, sizeof ep, pt, s->graph ? 2 : 0)))
+    if ((st = launch(m, PROG_EMBED, 1, m->embed_split ? K_LLM_EMBED_CTAS(d) : 1, &ep, sizeof ep, pt,
+                     s->graph ? 2 : 0)))
         return st;
     if (m->persist) {
         struct k_llm_decode_params dp;
@@ -1125,7 +1128,8 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     };
     pt[0] = (struct hcq_arg_patch){s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4};
     pt[1] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4};
-    if ((st = launch(m, PROG_EMBED, n, 1, &ep, sizeof ep, pt, s->graph ? 2 : 0)))
+    if ((st = launch(m, PROG_EMBED, n, m->embed_split ? K_LLM_EMBED_CTAS(d) : 1, &ep, sizeof ep, pt,
+                     s->graph ? 2 : 0)))
         return st;
 
     for (uint32_t l = 0; l < hp->n_layer; l++) {

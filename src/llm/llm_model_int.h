@@ -209,6 +209,7 @@ struct llm_model {
     uint32_t mvq_grid_kind[MVQ_SMALL]; /* the same per launch kind (A/B: NVHCQ_MVQ_CPS_GU / _DOWN / _HEAD =
                                         * CTAs per SM; 0: mvq_grid) */
     uint32_t mvql_grid;                /* ... of k_llm_matvec_q8_long */
+    bool embed_split; /* k_llm_embed over K_LLM_EMBED_CTAS(d) CTAs (NVHCQ_EMBED_SPLIT=0: one) */
     bool o_pairs; /* the O projection as row pairs (default; NVHCQ_O_PAIRS=0: one row per unit; k_llm_mvq_rpu)
                    */
     bool mvq_long;      /* long one-row launches take k_llm_matvec_q8_long (NVHCQ_MVQ_LONG=1; off: slower) */

@@ -569,6 +569,15 @@ TEST(pdl_vs_serial)
     env_ab(t, LLM_TYPE_Q6_K, "NVHCQ_PDL", "0", "1", 1e-30, false, 0);
 }
 
+/* The token embedding over d / 256 CTAs (the default) vs one CTA (NVHCQ_EMBED_SPLIT=0): the same
+ * values, written by other threads - the same logits, bit for bit; GPT-2 adds the position row. */
+TEST(embed_split_vs_one_cta)
+{
+    env_ab(t, LLM_TYPE_Q8_0, "NVHCQ_EMBED_SPLIT", "0", "1", 1e-30, false, 0);
+    env_ab_preset(t, "tiny-2k", LLM_TYPE_Q6_K, "NVHCQ_EMBED_SPLIT", "0", "1", 1e-30, false, 0);
+    env_ab_preset(t, "gpt2-tiny", LLM_TYPE_Q8_0, "NVHCQ_EMBED_SPLIT", "0", "1", 1e-30, false, 0);
+}
+
 /* Decode attention + O projection as one launch (k_llm_attn_o, every step of the prompt's context
  * here: NVHCQ_AO_MAX=128) vs the attention and O launches: the attention's other summation order
  * and the per-KV-head partial sums move f32 last bits, which can flip an int8 rounding of the
@@ -641,6 +650,7 @@ main(int argc, char **argv)
         TH_CASE(attn_head_vs_split),
         TH_CASE(qkv_gemm_vs_three),
         TH_CASE(attn_o_fused_vs_two_launches),
+        TH_CASE(embed_split_vs_one_cta),
     };
     return th_run("llm_e2e", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
