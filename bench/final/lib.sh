@@ -88,12 +88,19 @@ profile_row() {
 #                           line in $OUT/a_gpu.txt; returns 1 (with the log's tail) on failure
 #   env_cell VAR=V...       tg128 (-r 3) of the file $F on rm:0 under the environment given:
 #                           variants of one binary by environment, "mean ± sd " or the error line
+# From session 20:
+#   bin_cell BIN VAR=V...   the same with the binary BIN (a variant build's); env_cell is
+#                           bin_cell build/nvhcq
 call_build() {
     make -j16 CUARCH=90 >"$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; return 1; }
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/a_gpu.txt"
 }
 
-env_cell() {
-    env "$@" timeout 60 build/nvhcq llm-bench -m "$F" -p 0 -n 128 -r 3 --dev rm:0 2>&1 | grep -E "tg|rror" |
+bin_cell() {
+    env "${@:2}" timeout 60 "$1" llm-bench -m "$F" -p 0 -n 128 -r 3 --dev rm:0 2>&1 | grep -E "tg|rror" |
         awk -F'|' '{printf "%s ", $(NF-1)}'
+}
+
+env_cell() {
+    bin_cell build/nvhcq "$@"
 }

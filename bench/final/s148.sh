@@ -17,13 +17,11 @@ H=/tmp/v_h16/build
 quant_files Q8_0 Q4_0 Q6_K Q4_K_M Q5_K_M >"$OUT/quant.log" 2>&1
 cat "$OUT/quant.log"
 echo "== builds done $(($(date +%s) - T0)) s"
-ncell() { env "${@:2}" timeout 60 "$1" llm-bench -m "$F" -p 0 -n 128 -r 3 --dev rm:0 2>&1 | grep -E "tg|rror" |
-    awk -F'|' '{printf "%s ", $(NF-1)}'; }
 for r in 1 2; do for ty in Q8_0 Q4_0 Q6_K Q4_K_M Q5_K_M; do
     F=/tmp/q/$ty.gguf
-    echo "$ty r$r [base] tg128: $(ncell build/nvhcq NVHCQ_X=0)"
-    echo "$ty r$r [h16 off] tg128: $(ncell $H/nvhcq NVHCQ_H16=0)"
-    echo "$ty r$r [h16] tg128: $(ncell $H/nvhcq NVHCQ_X=0)"
+    echo "$ty r$r [base] tg128: $(env_cell NVHCQ_X=0)"
+    echo "$ty r$r [h16 off] tg128: $(bin_cell $H/nvhcq NVHCQ_H16=0)"
+    echo "$ty r$r [h16] tg128: $(bin_cell $H/nvhcq NVHCQ_X=0)"
 done; done 2>&1 | tee "$OUT/a_tg.txt"
 echo "== tg done $(($(date +%s) - T0)) s"
 { profile_row build/nvhcq /tmp/q/Q8_0.gguf Q8_0 base

@@ -18,13 +18,11 @@ variant_build copy "$PWD/bench/final/patches/s148-h16.patch" "$PWD/bench/final/p
 quant_files Q8_0 Q4_0 Q6_K >"$OUT/quant.log" 2>&1
 cat "$OUT/quant.log"
 echo "== builds done $(($(date +%s) - T0)) s"
-ncell() { env "${@:2}" timeout 60 "$1" llm-bench -m "$F" -p 0 -n 128 -r 3 --dev rm:0 2>&1 | grep -E "tg|rror" |
-    awk -F'|' '{printf "%s ", $(NF-1)}'; }
 for r in 1 2; do for ty in Q8_0 Q4_0 Q6_K; do
     F=/tmp/q/$ty.gguf
-    echo "$ty r$r [base] tg128: $(ncell build/nvhcq NVHCQ_X=0)"
-    echo "$ty r$r [copy] tg128: $(ncell /tmp/v_copy/build/nvhcq NVHCQ_X=0)"
-    echo "$ty r$r [h16] tg128: $(ncell /tmp/v_h16/build/nvhcq NVHCQ_X=0)"
+    echo "$ty r$r [base] tg128: $(env_cell NVHCQ_X=0)"
+    echo "$ty r$r [copy] tg128: $(bin_cell /tmp/v_copy/build/nvhcq NVHCQ_X=0)"
+    echo "$ty r$r [h16] tg128: $(bin_cell /tmp/v_h16/build/nvhcq NVHCQ_X=0)"
 done; done 2>&1 | tee "$OUT/a_tg.txt"
 echo "== tg done $(($(date +%s) - T0)) s"
 { profile_row build/nvhcq /tmp/q/Q8_0.gguf Q8_0 base

@@ -16,20 +16,18 @@ export T0=$(date +%s)
 call_build || exit 1
 variant_build one "$PWD/bench/final/patches/s150-one.patch" || exit 1
 V=/tmp/v_one/build/nvhcq
-vcell() { env "$@" timeout 60 $V llm-bench -m "$F" -p 0 -n 128 -r 3 --dev rm:0 2>&1 | grep -E "tg|rror" |
-    awk -F'|' '{printf "%s ", $(NF-1)}'; }
 quant_files Q4_K_M Q5_K_M Q6_K >"$OUT/quant.log" 2>&1
 cat "$OUT/quant.log"
 echo "== builds done $(($(date +%s) - T0)) s"
 for r in 1 2; do
     F=/tmp/q/Q4_K_M.gguf
     echo "Q4_K_M r$r [base] tg128: $(env_cell NVHCQ_X=0)"
-    echo "Q4_K_M r$r [one] tg128: $(vcell NVHCQ_MVQ_ONE=5)"
-    echo "Q4_K_M r$r [one+w2] tg128: $(vcell NVHCQ_MVQ_ONE=5 NVHCQ_MVQ_W2=0x3C)"
+    echo "Q4_K_M r$r [one] tg128: $(bin_cell $V NVHCQ_MVQ_ONE=5)"
+    echo "Q4_K_M r$r [one+w2] tg128: $(bin_cell $V NVHCQ_MVQ_ONE=5 NVHCQ_MVQ_W2=0x3C)"
     F=/tmp/q/Q5_K_M.gguf
     echo "Q5_K_M r$r [base] tg128: $(env_cell NVHCQ_X=0)"
-    echo "Q5_K_M r$r [one] tg128: $(vcell NVHCQ_MVQ_ONE=6)"
-    echo "Q5_K_M r$r [one+w2] tg128: $(vcell NVHCQ_MVQ_ONE=6 NVHCQ_MVQ_W2=0x5C)"
+    echo "Q5_K_M r$r [one] tg128: $(bin_cell $V NVHCQ_MVQ_ONE=6)"
+    echo "Q5_K_M r$r [one+w2] tg128: $(bin_cell $V NVHCQ_MVQ_ONE=6 NVHCQ_MVQ_W2=0x5C)"
     F=/tmp/q/Q6_K.gguf
     echo "Q6_K r$r [base] tg128: $(env_cell NVHCQ_X=0)"
     echo "Q6_K r$r [q6k only] tg128: $(env_cell NVHCQ_MVQ_W2=0x0C)"

@@ -707,6 +707,13 @@ ao_at(const struct llm_model *m, uint32_t pos)
     return m->ao_prog >= 0 && !m->persist && pos + 1 <= m->ao_max && !attn_long_at(m, pos);
 }
 
+/* k_llm_embed's CTAs per token (grid.y) for rows of d values (NVHCQ_EMBED_SPLIT=0: one). */
+static uint32_t
+embed_ctas(const struct llm_model *m, uint32_t d)
+{
+    return m->embed_split ? K_LLM_EMBED_CTAS(d) : 1;
+}
+
 /* A decode mat-vec launch's kind (llm_model_int.h enum mvq_kind). */
 static enum mvq_kind
 mvq_kind_of(const struct k_llm_matvec_params *p)
@@ -937,8 +944,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
     pt[0] = (struct hcq_arg_patch){s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4};
     pt[1] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4};
     m->tag = "embed";
-    if ((st = launch(m, PROG_EMBED, 1, m->embed_split ? K_LLM_EMBED_CTAS(d) : 1, &ep, sizeof ep, pt,
-                     s->graph ? 2 : 0)))
+    if ((st = launch(m, PROG_EMBED, 1, embed_ctas(m, d), &ep, sizeof ep, pt, s->graph ? 2 : 0)))
         return st;
     if (m->persist) {
         struct k_llm_decode_params dp;
@@ -1128,8 +1134,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     };
     pt[0] = (struct hcq_arg_patch){s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4};
     pt[1] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4};
-    if ((st = launch(m, PROG_EMBED, n, m->embed_split ? K_LLM_EMBED_CTAS(d) : 1, &ep, sizeof ep, pt,
-                     s->graph ? 2 : 0)))
+    if ((st = launch(m, PROG_EMBED, n, embed_ctas(m, d), &ep, sizeof ep, pt, s->graph ? 2 : 0)))
         return st;
 
     for (uint32_t l = 0; l < hp->n_layer; l++) {
