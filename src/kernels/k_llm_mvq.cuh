@@ -1429,13 +1429,14 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
         q8_matvec_stream<false, false, false, true, true, (T), true, 0, true>(p, sm);                                  \
     }
 
-/* gate|up (SWIGLU) of Q4_0 / Q8_0 with units handed out at run time (q8_matvec_dyn): the counters
- * at rope.kc_va; any other launch traps. */
+/* gate|up (SWIGLU) or the output head (SET) of Q4_0 / Q8_0 with units handed out at run time
+ * (q8_matvec_dyn): the counters at rope.kc_va; any other launch traps. */
 #define K_LLM_MVQ_X2D_KERNEL(NAME, T, T2)                                                                              \
     extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2) NAME(const struct k_llm_matvec_params p)        \
     {                                                                                                                  \
         __shared__ __align__(16) struct q8_sm sm;                                                                      \
-        if (k_llm_mvq_uniform_type(&p) != (T) || p.k % 2048 || p.mode != K_LLM_MV_SWIGLU || !p.rope.kc_va)            \
+        if (k_llm_mvq_uniform_type(&p) != (T) || p.k % 2048 ||                                                         \
+            (p.mode != K_LLM_MV_SWIGLU && p.mode != K_LLM_MV_SET) || !p.rope.kc_va)                                    \
             __trap();                                                                                                  \
         mvq_tl(p, MVQ_TL_ENTRY);                                                                                       \
         q8_matvec_dyn<true, (T2), true>(p, sm);                                                                        \

@@ -211,15 +211,21 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         m->attn_tile = !(at && !strcmp(at, "naive"));
         m->attn_mma = m->attn_tile && !(at && !strcmp(at, "tile"));
     }
-    /* gate|up of Q4_0 / Q8_0 with units handed out at run time (k_llm_mvq.cuh q8_matvec_dyn; session
-     * 19, A/B: NVHCQ_MVQ_DYN=1); the per-CTA timeline (llm_tl.c, NVHCQ_MVQ_TL=1): both pick programs */
-    m->gu_dyn = getenv("NVHCQ_MVQ_DYN") && !strcmp(getenv("NVHCQ_MVQ_DYN"), "1");
+    /* gate|up (NVHCQ_MVQ_DYN=1 or gu), the output head (head) or both (gu,head) of Q4_0 / Q8_0 with
+     * units handed out at run time (k_llm_mvq.cuh q8_matvec_dyn; A/B: sessions 19 and 21); the
+     * per-CTA timeline (llm_tl.c, NVHCQ_MVQ_TL=1): both pick programs */
+    {
+        const char *e = getenv("NVHCQ_MVQ_DYN");
+        m->mvq_dyn = !e ? 0
+                        : (!strcmp(e, "1") || strstr(e, "gu") ? 1u << MVQ_GU : 0) |
+                              (strstr(e, "head") ? 1u << MVQ_HEAD : 0);
+    }
     if ((st = llm_tl_init(m)))
         goto fail;
     for (int i = 0; i < PROG_COUNT; i++) {
         const char *name = prog_names[i];
         /* A/B only (k_llm_matvec_ab.cu): its module is not loaded unless asked for */
-        if ((i == PROG_MVQ_Q4_0X2D || i == PROG_MVQ_Q8_0X2D) && !m->gu_dyn)
+        if ((i == PROG_MVQ_Q4_0X2D || i == PROG_MVQ_Q8_0X2D) && !m->mvq_dyn)
             continue;
         if (i == PROG_MATVEC && getenv("NVHCQ_MV") && !strcmp(getenv("NVHCQ_MV"), "narrow"))
             name = "k_llm_matvec";
@@ -369,7 +375,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         goto fail;
     if ((st = llm_persist_init(m, sms)))
         goto fail;
-    if (m->gu_dyn) {
+    if (m->mvq_dyn) {
         const uint32_t zero[2 * K_LLM_MVQ_DYN_POOLS] = {0};
         if ((st = hcq_buf_alloc(m->dev, sizeof zero, HCQ_MEM_DEVICE, &m->dynbuf)) ||
             (st = hcq_buf_write(m->dynbuf, 0, zero, sizeof zero)))
@@ -748,7 +754,7 @@ mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
     const bool x2_gu = m->mvq_x2 >> (8 + i) & 1u, x2_small = m->mvq_x2 >> (16 + i) & 1u;
     if ((i == 2 || i == 3) && (m->mvq_x2 >> i & 1u) && p->k % 2048 == 0 &&
         (kind == MVQ_GU ? x2_gu : kind != MVQ_SMALL || x2_small) && m->prog[PROG_MVQ_Q4_0X2 + (i - 2)])
-        return kind == MVQ_GU && m->gu_dyn && m->dynbuf && m->prog[PROG_MVQ_Q4_0X2D + (i - 2)]
+        return (m->mvq_dyn >> kind & 1u) && m->dynbuf && m->prog[PROG_MVQ_Q4_0X2D + (i - 2)]
                    ? PROG_MVQ_Q4_0X2D + (i - 2)
                    : PROG_MVQ_Q4_0X2 + (i - 2);
     if ((m->mvq_w2 >> i & 1u) && k_llm_mvq_rows(p) < K_LLM_MVQ_PAIR_ROWS &&

@@ -216,7 +216,7 @@ struct llm_model {
     uint32_t mvq_typed; /* bit i: launches of one type take PROG_MVQ_Q4K + i (mvq_typed_prog) */
     uint32_t mvq_w2;    /* bit i: launches below K_LLM_MVQ_PAIR_ROWS rows on PROG_MVQ_Q4K + i + PROG_MVQ_W2 */
     uint32_t mvq_x2;    /* launches on PROG_MVQ_Q4_0X2 / Q8_0X2 (K_LLM_MVQ_X2_DEFAULT says which) */
-    bool gu_dyn;        /* their gate|up on PROG_MVQ_Q4_0X2D / Q8_0X2D (NVHCQ_MVQ_DYN) */
+    uint32_t mvq_dyn; /* bit (enum mvq_kind): those launches on PROG_MVQ_Q4_0X2D / Q8_0X2D (NVHCQ_MVQ_DYN) */
     struct hcq_buf *dynbuf; /* ... its unit counters, u32 [K_LLM_MVQ_DYN_POOLS][2], zero between launches */
     bool repack;            /* matrices take the repacked decode layout (k_llm_quant.h) */
     bool mv_f32;            /* NVHCQ_MV=f32|narrow: the f32 mat-vec wherever it reads the type */
