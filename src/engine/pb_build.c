@@ -658,6 +658,15 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     }
     if (end_membar >= 0)
         d.cwd_membar_type = (uint32_t)end_membar;
+    /* A/B (session 21, PB_QMD_FREE_CTA_SLOTS=0..255): FREE_CTA_SLOTS_EMPTY_SM of V4 QMDs, default
+     * GPU_QMD_SM_CTA_SLOTS (gpu_qmd.h says what it changed); 0 is what nvhcq wrote before. */
+    static int free_slots = -2;
+    if (free_slots == -2) {
+        const char *e = getenv("PB_QMD_FREE_CTA_SLOTS");
+        free_slots = e && *e ? atoi(e) & 0xFF : -1;
+    }
+    if (free_slots >= 0)
+        d.free_cta_slots = (uint32_t)free_slots;
     /* cbuf0 with CONSTANT_BUFFER_PREFETCH = 1, as the CUDA driver's QMDs carry on a bank
      * (bench/results/nvidia-h100/2026-11-25-s7-cuda-qmd-scan.txt): the constants are fetched
      * ahead of the grid, so a chained launch no longer waits for them. Measured on H100 (s51,

@@ -219,5 +219,6 @@ gpu_cubin_qmd_desc(struct gpu_qmd_desc *d, const struct hcq_arch *arch, const st
         d->cbuf[k->kbanks[i].index] = (struct gpu_qmd_cbuf){
             .va = image_va + k->kbanks[i].off_B, .size_B = (k->kbanks[i].size_B + 15) & ~15u, .valid = true};
     d->sass_version = arch->sass_version;
+    d->free_cta_slots = GPU_QMD_SM_CTA_SLOTS; /* V4 only (gpu_qmd.h says why) */
     return HCQ_OK;
 }

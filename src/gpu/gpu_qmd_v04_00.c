@@ -125,6 +125,7 @@ gpu_qmd_v04_00_encode(const struct gpu_qmd_desc *d, uint32_t *q)
     QMD_SET(q, NVCBC0_QMDV04_00, INVALIDATE_SHADER_CONSTANT_CACHE,
             !!(d->invalidate & GPU_QMD_INVALIDATE_SHADER_CONSTANT));
     QMD_SET(q, NVCBC0_QMDV04_00, CWD_MEMBAR_TYPE, d->cwd_membar_type);
+    QMD_SET(q, NVCBC0_QMDV04_00, FREE_CTA_SLOTS_EMPTY_SM, d->free_cta_slots);
 
     QMD_SET(q, NVCBC0_QMDV04_00, GRID_WIDTH, d->grid[0]);
     QMD_SET(q, NVCBC0_QMDV04_00, GRID_HEIGHT, d->grid[1]);
@@ -191,6 +192,7 @@ gpu_qmd_v04_00_decode(const uint32_t *q, struct gpu_qmd_desc *d)
         (QMD_GET(q, NVCBC0_QMDV04_00, INVALIDATE_SHADER_CONSTANT_CACHE) ? GPU_QMD_INVALIDATE_SHADER_CONSTANT
                                                                         : 0);
     d->cwd_membar_type = (uint32_t)QMD_GET(q, NVCBC0_QMDV04_00, CWD_MEMBAR_TYPE);
+    d->free_cta_slots = (uint32_t)QMD_GET(q, NVCBC0_QMDV04_00, FREE_CTA_SLOTS_EMPTY_SM);
 
     d->grid[0] = (uint32_t)QMD_GET(q, NVCBC0_QMDV04_00, GRID_WIDTH);
     d->grid[1] = (uint32_t)QMD_GET(q, NVCBC0_QMDV04_00, GRID_HEIGHT);

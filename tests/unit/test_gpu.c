@@ -454,6 +454,7 @@ rand_desc(const struct gpu_qmd_ops *ops, struct gpu_qmd_desc *d)
     d->api_visible_call_limit = (uint32_t)rnd_bits(1);
     d->sampler_index = (uint32_t)rnd_bits(1);
     d->sm_global_caching = v3 && (th_rand() & 1);
+    d->free_cta_slots = v3 || v5 ? 0 : (uint32_t)rnd_bits(8);
 }
 
 /* Name of the first field where a and b differ, or NULL. */
@@ -469,7 +470,7 @@ desc_diff(const struct gpu_qmd_desc *a, const struct gpu_qmd_desc *b)
     DIFF(sm_config_target) DIFF(sm_config_max) DIFF(local_mem_low_B) DIFF(local_mem_high_B)
     DIFF(grid) DIFF(block) DIFF(dependence_counter) DIFF(sass_version) DIFF(invalidate)
     DIFF(cwd_membar_type) DIFF(qmd_group_id) DIFF(api_visible_call_limit) DIFF(sampler_index)
-    DIFF(sm_global_caching)
+    DIFF(sm_global_caching) DIFF(free_cta_slots)
     for (int i = 0; i < (int)GPU_QMD_CBUF_COUNT; i++) {
         DIFF(cbuf[i].va) DIFF(cbuf[i].size_B) DIFF(cbuf[i].valid) DIFF(cbuf[i].invalidate) DIFF(cbuf[i].prefetch)
     }
