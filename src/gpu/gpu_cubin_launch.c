@@ -36,6 +36,33 @@ gpu_cubin_ctas_per_sm(const struct gpu_cubin_kernel *k, const uint32_t block[3])
     return n < 1 ? 1 : n > 32 ? 32 : (uint32_t)n;
 }
 
+/* FREE_CTA_SLOTS_EMPTY_SM: how many CTAs of the grid an empty SM holds, or 0 (not given, as the
+ * CUDA driver's QMDs have it). Why: with 0 a grid that its predecessor's QMD schedules starts
+ * later - H100, s155 / s156 (bench/results/nvidia-h100/2026-11-27-s21-free-cta-slots.md): graph
+ * of 300 empty kernels 0.455 -> 0.373 us/kernel, 300 dependent kernels 0.70 -> 0.61-0.63 (graph)
+ * and 1.03 -> 0.95 (2 CTAs per SM). The hardware trusts the value: 1 held a 2-CTA/SM chain to one
+ * CTA per SM (2.16 us/kernel), and 32 for every grid faulted kernels that hold fewer (Xid 13, s156).
+ * So the value is given only where it is certain and never above the truth: kernels without shared
+ * memory of their own (the SM's carve-out then does not matter), the least of 32 CTAs, 64 warps,
+ * and the registers counted per SM sub-partition (16K each; a CTA of w warps takes up to
+ * ceil(w / 4) warps of one) - for CTAs of under 4 warps that is below the true occupancy. */
+uint32_t
+gpu_cubin_free_cta_slots(const struct gpu_cubin_kernel *k, const uint32_t block[3], uint32_t shared_B)
+{
+    if (shared_B >
+        GPU_CUBIN_SHARED_RESERVE_B) /* (a 128-byte multiple: as gpu_cubin_kernel_shared_B rounds) */
+        return 0;
+    uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+    uint64_t warps = (threads + 31) / 32;
+    uint64_t regs = k->register_count ? k->register_count : 1;
+    uint64_t per_warp = (regs * 32 + 255) & ~(uint64_t)255;
+    if (!warps || warps > 64 || per_warp > 16384)
+        return 0;
+    uint64_t by_warps = 64 / warps, by_regs = (16384 / per_warp) / ((warps + 3) / 4);
+    uint64_t n = by_warps < by_regs ? by_warps : by_regs;
+    return n < 1 ? 0 : n > 32 ? 32 : (uint32_t)n;
+}
+
 uint32_t
 gpu_cubin_kernel_local_B(const struct gpu_cubin_kernel *k)
 {
@@ -219,6 +246,6 @@ gpu_cubin_qmd_desc(struct gpu_qmd_desc *d, const struct hcq_arch *arch, const st
         d->cbuf[k->kbanks[i].index] = (struct gpu_qmd_cbuf){
             .va = image_va + k->kbanks[i].off_B, .size_B = (k->kbanks[i].size_B + 15) & ~15u, .valid = true};
     d->sass_version = arch->sass_version;
-    d->free_cta_slots = GPU_QMD_SM_CTA_SLOTS; /* V4 only (gpu_qmd.h says why) */
+    d->free_cta_slots = gpu_cubin_free_cta_slots(k, block, d->shared_mem_B); /* V4 only */
     return HCQ_OK;
 }

@@ -354,16 +354,9 @@ struct gpu_qmd_desc {
     uint32_t api_visible_call_limit; /* 1 = NO_CHECK */
     uint32_t sampler_index;          /* 1 = VIA_HEADER_INDEX */
     bool sm_global_caching;          /* V3 only (SM_GLOBAL_CACHING_ENABLE) */
-    uint32_t free_cta_slots;         /* V4 only: FREE_CTA_SLOTS_EMPTY_SM (0..255; see GPU_QMD_SM_CTA_SLOTS) */
+    uint32_t free_cta_slots;         /* V4 only: FREE_CTA_SLOTS_EMPTY_SM, CTAs of this grid an empty SM holds
+                                        (0: not given; gpu_cubin_free_cta_slots) */
 };
-
-/* CTA slots of an empty SM on sm_80+ (32 resident CTAs per SM: the CUDA programming guide's
- * compute capability table), written as a V4 QMD's FREE_CTA_SLOTS_EMPTY_SM. Why (H100 and H200,
- * bench/results/nvidia-h100/2026-11-27-s21-s155-free-cta-slots.md): with the field 0, as nvhcq
- * and the CUDA driver wrote it, a chained grid starts later - graph of 300 empty kernels 0.455 ->
- * 0.373 us/kernel with 2, 4 or 32, 300 dependent kernels 0.678 -> 0.609 (graph), 1.03 -> 0.949
- * (2 CTAs/SM); 1 limits a grid to one CTA per SM (the 2-CTA/SM chain 2.16 us). */
-#define GPU_QMD_SM_CTA_SLOTS 32u
 
 /* Zero d, then the values every launch uses (tinygrad's, verified: rm.md §0, §6.3):
  * group 0x3f, call limit NO_CHECK, sampler index 1, barrier count 1, CWD membar

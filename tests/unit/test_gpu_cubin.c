@@ -233,6 +233,8 @@ TEST(cbuf0_and_qmd_from_kernel)
     CHECK(e.cbuf[4].valid && e.cbuf[4].va == 0x200000000ull + img->banks[0].off_B && e.qmd_type == 2);
     CHECK(e.shared_mem_B == 0x400 && e.sm_config_min == 9 && e.sm_config_max == 0x1A &&
           e.local_mem_high_B == 0x240);
+    /* no shared memory of its own, 12 registers: FREE_CTA_SLOTS_EMPTY_SM = block's CTAs per SM */
+    CHECK(e.free_cta_slots == gpu_cubin_free_cta_slots(k, block, 0x400) && e.free_cta_slots >= 1);
     /* 8 CTAs of 1 KiB fit the 32 KiB carve-out, but every TARGET is at least the uniform
      * GPU_QMD_UNIFORM_CARVEOUT_KIB (100 KiB: value 26) so consecutive grids can share SMs */
     CHECK(e.sm_config_target == gpu_qmd_sm_config(GPU_QMD_UNIFORM_CARVEOUT_KIB) && e.sm_config_target == 26);
@@ -245,6 +247,7 @@ TEST(cbuf0_and_qmd_from_kernel)
     CHECK_OK(gpu_qmd_decode(a->qmd, q, &e));
     CHECK(e.shared_mem_B == 0x3400 && e.sm_config_min == 9 && e.sm_config_target == 34 &&
           e.sm_config_max == 34);
+    CHECK(e.free_cta_slots == 0); /* shared memory of its own: not given */
     /* 48 KiB: 8 x 49 KiB exceeds every carve-out: TARGET and MAX are gh100's largest (228 KiB) */
     CHECK_OK(gpu_cubin_qmd_desc(&d, a, img, k, 0x200000000ull, grid, b256, 48 << 10, 0x240, CBUF0_VA, size));
     CHECK_OK(gpu_qmd_encode(a->qmd, &d, q));
@@ -265,6 +268,32 @@ TEST(cbuf0_and_qmd_from_kernel)
 done:
     gpu_cubin_destroy(img);
     free(elf);
+}
+
+/* FREE_CTA_SLOTS_EMPTY_SM: never above the CTAs an SM holds (64K registers in four 16K
+ * sub-partitions, 64 warps, 32 CTAs); 0 with shared memory of its own or a shape that does not fit. */
+TEST(free_cta_slots)
+{
+    struct gpu_cubin_kernel k = {.name = "t"};
+    const struct {
+        uint32_t regs, threads, shared_B, want;
+    } c[] = {
+        {16, 1, 0x400, 32},    /* 512 registers a warp: 32 a sub-partition, capped at 32 CTAs */
+        {128, 256, 0x400, 2},  /* 4096 a warp, 8 warps: 2 CTAs (the decode mat-vec's bound) */
+        {32, 1024, 0x400, 2},  /* 32 warps: 2 by warps and by registers */
+        {64, 1024, 0x400, 1},  /* 64K registers: one CTA */
+        {40, 96, 0x400, 12},   /* 3 warps in one sub-partition at most: 12 (the SM holds 17) */
+        {255, 1024, 0x400, 0}, /* does not fit at all */
+        {16, 256, 0x480, 0},   /* 128 bytes of its own shared memory */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        k.register_count = c[i].regs;
+        uint32_t block[3] = {c[i].threads, 1, 1};
+        uint32_t got = gpu_cubin_free_cta_slots(&k, block, c[i].shared_B);
+        CHECKF(got == c[i].want, "case %zu: %u (expected %u)", i, got, c[i].want);
+        CHECK(got <= gpu_cubin_ctas_per_sm(&k, block));
+    }
+done:;
 }
 
 /* sm_87 cubin on ga10b (V3 QMD, params at 0x160) and the Blackwell driver-area layout. */
@@ -335,6 +364,7 @@ main(int argc, char **argv)
         TH_CASE(cubin_corrupt),
         TH_CASE(cbuf0_and_qmd_from_kernel),
         TH_CASE(cbuf0_other_arches),
+        TH_CASE(free_cta_slots),
     };
     return th_run("gpu_cubin", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
