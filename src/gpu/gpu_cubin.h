@@ -167,9 +167,9 @@ HCQ_MUST_CHECK enum hcq_status gpu_cubin_check_arch(const struct gpu_cubin_image
 uint32_t gpu_cubin_kernel_shared_B(const struct gpu_cubin_kernel *k, uint32_t dynamic_B);
 /* CTAs of k with this block shape one SM can hold by registers and threads (1..32). */
 uint32_t gpu_cubin_ctas_per_sm(const struct gpu_cubin_kernel *k, const uint32_t block[3]);
-/* FREE_CTA_SLOTS_EMPTY_SM for a launch of k with this block and shared_B bytes of shared memory
- * per CTA (gpu_cubin_kernel_shared_B): CTAs an empty SM holds, never above the truth; 0 (not
- * given) for kernels with shared memory of their own or shapes it does not judge. */
+/* A candidate FREE_CTA_SLOTS_EMPTY_SM (A/B only: faults kernels on H100, gpu_cubin_launch.c) for
+ * a launch of k with this block and shared_B bytes of shared memory per CTA: CTAs an empty SM
+ * holds by threads and registers; 0 for kernels with shared memory of their own. */
 uint32_t gpu_cubin_free_cta_slots(const struct gpu_cubin_kernel *k, const uint32_t block[3],
                                   uint32_t shared_B);
 /* Per-thread local memory the kernel needs: round_up(MIN_STACK_SIZE + 0x240, 32) (rm.md §8.3). */

@@ -36,16 +36,17 @@ gpu_cubin_ctas_per_sm(const struct gpu_cubin_kernel *k, const uint32_t block[3])
     return n < 1 ? 1 : n > 32 ? 32 : (uint32_t)n;
 }
 
-/* FREE_CTA_SLOTS_EMPTY_SM: how many CTAs of the grid an empty SM holds, or 0 (not given, as the
- * CUDA driver's QMDs have it). Why: with 0 a grid that its predecessor's QMD schedules starts
- * later - H100, s155 / s156 (bench/results/nvidia-h100/2026-11-27-s21-free-cta-slots.md): graph
- * of 300 empty kernels 0.455 -> 0.373 us/kernel, 300 dependent kernels 0.70 -> 0.61-0.63 (graph)
- * and 1.03 -> 0.95 (2 CTAs per SM). The hardware trusts the value: 1 held a 2-CTA/SM chain to one
- * CTA per SM (2.16 us/kernel), and 32 for every grid faulted kernels that hold fewer (Xid 13, s156).
- * So the value is given only where it is certain and never above the truth: kernels without shared
- * memory of their own (the SM's carve-out then does not matter), the least of 32 CTAs, 64 warps,
- * and the registers counted per SM sub-partition (16K each; a CTA of w warps takes up to
- * ceil(w / 4) warps of one) - for CTAs of under 4 warps that is below the true occupancy. */
+/* A candidate FREE_CTA_SLOTS_EMPTY_SM (A/B only, PB_QMD_FREE_CTA_SLOTS=occ; the default is 0, as
+ * the CUDA driver's QMDs have it): how many CTAs of the grid an empty SM holds. Why it was tried
+ * (H100, bench/results/nvidia-h100/2026-11-27-s21-free-cta-slots.md): with a nonzero value a grid
+ * its predecessor's QMD schedules starts sooner - graph of 300 empty kernels 0.458 -> 0.376
+ * us/kernel, 300 dependent kernels 0.70 -> 0.63 (graph), 1.03 -> 0.95 (2 CTAs per SM). The
+ * hardware trusts the value: 1 held a 2-CTA/SM chain to one CTA per SM (2.16 us/kernel), 32 for
+ * every grid faulted kernels (Xid 13, s156) - and so did this function's values (s157: the HCQ
+ * suite's fill and copy kernels, Xid 13; the LLM tests passed), so the field's meaning is not
+ * what is modelled here. The model: kernels without shared memory of their own, the least of 32
+ * CTAs, 64 warps, and the registers counted per SM sub-partition (16K each; a CTA of w warps takes
+ * up to ceil(w / 4) warps of one). */
 uint32_t
 gpu_cubin_free_cta_slots(const struct gpu_cubin_kernel *k, const uint32_t block[3], uint32_t shared_B)
 {
@@ -246,6 +247,5 @@ gpu_cubin_qmd_desc(struct gpu_qmd_desc *d, const struct hcq_arch *arch, const st
         d->cbuf[k->kbanks[i].index] = (struct gpu_qmd_cbuf){
             .va = image_va + k->kbanks[i].off_B, .size_B = (k->kbanks[i].size_B + 15) & ~15u, .valid = true};
     d->sass_version = arch->sass_version;
-    d->free_cta_slots = gpu_cubin_free_cta_slots(k, block, d->shared_mem_B); /* V4 only */
     return HCQ_OK;
 }

@@ -233,8 +233,7 @@ TEST(cbuf0_and_qmd_from_kernel)
     CHECK(e.cbuf[4].valid && e.cbuf[4].va == 0x200000000ull + img->banks[0].off_B && e.qmd_type == 2);
     CHECK(e.shared_mem_B == 0x400 && e.sm_config_min == 9 && e.sm_config_max == 0x1A &&
           e.local_mem_high_B == 0x240);
-    /* no shared memory of its own, 12 registers: FREE_CTA_SLOTS_EMPTY_SM = block's CTAs per SM */
-    CHECK(e.free_cta_slots == gpu_cubin_free_cta_slots(k, block, 0x400) && e.free_cta_slots >= 1);
+    CHECK(e.free_cta_slots == 0); /* FREE_CTA_SLOTS_EMPTY_SM not given (A/B only: pb_build.c) */
     /* 8 CTAs of 1 KiB fit the 32 KiB carve-out, but every TARGET is at least the uniform
      * GPU_QMD_UNIFORM_CARVEOUT_KIB (100 KiB: value 26) so consecutive grids can share SMs */
     CHECK(e.sm_config_target == gpu_qmd_sm_config(GPU_QMD_UNIFORM_CARVEOUT_KIB) && e.sm_config_target == 26);
@@ -247,7 +246,6 @@ TEST(cbuf0_and_qmd_from_kernel)
     CHECK_OK(gpu_qmd_decode(a->qmd, q, &e));
     CHECK(e.shared_mem_B == 0x3400 && e.sm_config_min == 9 && e.sm_config_target == 34 &&
           e.sm_config_max == 34);
-    CHECK(e.free_cta_slots == 0); /* shared memory of its own: not given */
     /* 48 KiB: 8 x 49 KiB exceeds every carve-out: TARGET and MAX are gh100's largest (228 KiB) */
     CHECK_OK(gpu_cubin_qmd_desc(&d, a, img, k, 0x200000000ull, grid, b256, 48 << 10, 0x240, CBUF0_VA, size));
     CHECK_OK(gpu_qmd_encode(a->qmd, &d, q));
@@ -270,8 +268,9 @@ done:
     free(elf);
 }
 
-/* FREE_CTA_SLOTS_EMPTY_SM: never above the CTAs an SM holds (64K registers in four 16K
- * sub-partitions, 64 warps, 32 CTAs); 0 with shared memory of its own or a shape that does not fit. */
+/* The A/B candidate for FREE_CTA_SLOTS_EMPTY_SM (PB_QMD_FREE_CTA_SLOTS=occ): never above the CTAs
+ * an SM holds by its model (64K registers in four 16K sub-partitions, 64 warps, 32 CTAs); 0 with
+ * shared memory of its own or a shape that does not fit. */
 TEST(free_cta_slots)
 {
     struct gpu_cubin_kernel k = {.name = "t"};
@@ -360,11 +359,8 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(cubin_load_real),
-        TH_CASE(cubin_corrupt),
-        TH_CASE(cbuf0_and_qmd_from_kernel),
-        TH_CASE(cbuf0_other_arches),
-        TH_CASE(free_cta_slots),
+        TH_CASE(cubin_load_real),    TH_CASE(cubin_corrupt),  TH_CASE(cbuf0_and_qmd_from_kernel),
+        TH_CASE(cbuf0_other_arches), TH_CASE(free_cta_slots),
     };
     return th_run("gpu_cubin", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
