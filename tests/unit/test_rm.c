@@ -221,6 +221,37 @@ TEST(dmesg_check_since)
 done:;
 }
 
+/* The HCQ suite's --klog check: the last timestamp, printed "ts:%.6f" and read back, must put
+ * that very line before the since point. It did not for 27% of timestamps (klog_ts sums digits;
+ * strtod rounds once): one Xid at [105.643959] in session 21's s157 failed every later test. */
+TEST(dmesg_check_since_own_timestamp)
+{
+    const char *xid =
+        "[  105.643959] NVRM: Xid (PCI:0000:00:06): 13, pid=1911, name=hcq_suite, Graphics Exception\n";
+    char line[160], since[48];
+    struct klog_report r;
+    uint32_t again = 0, n = 0;
+    for (uint32_t us = 0; us < 3000000; us += 997, n++) {
+        if (us == 0)
+            snprintf(line, sizeof line, "%s", xid);
+        else
+            snprintf(line, sizeof line, "[%5u.%06u] NVRM: Xid (PCI:0000:00:06): 13, pid=1, x\n",
+                     100 + us / 1000000, us % 1000000);
+        klog_check(line, strlen(line), NULL, &r, NULL, NULL);
+        CHECK(r.errors == 1 && r.last_ts_s > 0);
+        snprintf(since, sizeof since, "ts:%.6f", r.last_ts_s);
+        klog_check(line, strlen(line), since, &r, NULL, NULL);
+        again += r.errors != 0 || !r.since_found;
+    }
+    CHECKF(again == 0, "%u of %u lines seen again after their own timestamp", again, n);
+    /* a line one microsecond later is still new */
+    const char *two = "[  105.643959] NVRM: Xid (PCI:0000:00:06): 13, pid=1, x\n"
+                      "[  105.643960] NVRM: Xid (PCI:0000:00:06): 31, pid=1, MMU Fault\n";
+    klog_check(two, strlen(two), "ts:105.643959", &r, NULL, NULL);
+    CHECK(r.errors == 1 && r.xid_count[31] == 1);
+done:;
+}
+
 /* ==== A fake kernel behind struct sys ==== */
 
 #define FK_FD0 1000
@@ -677,6 +708,7 @@ static const struct th_case cases[] = {
     TH_CASE(va_heap_random_against_reference),
     TH_CASE(dmesg_classify_real_lines),
     TH_CASE(dmesg_check_since),
+    TH_CASE(dmesg_check_since_own_timestamp),
     TH_CASE(kmd_on_fake_kernel),
     TH_CASE(kmd_copy_channel_first_gets_gr_anchor),
     TH_CASE(kmd_refuses_unknown_driver_and_absent_nodes),
