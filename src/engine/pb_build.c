@@ -659,19 +659,31 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     if (end_membar >= 0)
         d.cwd_membar_type = (uint32_t)end_membar;
     /* A/B only (session 21, PB_QMD_FREE_CTA_SLOTS=<0..255> for every grid, =occ for
-     * gpu_cubin_free_cta_slots, =small1 for 1 where the grid has at most one CTA per SM and 0
-     * elsewhere - untried on a GPU): FREE_CTA_SLOTS_EMPTY_SM of V4 QMDs, default 0. Nonzero values
-     * start chained grids sooner (graph of 300 empty kernels 0.458 -> 0.376 us/kernel on H100) but
-     * fault kernels the value does not fit (Xid 13; gpu_cubin_launch.c says which). */
+     * gpu_cubin_free_cta_slots, =small1 for 1 where the grid has at most one CTA per SM, =wave for
+     * occ where the grid fits one wave of it; 0 elsewhere - small1 and wave untried on a GPU):
+     * FREE_CTA_SLOTS_EMPTY_SM of V4 QMDs, default 0. Nonzero values start chained grids sooner
+     * (graph of 300 empty kernels 0.458 -> 0.376 us/kernel on H100) but fault kernels (Xid 13;
+     * gpu_cubin_launch.c says which). The grids that faulted in s157 (fill, copy, conv2d) had
+     * thousands of 256-thread CTAs, more than one wave; the chains measured faster had one wave at
+     * most - the hypothesis small1 and wave test. */
     static int free_slots = -2;
     if (free_slots == -2) {
         const char *e = getenv("PB_QMD_FREE_CTA_SLOTS");
-        free_slots = !e || !*e ? 0 : !strcmp(e, "occ") ? -1 : !strcmp(e, "small1") ? -3 : atoi(e) & 0xFF;
+        free_slots = !e || !*e              ? 0
+                     : !strcmp(e, "occ")    ? -1
+                     : !strcmp(e, "small1") ? -3
+                     : !strcmp(e, "wave")   ? -4
+                                            : atoi(e) & 0xFF;
     }
     const uint64_t sms = pd->kmd->info.sm_count, ctas = (uint64_t)grid[0] * grid[1] * grid[2];
-    d.free_cta_slots = free_slots >= 0    ? (uint32_t)free_slots
-                       : free_slots == -1 ? gpu_cubin_free_cta_slots(pp->k, block, d.shared_mem_B)
-                                          : (sms && ctas <= sms ? 1u : 0u);
+    if (free_slots >= 0) {
+        d.free_cta_slots = (uint32_t)free_slots;
+    } else if (free_slots == -3) {
+        d.free_cta_slots = sms && ctas <= sms ? 1u : 0u;
+    } else {
+        uint32_t v = gpu_cubin_free_cta_slots(pp->k, block, d.shared_mem_B);
+        d.free_cta_slots = free_slots == -1 || ctas <= (uint64_t)v * sms ? v : 0u;
+    }
     /* cbuf0 with CONSTANT_BUFFER_PREFETCH = 1, as the CUDA driver's QMDs carry on a bank
      * (bench/results/nvidia-h100/2026-11-25-s7-cuda-qmd-scan.txt): the constants are fetched
      * ahead of the grid, so a chained launch no longer waits for them. Measured on H100 (s51,
