@@ -347,8 +347,14 @@ typed2_kernel(const char *name)
     return 0;
 }
 
-/* The weight type a per-type kernel (k_llm_matvec_q8_<type>[_ns|_w2|_tl|_w2_tl], _q4k_q6k[_w2],
- * _q5k_q6k[_w2]) takes, 0 for the others. */
+/* Returned for a kernel named like a per-type one with a build suffix typed_kernel_type does
+ * not know: the test fails by name (session 20: such a kernel was given every type and trapped
+ * on the GPU, Xid 13, while the cpu and emu twins passed). */
+#define TYPED_UNKNOWN UINT32_MAX
+
+/* The weight type a per-type kernel (k_llm_matvec_q8_<type>[_ns|_w2|_tl|_w2_tl|_wp], _q4k_q6k[_w2],
+ * _q5k_q6k[_w2]) takes, 0 for the others (generic kernels), TYPED_UNKNOWN for a per-type name with
+ * a suffix not listed here. */
 static uint32_t
 typed_kernel_type(const char *name)
 {
@@ -367,12 +373,28 @@ typed_kernel_type(const char *name)
     name += strlen(pre);
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         size_t n = strlen(t[i].suffix);
-        if (!strncmp(name, t[i].suffix, n) &&
-            (!name[n] || !strcmp(name + n, "_ns") || !strcmp(name + n, "_w2") || !strcmp(name + n, "_tl") ||
-             !strcmp(name + n, "_w2_tl") || !strcmp(name + n, "_wp")))
+        if (strncmp(name, t[i].suffix, n))
+            continue;
+        if (!name[n] || !strcmp(name + n, "_ns") || !strcmp(name + n, "_w2") || !strcmp(name + n, "_tl") ||
+            !strcmp(name + n, "_w2_tl") || !strcmp(name + n, "_wp"))
             return t[i].type;
+        return TYPED_UNKNOWN; /* the first (longest) type name that matches decides */
     }
     return 0;
+}
+
+/* The kernel-name table itself (no device): known builds map to their type, generic kernels to
+ * 0, a per-type name with an unknown build suffix to TYPED_UNKNOWN. */
+TEST(typed_kernel_names)
+{
+    CHECK(typed_kernel_type("k_llm_matvec_q8_q8_0x2_wp") == LLM_TYPE_Q8_0);
+    CHECK(typed_kernel_type("k_llm_matvec_q8_q4_0_ns") == LLM_TYPE_Q4_0);
+    CHECK(typed_kernel_type("k_llm_matvec_q8_q6k_w2_tl") == LLM_TYPE_Q6_K);
+    CHECK(typed_kernel_type("k_llm_matvec_q8_q5k_q6k_w2") == LLM_TYPE_Q5_K);
+    CHECK(typed_kernel_type("k_llm_matvec_q8_split") == 0 && typed_kernel_type("k_llm_matvec_wide") == 0);
+    CHECK(typed_kernel_type("k_llm_matvec_q8_q8_0x2d") == TYPED_UNKNOWN);
+    CHECK(typed_kernel_type("k_llm_matvec_q8_q6k_h") == TYPED_UNKNOWN);
+done:;
 }
 
 TEST(matvec_all_types_modes_devices)
@@ -411,7 +433,9 @@ TEST(matvec_all_types_modes_devices)
             "k_llm_matvec_q8_q4_0x2_wp", "k_llm_matvec_q8_q8_0x2_wp", "k_llm_matvec_q8_q6k_wp"};
         for (int kn = 0; kn < (int)(sizeof kernels / sizeof kernels[0]); kn++) {
             const bool q8 = kn >= 2;
-            const uint32_t only = typed_kernel_type(kernels[kn]);   /* 0: any type */
+            const uint32_t only = typed_kernel_type(kernels[kn]); /* 0: any type */
+            CHECKF(only != TYPED_UNKNOWN,
+                   "%s: a per-type kernel whose suffix typed_kernel_type does not know", kernels[kn]);
             const bool mixed = !only || typed2_kernel(kernels[kn]); /* Q4_K/Q5_K cases get a Q6_K third */
             struct hcq_device *dev = NULL;
             struct hcq_program *prog = NULL;
@@ -501,8 +525,8 @@ done:;
 int
 main(int argc, char **argv)
 {
-    static const struct th_case cases[] = {TH_CASE(mvq_block_rounds_and_flags_non_finite),
-                                           TH_CASE(mvq_slots_match_the_read_order),
-                                           TH_CASE(matvec_all_types_modes_devices)};
+    static const struct th_case cases[] = {
+        TH_CASE(mvq_block_rounds_and_flags_non_finite), TH_CASE(mvq_slots_match_the_read_order),
+        TH_CASE(typed_kernel_names), TH_CASE(matvec_all_types_modes_devices)};
     return th_run("llm_matvec", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
