@@ -3,8 +3,9 @@
 # .commit; ~8 min. Issue 13's graph row: FREE_CTA_SLOTS_EMPTY_SM (engine.md §2.1, bench/results/
 # nvidia-h100/2026-11-27-s21-free-cta-slots.md). (1) What the faulting kernels were given under
 # PB_QMD_FREE_CTA_SLOTS=occ: the suite's kernel_fill_u32 / long_copy / va_40bit_many one by one
-# with HCQ_DEBUG=qmd_dump (kernel, grid, block, registers, the field: the suite prints a test's log
-# when it fails, so the dumps show for the faulting ones), and whether each faults.
+# with HCQ_DEBUG=qmd_dump and TH_VERBOSE=1 (each launch's kernel, grid, block, registers, shared
+# bytes and the field, from the dump's header line), and whether each faults. On emu:gh100 (no
+# fault there) k_fill_u32 gets 8 - its true occupancy - on a grid of 65535 CTAs.
 # (2) PB_QMD_FREE_CTA_SLOTS=small1 (1 where the grid has at most one CTA per SM, else 0) and =wave
 # (the occ value where the grid fits one wave of it, else 0): latency rows against 0, then the
 # whole HCQ suite and the LLM GPU tests on rm:0 under each - the hypothesis: only grids of more
@@ -18,11 +19,10 @@ export T0=$(date +%s)
 . bench/final/lib.sh
 call_build || exit 1
 for t in kernel_fill_u32 long_copy va_40bit_many kernel_empty kernel_axpb_u64; do
-    PB_QMD_FREE_CTA_SLOTS=occ HCQ_LOG=info HCQ_DEBUG=qmd_dump timeout 60 build/tests/hcq_suite --dev rm:0 --klog "$t" \
-        >/tmp/q.txt 2>&1
+    PB_QMD_FREE_CTA_SLOTS=occ TH_VERBOSE=1 HCQ_LOG=info HCQ_DEBUG=qmd_dump timeout 60 build/tests/hcq_suite \
+        --dev rm:0 --klog "$t" >/tmp/q.txt 2>&1
     echo "[$t occ] rc=$? $(grep -E "passed|FAIL" /tmp/q.txt | tail -1)"
-    grep -E "qmd_dump: |FREE_CTA_SLOTS_EMPTY_SM|REGISTER_COUNT |SHARED_MEMORY_SIZE " /tmp/q.txt |
-        sed -E 's/ at 0x[0-9a-f]+//g; s/QMD cbuf0//' | sort | uniq -c | sort -rn | head -12
+    grep "qmd_dump: " /tmp/q.txt | sed -E 's/ QMD at.*//; s/^.*qmd_dump: //' | sort | uniq -c | sort -rn | head -8
 done 2>&1 | tee "$OUT/a_occ.txt"
 L="$OUT/a_lat.txt"
 for r in 1 2; do

@@ -717,9 +717,12 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     if (pd->debug & HCQ_DEBUG_QMD_DUMP) {
         char text[4096];
         gpu_qmd_dump(b->qmd_ops, qmd_dw, text, sizeof text);
-        HCQ_LOG_INFO("qmd_dump: %s grid %u,%u,%u block %u,%u,%u QMD at 0x%llx cbuf0 at 0x%llx:\n%s",
+        /* the header carries what a log line cut at its length limit would lose from the fields */
+        HCQ_LOG_INFO("qmd_dump: %s grid %u,%u,%u block %u,%u,%u regs %u shared 0x%x free_cta_slots %u QMD at "
+                     "0x%llx cbuf0 at 0x%llx:\n%s",
                      prog->info.name, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                     (unsigned long long)qmd_va, (unsigned long long)va, text);
+                     d.register_count, d.shared_mem_B, d.free_cta_slots, (unsigned long long)qmd_va,
+                     (unsigned long long)va, text);
     }
 
     /* Debug switch for bring-up (PB_CHAIN=none|same_smem|all, default all): whether a
