@@ -666,23 +666,25 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
      * gpu_cubin_launch.c says which). The grids that faulted in s157 (fill, copy, conv2d) had
      * thousands of 256-thread CTAs, more than one wave; the chains measured faster had one wave at
      * most - the hypothesis small1 and wave test. */
-    static int free_slots = -2;
-    if (free_slots == -2) {
+    enum { FREE_FIXED, FREE_OCC, FREE_SMALL1, FREE_WAVE };
+    static int free_mode = -1;
+    static uint32_t free_fixed;
+    if (free_mode < 0) {
         const char *e = getenv("PB_QMD_FREE_CTA_SLOTS");
-        free_slots = !e || !*e              ? 0
-                     : !strcmp(e, "occ")    ? -1
-                     : !strcmp(e, "small1") ? -3
-                     : !strcmp(e, "wave")   ? -4
-                                            : atoi(e) & 0xFF;
+        free_mode = !e || !*e              ? FREE_FIXED
+                    : !strcmp(e, "occ")    ? FREE_OCC
+                    : !strcmp(e, "small1") ? FREE_SMALL1
+                    : !strcmp(e, "wave")   ? FREE_WAVE
+                                           : FREE_FIXED;
+        free_fixed = free_mode == FREE_FIXED && e ? (uint32_t)atoi(e) & 0xFF : 0;
     }
-    const uint64_t sms = pd->kmd->info.sm_count, ctas = (uint64_t)grid[0] * grid[1] * grid[2];
-    if (free_slots >= 0) {
-        d.free_cta_slots = (uint32_t)free_slots;
-    } else if (free_slots == -3) {
-        d.free_cta_slots = sms && ctas <= sms ? 1u : 0u;
+    if (free_mode == FREE_FIXED) {
+        d.free_cta_slots = free_fixed;
     } else {
-        uint32_t v = gpu_cubin_free_cta_slots(pp->k, block, d.shared_mem_B);
-        d.free_cta_slots = free_slots == -1 || ctas <= (uint64_t)v * sms ? v : 0u;
+        const uint64_t sms = pd->kmd->info.sm_count, ctas = (uint64_t)grid[0] * grid[1] * grid[2];
+        const uint32_t v =
+            free_mode == FREE_SMALL1 ? 1 : gpu_cubin_free_cta_slots(pp->k, block, d.shared_mem_B);
+        d.free_cta_slots = free_mode == FREE_OCC || ctas <= (uint64_t)v * sms ? v : 0;
     }
     /* cbuf0 with CONSTANT_BUFFER_PREFETCH = 1, as the CUDA driver's QMDs carry on a bank
      * (bench/results/nvidia-h100/2026-11-25-s7-cuda-qmd-scan.txt): the constants are fetched

@@ -22,6 +22,14 @@ gpu_cubin_kernel_shared_B(const struct gpu_cubin_kernel *k, uint32_t dynamic_B)
     return b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
 }
 
+/* Registers a warp of k takes: allocated in 256-register units (rm.md §7.4 step 7). */
+static uint64_t
+regs_per_warp(const struct gpu_cubin_kernel *k)
+{
+    uint64_t regs = k->register_count ? k->register_count : 1;
+    return (regs * 32 + 255) & ~(uint64_t)255;
+}
+
 uint32_t
 gpu_cubin_ctas_per_sm(const struct gpu_cubin_kernel *k, const uint32_t block[3])
 {
@@ -29,8 +37,7 @@ gpu_cubin_ctas_per_sm(const struct gpu_cubin_kernel *k, const uint32_t block[3])
      * threads and 32 CTAs per SM on sm_80+ */
     uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
     uint64_t warps = (threads + 31) / 32;
-    uint64_t regs = k->register_count ? k->register_count : 1;
-    uint64_t per_warp = (regs * 32 + 255) & ~(uint64_t)255;
+    uint64_t per_warp = regs_per_warp(k);
     uint64_t by_regs = warps ? 65536 / (per_warp * warps) : 32, by_threads = threads ? 2048 / threads : 32;
     uint64_t n = by_regs < by_threads ? by_regs : by_threads;
     return n < 1 ? 1 : n > 32 ? 32 : (uint32_t)n;
@@ -43,20 +50,20 @@ gpu_cubin_ctas_per_sm(const struct gpu_cubin_kernel *k, const uint32_t block[3])
  * us/kernel, 300 dependent kernels 0.70 -> 0.63 (graph), 1.03 -> 0.95 (2 CTAs per SM). The
  * hardware trusts the value: 1 held a 2-CTA/SM chain to one CTA per SM (2.16 us/kernel), 32 for
  * every grid faulted kernels (Xid 13, s156) - and so did this function's values (s157: the HCQ
- * suite's fill and copy kernels, Xid 13; the LLM tests passed), so the field's meaning is not
- * what is modelled here. The model: kernels without shared memory of their own, the least of 32
- * CTAs, 64 warps, and the registers counted per SM sub-partition (16K each; a CTA of w warps takes
- * up to ceil(w / 4) warps of one). */
+ * suite's fill, copy and conv2d kernels, Xid 13, k_fill_u32 at its true occupancy of 8 on
+ * 65535 CTAs; the LLM tests passed), so the field's meaning is not only what is modelled here
+ * (pb_build.c's single-wave modes test the rest). The model: kernels without shared memory of their own, the
+ * least of 32 CTAs, 64 warps, and the registers counted per SM sub-partition (16K each; a CTA of w warps
+ * takes up to ceil(w / 4) warps of one). */
 uint32_t
 gpu_cubin_free_cta_slots(const struct gpu_cubin_kernel *k, const uint32_t block[3], uint32_t shared_B)
 {
-    if (shared_B >
-        GPU_CUBIN_SHARED_RESERVE_B) /* (a 128-byte multiple: as gpu_cubin_kernel_shared_B rounds) */
+    /* no shared memory beyond the reserve (a 128-byte multiple, as gpu_cubin_kernel_shared_B rounds) */
+    if (shared_B > GPU_CUBIN_SHARED_RESERVE_B)
         return 0;
     uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
     uint64_t warps = (threads + 31) / 32;
-    uint64_t regs = k->register_count ? k->register_count : 1;
-    uint64_t per_warp = (regs * 32 + 255) & ~(uint64_t)255;
+    uint64_t per_warp = regs_per_warp(k);
     if (!warps || warps > 64 || per_warp > 16384)
         return 0;
     uint64_t by_warps = 64 / warps, by_regs = (16384 / per_warp) / ((warps + 3) / 4);
@@ -74,9 +81,8 @@ gpu_cubin_kernel_local_B(const struct gpu_cubin_kernel *k)
 uint32_t
 gpu_cubin_kernel_max_threads(const struct gpu_cubin_kernel *k)
 {
-    /* 64K registers per SM, allocated per warp in 256-register units (rm.md §7.4 step 7) */
-    uint64_t regs = k->register_count ? k->register_count : 1;
-    uint64_t per_warp = (regs * 32 + 255) & ~(uint64_t)255;
+    /* 64K registers per SM, allocated per warp (regs_per_warp) */
+    uint64_t per_warp = regs_per_warp(k);
     uint32_t t = (uint32_t)(65536 / per_warp / 4 * 4 * 32);
     return t > 1024 ? 1024 : t;
 }
