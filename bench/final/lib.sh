@@ -104,3 +104,19 @@ bin_cell() {
 env_cell() {
     bin_cell build/nvhcq "$@"
 }
+
+# From session 21:
+#   lat_run NAME VAR=V...   one `nvhcq bench latency --devs ${LAT_DEVS:-rm:0}` under the environment
+#                           given, its whole output appended to $L; prints "[NAME] rc=N", any error
+#                           or FAIL line, and each latency row as "NAME row device median best p99/worst"
+lat_run() {
+    local n=$1 rc
+    shift
+    env "$@" timeout 90 build/nvhcq bench latency --devs "${LAT_DEVS:-rm:0}" >/tmp/lat.txt 2>&1
+    rc=$?
+    { echo "[$n] rc=$rc"; cat /tmp/lat.txt; } >>"$L"
+    echo "[$n] rc=$rc"
+    grep -E "rror|FAIL" /tmp/lat.txt | cut -c1-200
+    grep -E "^latency" /tmp/lat.txt | awk -v n="$n" '{for (i = 4; i <= NF; i++) if ($i ~ /^us/) {
+        printf "%-12s %-20s %-7s %s %s %s\n", n, $2, $(i-4), $(i-3), $(i-2), $(i-1); break }}'
+}

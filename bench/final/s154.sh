@@ -35,14 +35,7 @@ NVHCQ_MVQ_DYN=head HCQ_TEST_DEVS='rm:0' timeout 150 build/tests/test_llm_e2e >"$
 echo "test_llm_e2e NVHCQ_MVQ_DYN=head rm:0 rc=$? $(grep -E "FAIL|passed" "$OUT/a_e2e.txt" | head -5 | tr '\n' ' ')"
 echo "== decode done $(($(date +%s) - T0)) s"
 L="$OUT/a_lat.txt"
-lat() { # NAME ENV... : one bench latency run, its rows of interest
-    local n=$1; shift
-    env "$@" timeout 60 build/nvhcq bench latency --devs rm:0 >/tmp/lat.txt 2>&1
-    local rc=$?
-    echo "[$n] rc=$rc" >>"$L"
-    cat /tmp/lat.txt >>"$L"
-    echo "[$n] rc=$rc $(grep -E "graph_300|rror|FAIL" /tmp/lat.txt | tr -s ' ' | cut -c1-160 | tr '\n' ' ')"
-}
+lat() { lat_run "$@" | grep -E "^\[|rror|FAIL| graph_300 "; } # NAME ENV...: lib.sh, the graph row
 lat base NVHCQ_X=0
 for f in FREE_CTA_SLOTS_EMPTY_SM=1 SEQUENTIALLY_RUN_CTAS=1 REQUIRE_SCHEDULING_PCAS=1 \
     ADD_TO_HEAD_OF_QMD_GROUP_LINKED_LIST=1 DEMOTE_L2_EVICT_LAST=1; do

@@ -12,14 +12,7 @@ export T0=$(date +%s)
 . bench/final/lib.sh
 call_build || exit 1
 L="$OUT/a_lat.txt"
-lat() { # NAME ENV... : one bench latency run, its rows
-    local n=$1; shift
-    env "$@" timeout 60 build/nvhcq bench latency --devs rm:0 >/tmp/lat.txt 2>&1
-    local rc=$?
-    echo "[$n] rc=$rc" >>"$L"
-    cat /tmp/lat.txt >>"$L"
-    grep -E "^latency|rror|FAIL" /tmp/lat.txt | grep -v -E "copy_to|signal" | awk -v n="$n" '{for (i = 4; i <= NF; i++) if ($i ~ /^us/) { printf "%-8s %-16s %s\n", n, $2, $(i-3); break }}' | head -8
-}
+lat() { lat_run "$@" | grep -v -E "copy_to|signal"; } # NAME ENV...: lib.sh
 lat base NVHCQ_X=0
 for v in 1 2 4 32; do
     lat "free=$v" PB_QMD_FIELDS=FREE_CTA_SLOTS_EMPTY_SM=$v

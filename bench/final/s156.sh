@@ -10,14 +10,10 @@ mkdir -p "$OUT"
 export T0=$(date +%s)
 . bench/final/lib.sh
 call_build || exit 1
+L="$OUT/a_lat_full.txt"
 for r in $(seq 1 "${S156_ROUNDS:-2}"); do
-    for v in default 0; do
-        if [ $v = default ]; then e=NVHCQ_X=0; else e=PB_QMD_FREE_CTA_SLOTS=0; fi
-        env $e timeout 90 build/nvhcq bench latency --devs rm:0,cuda:0 >/tmp/lat.txt 2>&1
-        echo "[$v r$r] rc=$?"
-        grep -E "^latency" /tmp/lat.txt | awk -v n="$v r$r" '{for (i = 4; i <= NF; i++) if ($i ~ /^us/) {
-            printf "%-10s %-20s %-7s %s %s %s\n", n, $2, $(i-4), $(i-3), $(i-2), $(i-1); break }}'
-    done
+    LAT_DEVS=rm:0,cuda:0 lat_run "default r$r" NVHCQ_X=0
+    LAT_DEVS=rm:0,cuda:0 lat_run "0 r$r" PB_QMD_FREE_CTA_SLOTS=0
 done 2>&1 | tee "$OUT/a_lat.txt"
 echo "== lat done $(($(date +%s) - T0)) s"
 timeout 200 build/tests/hcq_suite --dev rm:0 --klog >"$OUT/a_suite.txt" 2>&1

@@ -27,11 +27,7 @@ done 2>&1 | tee "$OUT/a_occ.txt"
 L="$OUT/a_lat.txt"
 for r in 1 2; do
     for v in small1 wave 0; do
-        PB_QMD_FREE_CTA_SLOTS=$v timeout 90 build/nvhcq bench latency --devs rm:0 >/tmp/lat.txt 2>&1
-        echo "[$v r$r] rc=$?" >>"$L"
-        cat /tmp/lat.txt >>"$L"
-        grep -E "^latency" /tmp/lat.txt | grep -v -E "copy_to|signal" | awk -v n="$v r$r" \
-            '{for (i = 4; i <= NF; i++) if ($i ~ /^us/) { printf "%-10s %-18s %s\n", n, $2, $(i-3); break }}'
+        lat_run "$v r$r" PB_QMD_FREE_CTA_SLOTS=$v | grep -v -E "copy_to|signal"
     done
 done
 echo "== lat done $(($(date +%s) - T0)) s"
