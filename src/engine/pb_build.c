@@ -658,30 +658,36 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     }
     if (end_membar >= 0)
         d.cwd_membar_type = (uint32_t)end_membar;
-    /* A/B only (session 21, PB_QMD_FREE_CTA_SLOTS=<0..255> for every grid, =occ for
-     * gpu_cubin_free_cta_slots, =small1 for 1 where the grid has at most one CTA per SM, =wave for
-     * occ where the grid fits one wave of it; 0 elsewhere - small1 and wave untried on a GPU):
-     * FREE_CTA_SLOTS_EMPTY_SM of V4 QMDs, default 0. Nonzero values start chained grids sooner
-     * (graph of 300 empty kernels 0.458 -> 0.376 us/kernel on H100) but fault kernels (Xid 13;
-     * gpu_cubin_launch.c says which). The grids that faulted in s157 (fill, copy, conv2d) had
-     * thousands of 256-thread CTAs, more than one wave; the chains measured faster had one wave at
-     * most - the hypothesis small1 and wave test. */
-    enum { FREE_FIXED, FREE_OCC, FREE_SMALL1, FREE_WAVE };
+    /* FREE_CTA_SLOTS_EMPTY_SM of V4 QMDs (the other encoders have no such field). Default (session
+     * 22): gpu_cubin_free_cta_slots_fit - ceil(CTAs / SMs) for grids that fit one wave by the
+     * occupancy model, 0 (the hardware's own placement, as the CUDA driver's QMDs) for the rest.
+     * A nonzero value starts a chained grid sooner: H100, graph of 300 empty kernels 0.490 ->
+     * 0.408 us/kernel on a slow machine and 0.458 -> 0.376 on the usual ones, 300 dependent
+     * kernels 0.70 -> 0.63-0.64, 2 CTAs per SM 1.03 -> 0.95; decode unchanged (its kernels have
+     * shared memory of their own: 0). The hardware trusts the value: 32 everywhere and the
+     * occupancy on grids of more than one wave faulted kernels (Xid 13, s156 / s157). A/B
+     * (PB_QMD_FREE_CTA_SLOTS): <n> for every grid (0 = the old default), occ for the model's
+     * occupancy on every grid, small1 for 1 where the grid has at most one CTA per SM, wave for
+     * the occupancy where the grid fits one wave; fit is the default. */
+    enum { FREE_FIXED, FREE_OCC, FREE_SMALL1, FREE_WAVE, FREE_FIT };
     static int free_mode = -1;
     static uint32_t free_fixed;
     if (free_mode < 0) {
         const char *e = getenv("PB_QMD_FREE_CTA_SLOTS");
-        free_mode = !e || !*e              ? FREE_FIXED
-                    : !strcmp(e, "occ")    ? FREE_OCC
-                    : !strcmp(e, "small1") ? FREE_SMALL1
-                    : !strcmp(e, "wave")   ? FREE_WAVE
-                                           : FREE_FIXED;
-        free_fixed = free_mode == FREE_FIXED && e ? (uint32_t)atoi(e) & 0xFF : 0;
+        free_mode = !e || !*e || !strcmp(e, "fit") ? FREE_FIT
+                    : !strcmp(e, "occ")            ? FREE_OCC
+                    : !strcmp(e, "small1")         ? FREE_SMALL1
+                    : !strcmp(e, "wave")           ? FREE_WAVE
+                                                   : FREE_FIXED;
+        free_fixed = free_mode == FREE_FIXED ? (uint32_t)atoi(e) & 0xFF : 0;
     }
-    if (free_mode == FREE_FIXED) {
+    const uint32_t sms = pd->kmd->info.sm_count;
+    if (free_mode == FREE_FIT) {
+        d.free_cta_slots = gpu_cubin_free_cta_slots_fit(pp->k, block, d.shared_mem_B, grid, sms);
+    } else if (free_mode == FREE_FIXED) {
         d.free_cta_slots = free_fixed;
     } else {
-        const uint64_t sms = pd->kmd->info.sm_count, ctas = (uint64_t)grid[0] * grid[1] * grid[2];
+        const uint64_t ctas = (uint64_t)grid[0] * grid[1] * grid[2];
         const uint32_t v =
             free_mode == FREE_SMALL1 ? 1 : gpu_cubin_free_cta_slots(pp->k, block, d.shared_mem_B);
         d.free_cta_slots = free_mode == FREE_OCC || ctas <= (uint64_t)v * sms ? v : 0;

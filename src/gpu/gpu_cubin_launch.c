@@ -43,8 +43,9 @@ gpu_cubin_ctas_per_sm(const struct gpu_cubin_kernel *k, const uint32_t block[3])
     return n < 1 ? 1 : n > 32 ? 32 : (uint32_t)n;
 }
 
-/* A candidate FREE_CTA_SLOTS_EMPTY_SM (A/B only, PB_QMD_FREE_CTA_SLOTS=occ; the default is 0, as
- * the CUDA driver's QMDs have it): how many CTAs of the grid an empty SM holds. Why it was tried
+/* FREE_CTA_SLOTS_EMPTY_SM as CTAs of the grid an empty SM holds (PB_QMD_FREE_CTA_SLOTS=occ, A/B
+ * only; the default, gpu_cubin_free_cta_slots_fit below, uses it as a bound; the CUDA driver's
+ * QMDs have 0). Why it was tried
  * (H100, bench/results/nvidia-h100/2026-11-27-s21-free-cta-slots.md): with a nonzero value a grid
  * its predecessor's QMD schedules starts sooner - graph of 300 empty kernels 0.458 -> 0.376
  * us/kernel, 300 dependent kernels 0.70 -> 0.63 (graph), 1.03 -> 0.95 (2 CTAs per SM). The
@@ -69,6 +70,24 @@ gpu_cubin_free_cta_slots(const struct gpu_cubin_kernel *k, const uint32_t block[
     uint64_t by_warps = 64 / warps, by_regs = (16384 / per_warp) / ((warps + 3) / 4);
     uint64_t n = by_warps < by_regs ? by_warps : by_regs;
     return n < 1 ? 0 : n > 32 ? 32 : (uint32_t)n;
+}
+
+/* The default FREE_CTA_SLOTS_EMPTY_SM on V4 QMDs (pb_build.c): the fewest CTAs per SM that hold
+ * the whole grid in one wave - ceil(CTAs / SMs) - where gpu_cubin_free_cta_slots says one wave
+ * of it fits; 0 (the hardware's own placement) for every other grid. Why one wave only
+ * (H100, s157 / s158, bench/results/nvidia-h100/2026-11-27-s22-free-cta-slots.md): grids of more
+ * than one wave faulted (Xid 13) inside the whole HCQ suite even at their true occupancy, while
+ * single-wave grids at that occupancy or at 1 passed the suite and the LLM tests; the smallest
+ * value that fits also keeps any error in the occupancy model from mattering. */
+uint32_t
+gpu_cubin_free_cta_slots_fit(const struct gpu_cubin_kernel *k, const uint32_t block[3], uint32_t shared_B,
+                             const uint32_t grid[3], uint32_t sm_count)
+{
+    uint64_t occ = gpu_cubin_free_cta_slots(k, block, shared_B);
+    uint64_t ctas = (uint64_t)grid[0] * grid[1] * grid[2];
+    if (!occ || !sm_count || !ctas || ctas > occ * sm_count)
+        return 0;
+    return (uint32_t)((ctas + sm_count - 1) / sm_count);
 }
 
 uint32_t

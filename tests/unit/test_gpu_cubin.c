@@ -295,6 +295,37 @@ TEST(free_cta_slots)
 done:;
 }
 
+/* The default FREE_CTA_SLOTS_EMPTY_SM: the fewest CTAs per SM that hold the grid in one wave,
+ * 0 when one wave at the model's occupancy does not hold it (such grids faulted on H100). */
+TEST(free_cta_slots_fit)
+{
+    struct gpu_cubin_kernel k = {.name = "t", .register_count = 12};
+    const uint32_t b256[3] = {256, 1, 1}; /* occupancy 8 by warps (12 registers) */
+    const struct {
+        uint32_t ctas, sms, shared_B, want;
+    } c[] = {
+        {1, 132, 0x400, 1},     /* graph of empty kernels, one CTA */
+        {132, 132, 0x400, 1},   /* one per SM */
+        {133, 132, 0x400, 2},   /* one SM takes two */
+        {264, 132, 0x400, 2},   /* the dep_step bench row: 2 CTAs per SM */
+        {1056, 132, 0x400, 8},  /* exactly one wave at the occupancy */
+        {1057, 132, 0x400, 0},  /* more than one wave: the hardware's placement */
+        {65535, 132, 0x400, 0}, /* the fill kernel that faulted at 8 */
+        {10, 132, 0x480, 0},    /* shared memory of its own: not modelled */
+        {10, 0, 0x400, 0},      /* no SM count (a backend that does not report one) */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        const uint32_t grid[3] = {c[i].ctas, 1, 1};
+        uint32_t got = gpu_cubin_free_cta_slots_fit(&k, b256, c[i].shared_B, grid, c[i].sms);
+        CHECKF(got == c[i].want, "case %zu: %u (expected %u)", i, got, c[i].want);
+        CHECK(got <= gpu_cubin_free_cta_slots(&k, b256, c[i].shared_B));
+    }
+    /* a 3-D grid counts every CTA: 4 x 33 x 2 = 264 */
+    const uint32_t g3[3] = {4, 33, 2};
+    CHECK(gpu_cubin_free_cta_slots_fit(&k, b256, 0x400, g3, 132) == 2);
+done:;
+}
+
 /* sm_87 cubin on ga10b (V3 QMD, params at 0x160) and the Blackwell driver-area layout. */
 TEST(cbuf0_other_arches)
 {
@@ -360,7 +391,7 @@ main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
         TH_CASE(cubin_load_real),    TH_CASE(cubin_corrupt),  TH_CASE(cbuf0_and_qmd_from_kernel),
-        TH_CASE(cbuf0_other_arches), TH_CASE(free_cta_slots),
+        TH_CASE(cbuf0_other_arches), TH_CASE(free_cta_slots), TH_CASE(free_cta_slots_fit),
     };
     return th_run("gpu_cubin", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
