@@ -59,8 +59,9 @@ gpu_cubin_ctas_per_sm(const struct gpu_cubin_kernel *k, const uint32_t block[3])
 uint32_t
 gpu_cubin_free_cta_slots(const struct gpu_cubin_kernel *k, const uint32_t block[3], uint32_t shared_B)
 {
-    /* no shared memory beyond the reserve (a 128-byte multiple, as gpu_cubin_kernel_shared_B rounds) */
-    if (shared_B > GPU_CUBIN_SHARED_RESERVE_B)
+    /* no shared memory beyond the reserve (a 128-byte multiple, as gpu_cubin_kernel_shared_B rounds);
+     * no kernel (the emulators' built-in stubs for arches the build has no cubin of): 0 */
+    if (!k || shared_B > GPU_CUBIN_SHARED_RESERVE_B)
         return 0;
     uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
     uint64_t warps = (threads + 31) / 32;

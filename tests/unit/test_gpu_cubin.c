@@ -320,6 +320,9 @@ TEST(free_cta_slots_fit)
         CHECKF(got == c[i].want, "case %zu: %u (expected %u)", i, got, c[i].want);
         CHECK(got <= gpu_cubin_free_cta_slots(&k, b256, c[i].shared_B));
     }
+    /* no kernel (an emulator's built-in stub): 0, no dereference */
+    const uint32_t g1[3] = {1, 1, 1};
+    CHECK(gpu_cubin_free_cta_slots_fit(NULL, b256, 0x400, g1, 132) == 0);
     /* a 3-D grid counts every CTA: 4 x 33 x 2 = 264 */
     const uint32_t g3[3] = {4, 33, 2};
     CHECK(gpu_cubin_free_cta_slots_fit(&k, b256, 0x400, g3, 132) == 2);
