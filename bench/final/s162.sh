@@ -1,0 +1,24 @@
+#!/bin/bash
+# s162.sh OUT - session 22 (for an H200; carry .commit; ~3 min): issue 13's H200 rows at the fit
+# default - `bench latency --devs rm:0,cuda:0` under the default and PB_QMD_FREE_CTA_SLOTS=0,
+# then `bench copy alloc --devs rm:0,cuda:0` (H200's copy / alloc rows were wave 1's).
+set -u
+OUT=${1:?usage: s162.sh OUT}
+mkdir -p "$OUT"
+export T0=$(date +%s)
+. bench/final/lib.sh
+{
+call_build || exit 1
+L="$OUT/a_lat.txt"
+export LAT_DEVS=rm:0,cuda:0
+lat_run "fit" | grep -v -E "copy_to|signal"
+lat_run "0" PB_QMD_FREE_CTA_SLOTS=0 | grep -E "graph_300|dep_chain"
+if grep -q H200 "$OUT/a_gpu.txt"; then
+    timeout 150 build/nvhcq bench copy alloc --devs rm:0,cuda:0 --json "$OUT/a_bench.json" >"$OUT/a_bench.txt" 2>&1
+    echo "[bench copy alloc] rc=$? ($(($(date +%s) - T0)) s)"
+    grep -E "^(copy|alloc)" "$OUT/a_bench.txt" | grep -E "d2d_copy|alloc" | tr -s ' ' | cut -c1-100
+fi
+dmesg | grep -E "NVRM: Xid" | tail -n 5 | cut -c1-300
+rm -f "$OUT/build.log"
+echo "== end $(($(date +%s) - T0)) s"
+} 2>&1 | tee "$OUT/a_s162.txt"
