@@ -47,6 +47,8 @@ struct emu_qmd_layout {
     bool has_latch;
     struct emu_bits arrive_valid, wait_valid, arrive_id, wait_id, pre_exit_last_cta, pre_exit_enable;
     struct emu_bits lmem_low, lmem_high; /* SHADER_LOCAL_MEMORY_LOW/HIGH_SIZE: bytes per thread */
+    bool has_free_cta;                   /* FREE_CTA_SLOTS_EMPTY_SM (V04 only) */
+    struct emu_bits free_cta;
 };
 
 #define B(h, l)                                                                                              \
@@ -120,6 +122,8 @@ static const struct emu_qmd_layout emu_qmd_v04_00 = {
     .sm_target = B(625, 620),
     .sm_max = B(619, 614),
     /* open-gpu-doc clcbc0qmd.h, QMDV04_00 */
+    .has_free_cta = true,
+    .free_cta = B(1147, 1140),
     .has_latch = true,
     .arrive_valid = B(28, 28),
     .wait_valid = B(29, 29),
@@ -382,6 +386,22 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, struct emu_q
         return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
                              "QMD 0x%llx: CTA %ux%ux%u out of range (<= 1024 threads)",
                              (unsigned long long)qmd_va, block[0], block[1], block[2]);
+    /* FREE_CTA_SLOTS_EMPTY_SM: the hardware places the grid by the value given (1 holds it to one
+     * CTA per SM). On H100 a nonzero value on a grid of more than one wave at that value faulted
+     * (Xid 13) inside the whole HCQ suite, though not every time (bench/results/nvidia-h100/
+     * 2026-11-27-s22-free-cta-slots.md): the model faults every time, so a driver that risks it
+     * fails here; 0 is the hardware's own placement. */
+    if (L->has_free_cta) {
+        uint64_t v = emu_qf(q, L->free_cta), ctas = (uint64_t)grid[0] * grid[1] * grid[2];
+        uint64_t sms = (uint64_t)(ch->d->gr_sm_per_tpc ? ch->d->gr_sm_per_tpc : 2) *
+                       (ch->d->gr_tpc_count ? ch->d->gr_tpc_count : 1);
+        if (v && ctas > v * sms)
+            return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                                 "QMD 0x%llx: FREE_CTA_SLOTS_EMPTY_SM %llu on a grid of %llu CTAs: more than "
+                                 "one wave at that value on %llu SMs",
+                                 (unsigned long long)qmd_va, (unsigned long long)v, (unsigned long long)ctas,
+                                 (unsigned long long)sms);
+    }
     uint64_t prog_va = emu_qf(q, L->prog_lo) | emu_qf(q, L->prog_hi) << 32;
     unsigned n = atomic_fetch_add(&ch->d->qmd_seen, 1) + 1;
     if (ch->d->opts.hang && n >= ch->d->opts.hang) {

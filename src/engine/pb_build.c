@@ -681,7 +681,13 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
                                                    : FREE_FIXED;
         free_fixed = free_mode == FREE_FIXED ? (uint32_t)atoi(e) & 0xFF : 0;
     }
-    const uint32_t sms = pd->kmd->info.sm_count;
+    /* A graph launch whose grid comes from a variable is patched at every replay (pb_graph.c) to
+     * grids the value here did not see: 0, the hardware's own placement, for the single-wave
+     * modes (a grid grown past one wave at a recorded value is what faulted). */
+    bool grid_var = false;
+    for (int i = 0; b->g && c && c->kind == HCQ_CMD_LAUNCH && i < 3; i++)
+        grid_var |= c->u.launch.grid_var[i] != HCQ_VAR_NONE;
+    const uint32_t sms = grid_var ? 0 : pd->kmd->info.sm_count;
     if (free_mode == FREE_FIT) {
         d.free_cta_slots = gpu_cubin_free_cta_slots_fit(pp->k, block, d.shared_mem_B, grid, sms);
     } else if (free_mode == FREE_FIXED) {

@@ -485,7 +485,7 @@ TEST(exec_update)
     };
     struct hcq_launch l = {
         .prog = prog,
-        .grid = {1, 1, 1},
+        .grid = {0, 1, 1}, /* 0: grid[0] is v_grid's value at each replay */
         .block = {64, 1, 1},
         .args = &p,
         .args_B = sizeof p,
@@ -696,7 +696,7 @@ TEST(graphs)
     struct k_fill_u32_params pf = {.dst_va = hcq_buf_va(y), .n = ny, .value = 0};
     const struct hcq_arg_patch patch_f[] = {{v_val, offsetof(struct k_fill_u32_params, value), 4}};
     struct hcq_launch lf = {.prog = fill,
-                            .grid = {1, 1, 1},
+                            .grid = {0, 1, 1}, /* 0: grid[0] from v_grid */
                             .block = {32, 1, 1},
                             .args = &pf,
                             .args_B = sizeof pf,
