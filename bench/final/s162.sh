@@ -1,7 +1,8 @@
 #!/bin/bash
 # s162.sh OUT - session 22 (for an H200; carry .commit; ~3 min): issue 13's H200 rows at the fit
 # default - `bench latency --devs rm:0,cuda:0` under the default and PB_QMD_FREE_CTA_SLOTS=0,
-# then `bench copy alloc --devs rm:0,cuda:0` (H200's copy / alloc rows were wave 1's).
+# the suite's exec_update / graphs (variable grids exercised for real since c2a79dd) on rm:0
+# and cuda:0, then `bench copy alloc --devs rm:0,cuda:0` on an H200 (its copy / alloc rows were wave 1's).
 set -u
 OUT=${1:?usage: s162.sh OUT}
 mkdir -p "$OUT"
@@ -13,6 +14,10 @@ L="$OUT/a_lat.txt"
 export LAT_DEVS=rm:0,cuda:0
 lat_run "fit" | grep -v -E "copy_to|signal"
 lat_run "0" PB_QMD_FREE_CTA_SLOTS=0 | grep -E "graph_300|dep_chain"
+for d in rm:0 cuda:0; do
+    timeout 60 build/tests/hcq_suite --dev $d --klog exec_update graphs >/tmp/g.txt 2>&1
+    echo "suite $d exec_update graphs rc=$? $(grep -E "FAIL|passed" /tmp/g.txt | tr '\n' ' ' | cut -c1-200)"
+done
 if grep -q H200 "$OUT/a_gpu.txt"; then
     timeout 150 build/nvhcq bench copy alloc --devs rm:0,cuda:0 --json "$OUT/a_bench.json" >"$OUT/a_bench.txt" 2>&1
     echo "[bench copy alloc] rc=$? ($(($(date +%s) - T0)) s)"
