@@ -47,8 +47,8 @@ struct emu_qmd_layout {
     bool has_latch;
     struct emu_bits arrive_valid, wait_valid, arrive_id, wait_id, pre_exit_last_cta, pre_exit_enable;
     struct emu_bits lmem_low, lmem_high; /* SHADER_LOCAL_MEMORY_LOW/HIGH_SIZE: bytes per thread */
-    bool has_free_cta;                   /* FREE_CTA_SLOTS_EMPTY_SM (V04 only) */
-    struct emu_bits free_cta;
+    bool has_free_cta;                   /* FREE_CTA_SLOTS_EMPTY_SM and REGISTER_COUNT (V04 only) */
+    struct emu_bits free_cta, regs;
 };
 
 #define B(h, l)                                                                                              \
@@ -124,6 +124,7 @@ static const struct emu_qmd_layout emu_qmd_v04_00 = {
     /* open-gpu-doc clcbc0qmd.h, QMDV04_00 */
     .has_free_cta = true,
     .free_cta = B(1147, 1140),
+    .regs = B(1208, 1200),
     .has_latch = true,
     .arrive_valid = B(28, 28),
     .wait_valid = B(29, 29),
@@ -387,15 +388,31 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, struct emu_q
                              "QMD 0x%llx: CTA %ux%ux%u out of range (<= 1024 threads)",
                              (unsigned long long)qmd_va, block[0], block[1], block[2]);
     /* FREE_CTA_SLOTS_EMPTY_SM: the hardware places the grid by the value given (1 holds it to one
-     * CTA per SM). On H100 a nonzero value on a grid of more than one wave at that value faulted
-     * (Xid 13) inside the whole HCQ suite, though not every time (bench/results/nvidia-h100/
-     * 2026-11-27-s22-free-cta-slots.md): the model faults every time, so a driver that risks it
-     * fails here; 0 is the hardware's own placement. */
-    if (L->has_free_cta) {
+     * CTA per SM). On H100 (bench/results/nvidia-h100/2026-11-27-s21-free-cta-slots.md, -s22-)
+     * 32 on grids whose SMs hold fewer CTAs faulted (Xid 13), and so did a nonzero value on a grid
+     * of more than one wave at it inside the whole HCQ suite, though not every time: the model
+     * faults both every time, so a driver that risks either fails here; 0 is the hardware's own
+     * placement. The CTAs an SM holds: its warps, and 64K registers in 256-register units per
+     * warp (a QMD without a register count, hand-built in tests, is bounded by warps only). */
+    if (L->has_free_cta && emu_qf(q, L->free_cta)) {
         uint64_t v = emu_qf(q, L->free_cta), ctas = (uint64_t)grid[0] * grid[1] * grid[2];
         uint64_t sms = (uint64_t)(ch->d->gr_sm_per_tpc ? ch->d->gr_sm_per_tpc : 2) *
                        (ch->d->gr_tpc_count ? ch->d->gr_tpc_count : 1);
-        if (v && ctas > v * sms)
+        uint64_t warps = (threads + 31) / 32, regs = emu_qf(q, L->regs);
+        uint64_t hold = (ch->d->gr_warps_per_sm ? ch->d->gr_warps_per_sm : 64) / warps;
+        uint64_t per_warp = (regs * 32 + 255) & ~255ull;
+        if (per_warp && 65536 / (per_warp * warps) < hold)
+            hold = 65536 / (per_warp * warps);
+        if (hold > 32)
+            hold = 32;
+        if (v > hold)
+            return emu_chan_fail(
+                ch, EMU_CHAN_ERR_GR_EXCEPTION,
+                "QMD 0x%llx: FREE_CTA_SLOTS_EMPTY_SM %llu above the %llu CTAs of %llu threads "
+                "and %llu registers an SM holds",
+                (unsigned long long)qmd_va, (unsigned long long)v, (unsigned long long)hold,
+                (unsigned long long)threads, (unsigned long long)regs);
+        if (ctas > v * sms)
             return emu_chan_fail(ch, EMU_CHAN_ERR_GR_EXCEPTION,
                                  "QMD 0x%llx: FREE_CTA_SLOTS_EMPTY_SM %llu on a grid of %llu CTAs: more than "
                                  "one wave at that value on %llu SMs",

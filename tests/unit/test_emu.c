@@ -519,6 +519,66 @@ done:
     kt_close(&k);
 }
 
+/* Lesson (H100, sessions 21-22, bench/results/nvidia-h100/2026-11-27-s22-free-cta-slots.md): the
+ * hardware places a grid by the QMD's FREE_CTA_SLOTS_EMPTY_SM as given. Within what an SM holds
+ * and on a grid one wave at the value holds, the grid runs; a value above what an SM holds (32
+ * for 256-thread CTAs) or a grid of more than one wave at it faulted (Xid 13) - the model
+ * faults both every time. The emulated gh100 has 8 SMs. */
+static enum hcq_status
+kt_free_cta_qmd(struct kt *k, uint32_t grid, uint32_t threads, uint32_t free_slots)
+{
+    enum hcq_status st = kt_fill_qmd(k, 0x0400, 2, 64, 1, 1, true, KT_QMD);
+    const struct gpu_qmd_ops *ops = gpu_qmd_ops_by_version(0x0400);
+    uint32_t *q = (uint32_t *)((uint8_t *)k->mem->map + KT_QMD);
+    struct gpu_qmd_desc d;
+    if (st == HCQ_OK)
+        st = gpu_qmd_decode(ops, q, &d);
+    d.grid[0] = grid;
+    d.block[0] = threads;
+    d.free_cta_slots = free_slots;
+    return st == HCQ_OK ? gpu_qmd_encode(ops, &d, q) : st;
+}
+
+TEST(lesson_free_cta_slots_are_trusted)
+{
+    static const struct {
+        uint32_t grid, threads, free_slots;
+        const char *fault; /* NULL: runs */
+    } c[] = {
+        {8, 64, 1, NULL},                 /* one CTA on each of the 8 SMs */
+        {24, 256, 3, NULL},               /* three each, within the 8 an SM holds */
+        {9, 64, 1, "more than one wave"}, /* a ninth CTA: a second wave at 1 */
+        {2, 256, 32, "above the 8 CTAs"}, /* 256 threads: 8 CTAs of 64 warps */
+        {64, 256, 0, NULL},               /* 0: the hardware's placement, any grid */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        struct kt k;
+        char fault[256] = "";
+        CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COMPUTE));
+        volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
+        *sem = 0;
+        bool ok = kt_free_cta_qmd(&k, c[i].grid, c[i].threads, c[i].free_slots) == HCQ_OK;
+        if (ok) {
+            kt_launch(&k, KT_QMD, 0x729400000000ull);
+            if (!c[i].fault) {
+                ok = kt_wait64(sem, 1, 2000 * MS);
+            } else {
+                char why[256] = "";
+                uint64_t t0 = hcq_time_ns();
+                enum hcq_status st;
+                while ((st = kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
+                    usleep(1000);
+                emu_dev_fault(k.d, fault, sizeof fault);
+                ok = st == HCQ_ERR_DEVICE_LOST && strstr(fault, c[i].fault) != NULL;
+            }
+        }
+        kt_close(&k);
+        CHECKF(ok, "case %zu: grid %u x %u threads at FREE_CTA_SLOTS_EMPTY_SM %u (expected %s; fault: %s)", i,
+               c[i].grid, c[i].threads, c[i].free_slots, c[i].fault ? c[i].fault : "to run", fault);
+    }
+done:;
+}
+
 /* Lesson (H100, session 16, docs/status.md known issues): SET_SHADER_LOCAL_MEMORY* is GR context
  * state, shared by every channel of the TSG - the store one channel sets is the store another
  * channel's next grid runs on. A grid whose threads need more local memory (the QMD's
@@ -997,6 +1057,7 @@ main(int argc, char **argv)
         TH_CASE(inject_drop_doorbell),
         TH_CASE(kick_rings_again_until_fetched),
         TH_CASE(doorbell_wrong_token_does_not_run),
+        TH_CASE(lesson_free_cta_slots_are_trusted),
         TH_CASE(lce_selection),
         TH_CASE(lce_fallback),
         TH_CASE(lce_fault_is_device_lost),
