@@ -45,17 +45,15 @@ gpu_cubin_ctas_per_sm(const struct gpu_cubin_kernel *k, const uint32_t block[3])
 
 /* FREE_CTA_SLOTS_EMPTY_SM as CTAs of the grid an empty SM holds (PB_QMD_FREE_CTA_SLOTS=occ, A/B
  * only; the default, gpu_cubin_free_cta_slots_fit below, uses it as a bound; the CUDA driver's
- * QMDs have 0). Why it was tried
- * (H100, bench/results/nvidia-h100/2026-11-27-s21-free-cta-slots.md): with a nonzero value a grid
- * its predecessor's QMD schedules starts sooner - graph of 300 empty kernels 0.458 -> 0.376
- * us/kernel, 300 dependent kernels 0.70 -> 0.63 (graph), 1.03 -> 0.95 (2 CTAs per SM). The
- * hardware trusts the value: 1 held a 2-CTA/SM chain to one CTA per SM (2.16 us/kernel), 32 for
- * every grid faulted kernels (Xid 13, s156) - and so did this function's values (s157: the HCQ
- * suite's fill, copy and conv2d kernels, Xid 13, k_fill_u32 at its true occupancy of 8 on
- * 65535 CTAs; the LLM tests passed), so the field's meaning is not only what is modelled here
- * (pb_build.c's single-wave modes test the rest). The model: kernels without shared memory of their own, the
- * least of 32 CTAs, 64 warps, and the registers counted per SM sub-partition (16K each; a CTA of w warps
- * takes up to ceil(w / 4) warps of one). */
+ * QMDs have 0). With a nonzero value a grid its predecessor's QMD schedules starts sooner (H100,
+ * bench/results/nvidia-h100/2026-11-27-s21-free-cta-slots.md: graph of 300 empty kernels 0.458 ->
+ * 0.376 us/kernel, 300 dependent kernels 0.70 -> 0.63, 2 CTAs per SM 1.03 -> 0.95). The hardware
+ * trusts the value: 1 held a 2-CTA/SM chain to one CTA per SM (2.16 us/kernel), 32 for every grid
+ * faulted kernels (Xid 13, s156), and this function's values on every grid faulted grids of more
+ * than one wave inside the whole HCQ suite (s157: fill, copy and conv2d; each passed alone, s158)
+ * - hence the single-wave default. The model: kernels without shared memory of their own, the
+ * least of 32 CTAs, 64 warps, and the registers counted per SM sub-partition (16K each; a CTA of w
+ * warps takes up to ceil(w / 4) warps of one). */
 uint32_t
 gpu_cubin_free_cta_slots(const struct gpu_cubin_kernel *k, const uint32_t block[3], uint32_t shared_B)
 {
