@@ -105,6 +105,9 @@ env_cell() {
     bin_cell build/nvhcq "$@"
 }
 
+# From session 22: a script's whole body goes in `{ ...; } 2>&1 | tee "$OUT/a_<name>.txt"` (s161-s163):
+# a device call returns only the last 12,000 characters of its output, and s160's tg128 and
+# LLM-test lines, printed before a long `bench copy alloc` table, were lost that way.
 # From session 21:
 #   lat_run NAME VAR=V...   one `nvhcq bench latency --devs ${LAT_DEVS:-rm:0}` under the environment
 #                           given, its whole output appended to $L; prints "[NAME] rc=N", any error
