@@ -118,6 +118,17 @@ kt_wait64(const volatile uint64_t *p, uint64_t want, uint64_t timeout_ns)
     return true;
 }
 
+/* Poll k's kmd until it reports a fault or 2 s pass: its status (HCQ_OK: none), the reason in why. */
+static enum hcq_status
+kt_wait_fault(struct kt *k, char *why, size_t why_B)
+{
+    uint64_t t0 = hcq_time_ns();
+    enum hcq_status st;
+    while ((st = kmd_check(k->kmd, why, why_B)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
+        usleep(1000);
+    return st;
+}
+
 /* Areas inside k->mem */
 #define KT_STUB 0x0000u
 #define KT_CBUF 0x1000u
@@ -438,10 +449,7 @@ TEST(lesson_ampere_host_semaphore_is_40bit)
             CHECK(kt_wait64(sem, v, 2000 * MS)); /* aliased onto the low 40 bits */
             CHECK_OK(kmd_check(k.kmd, why, sizeof why));
         } else {
-            uint64_t t0 = hcq_time_ns();
-            enum hcq_status st;
-            while ((st = kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
-                usleep(1000);
+            enum hcq_status st = kt_wait_fault(&k, why, sizeof why);
             CHECK(st == HCQ_ERR_DEVICE_LOST && *sem == 0);
             emu_dev_fault(k.d, fault, sizeof fault);
             CHECKF(strstr(fault, "Xid 31") != NULL, "fault: %s", fault);
@@ -486,10 +494,7 @@ TEST(lesson_ampere_copy_engine_has_no_64bit_semaphore)
     gpu_push_mthd(&p, 1, 4, 0x24C, &upper, 1); /* SET_SEMAPHORE_PAYLOAD_UPPER on C7B5 */
     kt_submit(&k, dw, p.count);
     char why[256] = "";
-    uint64_t t0 = hcq_time_ns();
-    enum hcq_status st;
-    while ((st = kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
-        usleep(1000);
+    enum hcq_status st = kt_wait_fault(&k, why, sizeof why);
     CHECK(st == HCQ_ERR_DEVICE_LOST);
     char fault[256];
     emu_dev_fault(k.d, fault, sizeof fault);
@@ -507,10 +512,7 @@ TEST(lesson_shared_window_collision)
     CHECK_OK(kt_fill_qmd(&k, 0x0400, 2, 64, 1, 1, true, KT_QMD));
     kt_launch(&k, KT_QMD, (k.mem->va + KT_DATA) & ~0xFFFFFFFFull); /* window over the data */
     char why[256] = "";
-    uint64_t t0 = hcq_time_ns();
-    enum hcq_status st;
-    while ((st = kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
-        usleep(1000);
+    enum hcq_status st = kt_wait_fault(&k, why, sizeof why);
     CHECK(st == HCQ_ERR_DEVICE_LOST);
     char fault[256];
     emu_dev_fault(k.d, fault, sizeof fault);
@@ -564,10 +566,7 @@ TEST(lesson_free_cta_slots_are_trusted)
                 ok = kt_wait64(sem, 1, 2000 * MS);
             } else {
                 char why[256] = "";
-                uint64_t t0 = hcq_time_ns();
-                enum hcq_status st;
-                while ((st = kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
-                    usleep(1000);
+                enum hcq_status st = kt_wait_fault(&k, why, sizeof why);
                 emu_dev_fault(k.d, fault, sizeof fault);
                 ok = st == HCQ_ERR_DEVICE_LOST && strstr(fault, c[i].fault) != NULL;
             }
@@ -629,10 +628,7 @@ TEST(lesson_local_memory_is_context_state)
     gpu_push_launch(&p, k.mem->va + KT_QMD + 0x200);
     kt_submit(&k, dw, p.count);
     char why[256] = "", fault[256] = "";
-    uint64_t t0 = hcq_time_ns();
-    enum hcq_status st;
-    while ((st = kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
-        usleep(1000);
+    enum hcq_status st = kt_wait_fault(&k, why, sizeof why);
     CHECK(st == HCQ_ERR_DEVICE_LOST && strstr(why, "Xid 13"));
     emu_dev_fault(k.d, fault, sizeof fault);
     CHECKF(strstr(fault, "SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE") != NULL, "fault: %s", fault);
@@ -671,10 +667,7 @@ TEST(qmd_shared_memory_config)
             continue;
         }
         char why[256] = "", fault[256];
-        uint64_t t0 = hcq_time_ns();
-        enum hcq_status st;
-        while ((st = kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
-            usleep(1000);
+        enum hcq_status st = kt_wait_fault(&k, why, sizeof why);
         CHECK(st == HCQ_ERR_DEVICE_LOST);
         emu_dev_fault(k.d, fault, sizeof fault);
         CHECKF(strstr(fault, "shared memory 50176 B") != NULL, "fault: %s", fault);
@@ -691,9 +684,7 @@ TEST(gpu_malformed_and_unmapped)
     uint32_t bad[] = {gpu_push_hdr_inc(1, 0x2B4, 1), 0x1234};
     kt_submit(&k, bad, 2);
     char why[256];
-    uint64_t t0 = hcq_time_ns();
-    while (kmd_check(k.kmd, why, sizeof why) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
-        usleep(1000);
+    (void)kt_wait_fault(&k, why, sizeof why); /* the fault text is checked below */
     char fault[256];
     emu_dev_fault(k.d, fault, sizeof fault);
     CHECKF(strstr(fault, "no object bound") != NULL, "fault: %s", fault);
@@ -702,9 +693,7 @@ TEST(gpu_malformed_and_unmapped)
     CHECK_OPEN(kt_open(&k, "ga102", KMD_ENGINE_COMPUTE));
     uint32_t dw[16], n = kt_release_push(dw, 0xFF00000000ull, 1);
     kt_submit(&k, dw, n);
-    t0 = hcq_time_ns();
-    while (kmd_check(k.kmd, why, sizeof why) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
-        usleep(1000);
+    (void)kt_wait_fault(&k, why, sizeof why); /* the fault text is checked below */
     emu_dev_fault(k.d, fault, sizeof fault);
     CHECKF(strstr(fault, "not mapped") != NULL && strstr(fault, "Xid 31") != NULL, "fault: %s", fault);
 done:
@@ -886,10 +875,7 @@ TEST(lce_fault_is_device_lost)
     gpu_push_sem_release(&p, 0xFF00000000ull, 1, false);
     kt_submit(&k, dw, p.count);
     char why[256] = "";
-    uint64_t t0 = hcq_time_ns();
-    enum hcq_status st;
-    while ((st = kmd_check(k.kmd, why, sizeof why)) == HCQ_OK && hcq_time_ns() - t0 < 2000 * MS)
-        usleep(1000);
+    enum hcq_status st = kt_wait_fault(&k, why, sizeof why);
     CHECK(st == HCQ_ERR_DEVICE_LOST);
     CHECKF(strstr(why, "on COPY3") && strstr(why, "Xid 31"), "reason: %s", why);
 done:
