@@ -327,6 +327,16 @@ emu_round_up(uint64_t v, uint64_t a)
  * warp slice, 0x8000 per TPC). Too small, or never set, is what H100 reported as Xid 13
  * SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE when one queue's channel set a smaller store over
  * another's (session 16, s121/s122); a store whose memory is gone is an MMU fault. */
+/* The emulated chip's GR counts as the driver model set them (emu_dev_set_gr), with the defaults
+ * of a model that set none: 64 warps per SM, 2 SMs per TPC, 1 TPC. */
+static void
+emu_gr_counts(const struct emu_dev *d, uint64_t *warps_per_sm, uint64_t *sm_per_tpc, uint64_t *tpcs)
+{
+    *warps_per_sm = d->gr_warps_per_sm ? d->gr_warps_per_sm : 64;
+    *sm_per_tpc = d->gr_sm_per_tpc ? d->gr_sm_per_tpc : 2;
+    *tpcs = d->gr_tpc_count ? d->gr_tpc_count : 1;
+}
+
 static int
 emu_qmd_lmem_check(struct emu_chan *ch, const struct emu_qmd_layout *L, const uint32_t *q, uint64_t qmd_va)
 {
@@ -337,8 +347,8 @@ emu_qmd_lmem_check(struct emu_chan *ch, const struct emu_qmd_layout *L, const ui
     pthread_mutex_lock(&d->gr_lock);
     uint64_t va = d->gr_lmem_va, have = d->gr_lmem_per_tpc_B;
     pthread_mutex_unlock(&d->gr_lock);
-    uint64_t warps = d->gr_warps_per_sm ? d->gr_warps_per_sm : 64,
-             sms = d->gr_sm_per_tpc ? d->gr_sm_per_tpc : 2;
+    uint64_t warps, sms, tpcs;
+    emu_gr_counts(d, &warps, &sms, &tpcs);
     uint64_t need = emu_round_up(emu_round_up(per_thread * 32, 0x200) * warps * sms, 0x8000);
     if (!va || need > have)
         return emu_chan_fail(
@@ -347,7 +357,6 @@ emu_qmd_lmem_check(struct emu_chan *ch, const struct emu_qmd_layout *L, const ui
             "need 0x%llx B per TPC, the context's store at 0x%llx has 0x%llx",
             (unsigned long long)qmd_va, (unsigned long long)per_thread, (unsigned long long)need,
             (unsigned long long)va, (unsigned long long)have);
-    uint64_t tpcs = d->gr_tpc_count ? d->gr_tpc_count : 1;
     if (!emu_mem_ptr(ch->desc.vm, va, have * tpcs))
         return emu_chan_fail(ch, EMU_CHAN_ERR_MMU_FAULT,
                              "QMD 0x%llx: local-memory store at VA 0x%llx (0x%llx B x %llu TPCs) not mapped",
@@ -396,10 +405,10 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, struct emu_q
      * warp (a QMD without a register count, hand-built in tests, is bounded by warps only). */
     if (L->has_free_cta && emu_qf(q, L->free_cta)) {
         uint64_t v = emu_qf(q, L->free_cta), ctas = (uint64_t)grid[0] * grid[1] * grid[2];
-        uint64_t sms = (uint64_t)(ch->d->gr_sm_per_tpc ? ch->d->gr_sm_per_tpc : 2) *
-                       (ch->d->gr_tpc_count ? ch->d->gr_tpc_count : 1);
-        uint64_t warps = (threads + 31) / 32, regs = emu_qf(q, L->regs);
-        uint64_t hold = (ch->d->gr_warps_per_sm ? ch->d->gr_warps_per_sm : 64) / warps;
+        uint64_t sm_warps, sm_per_tpc, tpcs;
+        emu_gr_counts(ch->d, &sm_warps, &sm_per_tpc, &tpcs);
+        uint64_t sms = sm_per_tpc * tpcs, warps = (threads + 31) / 32, regs = emu_qf(q, L->regs);
+        uint64_t hold = sm_warps / warps;
         uint64_t per_warp = (regs * 32 + 255) & ~255ull;
         if (per_warp && 65536 / (per_warp * warps) < hold)
             hold = 65536 / (per_warp * warps);
