@@ -105,9 +105,6 @@ env_cell() {
     bin_cell build/nvhcq "$@"
 }
 
-# From session 22: a script's whole body goes in `{ ...; } 2>&1 | tee "$OUT/a_<name>.txt"` (s161-s163):
-# a device call returns only the last 12,000 characters of its output, and s160's tg128 and
-# LLM-test lines, printed before a long `bench copy alloc` table, were lost that way.
 # From session 21:
 #   lat_run NAME VAR=V...   one `nvhcq bench latency --devs ${LAT_DEVS:-rm:0}` under the environment
 #                           given, its whole output appended to $L; prints "[NAME] rc=N", any error
@@ -122,4 +119,25 @@ lat_run() {
     grep -E "rror|FAIL" /tmp/lat.txt | cut -c1-200
     grep -E "^latency" /tmp/lat.txt | awk -v n="$n" '{for (i = 4; i <= NF; i++) if ($i ~ /^us/) {
         printf "%-12s %-20s %-7s %s %s %s\n", n, $2, $(i-4), $(i-3), $(i-2), $(i-1); break }}'
+}
+
+# From session 22: a script's whole body goes in `{ ...; } 2>&1 | tee "$OUT/a_<name>.txt"` (s161-s163):
+# a device call returns only the last 12,000 characters of its output, and s160's tg128 and
+# LLM-test lines, printed before a long `bench copy alloc` table, were lost that way.
+#   copy_alloc_h200 SECONDS  on an H200 only (by $OUT/a_gpu.txt): `nvhcq bench copy alloc --devs
+#                            rm:0,cuda:0` into $OUT/a_bench.{txt,json,md,svg}; prints its rc and the
+#                            D2D copy-engine and alloc rows (issue 13's H200 rows were wave 1's)
+#   call_end                 the kernel log's last Xid lines, $OUT/build.log dropped (a call returns
+#                            only a few files) and the seconds since T0
+copy_alloc_h200() {
+    grep -q H200 "$OUT/a_gpu.txt" || return 0
+    timeout "$1" build/nvhcq bench copy alloc --devs rm:0,cuda:0 --json "$OUT/a_bench.json" >"$OUT/a_bench.txt" 2>&1
+    echo "[bench copy alloc] rc=$? ($(($(date +%s) - T0)) s)"
+    grep -E "^(copy|alloc)" "$OUT/a_bench.txt" | grep -E "d2d_copy|alloc" | tr -s ' ' | cut -c1-100
+}
+
+call_end() {
+    dmesg | grep -E "NVRM: Xid" | tail -n 5 | cut -c1-300
+    rm -f "$OUT/build.log"
+    echo "== end $(($(date +%s) - T0)) s"
 }

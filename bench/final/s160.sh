@@ -38,6 +38,4 @@ if [ "$left" -gt 60 ]; then
     echo "[bench copy alloc] rc=$? ($(($(date +%s) - T0)) s)"
     grep -E "^(copy|alloc)" "$OUT/a_bench.txt" | tr -s ' ' | cut -c1-110
 fi
-dmesg | grep -E "NVRM: Xid" | tail -n 5 | cut -c1-300
-rm -f "$OUT/build.log"
-echo "== end $(($(date +%s) - T0)) s"
+call_end

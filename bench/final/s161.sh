@@ -32,12 +32,6 @@ L="$OUT/a_lat.txt"
 export LAT_DEVS=rm:0,cuda:0
 lat_run "fit" | grep -v -E "copy_to|signal"
 lat_run "0" PB_QMD_FREE_CTA_SLOTS=0 | grep -v -E "copy_to|signal"
-if grep -q H200 "$OUT/a_gpu.txt"; then
-    timeout 200 build/nvhcq bench copy alloc --devs rm:0,cuda:0 --json "$OUT/a_bench.json" >"$OUT/a_bench.txt" 2>&1
-    echo "[bench copy alloc] rc=$? ($(($(date +%s) - T0)) s)"
-    grep -E "^(copy|alloc)" "$OUT/a_bench.txt" | grep -E "d2d_copy|alloc" | tr -s ' ' | cut -c1-100
-fi
-dmesg | grep -E "NVRM: Xid" | tail -n 5 | cut -c1-300
-rm -f "$OUT/build.log"
-echo "== end $(($(date +%s) - T0)) s"
+copy_alloc_h200 200
+call_end
 } 2>&1 | tee "$OUT/a_s161.txt"

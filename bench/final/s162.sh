@@ -18,12 +18,6 @@ for d in rm:0 cuda:0; do
     timeout 60 build/tests/hcq_suite --dev $d --klog exec_update graphs >/tmp/g.txt 2>&1
     echo "suite $d exec_update graphs rc=$? $(grep -E "FAIL|passed" /tmp/g.txt | tr '\n' ' ' | cut -c1-200)"
 done
-if grep -q H200 "$OUT/a_gpu.txt"; then
-    timeout 150 build/nvhcq bench copy alloc --devs rm:0,cuda:0 --json "$OUT/a_bench.json" >"$OUT/a_bench.txt" 2>&1
-    echo "[bench copy alloc] rc=$? ($(($(date +%s) - T0)) s)"
-    grep -E "^(copy|alloc)" "$OUT/a_bench.txt" | grep -E "d2d_copy|alloc" | tr -s ' ' | cut -c1-100
-fi
-dmesg | grep -E "NVRM: Xid" | tail -n 5 | cut -c1-300
-rm -f "$OUT/build.log"
-echo "== end $(($(date +%s) - T0)) s"
+copy_alloc_h200 150
+call_end
 } 2>&1 | tee "$OUT/a_s162.txt"

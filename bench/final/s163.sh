@@ -23,7 +23,5 @@ echo "scan with device mappings rc=$? $(tail -1 "$OUT/a_scan_dev.txt")"
 grep -E "^== QMD.*graph" "$OUT/a_scan_dev.txt" | head
 L="$OUT/a_lat.txt"
 LAT_DEVS=rm:0,cuda:0 lat_run "default" | grep -E "graph_300|dep_chain|launch_sync"
-dmesg | grep -E "NVRM: Xid" | tail -n 5 | cut -c1-300
-rm -f "$OUT/build.log"
-echo "== end $(($(date +%s) - T0)) s"
+call_end
 } 2>&1 | tee "$OUT/a_s163.txt"
