@@ -354,7 +354,7 @@ struct gpu_qmd_desc {
     uint32_t api_visible_call_limit; /* 1 = NO_CHECK */
     uint32_t sampler_index;          /* 1 = VIA_HEADER_INDEX */
     bool sm_global_caching;          /* V3 only (SM_GLOBAL_CACHING_ENABLE) */
-    uint32_t free_cta_slots;         /* V4 only: FREE_CTA_SLOTS_EMPTY_SM; 0 unless PB_QMD_FREE_CTA_SLOTS */
+    uint32_t free_cta_slots;         /* V4 only: FREE_CTA_SLOTS_EMPTY_SM (set per launch by pb_build.c) */
 };
 
 /* Zero d, then the values every launch uses (tinygrad's, verified: rm.md §0, §6.3):

@@ -233,7 +233,7 @@ TEST(cbuf0_and_qmd_from_kernel)
     CHECK(e.cbuf[4].valid && e.cbuf[4].va == 0x200000000ull + img->banks[0].off_B && e.qmd_type == 2);
     CHECK(e.shared_mem_B == 0x400 && e.sm_config_min == 9 && e.sm_config_max == 0x1A &&
           e.local_mem_high_B == 0x240);
-    CHECK(e.free_cta_slots == 0); /* FREE_CTA_SLOTS_EMPTY_SM not given (A/B only: pb_build.c) */
+    CHECK(e.free_cta_slots == 0); /* FREE_CTA_SLOTS_EMPTY_SM not given here: pb_build.c sets it per launch */
     /* 8 CTAs of 1 KiB fit the 32 KiB carve-out, but every TARGET is at least the uniform
      * GPU_QMD_UNIFORM_CARVEOUT_KIB (100 KiB: value 26) so consecutive grids can share SMs */
     CHECK(e.sm_config_target == gpu_qmd_sm_config(GPU_QMD_UNIFORM_CARVEOUT_KIB) && e.sm_config_target == 26);
