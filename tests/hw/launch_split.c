@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * launch_split.c - where the time of one launch + sync goes (issue 13: launch + sync <= 5 us on
+ * H100; `nvhcq bench latency` gives 4.4-5.0 us median there in session 23, 4.2-4.4 in session 10).
+ *
+ * Each round: record one k_empty launch (1 CTA of 1 thread), submit, finish, with the host clock
+ * read between the three calls: "record" (building the QMD, cbuf0 and methods), "submit" (copying
+ * them to the stream ring, the GPFIFO entry, the doorbell and, on rm, the GPGet read-back that
+ * follows it: rm_chan_kick) and "wait" (until the host sees the queue's timeline value).
+ *
+ * A second pass ("stamped") adds a timestamp command before and after the launch. Their device
+ * times give "gpu" (first timestamp -> second: the launch's front-end work, grid and grid-end
+ * barrier); the rest of the wait, wait - gpu, is the way there and back: doorbell -> the GPU
+ * runs the first method, and the last release -> the host sees it (the two clocks' offset cancels).
+ * The timestamps end the QMD-released segment end (pushbuffer releases instead), so the stamped
+ * pass's total is not the plain one's; its split is the point.
+ *
+ * Not built by `make`; on the device machine:
+ *   cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/kernels tests/hw/launch_split.c \
+ *      build/libnvhcq.a -ldl -lm -lpthread -o build/launch_split
+ *   build/launch_split [rm:0 [rounds]]
+ * Prints one line per pass: medians and p99 of each part, in us.
+ */
+#include "hcq.h"
+#include "k_params.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TIMEOUT_NS (5ull * 1000 * 1000 * 1000)
+enum { WARM = 50, PARTS = 5 };
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double
+pct(uint64_t *v, uint32_t n, double p)
+{
+    qsort(v, n, sizeof *v, cmp_u64);
+    uint32_t i = (uint32_t)(p * (n - 1) + 0.5);
+    return (double)v[i] / 1000.0;
+}
+
+/* One pass of `n` rounds; t[part * n + i] in ns. Parts: record, submit, wait, total, gpu. */
+static enum hcq_status
+pass(struct hcq_queue *q, struct hcq_program *prog, struct hcq_signal *sa, struct hcq_signal *sb,
+     bool stamped, uint32_t n, uint64_t *t)
+{
+    struct k_empty_params p = {0};
+    uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    enum hcq_status st = HCQ_OK;
+    for (uint32_t i = 0; i < n + WARM && st == HCQ_OK; i++) {
+        uint64_t t0 = hcq_time_ns();
+        if (stamped)
+            st = hcq_queue_timestamp(q, sa);
+        if (st == HCQ_OK)
+            st = hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
+        if (st == HCQ_OK && stamped)
+            st = hcq_queue_timestamp(q, sb);
+        uint64_t t1 = hcq_time_ns();
+        if (st == HCQ_OK)
+            st = hcq_queue_submit(q);
+        uint64_t t2 = hcq_time_ns();
+        if (st == HCQ_OK)
+            st = hcq_queue_finish(q, TIMEOUT_NS);
+        uint64_t t3 = hcq_time_ns();
+        if (st != HCQ_OK || i < WARM)
+            continue;
+        uint32_t k = i - WARM;
+        t[0 * n + k] = t1 - t0;
+        t[1 * n + k] = t2 - t1;
+        t[2 * n + k] = t3 - t2;
+        t[3 * n + k] = t3 - t0;
+        t[4 * n + k] = stamped ? hcq_signal_timestamp_ns(sb) - hcq_signal_timestamp_ns(sa) : 0;
+    }
+    return st;
+}
+
+int
+main(int argc, char **argv)
+{
+    const char *spec = argc > 1 ? argv[1] : "rm:0";
+    uint32_t n = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 2000;
+    if (n < 10 || n > 1000000) {
+        fprintf(stderr, "launch_split: rounds %u (expected 10..1000000)\n", n);
+        return 2;
+    }
+    struct hcq_device *dev = NULL;
+    struct hcq_queue *q = NULL;
+    struct hcq_program *prog = NULL;
+    struct hcq_signal *sa = NULL, *sb = NULL;
+    uint64_t *t = calloc((size_t)n * (PARTS + 1), sizeof *t);
+    int rc = 1;
+    enum hcq_status st = t ? hcq_device_open(spec, &dev) : HCQ_ERR_NOMEM;
+    if (st == HCQ_OK)
+        st = hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q);
+    if (st == HCQ_OK)
+        st = hcq_program_load(dev, "k_empty", &prog);
+    if (st == HCQ_OK)
+        st = hcq_signal_create(dev, 0, &sa);
+    if (st == HCQ_OK)
+        st = hcq_signal_create(dev, 0, &sb);
+    static const char *const names[PARTS + 1] = {"record", "submit", "wait", "total", "gpu", "wait-gpu"};
+    for (int s = 0; s < 2 && st == HCQ_OK; s++) {
+        memset(t, 0, (size_t)n * (PARTS + 1) * sizeof *t);
+        st = pass(q, prog, sa, sb, s == 1, n, t);
+        if (st != HCQ_OK)
+            break;
+        /* the way there and back, wait - gpu, per round (before pct sorts the parts) */
+        for (uint32_t i = 0; i < n; i++)
+            t[5 * (size_t)n + i] = t[2 * n + i] > t[4 * n + i] ? t[2 * n + i] - t[4 * n + i] : 0;
+        printf("launch_split %s %-7s", spec, s ? "stamped" : "plain");
+        for (int part = 0; part < (s ? PARTS + 1 : PARTS - 1); part++)
+            printf("  %s %.3f (p99 %.3f)", names[part], pct(t + (size_t)part * n, n, 0.5),
+                   pct(t + (size_t)part * n, n, 0.99));
+        printf("\n");
+    }
+    if (st == HCQ_OK)
+        rc = 0;
+    else
+        fprintf(stderr, "launch_split: %s: %s\n", hcq_status_str(st), hcq_last_error());
+    hcq_signal_destroy(sa);
+    hcq_signal_destroy(sb);
+    hcq_program_destroy(prog);
+    hcq_queue_destroy(q);
+    hcq_device_close(dev);
+    free(t);
+    return rc;
+}
