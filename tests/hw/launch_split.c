@@ -19,7 +19,8 @@
  *   cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/kernels tests/hw/launch_split.c \
  *      build/libnvhcq.a -ldl -lm -lpthread -o build/launch_split
  *   build/launch_split [rm:0 [rounds]]
- * Prints one line per pass: medians and p99 of each part, in us.
+ * Prints one line per pass: medians and p99 of each part, in us. LAUNCH_SPLIT_MAP=1 adds
+ * map_costs: the CPU's cost of writing 384 bytes through a BAR1 mapping vs host memory.
  */
 #include "hcq.h"
 #include "k_params.h"
@@ -81,6 +82,55 @@ pass(struct hcq_queue *q, struct hcq_program *prog, struct hcq_signal *sa, struc
     return st;
 }
 
+/* What the CPU pays to write a QMD-sized block (384 bytes) through a mapping and make it
+ * leave the core (sfence), and to read 4 bytes back: device memory the CPU maps through BAR1
+ * (HCQ_MEM_MAPPABLE, as the stream ring on rm) against pinned host memory. A write-combined
+ * BAR1 mapping sends 384 bytes as a few 64-byte bursts; an uncached one as 48 or more
+ * separate stores. */
+static void
+map_costs(struct hcq_device *dev, const char *spec)
+{
+    static const uint32_t kinds[2] = {HCQ_MEM_MAPPABLE, HCQ_MEM_HOST};
+    enum { R = 2000, QMD_B = 384 };
+    uint64_t *t = calloc(3 * (size_t)R, sizeof *t);
+    uint8_t src[QMD_B];
+    memset(src, 0x5a, sizeof src);
+    for (int k = 0; k < 2 && t; k++) {
+        struct hcq_buf *b = NULL;
+        if (hcq_buf_alloc(dev, 1 << 20, kinds[k], &b) != HCQ_OK || !hcq_buf_map(b)) {
+            printf("map_costs %s %s: no mapped buffer (%s)\n", spec, k ? "host" : "bar1", hcq_last_error());
+            hcq_buf_free(b);
+            continue;
+        }
+        volatile uint8_t *m = hcq_buf_map(b);
+        for (uint32_t i = 0; i < R; i++) {
+            uint8_t *dst = (uint8_t *)m + (i % 1024) * 512;
+            uint64_t t0 = hcq_time_ns();
+            memcpy(dst, src, QMD_B);
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#if defined(__x86_64__)
+            __asm__ __volatile__("sfence" ::: "memory");
+#endif
+            uint64_t t1 = hcq_time_ns();
+            for (uint32_t w = 0; w < QMD_B / 8; w++)
+                ((volatile uint64_t *)(m + (i % 1024) * 512))[w] = w;
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            uint64_t t2 = hcq_time_ns();
+            (void)*(volatile uint32_t *)(m + ((i + 7) % 1024) * 512);
+            uint64_t t3 = hcq_time_ns();
+            t[i] = t1 - t0;
+            t[R + i] = t2 - t1;
+            t[2 * R + i] = t3 - t2;
+        }
+        printf("map_costs %s %-4s  memcpy384+sfence %.3f (p99 %.3f)  48x8B-stores %.3f (p99 %.3f)  read4 "
+               "%.3f (p99 %.3f)\n",
+               spec, k ? "host" : "bar1", pct(t, R, 0.5), pct(t, R, 0.99), pct(t + R, R, 0.5),
+               pct(t + R, R, 0.99), pct(t + 2 * R, R, 0.5), pct(t + 2 * R, R, 0.99));
+        hcq_buf_free(b);
+    }
+    free(t);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -120,6 +170,8 @@ main(int argc, char **argv)
                    pct(t + (size_t)part * n, n, 0.99));
         printf("\n");
     }
+    if (st == HCQ_OK && getenv("LAUNCH_SPLIT_MAP"))
+        map_costs(dev, spec);
     if (st == HCQ_OK)
         rc = 0;
     else
