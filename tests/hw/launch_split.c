@@ -20,7 +20,8 @@
  *      build/libnvhcq.a -ldl -lm -lpthread -o build/launch_split
  *   build/launch_split [rm:0 [rounds]]
  * Prints one line per pass: medians and p99 of each part, in us. LAUNCH_SPLIT_MAP=1 adds
- * map_costs: the CPU's cost of writing 384 bytes through a BAR1 mapping vs host memory.
+ * map_costs: the CPU's cost of writing 384 bytes through a BAR1 mapping vs host memory;
+ * LAUNCH_SPLIT_RAMP=<ms> first prints the launch + sync median of each 50 ms from the start.
  */
 #include "hcq.h"
 #include "k_params.h"
@@ -131,6 +132,40 @@ map_costs(struct hcq_device *dev, const char *spec)
     free(t);
 }
 
+/* LAUNCH_SPLIT_RAMP=<ms>: launch + sync rounds for that long from this process's first launch,
+ * the median of each 50 ms window printed with its start: how long a GPU that was idle takes
+ * to reach its steady launch + sync time (what a benchmark's warm-up must cover). */
+static enum hcq_status
+ramp(struct hcq_queue *q, struct hcq_program *prog, const char *spec, uint64_t ms)
+{
+    struct k_empty_params p = {0};
+    uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    enum { CAP = 100000 };
+    uint64_t *w = calloc(CAP, sizeof *w), start = hcq_time_ns(), win = start;
+    uint32_t k = 0;
+    enum hcq_status st = w ? HCQ_OK : HCQ_ERR_NOMEM;
+    printf("ramp %s:", spec);
+    while (st == HCQ_OK) {
+        uint64_t t0 = hcq_time_ns();
+        st = hcq_queue_launch(q, prog, grid, block, &p, sizeof p);
+        if (st == HCQ_OK)
+            st = hcq_queue_finish(q, TIMEOUT_NS);
+        uint64_t t1 = hcq_time_ns();
+        if (k < CAP)
+            w[k++] = t1 - t0;
+        if (t1 - win >= 50ull * 1000 * 1000) {
+            printf(" %llu:%.2f", (unsigned long long)((win - start) / 1000000), pct(w, k, 0.5));
+            k = 0;
+            win = t1;
+            if (t1 - start >= ms * 1000 * 1000)
+                break;
+        }
+    }
+    printf("\n");
+    free(w);
+    return st;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -155,6 +190,9 @@ main(int argc, char **argv)
         st = hcq_signal_create(dev, 0, &sa);
     if (st == HCQ_OK)
         st = hcq_signal_create(dev, 0, &sb);
+    const char *rm_ms = getenv("LAUNCH_SPLIT_RAMP");
+    if (st == HCQ_OK && rm_ms && *rm_ms)
+        st = ramp(q, prog, spec, strtoull(rm_ms, NULL, 10));
     static const char *const names[PARTS + 1] = {"record", "submit", "wait", "total", "gpu", "wait-gpu"};
     for (int s = 0; s < 2 && st == HCQ_OK; s++) {
         memset(t, 0, (size_t)n * (PARTS + 1) * sizeof *t);
