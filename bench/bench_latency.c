@@ -80,12 +80,14 @@ launch_sync(struct lat *l)
     struct bench_result r = bench_result_init("latency", "launch_sync", l->d, "1 empty kernel", "us", false);
     enum hcq_status st = t ? HCQ_OK : HCQ_ERR_NOMEM;
     bool ok = false;
-    /* Warm-up: at least 20 rounds and, unless quick, 300 ms of them. This row runs first, right
-     * after the device opened, and a GPU that was idle is slow for a while: H100, session 23
-     * (tests/hw/launch_split.c, s166 / s167), an empty launch took 6.5 us of GPU time in the
-     * first runs and 2.4 once warm, and the row read 4.4-5.0 us where a warm GPU gives
-     * 4.1-4.3. HCQ_BENCH_WARM_MS overrides the 300 (0: 20 rounds only, the old warm-up). */
-    uint64_t warm_ns = l->ctx->quick ? 0 : 300ull * 1000 * 1000;
+    /* Warm-up: at least 20 rounds and, unless quick, 1.5 s of them. This row runs first, right
+     * after the device opened, and an idle GPU's clock takes about a second of launches to
+     * come up: H100, session 23 (tests/hw/launch_split.c LAUNCH_SPLIT_RAMP, s168), rm:0's
+     * launch + sync fell in steps from 7.6 us to 4.2 over the first ~950 ms of rounds (cuda:0
+     * stayed at ~13.3: its host path is longer than the GPU's), so the row read 4.4-5.7 us
+     * with 20 rounds or 300 ms of warm-up against 4.1-4.4 warm. HCQ_BENCH_WARM_MS overrides
+     * the 1500 (0: 20 rounds only, the warm-up before session 23). */
+    uint64_t warm_ns = l->ctx->quick ? 0 : 1500ull * 1000 * 1000;
     const char *wm = getenv("HCQ_BENCH_WARM_MS");
     if (wm && *wm)
         warm_ns = strtoull(wm, NULL, 10) * 1000 * 1000;
@@ -104,7 +106,8 @@ launch_sync(struct lat *l)
     }
     if (st == HCQ_OK)
         st = verify_count(l, 100, 1, &ok);
-    snprintf(r.note, sizeof r.note, "host time, submit + wait idle");
+    snprintf(r.note, sizeof r.note, "host time, submit + wait idle, after a %.1f s warm-up",
+             (double)warm_ns / 1e9);
     finish_result(l, &r, st, ok, t, n);
     free(t);
 }
