@@ -185,6 +185,11 @@ struct pb_queue {
      * copy kernel on the main channel (1) or on a copy engine (0) */
     uint8_t *copy_by_kernel;
     uint32_t copy_by_kernel_n;
+    /* pb_build.c pb_qmd_encode_memo: the last launch's QMD description (cbuf0 address 0) and
+     * its encoding, reused when the next launch's description is the same */
+    bool qmd_memo_valid;
+    struct gpu_qmd_desc qmd_memo_desc;
+    uint32_t qmd_memo_dw[GPU_QMD_MAX_DW];
 };
 
 struct gpu_cubin_image;

@@ -184,6 +184,13 @@ gpu_qmd_ops_by_version(uint32_t version)
 /* ==== Patchers: one policy for every QMD version ==== */
 
 void
+gpu_qmd_set_cbuf_va(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t idx, uint64_t va)
+{
+    assert(idx < GPU_QMD_CBUF_COUNT && (va & 0xFF) == 0 && va < GPU_QMD_VA_LIMIT);
+    ops->write_cbuf_va(qmd_dw, idx, va);
+}
+
+void
 gpu_qmd_set_dependent(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint64_t next_qmd_va)
 {
     assert((next_qmd_va & 0xFF) == 0 && next_qmd_va < GPU_QMD_VA_LIMIT);

@@ -397,6 +397,8 @@ struct gpu_qmd_ops {
      * (the patchers below build it, so the chaining and release policy lives once). */
     void (*write_dependent)(uint32_t *qmd_dw, const struct gpu_qmd_dependent *dep);
     void (*write_release)(uint32_t *qmd_dw, uint32_t slot, const struct gpu_qmd_release *r);
+    /* Write constant buffer idx's address only (the rest of the QMD as it is). */
+    void (*write_cbuf_va)(uint32_t *qmd_dw, uint32_t idx, uint64_t va);
     /* Same as gpu_qmd_dump() for this version. */
     size_t (*dump)(const uint32_t *qmd_dw, char *buf, size_t size);
     const struct gpu_qmd_field *fields;
@@ -432,6 +434,10 @@ void gpu_qmd_set_release(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32
 void gpu_qmd_set_release_membar(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t slot, uint64_t va,
                                 uint64_t payload, uint32_t membar_type);
 void gpu_qmd_clear_release(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t slot);
+/* Constant buffer idx (< GPU_QMD_CBUF_COUNT) at va, nothing else changed: the same bits
+ * encode writes for that address (asserts a 256-byte-aligned va below GPU_QMD_VA_LIMIT, what
+ * every version holds). */
+void gpu_qmd_set_cbuf_va(const struct gpu_qmd_ops *ops, uint32_t *qmd_dw, uint32_t idx, uint64_t va);
 
 /* Text dump: "NAME value" lines (hex), one per non-zero field in bit order, preceded by a
  * "# QMD <name>" line. Returns the length it needed (snprintf-style; output truncated to

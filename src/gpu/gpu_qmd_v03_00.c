@@ -79,6 +79,15 @@ v03_dependent_write(uint32_t *q, const struct gpu_qmd_dependent *dep)
     QMD_SET(q, NVC6C0_QMDV03_00, DEPENDENT_QMD_POINTER, dep->qmd_va >> 8);
 }
 
+/* Constant buffer idx's address alone (pb_build.c's encode memo: a launch like the last one
+ * differs only in where its cbuf0 lies). */
+static void
+v03_cbuf_va_write(uint32_t *q, uint32_t idx, uint64_t va)
+{
+    QMD_SETI(q, NVC6C0_QMDV03_00, CONSTANT_BUFFER_ADDR_LOWER, idx, va & 0xFFFFFFFFu);
+    QMD_SETI(q, NVC6C0_QMDV03_00, CONSTANT_BUFFER_ADDR_UPPER, idx, va >> 32);
+}
+
 /* ==== Encode / decode ==== */
 
 static enum hcq_status
@@ -291,6 +300,7 @@ const struct gpu_qmd_ops gpu_qmd_v03_00_ops = {
     .decode = gpu_qmd_v03_00_decode,
     .write_dependent = v03_dependent_write,
     .write_release = v03_release_write,
+    .write_cbuf_va = v03_cbuf_va_write,
     .dump = gpu_qmd_v03_00_dump,
     .fields = v03_fields,
     .field_count = sizeof v03_fields / sizeof v03_fields[0],

@@ -78,6 +78,15 @@ v04_dependent_write(uint32_t *q, const struct gpu_qmd_dependent *dep)
     QMD_SET(q, NVCBC0_QMDV04_00, DEPENDENT_QMD0_POINTER, dep->qmd_va >> 8);
 }
 
+/* Constant buffer idx's address alone (pb_build.c's encode memo: a launch like the last one
+ * differs only in where its cbuf0 lies); va is 64-byte aligned (the fields hold va >> 6). */
+static void
+v04_cbuf_va_write(uint32_t *q, uint32_t idx, uint64_t va)
+{
+    QMD_SETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6, idx, (va >> 6) & 0xFFFFFFFFu);
+    QMD_SETI(q, NVCBC0_QMDV04_00, CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6, idx, va >> 38);
+}
+
 /* ==== Encode / decode ==== */
 
 static enum hcq_status
@@ -339,6 +348,7 @@ const struct gpu_qmd_ops gpu_qmd_v04_00_ops = {
     .decode = gpu_qmd_v04_00_decode,
     .write_dependent = v04_dependent_write,
     .write_release = v04_release_write,
+    .write_cbuf_va = v04_cbuf_va_write,
     .dump = gpu_qmd_v04_00_dump,
     .fields = v04_fields,
     .field_count = sizeof v04_fields / sizeof v04_fields[0],

@@ -81,6 +81,15 @@ v05_dependent_write(uint32_t *q, const struct gpu_qmd_dependent *dep)
     QMD_SET(q, NVCDC0_QMDV05_00, DEPENDENT_QMD0_POINTER, dep->qmd_va >> 8);
 }
 
+/* Constant buffer idx's address alone (pb_build.c's encode memo: a launch like the last one
+ * differs only in where its cbuf0 lies); va is 64-byte aligned (the fields hold va >> 6). */
+static void
+v05_cbuf_va_write(uint32_t *q, uint32_t idx, uint64_t va)
+{
+    QMD_SETI(q, NVCDC0_QMDV05_00, CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6, idx, (va >> 6) & 0xFFFFFFFFu);
+    QMD_SETI(q, NVCDC0_QMDV05_00, CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6, idx, va >> 38);
+}
+
 /* ==== Encode / decode ==== */
 
 static enum hcq_status
@@ -298,6 +307,7 @@ const struct gpu_qmd_ops gpu_qmd_v05_00_ops = {
     .decode = gpu_qmd_v05_00_decode,
     .write_dependent = v05_dependent_write,
     .write_release = v05_release_write,
+    .write_cbuf_va = v05_cbuf_va_write,
     .dump = gpu_qmd_v05_00_dump,
     .fields = v05_fields,
     .field_count = sizeof v05_fields / sizeof v05_fields[0],

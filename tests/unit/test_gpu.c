@@ -506,6 +506,37 @@ TEST(qmd_round_trip_random)
 done:;
 }
 
+/* gpu_qmd_set_cbuf_va on a QMD encoded with one cbuf address gives, bit for bit, the QMD
+ * encoded with the other (pb_build.c's encode memo relies on it), for every version and bank,
+ * addresses up to GPU_QMD_VA_LIMIT; the bytes past the version's size stay untouched. */
+TEST(qmd_set_cbuf_va_equals_encode)
+{
+    for (size_t v = 0; v < 3; v++) {
+        const struct gpu_qmd_ops *ops = qmd_versions[v];
+        for (int iter = 0; iter < 2000; iter++) {
+            struct gpu_qmd_desc d;
+            uint32_t a[GPU_QMD_MAX_DW], want[GPU_QMD_MAX_DW];
+            rand_desc(ops, &d);
+            uint32_t idx = (uint32_t)th_rand() % GPU_QMD_CBUF_COUNT;
+            uint64_t va = rnd_bits(40) & ~0xFFull, other = rnd_bits(40) & ~0xFFull;
+            if (iter == 0)
+                va = GPU_QMD_VA_LIMIT - 0x100; /* every address bit set */
+            for (uint32_t i = 0; i < GPU_QMD_MAX_DW; i++)
+                a[i] = want[i] = POISON;
+            d.cbuf[idx].va = other;
+            CHECK_OK(gpu_qmd_encode(ops, &d, a));
+            gpu_qmd_set_cbuf_va(ops, a, idx, va);
+            d.cbuf[idx].va = va;
+            CHECK_OK(gpu_qmd_encode(ops, &d, want));
+            for (uint32_t i = 0; i < GPU_QMD_MAX_DW; i++)
+                CHECKF(a[i] == want[i],
+                       "%s cbuf %u va 0x%llx (was 0x%llx): dword %u 0x%08x, encode gives 0x%08x", ops->name,
+                       idx, (unsigned long long)va, (unsigned long long)other, i, a[i], want[i]);
+        }
+    }
+done:;
+}
+
 TEST(qmd_fields_disjoint_and_inside)
 {
     for (size_t v = 0; v < 3; v++) {
@@ -876,6 +907,7 @@ main(int argc, char **argv)
         TH_CASE(ce_sem_release_payload_width),
         TH_CASE(push_overflow_and_malformed),
         TH_CASE(qmd_round_trip_random),
+        TH_CASE(qmd_set_cbuf_va_equals_encode),
         TH_CASE(qmd_fields_disjoint_and_inside),
         TH_CASE(qmd_doc_positions),
         TH_CASE(qmd_patchers_and_rejects),
