@@ -687,13 +687,17 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     uint32_t cbuf0_span = (pp->cbuf0_B + 255) & ~255u;
     uint32_t *qmd = (uint32_t *)(map + cbuf0_span);
     uint64_t qmd_va = va + cbuf0_span;
-    /* A/B (session 23, PB_CBUF0_SCRATCH=1): build cbuf0 in CPU memory and copy it to the ring in
-     * one pass, instead of zeroing it there and then storing each field (on rm the ring is
-     * device memory written through a write-combined BAR1 mapping, where stores that come back
-     * to a line already sent go out as partial writes). */
+    /* cbuf0 is built in CPU memory and copied to the ring in one pass (session 23), instead of
+     * zeroed there and then stored field by field: on rm the ring is device memory written
+     * through a write-combined BAR1 mapping, where stores that come back to a line already sent
+     * go out as partial writes. H100 (s172, two alternating rounds of `bench latency`):
+     * back-to-back 0.461 / 0.505 -> 0.451 / 0.452 us/kernel, launch + sync 4.06 / 4.39 -> 3.95 /
+     * 4.03 us; launch_split mixed (4.03 / 4.04 -> 4.17 / 3.97); the HCQ suite passed under both.
+     * Larger cbuf0s (over 2 KiB of parameters and constants) are still built in place.
+     * PB_CBUF0_SCRATCH=0 builds every cbuf0 in place (A/B). */
     static int cb_scratch = -1;
     if (cb_scratch < 0)
-        cb_scratch = getenv("PB_CBUF0_SCRATCH") && !strcmp(getenv("PB_CBUF0_SCRATCH"), "1");
+        cb_scratch = !(getenv("PB_CBUF0_SCRATCH") && !strcmp(getenv("PB_CBUF0_SCRATCH"), "0"));
     uint8_t cb_tmp[2048];
     uint8_t *cb = cb_scratch && pp->cbuf0_B <= sizeof cb_tmp ? cb_tmp : map;
     st = gpu_cbuf0_build(pd->arch, pp->k, grid, block, pd->local_window_va, pd->shared_window_va, args,
