@@ -662,16 +662,6 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
                        args_B, pp->param_B);
     /* The fast path: the device's store as this queue last emitted it holds the kernel's local
      * memory (pb_build emits a list's largest need before its first command, so this is rare). */
-    /* A/B (session 23, PB_IDLE_SKIP_WFI=1): a launch that starts a new chain after work the host
-     * has already seen complete (everything built so far was submitted and its last timeline
-     * value is visible) needs no WFI before it - the engine is idle. Stream mode only (a graph
-     * replays at times unknown here). */
-    static int idle_skip = -1;
-    if (idle_skip < 0)
-        idle_skip = getenv("PB_IDLE_SKIP_WFI") && !strcmp(getenv("PB_IDLE_SKIP_WFI"), "1");
-    const bool seen_idle = idle_skip && !b->g && ch->busy && ch->push.count == 0 && !b->chain &&
-                           ch->tl_flushed == ch->tl_last &&
-                           __atomic_load_n(ch->tl, __ATOMIC_ACQUIRE) >= ch->tl_last;
     const bool emit = pp->local_B > pq->local_per_thread_B;
     enum hcq_status st = pb_room(b, ch, 32 + (emit ? PB_LMEM_EMIT_DW + 2 : 0), pp->kargs_B);
     if (st != HCQ_OK)
@@ -855,8 +845,6 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
         pb_qmd_flush(b);
     } else {
         pb_qmd_flush(b);
-        if (seen_idle)
-            ch->busy = false;
         if (ch->busy)
             gpu_push_wfi(&ch->push); /* an earlier launch may still run (after a WAIT) */
         /* A/B (session 9, PB_CHAIN_INVALIDATE=<mask>: bit 0 instruction, 1 global data, 2
