@@ -2,7 +2,8 @@
 # s173.sh OUT - session 23 (ask for an H200; carry .commit; ~2.5 min). On an H200 s164.sh first.
 # Then the WFI before a launch after work the host has seen complete: default vs
 # PB_IDLE_SKIP_WFI=1, `bench latency --devs rm:0` and launch_split, alternating, two rounds; the
-# HCQ suite on rm:0 under the switch.
+# HCQ suite on rm:0 under the switch. Ran at 75821f5 (slower: not kept); the switch was then
+# removed - its code is patches/s173-idle-skip-wfi.patch (apply with lib.sh variant_build to rerun).
 set -u
 OUT=${1:?usage: s173.sh OUT}
 mkdir -p "$OUT"
