@@ -141,3 +141,28 @@ call_end() {
     rm -f "$OUT/build.log"
     echo "== end $(($(date +%s) - T0)) s"
 }
+
+# From session 23 (s166-s173 each restated these):
+#   h200_s164                on an H200 only (by $OUT/a_gpu.txt): bench/final/s164.sh into $OUT/h200
+#                            first (the one H200 call issue 13 still needs), its last 60 lines
+#   launch_split_build [LIB] tests/hw/launch_split.c against LIB (default build/libnvhcq.a) into
+#                            build/launch_split (or $LS_OUT); returns 1 on failure
+#   split_plain NAME VAR=V.. one launch_split run (20000 rounds on rm:0, LAUNCH_SPLIT_RAMP ms of
+#                            ramp first, default 1000) under the environment: its "plain" line as
+#                            "[NAME] launch_split ..."
+h200_s164() {
+    grep -q H200 "$OUT/a_gpu.txt" || return 0
+    bash bench/final/s164.sh "$OUT/h200" | tail -60
+}
+
+launch_split_build() {
+    cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/kernels tests/hw/launch_split.c "${1:-build/libnvhcq.a}" -ldl -lm \
+        -lpthread -o "${LS_OUT:-build/launch_split}"
+}
+
+split_plain() {
+    local n=$1
+    shift
+    env LAUNCH_SPLIT_RAMP="${LAUNCH_SPLIT_RAMP:-1000}" "$@" timeout 60 build/launch_split rm:0 20000 2>&1 | grep plain |
+        sed "s/^/[$n] /" | tr -s ' '
+}

@@ -11,11 +11,8 @@ export T0=$(date +%s)
 . bench/final/lib.sh
 {
 call_build || exit 1
-if grep -q H200 "$OUT/a_gpu.txt"; then
-    bash bench/final/s164.sh "$OUT/h200" | tail -60
-fi
-cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/kernels tests/hw/launch_split.c build/libnvhcq.a -ldl -lm -lpthread \
-    -o build/launch_split || exit 1
+h200_s164
+launch_split_build || exit 1
 split() { # NAME VAR=V...
     local n=$1
     shift

@@ -11,11 +11,8 @@ export T0=$(date +%s)
 . bench/final/lib.sh
 {
 call_build || exit 1
-if grep -q H200 "$OUT/a_gpu.txt"; then
-    bash bench/final/s164.sh "$OUT/h200" | tail -60
-fi
-cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/kernels tests/hw/launch_split.c build/libnvhcq.a -ldl -lm -lpthread \
-    -o build/launch_split || exit 1
+h200_s164
+launch_split_build || exit 1
 echo "cpu pat flag: $(grep -o -w pat /proc/cpuinfo | head -1) ; cmdline: $(cat /proc/cmdline | cut -c1-200)"
 grep -i -E "PAT|WriteComb|Cache" /proc/driver/nvidia/params 2>/dev/null | tr '\n' ' '; echo
 dmesg | grep -i -E "x86/PAT|PAT config|mtrr|write-comb|NVRM.*PAT" | head -8 | cut -c1-200

@@ -12,12 +12,9 @@ export T0=$(date +%s)
 . bench/final/lib.sh
 {
 call_build || exit 1
-if grep -q H200 "$OUT/a_gpu.txt"; then
-    bash bench/final/s164.sh "$OUT/h200" | tail -60
-fi
+h200_s164
 variant_build tim "$PWD/bench/final/patches/s169-submit-timing.patch" || echo "variant failed"
-cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/kernels tests/hw/launch_split.c /tmp/v_tim/build/libnvhcq.a -ldl -lm \
-    -lpthread -o build/launch_split_tim && for r in 1 2; do
+LS_OUT=build/launch_split_tim launch_split_build /tmp/v_tim/build/libnvhcq.a && for r in 1 2; do
     LAUNCH_SPLIT_RAMP=1500 timeout 60 build/launch_split_tim rm:0 20000 2>&1 | grep -v "^ramp" | tr -s ' '
 done
 L="$OUT/a_lat.txt"

@@ -12,11 +12,8 @@ export T0=$(date +%s)
 . bench/final/lib.sh
 {
 call_build || exit 1
-if grep -q H200 "$OUT/a_gpu.txt"; then
-    bash bench/final/s164.sh "$OUT/h200" | tail -60
-fi
-cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/kernels tests/hw/launch_split.c build/libnvhcq.a -ldl -lm -lpthread \
-    -o build/launch_split || exit 1
+h200_s164
+launch_split_build || exit 1
 L="$OUT/a_lat.txt"
 export LAT_DEVS=rm:0,cuda:0
 for r in 1 2; do
@@ -24,8 +21,8 @@ for r in 1 2; do
     lat_run "nomemo" PB_QMD_MEMO=0 | grep -v -E "copy_to|signal|cuda:0"
 done
 for r in 1 2; do
-    LAUNCH_SPLIT_RAMP=1200 timeout 60 build/launch_split rm:0 20000 2>&1 | grep plain | sed 's/^/[memo] /' | tr -s ' '
-    PB_QMD_MEMO=0 LAUNCH_SPLIT_RAMP=1200 timeout 60 build/launch_split rm:0 20000 2>&1 | grep plain | sed 's/^/[nomemo] /' | tr -s ' '
+    split_plain memo LAUNCH_SPLIT_RAMP=1200
+    split_plain nomemo LAUNCH_SPLIT_RAMP=1200 PB_QMD_MEMO=0
 done
 timeout 200 build/tests/hcq_suite --dev rm:0 --klog >"$OUT/a_suite_rm.txt" 2>&1
 echo "hcq_suite rm:0 rc=$? $(grep -E "FAIL" "$OUT/a_suite_rm.txt" | head -5 | tr '\n' ' ') $(tail -1 "$OUT/a_suite_rm.txt")"

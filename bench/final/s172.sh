@@ -11,18 +11,15 @@ export T0=$(date +%s)
 . bench/final/lib.sh
 {
 call_build || exit 1
-if grep -q H200 "$OUT/a_gpu.txt"; then
-    bash bench/final/s164.sh "$OUT/h200" | tail -60
-fi
-cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/kernels tests/hw/launch_split.c build/libnvhcq.a -ldl -lm -lpthread \
-    -o build/launch_split || exit 1
+h200_s164
+launch_split_build || exit 1
 L="$OUT/a_lat.txt"
 export LAT_DEVS=rm:0
 for r in 1 2; do
     lat_run "direct" | grep -E "launch_sync|back_to_back|graph_300|pdl"
     lat_run "scratch" PB_CBUF0_SCRATCH=1 | grep -E "launch_sync|back_to_back|graph_300|pdl"
-    LAUNCH_SPLIT_RAMP=1000 timeout 60 build/launch_split rm:0 20000 2>&1 | grep plain | sed 's/^/[direct] /' | tr -s ' '
-    PB_CBUF0_SCRATCH=1 LAUNCH_SPLIT_RAMP=1000 timeout 60 build/launch_split rm:0 20000 2>&1 | grep plain | sed 's/^/[scratch] /' | tr -s ' '
+    split_plain direct
+    split_plain scratch PB_CBUF0_SCRATCH=1
 done
 for v in 0 1; do
     PB_CBUF0_SCRATCH=$v timeout 200 build/tests/hcq_suite --dev rm:0 --klog >"$OUT/a_suite_$v.txt" 2>&1

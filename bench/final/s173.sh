@@ -11,18 +11,15 @@ export T0=$(date +%s)
 . bench/final/lib.sh
 {
 call_build || exit 1
-if grep -q H200 "$OUT/a_gpu.txt"; then
-    bash bench/final/s164.sh "$OUT/h200" | tail -60
-fi
-cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/kernels tests/hw/launch_split.c build/libnvhcq.a -ldl -lm -lpthread \
-    -o build/launch_split || exit 1
+h200_s164
+launch_split_build || exit 1
 L="$OUT/a_lat.txt"
 export LAT_DEVS=rm:0
 for r in 1 2; do
     lat_run "wfi" | grep -E "launch_sync|back_to_back"
     lat_run "skip" PB_IDLE_SKIP_WFI=1 | grep -E "launch_sync|back_to_back"
-    LAUNCH_SPLIT_RAMP=1000 timeout 60 build/launch_split rm:0 20000 2>&1 | grep plain | sed 's/^/[wfi] /' | tr -s ' '
-    PB_IDLE_SKIP_WFI=1 LAUNCH_SPLIT_RAMP=1000 timeout 60 build/launch_split rm:0 20000 2>&1 | grep plain | sed 's/^/[skip] /' | tr -s ' '
+    split_plain wfi
+    split_plain skip PB_IDLE_SKIP_WFI=1
 done
 PB_IDLE_SKIP_WFI=1 timeout 200 build/tests/hcq_suite --dev rm:0 --klog >"$OUT/a_suite.txt" 2>&1
 echo "hcq_suite rm:0 PB_IDLE_SKIP_WFI=1 rc=$? $(grep -E "FAIL" "$OUT/a_suite.txt" | head -5 | tr '\n' ' ') $(tail -1 "$OUT/a_suite.txt")"
