@@ -79,7 +79,8 @@ v03_dependent_write(uint32_t *q, const struct gpu_qmd_dependent *dep)
     QMD_SET(q, NVC6C0_QMDV03_00, DEPENDENT_QMD_POINTER, dep->qmd_va >> 8);
 }
 
-/* Constant buffer idx's address alone (pb_build.c's encode memo: a launch like the last one
+/* Constant buffer idx's address alone: encode writes it so, and pb_build.c's encode memo
+ * rewrites it in a QMD otherwise kept (a launch like the last one
  * differs only in where its cbuf0 lies). */
 static void
 v03_cbuf_va_write(uint32_t *q, uint32_t idx, uint64_t va)
@@ -145,8 +146,7 @@ gpu_qmd_v03_00_encode(const struct gpu_qmd_desc *d, uint32_t *q)
 
     for (uint32_t i = 0; i < GPU_QMD_CBUF_COUNT; i++) {
         const struct gpu_qmd_cbuf *c = &d->cbuf[i];
-        QMD_SETI(q, NVC6C0_QMDV03_00, CONSTANT_BUFFER_ADDR_LOWER, i, c->va & 0xFFFFFFFFu);
-        QMD_SETI(q, NVC6C0_QMDV03_00, CONSTANT_BUFFER_ADDR_UPPER, i, c->va >> 32);
+        v03_cbuf_va_write(q, i, c->va);
         QMD_SETI(q, NVC6C0_QMDV03_00, CONSTANT_BUFFER_SIZE_SHIFTED4, i, c->size_B >> 4);
         QMD_SETI(q, NVC6C0_QMDV03_00, CONSTANT_BUFFER_VALID, i, c->valid);
         QMD_SETI(q, NVC6C0_QMDV03_00, CONSTANT_BUFFER_INVALIDATE, i, c->invalidate);

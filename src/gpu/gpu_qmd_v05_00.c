@@ -81,7 +81,8 @@ v05_dependent_write(uint32_t *q, const struct gpu_qmd_dependent *dep)
     QMD_SET(q, NVCDC0_QMDV05_00, DEPENDENT_QMD0_POINTER, dep->qmd_va >> 8);
 }
 
-/* Constant buffer idx's address alone (pb_build.c's encode memo: a launch like the last one
+/* Constant buffer idx's address alone: encode writes it so, and pb_build.c's encode memo
+ * rewrites it in a QMD otherwise kept (a launch like the last one
  * differs only in where its cbuf0 lies); va is 64-byte aligned (the fields hold va >> 6). */
 static void
 v05_cbuf_va_write(uint32_t *q, uint32_t idx, uint64_t va)
@@ -147,8 +148,7 @@ gpu_qmd_v05_00_encode(const struct gpu_qmd_desc *d, uint32_t *q)
 
     for (uint32_t i = 0; i < GPU_QMD_CBUF_COUNT; i++) {
         const struct gpu_qmd_cbuf *c = &d->cbuf[i];
-        QMD_SETI(q, NVCDC0_QMDV05_00, CONSTANT_BUFFER_ADDR_LOWER_SHIFTED6, i, (c->va >> 6) & 0xFFFFFFFFu);
-        QMD_SETI(q, NVCDC0_QMDV05_00, CONSTANT_BUFFER_ADDR_UPPER_SHIFTED6, i, c->va >> 38);
+        v05_cbuf_va_write(q, i, c->va);
         QMD_SETI(q, NVCDC0_QMDV05_00, CONSTANT_BUFFER_SIZE_SHIFTED4, i, c->size_B >> 4);
         QMD_SETI(q, NVCDC0_QMDV05_00, CONSTANT_BUFFER_VALID, i, c->valid);
         QMD_SETI(q, NVCDC0_QMDV05_00, CONSTANT_BUFFER_INVALIDATE, i, c->invalidate);
