@@ -40,6 +40,15 @@
 /* The stream part of one segment stays below half the ring (pb_ring_alloc's limit). */
 #define PB_SEGMENT_MAX_B (PB_STREAM_B / 2 - 65536u)
 
+/* A switch that is on unless its environment variable is "0" (the A/B switches of defaults:
+ * PB_HANDOVER_SKIP, PB_END_QMD_RELEASE, PB_QMD_MEMO, PB_CBUF0_SCRATCH); callers read it once. */
+static bool
+pb_env_on(const char *name)
+{
+    const char *e = getenv(name);
+    return !(e && !strcmp(e, "0"));
+}
+
 struct pb_builder {
     struct pb_queue *pq;
     struct pb_dev *pd;
@@ -201,7 +210,7 @@ pb_handover(struct pb_builder *b, struct pb_chan *ch)
         return HCQ_OK;
     static int skip = -1;
     if (skip < 0)
-        skip = !(getenv("PB_HANDOVER_SKIP") && !strcmp(getenv("PB_HANDOVER_SKIP"), "0"));
+        skip = pb_env_on("PB_HANDOVER_SKIP");
     bool to_aux = from == &pq->main && ch == pq->aux && !b->g;
     if (to_aux && skip && !pq->main_work)
         return HCQ_OK;
@@ -239,7 +248,7 @@ pb_end_by_qmd(const struct pb_builder *b)
 {
     static int on = -1;
     if (on < 0)
-        on = !(getenv("PB_END_QMD_RELEASE") && !strcmp(getenv("PB_END_QMD_RELEASE"), "0"));
+        on = pb_env_on("PB_END_QMD_RELEASE");
     const struct pb_queue *pq = b->pq;
     return on && !b->g && !b->pd->kmd->info.sem_release_in_push && b->chain && b->pend_dst &&
            b->cur == &pq->main && !pq->aux && !pq->xch_count && pq->main.engine == KMD_ENGINE_COMPUTE &&
@@ -621,7 +630,7 @@ pb_qmd_encode_memo(struct pb_builder *b, const struct gpu_qmd_desc *d, uint32_t 
 {
     static int on = -1;
     if (on < 0)
-        on = !(getenv("PB_QMD_MEMO") && !strcmp(getenv("PB_QMD_MEMO"), "0"));
+        on = pb_env_on("PB_QMD_MEMO");
     struct pb_queue *pq = b->pq;
     struct gpu_qmd_desc key;
     memcpy(&key, d, sizeof key);
@@ -697,7 +706,7 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
      * PB_CBUF0_SCRATCH=0 builds every cbuf0 in place (A/B). */
     static int cb_scratch = -1;
     if (cb_scratch < 0)
-        cb_scratch = !(getenv("PB_CBUF0_SCRATCH") && !strcmp(getenv("PB_CBUF0_SCRATCH"), "0"));
+        cb_scratch = pb_env_on("PB_CBUF0_SCRATCH");
     uint8_t cb_tmp[2048];
     uint8_t *cb = cb_scratch && pp->cbuf0_B <= sizeof cb_tmp ? cb_tmp : map;
     st = gpu_cbuf0_build(pd->arch, pp->k, grid, block, pd->local_window_va, pd->shared_window_va, args,
