@@ -166,3 +166,23 @@ split_plain() {
     env LAUNCH_SPLIT_RAMP="${LAUNCH_SPLIT_RAMP:-1000}" "$@" timeout 60 build/launch_split rm:0 20000 2>&1 | grep plain |
         sed "s/^/[$n] /" | tr -s ' '
 }
+#   qmd_scan                 tests/hw/cuda_qmd_scan.c built and run on cuda:0 into $OUT/a_scan.txt:
+#                            its rc and count, then the QMD fields issue 13 looks at (s163, s164);
+#                            returns 1 when it does not build
+#   suite_graphs             the HCQ suite's exec_update and graphs (variable grids) on rm:0 and
+#                            cuda:0 with the kernel log checked: one line each (s162, s164)
+qmd_scan() {
+    cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/kernels -Isrc/gpu -Isrc/util tests/hw/cuda_qmd_scan.c \
+        build/libnvhcq.a -ldl -lm -lpthread -o build/cuda_qmd_scan || return 1
+    timeout 120 build/cuda_qmd_scan cuda:0 >"$OUT/a_scan.txt" 2>&1
+    echo "scan rc=$? $(tail -1 "$OUT/a_scan.txt")"
+    grep -E "^== QMD|FREE_CTA|DEPENDEN|MEMBAR|PREFETCH|GROUP|PRIORITY|QUEUE|OCCUPANCY|unnamed" "$OUT/a_scan.txt" | head -80
+}
+
+suite_graphs() {
+    local d
+    for d in rm:0 cuda:0; do
+        timeout 60 build/tests/hcq_suite --dev $d --klog exec_update graphs >/tmp/g.txt 2>&1
+        echo "suite $d exec_update graphs rc=$? $(grep -E "FAIL|passed" /tmp/g.txt | tr '\n' ' ' | cut -c1-200)"
+    done
+}

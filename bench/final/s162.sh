@@ -14,10 +14,7 @@ L="$OUT/a_lat.txt"
 export LAT_DEVS=rm:0,cuda:0
 lat_run "fit" | grep -v -E "copy_to|signal"
 lat_run "0" PB_QMD_FREE_CTA_SLOTS=0 | grep -E "graph_300|dep_chain"
-for d in rm:0 cuda:0; do
-    timeout 60 build/tests/hcq_suite --dev $d --klog exec_update graphs >/tmp/g.txt 2>&1
-    echo "suite $d exec_update graphs rc=$? $(grep -E "FAIL|passed" /tmp/g.txt | tr '\n' ' ' | cut -c1-200)"
-done
+suite_graphs
 copy_alloc_h200 150
 call_end
 } 2>&1 | tee "$OUT/a_s162.txt"

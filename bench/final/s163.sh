@@ -13,11 +13,7 @@ export T0=$(date +%s)
 . bench/final/lib.sh
 {
 call_build || exit 1
-cc -O2 -std=c11 -D_GNU_SOURCE -Iinclude -Isrc/kernels -Isrc/gpu -Isrc/util tests/hw/cuda_qmd_scan.c \
-    build/libnvhcq.a -ldl -lm -lpthread -o build/cuda_qmd_scan || exit 1
-timeout 120 build/cuda_qmd_scan cuda:0 >"$OUT/a_scan.txt" 2>&1
-echo "scan rc=$? $(tail -1 "$OUT/a_scan.txt")"
-grep -E "^== QMD|FREE_CTA|DEPENDEN|MEMBAR|PREFETCH|GROUP|PRIORITY|QUEUE|OCCUPANCY|unnamed" "$OUT/a_scan.txt" | head -80
+qmd_scan || exit 1
 HCQ_QMD_SCAN_DEV=1 timeout 120 build/cuda_qmd_scan cuda:0 >"$OUT/a_scan_dev.txt" 2>&1
 echo "scan with device mappings rc=$? $(tail -1 "$OUT/a_scan_dev.txt")"
 grep -E "^== QMD.*graph" "$OUT/a_scan_dev.txt" | head
