@@ -72,6 +72,14 @@ finish_result(struct lat *l, struct bench_result *r, enum hcq_status st, bool ok
     bench_add(l->ctx, r);
 }
 
+/* One round of the launch_sync row: an empty kernel, submitted, waited for. */
+static enum hcq_status
+launch_and_wait(struct lat *l)
+{
+    enum hcq_status st = ops_launch_empty(l->d->q, l->empty, 1, 1);
+    return st == HCQ_OK ? hcq_queue_finish(l->d->q, TIMEOUT_NS) : st;
+}
+
 static void
 launch_sync(struct lat *l)
 {
@@ -92,16 +100,11 @@ launch_sync(struct lat *l)
     if (wm && *wm)
         warm_ns = strtoull(wm, NULL, 10) * 1000 * 1000;
     uint64_t warm_start = hcq_time_ns();
-    for (uint32_t i = 0; (i < 20 || hcq_time_ns() - warm_start < warm_ns) && st == HCQ_OK; i++) {
-        st = ops_launch_empty(l->d->q, l->empty, 1, 1);
-        if (st == HCQ_OK)
-            st = hcq_queue_finish(l->d->q, TIMEOUT_NS);
-    }
+    for (uint32_t i = 0; (i < 20 || hcq_time_ns() - warm_start < warm_ns) && st == HCQ_OK; i++)
+        st = launch_and_wait(l);
     for (uint32_t i = 0; i < n && st == HCQ_OK; i++) {
         uint64_t t0 = hcq_time_ns();
-        st = ops_launch_empty(l->d->q, l->empty, 1, 1);
-        if (st == HCQ_OK)
-            st = hcq_queue_finish(l->d->q, TIMEOUT_NS);
+        st = launch_and_wait(l);
         t[i] = (double)(hcq_time_ns() - t0);
     }
     if (st == HCQ_OK)
