@@ -162,6 +162,7 @@ th_run(const char *suite, const char *dev_spec, const struct th_case *cases, int
         log_len = 0;
         log_buf[0] = 0;
         bool verbose = getenv("TH_VERBOSE") && atoi(getenv("TH_VERBOSE"));
+        bool times = getenv("TH_TIMES") && atoi(getenv("TH_TIMES"));
         if (!verbose)
             hcq_log_set(capture_log, NULL);
         uint64_t t0 = hcq_time_ns();
@@ -187,9 +188,12 @@ th_run(const char *suite, const char *dev_spec, const struct th_case *cases, int
             continue;
         } else {
             passed++;
-            /* the seconds of a slow test: which tests make `make test-gpu` outgrow one device call */
+            /* the seconds of a slow test: which tests make `make test-gpu` outgrow one device call
+             * (TH_TIMES=1: of every test) */
             if (secs > 2)
                 printf("  ok   %s (slow, %.1f s)\n", cases[i].name, secs);
+            else if (times)
+                printf("  ok   %s (%.3f s)\n", cases[i].name, secs);
             else
                 printf("  ok   %s\n", cases[i].name);
         }

@@ -406,6 +406,13 @@ TEST(matvec_all_types_modes_devices)
     snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");
     int tried = 0;
     for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save)) {
+        /* one device per name for every kernel: opening one per kernel (45 of them) cost
+         * ~60 s of the test's ~90 s on an H100 (a CUDA context and an RM channel set each) */
+        struct hcq_device *dev = NULL;
+        if (hcq_device_open(dn, &dev) != HCQ_OK) {
+            printf("    %s: does not open here, skipped\n", dn);
+            continue;
+        }
         /* _long: the long-row body for SET/ACC (k 8192: 4-8 passes per row, more than its 4
          * slots; ACC on 2 CTAs: several rows per warp), the streaming body for SWIGLU */
         static const char *const kernels[] = {
@@ -437,15 +444,9 @@ TEST(matvec_all_types_modes_devices)
             CHECKF(only != TYPED_UNKNOWN,
                    "%s: a per-type kernel whose suffix typed_kernel_type does not know", kernels[kn]);
             const bool mixed = !only || typed2_kernel(kernels[kn]); /* Q4_K/Q5_K cases get a Q6_K third */
-            struct hcq_device *dev = NULL;
             struct hcq_program *prog = NULL;
-            if (hcq_device_open(dn, &dev) != HCQ_OK) {
-                printf("    %s: does not open here, skipped\n", dn);
-                break;
-            }
             if (hcq_program_load(dev, kernels[kn], &prog) != HCQ_OK) {
                 printf("    %s: no %s, skipped\n", dn, kernels[kn]);
-                hcq_device_close(dev);
                 continue;
             }
             double worst = 0;
@@ -514,9 +515,9 @@ TEST(matvec_all_types_modes_devices)
             printf("    %s %s: %d launches, worst |err| / (sum |w x| + |ref|) = %.3g\n", dn, kernels[kn],
                    cases, worst);
             hcq_program_destroy(prog);
-            hcq_device_close(dev);
             tried++;
         }
+        hcq_device_close(dev);
     }
     CHECK(tried > 0);
 done:;
