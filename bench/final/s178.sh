@@ -33,8 +33,6 @@ H=$!
 sleep 2
 ls -l /proc/$H/fd 2>/dev/null | grep -c nvidia | sed 's/^/holder fds on nvidia nodes: /'
 probe held
-s=$(date +%s); build/tests/hcq_suite --dev cuda:0 >/dev/null 2>&1; echo "[held] whole hcq_suite cuda:0 (no klog): $(($(date +%s) - s)) s"
-s=$(date +%s); build/tests/hcq_suite --dev rm:0 >/dev/null 2>&1; echo "[held] whole hcq_suite rm:0 (no klog): $(($(date +%s) - s)) s"
 kill $H 2>/dev/null; pkill -P $H 2>/dev/null
 call_end
 } 2>&1 | tee "$OUT/a_s178.txt"
