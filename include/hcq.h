@@ -164,6 +164,10 @@ struct hcq_mem_stats {
                                and every allocation included (rm and the emulated GPUs: RM's heap
                                free; cuda: cuMemGetInfo); 0 where the backend cannot ask (cpu,
                                nvgpu) */
+    uint64_t driver_objects; /* kernel-driver objects this device holds: on rm (and the emulated
+                                discrete GPUs) the RM objects of its client - device, VA space,
+                                channels, memory - counted at each allocation and free; 0 where
+                                the backend does not count them (cpu, cuda, nvgpu) */
 };
 HCQ_MUST_CHECK enum hcq_status hcq_device_mem_stats(struct hcq_device *dev, struct hcq_mem_stats *out);
 /* Give every cached block back to the driver; returns the bytes released. */

@@ -137,6 +137,7 @@ uint32_t emu_dev_unbound_kbank_qmds(struct emu_dev *d);
 /* Process-wide counts of live emulator resources, for leak checks in tests. */
 struct emu_stats {
     int64_t devs, fds, maps, bos, vms, chans, threads;
+    int64_t rm_objs; /* objects alive in the emulated RM drivers (every client) */
 };
 void emu_stats_get(struct emu_stats *out);
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 atomic_llong emu_live_devs, emu_live_fds, emu_live_maps, emu_live_bos, emu_live_vms, emu_live_chans,
-    emu_live_threads;
+    emu_live_threads, emu_live_rm_objs;
 
 void
 emu_stats_get(struct emu_stats *out)
@@ -29,6 +29,7 @@ emu_stats_get(struct emu_stats *out)
     out->vms = atomic_load(&emu_live_vms);
     out->chans = atomic_load(&emu_live_chans);
     out->threads = atomic_load(&emu_live_threads);
+    out->rm_objs = atomic_load(&emu_live_rm_objs);
 }
 
 uint64_t

@@ -141,7 +141,7 @@ void emu_prog_fini(struct emu_dev *d);
 
 /* Process-wide live counters (emu_stats_get). */
 extern atomic_llong emu_live_devs, emu_live_fds, emu_live_maps, emu_live_bos, emu_live_vms, emu_live_chans,
-    emu_live_threads;
+    emu_live_threads, emu_live_rm_objs;
 
 /* Monotonic ns (GPU timestamps are host time: hcq_time_ns compatible). */
 uint64_t emu_now_ns(void);

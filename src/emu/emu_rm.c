@@ -88,6 +88,7 @@ emu_rm_obj_new(struct emu_rm *rm, uint32_t client, uint32_t handle, uint32_t par
     o->cls = cls;
     o->seq = rm->seq++;
     rm->objs[rm->obj_count++] = o;
+    atomic_fetch_add(&emu_live_rm_objs, 1);
     return o;
 }
 
@@ -117,6 +118,7 @@ emu_rm_obj_release(struct emu_rm *rm, struct emu_rm_obj *o)
             break;
         }
     }
+    atomic_fetch_sub(&emu_live_rm_objs, 1);
     free(o);
 }
 

@@ -117,6 +117,9 @@ struct kmd_ops {
     /* (optional) Free device memory as the kernel driver counts it (hcq_mem_stats
      * .driver_free_B). NULL: HCQ_ERR_UNSUPPORTED. */
     enum hcq_status (*mem_free_query)(struct kmd *kmd, uint64_t *free_B);
+    /* (optional) Kernel-driver objects this device holds (hcq_mem_stats.driver_objects: RM
+     * objects of its client). NULL: HCQ_ERR_UNSUPPORTED. */
+    enum hcq_status (*objects_query)(struct kmd *kmd, uint64_t *objects);
 };
 
 /* Code that stands for a kernel without a cubin for the chip: write it for kernel `name`
@@ -179,6 +182,15 @@ kmd_mem_free_query(struct kmd *kmd, uint64_t *free_B)
     if (!kmd->ops->mem_free_query)
         return HCQ_ERR_UNSUPPORTED;
     return kmd->ops->mem_free_query(kmd, free_B);
+}
+
+static inline HCQ_MUST_CHECK enum hcq_status
+kmd_objects_query(struct kmd *kmd, uint64_t *objects)
+{
+    *objects = 0;
+    if (!kmd->ops->objects_query)
+        return HCQ_ERR_UNSUPPORTED;
+    return kmd->ops->objects_query(kmd, objects);
 }
 
 static inline HCQ_MUST_CHECK enum hcq_status

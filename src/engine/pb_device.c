@@ -96,6 +96,9 @@ pb_mem_stats(struct hcq_device *dev, struct hcq_mem_stats *out)
     uint64_t f = 0;
     if (kmd_mem_free_query(pb_dev(dev)->kmd, &f) == HCQ_OK)
         out->driver_free_B = f;
+    uint64_t n = 0;
+    if (kmd_objects_query(pb_dev(dev)->kmd, &n) == HCQ_OK)
+        out->driver_objects = n;
 }
 
 static uint64_t

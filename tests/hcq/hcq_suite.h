@@ -34,6 +34,9 @@ bool suite_is_gpu(struct hcq_device *dev);
  * emulated discrete GPUs (their RM heap); not cpu or nvgpu (Jetson's driver, real or emulated,
  * has no such count). */
 bool suite_has_driver_free(const struct hcq_device_info *info);
+/* Whether the backend counts its kernel-driver objects (hcq_mem_stats.driver_objects): rm and
+ * the emulated discrete GPUs. */
+bool suite_has_driver_objects(const struct hcq_device_info *info);
 
 /* Fresh random bytes (th_rand). */
 void suite_rand_bytes(void *dst, size_t size_B);

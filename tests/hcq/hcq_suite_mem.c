@@ -442,8 +442,84 @@ done:
     hcq_device_close(dev);
 }
 
+/* hcq_mem_stats.driver_objects (the RM objects of the device's client) counts up with queues and
+ * buffers and is back where it was once they are gone and the pool is trimmed; on an emulated
+ * discrete GPU each change equals the emulated RM's own count of live objects, so the kmd's
+ * bookkeeping is the driver's. Skipped where the backend does not count (cpu, cuda, nvgpu). */
+TEST(mem_stats_driver_objects)
+{
+    static const uint64_t dev_B[] = {4096, 65536, 1 << 20, (3 << 20) + 4096, 32 << 20};
+    static const uint64_t host_B[] = {4096, 1 << 20, 5 << 20};
+    enum { NB = sizeof dev_B / sizeof dev_B[0] + sizeof host_B / sizeof host_B[0] };
+    struct hcq_device *dev = NULL;
+    struct hcq_queue *q = NULL, *cq = NULL;
+    struct hcq_buf *b[NB] = {0};
+    struct hcq_mem_stats s0, s1, s2;
+    struct hcq_device_info di;
+    struct emu_stats e0 = {0}, e1 = {0}, e2 = {0};
+    CHECK_OK(hcq_device_open(t->dev_spec, &dev));
+    CHECK_OK(hcq_device_info(dev, &di));
+    /* what lives until close is made by the first queue and buffer (the channel group, staging):
+     * make it before counting */
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COPY, &cq));
+    CHECK_OK(hcq_buf_alloc(dev, 4096, HCQ_MEM_DEVICE, &b[0]));
+    uint32_t v = 0x5eed;
+    CHECK_OK(hcq_buf_write(b[0], 0, &v, 4));
+    hcq_buf_free(b[0]);
+    b[0] = NULL;
+    hcq_queue_destroy(q);
+    hcq_queue_destroy(cq);
+    q = cq = NULL;
+    (void)hcq_device_mem_trim(dev);
+    CHECK_OK(hcq_device_mem_stats(dev, &s0));
+    emu_stats_get(&e0);
+    if (!s0.driver_objects) {
+        CHECKF(!suite_has_driver_objects(&di), "%s: no driver object count", di.backend);
+        SKIP("no driver object count on %s", di.backend);
+    }
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COPY, &cq));
+    int n = 0;
+    for (size_t i = 0; i < sizeof dev_B / sizeof dev_B[0]; i++)
+        CHECK_OK(hcq_buf_alloc(dev, dev_B[i], HCQ_MEM_DEVICE, &b[n++]));
+    for (size_t i = 0; i < sizeof host_B / sizeof host_B[0]; i++)
+        CHECK_OK(hcq_buf_alloc(dev, host_B[i], HCQ_MEM_HOST, &b[n++]));
+    CHECK_OK(hcq_device_mem_stats(dev, &s1));
+    emu_stats_get(&e1);
+    /* two channels and their objects, and at least one memory object per size class */
+    CHECKF(s1.driver_objects >= s0.driver_objects + 4, "%llu driver objects with 2 queues and %d buffers (%llu before)",
+           (unsigned long long)s1.driver_objects, NB, (unsigned long long)s0.driver_objects);
+    if (di.emulated)
+        CHECKF((int64_t)(s1.driver_objects - s0.driver_objects) == e1.rm_objs - e0.rm_objs,
+               "the kmd counts %+lld RM objects, the emulated RM %+lld",
+               (long long)(s1.driver_objects - s0.driver_objects), (long long)(e1.rm_objs - e0.rm_objs));
+    for (int i = 0; i < NB; i++) {
+        hcq_buf_free(b[i]);
+        b[i] = NULL;
+    }
+    hcq_queue_destroy(q);
+    hcq_queue_destroy(cq);
+    q = cq = NULL;
+    (void)hcq_device_mem_trim(dev);
+    CHECK_OK(hcq_device_mem_stats(dev, &s2));
+    emu_stats_get(&e2);
+    CHECKF(s2.driver_objects == s0.driver_objects, "%llu driver objects after everything was freed (%llu before)",
+           (unsigned long long)s2.driver_objects, (unsigned long long)s0.driver_objects);
+    if (di.emulated)
+        CHECKF(e2.rm_objs == e0.rm_objs, "the emulated RM holds %lld objects (%lld before)", (long long)e2.rm_objs,
+               (long long)e0.rm_objs);
+done:
+    for (int i = 0; i < NB; i++)
+        hcq_buf_free(b[i]);
+    hcq_queue_destroy(q);
+    hcq_queue_destroy(cq);
+    hcq_device_close(dev);
+}
+
 const struct th_case suite_mem_cases[] = {
     TH_CASE(mem_stats_driver_free),
+    TH_CASE(mem_stats_driver_objects),
     TH_CASE(copy),
     TH_CASE(long_copy),
     TH_CASE_SLOW(copy_over_4g),

@@ -8,7 +8,8 @@
  *                                      5 elsewhere): every result bit-identical to the first,
  *                                      the first checked against double precision
  *   stress_memory_churn                10,000 random-size alloc/free (up to 64 live): open fds,
- *                                      /proc/self/maps lines and the driver's free device memory
+ *                                      /proc/self/maps lines, the RM objects the device holds
+ *                                      (hcq_mem_stats.driver_objects) and the driver's free device memory
  *                                      (hcq_mem_stats.driver_free_B; rm, cuda, emu) back to where
  *                                      they started
  *   stress_memory_pressure_progressive 1 MiB, 10 MiB, 100 MiB, 1 GiB, 4 GiB, 8 GiB, then
@@ -251,6 +252,8 @@ TEST(stress_memory_churn)
     CHECK_OK(hcq_device_mem_stats(dev, &ms0));
     if (suite_has_driver_free(&di))
         CHECKF(ms0.driver_free_B > 0, "%s: no driver free-memory figure", di.backend);
+    if (suite_has_driver_objects(&di))
+        CHECKF(ms0.driver_objects > 0, "%s: no driver object count", di.backend);
     for (int i = 0; i < 10000; i++) {
         int k = (int)(th_rand() % LIVE);
         hcq_buf_free(live[k]);
@@ -273,6 +276,9 @@ TEST(stress_memory_churn)
     CHECKF(fd1 == fd0 && maps1 == maps0,
            "after 10,000 alloc/free: %d fds (started at %d), %d maps lines (%d)", fd1, fd0, maps1, maps0);
     CHECK_OK(hcq_device_mem_stats(dev, &ms1));
+    /* every RM object the 10,000 allocations made was freed (rm, emulated discrete GPUs) */
+    CHECKF(ms1.driver_objects == ms0.driver_objects, "after 10,000 alloc/free: %llu driver objects (started at %llu)",
+           (unsigned long long)ms1.driver_objects, (unsigned long long)ms0.driver_objects);
     if (ms0.driver_free_B) {
         /* the driver's count: exact on the emulator; on a GPU RM may keep page-table or
          * allocator pages for the process (64 MiB of slack, and the delta printed) */

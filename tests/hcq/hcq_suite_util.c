@@ -28,6 +28,12 @@ suite_has_driver_free(const struct hcq_device_info *info)
 }
 
 bool
+suite_has_driver_objects(const struct hcq_device_info *info)
+{
+    return !strcmp(info->backend, "rm") || (!strcmp(info->backend, "emu") && !info->unified_memory);
+}
+
+bool
 suite_is_gpu(struct hcq_device *dev)
 {
     struct hcq_device_info info;

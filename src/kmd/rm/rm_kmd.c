@@ -59,6 +59,7 @@ rm_alloc(struct rm_kmd *k, uint32_t parent, uint32_t cls, void *params, uint32_t
                        "NV_ESC_RM_ALLOC class %s (0x%04x) under 0x%x: %s (0x%x)", rm_class_name(cls), cls,
                        parent, rm_status_name(p.status), p.status);
     *h_inout = p.hObjectNew;
+    atomic_fetch_add(&k->objects, 1);
     return HCQ_OK;
 }
 
@@ -102,6 +103,8 @@ rm_free(struct rm_kmd *k, uint32_t parent, uint32_t h)
     if (rc < 0 || p.status != 0)
         HCQ_LOG_WARN("rm: NV_ESC_RM_FREE 0x%x under 0x%x: %s (0x%x)", h, parent,
                      rc < 0 ? strerror(errno) : rm_status_name(p.status), p.status);
+    else
+        atomic_fetch_sub(&k->objects, 1);
 }
 
 enum hcq_status
@@ -527,6 +530,15 @@ rm_mem_free_query(struct kmd *kmd, uint64_t *free_B)
     return st;
 }
 
+/* RM objects this client holds (struct rm_kmd.objects; hcq_mem_stats.driver_objects). */
+static enum hcq_status
+rm_objects_query(struct kmd *kmd, uint64_t *objects)
+{
+    long long n = atomic_load(&rm_kmd_from(kmd)->objects);
+    *objects = n > 0 ? (uint64_t)n : 0;
+    return HCQ_OK;
+}
+
 static void
 rm_kmd_destroy(struct kmd *kmd)
 {
@@ -574,6 +586,7 @@ const struct kmd_ops rm_kmd_ops = {
     .channel_kick = rm_chan_kick,
     .check = rm_chan_check,
     .mem_free_query = rm_mem_free_query,
+    .objects_query = rm_objects_query,
 };
 
 enum hcq_status

@@ -502,6 +502,7 @@ rm_mem_wrap(struct rm_kmd *k, void *ptr, uint64_t size, uint32_t flags, struct r
                        rm_class_name(NV01_MEMORY_SYSTEM_OS_DESCRIPTOR), NV01_MEMORY_SYSTEM_OS_DESCRIPTOR, ptr,
                        (unsigned long long)size, rm_status_name(a.params.status), a.params.status);
     m->hmem = a.params.hObjectNew ? a.params.hObjectNew : h;
+    atomic_fetch_add(&k->objects, 1);
     return HCQ_OK;
 }
 

@@ -15,6 +15,7 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -159,6 +160,12 @@ struct rm_kmd {
     bool chan_lock_init;
     struct rm_mem *mems;
     struct rm_chan *chans;
+    /* RM objects this client allocated and has not freed (hcq_mem_stats.driver_objects):
+     * +1 for each NV_ESC_RM_ALLOC / NV_ESC_RM_ALLOC_MEMORY that succeeded, -1 for each
+     * NV_ESC_RM_FREE that succeeded. Every object is freed on its own (children first), so the
+     * count is exact while the client lives; the emulated RM's own count checks it in the
+     * HCQ suite's mem_stats_driver_objects. */
+    atomic_llong objects;
 };
 
 extern const struct kmd_ops rm_kmd_ops;
