@@ -367,9 +367,12 @@ rm_mem_release(struct rm_kmd *k, struct rm_mem *m)
                                .hMemory = m->hmem,
                                .dmaOffset = va,
                                .size = size};
-        if (k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY_DMA, sizeof u), &u) <
-                0 ||
-            u.status != 0)
+        const uint64_t t0 = hcq_time_ns();
+        const int rc = k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY_DMA, sizeof u), &u);
+        if (hcq_debug_flags() & HCQ_DEBUG_IOCTL)
+            HCQ_LOG_DEBUG("rm: ioctl NV_ESC_RM_UNMAP_MEMORY_DMA hMemory 0x%x -> %d in %.1f us", m->hmem, rc,
+                          (double)(hcq_time_ns() - t0) / 1e3);
+        if (rc < 0 || u.status != 0)
             HCQ_LOG_WARN("rm: NV_ESC_RM_UNMAP_MEMORY_DMA hMemory 0x%x: %s (0x%x)", m->hmem,
                          rm_status_name(u.status), u.status);
     }
