@@ -300,26 +300,36 @@ rm_map_dma_flags(const struct rm_mem *m)
     return huge && m->huge ? (RM_MAP_DMA_FLAGS & ~0xF00u) | 4u << 8 : RM_MAP_DMA_FLAGS;
 }
 
-static enum hcq_status
-rm_mem_gpu_map(struct rm_kmd *k, struct rm_mem *m)
+/* Whether to map into RM's virtmem object too (NV_ESC_RM_MAP_MEMORY_DMA, step 2 of rm.md §3.5),
+ * next to UVM's mapping of the same range. The NVIDIA driver's docs leave open whether it is
+ * needed; it is most of a cold device allocation's time on H100 (session 24, s182: 4.9 of 7.0 ms
+ * for 256 MiB with its 4 KiB PTEs, and 1.8 ms more to unmap). HCQ_RM_DMA_MAP=0 skips it (A/B,
+ * not yet run on a GPU). */
+static bool
+rm_dma_map_on(void)
 {
-    uint64_t va = m->base.va, size = m->base.size_B;
-    UVM_CREATE_EXTERNAL_RANGE_PARAMS r = {.base = va, .length = size};
-    enum hcq_status st =
-        rm_uvm(k, k->fd_uvm, UVM_CREATE_EXTERNAL_RANGE, &r, &r.rmStatus, "UVM_CREATE_EXTERNAL_RANGE");
-    if (st != HCQ_OK)
-        return st;
-    m->uvm_range = true;
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("HCQ_RM_DMA_MAP");
+        on = !(e && !strcmp(e, "0"));
+    }
+    return on;
+}
 
+/* Step 2 of rm.md §3.5: the same range in RM's virtmem object (NV_ESC_RM_MAP_MEMORY_DMA). */
+static enum hcq_status
+rm_mem_dma_map(struct rm_kmd *k, struct rm_mem *m)
+{
+    uint64_t va = m->base.va;
     NVOS46_PARAMETERS d = {.hClient = k->hclient,
                            .hDevice = k->hdevice,
                            .hDma = k->hvirtmem,
                            .hMemory = m->hmem,
-                           .length = size,
+                           .length = m->base.size_B,
                            .flags = rm_map_dma_flags(m),
                            .dmaOffset = va};
-    st = rm_ioctl(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof d), &d,
-                  "NV_ESC_RM_MAP_MEMORY_DMA");
+    enum hcq_status st =
+        rm_ioctl(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof d), &d, "NV_ESC_RM_MAP_MEMORY_DMA");
     if (st != HCQ_OK)
         return st;
     if (d.status != 0)
@@ -330,6 +340,21 @@ rm_mem_gpu_map(struct rm_kmd *k, struct rm_mem *m)
         return hcq_err(HCQ_ERR_DRIVER,
                        "NV_ESC_RM_MAP_MEMORY_DMA hMemory 0x%x: dmaOffset 0x%llx (expected 0x%llx)", m->hmem,
                        (unsigned long long)d.dmaOffset, (unsigned long long)va);
+    return HCQ_OK;
+}
+
+static enum hcq_status
+rm_mem_gpu_map(struct rm_kmd *k, struct rm_mem *m)
+{
+    uint64_t va = m->base.va, size = m->base.size_B;
+    UVM_CREATE_EXTERNAL_RANGE_PARAMS r = {.base = va, .length = size};
+    enum hcq_status st =
+        rm_uvm(k, k->fd_uvm, UVM_CREATE_EXTERNAL_RANGE, &r, &r.rmStatus, "UVM_CREATE_EXTERNAL_RANGE");
+    if (st != HCQ_OK)
+        return st;
+    m->uvm_range = true;
+    if (rm_dma_map_on() && (st = rm_mem_dma_map(k, m)) != HCQ_OK)
+        return st;
 
     UVM_MAP_EXTERNAL_ALLOCATION_PARAMS *x = calloc(1, sizeof *x);
     if (!x)
