@@ -393,13 +393,14 @@ TEST(close_frees_everything)
         goto done;
     emu_stats_get(&now);
     CHECKF(now.devs == base.devs && now.fds == base.fds && now.maps == base.maps && now.bos == base.bos &&
-               now.vms == base.vms && now.chans == base.chans && now.threads == base.threads,
+               now.vms == base.vms && now.chans == base.chans && now.threads == base.threads &&
+               now.rm_objs == base.rm_objs,
            "emulator objects after close: devs %lld->%lld fds %lld->%lld maps %lld->%lld bos %lld->%lld "
-           "vms %lld->%lld chans %lld->%lld threads %lld->%lld",
+           "vms %lld->%lld chans %lld->%lld threads %lld->%lld rm objects %lld->%lld",
            (long long)base.devs, (long long)now.devs, (long long)base.fds, (long long)now.fds,
            (long long)base.maps, (long long)now.maps, (long long)base.bos, (long long)now.bos,
            (long long)base.vms, (long long)now.vms, (long long)base.chans, (long long)now.chans,
-           (long long)base.threads, (long long)now.threads);
+           (long long)base.threads, (long long)now.threads, (long long)base.rm_objs, (long long)now.rm_objs);
     CHECK_PROC_COUNTS(fds0, maps0);
 done:;
 }
