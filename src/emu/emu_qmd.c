@@ -403,8 +403,9 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, struct emu_q
      * faults both every time, so a driver that risks either fails here; 0 is the hardware's own
      * placement. The CTAs an SM holds: its warps, and 64K registers in 256-register units per
      * warp (a QMD without a register count, hand-built in tests, is bounded by warps only). */
-    if (L->has_free_cta && emu_qf(q, L->free_cta)) {
-        uint64_t v = emu_qf(q, L->free_cta), ctas = (uint64_t)grid[0] * grid[1] * grid[2];
+    const uint64_t v = L->has_free_cta ? emu_qf(q, L->free_cta) : 0;
+    if (v) {
+        uint64_t ctas = (uint64_t)grid[0] * grid[1] * grid[2];
         uint64_t sm_warps, sm_per_tpc, tpcs;
         emu_gr_counts(ch->d, &sm_warps, &sm_per_tpc, &tpcs);
         uint64_t sms = sm_per_tpc * tpcs, warps = (threads + 31) / 32, regs = emu_qf(q, L->regs);
