@@ -301,7 +301,7 @@ rm_map_dma_flags(const struct rm_mem *m)
 }
 
 /* Whether to map into RM's virtmem object too (NV_ESC_RM_MAP_MEMORY_DMA, step 2 of rm.md §3.5),
- * next to UVM's mapping of the same range. The NVIDIA driver's docs leave open whether it is
+ * next to UVM's mapping of the same range. docs/hw/rm.md §9.5 leaves open whether it is
  * needed; it is most of a cold device allocation's time on H100 (session 24, s182: 4.9 of 7.0 ms
  * for 256 MiB with its 4 KiB PTEs, and 1.8 ms more to unmap). HCQ_RM_DMA_MAP=0 skips it (A/B,
  * not yet run on a GPU). */
@@ -392,9 +392,10 @@ rm_mem_release(struct rm_kmd *k, struct rm_mem *m)
                                .hMemory = m->hmem,
                                .dmaOffset = va,
                                .size = size};
-        const uint64_t t0 = hcq_time_ns();
+        const bool dbg = hcq_debug_flags() & HCQ_DEBUG_IOCTL;
+        const uint64_t t0 = dbg ? hcq_time_ns() : 0;
         const int rc = k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY_DMA, sizeof u), &u);
-        if (hcq_debug_flags() & HCQ_DEBUG_IOCTL)
+        if (dbg)
             HCQ_LOG_DEBUG("rm: ioctl NV_ESC_RM_UNMAP_MEMORY_DMA hMemory 0x%x -> %d in %.1f us", m->hmem, rc,
                           (double)(hcq_time_ns() - t0) / 1e3);
         if (rc < 0 || u.status != 0)
