@@ -42,7 +42,8 @@ static void
 run(struct bench_ctx *ctx, struct bench_dev *d, uint64_t size, uint32_t flags, bool cold)
 {
     char params[32];
-    static const char *const names[2][2] = {{"alloc_device", "alloc_host"}, {"alloc_device_cold", "alloc_host_cold"}};
+    static const char *const names[2][2] = {{"alloc_device", "alloc_host"},
+                                            {"alloc_device_cold", "alloc_host_cold"}};
     struct bench_result r = bench_result_init("alloc", names[cold][(flags & HCQ_MEM_HOST) != 0], d,
                                               bench_fmt_bytes(params, sizeof params, size), "us", false);
     uint32_t reps = ctx->quick ? 10 : size >= (256ull << 20) ? 30 : cold ? 50 : 200;
@@ -76,8 +77,9 @@ run(struct bench_ctx *ctx, struct bench_dev *d, uint64_t size, uint32_t flags, b
     else {
         bench_stats(&r, t, reps, 0);
         r.verdict = BENCH_VERIFIED;
-        snprintf(r.note, sizeof r.note, cold ? "host time of alloc + free + pool trim (the driver's path)"
-                                             : "host time of alloc + free (repeated size: the caching pool)");
+        snprintf(r.note, sizeof r.note,
+                 cold ? "host time of alloc + free + pool trim (the driver's path)"
+                      : "host time of alloc + free (repeated size: the caching pool)");
         bench_add(ctx, &r);
     }
     free(t);

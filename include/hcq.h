@@ -160,10 +160,10 @@ struct hcq_mem_stats {
     uint64_t device_free_B;  /* device_total_B - device.reserved_B: what this device has not
                                 taken (other processes and the runtime's rings not counted) */
     struct hcq_mem_pool_stats device, host;
-    uint64_t driver_free_B; /* free device memory as the kernel driver counts it, every process
-                               and every allocation included (rm and the emulated GPUs: RM's heap
-                               free; cuda: cuMemGetInfo); 0 where the backend cannot ask (cpu,
-                               nvgpu) */
+    uint64_t driver_free_B;  /* free device memory as the kernel driver counts it, every process
+                                and every allocation included (rm and the emulated GPUs: RM's heap
+                                free; cuda: cuMemGetInfo); 0 where the backend cannot ask (cpu,
+                                nvgpu) */
     uint64_t driver_objects; /* kernel-driver objects this device holds: on rm (and the emulated
                                 discrete GPUs) the RM objects of its client - device, VA space,
                                 channels, memory - counted at each allocation and free; 0 where

@@ -489,7 +489,8 @@ TEST(mem_stats_driver_objects)
     CHECK_OK(hcq_device_mem_stats(dev, &s1));
     emu_stats_get(&e1);
     /* two channels and their objects, and at least one memory object per size class */
-    CHECKF(s1.driver_objects >= s0.driver_objects + 4, "%llu driver objects with 2 queues and %d buffers (%llu before)",
+    CHECKF(s1.driver_objects >= s0.driver_objects + 4,
+           "%llu driver objects with 2 queues and %d buffers (%llu before)",
            (unsigned long long)s1.driver_objects, NB, (unsigned long long)s0.driver_objects);
     if (di.emulated)
         CHECKF((int64_t)(s1.driver_objects - s0.driver_objects) == e1.rm_objs - e0.rm_objs,
@@ -505,11 +506,12 @@ TEST(mem_stats_driver_objects)
     (void)hcq_device_mem_trim(dev);
     CHECK_OK(hcq_device_mem_stats(dev, &s2));
     emu_stats_get(&e2);
-    CHECKF(s2.driver_objects == s0.driver_objects, "%llu driver objects after everything was freed (%llu before)",
+    CHECKF(s2.driver_objects == s0.driver_objects,
+           "%llu driver objects after everything was freed (%llu before)",
            (unsigned long long)s2.driver_objects, (unsigned long long)s0.driver_objects);
     if (di.emulated)
-        CHECKF(e2.rm_objs == e0.rm_objs, "the emulated RM holds %lld objects (%lld before)", (long long)e2.rm_objs,
-               (long long)e0.rm_objs);
+        CHECKF(e2.rm_objs == e0.rm_objs, "the emulated RM holds %lld objects (%lld before)",
+               (long long)e2.rm_objs, (long long)e0.rm_objs);
 done:
     for (int i = 0; i < NB; i++)
         hcq_buf_free(b[i]);

@@ -277,7 +277,8 @@ TEST(stress_memory_churn)
            "after 10,000 alloc/free: %d fds (started at %d), %d maps lines (%d)", fd1, fd0, maps1, maps0);
     CHECK_OK(hcq_device_mem_stats(dev, &ms1));
     /* every RM object the 10,000 allocations made was freed (rm, emulated discrete GPUs) */
-    CHECKF(ms1.driver_objects == ms0.driver_objects, "after 10,000 alloc/free: %llu driver objects (started at %llu)",
+    CHECKF(ms1.driver_objects == ms0.driver_objects,
+           "after 10,000 alloc/free: %llu driver objects (started at %llu)",
            (unsigned long long)ms1.driver_objects, (unsigned long long)ms0.driver_objects);
     if (ms0.driver_free_B) {
         /* the driver's count: exact on the emulator; on a GPU RM may keep page-table or

@@ -328,8 +328,8 @@ rm_mem_dma_map(struct rm_kmd *k, struct rm_mem *m)
                            .length = m->base.size_B,
                            .flags = rm_map_dma_flags(m),
                            .dmaOffset = va};
-    enum hcq_status st =
-        rm_ioctl(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof d), &d, "NV_ESC_RM_MAP_MEMORY_DMA");
+    enum hcq_status st = rm_ioctl(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof d), &d,
+                                  "NV_ESC_RM_MAP_MEMORY_DMA");
     if (st != HCQ_OK)
         return st;
     if (d.status != 0)
@@ -394,7 +394,8 @@ rm_mem_release(struct rm_kmd *k, struct rm_mem *m)
                                .size = size};
         const bool dbg = hcq_debug_flags() & HCQ_DEBUG_IOCTL;
         const uint64_t t0 = dbg ? hcq_time_ns() : 0;
-        const int rc = k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY_DMA, sizeof u), &u);
+        const int rc =
+            k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY_DMA, sizeof u), &u);
         if (dbg)
             HCQ_LOG_DEBUG("rm: ioctl NV_ESC_RM_UNMAP_MEMORY_DMA hMemory 0x%x -> %d in %.1f us", m->hmem, rc,
                           (double)(hcq_time_ns() - t0) / 1e3);
