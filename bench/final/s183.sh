@@ -4,7 +4,7 @@
 # against CUDA's 0.39: NV_ESC_RM_MAP_MEMORY_DMA 4.9 ms and its unmap 1.8 ms - the RM mapping
 # next to UVM's, asked for with 4 KiB PTEs (UVM's own mapping of the same range: 40 us). Two A/Bs
 # against the default, each under the HCQ suite on rm:0 with the kernel log, test_llm_e2e on
-# rm:0 and tg128 (the weights' mapping): HCQ_RM_DMA_MAP=0 (no RM mapping at all) and
+# rm:0 and tg128 (the weights' mapping): HCQ_RM_DMA_MAP=0 (no RM mapping for GPU-only device memory) and
 # HCQ_RM_MAP_HUGE=1 (the RM mapping in 2 MiB PTEs where the memory has them; session 8 found no
 # decode difference on H200). Then `bench alloc` rows for each, cuda:0 beside.
 set -u

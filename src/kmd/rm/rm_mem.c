@@ -303,8 +303,10 @@ rm_map_dma_flags(const struct rm_mem *m)
 /* Whether to map into RM's virtmem object too (NV_ESC_RM_MAP_MEMORY_DMA, step 2 of rm.md §3.5),
  * next to UVM's mapping of the same range. docs/hw/rm.md §9.5 leaves open whether it is
  * needed; it is most of a cold device allocation's time on H100 (session 24, s182: 4.9 of 7.0 ms
- * for 256 MiB with its 4 KiB PTEs, and 1.8 ms more to unmap). HCQ_RM_DMA_MAP=0 skips it (A/B,
- * not yet run on a GPU). */
+ * for 256 MiB with its 4 KiB PTEs, and 1.8 ms more to unmap). HCQ_RM_DMA_MAP=0 skips it for
+ * GPU-only device memory - the large buffers - and keeps it for host memory and for what the CPU
+ * maps or must sit below 2^40 (rings, USERD, pushbuffers, signals), where RM itself may look
+ * the range up (A/B, not yet run on a GPU). */
 static bool
 rm_dma_map_on(void)
 {
@@ -353,7 +355,8 @@ rm_mem_gpu_map(struct rm_kmd *k, struct rm_mem *m)
     if (st != HCQ_OK)
         return st;
     m->uvm_range = true;
-    if (rm_dma_map_on() && (st = rm_mem_dma_map(k, m)) != HCQ_OK)
+    const bool gpu_only = !(m->base.flags & (KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA));
+    if ((rm_dma_map_on() || !gpu_only) && (st = rm_mem_dma_map(k, m)) != HCQ_OK)
         return st;
 
     UVM_MAP_EXTERNAL_ALLOCATION_PARAMS *x = calloc(1, sizeof *x);
