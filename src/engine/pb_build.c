@@ -28,6 +28,7 @@
 #include "pb.h"
 
 #include "gpu_cubin.h"
+#include "util_env.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -39,15 +40,6 @@
 #define PB_CMD_MAX_DW 96u
 /* The stream part of one segment stays below half the ring (pb_ring_alloc's limit). */
 #define PB_SEGMENT_MAX_B (PB_STREAM_B / 2 - 65536u)
-
-/* A switch that is on unless its environment variable is "0" (the A/B switches of defaults:
- * PB_HANDOVER_SKIP, PB_END_QMD_RELEASE, PB_QMD_MEMO, PB_CBUF0_SCRATCH); callers read it once. */
-static bool
-pb_env_on(const char *name)
-{
-    const char *e = getenv(name);
-    return !(e && !strcmp(e, "0"));
-}
 
 struct pb_builder {
     struct pb_queue *pq;
@@ -210,7 +202,7 @@ pb_handover(struct pb_builder *b, struct pb_chan *ch)
         return HCQ_OK;
     static int skip = -1;
     if (skip < 0)
-        skip = pb_env_on("PB_HANDOVER_SKIP");
+        skip = util_env_on("PB_HANDOVER_SKIP");
     bool to_aux = from == &pq->main && ch == pq->aux && !b->g;
     if (to_aux && skip && !pq->main_work)
         return HCQ_OK;
@@ -248,7 +240,7 @@ pb_end_by_qmd(const struct pb_builder *b)
 {
     static int on = -1;
     if (on < 0)
-        on = pb_env_on("PB_END_QMD_RELEASE");
+        on = util_env_on("PB_END_QMD_RELEASE");
     const struct pb_queue *pq = b->pq;
     return on && !b->g && !b->pd->kmd->info.sem_release_in_push && b->chain && b->pend_dst &&
            b->cur == &pq->main && !pq->aux && !pq->xch_count && pq->main.engine == KMD_ENGINE_COMPUTE &&
@@ -531,16 +523,16 @@ pb_pdl_link(struct pb_builder *b, uint32_t *next_dw)
 {
     static int on = -1, latch_mode, membar, chasing, at_last;
     if (on < 0) {
-        const char *e = getenv("PB_PDL"), *l = getenv("PB_PDL_LATCH"), *m = getenv("PB_PDL_MEMBAR");
-        const char *tc = getenv("PB_PDL_TASK_CHASING"), *pe = getenv("PB_PDL_PRE_EXIT");
-        chasing = !(tc && !strcmp(tc, "0"));
+        const char *l = getenv("PB_PDL_LATCH"), *m = getenv("PB_PDL_MEMBAR");
+        const char *pe = getenv("PB_PDL_PRE_EXIT");
+        chasing = util_env_on("PB_PDL_TASK_CHASING");
         /* "prog": the CUDA driver's choice (tests/hw/cuda_qmd_scan.c) - the dependent is
          * released when every producer CTA has run griddepcontrol.launch_dependents (or
          * exited), not when the last CTA launched */
         at_last = !(pe && !strcmp(pe, "prog"));
         latch_mode = !l ? 2 : !strcmp(l, "const") ? 0 : !strcmp(l, "alt") ? 1 : !strcmp(l, "inc16") ? 3 : 2;
         membar = m && *m ? (int)strtol(m, NULL, 0) : GPU_QMD_CWD_MEMBAR_TYPE_L1_MEMBAR;
-        on = !(e && !strcmp(e, "0"));
+        on = util_env_on("PB_PDL");
     }
     uint32_t hi, lo;
     if (!on || !pb_qmd_field(b->qmd_ops, "ENABLE_PROGRAM_PRE_EXIT", &hi, &lo))
@@ -630,7 +622,7 @@ pb_qmd_encode_memo(struct pb_builder *b, const struct gpu_qmd_desc *d, uint32_t 
 {
     static int on = -1;
     if (on < 0)
-        on = pb_env_on("PB_QMD_MEMO");
+        on = util_env_on("PB_QMD_MEMO");
     struct pb_queue *pq = b->pq;
     struct gpu_qmd_desc key;
     memcpy(&key, d, sizeof key);
@@ -706,7 +698,7 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
      * PB_CBUF0_SCRATCH=0 builds every cbuf0 in place (A/B). */
     static int cb_scratch = -1;
     if (cb_scratch < 0)
-        cb_scratch = pb_env_on("PB_CBUF0_SCRATCH");
+        cb_scratch = util_env_on("PB_CBUF0_SCRATCH");
     uint8_t cb_tmp[2048];
     uint8_t *cb = cb_scratch && pp->cbuf0_B <= sizeof cb_tmp ? cb_tmp : map;
     st = gpu_cbuf0_build(pd->arch, pp->k, grid, block, pd->local_window_va, pd->shared_window_va, args,

@@ -22,6 +22,7 @@
  * memory the driver would hand out again).
  */
 #include "pb.h"
+#include "util_env.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -86,9 +87,8 @@ pb_pool_init(struct pb_pool *p, uint64_t device_mem_B)
 {
     memset(p, 0, sizeof *p);
     pthread_mutex_init(&p->lock, NULL);
-    const char *off = getenv("HCQ_POOL");
     const char *cap = getenv("HCQ_POOL_MAX_MB");
-    p->enabled = !(off && !strcmp(off, "0"));
+    p->enabled = util_env_on("HCQ_POOL");
     uint64_t dev_cap = device_mem_B ? device_mem_B / 8 : (1ull << 30);
     uint64_t host_cap = 1ull << 30;
     if (cap && *cap)

@@ -10,6 +10,7 @@
 #include "llm_model_int.h"
 #include "llm_model_priv.h"
 
+#include "util_env.h"
 #include "util_log.h"
 #include "k_llm_gemm_params.h"
 #include "k_tmap.h"
@@ -133,8 +134,7 @@ prefill_gemm_init(struct llm_model *m, uint32_t min_n)
      * (bench/final/s71.sh, gen-model 1B files) pp2048 Q6_K 112.8k vs 102.4k tokens/s with the
      * cp.async producer, Q8_0 116.0k vs 105.5k; pp512 Q8_0 60.1k vs 57.4k, Q6_K 53.2k vs 53.7k
      * (+-1-2k). NVHCQ_LLM_GEMM_TMA=0 keeps the cp.async producer (A/B). */
-    const char *tma_env = getenv("NVHCQ_LLM_GEMM_TMA");
-    bool tma = !(tma_env && !strcmp(tma_env, "0"));
+    bool tma = util_env_on("NVHCQ_LLM_GEMM_TMA");
     bool have = false;
     if (want && hcq_device_info(m->dev, &info) == HCQ_OK && info.sm_version == 90) {
         if (tma && hcq_program_load(m->dev, "k_llm_gemm_wgmma_tma", &pg->gemm_wg) == HCQ_OK) {
@@ -280,15 +280,15 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     m->ad_head_max = getenv("NVHCQ_AD_HEAD_MAX") ? (uint32_t)atoi(getenv("NVHCQ_AD_HEAD_MAX")) : 640;
     /* past that path: k_llm_attn_decode_long (three-phase split path, session 9: H100 tg128 at
      * depth 4096 +5-7%), from a second decode graph; NVHCQ_AD_LONG=0 keeps k_llm_attn_decode */
-    m->ad_long = !(getenv("NVHCQ_AD_LONG") && !strcmp(getenv("NVHCQ_AD_LONG"), "0"));
+    m->ad_long = util_env_on("NVHCQ_AD_LONG");
     /* attention + O projection as one launch (k_llm_attn_o.cu) up to this many positions, from a
      * third decode graph (NVHCQ_AO_MAX=n, at most K_LLM_AO_MAXP; 0: never); its partial sums
      * in a fixed order unless NVHCQ_AO_DET=0 (RED adds: last bits vary from run to run) */
     m->ao_max = getenv("NVHCQ_AO_MAX") ? (uint32_t)atoi(getenv("NVHCQ_AO_MAX")) : 0;
     m->ao_max = m->ao_max > K_LLM_AO_MAXP ? K_LLM_AO_MAXP : m->ao_max;
-    m->ao_det = !(getenv("NVHCQ_AO_DET") && !strcmp(getenv("NVHCQ_AO_DET"), "0"));
+    m->ao_det = util_env_on("NVHCQ_AO_DET");
     m->ao_prog = -1;
-    m->qkv_gemm = !(getenv("NVHCQ_QKV_GEMM") && !strcmp(getenv("NVHCQ_QKV_GEMM"), "0"));
+    m->qkv_gemm = util_env_on("NVHCQ_QKV_GEMM");
     /* off by default: measured slower on H100 (down projection 16.0 vs 14.7 us; tg128 Q6_K 1092 vs
      * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */
     m->mvq_long = getenv("NVHCQ_MVQ_LONG") && !strcmp(getenv("NVHCQ_MVQ_LONG"), "1");
@@ -296,9 +296,9 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
      * every byte requested before the PDL wait. Measured on H100 (s131, bench/final/s131.sh, two
      * alternating rounds): tg128 Q8_0 1599-1603 vs 1566-1573, Q4_0 1988-1994 vs 1947-1951, Q6_K
      * 1817-1820 vs 1795, Q4_K_M 2027-2029 vs 1972-1974; NVHCQ_O_PAIRS=0 restores one row per unit. */
-    m->o_pairs = !(getenv("NVHCQ_O_PAIRS") && !strcmp(getenv("NVHCQ_O_PAIRS"), "0"));
+    m->o_pairs = util_env_on("NVHCQ_O_PAIRS");
     /* the token embedding over d / 256 CTAs (k_llm_embed; session 20); NVHCQ_EMBED_SPLIT=0: one CTA */
-    m->embed_split = !(getenv("NVHCQ_EMBED_SPLIT") && !strcmp(getenv("NVHCQ_EMBED_SPLIT"), "0"));
+    m->embed_split = util_env_on("NVHCQ_EMBED_SPLIT");
     /* the q8 mat-vec compiled per weight type (k_llm_matvec.cu): bit i for PROG_MVQ_Q4K + i
      * (Q4_K, Q5_K, Q4_0, Q8_0, Q6_K, Q4_K with Q6_K, Q5_K with Q6_K); NVHCQ_MVQ_TYPED=<mask>
      * for A/B (0: every launch on the switching body); off under an NVHCQ_MVQ variant, whose
@@ -317,7 +317,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         const char *x2 = getenv("NVHCQ_MVQ_X2");
         m->mvq_x2 = x2 && *x2 ? (uint32_t)strtoul(x2, NULL, 0) : K_LLM_MVQ_X2_DEFAULT;
     }
-    m->rope_fused = !(getenv("NVHCQ_ROPE_FUSED") && !strcmp(getenv("NVHCQ_ROPE_FUSED"), "0"));
+    m->rope_fused = util_env_on("NVHCQ_ROPE_FUSED");
     /* decode: the q8 mat-vec and the decode attention wait for their predecessor in the kernel
      * (griddepcontrol.wait), so they may be launched with HCQ_LAUNCH_DEP_WAIT and start while it
      * drains; not with the A/B variants of the mat-vec that do not wait (split, u2; the other
@@ -325,18 +325,17 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
      * producer's completion membar (pb_build.c pb_pdl_link) fixed the wrong tokens sessions 5-6
      * saw (bench/notes-decode.md session 7); tg128 Q6_K rm:0 on H100 1335 tokens/s with it vs
      * 1130 without PDL. NVHCQ_PDL=0 turns it off, =1 on. */
-    const char *mvq_ab = getenv("NVHCQ_MVQ"), *pdl_env = getenv("NVHCQ_PDL");
+    const char *mvq_ab = getenv("NVHCQ_MVQ");
     struct hcq_device_info info;
     const bool info_ok = hcq_device_info(m->dev, &info) == HCQ_OK;
-    m->pdl = !(pdl_env && !strcmp(pdl_env, "0")) &&
-             !(mvq_ab && (!strcmp(mvq_ab, "split") || !strcmp(mvq_ab, "u2")));
+    m->pdl = util_env_on("NVHCQ_PDL") && !(mvq_ab && (!strcmp(mvq_ab, "split") || !strcmp(mvq_ab, "u2")));
     /* off by default: measured slower on H100 (tg128 Q6_K 964 vs 1048, bench/notes-decode.md) */
     m->l2pf = getenv("NVHCQ_L2PF") && !strcmp(getenv("NVHCQ_L2PF"), "1");
     m->mv_f32 =
         p.f32_decode ||
         (getenv("NVHCQ_MV") && (!strcmp(getenv("NVHCQ_MV"), "f32") || !strcmp(getenv("NVHCQ_MV"), "narrow")));
     /* the f32 kernels read the file's layout only */
-    m->repack = !m->mv_f32 && !(getenv("NVHCQ_REPACK") && !strcmp(getenv("NVHCQ_REPACK"), "0"));
+    m->repack = !m->mv_f32 && util_env_on("NVHCQ_REPACK");
     if ((st = llm_upload_weights(m, &p)) || (st = llm_alloc_state(m)) ||
         (st = prefill_gemm_init(m, p.gemm_min_batch)))
         goto fail;

@@ -8,6 +8,7 @@
  * new values costs one update per changed node plus one cuGraphLaunch. Layer: backend.
  */
 #include "cuda_priv.h"
+#include "util_env.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -125,7 +126,7 @@ launch(struct cuda_device *cd, CUstream s, const struct cuda_program *cp, const 
      * orders it; HCQ_CUDA_PDL=0 or a driver without cuLaunchKernelEx: plain stream order) */
     static int pdl = -1;
     if (pdl < 0)
-        pdl = !(getenv("HCQ_CUDA_PDL") && !strcmp(getenv("HCQ_CUDA_PDL"), "0"));
+        pdl = util_env_on("HCQ_CUDA_PDL");
     if ((flags & HCQ_LAUNCH_DEP_WAIT) && pdl && cd->api->cuLaunchKernelEx) {
         CUlaunchAttribute attr = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
         attr.value.programmaticStreamSerializationAllowed = 1;

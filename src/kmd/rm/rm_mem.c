@@ -12,6 +12,7 @@
  */
 #include "rm_priv.h"
 #include "rm_status.h"
+#include "util_env.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -311,10 +312,8 @@ static bool
 rm_dma_map_on(void)
 {
     static int on = -1;
-    if (on < 0) {
-        const char *e = getenv("HCQ_RM_DMA_MAP");
-        on = !(e && !strcmp(e, "0"));
-    }
+    if (on < 0)
+        on = util_env_on("HCQ_RM_DMA_MAP");
     return on;
 }
 
