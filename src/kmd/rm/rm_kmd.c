@@ -20,8 +20,8 @@ const struct kmd_ops rm_kmd_ops;
 
 /* ==== ioctl helpers ==== */
 
-enum hcq_status
-rm_ioctl(struct rm_kmd *k, int fd, unsigned long req, void *arg, const char *what)
+int
+rm_ioctl_raw(struct rm_kmd *k, int fd, unsigned long req, void *arg, const char *what, const uint32_t *status)
 {
     int rc;
     /* HCQ_DEBUG=ioctl logs each call with its duration: where a slow allocation or open spends
@@ -31,10 +31,20 @@ rm_ioctl(struct rm_kmd *k, int fd, unsigned long req, void *arg, const char *wha
     do {
         rc = k->sys->ioctl(k->sys->ctx, fd, req, arg);
     } while (rc < 0 && (errno == EINTR || errno == EAGAIN));
-    if (dbg)
-        HCQ_LOG_DEBUG("rm: ioctl fd %d req 0x%lx (%s) -> %d in %.1f us", fd, req, what, rc,
+    if (dbg) {
+        const int saved = errno;
+        HCQ_LOG_DEBUG("rm: ioctl fd %d req 0x%lx (%s) -> %d%s%s in %.1f us", fd, req, what, rc,
+                      status ? ", " : "", status ? rm_status_name(*status) : "",
                       (double)(hcq_time_ns() - t0) / 1e3);
-    if (rc < 0)
+        errno = saved;
+    }
+    return rc;
+}
+
+enum hcq_status
+rm_ioctl(struct rm_kmd *k, int fd, unsigned long req, void *arg, const char *what)
+{
+    if (rm_ioctl_raw(k, fd, req, arg, what, NULL) < 0)
         return hcq_err(HCQ_ERR_DRIVER, "%s: ioctl 0x%lx on fd %d failed: %s", what, req, fd, strerror(errno));
     return HCQ_OK;
 }
@@ -79,15 +89,7 @@ rm_control(struct rm_kmd *k, uint32_t obj, uint32_t cmd, void *params, uint32_t 
         .params = rm_p64(params),
         .paramsSize = params_B,
     };
-    int rc;
-    const bool dbg = hcq_debug_flags() & HCQ_DEBUG_IOCTL;
-    const uint64_t t0 = dbg ? hcq_time_ns() : 0;
-    do {
-        rc = k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_CONTROL, sizeof p), &p);
-    } while (rc < 0 && (errno == EINTR || errno == EAGAIN));
-    if (dbg)
-        HCQ_LOG_DEBUG("rm: NV_ESC_RM_CONTROL %s (0x%x) on 0x%x -> %d, %s in %.1f us", name, cmd, obj, rc,
-                      rm_status_name(p.status), (double)(hcq_time_ns() - t0) / 1e3);
+    const int rc = rm_ioctl_raw(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_CONTROL, sizeof p), &p, name, &p.status);
     if (rc < 0 || p.status != 0) {
         if (quiet)
             return HCQ_ERR_DRIVER;
@@ -106,12 +108,8 @@ rm_free(struct rm_kmd *k, uint32_t parent, uint32_t h)
     NVOS00_PARAMETERS p = {.hRoot = k->hclient, .hObjectParent = parent, .hObjectOld = h};
     if (!h || k->fd_ctl < 0)
         return;
-    const bool dbg = hcq_debug_flags() & HCQ_DEBUG_IOCTL;
-    const uint64_t t0 = dbg ? hcq_time_ns() : 0;
-    int rc = k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_FREE, sizeof p), &p);
-    if (dbg)
-        HCQ_LOG_DEBUG("rm: ioctl NV_ESC_RM_FREE 0x%x under 0x%x -> %d, %s in %.1f us", h, parent, rc,
-                      rm_status_name(p.status), (double)(hcq_time_ns() - t0) / 1e3);
+    const int rc =
+        rm_ioctl_raw(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_FREE, sizeof p), &p, "NV_ESC_RM_FREE", &p.status);
     if (rc < 0 || p.status != 0)
         HCQ_LOG_WARN("rm: NV_ESC_RM_FREE 0x%x under 0x%x: %s (0x%x)", h, parent,
                      rc < 0 ? strerror(errno) : rm_status_name(p.status), p.status);

@@ -258,8 +258,8 @@ rm_mem_cpu_map(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, uint64_t va, bo
                                     .hDevice = k->hdevice,
                                     .hMemory = hmem,
                                     .pLinearAddress = m.params.pLinearAddress};
-            if (k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY, sizeof um), &um) <
-                0)
+            if (rm_ioctl_raw(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY, sizeof um), &um,
+                             "NV_ESC_RM_UNMAP_MEMORY", &um.status) < 0)
                 HCQ_LOG_DEBUG("rm: NV_ESC_RM_UNMAP_MEMORY after a failed mmap: %s", strerror(errno));
         } else {
             *map_out = p;
@@ -277,7 +277,8 @@ rm_mem_cpu_unmap(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, void *map, ui
     rm_cpu_release(k, map, size_B);
     NVOS34_PARAMETERS um = {
         .hClient = k->hclient, .hDevice = k->hdevice, .hMemory = hmem, .pLinearAddress = cookie};
-    if (k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY, sizeof um), &um) < 0 ||
+    if (rm_ioctl_raw(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY, sizeof um), &um,
+                     "NV_ESC_RM_UNMAP_MEMORY", &um.status) < 0 ||
         um.status)
         HCQ_LOG_DEBUG("rm: NV_ESC_RM_UNMAP_MEMORY hMemory 0x%x: %s", hmem, rm_status_name(um.status));
 }
@@ -394,13 +395,8 @@ rm_mem_release(struct rm_kmd *k, struct rm_mem *m)
                                .hMemory = m->hmem,
                                .dmaOffset = va,
                                .size = size};
-        const bool dbg = hcq_debug_flags() & HCQ_DEBUG_IOCTL;
-        const uint64_t t0 = dbg ? hcq_time_ns() : 0;
-        const int rc =
-            k->sys->ioctl(k->sys->ctx, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY_DMA, sizeof u), &u);
-        if (dbg)
-            HCQ_LOG_DEBUG("rm: ioctl NV_ESC_RM_UNMAP_MEMORY_DMA hMemory 0x%x -> %d in %.1f us", m->hmem, rc,
-                          (double)(hcq_time_ns() - t0) / 1e3);
+        const int rc = rm_ioctl_raw(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_UNMAP_MEMORY_DMA, sizeof u), &u,
+                                    "NV_ESC_RM_UNMAP_MEMORY_DMA", &u.status);
         if (rc < 0 || u.status != 0)
             HCQ_LOG_WARN("rm: NV_ESC_RM_UNMAP_MEMORY_DMA hMemory 0x%x: %s (0x%x)", m->hmem,
                          rm_status_name(u.status), u.status);

@@ -180,6 +180,11 @@ rm_kmd_from(struct kmd *k)
 
 /* ==== ioctl helpers (rm_kmd.c) ==== */
 
+/* Every RM and UVM ioctl goes through here: through k->sys, retried on EINTR/EAGAIN, logged
+ * with its duration (and *status when given) under HCQ_DEBUG=ioctl. Returns the ioctl's rc,
+ * errno as the ioctl left it. */
+int rm_ioctl_raw(struct rm_kmd *k, int fd, unsigned long req, void *arg, const char *what,
+                 const uint32_t *status);
 /* ioctl through k->sys; HCQ_ERR_DRIVER naming `what` and errno on transport failure. */
 HCQ_MUST_CHECK enum hcq_status rm_ioctl(struct rm_kmd *k, int fd, unsigned long req, void *arg,
                                         const char *what);
