@@ -12,7 +12,6 @@
  */
 #include "rm_priv.h"
 #include "rm_status.h"
-#include "util_env.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -303,19 +302,23 @@ rm_map_dma_flags(const struct rm_mem *m)
 }
 
 /* Whether to map into RM's virtmem object too (NV_ESC_RM_MAP_MEMORY_DMA, step 2 of rm.md §3.5),
- * next to UVM's mapping of the same range. docs/hw/rm.md §9.5 leaves open whether it is
- * needed; it is most of a cold device allocation's time on H100 (session 24, s182: 4.9 of 7.0 ms
- * for 256 MiB with its 4 KiB PTEs, and 1.8 ms more to unmap). HCQ_RM_DMA_MAP=0 skips it for
- * GPU-only device memory - the large buffers - and keeps it for host memory and for what the CPU
- * maps or must sit below 2^40 (rings, USERD, pushbuffers, signals), where RM itself may look
- * the range up (A/B, not yet run on a GPU). */
+ * next to UVM's mapping of the same range. The GPU reaches device memory through UVM's mapping;
+ * RM's, with its 4 KiB PTEs, was most of a cold device allocation's time on H100 (session 24,
+ * s182: 4.9 of 7.0 ms for 256 MiB, 1.8 ms more to unmap). Session 25 (s183, H100) left it out
+ * for GPU-only device memory - the large buffers - under the HCQ suite with the kernel log,
+ * test_llm_e2e and tg128 (unchanged): cold 1 / 16 / 256 MiB alloc + free 127 / 427 / 5791 us ->
+ * 80 / 71 / 217 (CUDA 100 / 118 / 486). So that is the default; host memory and what the CPU
+ * maps or must sit below 2^40 (rings, USERD, pushbuffers, signals) keep the RM mapping, as RM
+ * itself may look those ranges up. HCQ_RM_DMA_MAP=1 maps every buffer as before. */
 static bool
-rm_dma_map_on(void)
+rm_dma_map_all(void)
 {
-    static int on = -1;
-    if (on < 0)
-        on = util_env_on("HCQ_RM_DMA_MAP");
-    return on;
+    static int all = -1;
+    if (all < 0) {
+        const char *e = getenv("HCQ_RM_DMA_MAP");
+        all = e && !strcmp(e, "1");
+    }
+    return all;
 }
 
 /* Step 2 of rm.md §3.5: the same range in RM's virtmem object (NV_ESC_RM_MAP_MEMORY_DMA). */
@@ -356,7 +359,7 @@ rm_mem_gpu_map(struct rm_kmd *k, struct rm_mem *m)
         return st;
     m->uvm_range = true;
     const bool gpu_only = !(m->base.flags & (KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA));
-    if ((rm_dma_map_on() || !gpu_only) && (st = rm_mem_dma_map(k, m)) != HCQ_OK)
+    if ((rm_dma_map_all() || !gpu_only) && (st = rm_mem_dma_map(k, m)) != HCQ_OK)
         return st;
 
     UVM_MAP_EXTERNAL_ALLOCATION_PARAMS *x = calloc(1, sizeof *x);
