@@ -8,6 +8,10 @@
  * alloc_host_cold time the driver's path: alloc + free + hcq_device_mem_trim, every block
  * going back to the driver (the first allocation of a size class pays this; on cuda, which has
  * no pool of ours, trim does nothing and the rows equal the others).
+ * alloc_device_fresh / alloc_host_fresh (4 KiB .. 256 MiB, measured first) time each
+ * allocation of n distinct live buffers of one size, none freed in between - what a program
+ * that sets up many buffers pays, and where neither side's free list can help (ours is trimmed
+ * before the row; CUDA keeps whatever its driver caches). Then all are freed, untimed.
  * Napkin bound: a device allocation is a VA reservation plus page-table writes for
  * 2 MiB pages (~tens of us; anchors.md: cuMemAlloc 16 MiB median 36 us on H200); pinned
  * host memory must also pin (and zero) every 4 KiB page: ~0.1-0.3 ms per MiB.
@@ -85,9 +89,66 @@ run(struct bench_ctx *ctx, struct bench_dev *d, uint64_t size, uint32_t flags, b
     free(t);
 }
 
+/* n distinct live buffers of `size`, each allocation timed; freed (and trimmed) after. */
+static void
+run_fresh(struct bench_ctx *ctx, struct bench_dev *d, uint64_t size, uint32_t flags)
+{
+    char params[32];
+    struct bench_result r =
+        bench_result_init("alloc", (flags & HCQ_MEM_HOST) ? "alloc_host_fresh" : "alloc_device_fresh", d,
+                          bench_fmt_bytes(params, sizeof params, size), "us", false);
+    uint32_t n = ctx->quick            ? 8
+                 : size <= (64u << 10) ? 64
+                 : size <= (1u << 20)  ? 32
+                 : size <= (16u << 20) ? 16
+                                       : 4;
+    (void)hcq_device_mem_trim(d->dev);
+    struct hcq_buf **b = calloc(n, sizeof *b);
+    double *t = calloc(n, sizeof *t);
+    enum hcq_status st = b && t ? HCQ_OK : HCQ_ERR_NOMEM;
+    bool ok = true;
+    for (uint32_t i = 0; i < n && st == HCQ_OK; i++) {
+        uint64_t t0 = hcq_time_ns();
+        st = hcq_buf_alloc(d->dev, size, flags, &b[i]);
+        t[i] = (double)(hcq_time_ns() - t0);
+    }
+    /* correctness, untimed: the first and the last buffer hold what was written to them */
+    for (uint32_t i = 0; i < n && st == HCQ_OK; i += n - 1 ? n - 1 : 1) {
+        bool one = false;
+        st = probe(b[i], &one);
+        ok &= one;
+    }
+    for (uint32_t i = 0; b && i < n; i++)
+        hcq_buf_free(b[i]);
+    (void)hcq_device_mem_trim(d->dev);
+    if (st != HCQ_OK)
+        bench_add_status(ctx, &r, BENCH_ERROR, "%s", hcq_last_error());
+    else if (!ok)
+        bench_add_status(ctx, &r, BENCH_FAIL, "bytes written to a new buffer did not read back");
+    else {
+        bench_stats(&r, t, n, 0);
+        r.verdict = BENCH_VERIFIED;
+        snprintf(r.note, sizeof r.note, "host time of each of %u allocations of live, distinct buffers", n);
+        bench_add(ctx, &r);
+    }
+    free(t);
+    free(b);
+}
+
 void
 bench_alloc(struct bench_ctx *ctx)
 {
+    /* fresh rows first, so on every backend they are the process's first allocations of the size */
+    static const uint64_t fresh[] = {4u << 10, 64u << 10, 1u << 20, 16u << 20, 256u << 20};
+    for (int s = 0; s < 5; s++)
+        for (int f = 0; f < 2; f++)
+            for (int i = 0; i < ctx->dev_count; i++) {
+                struct bench_dev *d = &ctx->devs[i];
+                if (d->dead || (ctx->quick && fresh[s] > (1u << 20)) ||
+                    (d->info.emulated && fresh[s] > (16u << 20)))
+                    continue;
+                run_fresh(ctx, d, fresh[s], f ? HCQ_MEM_HOST : HCQ_MEM_DEVICE);
+            }
     static const uint64_t sizes[] = {1ull << 20, 16ull << 20, 256ull << 20};
     for (int cold = 0; cold < 2; cold++)
         for (int s = 0; s < 3; s++)
