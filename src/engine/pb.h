@@ -73,13 +73,16 @@
 /* Caching pool of buffer memory (pb_pool.c): kinds of blocks, per-side statistics. */
 enum { PB_POOL_DEVICE, PB_POOL_MAPPED, PB_POOL_HOST, PB_POOL_KINDS };
 struct pb_block;
+struct pb_slab;
 struct pb_pool_side {
     struct hcq_mem_pool_stats st;
 };
 struct pb_pool {
     pthread_mutex_t lock;
     bool enabled;
+    bool slab_on;                          /* small classes from slabs (HCQ_POOL_SLAB, on unless 0) */
     struct pb_block *cache[PB_POOL_KINDS]; /* freed blocks, most recent first */
+    struct pb_slab *slabs[PB_POOL_KINDS];  /* sub-allocation slabs of small classes */
     uint32_t cache_count[PB_POOL_KINDS];
     struct pb_pool_side device, host; /* device: DEVICE + MAPPED kinds */
 };
@@ -244,8 +247,9 @@ void pb_pool_init(struct pb_pool *p, uint64_t device_mem_B);
 /* A block of `kind` holding at least size_B bytes (cached or new); *mem_out its memory. */
 HCQ_MUST_CHECK enum hcq_status pb_pool_alloc(struct pb_dev *pd, uint32_t kind, uint64_t size_B,
                                              struct pb_block **out, struct kmd_mem **mem_out);
-/* The driver memory behind a block (buf->priv of a pool buffer). */
-struct kmd_mem *pb_block_mem(struct pb_block *b);
+/* The driver memory behind a block (buf->priv of a pool buffer) and the block's offset in it
+ * (a slab's slot: not 0). */
+struct kmd_mem *pb_block_mem(struct pb_block *b, uint64_t *offset_out);
 /* Keep the block for reuse, or give it back to the driver (past the cap, device lost). */
 void pb_pool_free(struct pb_dev *pd, struct pb_block *b);
 /* Give every cached block back; returns the bytes. */

@@ -143,10 +143,11 @@ pb_buf_peer_map(struct hcq_device *dev, struct hcq_buf *buf, struct hcq_buf *ali
         return hcq_err_quiet(HCQ_ERR_UNSUPPORTED, "the %s kernel driver has no peer mappings to %s",
                              dev->info.backend, buf->dev->info.spec);
     struct kmd_mem *m = NULL;
-    enum hcq_status st = kmd_mem_peer_map(pd->kmd, owner->kmd, pb_block_mem(buf->priv), &m);
+    uint64_t off = 0; /* a small buffer is a slot of a slab: the whole slab is mapped */
+    enum hcq_status st = kmd_mem_peer_map(pd->kmd, owner->kmd, pb_block_mem(buf->priv, &off), &m);
     if (st != HCQ_OK)
         return st;
-    alias->va = m->va;
+    alias->va = m->va + off;
     alias->map = NULL; /* the CPU reaches it through the owner only */
     alias->priv = m;
     alias->handle = m->handle;

@@ -17,6 +17,17 @@
  *     again, then tries the exact size (no rounding, not cached) before it fails with
  *     HCQ_ERR_NOMEM;
  *   - hcq_device_mem_trim and device close empty it.
+ * Small blocks (classes up to 1 MiB) are slots of a slab: one driver allocation of
+ * max(2 MiB, 4 classes) cut into equal slots of one class, as CUDA's driver sub-allocates
+ * small cuMemAlloc/cuMemHostAlloc blocks. Every driver allocation costs 30-100 us even for
+ * 4 KiB (RM object, UVM range and mapping; H100 session 25: distinct live 4 KiB device
+ * buffers 36 us each against CUDA's 2), so the first allocation of a class pays it once per
+ * slab. A free slot counts as cached; an emptied slab stays cached as a whole (trim, the cap,
+ * OOM and close give it back) - a slab with live slots cannot be given back. A slab is made
+ * only while its free slots fit under the cap, else the block is a whole one as before.
+ * A slot's buffer shares the slab's pages with its neighbours: a kernel writing past its end
+ * corrupts them rather than faulting, as with CUDA's small allocations. HCQ_POOL_SLAB=0: whole
+ * blocks only.
  * Reuse has the same rule as a free: the caller frees a buffer only after the GPU work
  * using it completed (hcq_buf_free never waited; a cached block is no different from
  * memory the driver would hand out again).
@@ -29,17 +40,38 @@
 
 /* Blocks kept per kind at most (bounds the class search, which is linear). */
 #define PB_POOL_MAX_BLOCKS 512u
+/* Sub-allocation: the largest class cut from slabs, the smallest slab, slots per slab. */
+#define PB_SUB_MAX_B (1ull << 20)
+#define PB_SLAB_MIN_B (2ull << 20)
+#define PB_SLAB_MIN_SLOTS 4u
+#define PB_SLAB_MAX_SLOTS 512u /* 2 MiB of 4 KiB slots */
+
+struct pb_slab {
+    struct pb_slab *next; /* in the kind's slab list */
+    struct kmd_mem *mem;
+    uint64_t class_B;
+    uint32_t kind, slots, used;
+    uint64_t free_mask[PB_SLAB_MAX_SLOTS / 64]; /* bit set: slot free */
+};
 
 struct pb_block {
     struct pb_block *next; /* in the kind's cache list */
-    struct kmd_mem *mem;
-    uint64_t class_B; /* 0: exact-size block, never cached */
+    struct kmd_mem *mem;   /* the driver block, or &view for a slab's slot */
+    uint64_t class_B;      /* 0: exact-size block, never cached */
     uint32_t kind;
+    struct pb_slab *slab; /* a slot's slab, else NULL */
+    uint32_t slot;
+    struct kmd_mem view; /* a slot: its part of slab->mem (never passed to the kmd) */
 };
 
 struct kmd_mem *
-pb_block_mem(struct pb_block *b)
+pb_block_mem(struct pb_block *b, uint64_t *offset_out)
 {
+    if (b->slab) {
+        *offset_out = (uint64_t)b->slot * b->slab->class_B;
+        return b->slab->mem;
+    }
+    *offset_out = 0;
     return b->mem;
 }
 
@@ -89,6 +121,7 @@ pb_pool_init(struct pb_pool *p, uint64_t device_mem_B)
     pthread_mutex_init(&p->lock, NULL);
     const char *cap = getenv("HCQ_POOL_MAX_MB");
     p->enabled = util_env_on("HCQ_POOL");
+    p->slab_on = p->enabled && util_env_on("HCQ_POOL_SLAB"); /* 0: whole blocks only (A/B) */
     uint64_t dev_cap = device_mem_B ? device_mem_B / 8 : (1ull << 30);
     uint64_t host_cap = 1ull << 30;
     if (cap && *cap)
@@ -97,57 +130,214 @@ pb_pool_init(struct pb_pool *p, uint64_t device_mem_B)
     p->host.st.cap_B = p->enabled ? host_cap : 0;
 }
 
-/* Unlink every cached block (caller holds the lock); returns them as a list. */
-static struct pb_block *
-pb_pool_take_all(struct pb_pool *p)
+/* What the driver gets back, collected under the lock and released outside it (driver calls
+ * take milliseconds). */
+struct pb_release {
+    struct pb_block *blocks;
+    struct pb_slab *slabs;
+};
+
+static void
+pb_release_take_block(struct pb_pool *p, struct pb_release *r, struct pb_block *b)
 {
-    struct pb_block *all = NULL;
+    struct pb_pool_side *s = pb_pool_side(p, b->kind);
+    s->st.cached_B -= b->class_B;
+    s->st.reserved_B -= b->class_B;
+    s->st.cached_blocks--;
+    s->st.driver_frees++;
+    b->next = r->blocks;
+    r->blocks = b;
+}
+
+/* Unlink the empty slab *pp (caller holds the lock) into r. */
+static void
+pb_release_take_slab(struct pb_pool *p, struct pb_release *r, struct pb_slab **pp)
+{
+    struct pb_slab *sl = *pp;
+    struct pb_pool_side *s = pb_pool_side(p, sl->kind);
+    *pp = sl->next;
+    s->st.cached_B -= sl->mem->size_B;
+    s->st.reserved_B -= sl->mem->size_B;
+    s->st.cached_blocks--;
+    s->st.driver_frees++;
+    sl->next = r->slabs;
+    r->slabs = sl;
+}
+
+static uint64_t
+pb_release_run(struct pb_dev *pd, struct pb_release *r)
+{
+    uint64_t freed = 0;
+    while (r->blocks) {
+        struct pb_block *b = r->blocks;
+        r->blocks = b->next;
+        freed += b->class_B;
+        kmd_mem_free(pd->kmd, b->mem);
+        free(b);
+    }
+    while (r->slabs) {
+        struct pb_slab *sl = r->slabs;
+        r->slabs = sl->next;
+        freed += sl->mem->size_B;
+        kmd_mem_free(pd->kmd, sl->mem);
+        free(sl);
+    }
+    return freed;
+}
+
+/* Every cached block and empty slab into r (caller holds the lock). */
+static void
+pb_pool_take_all(struct pb_pool *p, struct pb_release *r)
+{
+    bool any = p->device.st.cached_B || p->host.st.cached_B;
     for (uint32_t k = 0; k < PB_POOL_KINDS; k++) {
         while (p->cache[k]) {
             struct pb_block *b = p->cache[k];
             p->cache[k] = b->next;
-            b->next = all;
-            all = b;
+            pb_release_take_block(p, r, b);
         }
         p->cache_count[k] = 0;
+        for (struct pb_slab **pp = &p->slabs[k]; *pp;) {
+            if ((*pp)->used == 0)
+                pb_release_take_slab(p, r, pp);
+            else
+                pp = &(*pp)->next;
+        }
     }
-    if (all || p->device.st.cached_B || p->host.st.cached_B) {
+    if (any) {
         p->device.st.trims++;
         p->host.st.trims++;
     }
-    return all;
+}
+
+/* Over the cap (a slot's free, which cannot be refused): empty slabs, then whole blocks of
+ * side s go back until it fits or nothing more can (caller holds the lock). */
+static void
+pb_pool_shrink(struct pb_pool *p, struct pb_pool_side *s, struct pb_release *r)
+{
+    for (uint32_t k = 0; k < PB_POOL_KINDS && s->st.cached_B > s->st.cap_B; k++) {
+        if (pb_pool_side(p, k) != s)
+            continue;
+        for (struct pb_slab **pp = &p->slabs[k]; *pp && s->st.cached_B > s->st.cap_B;) {
+            if ((*pp)->used == 0)
+                pb_release_take_slab(p, r, pp);
+            else
+                pp = &(*pp)->next;
+        }
+        while (p->cache[k] && s->st.cached_B > s->st.cap_B) {
+            struct pb_block *b = p->cache[k];
+            p->cache[k] = b->next;
+            p->cache_count[k]--;
+            pb_release_take_block(p, r, b);
+        }
+    }
 }
 
 uint64_t
 pb_pool_trim(struct pb_dev *pd)
 {
     struct pb_pool *p = &pd->pool_mem;
+    struct pb_release r = {0};
     pthread_mutex_lock(&p->lock);
-    struct pb_block *all = pb_pool_take_all(p);
-    uint64_t freed = 0;
-    for (struct pb_block *b = all; b; b = b->next) {
-        struct pb_pool_side *s = pb_pool_side(p, b->kind);
-        s->st.cached_B -= b->class_B;
-        s->st.reserved_B -= b->class_B;
-        s->st.cached_blocks--;
-        s->st.driver_frees++;
-        freed += b->class_B;
-    }
+    pb_pool_take_all(p, &r);
     pthread_mutex_unlock(&p->lock);
-    /* driver calls outside the lock: they take milliseconds */
-    while (all) {
-        struct pb_block *b = all;
-        all = b->next;
-        kmd_mem_free(pd->kmd, b->mem);
-        free(b);
-    }
-    return freed;
+    return pb_release_run(pd, &r);
 }
 
 static bool
 pb_pool_oom(enum hcq_status st)
 {
     return st == HCQ_ERR_NOMEM;
+}
+
+/* Slab size for a class that is cut from slabs, 0 for one that is not. */
+static uint64_t
+pb_slab_size(uint64_t class_B)
+{
+    if (!class_B || class_B > PB_SUB_MAX_B)
+        return 0;
+    uint64_t b = class_B * PB_SLAB_MIN_SLOTS;
+    return b < PB_SLAB_MIN_B ? PB_SLAB_MIN_B : b;
+}
+
+/* Take a free slot of sl into a new block b (caller holds the lock). */
+static void
+pb_slab_take(struct pb_pool *p, struct pb_slab *sl, struct pb_block *b)
+{
+    struct pb_pool_side *s = pb_pool_side(p, sl->kind);
+    uint32_t w = 0;
+    while (!sl->free_mask[w])
+        w++;
+    const uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(sl->free_mask[w]);
+    sl->free_mask[w] &= ~(1ull << (slot % 64));
+    if (sl->used++ == 0)
+        s->st.cached_blocks--; /* no longer an empty slab */
+    s->st.cached_B -= sl->class_B;
+    const uint64_t off = (uint64_t)slot * sl->class_B;
+    b->slab = sl;
+    b->slot = slot;
+    b->class_B = sl->class_B;
+    b->kind = sl->kind;
+    b->view = *sl->mem;
+    b->view.size_B = sl->class_B;
+    b->view.va = sl->mem->va + off;
+    b->view.map = sl->mem->map ? (uint8_t *)sl->mem->map + off : NULL;
+    b->view.priv = NULL;
+    b->mem = &b->view;
+}
+
+/* A slot of class_B from a slab of `kind`: a free one, else a new slab. HCQ_ERR_NOMEM (quiet)
+ * when no slab can be had; the caller then makes a whole block. */
+static enum hcq_status
+pb_slab_alloc(struct pb_dev *pd, uint32_t kind, uint64_t class_B, struct pb_block *b)
+{
+    struct pb_pool *p = &pd->pool_mem;
+    struct pb_pool_side *s = pb_pool_side(p, kind);
+    const uint64_t slab_B = pb_slab_size(class_B);
+    pthread_mutex_lock(&p->lock);
+    for (struct pb_slab *sl = p->slabs[kind]; sl; sl = sl->next) {
+        if (sl->class_B == class_B && sl->used < sl->slots) {
+            pb_slab_take(p, sl, b);
+            s->st.hits++;
+            pthread_mutex_unlock(&p->lock);
+            return HCQ_OK;
+        }
+    }
+    /* a new slab's free slots count as cached: only while they fit under the cap */
+    const bool fits = s->st.cached_B + slab_B - class_B <= s->st.cap_B;
+    pthread_mutex_unlock(&p->lock);
+    if (!fits)
+        return HCQ_ERR_NOMEM;
+    struct pb_slab *sl = calloc(1, sizeof *sl);
+    if (!sl)
+        return hcq_err(HCQ_ERR_NOMEM, "buf_alloc: slab");
+    /* aligned to the class, so every slot is */
+    enum hcq_status st = kmd_mem_alloc(pd->kmd, slab_B, class_B, pb_pool_kind_flags(kind), &sl->mem);
+    if (st == HCQ_OK && (pb_pool_kind_flags(kind) & KMD_MEM_CPU_MAP) && !sl->mem->map) {
+        kmd_mem_free(pd->kmd, sl->mem);
+        st = HCQ_ERR_NOMEM; /* the whole-block path reports it */
+    }
+    if (st != HCQ_OK) {
+        free(sl);
+        return st;
+    }
+    sl->class_B = class_B;
+    sl->kind = kind;
+    sl->slots = (uint32_t)(slab_B / class_B);
+    for (uint32_t i = 0; i < sl->slots; i++)
+        sl->free_mask[i / 64] |= 1ull << (i % 64);
+    pthread_mutex_lock(&p->lock);
+    sl->next = p->slabs[kind];
+    p->slabs[kind] = sl;
+    s->st.driver_allocs++;
+    s->st.reserved_B += slab_B;
+    s->st.cached_B += slab_B;
+    s->st.cached_blocks++; /* empty until the take below */
+    if (s->st.reserved_B > s->st.peak_reserved_B)
+        s->st.peak_reserved_B = s->st.reserved_B;
+    pb_slab_take(p, sl, b);
+    pthread_mutex_unlock(&p->lock);
+    return HCQ_OK;
 }
 
 enum hcq_status
@@ -157,27 +347,44 @@ pb_pool_alloc(struct pb_dev *pd, uint32_t kind, uint64_t size_B, struct pb_block
     struct pb_pool *p = &pd->pool_mem;
     struct pb_pool_side *s = pb_pool_side(p, kind);
     uint64_t class_B = p->enabled ? pb_pool_class(size_B) : 0;
+    struct pb_block *b = NULL;
+    if (p->slab_on && pb_slab_size(class_B) && !atomic_load(&pd->base.lost)) {
+        if (!(b = calloc(1, sizeof *b)))
+            return hcq_err(HCQ_ERR_NOMEM, "buf_alloc: pool block");
+        enum hcq_status st = pb_slab_alloc(pd, kind, class_B, b);
+        if (st == HCQ_OK) {
+            *out = b;
+            *mem_out = b->mem;
+            return HCQ_OK;
+        }
+        if (!pb_pool_oom(st)) {
+            free(b);
+            return st;
+        }
+        /* no slab (over the cap, or the driver refused one): a whole block of the class */
+        memset(b, 0, sizeof *b);
+    }
     if (class_B) {
         pthread_mutex_lock(&p->lock);
         for (struct pb_block **pp = &p->cache[kind]; *pp; pp = &(*pp)->next) {
-            struct pb_block *b = *pp;
-            if (b->class_B != class_B)
+            struct pb_block *c = *pp;
+            if (c->class_B != class_B)
                 continue;
-            *pp = b->next;
-            b->next = NULL;
+            *pp = c->next;
+            c->next = NULL;
             p->cache_count[kind]--;
             s->st.cached_B -= class_B;
             s->st.cached_blocks--;
             s->st.hits++;
             pthread_mutex_unlock(&p->lock);
-            *out = b;
-            *mem_out = b->mem;
+            free(b);
+            *out = c;
+            *mem_out = c->mem;
             return HCQ_OK;
         }
         pthread_mutex_unlock(&p->lock);
     }
-    struct pb_block *b = calloc(1, sizeof *b);
-    if (!b)
+    if (!b && !(b = calloc(1, sizeof *b)))
         return hcq_err(HCQ_ERR_NOMEM, "buf_alloc: pool block");
     uint32_t flags = pb_pool_kind_flags(kind);
     struct kmd_mem *mem = NULL;
@@ -219,9 +426,30 @@ pb_pool_free(struct pb_dev *pd, struct pb_block *b)
 {
     struct pb_pool *p = &pd->pool_mem;
     struct pb_pool_side *s = pb_pool_side(p, b->kind);
+    struct pb_release r = {0};
+    const bool lost = atomic_load(&pd->base.lost);
     pthread_mutex_lock(&p->lock);
+    if (b->slab) {
+        struct pb_slab *sl = b->slab;
+        sl->free_mask[b->slot / 64] |= 1ull << (b->slot % 64);
+        s->st.cached_B += sl->class_B;
+        if (--sl->used == 0) {
+            s->st.cached_blocks++;
+            if (lost) /* nothing of a lost device is reused */
+                for (struct pb_slab **pp = &p->slabs[b->kind]; *pp; pp = &(*pp)->next)
+                    if (*pp == sl) {
+                        pb_release_take_slab(p, &r, pp);
+                        break;
+                    }
+        }
+        pb_pool_shrink(p, s, &r);
+        pthread_mutex_unlock(&p->lock);
+        free(b);
+        pb_release_run(pd, &r);
+        return;
+    }
     bool keep = b->class_B && s->st.cached_B + b->class_B <= s->st.cap_B &&
-                p->cache_count[b->kind] < PB_POOL_MAX_BLOCKS && !atomic_load(&pd->base.lost);
+                p->cache_count[b->kind] < PB_POOL_MAX_BLOCKS && !lost;
     if (keep) {
         b->next = p->cache[b->kind];
         p->cache[b->kind] = b;

@@ -208,6 +208,110 @@ done:
     hcq_device_close(dev);
 }
 
+/* Small blocks are slots of one slab (one driver allocation): 600 live 4 KiB buffers of each
+ * kind take two slabs of 512 slots, each buffer its own memory (written through the GPU's
+ * view of it: the copy engine), and giving them back leaves two empty slabs that a trim
+ * returns; nothing of the emulator's is left. */
+static void
+slab_kind(struct th *t, uint32_t flags)
+{
+    enum { N = 600 };
+    struct hcq_device *dev = NULL;
+    struct hcq_buf **b = calloc(N, sizeof *b);
+    struct emu_stats base, now;
+    emu_stats_get(&base);
+    unsetenv("HCQ_POOL_SLAB"); /* these tests are about the slabs */
+    CHECK(b != NULL);
+    CHECK_OK(hcq_device_open("emu:gh100", &dev));
+    struct hcq_mem_stats s0, s1;
+    CHECK_OK(hcq_device_mem_stats(dev, &s0));
+    for (int i = 0; i < N; i++)
+        CHECK_OK(hcq_buf_alloc(dev, 8 + th_rand() % 4089, flags, &b[i]));
+    CHECK_OK(hcq_device_mem_stats(dev, &s1));
+    const struct hcq_mem_pool_stats *p0 = flags & HCQ_MEM_HOST ? &s0.host : &s0.device;
+    const struct hcq_mem_pool_stats *p1 = flags & HCQ_MEM_HOST ? &s1.host : &s1.device;
+    CHECKF(p1->driver_allocs - p0->driver_allocs == 2 && p1->hits - p0->hits == N - 2,
+           "%d buffers of <= 4 KiB: %llu driver allocations, %llu hits", N,
+           (unsigned long long)(p1->driver_allocs - p0->driver_allocs),
+           (unsigned long long)(p1->hits - p0->hits));
+    CHECK(p1->reserved_B - p0->reserved_B == (4u << 20) && p1->cached_B - p0->cached_B == (1024u - N) * 4096);
+    for (int i = 0; i < N; i++) {
+        CHECKF(hcq_buf_va(b[i]) % 4096 == 0, "slot VA 0x%llx", (unsigned long long)hcq_buf_va(b[i]));
+        for (int j = 0; j < i; j++)
+            CHECK(hcq_buf_va(b[i]) != hcq_buf_va(b[j]));
+        uint32_t v[2] = {0xc0de0000u + (uint32_t)i, (uint32_t)th_rand()};
+        CHECK_OK(hcq_buf_write(b[i], 0, v, sizeof v));
+        if (hcq_buf_map(b[i]))
+            CHECK(memcmp(hcq_buf_map(b[i]), v, sizeof v) == 0);
+    }
+    for (int i = 0; i < N; i++) {
+        uint32_t v[2] = {0};
+        CHECK_OK(hcq_buf_read(b[i], 0, v, sizeof v));
+        CHECKF(v[0] == 0xc0de0000u + (uint32_t)i, "buffer %d reads 0x%x", i, v[0]);
+    }
+    for (int i = 0; i < N; i++) {
+        hcq_buf_free(b[i]);
+        b[i] = NULL;
+    }
+    CHECK_OK(hcq_device_mem_stats(dev, &s1));
+    CHECK(p1->reserved_B == p0->reserved_B + (4u << 20) && p1->cached_B == p0->cached_B + (4u << 20));
+    CHECK(p1->cached_blocks == p0->cached_blocks + 2);
+    CHECK(hcq_device_mem_trim(dev) >= (4u << 20));
+    CHECK_OK(hcq_device_mem_stats(dev, &s1));
+    CHECK(p1->reserved_B == 0 && p1->cached_B == 0 && p1->cached_blocks == 0);
+done:
+    for (int i = 0; b && i < N; i++)
+        hcq_buf_free(b[i]);
+    free(b);
+    hcq_device_close(dev);
+    emu_stats_get(&now);
+    CHECK(emu_equal(&base, &now));
+}
+
+TEST(slab_device)
+{
+    slab_kind(t, HCQ_MEM_DEVICE);
+}
+
+TEST(slab_mappable)
+{
+    slab_kind(t, HCQ_MEM_DEVICE | HCQ_MEM_MAPPABLE);
+}
+
+TEST(slab_host)
+{
+    slab_kind(t, HCQ_MEM_HOST);
+}
+
+/* A slab is made only while its free slots fit under the cap: with a 1 MiB cap a 4 KiB buffer
+ * is a whole block of its own, and 1 MiB buffers (slab of 4) are too. */
+TEST(slab_respects_cap)
+{
+    struct hcq_device *dev = NULL;
+    struct hcq_buf *a = NULL, *b = NULL;
+    setenv("HCQ_POOL_MAX_MB", "1", 1);
+    unsetenv("HCQ_POOL_SLAB");
+    enum hcq_status ost = hcq_device_open("emu:gh100", &dev);
+    unsetenv("HCQ_POOL_MAX_MB");
+    CHECK_OK(ost);
+    struct hcq_mem_stats s;
+    CHECK_OK(hcq_buf_alloc(dev, 4096, HCQ_MEM_DEVICE, &a));
+    CHECK_OK(hcq_buf_alloc(dev, 1 << 20, HCQ_MEM_DEVICE, &b));
+    CHECK_OK(hcq_device_mem_stats(dev, &s));
+    CHECKF(s.device.reserved_B == 4096 + (1u << 20) && s.device.cached_B == 0, "reserved %llu cached %llu",
+           (unsigned long long)s.device.reserved_B, (unsigned long long)s.device.cached_B);
+    hcq_buf_free(a);
+    a = NULL;
+    hcq_buf_free(b);
+    b = NULL;
+    CHECK_OK(hcq_device_mem_stats(dev, &s));
+    CHECK(s.device.cached_B <= s.device.cap_B);
+done:
+    hcq_buf_free(a);
+    hcq_buf_free(b);
+    hcq_device_close(dev);
+}
+
 /* HCQ_POOL=0: every free goes back to the driver. */
 TEST(pool_off)
 {
@@ -238,6 +342,10 @@ main(int argc, char **argv)
         TH_CASE(reuse_and_close),
         TH_CASE(oom_trims_then_fails_cleanly),
         TH_CASE(pool_off),
+        TH_CASE(slab_device),
+        TH_CASE(slab_mappable),
+        TH_CASE(slab_host),
+        TH_CASE(slab_respects_cap),
     };
     return th_run("pool", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1);
 }
