@@ -140,18 +140,20 @@ void hcq_device_fault_report(struct hcq_device *dev, char *buf, size_t buf_B);
  * them to the next allocation of the same kind and class, as CUDA's stream-ordered
  * allocator does; the pool gives cached blocks back when an allocation runs out of memory,
  * past its cap (HCQ_POOL_MAX_MB, default 1/8 of device memory, 1 GiB of host memory), on
- * hcq_device_mem_trim and at close. HCQ_POOL=0 turns caching off. Other backends report
- * only the live buffers. */
+ * hcq_device_mem_trim and at close. HCQ_POOL=0 turns caching off. Blocks of classes up to
+ * 1 MiB are slots of slabs (one driver allocation of max(2 MiB, 4 slots) per slab; a slab
+ * goes back when all its slots are free); HCQ_POOL_SLAB=0 makes them whole blocks. Other
+ * backends report only the live buffers. */
 struct hcq_mem_pool_stats {
     uint64_t reserved_B; /* held from the driver: live blocks (class sizes) + cached */
-    uint64_t cached_B;   /* freed blocks kept for reuse */
+    uint64_t cached_B;   /* freed blocks kept for reuse, free slab slots included */
     uint64_t peak_reserved_B;
     uint64_t cap_B;         /* most bytes the pool caches (0: caching off) */
-    uint64_t hits;          /* allocations served from the cache */
+    uint64_t hits;          /* allocations served from the cache or a slab's free slot */
     uint64_t driver_allocs; /* allocations that went to the kernel driver */
     uint64_t driver_frees;  /* blocks given back to the kernel driver */
     uint64_t trims;         /* times the cache was emptied (trim, OOM retry, close) */
-    uint32_t cached_blocks;
+    uint32_t cached_blocks; /* cached whole blocks and empty slabs */
 };
 struct hcq_mem_stats {
     uint64_t live_buffers;   /* hcq_buf objects alive */
