@@ -583,6 +583,14 @@ emu_sys_mmap(void *ctx, void *addr, size_t len, int prot, int flags, int fd, off
     return p;
 }
 
+/* Advice on plain memory the kmd mapped (host buffers): the real kernel's. */
+static int
+emu_sys_madvise(void *ctx, void *addr, size_t len, int advice)
+{
+    (void)ctx;
+    return madvise(addr, len, advice);
+}
+
 static int
 emu_sys_munmap(void *ctx, void *addr, size_t len)
 {
@@ -635,6 +643,7 @@ emu_dev_create(const struct emu_opts *opts, struct emu_dev **dev_out)
         .mmap = emu_sys_mmap,
         .munmap = emu_sys_munmap,
         .ctx = d,
+        .madvise = emu_sys_madvise,
     };
     atomic_fetch_add(&emu_live_devs, 1);
     enum hcq_status st;

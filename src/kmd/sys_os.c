@@ -46,6 +46,13 @@ sys_os_munmap(void *ctx, void *addr, size_t len)
     return munmap(addr, len);
 }
 
+static int
+sys_os_madvise(void *ctx, void *addr, size_t len, int advice)
+{
+    (void)ctx;
+    return madvise(addr, len, advice);
+}
+
 const struct sys sys_os = {
     .open = sys_os_open,
     .close = sys_os_close,
@@ -53,4 +60,5 @@ const struct sys sys_os = {
     .mmap = sys_os_mmap,
     .munmap = sys_os_munmap,
     .ctx = NULL,
+    .madvise = sys_os_madvise,
 };
