@@ -504,8 +504,8 @@ fail:
     return st;
 }
 
-/* System memory the CPU sees at the VA itself: our anonymous shared pages, wrapped by RM
- * as an OS descriptor (rm.md §3.3; tinygrad's host allocations, signals included). */
+/* System memory the CPU sees at the VA itself: our anonymous pages, wrapped by RM as an OS
+ * descriptor (rm.md §3.3; tinygrad's host allocations, signals included). */
 static enum hcq_status
 rm_mem_wrap(struct rm_kmd *k, void *ptr, uint64_t size, uint32_t flags, struct rm_mem *m)
 {
@@ -537,13 +537,15 @@ rm_mem_wrap(struct rm_kmd *k, void *ptr, uint64_t size, uint32_t flags, struct r
     return HCQ_OK;
 }
 
-/* Which pages back pinned host memory (HCQ_RM_HOST_PAGES; A/B, session 25): "shared" (default;
- * anonymous shared memory, 4 KiB shmem pages unless the system enables shmem THP), "private"
- * (anonymous private pages, MADV_DONTFORK so a child's copy-on-write cannot move a pinned page)
- * or "huge" (private, and MADV_HUGEPAGE with 2 MiB alignment from 2 MiB up: one fault and one
- * zeroing per 2 MiB instead of 512, where the kernel's THP mode is madvise or always). Pinned host
- * memory is pinning-bound (RM_ALLOC_MEMORY was 77% of a cold 256 MiB host allocation on H100,
- * session 24) and CUDA's is 1.2-1.3x faster from 16 MiB on (session 25). */
+/* Which pages back pinned host memory (HCQ_RM_HOST_PAGES): "huge" (default: anonymous private
+ * pages, MADV_DONTFORK so a child's copy-on-write cannot move a pinned page, and MADV_HUGEPAGE
+ * with 2 MiB alignment from 2 MiB up - one fault and one zeroing per 2 MiB instead of 512 where
+ * the kernel's THP mode is madvise or always), "private" (the same without MADV_HUGEPAGE) or
+ * "shared" (anonymous shared memory, as before session 25: shmem pages, 4 KiB unless the system
+ * enables shmem THP). Pinned host memory is pinning-bound; H100 session 25 (s188; THP madvise,
+ * shmem THP never): 16 / 256 MiB fresh 6.4 / 97 ms shared, 5.1 / 82 private, 3.8 / 46 huge
+ * (CUDA 7.0 / 98); HCQ suite with the kernel log and test_llm_e2e passed under private and huge.
+ * A forked child does not inherit these buffers (CUDA's are unusable there too). */
 enum { RM_HOST_SHARED, RM_HOST_PRIVATE, RM_HOST_HUGE };
 static int
 rm_host_pages(void)
@@ -551,9 +553,9 @@ rm_host_pages(void)
     static int mode = -1;
     if (mode < 0) {
         const char *e = getenv("HCQ_RM_HOST_PAGES");
-        mode = e && !strcmp(e, "huge")      ? RM_HOST_HUGE
+        mode = e && !strcmp(e, "shared")    ? RM_HOST_SHARED
                : e && !strcmp(e, "private") ? RM_HOST_PRIVATE
-                                            : RM_HOST_SHARED;
+                                            : RM_HOST_HUGE;
     }
     return mode;
 }
