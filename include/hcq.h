@@ -172,7 +172,7 @@ struct hcq_mem_stats {
                                 the backend does not count them (cpu, cuda, nvgpu) */
 };
 HCQ_MUST_CHECK enum hcq_status hcq_device_mem_stats(struct hcq_device *dev, struct hcq_mem_stats *out);
-/* Give every cached block back to the driver; returns the bytes released. */
+/* Give every cached block and empty slab back to the driver; returns the bytes released. */
 uint64_t hcq_device_mem_trim(struct hcq_device *dev);
 
 /* Backends compiled into this library, for `nvhcq info`: name i, or NULL past the end. */
