@@ -7,12 +7,23 @@
 #   vs_run BIN DIR COMMIT  bench/vs-llamacpp.sh into DIR (env TYPES, REPS, PP, TG as that script;
 #                          VS_DEVS: its DEVS, default rm:0),
 #                          copies vs-llamacpp.md/json to $OUT/a_<basename DIR>.{md,json}
+# From session 25:
+#   on_h200                true on an H200 (the calls ask for one and mostly get H100s)
+#   h200_first             on an H200, s180.sh (issue 13's H200 half) into $OUT before the rest
 LL=${LL:-/tmp/ll}
 # The GPU machine's copy of the tree answers `git rev-parse` with a stale commit (s91's bench JSON
 # said ffa4dfc at 9e815e0): the tools take NVHCQ_COMMIT first (tools/nvhcq_cli.c cli_commit).
 [ -f .commit ] && export NVHCQ_COMMIT=$(cut -c1-10 .commit)
 V_GPT2=tests/data/tokenizers/ggml-vocab-gpt-2.gguf
 T0=${T0:-$(date +%s)}
+
+on_h200() {
+    nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200
+}
+
+h200_first() {
+    if on_h200; then bash bench/final/s180.sh "$OUT"; fi
+}
 
 ll_build_bg() {
     (bash .anchor/llamacpp/build.sh "$LL" 90 >"$OUT/llbuild.log" 2>&1

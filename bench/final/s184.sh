@@ -4,7 +4,8 @@
 # HCQ_RM_DMA_MAP=0 / HCQ_RM_MAP_HUGE=1 on the cold allocation path), so no call is a wasted probe.
 set -u
 OUT=${1:?usage: s184.sh OUT}
-if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+. bench/final/lib.sh
+if on_h200; then
     bash bench/final/s180.sh "$OUT"
 else
     bash bench/final/s183.sh "$OUT"

@@ -5,7 +5,8 @@
 # make test-gpu).
 set -u
 OUT=${1:?usage: s185.sh OUT}
-if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
+. bench/final/lib.sh
+if on_h200; then
     bash bench/final/s180.sh "$OUT"
 else
     bash bench/final/s179.sh "$OUT"

@@ -6,11 +6,9 @@
 set -u
 OUT=${1:?usage: s188.sh OUT}
 mkdir -p "$OUT"
-if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then
-    bash bench/final/s180.sh "$OUT"
-fi
-export T0=$(date +%s)
 . bench/final/lib.sh
+h200_first
+export T0=$(date +%s)
 {
 [ -x build/nvhcq ] || call_build || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
