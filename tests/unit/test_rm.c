@@ -269,6 +269,8 @@ struct fk {
     bool no_driver;
     const char *version;
     uint32_t tokens;
+    int anon_private, anon_shared; /* anonymous mappings made (VA reservations excluded) */
+    int madv_dontfork, madv_hugepage;
 } fk;
 
 static bool
@@ -469,7 +471,18 @@ fk_mmap(void *ctx, void *addr, size_t len, int prot, int flags, int fd, off_t of
         return MAP_FAILED;
     if (fd >= 0) /* a device mapping: anonymous shared pages stand in for BAR1 / sysmem */
         return mmap(addr, len, prot, (flags & ~MAP_SHARED) | MAP_SHARED | MAP_ANONYMOUS, -1, off);
+    if (prot != PROT_NONE) /* host memory's own pages */
+        ++*(flags & MAP_SHARED ? &fk.anon_shared : &fk.anon_private);
     return mmap(addr, len, prot, flags, fd, off);
+}
+
+static int
+fk_madvise(void *ctx, void *addr, size_t len, int advice)
+{
+    (void)ctx;
+    fk.madv_dontfork += advice == MADV_DONTFORK;
+    fk.madv_hugepage += advice == MADV_HUGEPAGE;
+    return madvise(addr, len, advice);
 }
 
 static int
@@ -479,7 +492,7 @@ fk_munmap(void *ctx, void *addr, size_t len)
     return munmap(addr, len);
 }
 
-static const struct sys fk_sys = {fk_open, fk_close, fk_ioctl, fk_mmap, fk_munmap, NULL};
+static const struct sys fk_sys = {fk_open, fk_close, fk_ioctl, fk_mmap, fk_munmap, NULL, fk_madvise};
 
 static void
 fk_reset(void)
@@ -635,6 +648,36 @@ done:
         th_fail(t, __FILE__, __LINE__, "after destroy: %d fds, %d handles", fk_fds_open(), fk_handles_live());
 }
 
+/* Pinned host memory's pages (rm_mem.c, HCQ_RM_HOST_PAGES, default "huge"): private anonymous
+ * pages kept from forked children; from 2 MiB on also MADV_HUGEPAGE at a 2 MiB-aligned VA. */
+TEST(kmd_host_pages_private_and_huge)
+{
+    struct kmd *kmd = NULL;
+    struct kmd_mem *small = NULL, *big = NULL;
+    const char *mode = getenv("HCQ_RM_HOST_PAGES");
+    if (mode && strcmp(mode, "huge"))
+        SKIP("HCQ_RM_HOST_PAGES=%s", mode);
+    fk_reset();
+    CHECK_OK(rm_kmd_create(&fk_sys, 0, &kmd));
+    const int priv0 = fk.anon_private, shared0 = fk.anon_shared;
+    CHECK_OK(kmd_mem_alloc(kmd, 5000, 0, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP, &small));
+    CHECK(fk.anon_private == priv0 + 1 && fk.madv_dontfork == 1 && fk.madv_hugepage == 0);
+    CHECK_OK(kmd_mem_alloc(kmd, (4u << 20) + 4096, 0, KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP, &big));
+    CHECK(fk.anon_private == priv0 + 2 && fk.madv_dontfork == 2 && fk.madv_hugepage == 1);
+    CHECKF(big->va % (2u << 20) == 0 && big->map == (void *)(uintptr_t)big->va, "VA 0x%llx map %p",
+           (unsigned long long)big->va, big->map);
+    CHECK(fk.anon_shared == shared0);
+    memset(big->map, 0x5a, big->size_B); /* the pages are there and writable */
+done:
+    if (!kmd)
+        return; /* skipped, or the kmd never came up (already a failure) */
+    kmd_mem_free(kmd, big);
+    kmd_mem_free(kmd, small);
+    kmd_destroy(kmd);
+    if (fk_fds_open() || fk_handles_live())
+        th_fail(t, __FILE__, __LINE__, "after destroy: %d fds, %d handles", fk_fds_open(), fk_handles_live());
+}
+
 TEST(kmd_refuses_unknown_driver_and_absent_nodes)
 {
     struct kmd *kmd = NULL;
@@ -715,6 +758,7 @@ static const struct th_case cases[] = {
     TH_CASE(dmesg_check_since_own_timestamp),
     TH_CASE(kmd_on_fake_kernel),
     TH_CASE(kmd_copy_channel_first_gets_gr_anchor),
+    TH_CASE(kmd_host_pages_private_and_huge),
     TH_CASE(kmd_refuses_unknown_driver_and_absent_nodes),
     TH_CASE(kmd_every_failure_point_leaks_nothing),
 };
