@@ -406,8 +406,8 @@ pb_chain_membar(bool *chasing)
     static int v = -2;
     static bool tc;
     if (v == -2) {
-        const char *m = getenv("PB_QMD_CHAIN_MEMBAR"), *c = getenv("PB_QMD_CHAIN_TASK_CHASING");
-        tc = c && !strcmp(c, "1");
+        const char *m = getenv("PB_QMD_CHAIN_MEMBAR");
+        tc = util_env_set("PB_QMD_CHAIN_TASK_CHASING");
         v = m && *m ? (int)strtol(m, NULL, 0) : GPU_QMD_CWD_MEMBAR_TYPE_NONE;
     }
     *chasing = tc;

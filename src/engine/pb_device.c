@@ -8,6 +8,7 @@
 #include "pb.h"
 
 #include "gpu_qmd.h"
+#include "util_env.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,8 +396,7 @@ pb_device_create(struct kmd *kmd, const char *backend_name, const char *spec, st
     else if (sm && !strcmp(sm, "vram"))
         vram = true;
     pd->stream_flags = (vram ? KMD_MEM_VRAM : KMD_MEM_SYSMEM) | KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA;
-    const char *gg = getenv("PB_GPGET_READ");
-    pd->gpget_read_always = gg && !strcmp(gg, "1");
+    pd->gpget_read_always = util_env_set("PB_GPGET_READ");
     st = hcq_device_init_base(&pd->base, &pd->ops);
     if (st != HCQ_OK) {
         pthread_mutex_destroy(&pd->lmem.lock);

@@ -239,8 +239,8 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
             name = vname;
         }
         /* A/B (session 9): the per-type kernels within 85 registers (k_llm_matvec_ab.cu lb3) */
-        if ((i == PROG_MVQ_Q4K || i == PROG_MVQ_Q4_0 || i == PROG_MVQ_Q8_0) && getenv("NVHCQ_MVQ_LB3") &&
-            !strcmp(getenv("NVHCQ_MVQ_LB3"), "1")) {
+        if ((i == PROG_MVQ_Q4K || i == PROG_MVQ_Q4_0 || i == PROG_MVQ_Q8_0) &&
+            util_env_set("NVHCQ_MVQ_LB3")) {
             snprintf(vname, sizeof vname, "%s_lb3", name);
             name = vname;
         }
@@ -255,8 +255,8 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         /* A/B (session 19): the second pass requested between the PDL wait and the prologue
          * (k_llm_matvec_ab.cu _wp) */
         char wpname[64];
-        if ((i == PROG_MVQ_Q4_0X2 || i == PROG_MVQ_Q8_0X2 || i == PROG_MVQ_Q6K) && getenv("NVHCQ_MVQ_WP") &&
-            !strcmp(getenv("NVHCQ_MVQ_WP"), "1")) {
+        if ((i == PROG_MVQ_Q4_0X2 || i == PROG_MVQ_Q8_0X2 || i == PROG_MVQ_Q6K) &&
+            util_env_set("NVHCQ_MVQ_WP")) {
             snprintf(wpname, sizeof wpname, "%s_wp", prog_names[i]);
             name = wpname;
         }
@@ -291,7 +291,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     m->qkv_gemm = util_env_on("NVHCQ_QKV_GEMM");
     /* off by default: measured slower on H100 (down projection 16.0 vs 14.7 us; tg128 Q6_K 1092 vs
      * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */
-    m->mvq_long = getenv("NVHCQ_MVQ_LONG") && !strcmp(getenv("NVHCQ_MVQ_LONG"), "1");
+    m->mvq_long = util_env_set("NVHCQ_MVQ_LONG");
     /* The O projection as row pairs (k_llm_mvq_rpu): 128 CTAs of one pass each instead of 256,
      * every byte requested before the PDL wait. Measured on H100 (s131, bench/final/s131.sh, two
      * alternating rounds): tg128 Q8_0 1599-1603 vs 1566-1573, Q4_0 1988-1994 vs 1947-1951, Q6_K
@@ -330,7 +330,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     const bool info_ok = hcq_device_info(m->dev, &info) == HCQ_OK;
     m->pdl = util_env_on("NVHCQ_PDL") && !(mvq_ab && (!strcmp(mvq_ab, "split") || !strcmp(mvq_ab, "u2")));
     /* off by default: measured slower on H100 (tg128 Q6_K 964 vs 1048, bench/notes-decode.md) */
-    m->l2pf = getenv("NVHCQ_L2PF") && !strcmp(getenv("NVHCQ_L2PF"), "1");
+    m->l2pf = util_env_set("NVHCQ_L2PF");
     m->mv_f32 =
         p.f32_decode ||
         (getenv("NVHCQ_MV") && (!strcmp(getenv("NVHCQ_MV"), "f32") || !strcmp(getenv("NVHCQ_MV"), "narrow")));

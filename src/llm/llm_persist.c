@@ -17,6 +17,7 @@
  * again on the per-kernel path: slower, never wrong.
  */
 #include "llm_model_int.h"
+#include "util_env.h"
 #include "util_log.h"
 #include "k_llm_quant.h"
 
@@ -121,8 +122,7 @@ llm_persist_params(const struct llm_model *m, uint32_t pos, struct k_llm_decode_
     dp->base = hp->rope_base;
     dp->scale = 1.0f / sqrtf((float)hp->head_dim);
     dp->trace_va = m->prof ? hcq_buf_va(m->ptrace) : 0;
-    const char *e = getenv("NVHCQ_PERSIST_EMPTY");
-    dp->flags = e && !strcmp(e, "1") ? K_LLM_DL_F_BARRIERS_ONLY : 0;
+    dp->flags = util_env_set("NVHCQ_PERSIST_EMPTY") ? K_LLM_DL_F_BARRIERS_ONLY : 0;
 }
 
 bool

@@ -11,6 +11,7 @@
  * (and mem_free) is the same code and leaks nothing.
  */
 #include "rm_priv.h"
+#include "util_env.h"
 #include "rm_status.h"
 
 #include <errno.h>
@@ -294,10 +295,8 @@ static uint32_t
 rm_map_dma_flags(const struct rm_mem *m)
 {
     static int huge = -1;
-    if (huge < 0) {
-        const char *e = getenv("HCQ_RM_MAP_HUGE");
-        huge = e && !strcmp(e, "1");
-    }
+    if (huge < 0)
+        huge = util_env_set("HCQ_RM_MAP_HUGE");
     return huge && m->huge ? (RM_MAP_DMA_FLAGS & ~0xF00u) | 4u << 8 : RM_MAP_DMA_FLAGS;
 }
 
@@ -314,10 +313,8 @@ static bool
 rm_dma_map_all(void)
 {
     static int all = -1;
-    if (all < 0) {
-        const char *e = getenv("HCQ_RM_DMA_MAP");
-        all = e && !strcmp(e, "1");
-    }
+    if (all < 0)
+        all = util_env_set("HCQ_RM_DMA_MAP");
     return all;
 }
 
