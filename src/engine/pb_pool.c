@@ -185,29 +185,36 @@ pb_release_run(struct pb_dev *pd, struct pb_release *r)
     return freed;
 }
 
+/* Empty slabs, then cached whole blocks of `kind` into r while its side caches more than
+ * keep_B (0: all of them; caller holds the lock). */
+static void
+pb_release_kind(struct pb_pool *p, uint32_t kind, uint64_t keep_B, struct pb_release *r)
+{
+    struct pb_pool_side *s = pb_pool_side(p, kind);
+    for (struct pb_slab **pp = &p->slabs[kind]; *pp && s->st.cached_B > keep_B;) {
+        if ((*pp)->used == 0)
+            pb_release_take_slab(p, r, pp);
+        else
+            pp = &(*pp)->next;
+    }
+    while (p->cache[kind] && s->st.cached_B > keep_B) {
+        struct pb_block *b = p->cache[kind];
+        p->cache[kind] = b->next;
+        p->cache_count[kind]--;
+        pb_release_take_block(p, r, b);
+    }
+}
+
 /* Every cached block and empty slab into r (caller holds the lock). */
 static void
 pb_pool_take_all(struct pb_pool *p, struct pb_release *r)
 {
-    bool any = p->device.st.cached_B || p->host.st.cached_B;
-    for (uint32_t k = 0; k < PB_POOL_KINDS; k++) {
-        while (p->cache[k]) {
-            struct pb_block *b = p->cache[k];
-            p->cache[k] = b->next;
-            pb_release_take_block(p, r, b);
-        }
-        p->cache_count[k] = 0;
-        for (struct pb_slab **pp = &p->slabs[k]; *pp;) {
-            if ((*pp)->used == 0)
-                pb_release_take_slab(p, r, pp);
-            else
-                pp = &(*pp)->next;
-        }
-    }
-    if (any) {
+    if (p->device.st.cached_B || p->host.st.cached_B) {
         p->device.st.trims++;
         p->host.st.trims++;
     }
+    for (uint32_t k = 0; k < PB_POOL_KINDS; k++)
+        pb_release_kind(p, k, 0, r);
 }
 
 /* Over the cap (a slot's free, which cannot be refused): empty slabs, then whole blocks of
@@ -215,22 +222,9 @@ pb_pool_take_all(struct pb_pool *p, struct pb_release *r)
 static void
 pb_pool_shrink(struct pb_pool *p, struct pb_pool_side *s, struct pb_release *r)
 {
-    for (uint32_t k = 0; k < PB_POOL_KINDS && s->st.cached_B > s->st.cap_B; k++) {
-        if (pb_pool_side(p, k) != s)
-            continue;
-        for (struct pb_slab **pp = &p->slabs[k]; *pp && s->st.cached_B > s->st.cap_B;) {
-            if ((*pp)->used == 0)
-                pb_release_take_slab(p, r, pp);
-            else
-                pp = &(*pp)->next;
-        }
-        while (p->cache[k] && s->st.cached_B > s->st.cap_B) {
-            struct pb_block *b = p->cache[k];
-            p->cache[k] = b->next;
-            p->cache_count[k]--;
-            pb_release_take_block(p, r, b);
-        }
-    }
+    for (uint32_t k = 0; k < PB_POOL_KINDS; k++)
+        if (pb_pool_side(p, k) == s)
+            pb_release_kind(p, k, s->st.cap_B, r);
 }
 
 uint64_t
@@ -312,8 +306,9 @@ pb_slab_alloc(struct pb_dev *pd, uint32_t kind, uint64_t class_B, struct pb_bloc
     if (!sl)
         return hcq_err(HCQ_ERR_NOMEM, "buf_alloc: slab");
     /* aligned to the class, so every slot is */
-    enum hcq_status st = kmd_mem_alloc(pd->kmd, slab_B, class_B, pb_pool_kind_flags(kind), &sl->mem);
-    if (st == HCQ_OK && (pb_pool_kind_flags(kind) & KMD_MEM_CPU_MAP) && !sl->mem->map) {
+    const uint32_t flags = pb_pool_kind_flags(kind);
+    enum hcq_status st = kmd_mem_alloc(pd->kmd, slab_B, class_B, flags, &sl->mem);
+    if (st == HCQ_OK && (flags & KMD_MEM_CPU_MAP) && !sl->mem->map) {
         kmd_mem_free(pd->kmd, sl->mem);
         st = HCQ_ERR_NOMEM; /* the whole-block path reports it */
     }
@@ -347,44 +342,42 @@ pb_pool_alloc(struct pb_dev *pd, uint32_t kind, uint64_t size_B, struct pb_block
     struct pb_pool *p = &pd->pool_mem;
     struct pb_pool_side *s = pb_pool_side(p, kind);
     uint64_t class_B = p->enabled ? pb_pool_class(size_B) : 0;
-    struct pb_block *b = NULL;
     if (p->slab_on && pb_slab_size(class_B) && !atomic_load(&pd->base.lost)) {
-        if (!(b = calloc(1, sizeof *b)))
+        struct pb_block *sb = calloc(1, sizeof *sb);
+        if (!sb)
             return hcq_err(HCQ_ERR_NOMEM, "buf_alloc: pool block");
-        enum hcq_status st = pb_slab_alloc(pd, kind, class_B, b);
+        enum hcq_status st = pb_slab_alloc(pd, kind, class_B, sb);
         if (st == HCQ_OK) {
-            *out = b;
-            *mem_out = b->mem;
+            *out = sb;
+            *mem_out = sb->mem;
             return HCQ_OK;
         }
-        if (!pb_pool_oom(st)) {
-            free(b);
+        free(sb);
+        if (!pb_pool_oom(st))
             return st;
-        }
         /* no slab (over the cap, or the driver refused one): a whole block of the class */
-        memset(b, 0, sizeof *b);
     }
     if (class_B) {
         pthread_mutex_lock(&p->lock);
         for (struct pb_block **pp = &p->cache[kind]; *pp; pp = &(*pp)->next) {
-            struct pb_block *c = *pp;
-            if (c->class_B != class_B)
+            struct pb_block *b = *pp;
+            if (b->class_B != class_B)
                 continue;
-            *pp = c->next;
-            c->next = NULL;
+            *pp = b->next;
+            b->next = NULL;
             p->cache_count[kind]--;
             s->st.cached_B -= class_B;
             s->st.cached_blocks--;
             s->st.hits++;
             pthread_mutex_unlock(&p->lock);
-            free(b);
-            *out = c;
-            *mem_out = c->mem;
+            *out = b;
+            *mem_out = b->mem;
             return HCQ_OK;
         }
         pthread_mutex_unlock(&p->lock);
     }
-    if (!b && !(b = calloc(1, sizeof *b)))
+    struct pb_block *b = calloc(1, sizeof *b);
+    if (!b)
         return hcq_err(HCQ_ERR_NOMEM, "buf_alloc: pool block");
     uint32_t flags = pb_pool_kind_flags(kind);
     struct kmd_mem *mem = NULL;
