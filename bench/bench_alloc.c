@@ -42,6 +42,23 @@ probe(struct hcq_buf *b, bool *ok)
     return st;
 }
 
+/* The row r from n timings t: an error, a failed read-back, or the verified statistics. */
+static void
+finish(struct bench_ctx *ctx, struct bench_result *r, enum hcq_status st, bool ok, double *t, uint32_t n,
+       const char *note)
+{
+    if (st != HCQ_OK)
+        bench_add_status(ctx, r, BENCH_ERROR, "%s", hcq_last_error());
+    else if (!ok)
+        bench_add_status(ctx, r, BENCH_FAIL, "bytes written to a new buffer did not read back");
+    else {
+        bench_stats(r, t, n, 0);
+        r->verdict = BENCH_VERIFIED;
+        snprintf(r->note, sizeof r->note, "%s", note);
+        bench_add(ctx, r);
+    }
+}
+
 static void
 run(struct bench_ctx *ctx, struct bench_dev *d, uint64_t size, uint32_t flags, bool cold)
 {
@@ -74,18 +91,9 @@ run(struct bench_ctx *ctx, struct bench_dev *d, uint64_t size, uint32_t flags, b
                 (void)hcq_device_mem_trim(d->dev);
         }
     }
-    if (st != HCQ_OK)
-        bench_add_status(ctx, &r, BENCH_ERROR, "%s", hcq_last_error());
-    else if (!ok)
-        bench_add_status(ctx, &r, BENCH_FAIL, "bytes written to a new buffer did not read back");
-    else {
-        bench_stats(&r, t, reps, 0);
-        r.verdict = BENCH_VERIFIED;
-        snprintf(r.note, sizeof r.note,
-                 cold ? "host time of alloc + free + pool trim (the driver's path)"
-                      : "host time of alloc + free (repeated size: the caching pool)");
-        bench_add(ctx, &r);
-    }
+    finish(ctx, &r, st, ok, t, reps,
+           cold ? "host time of alloc + free + pool trim (the driver's path)"
+                : "host time of alloc + free (repeated size: the caching pool)");
     free(t);
 }
 
@@ -121,16 +129,9 @@ run_fresh(struct bench_ctx *ctx, struct bench_dev *d, uint64_t size, uint32_t fl
     for (uint32_t i = 0; b && i < n; i++)
         hcq_buf_free(b[i]);
     (void)hcq_device_mem_trim(d->dev);
-    if (st != HCQ_OK)
-        bench_add_status(ctx, &r, BENCH_ERROR, "%s", hcq_last_error());
-    else if (!ok)
-        bench_add_status(ctx, &r, BENCH_FAIL, "bytes written to a new buffer did not read back");
-    else {
-        bench_stats(&r, t, n, 0);
-        r.verdict = BENCH_VERIFIED;
-        snprintf(r.note, sizeof r.note, "host time of each of %u allocations of live, distinct buffers", n);
-        bench_add(ctx, &r);
-    }
+    char note[96];
+    snprintf(note, sizeof note, "host time of each of %u allocations of live, distinct buffers", n);
+    finish(ctx, &r, st, ok, t, n, note);
     free(t);
     free(b);
 }
