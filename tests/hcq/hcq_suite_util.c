@@ -21,16 +21,16 @@ suite_is_cpu(struct hcq_device *dev)
 }
 
 bool
-suite_has_driver_free(const struct hcq_device_info *info)
-{
-    return !strcmp(info->backend, "rm") || !strcmp(info->backend, "cuda") ||
-           (!strcmp(info->backend, "emu") && !info->unified_memory);
-}
-
-bool
 suite_has_driver_objects(const struct hcq_device_info *info)
 {
     return !strcmp(info->backend, "rm") || (!strcmp(info->backend, "emu") && !info->unified_memory);
+}
+
+bool
+suite_has_driver_free(const struct hcq_device_info *info)
+{
+    /* the RM-backed ones, and CUDA's cuMemGetInfo */
+    return suite_has_driver_objects(info) || !strcmp(info->backend, "cuda");
 }
 
 bool

@@ -15,6 +15,7 @@
 #include "klog.h"
 #include "rm_priv.h"
 #include "rm_status.h"
+#include "util_env.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -595,8 +596,7 @@ TEST(kmd_on_fake_kernel)
     memset(lo->map, 0x77, lo->size_B);
     /* both in UVM; only the CPU-mapped low buffer also in RM's virtmem (GPU-only device memory
      * skips NV_ESC_RM_MAP_MEMORY_DMA unless HCQ_RM_DMA_MAP=1, rm_mem.c) */
-    CHECK(fk.uvm_ranges == 2 &&
-          fk.dma_maps == (getenv("HCQ_RM_DMA_MAP") && !strcmp(getenv("HCQ_RM_DMA_MAP"), "1") ? 2 : 1) &&
+    CHECK(fk.uvm_ranges == 2 && fk.dma_maps == (util_env_set("HCQ_RM_DMA_MAP") ? 2 : 1) &&
           fk_handles_live() == base_handles + 2);
     kmd_mem_free(kmd, lo);
     kmd_mem_free(kmd, v);
