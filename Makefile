@@ -48,7 +48,17 @@ LDLIBS_ALL := -ldl -lm $(LDLIBS)
 # Cubins do not depend on the host compiler or sanitizers: every build dir shares them.
 CUBIN_DIR ?= build/cubin
 NVCC ?= $(shell command -v nvcc 2>/dev/null || (test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc))
-CUARCH ?= 80 86 87 89 90 100 120
+# The archs the cubins are built for. Default: those of the GPUs present (nvidia-smi's compute
+# capability), else 90 (Hopper, the verified arch) or 87 on an aarch64 host, so that a newcomer's `make -j2` builds one
+# arch. CUARCH=all builds every supported arch (CI does; a library that will run on other GPUs
+# needs it); CUARCH="87 90" picks a list.
+CUARCH_ALL := 80 86 87 89 90 100 120
+CUARCH_PRESENT := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d . | sort -u)
+CUARCH_HOST := $(if $(filter aarch64,$(shell uname -m)),87,90)
+CUARCH ?= $(if $(CUARCH_PRESENT),$(CUARCH_PRESENT),$(CUARCH_HOST))
+ifeq ($(CUARCH),all)
+override CUARCH := $(CUARCH_ALL)
+endif
 # Arch-specific modules (wgmma, setmaxnreg: sm_90a) are built only for their arch, as
 # <module>.sm_90a.cubin (embedded as sm 90); every other .cu for each arch in CUARCH.
 CU_SM90A_SRCS := src/kernels/k_gemm_wgmma.cu src/kernels/k_gemm_wgmma_n128.cu src/kernels/k_gemm_wgmma_tma.cu \
