@@ -163,6 +163,10 @@ demo: $(CLI)
 bench: $(CLI)
 	$(CLI) bench --quick
 
+# docs/performance.md from the current record of results, bench/results/<gpu>/ (no GPU needed).
+perf-report:
+	python3 bench/perf_report.py
+
 # Rewrite tests/golden/*.txt from the current encoders; review the diff before committing.
 golden-update: all
 	GOLDEN_UPDATE=1 $(BUILD)/tests/test_gpu goldens

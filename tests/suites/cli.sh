@@ -96,7 +96,7 @@ expect "perplexity without -m" 2 "-m FILE is required" -- perplexity -f "$story"
 expect "perplexity -c 2" 2 "-c 2: out of range" -- perplexity -m "$ts" -f "$story" -c 2
 expect "perplexity --chunks -1" 2 "--chunks -1: out of range" -- perplexity -m "$ts" -f "$story" --chunks -1
 expect "bench unknown group" 2 "unknown group 'nosuch'" -- bench nosuch
-expect "dmesg-check --since junk" 2 "expected mark:TEXT or ts:SECONDS" -- dmesg-check --file tests/hw/logs/h200_run1_dmesg.txt --since junk
+expect "dmesg-check --since junk" 2 "expected mark:TEXT or ts:SECONDS" -- dmesg-check --file tests/data/klog/h200-mmu-fault-dmesg.txt --since junk
 
 echo "-- files: errno text and path, printed once"
 mkfifo "$tmp/fifo"

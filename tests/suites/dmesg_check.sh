@@ -6,7 +6,7 @@
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/../.." || exit 1
 cli="$BUILD/nvhcq"
-log=tests/hw/logs/h200_run1_dmesg.txt
+log=tests/data/klog/h200-mmu-fault-dmesg.txt
 passed=0
 failed=0
 out=$(mktemp)
