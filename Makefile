@@ -90,7 +90,7 @@ LIB := $(BUILD)/libnvhcq.a
 CLI := $(BUILD)/nvhcq
 
 .SECONDARY:
-.PHONY: all test demo bench install clean format format-check cross-aarch64 test-gpu test-stress fuzz lint golden-update
+.PHONY: all test demo bench install clean format format-check cross-aarch64 test-gpu test-stress fuzz lint golden-update perf-report
 all: $(LIB) $(CLI) $(UNIT_BINS) $(BUILD)/tests/hcq_suite
 
 $(BUILD)/obj/%.o: %.c
