@@ -320,9 +320,11 @@ struct llm_model_params {
     /* Decode mat-vecs keep f32 activations. Default (false): where every matrix of a launch
      * has a type k_llm_matvec_q8 reads (Q4_0, Q8_0, Q6_K with rows of 2048k values, Q4_K,
      * Q5_K), activations are rounded to int8 per block of 16 (error bound in
-     * k_llm_matvec.h; logits move by ~1e-4 NMSE on the random-weight test models).
-     * NVHCQ_MV=f32 in the environment sets it too. */
+     * k_llm_matvec.h; logits move by ~1e-4 NMSE on the random-weight test models). */
     bool f32_decode;
+    /* Decode attention always on the split-K path (k_llm_attn_decode), which steps take past
+     * K_LLM_AD_HEAD_MAX positions; for tests that reach it at short depth. */
+    bool attn_split_only;
     /* Called while uploading weights with done/total bytes (may be NULL). */
     void (*progress)(uint64_t done_B, uint64_t total_B, void *user);
     void *progress_user;
@@ -347,8 +349,8 @@ HCQ_MUST_CHECK enum hcq_status llm_model_eval(struct llm_model *m, const int32_t
 /* Logits of the last evaluated token (n_vocab floats, host memory, read after eval). */
 const float *llm_model_logits(struct llm_model *m);
 uint32_t llm_model_n_ctx(const struct llm_model *m);
-/* How decode steps run: "persistent" (every layer in one launch, k_llm_decode_layers),
- * "fused" (fused mat-vec launches, 6 per layer), or "per-op" (the general kernels). */
+/* How decode steps run: "fused" (fused mat-vec launches, 6 per layer), or "per-op" (the
+ * general kernels). */
 const char *llm_model_decode_path(const struct llm_model *m);
 
 /* Per-kernel device time of one decode step (token at pos, recorded without a graph, with a

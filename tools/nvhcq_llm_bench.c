@@ -29,11 +29,9 @@ print_profile(struct llm_model *m, uint32_t pos)
     double step = 0;
     if (llm_model_profile_step(m, 1, pos, rows, 64, &n, &step))
         return cli_fail("llm-bench", "--profile: %s", hcq_last_error());
-    const char *ser = getenv("NVHCQ_PROF_SERIAL");
-    printf("\nprofile: one decode step at position %u, %.1f us (no graph; %s)\n\n", pos, step,
-           ser && !strcmp(ser, "1")
-               ? "NVHCQ_PROF_SERIAL=1: a timestamp after each launch, launches serialized"
-               : "rows from each grid's completion time, launches chained as in a step");
+    printf("\nprofile: one decode step at position %u, %.1f us (no graph; rows from each grid's completion "
+           "time, launches chained as in a step)\n\n",
+           pos, step);
     printf("| kernel | count | total us | us/launch | GB/s | %% of step |\n|---|---:|---:|---:|---:|---:|\n");
     for (uint32_t i = 0; i < n; i++) {
         char bw[32] = "";
@@ -212,7 +210,6 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     llm_model_params_default(&mp);
     int last = -1;
     mp.dev_spec = dev;
-    mp.naive_decode = getenv("NVHCQ_NAIVE_DECODE") != NULL; /* A/B against the per-op kernels */
     mp.n_ctx = max_d + (n_pp > n_tg ? n_pp : n_tg) + 1;
     mp.n_batch = n_batch ? n_batch : (n_pp ? n_pp : 512);
     mp.progress = nvhcq_llm_progress;

@@ -40,11 +40,6 @@
 #define PB_SYS_MAIN_TL 0x00u  /* main channel timeline: u64 value, u64 timestamp */
 #define PB_SYS_AUX_TL 0x10u   /* helper copy channel timeline */
 #define PB_SYS_CE_FLUSH 0x20u /* copy-engine flush semaphore scratch (value ignored) */
-/* A copy queue's extra channels (pb_xch_get), each on another asynchronous copy engine: a
- * large device copy is split over the queue's channel and up to PB_CE_SPLIT_MAX - 1 of
- * these (pb_build.c, "Split copies"); their timeline slots follow the others. */
-#define PB_CE_SPLIT_MAX 8u
-#define PB_SYS_XTL(i) (0x40u + 0x10u * (i))
 /* Fixed memory windows programmed into every compute channel (mandatory before any
  * dispatch, nvgpu.md §6.2). Desktop: rm.md §3.6 (4 GiB aligned, away from allocations);
  * Tegra: nvgpu.md §6.2 (inside its 40-bit VA space). */
@@ -127,7 +122,6 @@ struct pb_dev {
     _Atomic int64_t clock_offset_ns; /* GPU timestamp - host clock, once calibrated */
     _Atomic uint32_t pdl_seq;        /* the next QMD latch id (programmatic dependent links) */
     uint32_t pdl_seq0;               /* its random start (pb_device.c) */
-    bool gpget_read_always;          /* PB_GPGET_READ=1: GPGet read on every kick (A/B) */
     atomic_bool clock_calibrated;
     /* Channels of destroyed queues, kept for the next queue of that engine: creating a
      * channel is slow (GR context: ~1 s on Orin, nvgpu.md §7.1) and RM refused channels
@@ -166,11 +160,6 @@ struct pb_queue {
     /* main has run or been given work the helper has not waited for (pb_build.c pb_handover);
      * set whenever in doubt: creation of the helper, graph replays, failed builds */
     bool main_work;
-    /* copy queues: extra channels for split copies, made at the first one (pb_xch_get);
-     * xch_failed: making one failed or gave no other engine, not tried again */
-    struct pb_chan *xch[PB_CE_SPLIT_MAX - 1];
-    uint32_t xch_count;
-    bool xch_failed;
     struct kmd_mem *sys;    /* PB_SYS_B: timeline slots */
     struct kmd_mem *stream; /* PB_STREAM_B, CPU-mapped, VA < 2^40 */
     struct pb_ring ring;
@@ -309,9 +298,6 @@ void pb_dump_push(struct pb_queue *pq, const struct pb_chan *ch, uint64_t va, co
                   enum hcq_log_level level);
 /* Create the helper copy channel of a compute queue if not there yet. */
 HCQ_MUST_CHECK enum hcq_status pb_aux_get(struct pb_queue *pq);
-/* Give a copy queue up to n extra channels on other asynchronous copy engines (best
- * effort: fewer when the kmd has fewer engines or making one fails; logged, not an error). */
-void pb_xch_get(struct pb_queue *pq, uint32_t n);
 
 /* ==== pb_build.c: cmdlist -> pushbuffers ==== */
 

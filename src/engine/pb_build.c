@@ -28,7 +28,6 @@
 #include "pb.h"
 
 #include "gpu_cubin.h"
-#include "util_env.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -188,10 +187,8 @@ pb_chan_settle(struct pb_builder *b, struct pb_chan *ch, struct pb_val *v_out)
  * engines. From main to the copy helper in stream mode this is skipped while the main channel has
  * done nothing since the helper last waited for it (pq->main_work): the helper runs its own work
  * in order, and a submission that only copies on the helper then costs no cross-channel wake-up at
- * its start. Measured on H100 (session 15, bench/final/s113.sh, s114.sh; five alternating rounds of
- * `bench latency copy`): copy_to_compute 14.5-16.5 vs 19.7-21.8 us, the copy rows unchanged; the
- * HCQ suite on rm:0 passed with it (kernel log checked). PB_HANDOVER_SKIP=0 keeps every handover
- * (A/B). */
+ * its start (H100, 2026-11-26, `bench latency copy`: copy_to_compute 14.5-16.5 vs 19.7-21.8 us
+ * with every handover, the copy rows unchanged). */
 static enum hcq_status
 pb_handover(struct pb_builder *b, struct pb_chan *ch)
 {
@@ -200,11 +197,8 @@ pb_handover(struct pb_builder *b, struct pb_chan *ch)
     b->cur = ch;
     if (!from || from == ch)
         return HCQ_OK;
-    static int skip = -1;
-    if (skip < 0)
-        skip = util_env_on("PB_HANDOVER_SKIP");
     bool to_aux = from == &pq->main && ch == pq->aux && !b->g;
-    if (to_aux && skip && !pq->main_work)
+    if (to_aux && !pq->main_work)
         return HCQ_OK;
     struct pb_val v;
     enum hcq_status st = pb_chan_settle(b, from, &v);
@@ -229,21 +223,16 @@ pb_use(struct pb_builder *b, struct pb_chan *ch)
 
 /* Whether this stream segment ends with its last QMD's release instead of a host release
  * behind a WFI: only when the segment's last command was a launch on the main compute channel
- * that is still the pending end of a chain, and no other channel took part. Measured on H100
- * (session 10, bench/final/s61.sh, `bench latency`, two alternating rounds): launch + sync
- * 5.8-6.0 -> 4.9-5.0 us (CUDA 12.1-12.3); graph and chain rows unchanged. Not on kmds that
- * release from the pushbuffer (Tegra, nvgpu.md §6.6: unverified there, no Jetson here) nor in
- * graphs (their replays end with the patched host release). PB_END_QMD_RELEASE=0: the host
- * release always (A/B). */
+ * that is still the pending end of a chain, and no other channel took part (H100, `bench latency`:
+ * launch + sync 5.8-6.0 -> 4.9-5.0 us). Not on kmds that release from the pushbuffer (Tegra,
+ * nvgpu.md §6.6: unverified there, no Jetson here) nor in graphs (their replays end with the
+ * patched host release). */
 static bool
 pb_end_by_qmd(const struct pb_builder *b)
 {
-    static int on = -1;
-    if (on < 0)
-        on = util_env_on("PB_END_QMD_RELEASE");
     const struct pb_queue *pq = b->pq;
-    return on && !b->g && !b->pd->kmd->info.sem_release_in_push && b->chain && b->pend_dst &&
-           b->cur == &pq->main && !pq->aux && !pq->xch_count && pq->main.engine == KMD_ENGINE_COMPUTE &&
+    return !b->g && !b->pd->kmd->info.sem_release_in_push && b->chain && b->pend_dst &&
+           b->cur == &pq->main && !pq->aux && pq->main.engine == KMD_ENGINE_COMPUTE &&
            !(pq->main.tl_va >> b->qmd_ops->release_va_bits);
 }
 
@@ -267,15 +256,9 @@ pb_segment_end(struct pb_builder *b)
         v = pb_tl_next(b, &pq->main);
         /* The release carries no membar of its own (FE_NONE), as the CUDA driver's QMD
          * releases: the chain's last grid keeps the template's CWD L1_SYSMEMBAR, which makes
-         * its writes visible before the grid completes and the release is written (H100, s64:
-         * launch + sync 4.27-4.77 vs 4.72-5.43 us with FE_SYSMEMBAR, three alternating rounds).
-         * PB_END_QMD_RELEASE_MEMBAR=1: FE_SYSMEMBAR (A/B). */
-        static int rel_membar = -1;
-        if (rel_membar < 0) {
-            const char *e = getenv("PB_END_QMD_RELEASE_MEMBAR");
-            rel_membar = e && *e ? atoi(e) & 1 : 0;
-        }
-        gpu_qmd_set_release_membar(b->qmd_ops, b->pend_dw, 1, pq->main.tl_va, v.value, (uint32_t)rel_membar);
+         * its writes visible before the grid completes and the release is written (H100:
+         * launch + sync 4.27-4.77 vs 4.72-5.43 us with FE_SYSMEMBAR). */
+        gpu_qmd_set_release_membar(b->qmd_ops, b->pend_dw, 1, pq->main.tl_va, v.value, 0);
         pb_chain_end(b);
     } else {
         st = pb_chan_settle(b, &pq->main, &v);
@@ -306,10 +289,7 @@ pb_scratch_fit(struct pb_chan *c, uint32_t need_dw)
 static uint32_t
 pb_other_dw(const struct pb_queue *pq)
 {
-    uint32_t n = pq->aux ? pq->aux->push.count : 0;
-    for (uint32_t i = 0; i < pq->xch_count; i++)
-        n += pq->xch[i]->push.count;
-    return n;
+    return pq->aux ? pq->aux->push.count : 0;
 }
 
 /* Room for one more command of need_dw dwords on ch (stream: end the segment when the
@@ -397,26 +377,10 @@ pb_qmd_field(const struct gpu_qmd_ops *ops, const char *name, uint32_t *hi_out, 
  * L1_SYSMEMBAR). The successor reads what its predecessor wrote through L2 (the
  * dependent-chain bench and the hcq suite's chained launches check it); the last QMD of a
  * chain keeps the template's L1_SYSMEMBAR, and every release after it waits for idle
- * (RELEASE_WFI), so what the host or another engine sees is unchanged.
- * PB_QMD_CHAIN_MEMBAR=<n> sets another type (1 = L1_SYSMEMBAR, the old behaviour);
- * PB_QMD_CHAIN_TASK_CHASING=1 adds CWD_MEMBAR_TASK_CHASING_ENABLE (bring-up A/B). */
-static int
-pb_chain_membar(bool *chasing)
-{
-    static int v = -2;
-    static bool tc;
-    if (v == -2) {
-        const char *m = getenv("PB_QMD_CHAIN_MEMBAR");
-        tc = util_env_set("PB_QMD_CHAIN_TASK_CHASING");
-        v = m && *m ? (int)strtol(m, NULL, 0) : GPU_QMD_CWD_MEMBAR_TYPE_NONE;
-    }
-    *chasing = tc;
-    return v;
-}
+ * (RELEASE_WFI), so what the host or another engine sees is unchanged. pb_launch sets it. */
 
 /* Write value into bits hi..lo of an encoded QMD (callers check hi / 32 == lo / 32). Bits of
- * value above the field's width are dropped, not asserted on as gpu_bits_set does: some values
- * come from environment variables (PB_QMD_FIELDS, PB_QMD_CHAIN_MEMBAR, PB_PDL_MEMBAR). */
+ * value above the field's width are dropped, not asserted on as gpu_bits_set does. */
 static void
 pb_qmd_put(uint32_t *dw, uint32_t hi, uint32_t lo, uint32_t value)
 {
@@ -428,11 +392,10 @@ static void
 pb_qmd_set(const struct gpu_qmd_ops *ops, uint32_t *dw, const char *name, uint32_t value)
 {
     /* One lookup per QMD version and name, kept by the name's address (the callers pass string
-     * literals): this runs per chained launch, and a programmatic link sets ten fields - with one
-     * remembered name (before session 23) every PDL launch searched the field table by strcmp
-     * ten times (callgrind, `bench latency --quick` on emu:gh100: 30% of pb_build's
-     * instructions). A name not in the cache's 16 entries is looked up every time (correct,
-     * only slower). */
+     * literals): this runs per chained launch, and a programmatic link sets ten fields - a strcmp
+     * search of the field table for each was 30% of pb_build's instructions (callgrind, `bench
+     * latency --quick` on emu:gh100). A name not in the cache's 16 entries is looked up every
+     * time (correct, only slower). */
     enum { CACHE = 16 };
     static _Thread_local struct {
         const struct gpu_qmd_ops *ops;
@@ -466,88 +429,38 @@ pb_qmd_set(const struct gpu_qmd_ops *ops, uint32_t *dw, const char *name, uint32
         pb_qmd_put(dw, hi, lo, value);
 }
 
-/* Bring-up sweep (PB_QMD_FIELDS="NAME=VALUE,..."; names of the QMD version's field table,
- * gpu_qmd_v04_00.c): set these fields in every QMD this process builds, after encoding and
- * before chaining. For measuring what fields nvhcq does not write do to a chained launch
- * (issue 13's graph row); unknown names are ignored, at most 8 fields. */
-static void
-pb_qmd_fields_env(const struct gpu_qmd_ops *ops, uint32_t *dw)
-{
-    static int n = -1;
-    static uint32_t hi[8], lo[8], val[8];
-    if (n < 0) {
-        n = 0;
-        const char *e = getenv("PB_QMD_FIELDS");
-        char buf[512];
-        snprintf(buf, sizeof buf, "%s", e ? e : "");
-        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && n < 8; t = strtok_r(NULL, ",", &save)) {
-            char *eq = strchr(t, '=');
-            if (!eq)
-                continue;
-            *eq = 0;
-            if (pb_qmd_field(ops, t, &hi[n], &lo[n]) && hi[n] / 32 == lo[n] / 32) {
-                val[n] = (uint32_t)strtoul(eq + 1, NULL, 0);
-                HCQ_LOG_INFO("PB_QMD_FIELDS: %s [%u:%u] = 0x%x", t, hi[n], lo[n], val[n]);
-                n++;
-            }
-        }
-    }
-    for (int i = 0; i < n; i++)
-        pb_qmd_put(dw, hi[i], lo[i], val[i]);
-}
-
 /* Programmatic dependent launch (HCQ_LAUNCH_DEP_WAIT, Hopper QMD V04 fields, gpu_qmd.h): the
  * pending QMD (the producer) pre-exits when its last CTA has launched, which schedules the
  * new QMD (its DEPENDENT_QMD0) while the producer's CTAs still run, and arrives at a latch
  * when it completes; the new QMD waits on that latch in griddepcontrol.wait, invalidating
- * the SM's data caches on the acquire. Where the QMD version lacks the fields, or
- * PB_PDL=0, nothing changes (the dependent starts when the producer completes).
+ * the SM's data caches on the acquire. Where the QMD version lacks the fields nothing changes
+ * (the dependent starts when the producer completes).
  * The producer's completion membar: L1_MEMBAR with CWD_MEMBAR_TASK_CHASING_ENABLE. Without a
  * membar (the chain's NONE) the latch could open before the producer's last writes reached L2:
  * on H100 the LLM e2e A/Bs (steps mixing PDL and plain launches) computed wrong tokens in
  * most runs; with L1_MEMBAR, L1_SYSMEMBAR or L1_MEMBAR + task chasing every run passed, and
- * task chasing costs least (tg128 Q6_K rm:0: 1335 tokens/s vs 1296 with L1_MEMBAR alone and
- * 1365 unsafe; session 7, bench/notes-decode.md). The CUDA driver writes L1_SYSMEMBAR in its
- * QMDs (tests/hw/cuda_qmd_scan.c). PB_PDL_MEMBAR=<n> and PB_PDL_TASK_CHASING=0|1 override.
- * Latch ids: a new one per link from a device-wide 32-bit counter that starts at a random
- * point (pb_device.c). Measured on H100 (hcq suite dep_wait_chain, 120 links, streamed and
+ * task chasing costs least (tg128 Q6_K rm:0, H100: 1335 tokens/s vs 1296 with L1_MEMBAR alone
+ * and 1365 unsafe). The CUDA driver writes L1_SYSMEMBAR in its QMDs.
+ * Latch ids: a new one per link from a device-wide 32-bit counter that starts at a random point (pb_device.c). Measured on H100 (hcq suite dep_wait_chain, 120 links, streamed and
  * replayed): ids reused inside a chain in flight hang the channel (1, 2, 1, ...) or fault it
  * (Xid 13, one id for every link); unique ids pass, also when a graph replays the same ids
  * after the previous replay. Latch state outlives the channel: after a process whose chain
- * hung on ids 1 and 2, later processes counting from 1 (session 5's policy, 1..65535,
- * PB_PDL_LATCH=inc16) computed a wrong token at their first decode step in 2 of 3 and 1 of 2
- * runs; with the random start 4 of 4 passed (H100, session 6, bench/notes-decode.md).
- * PB_PDL_LATCH=const|alt|inc16 (default rand) keeps the other policies for bring-up. */
+ * hung on ids 1 and 2, later processes counting ids from 1 computed a wrong token at their first
+ * decode step in 2 of 3 and 1 of 2 runs; with the random start 4 of 4 passed (H100). */
 static void
 pb_pdl_link(struct pb_builder *b, uint32_t *next_dw)
 {
-    static int on = -1, latch_mode, membar, chasing, at_last;
-    if (on < 0) {
-        const char *l = getenv("PB_PDL_LATCH"), *m = getenv("PB_PDL_MEMBAR");
-        const char *pe = getenv("PB_PDL_PRE_EXIT");
-        chasing = util_env_on("PB_PDL_TASK_CHASING");
-        /* "prog": the CUDA driver's choice (tests/hw/cuda_qmd_scan.c) - the dependent is
-         * released when every producer CTA has run griddepcontrol.launch_dependents (or
-         * exited), not when the last CTA launched */
-        at_last = !(pe && !strcmp(pe, "prog"));
-        latch_mode = !l ? 2 : !strcmp(l, "const") ? 0 : !strcmp(l, "alt") ? 1 : !strcmp(l, "inc16") ? 3 : 2;
-        membar = m && *m ? (int)strtol(m, NULL, 0) : GPU_QMD_CWD_MEMBAR_TYPE_L1_MEMBAR;
-        on = util_env_on("PB_PDL");
-    }
     uint32_t hi, lo;
-    if (!on || !pb_qmd_field(b->qmd_ops, "ENABLE_PROGRAM_PRE_EXIT", &hi, &lo))
+    if (!pb_qmd_field(b->qmd_ops, "ENABLE_PROGRAM_PRE_EXIT", &hi, &lo))
         return;
     uint32_t seq = atomic_fetch_add(&b->pd->pdl_seq, 1u);
-    uint32_t id = latch_mode == 0   ? 1u
-                  : latch_mode == 1 ? 1u + (seq & 1u)
-                  : latch_mode == 3 ? 1u + (seq - b->pd->pdl_seq0) % 0xFFFFu
-                                    : (seq ? seq : 1u); /* rand: from pdl_seq0, 0 skipped */
+    uint32_t id = seq ? seq : 1u; /* from the random pdl_seq0, 0 skipped */
     pb_qmd_set(b->qmd_ops, b->pend_dw, "ENABLE_PROGRAM_PRE_EXIT", 1);
-    pb_qmd_set(b->qmd_ops, b->pend_dw, "PRE_EXIT_AT_LAST_CTA_LAUNCH", at_last ? 1u : 0u);
+    pb_qmd_set(b->qmd_ops, b->pend_dw, "PRE_EXIT_AT_LAST_CTA_LAUNCH", 1);
     pb_qmd_set(b->qmd_ops, b->pend_dw, "ARRIVE_AT_LATCH_VALID", 1);
     pb_qmd_set(b->qmd_ops, b->pend_dw, "ARRIVE_AT_LATCH_ID", id);
-    pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)membar);
-    pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TASK_CHASING_ENABLE", chasing ? 1u : 0u);
+    pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TYPE", GPU_QMD_CWD_MEMBAR_TYPE_L1_MEMBAR);
+    pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TASK_CHASING_ENABLE", 1);
     pb_qmd_set(b->qmd_ops, next_dw, "WAIT_ON_LATCH_VALID", 1);
     pb_qmd_set(b->qmd_ops, next_dw, "WAIT_ON_LATCH_ID", id);
     pb_qmd_set(b->qmd_ops, next_dw, "LATCH_ACQUIRE_INVALIDATE_SHADER_DATA_CACHE", 1);
@@ -612,23 +525,19 @@ pb_lmem_first(struct pb_builder *b, uint32_t local_B)
  * but for its cbuf0 address: a stream of launches of one kernel with one grid (launch + sync,
  * back-to-back, a loop) then costs a 384-byte copy and one field instead of every field's
  * encode and checks (~2,800 of the ~5,400 instructions of a launch + sync's submit on emu:gh100
- * under callgrind, session 23; on H100 the whole submit took 2.1-2.2 us, 0.9 of it building).
+ * under callgrind; on H100 the whole submit took 2.1-2.2 us, 0.9 of it building).
  * The memo is compared byte for byte (d is copied from the program's zeroed template and set
  * field by field, so its padding is stable; a mismatch only costs a full encode). The address
- * has to be what every version holds (256-byte aligned, < 2^40: the stream ring's are).
- * PB_QMD_MEMO=0 always encodes (A/B). */
+ * has to be what every version holds (256-byte aligned, < 2^40: the stream ring's are). */
 static enum hcq_status
 pb_qmd_encode_memo(struct pb_builder *b, const struct gpu_qmd_desc *d, uint32_t *qmd_dw)
 {
-    static int on = -1;
-    if (on < 0)
-        on = util_env_on("PB_QMD_MEMO");
     struct pb_queue *pq = b->pq;
     struct gpu_qmd_desc key;
     memcpy(&key, d, sizeof key);
     key.cbuf[0].va = 0;
     const uint64_t va = d->cbuf[0].va;
-    if (on && pq->qmd_memo_valid && (va & 0xFF) == 0 && va < GPU_QMD_VA_LIMIT &&
+    if (pq->qmd_memo_valid && (va & 0xFF) == 0 && va < GPU_QMD_VA_LIMIT &&
         !memcmp(&key, &pq->qmd_memo_desc, sizeof key)) {
         memcpy(qmd_dw, pq->qmd_memo_dw, b->qmd_ops->size_B);
         gpu_qmd_set_cbuf_va(b->qmd_ops, qmd_dw, 0, va);
@@ -636,7 +545,7 @@ pb_qmd_encode_memo(struct pb_builder *b, const struct gpu_qmd_desc *d, uint32_t 
     }
     pq->qmd_memo_valid = false;
     enum hcq_status st = gpu_qmd_encode(b->qmd_ops, d, qmd_dw);
-    if (st != HCQ_OK || !on)
+    if (st != HCQ_OK)
         return st;
     memcpy(&pq->qmd_memo_desc, &key, sizeof key);
     memcpy(pq->qmd_memo_dw, qmd_dw, b->qmd_ops->size_B);
@@ -688,19 +597,14 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     uint32_t cbuf0_span = (pp->cbuf0_B + 255) & ~255u;
     uint32_t *qmd = (uint32_t *)(map + cbuf0_span);
     uint64_t qmd_va = va + cbuf0_span;
-    /* cbuf0 is built in CPU memory and copied to the ring in one pass (session 23), instead of
-     * zeroed there and then stored field by field: on rm the ring is device memory written
-     * through a write-combined BAR1 mapping, where stores that come back to a line already sent
-     * go out as partial writes. H100 (s172, two alternating rounds of `bench latency`):
-     * back-to-back 0.461 / 0.505 -> 0.451 / 0.452 us/kernel, launch + sync 4.06 / 4.39 -> 3.95 /
-     * 4.03 us; launch_split mixed (4.03 / 4.04 -> 4.17 / 3.97); the HCQ suite passed under both.
-     * Larger cbuf0s (over 2 KiB of parameters and constants) are still built in place.
-     * PB_CBUF0_SCRATCH=0 builds every cbuf0 in place (A/B). */
-    static int cb_scratch = -1;
-    if (cb_scratch < 0)
-        cb_scratch = util_env_on("PB_CBUF0_SCRATCH");
+    /* cbuf0 is built in CPU memory and copied to the ring in one pass, instead of zeroed there
+     * and then stored field by field: on rm the ring is device memory written through a
+     * write-combined BAR1 mapping, where stores that come back to a line already sent go out as
+     * partial writes (H100, `bench latency`: back-to-back 0.461 / 0.505 -> 0.451 / 0.452
+     * us/kernel, launch + sync 4.06 / 4.39 -> 3.95 / 4.03 us). Larger cbuf0s (over 2 KiB of
+     * parameters and constants) are built in place. */
     uint8_t cb_tmp[2048];
-    uint8_t *cb = cb_scratch && pp->cbuf0_B <= sizeof cb_tmp ? cb_tmp : map;
+    uint8_t *cb = pp->cbuf0_B <= sizeof cb_tmp ? cb_tmp : map;
     st = gpu_cbuf0_build(pd->arch, pp->k, grid, block, pd->local_window_va, pd->shared_window_va, args,
                          args_B, cb, pp->cbuf0_B);
     if (st != HCQ_OK)
@@ -717,94 +621,34 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     d.cbuf[0].valid = true;
     d.cbuf[0].invalidate = true;
     d.cbuf[0].prefetch = 0;
-    /* Bring-up A/B (PB_QMD_INVALIDATE=<mask of GPU_QMD_INVALIDATE_*>, default the program's:
-     * texture header, sampler, texture data and shader data caches): which per-launch cache
-     * invalidations a chained launch pays for (graph of 300 kernels: 0.57 us/kernel on H100
-     * vs a goal of 0.4). nvhcq kernels use no texture headers or samplers, so 0xC (texture
-     * data + shader data: the L1 that __ldg and ld.global read through) is the candidate;
-     * not measured yet (bench/final/next7.sh). */
-    static int inv_mask = -2;
-    if (inv_mask == -2) {
-        const char *e = getenv("PB_QMD_INVALIDATE");
-        inv_mask = e && *e ? (int)(strtol(e, NULL, 0) & GPU_QMD_INVALIDATE_ALL) : -1;
-    }
-    if (inv_mask >= 0)
-        d.invalidate = (uint32_t)inv_mask;
-    /* A/B (session 9, PB_QMD_END_MEMBAR=0..3): CWD_MEMBAR_TYPE of a QMD that ends a chain (a
-     * chained predecessor's is set again below): the template's L1_SYSMEMBAR before the
-     * SIGNAL's WFI + release - what it adds to launch + sync. */
-    static int end_membar = -2;
-    if (end_membar == -2) {
-        const char *e = getenv("PB_QMD_END_MEMBAR");
-        end_membar = e && *e ? atoi(e) & 3 : -1;
-    }
-    if (end_membar >= 0)
-        d.cwd_membar_type = (uint32_t)end_membar;
-    /* FREE_CTA_SLOTS_EMPTY_SM of V4 QMDs (the other encoders have no such field). Default (session
-     * 22): gpu_cubin_free_cta_slots_fit - ceil(CTAs / SMs) for grids that fit one wave by the
+    /* FREE_CTA_SLOTS_EMPTY_SM of V4 QMDs (the other encoders have no such field):
+     * gpu_cubin_free_cta_slots_fit - ceil(CTAs / SMs) for grids that fit one wave by the
      * occupancy model, 0 (the hardware's own placement, as the CUDA driver's QMDs) for the rest.
-     * A nonzero value starts a chained grid sooner: H100, graph of 300 empty kernels 0.490 ->
-     * 0.408 us/kernel on a slow machine and 0.458 -> 0.376 on the usual ones, 300 dependent
-     * kernels 0.70 -> 0.63-0.64, 2 CTAs per SM 1.03 -> 0.95; decode unchanged (its kernels have
-     * shared memory of their own: 0). The hardware trusts the value: 32 everywhere and the
-     * occupancy on grids of more than one wave faulted kernels (Xid 13, s156 / s157). A/B
-     * (PB_QMD_FREE_CTA_SLOTS): <n> for every grid (0 = the old default), occ for the model's
-     * occupancy on every grid, small1 for 1 where the grid has at most one CTA per SM, wave for
-     * the occupancy where the grid fits one wave; fit is the default. */
-    enum { FREE_FIXED, FREE_OCC, FREE_SMALL1, FREE_WAVE, FREE_FIT };
-    static int free_mode = -1;
-    static uint32_t free_fixed;
-    if (free_mode < 0) {
-        const char *e = getenv("PB_QMD_FREE_CTA_SLOTS");
-        free_mode = !e || !*e || !strcmp(e, "fit") ? FREE_FIT
-                    : !strcmp(e, "occ")            ? FREE_OCC
-                    : !strcmp(e, "small1")         ? FREE_SMALL1
-                    : !strcmp(e, "wave")           ? FREE_WAVE
-                                                   : FREE_FIXED;
-        free_fixed = free_mode == FREE_FIXED ? (uint32_t)atoi(e) & 0xFF : 0;
-    }
-    /* A graph launch whose grid comes from a variable is patched at every replay (pb_graph.c) to
-     * grids the value here did not see: 0, the hardware's own placement, for the single-wave
-     * modes (a grid grown past one wave at a recorded value is what faulted). */
+     * A nonzero value starts a chained grid sooner (H100: graph of 300 empty kernels 0.458 ->
+     * 0.376 us/kernel, 300 dependent kernels 0.70 -> 0.63, 2 CTAs per SM 1.03 -> 0.95; decode
+     * unchanged: its kernels have shared memory of their own, 0). The hardware trusts the value:
+     * 32 everywhere, or the occupancy on grids of more than one wave, faulted kernels (Xid 13).
+     * A graph launch whose grid comes from a variable is patched at every replay (pb_graph.c) to
+     * grids the value here did not see: 0 there (a grid grown past one wave at a recorded value
+     * is what faulted). */
     bool grid_var = false;
     for (int i = 0; b->g && c && c->kind == HCQ_CMD_LAUNCH && i < 3; i++)
         grid_var |= c->u.launch.grid_var[i] != HCQ_VAR_NONE;
     const uint32_t sms = grid_var ? 0 : pd->kmd->info.sm_count;
-    if (free_mode == FREE_FIT) {
-        d.free_cta_slots = gpu_cubin_free_cta_slots_fit(pp->k, block, d.shared_mem_B, grid, sms);
-    } else if (free_mode == FREE_FIXED) {
-        d.free_cta_slots = free_fixed;
-    } else {
-        const uint64_t ctas = (uint64_t)grid[0] * grid[1] * grid[2];
-        const uint32_t v =
-            free_mode == FREE_SMALL1 ? 1 : gpu_cubin_free_cta_slots(pp->k, block, d.shared_mem_B);
-        d.free_cta_slots = free_mode == FREE_OCC || ctas <= (uint64_t)v * sms ? v : 0;
-    }
-    /* cbuf0 with CONSTANT_BUFFER_PREFETCH = 1, as the CUDA driver's QMDs carry on a bank
-     * (bench/results/nvidia-h100/2026-11-25-s7-cuda-qmd-scan.txt): the constants are fetched
-     * ahead of the grid, so a chained launch no longer waits for them. Measured on H100 (s51,
-     * `bench latency`, two alternating rounds): graph of 300 empty kernels 0.566 -> 0.461
-     * us/kernel, back-to-back 0.659 -> 0.510, 300 dependent kernels as a graph 0.895 -> 0.686
-     * and streamed 0.984 -> 0.685; value 2 changed nothing; decode tg128 unchanged (1469 vs
-     * 1470). Default on V4 (Hopper, measured); V5 has the field but is not verified on a GPU
-     * here, so it stays 0 there. PB_CBUF0_PREFETCH=0..3 overrides on V4/V5 (A/B);
-     * PB_CBUF0_INVALIDATE=0 drops cbuf0's per-bank invalidate (no gain measured; with
-     * PB_QMD_INVALIDATE=0x2F, CUDA's global constant-cache invalidate, decode was 1% slower). */
-    static int cb_pf = -2, cb_inv = -1;
-    if (cb_pf == -2) {
-        const char *e = getenv("PB_CBUF0_PREFETCH"), *f = getenv("PB_CBUF0_INVALIDATE");
-        cb_pf = e && *e ? atoi(e) & 3 : -1;
-        cb_inv = f && *f ? atoi(f) != 0 : 1;
-    }
-    if (b->qmd_ops->version >= 0x0400) /* V3 has no prefetch field */
-        d.cbuf[0].prefetch = (uint8_t)(cb_pf >= 0 ? cb_pf : b->qmd_ops->version < 0x0500 ? 1 : 0);
-    d.cbuf[0].invalidate = cb_inv != 0;
+    d.free_cta_slots = gpu_cubin_free_cta_slots_fit(pp->k, block, d.shared_mem_B, grid, sms);
+    /* cbuf0 with CONSTANT_BUFFER_PREFETCH = 1, as the CUDA driver's QMDs carry on a bank: the
+     * constants are fetched ahead of the grid, so a chained launch no longer waits for them
+     * (H100, `bench latency`: graph of 300 empty kernels 0.566 -> 0.461 us/kernel, back-to-back
+     * 0.659 -> 0.510, 300 dependent kernels as a graph 0.895 -> 0.686 and streamed 0.984 ->
+     * 0.685; value 2 changed nothing; decode unchanged). On V4 (Hopper, measured); V5 has the
+     * field but is not verified on a GPU here, so it stays 0 there; V3 has none. */
+    if (b->qmd_ops->version >= 0x0400)
+        d.cbuf[0].prefetch = (uint8_t)(b->qmd_ops->version < 0x0500 ? 1 : 0);
     d.local_mem_high_B = pq->local_per_thread_B;
     uint32_t qmd_dw[GPU_QMD_MAX_DW];
     st = pb_qmd_encode_memo(b, &d, qmd_dw);
     if (st != HCQ_OK)
         return st;
-    pb_qmd_fields_env(b->qmd_ops, qmd_dw);
     if (b->g && c) {
         st = pb_launch_patches(b, c, pp, map, qmd, qmd_dw);
         if (st != HCQ_OK)
@@ -821,26 +665,11 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
                      (unsigned long long)va, text);
     }
 
-    /* Debug switch for bring-up (PB_CHAIN=none|same_smem|all, default all): whether a
-     * launch may chain to the previous QMD at all, or only when both use the same shared
-     * memory carve-out. */
-    static int chain_mode = -1;
-    if (chain_mode < 0) {
-        const char *e = getenv("PB_CHAIN");
-        chain_mode = !e ? 2 : !strcmp(e, "none") ? 0 : !strcmp(e, "same_smem") ? 1 : 2;
-    }
-    if (b->chain && (chain_mode == 0 || (chain_mode == 1 && b->pend_smem_cfg != d.sm_config_target))) {
-        if (ch->busy)
-            gpu_push_wfi(&ch->push);
-        pb_chain_end(b);
-    }
     if (b->chain) {
-        /* Back-to-back: the previous grid schedules this one when it completes (rm.md §5.5). */
+        /* Back-to-back: the previous grid schedules this one when it completes (rm.md §5.5),
+         * without a memory barrier of its own (the CWD_MEMBAR_TYPE comment above says why). */
         gpu_qmd_set_dependent(b->qmd_ops, b->pend_dw, qmd_va);
-        bool chasing;
-        pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TYPE", (uint32_t)pb_chain_membar(&chasing));
-        if (chasing)
-            pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TASK_CHASING_ENABLE", 1);
+        pb_qmd_set(b->qmd_ops, b->pend_dw, "CWD_MEMBAR_TYPE", GPU_QMD_CWD_MEMBAR_TYPE_NONE);
         if (c && (c->u.launch.flags & HCQ_LAUNCH_DEP_WAIT))
             pb_pdl_link(b, qmd_dw);
         pb_qmd_flush(b);
@@ -848,18 +677,9 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
         pb_qmd_flush(b);
         if (ch->busy)
             gpu_push_wfi(&ch->push); /* an earlier launch may still run (after a WAIT) */
-        /* A/B (session 9, PB_CHAIN_INVALIDATE=<mask>: bit 0 instruction, 1 global data, 2
-         * constant; 0 omits the method): what the invalidation at each chain start costs a
-         * single launch + sync (6.4 us on H100, goal 5). The QMD's own per-launch bits already
-         * invalidate L1 data and cbuf0's bank; the instruction cache is what a program upload
-         * needs. Default 7 (all three, as before). */
-        static int ci_mask = -1;
-        if (ci_mask < 0) {
-            const char *e = getenv("PB_CHAIN_INVALIDATE");
-            ci_mask = e && *e ? (int)(strtol(e, NULL, 0) & 7) : 7;
-        }
-        if (ci_mask)
-            gpu_push_invalidate_shader_caches_no_wfi(&ch->push, (uint32_t)ci_mask);
+        /* instruction, global data and constant caches at each chain start: a program upload
+         * needs the first; the QMD's own per-launch bits cover L1 data and cbuf0's bank */
+        gpu_push_invalidate_shader_caches_no_wfi(&ch->push, 7);
         gpu_push_launch(&ch->push, qmd_va);
     }
     memcpy(b->pend_dw, qmd_dw, b->qmd_ops->size_B);
@@ -868,55 +688,6 @@ pb_launch(struct pb_builder *b, const struct hcq_program *prog, uint32_t grid[3]
     b->chain = true;
     ch->busy = true;
     return HCQ_OK;
-}
-
-/* Bring-up experiment (PB_CE_EXP="pipe,line=N,chunk=N,plc"): other LAUNCH_DMA layouts for
- * 1-D copies, to measure which one the copy engine runs fastest. Returns false when unset. */
-static bool
-pb_ce_experiment(struct gpu_push *p, uint64_t dst_va, uint64_t src_va, uint64_t size_B)
-{
-    static int init;
-    static bool on, pipe, noplc;
-    static uint64_t line_B, chunk_B;
-    if (!init) {
-        const char *e = getenv("PB_CE_EXP");
-        on = e && *e;
-        if (on) {
-            pipe = strstr(e, "pipe") != NULL;
-            noplc = strstr(e, "noplc") != NULL;
-            const char *l = strstr(e, "line="), *c = strstr(e, "chunk=");
-            line_B = l ? strtoull(l + 5, NULL, 0) : 0;
-            chunk_B = c ? strtoull(c + 6, NULL, 0) : 0;
-        }
-        init = 1;
-    }
-    if (!on)
-        return false;
-    uint32_t launch = GPU_FLD(NVC6B5_LAUNCH_DMA_DATA_TRANSFER_TYPE, pipe ? 1 : 2) |
-                      GPU_FLD_DEF(NVC6B5_LAUNCH_DMA, SRC_MEMORY_LAYOUT, PITCH) |
-                      GPU_FLD_DEF(NVC6B5_LAUNCH_DMA, DST_MEMORY_LAYOUT, PITCH) |
-                      (noplc ? GPU_FLD(NVC6B5_LAUNCH_DMA_DISABLE_PLC, 1) : 0);
-    while (size_B) {
-        uint64_t n = chunk_B && chunk_B < size_B ? chunk_B : size_B;
-        if (n > GPU_CE_MAX_LINE_B)
-            n = GPU_CE_MAX_LINE_B;
-        uint64_t rows = line_B ? n / line_B : 0;
-        PUSH_MTHD(p, NVC6B5, OFFSET_IN_UPPER, (uint32_t)(src_va >> 32), (uint32_t)src_va,
-                  (uint32_t)(dst_va >> 32), (uint32_t)dst_va);
-        if (rows > 1) {
-            n = rows * line_B;
-            PUSH_MTHD(p, NVC6B5, PITCH_IN, (uint32_t)line_B, (uint32_t)line_B, (uint32_t)line_B,
-                      (uint32_t)rows);
-            PUSH_MTHD(p, NVC6B5, LAUNCH_DMA, launch | GPU_FLD(NVC6B5_LAUNCH_DMA_MULTI_LINE_ENABLE, 1));
-        } else {
-            PUSH_MTHD(p, NVC6B5, LINE_LENGTH_IN, (uint32_t)n);
-            PUSH_MTHD(p, NVC6B5, LAUNCH_DMA, launch);
-        }
-        dst_va += n;
-        src_va += n;
-        size_B -= n;
-    }
-    return true;
 }
 
 static enum hcq_status
@@ -939,42 +710,26 @@ pb_cmd_launch(struct pb_builder *b, const struct hcq_cmd *c)
  * memory to device memory, or to host memory below PB_D2H_KERNEL_MAX_B (reads of host memory
  * stay on the copy engine, which reaches PCIe speed), non-overlapping, on a dGPU. Measured on H100 (driver
  * 580): the copy engine a GR channel group gets moves 165-190 GB/s (r+w) whatever the LAUNCH_DMA layout
- * (pipelined, multi-line, chunked, PLC off: PB_CE_EXP), the copy kernel 1.1 TB/s at 1 MiB and ~3 TB/s from
- * 256 MiB. PB_D2D=ce keeps every copy on the copy engine. */
+ * (pipelined, multi-line, chunked, PLC off), the copy kernel 1.1 TB/s at 1 MiB and ~3 TB/s from
+ * 256 MiB. */
 #define PB_D2H_KERNEL_MAX_B (1ull << 20)
 
 static bool
 pb_copy_by_kernel(const struct pb_builder *b, const struct hcq_cmd *c, uint64_t dst_off_B, uint64_t src_off_B,
                   uint64_t size_B)
 {
-    static int mode = -1, d2h = -1;
-    if (mode < 0) {
-        const char *e = getenv("PB_D2D");
-        mode = e && !strcmp(e, "ce") ? 0 : 1;
-    }
-    if (d2h < 0) { /* PB_D2H=ce: device -> host always on the copy engine; =kernel: always by the kernel */
-        const char *e = getenv("PB_D2H");
-        d2h = e && !strcmp(e, "ce") ? 0 : e && !strcmp(e, "kernel") ? 2 : 1;
-    }
     const struct hcq_buf *dst = c->u.copy.dst, *src = c->u.copy.src;
-    if (!mode || b->pq->main.engine != KMD_ENGINE_COMPUTE || b->pd->kmd->info.unified_memory)
+    if (b->pq->main.engine != KMD_ENGINE_COMPUTE || b->pd->kmd->info.unified_memory)
         return false;
-    /* Device -> host below PB_D2H_KERNEL_MAX_B by the kernel too (session 16, H100 s118): it
-     * chains on the main channel, so a small copy between launches (the LLM decode step's 0.5 MB
-     * of logits after the output head) needs no handover to the copy helper and back - tg128 Q8_0
-     * +0.8%, Q4_K_M +1.2% - and alone it is as fast or faster (bench d2h_pinned, a copy queue, with
-     * PB_D2H=kernel): 4 KiB 5.0 vs 4.3 GB/s, 64 KiB 50.1 vs 35.5, 1 MiB 51.9 vs 52.7; from 16 MiB
-     * the copy engine is 2-5% faster.
-     * Host -> device stays on the copy engine (a kernel would read over PCIe at load latency). */
-    /* ... on compute queues only. Chosen in session 16 when a copy queue kept a local-memory
-     * setting of its own, which its first copy kernel emitted over the compute queues' (one TSG,
-     * one context) - s122: test_llm_attn_decode's reads through the device's internal copy queue
-     * made rm:0's next attention launch fail SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE (Xid 13). The
-     * device now has one store for all queues (pb_queue.c "Local memory"), so that reason is gone;
-     * device -> host on a copy queue stays on the copy engine until measured otherwise. */
+    /* Device -> host below PB_D2H_KERNEL_MAX_B by the kernel too, on compute queues: it chains
+     * on the main channel, so a small copy between launches (the LLM decode step's 0.5 MB of
+     * logits after the output head) needs no handover to the copy helper and back - H100 tg128
+     * Q8_0 +0.8%, Q4_K_M +1.2% - and alone it is as fast or faster (4 KiB 5.0 vs 4.3 GB/s, 64 KiB
+     * 50.1 vs 35.5, 1 MiB 51.9 vs 52.7; from 16 MiB the copy engine is 2-5% faster). Device ->
+     * host on a copy queue stays on the copy engine (not measured otherwise). Host -> device
+     * stays on the copy engine (a kernel would read over PCIe at load latency). */
     if ((src->flags & HCQ_MEM_HOST) ||
-        ((dst->flags & HCQ_MEM_HOST) &&
-         (!d2h || b->pq->q->kind != HCQ_QUEUE_COMPUTE || (d2h == 1 && size_B >= PB_D2H_KERNEL_MAX_B))))
+        ((dst->flags & HCQ_MEM_HOST) && (b->pq->q->kind != HCQ_QUEUE_COMPUTE || size_B >= PB_D2H_KERNEL_MAX_B)))
         return false;
     if (dst == src && dst_off_B < src_off_B + size_B && src_off_B < dst_off_B + size_B)
         return false; /* k_copy_bytes needs disjoint ranges */
@@ -1009,96 +764,6 @@ pb_copy_kernel(struct pb_builder *b, const struct hcq_cmd *c, uint64_t dst_off_B
     return pb_launch(b, b->pd->copy_prog, grid, block, &p, sizeof p, NULL);
 }
 
-/* ==== Split copies ==== */
-
-/*
- * One copy engine moves only part of what device memory can, so a large device-to-device copy
- * on a copy queue whose channel is a copy engine (PB_COPYQ=ce, Tegra) may be split into equal
- * parts over the queue's channel and extra channels on other asynchronous copy engines.
- * PB_CE_SPLIT=N: at most N channels (default 1 = never: on H100 the engines beside the best
- * one have 2 shared PCEs against its 12, and every split measured slower - docs/status.md;
- * capped by the kmd's engine count and PB_CE_SPLIT_MAX); PB_CE_SPLIT_PART_B: the smallest part
- * worth its own engine. Host memory is not split (PCIe-bound: one engine reaches it), nor overlapping
- * ranges, nor graphs (their copy patch points rewrite one channel's methods).
- */
-#define PB_CE_SPLIT_DEFAULT 1u /* H100: splitting was slower at every size (docs/status.md) */
-#define PB_CE_SPLIT_PART_DEFAULT_B (1ull << 20)
-
-struct pb_split_cfg {
-    uint32_t ways;
-    uint64_t part_B;
-};
-
-/* Read per copy (a getenv is nothing next to a submission; tests switch it). */
-static struct pb_split_cfg
-pb_split_cfg(void)
-{
-    struct pb_split_cfg cfg;
-    const char *w = getenv("PB_CE_SPLIT"), *p = getenv("PB_CE_SPLIT_PART_B");
-    long ways = w && *w ? strtol(w, NULL, 0) : PB_CE_SPLIT_DEFAULT;
-    long long part = p && *p ? strtoll(p, NULL, 0) : (long long)PB_CE_SPLIT_PART_DEFAULT_B;
-    cfg.part_B = part >= 4096 ? (uint64_t)part : PB_CE_SPLIT_PART_DEFAULT_B;
-    cfg.ways = ways < 1 ? 1u : ways > (long)PB_CE_SPLIT_MAX ? PB_CE_SPLIT_MAX : (uint32_t)ways;
-    return cfg;
-}
-
-/* Channels a copy of size_B at these offsets would use on pq (1: not split). */
-static uint32_t
-pb_split_ways(const struct pb_queue *pq, const struct hcq_cmd *c, uint64_t dst_off_B, uint64_t src_off_B,
-              uint64_t size_B, bool graph)
-{
-    const struct hcq_buf *dst = c->u.copy.dst, *src = c->u.copy.src;
-    if (graph || pq->main.engine != KMD_ENGINE_COPY_ASYNC || !pq->main.kc ||
-        pq->main.kc->engine != KMD_ENGINE_COPY_ASYNC || ((dst->flags | src->flags) & HCQ_MEM_HOST))
-        return 1;
-    if (dst == src && dst_off_B < src_off_B + size_B && src_off_B < dst_off_B + size_B)
-        return 1;
-    struct pb_split_cfg cfg = pb_split_cfg();
-    uint64_t ways = cfg.ways;
-    if (ways > pq->pd->kmd->info.async_copy_engines)
-        ways = pq->pd->kmd->info.async_copy_engines;
-    if (ways > size_B / cfg.part_B)
-        ways = size_B / cfg.part_B;
-    return ways > 1 ? (uint32_t)ways : 1;
-}
-
-/* The copy over `ways` channels: main settles (a release after everything before the copy),
- * each extra acquires that, copies its part and releases its own timeline; main copies the
- * first part and acquires every extra's release, so the queue's (main) timeline passes the
- * copy only when all parts are done. Parts are 64 KiB multiples. */
-static enum hcq_status
-pb_copy_split(struct pb_builder *b, uint64_t dst_va, uint64_t src_va, uint64_t size_B, uint32_t ways)
-{
-    struct pb_queue *pq = b->pq;
-    uint64_t part_B = ((size_B + ways - 1) / ways + 0xFFFFu) & ~0xFFFFull;
-    ways = (uint32_t)((size_B + part_B - 1) / part_B);
-    uint32_t part_dw = gpu_push_ce_copy_dw(part_B) + 32; /* + acquire, flush, release */
-    enum hcq_status st = pb_room(b, &pq->main, part_dw + 8 * ways, 0);
-    for (uint32_t j = 1; j < ways && st == HCQ_OK; j++)
-        st = pb_scratch_fit(pq->xch[j - 1], part_dw + PB_CMD_MAX_DW);
-    if (st == HCQ_OK)
-        st = pb_use(b, &pq->main);
-    struct pb_val start, done[PB_CE_SPLIT_MAX];
-    if (st == HCQ_OK)
-        st = pb_chan_settle(b, &pq->main, &start);
-    for (uint32_t j = 1; j < ways && st == HCQ_OK; j++) {
-        struct pb_chan *x = pq->xch[j - 1];
-        uint64_t off = part_B * j, n = size_B - off < part_B ? size_B - off : part_B;
-        st = pb_acquire(b, x, pq->main.tl_va, &start);
-        gpu_push_ce_copy(&x->push, dst_va + off, src_va + off, n);
-        x->busy = true;
-        if (st == HCQ_OK)
-            st = pb_chan_settle(b, x, &done[j]);
-    }
-    if (st != HCQ_OK)
-        return st;
-    gpu_push_ce_copy(&pq->main.push, dst_va, src_va, size_B < part_B ? size_B : part_B);
-    pq->main.busy = true;
-    for (uint32_t j = 1; j < ways && st == HCQ_OK; j++)
-        st = pb_acquire(b, &pq->main, pq->xch[j - 1]->tl_va, &done[j]);
-    return st;
-}
-
 static enum hcq_status
 pb_cmd_copy(struct pb_builder *b, const struct hcq_cmd *c)
 {
@@ -1122,20 +787,13 @@ pb_cmd_copy(struct pb_builder *b, const struct hcq_cmd *c)
     if (pq->copy_by_kernel[b->cmd_index]) /* decided by pb_build's prepare pass */
         return pb_copy_kernel(b, c, dst_off_B, src_off_B, size_B);
     struct pb_chan *ch = &pq->main;
-    if (!patched && ch->engine == KMD_ENGINE_COPY_ASYNC) {
-        uint32_t ways = pb_split_ways(pq, c, dst_off_B, src_off_B, size_B, b->g != NULL);
-        if (ways > 1 + pq->xch_count) /* fewer extras than engines could be made */
-            ways = 1 + pq->xch_count;
-        if (ways > 1)
-            return pb_copy_split(b, dst->va + dst_off_B, src->va + src_off_B, size_B, ways);
-    }
     if (ch->engine == KMD_ENGINE_COMPUTE) {
         if (!pq->aux)
             return hcq_err(HCQ_ERR_INVALID,
                            "copy on a compute queue without its copy helper channel (engine bug)");
         ch = pq->aux;
     }
-    st = pb_room(b, ch, gpu_push_ce_copy_dw(size_B) + (getenv("PB_CE_EXP") ? 16 * 64 : 0), 0);
+    st = pb_room(b, ch, gpu_push_ce_copy_dw(size_B), 0);
     if (st != HCQ_OK)
         return st;
     st = pb_use(b, ch);
@@ -1143,9 +801,7 @@ pb_cmd_copy(struct pb_builder *b, const struct hcq_cmd *c)
         return st;
     ch->busy = true;
     if (!patched) {
-        uint64_t dva = dst->va + dst_off_B, sva = src->va + src_off_B;
-        if (!pb_ce_experiment(&ch->push, dva, sva, size_B))
-            gpu_push_ce_copy(&ch->push, dva, sva, size_B);
+        gpu_push_ce_copy(&ch->push, dst->va + dst_off_B, src->va + src_off_B, size_B);
         return HCQ_OK;
     }
     /* One patch per chunk: a replay rewrites its addresses and length, and turns chunks
@@ -1311,14 +967,6 @@ pb_build(struct pb_queue *pq, const struct hcq_cmdlist *cl, const uint64_t *vars
         if (c->kind == HCQ_CMD_LAUNCH &&
             ((const struct pb_program *)c->u.launch.prog->priv)->local_B > local_max)
             local_max = ((const struct pb_program *)c->u.launch.prog->priv)->local_B;
-        if (c->kind == HCQ_CMD_COPY && pq->main.engine == KMD_ENGINE_COPY_ASYNC) {
-            uint64_t d_off, s_off, n_B;
-            hcq_cmd_copy_resolve(c, vars, &d_off, &s_off, &n_B);
-            uint32_t ways = pb_split_ways(pq, c, d_off, s_off, n_B, graph != NULL);
-            if (ways > 1 + pq->xch_count)
-                pb_xch_get(pq, ways - 1);
-            continue;
-        }
         if (c->kind == HCQ_CMD_COPY && i >= b.cpu_copy_end && pq->main.engine == KMD_ENGINE_COMPUTE) {
             /* a copy whose offsets/size a graph patches stays on the copy engine (its patch
              * points rewrite CE methods); the others may run as a kernel */
@@ -1380,10 +1028,6 @@ pb_build(struct pb_queue *pq, const struct hcq_cmdlist *cl, const uint64_t *vars
         if (pq->aux) {
             pq->aux->push.count = 0;
             pq->aux->tl_last = pq->aux->tl_flushed;
-        }
-        for (uint32_t i = 0; i < pq->xch_count; i++) {
-            pq->xch[i]->push.count = 0;
-            pq->xch[i]->tl_last = pq->xch[i]->tl_flushed;
         }
     }
     return st;

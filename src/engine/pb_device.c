@@ -8,7 +8,6 @@
 #include "pb.h"
 
 #include "gpu_qmd.h"
-#include "util_env.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -388,15 +387,9 @@ pb_device_create(struct kmd *kmd, const char *backend_name, const char *spec, st
     }
     /* Pushbuffers, cbuf0s and QMDs: device memory the CPU writes through BAR1 on rm, so
      * the GPU fetches them locally instead of across PCIe for every launch; on Tegra device
-     * memory is system memory anyway. PB_STREAM_MEM=sysmem|vram overrides (bring-up). */
-    const char *sm = getenv("PB_STREAM_MEM");
-    bool vram = !kmd->info.unified_memory;
-    if (sm && !strcmp(sm, "sysmem"))
-        vram = false;
-    else if (sm && !strcmp(sm, "vram"))
-        vram = true;
-    pd->stream_flags = (vram ? KMD_MEM_VRAM : KMD_MEM_SYSMEM) | KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA;
-    pd->gpget_read_always = util_env_set("PB_GPGET_READ");
+     * memory is system memory anyway. */
+    pd->stream_flags =
+        (kmd->info.unified_memory ? KMD_MEM_SYSMEM : KMD_MEM_VRAM) | KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA;
     st = hcq_device_init_base(&pd->base, &pd->ops);
     if (st != HCQ_OK) {
         pthread_mutex_destroy(&pd->lmem.lock);

@@ -121,7 +121,8 @@ pb_pool_init(struct pb_pool *p, uint64_t device_mem_B)
     pthread_mutex_init(&p->lock, NULL);
     const char *cap = getenv("HCQ_POOL_MAX_MB");
     p->enabled = util_env_on("HCQ_POOL");
-    p->slab_on = p->enabled && util_env_on("HCQ_POOL_SLAB"); /* 0: whole blocks only (A/B) */
+    /* HCQ_POOL_SLAB=0: whole blocks only, so a kernel writing past a small buffer faults */
+    p->slab_on = p->enabled && util_env_on("HCQ_POOL_SLAB");
     uint64_t dev_cap = device_mem_B ? device_mem_B / 8 : (1ull << 30);
     uint64_t host_cap = 1ull << 30;
     if (cap && *cap)

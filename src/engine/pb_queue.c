@@ -69,8 +69,6 @@ pb_queue_describe(struct pb_queue *pq, char *buf, size_t buf_B)
     size_t used = strlen(buf);
     if (pq->aux && used + 1 < buf_B)
         pb_chan_describe(pq, pq->aux, "copy helper", buf + used, buf_B - used);
-    for (uint32_t i = 0; i < pq->xch_count && (used = strlen(buf)) + 1 < buf_B; i++)
-        pb_chan_describe(pq, pq->xch[i], "split copy", buf + used, buf_B - used);
 }
 
 /* On a hang: decode the pushbuffer of the GPFIFO entry the GPU fetched last on ch (when it
@@ -179,14 +177,11 @@ pb_chan_kick(struct pb_queue *pq, struct pb_chan *ch, uint64_t pb_va, uint32_t d
     struct kmd_channel *kc = ch->kc;
     /* Never overwrite an entry the GPU has not fetched (nvgpu.md §4.9 [REC]). GPGet lives in
      * USERD, device memory on rm: reading it is an uncached read across PCIe, ~1.3 us on the
-     * launch's critical path on H100 (launch + sync 6.4 -> 5.2 us without it, session 10), so
+     * launch's critical path on H100 (launch + sync 6.4 -> 5.2 us without it), so
      * the ring's room is counted from the value last read (older than the GPU's, so the room
      * is never overstated) and GPGet is read again only when that says the ring is full.
      * That read had also flushed the CPU's earlier BAR1 writes before the doorbell; the rm
-     * kick now reads GPGet back after its doorbell for that (rm_chan_kick).
-     * PB_GPGET_READ=1: read it here on every kick (the old way, A/B). */
-    if (pq->pd->gpget_read_always)
-        ch->get_seen = pb_userd_read(kc, PB_USERD_GP_GET);
+     * kick now reads GPGet back after its doorbell for that (rm_chan_kick). */
     if (pb_gpfifo_free(ch->put, ch->get_seen, kc->entries) == 0 &&
         pb_gpfifo_free(ch->put, ch->get_seen = pb_userd_read(kc, PB_USERD_GP_GET), kc->entries) == 0) {
         kmd_doorbell_flush(pq->pd->kmd); /* GPGet only moves for entries that were rung */
@@ -293,8 +288,6 @@ pb_queue_flush(struct pb_queue *pq)
     atomic_store_explicit(&pq->lm_sub, pq->main.tl_last, memory_order_release);
     if (pq->aux)
         st = pb_chan_flush_scratch(pq, pq->aux);
-    for (uint32_t i = 0; i < pq->xch_count && st == HCQ_OK; i++)
-        st = pb_chan_flush_scratch(pq, pq->xch[i]);
     if (st == HCQ_OK)
         st = pb_chan_flush_scratch(pq, &pq->main);
     if (st != HCQ_OK)
@@ -302,8 +295,6 @@ pb_queue_flush(struct pb_queue *pq)
     pq->main.tl_flushed = pq->main.tl_last;
     if (pq->aux)
         pq->aux->tl_flushed = pq->aux->tl_last;
-    for (uint32_t i = 0; i < pq->xch_count; i++)
-        pq->xch[i]->tl_flushed = pq->xch[i]->tl_last;
     while (!pb_ring_fence(&pq->ring, pq->main.tl_last)) {
         uint64_t oldest = 0;
         if (!pb_ring_oldest(&pq->ring, &oldest))
@@ -391,32 +382,6 @@ pb_aux_get(struct pb_queue *pq)
     HCQ_LOG_DEBUG("queue %p: copy helper channel (token 0x%x) for copies on a compute queue", (void *)pq->q,
                   aux->kc->token);
     return HCQ_OK;
-}
-
-void
-pb_xch_get(struct pb_queue *pq, uint32_t n)
-{
-    if (n > PB_CE_SPLIT_MAX - 1)
-        n = PB_CE_SPLIT_MAX - 1;
-    while (!pq->xch_failed && pq->xch_count < n) {
-        struct pb_chan *x = calloc(1, sizeof(*x));
-        enum hcq_status st = x ? pb_chan_init(pq, x, KMD_ENGINE_COPY_ASYNC, PB_SYS_XTL(pq->xch_count))
-                               : hcq_err(HCQ_ERR_NOMEM, "split copy channel");
-        /* A channel the kmd had to put on the GR copy engine would not add bandwidth. */
-        if (st == HCQ_OK && x->kc->engine == KMD_ENGINE_COPY_ASYNC) {
-            pq->xch[pq->xch_count++] = x;
-            HCQ_LOG_DEBUG("queue %p: split copy channel %u (token 0x%x)", (void *)pq->q, pq->xch_count,
-                          x->kc->token);
-            continue;
-        }
-        HCQ_LOG_WARN("queue %p: copies split over %u channels at most: %s", (void *)pq->q, 1 + pq->xch_count,
-                     st != HCQ_OK ? hcq_last_error() : "no further asynchronous copy engine");
-        pq->xch_failed = true;
-        if (x) {
-            pb_chan_fini(pq, x);
-            free(x);
-        }
-    }
 }
 
 /* ==== Local memory (rm.md §8.3, nvgpu.md §6.8) ====
@@ -721,10 +686,6 @@ pb_queue_destroy(struct hcq_queue *q)
         pb_chan_fini(pq, pq->aux);
         free(pq->aux);
     }
-    for (uint32_t i = 0; i < pq->xch_count; i++) {
-        pb_chan_fini(pq, pq->xch[i]);
-        free(pq->xch[i]);
-    }
     pb_chan_fini(pq, &pq->main);
     /* after the wait above: its kernels no longer hold a replaced store (or the device is lost) */
     pb_lmem_unregister(pq);
@@ -762,15 +723,13 @@ pb_queue_create(struct hcq_device *dev, struct hcq_queue *q)
     /*
      * A copy queue on a discrete GPU runs like a compute queue: device-to-device copies are the
      * copy kernel on a compute channel of its own, everything else goes to its helper on an
-     * asynchronous copy engine (pb_aux_get). Measured on H100 (docs/status.md): the best copy
-     * engine moves 0.7-1.1 TB/s from 1 MiB, splitting over the others only slows it down, while
-     * the kernel reaches cuMemcpyDtoDAsync's 3-3.8 TB/s (which runs on the SMs too: no copy
-     * engine moves that). PB_COPYQ=ce: the copy queue is one asynchronous copy engine channel,
-     * as on unified-memory Tegra.
+     * asynchronous copy engine (pb_aux_get). Measured on H100: the best copy engine moves
+     * 0.7-1.1 TB/s from 1 MiB, splitting a copy over the others only slowed it down, while the
+     * kernel reaches cuMemcpyDtoDAsync's 3-3.8 TB/s (which runs on the SMs too: no copy engine
+     * moves that). On unified-memory Tegra the copy queue is one asynchronous copy engine channel.
      */
     enum kmd_engine engine = KMD_ENGINE_COMPUTE;
-    const char *cq = getenv("PB_COPYQ");
-    if (q->kind == HCQ_QUEUE_COPY && (pd->kmd->info.unified_memory || (cq && !strcmp(cq, "ce"))))
+    if (q->kind == HCQ_QUEUE_COPY && pd->kmd->info.unified_memory)
         engine = KMD_ENGINE_COPY_ASYNC;
     st = pb_chan_init(pq, &pq->main, engine, PB_SYS_MAIN_TL);
     if (st == HCQ_OK && engine == KMD_ENGINE_COMPUTE)

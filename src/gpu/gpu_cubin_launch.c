@@ -43,15 +43,14 @@ gpu_cubin_ctas_per_sm(const struct gpu_cubin_kernel *k, const uint32_t block[3])
     return n < 1 ? 1 : n > 32 ? 32 : (uint32_t)n;
 }
 
-/* FREE_CTA_SLOTS_EMPTY_SM as CTAs of the grid an empty SM holds (PB_QMD_FREE_CTA_SLOTS=occ, A/B
- * only; the default, gpu_cubin_free_cta_slots_fit below, uses it as a bound; the CUDA driver's
- * QMDs have 0). With a nonzero value a grid its predecessor's QMD schedules starts sooner (H100,
- * bench/results/nvidia-h100/2026-11-27-s21-free-cta-slots.md: graph of 300 empty kernels 0.458 ->
- * 0.376 us/kernel, 300 dependent kernels 0.70 -> 0.63, 2 CTAs per SM 1.03 -> 0.95). The hardware
+/* FREE_CTA_SLOTS_EMPTY_SM as CTAs of the grid an empty SM holds (gpu_cubin_free_cta_slots_fit
+ * below uses it as a bound; the CUDA driver's QMDs have 0). With a nonzero value a grid its
+ * predecessor's QMD schedules starts sooner (H100: graph of 300 empty kernels 0.458 -> 0.376
+ * us/kernel, 300 dependent kernels 0.70 -> 0.63, 2 CTAs per SM 1.03 -> 0.95). The hardware
  * trusts the value: 1 held a 2-CTA/SM chain to one CTA per SM (2.16 us/kernel), 32 for every grid
- * faulted kernels (Xid 13, s156), and this function's values on every grid faulted grids of more
- * than one wave inside the whole HCQ suite (s157: fill, copy and conv2d; each passed alone, s158)
- * - hence the single-wave default. The model: kernels without shared memory of their own, the
+ * faulted kernels (Xid 13), and this function's values on every grid faulted grids of more
+ * than one wave inside the whole HCQ suite (fill, copy and conv2d; each passed alone) - hence
+ * single-wave grids only. The model: kernels without shared memory of their own, the
  * least of 32 CTAs, 64 warps, and the registers counted per SM sub-partition (16K each; a CTA of w
  * warps takes up to ceil(w / 4) warps of one). */
 uint32_t
@@ -232,18 +231,13 @@ gpu_cubin_qmd_desc(struct gpu_qmd_desc *d, const struct hcq_arch *arch, const st
      * carve-out below that): grids with different TARGETs do not share an SM (the carve-out
      * changes only on an idle SM), so a dependent grid that starts early
      * (HCQ_LAUNCH_DEP_WAIT) could not fill the SMs its predecessor's CTAs leave. Measured on
-     * H100, tg128 with PDL (bench/notes-decode.md, session 5): Q6_K 1287 -> 1374, Q4_K_M 1330
-     * -> 1508, Q8_0 1146 -> 1254 tok/s; 228 KiB measured the same as 100.
-     * HCQ_SM_CARVEOUT_KIB=N sets the floor (0: per kernel, the earlier policy). */
-    static int force_kib = -1;
-    if (force_kib < 0) {
-        const char *e = getenv("HCQ_SM_CARVEOUT_KIB");
-        force_kib = e && *e ? atoi(e) : (int)GPU_QMD_UNIFORM_CARVEOUT_KIB;
-    }
-    if (force_kib > 0) {
-        uint32_t want = (uint32_t)force_kib < arch->max_shared_per_sm_KiB ? (uint32_t)force_kib
-                                                                          : arch->max_shared_per_sm_KiB;
-        uint32_t f = gpu_qmd_carveout_KiB(want * 1024u, arch->max_shared_per_sm_KiB);
+     * H100, tg128 with PDL: Q6_K 1287 -> 1374, Q4_K_M 1330 -> 1508, Q8_0 1146 -> 1254 tok/s
+     * against a carve-out per kernel; 228 KiB measured the same as 100. */
+    {
+        const uint32_t want = GPU_QMD_UNIFORM_CARVEOUT_KIB < arch->max_shared_per_sm_KiB
+                                  ? GPU_QMD_UNIFORM_CARVEOUT_KIB
+                                  : arch->max_shared_per_sm_KiB;
+        const uint32_t f = gpu_qmd_carveout_KiB(want * 1024u, arch->max_shared_per_sm_KiB);
         if (f > target)
             target = f;
     }

@@ -7,11 +7,11 @@
  * loop at ~0.9 us per k-step where the tensor cores need ~0.55 (bench/notes-gemm.md session 5);
  * one thread issuing two to five TMA copies per k-step frees the load/store path the consumers'
  * wgmma reads share. The maps come from the launcher (src/kernels/k_tmap.h; k_params.h struct
- * k_gemm_tma_params). H100 (bench/final/s68.sh): 4096^3 709-736 TFLOP/s (98-99% of cuBLAS;
+ * k_gemm_tma_params). H100: 4096^3 709-736 TFLOP/s (98-99% of cuBLAS;
  * the cp.async producer 76-78%), 8192^3 695-772 (93-104%), 2048^3 600-613 (117-122%), 1024^3
  * equal to the 128 x 128-tile cp.async kernels (~150). Same contract, twins and preconditions
  * as k_gemm_wgmma.cu (this file compiles it again); ops_gemm_kernel picks them on sm_90 for
- * every size (NVHCQ_GEMM=cpasync: the cp.async kernels). sm_90a only (Makefile CU_SM90A_SRCS).
+ * every size. sm_90a only (Makefile CU_SM90A_SRCS).
  */
 #define K_GW_TMA 1
 #define K_GW_SUFFIX _tma

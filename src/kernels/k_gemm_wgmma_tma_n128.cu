@@ -6,7 +6,7 @@
  * build had k_gemm_wgmma_n128.cu; this is its TMA twin (B's box 64 x 128, or two 64 x 64
  * panels). Same parameters as the TMA build (struct k_gemm_tma_params, the launcher encodes B's
  * box for 128 columns). The default where the wide tiles would fill under half the SMs (ops_gemm_kernel_for;
- * H100 1024^3: 264-268 TFLOP/s vs 151 wide, session 11); NVHCQ_GEMM=wide keeps the wide ones.
+ * H100 1024^3: 264-268 TFLOP/s vs 151 wide).
  * sm_90a only (Makefile CU_SM90A_SRCS).
  */
 #define K_GW_BN 128

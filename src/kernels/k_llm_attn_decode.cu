@@ -36,12 +36,12 @@ k_llm_attn_decode(const struct k_llm_attn_decode_params p)
         k_dep_launch(), k_dep_wait();
 }
 
-/* Long contexts (session 9): the same with the three-phase split path (attn_decode_split2)
+/* Long contexts: the same with the three-phase split path (attn_decode_split2)
  * for ranges of <= K_LLM_AD_S2_MAXL positions. A kernel of its own, which the engine records
  * in a second decode graph for positions past the short-context path (k_llm_ad_long): inside
  * k_llm_attn_decode the extra code cost tg128 at depth 0 ~1% on H100 (Q6_K 1453-1459 vs
  * 1462-1471, Q8_0 1309-1312 vs 1318-1325; out of line 2.4%), while at depth 4096 it gains 5-7%
- * (Q6_K 1012-1066 vs 941-998, Q8_0 939-944 vs 878-885; bench/final/s56.sh). */
+ * (Q6_K 1012-1066 vs 941-998, Q8_0 939-944 vs 878-885). */
 extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 2)
 k_llm_attn_decode_long(const struct k_llm_attn_decode_params p)
 {
@@ -52,32 +52,4 @@ k_llm_attn_decode_long(const struct k_llm_attn_decode_params p)
         attn_decode<2, false, 2, 2>(p, blockIdx.x, blockIdx.y);
     else if (p.hd == 128)
         attn_decode<4, false, 2, 2>(p, blockIdx.x, blockIdx.y);
-}
-
-/* A/B (NVHCQ_AD=h1): the short-context path of sessions 4-7, an online softmax per warp. */
-extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 2)
-k_llm_attn_decode_h1(const struct k_llm_attn_decode_params p)
-{
-    k_llm_pf_issue(p.pf);
-    k_dep_launch();
-    k_dep_wait();
-    if (p.hd == 64)
-        attn_decode<2, false, 1>(p, blockIdx.x, blockIdx.y);
-    else if (p.hd == 128)
-        attn_decode<4, false, 1>(p, blockIdx.x, blockIdx.y);
-}
-
-/* Measurement only (NVHCQ_AD=null): the launch and its dependency wait without the work, so a
- * decode step timed with it says what the attention launch costs at its floor. It writes no
- * output (the tokens are wrong), only group 0's split counter with the 0 it already holds:
- * without a store its code is the same as k_empty's on archs where the PDL calls compile to
- * nothing, and the emulator, which knows kernels by their code, took one for the other.
- * CPU twin: a no-op (ops_llm_attn_decode.c). */
-extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 2)
-k_llm_attn_decode_null(const struct k_llm_attn_decode_params p)
-{
-    k_dep_launch();
-    k_dep_wait();
-    if (threadIdx.x == 0 && blockIdx.x == 0 && blockIdx.y == 0 && p.count_va)
-        *(volatile unsigned int *)(uintptr_t)p.count_va = 0u;
 }

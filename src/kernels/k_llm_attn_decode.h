@@ -69,6 +69,10 @@ k_llm_attn_decode_ok(uint32_t n_head, uint32_t n_head_kv, uint32_t hd)
            (hd == 64 || hd == 128);
 }
 
+/* Positions up to which a decode step takes the one-CTA-per-query-head path (H100 Q6_K tg64:
+ * at depth 512 1223 vs 1185 tokens/s for the split path, at depth 960 1079 vs 1123). */
+#define K_LLM_AD_HEAD_MAX 640u
+
 /* Whether a step at position pos runs past the short-context path (head_max as in the
  * parameters): the engine then launches k_llm_attn_decode_long (from a decode graph of its own). */
 static inline int

@@ -55,19 +55,15 @@ struct k_llm_mv_seg {
  * for them: a launch whose own DRAM traffic is small (attention, the small Q|K|V and O
  * mat-vecs, bound by latency and the prologue) then moves the next launch's weights into L2
  * while DRAM would idle. A hint only: results never depend on it. va 16-byte aligned.
- * Measured on H100 (bench/notes-decode.md): 7-10% SLOWER end to end (the attention launch
- * grew from 9.5 to 13.9 us issuing the requests; gate|up did not speed up), so the engine
- * leaves it off unless NVHCQ_L2PF=1. The timeline builds (k_llm_matvec_tl.cu, NVHCQ_MVQ_TL=1)
- * take va[1] with B[1] == 0 - a range the prefetch skips - as their record buffer. */
+ * Measured on H100: 7-10% SLOWER end to end (the attention launch grew from 9.5 to 13.9 us
+ * issuing the requests; gate|up did not speed up), so the engine leaves it zero; the field
+ * stays in the parameter block for the kernels' layout. */
 struct k_llm_pf {
     uint64_t va[2];
     uint32_t B[2];
 };
 _Static_assert(sizeof(struct k_llm_pf) == 24, "pf size");
 
-/* A SWIGLU launch of k_llm_matvec_q8_q4_0x2d / _q8_0x2d takes rope.kc_va as its unit counters
- * (u32 [K_LLM_MVQ_DYN_POOLS][2], zero between launches; k_llm_mvq.cuh q8_matvec_dyn). */
-#define K_LLM_MVQ_DYN_POOLS 16
 /* Mode K_LLM_MV_ROPE of k_llm_matvec_q8 (the Q|K|V launch of a decode step): rows (o, o+1) are
  * a RoPE pair; Q rows (o < n_q) are rotated into y, K rows (n_q <= o < n_q + n_kv) rotated
  * into the K cache row at pos, V rows copied into the V cache row at pos - what k_llm_rope_kv
@@ -148,14 +144,6 @@ k_llm_mv_type_ok(uint32_t type, uint32_t k)
  * row (d_j: the scale of x'_j's block), tested in tests/unit/test_llm_matvec.c. */
 #define K_LLM_MVQ_MAX_K 16384
 #define K_LLM_MVQ_WARPS (K_LLM_MV_THREADS / 32)
-/* The shared-memory ring body (k_llm_matvec_q8_tma, k_llm_mvq_tma.cuh): bytes of weights per
- * warp (two stages of a Q6_KR row pair, 4 of Q8_0R, 8 of Q4_K; sized so the CTA's 98,848 bytes
- * fit the 99 KiB of sm_86; session 6 measured it at 10,080 = three Q6_KR stages), most stages
- * per warp, dynamic shared memory of a CTA (rings, then one 8-byte mbarrier per stage). */
-#define K_LLM_MVQ_TMA_RING_B 9216u
-#define K_LLM_MVQ_TMA_SMAX 8u
-#define K_LLM_MVQ_TMA_SHARED_B (K_LLM_MVQ_WARPS * (K_LLM_MVQ_TMA_RING_B + 8u * K_LLM_MVQ_TMA_SMAX))
-
 K_LLM_MV_FN int
 k_llm_mvq_type_ok(uint32_t type, uint32_t k)
 {
@@ -283,9 +271,8 @@ k_llm_mvq_rows(const struct k_llm_matvec_params *p)
 }
 
 /* An ACC launch whose (otherwise unused) rope block has n_q = K_LLM_MVQ_PAIRS_MARK runs row pairs
- * at any size: the engine marks the O projection so (session 17; NVHCQ_O_PAIRS=0 does not): half
- * the CTAs, each with all its bytes requested before the PDL wait - tg128 +1.2-2.8% on H100 (s131,
- * llm_model.c). */
+ * at any size: the engine marks the O projection so: half the CTAs, each with all its bytes
+ * requested before the PDL wait - tg128 +1.2-2.8% on H100 (llm_model.c). */
 #define K_LLM_MVQ_PAIRS_MARK 0x50414952u
 K_LLM_MV_FN uint32_t
 k_llm_mvq_rpu(const struct k_llm_matvec_params *p)

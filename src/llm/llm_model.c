@@ -10,12 +10,10 @@
 #include "llm_model_int.h"
 #include "llm_model_priv.h"
 
-#include "util_env.h"
 #include "util_log.h"
 #include "k_llm_gemm_params.h"
 #include "k_tmap.h"
 #include "k_llm_attn_decode.h"
-#include "k_llm_attn_o.h"
 #include "k_llm_matvec.h"
 #include "k_llm_params.h"
 
@@ -25,7 +23,6 @@
 #include <string.h>
 
 static bool decode_fused_ok(const struct llm_model *m);
-static enum hcq_status ao_init(struct llm_model *m);
 
 /* A device buffer of part_B bytes of scratch followed by cnt_B bytes of u32 counters that start at
  * 0 (the last-CTA merges of k_llm_attn_decode and k_llm_attn_o reset them after each launch). */
@@ -123,32 +120,14 @@ prefill_gemm_init(struct llm_model *m, uint32_t min_n)
     for (int i = 0; i < PG_COUNT; i++)
         if ((st = hcq_program_load(m->dev, names[i], &pg->prog[i])))
             goto fail;
-    /* beside k_llm_gemm (mma.sync, every arch): Hopper's wgmma kernel where its sm_90a cubin
-     * loads, for the GEMMs whose 128 x 256 tiles fill the SMs (matmul_prefill; pp512 of a 1B
-     * model +4-5% on H100, bench/notes-gemm.md session 5). NVHCQ_GEMM=mma: never;
-     * NVHCQ_GEMM=wgmma: for every GEMM (tests, A/B runs: that pp512 ran 5% slower so). */
+    /* beside k_llm_gemm (mma.sync, every arch): Hopper's TMA-fed wgmma kernel where its sm_90a
+     * cubin loads, for the GEMMs whose 128 x 256 tiles fill the SMs (matmul_prefill; pp512 of a
+     * 1B model +4-5% on H100; fed by TMA rather than cp.async: pp2048 Q6_K 112.8k vs 102.4k
+     * tokens/s, Q8_0 116.0k vs 105.5k). */
     struct hcq_device_info info;
-    const char *force = getenv("NVHCQ_GEMM");
-    const bool want = !(force && !strcmp(force, "mma"));
-    /* The TMA-fed build of that kernel (k_gemm_wgmma_tma.cu) where it loads: H100 rm:0 session 11
-     * (bench/final/s71.sh, gen-model 1B files) pp2048 Q6_K 112.8k vs 102.4k tokens/s with the
-     * cp.async producer, Q8_0 116.0k vs 105.5k; pp512 Q8_0 60.1k vs 57.4k, Q6_K 53.2k vs 53.7k
-     * (+-1-2k). NVHCQ_LLM_GEMM_TMA=0 keeps the cp.async producer (A/B). */
-    bool tma = util_env_on("NVHCQ_LLM_GEMM_TMA");
-    bool have = false;
-    if (want && hcq_device_info(m->dev, &info) == HCQ_OK && info.sm_version == 90) {
-        if (tma && hcq_program_load(m->dev, "k_llm_gemm_wgmma_tma", &pg->gemm_wg) == HCQ_OK) {
-            have = true;
-        } else {
-            tma = false;
-            have = hcq_program_load(m->dev, "k_llm_gemm_wgmma", &pg->gemm_wg) == HCQ_OK;
-        }
-    }
-    if (have) {
+    if (hcq_device_info(m->dev, &info) == HCQ_OK && info.sm_version == 90 &&
+        hcq_program_load(m->dev, "k_llm_gemm_wgmma_tma", &pg->gemm_wg) == HCQ_OK)
         pg->sm_count = info.sm_count;
-        pg->wg_always = force && !strcmp(force, "wgmma");
-        pg->wg_tma = tma;
-    }
     if ((st = hcq_buf_alloc(m->dev, pg->w16_B + pg->x16_B, HCQ_MEM_DEVICE, &pg->buf)))
         goto fail;
     pg->w16_va = hcq_buf_va(pg->buf);
@@ -204,182 +183,32 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         (st = hcq_queue_create(m->dev, HCQ_QUEUE_COMPUTE, &m->q)) ||
         (st = hcq_signal_create(m->dev, 0, &m->done)))
         goto fail;
-    /* prefill attention: TF32 tensor cores by default; NVHCQ_ATTN=tile: the f32 tiled kernel,
-     * =naive: the per-token one */
-    {
-        const char *at = getenv("NVHCQ_ATTN");
-        m->attn_tile = !(at && !strcmp(at, "naive"));
-        m->attn_mma = m->attn_tile && !(at && !strcmp(at, "tile"));
-    }
-    /* gate|up (NVHCQ_MVQ_DYN=1 or gu), the output head (head) or both (gu,head) of Q4_0 / Q8_0 with
-     * units handed out at run time (k_llm_mvq.cuh q8_matvec_dyn; A/B: sessions 19 and 21); the
-     * per-CTA timeline (llm_tl.c, NVHCQ_MVQ_TL=1): both pick programs */
-    {
-        const char *e = getenv("NVHCQ_MVQ_DYN");
-        m->mvq_dyn = !e ? 0
-                        : (!strcmp(e, "1") || strstr(e, "gu") ? 1u << MVQ_GU : 0) |
-                              (strstr(e, "head") ? 1u << MVQ_HEAD : 0);
-    }
-    if ((st = llm_tl_init(m)))
-        goto fail;
     for (int i = 0; i < PROG_COUNT; i++) {
         const char *name = prog_names[i];
-        /* A/B only (k_llm_matvec_ab.cu): its module is not loaded unless asked for */
-        if ((i == PROG_MVQ_Q4_0X2D || i == PROG_MVQ_Q8_0X2D) && !m->mvq_dyn)
-            continue;
-        if (i == PROG_MATVEC && getenv("NVHCQ_MV") && !strcmp(getenv("NVHCQ_MV"), "narrow"))
-            name = "k_llm_matvec";
+        /* prefill attention on TF32 tensor cores */
         if (i == PROG_ATTN_TILE)
-            name = m->hp.head_dim == 128 ? (m->attn_mma ? "k_llm_attn_mma_hd128" : "k_llm_attn_tile_hd128")
-                                         : (m->attn_mma ? "k_llm_attn_mma" : "k_llm_attn_tile");
-        const char *mvq = getenv("NVHCQ_MVQ"); /* A/B variants of k_llm_matvec_q8: split, u2 */
-        char vname[48];
-        if (i == PROG_MATVEC_Q8 && mvq && *mvq && strlen(mvq) < 16) {
-            snprintf(vname, sizeof vname, "k_llm_matvec_q8_%s", mvq);
-            name = vname;
-        }
-        /* A/B (session 9): the per-type kernels within 85 registers (k_llm_matvec_ab.cu lb3) */
-        if ((i == PROG_MVQ_Q4K || i == PROG_MVQ_Q4_0 || i == PROG_MVQ_Q8_0) &&
-            util_env_set("NVHCQ_MVQ_LB3")) {
-            snprintf(vname, sizeof vname, "%s_lb3", name);
-            name = vname;
-        }
-        /* A/B (session 11): the per-type kernels with x' in logical order in shared memory
-         * (k_llm_matvec_ab.cu ns; the default stores it in conflict-free slots, k_llm_mvq_slot) */
-        char nsname[64];
-        if (i >= PROG_MVQ_Q4K && i <= PROG_MVQ_Q6K && getenv("NVHCQ_MVQ_SWZ") &&
-            !strcmp(getenv("NVHCQ_MVQ_SWZ"), "0") && strlen(name) < sizeof nsname - 4) {
-            snprintf(nsname, sizeof nsname, "%s_ns", name);
-            name = nsname;
-        }
-        /* A/B (session 19): the second pass requested between the PDL wait and the prologue
-         * (k_llm_matvec_ab.cu _wp) */
-        char wpname[64];
-        if ((i == PROG_MVQ_Q4_0X2 || i == PROG_MVQ_Q8_0X2 || i == PROG_MVQ_Q6K) &&
-            util_env_set("NVHCQ_MVQ_WP")) {
-            snprintf(wpname, sizeof wpname, "%s_wp", prog_names[i]);
-            name = wpname;
-        }
-        /* diagnosis (session 19): the timeline builds (k_llm_matvec_tl.cu, llm_tl.c) */
-        char tlname[64];
-        if (llm_tl_prog(i) && m->tl) {
-            snprintf(tlname, sizeof tlname, "%s_tl", prog_names[i]);
-            name = tlname;
-        }
-        const char *ad = getenv("NVHCQ_AD"); /* A/B variants of k_llm_attn_decode: h1, null */
-        if (i == PROG_ATTN_DEC && ad && *ad && strlen(ad) < 16) {
-            snprintf(vname, sizeof vname, "k_llm_attn_decode_%s", ad);
-            name = vname;
-        }
+            name = m->hp.head_dim == 128 ? "k_llm_attn_mma_hd128" : "k_llm_attn_mma";
         if ((st = hcq_program_load(m->dev, name, &m->prog[i])))
             goto fail;
     }
-    /* decode attention: one CTA per query head up to this many positions (k_llm_attn_decode.cuh).
-     * 640 since the three-phase head path (session 8, H100 Q6_K tg64: at depth 512 1223 vs 1185
-     * tokens/s for the split path, at depth 960 1079 vs 1123); 256 before it. */
-    m->ad_head_max = getenv("NVHCQ_AD_HEAD_MAX") ? (uint32_t)atoi(getenv("NVHCQ_AD_HEAD_MAX")) : 640;
-    /* past that path: k_llm_attn_decode_long (three-phase split path, session 9: H100 tg128 at
-     * depth 4096 +5-7%), from a second decode graph; NVHCQ_AD_LONG=0 keeps k_llm_attn_decode */
-    m->ad_long = util_env_on("NVHCQ_AD_LONG");
-    /* attention + O projection as one launch (k_llm_attn_o.cu) up to this many positions, from a
-     * third decode graph (NVHCQ_AO_MAX=n, at most K_LLM_AO_MAXP; 0: never); its partial sums
-     * in a fixed order unless NVHCQ_AO_DET=0 (RED adds: last bits vary from run to run) */
-    m->ao_max = getenv("NVHCQ_AO_MAX") ? (uint32_t)atoi(getenv("NVHCQ_AO_MAX")) : 0;
-    m->ao_max = m->ao_max > K_LLM_AO_MAXP ? K_LLM_AO_MAXP : m->ao_max;
-    m->ao_det = util_env_on("NVHCQ_AO_DET");
-    m->ao_prog = -1;
-    m->qkv_gemm = util_env_on("NVHCQ_QKV_GEMM");
-    /* off by default: measured slower on H100 (down projection 16.0 vs 14.7 us; tg128 Q6_K 1092 vs
-     * 1127, Q4_K_M 1222 vs 1270): every pass of every row requested at once flooded DRAM */
-    m->mvq_long = util_env_set("NVHCQ_MVQ_LONG");
-    /* The O projection as row pairs (k_llm_mvq_rpu): 128 CTAs of one pass each instead of 256,
-     * every byte requested before the PDL wait. Measured on H100 (s131, bench/final/s131.sh, two
-     * alternating rounds): tg128 Q8_0 1599-1603 vs 1566-1573, Q4_0 1988-1994 vs 1947-1951, Q6_K
-     * 1817-1820 vs 1795, Q4_K_M 2027-2029 vs 1972-1974; NVHCQ_O_PAIRS=0 restores one row per unit. */
-    m->o_pairs = util_env_on("NVHCQ_O_PAIRS");
-    /* the token embedding over d / 256 CTAs (k_llm_embed; session 20); NVHCQ_EMBED_SPLIT=0: one CTA */
-    m->embed_split = util_env_on("NVHCQ_EMBED_SPLIT");
-    /* the q8 mat-vec compiled per weight type (k_llm_matvec.cu): bit i for PROG_MVQ_Q4K + i
-     * (Q4_K, Q5_K, Q4_0, Q8_0, Q6_K, Q4_K with Q6_K, Q5_K with Q6_K); NVHCQ_MVQ_TYPED=<mask>
-     * for A/B (0: every launch on the switching body); off under an NVHCQ_MVQ variant, whose
-     * body then runs every launch */
-    {
-        const char *e = getenv("NVHCQ_MVQ_TYPED"), *v = getenv("NVHCQ_MVQ");
-        m->mvq_typed = e && *e ? (uint32_t)strtoul(e, NULL, 0) : 0x7Fu;
-        if (v && *v)
-            m->mvq_typed = 0;
-        /* the same bits for the _w2 kernels on launches below K_LLM_MVQ_PAIR_ROWS rows
-         * (k_llm_matvec.cu says why); NVHCQ_MVQ_W2=<mask> for A/B */
-        const char *w2 = getenv("NVHCQ_MVQ_W2");
-        m->mvq_w2 = w2 && *w2 ? (uint32_t)strtoul(w2, NULL, 0) : K_LLM_MVQ_W2_DEFAULT;
-        /* two groups per task for Q4_0 / Q8_0 (k_llm_matvec.cu, mvq_typed_prog's bits);
-         * NVHCQ_MVQ_X2=<mask> for A/B */
-        const char *x2 = getenv("NVHCQ_MVQ_X2");
-        m->mvq_x2 = x2 && *x2 ? (uint32_t)strtoul(x2, NULL, 0) : K_LLM_MVQ_X2_DEFAULT;
-    }
-    m->rope_fused = util_env_on("NVHCQ_ROPE_FUSED");
-    /* decode: the q8 mat-vec and the decode attention wait for their predecessor in the kernel
-     * (griddepcontrol.wait), so they may be launched with HCQ_LAUNCH_DEP_WAIT and start while it
-     * drains; not with the A/B variants of the mat-vec that do not wait (split, u2; the other
-     * variants run the streaming body, which waits). On by default on every backend: on rm the
-     * producer's completion membar (pb_build.c pb_pdl_link) fixed the wrong tokens sessions 5-6
-     * saw (bench/notes-decode.md session 7); tg128 Q6_K rm:0 on H100 1335 tokens/s with it vs
-     * 1130 without PDL. NVHCQ_PDL=0 turns it off, =1 on. */
-    const char *mvq_ab = getenv("NVHCQ_MVQ");
     struct hcq_device_info info;
     const bool info_ok = hcq_device_info(m->dev, &info) == HCQ_OK;
-    m->pdl = util_env_on("NVHCQ_PDL") && !(mvq_ab && (!strcmp(mvq_ab, "split") || !strcmp(mvq_ab, "u2")));
-    /* off by default: measured slower on H100 (tg128 Q6_K 964 vs 1048, bench/notes-decode.md) */
-    m->l2pf = util_env_set("NVHCQ_L2PF");
-    m->mv_f32 =
-        p.f32_decode ||
-        (getenv("NVHCQ_MV") && (!strcmp(getenv("NVHCQ_MV"), "f32") || !strcmp(getenv("NVHCQ_MV"), "narrow")));
-    /* the f32 kernels read the file's layout only */
-    m->repack = !m->mv_f32 && util_env_on("NVHCQ_REPACK");
+    m->mv_f32 = p.f32_decode;
+    /* decode attention: one CTA per query head up to K_LLM_AD_HEAD_MAX positions */
+    m->ad_head_max = p.attn_split_only ? 0 : K_LLM_AD_HEAD_MAX;
+    m->repack = !m->mv_f32; /* the f32 kernels read the file's layout only */
     if ((st = llm_upload_weights(m, &p)) || (st = llm_alloc_state(m)) ||
         (st = prefill_gemm_init(m, p.gemm_min_batch)))
         goto fail;
     uint32_t sms = info_ok ? info.sm_count : 0;
     m->mv_grid = mv_wave(m->prog[PROG_MATVEC], sms);
     m->mvq_grid = mv_wave(m->prog[PROG_MATVEC_Q8], sms);
-    /* CTAs per SM of the q8 mat-vec: NVHCQ_MVQ_CPS=n (A/B); the shared-memory ring variant
-     * (NVHCQ_MVQ=tma) defaults to one, so that a dependent launch's CTA fits beside each */
-    {
-        const char *cps = getenv("NVHCQ_MVQ_CPS");
-        int n = cps && *cps ? atoi(cps) : (mvq_ab && !strcmp(mvq_ab, "tma") ? 1 : 0);
-        if (n > 0 && n <= 8 && sms)
-            m->mvq_grid = (uint32_t)n * sms;
-        /* per launch kind (session 18): O as row pairs won by leaving room for the next launch's
-         * CTAs beside its one CTA per SM (s131); gate|up, down and the head run two CTAs per SM
-         * that fill the register file, so their successor's CTAs wait for them to exit. These ask
-         * for n CTAs per SM for one kind only (A/B). Measured (H100 s138, tg128): one CTA per SM
-         * for gate|up -9 to -12%, down -3 to -5%, the head -5 to -6% - half the bytes in flight. */
-        static const char *const kind_env[MVQ_SMALL] = {[MVQ_GU] = "NVHCQ_MVQ_CPS_GU",
-                                                        [MVQ_DOWN] = "NVHCQ_MVQ_CPS_DOWN",
-                                                        [MVQ_HEAD] = "NVHCQ_MVQ_CPS_HEAD"};
-        for (int j = 0; j < MVQ_SMALL; j++) {
-            const char *e = getenv(kind_env[j]);
-            const int nk = e && *e ? atoi(e) : 0;
-            m->mvq_grid_kind[j] = nk > 0 && nk <= 8 && sms ? (uint32_t)nk * sms : 0;
-        }
-    }
-    m->mvql_grid = mv_wave(m->prog[PROG_MATVEC_Q8L], sms);
     m->decode_fused = decode_fused_ok(m) && !p.naive_decode;
     m->attn_split = m->decode_fused && k_llm_attn_decode_ok(m->hp.n_head, m->hp.n_head_kv, m->hp.head_dim);
     if (m->attn_split &&
         (st = scratch_with_counters(m, 4ull * m->hp.n_head * K_LLM_AD_SPLITS * (m->hp.head_dim + 2),
                                     4ull * m->hp.n_head_kv, &m->adbuf)))
         goto fail;
-    if ((st = ao_init(m)))
-        goto fail;
-    if ((st = llm_persist_init(m, sms)))
-        goto fail;
-    if (m->mvq_dyn) {
-        const uint32_t zero[2 * K_LLM_MVQ_DYN_POOLS] = {0};
-        if ((st = hcq_buf_alloc(m->dev, sizeof zero, HCQ_MEM_DEVICE, &m->dynbuf)) ||
-            (st = hcq_buf_write(m->dynbuf, 0, zero, sizeof zero)))
-            goto fail;
-    }
     *model_out = m;
     return HCQ_OK;
 fail:
@@ -412,11 +241,6 @@ llm_model_destroy(struct llm_model *m)
         HCQ_LOG_WARN("llm_model_destroy: queue did not drain: %s", hcq_last_error());
     hcq_graph_destroy(m->graph);
     hcq_graph_destroy(m->graph_long);
-    hcq_graph_destroy(m->graph_ao);
-    hcq_buf_free(m->aobuf);
-    llm_persist_free(m);
-    llm_tl_free(m);
-    hcq_buf_free(m->dynbuf);
     prefill_gemm_free(&m->pg);
     hcq_buf_free(m->logbuf);
     hcq_buf_free(m->logdev);
@@ -460,7 +284,7 @@ llm_model_weight_bytes(const struct llm_model *m)
 const char *
 llm_model_decode_path(const struct llm_model *m)
 {
-    return m->persist ? "persistent" : m->decode_fused ? "fused" : "per-op";
+    return m->decode_fused ? "fused" : "per-op";
 }
 
 uint32_t
@@ -477,22 +301,18 @@ llm_model_logits(struct llm_model *m)
 
 /* ==== Forward ==== */
 
-#define PERSIST_TAG "decode layers (persistent)"
-
 /* Patch slots of one recorded step (graph recording) or none (direct). */
 struct step {
     bool graph;
     bool long_attn; /* graph mode: record the long-context attention (k_llm_attn_decode_long) */
-    bool ao;        /* graph mode: record attention + O as one launch (k_llm_attn_o) */
     uint32_t var_tok, var_pos;
 };
 
-/* Launch l; when profiling, its completion time stamped and labelled with m->tag: by the
- * grid itself (hcq_queue_timestamp_launch: on rm the launches stay chained, with their
- * programmatic links, so each row is the time from the previous grid's completion to this
- * one's in the step as it really runs), or with NVHCQ_PROF_SERIAL=1 by a timestamp command
- * after it (each launch then waits for the previous one to drain: the method before session 7,
- * with a floor of ~5-7 us per launch on H100). */
+/* Launch l; when profiling, its completion time stamped and labelled with m->tag by the grid
+ * itself (hcq_queue_timestamp_launch: on rm the launches stay chained, with their programmatic
+ * links, so each row is the time from the previous grid's completion to this one's in the step
+ * as it really runs; a timestamp command after each launch would drain the queue, a floor of
+ * ~5-7 us per launch on H100). */
 static enum hcq_status
 launch_prog(struct llm_model *m, const struct hcq_launch *l)
 {
@@ -501,9 +321,7 @@ launch_prog(struct llm_model *m, const struct hcq_launch *l)
     if (!st && pf && pf->n < PROF_MAX) {
         pf->label[pf->n] = m->tag ? m->tag : "(unlabelled)";
         pf->bytes[pf->n] = m->tag_B;
-        const char *ser = getenv("NVHCQ_PROF_SERIAL");
-        st = ser && !strcmp(ser, "1") ? hcq_queue_timestamp(m->q, pf->ts[++pf->n])
-                                      : hcq_queue_timestamp_launch(m->q, pf->ts[++pf->n]);
+        st = hcq_queue_timestamp_launch(m->q, pf->ts[++pf->n]);
     }
     m->tag = NULL;
     m->tag_B = 0;
@@ -523,10 +341,11 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
         .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
         .patches = n_patch ? patches : NULL,
         .patch_count = n_patch,
-        .flags = m->pdl && (prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVQ_Q8_0X2) ||
-                            prog == PROG_ATTN_DEC || prog == PROG_ATTN_DEC_LONG ||
-                            (prog >= PROG_AO_Q4K && prog <= PROG_AO_Q6K) || prog == PROG_MVQ_Q4_0X2D ||
-                            prog == PROG_MVQ_Q8_0X2D)
+        /* the q8 mat-vecs and the decode attention wait for their predecessor in the kernel
+         * (griddepcontrol.wait), so they may start while it drains (programmatic dependent
+         * launch; H100 tg128 Q6_K 1335 vs 1130 tokens/s without) */
+        .flags = prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVQ_Q8_0X2) ||
+                         prog == PROG_ATTN_DEC || prog == PROG_ATTN_DEC_LONG
                      ? HCQ_LAUNCH_DEP_WAIT
                      : 0,
     };
@@ -602,14 +421,12 @@ matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_t n_
      * SM's shared memory) when its tiles keep >= 3/4 of the SMs busy. Why not always: with
      * wgmma for every GEMM pp512 of a 1B model ran 5% slower (H100, cuda:0); its O, down and
      * Q|K|V GEMMs have 32-48 such tiles on 132 SMs, where the 128 x 64 mma.sync tiles cover
-     * every SM. With this rule (FFN up and gate on wgmma, 128 tiles): +4-5% (session 5). */
+     * every SM. With this rule (FFN up and gate on wgmma, 128 tiles): +4-5%. */
     const uint64_t wg_tiles =
         (uint64_t)((n + K_GEMM_WG_BM - 1) / K_GEMM_WG_BM) * ((rows + K_GEMM_WG_BN - 1) / K_GEMM_WG_BN);
-    if (pg->gemm_wg && (pg->wg_always || 4 * wg_tiles >= 3ull * pg->sm_count)) {
+    if (pg->gemm_wg && 4 * wg_tiles >= 3ull * pg->sm_count) {
         const uint32_t grid[3] = {wg_tiles > pg->sm_count ? pg->sm_count : (uint32_t)wg_tiles, 1, 1};
         const uint32_t blk[3] = {K_GEMM_WG_THREADS, 1, 1};
-        if (!pg->wg_tma)
-            return hcq_queue_launch(m->q, pg->gemm_wg, grid, blk, &gp, sizeof gp);
         struct k_llm_gemm_tma_params tp;
         if ((st = llm_gemm_tma_params(&tp, &gp)) != HCQ_OK)
             return st;
@@ -623,12 +440,12 @@ matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_t n_
 /* Whether Q|K|V of a prefill batch go through matmul_prefill as one GEMM of q + k + v rows (the
  * three dequantized one after the other into the f16 scratch, the activations cast once). Why:
  * the K and V GEMMs alone (512 rows of a 1B model) fill 32 of 132 SMs; together with Q, 192
- * tiles. false: three matmul() calls (also with NVHCQ_QKV_GEMM=0). */
+ * tiles. false: three matmul() calls. */
 static bool
 qkv_prefill_ok(const struct llm_model *m, const struct dtensor *const *w3, uint32_t n, uint32_t x_stride,
                uint32_t y_stride)
 {
-    if (!m->pg.min_n || n < m->pg.min_n || !m->qkv_gemm || x_stride % 4 || y_stride % 2)
+    if (!m->pg.min_n || n < m->pg.min_n || x_stride % 4 || y_stride % 2)
         return false;
     for (int i = 0; i < 3; i++)
         if (!prefill_gemm_takes(w3[i]) || w3[i]->ne0 != w3[0]->ne0)
@@ -696,42 +513,16 @@ mv_prog(const struct llm_model *m, const struct dtensor *const *w, uint32_t n, u
     return q8 ? PROG_MATVEC_Q8 : -1;
 }
 
-/* Whether a decode step at pos takes k_llm_attn_decode_long (past the short-context path;
- * NVHCQ_AD_LONG=0: never) - and so the decode graph it was recorded in. */
+/* Whether a decode step at pos takes k_llm_attn_decode_long (past the short-context path) -
+ * and so the decode graph it was recorded in. */
 static bool
 attn_long_at(const struct llm_model *m, uint32_t pos)
 {
-    return m->ad_long && m->attn_split && k_llm_ad_long(pos, m->ad_head_max);
-}
-
-/* Whether a decode step at pos takes the fused attention + O launch (k_llm_attn_o; and so the
- * decode graph it was recorded in): up to ao_max positions, not under the persistent kernel. */
-static bool
-ao_at(const struct llm_model *m, uint32_t pos)
-{
-    return m->ao_prog >= 0 && !m->persist && pos + 1 <= m->ao_max && !attn_long_at(m, pos);
-}
-
-/* k_llm_embed's CTAs per token (grid.y) for rows of d values (NVHCQ_EMBED_SPLIT=0: one). */
-static uint32_t
-embed_ctas(const struct llm_model *m, uint32_t d)
-{
-    return m->embed_split ? K_LLM_EMBED_CTAS(d) : 1;
-}
-
-/* A decode mat-vec launch's kind (llm_model_int.h enum mvq_kind). */
-static enum mvq_kind
-mvq_kind_of(const struct k_llm_matvec_params *p)
-{
-    return p->mode == K_LLM_MV_SWIGLU   ? MVQ_GU
-           : k_llm_mvq_rows(p) >= 65536 ? MVQ_HEAD
-           : p->k >= 4096               ? MVQ_DOWN
-                                        : MVQ_SMALL;
+    return m->attn_split && k_llm_ad_long(pos, m->ad_head_max);
 }
 
 /* The per-type q8 mat-vec for a launch whose segments all have one type it is compiled for,
- * the two-type ones for Q4_K or Q5_K with Q6_K segments (where m->mvq_typed allows), else
- * PROG_MATVEC_Q8. */
+ * the two-type ones for Q4_K or Q5_K with Q6_K segments, else PROG_MATVEC_Q8. */
 static int
 mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
 {
@@ -744,19 +535,13 @@ mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
         i = 5;
     if (!t && k_llm_mvq_types_of(p, K_LLM_T_Q5_KR, K_LLM_T_Q6_KR)) /* mixed: Q5_K and Q6_K only */
         i = 6;
-    if (i < 0 || !(m->mvq_typed >> i & 1u))
+    if (i < 0)
         return PROG_MATVEC_Q8;
-    /* Q4_0 / Q8_0 (i 2, 3): two groups per task (rows of whole group pairs) for the down
-     * projection (k >= 4096) and the output head (rows >= 65536) when bit i of mvq_x2 is set, for
-     * gate|up when bit 8 + i is, for the other launches (Q|K|V, O) when bit 16 + i is */
-    const enum mvq_kind kind = mvq_kind_of(p);
-    const bool x2_gu = m->mvq_x2 >> (8 + i) & 1u, x2_small = m->mvq_x2 >> (16 + i) & 1u;
-    if ((i == 2 || i == 3) && (m->mvq_x2 >> i & 1u) && p->k % 2048 == 0 &&
-        (kind == MVQ_GU ? x2_gu : kind != MVQ_SMALL || x2_small) && m->prog[PROG_MVQ_Q4_0X2 + (i - 2)])
-        return (m->mvq_dyn >> kind & 1u) && m->dynbuf && m->prog[PROG_MVQ_Q4_0X2D + (i - 2)]
-                   ? PROG_MVQ_Q4_0X2D + (i - 2)
-                   : PROG_MVQ_Q4_0X2 + (i - 2);
-    if ((m->mvq_w2 >> i & 1u) && k_llm_mvq_rows(p) < K_LLM_MVQ_PAIR_ROWS &&
+    /* Q4_0 / Q8_0 (i 2, 3): two groups per task (rows of whole group pairs) for every launch
+     * (K_LLM_MVQ_X2 says why) */
+    if ((i == 2 || i == 3) && p->k % 2048 == 0 && m->prog[PROG_MVQ_Q4_0X2 + (i - 2)])
+        return PROG_MVQ_Q4_0X2 + (i - 2);
+    if ((K_LLM_MVQ_W2 >> i & 1u) && k_llm_mvq_rows(p) < K_LLM_MVQ_PAIR_ROWS &&
         m->prog[PROG_MVQ_Q4K + i + PROG_MVQ_W2])
         return PROG_MVQ_Q4K + i + PROG_MVQ_W2;
     return m->prog[PROG_MVQ_Q4K + i] ? PROG_MVQ_Q4K + i : PROG_MATVEC_Q8;
@@ -788,44 +573,26 @@ llm_mv_params(const struct llm_model *m, struct k_llm_matvec_params *p, const st
 
 /* y = W x' over n_w tensors of row length k (rows concatenated in y); x' = RMSNorm(x) * norm
  * when norm is given. mode: K_LLM_MV_SET / ACC / SWIGLU (n_w 2: gate, up). */
-static enum hcq_status matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w,
+static enum hcq_status matvec_ex(struct llm_model *m, const char *tag, const struct dtensor *const *w,
                                  uint32_t n_w, uint64_t x_va, uint64_t y_va, const struct dtensor *norm,
-                                 const struct dtensor *b, uint32_t mode, const struct k_llm_pf *pf,
-                                 const struct k_llm_mv_rope *rope, const struct step *s);
+                                 const struct dtensor *b, uint32_t mode, const struct k_llm_mv_rope *rope,
+                                 const struct step *s);
 
 static enum hcq_status
 matvec(struct llm_model *m, const char *tag, const struct dtensor *const *w, uint32_t n_w, uint64_t x_va,
        uint64_t y_va, const struct dtensor *norm, const struct dtensor *b, uint32_t mode)
 {
-    return matvec_pf(m, tag, w, n_w, x_va, y_va, norm, b, mode, NULL, NULL, NULL);
-}
-
-/* The L2 prefetch hint naming up to two tensors (NULL: none) where the decode schedule is on
- * (NVHCQ_L2PF=1, A/B only); k_llm_matvec.h struct k_llm_pf says why it was tried. */
-static struct k_llm_pf
-pf_of(const struct llm_model *m, const struct dtensor *a, const struct dtensor *b)
-{
-    struct k_llm_pf pf = {{0, 0}, {0, 0}};
-    const struct dtensor *t[2] = {a, b};
-    for (int i = 0; i < 2 && m->l2pf; i++)
-        if (t[i] && t[i]->va) {
-            uint64_t B = dt_bytes(t[i]);
-            pf.va[i] = t[i]->va;
-            pf.B[i] = B > UINT32_MAX ? UINT32_MAX & ~15u : (uint32_t)B;
-        }
-    return pf;
+    return matvec_ex(m, tag, w, n_w, x_va, y_va, norm, b, mode, NULL, NULL);
 }
 
 /* rope (mode K_LLM_MV_ROPE): its pos is the step's position variable when recording a graph. */
 static enum hcq_status
-matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, uint32_t n_w, uint64_t x_va,
+matvec_ex(struct llm_model *m, const char *tag, const struct dtensor *const *w, uint32_t n_w, uint64_t x_va,
           uint64_t y_va, const struct dtensor *norm, const struct dtensor *b, uint32_t mode,
-          const struct k_llm_pf *pf, const struct k_llm_mv_rope *rope, const struct step *s)
+          const struct k_llm_mv_rope *rope, const struct step *s)
 {
     struct k_llm_matvec_params p;
     llm_mv_params(m, &p, w, n_w, x_va, y_va, norm, b, mode);
-    if (pf)
-        p.pf = *pf;
     if (rope)
         p.rope = *rope;
     uint64_t bytes = 0;
@@ -836,24 +603,6 @@ matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
         return hcq_err(HCQ_ERR_UNSUPPORTED, "llm decode: no mat-vec reads these weight types");
     uint32_t ctas = prog == PROG_MATVEC_Q8 ? k_llm_mvq_ctas(&p) : k_llm_mv_tiles(&p);
     uint32_t cap = prog == PROG_MATVEC_Q8 ? m->mvq_grid : m->mv_grid;
-    if (prog == PROG_MATVEC_Q8) { /* NVHCQ_MVQ_CPS_GU / _DOWN / _HEAD (A/B) */
-        const enum mvq_kind kind = mvq_kind_of(&p);
-        if (kind != MVQ_SMALL && m->mvq_grid_kind[kind])
-            cap = m->mvq_grid_kind[kind];
-    }
-    /* one row per unit and rows of several passes (the FFN down projection): the long-row body */
-    if (prog == PROG_MATVEC_Q8 && m->mvq_long && (mode == K_LLM_MV_SET || mode == K_LLM_MV_ACC) &&
-        k_llm_mvq_rpu(&p) == 1) {
-        uint32_t min_pass = UINT32_MAX;
-        for (uint32_t i = 0; i < n_w; i++) {
-            uint32_t ps = (k_llm_mvq_tasks(w[i]->type, p.k) + 31) / 32;
-            min_pass = ps < min_pass ? ps : min_pass;
-        }
-        if (min_pass >= 2) {
-            prog = PROG_MATVEC_Q8L;
-            cap = m->mvql_grid;
-        }
-    }
     if (mode == K_LLM_MV_ROPE && prog != PROG_MATVEC_Q8)
         return hcq_err(HCQ_ERR_UNSUPPORTED, "llm decode: the RoPE epilogue needs the q8 mat-vec");
     m->tag = tag;
@@ -865,39 +614,7 @@ matvec_pf(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
     if (prog == PROG_MATVEC_Q8)
         prog = mvq_typed_prog(m, &p);
     const uint32_t grid = ctas < cap ? ctas : cap;
-    if (prog == PROG_MVQ_Q4_0X2D || prog == PROG_MVQ_Q8_0X2D)
-        p.rope.kc_va = hcq_buf_va(m->dynbuf); /* its unit counters (k_llm_matvec.h) */
-    llm_tl_slot(m, prog, grid, &p);
     return launch(m, prog, grid, 1, &p, sizeof p, patch ? &pt : NULL, patch ? 1 : 0);
-}
-
-/* The fused attention + O launch where every layer's O has one repacked q8 type it is compiled
- * for, the shapes fit (k_llm_attn_o_ok) and ao_max asks for it: m->ao_prog and its partials
- * and counters (zero). */
-static enum hcq_status
-ao_init(struct llm_model *m)
-{
-    const struct llm_hparams *hp = &m->hp;
-    const uint32_t d = hp->n_embd;
-    if (!m->attn_split || !m->ao_max || !k_llm_attn_o_ok(hp->n_head, hp->n_head_kv, hp->head_dim, d))
-        return HCQ_OK;
-    int prog = -1;
-    for (uint32_t l = 0; l < hp->n_layer; l++) {
-        const struct dtensor *o[1] = {&m->lw[l][LW_O]};
-        int pl = -1;
-        for (int j = 0; j < 5; j++)
-            if (o[0]->type == mvq_types[j])
-                pl = PROG_AO_Q4K + j;
-        if (pl < 0 || (l && pl != prog) || o[0]->ne0 != hp->n_head * hp->head_dim || o[0]->ne1 != d ||
-            mv_prog(m, o, 1, o[0]->ne0) != PROG_MATVEC_Q8 || !m->prog[pl])
-            return HCQ_OK;
-        prog = pl;
-    }
-    enum hcq_status st =
-        scratch_with_counters(m, 4ull * hp->n_head_kv * d, 4ull * (d / K_LLM_AO_ROWS), &m->aobuf);
-    if (!st)
-        m->ao_prog = prog;
-    return st;
 }
 
 /* Whether the decode step of this model can take the fused path (LLaMA: RMSNorm, SwiGLU,
@@ -949,39 +666,14 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
     pt[0] = (struct hcq_arg_patch){s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4};
     pt[1] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4};
     m->tag = "embed";
-    if ((st = launch(m, PROG_EMBED, 1, embed_ctas(m, d), &ep, sizeof ep, pt, s->graph ? 2 : 0)))
+    if ((st = launch(m, PROG_EMBED, 1, K_LLM_EMBED_CTAS(d), &ep, sizeof ep, pt, s->graph ? 2 : 0)))
         return st;
-    if (m->persist) {
-        struct k_llm_decode_params dp;
-        llm_persist_params(m, pos, &dp);
-        struct hcq_launch l = {
-            .prog = m->pprog,
-            .grid = {m->pgrid, 1, 1},
-            .block = {K_LLM_BLOCK, 1, 1},
-            .args = &dp,
-            .args_B = sizeof dp,
-            .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
-        };
-        pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_decode_params, pos), 4};
-        l.patches = s->graph ? pt : NULL;
-        l.patch_count = s->graph ? 1 : 0;
-        m->tag = PERSIST_TAG;
-        m->tag_B = m->weights_B; /* approximately: all layer matrices (+ embedding/head) */
-        if ((st = launch_prog(m, &l)))
-            return st;
-    }
-    for (uint32_t l = 0; l < hp->n_layer && !m->persist; l++) {
+    for (uint32_t l = 0; l < hp->n_layer; l++) {
         const struct dtensor *w = m->lw[l];
         uint64_t kc = hcq_buf_va(m->kvbuf) + 2 * l * kv_layer_B, vc = kc + kv_layer_B;
         const struct dtensor *qkv[3] = {&w[LW_Q], &w[LW_K], &w[LW_V]};
-        /* L2 prefetch schedule (struct k_llm_pf): Q|K|V -> O; attention -> gate, up;
-         * gate|up -> down; down -> the next layer's Q, K */
-        const struct dtensor *nx = l + 1 < hp->n_layer ? m->lw[l + 1] : NULL;
-        struct k_llm_pf pf_qkv = pf_of(m, &w[LW_O], NULL), pf_att = pf_of(m, &w[LW_GATE], &w[LW_UP]),
-                        pf_gu = pf_of(m, &w[LW_DOWN], NULL),
-                        pf_dn = pf_of(m, nx ? &nx[LW_Q] : NULL, nx ? &nx[LW_K] : NULL);
         /* RoPE + KV store in the Q|K|V epilogue where the q8 mat-vec runs it */
-        const bool rope_fused = m->rope_fused && mv_prog(m, qkv, 3, d) == PROG_MATVEC_Q8;
+        const bool rope_fused = mv_prog(m, qkv, 3, d) == PROG_MATVEC_Q8;
         const struct k_llm_mv_rope rope = {
             .kc_va = kc,
             .vc_va = vc,
@@ -993,8 +685,8 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             .base = hp->rope_base,
             .n_ctx = m->n_ctx,
         };
-        if ((st = matvec_pf(m, rope_fused ? "mv norm+qkv+rope+kv" : "mv norm+qkv", qkv, 3, m->x_va, m->qkv_va,
-                            &w[LW_ATTN_NORM], NULL, rope_fused ? K_LLM_MV_ROPE : K_LLM_MV_SET, &pf_qkv,
+        if ((st = matvec_ex(m, rope_fused ? "mv norm+qkv+rope+kv" : "mv norm+qkv", qkv, 3, m->x_va, m->qkv_va,
+                            &w[LW_ATTN_NORM], NULL, rope_fused ? K_LLM_MV_ROPE : K_LLM_MV_SET,
                             rope_fused ? &rope : NULL, s)))
             return st;
         struct k_llm_rope_kv_params rp = {
@@ -1020,8 +712,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         uint32_t rope_ctas = ((hp->n_head + hp->n_head_kv) * (hd / 2) + K_LLM_BLOCK - 1) / K_LLM_BLOCK;
         if (!rope_fused && (st = launch(m, PROG_ROPE_KV, 1, rope_ctas, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
             return st;
-        const bool ao = s->graph ? s->ao : ao_at(m, pos);
-        /* the decode attention's parameters (k_llm_attn_decode; the fused launch embeds them) */
+        /* the decode attention's parameters (k_llm_attn_decode) */
         struct k_llm_attn_decode_params adp = {
             .q_va = m->qkv_va,
             .kc_va = kc,
@@ -1034,33 +725,13 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             .n_split = 1,
             .scale = 1.0f / sqrtf((float)hd),
         };
-        if (ao) { /* attention + O + residual: one launch (k_llm_attn_o.h) */
-            const uint64_t part = hcq_buf_va(m->aobuf);
-            const struct k_llm_attn_o_params aop = {
-                .ad = adp,
-                .w_va = w[LW_O].va,
-                .y_va = m->x_va,
-                .part_va = part,
-                .count_va = part + 4ull * hp->n_head_kv * d,
-                .type = w[LW_O].type,
-                .rows = d,
-                .det = m->ao_det,
-            };
-            pt[0] = (struct hcq_arg_patch){
-                s->var_pos,
-                offsetof(struct k_llm_attn_o_params, ad) + offsetof(struct k_llm_attn_decode_params, pos), 4};
-            m->tag = "attn+o+residual";
-            m->tag_B = dt_bytes(&w[LW_O]);
-            st = launch(m, m->ao_prog, hp->n_head_kv, d / K_LLM_AO_ROWS, &aop, sizeof aop, pt,
-                        s->graph ? 1 : 0);
-        } else if (m->attn_split) {
+        if (m->attn_split) {
             uint64_t part = hcq_buf_va(m->adbuf);
             adp.out_va = m->att_va;
             adp.part_va = part;
             adp.count_va = part + 4ull * hp->n_head * K_LLM_AD_SPLITS * (hd + 2);
             adp.n_split = K_LLM_AD_SPLITS;
             adp.head_max = m->ad_head_max;
-            adp.pf = pf_att;
             pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_decode_params, pos), 4};
             m->tag = "attn split-K";
             const bool lg = s->graph ? s->long_attn : attn_long_at(m, pos);
@@ -1089,12 +760,15 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             return st;
         const struct dtensor *o[1] = {&w[LW_O]}, *gu[2] = {&w[LW_GATE], &w[LW_UP]}, *dn[1] = {&w[LW_DOWN]};
         const struct k_llm_mv_rope o_mark = {.n_q = K_LLM_MVQ_PAIRS_MARK};
-        if ((!ao && (st = matvec_pf(m, "mv o+residual", o, 1, m->att_va, m->x_va, NULL, NULL, K_LLM_MV_ACC,
-                                    NULL, m->o_pairs ? &o_mark : NULL, NULL))) ||
-            (st = matvec_pf(m, "mv norm+gate,up+silu", gu, 2, m->x_va, m->fa_va, &w[LW_FFN_NORM], NULL,
-                            K_LLM_MV_SWIGLU, &pf_gu, NULL, NULL)) ||
-            (st = matvec_pf(m, "mv down+residual", dn, 1, m->fa_va, m->x_va, NULL, NULL, K_LLM_MV_ACC, &pf_dn,
-                            NULL, NULL)))
+        /* O as row pairs (k_llm_mvq_rpu: one CTA per SM of one pass each, every byte
+         * requested before the PDL wait; H100 tg128 Q8_0 1599-1603 vs 1566-1573 with one row
+         * per unit, Q4_K_M 2027-2029 vs 1972-1974) */
+        if ((st = matvec_ex(m, "mv o+residual", o, 1, m->att_va, m->x_va, NULL, NULL, K_LLM_MV_ACC, &o_mark,
+                            NULL)) ||
+            (st = matvec_ex(m, "mv norm+gate,up+silu", gu, 2, m->x_va, m->fa_va, &w[LW_FFN_NORM], NULL,
+                            K_LLM_MV_SWIGLU, NULL, NULL)) ||
+            (st = matvec_ex(m, "mv down+residual", dn, 1, m->fa_va, m->x_va, NULL, NULL, K_LLM_MV_ACC, NULL,
+                            NULL)))
             return st;
     }
     const struct dtensor *out[1] = {&m->gw[GW_OUTPUT]};
@@ -1139,7 +813,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     };
     pt[0] = (struct hcq_arg_patch){s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4};
     pt[1] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4};
-    if ((st = launch(m, PROG_EMBED, n, embed_ctas(m, d), &ep, sizeof ep, pt, s->graph ? 2 : 0)))
+    if ((st = launch(m, PROG_EMBED, n, K_LLM_EMBED_CTAS(d), &ep, sizeof ep, pt, s->graph ? 2 : 0)))
         return st;
 
     for (uint32_t l = 0; l < hp->n_layer; l++) {
@@ -1197,9 +871,10 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
             .n_ctx = m->n_ctx,
         };
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4};
-        /* several tokens: the tiled kernel (each K/V row read once per block of queries) */
-        const bool tile = n > 1 && m->attn_tile && (hd == 64 || hd == 128);
-        const uint32_t qb = m->attn_mma ? K_LLM_ATTN_MMA_QB : K_LLM_ATTN_TILE_QB(hd);
+        /* several tokens: the tiled TF32 tensor-core kernel (each K/V row read once per block
+         * of queries) */
+        const bool tile = n > 1 && (hd == 64 || hd == 128);
+        const uint32_t qb = K_LLM_ATTN_MMA_QB;
         if ((st = tile ? launch(m, PROG_ATTN_TILE, hp->n_head, (n + qb - 1) / qb, &ap, sizeof ap, pt,
                                 s->graph ? 1 : 0)
                        : launch(m, PROG_ATTN, hp->n_head, n, &ap, sizeof ap, pt, s->graph ? 1 : 0)))
@@ -1244,13 +919,13 @@ wait_tick(struct llm_model *m, uint32_t n)
     return hcq_signal_wait(m->done, m->tick, t < hour ? t : hour);
 }
 
-/* Record the decode step once as a graph (three: long_attn picks the long-context attention
- * kernel, ao the fused attention + O launch); false (and direct launches) where unsupported.
- * The graphs take their variables in the same order, so m->var_* name them in any. */
+/* Record the decode step once as a graph (two: long_attn picks the long-context attention
+ * kernel); false (and direct launches) where unsupported. The graphs take their variables in
+ * the same order, so m->var_* name them in either. */
 static enum hcq_status
-build_graph(struct llm_model *m, bool long_attn, bool ao)
+build_graph(struct llm_model *m, bool long_attn)
 {
-    struct step s = {.graph = true, .long_attn = long_attn, .ao = ao};
+    struct step s = {.graph = true, .long_attn = long_attn};
     enum hcq_status st = hcq_graph_begin(m->q);
     if (st == HCQ_ERR_UNSUPPORTED) {
         m->graph_failed = true;
@@ -1268,7 +943,7 @@ build_graph(struct llm_model *m, bool long_attn, bool ao)
     }
     m->var_tok = s.var_tok;
     m->var_pos = s.var_pos;
-    st = hcq_graph_end(m->q, ao ? &m->graph_ao : long_attn ? &m->graph_long : &m->graph);
+    st = hcq_graph_end(m->q, long_attn ? &m->graph_long : &m->graph);
     if (st == HCQ_ERR_UNSUPPORTED) {
         m->graph_failed = true;
         return HCQ_OK;
@@ -1276,21 +951,8 @@ build_graph(struct llm_model *m, bool long_attn, bool ao)
     return st;
 }
 
-static enum hcq_status eval_once(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t pos);
-
 enum hcq_status
 llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t pos)
-{
-    enum hcq_status st = eval_once(m, tokens, n, pos);
-    /* a step the persistent kernel abandoned is run again on the per-kernel path (it
-     * rewrites everything the abandoned one may have half written: KV rows at pos..) */
-    if (!st && llm_persist_check(m))
-        st = eval_once(m, tokens, n, pos);
-    return st;
-}
-
-static enum hcq_status
-eval_once(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t pos)
 {
     enum hcq_status st;
     if (!n || pos + n > m->n_ctx || pos + n < pos)
@@ -1300,9 +962,9 @@ eval_once(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t pos)
             return hcq_err(HCQ_ERR_INVALID, "llm_model_eval: token %d (vocabulary %u)", tokens[i],
                            m->hp.n_vocab);
     if (n == 1 && m->use_graph && !m->graph_failed) {
-        const bool lg = attn_long_at(m, pos), ao = ao_at(m, pos);
-        struct hcq_graph **gp = ao ? &m->graph_ao : lg ? &m->graph_long : &m->graph;
-        if (!*gp && (st = build_graph(m, lg, ao)))
+        const bool lg = attn_long_at(m, pos);
+        struct hcq_graph **gp = lg ? &m->graph_long : &m->graph;
+        if (!*gp && (st = build_graph(m, lg)))
             return st;
         if (*gp) {
             if ((st = hcq_graph_set(*gp, m->var_tok, (uint64_t)tokens[0])) ||
@@ -1345,8 +1007,6 @@ llm_model_profile_step(struct llm_model *m, int32_t token, uint32_t pos, struct 
     for (uint32_t i = 0; i <= n_sig && !st; i++)
         st = hcq_signal_create(m->dev, 0, &pf->ts[i]);
     struct step s = {.graph = false};
-    if (!st)
-        st = llm_tl_begin(m);
     if (!st && !(st = hcq_buf_write(m->tokbuf, 0, &token, 4)) &&
         !(st = hcq_queue_timestamp(m->q, pf->ts[0]))) {
         m->prof = pf;
@@ -1376,12 +1036,6 @@ llm_model_profile_step(struct llm_model *m, int32_t token, uint32_t pos, struct 
             rows[r].us += us;
             rows[r].bytes += pf->bytes[i];
         }
-        for (uint32_t r = 0; m->persist && r < *n_rows; r++)
-            if (!strcmp(rows[r].kernel, PERSIST_TAG)) {
-                llm_persist_prof_rows(m, rows, r, max_rows, n_rows);
-                break;
-            }
-        llm_tl_rows(m, pf, rows, max_rows, n_rows);
     }
     for (uint32_t i = 0; i <= PROF_MAX; i++)
         hcq_signal_destroy(pf->ts[i]);

@@ -14,17 +14,6 @@
  * src and dst must not overlap). llm_quant.c. */
 void llm_repack_rows(uint32_t rtype, const void *src, void *dst, uint64_t rows, uint32_t k);
 
-/* llm_tl.c (NVHCQ_MVQ_TL=1): one launch's timeline from its CTAs' records (16 u64 each at rec,
- * k_llm_mvq.cuh mvq_tl: [0] entry, [1] after the PDL wait, [4 + w] warp w done - %globaltimer ns;
- * [13] [14] %clock64 after the wait / the prologue), t0 / done the previous / this launch's
- * completion (ns), rate the SM clock in cycles per ns, scratch 10 * grid int64. out, in ns: entry
- * first / median / last, wait opens first / last, the prologue (clock, median CTA), warp end first /
- * median / last (all but the prologue relative to t0), done less the last warp end. *step keeps the
- * smallest nonzero difference between two entries seen (0: none yet). False when no CTA wrote one. */
-#define LLM_TL_PHASES 10
-bool llm_tl_launch(const uint64_t *rec, uint32_t grid, int64_t t0, int64_t done, double rate,
-                   int64_t *scratch, int64_t out[LLM_TL_PHASES], int64_t *step);
-
 /* GGUF tensor names per layer (llama.cpp's naming, the GGUF convention). */
 enum llm_lw {
     LW_ATTN_NORM,
@@ -60,8 +49,8 @@ HCQ_MUST_CHECK enum hcq_status llm_tensor_get(const struct llm_gguf *g, const ch
                                               uint64_t ne1, bool optional,
                                               const struct llm_gguf_tensor **t_out);
 
-/* k_llm_gemm_wgmma_tma's parameters (the prefill GEMM fed by the tensor memory accelerator,
- * the default on sm_90, NVHCQ_LLM_GEMM_TMA=0 not): gp and the tensor maps of its x and w (llm_model.c). */
+/* k_llm_gemm_wgmma_tma's parameters (the prefill GEMM fed by the tensor memory accelerator on
+ * sm_90): gp and the tensor maps of its x and w (llm_model.c). */
 struct k_llm_gemm_tma_params;
 struct k_llm_gemm_params;
 HCQ_MUST_CHECK enum hcq_status llm_gemm_tma_params(struct k_llm_gemm_tma_params *tp,

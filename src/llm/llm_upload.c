@@ -94,8 +94,8 @@ plan_one(struct llm_model *m, const char *name, uint64_t ne0, uint64_t ne1, bool
     uint64_t size = vec ? 4 * ne0 : t->size_B;
     ups[*n_up] = (struct upload){t, dst, *total, size, vec};
     dst->type = vec ? LLM_TYPE_F32 : t->type;
-    /* matrices of 2-byte aligned block types take the repacked decode layout (NVHCQ_REPACK=0:
-     * off, for A/B runs); the file's size check above holds: row bytes do not change */
+    /* matrices of 2-byte aligned block types take the repacked decode layout (not under
+     * f32_decode); the file's size check above holds: row bytes do not change */
     if (!vec && m->repack && llm_type_row_bytes(t->type, ne0) * ne1 == t->size_B)
         dst->type = k_llm_rp_of(t->type, (uint32_t)ne0);
     dst->ne0 = (uint32_t)ne0;
@@ -256,8 +256,7 @@ llm_alloc_state(struct llm_model *m)
     /* Why a device copy: the output head's 4-byte stores straight into host memory cost one
      * small PCIe write each (128k per token for a 128k vocabulary); one bulk copy after it
      * moves the same 0.5 MB in full-size writes. */
-    if (!(getenv("NVHCQ_LOGITS") && !strcmp(getenv("NVHCQ_LOGITS"), "host")) &&
-        (st = hcq_buf_alloc(m->dev, 4ull * hp->n_vocab, HCQ_MEM_DEVICE, &m->logdev)))
+    if ((st = hcq_buf_alloc(m->dev, 4ull * hp->n_vocab, HCQ_MEM_DEVICE, &m->logdev)))
         return st;
     return HCQ_OK;
 }

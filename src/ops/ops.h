@@ -86,8 +86,7 @@ HCQ_MUST_CHECK enum hcq_status ops_gemm_tma_params(struct k_gemm_tma_params *tp,
                                                    uint32_t bn);
 /* The GEMM kernel ops_launch_gemm should run on a device: k_gemm_wgmma_* (Hopper wgmma,
  * k_gemm_wgmma.cu) on sm_90 when the library holds its sm_90a cubin, else k_gemm_* (mma.sync,
- * every arch and the host backends). Same contract and bound either way. The environment
- * variable NVHCQ_GEMM=mma forces k_gemm_*. */
+ * every arch and the host backends). Same contract and bound either way. */
 const char *ops_gemm_kernel(const struct hcq_device_info *info, bool bf16, bool nt);
 /* The same for an m x n product: on sm_90 the 128 x 128-tile build (k_gemm_wgmma_*_n128) where
  * 128 x 256 tiles would fill fewer than half of the SMs. */

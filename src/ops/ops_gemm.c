@@ -184,18 +184,14 @@ ops_gemm_kernel(const struct hcq_device_info *info, bool bf16, bool nt)
         {{"k_gemm_wgmma_f16", "k_gemm_wgmma_f16_nt"}, {"k_gemm_wgmma_bf16", "k_gemm_wgmma_bf16_nt"}},
     };
     /* wgmma where its cubin runs: sm_90 devices of a build with 90 in CUARCH (a GPU without
-     * the cubin, every other arch and the host backends take k_gemm_mma). NVHCQ_GEMM=mma
-     * forces k_gemm_mma (before/after measurements). */
-    const char *force = getenv("NVHCQ_GEMM");
-    bool wg = info && info->sm_version == 90 && hcq_cubin_find("k_gemm_wgmma", 90) &&
-              !(force && !strcmp(force, "mma"));
-    /* The same kernels fed by the tensor memory accelerator where their cubin exists (H100,
-     * session 10, bench/final/s68.sh: 4096^3 709-736 vs 555-563 TFLOP/s with the cp.async
-     * producer, 98-99% of cuBLAS; 8192^3 695-772, 93-104%); NVHCQ_GEMM=cpasync keeps the
-     * cp.async producer (A/B). */
+     * the cubin, every other arch and the host backends take k_gemm_mma). */
+    bool wg = info && info->sm_version == 90 && hcq_cubin_find("k_gemm_wgmma", 90);
+    /* The same kernels fed by the tensor memory accelerator where their cubin exists (H100:
+     * 4096^3 709-736 vs 555-563 TFLOP/s with the cp.async producer, 98-99% of cuBLAS; 8192^3
+     * 695-772, 93-104%). */
     static const char *const tma[2][2] = {{"k_gemm_wgmma_f16_tma", "k_gemm_wgmma_f16_nt_tma"},
                                           {"k_gemm_wgmma_bf16_tma", "k_gemm_wgmma_bf16_nt_tma"}};
-    if (wg && !(force && !strcmp(force, "cpasync")) && hcq_cubin_find("k_gemm_wgmma_tma", 90))
+    if (wg && hcq_cubin_find("k_gemm_wgmma_tma", 90))
         return tma[bf16][nt];
     return names[wg][bf16][nt];
 }
@@ -207,24 +203,22 @@ ops_gemm_kernel_for(const struct hcq_device_info *info, bool bf16, bool nt, uint
                                            {"k_gemm_wgmma_bf16_n128", "k_gemm_wgmma_bf16_nt_n128"}};
     const char *wide = ops_gemm_kernel(info, bf16, nt);
     /* the 128 x 128 tiles where 128 x 256 ones would fill fewer than half the SMs (1024^3: 32
-     * tiles on 132 SMs); NVHCQ_GEMM=wide keeps the wide ones (A/B) */
-    const char *force = getenv("NVHCQ_GEMM");
+     * tiles on 132 SMs) */
     uint64_t tiles =
         (uint64_t)((m + K_GEMM_WG_BM - 1) / K_GEMM_WG_BM) * ((n + K_GEMM_WG_BN - 1) / K_GEMM_WG_BN);
-    /* The TMA kernels: their 128 x 128 build there too (H100 rm:0, session 11, s69: 1024^3 f16 /
-     * bf16 263.6 / 268.0 TFLOP/s vs 150.6 / 150.9 with the 32 wide tiles; cuBLAS 199-263 in the
-     * same call); NVHCQ_GEMM=wide keeps the wide tiles (A/B). */
+    /* The TMA kernels: their 128 x 128 build there too (H100 rm:0: 1024^3 f16 / bf16 263.6 /
+     * 268.0 TFLOP/s vs 150.6 / 150.9 with the 32 wide tiles; cuBLAS 199-263 in the same call). */
     if (!strncmp(wide, "k_gemm_wgmma_", 13) && strstr(wide, "_tma")) {
         static const char *const tma128[2][2] = {
             {"k_gemm_wgmma_f16_tma_n128", "k_gemm_wgmma_f16_nt_tma_n128"},
             {"k_gemm_wgmma_bf16_tma_n128", "k_gemm_wgmma_bf16_nt_tma_n128"}};
-        if (!(force && !strcmp(force, "wide")) && info->sm_count && 2 * tiles < info->sm_count &&
+        if (info->sm_count && 2 * tiles < info->sm_count &&
             hcq_cubin_find("k_gemm_wgmma_tma_n128", 90))
             return tma128[bf16][nt];
         return wide;
     }
     if (strncmp(wide, "k_gemm_wgmma_", 13) || !info->sm_count || 2 * tiles >= info->sm_count ||
-        !hcq_cubin_find("k_gemm_wgmma_n128", 90) || (force && !strcmp(force, "wide")))
+        !hcq_cubin_find("k_gemm_wgmma_n128", 90))
         return wide;
     return n128[bf16][nt];
 }

@@ -13,8 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* The attention of one token into out [n_head][hd]: shared with the fused attention + O twin
- * (ops_llm_attn_o.c). sc: n_pos floats. */
+/* The attention of one token into out [n_head][hd]; sc: n_pos floats. */
 void
 ops_llm_attn_decode_ref(const struct k_llm_attn_decode_params *p, const float *q, const float *kc,
                         const float *vc, float *out, float *sc)
@@ -63,19 +62,9 @@ twin_attn_decode(struct hcq_twin_launch *l)
     free(sc);
 }
 
-/* k_llm_attn_decode_null writes nothing (a measurement kernel: the launch without the work). */
-static void
-twin_attn_decode_null(struct hcq_twin_launch *l)
-{
-    (void)l;
-}
-
 const struct hcq_kernel_desc ops_llm_attn_decode_kernels[] = {
     {"k_llm_attn_decode", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params), twin_attn_decode},
-    {"k_llm_attn_decode_h1", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params), twin_attn_decode},
     {"k_llm_attn_decode_long", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params),
      twin_attn_decode},
-    {"k_llm_attn_decode_null", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params),
-     twin_attn_decode_null},
     {0},
 };

@@ -474,56 +474,6 @@ TEST(golden_ga102_open_launch)
 }
 
 /* Program identification: stub, the bytes of an embedded cubin's .text section, garbage. */
-/* PB_COPYQ=ce PB_CE_SPLIT=4: a large device copy on a copy queue is split over asynchronous
- * copy engines (pb_build.c "Split copies"): the queue's channel plus extra channels, each in
- * its own group; the data is exact at odd sizes and offsets, and a copy after it sees every
- * part done (its source is the last part, copied by an extra channel). */
-TEST(copy_queue_split_over_lces)
-{
-    struct emu_dev *d = NULL;
-    struct hcq_device *dev = NULL;
-    struct hcq_queue *q = NULL;
-    struct hcq_buf *a = NULL, *b = NULL;
-    const uint64_t n = (5ull << 20) + 12345, off = 4096 + 64, tail = 4096;
-    uint8_t *src = malloc(n + off), *got = malloc(n + off);
-    CHECK(src && got);
-    for (uint64_t i = 0; i < n + off; i++)
-        src[i] = (uint8_t)(i * 131 + (i >> 13));
-    memset(got, 0, n + off);
-    setenv("PB_COPYQ", "ce", 1);
-    setenv("PB_CE_SPLIT", "4", 1);
-    CHECK_OPEN(open_traced("gh100", &d, &dev));
-    CHECK_OK(hcq_buf_alloc(dev, n + off, HCQ_MEM_DEVICE, &a));
-    CHECK_OK(hcq_buf_alloc(dev, n + off, HCQ_MEM_DEVICE, &b));
-    CHECK_OK(hcq_buf_write(a, 0, src, n + off));
-    CHECK_OK(hcq_buf_write(b, 0, got, n + off));
-    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COPY, &q));
-    CHECK_OK(hcq_queue_copy(q, b, off, a, 0, n));
-    CHECK_OK(hcq_queue_copy(q, a, 0, b, off + n - tail, tail));
-    CHECK_OK(hcq_queue_submit(q));
-    CHECK_OK(hcq_queue_finish(q, 5000 * MS));
-    CHECK_OK(hcq_buf_read(b, off, got, n));
-    CHECK(!memcmp(got, src, n));
-    CHECK_OK(hcq_buf_read(a, 0, got, tail));
-    CHECK(!memcmp(got, src + n - tail, tail));
-    int groups = 0;
-    for (const char *tr = emu_dev_trace(d); (tr = strstr(tr, "NV_ESC_RM_ALLOC KEPLER_CHANNEL_GROUP_A")); tr++)
-        groups++;
-    /* the queue's channel and three extras (4 engines, PB_CE_SPLIT's default 4), each in a
-     * group of its own; the device's staging queue (hcq_buf_write) has one more */
-    CHECKF(groups == 5, "%d channel groups (expected 5)", groups);
-done:
-    unsetenv("PB_COPYQ");
-    unsetenv("PB_CE_SPLIT");
-    hcq_queue_destroy(q);
-    hcq_buf_free(a);
-    hcq_buf_free(b);
-    hcq_device_close(dev);
-    emu_dev_put(d);
-    free(src);
-    free(got);
-}
-
 TEST(program_identify)
 {
     struct emu_opts o;
@@ -575,7 +525,6 @@ main(int argc, char **argv)
         TH_CASE(freed_va_faults),
         TH_CASE(golden_gh100_open_launch),
         TH_CASE(golden_ga102_open_launch),
-        TH_CASE(copy_queue_split_over_lces),
         TH_CASE(program_identify),
     };
     return th_run("emu_e2e", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1);

@@ -223,10 +223,8 @@ TEST(fake_launch_chain)
         CHECKF(x[i] == ref[i], "x[%u] = 0x%08x (expected 0x%08x)", i, x[i], ref[i]);
     CHECKF(atomic_load(&k->launches) == 1 && atomic_load(&k->chained) == 299,
            "%u sent, %u chained (expected 1, 299)", atomic_load(&k->launches), atomic_load(&k->chained));
-    /* QMD V4: every launch's cbuf0 is prefetched (pb_build.c; unless PB_CBUF0_PREFETCH says
-     * otherwise, an A/B switch) */
-    if (!getenv("PB_CBUF0_PREFETCH"))
-        CHECKF(atomic_load(&k->cbuf0_prefetched) == 300, "%u of 300 QMDs with cbuf0 prefetch",
+    /* QMD V4: every launch's cbuf0 is prefetched (pb_build.c) */
+    CHECKF(atomic_load(&k->cbuf0_prefetched) == 300, "%u of 300 QMDs with cbuf0 prefetch",
                atomic_load(&k->cbuf0_prefetched));
 done:
     fake_prog_free(prog);
@@ -433,7 +431,6 @@ TEST(fake_segment_end_by_qmd)
     CHECK_OK(hcq_buf_alloc(dev, sizeof ref, HCQ_MEM_HOST, &b));
     uint32_t *x = fill_random(b, 64, ref);
     CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
-    const bool on = !(getenv("PB_END_QMD_RELEASE") && !strcmp(getenv("PB_END_QMD_RELEASE"), "0"));
     uint32_t r0 = atomic_load(&k->qmd_releases);
     for (int s = 0; s < 50; s++) {
         for (int i = 0; i < 1 + s % 3; i++) {
@@ -446,7 +443,7 @@ TEST(fake_segment_end_by_qmd)
             CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
     }
     CHECK_OK(hcq_queue_finish(q, HCQ_TIMEOUT_DEFAULT_NS));
-    CHECKF(atomic_load(&k->qmd_releases) - r0 == (on ? 50u : 0u),
+    CHECKF(atomic_load(&k->qmd_releases) - r0 == 50u,
            "%u of 50 submissions released by their QMD", atomic_load(&k->qmd_releases) - r0);
     for (uint32_t i = 0; i < 64; i++)
         CHECKF(x[i] == ref[i], "x[%u] = 0x%08x (expected 0x%08x)", i, x[i], ref[i]);
@@ -810,8 +807,7 @@ fake_graph_on(struct th *t, const char *arch)
     CHECK(hcq_signal_value(done_sig) == 241);
     CHECK(log[6] == 240);
     /* cbuf0 prefetch: every QMD on V4 (gh100), none on V3 (no such field) */
-    if (!getenv("PB_CBUF0_PREFETCH"))
-        CHECKF(atomic_load(&k->cbuf0_prefetched) == (strcmp(arch, "gh100") ? 0u : 3u * 240u),
+    CHECKF(atomic_load(&k->cbuf0_prefetched) == (strcmp(arch, "gh100") ? 0u : 3u * 240u),
                "%s: %u QMDs with cbuf0 prefetch", arch, atomic_load(&k->cbuf0_prefetched));
     for (uint32_t j = 0; j < FAKE_N; j++)
         CHECKF(x[j] == ref[j], "x[%u] = 0x%08x (expected 0x%08x)", j, x[j], ref[j]);

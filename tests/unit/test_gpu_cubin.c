@@ -268,7 +268,7 @@ done:
     free(elf);
 }
 
-/* The A/B candidate for FREE_CTA_SLOTS_EMPTY_SM (PB_QMD_FREE_CTA_SLOTS=occ): never above the CTAs
+/* The occupancy model behind FREE_CTA_SLOTS_EMPTY_SM (gpu_cubin_free_cta_slots_fit): never above the CTAs
  * an SM holds by its model (64K registers in four 16K sub-partitions, 64 warps, 32 CTAs); 0 with
  * shared memory of its own or a shape that does not fit. */
 TEST(free_cta_slots)

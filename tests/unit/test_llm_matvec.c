@@ -348,11 +348,11 @@ typed2_kernel(const char *name)
 }
 
 /* Returned for a kernel named like a per-type one with a build suffix typed_kernel_type does
- * not know: the test fails by name (session 20: such a kernel was given every type and trapped
- * on the GPU, Xid 13, while the cpu and emu twins passed). */
+ * not know: the test fails by name (such a kernel was once given every type and trapped on the
+ * GPU, Xid 13, while the cpu and emu twins passed). */
 #define TYPED_UNKNOWN UINT32_MAX
 
-/* The weight type a per-type kernel (k_llm_matvec_q8_<type>[_ns|_w2|_tl|_w2_tl|_wp], _q4k_q6k[_w2],
+/* The weight type a per-type kernel (k_llm_matvec_q8_<type>[_w2], _q4k_q6k[_w2],
  * _q5k_q6k[_w2]) takes, 0 for the others (generic kernels), TYPED_UNKNOWN for a per-type name with
  * a suffix not listed here. */
 static uint32_t
@@ -375,8 +375,7 @@ typed_kernel_type(const char *name)
         size_t n = strlen(t[i].suffix);
         if (strncmp(name, t[i].suffix, n))
             continue;
-        if (!name[n] || !strcmp(name + n, "_ns") || !strcmp(name + n, "_w2") || !strcmp(name + n, "_tl") ||
-            !strcmp(name + n, "_w2_tl") || !strcmp(name + n, "_wp"))
+        if (!name[n] || !strcmp(name + n, "_w2"))
             return t[i].type;
         return TYPED_UNKNOWN; /* the first (longest) type name that matches decides */
     }
@@ -387,11 +386,11 @@ typed_kernel_type(const char *name)
  * 0, a per-type name with an unknown build suffix to TYPED_UNKNOWN. */
 TEST(typed_kernel_names)
 {
-    CHECK(typed_kernel_type("k_llm_matvec_q8_q8_0x2_wp") == LLM_TYPE_Q8_0);
-    CHECK(typed_kernel_type("k_llm_matvec_q8_q4_0_ns") == LLM_TYPE_Q4_0);
-    CHECK(typed_kernel_type("k_llm_matvec_q8_q6k_w2_tl") == LLM_TYPE_Q6_K);
+    CHECK(typed_kernel_type("k_llm_matvec_q8_q8_0x2") == LLM_TYPE_Q8_0);
+    CHECK(typed_kernel_type("k_llm_matvec_q8_q4_0") == LLM_TYPE_Q4_0);
+    CHECK(typed_kernel_type("k_llm_matvec_q8_q6k_w2") == LLM_TYPE_Q6_K);
     CHECK(typed_kernel_type("k_llm_matvec_q8_q5k_q6k_w2") == LLM_TYPE_Q5_K);
-    CHECK(typed_kernel_type("k_llm_matvec_q8_split") == 0 && typed_kernel_type("k_llm_matvec_wide") == 0);
+    CHECK(typed_kernel_type("k_llm_matvec_q8") == 0 && typed_kernel_type("k_llm_matvec_wide") == 0);
     CHECK(typed_kernel_type("k_llm_matvec_q8_q8_0x2d") == TYPED_UNKNOWN);
     CHECK(typed_kernel_type("k_llm_matvec_q8_q6k_h") == TYPED_UNKNOWN);
 done:;
@@ -407,37 +406,25 @@ TEST(matvec_all_types_modes_devices)
     int tried = 0;
     for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save)) {
         /* one device per name for every kernel: an open + close costs ~0.8 s on cuda:0 and
-         * ~0.25 s on rm:0 (H100, session 24), ~45 s a run when each of the 42 kernels opened its own */
+         * ~0.25 s on rm:0 (H100), ~45 s a run when each kernel opened its own */
         struct hcq_device *dev = NULL;
         if (hcq_device_open(dn, &dev) != HCQ_OK) {
             printf("    %s: does not open here, skipped\n", dn);
             continue;
         }
-        /* _long: the long-row body for SET/ACC (k 8192: 4-8 passes per row, more than its 4
-         * slots; ACC on 2 CTAs: several rows per warp), the streaming body for SWIGLU */
         static const char *const kernels[] = {
-            "k_llm_matvec", "k_llm_matvec_wide", "k_llm_matvec_q8", "k_llm_matvec_q8_split",
-            "k_llm_matvec_q8_u2", "k_llm_matvec_q8_s3", "k_llm_matvec_q8_long", "k_llm_matvec_q8_cg",
-            "k_llm_matvec_q8_pfs", "k_llm_matvec_q8_tma", "k_llm_matvec_q8_p1", "k_llm_matvec_q8_p2",
-            "k_llm_matvec_q8_p1cg", "k_llm_matvec_q8_nef",
-            /* one weight type each (they trap on another): x' in conflict-free slots, and
-             * in logical order (_ns) */
+            "k_llm_matvec", "k_llm_matvec_wide", "k_llm_matvec_q8",
+            /* one weight type each (they trap on another): x' in conflict-free slots */
             "k_llm_matvec_q8_q4k", "k_llm_matvec_q8_q5k", "k_llm_matvec_q8_q4_0", "k_llm_matvec_q8_q8_0",
-            "k_llm_matvec_q8_q6k", "k_llm_matvec_q8_q4k_ns", "k_llm_matvec_q8_q5k_ns",
-            "k_llm_matvec_q8_q4_0_ns", "k_llm_matvec_q8_q8_0_ns", "k_llm_matvec_q8_q6k_ns",
+            "k_llm_matvec_q8_q6k",
             /* two types: Q4_K / Q5_K launches with a Q6_K third segment (Q4_K_M's, Q5_K_M's Q|K|V) */
             "k_llm_matvec_q8_q4k_q6k", "k_llm_matvec_q8_q5k_q6k",
-            /* two passes of weights before the PDL wait (A/B) */
+            /* two passes of weights before the PDL wait */
             "k_llm_matvec_q8_q4k_w2", "k_llm_matvec_q8_q5k_w2", "k_llm_matvec_q8_q4_0_w2",
             "k_llm_matvec_q8_q8_0_w2", "k_llm_matvec_q8_q6k_w2", "k_llm_matvec_q8_q4k_q6k_w2",
             "k_llm_matvec_q8_q5k_q6k_w2",
             /* two groups per task (rows of whole group pairs: k 2048, 8192 here) */
-            "k_llm_matvec_q8_q4_0x2", "k_llm_matvec_q8_q8_0x2",
-            /* the timeline builds (k_llm_matvec_tl.cu; no record buffer here: the marks return) */
-            "k_llm_matvec_q8_q4_0x2_tl", "k_llm_matvec_q8_q8_0x2_tl", "k_llm_matvec_q8_q6k_tl",
-            "k_llm_matvec_q8_q6k_w2_tl",
-            /* the second pass requested between the PDL wait and the prologue (A/B) */
-            "k_llm_matvec_q8_q4_0x2_wp", "k_llm_matvec_q8_q8_0x2_wp", "k_llm_matvec_q8_q6k_wp"};
+            "k_llm_matvec_q8_q4_0x2", "k_llm_matvec_q8_q8_0x2"};
         for (int kn = 0; kn < (int)(sizeof kernels / sizeof kernels[0]); kn++) {
             const bool q8 = kn >= 2;
             const uint32_t only = typed_kernel_type(kernels[kn]); /* 0: any type */
@@ -497,7 +484,7 @@ TEST(matvec_all_types_modes_devices)
                     run_case(t, dev, prog, gu, 2, K_LLM_MV_SWIGLU, k, true, false, 3, q8, &worst);
                     cases += 4;
                     if ((!strcmp(kernels[kn], "k_llm_matvec_q8") ||
-                         !strcmp(kernels[kn], "k_llm_matvec_q8_tma") || only == LLM_TYPE_Q6_K) &&
+                         only == LLM_TYPE_Q6_K) &&
                         k == 2048 && ty == LLM_TYPE_Q6_K) {
                         /* an output-head-sized launch: two rows per unit (k_llm_mvq_rpu), odd
                          * row count (the last unit has one row), one-wave grid */

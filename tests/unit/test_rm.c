@@ -595,8 +595,8 @@ TEST(kmd_on_fake_kernel)
     CHECK(!rm_kmd_from(kmd)->low_reserve || lo->map == (void *)(uintptr_t)lo->va);
     memset(lo->map, 0x77, lo->size_B);
     /* both in UVM; only the CPU-mapped low buffer also in RM's virtmem (GPU-only device memory
-     * skips NV_ESC_RM_MAP_MEMORY_DMA unless HCQ_RM_DMA_MAP=1, rm_mem.c) */
-    CHECK(fk.uvm_ranges == 2 && fk.dma_maps == (util_env_set("HCQ_RM_DMA_MAP") ? 2 : 1) &&
+     * skips NV_ESC_RM_MAP_MEMORY_DMA, rm_mem.c) */
+    CHECK(fk.uvm_ranges == 2 && fk.dma_maps == 1 &&
           fk_handles_live() == base_handles + 2);
     kmd_mem_free(kmd, lo);
     kmd_mem_free(kmd, v);
@@ -648,15 +648,12 @@ done:
         th_fail(t, __FILE__, __LINE__, "after destroy: %d fds, %d handles", fk_fds_open(), fk_handles_live());
 }
 
-/* Pinned host memory's pages (rm_mem.c, HCQ_RM_HOST_PAGES, default "huge"): private anonymous
- * pages kept from forked children; from 2 MiB on also MADV_HUGEPAGE at a 2 MiB-aligned VA. */
+/* Pinned host memory's pages (rm_mem.c): private anonymous pages kept from forked children;
+ * from 2 MiB on also MADV_HUGEPAGE at a 2 MiB-aligned VA. */
 TEST(kmd_host_pages_private_and_huge)
 {
     struct kmd *kmd = NULL;
     struct kmd_mem *small = NULL, *big = NULL;
-    const char *mode = getenv("HCQ_RM_HOST_PAGES");
-    if (mode && strcmp(mode, "huge"))
-        SKIP("HCQ_RM_HOST_PAGES=%s", mode);
     fk_reset();
     CHECK_OK(rm_kmd_create(&fk_sys, 0, &kmd));
     const int priv0 = fk.anon_private, shared0 = fk.anon_shared;

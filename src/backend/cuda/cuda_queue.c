@@ -8,7 +8,6 @@
  * new values costs one update per changed node plus one cuGraphLaunch. Layer: backend.
  */
 #include "cuda_priv.h"
-#include "util_env.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -123,11 +122,8 @@ launch(struct cuda_device *cd, CUstream s, const struct cuda_program *cp, const 
     bool none = args_B == 0 || cp->nparams == 0;
     bool one = !none && cp->nparams <= 1; /* -1 (unknown): our one-struct convention */
     /* HCQ_LAUNCH_DEP_WAIT: programmatic stream serialization (the kernel's griddepcontrol.wait
-     * orders it; HCQ_CUDA_PDL=0 or a driver without cuLaunchKernelEx: plain stream order) */
-    static int pdl = -1;
-    if (pdl < 0)
-        pdl = util_env_on("HCQ_CUDA_PDL");
-    if ((flags & HCQ_LAUNCH_DEP_WAIT) && pdl && cd->api->cuLaunchKernelEx) {
+     * orders it; a driver without cuLaunchKernelEx: plain stream order) */
+    if ((flags & HCQ_LAUNCH_DEP_WAIT) && cd->api->cuLaunchKernelEx) {
         CUlaunchAttribute attr = {.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION};
         attr.value.programmaticStreamSerializationAllowed = 1;
         CUlaunchConfig cfg = {.gridDimX = grid[0],

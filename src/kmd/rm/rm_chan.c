@@ -453,14 +453,14 @@ rm_store_fence(void)
 /* The ring and USERD live in device memory the CPU writes through BAR1 (rm_chan_make), as do
  * the engine's pushbuffers. Those writes are posted: the doorbell (BAR0) can reach the GPU's
  * host before the GPPut store has landed in device memory, and the host then reads the old
- * GPPut, finds nothing to do and never looks again (H100, session 10: a channel hung at
+ * GPPut, finds nothing to do and never looks again (H100: a channel hung at
  * GPGet 60 / GPPut 61 after the engine stopped reading GPGet before each kick - that read
  * had flushed the earlier writes by accident). A read through BAR1 cannot pass the writes
  * before it (PCIe ordering), so once the read of GPGet returns everything written so far
  * is in device memory; if the GPU has not fetched up to `put` by then, the doorbell is
  * rung again (a ring of a channel with nothing new is ignored). The first ring goes out
  * before the read, so the GPU starts as soon as it can and the CPU's ~1 us read overlaps
- * it. PB_GPGET_READ=1 in the engine restores the old read before the kick (A/B). */
+ * it. */
 void
 rm_chan_kick(struct kmd *kmd, struct kmd_channel *chan, uint32_t put)
 {

@@ -509,20 +509,6 @@ rm_name_vram(struct rm_kmd *k)
         HCQ_LOG_DEBUG("rm: NV2080_CTRL_CMD_FB_GET_INFO refused; VRAM size unknown");
 }
 
-/* Step 13 (optional, off by default: it raises clocks, which shared machines may not
- * want): HCQ_RM_PERF_BOOST=1 asks RM to boost to max for the process's lifetime. */
-static void
-rm_perf_boost(struct rm_kmd *k)
-{
-    const char *e = getenv("HCQ_RM_PERF_BOOST");
-    if (!e || strcmp(e, "1") != 0)
-        return;
-    NV2080_CTRL_PERF_BOOST_PARAMS pb = {.flags = RM_PERF_BOOST_FLAGS, .duration = 0xFFFFFFFFu};
-    if (rm_control(k, k->hsubdevice, NV2080_CTRL_CMD_PERF_BOOST, &pb, sizeof pb, "NV2080_CTRL_CMD_PERF_BOOST",
-                   true) != HCQ_OK)
-        HCQ_LOG_WARN("rm: NV2080_CTRL_CMD_PERF_BOOST refused (ignored)");
-}
-
 /* ==== kmd ops ==== */
 
 /* Free video memory as RM counts it (FB_GET_INFO HEAP_FREE, KiB): what nvidia-smi reports,
@@ -645,10 +631,8 @@ rm_kmd_create(const struct sys *sys, int index, struct kmd **kmd_out)
         st = rm_classes_pick(k);
     if (st == HCQ_OK)
         st = rm_usermode_map(k);
-    if (st == HCQ_OK) {
-        rm_perf_boost(k);
+    if (st == HCQ_OK)
         st = rm_vaspace_alloc(k);
-    }
     if (st == HCQ_OK)
         st = rm_mem_init(k);
     if (st == HCQ_OK)

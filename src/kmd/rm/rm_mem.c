@@ -11,7 +11,6 @@
  * (and mem_free) is the same code and leaks nothing.
  */
 #include "rm_priv.h"
-#include "util_env.h"
 #include "rm_status.h"
 
 #include <errno.h>
@@ -285,38 +284,15 @@ rm_mem_cpu_unmap(struct rm_kmd *k, uint32_t hmem, uint64_t size_B, void *map, ui
 
 /* ==== GPU mapping (rm.md §3.5) ==== */
 
-/* NVOS46 flags of the RM mapping: tinygrad's 0x8110 asks for 4 KiB PTEs (PAGE_SIZE 11:8 = 1)
- * whatever the memory's own page size. HCQ_RM_MAP_HUGE=1 (A/B, session 8) maps memory
- * allocated in 2 MiB pages with PAGE_SIZE = HUGE (4; NVIDIA's nvos.h NVOS46_FLAGS_PAGE_SIZE_*)
- * instead: the question is whether the GPU walks 4 KiB PTEs for the weights (cuda:0 decoded
- * the same kernels 5% faster at half the board power on H200). RM's own choice (PAGE_SIZE 0)
- * failed every LLM test on H100 (session 8, s38). */
-static uint32_t
-rm_map_dma_flags(const struct rm_mem *m)
-{
-    static int huge = -1;
-    if (huge < 0)
-        huge = util_env_set("HCQ_RM_MAP_HUGE");
-    return huge && m->huge ? (RM_MAP_DMA_FLAGS & ~0xF00u) | 4u << 8 : RM_MAP_DMA_FLAGS;
-}
-
 /* Whether to map into RM's virtmem object too (NV_ESC_RM_MAP_MEMORY_DMA, step 2 of rm.md §3.5),
- * next to UVM's mapping of the same range. The GPU reaches device memory through UVM's mapping;
- * RM's, with its 4 KiB PTEs, was most of a cold device allocation's time on H100 (session 24,
- * s182: 4.9 of 7.0 ms for 256 MiB, 1.8 ms more to unmap). Session 25 (s183, H100) left it out
- * for GPU-only device memory - the large buffers - under the HCQ suite with the kernel log,
- * test_llm_e2e and tg128 (unchanged): cold 1 / 16 / 256 MiB alloc + free 127 / 427 / 5791 us ->
- * 80 / 71 / 217 (CUDA 100 / 118 / 486). So that is the default; host memory and what the CPU
- * maps or must sit below 2^40 (rings, USERD, pushbuffers, signals) keep the RM mapping, as RM
- * itself may look those ranges up. HCQ_RM_DMA_MAP=1 maps every buffer as before. */
-static bool
-rm_dma_map_all(void)
-{
-    static int all = -1;
-    if (all < 0)
-        all = util_env_set("HCQ_RM_DMA_MAP");
-    return all;
-}
+ * next to UVM's mapping of the same range: not for GPU-only device memory. The GPU reaches device
+ * memory through UVM's mapping; RM's, with its 4 KiB PTEs (RM_MAP_DMA_FLAGS: tinygrad's 0x8110;
+ * RM's own page-size choice failed every LLM test on H100), was most of a cold device
+ * allocation's time (H100: 4.9 of 7.0 ms for 256 MiB, 1.8 ms more to unmap); without it cold
+ * 1 / 16 / 256 MiB alloc + free took 127 / 427 / 5791 -> 80 / 71 / 217 us (CUDA 100 / 118 /
+ * 486), the HCQ suite and decode unchanged. Host memory and what the CPU maps or must sit below
+ * 2^40 (rings, USERD, pushbuffers, signals) keep the RM mapping, as RM itself may look those
+ * ranges up. */
 
 /* Step 2 of rm.md §3.5: the same range in RM's virtmem object (NV_ESC_RM_MAP_MEMORY_DMA). */
 static enum hcq_status
@@ -328,7 +304,7 @@ rm_mem_dma_map(struct rm_kmd *k, struct rm_mem *m)
                            .hDma = k->hvirtmem,
                            .hMemory = m->hmem,
                            .length = m->base.size_B,
-                           .flags = rm_map_dma_flags(m),
+                           .flags = RM_MAP_DMA_FLAGS,
                            .dmaOffset = va};
     enum hcq_status st = rm_ioctl(k, k->fd_ctl, NV_ESC_IOWR(NV_ESC_RM_MAP_MEMORY_DMA, sizeof d), &d,
                                   "NV_ESC_RM_MAP_MEMORY_DMA");
@@ -356,7 +332,7 @@ rm_mem_gpu_map(struct rm_kmd *k, struct rm_mem *m)
         return st;
     m->uvm_range = true;
     const bool gpu_only = !(m->base.flags & (KMD_MEM_SYSMEM | KMD_MEM_CPU_MAP | KMD_MEM_LOW_VA));
-    if ((rm_dma_map_all() || !gpu_only) && (st = rm_mem_dma_map(k, m)) != HCQ_OK)
+    if (!gpu_only && (st = rm_mem_dma_map(k, m)) != HCQ_OK)
         return st;
 
     UVM_MAP_EXTERNAL_ALLOCATION_PARAMS *x = calloc(1, sizeof *x);
@@ -458,7 +434,6 @@ rm_mem_alloc_rm(struct rm_kmd *k, uint64_t size_B, uint64_t align_B, uint32_t fl
     if (!m)
         return hcq_err(HCQ_ERR_NOMEM, "rm: mem object");
     m->kind = sysmem ? RM_MEM_SYSMEM_RM : RM_MEM_VIDMEM;
-    m->huge = page > RM_PAGE_B;
     m->base.size_B = size;
     m->base.flags = flags;
     NV_MEMORY_ALLOCATION_PARAMS p = {
@@ -534,35 +509,17 @@ rm_mem_wrap(struct rm_kmd *k, void *ptr, uint64_t size, uint32_t flags, struct r
     return HCQ_OK;
 }
 
-/* Which pages back pinned host memory (HCQ_RM_HOST_PAGES): "huge" (default: anonymous private
- * pages, MADV_DONTFORK so a child's copy-on-write cannot move a pinned page, and MADV_HUGEPAGE
- * with 2 MiB alignment from 2 MiB up - one fault and one zeroing per 2 MiB instead of 512 where
- * the kernel's THP mode is madvise or always), "private" (the same without MADV_HUGEPAGE) or
- * "shared" (anonymous shared memory, as before session 25: shmem pages, 4 KiB unless the system
- * enables shmem THP). Pinned host memory is pinning-bound; H100 session 25 (s188; THP madvise,
- * shmem THP never): 16 / 256 MiB fresh 6.4 / 97 ms shared, 5.1 / 82 private, 3.8 / 46 huge
- * (CUDA 7.0 / 98); HCQ suite with the kernel log and test_llm_e2e passed under private and huge.
- * A forked child does not inherit these buffers (CUDA's are unusable there too). */
-enum { RM_HOST_SHARED, RM_HOST_PRIVATE, RM_HOST_HUGE };
-static int
-rm_host_pages(void)
-{
-    static int mode = -1;
-    if (mode < 0) {
-        const char *e = getenv("HCQ_RM_HOST_PAGES");
-        mode = e && !strcmp(e, "shared")    ? RM_HOST_SHARED
-               : e && !strcmp(e, "private") ? RM_HOST_PRIVATE
-                                            : RM_HOST_HUGE;
-    }
-    return mode;
-}
-
+/* Pinned host memory: anonymous private pages, MADV_DONTFORK so a child's copy-on-write cannot
+ * move a pinned page, and MADV_HUGEPAGE with 2 MiB alignment from 2 MiB up - one fault and one
+ * zeroing per 2 MiB instead of 512 where the kernel's THP mode is madvise or always. Pinned host
+ * memory is pinning-bound; H100 (THP madvise, shmem THP never), 16 / 256 MiB fresh: 6.4 / 97 ms
+ * with shared anonymous pages, 5.1 / 82 private, 3.8 / 46 with the huge-page advice (CUDA 7.0 /
+ * 98). A forked child does not inherit these buffers (CUDA's are unusable there too). */
 static enum hcq_status
 rm_mem_alloc_host(struct rm_kmd *k, uint64_t size_B, uint64_t align_B, uint32_t flags, struct rm_mem **out)
 {
-    const int pages = rm_host_pages();
     uint64_t size = rm_align_up(size_B, RM_PAGE_B), align = align_B > RM_PAGE_B ? align_B : RM_PAGE_B;
-    if (pages == RM_HOST_HUGE && size >= RM_BIG_PAGE_B && align < RM_BIG_PAGE_B)
+    if (size >= RM_BIG_PAGE_B && align < RM_BIG_PAGE_B)
         align = RM_BIG_PAGE_B; /* THP needs 2 MiB-aligned ranges; a tail stays in 4 KiB pages */
     struct rm_mem *m = calloc(1, sizeof *m);
     if (!m)
@@ -577,7 +534,7 @@ rm_mem_alloc_host(struct rm_kmd *k, uint64_t size_B, uint64_t align_B, uint32_t 
     void *want = rm_cpu_addr(k, m->base.va, &fixed);
     void *p =
         k->sys->mmap(k->sys->ctx, want, size, PROT_READ | PROT_WRITE,
-                     (pages == RM_HOST_SHARED ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS | fixed, -1, 0);
+                     MAP_PRIVATE | MAP_ANONYMOUS | fixed, -1, 0);
     if (p == MAP_FAILED || (want && p != want)) {
         st = hcq_err(HCQ_ERR_NOMEM, "rm: anonymous mmap at %p (0x%llx bytes): %s", want,
                      (unsigned long long)size, p == MAP_FAILED ? strerror(errno) : "moved");
@@ -589,12 +546,11 @@ rm_mem_alloc_host(struct rm_kmd *k, uint64_t size_B, uint64_t align_B, uint32_t 
     }
     m->cpu_map_own = true;
     m->base.map = p;
-    if (pages != RM_HOST_SHARED && k->sys->madvise) {
+    if (k->sys->madvise) {
         /* advice only: where the kernel refuses it the memory still works */
         if (k->sys->madvise(k->sys->ctx, p, size, MADV_DONTFORK) != 0)
             HCQ_LOG_DEBUG("rm: MADV_DONTFORK on %p: %s", p, strerror(errno));
-        if (pages == RM_HOST_HUGE && size >= RM_BIG_PAGE_B &&
-            k->sys->madvise(k->sys->ctx, p, size, MADV_HUGEPAGE) != 0)
+        if (size >= RM_BIG_PAGE_B && k->sys->madvise(k->sys->ctx, p, size, MADV_HUGEPAGE) != 0)
             HCQ_LOG_DEBUG("rm: MADV_HUGEPAGE on %p: %s", p, strerror(errno));
     }
     if ((st = rm_mem_wrap(k, p, size, flags, m)) != HCQ_OK)

@@ -84,7 +84,6 @@ struct rm_mem {
     bool cpu_map_own;        /* base.map is our anonymous mapping (OS-descriptor memory) */
     bool uvm_range;          /* UVM_CREATE_EXTERNAL_RANGE done */
     bool dma_mapped;         /* RM_MAP_MEMORY_DMA done */
-    bool huge;               /* vidmem in 2 MiB pages (rm_mem_alloc_rm) */
 };
 
 /* Another GPU this kmd maps memory of (rm_peer.c): set up once per pair, kept until the
