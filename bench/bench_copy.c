@@ -44,21 +44,6 @@ struct cp_op {
     int kind; /* 0 queue copy, 1 kernel copy, 2 pageable write, 3 pageable read */
 };
 
-/* BENCH_COPY_ROWS=name,name: run only these rows (a measurement of one path fits a short
- * GPU session); unset: every row. */
-static bool
-row_on(const char *name)
-{
-    const char *e = getenv("BENCH_COPY_ROWS");
-    if (!e || !*e)
-        return true;
-    size_t n = strlen(name);
-    for (const char *p = strstr(e, name); p; p = strstr(p + 1, name))
-        if ((p == e || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-            return true;
-    return false;
-}
-
 static enum hcq_status
 rec_op(struct bench_dev *d, struct hcq_queue *q, void *arg)
 {
@@ -172,21 +157,18 @@ run_device(struct cp *c)
         goto out;
     }
     memcpy(hcq_buf_map(c->h), c->src, c->size);
-    if (row_on("h2d_pinned"))
-        run_op(c, "h2d_pinned", 0, c->d1, c->h, c->d->cq, false);
-    else if (hcq_buf_write(c->d1, 0, c->src, c->size) != HCQ_OK) /* the rows below read d1 */
-        c->d->dead = true;
-    if (!c->d->dead && row_on("d2h_pinned"))
+    run_op(c, "h2d_pinned", 0, c->d1, c->h, c->d->cq, false); /* the rows below read d1 */
+    if (!c->d->dead)
         run_op(c, "d2h_pinned", 0, c->h, c->d1, c->d->cq, false);
-    if (!c->d->dead && row_on("h2d_pageable"))
+    if (!c->d->dead)
         run_op(c, "h2d_pageable", 2, c->d1, NULL, c->d->q, false);
-    if (!c->d->dead && row_on("d2h_pageable"))
+    if (!c->d->dead)
         run_op(c, "d2h_pageable", 3, NULL, c->d1, c->d->q, false);
-    if (!c->d->dead && row_on("d2d_copy_engine"))
+    if (!c->d->dead)
         run_op(c, "d2d_copy_engine", 0, c->d2, c->d1, c->d->cq, true);
-    if (!c->d->dead && row_on("d2d_queue_copy"))
+    if (!c->d->dead)
         run_op(c, "d2d_queue_copy", 0, c->d2, c->d1, c->d->q, true);
-    if (!c->d->dead && row_on("d2d_kernel"))
+    if (!c->d->dead)
         run_op(c, "d2d_kernel", 1, c->d2, c->d1, c->d->q, true);
 out:
     hcq_buf_free(c->h);

@@ -90,15 +90,10 @@ launch_sync(struct lat *l)
     bool ok = false;
     /* Warm-up: at least 20 rounds and, unless quick, 1.5 s of them. This row runs first, right
      * after the device opened, and an idle GPU's clock takes about a second of launches to
-     * come up: H100, session 23 (tests/hw/launch_split.c LAUNCH_SPLIT_RAMP, s168), rm:0's
-     * launch + sync fell in steps from 7.6 us to 4.2 over the first ~950 ms of rounds (cuda:0
-     * stayed at ~13.3: its host path is longer than the GPU's), so the row read 4.4-5.7 us
-     * with 20 rounds or 300 ms of warm-up against 4.1-4.4 warm. HCQ_BENCH_WARM_MS overrides
-     * the 1500 (0: 20 rounds only, the warm-up before session 23). */
-    uint64_t warm_ns = l->ctx->quick ? 0 : 1500ull * 1000 * 1000;
-    const char *wm = getenv("HCQ_BENCH_WARM_MS");
-    if (wm && *wm)
-        warm_ns = strtoull(wm, NULL, 10) * 1000 * 1000;
+     * come up: on H100 rm:0's launch + sync fell in steps from 7.6 us to 4.2 over the first
+     * ~950 ms of rounds (cuda:0 stayed at ~13.3: its host path is longer than the GPU's), so
+     * the row read 4.4-5.7 us with 20 rounds or 300 ms of warm-up against 4.1-4.4 warm. */
+    const uint64_t warm_ns = l->ctx->quick ? 0 : 1500ull * 1000 * 1000;
     uint64_t warm_start = hcq_time_ns();
     for (uint32_t i = 0; (i < 20 || hcq_time_ns() - warm_start < warm_ns) && st == HCQ_OK; i++)
         st = launch_and_wait(l);

@@ -125,6 +125,9 @@ struct hcq_device_info {
 
 /* Open a device by spec (see the model above). */
 HCQ_MUST_CHECK enum hcq_status hcq_device_open(const char *spec, struct hcq_device **dev_out);
+/* The device "auto" stands for when the environment names one (HCQ_DEV, not "auto"), else NULL
+ * (then "auto" tries the backends in order). */
+const char *hcq_device_env_spec(void);
 /* Close; waits (bounded) for outstanding work, frees everything still owned. NULL is a no-op. */
 void hcq_device_close(struct hcq_device *dev);
 HCQ_MUST_CHECK enum hcq_status hcq_device_info(struct hcq_device *dev, struct hcq_device_info *info_out);

@@ -128,9 +128,8 @@ nvhcq_cmd_demo(int argc, char **argv)
     int rc = cli_parse(&cmd, argc, argv);
     if (rc != CLI_CONTINUE)
         return rc;
-    const char *env = getenv("HCQ_DEV");
     /* the device the user asked for: failing to open it is a failure, not "not available" */
-    const char *wanted = only ? only : env && *env && strcmp(env, "auto") ? env : NULL;
+    const char *wanted = only ? only : hcq_device_env_spec();
     static const char *const all[] = {"cpu",    "emu:gh100", "emu:ga102", "emu:ga10b",
                                       "cuda:0", "rm:0",      "nvgpu:0"};
     const char *specs[8];

@@ -64,6 +64,13 @@ open_one(const char *spec, struct hcq_device **dev_out)
                    spec);
 }
 
+const char *
+hcq_device_env_spec(void)
+{
+    const char *env = getenv("HCQ_DEV");
+    return env && *env && strcmp(env, "auto") != 0 ? env : NULL;
+}
+
 enum hcq_status
 hcq_device_open(const char *spec, struct hcq_device **dev_out)
 {
@@ -74,8 +81,8 @@ hcq_device_open(const char *spec, struct hcq_device **dev_out)
         spec = "auto";
     if (strcmp(spec, "auto") != 0)
         return open_one(spec, dev_out);
-    const char *env = getenv("HCQ_DEV");
-    if (env && *env && strcmp(env, "auto") != 0)
+    const char *env = hcq_device_env_spec();
+    if (env)
         return open_one(env, dev_out);
     for (size_t i = 0; i < BACKEND_COUNT; i++) {
         if (!backends[i].in_auto)
