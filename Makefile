@@ -119,8 +119,11 @@ $(BUILD)/embed: tools/embed.c
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,HOSTCC,$<)$(HOSTCC) -O2 -std=c11 -Wall -Wextra -Werror $< -o $@
 
-# The cubin table is regenerated when the set of cubins or any cubin changes.
-$(BUILD)/gen/hcq_cubins.c: $(BUILD)/embed $(CUBINS) Makefile
+# The cubin table is regenerated when the set of cubins or any cubin changes: the set is kept in
+# cubins.list, rewritten only when it differs (a NOCUDA build after a CUARCH one, or another CUARCH).
+CUBIN_LIST := $(BUILD)/gen/cubins.list
+$(shell mkdir -p $(BUILD)/gen && (echo '$(CUBINS)' | cmp -s - $(CUBIN_LIST) || echo '$(CUBINS)' > $(CUBIN_LIST)))
+$(BUILD)/gen/hcq_cubins.c: $(BUILD)/embed $(CUBINS) $(CUBIN_LIST) Makefile
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,EMBED,$@)$(BUILD)/embed $@ $(CUBINS)
 

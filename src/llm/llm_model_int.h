@@ -146,24 +146,39 @@ struct llm_model {
     struct hcq_graph *graph_long; /* ... past the attention's short-context path (k_llm_ad_long) */
     uint32_t var_tok, var_pos, var_tick;
     bool use_graph, graph_failed;
-    bool decode_fused;                 /* decode steps take record_decode_llama */
-    bool attn_split;                   /* ... with the split-K attention (k_llm_attn_decode) */
-    struct hcq_buf *adbuf;             /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
-    uint32_t mv_grid;                  /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
-    uint32_t mvq_grid;                 /* ... of k_llm_matvec_q8 */
-    bool repack;            /* matrices take the repacked decode layout (k_llm_quant.h) */
-    bool mv_f32;            /* llm_model_params.f32_decode: the f32 mat-vec wherever it reads the type */
-    uint32_t ad_head_max;   /* decode attention: per-head CTAs up to this many positions */
-    const char *tag;   /* label of the next launch (profile) */
-    uint64_t tag_B;    /* bytes it moves, 0: unknown */
-    struct prof *prof; /* non-NULL while profiling a step */
+    bool decode_fused;     /* decode steps take record_decode_llama */
+    bool attn_split;       /* ... with the split-K attention (k_llm_attn_decode) */
+    struct hcq_buf *adbuf; /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
+    uint32_t mv_grid;      /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
+    uint32_t mvq_grid;     /* ... of k_llm_matvec_q8 */
+    bool repack;           /* matrices take the repacked decode layout (k_llm_quant.h) */
+    bool mv_f32;           /* llm_model_params.f32_decode: the f32 mat-vec wherever it reads the type */
+    uint32_t ad_head_max;  /* decode attention: per-head CTAs up to this many positions */
+    const char *tag;       /* label of the next launch (profile) */
+    uint64_t tag_B;        /* bytes it moves, 0: unknown */
+    struct prof *prof;     /* non-NULL while profiling a step */
 };
 
-/* llm_model.c: the decode mat-vec parameters of one launch: y = W x' over n_w tensors of row length k, x' = RMSNorm(x)
+/* llm_model.c: the decode mat-vec parameters of one launch: y = W x' over n_w tensors of row length k, x' =
+ * RMSNorm(x)
  * * norm when norm is given, bias b (may be NULL), mode K_LLM_MV_*. */
 void llm_mv_params(const struct llm_model *m, struct k_llm_matvec_params *p, const struct dtensor *const *w,
                    uint32_t n_w, uint64_t x_va, uint64_t y_va, const struct dtensor *norm,
                    const struct dtensor *b, uint32_t mode);
+
+/* llm_prefill.c: the tensor-core prefill. takes: a matrix it reads (a type the dequantizer
+ * knows, rows of k % 8 == 0); init: its programs and scratch (off when min_n is 0 or above
+ * n_batch); matmul: the n_w matrices ws (rows of the same k) times n rows of x into y (the
+ * matrices' rows are y's columns in order), + b, accumulated when acc; qkv_ok: whether Q|K|V
+ * of a batch go through it as one GEMM. */
+bool llm_pg_takes(const struct dtensor *w);
+void llm_pg_free(struct prefill_gemm *pg);
+enum hcq_status llm_pg_init(struct llm_model *m, uint32_t min_n);
+enum hcq_status llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_t n_w,
+                                   uint64_t x_va, uint32_t x_stride, uint64_t y_va, uint32_t y_stride,
+                                   uint32_t n, const struct dtensor *b, bool acc);
+bool llm_qkv_prefill_ok(const struct llm_model *m, const struct dtensor *const *w3, uint32_t n,
+                        uint32_t x_stride, uint32_t y_stride);
 
 /* llm_upload.c */
 enum hcq_status llm_check_state_size(const struct llm_model *m);

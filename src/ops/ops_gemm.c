@@ -212,8 +212,7 @@ ops_gemm_kernel_for(const struct hcq_device_info *info, bool bf16, bool nt, uint
         static const char *const tma128[2][2] = {
             {"k_gemm_wgmma_f16_tma_n128", "k_gemm_wgmma_f16_nt_tma_n128"},
             {"k_gemm_wgmma_bf16_tma_n128", "k_gemm_wgmma_bf16_nt_tma_n128"}};
-        if (info->sm_count && 2 * tiles < info->sm_count &&
-            hcq_cubin_find("k_gemm_wgmma_tma_n128", 90))
+        if (info->sm_count && 2 * tiles < info->sm_count && hcq_cubin_find("k_gemm_wgmma_tma_n128", 90))
             return tma128[bf16][nt];
         return wide;
     }

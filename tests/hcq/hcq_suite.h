@@ -104,6 +104,10 @@ void suite_klog_enable(void);
  * device under test opened a second time). */
 extern const char *suite_dev2_spec;
 
+extern const struct th_case suite_error_cases[];
+extern const int suite_error_case_count;
+extern const struct th_case suite_lost_cases[];
+extern const int suite_lost_case_count;
 extern const struct th_case suite_graph_cases[];
 extern const int suite_graph_case_count;
 extern const struct th_case suite_multi_cases[];

@@ -590,7 +590,7 @@ fake_open(const char *arch, bool cpu_copies, struct fake_kmd **k_out, struct hcq
 static const struct hcq_kernel_desc muladd_desc = {"t_muladd", "test", sizeof(struct muladd_params), NULL};
 static const struct hcq_kernel_desc gridlog_desc = {"t_gridlog", "test", sizeof(struct gridlog_params), NULL};
 
-static enum hcq_status
+static inline enum hcq_status
 fake_prog(struct hcq_device *dev, const struct hcq_kernel_desc *desc, struct hcq_program **out)
 {
     struct hcq_program *p = calloc(1, sizeof(*p));
@@ -607,7 +607,7 @@ fake_prog(struct hcq_device *dev, const struct hcq_kernel_desc *desc, struct hcq
     return HCQ_OK;
 }
 
-static void
+static inline void
 fake_prog_free(struct hcq_program *p)
 {
     if (!p)
@@ -616,7 +616,7 @@ fake_prog_free(struct hcq_program *p)
     free(p);
 }
 
-static void
+static inline void
 ref_muladd(uint32_t *x, uint32_t n, uint32_t k)
 {
     for (uint32_t i = 0; i < n; i++)

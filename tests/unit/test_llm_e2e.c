@@ -410,8 +410,8 @@ TEST(attn_head_vs_split)
         double worst = 0;
         for (uint32_t st = 0; st < STEPS; st++)
             worst = fmax(worst, llm_match_nmse(lg[1] + (size_t)st * V, lg[0] + (size_t)st * V, V));
-        printf("    %s split-K attention vs per-head: worst logits NMSE %.3g over %d greedy steps\n", d, worst,
-               STEPS);
+        printf("    %s split-K attention vs per-head: worst logits NMSE %.3g over %d greedy steps\n", d,
+               worst, STEPS);
         for (uint32_t st = 0; st < STEPS; st++)
             CHECKF(ids[0][st] == ids[1][st], "%s step %u: %d vs %d", d, st, ids[1][st], ids[0][st]);
         CHECKF(worst < 1e-10, "%s: logits NMSE %g", d, worst);

@@ -483,9 +483,8 @@ TEST(matvec_all_types_modes_devices)
                     gu[1].q = m[0].q, gu[1].deq = m[0].deq;
                     run_case(t, dev, prog, gu, 2, K_LLM_MV_SWIGLU, k, true, false, 3, q8, &worst);
                     cases += 4;
-                    if ((!strcmp(kernels[kn], "k_llm_matvec_q8") ||
-                         only == LLM_TYPE_Q6_K) &&
-                        k == 2048 && ty == LLM_TYPE_Q6_K) {
+                    if ((!strcmp(kernels[kn], "k_llm_matvec_q8") || only == LLM_TYPE_Q6_K) && k == 2048 &&
+                        ty == LLM_TYPE_Q6_K) {
                         /* an output-head-sized launch: two rows per unit (k_llm_mvq_rpu), odd
                          * row count (the last unit has one row), one-wave grid */
                         struct mat big = {0};

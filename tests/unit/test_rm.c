@@ -596,8 +596,7 @@ TEST(kmd_on_fake_kernel)
     memset(lo->map, 0x77, lo->size_B);
     /* both in UVM; only the CPU-mapped low buffer also in RM's virtmem (GPU-only device memory
      * skips NV_ESC_RM_MAP_MEMORY_DMA, rm_mem.c) */
-    CHECK(fk.uvm_ranges == 2 && fk.dma_maps == 1 &&
-          fk_handles_live() == base_handles + 2);
+    CHECK(fk.uvm_ranges == 2 && fk.dma_maps == 1 && fk_handles_live() == base_handles + 2);
     kmd_mem_free(kmd, lo);
     kmd_mem_free(kmd, v);
     CHECK(fk.uvm_ranges == 0 && fk.dma_maps == 0 && fk_handles_live() == base_handles);

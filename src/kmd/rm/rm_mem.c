@@ -532,9 +532,8 @@ rm_mem_alloc_host(struct rm_kmd *k, uint64_t size_B, uint64_t align_B, uint32_t 
         goto fail;
     int fixed;
     void *want = rm_cpu_addr(k, m->base.va, &fixed);
-    void *p =
-        k->sys->mmap(k->sys->ctx, want, size, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | fixed, -1, 0);
+    void *p = k->sys->mmap(k->sys->ctx, want, size, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | fixed, -1, 0);
     if (p == MAP_FAILED || (want && p != want)) {
         st = hcq_err(HCQ_ERR_NOMEM, "rm: anonymous mmap at %p (0x%llx bytes): %s", want,
                      (unsigned long long)size, p == MAP_FAILED ? strerror(errno) : "moved");

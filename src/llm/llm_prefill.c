@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * llm_prefill.c - the tensor-core prefill matmuls of a model (k_llm_gemm.cu, and Hopper's
+ * TMA-fed wgmma kernel where its sm_90a cubin loads): per weight matrix a dequantization to
+ * f16 into a scratch buffer, the activations cast to f16, one GEMM into f32. Used by the
+ * forward pass (llm_model.c) for batches of at least llm_model_params.gemm_min_batch tokens.
+ * Layer: llm.
+ */
+#include "llm_model_int.h"
+
+#include "util_log.h"
+#include "k_llm_gemm_params.h"
+#include "k_llm_params.h"
+#include "k_tmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A matrix the tensor-core path takes: a type the dequantizer knows, rows of k % 8 == 0. */
+bool
+llm_pg_takes(const struct dtensor *w)
+{
+    return w->va && w->ne1 > 1 && w->ne0 % 8 == 0 && k_llm_gemm_row_bytes(w->type, w->ne0) != 0;
+}
+
+void
+llm_pg_free(struct prefill_gemm *pg)
+{
+    hcq_buf_free(pg->buf);
+    for (int i = 0; i < PG_COUNT; i++)
+        hcq_program_destroy(pg->prog[i]);
+    hcq_program_destroy(pg->gemm_wg);
+    memset(pg, 0, sizeof *pg);
+}
+
+/* Programs and scratch of the tensor-core prefill: w16 holds the largest layer matrix
+ * in f16, x16 n_batch rows of the largest k. Off when min_n is 0 or above n_batch. */
+enum hcq_status
+llm_pg_init(struct llm_model *m, uint32_t min_n)
+{
+    static const char *const names[PG_COUNT] = {"k_llm_dequant_f16", "k_llm_cast_f16", "k_llm_gemm"};
+    struct prefill_gemm *pg = &m->pg;
+    enum hcq_status st;
+    if (!min_n || min_n > m->n_batch)
+        return HCQ_OK;
+    uint64_t w_max = 0, k_max = 0;
+    for (uint32_t l = 0; l < m->hp.n_layer; l++)
+        for (int w = 0; w < LW_COUNT; w++) {
+            const struct dtensor *t = &m->lw[l][w];
+            if (!llm_pg_takes(t))
+                continue;
+            w_max = (uint64_t)t->ne0 * t->ne1 > w_max ? (uint64_t)t->ne0 * t->ne1 : w_max;
+            k_max = t->ne0 > k_max ? t->ne0 : k_max;
+        }
+    if (!w_max)
+        return HCQ_OK;
+    /* Q|K|V of a layer go through one GEMM (llm_matmul_prefill with three matrices): room for the three */
+    for (uint32_t l = 0; l < m->hp.n_layer; l++) {
+        const struct dtensor *w = m->lw[l];
+        uint64_t qkv = (uint64_t)w[LW_Q].ne0 * w[LW_Q].ne1 + (uint64_t)w[LW_K].ne0 * w[LW_K].ne1 +
+                       (uint64_t)w[LW_V].ne0 * w[LW_V].ne1;
+        w_max = qkv > w_max ? qkv : w_max;
+    }
+    pg->w16_B = (2 * w_max + 255) / 256 * 256;
+    pg->x16_B = (2 * k_max * m->n_batch + 255) / 256 * 256;
+    for (int i = 0; i < PG_COUNT; i++)
+        if ((st = hcq_program_load(m->dev, names[i], &pg->prog[i])))
+            goto fail;
+    /* beside k_llm_gemm (mma.sync, every arch): Hopper's TMA-fed wgmma kernel where its sm_90a
+     * cubin loads, for the GEMMs whose 128 x 256 tiles fill the SMs (llm_matmul_prefill; pp512 of a
+     * 1B model +4-5% on H100; fed by TMA rather than cp.async: pp2048 Q6_K 112.8k vs 102.4k
+     * tokens/s, Q8_0 116.0k vs 105.5k). */
+    struct hcq_device_info info;
+    if (hcq_device_info(m->dev, &info) == HCQ_OK && info.sm_version == 90 &&
+        hcq_program_load(m->dev, "k_llm_gemm_wgmma_tma", &pg->gemm_wg) == HCQ_OK)
+        pg->sm_count = info.sm_count;
+    if ((st = hcq_buf_alloc(m->dev, pg->w16_B + pg->x16_B, HCQ_MEM_DEVICE, &pg->buf)))
+        goto fail;
+    pg->w16_va = hcq_buf_va(pg->buf);
+    pg->x16_va = pg->w16_va + pg->w16_B;
+    pg->min_n = min_n;
+    return HCQ_OK;
+fail:
+    llm_pg_free(pg);
+    return st;
+}
+
+static enum hcq_status
+launch_pg(struct llm_model *m, int prog, uint32_t gx, uint32_t block, const void *args, uint32_t args_B)
+{
+    const uint32_t grid[3] = {gx, 1, 1}, blk[3] = {block, 1, 1};
+    return hcq_queue_launch(m->q, m->pg.prog[prog], grid, blk, args, args_B);
+}
+
+/* The TMA kernel's parameters: gp and its two tensor maps (k_llm_gemm_params.h): x f16 [n][k]
+ * as (k, n) in boxes of 64 x 128, w f16 [rows][k] as (k, rows) in boxes of 64 x 256
+ * (k_tmap_rows16). */
+enum hcq_status
+llm_gemm_tma_params(struct k_llm_gemm_tma_params *tp, const struct k_llm_gemm_params *gp)
+{
+    memset(tp, 0, sizeof *tp);
+    tp->g = *gp;
+    const struct k_tmap_desc tx = k_tmap_rows16(K_TMAP_F16, gp->x_va, gp->k, gp->n, K_GEMM_WG_BM);
+    const struct k_tmap_desc tw = k_tmap_rows16(K_TMAP_F16, gp->w_va, gp->k, gp->rows, K_GEMM_WG_BN);
+    const char *why = "";
+    if (k_tmap_encode(&tx, tp->tmap_x, &why) || k_tmap_encode(&tw, tp->tmap_w, &why))
+        return hcq_err(HCQ_ERR_INVALID, "llm prefill GEMM: tensor map of %u x %u x %u: %s", gp->n, gp->rows,
+                       gp->k, why);
+    return HCQ_OK;
+}
+
+/* Prefill matmul on tensor cores: the n_w matrices ws (rows of the same k) -> consecutive rows
+ * of the f16 scratch, x rows -> f16 scratch, one GEMM into y (k_llm_gemm.cu): the matrices' rows
+ * are y's columns in order. Same contract as matmul() below for one matrix. */
+enum hcq_status
+llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_t n_w, uint64_t x_va,
+                   uint32_t x_stride, uint64_t y_va, uint32_t y_stride, uint32_t n, const struct dtensor *b,
+                   bool acc)
+{
+    const struct prefill_gemm *pg = &m->pg;
+    const uint32_t k = ws[0]->ne0;
+    uint32_t rows = 0;
+    enum hcq_status st;
+    for (uint32_t i = 0; i < n_w; i++) {
+        /* one thread per 8 values, capped grid (the aux kernels grid-stride) */
+        uint64_t wt = ((uint64_t)ws[i]->ne1 * k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
+        struct k_llm_dequant_f16_params dp = {.w_va = ws[i]->va,
+                                              .out_va = pg->w16_va + 2ull * k * rows,
+                                              .type = ws[i]->type,
+                                              .k = k,
+                                              .rows = ws[i]->ne1};
+        if ((st = launch_pg(m, PG_DEQUANT, wt > 65535 ? 65535 : (uint32_t)wt, K_LLM_GEMM_AUX_BLOCK, &dp,
+                            sizeof dp)))
+            return st;
+        rows += ws[i]->ne1;
+    }
+    uint64_t xt = ((uint64_t)n * k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
+    struct k_llm_cast_f16_params cp = {
+        .x_va = x_va, .out_va = pg->x16_va, .n = n, .k = k, .x_stride = x_stride};
+    struct k_llm_gemm_params gp = {.x_va = pg->x16_va,
+                                   .w_va = pg->w16_va,
+                                   .y_va = y_va,
+                                   .b_va = b ? b->va : 0,
+                                   .k = k,
+                                   .rows = rows,
+                                   .n = n,
+                                   .y_stride = y_stride,
+                                   .accumulate = acc};
+    if ((st = launch_pg(m, PG_CAST, xt > 65535 ? 65535 : (uint32_t)xt, K_LLM_GEMM_AUX_BLOCK, &cp, sizeof cp)))
+        return st;
+    /* wgmma (128 x 256 tiles, a persistent grid of at most one CTA per SM: its ring fills the
+     * SM's shared memory) when its tiles keep >= 3/4 of the SMs busy. Why not always: with
+     * wgmma for every GEMM pp512 of a 1B model ran 5% slower (H100, cuda:0); its O, down and
+     * Q|K|V GEMMs have 32-48 such tiles on 132 SMs, where the 128 x 64 mma.sync tiles cover
+     * every SM. With this rule (FFN up and gate on wgmma, 128 tiles): +4-5%. */
+    const uint64_t wg_tiles =
+        (uint64_t)((n + K_GEMM_WG_BM - 1) / K_GEMM_WG_BM) * ((rows + K_GEMM_WG_BN - 1) / K_GEMM_WG_BN);
+    if (pg->gemm_wg && 4 * wg_tiles >= 3ull * pg->sm_count) {
+        const uint32_t grid[3] = {wg_tiles > pg->sm_count ? pg->sm_count : (uint32_t)wg_tiles, 1, 1};
+        const uint32_t blk[3] = {K_GEMM_WG_THREADS, 1, 1};
+        struct k_llm_gemm_tma_params tp;
+        if ((st = llm_gemm_tma_params(&tp, &gp)) != HCQ_OK)
+            return st;
+        return hcq_queue_launch(m->q, pg->gemm_wg, grid, blk, &tp, sizeof tp);
+    }
+    uint64_t tiles = (uint64_t)((n + K_LLM_GEMM_TILE_M - 1) / K_LLM_GEMM_TILE_M) *
+                     ((rows + K_LLM_GEMM_TILE_N - 1) / K_LLM_GEMM_TILE_N);
+    return launch_pg(m, PG_GEMM, tiles > 65535 ? 65535 : (uint32_t)tiles, K_LLM_GEMM_THREADS, &gp, sizeof gp);
+}
+
+/* Whether Q|K|V of a prefill batch go through llm_matmul_prefill as one GEMM of q + k + v rows (the
+ * three dequantized one after the other into the f16 scratch, the activations cast once). Why:
+ * the K and V GEMMs alone (512 rows of a 1B model) fill 32 of 132 SMs; together with Q, 192
+ * tiles. false: three matmul() calls. */
+bool
+llm_qkv_prefill_ok(const struct llm_model *m, const struct dtensor *const *w3, uint32_t n, uint32_t x_stride,
+                   uint32_t y_stride)
+{
+    if (!m->pg.min_n || n < m->pg.min_n || x_stride % 4 || y_stride % 2)
+        return false;
+    for (int i = 0; i < 3; i++)
+        if (!llm_pg_takes(w3[i]) || w3[i]->ne0 != w3[0]->ne0)
+            return false;
+    return true;
+}
