@@ -1,5 +1,5 @@
 #!/bin/sh
-# ppl_script.sh - bench/final/ppl.sh (nvhcq perplexity vs llama-perplexity) on this machine:
+# ppl_script.sh - bench/ppl-vs-llamacpp.sh (nvhcq perplexity vs llama-perplexity) on this machine:
 # the real nvhcq on cpu and emu:gh100 against a fake llama-perplexity that prints what the
 # real one prints (its progress lines, "[1]x,..." and "Final estimate: PPL = X +/- Y") with a
 # chosen X. Checks the parsing, the relative difference, PASS/FAIL rows, the md/json files,
@@ -31,7 +31,7 @@ chmod +x "$tmp/llama/llama-perplexity"
 run() { # run ppl.sh with FAKE_PPL=$1 and extra args
     fake=$1
     shift
-    FAKE_PPL=$fake DEVS="cpu emu:gh100" PPL_CTX=64 bash bench/final/ppl.sh "$BUILD" "$tmp/out" "$@" >"$tmp/log" 2>&1
+    FAKE_PPL=$fake DEVS="cpu emu:gh100" PPL_CTX=64 bash bench/ppl-vs-llamacpp.sh "$BUILD" "$tmp/out" "$@" >"$tmp/log" 2>&1
 }
 
 # nvhcq gives 27.1676 here (-c 64): 27.2000 is 0.119% away, 28 is 2.9% away

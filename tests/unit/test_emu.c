@@ -2,8 +2,9 @@
 /*
  * test_emu.c - the emulator: the GPU model under the real kmd/rm code (kmd level: hand-built
  * pushbuffers and QMDs), lessons learned on hardware (rm.md §0, §9; nvgpu.md §3.4), doorbell
- * and injected-hang behaviour, peer mappings between two emulated GPUs. End-to-end runs, fault injection and
- * golden traces are in test_emu_e2e.c; the driver-model rules on raw ioctls in test_emu_rm.c.
+ * and injected-hang behaviour, copy queues on the asynchronous copy engines. End-to-end runs, fault
+ * injection and golden traces are in test_emu_e2e.c; the driver-model rules on raw ioctls in
+ * test_emu_rm.c; peer mappings between two emulated GPUs in test_emu_peer.c.
  */
 #include "emu.h"
 #include "emu_priv.h"

@@ -7,7 +7,8 @@
  * (sources named in the file; each r36.x is checked against our r36 ABI). The backend and the emulator were
  * written from the same understanding, so a shared mistake would pass both; this table is the independent
  * side. Also: the backend detects which release it talks to (emu:ga10b,l4t=35|36) and runs end to end on
- * both. There is no Jetson here: the release detection has run only against the emulator.
+ * both. There is no Jetson here: the release detection has run only against the emulator. The backend's
+ * owner knobs: test_nvgpu_knobs.c.
  */
 #include "emu.h"
 #include "emu_nvgpu.h"
