@@ -293,7 +293,7 @@ struct hcq_launch {
  * serialization on cuda) instead of when that grid completes; elsewhere the flag changes
  * nothing. A kernel launched with the flag that does not wait is a data race. On rm the
  * previous grid then ends with a memory barrier, so its writes are in L2 when the wait
- * returns (without it, H100 gave wrong results until session 7: docs/status.md known issues). */
+ * returns (without it, H100 gave wrong results: docs/engine.md §2.1). */
 #define HCQ_LAUNCH_DEP_WAIT (1u << 0)
 
 HCQ_MUST_CHECK enum hcq_status hcq_queue_create(struct hcq_device *dev, enum hcq_queue_kind kind,

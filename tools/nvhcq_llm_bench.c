@@ -238,10 +238,10 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     int n_rec = 0;
     rc = 0;
     /* Why a timed warm-up on rm/nvgpu: the GPU idles at its lowest clock (H200: 345 MHz) and
-     * its own load-based ramp took ~1.7 s (bench/results/nvidia-h200/clock-2026-11-24.md);
+     * its own load-based ramp took ~1.7 s (measured 2026-11-24);
      * a CUDA context asks the kernel driver for a boost at once, these backends do not (that
      * would change how the GPU is clocked). Without it a pp512 row right after the model load
-     * measured the kernels at idle clock (H200 Q6_K rm:0 13.8k vs 43.6k tokens/s, session 8). */
+     * measured the kernels at idle clock (H200 Q6_K rm:0 13.8k vs 43.6k tokens/s). */
     if (warm_ms < 0)
         warm_ms = !strcmp(info.backend, "rm") || !strcmp(info.backend, "nvgpu") ? 2000 : 0;
     for (uint64_t w0 = hcq_time_ns();

@@ -4,7 +4,7 @@
  * llama.cpp's llama-perplexity method (llm_perplexity in src/llm/llm_ppl.c), printed the
  * way llama-perplexity prints it: running estimates "[1]x,[2]y,..." and
  * "Final estimate: PPL = X +/- Y", so the two tools' outputs can be compared line for line
- * (bench/final/ppl.sh). Layer: tools.
+ *. Layer: tools.
  */
 #include "hcq.h"
 #include "llm.h"

@@ -297,7 +297,7 @@ hcq_device_synchronize(struct hcq_device *dev, uint64_t timeout_ns)
 
 /* How long a wait spins before it yields: HCQ_WAIT_SPIN_US, else 2 ms on a GPU (rm, nvgpu,
  * cuda) and 0.2 ms on cpu and emu devices (the work there runs on the host's cores, which a
- * spinning waiter would take from it). Why 2 ms (session 16): the spin phase used to be 20000
+ * spinning waiter would take from it). Why 2 ms: the spin phase used to be 20000
  * polls (~0.3-0.5 ms), then 1000 yields, then 20 us sleeps - a decode step of ~0.6-1 ms (a 1B
  * model at depth, larger models) ended in the sleeps, each waking late by the timer slack. */
 static uint64_t

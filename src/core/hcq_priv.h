@@ -228,7 +228,7 @@ struct hcq_device {
     pthread_mutex_t staging_lock;
     /* Held while a queue is unregistered and destroyed, and while hcq_device_synchronize or the
      * engine's pb_drain_all waits on a snapshot of the queue list: without it a queue destroyed by
-     * another thread was waited on after it was freed (hcq suite queues_made_in_threads, session 17:
+     * another thread was waited on after it was freed (hcq suite queues_made_in_threads:
      * a program destroyed while another thread destroyed its queue). Never held with `lock`
      * taken first. */
     pthread_mutex_t life_lock;

@@ -201,9 +201,9 @@ emu_prog_identify(struct emu_dev *d, const uint8_t *code, size_t n, const struct
     if (!name) {
         /* the first kernel whose code this is. Kernels with identical code share the entry
          * found first: harmless where they compute the same (k_fill_f32 / k_fill_u32 on
-         * sm_90), wrong where their parameters differ - session 8's empty A/B kernel
-         * k_llm_attn_decode_null matched k_empty on sm_86/87 and faulted its launches, so such a
-         * kernel must differ in code (it stores something) */
+         * sm_90), wrong where their parameters differ - an empty measurement kernel once
+         * matched k_empty on sm_86/87 and faulted its launches, so such a kernel must differ
+         * in code (store something) */
         struct emu_prog_cache *c = emu_prog_cache_get(d);
         for (uint32_t i = 0; c && i < c->count && !name; i++)
             if (c->t[i].size_B <= n && !memcmp(c->t[i].code, code, c->t[i].size_B)) {

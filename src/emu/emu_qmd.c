@@ -326,7 +326,7 @@ emu_round_up(uint64_t v, uint64_t a)
  * size per TPC, computed as the engine sizes stores (full warps of every SM of a TPC, 0x200 per
  * warp slice, 0x8000 per TPC). Too small, or never set, is what H100 reported as Xid 13
  * SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE when one queue's channel set a smaller store over
- * another's (session 16, s121/s122); a store whose memory is gone is an MMU fault. */
+ * another's; a store whose memory is gone is an MMU fault. */
 /* The emulated chip's GR counts as the driver model set them (emu_dev_set_gr), with the defaults
  * of a model that set none: 64 warps per SM, 2 SMs per TPC, 1 TPC. */
 static void
@@ -397,7 +397,7 @@ emu_qmd_run_one(struct emu_chan *ch, uint32_t cls, uint64_t qmd_va, struct emu_q
                              "QMD 0x%llx: CTA %ux%ux%u out of range (<= 1024 threads)",
                              (unsigned long long)qmd_va, block[0], block[1], block[2]);
     /* FREE_CTA_SLOTS_EMPTY_SM: the hardware places the grid by the value given (1 holds it to one
-     * CTA per SM). On H100 (bench/results/nvidia-h100/2026-11-27-s21-free-cta-slots.md, -s22-)
+     * CTA per SM). On H100 (2026-11-27)
      * 32 on grids whose SMs hold fewer CTAs faulted (Xid 13), and so did a nonzero value on a grid
      * of more than one wave at it inside the whole HCQ suite, though not every time: the model
      * faults both every time, so a driver that risks either fails here; 0 is the hardware's own

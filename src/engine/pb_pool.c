@@ -20,7 +20,7 @@
  * Small blocks (classes up to 1 MiB) are slots of a slab: one driver allocation of
  * max(2 MiB, 4 classes) cut into equal slots of one class, as CUDA's driver sub-allocates
  * small cuMemAlloc/cuMemHostAlloc blocks. Every driver allocation costs 30-100 us even for
- * 4 KiB (RM object, UVM range and mapping; H100 session 25: distinct live 4 KiB device
+ * 4 KiB (RM object, UVM range and mapping; H100: distinct live 4 KiB device
  * buffers 36 us each against CUDA's 2), so the first allocation of a class pays it once per
  * slab. A free slot counts as cached; an emptied slab stays cached as a whole (trim, the cap,
  * OOM and close give it back) - a slab with live slots cannot be given back. A slab is made

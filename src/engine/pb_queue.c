@@ -390,7 +390,7 @@ pb_aux_get(struct pb_queue *pq)
  * kmd/nvgpu), so the store that SET_SHADER_LOCAL_MEMORY* programs is context state: the last
  * values any channel executed hold for every channel's next grid. Stores kept per queue let one
  * queue set a smaller store over another's larger one, and that queue's next launch with a
- * stack failed on H100 with Xid 13 SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE (session 16; the emulator
+ * stack failed on H100 with Xid 13 SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE (the emulator
  * models it, emu_qmd.c). So the device has ONE grow-only store (pd->lmem) that every queue emits:
  *
  * - Fast path: a launch whose local_B fits what its queue emitted last (pq->local_per_thread_B)

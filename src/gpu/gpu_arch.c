@@ -110,7 +110,7 @@ static const struct hcq_arch hcq_archs[] = {
         .qmd_size_B = 384,
         .qmd = &gpu_qmd_v04_00_ops,
         .cbuf0_params_off_B = 0x210,
-        .cbuf0_param_va_off_B = 0x198, /* H100 session 10, bench/final/s67.sh: SASS reads it */
+        .cbuf0_param_va_off_B = 0x198, /* H100: SASS reads it */
         .sem_addr_bits = 57,
         CBUF0_SM8X_SM9X,
         .sass_version = 0x90,

@@ -73,7 +73,7 @@ gpu_cubin_free_cta_slots(const struct gpu_cubin_kernel *k, const uint32_t block[
 /* The default FREE_CTA_SLOTS_EMPTY_SM on V4 QMDs (pb_build.c): the fewest CTAs per SM that hold
  * the whole grid in one wave - ceil(CTAs / SMs) - where gpu_cubin_free_cta_slots says one wave
  * of it fits; 0 (the hardware's own placement) for every other grid. Why one wave only
- * (H100, s157 / s158, bench/results/nvidia-h100/2026-11-27-s22-free-cta-slots.md): grids of more
+ * (H100, 2026-11-27): grids of more
  * than one wave faulted (Xid 13) inside the whole HCQ suite even at their true occupancy, while
  * single-wave grids at that occupancy or at 1 passed the suite and the LLM tests; the smallest
  * value that fits also keeps any error in the occupancy model from mattering. */

@@ -161,8 +161,7 @@
 #define NVCBC0_QMDV04_00_PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED 1392 : 1376
 #define NVCBC0_QMDV04_00_PROGRAM_PREFETCH_SIZE 1401 : 1393
 /* V04_00 fields nvhcq does not write (all 0 in its QMDs), listed so gpu_qmd_dump names them
- * in QMDs written by others (tests/hw/cuda_qmd_scan.c reads the CUDA driver's) and so bring-up
- * switches can set them by name (pb_build.c). Positions: open-gpu-doc clcbc0qmd.h. */
+ * in QMDs written by others (the CUDA driver's, read on H100 on 2026-11-25). Positions: open-gpu-doc clcbc0qmd.h. */
 #define NVCBC0_QMDV04_00_ADD_TO_HEAD_OF_QMD_GROUP_LINKED_LIST 22 : 22
 #define NVCBC0_QMDV04_00_REQUIRE_SCHEDULING_PCAS 30 : 30
 #define NVCBC0_QMDV04_00_TPC_DISABLE_MASK_VALID 31 : 31
@@ -303,7 +302,7 @@ struct gpu_qmd_cbuf {
     bool valid;
     bool invalidate; /* invalidate the constant cache for this bank at launch */
     /* V4/V5 CONSTANT_BUFFER_PREFETCH (2 bits; 0: none). The CUDA driver writes 1 on its bank 5
-     * (bench/results/nvidia-h100/2026-11-25-s7-cuda-qmd-scan.txt); V3 has no such field and
+     * (its QMDs read on H100, 2026-11-25); V3 has no such field and
      * refuses a nonzero value. */
     uint8_t prefetch;
 };

@@ -5,7 +5,7 @@
  * mma.sync.m16n8k16 fed by ldmatrix from a cp.async ring of K_GM_STAGES shared-memory
  * stages. CUDA only. A translation unit may define K_GM_BM, K_GM_BN, K_GM_WM, K_GM_WN and
  * K_GM_STAGES (all five) before including this header to pick its tile; the default is
- * the one measured best at 4096^3 on H100 (bench/notes-gemm.md).
+ * the one measured best at 4096^3 on H100.
  *
  * Tiling: a block of K_GM_THREADS threads computes a K_GM_BM x K_GM_BN tile of C; its
  * warps form a WM x WN grid, each warp a (BM/WM) x (BN/WN) sub-tile of 16x8 mma tiles.

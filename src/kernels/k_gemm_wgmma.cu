@@ -58,12 +58,11 @@
  * |err| <= k * 2^-23 * sum_k |a||b| per element, the bound of k_gemm_mma.h (on H100 the
  * tuning harness's random 4096^3 / 8192^3 products came out bit-identical to cuBLAS GemmEx
  * with f32 compute).
- * Speed (H100, bench/notes-gemm.md session 5): 545-561 TFLOP/s at 4096^3 (76-78% of cuBLAS),
+ * Speed (H100): 545-561 TFLOP/s at 4096^3 (76-78% of cuBLAS),
  * 522-566 at 8192^3 (67-76%), vs ~350 for k_gemm_mma.
  * CPU reference: twin_gemm in src/ops/ops_gemm.c (k_llm_gemm_wgmma: ops_llm_gemm.c). Tests:
  * tests/hcq/hcq_suite_kernels.c kernel_gemm_wgmma_*, tests/unit/test_llm_dequant.c
- * prefill_gemm_epilogue. Bench: `nvhcq bench gemm` / matmul (gemm_* rows on sm_90),
- * bench/tune/gemm_wgmma_tune.cu (variants beside cuBLAS).
+ * prefill_gemm_epilogue. Bench: `nvhcq bench gemm` / matmul (gemm_* rows on sm_90).
  */
 #include "k_device.h"
 #include "k_llm_gemm_params.h"
@@ -82,7 +81,7 @@
 #define K_GW_STAGES K_GEMM_WG_STAGES
 #define K_GW_THREADS (128 * (K_GW_CONS + 1))
 #define K_GW_SHARED_B (1024 + K_GW_STAGES * (K_GW_BM + K_GW_BN) * K_GW_BK * 2 + 2 * 8 * K_GW_STAGES)
-#ifndef K_GW_GROUP    /* (bench/tune/gemm_wgmma_tune.cu overrides these two) */
+#ifndef K_GW_GROUP
 #define K_GW_GROUP 16 /* tile-rows per raster group (L2 reuse of B columns) */
 #endif
 #ifndef K_GW_TMA /* 1: the TMA producer (k_gemm_wgmma_tma.cu) */

@@ -4,7 +4,7 @@
  * accelerator as the producer: k_gemm_wgmma_f16_tma, _bf16_tma, _f16_nt_tma, _bf16_nt_tma, and
  * the LLM prefill GEMM k_llm_gemm_wgmma_tma (k_llm_gemm_params.h; not run on a GPU yet). Why:
  * the cp.async producer (128 threads, 24 sixteen-byte copies each per k-step) keeps the main
- * loop at ~0.9 us per k-step where the tensor cores need ~0.55 (bench/notes-gemm.md session 5);
+ * loop at ~0.9 us per k-step where the tensor cores need ~0.55;
  * one thread issuing two to five TMA copies per k-step frees the load/store path the consumers'
  * wgmma reads share. The maps come from the launcher (src/kernels/k_tmap.h; k_params.h struct
  * k_gemm_tma_params). H100: 4096^3 709-736 TFLOP/s (98-99% of cuBLAS;

@@ -14,8 +14,7 @@
  * (threadfence + atomic counter) merges the n_valid partials with the same rule:
  * M = max m_s, out = sum_s acc_s e^(m_s - M) / sum_s l_s e^(m_s - M).
  * Up to head_max positions (the engine: 640) one CTA per query head does the whole softmax
- * in three phases instead (attn_decode_head2 in the .cuh: scores, softmax, weighted V sum);
- * k_llm_attn_decode_h1 keeps sessions 4-7's online-softmax head path for A/B runs.
+ * in three phases instead (attn_decode_head2 in the .cuh: scores, softmax, weighted V sum).
  */
 #include "k_device.h"
 #include "k_llm_attn_decode.cuh"

@@ -158,7 +158,7 @@ ad_dot8(float4 q0, float4 q1, float4 k0, float4 k1)
     return d;
 }
 
-/* Short contexts, second form (session 8; attn_decode_head is the first, kept as the A/B
+/* Short contexts, second form (attn_decode_head is the first, kept as the A/B
  * kernel k_llm_attn_decode_h1): one CTA per query head h, in three phases with no chain of
  * dependent steps per position. attn_decode_head walks the positions with an online softmax,
  * so every position waits for the previous one's warp reduction and exponentials; at 128
@@ -305,7 +305,7 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
     __syncthreads(); /* the shared arrays may be reused by the caller's next item */
 }
 
-/* Long contexts, second form of the split path (session 9; SPLITV 1 = the online softmax per
+/* Long contexts, second form of the split path (SPLITV 1 = the online softmax per
  * warp below, what k_llm_attn_decode keeps; k_llm_attn_decode_long and the persistent kernel
  * take this one). CTA
  * (g, s) takes the gs query heads of KV head g over positions [t0, t1) in the three phases of

@@ -7,7 +7,7 @@
  *
  * Why: k_llm_attn runs one CTA per (head, token) and re-reads every K and V row of the
  * context for every query; at pp512 on H100 that was 46% of prefill (11.8 ms per 512 tokens,
- * bench/results/nvidia-h100/llm-2026-11-23-s3-prefill-profile.md).
+ * 2026-11-23).
  *
  * Shape: a CTA takes QB consecutive queries of one head (8 warps x QW queries; QW 8 for
  * head_dim 64, 4 for 128) and walks the keys in tiles of KT = 32 positions up to its last

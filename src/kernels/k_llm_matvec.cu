@@ -373,14 +373,10 @@ k_llm_matvec_wide(const struct k_llm_matvec_params p)
 
 #include "k_llm_mvq.cuh"
 
-/* The decode mat-vec with int8 activations (k_llm_matvec_q8). Its A/B variants are in
- * k_llm_matvec_ab.cu (a module of their own: the engine loads this one for every model, and
- * on Jetson every byte of code is memory). Weights load with an L2 evict-first policy
- * (ldg16_ef): tg128 rm:0 on H100 +2% Q6_K, +1.3% Q4_K_M, +3.6% Q8_0 (session 7,
- * bench/notes-decode.md); k_llm_matvec_q8_nef is the same without it. The one-pass prologue
- * (x read once, one CTA barrier, the RMS factor applied to the sums; q8_prologue1): +0.8-1.5%
- * (session 7, s35); k_llm_matvec_q8_p2 keeps the two-pass one. The persistent decode kernel
- * (k_llm_decode.cu) uses the same prologue, so its logits stay bit-identical to this path. */
+/* The decode mat-vec with int8 activations (k_llm_matvec_q8). Weights load with an L2
+ * evict-first policy (ldg16_ef): tg128 rm:0 on H100 +2% Q6_K, +1.3% Q4_K_M, +3.6% Q8_0 against
+ * plain loads. The one-pass prologue (x read once, one CTA barrier, the RMS factor applied to
+ * the sums; q8_prologue1): +0.8-1.5% against the two-pass one. */
 extern "C" __global__ void __launch_bounds__(K_LLM_MV_THREADS, 2)
 k_llm_matvec_q8(const struct k_llm_matvec_params p)
 {
@@ -388,7 +384,7 @@ k_llm_matvec_q8(const struct k_llm_matvec_params p)
     q8_matvec_stream<false, false, false, true, true>(p, sm);
 }
 
-/* The same body compiled for one weight type (session 8): no type switch per pass, and each
+/* The same body compiled for one weight type: no type switch per pass, and each
  * kernel gets its own registers and code. The engine launches k_llm_matvec_q8_<type> for a
  * launch whose segments all have that type (llm_model.c mvq_typed_prog), k_llm_matvec_q8 for
  * mixed ones (Q4_K_M's Q|K|V). Same sums in the same order as k_llm_matvec_q8. Measured with
@@ -402,11 +398,11 @@ K_LLM_MVQ_TYPED(k_llm_matvec_q8_q5k, K_LLM_T_Q5_KR)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q4_0, K_LLM_T_Q4_0R)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q8_0, K_LLM_T_Q8_0R)
 K_LLM_MVQ_TYPED(k_llm_matvec_q8_q6k, K_LLM_T_Q6_KR)
-/* Two types (session 12): Q4_K_M's Q|K|V, Q4_K with a Q6_K V, had only the switching body:
+/* Two types: Q4_K_M's Q|K|V, Q4_K with a Q6_K V, had only the switching body:
  * 5.3 us per layer on H100, against 4.5 for Q8_0's typed Q|K|V of twice the bytes. */
 K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q4k_q6k, K_LLM_T_Q4_KR, K_LLM_T_Q6_KR, 2, false)
-/* Q5_K_M's Q|K|V in the same way: Q5_K Q and K with a Q6_K V (session 13). The Q5_K kernels read
- * Q5_KR (rows of whole 2048-value groups, k_llm_quant.h; session 14); other Q5_K rows take
+/* Q5_K_M's Q|K|V in the same way: Q5_K Q and K with a Q6_K V. The Q5_K kernels read
+ * Q5_KR (rows of whole 2048-value groups, k_llm_quant.h); other Q5_K rows take
  * k_llm_matvec_q8. */
 K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q5k_q6k, K_LLM_T_Q5_KR, K_LLM_T_Q6_KR, 2, false)
 
@@ -425,8 +421,8 @@ K_LLM_MVQ_TYPED_W2(k_llm_matvec_q8_q6k_w2, K_LLM_T_Q6_KR)
 K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q4k_q6k_w2, K_LLM_T_Q4_KR, K_LLM_T_Q6_KR, 2, true)
 K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q5k_q6k_w2, K_LLM_T_Q5_KR, K_LLM_T_Q6_KR, 2, true)
 
-/* Two groups per task (session 14): which launches take them is llm_model_int.h's
- * K_LLM_MVQ_X2_DEFAULT (measured per launch kind: every Q8_0 and Q4_0 launch since session 18). A
- * kernel holding both bodies for every Q4_0 launch (s98, the _w2 variant too) lost 4-5%. */
+/* Two groups per task: which launches take them is llm_model_int.h's
+ * K_LLM_MVQ_W2 comment (measured per launch kind: every Q8_0 and Q4_0 launch). A
+ * kernel holding both bodies for every Q4_0 launch (the _w2 variant too) lost 4-5%. */
 K_LLM_MVQ_X2_KERNEL(k_llm_matvec_q8_q4_0x2, K_LLM_T_Q4_0R, K_LLM_T_Q4_0R2)
 K_LLM_MVQ_X2_KERNEL(k_llm_matvec_q8_q8_0x2, K_LLM_T_Q8_0R, K_LLM_T_Q8_0R2)

@@ -30,7 +30,7 @@ mvq_warp_sum(float v)
 
 /* ==== k_llm_matvec_q8: int8 activations, dp4a, weights straight into registers ====
  * Why: the staged kernel above spends ~5 instructions and a shared-memory round trip per
- * weight, so it is issue bound at 0.7-0.9 TB/s (bench/notes-decode.md). Here each lane reads
+ * weight, so it is issue bound at 0.7-0.9 TB/s. Here each lane reads
  * 16-byte pieces of the rows (lane-major repacked groups, k_llm_quant.h: every warp-wide
  * load one contiguous run) and turns 4 quants into one dp4a against 4 int8 activations. A
  * task is one lane's share of a row per pass (64 weights for Q6_KR, 32 for the others); a
@@ -179,7 +179,7 @@ hi4(uint4 q) /* high nibbles */
 /* Q5_K's quants with their fifth bit: low nibbles | bit 0 of each byte of hs at bit 4 (lo), high
  * nibbles | bit 1 of hs at bit 4 (hi); hs = the qh bytes shifted right by 2j (q8_dot).
  * One shift of qh per task instead of two shift-and-mask passes: 24 fewer instructions in
- * k_llm_matvec_q8_q5k, tg128 Q5_K_M +0.5-0.8% (H100 s94, session 14; same quants). */
+ * k_llm_matvec_q8_q5k, tg128 Q5_K_M +0.5-0.8% (H100; same quants). */
 __device__ __forceinline__ uint4
 q5_lo(uint4 q, uint4 hs)
 {
@@ -225,7 +225,7 @@ q6_run(uint4 q, uint32_t s, const struct q8_sm &sm, uint32_t sc_byte)
  * (xs), and in the logical order those addresses fall on few banks: Q6_KR's lanes 0-7 read
  * blocks 0, 1, 8, 9, 16, 17, 24, 25 - bytes 0, 16, 128, ... - all in banks 0-7, a 4-way
  * conflict on every 16-byte load and on every xs load (the others 2-way); ncu counted the
- * short-scoreboard stall at ~2 of the ~10 cycles between a warp's instructions (session 6).
+ * short-scoreboard stall at ~2 of the ~10 cycles between a warp's instructions.
  * Kernels of one weight type store block bi at k_llm_mvq_slot (k_llm_matvec.h): a warp's load
  * of one run is then one contiguous 512 B (xq) / 256 B (xs). Launches of mixed types keep the
  * logical order. Same values, same sums in the same order: only their addresses move. */
@@ -431,8 +431,8 @@ q8_ld_act(const float4 *p)
 {
     /* __ldg: the texture path, which the rm latch acquire invalidates
      * (LATCH_ACQUIRE_INVALIDATE_TEXTURE_DATA_CACHE). The PTX keeps these loads after
-     * griddepcontrol.wait (checked, session 6); a coherent ld.global variant changed nothing
-     * in the open rm:0 e2e failures (bench/notes-decode.md session 6) and was not kept. */
+     * griddepcontrol.wait (checked); a coherent ld.global variant changed nothing
+     * in the open rm:0 e2e failures and was not kept. */
     return CG ? __ldcg(p) : __ldg(p);
 }
 

@@ -10,7 +10,7 @@
 
 /* The streaming body: each warp takes a contiguous range of units (neighbouring rows) and
  * walks it as one sequence of passes, the next pass's loads issued before the current pass
- * is dotted, reduced and stored. Measured on H100 (bench/notes-decode.md): it needs both
+ * is dotted, reduced and stored. Measured on H100: it needs both
  * this order and the lane-major layouts (every warp load one contiguous run) - with either
  * alone the output head streamed ~1.25 TB/s, with both ~2 TB/s on loads alone.
  * Split in two so the persistent decode kernel can issue a phase's first weight loads before
@@ -96,7 +96,7 @@ struct q8_epi_std {
         /* ACC without bias (O and down + residual): y += a as one reduction in L2 (atomicAdd with
          * its result unused compiles to RED) instead of load, add, store - no L2 round trip after
          * the sums. One writer per element: y + a rounds as before (RED.F32 flushes subnormals).
-         * H100 s88 (session 13), tg128 alternating: Q8_0 +0.5%, Q5_K_M +0.7%, Q4_K_M +0.3%, Q6_K
+         * H100, tg128 alternating: Q8_0 +0.5%, Q5_K_M +0.7%, Q4_K_M +0.3%, Q6_K
          * and Q4_0 unchanged; Q8_0 down 9.33 -> 8.81 us, the Q|K|V after it 4.31 -> 4.95 (the
          * reductions finish before the grid completes). */
         if (acc && !bias) {
@@ -112,8 +112,8 @@ struct q8_epi_std {
 };
 
 /* WAIT2 (A/B, k_llm_matvec_q8_e2): the second pass's loads are issued too before the PDL wait,
- * which this function then makes (the caller must not). WP (A/B, session 19): the caller has
- * waited; the second pass's loads are issued before the prologue - the timeline (s139) put the
+ * which this function then makes (the caller must not). WP (A/B): the caller has
+ * waited; the second pass's loads are issued before the prologue - the timeline put the
  * prologue at 1.2 us (Q|K|V, gate|up) to 1.9 us (down) per CTA, with one pass in flight. */
 template <bool CG, class EPI, bool WAIT2 = false, bool P1 = false, bool EF = false, uint32_t FT = 0,
           bool SWZ = (FT != 0), uint32_t FT2 = 0, bool WP = false>
@@ -207,7 +207,7 @@ q8_prefetch_own(const struct k_llm_matvec_params &p, const struct q8_stream &st)
  * Why: the FFN down projection (2048 rows of k 8192 in a 1B model) gives each warp about one
  * row, walked as 8 passes of one row with one pass ahead in flight: half the bytes in flight of
  * the gate|up launch (a gate and an up row per pass), and it streamed at 1.6 TB/s against
- * gate|up's 2.3 (H100 Q8_0, session 11). Here two warps of a CTA share a unit of two rows, each
+ * gate|up's 2.3 (H100 Q8_0). Here two warps of a CTA share a unit of two rows, each
  * warp takes half of the rows' passes (two rows per pass: twice the bytes per pass, half the
  * passes in a row), and the pair adds its two partial sums through shared memory in a fixed
  * order (warp 2i's sum + warp 2i+1's) behind a named barrier of the pair. The grid is the one
@@ -321,9 +321,9 @@ q8_matvec_stream(const struct k_llm_matvec_params &p, struct q8_sm &sm)
     if (p.k > K_LLM_MVQ_MAX_K || p.k % 256) /* (every CTA may own units: no early exit by index) */
         return;
     /* Q8_0 and Q4_0 only: on H100 the split pairs gave Q8_0 +2.4% tg128 and Q6_K / Q4_K -1.5% /
-     * -1.7% (session 12, s75), Q4_0 +2.3% (its down projection 8.25 -> 6.84 us: 8 passes of 18 B
+     * -1.7%, Q4_0 +2.3% (its down projection 8.25 -> 6.84 us: 8 passes of 18 B
      * per lane, the most latency-bound launch of any type) and Q5_K -1.3%, Q4_K -0.5% again on
-     * llama-quantize files (session 13, s89; before Q4_KR / Q5_KR, untried since). Q4_K and Q5_K
+     * llama-quantize files (before Q4_KR / Q5_KR, untried since). Q4_K and Q5_K
      * as in the file are not ready for this body: s89's test read NaN on k 8192 launches whose
      * segment starts mid-pair. */
     if ((FT == K_LLM_T_Q8_0R || FT == K_LLM_T_Q4_0R || FT == K_LLM_T_Q4_0R2 || FT == K_LLM_T_Q8_0R2) && P1 && !PF_OWN && q8_ks2(p, q8_nt(FT ? FT : 12, p.k))) { /* uniform per launch; waits itself */

@@ -95,7 +95,7 @@ k_llm_embed(const struct k_llm_embed_params p)
     const uint8_t *pw = p.pos_w_va ? (const uint8_t *)p.pos_w_va + row_bytes(p.pos_type, p.d) * pos : 0;
     /* a row over d / 256 CTAs (grid.y): each thread one value, one DRAM round trip - as one CTA
      * it took d / 256 dependent round trips (the dequant's loads are not unrolled across j):
-     * the decode step's first launch, ~10 us on H100 with nothing to overlap it (session 20) */
+     * the decode step's first launch, ~10 us on H100 with nothing to overlap it */
     for (uint32_t j = blockIdx.y * blockDim.x + threadIdx.x; j < p.d; j += gridDim.y * blockDim.x) {
         float v = k_llm_dq_at(p.type, w, j);
         if (pw)

@@ -302,12 +302,12 @@ k_llm_dq_q6_k_half(const struct llm_block_q6_k *b, int h, float *y)
  *          nibbles: values +0, high: +32), qb = qs[64h + 32 + l0 ..] (+64, +96); their fifth bits
  *          are bits 4h..4h+3 of qh[l0 ..+16], kept whole at qh[2b + l0/16] and read by the two
  *          lanes h = 0, 1; head[b] = the block's d, dmin and 12 scale bytes, read by its 4 lanes.
- *          A byte move like the others (session 14): every warp load is one contiguous run
+ *          A byte move like the others: every warp load is one contiguous run
  *          (qh and head with repeated addresses), 44 B per lane and task as in the file. H100
- *          tg128 (s99, alternating): Q5_K_M 1868-1869 vs 1616-1624 tokens/s (+15%), gen-model
+ *          tg128 (alternating): Q5_K_M 1868-1869 vs 1616-1624 tokens/s (+15%), gen-model
  *          q5_k 1947-1950 vs 1585-1586; gate|up 14.29 -> 10.61 us (1.6 -> 2.2 TB/s).
  *   Q4_KR  group 2048 values, 1152 B: qa[32][16] | qb[32][16] | head[8][16]: Q5_KR without qh
- *          (Q4_K's qs sit at block byte 16 instead of 48). H100 tg128 (s101, alternating):
+ *          (Q4_K's qs sit at block byte 16 instead of 48). H100 tg128 (alternating):
  *          Q4_K_M 1969-1975 vs 1789-1793 (+10%), gen-model q4_k 2128-2131 vs 1828-1830; gate|up
  *          11.60 -> 9.74 us, down 7.93 -> 7.26.
  * The type code is the ggml type | K_LLM_RP; it never appears in a file. Facts about the

@@ -4,8 +4,8 @@
  * the host without the CUDA driver (the rm backend has none): a pure function shared by the
  * ops launchers (src/ops/ops_tmap.h wraps it with hcq errors) and the LLM engine. The format
  * is not documented; the field positions are the ones the CUDA driver's cuTensorMapEncodeTiled
- * wrote on an H100 with driver 580 (tests/hw/tmap_scan.c, its output
- * tests/hw/logs/h100_s10_tmap_scan.txt), one parameter changed at a time. Tiled mode only, no
+ * wrote on an H100 with driver 580 (a scan of its output, 2026-11-26, one parameter changed at
+ * a time; test_ops.c holds the words it wrote). Tiled mode only, no
  * interleave; what the scan did not show (interleaved layouts, strides past dimension 1 of 64
  * GiB or more) is refused.
  *

@@ -5,7 +5,7 @@
  * Which lines count: those of the desktop driver (NVRM, nvidia, nvlink, nvidia-uvm / uvm:)
  * and of the Jetson stack (nvgpu, ga10b, nvmap; nvgpu.md §8.3), plus "fallen off the bus",
  * which the PCI layer prints without a driver prefix. The error lines of the open RM driver
- * are what it printed on a fault on our H200 (tests/hw/logs/h200_run1_dmesg.txt:
+ * are what it printed on a fault on our H200 (tests/data/klog/h200-mmu-fault-dmesg.txt:
  * "NVRM: Xid (PCI:0000:00:06): 31, pid=452, ... MMU Fault: ENGINE GR0_PBDMA0 ..."); the
  * harmless list holds the routine lines of driver load and GPU bring-up on the same machine.
  * The Jetson classes are nvgpu.md §8.3's table plus the SM exception lines it says to treat
@@ -242,7 +242,7 @@ klog_since(const char *text, size_t text_B, const char *since, bool *found)
         } else if (is_ts) {
             /* Within half a microsecond (the log's resolution): klog_ts sums the digits, so a
              * timestamp printed back with %.6f and read by strtod can land a rounding step below
-             * the same line's klog_ts - and that line was scanned again as new (session 21: one
+             * the same line's klog_ts - and that line was scanned again as new (H100, 2026-11-27: one
              * Xid failed every later test of the HCQ suite's --klog check; 27% of timestamps). */
             double t = klog_ts(text + off, len);
             if (t >= 0 && t <= ts + 0.5e-6) {

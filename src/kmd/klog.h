@@ -5,7 +5,7 @@
  * exceptions are errors; missing nvmap tags are warnings; the drivers' routine lines are
  * harmless; other driver lines are notices. One classifier behind `nvhcq dmesg-check`,
  * `nvhcq selftest`, the GPU suites and the emulator's tests. Patterns: docs/hw/nvgpu.md §8.3
- * (Jetson) and the lines the open RM driver printed on our H200 (tests/hw/logs/).
+ * (Jetson) and the lines the open RM driver printed on our H200 (tests/data/klog/).
  * Layer: kmd (pure text processing in the drivers' vocabulary; reading the log is the tool's job).
  */
 #ifndef KLOG_H

@@ -15,7 +15,7 @@
 
 /* The devices a test's checks run on (the device under test and cpu), opened at a test's first
  * check and closed when it ends (th_defer): one open per test, not per shape and backend - on
- * cuda each open and close is a context (session 14: the kernel tests on cuda:0 took > 2 s each,
+ * cuda each open and close is a context (the kernel tests on cuda:0 took > 2 s each when opened per check,
  * most of the HCQ suite's 153 s there). A check that fails closes its device, so a lost device
  * is never reused. Every check still gets its own queue, program and buffers. */
 static struct {

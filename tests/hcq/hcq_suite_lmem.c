@@ -3,7 +3,7 @@
  * hcq_suite_lmem.c - local (stack) memory shared by the queues of one device. On rm and nvgpu
  * every compute channel of a device is in one TSG with one GR context, so the local-memory store
  * (SET_SHADER_LOCAL_MEMORY*) is context state: whatever queue set it last, every queue's next
- * grid runs on it (docs/engine.md §3; H100, session 16: a queue that set a smaller store made
+ * grid runs on it (docs/engine.md §3; H100: a queue that set a smaller store made
  * another's next launch with a stack fail Xid 13 SKEDCHECK05_LOCAL_MEMORY_TOTAL_SIZE, device
  * lost). The emulated GPUs model that state per device and fault such a launch the same way
  * (src/emu/emu_qmd.c). Each test interleaves k_stack_u32 (1 KiB of stack per thread) and
@@ -455,7 +455,7 @@ done:
 /* Queues made, used and destroyed from different threads at once, right after the device is opened
  * (each worker: a compute queue and a copy queue of its own, its programs and buffers, stack
  * kernels, the result read back through the copy queue). Guards the rm kmd's channel lock
- * (rm_chan.c): during session 17 three threads creating queues on emu:gh100 once failed
+ * (rm_chan.c): once three threads creating queues on emu:gh100 once failed
  * NV_ERR_INVALID_OBJECT_PARENT; this test did not reproduce that without the lock in 5 runs, so
  * it is a stress test of the path, not proof of that race. */
 TEST(queues_made_in_threads)

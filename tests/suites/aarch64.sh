@@ -13,11 +13,11 @@
 #   test_llm_ppl  runs the nvhcq CLI beside it, which under qemu is an aarch64 binary the host
 #                 shell cannot start.
 #   test_llm_matvec, test_llm_attn_o  every mat-vec / attention+O kernel's CPU twin over every
-#                 type and mode: 156 s and 69 s under qemu (session 18, a CI run on 2 cores), with
+#                 type and mode: 156 s and 69 s under qemu (a CI run on 2 cores), with
 #                 CI at ~29 of its 30 minutes; under qemu the mat-vec twin still runs in
 #                 test_nvgpu_llm (a Q6_K decode on emu:ga10b), attention in test_llm_attn_decode
 #                 and _prefill; both run natively in `make test` and in the sanitizer pass.
-# Budget (session 18, 2 cores, each binary's time printed): ~45 s cross-build (objects shared with
+# Budget (2 cores, each binary's time printed): ~45 s cross-build (objects shared with
 # nothing: NOCUDA, build-aarch64/), then ~130 s hcq_suite on emu:ga10b and ~180 s of unit tests.
 CC_A64=${CC_A64:-aarch64-linux-gnu-gcc}
 QEMU=${QEMU:-qemu-aarch64}

@@ -1,6 +1,6 @@
 #!/bin/sh
 # cli.sh - the nvhcq command line as a user meets it: every subcommand answers --help (exit 0,
-# options with defaults) and rejects an unknown option (exit 2); each bad input of issue 14
+# options with defaults) and rejects an unknown option (exit 2); each bad input
 # gives its exit code and a message naming the offending flag or file; a requested device
 # that does not open fails demo; the README's LLM quick start prints visible text on cpu;
 # run's --show-ids, -f, context-full message; tokenize; llm-bench -o json / --json.

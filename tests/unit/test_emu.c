@@ -522,7 +522,7 @@ done:
     kt_close(&k);
 }
 
-/* Lesson (H100, sessions 21-22, bench/results/nvidia-h100/2026-11-27-s22-free-cta-slots.md): the
+/* Lesson (H100, 2026-11-27): the
  * hardware places a grid by the QMD's FREE_CTA_SLOTS_EMPTY_SM as given. Within what an SM holds
  * and on a grid one wave at the value holds, the grid runs; a value above what an SM holds (32
  * for 256-thread CTAs) or a grid of more than one wave at it faulted (Xid 13) - the model
@@ -579,7 +579,7 @@ TEST(lesson_free_cta_slots_are_trusted)
 done:;
 }
 
-/* Lesson (H100, session 16, docs/status.md known issues): SET_SHADER_LOCAL_MEMORY* is GR context
+/* Lesson (H100, docs/status.md known issues): SET_SHADER_LOCAL_MEMORY* is GR context
  * state, shared by every channel of the TSG - the store one channel sets is the store another
  * channel's next grid runs on. A grid whose threads need more local memory (the QMD's
  * SHADER_LOCAL_MEMORY sizes) than that store holds per TPC is a GR exception, Xid 13
@@ -719,7 +719,7 @@ done:
 
 /* rm_chan_kick reads GPGet back through BAR1 after its doorbell (that read makes the GPPut
  * store land, PCIe ordering) and rings again while the GPU has not fetched up to the new
- * GPPut: the hardware can miss a ring that beats the GPPut store (H100, session 10). With
+ * GPPut: the hardware can miss a ring that beats the GPPut store. With
  * every doorbell dropped the GPU fetches nothing, so each kick must ring twice. */
 TEST(kick_rings_again_until_fetched)
 {

@@ -373,7 +373,7 @@ TEST(cbuf0_other_arches)
     CHECK((get64(cb + 0x37C) & 0xFFFFFFFF) == 0xFFFDC0 && memcmp(cb + 0x380, params, 8) == 0 &&
           cb[0x390] == 0xEE);
     /* the parameters' GPU address: at 0x198 on sm_90 (cbuf0 + 0x210: what a TMA copy's tensor
-     * map address is formed from, bench/final/s67.sh), nowhere where the slot is not known */
+     * map address is formed from), nowhere where the slot is not known */
     const struct hcq_arch *h = hcq_arch_by_name("gh100");
     memset(cb, 0xEE, sizeof cb);
     gpu_cbuf0_set_va(h, NULL, cb, 0x260, 0x7000001000ull);

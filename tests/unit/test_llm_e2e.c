@@ -124,7 +124,7 @@ check_vs_ref(struct th *t, const char *preset, enum llm_type type, const int32_t
          * The first step's logits come from prefill (f32 path) and must still match tightly.
          * Greedy ids are printed, not compared: with random weights the top logits of later
          * steps lie closer together than the int8 error, so ids may part (a real model's
-         * agreement is measured by perplexity, bench/final/ppl.sh). */
+         * agreement is measured by perplexity). */
         CHECKF(worst < 2e-3, "int8 decode: logits NMSE %g vs reference (bound 2e-3)", worst);
         CHECKF(llm_match_nmse(lm, lr, V) < 1e-8, "prefill logits NMSE %g", llm_match_nmse(lm, lr, V));
         goto done;

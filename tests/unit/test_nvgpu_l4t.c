@@ -915,7 +915,7 @@ done:
     hcq_device_close(dev);
 }
 
-/* ==== Device buffers above one nvmap buffer (issue 17 item 3) ====
+/* ==== Device buffers above one nvmap buffer ====
  * One nvmap buffer is at most 4 GiB - 2 MiB (CREATE's u32 size); a 3B Q8_0 or 8B Q4_K model
  * needs more. The backend spans: parts mapped back to back into one ALLOC_SPACE reservation
  * and one CPU reservation. Here the emulated driver's cap is lowered (nvmap_max=) and so is

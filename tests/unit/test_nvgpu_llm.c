@@ -72,8 +72,8 @@ TEST(llm_weights_span_nvmap_buffers)
 
     /* A cap well under the weights: the weight buffer becomes several nvmap buffers (three at
      * 2.7 MB of weights, a vocabulary of 8192). It stays above the largest code allocation of a
-     * launched program: k_llm_matvec's module, 794,112 B of sm_87 .text in session 13 (the
-     * per-type and two-type mat-vecs; the 640 KiB cap of session 9, set for k_llm_attn_decode's
+     * launched program: k_llm_matvec's module, 794,112 B of sm_87 .text on 2026-11-26 (the
+     * per-type and two-type mat-vecs; an earlier 640 KiB cap, set for k_llm_attn_decode's
      * ~510 KiB, failed then). With real sm_87 cubins (a full CUARCH build, as CI does) a program
      * whose code spans two nvmap buffers faults in the emulator ("GR exception", known issue in
      * docs/status.md); under the real 4 GiB - 2 MiB cap code never spans. */

@@ -194,8 +194,7 @@ done:;
 
 /* ==== Tensor maps (k_tmap.h, through ops_tmap_encode) against the CUDA driver's own encodings ==== */
 
-/* cuTensorMapEncodeTiled's output on H100, driver 580 (tests/hw/tmap_scan.c; the whole run in
- * tests/hw/logs/h100_s10_tmap_scan.txt): words 0-9 of each case, words 10-15 were zero. */
+/* cuTensorMapEncodeTiled's output on H100, driver 580, 2026-11-26: words 0-9 of each case, words 10-15 were zero. */
 static const struct {
     const char *name;
     uint64_t q[10];

@@ -162,7 +162,7 @@ done:
 
 TEST(dmesg_classify_real_lines)
 {
-    /* from tests/hw/logs/h200_run1_dmesg.txt */
+    /* from tests/data/klog/h200-mmu-fault-dmesg.txt */
     static const char *xid =
         "[   33.653154] NVRM: Xid (PCI:0000:00:06): 31, pid=452, name=rm_bringup, channel "
         "0x0000000a, intr 00000000. MMU Fault: ENGINE GR0_PBDMA0 HUBCLIENT_ESC faulted @ "
@@ -224,7 +224,7 @@ done:;
 
 /* The HCQ suite's --klog check: the last timestamp, printed "ts:%.6f" and read back, must put
  * that very line before the since point. It did not for 27% of timestamps (klog_ts sums digits;
- * strtod rounds once): one Xid at [105.643959] in session 21's s157 failed every later test. */
+ * strtod rounds once): one Xid at [105.643959] once failed every later test. */
 TEST(dmesg_check_since_own_timestamp)
 {
     const char *xid =

@@ -306,7 +306,7 @@ cuda_program_load(struct hcq_device *dev, const void *cubin, size_t cubin_B, con
      * launch that needs more per-thread stack than the context holds makes the driver wait for the
      * whole context before it grows it - behind a queue that waits for a signal this thread sets
      * later, that launch never returns (hcq suite local_memory_growth_behind_wait hung on cuda:0,
-     * H100, session 17). A refused growth is left to the launch, as before. */
+     * H100). A refused growth is left to the launch, as before. */
     size_t stack_B = 0;
     if (prog->info.local_B && a->cuCtxGetLimit && a->cuCtxSetLimit &&
         a->cuCtxGetLimit(&stack_B, CU_LIMIT_STACK_SIZE) == CUDA_SUCCESS && stack_B < prog->info.local_B) {

@@ -368,7 +368,7 @@ static enum hcq_status rm_chan_create_locked(struct rm_kmd *k, enum kmd_engine e
 /* Serialized (k->chan_lock): the first channel makes the TSG (k->htsg was tested and set with no
  * lock), a copy channel may first need the GR anchor (gr_objects), and the group schedule walks
  * the members that exist at the call. Three queues created at once from three threads once failed
- * NV_ERR_INVALID_OBJECT_PARENT on emu:gh100 without it (session 17; hcq suite
+ * NV_ERR_INVALID_OBJECT_PARENT on emu:gh100 without it (hcq suite
  * queues_made_in_threads exercises the path). Channels are made rarely: the lock costs nothing. */
 enum hcq_status
 rm_chan_create(struct kmd *kmd, enum kmd_engine engine, uint32_t entries, struct kmd_channel **chan_out)
@@ -407,7 +407,7 @@ rm_chan_create_locked(struct rm_kmd *k, enum kmd_engine engine, uint32_t entries
         return st;
     /*
      * UVM_REGISTER_CHANNEL retains the TSG's GR context buffers, which exist only once a
-     * compute-class object lives in the TSG. Seen on H200 / 580.159.04 (docs/rm-backend.md, run 2):
+     * compute-class object lives in the TSG. Seen on H200 / 580.159.04 (docs/rm-backend.md, bring-up):
      * a copy channel made first in a fresh TSG failed UVM_REGISTER_CHANNEL with
      * NV_ERR_INVALID_OBJECT (dmesg: "Check failed: pGrCtxBufferMemDesc != NULL",
      * "nvGpuOpsRetainChannel: Object not valid"), while compute-then-copy (rm.md §2's

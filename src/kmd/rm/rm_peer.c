@@ -25,7 +25,7 @@
  *
  * On by default for NVLink pairs: two H100s over NVLink (NV18) passed the HCQ suite's pair
  * tests with every copy through the mapping, 367-376 GB/s for 64 MiB..1 GiB (CUDA 378-397),
- * 214 at 1 MiB (CUDA 94-161), session 7 (bench/final/x2peer.sh). PCIe/BAR1/C2C pairs have
+ * 214 at 1 MiB (CUDA 94-161), 2026-11-25. PCIe/BAR1/C2C pairs have
  * run on the emulator only: opt-in (HCQ_RM_PEER=1). HCQ_RM_PEER=0 turns every pair off
  * (callers stage through host memory). docs/rm-backend.md "Peer mappings".
  */
@@ -214,7 +214,7 @@ rm_peer_map(struct kmd *kmd, struct kmd *owner, struct kmd_mem *mem, struct kmd_
                              "rm: peer mappings are for video memory (this is system memory)");
     /* one GPU opened twice (rm:0 beside rm:0): a mapping of its own memory through UVM was
      * never tried on hardware - such pairs stage through host memory as in the one-GPU pair
-     * tests of sessions 3-6 */
+     * tests */
     if (!memcmp(k->uuid, o->uuid, sizeof k->uuid) && !opted_in)
         return hcq_err_quiet(HCQ_ERR_UNSUPPORTED,
                              "rm: both devices are the same GPU (HCQ_RM_PEER=1 maps anyway)");
