@@ -15,7 +15,7 @@
  * Launch: any grid/block (grid-stride over the flat launch); helpers: 256 threads,
  *   ceil(n / 256) blocks capped at 65535 (src/ops/ops_elementwise.c).
  * CPU reference: twins in src/ops/ops_elementwise.c (conversions in src/ops/ops_half.c).
- * Test: tests/hcq/hcq_suite.c kernel_* (tolerances in docs/kernels.md: exact except exp).
+ * Test: tests/hcq/hcq_suite_kernels.c kernel_* (tolerances in docs/kernels.md: exact except exp).
  */
 #include "k_device.h"
 #include "k_params.h"

@@ -16,7 +16,7 @@
  *   Helper: grid (ceil(n/16), ceil(m/16)) capped at 65535 each.
  * Tolerance (docs/kernels.md): |err| <= k * 2^-23 * sum_k |a||b| per element.
  * CPU reference: twins in src/ops/ops_matmul.c (double accumulation).
- * Test: tests/hcq/hcq_suite.c kernel_matmul_f32, kernel_matmul_f16.
+ * Test: tests/hcq/hcq_suite_kernels.c kernel_matmul_f32, kernel_matmul_f16.
  */
 #include "k_device.h"
 #include "k_params.h"

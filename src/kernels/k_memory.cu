@@ -13,7 +13,7 @@
  * Launch: any grid/block (grid-stride over the flat launch, k_device.h); the helpers in
  *   src/ops/ops_memory.c use 256 threads and ceil(n / 256) blocks capped at 65535.
  * CPU reference: the twins in src/ops/ops_memory.c (exact, bit for bit).
- * Test: tests/hcq/hcq_suite.c kernel_fill_u32, kernel_fill_f32, kernel_copy_bytes,
+ * Test: tests/hcq/hcq_suite_kernels.c kernel_fill_u32, kernel_fill_f32, kernel_copy_bytes,
  *   exec_update_fuzz (random geometries against the twin).
  */
 #include "k_device.h"

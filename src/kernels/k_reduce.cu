@@ -16,7 +16,7 @@
  *   Helper: 256 threads, ceil(cols / 256) blocks capped at 65535.
  * A zero-length reduced axis writes 0.
  * CPU reference: twins in src/ops/ops_reduce.c (double accumulation).
- * Test: tests/hcq/hcq_suite.c kernel_sum_rows_f32, kernel_sum_cols_f32.
+ * Test: tests/hcq/hcq_suite_kernels.c kernel_sum_rows_f32, kernel_sum_cols_f32.
  */
 #include "k_device.h"
 #include "k_params.h"

@@ -28,7 +28,7 @@ echo "llama_perf_context_print:        load time =      10.00 ms" >&2
 FAKE
 chmod +x "$tmp/llama/llama-perplexity"
 
-run() { # run ppl.sh with FAKE_PPL=$1 and extra args
+run() { # run ppl-vs-llamacpp.sh with FAKE_PPL=$1 and extra args
     fake=$1
     shift
     FAKE_PPL=$fake DEVS="cpu emu:gh100" PPL_CTX=64 bash bench/ppl-vs-llamacpp.sh "$BUILD" "$tmp/out" "$@" >"$tmp/log" 2>&1

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * attn_ref.h - the double-precision softmax attention that the attention kernels' tests
- * (test_llm_attn_decode.c, test_llm_attn_prefill.c, test_llm_attn_o.c) hold the kernels
+ * (test_llm_attn_decode.c, test_llm_attn_prefill.c) hold the kernels
  * to: one query head over the first n rows of an f32 K/V cache. Static inline: header only,
  * like the other tests/unit helpers.
  */
