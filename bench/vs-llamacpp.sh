@@ -77,9 +77,10 @@ for ty in $TYPES; do
         fi
     done
 done
-python3 - "$raw" "$out" "$PP" "$TG" <<'EOF'
-import json, os, subprocess, sys
-raw, out, pp, tg = sys.argv[1], sys.argv[2], "pp" + sys.argv[3], "tg" + sys.argv[4]
+cmdline="bench/vs-llamacpp.sh $bin $out (DEVS='$DEVS' TYPES='$TYPES' PP=$PP TG=$TG REPS=$REPS DEPTHS='$DEPTHS' PRESET=$PRESET)"
+python3 - "$raw" "$out" "$PP" "$TG" "$cmdline" <<'EOF'
+import datetime, json, os, subprocess, sys
+raw, out, pp, tg, cmdline = sys.argv[1], sys.argv[2], "pp" + sys.argv[3], "tg" + sys.argv[4], sys.argv[5]
 rows = [l.rstrip("\n").split("\t") for l in open(raw) if l.strip()]
 def commit():
     if os.environ.get("NVHCQ_COMMIT"):
@@ -93,7 +94,8 @@ def smi(q):
         return subprocess.check_output(["nvidia-smi", "--query-gpu=" + q, "--format=csv,noheader"], text=True).strip()
     except Exception:
         return "unknown"
-meta = {"commit": commit(), "gpu": smi("name"), "driver": smi("driver_version"), "pp": pp, "tg": tg}
+meta = {"commit": commit(), "gpu": smi("name"), "driver": smi("driver_version"), "pp": pp, "tg": tg,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"), "command": cmdline}
 recs = [{"type": r[0], "engine": r[1], "test": r[2], "tok_s": float(r[3]), "sd": float(r[4])} for r in rows]
 json.dump({"meta": meta, "results": recs}, open(out + "/vs-llamacpp.json", "w"), indent=1)
 ref = {(r["type"], r["test"]): r["tok_s"] for r in recs if r["engine"] == "llama.cpp"}
