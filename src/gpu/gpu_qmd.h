@@ -161,7 +161,8 @@
 #define NVCBC0_QMDV04_00_PROGRAM_PREFETCH_ADDR_UPPER_SHIFTED 1392 : 1376
 #define NVCBC0_QMDV04_00_PROGRAM_PREFETCH_SIZE 1401 : 1393
 /* V04_00 fields nvhcq does not write (all 0 in its QMDs), listed so gpu_qmd_dump names them
- * in QMDs written by others (the CUDA driver's, read on H100 on 2026-11-25). Positions: open-gpu-doc clcbc0qmd.h. */
+ * in QMDs written by others (the CUDA driver's, read on H100 on 2026-11-25). Positions: open-gpu-doc
+ * clcbc0qmd.h. */
 #define NVCBC0_QMDV04_00_ADD_TO_HEAD_OF_QMD_GROUP_LINKED_LIST 22 : 22
 #define NVCBC0_QMDV04_00_REQUIRE_SCHEDULING_PCAS 30 : 30
 #define NVCBC0_QMDV04_00_TPC_DISABLE_MASK_VALID 31 : 31

@@ -2,7 +2,8 @@
 /*
  * hcq_suite.h - shared helpers of the HCQ suite (build/tests/hcq_suite --dev SPEC):
  * one test body per behaviour, run on whichever device the spec names. The runtime
- * tests live in hcq_suite.c and hcq_suite_errors.c, the kernel-library tests in hcq_suite_kernels.c (their machinery: hcq_suite_kcheck.c).
+ * tests live in hcq_suite.c and hcq_suite_errors.c, the kernel-library tests in hcq_suite_kernels.c (their
+ * machinery: hcq_suite_kcheck.c).
  */
 #ifndef HCQ_SUITE_H
 #define HCQ_SUITE_H

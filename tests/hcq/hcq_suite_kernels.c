@@ -672,8 +672,7 @@ gemm_wgmma_test(struct th *t, bool bf16, bool nt, int wg)
     CHECK_OK(hcq_device_open(t->dev_spec, &dev));
     CHECK_OK(hcq_device_info(dev, &info));
     if (suite_is_gpu(dev) && strncmp(ops_gemm_kernel(&info, bf16, nt), "k_gemm_wgmma_", 13) != 0)
-        SKIP("%s (%s) does not run the sm_90a wgmma kernels (no cubin for it)",
-             t->dev_spec, info.arch);
+        SKIP("%s (%s) does not run the sm_90a wgmma kernels (no cubin for it)", t->dev_spec, info.arch);
     hcq_device_close(dev);
     dev = NULL;
     for (int i = 0; i < 4 && !t->failed; i++)

@@ -194,7 +194,8 @@ done:;
 
 /* ==== Tensor maps (k_tmap.h, through ops_tmap_encode) against the CUDA driver's own encodings ==== */
 
-/* cuTensorMapEncodeTiled's output on H100, driver 580, 2026-11-26: words 0-9 of each case, words 10-15 were zero. */
+/* cuTensorMapEncodeTiled's output on H100, driver 580, 2026-11-26: words 0-9 of each case, words 10-15 were
+ * zero. */
 static const struct {
     const char *name;
     uint64_t q[10];
