@@ -111,7 +111,60 @@ struct bench_rec {
     char test[32];
     uint32_t n_prompt, n_gen, n_depth;
     double mean, sd;
+    double bytes_per_tok; /* bytes the test reads per token (traffic_per_token) */
 };
+
+/* DRAM peak of a GPU by name, bytes/s (NVIDIA's data sheets), 0 when not listed: the "% of peak"
+ * column is then left out. Longer names first (an "H100 NVL" is not an "H100"). */
+static double
+dram_peak_Bps(const char *name)
+{
+    static const struct {
+        const char *name;
+        double tbps;
+    } t[] = {
+        {"GH200", 4.0},
+        {"H200", 4.8},
+        {"H100 NVL", 3.9},
+        {"H100 PCIe", 2.0},
+        {"H100 80GB HBM3", 3.35},
+        {"H800", 3.35},
+        {"A100-SXM4-80GB", 2.039},
+        {"A100 80GB PCIe", 1.935},
+        {"A100-SXM4-40GB", 1.555},
+        {"A100-PCIE-40GB", 1.555},
+        {"L40S", 0.864},
+        {"RTX 4090", 1.008},
+    };
+    for (size_t i = 0; name && i < sizeof t / sizeof t[0]; i++)
+        if (strstr(name, t[i].name))
+            return t[i].tbps * 1e12;
+    return 0;
+}
+
+/* Bytes a test reads per token from device memory - the weights and the KV cache; activations,
+ * the KV rows written and the logits are left out (under 1% for these models):
+ *  - the weights of a step: every tensor of the file, except that the token embedding is one row
+ *    (the whole matrix again where the output head is tied to it: no output.weight);
+ *  - tg (n decode steps from depth d): the weights each step, and K and V of every cached
+ *    position in every layer (f32), on average d + (n + 1) / 2 positions;
+ *  - pp (n prompt tokens in batches of n_batch): the weights once per batch, over the n tokens;
+ *    the attention's own K/V traffic is not counted. */
+static double
+traffic_per_token(const struct llm_gguf *g, const struct llm_hparams *hp, bool pp, uint32_t n, uint32_t depth,
+                  uint32_t n_batch)
+{
+    double w = 0;
+    const struct llm_gguf_tensor *emb = llm_gguf_tensor_find(g, "token_embd.weight");
+    for (uint64_t i = 0; i < llm_gguf_tensor_count(g); i++)
+        w += (double)llm_gguf_tensor_at(g, i)->size_B;
+    if (emb && llm_gguf_tensor_find(g, "output.weight"))
+        w -= (double)emb->size_B - (double)llm_type_row_bytes(emb->type, emb->ne[0]);
+    if (pp)
+        return w * ((n + n_batch - 1) / n_batch) / n;
+    const double kv_row = 2.0 * 4.0 * hp->n_layer * hp->n_head_kv * hp->head_dim;
+    return w + kv_row * (depth + (n + 1) / 2.0);
+}
 
 static void
 write_json(FILE *f, const char *model, const char *type, const struct llm_model *m,
@@ -137,9 +190,17 @@ write_json(FILE *f, const char *model, const char *type, const struct llm_model 
         cli_json_str(f, commit);
         fprintf(f,
                 ",\n   \"test\": \"%s\", \"n_prompt\": %u, \"n_gen\": %u, \"n_depth\": %u, \"n_batch\": %u, "
-                "\"reps\": %d, \"avg_ts\": %.3f, \"stddev_ts\": %.3f}%s\n",
+                "\"reps\": %d, \"avg_ts\": %.3f, \"stddev_ts\": %.3f,\n   \"bytes_per_token\": %.0f, "
+                "\"gbps\": %.1f",
                 r[i].test, r[i].n_prompt, r[i].n_gen, r[i].n_depth, n_batch, reps, r[i].mean, r[i].sd,
-                i + 1 < n ? "," : "");
+                r[i].bytes_per_tok, r[i].bytes_per_tok * r[i].mean * 1e-9);
+        const double peak = dram_peak_Bps(in->name);
+        if (peak > 0)
+            fprintf(f, ", \"peak_gbps\": %.0f, \"pct_peak\": %.1f", peak * 1e-9,
+                    100.0 * r[i].bytes_per_tok * r[i].mean / peak);
+        else
+            fprintf(f, ", \"peak_gbps\": null, \"pct_peak\": null");
+        fprintf(f, "}%s\n", i + 1 < n ? "," : "");
     }
     fprintf(f, "]\n");
 }
@@ -178,7 +239,10 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
         "llama-bench-style throughput: pp<N> (prompt processing) and tg<N> (decode from an empty\n"
         "context), mean +- sd tokens/s over -r repetitions after one warm-up.\n"
         "JSON records: model, type, size_B, n_layer, backend, device, gpu, driver, commit, test,\n"
-        "n_prompt, n_gen, n_depth, n_batch, reps, avg_ts, stddev_ts.",
+        "n_prompt, n_gen, n_depth, n_batch, reps, avg_ts, stddev_ts, bytes_per_token, gbps,\n"
+        "peak_gbps, pct_peak. bytes_per_token: the weights and KV cache a token reads (tg: the whole\n"
+        "step; pp: the weights once per batch, over its tokens); gbps = bytes_per_token x t/s;\n"
+        "pct_peak: of the GPU's DRAM peak where its name is known, else null.",
         opts,
         NULL,
         NULL,
@@ -231,8 +295,8 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     if (md) {
         printf("device: %s (%s, %s), driver %s, commit %s, decode path %s\n\n", info.name, info.spec,
                info.arch, info.driver, commit, llm_model_decode_path(m));
-        printf(
-            "| model | type | size | layers | backend | test | t/s |\n|---|---|---:|---:|---|---:|---:|\n");
+        printf("| model | type | size | layers | backend | test | t/s | MB/token | GB/s | %% of peak |\n"
+               "|---|---|---:|---:|---|---:|---:|---:|---:|---:|\n");
     }
     struct bench_rec recs[16];
     int n_rec = 0;
@@ -265,11 +329,16 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
             r->n_prompt = pp ? n : 0;
             r->n_gen = pp ? 0 : n;
             r->n_depth = depths[di];
+            r->bytes_per_tok = traffic_per_token(g, hp, pp, n, depths[di], mp.n_batch);
             n_rec++;
             if (md) {
-                printf("| %s | %s | %.2f GiB | %u | %s | %s | %.2f ± %.2f |\n", base, type,
+                const double peak = dram_peak_Bps(info.name), Bps = r->bytes_per_tok * r->mean;
+                char pct[16] = "-";
+                if (peak > 0)
+                    snprintf(pct, sizeof pct, "%.1f%%", 100.0 * Bps / peak);
+                printf("| %s | %s | %.2f GiB | %u | %s | %s | %.2f ± %.2f | %.1f | %.1f | %s |\n", base, type,
                        llm_model_weight_bytes(m) / 1073741824.0, hp->n_layer, info.backend, r->test, r->mean,
-                       r->sd);
+                       r->sd, r->bytes_per_tok * 1e-6, Bps * 1e-9, pct);
                 fflush(stdout);
             }
         }

@@ -156,6 +156,22 @@ expect "llm-bench --warmup-ms 50" 0 '"test": "tg4"' -- llm-bench -m "$m" -p 0 -n
 grep -q '"avg_ts"' "$tmp/b.json" && grep -q '"test": "pp8"' "$tmp/b.json" && grep -q '"type": "Q8_0"' "$tmp/b.json" &&
     ok "llm-bench --json FILE records" || bad "llm-bench --json FILE records"
 expect "llm-bench md table" 0 "| tg4 |" -- llm-bench -m "$m" -p 8 -n 4 -r 1 --dev cpu
+grep -q '| MB/token | GB/s | % of peak |' "$out" && ok "llm-bench md: traffic columns" || bad "llm-bench md: traffic columns"
+# bytes per token (docs/llm.md): pp8 in one batch reads the weights once (W / 8 a token); tg4 from
+# depth d reads W and K/V of d + 2.5 positions a step, so tg grows linearly with the depth and
+# (tg4@0 - W) / (tg4@16 - tg4@0) = 2.5 / 16; GB/s = bytes x t/s; no % of peak on cpu
+expect "llm-bench traffic fields" 0 '"bytes_per_token"' -- llm-bench -m "$m" -p 8 -n 4 -r 1 --dev cpu -d 0,16,32 -o json
+if python3 - "$out" <<'PY'
+import json, sys
+r = {x["test"]: x for x in json.load(open(sys.argv[1]))}
+w = r["pp8"]["bytes_per_token"] * 8
+t0, t16, t32 = (r[k]["bytes_per_token"] for k in ("tg4", "tg4 @ d16", "tg4 @ d32"))
+ok = t16 > t0 > w > 0 and abs((t32 - t16) - (t16 - t0)) <= 2 and abs((t0 - w) / (t16 - t0) - 2.5 / 16) < 1e-3
+ok = ok and all(abs(x["gbps"] - x["bytes_per_token"] * x["avg_ts"] * 1e-9) <= 0.06 + 1e-3 * x["gbps"] for x in r.values())
+ok = ok and all(x["pct_peak"] is None and x["peak_gbps"] is None for x in r.values())
+sys.exit(0 if ok else 1)
+PY
+then ok "llm-bench bytes per token: weights, KV growth with depth, GB/s"; else bad "llm-bench bytes per token: weights, KV growth with depth, GB/s"; fi
 # perplexity: the story is 423 tokens; -c 512 (the default) needs 1024
 expect "perplexity: text under 2 x -c tokens" 1 "tokenizes to only 423 tokens; a context of 512 needs at least 1024" -- perplexity -m "$ts" -f "$story" --dev cpu
 expect "perplexity -c 64 --chunks 2" 0 "Final estimate: PPL = " -- perplexity -m "$ts" -f "$story" -c 64 --chunks 2 --dev cpu
