@@ -94,7 +94,7 @@ pb_qmd_set(const struct gpu_qmd_ops *ops, uint32_t *dw, const char *name, uint32
  * (the dependent starts when the producer completes).
  * The producer's completion membar: L1_MEMBAR with CWD_MEMBAR_TASK_CHASING_ENABLE. Without a
  * membar (the chain's NONE) the latch could open before the producer's last writes reached L2:
- * on H100 the LLM e2e A/Bs (steps mixing PDL and plain launches) computed wrong tokens in
+ * on H100 the LLM end-to-end tests (steps mixing PDL and plain launches) computed wrong tokens in
  * most runs; with L1_MEMBAR, L1_SYSMEMBAR or L1_MEMBAR + task chasing every run passed, and
  * task chasing costs least (tg128 Q6_K rm:0, H100: 1335 tokens/s vs 1296 with L1_MEMBAR alone
  * and 1365 unsafe). The CUDA driver writes L1_SYSMEMBAR in its QMDs.

@@ -167,9 +167,9 @@ HCQ_MUST_CHECK enum hcq_status gpu_cubin_check_arch(const struct gpu_cubin_image
 uint32_t gpu_cubin_kernel_shared_B(const struct gpu_cubin_kernel *k, uint32_t dynamic_B);
 /* CTAs of k with this block shape one SM can hold by registers and threads (1..32). */
 uint32_t gpu_cubin_ctas_per_sm(const struct gpu_cubin_kernel *k, const uint32_t block[3]);
-/* FREE_CTA_SLOTS_EMPTY_SM as an occupancy (A/B only as a value: faults multi-wave grids on H100,
- * gpu_cubin_launch.c) for a launch of k with this block and shared_B bytes of shared memory per CTA: CTAs an
- * empty SM holds by threads and registers; 0 for kernels with shared memory of their own. */
+/* FREE_CTA_SLOTS_EMPTY_SM as an occupancy (a bound only: as the value it faults multi-wave grids on
+ * H100, gpu_cubin_launch.c) for a launch of k with this block and shared_B bytes of shared memory per CTA:
+ * CTAs an empty SM holds by threads and registers; 0 for kernels with shared memory of their own. */
 uint32_t gpu_cubin_free_cta_slots(const struct gpu_cubin_kernel *k, const uint32_t block[3],
                                   uint32_t shared_B);
 /* The default FREE_CTA_SLOTS_EMPTY_SM of V4 QMDs for a grid on sm_count SMs: ceil(CTAs /
