@@ -341,6 +341,16 @@ const struct llm_hparams *llm_model_hparams(const struct llm_model *m);
 const struct llm_tok *llm_model_tok(const struct llm_model *m);
 struct hcq_device *llm_model_device(const struct llm_model *m);
 uint64_t llm_model_weight_bytes(const struct llm_model *m);
+/* Device memory a model takes, as llm_model_load computes it from the file, the context and the
+ * batch once the device and its queue are open, before it allocates any of the model's memory;
+ * it refuses with HCQ_ERR_NOMEM, naming these parts, when the total is above what the kernel
+ * driver says is free (backends that cannot say - cpu - are not checked). The parts: the
+ * weights as in the file, the f32 KV cache of n_ctx tokens, the activations of one batch with the
+ * logits, and the prefill GEMM's f16 staging (0 when batches never take it). */
+struct llm_mem_need {
+    uint64_t weights_B, kv_B, act_B, scratch_B, total_B;
+};
+void llm_model_mem_need(const struct llm_model *m, struct llm_mem_need *out);
 
 /* Run n tokens at positions pos..pos+n-1 (prefill in batches, or one decode step), leaving
  * the logits of the last token in the model (llm_model_logits). pos + n <= n_ctx. */

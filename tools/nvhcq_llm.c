@@ -238,10 +238,15 @@ nvhcq_cmd_run(int argc, char **argv)
     }
     double load_s = (hcq_time_ns() - t0) * 1e-9;
     struct hcq_device_info info;
+    struct llm_mem_need mem;
+    llm_model_mem_need(m, &mem);
     if (hcq_device_info(llm_model_device(m), &info) == HCQ_OK)
-        fprintf(stderr, "nvhcq run: %s on %s (%s), %.1f MiB of weights, context %u, loaded in %.2f s\n",
+        fprintf(stderr,
+                "nvhcq run: %s on %s (%s), %.1f MiB of weights, context %u, loaded in %.2f s\n"
+                "memory: %.1f MiB = weights %.1f + KV cache %.1f + activations %.1f + prefill staging %.1f\n",
                 o.model, info.name, info.spec, llm_model_weight_bytes(m) / 1048576.0, llm_model_n_ctx(m),
-                load_s);
+                load_s, mem.total_B / 1048576.0, mem.weights_B / 1048576.0, mem.kv_B / 1048576.0,
+                mem.act_B / 1048576.0, mem.scratch_B / 1048576.0);
     if (llm_sampler_create(&o.sp, llm_model_hparams(m)->n_vocab, &s)) {
         cli_fail("run", "sampler: %s", hcq_last_error());
         goto done;

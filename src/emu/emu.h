@@ -91,6 +91,7 @@ struct emu_opts {
     bool trace;              /* record the ioctl trace (emu_dev_trace) */
     uint32_t l4t;            /* ga10b: the L4T ABI the driver model speaks, 35 or 36 (0 = 36) */
     uint64_t nvmap_max;      /* ga10b: largest nvmap buffer CREATE accepts (0 = 4 GiB - 2 MiB) */
+    uint64_t vram_mb;        /* gh100/ga102: video memory in MiB (>= 16; 0 = 8 GiB / 4 GiB) */
     bool l2_noncoherent;     /* ga10b: MAP_BUFFER_EX CACHEABLE mappings keep GPU writes in a modelled
                                 L2 until an L2_FLUSH_DIRTY method (l2=noncoherent) */
     bool lces_set;           /* gh100/ga102: lces=N given */

@@ -113,6 +113,8 @@ emu_opts_parse_one(struct emu_opts *o, const char *tok, size_t n)
         o->corrupt_qmd = (uint32_t)num;
     } else if (!strcmp(key, "nvmap_max") && eq && numeric && num >= 4096) {
         o->nvmap_max = (uint64_t)num;
+    } else if (!strcmp(key, "vram_mb") && eq && numeric && num >= 16) {
+        o->vram_mb = (uint64_t)num;
     } else if (!strcmp(key, "l4t") && eq && numeric && (num == 35 || num == 36)) {
         o->l4t = (uint32_t)num;
     } else if (!strcmp(key, "l2") && eq && !strcmp(val, "noncoherent")) {
@@ -129,7 +131,7 @@ emu_opts_parse_one(struct emu_opts *o, const char *tok, size_t n)
         return hcq_err(HCQ_ERR_INVALID,
                        "emu_opts_parse: unknown option '%s' (expected fail_alloc=N, fail_ioctl=NAME[@N], "
                        "fail_open=PATH, hang[=N], drop_doorbell[=N], corrupt_qmd[=N], l4t=35|36, "
-                       "nvmap_max=B, l2=noncoherent, lces=0..8, p2p=nvlink|pcie|none, "
+                       "nvmap_max=B, vram_mb=N, l2=noncoherent, lces=0..8, p2p=nvlink|pcie|none, "
                        "trace)",
                        tok[0] ? key : "");
     }

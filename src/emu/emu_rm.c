@@ -683,6 +683,8 @@ emu_rm_model_create(struct emu_dev *d)
         rm->max_warps_per_sm = 48;
         rm->vram_B = 4ull << 30;
     }
+    if (emu_dev_opts(d)->vram_mb) /* a smaller part: what does not fit must be refused cleanly */
+        rm->vram_B = emu_dev_opts(d)->vram_mb << 20;
     /* A small emulated part: 2 GPCs x 2 TPCs x 2 SMs = 8 SMs (GR info, TPC masks). */
     rm->gpcs = 2;
     rm->tpc_mask = 0x3;

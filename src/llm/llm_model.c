@@ -110,9 +110,11 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load: layers");
         goto fail;
     }
+    /* the memory check after the queue: its rings and local memory are the engine's, not the
+     * model's, but they come out of the same free memory */
     if ((st = hcq_device_open(p.dev_spec ? p.dev_spec : "auto", &m->dev)) ||
         (st = hcq_queue_create(m->dev, HCQ_QUEUE_COMPUTE, &m->q)) ||
-        (st = hcq_signal_create(m->dev, 0, &m->done)))
+        (st = hcq_signal_create(m->dev, 0, &m->done)) || (st = llm_mem_need_check(m, p.gemm_min_batch)))
         goto fail;
     for (int i = 0; i < PROG_COUNT; i++) {
         const char *name = prog_names[i];
@@ -211,6 +213,11 @@ uint64_t
 llm_model_weight_bytes(const struct llm_model *m)
 {
     return m->weights_B;
+}
+void
+llm_model_mem_need(const struct llm_model *m, struct llm_mem_need *out)
+{
+    *out = m->need;
 }
 const char *
 llm_model_decode_path(const struct llm_model *m)

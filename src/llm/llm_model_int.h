@@ -146,17 +146,18 @@ struct llm_model {
     struct hcq_graph *graph_long; /* ... past the attention's short-context path (k_llm_ad_long) */
     uint32_t var_tok, var_pos, var_tick;
     bool use_graph, graph_failed;
-    bool decode_fused;     /* decode steps take record_decode_llama */
-    bool attn_split;       /* ... with the split-K attention (k_llm_attn_decode) */
-    struct hcq_buf *adbuf; /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
-    uint32_t mv_grid;      /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
-    uint32_t mvq_grid;     /* ... of k_llm_matvec_q8 */
-    bool repack;           /* matrices take the repacked decode layout (k_llm_quant.h) */
-    bool mv_f32;           /* llm_model_params.f32_decode: the f32 mat-vec wherever it reads the type */
-    uint32_t ad_head_max;  /* decode attention: per-head CTAs up to this many positions */
-    const char *tag;       /* label of the next launch (profile) */
-    uint64_t tag_B;        /* bytes it moves, 0: unknown */
-    struct prof *prof;     /* non-NULL while profiling a step */
+    bool decode_fused;        /* decode steps take record_decode_llama */
+    bool attn_split;          /* ... with the split-K attention (k_llm_attn_decode) */
+    struct hcq_buf *adbuf;    /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
+    uint32_t mv_grid;         /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
+    uint32_t mvq_grid;        /* ... of k_llm_matvec_q8 */
+    bool repack;              /* matrices take the repacked decode layout (k_llm_quant.h) */
+    bool mv_f32;              /* llm_model_params.f32_decode: the f32 mat-vec wherever it reads the type */
+    uint32_t ad_head_max;     /* decode attention: per-head CTAs up to this many positions */
+    struct llm_mem_need need; /* device memory the model takes (llm_mem_need_check) */
+    const char *tag;          /* label of the next launch (profile) */
+    uint64_t tag_B;           /* bytes it moves, 0: unknown */
+    struct prof *prof;        /* non-NULL while profiling a step */
 };
 
 /* llm_model.c: the decode mat-vec parameters of one launch: y = W x' over n_w tensors of row length k, x' =
@@ -182,6 +183,10 @@ bool llm_qkv_prefill_ok(const struct llm_model *m, const struct dtensor *const *
 
 /* llm_upload.c */
 enum hcq_status llm_check_state_size(const struct llm_model *m);
+/* m->need from the file and m's hparams, n_ctx and n_batch (the prefill staging when
+ * gemm_min_batch is nonzero and at most n_batch); then HCQ_ERR_NOMEM when the device's driver
+ * reports less free memory than that (backends that cannot ask report 0: not checked). */
+enum hcq_status llm_mem_need_check(struct llm_model *m, uint32_t gemm_min_batch);
 enum hcq_status llm_upload_weights(struct llm_model *m, const struct llm_model_params *p);
 enum hcq_status llm_alloc_state(struct llm_model *m);
 

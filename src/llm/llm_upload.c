@@ -137,6 +137,40 @@ llm_check_state_size(const struct llm_model *m)
 }
 
 enum hcq_status
+llm_mem_need_check(struct llm_model *m, uint32_t gemm_min_batch)
+{
+    const struct llm_hparams *hp = &m->hp;
+    const uint64_t d = hp->n_embd, kv_dim = (uint64_t)hp->n_head_kv * hp->head_dim, nb = m->n_batch,
+                   ff = hp->n_ff, qd = (uint64_t)hp->n_head * hp->head_dim;
+    struct llm_mem_need *n = &m->need;
+    memset(n, 0, sizeof *n);
+    n->weights_B = tensor_bytes(m->gguf);
+    n->kv_B = 4ull * hp->n_layer * 2 * m->n_ctx * kv_dim;
+    /* llm_alloc_state's buffers: x, xn, qkv, att, fa, fb of one batch; tokens; the logits */
+    const uint64_t rows[6] = {d, d, qd + 2 * kv_dim, d, ff, ff};
+    for (int i = 0; i < 6; i++)
+        n->act_B += (4 * nb * rows[i] + WALIGN - 1) / WALIGN * WALIGN;
+    n->act_B += 4 * nb + 4ull * hp->n_vocab;
+    /* llm_pg_init's staging: the largest matrix (Q|K|V together, or an FFN one) and a batch of
+     * the longest rows, in f16 */
+    if (gemm_min_batch && gemm_min_batch <= nb) {
+        const uint64_t w_max = d * (qd + 2 * kv_dim) > d * ff ? d * (qd + 2 * kv_dim) : d * ff;
+        n->scratch_B = (2 * w_max + 255) / 256 * 256 + (2 * (d > ff ? d : ff) * nb + 255) / 256 * 256;
+    }
+    n->total_B = n->weights_B + n->kv_B + n->act_B + n->scratch_B;
+    struct hcq_mem_stats ms;
+    if (hcq_device_mem_stats(m->dev, &ms) != HCQ_OK || !ms.driver_free_B || n->total_B <= ms.driver_free_B)
+        return HCQ_OK;
+    const double G = 1073741824.0;
+    return hcq_err(HCQ_ERR_NOMEM,
+                   "llm_model_load: needs %.2f GiB of device memory (weights %.2f, KV cache %.2f for %u "
+                   "tokens, activations %.2f, prefill staging %.2f), the device has %.2f GiB free: use a "
+                   "shorter context (-c) or a smaller file",
+                   n->total_B / G, n->weights_B / G, n->kv_B / G, m->n_ctx, n->act_B / G, n->scratch_B / G,
+                   ms.driver_free_B / G);
+}
+
+enum hcq_status
 llm_upload_weights(struct llm_model *m, const struct llm_model_params *p)
 {
     enum hcq_status st;

@@ -8,6 +8,7 @@
  * 2048 tokens, mutated in memory.
  */
 #include "harness.h"
+#include "hcq.h"
 #include "llm.h"
 
 #include <math.h>
@@ -381,6 +382,62 @@ done:
     unlink(path);
 }
 
+/* Device memory: llm_model_mem_need adds up the parts (weights as in the file, the f32 KV cache
+ * of n_ctx tokens); on an emulated GPU with less video memory free than that the load is refused
+ * before anything of the model is allocated, with HCQ_ERR_NOMEM and a message naming the parts and
+ * what is free; with a little more than that free it loads. The free memory after the device opens
+ * is read on the same emulated GPU (emu:gh100,vram_mb=N), so the sizes follow the engine's own use. */
+TEST(device_memory_checked_before_allocation)
+{
+    struct llm_model *m = NULL;
+    struct llm_gguf *g = NULL;
+    struct hcq_device *dev = NULL;
+    struct llm_model_params mp;
+    struct llm_mem_need need;
+    CHECK(need_base());
+    CHECK_OK(llm_gguf_parse(base, base_n, &g));
+    llm_model_params_default(&mp);
+    mp.dev_spec = "cpu";
+    mp.n_ctx = 256;
+    CHECK_OK(llm_model_load_gguf(g, &mp, &m));
+    llm_model_mem_need(m, &need);
+    const struct llm_hparams *hp = llm_model_hparams(m);
+    uint64_t tb = 0;
+    for (uint64_t i = 0; i < llm_gguf_tensor_count(g); i++)
+        tb += llm_gguf_tensor_at(g, i)->size_B;
+    CHECK(need.weights_B == tb && need.kv_B == 8ull * hp->n_layer * 256 * hp->n_head_kv * hp->head_dim &&
+          need.act_B > 0 && need.total_B == need.weights_B + need.kv_B + need.act_B + need.scratch_B);
+    llm_model_destroy(m);
+    m = NULL;
+    /* what the engine itself takes of a 256 MiB part once the device and a compute queue are open */
+    struct hcq_mem_stats ms;
+    struct hcq_queue *q = NULL;
+    CHECK_OK(hcq_device_open("emu:gh100,vram_mb=256", &dev));
+    CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
+    CHECK_OK(hcq_device_mem_stats(dev, &ms));
+    hcq_queue_destroy(q);
+    hcq_device_close(dev);
+    dev = NULL;
+    CHECK(ms.driver_free_B > 0 && ms.driver_free_B < (256ull << 20));
+    const uint64_t used = (256ull << 20) - ms.driver_free_B;
+    char spec[64];
+    snprintf(spec, sizeof spec, "emu:gh100,vram_mb=%llu",
+             (unsigned long long)((used + need.total_B) >> 20) - 1);
+    mp.dev_spec = spec;
+    enum hcq_status st = llm_model_load_gguf(g, &mp, &m);
+    CHECKF(st == HCQ_ERR_NOMEM && strstr(hcq_last_error(), "llm_model_load: needs ") &&
+               strstr(hcq_last_error(), "KV cache") && strstr(hcq_last_error(), "for 256 tokens") &&
+               strstr(hcq_last_error(), "GiB free: use a shorter context (-c) or a smaller file"),
+           "%s on %s: %s", hcq_status_str(st), spec, hcq_last_error());
+    snprintf(spec, sizeof spec, "emu:gh100,vram_mb=%llu",
+             (unsigned long long)((used + need.total_B) >> 20) + 64);
+    CHECKF(llm_model_load_gguf(g, &mp, &m) == HCQ_OK, "%s: %s", spec, hcq_last_error());
+done:
+    llm_model_destroy(m);
+    hcq_device_close(dev);
+    llm_gguf_destroy(g);
+}
+
 /* NaN in a weight: the library call names it; `nvhcq run` stops with exit status 1. */
 TEST(nan_logits_detected)
 {
@@ -454,6 +511,7 @@ main(int argc, char **argv)
         TH_CASE(tokenizer_arrays_checked),
         TH_CASE(non_regular_files_refused),
         TH_CASE(allocation_bounded_by_file),
+        TH_CASE(device_memory_checked_before_allocation),
         TH_CASE(nan_logits_detected),
     };
     int rc = th_run("llm_valid", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
