@@ -129,7 +129,6 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     m->mv_f32 = p.f32_decode;
     /* decode attention: one CTA per query head up to K_LLM_AD_HEAD_MAX positions */
     m->ad_head_max = p.attn_split_only ? 0 : K_LLM_AD_HEAD_MAX;
-    m->repack = !m->mv_f32; /* the f32 kernels read the file's layout only */
     if ((st = llm_upload_weights(m, &p)) || (st = llm_alloc_state(m)) ||
         (st = llm_pg_init(m, p.gemm_min_batch)))
         goto fail;

@@ -151,7 +151,6 @@ struct llm_model {
     struct hcq_buf *adbuf;    /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
     uint32_t mv_grid;         /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
     uint32_t mvq_grid;        /* ... of k_llm_matvec_q8 */
-    bool repack;              /* matrices take the repacked decode layout (k_llm_quant.h) */
     bool mv_f32;              /* llm_model_params.f32_decode: the f32 mat-vec wherever it reads the type */
     uint32_t ad_head_max;     /* decode attention: per-head CTAs up to this many positions */
     struct llm_mem_need need; /* device memory the model takes (llm_mem_need_check) */
@@ -188,6 +187,7 @@ enum hcq_status llm_check_state_size(const struct llm_model *m);
  * reports less free memory than that (backends that cannot ask report 0: not checked). */
 enum hcq_status llm_mem_need_check(struct llm_model *m, uint32_t gemm_min_batch);
 enum hcq_status llm_upload_weights(struct llm_model *m, const struct llm_model_params *p);
+/* after llm_mem_need_check: the KV cache is m->need.kv_B */
 enum hcq_status llm_alloc_state(struct llm_model *m);
 
 #endif /* LLM_MODEL_INT_H */

@@ -96,7 +96,7 @@ plan_one(struct llm_model *m, const char *name, uint64_t ne0, uint64_t ne1, bool
     dst->type = vec ? LLM_TYPE_F32 : t->type;
     /* matrices of 2-byte aligned block types take the repacked decode layout (not under
      * f32_decode); the file's size check above holds: row bytes do not change */
-    if (!vec && m->repack && llm_type_row_bytes(t->type, ne0) * ne1 == t->size_B)
+    if (!vec && !m->mv_f32 && llm_type_row_bytes(t->type, ne0) * ne1 == t->size_B)
         dst->type = k_llm_rp_of(t->type, (uint32_t)ne0);
     dst->ne0 = (uint32_t)ne0;
     dst->ne1 = (uint32_t)ne1;
@@ -136,6 +136,23 @@ llm_check_state_size(const struct llm_model *m)
     return HCQ_OK;
 }
 
+/* f32 elements of the activation buffers of one batch, in the order llm_alloc_state carves them out
+ * of abuf (x, xn, qkv, att, fa, fb), and the bytes each takes there. */
+static void
+act_sizes(const struct llm_model *m, uint64_t sizes[6])
+{
+    const struct llm_hparams *hp = &m->hp;
+    const uint64_t d = hp->n_embd, kv_dim = (uint64_t)hp->n_head_kv * hp->head_dim, nb = m->n_batch;
+    const uint64_t s[6] = {nb * d, nb * d, nb * (d + 2 * kv_dim), nb * d, nb * hp->n_ff, nb * hp->n_ff};
+    memcpy(sizes, s, sizeof s);
+}
+
+static uint64_t
+act_span_B(uint64_t elems)
+{
+    return (4 * elems + WALIGN - 1) / WALIGN * WALIGN;
+}
+
 enum hcq_status
 llm_mem_need_check(struct llm_model *m, uint32_t gemm_min_batch)
 {
@@ -146,10 +163,11 @@ llm_mem_need_check(struct llm_model *m, uint32_t gemm_min_batch)
     memset(n, 0, sizeof *n);
     n->weights_B = tensor_bytes(m->gguf);
     n->kv_B = 4ull * hp->n_layer * 2 * m->n_ctx * kv_dim;
-    /* llm_alloc_state's buffers: x, xn, qkv, att, fa, fb of one batch; tokens; the logits */
-    const uint64_t rows[6] = {d, d, qd + 2 * kv_dim, d, ff, ff};
+    /* llm_alloc_state's buffers: the activations of one batch, its tokens, the logits */
+    uint64_t sizes[6];
+    act_sizes(m, sizes);
     for (int i = 0; i < 6; i++)
-        n->act_B += (4 * nb * rows[i] + WALIGN - 1) / WALIGN * WALIGN;
+        n->act_B += act_span_B(sizes[i]);
     n->act_B += 4 * nb + 4ull * hp->n_vocab;
     /* llm_pg_init's staging: the largest matrix (Q|K|V together, or an FFN one) and a batch of
      * the longest rows, in f16 */
@@ -267,23 +285,22 @@ llm_alloc_state(struct llm_model *m)
 {
     enum hcq_status st;
     const struct llm_hparams *hp = &m->hp;
-    uint64_t d = hp->n_embd, kv_dim = (uint64_t)hp->n_head_kv * hp->head_dim, nb = m->n_batch;
-    m->qkv_dim = (uint32_t)(d + 2 * kv_dim);
-    uint64_t ff = hp->n_ff;
-    uint64_t sizes[6] = {nb * d, nb * d, nb * m->qkv_dim, nb * d, nb * ff, nb * ff};
+    const uint64_t kv_dim = (uint64_t)hp->n_head_kv * hp->head_dim, nb = m->n_batch;
+    m->qkv_dim = (uint32_t)(hp->n_embd + 2 * kv_dim);
+    uint64_t sizes[6];
+    act_sizes(m, sizes);
     uint64_t *vas[6] = {&m->x_va, &m->xn_va, &m->qkv_va, &m->att_va, &m->fa_va, &m->fb_va};
     uint64_t total = 0;
     for (int i = 0; i < 6; i++)
-        total += (4 * sizes[i] + WALIGN - 1) / WALIGN * WALIGN;
+        total += act_span_B(sizes[i]);
     if ((st = hcq_buf_alloc(m->dev, total, HCQ_MEM_DEVICE, &m->abuf)))
         return st;
     uint64_t off = hcq_buf_va(m->abuf);
     for (int i = 0; i < 6; i++) {
         *vas[i] = off;
-        off += (4 * sizes[i] + WALIGN - 1) / WALIGN * WALIGN;
+        off += act_span_B(sizes[i]);
     }
-    uint64_t kv_B = 4ull * hp->n_layer * 2 * m->n_ctx * kv_dim;
-    if ((st = hcq_buf_alloc(m->dev, kv_B, HCQ_MEM_DEVICE, &m->kvbuf)) ||
+    if ((st = hcq_buf_alloc(m->dev, m->need.kv_B, HCQ_MEM_DEVICE, &m->kvbuf)) ||
         (st = hcq_buf_alloc(m->dev, 4ull * nb, HCQ_MEM_DEVICE, &m->tokbuf)) ||
         (st = hcq_buf_alloc(m->dev, 4ull * hp->n_vocab, HCQ_MEM_HOST, &m->logbuf)))
         return st;
