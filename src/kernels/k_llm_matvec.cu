@@ -132,6 +132,14 @@ dot8(const uint8_t *row, uint32_t v0, const float *x, float sx)
         q.x = ((ql.x >> shl) & 0x0F0F0F0Fu) | (((qh.x >> shh) & 0x03030303u) << 4);
         q.y = ((ql.y >> shl) & 0x0F0F0F0Fu) | (((qh.y >> shh) & 0x03030303u) << 4);
         return ldh(b + 208) * (float)(int8_t)b[192 + 8 * h + (l0 >> 4) + 2 * grp] * dot_bytes(q, x, 32.0f);
+    } else if (TYPE == 30) { /* BF16: the upper 16 bits of an f32 */
+        uint2 a = ld8(row + 2 * v0), c = ld8(row + 2 * v0 + 8);
+        uint32_t u[4] = { a.x, a.y, c.x, c.y };
+        float s = 0.0f;
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            s = fmaf(__uint_as_float(i & 1 ? u[i >> 1] & 0xFFFF0000u : u[i >> 1] << 16), x[i], s);
+        return s;
     } else { /* F16 */
         uint2 a = ld8(row + 2 * v0), c = ld8(row + 2 * v0 + 8);
         uint32_t u[4] = { a.x, a.y, c.x, c.y };
@@ -327,6 +335,7 @@ matvec(const struct k_llm_matvec_params &p)
             case 12: chunk_dot<12, SB>(p, ti, c0, kc, inv, stage, acc); break;
             case 13: chunk_dot<13, SB>(p, ti, c0, kc, inv, stage, acc); break;
             case 14: chunk_dot<14, SB>(p, ti, c0, kc, inv, stage, acc); break;
+            case 30: chunk_dot<30, SB>(p, ti, c0, kc, inv, stage, acc); break;
             default: break;
             }
         }

@@ -11,7 +11,7 @@
  *  - bias b (f32, one per output row),
  *  - mode ACC: y += W x (residual add), mode SWIGLU: two segments of equal rows (gate, up),
  *    y[r] = silu(gate_r . x') * (up_r . x').
- * Supported weight types (k_llm_mv_type_ok): F16, Q4_0, Q8_0, Q4_K, Q5_K, Q6_K; k a
+ * Supported weight types (k_llm_mv_type_ok): F16, BF16, Q4_0, Q8_0, Q4_K, Q5_K, Q6_K; k a
  * multiple of 256 and <= K_LLM_MV_MAX_K. Other shapes use
  * k_llm_matmul.
  */
@@ -107,6 +107,8 @@ k_llm_mv_b256(uint32_t type)
     switch (type) {
     case 1:
         return 512; /* F16 */
+    case 30:
+        return 512; /* BF16 */
     case 2:
         return 144; /* Q4_0: 8 blocks of 18 */
     case 8:
@@ -126,7 +128,7 @@ k_llm_mv_b256(uint32_t type)
 K_LLM_MV_FN uint32_t
 k_llm_mv_chunk(uint32_t type, int wide)
 {
-    return (type == 1 ? 512u : 1024u) << (wide ? 1 : 0);
+    return (type == 1 || type == 30 ? 512u : 1024u) << (wide ? 1 : 0);
 }
 
 K_LLM_MV_FN int
@@ -151,6 +153,18 @@ k_llm_mvq_type_ok(uint32_t type, uint32_t k)
         return 0;
     return type == 12 || type == 13 || type == (0x100u | 2u) || type == (0x100u | 8u) ||
            type == (0x100u | 12u) || type == (0x100u | 13u) || type == (0x100u | 14u);
+}
+
+/* ==== k_llm_matvec_h_f16 / _bf16 (k_llm_mvh.cu): 16-bit float weights, f32 activations ====
+ * The same launch contract and units as k_llm_matvec_q8 (every mode, ROPE included); x' in
+ * shared memory as f32, so k <= K_LLM_MVH_MAX_K (32 KB); a multiple of 256. K_LLM_MVH_U: the
+ * 16-byte pieces a lane loads per row and pass. */
+#define K_LLM_MVH_MAX_K 8192
+#define K_LLM_MVH_U 4
+K_LLM_MV_FN int
+k_llm_mvh_type_ok(uint32_t type, uint32_t k)
+{
+    return (type == 1 || type == 30) && k % 256 == 0 && k <= K_LLM_MVH_MAX_K;
 }
 
 /* Quantize 16 activations: returns d = max|v| / 127 and q[i] = rint(v[i] * (127 / max|v|))

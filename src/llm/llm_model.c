@@ -135,6 +135,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     uint32_t sms = info_ok ? info.sm_count : 0;
     m->mv_grid = mv_wave(m->prog[PROG_MATVEC], sms);
     m->mvq_grid = mv_wave(m->prog[PROG_MATVEC_Q8], sms);
+    m->mvh_grid = mv_wave(m->prog[PROG_MVH_F16], sms);
     m->decode_fused = decode_fused_ok(m) && !p.naive_decode;
     m->attn_split = m->decode_fused && k_llm_attn_decode_ok(m->hp.n_head, m->hp.n_head_kv, m->hp.head_dim);
     if (m->attn_split &&
@@ -281,7 +282,7 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
         /* the q8 mat-vecs and the decode attention wait for their predecessor in the kernel
          * (griddepcontrol.wait), so they may start while it drains (programmatic dependent
          * launch; H100 tg128 Q6_K 1335 vs 1130 tokens/s without) */
-        .flags = prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVQ_Q8_0X2) ||
+        .flags = prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVH_BF16) ||
                          prog == PROG_ATTN_DEC || prog == PROG_ATTN_DEC_LONG
                      ? HCQ_LAUNCH_DEP_WAIT
                      : 0,
@@ -334,21 +335,33 @@ norm(struct llm_model *m, uint64_t x_va, uint64_t y_va, uint32_t n, const struct
 
 /* ==== Decode (one token): fused mat-vec path ==== */
 
-/* Which decode mat-vec reads all n tensors w (rows of k): PROG_MATVEC_Q8, PROG_MATVEC, or
- * -1 (none: the model takes the unfused path). */
+/* Which decode mat-vec reads all n tensors w (rows of k): PROG_MATVEC_Q8, PROG_MVH_F16 /
+ * PROG_MVH_BF16 (every tensor of that one type), PROG_MATVEC, or -1 (none: the model takes the
+ * unfused path). */
 static int
 mv_prog(const struct llm_model *m, const struct dtensor *const *w, uint32_t n, uint32_t k)
 {
-    bool q8 = true, f32 = true;
+    bool q8 = true, f32 = true, h = true;
     for (uint32_t i = 0; i < n; i++) {
         if (!w[i]->va || w[i]->ne0 != k)
             return -1;
         q8 = q8 && k_llm_mvq_type_ok(w[i]->type, k);
         f32 = f32 && k_llm_mv_type_ok(w[i]->type, k);
+        h = h && k_llm_mvh_type_ok(w[i]->type, k) && w[i]->type == w[0]->type;
     }
+    if (h && !m->mv_f32)
+        return w[0]->type == 1 ? PROG_MVH_F16 : PROG_MVH_BF16;
     if (f32 && (m->mv_f32 || !q8))
         return PROG_MATVEC;
     return q8 ? PROG_MATVEC_Q8 : -1;
+}
+
+/* Whether a decode mat-vec program takes the q8 kernels' units, grid and epilogues (RoPE
+ * included): k_llm_matvec_q8 and k_llm_matvec_h_*. */
+static bool
+mv_units(int prog)
+{
+    return prog == PROG_MATVEC_Q8 || prog == PROG_MVH_F16 || prog == PROG_MVH_BF16;
 }
 
 /* Whether a decode step at pos takes k_llm_attn_decode_long (past the short-context path) -
@@ -439,10 +452,10 @@ matvec_ex(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
     int prog = mv_prog(m, w, n_w, p.k);
     if (prog < 0)
         return hcq_err(HCQ_ERR_UNSUPPORTED, "llm decode: no mat-vec reads these weight types");
-    uint32_t ctas = prog == PROG_MATVEC_Q8 ? k_llm_mvq_ctas(&p) : k_llm_mv_tiles(&p);
-    uint32_t cap = prog == PROG_MATVEC_Q8 ? m->mvq_grid : m->mv_grid;
-    if (mode == K_LLM_MV_ROPE && prog != PROG_MATVEC_Q8)
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "llm decode: the RoPE epilogue needs the q8 mat-vec");
+    uint32_t ctas = mv_units(prog) ? k_llm_mvq_ctas(&p) : k_llm_mv_tiles(&p);
+    uint32_t cap = prog == PROG_MATVEC_Q8 ? m->mvq_grid : mv_units(prog) ? m->mvh_grid : m->mv_grid;
+    if (mode == K_LLM_MV_ROPE && !mv_units(prog))
+        return hcq_err(HCQ_ERR_UNSUPPORTED, "llm decode: the RoPE epilogue needs the q8 or 16-bit mat-vec");
     m->tag = tag;
     m->tag_B = bytes;
     struct hcq_arg_patch pt = {
@@ -511,7 +524,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         uint64_t kc = hcq_buf_va(m->kvbuf) + 2 * l * kv_layer_B, vc = kc + kv_layer_B;
         const struct dtensor *qkv[3] = {&w[LW_Q], &w[LW_K], &w[LW_V]};
         /* RoPE + KV store in the Q|K|V epilogue where the q8 mat-vec runs it */
-        const bool rope_fused = mv_prog(m, qkv, 3, d) == PROG_MATVEC_Q8;
+        const bool rope_fused = mv_units(mv_prog(m, qkv, 3, d));
         const struct k_llm_mv_rope rope = {
             .kc_va = kc,
             .vc_va = vc,

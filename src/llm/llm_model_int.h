@@ -57,6 +57,8 @@ enum {
     PROG_MVQ_Q5K_Q6K_W2,
     PROG_MVQ_Q4_0X2, /* Q4_0 / Q8_0 with two groups per task: down projection, output head */
     PROG_MVQ_Q8_0X2,
+    PROG_MVH_F16, /* 16-bit float weights, f32 activations (k_llm_mvh.cu) */
+    PROG_MVH_BF16,
     PROG_ATTN_DEC_LONG,
     PROG_COUNT
 };
@@ -86,6 +88,8 @@ static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
                                                    "k_llm_matvec_q8_q5k_q6k_w2",
                                                    "k_llm_matvec_q8_q4_0x2",
                                                    "k_llm_matvec_q8_q8_0x2",
+                                                   "k_llm_matvec_h_f16",
+                                                   "k_llm_matvec_h_bf16",
                                                    "k_llm_attn_decode_long"};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
@@ -151,6 +155,7 @@ struct llm_model {
     struct hcq_buf *adbuf;    /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
     uint32_t mv_grid;         /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
     uint32_t mvq_grid;        /* ... of k_llm_matvec_q8 */
+    uint32_t mvh_grid;        /* ... of k_llm_matvec_h_f16 (both 16-bit kernels: the same shape) */
     bool mv_f32;              /* llm_model_params.f32_decode: the f32 mat-vec wherever it reads the type */
     uint32_t ad_head_max;     /* decode attention: per-head CTAs up to this many positions */
     struct llm_mem_need need; /* device memory the model takes (llm_mem_need_check) */

@@ -8,7 +8,8 @@
  * residual add (ACC) or silu(gate) * up (SWIGLU). Large launches split rows across threads.
  * k_llm_matvec_q8's twin first rounds x' through the kernel's int8 blocks
  * (k_llm_mvq_block), then does the same f32 dots: the dp4a sums are exact, so the two differ
- * only by f32 rounding order.
+ * only by f32 rounding order. k_llm_matvec_h_* (k_llm_mvh.cu, 16-bit float weights) share the
+ * f32 twin, with the q8 twin's RoPE mode.
  */
 #include "ops_llm.h"
 #include "k_llm_matvec.h"
@@ -149,20 +150,20 @@ twin_matvec(struct hcq_twin_launch *l)
 
 /* Mode K_LLM_MV_ROPE: the rows as SET into y (the kernel leaves y's K and V rows unwritten;
  * nothing reads them), then k_llm_rope_kv's twin rotates Q and K in y and stores K and V rows
- * in the caches at pos - the launch this mode replaces. */
+ * in the caches at pos - the launch this mode replaces. q8: x' through the int8 blocks. */
 static void
-twin_matvec_q8(struct hcq_twin_launch *l)
+matvec_rope(struct hcq_twin_launch *l, bool q8)
 {
     const struct k_llm_matvec_params *p = l->params;
     if (p->mode != K_LLM_MV_ROPE) {
-        matvec_common(l, true);
+        matvec_common(l, q8);
         return;
     }
     struct k_llm_matvec_params set = *p;
     set.mode = K_LLM_MV_SET;
     struct hcq_twin_launch sl = *l;
     sl.params = &set;
-    matvec_common(&sl, true);
+    matvec_common(&sl, q8);
     if (sl.fault) {
         l->fault = true, l->fault_va = sl.fault_va;
         return;
@@ -197,6 +198,19 @@ twin_matvec_q8(struct hcq_twin_launch *l)
         l->fault = true, l->fault_va = sl.fault_va;
 }
 
+static void
+twin_matvec_q8(struct hcq_twin_launch *l)
+{
+    matvec_rope(l, true);
+}
+
+/* k_llm_matvec_h_*: f32 activations, every mode (k_llm_mvh.cu) */
+static void
+twin_matvec_h(struct hcq_twin_launch *l)
+{
+    matvec_rope(l, false);
+}
+
 const struct hcq_kernel_desc ops_llm_matvec_kernels[] = {
     {"k_llm_matvec", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec},
     {"k_llm_matvec_wide", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec},
@@ -218,6 +232,8 @@ const struct hcq_kernel_desc ops_llm_matvec_kernels[] = {
     {"k_llm_matvec_q8_q5k_q6k_w2", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_q4_0x2", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
     {"k_llm_matvec_q8_q8_0x2", "k_llm_matvec", sizeof(struct k_llm_matvec_params), twin_matvec_q8},
+    {"k_llm_matvec_h_f16", "k_llm_mvh", sizeof(struct k_llm_matvec_params), twin_matvec_h},
+    {"k_llm_matvec_h_bf16", "k_llm_mvh", sizeof(struct k_llm_matvec_params), twin_matvec_h},
 
     {0},
 };

@@ -12,7 +12,9 @@
  * by llm_repack_rows) and Q4_K/Q5_K rows the repack does not take as they are; its reference uses x' rounded
  * through the same int8 blocks (k_llm_mvq_block), with room for 2 activations rounding the other way (x'
  * differs in the last bit between devices: rsqrtf), and a second check bounds its distance from the f32
- * result: |y - y_f32| <= sum_j |w_j| d_j / 2 (+ the f32 bound).
+ * result: |y - y_f32| <= sum_j |w_j| d_j / 2 (+ the f32 bound). k_llm_matvec_h_f16 / _bf16 (16-bit
+ * float weights, f32 activations) take the f32 bound, on their own type only, with the q8 kernels'
+ * units and grid (and an output-head-sized launch of row pairs).
  */
 #include "harness.h"
 #include "hcq.h"
@@ -98,7 +100,7 @@ mat_free(struct mat *m)
 /* One launch on dev: segments mats[0..n), mode, k; checks every output. */
 static int
 run_case(struct th *t, struct hcq_device *dev, struct hcq_program *prog, const struct mat *mats, uint32_t n,
-         uint32_t mode, uint32_t k, bool norm, bool bias, uint32_t grid_cap, bool q8, double *worst)
+         uint32_t mode, uint32_t k, bool norm, bool bias, uint32_t grid_cap, bool q8, bool h16, double *worst)
 {
     int fails = 0;
     uint32_t n_out = 0;
@@ -204,7 +206,7 @@ run_case(struct th *t, struct hcq_device *dev, struct hcq_program *prog, const s
     };
     for (uint32_t s = 0; s < n; s++)
         p.seg[s] = (struct k_llm_mv_seg){hcq_buf_va(wb) + w_off[s], mats[s].type, mats[s].rows};
-    uint32_t tiles = q8 ? k_llm_mvq_ctas(&p) : k_llm_mv_tiles(&p);
+    uint32_t tiles = q8 || h16 ? k_llm_mvq_ctas(&p) : k_llm_mv_tiles(&p);
     uint32_t grid[3] = {tiles < grid_cap ? tiles : grid_cap, 1, 1}, block[3] = {K_LLM_MV_THREADS, 1, 1};
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
     CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
@@ -398,7 +400,7 @@ done:;
 
 TEST(matvec_all_types_modes_devices)
 {
-    static const uint32_t types[] = {LLM_TYPE_F16,  LLM_TYPE_Q4_0, LLM_TYPE_Q8_0,
+    static const uint32_t types[] = {LLM_TYPE_F16,  LLM_TYPE_BF16, LLM_TYPE_Q4_0, LLM_TYPE_Q8_0,
                                      LLM_TYPE_Q4_K, LLM_TYPE_Q5_K, LLM_TYPE_Q6_K};
     char devs[256];
     const char *env = getenv("HCQ_TEST_DEVS");
@@ -424,10 +426,15 @@ TEST(matvec_all_types_modes_devices)
             "k_llm_matvec_q8_q8_0_w2", "k_llm_matvec_q8_q6k_w2", "k_llm_matvec_q8_q4k_q6k_w2",
             "k_llm_matvec_q8_q5k_q6k_w2",
             /* two groups per task (rows of whole group pairs: k 2048, 8192 here) */
-            "k_llm_matvec_q8_q4_0x2", "k_llm_matvec_q8_q8_0x2"};
+            "k_llm_matvec_q8_q4_0x2", "k_llm_matvec_q8_q8_0x2",
+            /* 16-bit float weights, f32 activations (k_llm_mvh.cu; they trap on another type) */
+            "k_llm_matvec_h_f16", "k_llm_matvec_h_bf16"};
         for (int kn = 0; kn < (int)(sizeof kernels / sizeof kernels[0]); kn++) {
-            const bool q8 = kn >= 2;
-            const uint32_t only = typed_kernel_type(kernels[kn]); /* 0: any type */
+            const bool q8 = !strncmp(kernels[kn], "k_llm_matvec_q8", 15);
+            const bool h16 = !strncmp(kernels[kn], "k_llm_matvec_h_", 15); /* units and grid as q8 */
+            /* 0: any type */
+            const uint32_t only = h16 ? (strstr(kernels[kn], "bf16") ? LLM_TYPE_BF16 : LLM_TYPE_F16)
+                                      : typed_kernel_type(kernels[kn]);
             CHECKF(only != TYPED_UNKNOWN,
                    "%s: a per-type kernel whose suffix typed_kernel_type does not know", kernels[kn]);
             const bool mixed = !only || typed2_kernel(kernels[kn]); /* Q4_K/Q5_K cases get a Q6_K third */
@@ -473,24 +480,24 @@ TEST(matvec_all_types_modes_devices)
                         continue;
                     }
                     /* SET: three segments (Q4_K cases mix in a Q6_K third segment like Q4_K_M's V), norm */
-                    run_case(t, dev, prog, m, 3, K_LLM_MV_SET, k, true, false, 1000, q8, &worst);
+                    run_case(t, dev, prog, m, 3, K_LLM_MV_SET, k, true, false, 1000, q8, h16, &worst);
                     /* ACC with bias, few CTAs looping over tiles */
-                    run_case(t, dev, prog, m, 1, K_LLM_MV_ACC, k, false, true, 2, q8, &worst);
+                    run_case(t, dev, prog, m, 1, K_LLM_MV_ACC, k, false, true, 2, q8, h16, &worst);
                     /* ACC without bias on the whole grid (LLaMA's O and down + residual) */
-                    run_case(t, dev, prog, m, 2, K_LLM_MV_ACC, k, false, false, 1000, q8, &worst);
+                    run_case(t, dev, prog, m, 2, K_LLM_MV_ACC, k, false, false, 1000, q8, h16, &worst);
                     /* SWIGLU: gate and up of equal rows, norm */
                     struct mat gu[2] = {m[0], m[0]};
                     gu[1].q = m[0].q, gu[1].deq = m[0].deq;
-                    run_case(t, dev, prog, gu, 2, K_LLM_MV_SWIGLU, k, true, false, 3, q8, &worst);
+                    run_case(t, dev, prog, gu, 2, K_LLM_MV_SWIGLU, k, true, false, 3, q8, h16, &worst);
                     cases += 4;
-                    if ((!strcmp(kernels[kn], "k_llm_matvec_q8") || only == LLM_TYPE_Q6_K) && k == 2048 &&
-                        ty == LLM_TYPE_Q6_K) {
+                    if ((!strcmp(kernels[kn], "k_llm_matvec_q8") || only == LLM_TYPE_Q6_K || h16) &&
+                        k == 2048 && (ty == LLM_TYPE_Q6_K || h16)) {
                         /* an output-head-sized launch: two rows per unit (k_llm_mvq_rpu), odd
                          * row count (the last unit has one row), one-wave grid */
                         struct mat big = {0};
                         CHECK(mat_make(&big, ty, K_LLM_MVQ_PAIR_ROWS + 17, k) == 0 &&
-                              mat_repack(&big, k) == 0);
-                        run_case(t, dev, prog, &big, 1, K_LLM_MV_SET, k, true, false, 264, q8, &worst);
+                              (h16 || mat_repack(&big, k) == 0));
+                        run_case(t, dev, prog, &big, 1, K_LLM_MV_SET, k, true, false, 264, q8, h16, &worst);
                         mat_free(&big);
                         cases++;
                     }
