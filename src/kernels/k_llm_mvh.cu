@@ -153,22 +153,12 @@ mvh_stream(const struct k_llm_matvec_params &p, struct mvh_sm &sm)
     q8_warp_units(p, &ub, &ue);
     struct q8_rows wc, wn;
     uint4 cur[2][MVH_U], nxt[2][MVH_U];
-    /* the first two passes are requested before the PDL wait (weights are never written; x and
-     * y are read only after it): a Q|K|V or O launch of a 1B model gives a warp one unit of two
-     * passes, whose bytes then all overlap the previous launch's tail */
-    bool early = false;
     if (ub < ue) {
         q8_rows_of(p, ub, wc);
         mvh_load(wc, wide, 0, nc, cur);
-        if (P > 1 || ub + 1 < ue) {
-            if (P == 1)
-                q8_rows_of(p, ub + 1, wn);
-            else
-                wn = wc;
-            mvh_load(wn, wide, P == 1 ? 0 : 1, nc, nxt);
-            early = true;
-        }
     }
+    /* launched with HCQ_LAUNCH_DEP_WAIT: the weights (never written) are requested above, x and
+     * y only after the wait */
     k_dep_launch();
     k_dep_wait();
     const float inv = mvh_prologue(p, sm);
@@ -178,14 +168,13 @@ mvh_stream(const struct k_llm_matvec_params &p, struct mvh_sm &sm)
     for (uint32_t u = ub; u < ue;) {
         const uint32_t np = pass + 1 == P ? 0 : pass + 1;
         const bool last = np == 0 && u + 1 == ue;
-        if (!last && !early) { /* the next pass's loads fly while this one is dotted */
+        if (!last) { /* the next pass's loads fly while this one is dotted */
             if (np == 0)
                 q8_rows_of(p, u + 1, wn);
             else
                 wn = wc;
             mvh_load(wn, wide, np, nc, nxt);
         }
-        early = false;
         mvh_dot<T>(wc, wide, pass, nc, cur, sm, acc);
         if (np == 0) { /* the unit is complete */
             const float a = mvq_warp_sum(acc[0]), b = mvq_warp_sum(acc[1]);
