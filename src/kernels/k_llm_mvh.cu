@@ -96,45 +96,36 @@ mvh_dot8(uint4 w, float4 a, float4 b, float s)
 }
 
 /* Pass `pass` of a unit: piece pass * 32 * U + 32 * i + lane of row a (and b) for i < U. k is a
- * multiple of 256, so a warp's 32 pieces of one i are all in the row or all past it.
- * WIDE (launches of one row per unit): a pass is 2U pieces of row a, the second U in r[1], so a
- * warp keeps as many bytes in flight as with two rows - the FFN down projection of a 1B model
- * gives each warp about one row of 16 KB. */
+ * multiple of 256, so a warp's 32 pieces of one i are all in the row or all past it. */
 __device__ __forceinline__ void
-mvh_load(const struct q8_rows &w, bool wide, uint32_t pass, uint32_t nc, uint4 (*r)[MVH_U])
+mvh_load(const struct q8_rows &w, uint32_t pass, uint32_t nc, uint4 (*r)[MVH_U])
 {
-    const uint32_t lane = threadIdx.x % WARP, pw = wide ? 2 * MVH_U : MVH_U;
+    const uint32_t lane = threadIdx.x % WARP;
 #pragma unroll
     for (int i = 0; i < MVH_U; i++) {
-        const uint32_t c = pass * 32 * pw + 32 * i + lane;
+        const uint32_t c = pass * 32 * MVH_U + 32 * i + lane;
         if (c < nc) {
             r[0][i] = ldg16_ef(w.ra + 16ull * c);
             if (w.has_b)
                 r[1][i] = ldg16_ef(w.rb + 16ull * c);
         }
-        if (wide && c + 32 * MVH_U < nc)
-            r[1][i] = ldg16_ef(w.ra + 16ull * (c + 32 * MVH_U));
     }
 }
 
 template <uint32_t T>
 __device__ __forceinline__ void
-mvh_dot(const struct q8_rows &w, bool wide, uint32_t pass, uint32_t nc, const uint4 (*r)[MVH_U],
-        const struct mvh_sm &sm, float *acc)
+mvh_dot(const struct q8_rows &w, uint32_t pass, uint32_t nc, const uint4 (*r)[MVH_U], const struct mvh_sm &sm,
+        float *acc)
 {
-    const uint32_t lane = threadIdx.x % WARP, pw = wide ? 2 * MVH_U : MVH_U;
+    const uint32_t lane = threadIdx.x % WARP;
 #pragma unroll
     for (int i = 0; i < MVH_U; i++) {
-        const uint32_t c = pass * 32 * pw + 32 * i + lane;
+        const uint32_t c = pass * 32 * MVH_U + 32 * i + lane;
         if (c < nc) {
             const float4 a = sm.xa[c], b = sm.xb[c];
             acc[0] = mvh_dot8<T>(r[0][i], a, b, acc[0]);
             if (w.has_b)
                 acc[1] = mvh_dot8<T>(r[1][i], a, b, acc[1]);
-        }
-        if (wide && c + 32 * MVH_U < nc) {
-            const uint32_t c2 = c + 32 * MVH_U;
-            acc[0] = mvh_dot8<T>(r[1][i], sm.xa[c2], sm.xb[c2], acc[0]);
         }
     }
 }
@@ -145,17 +136,14 @@ mvh_stream(const struct k_llm_matvec_params &p, struct mvh_sm &sm)
 {
     if (p.k > K_LLM_MVH_MAX_K || p.k % 256) /* (every CTA may own units: no early exit by index) */
         return;
-    /* one row per unit (not SWIGLU: a gate and an up row): wide passes (mvh_load) */
-    const bool wide = p.mode != K_LLM_MV_SWIGLU && k_llm_mvq_rpu(&p) == 1;
-    const uint32_t lane = threadIdx.x % WARP, nc = p.k / 8, pw = wide ? 2 * MVH_U : MVH_U,
-                   P = (nc + 32 * pw - 1) / (32 * pw);
+    const uint32_t lane = threadIdx.x % WARP, nc = p.k / 8, P = (nc + 32 * MVH_U - 1) / (32 * MVH_U);
     uint32_t ub, ue;
     q8_warp_units(p, &ub, &ue);
     struct q8_rows wc, wn;
     uint4 cur[2][MVH_U], nxt[2][MVH_U];
     if (ub < ue) {
         q8_rows_of(p, ub, wc);
-        mvh_load(wc, wide, 0, nc, cur);
+        mvh_load(wc, 0, nc, cur);
     }
     /* launched with HCQ_LAUNCH_DEP_WAIT: the weights (never written) are requested above, x and
      * y only after the wait */
@@ -173,9 +161,9 @@ mvh_stream(const struct k_llm_matvec_params &p, struct mvh_sm &sm)
                 q8_rows_of(p, u + 1, wn);
             else
                 wn = wc;
-            mvh_load(wn, wide, np, nc, nxt);
+            mvh_load(wn, np, nc, nxt);
         }
-        mvh_dot<T>(wc, wide, pass, nc, cur, sm, acc);
+        mvh_dot<T>(wc, pass, nc, cur, sm, acc);
         if (np == 0) { /* the unit is complete */
             const float a = mvq_warp_sum(acc[0]), b = mvq_warp_sum(acc[1]);
             acc[0] = acc[1] = 0.0f;
