@@ -306,9 +306,12 @@ struct llm_hparams {
 
 struct llm_model;
 
+/* The longest KV cache a model takes (llm_model_params.n_ctx); memory bounds it first. */
+#define LLM_MAX_CTX (1u << 20)
+
 struct llm_model_params {
     const char *dev_spec;         /* hcq device ("auto", "cpu", "cuda:0", ...); NULL = "auto" */
-    uint32_t n_ctx;               /* KV cache length; 0 = min(n_ctx_train, 4096) */
+    uint32_t n_ctx;               /* KV cache length (<= LLM_MAX_CTX); 0 = min(n_ctx_train, 4096) */
     uint32_t n_batch;             /* prefill batch; 0 = 64 */
     bool use_graph;               /* record decode as a graph where supported (default true) */
     const char *tok_pre_fallback; /* llm_tok_params.pre_fallback (NULL: unknown pre = error) */

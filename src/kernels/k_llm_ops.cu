@@ -275,77 +275,93 @@ k_llm_rope_kv(const struct k_llm_rope_kv_params p)
         vc[e] = v[e];
 }
 
+/* Causal attention of one query (blockIdx.y) and head (blockIdx.x) over positions 0..pos0 + i,
+ * in chunks of K_LLM_ATTN_CHUNK positions: scores into shared memory, then the chunk's max
+ * rescales the running sum and the P V accumulators (online softmax). A context of one chunk
+ * computes exactly what a single pass would (the rescale factor of the first chunk is 0). */
 extern "C" __global__ void
 k_llm_attn(const struct k_llm_attn_params p)
 {
-    __shared__ float sc[K_LLM_ATTN_MAX_CTX];
+    __shared__ float sc[K_LLM_ATTN_CHUNK];
+    __shared__ float red[K_LLM_BLOCK];
     uint32_t h = blockIdx.x, i = blockIdx.y;
     uint32_t n_pos = p.pos0 + i + 1;
-    if (n_pos > p.n_ctx || n_pos > K_LLM_ATTN_MAX_CTX)
+    if (n_pos > p.n_ctx)
         return;
     uint32_t g = h / (p.n_head / p.n_head_kv), kv_dim = p.n_head_kv * p.hd;
     const float *q = (const float *)p.q_va + (size_t)i * p.q_stride + h * p.hd;
     const float *kc = (const float *)p.kc_va + g * p.hd;
     const float *vc = (const float *)p.vc_va + g * p.hd;
-    uint32_t warp = threadIdx.x / WARP, lane = threadIdx.x % WARP, nw = blockDim.x / WARP;
-    /* scores: one warp per position, four positions per step (their loads and reductions are
-     * independent: one at a time left the warps waiting on each row in turn) */
-    for (uint32_t t0 = warp; t0 < n_pos; t0 += 4 * nw) {
-        float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-#pragma unroll
-        for (int u = 0; u < 4; u++) {
-            uint32_t t = t0 + u * nw;
-            if (t < n_pos)
-                for (uint32_t e = lane; e < p.hd; e += WARP)
-                    s[u] += q[e] * kc[(size_t)t * kv_dim + e];
-        }
-#pragma unroll
-        for (int u = 0; u < 4; u++) {
-            float r = warp_sum(s[u]);
-            uint32_t t = t0 + u * nw;
-            if (lane == 0 && t < n_pos)
-                sc[t] = r * p.scale;
-        }
-    }
-    __syncthreads();
-    float m = -3.0e38f;
-    for (uint32_t t = threadIdx.x; t < n_pos; t += blockDim.x)
-        m = fmaxf(m, sc[t]);
-    m = block_max(m);
-    float z = 0.0f;
-    for (uint32_t t = threadIdx.x; t < n_pos; t += blockDim.x) {
-        float e = __expf(sc[t] - m);
-        sc[t] = e;
-        z += e;
-    }
-    z = block_sum(z);
-    float inv = 1.0f / z;
     float *out = (float *)p.out_va + (size_t)i * p.n_head * p.hd + h * p.hd;
-    /* P V with every thread: thread (part, e) sums positions part, part + parts, ... of
-     * element e (4 at a time), then the parts are added in order through shared memory (with
-     * hd threads alone, 64 of 256 walked all positions one dependent load after another) */
-    __shared__ float red[K_LLM_BLOCK];
-    if (p.hd > blockDim.x || blockDim.x > K_LLM_BLOCK) { /* heads wider than the block: one thread per element */
-        for (uint32_t e = threadIdx.x; e < p.hd; e += blockDim.x) {
-            float acc = 0.0f;
-            for (uint32_t t = 0; t < n_pos; t++)
-                acc += sc[t] * vc[(size_t)t * kv_dim + e];
-            out[e] = acc * inv;
-        }
-        return;
-    }
-    const uint32_t parts = blockDim.x / p.hd, part = threadIdx.x / p.hd, e = threadIdx.x % p.hd;
-    float acc = 0.0f;
-    if (part < parts) {
-        float a4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        uint32_t t = part;
-        for (; t + 3 * parts < n_pos; t += 4 * parts)
+    uint32_t warp = threadIdx.x / WARP, lane = threadIdx.x % WARP, nw = blockDim.x / WARP;
+    /* heads wider than the block: one thread per element, accumulating in out (each element
+     * always by the same thread); else thread (part, e) sums positions part, part + parts, ...
+     * of element e (4 at a time) and the parts are added in order at the end (with hd threads
+     * alone, 64 of 256 walked all positions one dependent load after another) */
+    const bool wide = p.hd > blockDim.x || blockDim.x > K_LLM_BLOCK;
+    const uint32_t parts = wide ? 0 : blockDim.x / p.hd, part = wide ? 0 : threadIdx.x / p.hd,
+                   e = wide ? 0 : threadIdx.x % p.hd;
+    float m = -3.0e38f, z = 0.0f, acc = 0.0f;
+    for (uint32_t c0 = 0; c0 < n_pos; c0 += K_LLM_ATTN_CHUNK) {
+        const uint32_t cn = min((uint32_t)K_LLM_ATTN_CHUNK, n_pos - c0);
+        const float *kt = kc + (size_t)c0 * kv_dim, *vt = vc + (size_t)c0 * kv_dim;
+        /* scores: one warp per position, four positions per step (their loads and reductions
+         * are independent: one at a time left the warps waiting on each row in turn) */
+        for (uint32_t t0 = warp; t0 < cn; t0 += 4 * nw) {
+            float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
-            for (int u = 0; u < 4; u++)
-                a4[u] += sc[t + u * parts] * vc[(size_t)(t + u * parts) * kv_dim + e];
-        for (; t < n_pos; t += parts)
-            a4[0] += sc[t] * vc[(size_t)t * kv_dim + e];
-        acc = (a4[0] + a4[1]) + (a4[2] + a4[3]);
+            for (int u = 0; u < 4; u++) {
+                uint32_t t = t0 + u * nw;
+                if (t < cn)
+                    for (uint32_t j = lane; j < p.hd; j += WARP)
+                        s[u] += q[j] * kt[(size_t)t * kv_dim + j];
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                float r = warp_sum(s[u]);
+                uint32_t t = t0 + u * nw;
+                if (lane == 0 && t < cn)
+                    sc[t] = r * p.scale;
+            }
+        }
+        __syncthreads();
+        float mc = -3.0e38f;
+        for (uint32_t t = threadIdx.x; t < cn; t += blockDim.x)
+            mc = fmaxf(mc, sc[t]);
+        const float mn = fmaxf(m, block_max(mc)), alpha = __expf(m - mn);
+        float zc = 0.0f;
+        for (uint32_t t = threadIdx.x; t < cn; t += blockDim.x) {
+            float x = __expf(sc[t] - mn);
+            sc[t] = x;
+            zc += x;
+        }
+        z = z * alpha + block_sum(zc); /* (its barriers publish sc) */
+        m = mn;
+        if (wide) {
+            for (uint32_t j = threadIdx.x; j < p.hd; j += blockDim.x) {
+                float a = c0 ? out[j] * alpha : 0.0f;
+                for (uint32_t t = 0; t < cn; t++)
+                    a += sc[t] * vt[(size_t)t * kv_dim + j];
+                out[j] = a;
+            }
+        } else if (part < parts) {
+            float a4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            uint32_t t = part;
+            for (; t + 3 * parts < cn; t += 4 * parts)
+#pragma unroll
+                for (int u = 0; u < 4; u++)
+                    a4[u] += sc[t + u * parts] * vt[(size_t)(t + u * parts) * kv_dim + e];
+            for (; t < cn; t += parts)
+                a4[0] += sc[t] * vt[(size_t)t * kv_dim + e];
+            acc = acc * alpha + ((a4[0] + a4[1]) + (a4[2] + a4[3]));
+        }
+        __syncthreads(); /* sc is rewritten by the next chunk */
+    }
+    const float inv = 1.0f / z;
+    if (wide) {
+        for (uint32_t j = threadIdx.x; j < p.hd; j += blockDim.x)
+            out[j] *= inv;
+        return;
     }
     red[threadIdx.x] = acc;
     __syncthreads();

@@ -17,8 +17,9 @@
 #define _Static_assert static_assert /* nvcc compiles this header as C++ */
 #endif
 
-/* Longest context the attention kernel handles (its scores live in shared memory). */
-#define K_LLM_ATTN_MAX_CTX 8192
+/* Positions k_llm_attn scores at a time (its scores live in shared memory; longer contexts
+ * take several chunks, joined by an online softmax). */
+#define K_LLM_ATTN_CHUNK 8192
 /* Threads per block the engine launches each kernel with (the kernels assume it). */
 #define K_LLM_BLOCK 256
 /* Rows per block of the mat-vec kernel: one warp per row. */

@@ -96,15 +96,16 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     m->n_ctx = p.n_ctx ? p.n_ctx : (m->hp.n_ctx_train < 4096 ? m->hp.n_ctx_train : 4096);
     if (m->hp.arch == LLM_ARCH_GPT2 && m->n_ctx > m->hp.n_ctx_train)
         m->n_ctx = m->hp.n_ctx_train; /* learned positions end there */
-    if (m->n_ctx > K_LLM_ATTN_MAX_CTX) {
-        st = hcq_err(HCQ_ERR_UNSUPPORTED, "llm_model_load: n_ctx %u (at most %u)", m->n_ctx,
-                     K_LLM_ATTN_MAX_CTX);
+    if (m->n_ctx > LLM_MAX_CTX) {
+        st = hcq_err(HCQ_ERR_UNSUPPORTED, "llm_model_load: n_ctx %u (at most %u)", m->n_ctx, LLM_MAX_CTX);
         goto fail;
     }
     m->n_batch = p.n_batch ? p.n_batch : 64;
     if (m->n_batch > m->n_ctx)
         m->n_batch = m->n_ctx;
-    if ((st = llm_check_state_size(m)))
+    /* the context a file implies is bounded by its size; one the caller asks for only by
+     * LLM_MAX_CTX and the device's free memory (llm_mem_need_check) */
+    if (!p.n_ctx && (st = llm_check_state_size(m)))
         goto fail;
     if (!(m->lw = calloc(m->hp.n_layer, sizeof *m->lw))) {
         st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load: layers");

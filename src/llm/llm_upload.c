@@ -115,10 +115,11 @@ tensor_bytes(const struct llm_gguf *g)
     return b;
 }
 
-/* What a model allocates besides its weights (KV cache at f32, activations, logits) must be
- * justified by the file: at most 64 MiB + 8x its tensor bytes. Real models stay below 2x
- * (LLaMA-3.1-8B Q4_0 at 8192 tokens: 2 GiB of KV for 4.3 GiB of weights); a file with a
- * few bytes per layer and a long context would otherwise make us allocate gigabytes. */
+/* What a model allocates besides its weights (KV cache at f32, activations, logits) at the
+ * context its file implies (llm_model_params.n_ctx 0) must be justified by the file: at most
+ * 64 MiB + 8x its tensor bytes. Real models stay below 2x at their default 4096 tokens; a file
+ * with a few bytes per layer and a long context would otherwise make us allocate gigabytes
+ * without being asked. A context the caller names is bounded by the device's memory instead. */
 enum hcq_status
 llm_check_state_size(const struct llm_model *m)
 {

@@ -35,12 +35,13 @@ TEST(attn_decode_vs_double)
     static const struct {
         uint32_t n_head, n_head_kv, hd;
     } shapes[] = {{8, 2, 64}, {6, 2, 128}, {4, 4, 64}, {16, 2, 64}, {8, 1, 128}};
-    /* 4000 .. 8191: ranges of 128 .. 256 positions (the three-phase split path); 8500, 9000:
-     * longer ranges (the online-softmax split path) */
-    static const uint32_t positions[] = {0,   5,    63,   256,  1000, 2047, 127,
-                                         130, 4000, 4095, 6000, 8191, 8500, 9000};
+    /* 4000 .. 8191: ranges of 128 .. 256 positions (the three-phase split path); 8500 .. 20000:
+     * longer ranges (the online-softmax split path), past the 8192 positions the engine once
+     * stopped at */
+    static const uint32_t positions[] = {0,    5,    63,   256,  1000, 2047, 127,   130,
+                                         4000, 4095, 6000, 8191, 8500, 9000, 16383, 20000};
     static const char *const kernels[] = {"k_llm_attn_decode", "k_llm_attn_decode_long"};
-    const uint32_t n_ctx = 9216;
+    const uint32_t n_ctx = 20480;
     char devs[256];
     const char *env = getenv("HCQ_TEST_DEVS");
     snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");

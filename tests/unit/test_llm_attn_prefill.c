@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_llm_attn_prefill.c - the prefill attention kernels (k_llm_attn_tile, _hd128: f32;
- * k_llm_attn_mma, _hd128: TF32 tensor cores) on every device that opens (cpu: their twin;
+ * k_llm_attn_mma, _hd128: TF32 tensor cores; k_llm_attn: the generic f32 kernel, one query per
+ * CTA) on every device that opens (cpu: their twin;
  * HCQ_TEST_DEVS, else cpu emu:gh100 cuda:0 rm:0) against a double-precision causal softmax
  * attention: head_dim 64 and 128, GQA groups of 1, 3 and 4, batches of 1, 33, 64, 100 and 130
- * tokens (partial blocks of queries) starting at position 0, after 37, 100 and 190 cached rows
- * (several key tiles, a partial last one), query rows with a stride wider than the heads (as
- * in the Q|K|V buffer). Outputs are poisoned (NaN) first and every element is checked.
- * Bounds (|q|, |k| <= 2, |V| <= 1): f32 kernel |out - ref| <= 2e-5 + 1e-6 (f32 dots of <= 128
- * terms, __expf, sums of <= 230 weights <= 1); TF32 kernel 5e-3 (Q, K, P and V rounded to a
+ * tokens (partial blocks of queries) starting at position 0, after 37, 100, 190, 8190 and 16400
+ * cached rows (several key tiles, a partial last one; k_llm_attn's chunks of 8192 positions), query rows with
+ * a stride wider than the heads (as in the Q|K|V buffer). Outputs are poisoned (NaN) first and every element
+ * is checked. Bounds (|q|, |k| <= 2, |V| <= 1): f32 kernel |out - ref| <= 2e-5 + 1e-6 (f32 dots of <= 128
+ * terms, __expf, sums of weights <= 1); TF32 kernel 5e-3 (Q, K, P and V rounded to a
  * 10-bit mantissa: score errors of ~1e-3 at these magnitudes, each moving the output by its
  * weight times |v - out|).
  */
@@ -36,14 +37,18 @@ TEST(attn_tile_vs_double)
     } shapes[] = {{8, 2, 64}, {6, 2, 128}, {4, 4, 64}, {3, 1, 128}};
     static const struct {
         uint32_t n_tok, pos0;
-    } runs[] = {{1, 0}, {64, 0}, {100, 0}, {100, 37}, {33, 37}, {130, 100}, {64, 190}};
+    } runs[] = {{1, 0}, {64, 0}, {100, 0}, {100, 37}, {33, 37}, {130, 100}, {64, 190}, {5, 8190}, {3, 16400}};
+    /* qb: queries per CTA (0: the tiled kernels' own) */
     static const struct {
         const char *name[2]; /* head_dim 64, 128 */
         double tol;
         bool mma;
-    } kinds[] = {{{"k_llm_attn_tile", "k_llm_attn_tile_hd128"}, 2e-5 + 1e-6, false},
-                 {{"k_llm_attn_mma", "k_llm_attn_mma_hd128"}, 5e-3, true}};
-    const uint32_t n_ctx = 256;
+        uint32_t qb;
+    } kinds[] = {{{"k_llm_attn_tile", "k_llm_attn_tile_hd128"}, 2e-5 + 1e-6, false, 0},
+                 {{"k_llm_attn_mma", "k_llm_attn_mma_hd128"}, 5e-3, true, 0},
+                 /* the generic kernel (other head sizes, the unfused decode): scores in chunks
+                  * of K_LLM_ATTN_CHUNK positions, so the last runs take two and three */
+                 {{"k_llm_attn", "k_llm_attn"}, 2e-5 + 1e-6, false, 1}};
     char devs[256];
     const char *env = getenv("HCQ_TEST_DEVS");
     snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");
@@ -73,7 +78,8 @@ TEST(attn_tile_vs_double)
                 const uint32_t qs = H * hd + 2 * kv; /* row stride of Q|K|V */
                 CHECK(hd <= ATTN_REF_HD_MAX);
                 for (size_t ri = 0; ri < sizeof runs / sizeof runs[0]; ri++) {
-                    const uint32_t n = runs[ri].n_tok, pos0 = runs[ri].pos0;
+                    /* a cache just long enough (odd lengths too): random K/V of n_ctx rows per run */
+                    const uint32_t n = runs[ri].n_tok, pos0 = runs[ri].pos0, n_ctx = pos0 + n + ri % 2;
                     float *kc = malloc(4ull * n_ctx * kv), *vc = malloc(4ull * n_ctx * kv),
                           *qv = malloc(4ull * n * qs), *out = malloc(4ull * n * H * hd);
                     CHECK(kc && vc && qv && out);
@@ -107,7 +113,9 @@ TEST(attn_tile_vs_double)
                         .scale = scale,
                         .n_ctx = n_ctx,
                     };
-                    const uint32_t qb_n = kinds[ki].mma ? K_LLM_ATTN_MMA_QB : K_LLM_ATTN_TILE_QB(hd);
+                    const uint32_t qb_n = kinds[ki].qb    ? kinds[ki].qb
+                                          : kinds[ki].mma ? K_LLM_ATTN_MMA_QB
+                                                          : K_LLM_ATTN_TILE_QB(hd);
                     uint32_t grid[3] = {H, (n + qb_n - 1) / qb_n, 1}, block[3] = {256, 1, 1};
                     CHECK_OK(hcq_queue_launch(q, prog[hd == 128], grid, block, &p, sizeof p));
                     CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));

@@ -322,6 +322,55 @@ TEST(devices_match_cpu)
 {
     devices_match(t, 0);
 }
+
+/* Past the 8192 positions the engine once stopped at: a tiny model trained for 16384 tokens, a
+ * prompt of 8500 token ids, then STEPS greedy steps, on every device against cpu (the decode
+ * attention's split path at every step, the prefill attention over chunks of 512). Only where a
+ * GPU opens: the cpu side is O(n^2) attention over 8500 tokens, seconds on the GPU machine's 16
+ * cores and too long for CI's 2 under sanitizers; the attention kernels themselves are checked
+ * past 8192 positions on every device in test_llm_attn_decode and test_llm_attn_prefill. */
+TEST(long_context_devices_match_cpu)
+{
+    char path[256];
+    struct llm_gguf *g = NULL, *v = NULL;
+    struct llm_model *mc = NULL;
+    float *lc = NULL;
+    int32_t *pr = NULL, tc[STEPS];
+    enum { NP = 8500 };
+    if (!llm_match_device_usable("rm:0") && !llm_match_device_usable("cuda:0"))
+        SKIP("no GPU opens here");
+    CHECK_OK(llm_gguf_open(VOCAB, &v));
+    snprintf(path, sizeof path, "/tmp/nvhcq_test_llm_long_%d.gguf", (int)getpid());
+    struct llm_gen_params gp = {.preset = "tiny",
+                                .type = LLM_TYPE_Q8_0,
+                                .vocab = v,
+                                .seed = 99,
+                                .threads = 2,
+                                .n_vocab = 2048,
+                                .n_ctx = 16384};
+    CHECK_OK(llm_gen_model(&gp, path));
+    CHECK_OK(llm_gguf_open(path, &g));
+    struct llm_model_params mp;
+    llm_model_params_default(&mp);
+    mp.dev_spec = "cpu";
+    mp.n_ctx = NP + STEPS + 3;
+    mp.n_batch = 512;
+    CHECK_OK(llm_model_load_gguf(g, &mp, &mc));
+    const uint32_t V = llm_model_hparams(mc)->n_vocab;
+    CHECK((pr = malloc(4ull * NP)) && (lc = malloc(4ull * V * STEPS)));
+    for (uint32_t i = 0; i < NP; i++)
+        pr[i] = (int32_t)((i * 7919u + 13u) % V);
+    CHECK_OK(run_model(mc, pr, NP, tc, lc));
+    struct dev_run_ctx r = {g, mp, pr, NP};
+    llm_match_devices(t, "emu:gh100 cuda:0 rm:0", " (8500-token prompt)", dev_run, &r, tc, lc, STEPS, V);
+done:
+    llm_model_destroy(mc);
+    llm_gguf_destroy(g);
+    llm_gguf_destroy(v);
+    free(pr);
+    free(lc);
+    unlink(path);
+}
 TEST(devices_match_cpu_gemm)
 {
     devices_match(t, 2);
@@ -437,6 +486,7 @@ main(int argc, char **argv)
         TH_CASE(prefill_vs_decode),
         TH_CASE(profile_step),
         TH_CASE(devices_match_cpu),
+        TH_CASE(long_context_devices_match_cpu),
         TH_CASE(devices_match_cpu_gemm),
         TH_CASE(prefill_gemm_vs_ref),
         TH_CASE(attn_head_vs_split),

@@ -39,10 +39,10 @@ read_file(const char *path, size_t *n)
     return p;
 }
 
-/* Generate a tiny llama into path and read it back. */
+/* Generate a tiny llama into path and read it back (n_ctx: its context_length; 0: the preset's). */
 static char *
-gen_tiny(const char *path, uint32_t n_layer, uint32_t n_embd, uint32_t n_head, uint32_t n_head_kv,
-         uint32_t n_ff, size_t *n)
+gen_tiny_ctx(const char *path, uint32_t n_layer, uint32_t n_embd, uint32_t n_head, uint32_t n_head_kv,
+             uint32_t n_ff, uint32_t n_ctx, size_t *n)
 {
     struct llm_gguf *v = NULL;
     if (llm_gguf_open(VOCAB, &v))
@@ -57,10 +57,18 @@ gen_tiny(const char *path, uint32_t n_layer, uint32_t n_embd, uint32_t n_head, u
                                 .n_embd = n_embd,
                                 .n_head = n_head,
                                 .n_head_kv = n_head_kv,
-                                .n_ff = n_ff};
+                                .n_ff = n_ff,
+                                .n_ctx = n_ctx};
     enum hcq_status st = llm_gen_model(&gp, path);
     llm_gguf_destroy(v);
     return st ? NULL : read_file(path, n);
+}
+
+static char *
+gen_tiny(const char *path, uint32_t n_layer, uint32_t n_embd, uint32_t n_head, uint32_t n_head_kv,
+         uint32_t n_ff, size_t *n)
+{
+    return gen_tiny_ctx(path, n_layer, n_embd, n_head, n_head_kv, n_ff, 0, n);
 }
 
 static char base_path[128];
@@ -355,14 +363,15 @@ done:
     unlink(fifo);
 }
 
-/* 256 layers of a 64-wide model (6 MB of tensors) asking for an 8192-token KV cache
- * (268 MB): refused before anything is allocated; the preset's own context loads. */
+/* 256 layers of a 64-wide model (6 MB of tensors) trained for 8192 tokens: its default context
+ * (4096 tokens, a 134 MB KV cache) is refused before anything is allocated; a context the caller
+ * names loads. */
 TEST(allocation_bounded_by_file)
 {
     char path[128], msg[512];
     size_t n = 0;
     snprintf(path, sizeof path, "/tmp/nvhcq_test_valid_deep_%d.gguf", (int)getpid());
-    char *img = gen_tiny(path, 256, 64, 4, 1, 64, &n);
+    char *img = gen_tiny_ctx(path, 256, 64, 4, 1, 64, 8192, &n);
     CHECK(img);
     struct llm_gguf *g = NULL;
     CHECK_OK(llm_gguf_parse(img, n, &g));
@@ -370,13 +379,14 @@ TEST(allocation_bounded_by_file)
     for (uint64_t i = 0; i < llm_gguf_tensor_count(g); i++)
         tb += llm_gguf_tensor_at(g, i)->size_B;
     llm_gguf_destroy(g);
-    uint64_t state = 8ull * 256 * 8192 * 16 + 4ull * 64 * (3 * 64 + 2 * 16 + 2 * 64) + 4ull * 2048;
+    uint64_t state = 8ull * 256 * 4096 * 16 + 4ull * 64 * (3 * 64 + 2 * 16 + 2 * 64) + 4ull * 2048;
     snprintf(msg, sizeof msg,
-             "llm_model_load: KV cache and activations for 8192 tokens need %llu B, more than 64 MiB "
+             "llm_model_load: KV cache and activations for 4096 tokens need %llu B, more than 64 MiB "
              "+ 8x the file's %llu B of tensors (use a shorter context)",
              (unsigned long long)state, (unsigned long long)tb);
-    CHECK(fails_with(t, __LINE__, img, n, 8192, HCQ_ERR_FORMAT, msg));
+    CHECK(fails_with(t, __LINE__, img, n, 0, HCQ_ERR_FORMAT, msg));
     CHECK_OK(load(img, n, 512));
+    CHECK_OK(load(img, n, 8192));
 done:
     free(img);
     unlink(path);
