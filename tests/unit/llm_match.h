@@ -82,10 +82,11 @@ typedef enum hcq_status (*llm_match_run_fn)(void *ctx, const char *spec, struct 
 /* Every device of HCQ_TEST_DEVS (else `devs_default`; names apart by spaces or commas) other
  * than cpu that opens here and runs the kernel library (llm_match_device_usable): run() on it
  * must give cpu's greedy run tc, lc (llm_match_cpu, labelled "<spec><note>"). Skips t when no
- * device is left. */
+ * device is left. gpus_only: the emulated devices (emu:*, which run cpu's twins) are left out too. */
 static inline void
-llm_match_devices(struct th *t, const char *devs_default, const char *note, llm_match_run_fn run, void *ctx,
-                  const int32_t *tc, const float *lc, uint32_t steps, uint32_t V)
+llm_match_devices_ex(struct th *t, const char *devs_default, bool gpus_only, const char *note,
+                     llm_match_run_fn run, void *ctx, const int32_t *tc, const float *lc, uint32_t steps,
+                     uint32_t V)
 {
     struct llm_model *md = NULL;
     int32_t *td = NULL;
@@ -96,7 +97,7 @@ llm_match_devices(struct th *t, const char *devs_default, const char *note, llm_
     snprintf(devs, sizeof devs, "%s", env ? env : devs_default);
     CHECK((td = malloc(4ull * steps)) && (ld = malloc(4ull * V * steps)));
     for (char *save = NULL, *d = strtok_r(devs, " ,", &save); d; d = strtok_r(NULL, " ,", &save)) {
-        if (!strcmp(d, "cpu"))
+        if (!strcmp(d, "cpu") || (gpus_only && !strncmp(d, "emu", 3)))
             continue;
         if (!llm_match_device_usable(d))
             continue;
@@ -113,6 +114,13 @@ done:
     llm_model_destroy(md);
     free(td);
     free(ld);
+}
+
+static inline void
+llm_match_devices(struct th *t, const char *devs_default, const char *note, llm_match_run_fn run, void *ctx,
+                  const int32_t *tc, const float *lc, uint32_t steps, uint32_t V)
+{
+    llm_match_devices_ex(t, devs_default, false, note, run, ctx, tc, lc, steps, V);
 }
 
 #endif /* LLM_MATCH_H */
