@@ -286,7 +286,9 @@ void llm_sampler_reset(struct llm_sampler *s);
 
 /* ==== Models ==== */
 
-enum llm_arch { LLM_ARCH_LLAMA, LLM_ARCH_GPT2 };
+/* LLM_ARCH_QWEN2 (GGUF "qwen2": Qwen2, Qwen2.5): LLaMA's blocks with a bias on Q, K and V, and RoPE
+ * over the pairs (i, i + head_dim / 2) of each head (rope_neox). */
+enum llm_arch { LLM_ARCH_LLAMA, LLM_ARCH_GPT2, LLM_ARCH_QWEN2 };
 
 struct llm_hparams {
     enum llm_arch arch;
@@ -301,6 +303,8 @@ struct llm_hparams {
     float norm_eps; /* RMSNorm / LayerNorm epsilon */
     float rope_base;
     bool has_rope_freqs; /* LLaMA-3 rope_freqs tensor (per-dimension divisors) */
+    bool rope_neox;      /* RoPE pairs (i, i + head_dim / 2) of each head in the file's Q/K rows (Qwen2),
+                          * else (2i, 2i + 1) (llama.cpp's llama converter permutes HF's rows so) */
     bool tied_output;    /* output head = token embedding */
 };
 

@@ -67,7 +67,8 @@ _Static_assert(sizeof(struct k_llm_pf) == 24, "pf size");
 /* Mode K_LLM_MV_ROPE of k_llm_matvec_q8 (the Q|K|V launch of a decode step): rows (o, o+1) are
  * a RoPE pair; Q rows (o < n_q) are rotated into y, K rows (n_q <= o < n_q + n_kv) rotated
  * into the K cache row at pos, V rows copied into the V cache row at pos - what k_llm_rope_kv
- * did in a launch of its own (same formula and rounding). */
+ * did in a launch of its own (same formula and rounding). A bias (b_va) is added to every row
+ * first. */
 struct k_llm_mv_rope {
     uint64_t kc_va, vc_va; /* this layer's caches, f32 [n_ctx][n_kv] */
     uint64_t freqs_va;     /* f32 [hd / 2] frequency divisors, or 0 */

@@ -81,6 +81,8 @@ struct q8_epi_std {
         if (p.mode == K_LLM_MV_ROPE) {
             const struct k_llm_mv_rope &r = p.rope;
             const uint32_t o = w.o;
+            if (bias) /* Qwen2's Q|K|V bias, before the rotation */
+                a += bias[o], b += bias[o + 1];
             if (o >= r.n_q + r.n_kv) {
                 float *vc = (float *)(uintptr_t)r.vc_va + (size_t)r.pos * r.n_kv + (o - r.n_q - r.n_kv);
                 vc[0] = a, vc[1] = b;

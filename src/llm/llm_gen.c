@@ -35,6 +35,10 @@ static const struct preset presets[] = {
     {"llama-3.2-1b", LLM_ARCH_LLAMA, 128256, 2048, 16, 32, 8, 8192, 131072, 500000.f, true, 32},
     {"llama-3.2-3b", LLM_ARCH_LLAMA, 128256, 3072, 28, 24, 8, 8192, 131072, 500000.f, true, 32},
     {"llama-3.1-8b", LLM_ARCH_LLAMA, 128256, 4096, 32, 32, 8, 14336, 131072, 500000.f, false, 8},
+    /* Qwen2.5's published shapes (config.json of Qwen2.5-0.5B and -1.5B: tied embeddings) */
+    {"qwen2-tiny", LLM_ARCH_QWEN2, 0, 256, 2, 4, 2, 512, 2048, 1000000.f, true, 0},
+    {"qwen2.5-0.5b", LLM_ARCH_QWEN2, 151936, 896, 24, 14, 2, 4864, 32768, 1000000.f, true, 0},
+    {"qwen2.5-1.5b", LLM_ARCH_QWEN2, 151936, 1536, 28, 12, 2, 8960, 32768, 1000000.f, true, 0},
     {"gpt2-124m", LLM_ARCH_GPT2, 50257, 768, 12, 12, 12, 3072, 1024, 10000.f, true, 0},
     {"gpt2-tiny", LLM_ARCH_GPT2, 0, 256, 2, 4, 4, 512, 256, 10000.f, true, 0},
 };
@@ -339,10 +343,16 @@ done:
     return st;
 }
 
+static const char *
+arch_name(enum llm_arch a)
+{
+    return a == LLM_ARCH_LLAMA ? "llama" : a == LLM_ARCH_QWEN2 ? "qwen2" : "gpt2";
+}
+
 static enum hcq_status
 write_hparams(struct llm_gguf_writer *w, const struct preset *pr, enum llm_type type)
 {
-    const char *a = pr->arch == LLM_ARCH_LLAMA ? "llama" : "gpt2";
+    const char *a = arch_name(pr->arch);
     char k[96];
     enum hcq_status st;
 #define SETU(suffix, val)                                                                                    \
@@ -362,14 +372,14 @@ write_hparams(struct llm_gguf_writer *w, const struct preset *pr, enum llm_type 
     SETU("attention.head_count", pr->n_head);
     SETU("attention.head_count_kv", pr->n_head_kv);
     SETU("vocab_size", pr->n_vocab);
-    if (pr->arch == LLM_ARCH_LLAMA) {
+    if (pr->arch != LLM_ARCH_GPT2) {
         SETU("rope.dimension_count", pr->n_embd / pr->n_head);
         snprintf(k, sizeof k, "%s.rope.freq_base", a);
         if ((st = llm_gguf_writer_set_f32(w, k, pr->rope_base)))
             return st;
     }
     snprintf(k, sizeof k, "%s.attention.%s", a,
-             pr->arch == LLM_ARCH_LLAMA ? "layer_norm_rms_epsilon" : "layer_norm_epsilon");
+             pr->arch != LLM_ARCH_GPT2 ? "layer_norm_rms_epsilon" : "layer_norm_epsilon");
     return llm_gguf_writer_set_f32(w, k, 1e-5f);
 #undef SETU
 }
@@ -400,10 +410,15 @@ list_tensors(const struct preset *pr, enum llm_type type, struct gtensor *ts)
     } while (0)
         T("attn_norm.weight", LLM_TYPE_F32, d, 1, 0.1f, 1.0f);
         T("ffn_norm.weight", LLM_TYPE_F32, d, 1, 0.1f, 1.0f);
-        if (pr->arch == LLM_ARCH_LLAMA) {
+        if (pr->arch != LLM_ARCH_GPT2) {
             T("attn_q.weight", type, d, d, 1.7f * sd, 0);
             T("attn_k.weight", type, d, kv, 1.7f * sd, 0);
             T("attn_v.weight", type, d, kv, 1.7f * sd, 0);
+            if (pr->arch == LLM_ARCH_QWEN2) { /* Qwen2: biases on Q, K, V only */
+                T("attn_q.bias", LLM_TYPE_F32, d, 1, 0.5f, 0);
+                T("attn_k.bias", LLM_TYPE_F32, kv, 1, 0.5f, 0);
+                T("attn_v.bias", LLM_TYPE_F32, kv, 1, 0.5f, 0);
+            }
             T("attn_output.weight", type, d, d, 1.7f * sd, 0);
             T("ffn_gate.weight", type, d, ff, 1.7f * sd, 0);
             T("ffn_up.weight", type, d, ff, 1.7f * sd, 0);
@@ -436,7 +451,7 @@ llm_gen_model(const struct llm_gen_params *p, const char *path)
     if (!base)
         return hcq_err(HCQ_ERR_INVALID, "llm_gen_model: unknown preset '%s'", p->preset);
     struct preset pr = *base;
-    if (p->arch && strcmp(p->arch, pr.arch == LLM_ARCH_LLAMA ? "llama" : "gpt2"))
+    if (p->arch && strcmp(p->arch, arch_name(pr.arch)))
         return hcq_err(HCQ_ERR_INVALID, "llm_gen_model: preset '%s' is not of arch '%s'", p->preset, p->arch);
     uint32_t vocab_n = 0;
     if (p->vocab) {

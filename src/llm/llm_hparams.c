@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * llm_hparams.c - hyper-parameters and tensor naming of the supported architectures
- * (llama, gpt2), read from GGUF keys "<arch>.embedding_length" etc. (the GGUF spec's
+ * (llama, gpt2, qwen2), read from GGUF keys "<arch>.embedding_length" etc. (the GGUF spec's
  * standardized key names). Layer: llm.
  */
 #include "llm_model_priv.h"
@@ -18,6 +18,9 @@ const char *const llm_lw_names[LW_COUNT] = {
     [LW_Q] = "attn_q.weight",
     [LW_K] = "attn_k.weight",
     [LW_V] = "attn_v.weight",
+    [LW_Q_B] = "attn_q.bias",
+    [LW_K_B] = "attn_k.bias",
+    [LW_V_B] = "attn_v.bias",
     [LW_QKV] = "attn_qkv.weight",
     [LW_QKV_B] = "attn_qkv.bias",
     [LW_O] = "attn_output.weight",
@@ -40,16 +43,19 @@ const char *const llm_gw_names[GW_COUNT] = {
 bool
 llm_arch_needs_lw(enum llm_arch arch, enum llm_lw w)
 {
+    const bool llama = w == LW_ATTN_NORM || w == LW_Q || w == LW_K || w == LW_V || w == LW_O ||
+                       w == LW_FFN_NORM || w == LW_GATE || w == LW_UP || w == LW_DOWN;
     if (arch == LLM_ARCH_LLAMA)
-        return w == LW_ATTN_NORM || w == LW_Q || w == LW_K || w == LW_V || w == LW_O || w == LW_FFN_NORM ||
-               w == LW_GATE || w == LW_UP || w == LW_DOWN;
-    return w != LW_Q && w != LW_K && w != LW_V && w != LW_GATE;
+        return llama;
+    if (arch == LLM_ARCH_QWEN2)
+        return llama || w == LW_Q_B || w == LW_K_B || w == LW_V_B;
+    return w != LW_Q && w != LW_K && w != LW_V && w != LW_GATE && w != LW_Q_B && w != LW_K_B && w != LW_V_B;
 }
 
 bool
 llm_arch_needs_gw(enum llm_arch arch, enum llm_gw w)
 {
-    if (arch == LLM_ARCH_LLAMA)
+    if (arch != LLM_ARCH_GPT2)
         return w == GW_TOK_EMBD || w == GW_OUT_NORM;
     return w == GW_TOK_EMBD || w == GW_POS_EMBD || w == GW_OUT_NORM || w == GW_OUT_NORM_B;
 }
@@ -109,9 +115,11 @@ llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
         hp->arch = LLM_ARCH_LLAMA;
     else if (!strcmp(arch, "gpt2"))
         hp->arch = LLM_ARCH_GPT2;
+    else if (!strcmp(arch, "qwen2"))
+        hp->arch = LLM_ARCH_QWEN2;
     else
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "llm_hparams_read: architecture '%s' (supported: llama, gpt2)",
-                       arch);
+        return hcq_err(HCQ_ERR_UNSUPPORTED,
+                       "llm_hparams_read: architecture '%s' (supported: llama, qwen2, gpt2)", arch);
     if ((st = key_u32(g, arch, "embedding_length", false, 1, HP_MAX_EMBD, &hp->n_embd)) ||
         (st = key_u32(g, arch, "block_count", false, 1, LLM_MAX_LAYERS, &hp->n_layer)) ||
         (st = key_u32(g, arch, "feed_forward_length", false, 1, HP_MAX_FF, &hp->n_ff)) ||
@@ -127,8 +135,7 @@ llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
     else if (st)
         return st;
     snprintf(key, sizeof key, "%s.%s", arch,
-             hp->arch == LLM_ARCH_LLAMA ? "attention.layer_norm_rms_epsilon"
-                                        : "attention.layer_norm_epsilon");
+             hp->arch != LLM_ARCH_GPT2 ? "attention.layer_norm_rms_epsilon" : "attention.layer_norm_epsilon");
     if ((st = key_f32(g, key, 1.0f, 1e-5f, &hp->norm_eps)))
         return st;
     snprintf(key, sizeof key, "%s.rope.freq_base", arch);
@@ -142,13 +149,32 @@ llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
             "llm_hparams_read: inconsistent shape: n_embd %u n_head %u n_head_kv %u n_layer %u n_ff %u",
             hp->n_embd, hp->n_head, hp->n_head_kv, hp->n_layer, hp->n_ff);
     hp->head_dim = hp->n_embd / hp->n_head;
+    /* what a file may ask for that the engine does not do: a clear error naming the key, never
+     * silently different output */
+    static const char *const dims[2] = {"attention.key_length", "attention.value_length"};
+    for (int i = 0; i < 2; i++) {
+        uint32_t v;
+        if ((st = key_u32(g, arch, dims[i], true, 1, HP_MAX_EMBD, &v)) == HCQ_OK && v != hp->head_dim)
+            return hcq_err(HCQ_ERR_UNSUPPORTED,
+                           "llm_hparams_read: %s.%s = %u: heads wider or narrower than n_embd / n_head (%u) "
+                           "are not implemented",
+                           arch, dims[i], v, hp->head_dim);
+        if (st && st != HCQ_ERR_NOT_FOUND)
+            return st;
+    }
+    struct llm_str sc;
+    snprintf(key, sizeof key, "%s.rope.scaling.type", arch);
+    if (llm_gguf_get_str(g, key, &sc) == HCQ_OK && !(sc.len == 4 && !memcmp(sc.ptr, "none", 4)))
+        return hcq_err(HCQ_ERR_UNSUPPORTED, "llm_hparams_read: %s = '%.*s' is not implemented", key,
+                       (int)sc.len, sc.ptr);
     const struct llm_gguf_tensor *te = llm_gguf_tensor_find(g, "token_embd.weight");
     if (!te || te->n_dims != 2 || te->ne[0] != hp->n_embd)
         return hcq_err(HCQ_ERR_FORMAT, "llm_hparams_read: token_embd.weight missing or not [%u x n_vocab]",
                        hp->n_embd);
     hp->n_vocab = (uint32_t)te->ne[1];
     hp->tied_output = llm_gguf_tensor_find(g, "output.weight") == NULL;
-    hp->has_rope_freqs = hp->arch == LLM_ARCH_LLAMA && llm_gguf_tensor_find(g, "rope_freqs.weight") != NULL;
+    hp->has_rope_freqs = hp->arch != LLM_ARCH_GPT2 && llm_gguf_tensor_find(g, "rope_freqs.weight") != NULL;
+    hp->rope_neox = hp->arch == LLM_ARCH_QWEN2; /* llama.cpp: LLM_ARCH_QWEN2 -> LLAMA_ROPE_TYPE_NEOX */
     return HCQ_OK;
 }
 

@@ -469,14 +469,25 @@ matvec_ex(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
     return launch(m, prog, grid, 1, &p, sizeof p, patch ? &pt : NULL, patch ? 1 : 0);
 }
 
-/* Whether the decode step of this model can take the fused path (LLaMA: RMSNorm, SwiGLU,
- * no biases, every matrix of a supported type and row length). */
+/* Qwen2's Q, K and V biases as one [q | k | v] f32 vector (llm_upload.c plans them without a
+ * gap: the bias of the concatenated Q|K|V rows); false without them. */
+static bool
+qkv_bias(const struct llm_model *m, const struct dtensor *w, struct dtensor *b)
+{
+    if (!w[LW_Q_B].va)
+        return false;
+    *b = (struct dtensor){w[LW_Q_B].va, LLM_TYPE_F32, m->qkv_dim, 1};
+    return true;
+}
+
+/* Whether the decode step of this model can take the fused path (LLaMA and Qwen2: RMSNorm,
+ * SwiGLU, no biases but Qwen2's on Q|K|V, every matrix of a supported type and row length). */
 static bool
 decode_fused_ok(const struct llm_model *m)
 {
     const struct llm_hparams *hp = &m->hp;
     const uint32_t d = hp->n_embd;
-    if (hp->arch != LLM_ARCH_LLAMA || !m->prog[PROG_MATVEC])
+    if (hp->arch == LLM_ARCH_GPT2 || !m->prog[PROG_MATVEC])
         return false;
     const struct dtensor *out[1] = {&m->gw[GW_OUTPUT]};
     if (mv_prog(m, out, 1, d) < 0)
@@ -537,9 +548,11 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             .base = hp->rope_base,
             .n_ctx = m->n_ctx,
         };
+        struct dtensor qkv_b;
+        const bool has_qkv_b = qkv_bias(m, w, &qkv_b);
         if ((st = matvec_ex(m, rope_fused ? "mv norm+qkv+rope+kv" : "mv norm+qkv", qkv, 3, m->x_va, m->qkv_va,
-                            &w[LW_ATTN_NORM], NULL, rope_fused ? K_LLM_MV_ROPE : K_LLM_MV_SET,
-                            rope_fused ? &rope : NULL, s)))
+                            &w[LW_ATTN_NORM], has_qkv_b ? &qkv_b : NULL,
+                            rope_fused ? K_LLM_MV_ROPE : K_LLM_MV_SET, rope_fused ? &rope : NULL, s)))
             return st;
         struct k_llm_rope_kv_params rp = {
             .q_va = m->qkv_va,
@@ -676,13 +689,19 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
             return st;
         /* 3. q, k, v projections into one [n][q | k | v] scratch */
         const struct dtensor *w3[3] = {&w[LW_Q], &w[LW_K], &w[LW_V]};
+        struct dtensor qkv_b;
+        const bool has_qkv_b = qkv_bias(m, w, &qkv_b);
         if (gpt2) {
             st = matmul(m, &w[LW_QKV], m->xn_va, d, m->qkv_va, qd, n, &w[LW_QKV_B], false);
         } else if (llm_qkv_prefill_ok(m, w3, n, d, qd)) {
-            st = llm_matmul_prefill(m, w3, 3, m->xn_va, d, m->qkv_va, qd, n, NULL, false);
-        } else if (!(st = matmul(m, &w[LW_Q], m->xn_va, d, m->qkv_va, qd, n, NULL, false)) &&
-                   !(st = matmul(m, &w[LW_K], m->xn_va, d, m->qkv_va + 4ull * d, qd, n, NULL, false))) {
-            st = matmul(m, &w[LW_V], m->xn_va, d, m->qkv_va + 4ull * (d + kv_dim), qd, n, NULL, false);
+            st =
+                llm_matmul_prefill(m, w3, 3, m->xn_va, d, m->qkv_va, qd, n, has_qkv_b ? &qkv_b : NULL, false);
+        } else if (!(st = matmul(m, &w[LW_Q], m->xn_va, d, m->qkv_va, qd, n, has_qkv_b ? &w[LW_Q_B] : NULL,
+                                 false)) &&
+                   !(st = matmul(m, &w[LW_K], m->xn_va, d, m->qkv_va + 4ull * d, qd, n,
+                                 has_qkv_b ? &w[LW_K_B] : NULL, false))) {
+            st = matmul(m, &w[LW_V], m->xn_va, d, m->qkv_va + 4ull * (d + kv_dim), qd, n,
+                        has_qkv_b ? &w[LW_V_B] : NULL, false);
         }
         if (st)
             return st;

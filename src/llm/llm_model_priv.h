@@ -21,6 +21,9 @@ enum llm_lw {
     LW_Q,
     LW_K,
     LW_V,
+    LW_Q_B, /* Qwen2's Q, K, V biases: consecutive, so they form one [q | k | v] bias (llm_upload.c) */
+    LW_K_B,
+    LW_V_B,
     LW_QKV,
     LW_QKV_B,
     LW_O,

@@ -71,10 +71,11 @@ llm_ref_create(const struct llm_gguf *g, uint32_t n_ctx, struct llm_ref **ref_ou
                          llm_arch_needs_gw(hp->arch, (enum llm_gw)w), &r->gw[w])))
             goto fail;
     const uint64_t lshape[LW_COUNT][2] = {
-        [LW_ATTN_NORM] = {d, 1}, [LW_ATTN_NORM_B] = {d, 1}, [LW_Q] = {d, d},          [LW_K] = {d, kv},
-        [LW_V] = {d, kv},        [LW_QKV] = {d, 3 * d},     [LW_QKV_B] = {3 * d, 1},  [LW_O] = {d, d},
-        [LW_O_B] = {d, 1},       [LW_FFN_NORM] = {d, 1},    [LW_FFN_NORM_B] = {d, 1}, [LW_GATE] = {d, ff},
-        [LW_UP] = {d, ff},       [LW_UP_B] = {ff, 1},       [LW_DOWN] = {ff, d},      [LW_DOWN_B] = {d, 1},
+        [LW_ATTN_NORM] = {d, 1}, [LW_ATTN_NORM_B] = {d, 1}, [LW_Q] = {d, d},      [LW_K] = {d, kv},
+        [LW_V] = {d, kv},        [LW_Q_B] = {d, 1},         [LW_K_B] = {kv, 1},   [LW_V_B] = {kv, 1},
+        [LW_QKV] = {d, 3 * d},   [LW_QKV_B] = {3 * d, 1},   [LW_O] = {d, d},      [LW_O_B] = {d, 1},
+        [LW_FFN_NORM] = {d, 1},  [LW_FFN_NORM_B] = {d, 1},  [LW_GATE] = {d, ff},  [LW_UP] = {d, ff},
+        [LW_UP_B] = {ff, 1},     [LW_DOWN] = {ff, d},       [LW_DOWN_B] = {d, 1},
     };
     for (uint32_t l = 0; l < hp->n_layer; l++) {
         for (int w = 0; w < LW_COUNT; w++) {
@@ -173,7 +174,8 @@ ref_norm(const struct llm_hparams *hp, const float *x, float *y, const struct rt
         y[j] = (float)((x[j] - mean) * inv * w->f[j] + (b && b->f ? b->f[j] : 0));
 }
 
-/* Rotate pairs (2j, 2j+1) of each head by pos * base^(-2j/hd) / freqs[j]. */
+/* Rotate pairs (2j, 2j+1) of each head - (j, j + hd/2) where the file's rows are in that order
+ * (rope_neox, Qwen2) - by pos * base^(-2j/hd) / freqs[j]. */
 static void
 ref_rope(const struct llm_ref *r, float *x, uint32_t n_heads, uint32_t pos)
 {
@@ -184,10 +186,10 @@ ref_rope(const struct llm_ref *r, float *x, uint32_t n_heads, uint32_t pos)
             if (r->hp.has_rope_freqs)
                 theta /= r->gw[GW_ROPE_FREQS].f[j];
             double c = cos(theta), s = sin(theta);
-            float *p = x + h * hd + 2 * j;
-            double x0 = p[0], x1 = p[1];
-            p[0] = (float)(x0 * c - x1 * s);
-            p[1] = (float)(x0 * s + x1 * c);
+            float *p0 = x + h * hd + (r->hp.rope_neox ? j : 2 * j), *p1 = p0 + (r->hp.rope_neox ? hd / 2 : 1);
+            double x0 = *p0, x1 = *p1;
+            *p0 = (float)(x0 * c - x1 * s);
+            *p1 = (float)(x0 * s + x1 * c);
         }
     }
 }
@@ -213,9 +215,9 @@ ref_token(struct llm_ref *r, int32_t tok, uint32_t pos, float *logits)
             memcpy(r->k, r->tmp + d, 4ull * d);
             memcpy(r->v, r->tmp + 2 * d, 4ull * d);
         } else {
-            ref_matvec(&w[LW_Q], r->xn, r->q, NULL, false);
-            ref_matvec(&w[LW_K], r->xn, r->k, NULL, false);
-            ref_matvec(&w[LW_V], r->xn, r->v, NULL, false);
+            ref_matvec(&w[LW_Q], r->xn, r->q, &w[LW_Q_B], false); /* (biases: Qwen2) */
+            ref_matvec(&w[LW_K], r->xn, r->k, &w[LW_K_B], false);
+            ref_matvec(&w[LW_V], r->xn, r->v, &w[LW_V_B], false);
             ref_rope(r, r->q, hp->n_head, pos);
             ref_rope(r, r->k, hp->n_head_kv, pos);
         }

@@ -41,6 +41,10 @@ lw_shape(const struct llm_hparams *hp, enum llm_lw w, uint64_t *ne0, uint64_t *n
     case LW_QKV_B:
         *ne0 = 3 * d;
         break;
+    case LW_K_B:
+    case LW_V_B:
+        *ne0 = kv;
+        break;
     case LW_GATE:
     case LW_UP:
         *ne0 = d;
@@ -72,19 +76,27 @@ gw_shape(const struct llm_hparams *hp, enum llm_gw w, uint64_t *ne0, uint64_t *n
         *ne0 = hp->head_dim / 2;
 }
 
-/* Plan: tensor -> (offset in wbuf, type). Vectors become f32; matrices keep their type. */
+/* Plan: tensor -> (offset in wbuf, type). Vectors become f32; matrices keep their type.
+ * neox_hd: rows (matrix rows or vector elements) of each head of neox_hd, in the file's RoPE
+ * order of pairs (i, i + neox_hd / 2) (hparams rope_neox: Q, K and their biases), are stored in
+ * the order of pairs (2i, 2i + 1) - what llama.cpp's llama converter does to HF's weights - so
+ * every RoPE kernel and the decode mat-vec's epilogue, which rotate adjacent rows, serve both;
+ * attention is a dot over each head's dimensions in any common order. */
 struct upload {
     const struct llm_gguf_tensor *t;
     struct dtensor *dst;
     uint64_t off_B, size_B;
     bool to_f32;
+    uint32_t neox_hd;
 };
 
 #define WALIGN 256u
 
+/* packed: the next tensor follows this one without alignment padding (Qwen2's Q, K, V biases:
+ * one [q | k | v] f32 vector, the Q|K|V launches' bias) */
 static enum hcq_status
 plan_one(struct llm_model *m, const char *name, uint64_t ne0, uint64_t ne1, bool needed, struct dtensor *dst,
-         struct upload *ups, uint32_t *n_up, uint64_t *total)
+         struct upload *ups, uint32_t *n_up, uint64_t *total, uint32_t neox_hd, bool packed)
 {
     const struct llm_gguf_tensor *t;
     enum hcq_status st = llm_tensor_get(m->gguf, name, ne0, ne1, !needed, &t);
@@ -92,7 +104,7 @@ plan_one(struct llm_model *m, const char *name, uint64_t ne0, uint64_t ne1, bool
         return st;
     bool vec = ne1 == 1;
     uint64_t size = vec ? 4 * ne0 : t->size_B;
-    ups[*n_up] = (struct upload){t, dst, *total, size, vec};
+    ups[*n_up] = (struct upload){t, dst, *total, size, vec, neox_hd};
     dst->type = vec ? LLM_TYPE_F32 : t->type;
     /* matrices of 2-byte aligned block types take the repacked decode layout (not under
      * f32_decode); the file's size check above holds: row bytes do not change */
@@ -102,8 +114,19 @@ plan_one(struct llm_model *m, const char *name, uint64_t ne0, uint64_t ne1, bool
     dst->ne1 = (uint32_t)ne1;
     dst->va = 1; /* marks present; the real VA is set after allocation */
     (*n_up)++;
-    *total += (size + WALIGN - 1) / WALIGN * WALIGN;
+    *total += packed ? size : (size + WALIGN - 1) / WALIGN * WALIGN;
     return HCQ_OK;
+}
+
+/* Rows of each head of hd rows from the order (i, i + hd / 2) to (2i, 2i + 1) (struct upload's
+ * neox_hd): n rows of row_B bytes, src -> dst. */
+static void
+neox_rows(const uint8_t *src, uint8_t *dst, uint64_t n, uint64_t row_B, uint32_t hd)
+{
+    for (uint64_t r = 0; r < n; r++) {
+        const uint64_t h = r / hd, i = r % hd, to = h * hd + (i < hd / 2 ? 2 * i : 2 * (i - hd / 2) + 1);
+        memcpy(dst + to * row_B, src + r * row_B, row_B);
+    }
 }
 
 static uint64_t
@@ -203,7 +226,7 @@ llm_upload_weights(struct llm_model *m, const struct llm_model_params *p)
         uint64_t ne0, ne1;
         gw_shape(hp, (enum llm_gw)w, &ne0, &ne1);
         if ((st = plan_one(m, llm_gw_names[w], ne0, ne1, llm_arch_needs_gw(hp->arch, (enum llm_gw)w),
-                           &m->gw[w], ups, &n_up, &total)))
+                           &m->gw[w], ups, &n_up, &total, 0, false)))
             goto done;
     }
     for (uint32_t l = 0; l < hp->n_layer; l++) {
@@ -212,8 +235,10 @@ llm_upload_weights(struct llm_model *m, const struct llm_model_params *p)
             uint64_t ne0, ne1;
             snprintf(name, sizeof name, "blk.%u.%s", l, llm_lw_names[w]);
             lw_shape(hp, (enum llm_lw)w, &ne0, &ne1);
+            const bool qk = w == LW_Q || w == LW_K || w == LW_Q_B || w == LW_K_B;
             if ((st = plan_one(m, name, ne0, ne1, llm_arch_needs_lw(hp->arch, (enum llm_lw)w), &m->lw[l][w],
-                               ups, &n_up, &total)))
+                               ups, &n_up, &total, hp->rope_neox && qk ? hp->head_dim : 0,
+                               hp->arch == LLM_ARCH_QWEN2 && (w == LW_Q_B || w == LW_K_B))))
                 goto done;
         }
     }
@@ -240,8 +265,14 @@ llm_upload_weights(struct llm_model *m, const struct llm_model_params *p)
                 goto done;
             }
             st = llm_dequantize(u->t->type, u->t->data, f, u->size_B / 4);
+            float *g = u->neox_hd && !st ? malloc(u->size_B) : NULL;
+            if (u->neox_hd && !st && !g)
+                st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load: %llu B", (unsigned long long)u->size_B);
+            if (g)
+                neox_rows((const uint8_t *)f, (uint8_t *)g, u->size_B / 4, 4, u->neox_hd);
             if (!st)
-                st = hcq_buf_write(m->wbuf, u->off_B, f, u->size_B);
+                st = hcq_buf_write(m->wbuf, u->off_B, g ? g : f, u->size_B);
+            free(g);
             free(f);
         } else {
             /* chunks of whole rows keep the progress callback moving on large tensors; a
@@ -249,14 +280,20 @@ llm_upload_weights(struct llm_model *m, const struct llm_model_params *p)
             const uint64_t rb = k_llm_row_bytes(u->dst->type, u->dst->ne0);
             const bool rp = (u->dst->type & K_LLM_RP) != 0;
             uint64_t chunk = rb && rb < (64ull << 20) ? (64ull << 20) / rb * rb : (64ull << 20);
-            uint8_t *tmp = NULL;
-            if (rp && !(tmp = malloc(chunk))) {
-                st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load: %llu B", (unsigned long long)chunk);
+            uint8_t *tmp = NULL, *perm = NULL;
+            if ((rp && !(tmp = malloc(chunk))) || (u->neox_hd && !(perm = malloc(u->size_B)))) {
+                free(tmp);
+                st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load: %llu B", (unsigned long long)u->size_B);
                 goto done;
+            }
+            const uint8_t *data = u->t->data;
+            if (perm) { /* the whole matrix in RoPE pair order first (rows of one head are apart) */
+                neox_rows(data, perm, u->dst->ne1, rb, u->neox_hd);
+                data = perm;
             }
             for (uint64_t o = 0; o < u->size_B && !st; o += chunk) {
                 uint64_t n = u->size_B - o < chunk ? u->size_B - o : chunk;
-                const uint8_t *src = (const uint8_t *)u->t->data + o;
+                const uint8_t *src = data + o;
                 if (rp) {
                     llm_repack_rows(u->dst->type, src, tmp, n / rb, u->dst->ne0);
                     src = tmp;
@@ -266,6 +303,7 @@ llm_upload_weights(struct llm_model *m, const struct llm_model_params *p)
                     p->progress(done_B + o + n, total, p->progress_user);
             }
             free(tmp);
+            free(perm);
         }
         if (st)
             goto done;

@@ -160,6 +160,17 @@ TEST(llama_f16_vs_ref)
 {
     check_vs_ref(t, "tiny", LLM_TYPE_F16, NULL, true);
 }
+/* Qwen2: Q|K|V biases (one packed bias in the fused decode's Q|K|V launch and the prefill
+ * GEMM) and RoPE over the pairs (i, i + hd/2), which the engine runs as adjacent pairs on Q and K
+ * rows reordered at load (llm_upload.c) and the reference computes as the file says */
+TEST(qwen2_q8_0_vs_ref)
+{
+    check_vs_ref(t, "qwen2-tiny", LLM_TYPE_Q8_0, NULL, true);
+    check_vs_ref(t, "qwen2-tiny", LLM_TYPE_F16, NULL, true);
+    check_vs_ref(t, "qwen2-tiny", LLM_TYPE_Q8_0, NULL, false);
+    check_vs_ref(t, "qwen2-tiny", LLM_TYPE_F16, NULL, false);
+}
+
 TEST(gpt2_q8_0_vs_ref)
 {
     check_vs_ref(t, "gpt2-tiny", LLM_TYPE_Q8_0, NULL, true);
@@ -282,7 +293,7 @@ dev_run(void *ctx, const char *spec, struct llm_model **m, int32_t *tokens, floa
  * gemm_min is the model's gemm_min_batch on both sides (2: the prompt's prefill runs the
  * tensor-core matmuls, k_llm_gemm.cu; 0: the one-warp-per-row matmul). */
 static void
-devices_match(struct th *t, uint32_t gemm_min)
+devices_match(struct th *t, const char *preset, enum llm_type type, uint32_t gemm_min)
 {
     char path[256];
     struct llm_gguf *g = NULL;
@@ -290,7 +301,7 @@ devices_match(struct th *t, uint32_t gemm_min)
     float *lc = NULL;
     int32_t pr[64], tc[STEPS];
     size_t np;
-    CHECK_OK(gen("tiny", LLM_TYPE_Q6_K, path, sizeof path));
+    CHECK_OK(gen(preset, type, path, sizeof path));
     CHECK_OK(llm_gguf_open(path, &g));
     struct llm_model_params mp;
     llm_model_params_default(&mp);
@@ -308,8 +319,8 @@ devices_match(struct th *t, uint32_t gemm_min)
     CHECK((lc = malloc(4ull * V * STEPS)));
     CHECK_OK(run_model(mc, pr, (uint32_t)np, tc, lc));
     struct dev_run_ctx r = {g, mp, pr, (uint32_t)np};
-    char note[48];
-    snprintf(note, sizeof note, " (gemm_min_batch %u)", gemm_min);
+    char note[96];
+    snprintf(note, sizeof note, " (%s %s, gemm_min_batch %u)", preset, llm_type_name(type), gemm_min);
     llm_match_devices(t, "emu:gh100 emu:ga10b cuda:0 rm:0", note, dev_run, &r, tc, lc, STEPS, V);
 done:
     llm_model_destroy(mc);
@@ -320,7 +331,15 @@ done:
 
 TEST(devices_match_cpu)
 {
-    devices_match(t, 0);
+    devices_match(t, "tiny", LLM_TYPE_Q6_K, 0);
+}
+
+/* Qwen2 on the devices: the Q|K|V bias in the decode mat-vecs' RoPE epilogue (F16: k_llm_matvec_h_f16;
+ * Q8_0: the q8 kernels) and in the prefill GEMM */
+TEST(qwen2_devices_match_cpu)
+{
+    devices_match(t, "qwen2-tiny", LLM_TYPE_F16, 2);
+    devices_match(t, "qwen2-tiny", LLM_TYPE_Q8_0, 0);
 }
 
 /* Past the 8192 positions the engine once stopped at: a one-layer tiny model trained for 16384
@@ -375,7 +394,7 @@ done:
 }
 TEST(devices_match_cpu_gemm)
 {
-    devices_match(t, 2);
+    devices_match(t, "tiny", LLM_TYPE_Q6_K, 2);
 }
 
 /* The tensor-core prefill (weights and activations rounded to f16) on cpu (its twins)
@@ -484,10 +503,12 @@ main(int argc, char **argv)
         TH_CASE(llama_q4_k_vs_ref),
         TH_CASE(llama_f16_vs_ref),
         TH_CASE(llama_int8_decode_vs_ref),
+        TH_CASE(qwen2_q8_0_vs_ref),
         TH_CASE(gpt2_q8_0_vs_ref),
         TH_CASE(prefill_vs_decode),
         TH_CASE(profile_step),
         TH_CASE(devices_match_cpu),
+        TH_CASE(qwen2_devices_match_cpu),
         TH_CASE(long_context_devices_match_cpu),
         TH_CASE(devices_match_cpu_gemm),
         TH_CASE(prefill_gemm_vs_ref),
