@@ -211,7 +211,10 @@ done:
 }
 
 /* The base file with one key/value changed (or added), written again. */
-enum kv_kind { KV_U32, KV_F32, KV_ARR_F32, KV_ARR_I32 };
+enum kv_kind { KV_U32, KV_F32, KV_ARR_F32, KV_ARR_I32, KV_STR };
+
+/* the string of a KV_STR rewrite */
+static const char *kv_str;
 
 static enum hcq_status
 rewrite(const struct llm_gguf *g, const char *key, enum kv_kind kind, double val, uint64_t count, void **img,
@@ -226,6 +229,8 @@ rewrite(const struct llm_gguf *g, const char *key, enum kv_kind kind, double val
             st = llm_gguf_writer_set_u32(w, key, (uint32_t)val);
         } else if (kind == KV_F32) {
             st = llm_gguf_writer_set_f32(w, key, (float)val);
+        } else if (kind == KV_STR) {
+            st = llm_gguf_writer_set_str(w, key, kv_str);
         } else {
             void *a = calloc(count ? count : 1, 4);
             for (uint64_t i = 0; a && i < count; i++) {
@@ -254,7 +259,7 @@ rewrite(const struct llm_gguf *g, const char *key, enum kv_kind kind, double val
 
 static bool
 kv_fails_with(struct th *t, int line, const struct llm_gguf *g, const char *key, enum kv_kind kind,
-              double val, uint64_t count, const char *msg)
+              double val, uint64_t count, enum hcq_status want, const char *msg)
 {
     void *img = NULL;
     size_t n = 0;
@@ -262,12 +267,15 @@ kv_fails_with(struct th *t, int line, const struct llm_gguf *g, const char *key,
         th_fail(t, __FILE__, line, "rewrite %s: %s", key, hcq_last_error());
         return false;
     }
-    bool ok = fails_with(t, line, img, n, 0, HCQ_ERR_FORMAT, msg);
+    bool ok = fails_with(t, line, img, n, 0, want, msg);
     free(img);
     return ok;
 }
 #define KV_FAILS(key, kind, val, count, msg)                                                                 \
-    CHECK(kv_fails_with(t, __LINE__, g, (key), (kind), (val), (count), (msg)))
+    CHECK(kv_fails_with(t, __LINE__, g, (key), (kind), (val), (count), HCQ_ERR_FORMAT, (msg)))
+/* what a file asks for that the engine does not implement */
+#define KV_UNSUPPORTED(key, kind, val, msg)                                                                  \
+    CHECK(kv_fails_with(t, __LINE__, g, (key), (kind), (val), 0, HCQ_ERR_UNSUPPORTED, (msg)))
 
 TEST(hparams_checked)
 {
@@ -296,6 +304,20 @@ TEST(hparams_checked)
              "llm_hparams_read: llama.block_count = 100000 (expected 1..256)");
     KV_FAILS("llama.feed_forward_length", KV_U32, 0, 0,
              "llm_hparams_read: llama.feed_forward_length = 0 (expected 1..1048576)");
+    KV_UNSUPPORTED(
+        "llama.attention.key_length", KV_U32, 128,
+        "llm_hparams_read: llama.attention.key_length = 128: heads wider or narrower than n_embd / "
+        "n_head (64) are not implemented");
+    KV_UNSUPPORTED(
+        "llama.attention.value_length", KV_U32, 32,
+        "llm_hparams_read: llama.attention.value_length = 32: heads wider or narrower than n_embd / "
+        "n_head (64) are not implemented");
+    kv_str = "yarn";
+    KV_UNSUPPORTED("llama.rope.scaling.type", KV_STR, 0,
+                   "llm_hparams_read: llama.rope.scaling.type = 'yarn' is not implemented");
+    kv_str = "gemma3";
+    KV_UNSUPPORTED("general.architecture", KV_STR, 0,
+                   "llm_hparams_read: architecture 'gemma3' (supported: llama, qwen2, gpt2)");
 done:
     llm_gguf_destroy(g);
 }
