@@ -158,14 +158,14 @@ k_llm_mvq_type_ok(uint32_t type, uint32_t k)
 
 /* ==== k_llm_matvec_h_f16 / _bf16 (k_llm_mvh.cu): 16-bit float weights, f32 activations ====
  * The same launch contract and units as k_llm_matvec_q8 (every mode, ROPE included); x' in
- * shared memory as f32, so k <= K_LLM_MVH_MAX_K (32 KB); a multiple of 256. K_LLM_MVH_U: the
- * 16-byte pieces a lane loads per row and pass. */
+ * shared memory as f32, so k <= K_LLM_MVH_MAX_K (32 KB); a multiple of 8 (one 16-byte piece:
+ * Qwen2.5-0.5B's rows of 896). K_LLM_MVH_U: the 16-byte pieces a lane loads per row and pass. */
 #define K_LLM_MVH_MAX_K 8192
 #define K_LLM_MVH_U 4
 K_LLM_MV_FN int
 k_llm_mvh_type_ok(uint32_t type, uint32_t k)
 {
-    return (type == 1 || type == 30) && k % 256 == 0 && k <= K_LLM_MVH_MAX_K;
+    return (type == 1 || type == 30) && k % 8 == 0 && k && k <= K_LLM_MVH_MAX_K;
 }
 
 /* Quantize 16 activations: returns d = max|v| / 127 and q[i] = rint(v[i] * (127 / max|v|))

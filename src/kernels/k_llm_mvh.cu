@@ -20,7 +20,8 @@
  * conversion), then one FMA: ~2 instructions per weight byte, far below the SM's issue rate at
  * DRAM speed. The RMS factor is applied to each row's sum (the one-pass prologue of the q8
  * kernels: x is read once, one CTA barrier).
- * k up to K_LLM_MVH_MAX_K (x' in static shared memory); longer rows take k_llm_matvec_wide.
+ * k a multiple of 8 up to K_LLM_MVH_MAX_K (x' in static shared memory); longer rows take
+ * k_llm_matvec_wide.
  */
 #include "k_llm_mvq.cuh"
 
@@ -95,8 +96,8 @@ mvh_dot8(uint4 w, float4 a, float4 b, float s)
     }
 }
 
-/* Pass `pass` of a unit: piece pass * 32 * U + 32 * i + lane of row a (and b) for i < U. k is a
- * multiple of 256, so a warp's 32 pieces of one i are all in the row or all past it. */
+/* Pass `pass` of a unit: piece pass * 32 * U + 32 * i + lane of row a (and b) for i < U (each lane
+ * checks its piece: k is a multiple of 8, not of 256). */
 __device__ __forceinline__ void
 mvh_load(const struct q8_rows &w, uint32_t pass, uint32_t nc, uint4 (*r)[MVH_U])
 {
@@ -134,7 +135,7 @@ template <uint32_t T>
 __device__ __forceinline__ void
 mvh_stream(const struct k_llm_matvec_params &p, struct mvh_sm &sm)
 {
-    if (p.k > K_LLM_MVH_MAX_K || p.k % 256) /* (every CTA may own units: no early exit by index) */
+    if (p.k > K_LLM_MVH_MAX_K || p.k % 8) /* (every CTA may own units: no early exit by index) */
         return;
     const uint32_t lane = threadIdx.x % WARP, nc = p.k / 8, P = (nc + 32 * MVH_U - 1) / (32 * MVH_U);
     uint32_t ub, ue;

@@ -446,9 +446,12 @@ TEST(matvec_all_types_modes_devices)
             double worst = 0;
             int cases = 0;
             for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
-                static const uint32_t ks[] = {256, 2304, 2048, 8192};
-                for (int ki = 0; ki < 4; ki++) {
+                /* 896: Qwen2.5-0.5B's width, rows of whole 16-byte pieces only (the 16-bit kernels) */
+                static const uint32_t ks[] = {256, 2304, 2048, 8192, 896};
+                for (int ki = 0; ki < 5; ki++) {
                     uint32_t k = ks[ki], ty = types[ti];
+                    if (k % 256 && !h16)
+                        continue;
                     if (only && ty != only)
                         continue;
                     /* q8: the types it reads (Q6_K only repacks for k % 2048 == 0: 8192 here) */
