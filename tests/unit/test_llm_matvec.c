@@ -7,7 +7,7 @@
  * counts that leave partial tiles, k with a partial chunk, and a grid smaller than the
  * tile count (CTAs loop over tiles). Outputs are poisoned (NaN) before each launch.
  * Bound: |y - ref| <= 1e-5 * (sum_j |w_j x'_j| + |ref|) + 1e-6 per output (f32 products
- * and sums of k <= 8192 terms; the kernel and the twin sum in different orders).
+ * and sums of k <= 11264 terms; the kernel and the twin sum in different orders).
  * k_llm_matvec_q8 (int8 activations) reads the repacked layouts (Q4_0R, Q8_0R, Q4_KR, Q5_KR, Q6_KR made
  * by llm_repack_rows) and Q4_K/Q5_K rows the repack does not take as they are; its reference uses x' rounded
  * through the same int8 blocks (k_llm_mvq_block), with room for 2 activations rounding the other way (x'
@@ -446,11 +446,12 @@ TEST(matvec_all_types_modes_devices)
             double worst = 0;
             int cases = 0;
             for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
-                /* 896: Qwen2.5-0.5B's width, rows of whole 16-byte pieces only (the 16-bit kernels) */
-                static const uint32_t ks[] = {256, 2304, 2048, 8192, 896};
-                for (int ki = 0; ki < 5; ki++) {
+                /* the 16-bit kernels only: 896 (Qwen2.5-0.5B's width, rows of whole 16-byte pieces)
+                 * and their longest rows */
+                static const uint32_t ks[] = {256, 2304, 2048, 8192, 896, K_LLM_MVH_MAX_K};
+                for (int ki = 0; ki < 6; ki++) {
                     uint32_t k = ks[ki], ty = types[ti];
-                    if (k % 256 && !h16)
+                    if ((k % 256 || k > 8192) && !h16)
                         continue;
                     if (only && ty != only)
                         continue;
