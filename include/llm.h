@@ -287,8 +287,9 @@ void llm_sampler_reset(struct llm_sampler *s);
 /* ==== Models ==== */
 
 /* LLM_ARCH_QWEN2 (GGUF "qwen2": Qwen2, Qwen2.5): LLaMA's blocks with a bias on Q, K and V, and RoPE
- * over the pairs (i, i + head_dim / 2) of each head (rope_neox). */
-enum llm_arch { LLM_ARCH_LLAMA, LLM_ARCH_GPT2, LLM_ARCH_QWEN2 };
+ * over the pairs (i, i + head_dim / 2) of each head (rope_neox). LLM_ARCH_QWEN3 ("qwen3"): no
+ * biases, an RMSNorm over each Q and K head before RoPE, heads of attention.key_length. */
+enum llm_arch { LLM_ARCH_LLAMA, LLM_ARCH_GPT2, LLM_ARCH_QWEN2, LLM_ARCH_QWEN3 };
 
 struct llm_hparams {
     enum llm_arch arch;
@@ -298,7 +299,9 @@ struct llm_hparams {
     uint32_t n_layer;
     uint32_t n_head;
     uint32_t n_head_kv;
-    uint32_t head_dim; /* n_embd / n_head */
+    uint32_t head_dim; /* attention.key_length, else n_embd / n_head */
+    uint32_t q_dim;    /* n_head * head_dim: Q rows and the attention's output width (n_embd but for
+                        * Qwen3's and Gemma's wider heads) */
     uint32_t n_ff;
     float norm_eps; /* RMSNorm / LayerNorm epsilon */
     float rope_base;

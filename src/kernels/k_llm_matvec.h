@@ -160,7 +160,8 @@ k_llm_mvq_type_ok(uint32_t type, uint32_t k)
  * The same launch contract and units as k_llm_matvec_q8 (every mode, ROPE included); x' in
  * shared memory as f32, so k <= K_LLM_MVH_MAX_K (44 KB of the 48 KB of static shared memory:
  * FFN rows of 8960 (Qwen2.5-1.5B), 9216 (Gemma-2-2B), 11008 (Qwen2.5-3B); two CTAs per SM as
- * the registers allow anyway); a multiple of 8 (one 16-byte piece: Qwen2.5-0.5B's rows of 896). K_LLM_MVH_U: the 16-byte pieces a lane loads per row and pass. */
+ * the registers allow anyway); a multiple of 8 (one 16-byte piece: Qwen2.5-0.5B's rows of 896). K_LLM_MVH_U:
+ * the 16-byte pieces a lane loads per row and pass. */
 #define K_LLM_MVH_MAX_K 11264
 #define K_LLM_MVH_U 4
 K_LLM_MV_FN int

@@ -130,6 +130,24 @@ k_llm_norm(const struct k_llm_norm_params p)
     }
 }
 
+/* Qwen3's RMSNorm of one Q or K head (blockIdx.x: Q heads, then K heads) of token blockIdx.y, in
+ * place (k_llm_params.h). */
+extern "C" __global__ void
+k_llm_head_norm(const struct k_llm_head_norm_params p)
+{
+    const uint32_t h = blockIdx.x, i = blockIdx.y;
+    if (h >= p.n_head + p.n_head_kv || i >= p.n_tok)
+        return;
+    float *x = (float *)p.x_va + (size_t)i * p.stride + (size_t)h * p.hd;
+    const float *w = (const float *)(h < p.n_head ? p.wq_va : p.wk_va);
+    float ss = 0.0f;
+    for (uint32_t j = threadIdx.x; j < p.hd; j += blockDim.x)
+        ss += x[j] * x[j];
+    const float inv = rsqrtf(block_sum(ss) / (float)p.hd + p.eps);
+    for (uint32_t j = threadIdx.x; j < p.hd; j += blockDim.x)
+        x[j] = x[j] * inv * w[j];
+}
+
 /* One warp per row; each lane walks the row's values lane, lane + 32, ... and keeps one
  * partial sum per token (up to MM_TOK tokens per pass over the row). TYPE is a template
  * constant so the per-value decode switch folds away (the entry point stays a plain

@@ -73,6 +73,25 @@ _Static_assert(offsetof(struct k_llm_norm_params, y_va) == 8 &&
                    offsetof(struct k_llm_norm_params, eps) == 44,
                "norm offsets");
 
+/* k_llm_head_norm (Qwen3): in place, x' = x / sqrt(mean(x^2) + eps) * w over each Q head (weight
+ * wq) and K head (wk) of n_tok rows of the Q|K|V buffer: row i's Q heads at x + i * stride, its K
+ * heads right after them. grid (n_head + n_head_kv, n_tok), one CTA per head. */
+struct k_llm_head_norm_params {
+    uint64_t x_va;         /* f32 rows of `stride` floats */
+    uint64_t wq_va, wk_va; /* f32 [hd] each */
+    uint32_t n_tok, n_head, n_head_kv, hd;
+    uint32_t stride;
+    float eps;
+};
+_Static_assert(sizeof(struct k_llm_head_norm_params) == 48, "head norm size");
+_Static_assert(offsetof(struct k_llm_head_norm_params, wq_va) == 8 &&
+                   offsetof(struct k_llm_head_norm_params, wk_va) == 16 &&
+                   offsetof(struct k_llm_head_norm_params, n_tok) == 24 &&
+                   offsetof(struct k_llm_head_norm_params, hd) == 36 &&
+                   offsetof(struct k_llm_head_norm_params, stride) == 40 &&
+                   offsetof(struct k_llm_head_norm_params, eps) == 44,
+               "head norm offsets");
+
 /* k_llm_matmul: y[i][r] = (accumulate ? y[i][r] : 0) + sum_j W[r][j] x[i][j] (+ b[r]),
  * W [rows][k] of `type` (rows of llm_type_row_bytes), x f32 rows of x_stride, y of y_stride.
  * by_block 0: grid (ceil(rows / K_LLM_MATMUL_ROWS)), one warp per row, any n;

@@ -23,7 +23,8 @@ struct preset {
     uint32_t n_vocab, n_embd, n_layer, n_head, n_head_kv, n_ff, n_ctx;
     float rope_base;
     bool tied;
-    float rope_scale; /* LLaMA-3.1 rope scaling factor (0: none) */
+    float rope_scale;  /* LLaMA-3.1 rope scaling factor (0: none) */
+    uint32_t head_dim; /* attention.key_length where heads are not n_embd / n_head wide (Qwen3), else 0 */
 };
 
 static const struct preset presets[] = {
@@ -39,6 +40,11 @@ static const struct preset presets[] = {
     {"qwen2-tiny", LLM_ARCH_QWEN2, 0, 256, 2, 4, 2, 512, 2048, 1000000.f, true, 0},
     {"qwen2.5-0.5b", LLM_ARCH_QWEN2, 151936, 896, 24, 14, 2, 4864, 32768, 1000000.f, true, 0},
     {"qwen2.5-1.5b", LLM_ARCH_QWEN2, 151936, 1536, 28, 12, 2, 8960, 32768, 1000000.f, true, 0},
+    /* Qwen3's published shapes (config.json of Qwen3-0.6B and -1.7B: heads of 128, tied embeddings);
+     * qwen3-tiny has heads twice n_embd / n_head wide too */
+    {"qwen3-tiny", LLM_ARCH_QWEN3, 0, 256, 2, 4, 2, 512, 2048, 1000000.f, true, 0, 128},
+    {"qwen3-0.6b", LLM_ARCH_QWEN3, 151936, 1024, 28, 16, 8, 3072, 40960, 1000000.f, true, 0, 128},
+    {"qwen3-1.7b", LLM_ARCH_QWEN3, 151936, 2048, 28, 16, 8, 6144, 40960, 1000000.f, true, 0, 128},
     {"gpt2-124m", LLM_ARCH_GPT2, 50257, 768, 12, 12, 12, 3072, 1024, 10000.f, true, 0},
     {"gpt2-tiny", LLM_ARCH_GPT2, 0, 256, 2, 4, 4, 512, 256, 10000.f, true, 0},
 };
@@ -346,7 +352,10 @@ done:
 static const char *
 arch_name(enum llm_arch a)
 {
-    return a == LLM_ARCH_LLAMA ? "llama" : a == LLM_ARCH_QWEN2 ? "qwen2" : "gpt2";
+    return a == LLM_ARCH_LLAMA   ? "llama"
+           : a == LLM_ARCH_QWEN2 ? "qwen2"
+           : a == LLM_ARCH_QWEN3 ? "qwen3"
+                                 : "gpt2";
 }
 
 static enum hcq_status
@@ -372,8 +381,12 @@ write_hparams(struct llm_gguf_writer *w, const struct preset *pr, enum llm_type 
     SETU("attention.head_count", pr->n_head);
     SETU("attention.head_count_kv", pr->n_head_kv);
     SETU("vocab_size", pr->n_vocab);
+    if (pr->head_dim) {
+        SETU("attention.key_length", pr->head_dim);
+        SETU("attention.value_length", pr->head_dim);
+    }
     if (pr->arch != LLM_ARCH_GPT2) {
-        SETU("rope.dimension_count", pr->n_embd / pr->n_head);
+        SETU("rope.dimension_count", pr->head_dim ? pr->head_dim : pr->n_embd / pr->n_head);
         snprintf(k, sizeof k, "%s.rope.freq_base", a);
         if ((st = llm_gguf_writer_set_f32(w, k, pr->rope_base)))
             return st;
@@ -389,7 +402,8 @@ static uint32_t
 list_tensors(const struct preset *pr, enum llm_type type, struct gtensor *ts)
 {
     uint32_t n = 0;
-    uint64_t d = pr->n_embd, hd = d / pr->n_head, kv = hd * pr->n_head_kv, ff = pr->n_ff, V = pr->n_vocab;
+    uint64_t d = pr->n_embd, hd = pr->head_dim ? pr->head_dim : d / pr->n_head, kv = hd * pr->n_head_kv,
+             qn = hd * pr->n_head, ff = pr->n_ff, V = pr->n_vocab;
     float sd = 1.0f / sqrtf((float)d), sf = 1.0f / sqrtf((float)ff);
     add_t(ts, &n, "token_embd.weight", type, d, V, 0.1f, 0);
     if (pr->arch == LLM_ARCH_GPT2)
@@ -411,15 +425,19 @@ list_tensors(const struct preset *pr, enum llm_type type, struct gtensor *ts)
         T("attn_norm.weight", LLM_TYPE_F32, d, 1, 0.1f, 1.0f);
         T("ffn_norm.weight", LLM_TYPE_F32, d, 1, 0.1f, 1.0f);
         if (pr->arch != LLM_ARCH_GPT2) {
-            T("attn_q.weight", type, d, d, 1.7f * sd, 0);
+            T("attn_q.weight", type, d, qn, 1.7f * sd, 0);
             T("attn_k.weight", type, d, kv, 1.7f * sd, 0);
             T("attn_v.weight", type, d, kv, 1.7f * sd, 0);
+            if (pr->arch == LLM_ARCH_QWEN3) { /* Qwen3: an RMSNorm weight per Q and K head dimension */
+                T("attn_q_norm.weight", LLM_TYPE_F32, hd, 1, 0.1f, 1.0f);
+                T("attn_k_norm.weight", LLM_TYPE_F32, hd, 1, 0.1f, 1.0f);
+            }
             if (pr->arch == LLM_ARCH_QWEN2) { /* Qwen2: biases on Q, K, V only */
                 T("attn_q.bias", LLM_TYPE_F32, d, 1, 0.5f, 0);
                 T("attn_k.bias", LLM_TYPE_F32, kv, 1, 0.5f, 0);
                 T("attn_v.bias", LLM_TYPE_F32, kv, 1, 0.5f, 0);
             }
-            T("attn_output.weight", type, d, d, 1.7f * sd, 0);
+            T("attn_output.weight", type, qn, d, qn == d ? 1.7f * sd : 1.7f / sqrtf((float)qn), 0);
             T("ffn_gate.weight", type, d, ff, 1.7f * sd, 0);
             T("ffn_up.weight", type, d, ff, 1.7f * sd, 0);
             T("ffn_down.weight", type, ff, d, 1.7f * sf, 0);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * llm_hparams.c - hyper-parameters and tensor naming of the supported architectures
- * (llama, gpt2, qwen2), read from GGUF keys "<arch>.embedding_length" etc. (the GGUF spec's
+ * (llama, gpt2, qwen2, qwen3), read from GGUF keys "<arch>.embedding_length" etc. (the GGUF spec's
  * standardized key names). Layer: llm.
  */
 #include "llm_model_priv.h"
@@ -21,6 +21,8 @@ const char *const llm_lw_names[LW_COUNT] = {
     [LW_Q_B] = "attn_q.bias",
     [LW_K_B] = "attn_k.bias",
     [LW_V_B] = "attn_v.bias",
+    [LW_Q_NORM] = "attn_q_norm.weight",
+    [LW_K_NORM] = "attn_k_norm.weight",
     [LW_QKV] = "attn_qkv.weight",
     [LW_QKV_B] = "attn_qkv.bias",
     [LW_O] = "attn_output.weight",
@@ -49,7 +51,10 @@ llm_arch_needs_lw(enum llm_arch arch, enum llm_lw w)
         return llama;
     if (arch == LLM_ARCH_QWEN2)
         return llama || w == LW_Q_B || w == LW_K_B || w == LW_V_B;
-    return w != LW_Q && w != LW_K && w != LW_V && w != LW_GATE && w != LW_Q_B && w != LW_K_B && w != LW_V_B;
+    if (arch == LLM_ARCH_QWEN3)
+        return llama || w == LW_Q_NORM || w == LW_K_NORM;
+    return w != LW_Q && w != LW_K && w != LW_V && w != LW_GATE && w != LW_Q_B && w != LW_K_B && w != LW_V_B &&
+           w != LW_Q_NORM && w != LW_K_NORM;
 }
 
 bool
@@ -117,9 +122,11 @@ llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
         hp->arch = LLM_ARCH_GPT2;
     else if (!strcmp(arch, "qwen2"))
         hp->arch = LLM_ARCH_QWEN2;
+    else if (!strcmp(arch, "qwen3"))
+        hp->arch = LLM_ARCH_QWEN3;
     else
         return hcq_err(HCQ_ERR_UNSUPPORTED,
-                       "llm_hparams_read: architecture '%s' (supported: llama, qwen2, gpt2)", arch);
+                       "llm_hparams_read: architecture '%s' (supported: llama, qwen2, qwen3, gpt2)", arch);
     if ((st = key_u32(g, arch, "embedding_length", false, 1, HP_MAX_EMBD, &hp->n_embd)) ||
         (st = key_u32(g, arch, "block_count", false, 1, LLM_MAX_LAYERS, &hp->n_layer)) ||
         (st = key_u32(g, arch, "feed_forward_length", false, 1, HP_MAX_FF, &hp->n_ff)) ||
@@ -141,27 +148,31 @@ llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
     snprintf(key, sizeof key, "%s.rope.freq_base", arch);
     if ((st = key_f32(g, key, 1e10f, 10000.0f, &hp->rope_base)))
         return st;
-    if (!hp->n_embd || !hp->n_head || !hp->n_head_kv || hp->n_embd % hp->n_head ||
-        hp->n_head % hp->n_head_kv || !hp->n_layer || hp->n_layer > LLM_MAX_LAYERS || !hp->n_ff ||
-        (hp->n_embd / hp->n_head) % 2)
+    /* head width: attention.key_length where the file gives it (Qwen3: 128 on 1024-wide models),
+     * else n_embd / n_head; values as wide as keys (the engine has one head width) */
+    uint32_t kl = 0, vl = 0;
+    if ((st = key_u32(g, arch, "attention.key_length", true, 2, 1024, &kl)) && st != HCQ_ERR_NOT_FOUND)
+        return st;
+    if ((st = key_u32(g, arch, "attention.value_length", true, 2, 1024, &vl)) && st != HCQ_ERR_NOT_FOUND)
+        return st;
+    if (!hp->n_embd || !hp->n_head || !hp->n_head_kv || (!kl && hp->n_embd % hp->n_head) ||
+        hp->n_head % hp->n_head_kv || !hp->n_layer || hp->n_layer > LLM_MAX_LAYERS || !hp->n_ff)
         return hcq_err(
             HCQ_ERR_FORMAT,
             "llm_hparams_read: inconsistent shape: n_embd %u n_head %u n_head_kv %u n_layer %u n_ff %u",
             hp->n_embd, hp->n_head, hp->n_head_kv, hp->n_layer, hp->n_ff);
-    hp->head_dim = hp->n_embd / hp->n_head;
+    hp->head_dim = kl ? kl : hp->n_embd / hp->n_head;
+    if (hp->head_dim % 2 || (uint64_t)hp->n_head * hp->head_dim > HP_MAX_EMBD)
+        return hcq_err(HCQ_ERR_FORMAT, "llm_hparams_read: heads of %u x %u (even widths, at most %u in all)",
+                       hp->n_head, hp->head_dim, HP_MAX_EMBD);
     /* what a file may ask for that the engine does not do: a clear error naming the key, never
      * silently different output */
-    static const char *const dims[2] = {"attention.key_length", "attention.value_length"};
-    for (int i = 0; i < 2; i++) {
-        uint32_t v;
-        if ((st = key_u32(g, arch, dims[i], true, 1, HP_MAX_EMBD, &v)) == HCQ_OK && v != hp->head_dim)
-            return hcq_err(HCQ_ERR_UNSUPPORTED,
-                           "llm_hparams_read: %s.%s = %u: heads wider or narrower than n_embd / n_head (%u) "
-                           "are not implemented",
-                           arch, dims[i], v, hp->head_dim);
-        if (st && st != HCQ_ERR_NOT_FOUND)
-            return st;
-    }
+    if (vl && vl != hp->head_dim)
+        return hcq_err(HCQ_ERR_UNSUPPORTED,
+                       "llm_hparams_read: %s.attention.value_length = %u: values of another width than the "
+                       "keys (%u) are not implemented",
+                       arch, vl, hp->head_dim);
+    hp->q_dim = hp->n_head * hp->head_dim;
     struct llm_str sc;
     snprintf(key, sizeof key, "%s.rope.scaling.type", arch);
     if (llm_gguf_get_str(g, key, &sc) == HCQ_OK && !(sc.len == 4 && !memcmp(sc.ptr, "none", 4)))
@@ -174,7 +185,8 @@ llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
     hp->n_vocab = (uint32_t)te->ne[1];
     hp->tied_output = llm_gguf_tensor_find(g, "output.weight") == NULL;
     hp->has_rope_freqs = hp->arch != LLM_ARCH_GPT2 && llm_gguf_tensor_find(g, "rope_freqs.weight") != NULL;
-    hp->rope_neox = hp->arch == LLM_ARCH_QWEN2; /* llama.cpp: LLM_ARCH_QWEN2 -> LLAMA_ROPE_TYPE_NEOX */
+    /* llama.cpp: LLM_ARCH_QWEN2 and _QWEN3 -> LLAMA_ROPE_TYPE_NEOX */
+    hp->rope_neox = hp->arch == LLM_ARCH_QWEN2 || hp->arch == LLM_ARCH_QWEN3;
     return HCQ_OK;
 }
 

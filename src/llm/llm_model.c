@@ -469,6 +469,29 @@ matvec_ex(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
     return launch(m, prog, grid, 1, &p, sizeof p, patch ? &pt : NULL, patch ? 1 : 0);
 }
 
+/* Qwen3: the RMSNorm of each Q and K head of n rows of the Q|K|V buffer (before RoPE); nothing
+ * for models without q/k norm weights. */
+static enum hcq_status
+head_norm(struct llm_model *m, uint32_t n, const struct dtensor *w)
+{
+    if (!w[LW_Q_NORM].va)
+        return HCQ_OK;
+    const struct llm_hparams *hp = &m->hp;
+    struct k_llm_head_norm_params p = {
+        .x_va = m->qkv_va,
+        .wq_va = w[LW_Q_NORM].va,
+        .wk_va = w[LW_K_NORM].va,
+        .n_tok = n,
+        .n_head = hp->n_head,
+        .n_head_kv = hp->n_head_kv,
+        .hd = hp->head_dim,
+        .stride = m->qkv_dim,
+        .eps = hp->norm_eps,
+    };
+    m->tag = "q/k head norm";
+    return launch(m, PROG_HEAD_NORM, hp->n_head + hp->n_head_kv, n, &p, sizeof p, NULL, 0);
+}
+
 /* Qwen2's Q, K and V biases as one [q | k | v] f32 vector (llm_upload.c plans them without a
  * gap: the bias of the concatenated Q|K|V rows); false without them. */
 static bool
@@ -486,7 +509,7 @@ static bool
 decode_fused_ok(const struct llm_model *m)
 {
     const struct llm_hparams *hp = &m->hp;
-    const uint32_t d = hp->n_embd;
+    const uint32_t d = hp->n_embd, qn = hp->q_dim;
     if (hp->arch == LLM_ARCH_GPT2 || !m->prog[PROG_MATVEC])
         return false;
     const struct dtensor *out[1] = {&m->gw[GW_OUTPUT]};
@@ -496,7 +519,7 @@ decode_fused_ok(const struct llm_model *m)
         const struct dtensor *w = m->lw[l];
         const struct dtensor *qkv[3] = {&w[LW_Q], &w[LW_K], &w[LW_V]}, *o[1] = {&w[LW_O]},
                              *gu[2] = {&w[LW_GATE], &w[LW_UP]}, *dn[1] = {&w[LW_DOWN]};
-        if (mv_prog(m, qkv, 3, d) < 0 || mv_prog(m, o, 1, d) < 0 || mv_prog(m, gu, 2, d) < 0 ||
+        if (mv_prog(m, qkv, 3, d) < 0 || mv_prog(m, o, 1, qn) < 0 || mv_prog(m, gu, 2, d) < 0 ||
             mv_prog(m, dn, 1, hp->n_ff) < 0 || w[LW_GATE].type != w[LW_UP].type || w[LW_O_B].va ||
             w[LW_DOWN_B].va)
             return false;
@@ -536,7 +559,8 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         uint64_t kc = hcq_buf_va(m->kvbuf) + 2 * l * kv_layer_B, vc = kc + kv_layer_B;
         const struct dtensor *qkv[3] = {&w[LW_Q], &w[LW_K], &w[LW_V]};
         /* RoPE + KV store in the Q|K|V epilogue where the q8 mat-vec runs it */
-        const bool rope_fused = mv_units(mv_prog(m, qkv, 3, d));
+        /* (not where the heads are normalized first: the epilogue sees two rows, not a head) */
+        const bool rope_fused = mv_units(mv_prog(m, qkv, 3, d)) && !w[LW_Q_NORM].va;
         const struct k_llm_mv_rope rope = {
             .kc_va = kc,
             .vc_va = vc,
@@ -556,8 +580,8 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             return st;
         struct k_llm_rope_kv_params rp = {
             .q_va = m->qkv_va,
-            .k_va = m->qkv_va + 4ull * d,
-            .v_va = m->qkv_va + 4ull * (d + kv_dim),
+            .k_va = m->qkv_va + 4ull * hp->q_dim,
+            .v_va = m->qkv_va + 4ull * (hp->q_dim + kv_dim),
             .kc_va = kc,
             .vc_va = vc,
             .freqs_va = hp->has_rope_freqs ? m->gw[GW_ROPE_FREQS].va : 0,
@@ -572,9 +596,11 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             .n_ctx = m->n_ctx,
         };
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_rope_kv_params, pos0), 4};
-        m->tag = "rope_kv";
         /* one CTA per 256 pairs of Q|K (the V copy shares them) */
         uint32_t rope_ctas = ((hp->n_head + hp->n_head_kv) * (hd / 2) + K_LLM_BLOCK - 1) / K_LLM_BLOCK;
+        if (!rope_fused && (st = head_norm(m, 1, w)))
+            return st;
+        m->tag = "rope_kv";
         if (!rope_fused && (st = launch(m, PROG_ROPE_KV, 1, rope_ctas, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
             return st;
         /* the decode attention's parameters (k_llm_attn_decode) */
@@ -698,18 +724,18 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
                 llm_matmul_prefill(m, w3, 3, m->xn_va, d, m->qkv_va, qd, n, has_qkv_b ? &qkv_b : NULL, false);
         } else if (!(st = matmul(m, &w[LW_Q], m->xn_va, d, m->qkv_va, qd, n, has_qkv_b ? &w[LW_Q_B] : NULL,
                                  false)) &&
-                   !(st = matmul(m, &w[LW_K], m->xn_va, d, m->qkv_va + 4ull * d, qd, n,
+                   !(st = matmul(m, &w[LW_K], m->xn_va, d, m->qkv_va + 4ull * hp->q_dim, qd, n,
                                  has_qkv_b ? &w[LW_K_B] : NULL, false))) {
-            st = matmul(m, &w[LW_V], m->xn_va, d, m->qkv_va + 4ull * (d + kv_dim), qd, n,
+            st = matmul(m, &w[LW_V], m->xn_va, d, m->qkv_va + 4ull * (hp->q_dim + kv_dim), qd, n,
                         has_qkv_b ? &w[LW_V_B] : NULL, false);
         }
-        if (st)
+        if (st || (st = head_norm(m, n, w)))
             return st;
         /* 4. RoPE on q and k, k and v into the cache at rows pos.. */
         struct k_llm_rope_kv_params rp = {
             .q_va = m->qkv_va,
-            .k_va = m->qkv_va + 4ull * d,
-            .v_va = m->qkv_va + 4ull * (d + kv_dim),
+            .k_va = m->qkv_va + 4ull * hp->q_dim,
+            .v_va = m->qkv_va + 4ull * (hp->q_dim + kv_dim),
             .kc_va = kc,
             .vc_va = vc,
             .freqs_va = hp->has_rope_freqs ? m->gw[GW_ROPE_FREQS].va : 0,
@@ -751,7 +777,8 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
                        : launch(m, PROG_ATTN, hp->n_head, n, &ap, sizeof ap, pt, s->graph ? 1 : 0)))
             return st;
         /* 6. output projection, added to the residual stream */
-        if ((st = matmul(m, &w[LW_O], m->att_va, d, m->x_va, d, n, w[LW_O_B].va ? &w[LW_O_B] : NULL, true)))
+        if ((st = matmul(m, &w[LW_O], m->att_va, hp->q_dim, m->x_va, d, n, w[LW_O_B].va ? &w[LW_O_B] : NULL,
+                         true)))
             return st;
         /* 7. FFN: norm, (gate, up, SwiGLU) or (up, GELU), down added to the residual */
         if ((st = norm(m, m->x_va, m->xn_va, n, &w[LW_FFN_NORM], &w[LW_FFN_NORM_B])))

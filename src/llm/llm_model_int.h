@@ -59,6 +59,7 @@ enum {
     PROG_MVQ_Q8_0X2,
     PROG_MVH_F16, /* 16-bit float weights, f32 activations (k_llm_mvh.cu) */
     PROG_MVH_BF16,
+    PROG_HEAD_NORM, /* Qwen3's RMSNorm of each Q / K head */
     PROG_ATTN_DEC_LONG,
     PROG_COUNT
 };
@@ -90,6 +91,7 @@ static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
                                                    "k_llm_matvec_q8_q8_0x2",
                                                    "k_llm_matvec_h_f16",
                                                    "k_llm_matvec_h_bf16",
+                                                   "k_llm_head_norm",
                                                    "k_llm_attn_decode_long"};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32

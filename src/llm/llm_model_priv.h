@@ -24,6 +24,8 @@ enum llm_lw {
     LW_Q_B, /* Qwen2's Q, K, V biases: consecutive, so they form one [q | k | v] bias (llm_upload.c) */
     LW_K_B,
     LW_V_B,
+    LW_Q_NORM, /* Qwen3: RMSNorm weights of each Q / K head, [head_dim] */
+    LW_K_NORM,
     LW_QKV,
     LW_QKV_B,
     LW_O,

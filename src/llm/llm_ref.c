@@ -54,7 +54,8 @@ llm_ref_create(const struct llm_gguf *g, uint32_t n_ctx, struct llm_ref **ref_ou
     if ((st = llm_hparams_read(g, &r->hp)))
         goto fail;
     const struct llm_hparams *hp = &r->hp;
-    uint64_t d = hp->n_embd, kv = (uint64_t)hp->n_head_kv * hp->head_dim, ff = hp->n_ff;
+    uint64_t d = hp->n_embd, kv = (uint64_t)hp->n_head_kv * hp->head_dim, ff = hp->n_ff, qn = hp->q_dim,
+             hd = hp->head_dim;
     r->n_ctx = n_ctx;
     r->lw = calloc(hp->n_layer, sizeof *r->lw);
     if (!r->lw) {
@@ -71,11 +72,12 @@ llm_ref_create(const struct llm_gguf *g, uint32_t n_ctx, struct llm_ref **ref_ou
                          llm_arch_needs_gw(hp->arch, (enum llm_gw)w), &r->gw[w])))
             goto fail;
     const uint64_t lshape[LW_COUNT][2] = {
-        [LW_ATTN_NORM] = {d, 1}, [LW_ATTN_NORM_B] = {d, 1}, [LW_Q] = {d, d},      [LW_K] = {d, kv},
-        [LW_V] = {d, kv},        [LW_Q_B] = {d, 1},         [LW_K_B] = {kv, 1},   [LW_V_B] = {kv, 1},
-        [LW_QKV] = {d, 3 * d},   [LW_QKV_B] = {3 * d, 1},   [LW_O] = {d, d},      [LW_O_B] = {d, 1},
-        [LW_FFN_NORM] = {d, 1},  [LW_FFN_NORM_B] = {d, 1},  [LW_GATE] = {d, ff},  [LW_UP] = {d, ff},
-        [LW_UP_B] = {ff, 1},     [LW_DOWN] = {ff, d},       [LW_DOWN_B] = {d, 1},
+        [LW_ATTN_NORM] = {d, 1}, [LW_ATTN_NORM_B] = {d, 1}, [LW_Q] = {d, qn},       [LW_K] = {d, kv},
+        [LW_V] = {d, kv},        [LW_Q_B] = {qn, 1},        [LW_K_B] = {kv, 1},     [LW_V_B] = {kv, 1},
+        [LW_Q_NORM] = {hd, 1},   [LW_K_NORM] = {hd, 1},     [LW_QKV] = {d, 3 * d},  [LW_QKV_B] = {3 * d, 1},
+        [LW_O] = {qn, d},        [LW_O_B] = {d, 1},         [LW_FFN_NORM] = {d, 1}, [LW_FFN_NORM_B] = {d, 1},
+        [LW_GATE] = {d, ff},     [LW_UP] = {d, ff},         [LW_UP_B] = {ff, 1},    [LW_DOWN] = {ff, d},
+        [LW_DOWN_B] = {d, 1},
     };
     for (uint32_t l = 0; l < hp->n_layer; l++) {
         for (int w = 0; w < LW_COUNT; w++) {
@@ -90,10 +92,10 @@ llm_ref_create(const struct llm_gguf *g, uint32_t n_ctx, struct llm_ref **ref_ou
     r->vc = calloc((size_t)hp->n_layer * n_ctx * kv, 4);
     r->x = malloc(4 * d);
     r->xn = malloc(4 * d);
-    r->q = malloc(4 * 3 * d);
-    r->k = malloc(4 * d);
-    r->v = malloc(4 * d);
-    r->att = malloc(4 * d);
+    r->q = malloc(4 * (3 * d > qn ? 3 * d : qn));
+    r->k = malloc(4 * (d > kv ? d : kv));
+    r->v = malloc(4 * (d > kv ? d : kv));
+    r->att = malloc(4 * qn);
     r->fa = malloc(4 * ff);
     r->fb = malloc(4 * ff);
     r->tmp = malloc(4ull * (n_ctx > ff ? n_ctx : ff) + 4 * 3 * d);
@@ -194,6 +196,22 @@ ref_rope(const struct llm_ref *r, float *x, uint32_t n_heads, uint32_t pos)
     }
 }
 
+/* Qwen3: each head of x (n_heads of hd) RMS-normalized with weight w before RoPE. */
+static void
+ref_head_norm(const struct llm_ref *r, float *x, uint32_t n_heads, const struct rtensor *w)
+{
+    const uint32_t hd = r->hp.head_dim;
+    for (uint32_t h = 0; h < n_heads; h++) {
+        float *p = x + (size_t)h * hd;
+        double ss = 0;
+        for (uint32_t e = 0; e < hd; e++)
+            ss += (double)p[e] * p[e];
+        const double inv = 1.0 / sqrt(ss / hd + r->hp.norm_eps);
+        for (uint32_t e = 0; e < hd; e++)
+            p[e] = (float)(p[e] * inv * w->f[e]);
+    }
+}
+
 /* One token at position pos; logits when out != NULL. */
 static void
 ref_token(struct llm_ref *r, int32_t tok, uint32_t pos, float *logits)
@@ -218,6 +236,10 @@ ref_token(struct llm_ref *r, int32_t tok, uint32_t pos, float *logits)
             ref_matvec(&w[LW_Q], r->xn, r->q, &w[LW_Q_B], false); /* (biases: Qwen2) */
             ref_matvec(&w[LW_K], r->xn, r->k, &w[LW_K_B], false);
             ref_matvec(&w[LW_V], r->xn, r->v, &w[LW_V_B], false);
+            if (w[LW_Q_NORM].f) {
+                ref_head_norm(r, r->q, hp->n_head, &w[LW_Q_NORM]);
+                ref_head_norm(r, r->k, hp->n_head_kv, &w[LW_K_NORM]);
+            }
             ref_rope(r, r->q, hp->n_head, pos);
             ref_rope(r, r->k, hp->n_head_kv, pos);
         }

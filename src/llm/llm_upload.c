@@ -21,13 +21,23 @@
 static void
 lw_shape(const struct llm_hparams *hp, enum llm_lw w, uint64_t *ne0, uint64_t *ne1)
 {
-    uint64_t d = hp->n_embd, kv = (uint64_t)hp->n_head_kv * hp->head_dim, ff = hp->n_ff;
+    uint64_t d = hp->n_embd, kv = (uint64_t)hp->n_head_kv * hp->head_dim, ff = hp->n_ff, qn = hp->q_dim;
     *ne1 = 1;
     switch (w) {
     case LW_Q:
-    case LW_O:
         *ne0 = d;
+        *ne1 = qn;
+        break;
+    case LW_O:
+        *ne0 = qn;
         *ne1 = d;
+        break;
+    case LW_Q_B:
+        *ne0 = qn;
+        break;
+    case LW_Q_NORM:
+    case LW_K_NORM:
+        *ne0 = hp->head_dim;
         break;
     case LW_K:
     case LW_V:
@@ -149,7 +159,8 @@ llm_check_state_size(const struct llm_model *m)
     const struct llm_hparams *hp = &m->hp;
     uint64_t kv_dim = (uint64_t)hp->n_head_kv * hp->head_dim, nb = m->n_batch;
     uint64_t state = 8ull * hp->n_layer * m->n_ctx * kv_dim +
-                     4 * nb * (3ull * hp->n_embd + 2 * kv_dim + 2ull * hp->n_ff) + 4ull * hp->n_vocab;
+                     4 * nb * (2ull * hp->n_embd + 2ull * hp->q_dim + 2 * kv_dim + 2ull * hp->n_ff) +
+                     4ull * hp->n_vocab;
     uint64_t file_B = tensor_bytes(m->gguf), limit = (64ull << 20) + 8 * file_B;
     if (state > limit)
         return hcq_err(
@@ -166,8 +177,9 @@ static void
 act_sizes(const struct llm_model *m, uint64_t sizes[6])
 {
     const struct llm_hparams *hp = &m->hp;
-    const uint64_t d = hp->n_embd, kv_dim = (uint64_t)hp->n_head_kv * hp->head_dim, nb = m->n_batch;
-    const uint64_t s[6] = {nb * d, nb * d, nb * (d + 2 * kv_dim), nb * d, nb * hp->n_ff, nb * hp->n_ff};
+    const uint64_t d = hp->n_embd, kv_dim = (uint64_t)hp->n_head_kv * hp->head_dim, nb = m->n_batch,
+                   qn = hp->q_dim;
+    const uint64_t s[6] = {nb * d, nb * d, nb * (qn + 2 * kv_dim), nb * qn, nb * hp->n_ff, nb * hp->n_ff};
     memcpy(sizes, s, sizeof s);
 }
 
@@ -197,7 +209,8 @@ llm_mem_need_check(struct llm_model *m, uint32_t gemm_min_batch)
      * the longest rows, in f16 */
     if (gemm_min_batch && gemm_min_batch <= nb) {
         const uint64_t w_max = d * (qd + 2 * kv_dim) > d * ff ? d * (qd + 2 * kv_dim) : d * ff;
-        n->scratch_B = (2 * w_max + 255) / 256 * 256 + (2 * (d > ff ? d : ff) * nb + 255) / 256 * 256;
+        const uint64_t k_max = d > ff ? (d > qd ? d : qd) : (ff > qd ? ff : qd);
+        n->scratch_B = (2 * w_max + 255) / 256 * 256 + (2 * k_max * nb + 255) / 256 * 256;
     }
     n->total_B = n->weights_B + n->kv_B + n->act_B + n->scratch_B;
     struct hcq_mem_stats ms;
@@ -235,7 +248,8 @@ llm_upload_weights(struct llm_model *m, const struct llm_model_params *p)
             uint64_t ne0, ne1;
             snprintf(name, sizeof name, "blk.%u.%s", l, llm_lw_names[w]);
             lw_shape(hp, (enum llm_lw)w, &ne0, &ne1);
-            const bool qk = w == LW_Q || w == LW_K || w == LW_Q_B || w == LW_K_B;
+            const bool qk =
+                w == LW_Q || w == LW_K || w == LW_Q_B || w == LW_K_B || w == LW_Q_NORM || w == LW_K_NORM;
             if ((st = plan_one(m, name, ne0, ne1, llm_arch_needs_lw(hp->arch, (enum llm_lw)w), &m->lw[l][w],
                                ups, &n_up, &total, hp->rope_neox && qk ? hp->head_dim : 0,
                                hp->arch == LLM_ARCH_QWEN2 && (w == LW_Q_B || w == LW_K_B))))
@@ -325,7 +339,7 @@ llm_alloc_state(struct llm_model *m)
     enum hcq_status st;
     const struct llm_hparams *hp = &m->hp;
     const uint64_t kv_dim = (uint64_t)hp->n_head_kv * hp->head_dim, nb = m->n_batch;
-    m->qkv_dim = (uint32_t)(hp->n_embd + 2 * kv_dim);
+    m->qkv_dim = (uint32_t)(hp->q_dim + 2 * kv_dim);
     uint64_t sizes[6];
     act_sizes(m, sizes);
     uint64_t *vas[6] = {&m->x_va, &m->xn_va, &m->qkv_va, &m->att_va, &m->fa_va, &m->fb_va};

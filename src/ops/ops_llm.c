@@ -146,6 +146,31 @@ twin_norm(struct hcq_twin_launch *l)
     }
 }
 
+static void
+twin_head_norm(struct hcq_twin_launch *l)
+{
+    const struct k_llm_head_norm_params *p = l->params;
+    const uint32_t heads = p->n_head + p->n_head_kv;
+    if (!p->n_tok || !p->hd || (uint64_t)heads * p->hd > p->stride)
+        return;
+    float *x =
+        HCQ_TWIN_PTR(l, p->x_va, 4ull * ((uint64_t)(p->n_tok - 1) * p->stride + (uint64_t)heads * p->hd));
+    const float *wq = HCQ_TWIN_PTR(l, p->wq_va, 4ull * p->hd), *wk = HCQ_TWIN_PTR(l, p->wk_va, 4ull * p->hd);
+    if (!x || !wq || !wk)
+        return;
+    for (uint32_t i = 0; i < p->n_tok; i++)
+        for (uint32_t h = 0; h < heads; h++) {
+            float *r = x + (size_t)i * p->stride + (size_t)h * p->hd;
+            const float *w = h < p->n_head ? wq : wk;
+            float ss = 0;
+            for (uint32_t j = 0; j < p->hd; j++)
+                ss += r[j] * r[j];
+            const float inv = 1.0f / sqrtf(ss / (float)p->hd + p->eps);
+            for (uint32_t j = 0; j < p->hd; j++)
+                r[j] = r[j] * inv * w[j];
+        }
+}
+
 /* Rows [r0, r1) of a matmul launch (the twin splits large launches across threads). */
 struct mm_part {
     const struct k_llm_matmul_params *p;
@@ -332,6 +357,7 @@ twin_act(struct hcq_twin_launch *l)
 const struct hcq_kernel_desc ops_llm_kernels[] = {
     {"k_llm_embed", "k_llm_ops", sizeof(struct k_llm_embed_params), twin_embed},
     {"k_llm_norm", "k_llm_ops", sizeof(struct k_llm_norm_params), twin_norm},
+    {"k_llm_head_norm", "k_llm_ops", sizeof(struct k_llm_head_norm_params), twin_head_norm},
     {"k_llm_matmul", "k_llm_ops", sizeof(struct k_llm_matmul_params), twin_matmul},
     {"k_llm_rope_kv", "k_llm_ops", sizeof(struct k_llm_rope_kv_params), twin_rope_kv},
     {"k_llm_attn", "k_llm_ops", sizeof(struct k_llm_attn_params), twin_attn},

@@ -171,6 +171,16 @@ TEST(qwen2_q8_0_vs_ref)
     check_vs_ref(t, "qwen2-tiny", LLM_TYPE_F16, NULL, false);
 }
 
+/* Qwen3: an RMSNorm over each Q and K head before RoPE (k_llm_head_norm; the fused decode then
+ * keeps RoPE out of the Q|K|V epilogue), heads of attention.key_length wider than n_embd / n_head
+ * (qwen3-tiny: 4 heads of 128 on a 256-wide model), NEOX RoPE */
+TEST(qwen3_vs_ref)
+{
+    check_vs_ref(t, "qwen3-tiny", LLM_TYPE_Q8_0, NULL, true);
+    check_vs_ref(t, "qwen3-tiny", LLM_TYPE_F16, NULL, true);
+    check_vs_ref(t, "qwen3-tiny", LLM_TYPE_F16, NULL, false);
+}
+
 TEST(gpt2_q8_0_vs_ref)
 {
     check_vs_ref(t, "gpt2-tiny", LLM_TYPE_Q8_0, NULL, true);
@@ -342,6 +352,12 @@ TEST(qwen2_devices_match_cpu)
     devices_match(t, "qwen2-tiny", LLM_TYPE_Q8_0, 0);
 }
 
+TEST(qwen3_devices_match_cpu)
+{
+    devices_match(t, "qwen3-tiny", LLM_TYPE_F16, 2);
+    devices_match(t, "qwen3-tiny", LLM_TYPE_Q6_K, 0);
+}
+
 /* Past the 8192 positions the engine once stopped at: a one-layer tiny model trained for 16384
  * tokens, a prompt of 8500 token ids, then STEPS greedy steps, on every GPU against cpu (the
  * decode attention's split path at every step, the prefill attention over batches of 512). Only
@@ -504,11 +520,13 @@ main(int argc, char **argv)
         TH_CASE(llama_f16_vs_ref),
         TH_CASE(llama_int8_decode_vs_ref),
         TH_CASE(qwen2_q8_0_vs_ref),
+        TH_CASE(qwen3_vs_ref),
         TH_CASE(gpt2_q8_0_vs_ref),
         TH_CASE(prefill_vs_decode),
         TH_CASE(profile_step),
         TH_CASE(devices_match_cpu),
         TH_CASE(qwen2_devices_match_cpu),
+        TH_CASE(qwen3_devices_match_cpu),
         TH_CASE(long_context_devices_match_cpu),
         TH_CASE(devices_match_cpu_gemm),
         TH_CASE(prefill_gemm_vs_ref),

@@ -304,20 +304,19 @@ TEST(hparams_checked)
              "llm_hparams_read: llama.block_count = 100000 (expected 1..256)");
     KV_FAILS("llama.feed_forward_length", KV_U32, 0, 0,
              "llm_hparams_read: llama.feed_forward_length = 0 (expected 1..1048576)");
-    KV_UNSUPPORTED(
-        "llama.attention.key_length", KV_U32, 128,
-        "llm_hparams_read: llama.attention.key_length = 128: heads wider or narrower than n_embd / "
-        "n_head (64) are not implemented");
+    /* heads of key_length: every per-head tensor must then match (rope_freqs is checked first) */
+    KV_FAILS("llama.attention.key_length", KV_U32, 128, 0,
+             "llm_model: tensor 'rope_freqs.weight' is [32 x 1] (expected [64 x 1])");
     KV_UNSUPPORTED(
         "llama.attention.value_length", KV_U32, 32,
-        "llm_hparams_read: llama.attention.value_length = 32: heads wider or narrower than n_embd / "
-        "n_head (64) are not implemented");
+        "llm_hparams_read: llama.attention.value_length = 32: values of another width than the keys "
+        "(64) are not implemented");
     kv_str = "yarn";
     KV_UNSUPPORTED("llama.rope.scaling.type", KV_STR, 0,
                    "llm_hparams_read: llama.rope.scaling.type = 'yarn' is not implemented");
     kv_str = "gemma3";
     KV_UNSUPPORTED("general.architecture", KV_STR, 0,
-                   "llm_hparams_read: architecture 'gemma3' (supported: llama, qwen2, gpt2)");
+                   "llm_hparams_read: architecture 'gemma3' (supported: llama, qwen2, qwen3, gpt2)");
 done:
     llm_gguf_destroy(g);
 }
@@ -401,7 +400,7 @@ TEST(allocation_bounded_by_file)
     for (uint64_t i = 0; i < llm_gguf_tensor_count(g); i++)
         tb += llm_gguf_tensor_at(g, i)->size_B;
     llm_gguf_destroy(g);
-    uint64_t state = 8ull * 256 * 4096 * 16 + 4ull * 64 * (3 * 64 + 2 * 16 + 2 * 64) + 4ull * 2048;
+    uint64_t state = 8ull * 256 * 4096 * 16 + 4ull * 64 * (4 * 64 + 2 * 16 + 2 * 64) + 4ull * 2048;
     snprintf(msg, sizeof msg,
              "llm_model_load: KV cache and activations for 4096 tokens need %llu B, more than 64 MiB "
              "+ 8x the file's %llu B of tensors (use a shorter context)",

@@ -1,6 +1,6 @@
 # tests/data/llamacpp/cases.sh - the files and inputs of refs.tsv (sourced by tests/tools/llamacpp_refs.sh,
 # which writes it with llama.cpp, and tests/suites/llamacpp_refs.sh, which checks nvhcq against it)
-CASES="tiny:f16 tiny:q8_0 tiny:q4_k qwen2-tiny:f16 qwen2-tiny:q8_0 qwen2-tiny:q4_k"
+CASES="tiny:f16 tiny:q8_0 tiny:q4_k qwen2-tiny:f16 qwen2-tiny:q8_0 qwen2-tiny:q4_k qwen3-tiny:f16 qwen3-tiny:q8_0 qwen3-tiny:q4_k"
 VOCAB=tests/data/tokenizers/ggml-vocab-gpt-2.gguf
 SEED=7
 PROMPT="Once upon a time"
