@@ -288,8 +288,10 @@ void llm_sampler_reset(struct llm_sampler *s);
 
 /* LLM_ARCH_QWEN2 (GGUF "qwen2": Qwen2, Qwen2.5): LLaMA's blocks with a bias on Q, K and V, and RoPE
  * over the pairs (i, i + head_dim / 2) of each head (rope_neox). LLM_ARCH_QWEN3 ("qwen3"): no
- * biases, an RMSNorm over each Q and K head before RoPE, heads of attention.key_length. */
-enum llm_arch { LLM_ARCH_LLAMA, LLM_ARCH_GPT2, LLM_ARCH_QWEN2, LLM_ARCH_QWEN3 };
+ * biases, an RMSNorm over each Q and K head before RoPE, heads of attention.key_length.
+ * LLM_ARCH_PHI3 ("phi3": Phi-3, Phi-3.5 mini): LLaMA's blocks with Q|K|V in one tensor and gate|up in
+ * one tensor of 2 x n_ff rows (silu(first half) * second half), NEOX RoPE. */
+enum llm_arch { LLM_ARCH_LLAMA, LLM_ARCH_GPT2, LLM_ARCH_QWEN2, LLM_ARCH_QWEN3, LLM_ARCH_PHI3 };
 
 struct llm_hparams {
     enum llm_arch arch;

@@ -45,6 +45,10 @@ static const struct preset presets[] = {
     {"qwen3-tiny", LLM_ARCH_QWEN3, 0, 256, 2, 4, 2, 512, 2048, 1000000.f, true, 0, 128},
     {"qwen3-0.6b", LLM_ARCH_QWEN3, 151936, 1024, 28, 16, 8, 3072, 40960, 1000000.f, true, 0, 128},
     {"qwen3-1.7b", LLM_ARCH_QWEN3, 151936, 2048, 28, 16, 8, 6144, 40960, 1000000.f, true, 0, 128},
+    /* Phi-3-mini's published shape (config.json of Phi-3-mini-4k-instruct: 32 heads of 96, FFN 8192,
+     * vocab 32064, an output head of its own) */
+    {"phi3-tiny", LLM_ARCH_PHI3, 32064, 256, 2, 4, 4, 512, 4096, 10000.f, false, 0},
+    {"phi-3-mini", LLM_ARCH_PHI3, 32064, 3072, 32, 32, 32, 8192, 4096, 10000.f, false, 0},
     {"gpt2-124m", LLM_ARCH_GPT2, 50257, 768, 12, 12, 12, 3072, 1024, 10000.f, true, 0},
     {"gpt2-tiny", LLM_ARCH_GPT2, 0, 256, 2, 4, 4, 512, 256, 10000.f, true, 0},
 };
@@ -287,9 +291,17 @@ done:
     return st;
 }
 
-/* Vocabulary keys: copy tokenizer.* from the vocab file, padding to n_vocab. */
+/* Phi-3-mini's added tokens, ids 32000.. (its tokenizer.json): a Phi-3 file padded past a
+ * 32000-token vocabulary names them so (llama.cpp looks "<|endoftext|>" up in a phi3 model). */
+static const char *const phi3_added[] = {"<|endoftext|>",    "<|assistant|>",    "<|placeholder1|>",
+                                         "<|placeholder2|>", "<|placeholder3|>", "<|placeholder4|>",
+                                         "<|system|>",       "<|end|>",          "<|placeholder5|>",
+                                         "<|placeholder6|>", "<|user|>"};
+
+/* Vocabulary keys: copy tokenizer.* from the vocab file, padding to n_vocab (phi3: the padding
+ * starts with Phi-3's added tokens). */
 static enum hcq_status
-write_vocab(struct llm_gguf_writer *w, const struct llm_gguf *v, uint32_t n_vocab)
+write_vocab(struct llm_gguf_writer *w, const struct llm_gguf *v, uint32_t n_vocab, bool phi3)
 {
     enum hcq_status st;
     uint32_t et;
@@ -328,8 +340,10 @@ write_vocab(struct llm_gguf_writer *w, const struct llm_gguf *v, uint32_t n_voca
                 memcpy(&scores[i], (const uint8_t *)sc + 4 * i, 4);
         } else {
             char *nm = names + (i - nv) * 40;
-            lens[i] =
-                (uint64_t)snprintf(nm, 40, "<|reserved_special_token_%llu|>", (unsigned long long)(i - nv));
+            const uint64_t a = i - nv, n_added = sizeof phi3_added / sizeof phi3_added[0];
+            lens[i] = phi3 && a < n_added ? (uint64_t)snprintf(nm, 40, "%s", phi3_added[a])
+                                          : (uint64_t)snprintf(nm, 40, "<|reserved_special_token_%llu|>",
+                                                               (unsigned long long)(phi3 ? a - n_added : a));
             strs[i] = nm;
             types[i] = LLM_TOK_CONTROL;
             scores[i] = -1e9f;
@@ -355,6 +369,7 @@ arch_name(enum llm_arch a)
     return a == LLM_ARCH_LLAMA   ? "llama"
            : a == LLM_ARCH_QWEN2 ? "qwen2"
            : a == LLM_ARCH_QWEN3 ? "qwen3"
+           : a == LLM_ARCH_PHI3  ? "phi3"
                                  : "gpt2";
 }
 
@@ -424,7 +439,12 @@ list_tensors(const struct preset *pr, enum llm_type type, struct gtensor *ts)
     } while (0)
         T("attn_norm.weight", LLM_TYPE_F32, d, 1, 0.1f, 1.0f);
         T("ffn_norm.weight", LLM_TYPE_F32, d, 1, 0.1f, 1.0f);
-        if (pr->arch != LLM_ARCH_GPT2) {
+        if (pr->arch == LLM_ARCH_PHI3) { /* Q|K|V and gate|up fused */
+            T("attn_qkv.weight", type, d, qn + 2 * kv, 1.7f * sd, 0);
+            T("attn_output.weight", type, qn, d, 1.7f * sd, 0);
+            T("ffn_up.weight", type, d, 2 * ff, 1.7f * sd, 0);
+            T("ffn_down.weight", type, ff, d, 1.7f * sf, 0);
+        } else if (pr->arch != LLM_ARCH_GPT2) {
             T("attn_q.weight", type, d, qn, 1.7f * sd, 0);
             T("attn_k.weight", type, d, kv, 1.7f * sd, 0);
             T("attn_v.weight", type, d, kv, 1.7f * sd, 0);
@@ -560,7 +580,7 @@ llm_gen_model(const struct llm_gen_params *p, const char *path)
         goto done;
     }
     if ((st = llm_gguf_writer_create(&w)) || (st = write_hparams(w, &pr, p->type)) ||
-        (st = write_vocab(w, p->vocab, pr.n_vocab)))
+        (st = write_vocab(w, p->vocab, pr.n_vocab, pr.arch == LLM_ARCH_PHI3)))
         goto done;
     for (uint32_t i = 0; i < n_ts; i++) {
         uint64_t ne[2] = {ts[i].ne0, ts[i].ne1};

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * llm_hparams.c - hyper-parameters and tensor naming of the supported architectures
- * (llama, gpt2, qwen2, qwen3), read from GGUF keys "<arch>.embedding_length" etc. (the GGUF spec's
+ * (llama, gpt2, qwen2, qwen3, phi3), read from GGUF keys "<arch>.embedding_length" etc. (the GGUF spec's
  * standardized key names). Layer: llm.
  */
 #include "llm_model_priv.h"
@@ -53,6 +53,9 @@ llm_arch_needs_lw(enum llm_arch arch, enum llm_lw w)
         return llama || w == LW_Q_B || w == LW_K_B || w == LW_V_B;
     if (arch == LLM_ARCH_QWEN3)
         return llama || w == LW_Q_NORM || w == LW_K_NORM;
+    if (arch == LLM_ARCH_PHI3) /* Q|K|V and gate|up fused (llm_upload.c makes LLaMA's views of them) */
+        return w == LW_ATTN_NORM || w == LW_QKV || w == LW_O || w == LW_FFN_NORM || w == LW_UP ||
+               w == LW_DOWN;
     return w != LW_Q && w != LW_K && w != LW_V && w != LW_GATE && w != LW_Q_B && w != LW_K_B && w != LW_V_B &&
            w != LW_Q_NORM && w != LW_K_NORM;
 }
@@ -124,9 +127,12 @@ llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
         hp->arch = LLM_ARCH_QWEN2;
     else if (!strcmp(arch, "qwen3"))
         hp->arch = LLM_ARCH_QWEN3;
+    else if (!strcmp(arch, "phi3"))
+        hp->arch = LLM_ARCH_PHI3;
     else
         return hcq_err(HCQ_ERR_UNSUPPORTED,
-                       "llm_hparams_read: architecture '%s' (supported: llama, qwen2, qwen3, gpt2)", arch);
+                       "llm_hparams_read: architecture '%s' (supported: llama, qwen2, qwen3, phi3, gpt2)",
+                       arch);
     if ((st = key_u32(g, arch, "embedding_length", false, 1, HP_MAX_EMBD, &hp->n_embd)) ||
         (st = key_u32(g, arch, "block_count", false, 1, LLM_MAX_LAYERS, &hp->n_layer)) ||
         (st = key_u32(g, arch, "feed_forward_length", false, 1, HP_MAX_FF, &hp->n_ff)) ||
@@ -186,7 +192,13 @@ llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
     hp->tied_output = llm_gguf_tensor_find(g, "output.weight") == NULL;
     hp->has_rope_freqs = hp->arch != LLM_ARCH_GPT2 && llm_gguf_tensor_find(g, "rope_freqs.weight") != NULL;
     /* llama.cpp: LLM_ARCH_QWEN2 and _QWEN3 -> LLAMA_ROPE_TYPE_NEOX */
-    hp->rope_neox = hp->arch == LLM_ARCH_QWEN2 || hp->arch == LLM_ARCH_QWEN3;
+    hp->rope_neox = hp->arch == LLM_ARCH_QWEN2 || hp->arch == LLM_ARCH_QWEN3 || hp->arch == LLM_ARCH_PHI3;
+    /* Phi-3's 128k variants scale RoPE per dimension by these (LongRoPE) */
+    static const char *const factors[2] = {"rope_factors_long.weight", "rope_factors_short.weight"};
+    for (int i = 0; i < 2; i++)
+        if (llm_gguf_tensor_find(g, factors[i]))
+            return hcq_err(HCQ_ERR_UNSUPPORTED,
+                           "llm_hparams_read: tensor '%s' (LongRoPE scaling) is not implemented", factors[i]);
     return HCQ_OK;
 }
 

@@ -72,11 +72,26 @@ llm_ref_create(const struct llm_gguf *g, uint32_t n_ctx, struct llm_ref **ref_ou
                          llm_arch_needs_gw(hp->arch, (enum llm_gw)w), &r->gw[w])))
             goto fail;
     const uint64_t lshape[LW_COUNT][2] = {
-        [LW_ATTN_NORM] = {d, 1}, [LW_ATTN_NORM_B] = {d, 1}, [LW_Q] = {d, qn},       [LW_K] = {d, kv},
-        [LW_V] = {d, kv},        [LW_Q_B] = {qn, 1},        [LW_K_B] = {kv, 1},     [LW_V_B] = {kv, 1},
-        [LW_Q_NORM] = {hd, 1},   [LW_K_NORM] = {hd, 1},     [LW_QKV] = {d, 3 * d},  [LW_QKV_B] = {3 * d, 1},
-        [LW_O] = {qn, d},        [LW_O_B] = {d, 1},         [LW_FFN_NORM] = {d, 1}, [LW_FFN_NORM_B] = {d, 1},
-        [LW_GATE] = {d, ff},     [LW_UP] = {d, ff},         [LW_UP_B] = {ff, 1},    [LW_DOWN] = {ff, d},
+        [LW_ATTN_NORM] = {d, 1},
+        [LW_ATTN_NORM_B] = {d, 1},
+        [LW_Q] = {d, qn},
+        [LW_K] = {d, kv},
+        [LW_V] = {d, kv},
+        [LW_Q_B] = {qn, 1},
+        [LW_K_B] = {kv, 1},
+        [LW_V_B] = {kv, 1},
+        [LW_Q_NORM] = {hd, 1},
+        [LW_K_NORM] = {hd, 1},
+        [LW_QKV] = {d, qn + 2 * kv},
+        [LW_QKV_B] = {qn + 2 * kv, 1},
+        [LW_O] = {qn, d},
+        [LW_O_B] = {d, 1},
+        [LW_FFN_NORM] = {d, 1},
+        [LW_FFN_NORM_B] = {d, 1},
+        [LW_GATE] = {d, ff},
+        [LW_UP] = {d, hp->arch == LLM_ARCH_PHI3 ? 2 * ff : ff},
+        [LW_UP_B] = {ff, 1},
+        [LW_DOWN] = {ff, d},
         [LW_DOWN_B] = {d, 1},
     };
     for (uint32_t l = 0; l < hp->n_layer; l++) {
@@ -96,9 +111,9 @@ llm_ref_create(const struct llm_gguf *g, uint32_t n_ctx, struct llm_ref **ref_ou
     r->k = malloc(4 * (d > kv ? d : kv));
     r->v = malloc(4 * (d > kv ? d : kv));
     r->att = malloc(4 * qn);
-    r->fa = malloc(4 * ff);
+    r->fa = malloc(4 * 2 * ff); /* (Phi-3: gate|up) */
     r->fb = malloc(4 * ff);
-    r->tmp = malloc(4ull * (n_ctx > ff ? n_ctx : ff) + 4 * 3 * d);
+    r->tmp = malloc(4ull * (n_ctx > ff ? n_ctx : ff) + 4 * (3 * d > qn + 2 * kv ? 3 * d : qn + 2 * kv));
     if (!r->kc || !r->vc || !r->x || !r->xn || !r->q || !r->k || !r->v || !r->att || !r->fa || !r->fb ||
         !r->tmp) {
         st = hcq_err(HCQ_ERR_NOMEM, "llm_ref_create: state for context %u", n_ctx);
@@ -227,15 +242,18 @@ ref_token(struct llm_ref *r, int32_t tok, uint32_t pos, float *logits)
         struct rtensor *w = r->lw[l];
         float *kc = r->kc + (size_t)l * r->n_ctx * kv, *vc = r->vc + (size_t)l * r->n_ctx * kv;
         ref_norm(hp, r->x, r->xn, &w[LW_ATTN_NORM], &w[LW_ATTN_NORM_B]);
-        if (gpt2) {
+        const uint32_t qn = hp->q_dim;
+        if (w[LW_QKV].f) { /* GPT-2, Phi-3: Q|K|V in one tensor */
             ref_matvec(&w[LW_QKV], r->xn, r->tmp, &w[LW_QKV_B], false);
-            memcpy(r->q, r->tmp, 4ull * d);
-            memcpy(r->k, r->tmp + d, 4ull * d);
-            memcpy(r->v, r->tmp + 2 * d, 4ull * d);
+            memcpy(r->q, r->tmp, 4ull * qn);
+            memcpy(r->k, r->tmp + qn, 4ull * kv);
+            memcpy(r->v, r->tmp + qn + kv, 4ull * kv);
         } else {
             ref_matvec(&w[LW_Q], r->xn, r->q, &w[LW_Q_B], false); /* (biases: Qwen2) */
             ref_matvec(&w[LW_K], r->xn, r->k, &w[LW_K_B], false);
             ref_matvec(&w[LW_V], r->xn, r->v, &w[LW_V_B], false);
+        }
+        if (!gpt2) {
             if (w[LW_Q_NORM].f) {
                 ref_head_norm(r, r->q, hp->n_head, &w[LW_Q_NORM]);
                 ref_head_norm(r, r->k, hp->n_head_kv, &w[LW_K_NORM]);
@@ -278,8 +296,13 @@ ref_token(struct llm_ref *r, int32_t tok, uint32_t pos, float *logits)
                 r->fa[j] = (float)(0.5 * a * (1 + tanh(0.7978845608028654 * (a + 0.044715 * a * a * a))));
             }
         } else {
-            ref_matvec(&w[LW_GATE], r->xn, r->fa, NULL, false);
-            ref_matvec(&w[LW_UP], r->xn, r->fb, NULL, false);
+            if (hp->arch == LLM_ARCH_PHI3) { /* gate|up in one tensor: silu(first half) * second half */
+                ref_matvec(&w[LW_UP], r->xn, r->fa, NULL, false);
+                memcpy(r->fb, r->fa + hp->n_ff, 4ull * hp->n_ff);
+            } else {
+                ref_matvec(&w[LW_GATE], r->xn, r->fa, NULL, false);
+                ref_matvec(&w[LW_UP], r->xn, r->fb, NULL, false);
+            }
             for (uint32_t j = 0; j < hp->n_ff; j++) {
                 double a = r->fa[j];
                 r->fa[j] = (float)(a / (1 + exp(-a)) * r->fb[j]);

@@ -46,10 +46,10 @@ lw_shape(const struct llm_hparams *hp, enum llm_lw w, uint64_t *ne0, uint64_t *n
         break;
     case LW_QKV:
         *ne0 = d;
-        *ne1 = 3 * d;
+        *ne1 = qn + 2 * kv;
         break;
     case LW_QKV_B:
-        *ne0 = 3 * d;
+        *ne0 = qn + 2 * kv;
         break;
     case LW_K_B:
     case LW_V_B:
@@ -58,7 +58,7 @@ lw_shape(const struct llm_hparams *hp, enum llm_lw w, uint64_t *ne0, uint64_t *n
     case LW_GATE:
     case LW_UP:
         *ne0 = d;
-        *ne1 = ff;
+        *ne1 = w == LW_UP && hp->arch == LLM_ARCH_PHI3 ? 2 * ff : ff; /* Phi-3: gate|up */
         break;
     case LW_UP_B:
         *ne0 = ff;
@@ -98,6 +98,7 @@ struct upload {
     uint64_t off_B, size_B;
     bool to_f32;
     uint32_t neox_hd;
+    uint32_t neox_n; /* rows (elements) of heads to reorder, the rest kept (Phi-3's Q|K|V: not V) */
 };
 
 #define WALIGN 256u
@@ -106,7 +107,7 @@ struct upload {
  * one [q | k | v] f32 vector, the Q|K|V launches' bias) */
 static enum hcq_status
 plan_one(struct llm_model *m, const char *name, uint64_t ne0, uint64_t ne1, bool needed, struct dtensor *dst,
-         struct upload *ups, uint32_t *n_up, uint64_t *total, uint32_t neox_hd, bool packed)
+         struct upload *ups, uint32_t *n_up, uint64_t *total, uint32_t neox_hd, uint32_t neox_n, bool packed)
 {
     const struct llm_gguf_tensor *t;
     enum hcq_status st = llm_tensor_get(m->gguf, name, ne0, ne1, !needed, &t);
@@ -114,7 +115,8 @@ plan_one(struct llm_model *m, const char *name, uint64_t ne0, uint64_t ne1, bool
         return st;
     bool vec = ne1 == 1;
     uint64_t size = vec ? 4 * ne0 : t->size_B;
-    ups[*n_up] = (struct upload){t, dst, *total, size, vec, neox_hd};
+    ups[*n_up] =
+        (struct upload){t, dst, *total, size, vec, neox_hd, neox_n ? neox_n : (uint32_t)(vec ? ne0 : ne1)};
     dst->type = vec ? LLM_TYPE_F32 : t->type;
     /* matrices of 2-byte aligned block types take the repacked decode layout (not under
      * f32_decode); the file's size check above holds: row bytes do not change */
@@ -129,12 +131,13 @@ plan_one(struct llm_model *m, const char *name, uint64_t ne0, uint64_t ne1, bool
 }
 
 /* Rows of each head of hd rows from the order (i, i + hd / 2) to (2i, 2i + 1) (struct upload's
- * neox_hd): n rows of row_B bytes, src -> dst. */
+ * neox_hd): the first heads_n of n rows of row_B bytes (the others copied as they are), src -> dst. */
 static void
-neox_rows(const uint8_t *src, uint8_t *dst, uint64_t n, uint64_t row_B, uint32_t hd)
+neox_rows(const uint8_t *src, uint8_t *dst, uint64_t n, uint64_t heads_n, uint64_t row_B, uint32_t hd)
 {
     for (uint64_t r = 0; r < n; r++) {
-        const uint64_t h = r / hd, i = r % hd, to = h * hd + (i < hd / 2 ? 2 * i : 2 * (i - hd / 2) + 1);
+        const uint64_t h = r / hd, i = r % hd,
+                       to = r >= heads_n ? r : h * hd + (i < hd / 2 ? 2 * i : 2 * (i - hd / 2) + 1);
         memcpy(dst + to * row_B, src + r * row_B, row_B);
     }
 }
@@ -239,7 +242,7 @@ llm_upload_weights(struct llm_model *m, const struct llm_model_params *p)
         uint64_t ne0, ne1;
         gw_shape(hp, (enum llm_gw)w, &ne0, &ne1);
         if ((st = plan_one(m, llm_gw_names[w], ne0, ne1, llm_arch_needs_gw(hp->arch, (enum llm_gw)w),
-                           &m->gw[w], ups, &n_up, &total, 0, false)))
+                           &m->gw[w], ups, &n_up, &total, 0, 0, false)))
             goto done;
     }
     for (uint32_t l = 0; l < hp->n_layer; l++) {
@@ -248,10 +251,12 @@ llm_upload_weights(struct llm_model *m, const struct llm_model_params *p)
             uint64_t ne0, ne1;
             snprintf(name, sizeof name, "blk.%u.%s", l, llm_lw_names[w]);
             lw_shape(hp, (enum llm_lw)w, &ne0, &ne1);
-            const bool qk =
-                w == LW_Q || w == LW_K || w == LW_Q_B || w == LW_K_B || w == LW_Q_NORM || w == LW_K_NORM;
+            const bool qk = w == LW_Q || w == LW_K || w == LW_Q_B || w == LW_K_B || w == LW_Q_NORM ||
+                            w == LW_K_NORM || (w == LW_QKV && hp->arch != LLM_ARCH_GPT2);
+            /* a fused Q|K|V: its Q and K rows are heads, its V rows stay */
+            const uint32_t neox_n = w == LW_QKV ? hp->q_dim + hp->n_head_kv * hp->head_dim : 0;
             if ((st = plan_one(m, name, ne0, ne1, llm_arch_needs_lw(hp->arch, (enum llm_lw)w), &m->lw[l][w],
-                               ups, &n_up, &total, hp->rope_neox && qk ? hp->head_dim : 0,
+                               ups, &n_up, &total, hp->rope_neox && qk ? hp->head_dim : 0, neox_n,
                                hp->arch == LLM_ARCH_QWEN2 && (w == LW_Q_B || w == LW_K_B))))
                 goto done;
         }
@@ -283,7 +288,7 @@ llm_upload_weights(struct llm_model *m, const struct llm_model_params *p)
             if (u->neox_hd && !st && !g)
                 st = hcq_err(HCQ_ERR_NOMEM, "llm_model_load: %llu B", (unsigned long long)u->size_B);
             if (g)
-                neox_rows((const uint8_t *)f, (uint8_t *)g, u->size_B / 4, 4, u->neox_hd);
+                neox_rows((const uint8_t *)f, (uint8_t *)g, u->size_B / 4, u->neox_n, 4, u->neox_hd);
             if (!st)
                 st = hcq_buf_write(m->wbuf, u->off_B, g ? g : f, u->size_B);
             free(g);
@@ -302,7 +307,7 @@ llm_upload_weights(struct llm_model *m, const struct llm_model_params *p)
             }
             const uint8_t *data = u->t->data;
             if (perm) { /* the whole matrix in RoPE pair order first (rows of one head are apart) */
-                neox_rows(data, perm, u->dst->ne1, rb, u->neox_hd);
+                neox_rows(data, perm, u->dst->ne1, u->neox_n, rb, u->neox_hd);
                 data = perm;
             }
             for (uint64_t o = 0; o < u->size_B && !st; o += chunk) {
@@ -328,6 +333,19 @@ llm_upload_weights(struct llm_model *m, const struct llm_model_params *p)
     /* tied output head: the token embedding */
     if (!m->gw[GW_OUTPUT].va)
         m->gw[GW_OUTPUT] = m->gw[GW_TOK_EMBD];
+    /* Phi-3: LLaMA's Q, K, V and gate, up as views of the fused tensors' rows (rows are independent
+     * in every layout, the repacked ones too) */
+    for (uint32_t l = 0; hp->arch == LLM_ARCH_PHI3 && l < hp->n_layer; l++) {
+        struct dtensor *w = m->lw[l];
+        const struct dtensor qkv = w[LW_QKV], up = w[LW_UP];
+        const uint64_t rq = k_llm_row_bytes(qkv.type, qkv.ne0), ru = k_llm_row_bytes(up.type, up.ne0);
+        const uint32_t qn = hp->q_dim, kv = hp->n_head_kv * hp->head_dim, ff = hp->n_ff;
+        w[LW_Q] = (struct dtensor){qkv.va, qkv.type, qkv.ne0, qn};
+        w[LW_K] = (struct dtensor){qkv.va + rq * qn, qkv.type, qkv.ne0, kv};
+        w[LW_V] = (struct dtensor){qkv.va + rq * (qn + kv), qkv.type, qkv.ne0, kv};
+        w[LW_GATE] = (struct dtensor){up.va, up.type, up.ne0, ff};
+        w[LW_UP] = (struct dtensor){up.va + ru * ff, up.type, up.ne0, ff};
+    }
 done:
     free(ups);
     return st;

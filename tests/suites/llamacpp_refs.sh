@@ -31,7 +31,7 @@ for c in $CASES; do
     want_ppl=$(printf '%s' "$row" | cut -f3)
     printf '%s' "$row" | cut -f4- | sed 's/\\n/\n/g' >"$tmp/want"
     f="$tmp/$preset-$type.gguf"
-    if ! "$BUILD"/nvhcq gen-model --preset "$preset" --type "$type" --vocab "$VOCAB" --seed "$SEED" -o "$f" \
+    if ! "$BUILD"/nvhcq gen-model --preset "$preset" --type "$type" --vocab "$(case $preset in phi3*) echo "$VOCAB_PHI3" ;; *) echo "$VOCAB" ;; esac)" --seed "$SEED" -o "$f" \
         >"$tmp/log" 2>&1; then
         bad "$preset $type: gen-model"
         continue

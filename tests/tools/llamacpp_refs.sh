@@ -19,8 +19,8 @@ trap 'rm -rf "$tmp"' EXIT
         preset=${c%%:*}
         type=${c#*:}
         f="$tmp/$preset-$type.gguf"
-        ./build/nvhcq gen-model --preset "$preset" --type "$type" --vocab "$VOCAB" --seed "$SEED" -o "$f" >/dev/null 2>&1
-        text=$("$bin/llama-simple" -m "$f" -n "$N" "$PROMPT" 2>/dev/null | head -c 4096 | sed "1s/^$PROMPT//" |
+        ./build/nvhcq gen-model --preset "$preset" --type "$type" --vocab "$(case $preset in phi3*) echo "$VOCAB_PHI3" ;; *) echo "$VOCAB" ;; esac)" --seed "$SEED" -o "$f" >/dev/null 2>&1
+        text=$("$bin/llama-simple" -m "$f" -n "$N" "$PROMPT" 2>/dev/null | head -c 4096 | sed "1s/^\\(<s> *\\)\\{0,1\\}$PROMPT//" |
             awk 'BEGIN { ORS = "\\n" } { print }' | sed 's/\\n$//')
         ppl=$("$bin/llama-perplexity" -m "$f" -f "$TEXT" -c 128 2>&1 | sed -n 's/.*Final estimate: PPL = \([0-9.]*\).*/\1/p')
         printf '%s\t%s\t%s\t%s\n' "$preset" "$type" "$ppl" "$text"

@@ -181,6 +181,14 @@ TEST(qwen3_vs_ref)
     check_vs_ref(t, "qwen3-tiny", LLM_TYPE_F16, NULL, false);
 }
 
+/* Phi-3: Q|K|V and gate|up each in one tensor (the engine reads LLaMA's views of their rows, Q and K
+ * rows reordered for RoPE, V rows not), NEOX RoPE, a separate output head */
+TEST(phi3_vs_ref)
+{
+    check_vs_ref(t, "phi3-tiny", LLM_TYPE_Q8_0, NULL, true);
+    check_vs_ref(t, "phi3-tiny", LLM_TYPE_F16, NULL, false);
+}
+
 TEST(gpt2_q8_0_vs_ref)
 {
     check_vs_ref(t, "gpt2-tiny", LLM_TYPE_Q8_0, NULL, true);
@@ -358,6 +366,12 @@ TEST(qwen3_devices_match_cpu)
     devices_match(t, "qwen3-tiny", LLM_TYPE_Q6_K, 0);
 }
 
+TEST(phi3_devices_match_cpu)
+{
+    devices_match(t, "phi3-tiny", LLM_TYPE_F16, 2);
+    devices_match(t, "phi3-tiny", LLM_TYPE_Q4_K, 0);
+}
+
 /* Past the 8192 positions the engine once stopped at: a one-layer tiny model trained for 16384
  * tokens, a prompt of 8500 token ids, then STEPS greedy steps, on every GPU against cpu (the
  * decode attention's split path at every step, the prefill attention over batches of 512). Only
@@ -521,12 +535,14 @@ main(int argc, char **argv)
         TH_CASE(llama_int8_decode_vs_ref),
         TH_CASE(qwen2_q8_0_vs_ref),
         TH_CASE(qwen3_vs_ref),
+        TH_CASE(phi3_vs_ref),
         TH_CASE(gpt2_q8_0_vs_ref),
         TH_CASE(prefill_vs_decode),
         TH_CASE(profile_step),
         TH_CASE(devices_match_cpu),
         TH_CASE(qwen2_devices_match_cpu),
         TH_CASE(qwen3_devices_match_cpu),
+        TH_CASE(phi3_devices_match_cpu),
         TH_CASE(long_context_devices_match_cpu),
         TH_CASE(devices_match_cpu_gemm),
         TH_CASE(prefill_gemm_vs_ref),

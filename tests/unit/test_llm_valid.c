@@ -316,7 +316,7 @@ TEST(hparams_checked)
                    "llm_hparams_read: llama.rope.scaling.type = 'yarn' is not implemented");
     kv_str = "gemma3";
     KV_UNSUPPORTED("general.architecture", KV_STR, 0,
-                   "llm_hparams_read: architecture 'gemma3' (supported: llama, qwen2, qwen3, gpt2)");
+                   "llm_hparams_read: architecture 'gemma3' (supported: llama, qwen2, qwen3, phi3, gpt2)");
 done:
     llm_gguf_destroy(g);
 }
