@@ -209,9 +209,11 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
             return MHD_NO;
         *con_cls = q;
         atomic_fetch_add(&h->inflight, 1);
-        /* a declared body over the limit is refused before it is read */
+        /* A body over the limit is read and dropped, then refused (413): a client that is still
+         * sending when the connection closes sees a reset, not the error. One declared far over
+         * it (16x) is refused before it is read. */
         const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-        if (cl && strtoull(cl, NULL, 10) > h->o.max_body) {
+        if (cl && strtoull(cl, NULL, 10) / 16 > h->o.max_body) {
             q->replied = true;
             return srv_reply_error(c, 413, "invalid_request_error", "request_too_large", NULL,
                                    "the request body is larger than %llu bytes (the server's --max-body)",
@@ -222,7 +224,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
     if (*upload_size) {
         if (!q->replied && !q->too_big) {
             if (q->len + *upload_size > h->o.max_body) {
-                q->too_big = true; /* chunked: keep reading, answer 413 at the end */
+                q->too_big = true; /* keep reading, answer 413 at the end */
                 free(q->body);
                 q->body = NULL;
                 q->len = q->cap = 0;
