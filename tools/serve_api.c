@@ -332,6 +332,10 @@ parse_req(struct srv_gen *g, json_t *body, struct srv_req *r, struct api_req *a)
                 return bad(a, "stop", "out of memory");
         }
     }
+    json_t *ie = json_object_get(body, "ignore_eos"); /* llama-server's field, for benchmarks */
+    if (ie && !json_is_null(ie) && !json_is_boolean(ie))
+        return bad(a, "ignore_eos", "'ignore_eos' must be true or false");
+    r->ignore_eos = json_is_true(ie);
     json_t *sv = json_object_get(body, "stream");
     if (sv && !json_is_null(sv) && !json_is_boolean(sv))
         return bad(a, "stream", "'stream' must be true or false");

@@ -211,7 +211,7 @@ run_job(struct srv_gen *g, struct srv_job *j)
             break; /* LENGTH */
         int32_t id = llm_sampler_sample(s, llm_model_logits(m));
         llm_sampler_accept(s, id);
-        if (llm_tok_is_eog(tok, id)) {
+        if (llm_tok_is_eog(tok, id) && !r->ignore_eos) {
             fin = SRV_FIN_STOP;
             break;
         }

@@ -33,6 +33,7 @@ struct srv_req {
     struct llm_sampler_params sp;
     char *stop[SRV_MAX_STOP]; /* malloc'ed (freed by the worker), non-empty */
     int n_stop;
+    bool ignore_eos; /* generate through end-of-turn tokens (benchmarks of a fixed length) */
 };
 
 /* One event of a request, from the worker thread, in order: START once the prompt is in the

@@ -4,7 +4,7 @@
 # the official `openai` npm client (4.95.0, installed into $BUILD/serve-npm from the npm
 # registry) and with fetch/sockets: chat, completions, streaming, models, stop strings, bad
 # requests (400/401/404/405/413), disconnects, a burst past the queue (429), a 16 x 4 load run,
-# temperature-0 answers against `nvhcq run`. Then SIGTERM in the middle of a request: the
+# temperature-0 answers against `nvhcq run`; bench/serve-load.js against it. Then SIGTERM in the middle of a request: the
 # request completes and the server exits 0 (under ASan: no leak). A build without
 # libmicrohttpd/jansson must say so. Needs node, npm, curl; in CI they are installed, so a
 # missing one is a failure. Last line "serve: N passed, N failed".
@@ -100,6 +100,12 @@ else
     passed=$((passed + p))
     failed=$((failed + f))
 fi
+
+# the load generator of the GPU comparison (bench/serve-load.js) runs against it
+node bench/serve-load.js --url "http://127.0.0.1:$port" --api-key "$key" --clients 1,3 --requests 2 --max-tokens 16 \
+    --ignore-eos --json "$tmp/load.json" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && grep -q '| 3 | 6 | 6 | 0 | 96 |' "$tmp/out" && grep -q '"agg_tok_s"' "$tmp/load.json" &&
+    ok "bench/serve-load.js: 1 and 3 clients, every token counted" || bad "bench/serve-load.js ($(cat "$tmp/out"))"
 
 # SIGTERM while a request streams: it completes, then the server exits 0 (ASan: and leaks nothing)
 curl -sN -m 60 -H "Authorization: Bearer $key" "http://127.0.0.1:$port/v1/completions" \

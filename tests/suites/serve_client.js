@@ -115,6 +115,9 @@ async function main() {
     const bu = big.json && big.json.usage, bf = big.json && big.json.choices[0].finish_reason;
     check('max_tokens past the context: ends at the context (length) or the story end (stop)', big.status === 200 &&
         ((bf === 'length' && bu.total_tokens === 512) || (bf === 'stop' && bu.total_tokens < 512)), big.text.slice(0, 300));
+    const ie = await post(C, { prompt, max_tokens: 1000000, temperature: 0, ignore_eos: true });
+    check('ignore_eos: runs to the end of the context', ie.status === 200 && ie.json.choices[0].finish_reason === 'length' &&
+        ie.json.usage.total_tokens === 512, ie.text.slice(0, 300));
     // a prompt that leaves 3 tokens of context: length after exactly 3 (' a' is one token each)
     const pt0 = c.usage.prompt_tokens;
     const probe = await post(C, { prompt: prompt + ' a'.repeat(100), max_tokens: 1, temperature: 0 });
