@@ -387,9 +387,9 @@ srv_gen_submit(struct srv_gen *g, struct srv_req *req, srv_event_cb cb, void *us
     if (!j)
         return SRV_NOMEM;
     pthread_mutex_lock(&g->mu);
-    enum srv_submit rc = g->draining                   ? SRV_DRAINING
-                         : g->queued >= g->p.max_queue ? SRV_QUEUE_FULL
-                                                       : SRV_SUBMITTED;
+    /* max_queue wait beyond the one running; an idle slot takes one more */
+    uint32_t cap = g->p.max_queue + (g->running ? 0 : 1);
+    enum srv_submit rc = g->draining ? SRV_DRAINING : g->queued >= cap ? SRV_QUEUE_FULL : SRV_SUBMITTED;
     if (rc == SRV_SUBMITTED) {
         j->req = *req;
         *req = (struct srv_req){0};

@@ -70,7 +70,7 @@ printf 'Tell me a story about a cat.' >"$tmp/chat_prompt.txt"
 port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 key=k-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')
 start_server() {
-    "$cli" serve -m "$model" --dev cpu --port "$port" --api-key "$key" --max-queue 4 --ctx-size 512 "$@" \
+    "$cli" serve -m "$model" --dev cpu --port "$port" --api-key "$key" --ctx-size 512 --max-queue 4 "$@" \
         >"$tmp/out" 2>"$tmp/err" </dev/null &
     pid=$!
     for _ in $(seq 1 150); do
@@ -125,6 +125,27 @@ tail -n 2 "$tmp/drain" | grep -q '^data: \[DONE\]$' && grep -q '"finish_reason":
 [ $src -eq 0 ] && grep -q "draining" "$tmp/err" && grep -q "nvhcq serve: stopped" "$tmp/err" &&
     ok "SIGTERM: drains and exits 0" || bad "SIGTERM: exit $src"
 curl -s -m 2 "http://127.0.0.1:$port/health" >/dev/null 2>&1 && bad "port closed after exit" || ok "port closed after exit"
+
+# --timeout 1: a client that sends half a request is closed; --max-queue 0: one request at a time
+if start_server --timeout 1 --max-queue 0; then
+    node -e '
+const net = require("net"), [port, key] = process.argv.slice(1);
+const t0 = Date.now();
+const s = net.connect(Number(port), "127.0.0.1", () => s.write("POST /v1/completions HTTP/1.1\r\nHost: x\r\n"));
+s.on("close", () => { const ms = Date.now() - t0; console.log(ms < 4000 ? "slow ok " + ms : "slow late " + ms); });
+const req = () => fetch(`http://127.0.0.1:${port}/v1/completions`, { method: "POST", headers: { Authorization: "Bearer " + key },
+    body: JSON.stringify({ prompt: "Once", max_tokens: 300, ignore_eos: true }) }).then((r) => r.status);
+Promise.all([req(), req()]).then((st) => console.log("queue0 " + st.sort().join(",")));
+' "$port" "$key" >"$tmp/out" 2>&1
+    grep -q "^slow ok" "$tmp/out" && ok "--timeout 1: a half-sent request is closed" || bad "--timeout 1 ($(cat "$tmp/out"))"
+    grep -q "^queue0 200,429$" "$tmp/out" && ok "--max-queue 0: a second request at once gets 429" || bad "--max-queue 0 ($(cat "$tmp/out"))"
+    kill -INT "$pid"
+    wait "$pid"
+    [ $? -eq 0 ] && ok "SIGINT: exits 0" || bad "SIGINT: exit status"
+    pid=
+else
+    bad "second server (--timeout 1 --max-queue 0) starts"
+fi
 
 # bad options: exit 2 naming them; a port in use: exit 1
 "$cli" serve >"$tmp/out" 2>"$tmp/err"
