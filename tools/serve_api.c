@@ -518,6 +518,15 @@ srv_api_completion(struct MHD_Connection *c, struct srv_gen *g, const char *mode
         return srv_reply_error(c, 400, "invalid_request_error", "invalid_value", a.bad_param, "%s",
                                a.bad_msg);
     }
+    char err[320];
+    int tr = srv_gen_tokenize(g, &r, err, sizeof err);
+    if (tr) {
+        srv_req_free(&r);
+        if (tr == -1)
+            return srv_reply_error(c, 400, "invalid_request_error", "context_length_exceeded", NULL, "%s",
+                                   err);
+        return srv_reply_error(c, 500, "server_error", "tokenizer_failed", NULL, "%s", err);
+    }
     struct bridge *b = calloc(1, sizeof *b);
     if (!b) {
         srv_req_free(&r);

@@ -36,6 +36,7 @@ struct srv_gen {
     struct llm_model *m;
     enum llm_chat_tmpl tmpl;
     char dev_name[256];
+    uint32_t max_piece; /* bytes of the longest token text */
     struct srv_gen_stats st;
 };
 
@@ -44,6 +45,9 @@ srv_req_free(struct srv_req *req)
 {
     free(req->prompt);
     req->prompt = NULL;
+    free(req->ids);
+    req->ids = NULL;
+    req->n_ids = 0;
     for (int i = 0; i < req->n_stop; i++)
         free(req->stop[i]);
     req->n_stop = 0;
@@ -155,29 +159,18 @@ run_job(struct srv_gen *g, struct srv_job *j)
     struct srv_req *r = &j->req;
     struct llm_sampler *s = NULL;
     struct stop_filter f = {0};
-    int32_t *ids = NULL;
+    const int32_t *ids = r->ids;
     char msg[256], out[4096];
     uint32_t ct = 0;
-    size_t cnt = 0, len = strlen(r->prompt);
+    size_t cnt = r->n_ids;
     if (atomic_load(&j->cancel)) {
         finish(g, j, SRV_FIN_CANCELLED, NULL, 0, 0);
         return;
     }
-    if (!(ids = malloc((len + 8) * sizeof *ids)) ||
-        llm_tok_encode(tok, r->prompt, len, r->add_bos || !len, true, ids, len + 8, &cnt)) {
-        snprintf(msg, sizeof msg, "tokenizing the prompt failed: %s",
-                 ids ? hcq_last_error() : "out of memory");
-        finish(g, j, SRV_FIN_ERROR, msg, 0, 0);
-        goto done;
-    }
-    if (!cnt || cnt >= n_ctx) {
-        snprintf(
-            msg, sizeof msg,
-            "the prompt has %zu tokens; the context holds %u, with room for at least one generated token "
-            "(the server's --ctx-size sets it)",
-            cnt, n_ctx);
+    if (!cnt || cnt >= n_ctx) { /* srv_gen_tokenize refuses these: a caller that did not ask it */
+        snprintf(msg, sizeof msg, "the prompt has %zu tokens; the context holds %u", cnt, n_ctx);
         finish(g, j, SRV_FIN_BAD_PROMPT, msg, (uint32_t)cnt, 0);
-        goto done;
+        return;
     }
     if (llm_sampler_create(&r->sp, n_vocab, &s)) {
         snprintf(msg, sizeof msg, "sampling parameters: %s", hcq_last_error());
@@ -254,7 +247,6 @@ run_job(struct srv_gen *g, struct srv_job *j)
     finish(g, j, fin, NULL, (uint32_t)cnt, ct);
 done:
     free(f.buf);
-    free(ids);
     llm_sampler_destroy(s);
 }
 
@@ -268,6 +260,16 @@ load(struct srv_gen *g)
     if (llm_gguf_open(g->p.model, &g->gguf) || llm_model_load_gguf(g->gguf, &mp, &g->m)) {
         snprintf(g->err, sizeof g->err, "cannot load %s: %s", g->p.model, hcq_last_error());
         return -1;
+    }
+    /* the most input bytes one token can stand for: a prompt longer than n_ctx of them cannot
+     * fit, and is refused before it is tokenized (tokenizing costs more than linear time on
+     * some vocabularies); 8 covers an unknown character's token */
+    const struct llm_tok *tok = llm_model_tok(g->m);
+    char piece[1024];
+    g->max_piece = 8;
+    for (uint32_t i = 0; i < llm_tok_vocab_size(tok); i++) {
+        size_t n = llm_tok_piece(tok, (int32_t)i, true, piece, sizeof piece);
+        g->max_piece = n > g->max_piece ? (uint32_t)n : g->max_piece;
     }
     g->tmpl = llm_chat_detect(g->gguf);
     const char *t = g->p.chat_template;
@@ -415,6 +417,40 @@ void
 srv_gen_cancel(struct srv_job *job)
 {
     atomic_store(&job->cancel, true);
+}
+
+int
+srv_gen_tokenize(const struct srv_gen *g, struct srv_req *r, char *err, size_t err_B)
+{
+    const struct llm_tok *tok = llm_model_tok(g->m);
+    uint32_t n_ctx = llm_model_n_ctx(g->m);
+    size_t len = strlen(r->prompt), cnt = 0;
+    if (len > (size_t)n_ctx * g->max_piece) {
+        snprintf(err, err_B,
+                 "the prompt has %zu bytes: more than the context's %u tokens can hold (the server's "
+                 "--ctx-size sets it)",
+                 len, n_ctx);
+        return -1;
+    }
+    int32_t *ids = malloc((len + 8) * sizeof *ids);
+    if (!ids || llm_tok_encode(tok, r->prompt, len, r->add_bos || !len, true, ids, len + 8, &cnt)) {
+        snprintf(err, err_B, "tokenizing the prompt failed: %s", ids ? hcq_last_error() : "out of memory");
+        free(ids);
+        return -2;
+    }
+    if (!cnt || cnt >= n_ctx) {
+        snprintf(
+            err, err_B,
+            "the prompt has %zu tokens; the context holds %u, with room for at least one generated token "
+            "(the server's --ctx-size sets it)",
+            cnt, n_ctx);
+        free(ids);
+        return -1;
+    }
+    free(r->ids);
+    r->ids = ids;
+    r->n_ids = cnt;
+    return 0;
 }
 
 const struct llm_tok *

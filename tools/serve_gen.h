@@ -27,8 +27,10 @@ struct srv_gen_params {
 enum srv_finish { SRV_FIN_STOP, SRV_FIN_LENGTH, SRV_FIN_CANCELLED, SRV_FIN_BAD_PROMPT, SRV_FIN_ERROR };
 
 struct srv_req {
-    char *prompt;       /* rendered text to continue (malloc'ed; the worker frees it) */
-    bool add_bos;       /* prepend BOS (the model's default for a fresh sequence) */
+    char *prompt; /* rendered text to continue (malloc'ed) */
+    bool add_bos; /* prepend BOS (the model's default for a fresh sequence) */
+    int32_t *ids; /* the prompt's tokens (srv_gen_tokenize; malloc'ed) */
+    size_t n_ids;
     int64_t max_tokens; /* < 0: until the context fills */
     struct llm_sampler_params sp;
     char *stop[SRV_MAX_STOP]; /* malloc'ed (freed by the worker), non-empty */
@@ -68,6 +70,10 @@ enum srv_submit srv_gen_submit(struct srv_gen *g, struct srv_req *req, srv_event
                                struct srv_job **job_out);
 /* Ask the request to end (DONE with CANCELLED follows, from the worker). Only before DONE. */
 void srv_gen_cancel(struct srv_job *job);
+/* Tokenize r->prompt into r->ids on the caller's thread (the tokenizer is read-only, so
+ * connections tokenize in parallel and a long prompt holds up no one else). -1: the prompt does
+ * not fit the context (checked on its byte length first); -2: the tokenizer failed; why in err. */
+int srv_gen_tokenize(const struct srv_gen *g, struct srv_req *r, char *err, size_t err_B);
 /* Release a request nobody submitted (its strings). */
 void srv_req_free(struct srv_req *req);
 

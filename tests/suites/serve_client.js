@@ -129,6 +129,11 @@ async function main() {
     const long = await post(C, { prompt: 'Once upon a time '.repeat(400), max_tokens: 4 });
     check('prompt longer than the context: 400 context_length_exceeded', isErr(long, 400) &&
         long.json.error.code === 'context_length_exceeded', long.text);
+    // a prompt far past the context is refused on its length, before the tokenizer sees it
+    const tl = Date.now();
+    const huge = await post(C, { prompt: 'Once upon a time there was a cat. '.repeat(27000), max_tokens: 4 });
+    check('900 KB prompt: 400 at once', isErr(huge, 400) && huge.json.error.code === 'context_length_exceeded' &&
+        Date.now() - tl < 3000, `${huge.text.slice(0, 200)} ${Date.now() - tl} ms`);
     check('NUL in a string: 400', isErr(await post(C, '{"prompt": "a\\u0000b"}'), 400), '');
     check('unknown route: 404 JSON', isErr(await post('/v1/engines', {}), 404), '');
     const g404 = await fetch(base + '/nope', { headers: auth });
