@@ -153,7 +153,10 @@ else
 SERVE_LIBS := -L$(SERVE_LIBDIR) -Wl,-rpath,$(abspath $(SERVE_LIBDIR)) -lmicrohttpd -ljansson
 endif
 endif
-else ifeq ($(shell pkg-config --exists libmicrohttpd jansson 2>/dev/null && echo y),y)
+# pkg-config answers for the build machine: a cross compiler (make cross-aarch64) must find the
+# libraries itself, or the server is left out
+else ifeq ($(shell pkg-config --exists libmicrohttpd jansson 2>/dev/null && \
+	test -f "$$($(CC) -print-file-name=libmicrohttpd.so)" && echo y),y)
 SERVE_CFLAGS := -DNVHCQ_HAVE_SERVE $(shell pkg-config --cflags libmicrohttpd jansson)
 SERVE_LIBS := $(shell pkg-config --libs libmicrohttpd jansson)
 endif
