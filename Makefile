@@ -134,8 +134,42 @@ $(BUILD)/obj/gen/hcq_cubins.o: $(BUILD)/gen/hcq_cubins.c
 $(LIB): $(LIB_OBJS)
 	$(Q)rm -f $@; $(call say,AR,$@)$(AR) rcs $@ $^
 
-$(CLI): $(TOOL_OBJS) $(BENCH_OBJS) $(LIB)
-	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS_ALL) $(TOOL_OBJS) $(BENCH_OBJS) $(LIB) $(LDLIBS_ALL) -o $@
+# ---- `nvhcq serve`: libmicrohttpd + jansson (optional; docs/serve.md) ----
+# DEPS=DIR: the -dev and runtime packages unpacked there by tools/deps-fetch.sh (dpkg -x), for
+# a machine without a package registry: linked statically where the .a files exist. Else
+# pkg-config. Else (or SERVE=0) `nvhcq serve` says it was not built and how to get it.
+SERVE ?= 1
+SERVE_CFLAGS :=
+SERVE_LIBS :=
+ifeq ($(SERVE),1)
+ifneq ($(DEPS),)
+SERVE_LIBDIR := $(DEPS)/usr/lib/$(shell $(CC) -dumpmachine)
+ifneq ($(wildcard $(DEPS)/usr/include/microhttpd.h $(DEPS)/usr/include/jansson.h),)
+SERVE_CFLAGS := -DNVHCQ_HAVE_SERVE -isystem $(DEPS)/usr/include
+ifneq ($(wildcard $(SERVE_LIBDIR)/libmicrohttpd.a),)
+# Debian's libmicrohttpd is built with GnuTLS: its runtime library (in every Debian/Ubuntu base) by soname
+SERVE_LIBS := $(SERVE_LIBDIR)/libmicrohttpd.a $(SERVE_LIBDIR)/libjansson.a -l:libgnutls.so.30
+else
+SERVE_LIBS := -L$(SERVE_LIBDIR) -Wl,-rpath,$(abspath $(SERVE_LIBDIR)) -lmicrohttpd -ljansson
+endif
+endif
+# pkg-config answers for the build machine: a cross compiler (make cross-aarch64) must find the
+# libraries itself, or the server is left out
+else ifeq ($(shell pkg-config --exists libmicrohttpd jansson 2>/dev/null && \
+	test -f "$$($(CC) -print-file-name=libmicrohttpd.so)" && echo y),y)
+SERVE_CFLAGS := -DNVHCQ_HAVE_SERVE $(shell pkg-config --cflags libmicrohttpd jansson)
+SERVE_LIBS := $(shell pkg-config --libs libmicrohttpd jansson)
+endif
+endif
+# the serve objects are rebuilt when the choice changes (serve.cfg rewritten only when it differs)
+SERVE_CFG := $(BUILD)/gen/serve.cfg
+$(shell mkdir -p $(BUILD)/gen && (echo '$(SERVE_CFLAGS) $(SERVE_LIBS)' | cmp -s - $(SERVE_CFG) || echo '$(SERVE_CFLAGS) $(SERVE_LIBS)' > $(SERVE_CFG)))
+SERVE_OBJS := $(filter $(BUILD)/obj/tools/serve_% $(BUILD)/obj/tools/nvhcq_serve.o,$(TOOL_OBJS))
+$(SERVE_OBJS): CFLAGS_ALL += $(SERVE_CFLAGS)
+$(SERVE_OBJS): $(SERVE_CFG)
+
+$(CLI): $(TOOL_OBJS) $(BENCH_OBJS) $(LIB) $(SERVE_CFG)
+	$(Q)$(call say,LD,$@)$(CC) $(LDFLAGS_ALL) $(TOOL_OBJS) $(BENCH_OBJS) $(LIB) $(SERVE_LIBS) $(LDLIBS_ALL) -o $@
 
 $(BUILD)/obj/tests/harness.o: tests/harness.c
 $(BUILD)/tests/test_%: $(BUILD)/obj/tests/unit/test_%.o $(BUILD)/obj/tests/harness.o $(LIB)

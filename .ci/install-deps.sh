@@ -18,6 +18,11 @@ done
 for pkg in curl nodejs python3; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
+# `nvhcq serve` (docs/serve.md): HTTP and JSON libraries; its suite (tests/suites/serve.sh)
+# fetches the `openai` npm client and drives the server with node and curl
+for pkg in libmicrohttpd-dev libjansson-dev pkg-config; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
 # aarch64 cross-build + qemu-user for the Jetson (nvgpu) checks
 for pkg in gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")

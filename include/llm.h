@@ -268,6 +268,10 @@ struct llm_sampler_params {
     float repeat_penalty; /* 1: off; applied to the last repeat_last_n tokens */
     uint32_t repeat_last_n;
     uint64_t seed;
+    /* OpenAI-style penalties over the same last repeat_last_n tokens: a token seen c times
+     * loses c * frequency_penalty + presence_penalty (c > 0) from its logit; 0: off. */
+    float presence_penalty;
+    float frequency_penalty;
 };
 void llm_sampler_params_default(struct llm_sampler_params *p); /* greedy */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * llm_sampler.c - token sampling (greedy, temperature, top-k, top-p, min-p, repetition
- * penalty, seeded RNG) and chat templates (LLaMA-3, ChatML). Layer: llm.
+ * penalty, presence/frequency penalties, seeded RNG) and chat templates (LLaMA-3, ChatML). Layer: llm.
  * Order of the filters as in common engines: penalty -> (greedy | top-k -> temperature
  * softmax -> top-p -> min-p -> draw).
  */
@@ -46,9 +46,13 @@ enum hcq_status
 llm_sampler_create(const struct llm_sampler_params *p, uint32_t n_vocab, struct llm_sampler **s_out)
 {
     *s_out = NULL;
-    if (!n_vocab || p->top_p <= 0 || p->top_p > 1 || p->min_p < 0 || p->min_p > 1 || p->repeat_penalty <= 0)
-        return hcq_err(HCQ_ERR_INVALID, "llm_sampler_create: n_vocab %u top_p %g min_p %g repeat_penalty %g",
-                       n_vocab, p->top_p, p->min_p, p->repeat_penalty);
+    if (!n_vocab || p->top_p <= 0 || p->top_p > 1 || p->min_p < 0 || p->min_p > 1 || p->repeat_penalty <= 0 ||
+        !isfinite(p->presence_penalty) || !isfinite(p->frequency_penalty))
+        return hcq_err(
+            HCQ_ERR_INVALID,
+            "llm_sampler_create: n_vocab %u top_p %g min_p %g repeat_penalty %g presence_penalty %g "
+            "frequency_penalty %g",
+            n_vocab, p->top_p, p->min_p, p->repeat_penalty, p->presence_penalty, p->frequency_penalty);
     struct llm_sampler *s = calloc(1, sizeof *s);
     if (!s)
         return hcq_err(HCQ_ERR_NOMEM, "llm_sampler_create");
@@ -164,6 +168,22 @@ llm_sampler_sample(struct llm_sampler *s, const float *logits)
                 continue;
             float *l = &s->work[id];
             *l = *l > 0 ? *l / s->p.repeat_penalty : *l * s->p.repeat_penalty;
+        }
+    }
+    /* presence/frequency penalties (additive, as OpenAI defines them): each distinct recent
+     * token once, with its count in the window */
+    if (s->p.presence_penalty != 0 || s->p.frequency_penalty != 0) {
+        for (uint32_t i = 0; i < s->hist_n; i++) {
+            int32_t id = s->hist[i];
+            bool seen = false;
+            uint32_t c = 1;
+            for (uint32_t j = 0; j < i && !seen; j++)
+                seen = s->hist[j] == id;
+            if (seen || id < 0 || (uint32_t)id >= n)
+                continue;
+            for (uint32_t j = i + 1; j < s->hist_n; j++)
+                c += s->hist[j] == id;
+            s->work[id] -= (float)c * s->p.frequency_penalty + s->p.presence_penalty;
         }
     }
     if (s->p.temp <= 0) {

@@ -49,7 +49,7 @@ if [ ! -x "$cli" ]; then
 fi
 
 echo "-- --help and unknown options, every subcommand"
-for c in info devices demo bench run llm-bench gen-model tokenize selftest dmesg-check perplexity; do
+for c in info devices demo bench run llm-bench gen-model tokenize selftest dmesg-check perplexity serve; do
     expect "$c --help: exit 0, usage" 0 "usage: nvhcq $c" -- "$c" --help
     expect "$c -h: exit 0" 0 "--help" -- "$c" -h
     expect "$c --zzz: exit 2, named" 2 "unknown option '--zzz'" -- "$c" --zzz

@@ -2,7 +2,8 @@
 /*
  * test_llm_sampler.c - sampler: greedy argmax, seeded reproducibility, empirical
  * distributions against the softmax (temperature), top-k/top-p/min-p support sets,
- * repetition penalty; chat template rendering.
+ * repetition penalty, presence/frequency penalties against a CPU reference; chat template
+ * rendering.
  */
 #include "harness.h"
 #include "llm.h"
@@ -175,6 +176,47 @@ done:
     llm_sampler_destroy(s);
 }
 
+/* presence/frequency penalties: greedy picks the argmax of the reference-penalised logits,
+ * for random logits and a random history (with repeats) in the window. */
+TEST(presence_frequency)
+{
+    struct llm_sampler_params p;
+    struct llm_sampler *s = NULL;
+    float l[NV], ref[NV];
+    for (int round = 0; round < 200; round++) {
+        rand_logits(l);
+        llm_sampler_params_default(&p);
+        p.repeat_last_n = 1 + th_rand() % 16;
+        p.presence_penalty = th_randf(-2, 2);
+        p.frequency_penalty = th_randf(-2, 2);
+        CHECK_OK(llm_sampler_create(&p, NV, &s));
+        int count[NV] = {0}, hist[64];
+        int n_acc = 1 + th_rand() % 40;
+        for (int i = 0; i < n_acc; i++) {
+            hist[i] = th_rand() % 8; /* few ids: repeats are likely */
+            llm_sampler_accept(s, hist[i]);
+        }
+        int from = n_acc > (int)p.repeat_last_n ? n_acc - (int)p.repeat_last_n : 0;
+        for (int i = from; i < n_acc; i++)
+            count[hist[i]]++;
+        int best = 0;
+        for (int i = 0; i < NV; i++) {
+            ref[i] = l[i] - count[i] * p.frequency_penalty - (count[i] > 0 ? p.presence_penalty : 0);
+            if (ref[i] > ref[best])
+                best = i;
+        }
+        CHECK(llm_sampler_sample(s, l) == best);
+        llm_sampler_destroy(s);
+        s = NULL;
+    }
+    /* a non-finite penalty is refused */
+    llm_sampler_params_default(&p);
+    p.presence_penalty = NAN;
+    CHECK(llm_sampler_create(&p, NV, &s) == HCQ_ERR_INVALID);
+done:
+    llm_sampler_destroy(s);
+}
+
 TEST(chat_templates)
 {
     struct llm_chat_msg m[2] = {{"system", "Be brief."}, {"user", "Hi"}};
@@ -199,7 +241,7 @@ main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
         TH_CASE(greedy),       TH_CASE(temperature_distribution), TH_CASE(filters_and_seed),
-        TH_CASE(top_k_random), TH_CASE(chat_templates),
+        TH_CASE(top_k_random), TH_CASE(presence_frequency),       TH_CASE(chat_templates),
     };
     return th_run("llm_sampler", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

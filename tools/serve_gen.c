@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * serve_gen.c - the generation worker of `nvhcq serve` (serve_gen.h): one thread owns the
+ * model, takes requests from a bounded FIFO and decodes them one at a time, as `nvhcq run`
+ * does (tokenize, prefill, sample, decode, stream detokenized text), with stop strings matched
+ * on the text and cancellation between tokens. Layer: tools.
+ */
+#include "serve_gen.h"
+
+#include "hcq.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct srv_job {
+    struct srv_req req;
+    srv_event_cb cb;
+    void *user;
+    atomic_bool cancel;
+    struct srv_job *next;
+};
+
+struct srv_gen {
+    struct srv_gen_params p;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct srv_job *head, *tail;
+    uint32_t queued;
+    bool running, draining, joined, load_done, load_ok;
+    char err[512];
+    struct llm_gguf *gguf;
+    struct llm_model *m;
+    enum llm_chat_tmpl tmpl;
+    char dev_name[256];
+    uint32_t max_piece; /* bytes of the longest token text */
+    struct srv_gen_stats st;
+};
+
+void
+srv_req_free(struct srv_req *req)
+{
+    free(req->prompt);
+    req->prompt = NULL;
+    free(req->ids);
+    req->ids = NULL;
+    req->n_ids = 0;
+    for (int i = 0; i < req->n_stop; i++)
+        free(req->stop[i]);
+    req->n_stop = 0;
+}
+
+char *
+srv_chat_render(enum llm_chat_tmpl tmpl, const struct llm_chat_msg *msgs, size_t n)
+{
+    size_t need = llm_chat_render(tmpl, msgs, n, true, NULL, 0);
+    char *out = malloc(need + 1);
+    if (out)
+        llm_chat_render(tmpl, msgs, n, true, out, need + 1);
+    return out;
+}
+
+/* Text not yet sent, held while its end could be the start of a stop string. */
+struct stop_filter {
+    char *buf;
+    size_t len, cap;
+};
+
+static bool
+sf_append(struct stop_filter *f, const char *s, size_t n)
+{
+    if (f->len + n + 1 > f->cap) {
+        size_t cap = (f->len + n + 1) * 2;
+        char *b = realloc(f->buf, cap);
+        if (!b)
+            return false;
+        f->buf = b;
+        f->cap = cap;
+    }
+    memcpy(f->buf + f->len, s, n);
+    f->len += n;
+    f->buf[f->len] = 0;
+    return true;
+}
+
+static void
+send_text(struct srv_job *j, const char *s, size_t n)
+{
+    if (!n)
+        return;
+    struct srv_event ev = {.kind = SRV_EV_TEXT, .text = s, .len = n};
+    j->cb(j->user, &ev);
+}
+
+/* Send what can no longer be part of a stop string; true when a stop string was found (the
+ * text before it is sent, the rest dropped). */
+static bool
+sf_step(struct stop_filter *f, struct srv_job *j)
+{
+    const struct srv_req *r = &j->req;
+    size_t cut = f->len; /* earliest stop match */
+    for (int i = 0; i < r->n_stop; i++) {
+        char *hit = memmem(f->buf, f->len, r->stop[i], strlen(r->stop[i]));
+        if (hit && (size_t)(hit - f->buf) < cut)
+            cut = (size_t)(hit - f->buf);
+    }
+    if (cut < f->len) {
+        send_text(j, f->buf, cut);
+        f->len = 0;
+        return true;
+    }
+    /* keep the longest tail that is a proper prefix of a stop string */
+    size_t keep = 0;
+    for (int i = 0; i < r->n_stop; i++) {
+        size_t sl = strlen(r->stop[i]);
+        for (size_t k = sl - 1 < f->len ? sl - 1 : f->len; k > keep; k--)
+            if (!memcmp(f->buf + f->len - k, r->stop[i], k)) {
+                keep = k;
+                break;
+            }
+    }
+    send_text(j, f->buf, f->len - keep);
+    memmove(f->buf, f->buf + f->len - keep, keep);
+    f->len = keep;
+    return false;
+}
+
+static void
+finish(struct srv_gen *g, struct srv_job *j, enum srv_finish fin, const char *error, uint32_t pt, uint32_t ct)
+{
+    struct srv_event ev = {
+        .kind = SRV_EV_DONE, .finish = fin, .error = error, .prompt_tokens = pt, .completion_tokens = ct};
+    pthread_mutex_lock(&g->mu);
+    g->st.requests_done++;
+    g->st.requests_cancelled += fin == SRV_FIN_CANCELLED;
+    pthread_mutex_unlock(&g->mu);
+    j->cb(j->user, &ev);
+}
+
+static void
+add_time(struct srv_gen *g, double *field, double s, uint64_t *tokens, uint32_t n)
+{
+    pthread_mutex_lock(&g->mu);
+    *field += s;
+    *tokens += n;
+    pthread_mutex_unlock(&g->mu);
+}
+
+/* Serve one request to its DONE event. */
+static void
+run_job(struct srv_gen *g, struct srv_job *j)
+{
+    struct llm_model *m = g->m;
+    const struct llm_tok *tok = llm_model_tok(m);
+    uint32_t n_ctx = llm_model_n_ctx(m), n_vocab = llm_model_hparams(m)->n_vocab;
+    struct srv_req *r = &j->req;
+    struct llm_sampler *s = NULL;
+    struct stop_filter f = {0};
+    const int32_t *ids = r->ids;
+    char msg[256], out[4096];
+    uint32_t ct = 0;
+    size_t cnt = r->n_ids;
+    if (atomic_load(&j->cancel)) {
+        finish(g, j, SRV_FIN_CANCELLED, NULL, 0, 0);
+        return;
+    }
+    if (!cnt || cnt >= n_ctx) { /* srv_gen_tokenize refuses these: a caller that did not ask it */
+        snprintf(msg, sizeof msg, "the prompt has %zu tokens; the context holds %u", cnt, n_ctx);
+        finish(g, j, SRV_FIN_BAD_PROMPT, msg, (uint32_t)cnt, 0);
+        return;
+    }
+    if (llm_sampler_create(&r->sp, n_vocab, &s)) {
+        snprintf(msg, sizeof msg, "sampling parameters: %s", hcq_last_error());
+        finish(g, j, SRV_FIN_BAD_PROMPT, msg, (uint32_t)cnt, 0);
+        goto done;
+    }
+    for (size_t i = 0; i < cnt; i++)
+        llm_sampler_accept(s, ids[i]);
+    uint64_t t0 = hcq_time_ns();
+    if (llm_model_eval(m, ids, (uint32_t)cnt, 0) || llm_logits_check(llm_model_logits(m), n_vocab)) {
+        snprintf(msg, sizeof msg, "prompt evaluation failed: %s", hcq_last_error());
+        finish(g, j, SRV_FIN_ERROR, msg, (uint32_t)cnt, 0);
+        goto done;
+    }
+    add_time(g, &g->st.prefill_s, (hcq_time_ns() - t0) * 1e-9, &g->st.prompt_tokens, (uint32_t)cnt);
+    struct srv_event start = {.kind = SRV_EV_START, .prompt_tokens = (uint32_t)cnt};
+    j->cb(j->user, &start);
+    struct llm_detok d;
+    llm_detok_init(&d);
+    d.first = false;
+    uint32_t pos = (uint32_t)cnt;
+    enum srv_finish fin = SRV_FIN_LENGTH;
+    bool stop_hit = false;
+    t0 = hcq_time_ns();
+    for (;;) {
+        if (atomic_load(&j->cancel)) {
+            fin = SRV_FIN_CANCELLED;
+            break;
+        }
+        if ((r->max_tokens >= 0 && ct >= r->max_tokens) || pos >= n_ctx)
+            break; /* LENGTH */
+        int32_t id = llm_sampler_sample(s, llm_model_logits(m));
+        llm_sampler_accept(s, id);
+        if (llm_tok_is_eog(tok, id) && !r->ignore_eos) {
+            fin = SRV_FIN_STOP;
+            break;
+        }
+        ct++;
+        size_t w = llm_detok_push(&d, tok, id, out, sizeof out);
+        if (!sf_append(&f, out, w)) {
+            finish(g, j, SRV_FIN_ERROR, "out of memory", (uint32_t)cnt, ct);
+            goto done;
+        }
+        if (sf_step(&f, j)) {
+            fin = SRV_FIN_STOP;
+            stop_hit = true;
+            break;
+        }
+        /* the last token's logits are not needed: no eval once the limit is reached */
+        if ((r->max_tokens >= 0 && ct >= r->max_tokens) || pos + 1 >= n_ctx) {
+            pos++;
+            continue;
+        }
+        if (llm_model_eval(m, &id, 1, pos++) || llm_logits_check(llm_model_logits(m), n_vocab)) {
+            snprintf(msg, sizeof msg, "decode failed: %s", hcq_last_error());
+            finish(g, j, SRV_FIN_ERROR, msg, (uint32_t)cnt, ct);
+            goto done;
+        }
+    }
+    add_time(g, &g->st.decode_s, (hcq_time_ns() - t0) * 1e-9, &g->st.completion_tokens, ct);
+    if (fin == SRV_FIN_LENGTH || (fin == SRV_FIN_STOP && !stop_hit)) {
+        /* ended without a stop string: the held UTF-8 bytes, then the held text that began
+         * like a stop string, are part of the answer */
+        size_t w = llm_detok_flush(&d, out, sizeof out);
+        if (!sf_append(&f, out, w)) {
+            finish(g, j, SRV_FIN_ERROR, "out of memory", (uint32_t)cnt, ct);
+            goto done;
+        }
+        if (sf_step(&f, j))
+            fin = SRV_FIN_STOP;
+        else
+            send_text(j, f.buf, f.len);
+    }
+    finish(g, j, fin, NULL, (uint32_t)cnt, ct);
+done:
+    free(f.buf);
+    llm_sampler_destroy(s);
+}
+
+static int
+load(struct srv_gen *g)
+{
+    struct llm_model_params mp;
+    llm_model_params_default(&mp);
+    mp.dev_spec = g->p.dev;
+    mp.n_ctx = g->p.n_ctx;
+    if (llm_gguf_open(g->p.model, &g->gguf) || llm_model_load_gguf(g->gguf, &mp, &g->m)) {
+        snprintf(g->err, sizeof g->err, "cannot load %s: %s", g->p.model, hcq_last_error());
+        return -1;
+    }
+    /* the most input bytes one token can stand for: a prompt longer than n_ctx of them cannot
+     * fit, and is refused before it is tokenized (tokenizing costs more than linear time on
+     * some vocabularies); 8 covers an unknown character's token */
+    const struct llm_tok *tok = llm_model_tok(g->m);
+    char piece[1024];
+    g->max_piece = 8;
+    for (uint32_t i = 0; i < llm_tok_vocab_size(tok); i++) {
+        size_t n = llm_tok_piece(tok, (int32_t)i, true, piece, sizeof piece);
+        g->max_piece = n > g->max_piece ? (uint32_t)n : g->max_piece;
+    }
+    g->tmpl = llm_chat_detect(g->gguf);
+    const char *t = g->p.chat_template;
+    if (t && !strcmp(t, "llama3"))
+        g->tmpl = LLM_CHAT_LLAMA3;
+    else if (t && !strcmp(t, "chatml"))
+        g->tmpl = LLM_CHAT_CHATML;
+    else if (t && !strcmp(t, "none"))
+        g->tmpl = LLM_CHAT_NONE;
+    struct hcq_device_info info;
+    if (hcq_device_info(llm_model_device(g->m), &info) == HCQ_OK)
+        snprintf(g->dev_name, sizeof g->dev_name, "%s", info.spec);
+    return 0;
+}
+
+static void *
+worker(void *arg)
+{
+    struct srv_gen *g = arg;
+    int rc = load(g);
+    pthread_mutex_lock(&g->mu);
+    g->load_done = true;
+    g->load_ok = rc == 0;
+    pthread_cond_broadcast(&g->cv);
+    while (rc == 0) {
+        while (!g->head && !g->draining)
+            pthread_cond_wait(&g->cv, &g->mu);
+        struct srv_job *j = g->head;
+        if (!j)
+            break; /* draining and nothing left */
+        g->head = j->next;
+        if (!g->head)
+            g->tail = NULL;
+        g->queued--;
+        g->running = true;
+        pthread_mutex_unlock(&g->mu);
+        run_job(g, j);
+        srv_req_free(&j->req);
+        free(j);
+        pthread_mutex_lock(&g->mu);
+        g->running = false;
+    }
+    pthread_mutex_unlock(&g->mu);
+    return NULL;
+}
+
+int
+srv_gen_start(const struct srv_gen_params *p, struct srv_gen **g_out, char *err, size_t err_B)
+{
+    *g_out = NULL;
+    struct srv_gen *g = calloc(1, sizeof *g);
+    if (!g) {
+        snprintf(err, err_B, "out of memory");
+        return -1;
+    }
+    g->p = *p;
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    snprintf(g->dev_name, sizeof g->dev_name, "unknown device");
+    if (pthread_create(&g->th, NULL, worker, g)) {
+        snprintf(err, err_B, "cannot start the generation thread");
+        free(g);
+        return -1;
+    }
+    pthread_mutex_lock(&g->mu);
+    while (!g->load_done)
+        pthread_cond_wait(&g->cv, &g->mu);
+    bool ok = g->load_ok;
+    pthread_mutex_unlock(&g->mu);
+    if (!ok) {
+        pthread_join(g->th, NULL);
+        snprintf(err, err_B, "%s", g->err);
+        llm_model_destroy(g->m);
+        llm_gguf_destroy(g->gguf);
+        pthread_mutex_destroy(&g->mu);
+        pthread_cond_destroy(&g->cv);
+        free(g);
+        return -1;
+    }
+    *g_out = g;
+    return 0;
+}
+
+void
+srv_gen_stop(struct srv_gen *g)
+{
+    if (!g)
+        return;
+    pthread_mutex_lock(&g->mu);
+    g->draining = true;
+    pthread_cond_broadcast(&g->cv);
+    bool join = !g->joined;
+    g->joined = true;
+    pthread_mutex_unlock(&g->mu);
+    if (join)
+        pthread_join(g->th, NULL);
+}
+
+void
+srv_gen_free(struct srv_gen *g)
+{
+    if (!g)
+        return;
+    srv_gen_stop(g);
+    llm_model_destroy(g->m);
+    llm_gguf_destroy(g->gguf);
+    pthread_mutex_destroy(&g->mu);
+    pthread_cond_destroy(&g->cv);
+    free(g);
+}
+
+enum srv_submit
+srv_gen_submit(struct srv_gen *g, struct srv_req *req, srv_event_cb cb, void *user, struct srv_job **job_out)
+{
+    *job_out = NULL;
+    struct srv_job *j = calloc(1, sizeof *j);
+    if (!j)
+        return SRV_NOMEM;
+    pthread_mutex_lock(&g->mu);
+    /* max_queue wait beyond the one running; an idle slot takes one more */
+    uint32_t cap = g->p.max_queue + (g->running ? 0 : 1);
+    enum srv_submit rc = g->draining ? SRV_DRAINING : g->queued >= cap ? SRV_QUEUE_FULL : SRV_SUBMITTED;
+    if (rc == SRV_SUBMITTED) {
+        j->req = *req;
+        *req = (struct srv_req){0};
+        j->cb = cb;
+        j->user = user;
+        atomic_init(&j->cancel, false);
+        if (g->tail)
+            g->tail->next = j;
+        else
+            g->head = j;
+        g->tail = j;
+        g->queued++;
+        *job_out = j;
+        pthread_cond_broadcast(&g->cv);
+    }
+    pthread_mutex_unlock(&g->mu);
+    if (rc != SRV_SUBMITTED)
+        free(j);
+    return rc;
+}
+
+void
+srv_gen_cancel(struct srv_job *job)
+{
+    atomic_store(&job->cancel, true);
+}
+
+int
+srv_gen_tokenize(const struct srv_gen *g, struct srv_req *r, char *err, size_t err_B)
+{
+    const struct llm_tok *tok = llm_model_tok(g->m);
+    uint32_t n_ctx = llm_model_n_ctx(g->m);
+    size_t len = strlen(r->prompt), cnt = 0;
+    if (len > (size_t)n_ctx * g->max_piece) {
+        snprintf(err, err_B,
+                 "the prompt has %zu bytes: more than the context's %u tokens can hold (the server's "
+                 "--ctx-size sets it)",
+                 len, n_ctx);
+        return -1;
+    }
+    int32_t *ids = malloc((len + 8) * sizeof *ids);
+    if (!ids || llm_tok_encode(tok, r->prompt, len, r->add_bos || !len, true, ids, len + 8, &cnt)) {
+        snprintf(err, err_B, "tokenizing the prompt failed: %s", ids ? hcq_last_error() : "out of memory");
+        free(ids);
+        return -2;
+    }
+    if (!cnt || cnt >= n_ctx) {
+        snprintf(
+            err, err_B,
+            "the prompt has %zu tokens; the context holds %u, with room for at least one generated token "
+            "(the server's --ctx-size sets it)",
+            cnt, n_ctx);
+        free(ids);
+        return -1;
+    }
+    free(r->ids);
+    r->ids = ids;
+    r->n_ids = cnt;
+    return 0;
+}
+
+const struct llm_tok *
+srv_gen_tok(const struct srv_gen *g)
+{
+    return llm_model_tok(g->m);
+}
+
+uint32_t
+srv_gen_n_ctx(const struct srv_gen *g)
+{
+    return llm_model_n_ctx(g->m);
+}
+
+enum llm_chat_tmpl
+srv_gen_chat_tmpl(const struct srv_gen *g)
+{
+    return g->tmpl;
+}
+
+const char *
+srv_gen_device_name(const struct srv_gen *g)
+{
+    return g->dev_name;
+}
+
+void
+srv_gen_stats(struct srv_gen *g, struct srv_gen_stats *out)
+{
+    pthread_mutex_lock(&g->mu);
+    *out = g->st;
+    out->queued = g->queued;
+    out->running = g->running;
+    pthread_mutex_unlock(&g->mu);
+}
