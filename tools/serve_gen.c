@@ -262,8 +262,8 @@ load(struct srv_gen *g)
         return -1;
     }
     /* the most input bytes one token can stand for: a prompt longer than n_ctx of them cannot
-     * fit, and is refused before it is tokenized (tokenizing costs more than linear time on
-     * some vocabularies); 8 covers an unknown character's token */
+     * fit, and is refused before it is tokenized (no work spent on what cannot be served); 8
+     * covers an unknown character's token */
     const struct llm_tok *tok = llm_model_tok(g->m);
     char piece[1024];
     g->max_piece = 8;
