@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """perf_report.py - docs/performance.md from the current record of results.
 
-Reads bench/results/<gpu>/ (vs-llamacpp.json: bench/vs-llamacpp.sh; bench*.json: `nvhcq bench
+Reads bench/results/<gpu>/ (vs-llamacpp.json: bench/vs-llamacpp.sh; llm-bench.json: `nvhcq llm-bench`
+records with a meta block; bench*.json: `nvhcq bench
 --json`) and writes one markdown page: per GPU, decode/prefill against llama.cpp on the same
 files, then every `nvhcq bench` group with the CUDA/cuBLAS anchor measured in the same process.
 Each table names the file it came from and that file's date, commit, driver and command.
@@ -55,6 +56,26 @@ def vs_llamacpp(path, out):
     out.append("")
 
 
+def llm_bench(path, out):
+    d = json.load(open(path))
+    meta = d.get("meta", {})
+    out.append("### nvhcq llm-bench (`%s`)\n" % os.path.relpath(path, ROOT))
+    out.append("%s, driver %s, commit %s, %s. Command: `%s`.\n" % (
+        meta.get("gpu", "unknown GPU"), meta.get("driver", "unknown"), str(meta.get("commit", "unknown"))[:10],
+        meta.get("date", "date unknown"), meta.get("command", "unknown")))
+    out.append("| model | type | backend | test | tokens/s | MB/token | GB/s | % of DRAM peak |")
+    out.append("|---|---|---|---|---:|---:|---:|---:|")
+    for r in d["records"]:
+        test = r.get("test", "")
+        if r.get("n_depth"):
+            test += " @ d%d" % r["n_depth"]
+        mb = r.get("bytes_per_token")
+        out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r.get("model", ""), r.get("type", ""), r.get("backend", ""), test, fmt(r.get("avg_ts")),
+            fmt(mb / 1e6) if mb else "", fmt(r.get("gbps")), fmt(r.get("pct_peak"))))
+    out.append("")
+
+
 def bench(path, out):
     d = json.load(open(path))
     devs = d.get("devices", [])
@@ -103,6 +124,9 @@ def main():
         vs = os.path.join(gdir, "vs-llamacpp.json")
         if os.path.exists(vs):
             vs_llamacpp(vs, out)
+        lb = os.path.join(gdir, "llm-bench.json")
+        if os.path.exists(lb):
+            llm_bench(lb, out)
         for b in sorted(glob.glob(os.path.join(gdir, "bench*.json"))):
             bench(b, out)
     text = "\n".join(out).rstrip() + "\n"
