@@ -17,6 +17,7 @@
 #pragma weak nvhcq_cmd_dmesg_check
 #pragma weak nvhcq_cmd_tokenize
 #pragma weak nvhcq_cmd_perplexity
+#pragma weak nvhcq_cmd_chat
 
 static const struct {
     const char *name;
@@ -35,6 +36,7 @@ static const struct {
     {"selftest", NULL, "Jetson owners: HCQ suite on nvgpu:0, short benchmark, kernel log check"},
     {"dmesg-check", NULL, "classify kernel log lines (NVRM Xid, MMU faults, nvgpu errors)"},
     {"perplexity", NULL, "llama-perplexity's method: -m model.gguf -f text.txt [-c 512] [--dev D]"},
+    {"chat", NULL, "interactive chat in the model's chat template: -m model.gguf [--system TEXT]"},
 };
 
 static int (*resolve(int i))(int, char **)
@@ -56,6 +58,8 @@ static int (*resolve(int i))(int, char **)
         return nvhcq_cmd_dmesg_check;
     case 10:
         return nvhcq_cmd_perplexity;
+    case 11:
+        return nvhcq_cmd_chat;
     default:
         return cmds[i].fn;
     }

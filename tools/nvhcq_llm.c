@@ -8,6 +8,7 @@
 #include "llm.h"
 #include "nvhcq_cli.h"
 #include "nvhcq_cmds.h"
+#include "nvhcq_gen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,38 +44,11 @@ struct run_opts {
     struct llm_sampler_params sp;
 };
 
-/* What one generate() call saw, for the summary line and the notes after it. */
-struct run_stats {
-    double pp_s, tg_s;
-    uint32_t pp_n, tg_n;
-    uint32_t tg_empty; /* generated tokens that printed nothing (control tokens without --special) */
-    bool ctx_full;     /* generation stopped because the context was full */
-};
-
-/* The text of one generated token as --special wants it: control tokens render as their
- * name; other tokens go through the streaming detokenizer (UTF-8 held back until whole). */
-static size_t
-token_text(const struct llm_tok *tok, struct llm_detok *d, int32_t id, bool special, char *out, size_t cap)
-{
-    if (special) {
-        char piece[512];
-        size_t plain = llm_tok_piece(tok, id, false, piece, sizeof piece);
-        size_t named = plain ? 0 : llm_tok_piece(tok, id, true, piece, sizeof piece);
-        if (named) {
-            size_t w = llm_detok_flush(d, out, cap); /* text held so far comes first */
-            size_t k = named < cap - w ? named : cap - w;
-            memcpy(out + w, piece, k);
-            return w + k;
-        }
-    }
-    return llm_detok_push(d, tok, id, out, cap);
-}
-
 /* Evaluate `text` at *pos, then sample and stream up to n tokens (n < 0: until the context
  * fills or the model ends its turn); updates *pos. */
 static int
 generate(struct llm_model *m, struct llm_sampler *s, const struct run_opts *o, const char *text, bool add_bos,
-         uint32_t *pos, struct run_stats *st)
+         uint32_t *pos, struct nvhcq_gen_stats *st)
 {
     const struct llm_tok *tok = llm_model_tok(m);
     uint32_t n_ctx = llm_model_n_ctx(m);
@@ -91,58 +65,14 @@ generate(struct llm_model *m, struct llm_sampler *s, const struct run_opts *o, c
         free(ids);
         return 1;
     }
-    if (o->show_ids) {
-        fprintf(stderr, "prompt: %zu tokens:", cnt);
-        for (size_t i = 0; i < cnt; i++)
-            fprintf(stderr, " %d", ids[i]);
-        fprintf(stderr, "\n");
-    }
-    for (size_t i = 0; i < cnt; i++)
-        llm_sampler_accept(s, ids[i]);
-    uint64_t t0 = hcq_time_ns();
-    if (llm_model_eval(m, ids, (uint32_t)cnt, *pos) ||
-        llm_logits_check(llm_model_logits(m), llm_model_hparams(m)->n_vocab)) {
-        cli_fail("run", "prompt evaluation failed: %s", hcq_last_error());
-        free(ids);
-        return 1;
-    }
-    st->pp_s += (hcq_time_ns() - t0) * 1e-9;
-    st->pp_n += (uint32_t)cnt;
-    *pos += (uint32_t)cnt;
+    struct nvhcq_gen_opts go = {
+        .n_predict = o->n_predict, .special = o->special, .show_ids = o->show_ids, .cmd = "run"};
+    int rc = nvhcq_gen_prefill(m, s, &go, ids, cnt, *pos, st);
     free(ids);
-    struct llm_detok d;
-    llm_detok_init(&d);
-    d.first = false;
-    char out[2048];
-    int i = 0;
-    t0 = hcq_time_ns();
-    for (; (o->n_predict < 0 || i < o->n_predict) && *pos < n_ctx; i++) {
-        int32_t id = llm_sampler_sample(s, llm_model_logits(m));
-        llm_sampler_accept(s, id);
-        bool eog = llm_tok_is_eog(tok, id);
-        if (eog && !o->special)
-            break;
-        size_t w = token_text(tok, &d, id, o->special, out, sizeof out);
-        fwrite(out, 1, w, stdout);
-        if (o->show_ids)
-            printf("[%d]", id);
-        fflush(stdout);
-        if (eog)
-            break;
-        st->tg_empty += w == 0 && llm_tok_piece(tok, id, false, out, sizeof out) == 0;
-        st->tg_n++;
-        if (llm_model_eval(m, &id, 1, (*pos)++) ||
-            llm_logits_check(llm_model_logits(m), llm_model_hparams(m)->n_vocab)) {
-            fprintf(stdout, "\n");
-            cli_fail("run", "decode failed: %s", hcq_last_error());
-            return 1;
-        }
-    }
-    size_t w = llm_detok_flush(&d, out, sizeof out);
-    fwrite(out, 1, w, stdout);
-    st->tg_s += (hcq_time_ns() - t0) * 1e-9;
-    st->ctx_full = *pos >= n_ctx && (o->n_predict < 0 || i < o->n_predict);
-    return 0;
+    if (rc)
+        return rc;
+    *pos += (uint32_t)cnt;
+    return nvhcq_gen_decode(m, s, &go, pos, st);
 }
 
 int
@@ -254,7 +184,7 @@ nvhcq_cmd_run(int argc, char **argv)
     const struct llm_tok *tok = llm_model_tok(m);
     enum llm_chat_tmpl tmpl = llm_chat_detect(g);
     uint32_t pos = 0;
-    struct run_stats st = {0};
+    struct nvhcq_gen_stats st = {0};
     rc = 0;
     if (!o.interactive) {
         char *text = (char *)o.prompt;
