@@ -37,7 +37,7 @@ nvhcq_llm_progress(uint64_t done_B, uint64_t total_B, void *user)
 }
 
 struct run_opts {
-    const char *model, *prompt, *prompt_file, *dev, *tok_fallback;
+    const char *model, *prompt, *prompt_file, *dev, *tok_fallback, *chat_template;
     int n_predict;
     uint32_t n_ctx, n_batch;
     bool interactive, chat, no_graph, special, show_ids;
@@ -54,10 +54,17 @@ generate(struct llm_model *m, struct llm_sampler *s, const struct run_opts *o, c
     uint32_t n_ctx = llm_model_n_ctx(m);
     size_t len = strlen(text), cnt = 0;
     int32_t *ids = malloc((len + 8) * sizeof *ids);
-    if (!ids || llm_tok_encode(tok, text, len, add_bos, true, ids, len + 8, &cnt)) {
+    if (!ids || llm_tok_encode(tok, text, len, false, true, ids, len + 8, &cnt)) {
         cli_fail("run", "tokenizing the prompt failed: %s", hcq_last_error());
         free(ids);
         return 1;
+    }
+    /* BOS first, unless the text starts with it (a chat template writes bos_token itself) */
+    int32_t bos = llm_tok_bos(tok);
+    if (add_bos && bos >= 0 && (!cnt || ids[0] != bos)) {
+        memmove(ids + 1, ids, cnt * sizeof *ids);
+        ids[0] = bos;
+        cnt++;
     }
     if (!cnt || *pos + cnt >= n_ctx) {
         cli_fail("run", "the prompt (%zu tokens) does not fit the context (%u of %u used; -c sets its size)",
@@ -106,7 +113,9 @@ nvhcq_cmd_run(int argc, char **argv)
         CLI_NUM(NULL, "--seed", &o.sp.seed, "S", 0, 1.9e19, "sampler seed (same seed, same text)"),
         CLI_STR(NULL, "--dev", &o.dev, "SPEC",
                 "device: cpu, cuda:N, rm:N, nvgpu:0, emu:... [default: HCQ_DEV, else auto]"),
-        CLI_FLAG(NULL, "--chat", &o.chat, "wrap the prompt in the model's chat template"),
+        CLI_FLAG(NULL, "--chat", &o.chat, "the prompt is a user message in the model's chat template"),
+        CLI_STR(NULL, "--chat-template", &o.chat_template, "NAME|FILE",
+                "--chat with a built-in template or a file instead of the model's own (docs/chat.md)"),
         CLI_FLAG("-i", "--interactive", &o.interactive, "chat: read user turns from stdin"),
         CLI_FLAG(NULL, "--special", &o.special, "print control tokens (<|eot_id|>, reserved) by name"),
         CLI_FLAG(NULL, "--show-ids", &o.show_ids,
@@ -188,15 +197,17 @@ nvhcq_cmd_run(int argc, char **argv)
     rc = 0;
     if (!o.interactive) {
         char *text = (char *)o.prompt;
-        if (o.chat) {
+        if (o.chat || o.chat_template) {
             struct llm_chat_msg msg = {"user", o.prompt};
-            size_t need = llm_chat_render(tmpl, &msg, 1, true, NULL, 0);
-            text = malloc(need + 1);
-            if (!text) {
-                rc = cli_fail("run", "out of memory");
+            struct llm_chat_tmpl_obj *ct = NULL;
+            enum hcq_status cst = llm_chat_tmpl_from_model(g, o.chat_template, &ct);
+            if (!cst)
+                cst = llm_chat_tmpl_apply(ct, &msg, 1, true, &text, NULL);
+            llm_chat_tmpl_destroy(ct);
+            if (cst) {
+                rc = cli_fail("run", "--chat: %s", hcq_last_error());
                 goto done;
             }
-            llm_chat_render(tmpl, &msg, 1, true, text, need + 1);
         }
         /* an empty prompt starts from BOS alone */
         rc = generate(m, s, &o, text, llm_tok_add_bos_default(tok) || !text[0], &pos, &st);

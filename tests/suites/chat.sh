@@ -3,7 +3,8 @@
 # errors; two turns, /reset and the first turn again (same answer at temperature 0), EOF ends
 # with status 0; the second answer equals `nvhcq run` on the conversation rendered by hand in
 # ChatML (the KV cache reuse changes nothing); a template that refuses the conversation is a
-# message, not an exit; unknown /commands; Ctrl-C twice at the prompt ends the chat.
+# message, not an exit; unknown /commands; Ctrl-C twice at the prompt ends the chat; `nvhcq
+# run --chat` renders the same template.
 # No GPU needed. Run by `make test`; last line "chat: N passed, N failed".
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/../.." || exit 1
@@ -77,6 +78,14 @@ else
     { echo "chat:"; cat "$tmp/a2"; echo "run:"; cat "$tmp/run2"; } >"$out"
     bad "second answer = nvhcq run on the whole conversation (cached prefix reused)"
 fi
+
+# shellcheck disable=SC2086
+timeout 60 "$cli" run $args --chat -p Hello >"$tmp/run1" 2>"$err"
+[ "$(cat "$tmp/run1")" = "$first" ] && ok "run --chat -p: the first answer" || bad "run --chat -p: the first answer"
+# shellcheck disable=SC2086
+timeout 60 "$cli" run $args --chat-template llama3 -p Hello --show-ids >"$out" 2>"$err"
+grep -Eq "^prompt: [0-9]+ tokens: 1 " "$err" && ! grep -Eq "^prompt: [0-9]+ tokens: 1 1 " "$err" &&
+    ok "run --chat-template llama3: one BOS" || bad "run --chat-template llama3: one BOS"
 
 echo "-- errors inside the chat are messages"
 # shellcheck disable=SC2086
