@@ -228,8 +228,10 @@ slice(struct jj_ctx *c, struct jj_scope *s, const struct jj_expr *e, struct jj_v
         n = v.u.l->n;
     else if (v.t == JJ_STR)
         n = jj_utf8_len(v.u.s.p, v.u.s.n);
-    else
-        return jj_fail(c, e, "cannot slice %s", jj_type_name(v.t));
+    else if (v.t == JJ_UNDEF)
+        return jj_fail(c, e, "slice of an undefined value");
+    else /* Jinja: what cannot be sliced gives undefined */
+        return true;
     /* Python's slice.indices() */
     int64_t len = (int64_t)n, lo, hi;
     if (st > 0) {
@@ -377,9 +379,10 @@ binary(struct jj_ctx *c, const struct jj_expr *e, struct jj_val a, struct jj_val
         }
         break;
     case JO_MUL:
-        if ((a.t == JJ_STR && (b.t == JJ_INT)) || (a.t == JJ_INT && b.t == JJ_STR)) {
-            struct jj_val str = a.t == JJ_STR ? a : b;
-            int64_t k = a.t == JJ_INT ? a.u.i : b.u.i;
+        if ((a.t == JJ_STR && (b.t == JJ_INT || b.t == JJ_BOOL)) ||
+            ((a.t == JJ_INT || a.t == JJ_BOOL) && b.t == JJ_STR)) {
+            struct jj_val str = a.t == JJ_STR ? a : b, num = a.t == JJ_STR ? b : a;
+            int64_t k = num.t == JJ_INT ? num.u.i : num.u.b;
             if (k < 0)
                 k = 0;
             if (str.u.s.n && (uint64_t)k > JJ_MAX_OUT_B / str.u.s.n)

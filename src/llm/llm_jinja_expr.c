@@ -492,7 +492,7 @@ parse_math1(struct parser *p)
 static struct jj_expr *
 parse_compare(struct parser *p)
 {
-    struct jj_expr *e = parse_math1(p);
+    struct jj_expr *e = parse_math1(p), *right = NULL;
     while (e) {
         size_t at = p->cur.at;
         enum jj_op op = jp_is_op(p, "==")   ? JO_EQ
@@ -518,7 +518,13 @@ parse_compare(struct parser *p)
         }
         if (op == JO_NONE)
             break;
-        e = jp_next(p) ? binary(p, at, op, e, parse_math1(p)) : NULL;
+        if (!jp_next(p))
+            return NULL;
+        struct jj_expr *next_right = parse_math1(p);
+        /* chained as in Python: a < b < c is (a < b) and (b < c) */
+        e = right ? binary(p, at, JO_AND, e, binary(p, at, op, right, next_right))
+                  : binary(p, at, op, e, next_right);
+        right = next_right;
     }
     return e;
 }
@@ -579,7 +585,8 @@ jp_parse_expr(struct parser *p)
             return NULL;
         c->b = e;
         if (jp_is_kw(p, "else")) {
-            if (!jp_next(p) || !(c->c = jp_parse_or(p)))
+            /* right-associative: a if b else c if d else e */
+            if (!jp_next(p) || !(c->c = jp_parse_expr(p)))
                 return NULL;
         }
         e = c;

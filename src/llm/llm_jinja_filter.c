@@ -79,22 +79,25 @@ strip(struct jj_val s, const struct jj_val *chars, bool left, bool right)
 static bool
 case_map(struct jj_ctx *c, const struct jj_expr *e, struct jj_val s, int mode, struct jj_val *out)
 {
-    /* mode 0 upper, 1 lower, 2 title, 3 capitalize; ASCII letters only (others pass as they are) */
+    /* mode 0 upper, 1 lower, 2 title (str.title: a word starts after any non-alphanumeric), 3
+     * capitalize, 4 the title filter (Jinja: a word starts after whitespace, '-', '[', '(' or '{');
+     * ASCII letters only (others pass as they are) */
     char *d = jj_alloc(&c->arena, s.u.s.n + 1);
     if (!d)
         return nomem(c, e);
     bool word_start = true;
     for (size_t i = 0; i < s.u.s.n; i++) {
         char ch = s.u.s.p[i];
-        bool up = mode == 0 || ((mode == 2 && word_start) || (mode == 3 && i == 0));
+        bool up = mode == 0 || ((mode == 2 || mode == 4) && word_start) || (mode == 3 && i == 0);
         if (up && ch >= 'a' && ch <= 'z')
             ch = (char)(ch - 32);
         else if (!up && mode != 0 && ch >= 'A' && ch <= 'Z')
             ch = (char)(ch + 32);
         d[i] = ch;
         unsigned char u = (unsigned char)s.u.s.p[i];
-        word_start =
-            !((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || u >= 0x80);
+        word_start = mode == 4 ? strchr(" \t\n\r\f\v-[({", u) != NULL && u
+                               : !((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') ||
+                                   (u >= '0' && u <= '9') || u >= 0x80);
     }
     *out = (struct jj_val){.t = JJ_STR, .u.s = {d, s.u.s.n}};
     return true;
@@ -345,7 +348,7 @@ jj_apply_filter(struct jj_ctx *c, const struct jj_expr *e, struct jj_val v, stru
         return as_str(c, e, v, &s) && case_map(c, e, s,
                                                id == F_UPPER   ? 0
                                                : id == F_LOWER ? 1
-                                               : id == F_TITLE ? 2
+                                               : id == F_TITLE ? 4
                                                                : 3,
                                                out);
     case F_TRIM:
@@ -600,8 +603,8 @@ run_test(struct jj_ctx *c, const struct jj_expr *e, int id, struct jj_val v, str
     case T_STRING:
         *out = v.t == JJ_STR;
         return true;
-    case T_NUMBER:
-        *out = v.t == JJ_INT || v.t == JJ_FLOAT;
+    case T_NUMBER: /* a bool is a number in Python */
+        *out = v.t == JJ_INT || v.t == JJ_FLOAT || v.t == JJ_BOOL;
         return true;
     case T_INTEGER:
         *out = v.t == JJ_INT;
@@ -618,8 +621,8 @@ run_test(struct jj_ctx *c, const struct jj_expr *e, int id, struct jj_val v, str
     case T_ITERABLE:
         *out = v.t == JJ_STR || v.t == JJ_LIST || v.t == JJ_DICT || v.t == JJ_UNDEF;
         return true;
-    case T_SEQUENCE:
-        *out = v.t == JJ_STR || v.t == JJ_LIST || v.t == JJ_DICT;
+    case T_SEQUENCE: /* Jinja's undefined has a length and items, so it passes */
+        *out = v.t == JJ_STR || v.t == JJ_LIST || v.t == JJ_DICT || v.t == JJ_UNDEF;
         return true;
     case T_TRUE:
         *out = v.t == JJ_BOOL && v.u.b;
@@ -629,11 +632,13 @@ run_test(struct jj_ctx *c, const struct jj_expr *e, int id, struct jj_val v, str
         return true;
     case T_ODD:
     case T_EVEN:
-    case T_DIVISIBLEBY:
-        if (v.t != JJ_INT || (id == T_DIVISIBLEBY && (a.t != JJ_INT || a.u.i == 0)))
+    case T_DIVISIBLEBY: {
+        int64_t iv = v.t == JJ_BOOL ? v.u.b : v.u.i; /* bools are 0 and 1 in Python */
+        if ((v.t != JJ_INT && v.t != JJ_BOOL) || (id == T_DIVISIBLEBY && (a.t != JJ_INT || a.u.i == 0)))
             return jj_fail(c, e, "test '%s' expects integers", jj_test_names[id]);
-        *out = id == T_DIVISIBLEBY ? v.u.i % a.u.i == 0 : (v.u.i % 2 != 0) == (id == T_ODD);
+        *out = id == T_DIVISIBLEBY ? iv % a.u.i == 0 : (iv % 2 != 0) == (id == T_ODD);
         return true;
+    }
     case T_EQUALTO:
     case T_EQ:
     case T_SAMEAS:
