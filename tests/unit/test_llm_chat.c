@@ -10,6 +10,7 @@
 #include "harness.h"
 #include "llm.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -494,6 +495,57 @@ done:
     unlink(path);
 }
 
+/* ==== threads ==== */
+
+struct share {
+    const struct llm_chat_tmpl_obj *tm;
+    const char *want[4];
+    int bad;
+};
+
+static void *
+share_thread(void *arg)
+{
+    struct share *sh = arg;
+    for (int i = 0; i < 200; i++) {
+        size_t k = (size_t)i % 4;
+        struct llm_chat_apply_params p = {convs[k].add_gen, convs[k].thinking, NOW_S};
+        char *out = NULL;
+        if (llm_chat_tmpl_apply_ex(sh->tm, convs[k].msgs, convs[k].n, &p, &out, NULL) ||
+            strcmp(out, sh->want[k]))
+            __atomic_add_fetch(&sh->bad, 1, __ATOMIC_RELAXED);
+        free(out);
+    }
+    return NULL;
+}
+
+/* One compiled template applied by 4 threads at once gives each the single-threaded text. */
+TEST(threads_share_a_template)
+{
+    struct llm_chat_tmpl_obj *tm = NULL;
+    struct share sh = {0};
+    char *want[4] = {0};
+    pthread_t th[4];
+    int started = 0;
+    CHECK_OK(llm_chat_tmpl_create(llm_chat_tmpl_builtin_text("qwen3"), "<BOS>", "<EOS>", &tm));
+    for (int k = 0; k < 4; k++) {
+        struct llm_chat_apply_params p = {convs[k].add_gen, convs[k].thinking, NOW_S};
+        CHECK_OK(llm_chat_tmpl_apply_ex(tm, convs[k].msgs, convs[k].n, &p, &want[k], NULL));
+        sh.want[k] = want[k];
+    }
+    sh.tm = tm;
+    for (; started < 4; started++)
+        CHECK(pthread_create(&th[started], NULL, share_thread, &sh) == 0);
+done:
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    if (started == 4 && sh.bad)
+        th_fail(t, __FILE__, __LINE__, "%d of 800 threaded renders differ or failed", sh.bad);
+    for (int k = 0; k < 4; k++)
+        free(want[k]);
+    llm_chat_tmpl_destroy(tm);
+}
+
 /* ==== mutations ==== */
 
 TEST(mutated_templates_never_crash)
@@ -547,7 +599,7 @@ TEST(mutated_templates_never_crash)
         free(buf);
         src = buf = NULL;
     }
-    fprintf(stderr, "    mutations: %d of 1500 parsed, %d rendered\n", parsed, rendered);
+    printf("    mutations: %d of 1500 parsed, %d rendered\n", parsed, rendered);
     CHECK(parsed > 0);
 done:
     free(src);
@@ -560,9 +612,16 @@ int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(real_templates), TH_CASE(documented_formats),   TH_CASE(builtins_equal_files),
-        TH_CASE(constructs),     TH_CASE(random_conversations), TH_CASE(parse_errors),
-        TH_CASE(eval_errors),    TH_CASE(from_model),           TH_CASE(mutated_templates_never_crash),
+        TH_CASE(real_templates),
+        TH_CASE(documented_formats),
+        TH_CASE(builtins_equal_files),
+        TH_CASE(constructs),
+        TH_CASE(random_conversations),
+        TH_CASE(parse_errors),
+        TH_CASE(eval_errors),
+        TH_CASE(from_model),
+        TH_CASE(threads_share_a_template),
+        TH_CASE(mutated_templates_never_crash),
     };
     return th_run("llm_chat", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
