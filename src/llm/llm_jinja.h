@@ -22,6 +22,7 @@
 
 #define JJ_MAX_DEPTH 128            /* nesting of expressions and blocks while parsing */
 #define JJ_MAX_CALL_DEPTH 32        /* macro calls inside macro calls */
+#define JJ_MAX_EVAL_DEPTH 512       /* expression evaluation nesting (a + b + ... is a chain) */
 #define JJ_MAX_STEPS 20000000ull    /* statements + expressions evaluated per render */
 #define JJ_MAX_OUT_B (64u << 20)    /* rendered text */
 #define JJ_MAX_ARENA_B (256u << 20) /* all values of one render */
@@ -292,6 +293,7 @@ struct jj_ctx {
     size_t out_n, out_cap;
     uint64_t steps;
     uint32_t call_depth;
+    uint32_t eval_depth; /* eval() recursion: long operator chains nest without parentheses */
     struct jj_scope *globals;
     const char *src; /* template text, for error positions */
     char err[512];

@@ -129,6 +129,7 @@ emit(struct jj_ctx *c, const struct jj_expr *e, const char *p, size_t n)
 /* ==== expressions ==== */
 
 static bool eval(struct jj_ctx *c, struct jj_scope *s, const struct jj_expr *e, struct jj_val *out);
+static bool eval_node(struct jj_ctx *c, struct jj_scope *s, const struct jj_expr *e, struct jj_val *out);
 static bool exec_body(struct jj_ctx *c, struct jj_scope *s, const struct jj_body *b, enum ctl *ctl);
 
 static bool
@@ -576,6 +577,18 @@ call(struct jj_ctx *c, struct jj_scope *s, const struct jj_expr *e, struct jj_va
 
 static bool
 eval(struct jj_ctx *c, struct jj_scope *s, const struct jj_expr *e, struct jj_val *out)
+{
+    if (c->eval_depth >= JJ_MAX_EVAL_DEPTH)
+        return jj_fail(c, e, "expression nested deeper than %d (a chain of that many operators?)",
+                       JJ_MAX_EVAL_DEPTH);
+    c->eval_depth++;
+    bool ok = eval_node(c, s, e, out);
+    c->eval_depth--;
+    return ok;
+}
+
+static bool
+eval_node(struct jj_ctx *c, struct jj_scope *s, const struct jj_expr *e, struct jj_val *out)
 {
     if (!step(c, e))
         return false;

@@ -66,16 +66,34 @@ jj_alloc(struct jj_arena *a, size_t n)
 /* ==== lexer ==== */
 
 void
-jp_pos_of(const struct parser *p, size_t at, uint32_t *line, uint32_t *col)
+jp_pos_of(struct parser *p, size_t at, uint32_t *line, uint32_t *col)
 {
-    uint32_t l = 1, c = 1;
-    for (size_t i = 0; i < at && i < p->len; i++, c++)
-        if (p->src[i] == '\n') {
-            l++;
-            c = 0;
+    /* the line starts, found once: a scan from the start for each node would make a large
+     * template quadratic to load */
+    if (!p->line_starts) {
+        size_t n = 1;
+        for (size_t i = 0; i < p->len; i++)
+            n += p->src[i] == '\n';
+        if (!(p->line_starts = jj_alloc(p->ar, n * sizeof *p->line_starts))) {
+            *line = *col = 0; /* out of memory: positions unknown, the parse fails soon anyway */
+            return;
         }
-    *line = l;
-    *col = c;
+        p->n_lines = 0;
+        p->line_starts[p->n_lines++] = 0;
+        for (size_t i = 0; i < p->len; i++)
+            if (p->src[i] == '\n')
+                p->line_starts[p->n_lines++] = i + 1;
+    }
+    size_t lo = 0, hi = p->n_lines; /* the last line start <= at */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->line_starts[mid] <= at)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *line = (uint32_t)(lo + 1);
+    *col = (uint32_t)(at - p->line_starts[lo] + 1);
 }
 
 bool __attribute__((format(printf, 4, 5)))

@@ -181,6 +181,9 @@ parse_set(struct parser *p, struct jj_node *n)
 static bool
 parse_macro(struct parser *p, struct jj_node *n)
 {
+    /* calls are checked against every macro name once parsed: keep that product small */
+    if (p->n_macros >= 256)
+        return jp_fail(p, HCQ_ERR_UNSUPPORTED, p->cur.at, "more than 256 macros");
     if (!(n->name = jp_take_name(p)) || !jp_expect_op(p, "(") ||
         !jp_remember(p, (void ***)&p->macros, &p->n_macros, &p->cap_macros, (void *)n->name))
         return false;

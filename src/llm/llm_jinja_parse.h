@@ -29,6 +29,8 @@ struct parser {
     bool end_strip; /* the tag that ended last had '-' */
     bool end_block; /* ... and was a block tag (trim_blocks applies) */
     int depth, brackets;
+    size_t *line_starts; /* offsets where lines start (jp_pos_of builds it) */
+    size_t n_lines;
     /* calls of names that are neither built-in nor (yet) a macro: checked once parsed */
     struct jj_expr **calls;
     size_t n_calls, cap_calls;
@@ -38,7 +40,8 @@ struct parser {
     char err[400];
 };
 
-void jp_pos_of(const struct parser *p, size_t at, uint32_t *line, uint32_t *col);
+/* line and column (from 1) of source offset `at` */
+void jp_pos_of(struct parser *p, size_t at, uint32_t *line, uint32_t *col);
 /* Records the first error (status, line:column of `at`) and returns false. */
 bool jp_fail(struct parser *p, enum hcq_status st, size_t at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -118,8 +118,11 @@ jj_truthy(struct jj_val v)
     }
 }
 
-bool
-jj_equal(struct jj_val a, struct jj_val b)
+/* Values nested deeper than this compare by identity (no recursion without bound). */
+#define EQUAL_MAX_DEPTH 64
+
+static bool
+equal_at(struct jj_val a, struct jj_val b, int depth)
 {
     if ((a.t == JJ_INT || a.t == JJ_FLOAT || a.t == JJ_BOOL) &&
         (b.t == JJ_INT || b.t == JJ_FLOAT || b.t == JJ_BOOL)) {
@@ -138,19 +141,24 @@ jj_equal(struct jj_val a, struct jj_val b)
     case JJ_STR:
         return a.u.s.n == b.u.s.n && !memcmp(a.u.s.p, b.u.s.p, a.u.s.n);
     case JJ_LIST:
-        if (a.u.l->n != b.u.l->n)
+        if (a.u.l == b.u.l)
+            return true;
+        if (a.u.l->n != b.u.l->n || depth > EQUAL_MAX_DEPTH)
             return false;
         for (size_t i = 0; i < a.u.l->n; i++)
-            if (!jj_equal(a.u.l->v[i], b.u.l->v[i]))
+            if (!equal_at(a.u.l->v[i], b.u.l->v[i], depth + 1))
                 return false;
         return true;
     case JJ_DICT:
-        if (a.u.d->n != b.u.d->n)
+        if (a.u.d == b.u.d)
+            return true;
+        if (a.u.d->n != b.u.d->n || depth > EQUAL_MAX_DEPTH)
             return false;
         for (size_t i = 0; i < a.u.d->n; i++) {
             struct jj_val o;
             struct jj_val k = a.u.d->k[i];
-            if (k.t != JJ_STR || !jj_dict_get(b.u.d, k.u.s.p, k.u.s.n, &o) || !jj_equal(a.u.d->v[i], o))
+            if (k.t != JJ_STR || !jj_dict_get(b.u.d, k.u.s.p, k.u.s.n, &o) ||
+                !equal_at(a.u.d->v[i], o, depth + 1))
                 return false;
         }
         return true;
@@ -161,6 +169,12 @@ jj_equal(struct jj_val a, struct jj_val b)
     default:
         return false;
     }
+}
+
+bool
+jj_equal(struct jj_val a, struct jj_val b)
+{
+    return equal_at(a, b, 0);
 }
 
 bool

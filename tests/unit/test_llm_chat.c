@@ -389,6 +389,24 @@ TEST(eval_errors)
         CHECKF(strstr(th_last_error(), cases[i].msg), "'%s': error '%s' lacks '%s'", cases[i].tmpl,
                th_last_error(), cases[i].msg);
     }
+    /* a chain of 100000 operators (a tree that deep) and a list nested 100000 deep: errors or
+     * answers, not a stack overflow */
+    char *chain = malloc(600000);
+    CHECK(chain);
+    size_t cn = (size_t)sprintf(chain, "{{ 1");
+    for (int i = 0; i < 100000; i++)
+        cn += (size_t)sprintf(chain + cn, " + 1");
+    strcpy(chain + cn, " }}");
+    enum hcq_status cst = render(chain, &out);
+    free(chain);
+    CHECK(cst == HCQ_ERR_INVALID && strstr(th_last_error(), "nested deeper than"));
+    CHECK_OK(
+        render("{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% endfor %}"
+               "{{ ns.x == ns.x }}{{ [ns.x] == [ns.x] }}{{ ns.x in [ns.x] }}{{ (ns.x | string)[:12] }}",
+               &out));
+    CHECKF(!strcmp(out, "TrueTrueTrue[[[[[[[[[[[["), "deep list: '%s'", out);
+    free(out);
+    out = NULL;
     /* an output past the render's limit */
     CHECK(render("{% for i in range(1000000) %}{{ 'y' * 1000 }}{% endfor %}", &out) == HCQ_ERR_INVALID &&
           strstr(th_last_error(), "limit"));
