@@ -351,6 +351,11 @@ TEST(parse_errors)
     enum hcq_status st = llm_chat_tmpl_create(wrapped, NULL, NULL, &tm);
     free(wrapped);
     CHECK(st == HCQ_ERR_UNSUPPORTED && strstr(th_last_error(), "nested"));
+    n = 0;
+    for (int i = 0; i < 300; i++)
+        n += (size_t)sprintf(deep + n, "{%% macro m%d() %%}{%% endmacro %%}", i);
+    CHECK(llm_chat_tmpl_create(deep, NULL, NULL, &tm) == HCQ_ERR_UNSUPPORTED &&
+          strstr(th_last_error(), "256 macros"));
     free(deep);
 done:
     llm_chat_tmpl_destroy(tm);
