@@ -258,6 +258,46 @@ enum llm_chat_tmpl llm_chat_detect(const struct llm_gguf *g);
 size_t llm_chat_render(enum llm_chat_tmpl tmpl, const struct llm_chat_msg *msgs, size_t n, bool add_assistant,
                        char *buf, size_t cap);
 
+/* The model's own chat template (tokenizer.chat_template, a Jinja subset: docs/chat.md) or a
+ * built-in one, compiled once; applying it is thread-safe (the object is read-only). */
+struct llm_chat_tmpl_obj;
+struct llm_chat_apply_params {
+    bool add_generation_prompt; /* end with the assistant's header, ready to generate */
+    int enable_thinking;        /* -1: left undefined (the template's default); 0 / 1 (Qwen3) */
+    int64_t now_s;              /* the time strftime_now() sees (UTC); -1: the clock */
+};
+/* name_or_null: a built-in name (llm_chat_tmpl_builtin_list), else the path of a file holding
+ * a template; NULL: the GGUF's tokenizer.chat_template, else the family its vocabulary shows
+ * (<|start_header_id|> llama3, <start_of_turn> gemma3, <|im_start|> chatml ...), else chatml.
+ * A template using a construct outside the subset fails here (HCQ_ERR_UNSUPPORTED naming it
+ * and its line:column); g may be NULL with a name. */
+HCQ_MUST_CHECK enum hcq_status llm_chat_tmpl_from_model(const struct llm_gguf *g, const char *name_or_null,
+                                                        struct llm_chat_tmpl_obj **t_out);
+/* From template text; bos/eos: what bos_token / eos_token render as (NULL: ""). */
+HCQ_MUST_CHECK enum hcq_status llm_chat_tmpl_create(const char *text, const char *bos, const char *eos,
+                                                    struct llm_chat_tmpl_obj **t_out);
+void llm_chat_tmpl_destroy(struct llm_chat_tmpl_obj *t);
+/* Renders messages; *out_str is malloc'd (free it), NUL-terminated; len_out may be NULL.
+ * raise_exception() in the template and evaluation errors are HCQ_ERR_INVALID with the
+ * message and position. */
+HCQ_MUST_CHECK enum hcq_status llm_chat_tmpl_apply(const struct llm_chat_tmpl_obj *t,
+                                                   const struct llm_chat_msg *msgs, size_t n,
+                                                   bool add_generation_prompt, char **out_str,
+                                                   size_t *len_out);
+HCQ_MUST_CHECK enum hcq_status llm_chat_tmpl_apply_ex(const struct llm_chat_tmpl_obj *t,
+                                                      const struct llm_chat_msg *msgs, size_t n,
+                                                      const struct llm_chat_apply_params *p, char **out_str,
+                                                      size_t *len_out);
+/* "gguf", a built-in name, or the file it came from */
+const char *llm_chat_tmpl_name(const struct llm_chat_tmpl_obj *t);
+/* The texts that end an assistant turn (eos and the template's end-of-turn markers such as
+ * <|eot_id|>, <|im_end|>, <end_of_turn>, <|end|>); returns the count, *out the array. */
+size_t llm_chat_tmpl_stops(const struct llm_chat_tmpl_obj *t, const char *const **out);
+/* "chatml, llama3, ..." */
+const char *llm_chat_tmpl_builtin_list(void);
+/* The text of a built-in template; NULL when there is none of that name. */
+const char *llm_chat_tmpl_builtin_text(const char *name);
+
 /* ==== Sampler ==== */
 
 struct llm_sampler_params {

@@ -18,6 +18,7 @@
 #pragma weak nvhcq_cmd_tokenize
 #pragma weak nvhcq_cmd_perplexity
 #pragma weak nvhcq_cmd_serve
+#pragma weak nvhcq_cmd_chat
 
 static const struct {
     const char *name;
@@ -37,6 +38,7 @@ static const struct {
     {"dmesg-check", NULL, "classify kernel log lines (NVRM Xid, MMU faults, nvgpu errors)"},
     {"perplexity", NULL, "llama-perplexity's method: -m model.gguf -f text.txt [-c 512] [--dev D]"},
     {"serve", NULL, "OpenAI-compatible HTTP server: -m model.gguf [--port 8080] [--api-key KEY]"},
+    {"chat", NULL, "interactive chat in the model's chat template: -m model.gguf [--system TEXT]"},
 };
 
 static int (*resolve(int i))(int, char **)
@@ -60,6 +62,8 @@ static int (*resolve(int i))(int, char **)
         return nvhcq_cmd_perplexity;
     case 11:
         return nvhcq_cmd_serve;
+    case 12:
+        return nvhcq_cmd_chat;
     default:
         return cmds[i].fn;
     }

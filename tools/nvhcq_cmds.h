@@ -18,5 +18,6 @@ int nvhcq_cmd_perplexity(int argc, char **argv);
 int nvhcq_cmd_selftest(int argc, char **argv);
 int nvhcq_cmd_dmesg_check(int argc, char **argv);
 int nvhcq_cmd_serve(int argc, char **argv);
+int nvhcq_cmd_chat(int argc, char **argv);
 
 #endif

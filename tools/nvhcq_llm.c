@@ -8,6 +8,7 @@
 #include "llm.h"
 #include "nvhcq_cli.h"
 #include "nvhcq_cmds.h"
+#include "nvhcq_gen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,54 +37,34 @@ nvhcq_llm_progress(uint64_t done_B, uint64_t total_B, void *user)
 }
 
 struct run_opts {
-    const char *model, *prompt, *prompt_file, *dev, *tok_fallback;
+    const char *model, *prompt, *prompt_file, *dev, *tok_fallback, *chat_template;
     int n_predict;
     uint32_t n_ctx, n_batch;
     bool interactive, chat, no_graph, special, show_ids;
     struct llm_sampler_params sp;
 };
 
-/* What one generate() call saw, for the summary line and the notes after it. */
-struct run_stats {
-    double pp_s, tg_s;
-    uint32_t pp_n, tg_n;
-    uint32_t tg_empty; /* generated tokens that printed nothing (control tokens without --special) */
-    bool ctx_full;     /* generation stopped because the context was full */
-};
-
-/* The text of one generated token as --special wants it: control tokens render as their
- * name; other tokens go through the streaming detokenizer (UTF-8 held back until whole). */
-static size_t
-token_text(const struct llm_tok *tok, struct llm_detok *d, int32_t id, bool special, char *out, size_t cap)
-{
-    if (special) {
-        char piece[512];
-        size_t plain = llm_tok_piece(tok, id, false, piece, sizeof piece);
-        size_t named = plain ? 0 : llm_tok_piece(tok, id, true, piece, sizeof piece);
-        if (named) {
-            size_t w = llm_detok_flush(d, out, cap); /* text held so far comes first */
-            size_t k = named < cap - w ? named : cap - w;
-            memcpy(out + w, piece, k);
-            return w + k;
-        }
-    }
-    return llm_detok_push(d, tok, id, out, cap);
-}
-
 /* Evaluate `text` at *pos, then sample and stream up to n tokens (n < 0: until the context
  * fills or the model ends its turn); updates *pos. */
 static int
 generate(struct llm_model *m, struct llm_sampler *s, const struct run_opts *o, const char *text, bool add_bos,
-         uint32_t *pos, struct run_stats *st)
+         uint32_t *pos, struct nvhcq_gen_stats *st)
 {
     const struct llm_tok *tok = llm_model_tok(m);
     uint32_t n_ctx = llm_model_n_ctx(m);
     size_t len = strlen(text), cnt = 0;
     int32_t *ids = malloc((len + 8) * sizeof *ids);
-    if (!ids || llm_tok_encode(tok, text, len, add_bos, true, ids, len + 8, &cnt)) {
+    if (!ids || llm_tok_encode(tok, text, len, false, true, ids, len + 8, &cnt)) {
         cli_fail("run", "tokenizing the prompt failed: %s", hcq_last_error());
         free(ids);
         return 1;
+    }
+    /* BOS first, unless the text starts with it (a chat template writes bos_token itself) */
+    int32_t bos = llm_tok_bos(tok);
+    if (add_bos && bos >= 0 && (!cnt || ids[0] != bos)) {
+        memmove(ids + 1, ids, cnt * sizeof *ids);
+        ids[0] = bos;
+        cnt++;
     }
     if (!cnt || *pos + cnt >= n_ctx) {
         cli_fail("run", "the prompt (%zu tokens) does not fit the context (%u of %u used; -c sets its size)",
@@ -91,58 +72,14 @@ generate(struct llm_model *m, struct llm_sampler *s, const struct run_opts *o, c
         free(ids);
         return 1;
     }
-    if (o->show_ids) {
-        fprintf(stderr, "prompt: %zu tokens:", cnt);
-        for (size_t i = 0; i < cnt; i++)
-            fprintf(stderr, " %d", ids[i]);
-        fprintf(stderr, "\n");
-    }
-    for (size_t i = 0; i < cnt; i++)
-        llm_sampler_accept(s, ids[i]);
-    uint64_t t0 = hcq_time_ns();
-    if (llm_model_eval(m, ids, (uint32_t)cnt, *pos) ||
-        llm_logits_check(llm_model_logits(m), llm_model_hparams(m)->n_vocab)) {
-        cli_fail("run", "prompt evaluation failed: %s", hcq_last_error());
-        free(ids);
-        return 1;
-    }
-    st->pp_s += (hcq_time_ns() - t0) * 1e-9;
-    st->pp_n += (uint32_t)cnt;
-    *pos += (uint32_t)cnt;
+    struct nvhcq_gen_opts go = {
+        .n_predict = o->n_predict, .special = o->special, .show_ids = o->show_ids, .cmd = "run"};
+    int rc = nvhcq_gen_prefill(m, s, &go, ids, cnt, *pos, st);
     free(ids);
-    struct llm_detok d;
-    llm_detok_init(&d);
-    d.first = false;
-    char out[2048];
-    int i = 0;
-    t0 = hcq_time_ns();
-    for (; (o->n_predict < 0 || i < o->n_predict) && *pos < n_ctx; i++) {
-        int32_t id = llm_sampler_sample(s, llm_model_logits(m));
-        llm_sampler_accept(s, id);
-        bool eog = llm_tok_is_eog(tok, id);
-        if (eog && !o->special)
-            break;
-        size_t w = token_text(tok, &d, id, o->special, out, sizeof out);
-        fwrite(out, 1, w, stdout);
-        if (o->show_ids)
-            printf("[%d]", id);
-        fflush(stdout);
-        if (eog)
-            break;
-        st->tg_empty += w == 0 && llm_tok_piece(tok, id, false, out, sizeof out) == 0;
-        st->tg_n++;
-        if (llm_model_eval(m, &id, 1, (*pos)++) ||
-            llm_logits_check(llm_model_logits(m), llm_model_hparams(m)->n_vocab)) {
-            fprintf(stdout, "\n");
-            cli_fail("run", "decode failed: %s", hcq_last_error());
-            return 1;
-        }
-    }
-    size_t w = llm_detok_flush(&d, out, sizeof out);
-    fwrite(out, 1, w, stdout);
-    st->tg_s += (hcq_time_ns() - t0) * 1e-9;
-    st->ctx_full = *pos >= n_ctx && (o->n_predict < 0 || i < o->n_predict);
-    return 0;
+    if (rc)
+        return rc;
+    *pos += (uint32_t)cnt;
+    return nvhcq_gen_decode(m, s, &go, pos, st);
 }
 
 int
@@ -176,7 +113,9 @@ nvhcq_cmd_run(int argc, char **argv)
         CLI_NUM(NULL, "--seed", &o.sp.seed, "S", 0, 1.9e19, "sampler seed (same seed, same text)"),
         CLI_STR(NULL, "--dev", &o.dev, "SPEC",
                 "device: cpu, cuda:N, rm:N, nvgpu:0, emu:... [default: HCQ_DEV, else auto]"),
-        CLI_FLAG(NULL, "--chat", &o.chat, "wrap the prompt in the model's chat template"),
+        CLI_FLAG(NULL, "--chat", &o.chat, "the prompt is a user message in the model's chat template"),
+        CLI_STR(NULL, "--chat-template", &o.chat_template, "NAME|FILE",
+                "--chat with a built-in template or a file instead of the model's own (docs/chat.md)"),
         CLI_FLAG("-i", "--interactive", &o.interactive, "chat: read user turns from stdin"),
         CLI_FLAG(NULL, "--special", &o.special, "print control tokens (<|eot_id|>, reserved) by name"),
         CLI_FLAG(NULL, "--show-ids", &o.show_ids,
@@ -254,19 +193,21 @@ nvhcq_cmd_run(int argc, char **argv)
     const struct llm_tok *tok = llm_model_tok(m);
     enum llm_chat_tmpl tmpl = llm_chat_detect(g);
     uint32_t pos = 0;
-    struct run_stats st = {0};
+    struct nvhcq_gen_stats st = {0};
     rc = 0;
     if (!o.interactive) {
         char *text = (char *)o.prompt;
-        if (o.chat) {
+        if (o.chat || o.chat_template) {
             struct llm_chat_msg msg = {"user", o.prompt};
-            size_t need = llm_chat_render(tmpl, &msg, 1, true, NULL, 0);
-            text = malloc(need + 1);
-            if (!text) {
-                rc = cli_fail("run", "out of memory");
+            struct llm_chat_tmpl_obj *ct = NULL;
+            enum hcq_status cst = llm_chat_tmpl_from_model(g, o.chat_template, &ct);
+            if (!cst)
+                cst = llm_chat_tmpl_apply(ct, &msg, 1, true, &text, NULL);
+            llm_chat_tmpl_destroy(ct);
+            if (cst) {
+                rc = cli_fail("run", "--chat: %s", hcq_last_error());
                 goto done;
             }
-            llm_chat_render(tmpl, &msg, 1, true, text, need + 1);
         }
         /* an empty prompt starts from BOS alone */
         rc = generate(m, s, &o, text, llm_tok_add_bos_default(tok) || !text[0], &pos, &st);
