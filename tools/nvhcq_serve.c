@@ -31,8 +31,9 @@ nvhcq_cmd_serve(int argc, char **argv)
                 "context (KV cache) length; 0: the model's, at most 4096"),
         CLI_STR(NULL, "--api-key", &api_key, "KEY",
                 "require \"Authorization: Bearer KEY\" (all but /health)"),
-        CLI_CHOICE(NULL, "--chat-template", &tmpl, "llama3|chatml|none",
-                   "chat template [default: detected from the model]"),
+        CLI_STR(NULL, "--chat-template", &tmpl, "NAME|FILE",
+                "chat template: a built-in (nvhcq chat --help lists them), a Jinja file, or none "
+                "(contents joined by newlines) [default: the model's tokenizer.chat_template]"),
         CLI_STR(NULL, "--alias", &alias, "NAME",
                 "model name in /v1/models and responses [default: file name]"),
         CLI_NUM(NULL, "--max-body", &max_body, "B", 1024, 1 << 30, "largest request body (bytes; 413 above)"),
@@ -100,14 +101,10 @@ nvhcq_cmd_serve(int argc, char **argv)
         srv_gen_free(g);
         return cli_fail("serve", "%s", err);
     }
-    enum llm_chat_tmpl t = srv_gen_chat_tmpl(g);
     fprintf(stderr,
             "nvhcq serve: %s on %s, context %u, chat template %s; listening on http://%s%s%s:%u "
             "(queue %u%s)\n",
-            name, srv_gen_device_name(g), srv_gen_n_ctx(g),
-            t == LLM_CHAT_LLAMA3   ? "llama3"
-            : t == LLM_CHAT_CHATML ? "chatml"
-                                   : "none (messages joined by newlines)",
+            name, srv_gen_device_name(g), srv_gen_n_ctx(g), srv_gen_chat_tmpl_name(g),
             strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", port, max_queue,
             api_key ? ", API key required" : "");
     int sig = 0;

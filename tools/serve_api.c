@@ -262,8 +262,11 @@ chat_prompt(struct srv_gen *g, json_t *body, struct srv_req *r, struct api_req *
             break;
         m[i] = (struct llm_chat_msg){rs, texts[i]};
     }
-    if (ok && !(r->prompt = srv_chat_render(srv_gen_chat_tmpl(g), m, n)))
+    enum hcq_status cst = ok ? srv_chat_render(g, m, n, &r->prompt) : HCQ_OK;
+    if (cst == HCQ_ERR_NOMEM)
         ok = bad(a, "messages", "out of memory");
+    else if (cst)
+        ok = bad(a, "messages", "the chat template cannot render these messages: %s", hcq_last_error());
     for (i = 0; texts && i < n; i++)
         free(texts[i]);
     free(texts);

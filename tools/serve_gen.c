@@ -34,7 +34,7 @@ struct srv_gen {
     char err[512];
     struct llm_gguf *gguf;
     struct llm_model *m;
-    enum llm_chat_tmpl tmpl;
+    struct llm_chat_tmpl_obj *tmpl; /* NULL: "none" */
     char dev_name[256];
     uint32_t max_piece; /* bytes of the longest token text */
     struct srv_gen_stats st;
@@ -53,14 +53,17 @@ srv_req_free(struct srv_req *req)
     req->n_stop = 0;
 }
 
-char *
-srv_chat_render(enum llm_chat_tmpl tmpl, const struct llm_chat_msg *msgs, size_t n)
+enum hcq_status
+srv_chat_render(const struct srv_gen *g, const struct llm_chat_msg *msgs, size_t n, char **out)
 {
-    size_t need = llm_chat_render(tmpl, msgs, n, true, NULL, 0);
-    char *out = malloc(need + 1);
-    if (out)
-        llm_chat_render(tmpl, msgs, n, true, out, need + 1);
-    return out;
+    *out = NULL;
+    if (g->tmpl)
+        return llm_chat_tmpl_apply(g->tmpl, msgs, n, true, out, NULL);
+    size_t need = llm_chat_render(LLM_CHAT_NONE, msgs, n, true, NULL, 0);
+    if (!(*out = malloc(need + 1)))
+        return HCQ_ERR_NOMEM;
+    llm_chat_render(LLM_CHAT_NONE, msgs, n, true, *out, need + 1);
+    return HCQ_OK;
 }
 
 /* Text not yet sent, held while its end could be the start of a stop string. */
@@ -271,14 +274,13 @@ load(struct srv_gen *g)
         size_t n = llm_tok_piece(tok, (int32_t)i, true, piece, sizeof piece);
         g->max_piece = n > g->max_piece ? (uint32_t)n : g->max_piece;
     }
-    g->tmpl = llm_chat_detect(g->gguf);
+    /* the chat template is compiled once at load: one the renderer cannot handle is an error now,
+     * naming the construct, not on the first request */
     const char *t = g->p.chat_template;
-    if (t && !strcmp(t, "llama3"))
-        g->tmpl = LLM_CHAT_LLAMA3;
-    else if (t && !strcmp(t, "chatml"))
-        g->tmpl = LLM_CHAT_CHATML;
-    else if (t && !strcmp(t, "none"))
-        g->tmpl = LLM_CHAT_NONE;
+    if (!(t && !strcmp(t, "none")) && llm_chat_tmpl_from_model(g->gguf, t, &g->tmpl)) {
+        snprintf(g->err, sizeof g->err, "chat template: %s", hcq_last_error());
+        return -1;
+    }
     struct hcq_device_info info;
     if (hcq_device_info(llm_model_device(g->m), &info) == HCQ_OK)
         snprintf(g->dev_name, sizeof g->dev_name, "%s", info.spec);
@@ -374,6 +376,7 @@ srv_gen_free(struct srv_gen *g)
     if (!g)
         return;
     srv_gen_stop(g);
+    llm_chat_tmpl_destroy(g->tmpl);
     llm_model_destroy(g->m);
     llm_gguf_destroy(g->gguf);
     pthread_mutex_destroy(&g->mu);
@@ -465,10 +468,10 @@ srv_gen_n_ctx(const struct srv_gen *g)
     return llm_model_n_ctx(g->m);
 }
 
-enum llm_chat_tmpl
-srv_gen_chat_tmpl(const struct srv_gen *g)
+const char *
+srv_gen_chat_tmpl_name(const struct srv_gen *g)
 {
-    return g->tmpl;
+    return g->tmpl ? llm_chat_tmpl_name(g->tmpl) : "none (contents joined by newlines)";
 }
 
 const char *

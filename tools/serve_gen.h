@@ -20,7 +20,8 @@ struct srv_gen_params {
     const char *model, *dev;   /* GGUF path, device spec (NULL: auto) */
     uint32_t n_ctx;            /* 0: the model's default */
     uint32_t max_queue;        /* requests waiting beyond the running one; more are refused */
-    const char *chat_template; /* NULL: the model's; "llama3", "chatml", "none" */
+    const char *chat_template; /* NULL: the model's; a built-in name or a template file
+                                  (llm_chat_tmpl_from_model); "none" */
 };
 
 /* How a request ended. */
@@ -80,7 +81,8 @@ void srv_req_free(struct srv_req *req);
 /* The model and its chat template, for request rendering and /v1/models. */
 const struct llm_tok *srv_gen_tok(const struct srv_gen *g);
 uint32_t srv_gen_n_ctx(const struct srv_gen *g);
-enum llm_chat_tmpl srv_gen_chat_tmpl(const struct srv_gen *g);
+/* the chat template's name ("gguf", a built-in, a file; "none") */
+const char *srv_gen_chat_tmpl_name(const struct srv_gen *g);
 const char *srv_gen_device_name(const struct srv_gen *g);
 
 /* Counters for /metrics (a consistent snapshot). */
@@ -91,8 +93,11 @@ struct srv_gen_stats {
 };
 void srv_gen_stats(struct srv_gen *g, struct srv_gen_stats *out);
 
-/* Render chat messages with the template (the one place a chat template is applied: the
- * Jinja renderer replaces this body). Returns a malloc'ed string, or NULL (out of memory). */
-char *srv_chat_render(enum llm_chat_tmpl tmpl, const struct llm_chat_msg *msgs, size_t n);
+/* Render chat messages with the server's template (the model's own tokenizer.chat_template, or
+ * --chat-template's built-in or file, llm_chat_tmpl_*; "none": contents joined by newlines) and
+ * the generation prompt: *out malloc'ed. A template error (its raise_exception, a message it
+ * cannot render) is the status with hcq_last_error() saying why; HCQ_ERR_NOMEM: out of memory. */
+enum hcq_status srv_chat_render(const struct srv_gen *g, const struct llm_chat_msg *msgs, size_t n,
+                                char **out);
 
 #endif /* SERVE_GEN_H */
