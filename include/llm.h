@@ -268,6 +268,9 @@ struct llm_sampler_params {
     float repeat_penalty; /* 1: off; applied to the last repeat_last_n tokens */
     uint32_t repeat_last_n;
     uint64_t seed;
+    /* Subtracted from the logit of a token seen c > 0 times in the last repeat_last_n tokens:
+     * presence_penalty + c * frequency_penalty (after the repetition penalty). 0: off. */
+    float presence_penalty, frequency_penalty;
 };
 void llm_sampler_params_default(struct llm_sampler_params *p); /* greedy */
 
@@ -275,7 +278,8 @@ struct llm_sampler;
 HCQ_MUST_CHECK enum hcq_status llm_sampler_create(const struct llm_sampler_params *p, uint32_t n_vocab,
                                                   struct llm_sampler **s_out);
 void llm_sampler_destroy(struct llm_sampler *s);
-/* Sample from logits[n_vocab] (not modified). */
+/* Sample from logits[n_vocab] (not modified). Draw n (from 1 since create/reset; greedy
+ * draws none) takes the uniform llm_sample_uniform(seed, n). */
 int32_t llm_sampler_sample(struct llm_sampler *s, const float *logits);
 /* HCQ_ERR_FORMAT naming the first NaN/Inf among logits[n] (a broken model: weights or
  * hyper-parameters that overflow), else HCQ_OK. `nvhcq run` checks every step with it. */
@@ -283,6 +287,9 @@ HCQ_MUST_CHECK enum hcq_status llm_logits_check(const float *logits, uint32_t n)
 /* Record a token (prompt or generated) for the repetition penalty. */
 void llm_sampler_accept(struct llm_sampler *s, int32_t id);
 void llm_sampler_reset(struct llm_sampler *s);
+/* The counter-based uniform in [0, 1) of draw n (splitmix64 of seed ^ 0x9E37.. + n * 0x9E37..,
+ * the top 24 bits): the device sampler (k_llm_sample) draws the same. */
+float llm_sample_uniform(uint64_t seed, uint64_t n);
 
 /* ==== Models ==== */
 
