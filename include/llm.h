@@ -370,6 +370,26 @@ uint32_t llm_model_n_ctx(const struct llm_model *m);
  * general kernels). */
 const char *llm_model_decode_path(const struct llm_model *m);
 
+/* Sampling on the model's device (src/llm/llm_sample_dev.c, kernels k_llm_sample.h): the same
+ * filters, order and uniforms as llm_sampler (same seed, same logits: same token on every
+ * backend, up to a draw within a few ulp of a boundary), the penalty window kept on the device.
+ * set: bind a sampler (replaces one set before; resets the window and the draw counter);
+ * reset: empty the window and the counter, then accept ids[n]; accept: add tokens (the
+ * prompt) to the window (generated tokens enter it on the device).
+ * sample: the token from the logits of the last llm_model_eval.
+ * gen_submit: queue the decode step of the last sampled token at pos and its sampling (the
+ * token read from device memory, no host round trip; a graph replay where supported) and
+ * return; gen_wait: wait for it and read the next token (8 bytes cross to the host). The
+ * host logits (llm_model_logits) are not updated by these steps. A NaN/Inf logit is
+ * HCQ_ERR_FORMAT naming it. Loop: id = sample(); while (!eog(id)) { gen_submit(pos++);
+ * print(id); gen_wait(&id); } - printing overlaps the step. */
+HCQ_MUST_CHECK enum hcq_status llm_model_sampler_set(struct llm_model *m, const struct llm_sampler_params *p);
+HCQ_MUST_CHECK enum hcq_status llm_model_sampler_reset(struct llm_model *m, const int32_t *ids, uint32_t n);
+HCQ_MUST_CHECK enum hcq_status llm_model_sampler_accept(struct llm_model *m, const int32_t *ids, uint32_t n);
+HCQ_MUST_CHECK enum hcq_status llm_model_sample(struct llm_model *m, int32_t *id_out);
+HCQ_MUST_CHECK enum hcq_status llm_model_gen_submit(struct llm_model *m, uint32_t pos);
+HCQ_MUST_CHECK enum hcq_status llm_model_gen_wait(struct llm_model *m, int32_t *id_out);
+
 /* Per-kernel device time of one decode step (token at pos, recorded without a graph, with a
  * device timestamp after every launch): one row per kernel label, in first-launch order.
  * us: sum over the label's launches of (its timestamp - the previous one), so rows add up

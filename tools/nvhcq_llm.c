@@ -39,7 +39,7 @@ struct run_opts {
     const char *model, *prompt, *prompt_file, *dev, *tok_fallback;
     int n_predict;
     uint32_t n_ctx, n_batch;
-    bool interactive, chat, no_graph, special, show_ids;
+    bool interactive, chat, no_graph, special, show_ids, host_sample;
     struct llm_sampler_params sp;
 };
 
@@ -97,8 +97,14 @@ generate(struct llm_model *m, struct llm_sampler *s, const struct run_opts *o, c
             fprintf(stderr, " %d", ids[i]);
         fprintf(stderr, "\n");
     }
-    for (size_t i = 0; i < cnt; i++)
-        llm_sampler_accept(s, ids[i]);
+    if (o->host_sample) {
+        for (size_t i = 0; i < cnt; i++)
+            llm_sampler_accept(s, ids[i]);
+    } else if (llm_model_sampler_accept(m, ids, (uint32_t)cnt)) {
+        cli_fail("run", "sampler: %s", hcq_last_error());
+        free(ids);
+        return 1;
+    }
     uint64_t t0 = hcq_time_ns();
     if (llm_model_eval(m, ids, (uint32_t)cnt, *pos) ||
         llm_logits_check(llm_model_logits(m), llm_model_hparams(m)->n_vocab)) {
@@ -115,13 +121,25 @@ generate(struct llm_model *m, struct llm_sampler *s, const struct run_opts *o, c
     d.first = false;
     char out[2048];
     int i = 0;
+    int32_t id = 0;
     t0 = hcq_time_ns();
-    for (; (o->n_predict < 0 || i < o->n_predict) && *pos < n_ctx; i++) {
-        int32_t id = llm_sampler_sample(s, llm_model_logits(m));
+    if (o->host_sample) {
+        id = llm_sampler_sample(s, llm_model_logits(m));
         llm_sampler_accept(s, id);
+    } else if (llm_model_sample(m, &id)) {
+        cli_fail("run", "sampling failed: %s", hcq_last_error());
+        return 1;
+    }
+    /* device sampling: step n + 1 (which reads token n from device memory) is queued before
+     * token n is printed, so printing overlaps it */
+    for (; (o->n_predict < 0 || i < o->n_predict) && *pos < n_ctx; i++) {
         bool eog = llm_tok_is_eog(tok, id);
         if (eog && !o->special)
             break;
+        if (!eog && !o->host_sample && llm_model_gen_submit(m, *pos)) {
+            cli_fail("run", "decode failed: %s", hcq_last_error());
+            return 1;
+        }
         size_t w = token_text(tok, &d, id, o->special, out, sizeof out);
         fwrite(out, 1, w, stdout);
         if (o->show_ids)
@@ -131,8 +149,20 @@ generate(struct llm_model *m, struct llm_sampler *s, const struct run_opts *o, c
             break;
         st->tg_empty += w == 0 && llm_tok_piece(tok, id, false, out, sizeof out) == 0;
         st->tg_n++;
-        if (llm_model_eval(m, &id, 1, (*pos)++) ||
-            llm_logits_check(llm_model_logits(m), llm_model_hparams(m)->n_vocab)) {
+        enum hcq_status rs;
+        if (o->host_sample) {
+            rs = llm_model_eval(m, &id, 1, (*pos)++);
+            if (!rs)
+                rs = llm_logits_check(llm_model_logits(m), llm_model_hparams(m)->n_vocab);
+            if (!rs) {
+                id = llm_sampler_sample(s, llm_model_logits(m));
+                llm_sampler_accept(s, id);
+            }
+        } else {
+            (*pos)++;
+            rs = llm_model_gen_wait(m, &id);
+        }
+        if (rs) {
             fprintf(stdout, "\n");
             cli_fail("run", "decode failed: %s", hcq_last_error());
             return 1;
@@ -173,7 +203,14 @@ nvhcq_cmd_run(int argc, char **argv)
                 "penalty of recent tokens; 1: off"),
         CLI_NUM(NULL, "--repeat-last-n", &o.sp.repeat_last_n, "N", 0, 1 << 20,
                 "how many recent tokens the penalty sees"),
+        CLI_NUM(NULL, "--presence-penalty", &o.sp.presence_penalty, "P", -100, 100,
+                "subtracted from the logit of each token in the last N; 0: off"),
+        CLI_NUM(NULL, "--frequency-penalty", &o.sp.frequency_penalty, "F", -100, 100,
+                "subtracted F x its count in the last N from each token's logit; 0: off"),
         CLI_NUM(NULL, "--seed", &o.sp.seed, "S", 0, 1.9e19, "sampler seed (same seed, same text)"),
+        CLI_FLAG(NULL, "--host-sample", &o.host_sample,
+                 "sample on the host from the logits read back each step (the reference path) instead "
+                 "of on the device"),
         CLI_STR(NULL, "--dev", &o.dev, "SPEC",
                 "device: cpu, cuda:N, rm:N, nvgpu:0, emu:... [default: HCQ_DEV, else auto]"),
         CLI_FLAG(NULL, "--chat", &o.chat, "wrap the prompt in the model's chat template"),
@@ -247,7 +284,8 @@ nvhcq_cmd_run(int argc, char **argv)
                 o.model, info.name, info.spec, llm_model_weight_bytes(m) / 1048576.0, llm_model_n_ctx(m),
                 load_s, mem.total_B / 1048576.0, mem.weights_B / 1048576.0, mem.kv_B / 1048576.0,
                 mem.act_B / 1048576.0, mem.scratch_B / 1048576.0);
-    if (llm_sampler_create(&o.sp, llm_model_hparams(m)->n_vocab, &s)) {
+    if (llm_sampler_create(&o.sp, llm_model_hparams(m)->n_vocab, &s) ||
+        (!o.host_sample && llm_model_sampler_set(m, &o.sp))) {
         cli_fail("run", "sampler: %s", hcq_last_error());
         goto done;
     }

@@ -173,6 +173,9 @@ llm_model_destroy(struct llm_model *m)
         HCQ_LOG_WARN("llm_model_destroy: queue did not drain: %s", hcq_last_error());
     hcq_graph_destroy(m->graph);
     hcq_graph_destroy(m->graph_long);
+    hcq_graph_destroy(m->graph_s);
+    hcq_graph_destroy(m->graph_s_long);
+    llm_smp_free(m->smp);
     llm_pg_free(&m->pg);
     hcq_buf_free(m->logbuf);
     hcq_buf_free(m->logdev);
@@ -242,8 +245,23 @@ llm_model_logits(struct llm_model *m)
 struct step {
     bool graph;
     bool long_attn; /* graph mode: record the long-context attention (k_llm_attn_decode_long) */
+    bool sample;    /* the token from the device sampler's id word; sampling after the head */
     uint32_t var_tok, var_pos;
 };
+
+/* The embedding's token: tokbuf (direct), the tok variable (graph), or the id the device
+ * sampler left (sample): patches pt[0] (tok) and pt[1] (pos) as they apply. */
+static uint64_t
+embed_tok(const struct llm_model *m, const struct step *s, const struct hcq_arg_patch **pt, uint32_t *n_pt)
+{
+    if (s->sample) {
+        *pt += 1;
+        *n_pt = s->graph ? 1 : 0;
+        return llm_smp_state_va(m->smp);
+    }
+    *n_pt = s->graph ? 2 : 0;
+    return s->graph ? 0 : hcq_buf_va(m->tokbuf);
+}
 
 /* Launch l; when profiling, its completion time stamped and labelled with m->tag by the grid
  * itself (hcq_queue_timestamp_launch: on rm the launches stay chained, with their programmatic
@@ -490,10 +508,12 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
     const uint32_t d = hp->n_embd, hd = hp->head_dim, kv_dim = hp->n_head_kv * hd, qd = m->qkv_dim;
     const uint64_t kv_layer_B = 4ull * m->n_ctx * kv_dim;
     struct hcq_arg_patch pt[2];
+    const struct hcq_arg_patch *ept = pt;
+    uint32_t n_ept;
 
     struct k_llm_embed_params ep = {
         .w_va = m->gw[GW_TOK_EMBD].va,
-        .tok_va = s->graph ? 0 : hcq_buf_va(m->tokbuf),
+        .tok_va = embed_tok(m, s, &ept, &n_ept),
         .out_va = m->x_va,
         .type = m->gw[GW_TOK_EMBD].type,
         .d = d,
@@ -504,7 +524,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
     pt[0] = (struct hcq_arg_patch){s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4};
     pt[1] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4};
     m->tag = "embed";
-    if ((st = launch(m, PROG_EMBED, 1, K_LLM_EMBED_CTAS(d), &ep, sizeof ep, pt, s->graph ? 2 : 0)))
+    if ((st = launch(m, PROG_EMBED, 1, K_LLM_EMBED_CTAS(d), &ep, sizeof ep, ept, n_ept)))
         return st;
     for (uint32_t l = 0; l < hp->n_layer; l++) {
         const struct dtensor *w = m->lw[l];
@@ -610,13 +630,13 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             return st;
     }
     const struct dtensor *out[1] = {&m->gw[GW_OUTPUT]};
-    if (!m->logdev)
-        return matvec(m, "mv norm+output", out, 1, m->x_va, hcq_buf_va(m->logbuf), &m->gw[GW_OUT_NORM], NULL,
-                      K_LLM_MV_SET);
-    if ((st = matvec(m, "mv norm+output", out, 1, m->x_va, hcq_buf_va(m->logdev), &m->gw[GW_OUT_NORM], NULL,
-                     K_LLM_MV_SET)))
+    const uint64_t lg_va = hcq_buf_va(m->logdev ? m->logdev : m->logbuf);
+    if ((st = matvec(m, "mv norm+output", out, 1, m->x_va, lg_va, &m->gw[GW_OUT_NORM], NULL, K_LLM_MV_SET)))
         return st;
-    return hcq_queue_copy(m->q, m->logbuf, 0, m->logdev, 0, 4ull * hp->n_vocab);
+    /* sampling on the device: the logits stay there */
+    if (s->sample)
+        return llm_smp_record(m, lg_va);
+    return m->logdev ? hcq_queue_copy(m->q, m->logbuf, 0, m->logdev, 0, 4ull * hp->n_vocab) : HCQ_OK;
 }
 
 /* Record the commands of one step: n tokens (from tokbuf, or the tok variable when n == 1
@@ -631,6 +651,8 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     const uint32_t d = hp->n_embd, hd = hp->head_dim, kv_dim = hp->n_head_kv * hd, qd = m->qkv_dim;
     const uint64_t kv_layer_B = 4ull * m->n_ctx * kv_dim;
     struct hcq_arg_patch pt[2];
+    const struct hcq_arg_patch *ept = pt;
+    uint32_t n_ept;
 
     if (n == 1 && want_logits && m->decode_fused)
         return record_decode_llama(m, pos, s);
@@ -639,7 +661,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     struct k_llm_embed_params ep = {
         .w_va = m->gw[GW_TOK_EMBD].va,
         .pos_w_va = gpt2 ? m->gw[GW_POS_EMBD].va : 0,
-        .tok_va = s->graph ? 0 : hcq_buf_va(m->tokbuf),
+        .tok_va = embed_tok(m, s, &ept, &n_ept),
         .out_va = m->x_va,
         .type = m->gw[GW_TOK_EMBD].type,
         .pos_type = m->gw[GW_POS_EMBD].type,
@@ -651,7 +673,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     };
     pt[0] = (struct hcq_arg_patch){s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4};
     pt[1] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4};
-    if ((st = launch(m, PROG_EMBED, n, K_LLM_EMBED_CTAS(d), &ep, sizeof ep, pt, s->graph ? 2 : 0)))
+    if ((st = launch(m, PROG_EMBED, n, K_LLM_EMBED_CTAS(d), &ep, sizeof ep, ept, n_ept)))
         return st;
 
     for (uint32_t l = 0; l < hp->n_layer; l++) {
@@ -743,7 +765,9 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     uint64_t last = m->x_va + 4ull * (n - 1) * d;
     if ((st = norm(m, last, m->xn_va, 1, &m->gw[GW_OUT_NORM], &m->gw[GW_OUT_NORM_B])))
         return st;
-    return matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, hcq_buf_va(m->logbuf), hp->n_vocab, 1, NULL, false);
+    if ((st = matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, hcq_buf_va(m->logbuf), hp->n_vocab, 1, NULL, false)))
+        return st;
+    return s->sample ? llm_smp_record(m, hcq_buf_va(m->logbuf)) : HCQ_OK;
 }
 
 /* Wait for the last submitted step of n tokens. The bound scales with the work so a hung
@@ -761,9 +785,9 @@ wait_tick(struct llm_model *m, uint32_t n)
  * kernel); false (and direct launches) where unsupported. The graphs take their variables in
  * the same order, so m->var_* name them in either. */
 static enum hcq_status
-build_graph(struct llm_model *m, bool long_attn)
+build_graph(struct llm_model *m, bool long_attn, bool sample)
 {
-    struct step s = {.graph = true, .long_attn = long_attn};
+    struct step s = {.graph = true, .long_attn = long_attn, .sample = sample};
     enum hcq_status st = hcq_graph_begin(m->q);
     if (st == HCQ_ERR_UNSUPPORTED) {
         m->graph_failed = true;
@@ -781,7 +805,8 @@ build_graph(struct llm_model *m, bool long_attn)
     }
     m->var_tok = s.var_tok;
     m->var_pos = s.var_pos;
-    st = hcq_graph_end(m->q, long_attn ? &m->graph_long : &m->graph);
+    st = hcq_graph_end(m->q, sample ? (long_attn ? &m->graph_s_long : &m->graph_s)
+                                    : (long_attn ? &m->graph_long : &m->graph));
     if (st == HCQ_ERR_UNSUPPORTED) {
         m->graph_failed = true;
         return HCQ_OK;
@@ -802,7 +827,7 @@ llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t 
     if (n == 1 && m->use_graph && !m->graph_failed) {
         const bool lg = attn_long_at(m, pos);
         struct hcq_graph **gp = lg ? &m->graph_long : &m->graph;
-        if (!*gp && (st = build_graph(m, lg)))
+        if (!*gp && (st = build_graph(m, lg, false)))
             return st;
         if (*gp) {
             if ((st = hcq_graph_set(*gp, m->var_tok, (uint64_t)tokens[0])) ||
@@ -823,6 +848,45 @@ llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t 
             return st;
     }
     return HCQ_OK;
+}
+
+/* ==== Generation with the device sampler ==== */
+
+enum hcq_status
+llm_model_gen_submit(struct llm_model *m, uint32_t pos)
+{
+    enum hcq_status st;
+    if (!m->smp)
+        return hcq_err(HCQ_ERR_INVALID, "llm_model_gen_submit: no sampler (llm_model_sampler_set)");
+    if (pos >= m->n_ctx)
+        return hcq_err(HCQ_ERR_INVALID, "llm_model_gen_submit: position %u (context %u)", pos, m->n_ctx);
+    static const uint32_t poison[2] = {0xffffffffu, 0xffffffffu};
+    /* one step in flight: the caller waited for the previous one (llm_model_gen_wait) */
+    if ((st = hcq_buf_write(llm_smp_out(m->smp), 0, poison, sizeof poison)))
+        return st;
+    if (m->use_graph && !m->graph_failed) {
+        const bool lg = attn_long_at(m, pos);
+        struct hcq_graph **gp = lg ? &m->graph_s_long : &m->graph_s;
+        if (!*gp && (st = build_graph(m, lg, true)))
+            return st;
+        if (*gp) {
+            if ((st = hcq_graph_set(*gp, m->var_pos, pos)) ||
+                (st = hcq_graph_set(*gp, m->var_tick, ++m->tick)))
+                return st;
+            return hcq_graph_replay(*gp);
+        }
+    }
+    struct step s = {.graph = false, .sample = true};
+    if ((st = record_step(m, 1, pos, true, &s)) || (st = hcq_queue_signal(m->q, m->done, ++m->tick)))
+        return st;
+    return hcq_queue_submit(m->q);
+}
+
+enum hcq_status
+llm_model_gen_wait(struct llm_model *m, int32_t *id_out)
+{
+    enum hcq_status st = wait_tick(m, 1);
+    return st ? st : llm_smp_result(m, id_out);
 }
 
 /* ==== Profile ==== */
