@@ -161,7 +161,8 @@ __launch_bounds__(PT) k_llm_sample_part(const struct k_llm_sample_params p)
         z += __shfl_xor_sync(0xffffffffu, z, off);
     if ((t & 31) == 0)
         s_z[t >> 5] = z;
-    bitonic_desc(keys, npow); /* ends with __syncthreads: s_z is complete */
+    __syncthreads(); /* s_z complete (bitonic_desc has no barrier when npow is 1) */
+    bitonic_desc(keys, npow);
     const uint32_t n_c = n < K_LLM_SMP_C ? n : K_LLM_SMP_C;
     if (t == 0) {
         float zs = 0;
@@ -277,7 +278,6 @@ __launch_bounds__(KT) k_llm_sample_pick(const struct k_llm_sample_params p)
     __shared__ uint32_t shu;
     __shared__ unsigned long long s_best, s_bound;
     __shared__ uint32_t s_bad, s_ne;
-    __shared__ double s_zall;
     const uint32_t t = threadIdx.x;
     uint32_t *st = (uint32_t *)p.state_va;
     uint32_t *out = (uint32_t *)p.out_va;
@@ -285,7 +285,7 @@ __launch_bounds__(KT) k_llm_sample_pick(const struct k_llm_sample_params p)
     if (!p.n_slice || p.n_slice > K_LLM_SMP_SLICES || !p.n_vocab)
         return;
     if (t == 0)
-        s_best = 0, s_bound = 0, s_bad = NONE, s_ne = 0, s_zall = 0;
+        s_best = 0, s_bound = 0, s_bad = NONE, s_ne = 0;
     __syncthreads();
     if (t < p.n_slice) {
         const struct k_llm_smp_part *q = &part[t];
