@@ -12,6 +12,7 @@
  * block-wide scan in double per pass). Rounding is kept to the host sampler's: the penalty
  * arithmetic with explicit _rn intrinsics (no contraction into fma), IEEE division, expf.
  */
+#include "k_device.h"
 #include "k_llm_sample.h"
 
 #define PT K_LLM_SMP_PART_THREADS
@@ -34,11 +35,12 @@ smp_e(uint64_t key, float mx, float temp)
     return expf(__fdiv_rn(__fsub_rn(k_llm_smp_key_x(key), mx), temp));
 }
 
-/* Bitonic sort of x[0..n) descending (n a power of two), by the whole block. */
+/* Bitonic sort of x[0..n) descending (n a power of two), by the whole block. k0 > 2: the runs of
+ * k0 / 2 are sorted already, descending and ascending in turn (each run of k0 is bitonic). */
 static __device__ void
-bitonic_desc(uint64_t *x, uint32_t n)
+bitonic_desc(uint64_t *x, uint32_t n, uint32_t k0)
 {
-    for (uint32_t k = 2; k <= n; k <<= 1)
+    for (uint32_t k = k0; k <= n; k <<= 1)
         for (uint32_t j = k >> 1; j > 0; j >>= 1) {
             for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
                 uint32_t ixj = i ^ j;
@@ -118,6 +120,9 @@ __launch_bounds__(PT) k_llm_sample_part(const struct k_llm_sample_params p)
     const uint32_t i0 = s * L, i1 = i0 + L < p.n_vocab ? i0 + L : p.n_vocab, n = i1 > i0 ? i1 - i0 : 0;
     if (s >= p.n_slice || L > K_LLM_SMP_SLICE_MAX)
         return;
+    /* HCQ_LAUNCH_DEP_WAIT: the logits come from the launch before; the pick may be scheduled now */
+    k_dep_launch();
+    k_dep_wait();
     const float *lg = (const float *)p.logits_va;
     const uint32_t *cnt = (const uint32_t *)p.state_va + K_LLM_SMP_ST_RING + p.last_n;
     struct k_llm_smp_part *o = (struct k_llm_smp_part *)p.part_va + s;
@@ -162,7 +167,7 @@ __launch_bounds__(PT) k_llm_sample_part(const struct k_llm_sample_params p)
     if ((t & 31) == 0)
         s_z[t >> 5] = z;
     __syncthreads(); /* s_z complete (bitonic_desc has no barrier when npow is 1) */
-    bitonic_desc(keys, npow);
+    bitonic_desc(keys, npow, 2);
     const uint32_t n_c = n < K_LLM_SMP_C ? n : K_LLM_SMP_C;
     if (t == 0) {
         float zs = 0;
@@ -282,6 +287,7 @@ __launch_bounds__(KT) k_llm_sample_pick(const struct k_llm_sample_params p)
     uint32_t *st = (uint32_t *)p.state_va;
     uint32_t *out = (uint32_t *)p.out_va;
     const struct k_llm_smp_part *part = (const struct k_llm_smp_part *)p.part_va;
+    k_dep_wait(); /* HCQ_LAUNCH_DEP_WAIT: the partials come from k_llm_sample_part */
     if (!p.n_slice || p.n_slice > K_LLM_SMP_SLICES || !p.n_vocab)
         return;
     if (t == 0)
@@ -311,8 +317,10 @@ __launch_bounds__(KT) k_llm_sample_pick(const struct k_llm_sample_params p)
     } else {
         const float mx = k_llm_smp_key_x(s_best);
         const uint32_t nu = k_llm_smp_sort_n(p.n_slice * K_LLM_SMP_C);
+        /* odd slices reversed: every run of 2 K_LLM_SMP_C is bitonic, the sort starts there */
         for (uint32_t i = t; i < nu; i += KT) {
             uint32_t s = i / K_LLM_SMP_C, j = i % K_LLM_SMP_C;
+            j = s & 1 ? K_LLM_SMP_C - 1 - j : j;
             keys[i] = s < p.n_slice && j < part[s].n_c ? part[s].key[j] : 0;
         }
         double zv = 0;
@@ -320,7 +328,7 @@ __launch_bounds__(KT) k_llm_sample_pick(const struct k_llm_sample_params p)
             zv = (double)part[t].z * exp((double)(part[t].m - mx) / p.temp);
         __syncthreads();
         const double z_all = block_sum_d(zv, sh);
-        bitonic_desc(keys, nu);
+        bitonic_desc(keys, nu, nu < 2 * K_LLM_SMP_C ? 2 : 2 * K_LLM_SMP_C);
         /* ne: the keys >= bound (a prefix, as they are sorted) */
         uint32_t mine = 0;
         for (uint32_t i = t; i < nu; i += KT)
@@ -340,7 +348,7 @@ __launch_bounds__(KT) k_llm_sample_pick(const struct k_llm_sample_params p)
             for (uint32_t i = t; i < p.sort_n; i += KT)
                 all[i] = i < p.n_vocab ? k_llm_smp_key(smp_pen(p, lg[i], cnt[i]), i) : 0;
             __syncthreads();
-            bitonic_desc(all, p.sort_n);
+            bitonic_desc(all, p.sort_n, 2);
             r = smp_walk(p, all, p.n_vocab, 0, u, sh, &shu);
             status |= K_LLM_SMP_S_EXACT;
         }

@@ -174,6 +174,9 @@ llm_smp_record(struct llm_model *m, uint64_t logits_va)
         .args = &p,
         .args_B = sizeof p,
         .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
+        /* both wait in the kernel (griddepcontrol.wait), so each may be scheduled while its
+         * predecessor drains */
+        .flags = HCQ_LAUNCH_DEP_WAIT,
     };
     enum hcq_status st = hcq_queue_launch_ex(m->q, &l);
     if (st)
