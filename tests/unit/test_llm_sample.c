@@ -10,7 +10,7 @@
  *    candidate bound fails and the exact path must run); both paths must be seen. The
  *    id/status pair is poisoned before every launch. Allowed: 1 differing token in 500
  *    (a draw within a few ulp of a boundary; the sums add in another order on a GPU).
- *  - distribution: per sampler, 12000 draws from fixed Zipf-like logits (penalties: fixed counts with
+ *  - distribution: per sampler, 8000 draws from fixed Zipf-like logits (penalties: fixed counts with
  *    last_n 0, so the kernel reads them and never moves them) against the distribution the
  *    definition gives (computed here in double, independently of both samplers): chi-square
  *    over bins of expected count >= 5 below df + 6 sqrt(2 df) + 10; the same counts against
@@ -338,7 +338,7 @@ TEST(distribution)
         {{"top-p 0.95 exact", 0.8f, 0, 0.95f, 0, 1, 0, 0, 0, K_LLM_SMP_EXACT},
          {"top-p 0.9", 0.8f, 0, 0.9f, 0, 1, 0, 0, 0, 0}},
     };
-    const uint32_t n = 3000, draws = 12000, batch = 500;
+    const uint32_t n = 3000, draws = 8000, batch = 500;
     char devs[256];
     int tried = 0;
     float *l = malloc(4ull * n);
