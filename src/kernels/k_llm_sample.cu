@@ -115,7 +115,7 @@ __launch_bounds__(PT) k_llm_sample_part(const struct k_llm_sample_params p)
     __shared__ uint64_t keys[K_LLM_SMP_SLICE_MAX];
     __shared__ unsigned long long s_best;
     __shared__ uint32_t s_bad;
-    __shared__ float s_z[PT / 32];
+    __shared__ double s_z[PT / 32];
     const uint32_t s = blockIdx.x, t = threadIdx.x, L = (p.n_vocab + p.n_slice - 1) / p.n_slice;
     const uint32_t i0 = s * L, i1 = i0 + L < p.n_vocab ? i0 + L : p.n_vocab, n = i1 > i0 ? i1 - i0 : 0;
     if (s >= p.n_slice || L > K_LLM_SMP_SLICE_MAX)
@@ -159,7 +159,7 @@ __launch_bounds__(PT) k_llm_sample_part(const struct k_llm_sample_params p)
             o->bad = NONE, o->arg = k_llm_smp_key_id(s_best), o->m = m, o->z = 0, o->n_c = 0, o->more = 0;
         return;
     }
-    float z = 0;
+    double z = 0;
     for (uint32_t i = t; i < n; i += PT)
         z += smp_e(keys[i], m, p.temp);
     for (int off = 16; off > 0; off >>= 1)
@@ -170,7 +170,7 @@ __launch_bounds__(PT) k_llm_sample_part(const struct k_llm_sample_params p)
     bitonic_desc(keys, npow, 2);
     const uint32_t n_c = n < K_LLM_SMP_C ? n : K_LLM_SMP_C;
     if (t == 0) {
-        float zs = 0;
+        double zs = 0;
         for (uint32_t w = 0; w < PT / 32; w++)
             zs += s_z[w];
         o->bad = NONE, o->arg = k_llm_smp_key_id(s_best), o->m = m, o->z = zs, o->n_c = n_c;
@@ -325,7 +325,7 @@ __launch_bounds__(KT) k_llm_sample_pick(const struct k_llm_sample_params p)
         }
         double zv = 0;
         if (t < p.n_slice && part[t].n_c)
-            zv = (double)part[t].z * exp((double)(part[t].m - mx) / p.temp);
+            zv = part[t].z * exp((double)(part[t].m - mx) / p.temp);
         __syncthreads();
         const double z_all = block_sum_d(zv, sh);
         bitonic_desc(keys, nu, nu < 2 * K_LLM_SMP_C ? 2 : 2 * K_LLM_SMP_C);

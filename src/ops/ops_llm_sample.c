@@ -75,7 +75,7 @@ twin_part(struct hcq_twin_launch *l)
         o->arg = k_llm_smp_key_id(best);
         if (p.temp <= 0)
             continue;
-        float z = 0;
+        double z = 0;
         for (uint32_t i = 0; i < n; i++)
             z += expf((k_llm_smp_key_x(keys[i]) - o->m) / p.temp);
         o->z = z;
@@ -210,7 +210,7 @@ twin_pick(struct hcq_twin_launch *l)
             if (part[s].more && part[s].key[K_LLM_SMP_C - 1] > bound)
                 bound = part[s].key[K_LLM_SMP_C - 1];
             if (part[s].n_c)
-                z_all += (double)part[s].z * exp((double)(part[s].m - mx) / p.temp);
+                z_all += part[s].z * exp((double)(part[s].m - mx) / p.temp);
         }
         qsort(keys, nu, sizeof *keys, key_desc);
         uint32_t ne = 0;
