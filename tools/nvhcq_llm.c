@@ -284,8 +284,14 @@ nvhcq_cmd_run(int argc, char **argv)
                 o.model, info.name, info.spec, llm_model_weight_bytes(m) / 1048576.0, llm_model_n_ctx(m),
                 load_s, mem.total_B / 1048576.0, mem.weights_B / 1048576.0, mem.kv_B / 1048576.0,
                 mem.act_B / 1048576.0, mem.scratch_B / 1048576.0);
-    if (llm_sampler_create(&o.sp, llm_model_hparams(m)->n_vocab, &s) ||
-        (!o.host_sample && llm_model_sampler_set(m, &o.sp))) {
+    /* a vocabulary the device sampler does not hold: sample on the host, as --host-sample */
+    enum hcq_status sst = o.host_sample ? HCQ_OK : llm_model_sampler_set(m, &o.sp);
+    if (sst == HCQ_ERR_UNSUPPORTED) {
+        fprintf(stderr, "nvhcq run: sampling on the host: %s\n", hcq_last_error());
+        o.host_sample = true;
+        sst = HCQ_OK;
+    }
+    if (llm_sampler_create(&o.sp, llm_model_hparams(m)->n_vocab, &s) || sst) {
         cli_fail("run", "sampler: %s", hcq_last_error());
         goto done;
     }
