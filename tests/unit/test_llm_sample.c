@@ -8,8 +8,8 @@
  *    every step (the device keeps the penalty window itself; the host accepts the same
  *    tokens). Logit shapes: flat, peaked and clustered (the top ids in one slice, so the
  *    candidate bound fails and the exact path must run); both paths must be seen. The
- *    id/status pair is poisoned before every launch. Allowed: 1 differing token in 500
- *    (a draw within a few ulp of a boundary; the sums add in another order on a GPU).
+ *    id/status pair is poisoned before every launch. Allowed per device: 1 + 1 in 500 draws
+ *    differing (a draw within a few ulp of a boundary: a GPU's expf and sum order differ).
  *  - distribution: per sampler, 8000 draws from fixed Zipf-like logits (penalties: fixed counts with
  *    last_n 0, so the kernel reads them and never moves them) against the distribution the
  *    definition gives (computed here in double, independently of both samplers): chi-square
@@ -189,7 +189,7 @@ TEST(same_as_host)
     CHECK(l);
     for (char *save = NULL, *dn = strtok_r(dev_list(devs, sizeof devs), " ,", &save); dn;
          dn = strtok_r(NULL, " ,", &save)) {
-        uint32_t seen_exact = 0, seen_bound = 0;
+        uint32_t seen_exact = 0, seen_bound = 0, diff_all = 0, draws_all = 0;
         int opened = 0;
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
             for (size_t ci = 0; ci < sizeof cfgs / sizeof cfgs[0]; ci++) {
@@ -223,12 +223,14 @@ TEST(same_as_host)
                     if ((int32_t)id != want && diff++ < 3)
                         printf("    %s n %u %s trial %u: device %u, host %d\n", dn, n, c->name, tr, id, want);
                 }
-                CHECKF(diff * 500 <= trials, "%s n %u %s: %u of %u tokens differ from the host sampler", dn,
-                       n, c->name, diff, trials);
+                diff_all += diff, draws_all += trials;
                 llm_sampler_destroy(hs);
                 dsmp_close(&d);
             }
-        printf("    %s: the candidate path %u times, the exact path %u times\n", dn, seen_bound, seen_exact);
+        printf("    %s: the candidate path %u times, the exact path %u times; %u of %u tokens differ\n", dn,
+               seen_bound, seen_exact, diff_all, draws_all);
+        CHECKF(diff_all <= 1 + draws_all / 500, "%s: %u of %u tokens differ from the host sampler", dn,
+               diff_all, draws_all);
         CHECK(!opened || (seen_exact > 0 && seen_bound > 0));
         tried += opened;
     next_dev:;
