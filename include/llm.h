@@ -308,10 +308,10 @@ struct llm_sampler_params {
     float repeat_penalty; /* 1: off; applied to the last repeat_last_n tokens */
     uint32_t repeat_last_n;
     uint64_t seed;
-    /* OpenAI-style penalties over the same last repeat_last_n tokens: a token seen c times
-     * loses c * frequency_penalty + presence_penalty (c > 0) from its logit; 0: off. */
-    float presence_penalty;
-    float frequency_penalty;
+    /* OpenAI-style, subtracted from the logit of a token seen c > 0 times in the last
+     * repeat_last_n tokens: presence_penalty + c * frequency_penalty (after the repetition
+     * penalty). 0: off. */
+    float presence_penalty, frequency_penalty;
 };
 void llm_sampler_params_default(struct llm_sampler_params *p); /* greedy */
 
@@ -319,7 +319,8 @@ struct llm_sampler;
 HCQ_MUST_CHECK enum hcq_status llm_sampler_create(const struct llm_sampler_params *p, uint32_t n_vocab,
                                                   struct llm_sampler **s_out);
 void llm_sampler_destroy(struct llm_sampler *s);
-/* Sample from logits[n_vocab] (not modified). */
+/* Sample from logits[n_vocab] (not modified). Draw n (from 1 since create/reset; greedy
+ * draws none) takes the uniform llm_sample_uniform(seed, n). */
 int32_t llm_sampler_sample(struct llm_sampler *s, const float *logits);
 /* HCQ_ERR_FORMAT naming the first NaN/Inf among logits[n] (a broken model: weights or
  * hyper-parameters that overflow), else HCQ_OK. `nvhcq run` checks every step with it. */
@@ -327,6 +328,9 @@ HCQ_MUST_CHECK enum hcq_status llm_logits_check(const float *logits, uint32_t n)
 /* Record a token (prompt or generated) for the repetition penalty. */
 void llm_sampler_accept(struct llm_sampler *s, int32_t id);
 void llm_sampler_reset(struct llm_sampler *s);
+/* The counter-based uniform in [0, 1) of draw n (splitmix64 of seed ^ 0x9E37.. + n * 0x9E37..,
+ * the top 24 bits): the device sampler (k_llm_sample) draws the same. */
+float llm_sample_uniform(uint64_t seed, uint64_t n);
 
 /* ==== Models ==== */
 
@@ -418,6 +422,26 @@ uint32_t llm_model_n_ctx(const struct llm_model *m);
 /* How decode steps run: "fused" (fused mat-vec launches, 6 per layer), or "per-op" (the
  * general kernels). */
 const char *llm_model_decode_path(const struct llm_model *m);
+
+/* Sampling on the model's device (src/llm/llm_sample_dev.c, kernels k_llm_sample.h): the same
+ * filters, order and uniforms as llm_sampler (same seed, same logits: same token on every
+ * backend, up to a draw within a few ulp of a boundary), the penalty window kept on the device.
+ * set: bind a sampler (replaces one set before; resets the window and the draw counter);
+ * reset: empty the window and the counter, then accept ids[n]; accept: add tokens (the
+ * prompt) to the window (generated tokens enter it on the device).
+ * sample: the token from the logits of the last llm_model_eval.
+ * gen_submit: queue the decode step of the last sampled token at pos and its sampling (the
+ * token read from device memory, no host round trip; a graph replay where supported) and
+ * return; gen_wait: wait for it and read the next token (8 bytes cross to the host). The
+ * host logits (llm_model_logits) are not updated by these steps. A NaN/Inf logit is
+ * HCQ_ERR_FORMAT naming it. Loop: id = sample(); while (!eog(id)) { gen_submit(pos++);
+ * print(id); gen_wait(&id); } - printing overlaps the step. */
+HCQ_MUST_CHECK enum hcq_status llm_model_sampler_set(struct llm_model *m, const struct llm_sampler_params *p);
+HCQ_MUST_CHECK enum hcq_status llm_model_sampler_reset(struct llm_model *m, const int32_t *ids, uint32_t n);
+HCQ_MUST_CHECK enum hcq_status llm_model_sampler_accept(struct llm_model *m, const int32_t *ids, uint32_t n);
+HCQ_MUST_CHECK enum hcq_status llm_model_sample(struct llm_model *m, int32_t *id_out);
+HCQ_MUST_CHECK enum hcq_status llm_model_gen_submit(struct llm_model *m, uint32_t pos);
+HCQ_MUST_CHECK enum hcq_status llm_model_gen_wait(struct llm_model *m, int32_t *id_out);
 
 /* Per-kernel device time of one decode step (token at pos, recorded without a graph, with a
  * device timestamp after every launch): one row per kernel label, in first-launch order.

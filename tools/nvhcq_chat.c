@@ -79,6 +79,7 @@ struct chat {
     struct nvhcq_gen_stats st;
     int n_predict;
     bool special;
+    bool host_sample; /* llm_sampler s on logits read back, else the device sampler */
 };
 
 /* One turn: render the history, evaluate what the cache lacks, stream the answer. Returns
@@ -135,6 +136,7 @@ chat_turn(struct chat *c)
         same--;
     struct nvhcq_gen_opts go = {.n_predict = c->n_predict,
                                 .special = c->special,
+                                .host_sample = c->host_sample,
                                 .cmd = "chat",
                                 .cancel = &interrupted,
                                 .stop_ids = c->stop_ids,
@@ -174,6 +176,8 @@ chat_reset(struct chat *c)
     history_clear(&c->h, c->n_system);
     c->kv_n = 0;
     llm_sampler_reset(c->s);
+    if (!c->host_sample && llm_model_sampler_reset(c->m, NULL, 0))
+        fprintf(stderr, "nvhcq chat: sampler reset: %s\n", hcq_last_error());
 }
 
 int
@@ -211,6 +215,8 @@ nvhcq_cmd_chat(int argc, char **argv)
         CLI_STR(NULL, "--system", &system, "TEXT", "system message at the start of the conversation"),
         CLI_FLAG(NULL, "--special", &c.special, "print control tokens (<|eot_id|>, reserved) by name"),
         CLI_FLAG(NULL, "--no-graph", &no_graph, "do not record decode as a graph (debugging)"),
+        CLI_FLAG(NULL, "--host-sample", &c.host_sample,
+                 "sample on the host from the logits read back each step instead of on the device"),
         CLI_STR(NULL, "--tokenizer-fallback", &tok_fallback, "gpt2",
                 "load a vocabulary whose pre-tokenizer is unknown with GPT-2 splitting (warns)"),
         CLI_END,
@@ -252,7 +258,14 @@ nvhcq_cmd_chat(int argc, char **argv)
         cli_fail("chat", "%s", hcq_last_error());
         goto done;
     }
-    if (llm_sampler_create(&sp, llm_model_hparams(c.m)->n_vocab, &c.s)) {
+    /* a vocabulary the device sampler does not hold: sample on the host, as --host-sample */
+    enum hcq_status sst = c.host_sample ? HCQ_OK : llm_model_sampler_set(c.m, &sp);
+    if (sst == HCQ_ERR_UNSUPPORTED) {
+        fprintf(stderr, "nvhcq chat: sampling on the host: %s\n", hcq_last_error());
+        c.host_sample = true;
+        sst = HCQ_OK;
+    }
+    if (llm_sampler_create(&sp, llm_model_hparams(c.m)->n_vocab, &c.s) || sst) {
         cli_fail("chat", "sampler: %s", hcq_last_error());
         goto done;
     }

@@ -58,8 +58,12 @@ nvhcq_gen_prefill(struct llm_model *m, struct llm_sampler *s, const struct nvhcq
             fprintf(stderr, " %d", ids[i]);
         fprintf(stderr, "\n");
     }
-    for (size_t i = 0; i < n; i++)
-        llm_sampler_accept(s, ids[i]);
+    if (o->host_sample) {
+        for (size_t i = 0; i < n; i++)
+            llm_sampler_accept(s, ids[i]);
+    } else if (llm_model_sampler_accept(m, ids, (uint32_t)n)) {
+        return cli_fail(o->cmd, "sampler: %s", hcq_last_error());
+    }
     uint64_t t0 = hcq_time_ns();
     if (llm_model_eval(m, ids, (uint32_t)n, pos) ||
         llm_logits_check(llm_model_logits(m), llm_model_hparams(m)->n_vocab))
@@ -80,19 +84,26 @@ nvhcq_gen_decode(struct llm_model *m, struct llm_sampler *s, const struct nvhcq_
     d.first = false;
     char out[2048];
     int i = 0;
+    int32_t id = 0;
     uint64_t t0 = hcq_time_ns();
+    if (o->host_sample) {
+        id = llm_sampler_sample(s, llm_model_logits(m));
+        llm_sampler_accept(s, id);
+    } else if (llm_model_sample(m, &id)) {
+        return cli_fail(o->cmd, "sampling failed: %s", hcq_last_error());
+    }
     for (; (o->n_predict < 0 || i < o->n_predict) && *pos < n_ctx; i++) {
         if (o->cancel && *o->cancel) {
             st->cancelled = true;
             break;
         }
-        int32_t id = llm_sampler_sample(s, llm_model_logits(m));
-        llm_sampler_accept(s, id);
         bool eog = llm_tok_is_eog(tok, id);
         for (size_t k = 0; k < o->n_stop_ids && !eog; k++)
             eog = id == o->stop_ids[k];
         if (eog && !o->special)
             break;
+        if (!eog && !o->host_sample && llm_model_gen_submit(m, *pos))
+            return cli_fail(o->cmd, "decode failed: %s", hcq_last_error());
         size_t w = token_text(tok, &d, id, o->special, out, sizeof out);
         if (put(o, out, w))
             return 1;
@@ -103,8 +114,20 @@ nvhcq_gen_decode(struct llm_model *m, struct llm_sampler *s, const struct nvhcq_
             break;
         st->tg_empty += w == 0 && llm_tok_piece(tok, id, false, out, sizeof out) == 0;
         st->tg_n++;
-        if (llm_model_eval(m, &id, 1, (*pos)++) ||
-            llm_logits_check(llm_model_logits(m), llm_model_hparams(m)->n_vocab)) {
+        enum hcq_status rs;
+        if (o->host_sample) {
+            rs = llm_model_eval(m, &id, 1, (*pos)++);
+            if (!rs)
+                rs = llm_logits_check(llm_model_logits(m), llm_model_hparams(m)->n_vocab);
+            if (!rs) {
+                id = llm_sampler_sample(s, llm_model_logits(m));
+                llm_sampler_accept(s, id);
+            }
+        } else {
+            (*pos)++;
+            rs = llm_model_gen_wait(m, &id);
+        }
+        if (rs) {
             fprintf(stdout, "\n");
             return cli_fail(o->cmd, "decode failed: %s", hcq_last_error());
         }

@@ -40,7 +40,7 @@ struct run_opts {
     const char *model, *prompt, *prompt_file, *dev, *tok_fallback, *chat_template;
     int n_predict;
     uint32_t n_ctx, n_batch;
-    bool interactive, chat, no_graph, special, show_ids;
+    bool interactive, chat, no_graph, special, show_ids, host_sample;
     struct llm_sampler_params sp;
 };
 
@@ -72,8 +72,11 @@ generate(struct llm_model *m, struct llm_sampler *s, const struct run_opts *o, c
         free(ids);
         return 1;
     }
-    struct nvhcq_gen_opts go = {
-        .n_predict = o->n_predict, .special = o->special, .show_ids = o->show_ids, .cmd = "run"};
+    struct nvhcq_gen_opts go = {.n_predict = o->n_predict,
+                                .special = o->special,
+                                .show_ids = o->show_ids,
+                                .host_sample = o->host_sample,
+                                .cmd = "run"};
     int rc = nvhcq_gen_prefill(m, s, &go, ids, cnt, *pos, st);
     free(ids);
     if (rc)
@@ -110,7 +113,14 @@ nvhcq_cmd_run(int argc, char **argv)
                 "penalty of recent tokens; 1: off"),
         CLI_NUM(NULL, "--repeat-last-n", &o.sp.repeat_last_n, "N", 0, 1 << 20,
                 "how many recent tokens the penalty sees"),
+        CLI_NUM(NULL, "--presence-penalty", &o.sp.presence_penalty, "P", -100, 100,
+                "subtracted from the logit of each token in the last N; 0: off"),
+        CLI_NUM(NULL, "--frequency-penalty", &o.sp.frequency_penalty, "F", -100, 100,
+                "subtracted F x its count in the last N from each token's logit; 0: off"),
         CLI_NUM(NULL, "--seed", &o.sp.seed, "S", 0, 1.9e19, "sampler seed (same seed, same text)"),
+        CLI_FLAG(NULL, "--host-sample", &o.host_sample,
+                 "sample on the host from the logits read back each step (the reference path) instead "
+                 "of on the device"),
         CLI_STR(NULL, "--dev", &o.dev, "SPEC",
                 "device: cpu, cuda:N, rm:N, nvgpu:0, emu:... [default: HCQ_DEV, else auto]"),
         CLI_FLAG(NULL, "--chat", &o.chat, "the prompt is a user message in the model's chat template"),
@@ -186,7 +196,14 @@ nvhcq_cmd_run(int argc, char **argv)
                 o.model, info.name, info.spec, llm_model_weight_bytes(m) / 1048576.0, llm_model_n_ctx(m),
                 load_s, mem.total_B / 1048576.0, mem.weights_B / 1048576.0, mem.kv_B / 1048576.0,
                 mem.act_B / 1048576.0, mem.scratch_B / 1048576.0);
-    if (llm_sampler_create(&o.sp, llm_model_hparams(m)->n_vocab, &s)) {
+    /* a vocabulary the device sampler does not hold: sample on the host, as --host-sample */
+    enum hcq_status sst = o.host_sample ? HCQ_OK : llm_model_sampler_set(m, &o.sp);
+    if (sst == HCQ_ERR_UNSUPPORTED) {
+        fprintf(stderr, "nvhcq run: sampling on the host: %s\n", hcq_last_error());
+        o.host_sample = true;
+        sst = HCQ_OK;
+    }
+    if (llm_sampler_create(&o.sp, llm_model_hparams(m)->n_vocab, &s) || sst) {
         cli_fail("run", "sampler: %s", hcq_last_error());
         goto done;
     }

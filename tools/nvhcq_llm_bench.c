@@ -4,7 +4,10 @@
  * pp<N> (prompt processing: N tokens evaluated in one call, batches of -b) and tg<N>
  * (N decode steps of one token from an empty context), each repeated -r times after one
  * warm-up, reported as mean ± sd tokens/s in a markdown table; -d repeats them after a KV
- * cache filled to each depth, --profile adds one decode step's per-kernel table. Layer: tools.
+ * cache filled to each depth, --profile adds one decode step's per-kernel table. tg<N>s: N
+ * decode steps through the generation path of `nvhcq run` (llm_model_gen_submit/gen_wait: the
+ * device sampler in the step's graph, the token id read back each step) with sampling on
+ * (bench_sampler below). Layer: tools.
  * Napkin math: tg is bounded by weight bytes / memory bandwidth (anchors.md §6.3).
  */
 #include "hcq.h"
@@ -43,8 +46,25 @@ print_profile(struct llm_model *m, uint32_t pos)
     return 0;
 }
 
+/* The sampler of the tg<N>s test: llama.cpp's common defaults. */
+static void
+bench_sampler(struct llm_sampler_params *sp)
+{
+    llm_sampler_params_default(sp);
+    sp->temp = 0.8f;
+    sp->top_k = 40;
+    sp->top_p = 0.95f;
+    sp->min_p = 0.05f;
+    sp->repeat_penalty = 1.1f;
+    sp->repeat_last_n = 64;
+    sp->seed = 1;
+}
+
+/* pp: one evaluation of n tokens; else n decode steps (sampled: through the device sampler,
+ * after one untimed step that samples the first token at depth) */
 static int
-bench_one(struct llm_model *m, bool pp, uint32_t n, uint32_t depth, int reps, double *mean, double *sd)
+bench_one(struct llm_model *m, bool pp, bool sampled, uint32_t n, uint32_t depth, int reps, double *mean,
+          double *sd)
 {
     uint32_t V = llm_model_hparams(m)->n_vocab;
     int32_t *toks = malloc(n * sizeof *toks);
@@ -63,12 +83,20 @@ bench_one(struct llm_model *m, bool pp, uint32_t n, uint32_t depth, int reps, do
             uint32_t c = depth - i < n ? depth - i : n;
             st = llm_model_eval(m, toks, c, i);
         }
+        int32_t id = 0;
+        if (!st && sampled && !(st = llm_model_sampler_reset(m, NULL, 0)) &&
+            !(st = llm_model_eval(m, toks, 1, depth)))
+            st = llm_model_sample(m, &id);
         uint64_t t0 = hcq_time_ns();
         if (st)
             ;
         else if (pp)
             st = llm_model_eval(m, toks, n, depth);
-        else
+        else if (sampled) {
+            for (uint32_t j = 0; j < n && !st; j++)
+                if (!(st = llm_model_gen_submit(m, depth + 1 + j)))
+                    st = llm_model_gen_wait(m, &id);
+        } else
             for (uint32_t i = 0; i < n && !st; i++)
                 st = llm_model_eval(m, &toks[i], 1, depth + i);
         if (st) {
@@ -211,7 +239,7 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     const char *model = NULL, *dev = NULL, *json = NULL, *format = "md", *depth_s = "0";
     uint32_t n_pp = 512, n_tg = 128, n_batch = 0, depths[8] = {0}, n_depth = 0;
     int reps = 5, warm_ms = -1;
-    bool profile = false;
+    bool profile = false, no_sampled = false;
     const struct cli_opt opts[] = {
         CLI_STR("-m", "--model", &model, "FILE", "GGUF model (required)"),
         CLI_NUM("-p", "--n-prompt", &n_pp, "N", 0, 1 << 20,
@@ -227,6 +255,9 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
                 "repeat the tests after a KV cache filled to each depth"),
         CLI_NUM(NULL, "--warmup-ms", &warm_ms, "MS", 0, 600000,
                 "run the first test untimed for at least MS ms first [default: 2000 on rm/nvgpu, else 0]"),
+        CLI_FLAG(NULL, "--no-sampled", &no_sampled,
+                 "skip the tg<N>s test (tg through the device sampler: temp 0.8, top-k 40, top-p 0.95, "
+                 "min-p 0.05, repeat penalty 1.1 over 64)"),
         CLI_FLAG(NULL, "--profile", &profile,
                  "per-kernel device time of one decode step (per depth; md output)"),
         CLI_CHOICE("-o", "--output", &format, "md|json", "stdout format: markdown table or JSON records"),
@@ -237,7 +268,8 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
         "llm-bench",
         "-m FILE [-p N] [-n N] [-r N] [options]",
         "llama-bench-style throughput: pp<N> (prompt processing) and tg<N> (decode from an empty\n"
-        "context), mean +- sd tokens/s over -r repetitions after one warm-up.\n"
+        "context), mean +- sd tokens/s over -r repetitions after one warm-up; tg<N>s: tg as `run`\n"
+        "generates, sampling on the device each step and reading the token back.\n"
         "JSON records: model, type, size_B, n_layer, backend, device, gpu, driver, commit, test,\n"
         "n_prompt, n_gen, n_depth, n_batch, reps, avg_ts, stddev_ts, bytes_per_token, gbps,\n"
         "peak_gbps, pct_peak. bytes_per_token: the weights and KV cache a token reads (tg: the whole\n"
@@ -274,7 +306,7 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     llm_model_params_default(&mp);
     int last = -1;
     mp.dev_spec = dev;
-    mp.n_ctx = max_d + (n_pp > n_tg ? n_pp : n_tg) + 1;
+    mp.n_ctx = max_d + (n_pp > n_tg ? n_pp : n_tg) + 2; /* tg<N>s: one step more */
     mp.n_batch = n_batch ? n_batch : (n_pp ? n_pp : 512);
     mp.progress = nvhcq_llm_progress;
     mp.progress_user = &last;
@@ -298,8 +330,9 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
         printf("| model | type | size | layers | backend | test | t/s | MB/token | GB/s | %% of peak |\n"
                "|---|---|---:|---:|---|---:|---:|---:|---:|---:|\n");
     }
-    struct bench_rec recs[16];
+    struct bench_rec recs[24];
     int n_rec = 0;
+    bool smp_set = false;
     rc = 0;
     /* Why a timed warm-up on rm/nvgpu: the GPU idles at its lowest clock (H200: 345 MHz) and
      * its own load-based ramp took ~1.7 s (measured 2026-11-24);
@@ -311,25 +344,35 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     for (uint64_t w0 = hcq_time_ns();
          warm_ms > 0 && !rc && hcq_time_ns() - w0 < (uint64_t)warm_ms * 1000000u;) {
         double wm, ws;
-        rc = bench_one(m, n_pp > 0, n_pp > 0 ? n_pp : n_tg, 0, 1, &wm, &ws);
+        rc = bench_one(m, n_pp > 0, false, n_pp > 0 ? n_pp : n_tg, 0, 1, &wm, &ws);
     }
     for (uint32_t di = 0; di < n_depth && !rc; di++) {
-        for (int k = 0; k < 2 && !rc; k++) {
-            bool pp = k == 0;
+        for (int k = 0; k < 3 && !rc; k++) {
+            const bool pp = k == 0, sampled = k == 2;
             uint32_t n = pp ? n_pp : n_tg;
-            if (!n)
+            if (!n || (sampled && no_sampled))
                 continue;
+            if (sampled && !smp_set) {
+                struct llm_sampler_params sp;
+                bench_sampler(&sp);
+                if (llm_model_sampler_set(m, &sp)) {
+                    rc = cli_fail("llm-bench", "sampler: %s", hcq_last_error());
+                    break;
+                }
+                smp_set = true;
+            }
             struct bench_rec *r = &recs[n_rec];
-            if ((rc = bench_one(m, pp, n, depths[di], reps, &r->mean, &r->sd)))
+            if ((rc = bench_one(m, pp, sampled, n, depths[di], reps, &r->mean, &r->sd)))
                 break;
+            const char *kind = pp ? "pp" : "tg", *suffix = sampled ? "s" : "";
             if (depths[di])
-                snprintf(r->test, sizeof r->test, "%s%u @ d%u", pp ? "pp" : "tg", n, depths[di]);
+                snprintf(r->test, sizeof r->test, "%s%u%s @ d%u", kind, n, suffix, depths[di]);
             else
-                snprintf(r->test, sizeof r->test, "%s%u", pp ? "pp" : "tg", n);
+                snprintf(r->test, sizeof r->test, "%s%u%s", kind, n, suffix);
             r->n_prompt = pp ? n : 0;
             r->n_gen = pp ? 0 : n;
             r->n_depth = depths[di];
-            r->bytes_per_tok = traffic_per_token(g, hp, pp, n, depths[di], mp.n_batch);
+            r->bytes_per_tok = traffic_per_token(g, hp, pp, n, depths[di] + sampled, mp.n_batch);
             n_rec++;
             if (md) {
                 const double peak = dram_peak_Bps(info.name), Bps = r->bytes_per_tok * r->mean;

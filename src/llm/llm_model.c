@@ -39,10 +39,6 @@ scratch_with_counters(struct llm_model *m, uint64_t part_B, uint64_t cnt_B, stru
     return st;
 }
 
-/* The repacked q8 types with a kernel of their own, in PROG_MVQ_Q4K.. / PROG_AO_Q4K.. order. */
-static const uint32_t mvq_types[5] = {K_LLM_T_Q4_KR, K_LLM_T_Q5_KR, K_LLM_T_Q4_0R, K_LLM_T_Q8_0R,
-                                      K_LLM_T_Q6_KR};
-
 /* CTAs of the decode mat-vec that fit on the GPU at once (its CTAs loop over tiles, so a
  * grid of exactly one wave has no tail: 4 per SM for k_llm_matvec, 3 for the 80-register
  * k_llm_matvec_wide; a grid of 4 per SM for the latter left a second, partial wave). */
@@ -175,6 +171,9 @@ llm_model_destroy(struct llm_model *m)
         HCQ_LOG_WARN("llm_model_destroy: queue did not drain: %s", hcq_last_error());
     hcq_graph_destroy(m->graph);
     hcq_graph_destroy(m->graph_long);
+    hcq_graph_destroy(m->graph_s);
+    hcq_graph_destroy(m->graph_s_long);
+    llm_smp_free(m->smp);
     llm_pg_free(&m->pg);
     hcq_buf_free(m->logbuf);
     hcq_buf_free(m->logdev);
@@ -244,8 +243,23 @@ llm_model_logits(struct llm_model *m)
 struct step {
     bool graph;
     bool long_attn; /* graph mode: record the long-context attention (k_llm_attn_decode_long) */
+    bool sample;    /* the token from the device sampler's id word; sampling after the head */
     uint32_t var_tok, var_pos;
 };
+
+/* The embedding's token: tokbuf (direct), the tok variable (graph), or the id the device
+ * sampler left (sample): patches pt[0] (tok) and pt[1] (pos) as they apply. */
+static uint64_t
+embed_tok(const struct llm_model *m, const struct step *s, const struct hcq_arg_patch **pt, uint32_t *n_pt)
+{
+    if (s->sample) {
+        *pt += 1;
+        *n_pt = s->graph ? 1 : 0;
+        return llm_smp_state_va(m->smp);
+    }
+    *n_pt = s->graph ? 2 : 0;
+    return s->graph ? 0 : hcq_buf_va(m->tokbuf);
+}
 
 /* Launch l; when profiling, its completion time stamped and labelled with m->tag by the grid
  * itself (hcq_queue_timestamp_launch: on rm the launches stay chained, with their programmatic
@@ -336,91 +350,12 @@ norm(struct llm_model *m, uint64_t x_va, uint64_t y_va, uint32_t n, const struct
 
 /* ==== Decode (one token): fused mat-vec path ==== */
 
-/* Which decode mat-vec reads all n tensors w (rows of k): PROG_MATVEC_Q8, PROG_MVH_F16 /
- * PROG_MVH_BF16 (every tensor of that one type), PROG_MATVEC, or -1 (none: the model takes the
- * unfused path). */
-static int
-mv_prog(const struct llm_model *m, const struct dtensor *const *w, uint32_t n, uint32_t k)
-{
-    bool q8 = true, f32 = true, h = true;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!w[i]->va || w[i]->ne0 != k)
-            return -1;
-        q8 = q8 && k_llm_mvq_type_ok(w[i]->type, k);
-        f32 = f32 && k_llm_mv_type_ok(w[i]->type, k);
-        h = h && k_llm_mvh_type_ok(w[i]->type, k) && w[i]->type == w[0]->type;
-    }
-    if (h && !m->mv_f32)
-        return w[0]->type == 1 ? PROG_MVH_F16 : PROG_MVH_BF16;
-    if (f32 && (m->mv_f32 || !q8))
-        return PROG_MATVEC;
-    return q8 ? PROG_MATVEC_Q8 : -1;
-}
-
-/* Whether a decode mat-vec program takes the q8 kernels' units, grid and epilogues (RoPE
- * included): k_llm_matvec_q8 and k_llm_matvec_h_*. */
-static bool
-mv_units(int prog)
-{
-    return prog == PROG_MATVEC_Q8 || prog == PROG_MVH_F16 || prog == PROG_MVH_BF16;
-}
-
 /* Whether a decode step at pos takes k_llm_attn_decode_long (past the short-context path) -
  * and so the decode graph it was recorded in. */
 static bool
 attn_long_at(const struct llm_model *m, uint32_t pos)
 {
     return m->attn_split && k_llm_ad_long(pos, m->ad_head_max);
-}
-
-/* The per-type q8 mat-vec for a launch whose segments all have one type it is compiled for,
- * the two-type ones for Q4_K or Q5_K with Q6_K segments, else PROG_MATVEC_Q8. */
-static int
-mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p)
-{
-    const uint32_t t = k_llm_mvq_uniform_type(p);
-    int i = -1;
-    for (int j = 0; t && j < 5; j++)
-        if (mvq_types[j] == t)
-            i = j;
-    if (!t && k_llm_mvq_types_of(p, K_LLM_T_Q4_KR, K_LLM_T_Q6_KR)) /* mixed: Q4_K and Q6_K only */
-        i = 5;
-    if (!t && k_llm_mvq_types_of(p, K_LLM_T_Q5_KR, K_LLM_T_Q6_KR)) /* mixed: Q5_K and Q6_K only */
-        i = 6;
-    if (i < 0)
-        return PROG_MATVEC_Q8;
-    /* Q4_0 / Q8_0 (i 2, 3): two groups per task (rows of whole group pairs) for every launch
-     * (K_LLM_MVQ_X2 says why) */
-    if ((i == 2 || i == 3) && p->k % 2048 == 0 && m->prog[PROG_MVQ_Q4_0X2 + (i - 2)])
-        return PROG_MVQ_Q4_0X2 + (i - 2);
-    if ((K_LLM_MVQ_W2 >> i & 1u) && k_llm_mvq_rows(p) < K_LLM_MVQ_PAIR_ROWS &&
-        m->prog[PROG_MVQ_Q4K + i + PROG_MVQ_W2])
-        return PROG_MVQ_Q4K + i + PROG_MVQ_W2;
-    return m->prog[PROG_MVQ_Q4K + i] ? PROG_MVQ_Q4K + i : PROG_MATVEC_Q8;
-}
-
-static uint64_t
-dt_bytes(const struct dtensor *w)
-{
-    return k_llm_row_bytes(w->type, w->ne0) * w->ne1;
-}
-
-void
-llm_mv_params(const struct llm_model *m, struct k_llm_matvec_params *p, const struct dtensor *const *w,
-              uint32_t n_w, uint64_t x_va, uint64_t y_va, const struct dtensor *norm, const struct dtensor *b,
-              uint32_t mode)
-{
-    memset(p, 0, sizeof *p);
-    p->x_va = x_va;
-    p->y_va = y_va;
-    p->norm_w_va = norm ? norm->va : 0;
-    p->b_va = b && b->va ? b->va : 0;
-    p->k = w[0]->ne0;
-    p->n_seg = n_w;
-    p->mode = mode;
-    p->eps = m->hp.norm_eps;
-    for (uint32_t i = 0; i < n_w; i++)
-        p->seg[i] = (struct k_llm_mv_seg){w[i]->va, w[i]->type, w[i]->ne1};
 }
 
 /* y = W x' over n_w tensors of row length k (rows concatenated in y); x' = RMSNorm(x) * norm
@@ -449,13 +384,13 @@ matvec_ex(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
         p.rope = *rope;
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < n_w; i++)
-        bytes += dt_bytes(w[i]);
-    int prog = mv_prog(m, w, n_w, p.k);
+        bytes += llm_dt_bytes(w[i]);
+    int prog = llm_mv_prog(m, w, n_w, p.k);
     if (prog < 0)
         return hcq_err(HCQ_ERR_UNSUPPORTED, "llm decode: no mat-vec reads these weight types");
-    uint32_t ctas = mv_units(prog) ? k_llm_mvq_ctas(&p) : k_llm_mv_tiles(&p);
-    uint32_t cap = prog == PROG_MATVEC_Q8 ? m->mvq_grid : mv_units(prog) ? m->mvh_grid : m->mv_grid;
-    if (mode == K_LLM_MV_ROPE && !mv_units(prog))
+    uint32_t ctas = llm_mv_units(prog) ? k_llm_mvq_ctas(&p) : k_llm_mv_tiles(&p);
+    uint32_t cap = prog == PROG_MATVEC_Q8 ? m->mvq_grid : llm_mv_units(prog) ? m->mvh_grid : m->mv_grid;
+    if (mode == K_LLM_MV_ROPE && !llm_mv_units(prog))
         return hcq_err(HCQ_ERR_UNSUPPORTED, "llm decode: the RoPE epilogue needs the q8 or 16-bit mat-vec");
     m->tag = tag;
     m->tag_B = bytes;
@@ -464,7 +399,7 @@ matvec_ex(struct llm_model *m, const char *tag, const struct dtensor *const *w, 
         4};
     const bool patch = rope && s && s->graph;
     if (prog == PROG_MATVEC_Q8)
-        prog = mvq_typed_prog(m, &p);
+        prog = llm_mvq_typed_prog(m, &p);
     const uint32_t grid = ctas < cap ? ctas : cap;
     return launch(m, prog, grid, 1, &p, sizeof p, patch ? &pt : NULL, patch ? 1 : 0);
 }
@@ -513,14 +448,14 @@ decode_fused_ok(const struct llm_model *m)
     if (hp->arch == LLM_ARCH_GPT2 || !m->prog[PROG_MATVEC])
         return false;
     const struct dtensor *out[1] = {&m->gw[GW_OUTPUT]};
-    if (mv_prog(m, out, 1, d) < 0)
+    if (llm_mv_prog(m, out, 1, d) < 0)
         return false;
     for (uint32_t l = 0; l < hp->n_layer; l++) {
         const struct dtensor *w = m->lw[l];
         const struct dtensor *qkv[3] = {&w[LW_Q], &w[LW_K], &w[LW_V]}, *o[1] = {&w[LW_O]},
                              *gu[2] = {&w[LW_GATE], &w[LW_UP]}, *dn[1] = {&w[LW_DOWN]};
-        if (mv_prog(m, qkv, 3, d) < 0 || mv_prog(m, o, 1, qn) < 0 || mv_prog(m, gu, 2, d) < 0 ||
-            mv_prog(m, dn, 1, hp->n_ff) < 0 || w[LW_GATE].type != w[LW_UP].type || w[LW_O_B].va ||
+        if (llm_mv_prog(m, qkv, 3, d) < 0 || llm_mv_prog(m, o, 1, qn) < 0 || llm_mv_prog(m, gu, 2, d) < 0 ||
+            llm_mv_prog(m, dn, 1, hp->n_ff) < 0 || w[LW_GATE].type != w[LW_UP].type || w[LW_O_B].va ||
             w[LW_DOWN_B].va)
             return false;
     }
@@ -538,10 +473,12 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
     const uint32_t d = hp->n_embd, hd = hp->head_dim, kv_dim = hp->n_head_kv * hd, qd = m->qkv_dim;
     const uint64_t kv_layer_B = 4ull * m->n_ctx * kv_dim;
     struct hcq_arg_patch pt[2];
+    const struct hcq_arg_patch *ept = pt;
+    uint32_t n_ept;
 
     struct k_llm_embed_params ep = {
         .w_va = m->gw[GW_TOK_EMBD].va,
-        .tok_va = s->graph ? 0 : hcq_buf_va(m->tokbuf),
+        .tok_va = embed_tok(m, s, &ept, &n_ept),
         .out_va = m->x_va,
         .type = m->gw[GW_TOK_EMBD].type,
         .d = d,
@@ -552,7 +489,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
     pt[0] = (struct hcq_arg_patch){s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4};
     pt[1] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4};
     m->tag = "embed";
-    if ((st = launch(m, PROG_EMBED, 1, K_LLM_EMBED_CTAS(d), &ep, sizeof ep, pt, s->graph ? 2 : 0)))
+    if ((st = launch(m, PROG_EMBED, 1, K_LLM_EMBED_CTAS(d), &ep, sizeof ep, ept, n_ept)))
         return st;
     for (uint32_t l = 0; l < hp->n_layer; l++) {
         const struct dtensor *w = m->lw[l];
@@ -560,7 +497,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         const struct dtensor *qkv[3] = {&w[LW_Q], &w[LW_K], &w[LW_V]};
         /* RoPE + KV store in the Q|K|V epilogue where the q8 mat-vec runs it */
         /* (not where the heads are normalized first: the epilogue sees two rows, not a head) */
-        const bool rope_fused = mv_units(mv_prog(m, qkv, 3, d)) && !w[LW_Q_NORM].va;
+        const bool rope_fused = llm_mv_units(llm_mv_prog(m, qkv, 3, d)) && !w[LW_Q_NORM].va;
         const struct k_llm_mv_rope rope = {
             .kc_va = kc,
             .vc_va = vc,
@@ -663,13 +600,13 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             return st;
     }
     const struct dtensor *out[1] = {&m->gw[GW_OUTPUT]};
-    if (!m->logdev)
-        return matvec(m, "mv norm+output", out, 1, m->x_va, hcq_buf_va(m->logbuf), &m->gw[GW_OUT_NORM], NULL,
-                      K_LLM_MV_SET);
-    if ((st = matvec(m, "mv norm+output", out, 1, m->x_va, hcq_buf_va(m->logdev), &m->gw[GW_OUT_NORM], NULL,
-                     K_LLM_MV_SET)))
+    const uint64_t lg_va = hcq_buf_va(m->logdev ? m->logdev : m->logbuf);
+    if ((st = matvec(m, "mv norm+output", out, 1, m->x_va, lg_va, &m->gw[GW_OUT_NORM], NULL, K_LLM_MV_SET)))
         return st;
-    return hcq_queue_copy(m->q, m->logbuf, 0, m->logdev, 0, 4ull * hp->n_vocab);
+    /* sampling on the device: the logits stay there */
+    if (s->sample)
+        return llm_smp_record(m, lg_va);
+    return m->logdev ? hcq_queue_copy(m->q, m->logbuf, 0, m->logdev, 0, 4ull * hp->n_vocab) : HCQ_OK;
 }
 
 /* Record the commands of one step: n tokens (from tokbuf, or the tok variable when n == 1
@@ -684,6 +621,8 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     const uint32_t d = hp->n_embd, hd = hp->head_dim, kv_dim = hp->n_head_kv * hd, qd = m->qkv_dim;
     const uint64_t kv_layer_B = 4ull * m->n_ctx * kv_dim;
     struct hcq_arg_patch pt[2];
+    const struct hcq_arg_patch *ept = pt;
+    uint32_t n_ept;
 
     if (n == 1 && want_logits && m->decode_fused)
         return record_decode_llama(m, pos, s);
@@ -692,7 +631,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     struct k_llm_embed_params ep = {
         .w_va = m->gw[GW_TOK_EMBD].va,
         .pos_w_va = gpt2 ? m->gw[GW_POS_EMBD].va : 0,
-        .tok_va = s->graph ? 0 : hcq_buf_va(m->tokbuf),
+        .tok_va = embed_tok(m, s, &ept, &n_ept),
         .out_va = m->x_va,
         .type = m->gw[GW_TOK_EMBD].type,
         .pos_type = m->gw[GW_POS_EMBD].type,
@@ -704,7 +643,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     };
     pt[0] = (struct hcq_arg_patch){s->var_tok, offsetof(struct k_llm_embed_params, tok_imm), 4};
     pt[1] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4};
-    if ((st = launch(m, PROG_EMBED, n, K_LLM_EMBED_CTAS(d), &ep, sizeof ep, pt, s->graph ? 2 : 0)))
+    if ((st = launch(m, PROG_EMBED, n, K_LLM_EMBED_CTAS(d), &ep, sizeof ep, ept, n_ept)))
         return st;
 
     for (uint32_t l = 0; l < hp->n_layer; l++) {
@@ -803,7 +742,9 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     uint64_t last = m->x_va + 4ull * (n - 1) * d;
     if ((st = norm(m, last, m->xn_va, 1, &m->gw[GW_OUT_NORM], &m->gw[GW_OUT_NORM_B])))
         return st;
-    return matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, hcq_buf_va(m->logbuf), hp->n_vocab, 1, NULL, false);
+    if ((st = matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, hcq_buf_va(m->logbuf), hp->n_vocab, 1, NULL, false)))
+        return st;
+    return s->sample ? llm_smp_record(m, hcq_buf_va(m->logbuf)) : HCQ_OK;
 }
 
 /* Wait for the last submitted step of n tokens. The bound scales with the work so a hung
@@ -821,9 +762,9 @@ wait_tick(struct llm_model *m, uint32_t n)
  * kernel); false (and direct launches) where unsupported. The graphs take their variables in
  * the same order, so m->var_* name them in either. */
 static enum hcq_status
-build_graph(struct llm_model *m, bool long_attn)
+build_graph(struct llm_model *m, bool long_attn, bool sample)
 {
-    struct step s = {.graph = true, .long_attn = long_attn};
+    struct step s = {.graph = true, .long_attn = long_attn, .sample = sample};
     enum hcq_status st = hcq_graph_begin(m->q);
     if (st == HCQ_ERR_UNSUPPORTED) {
         m->graph_failed = true;
@@ -841,7 +782,8 @@ build_graph(struct llm_model *m, bool long_attn)
     }
     m->var_tok = s.var_tok;
     m->var_pos = s.var_pos;
-    st = hcq_graph_end(m->q, long_attn ? &m->graph_long : &m->graph);
+    st = hcq_graph_end(m->q, sample ? (long_attn ? &m->graph_s_long : &m->graph_s)
+                                    : (long_attn ? &m->graph_long : &m->graph));
     if (st == HCQ_ERR_UNSUPPORTED) {
         m->graph_failed = true;
         return HCQ_OK;
@@ -862,7 +804,7 @@ llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t 
     if (n == 1 && m->use_graph && !m->graph_failed) {
         const bool lg = attn_long_at(m, pos);
         struct hcq_graph **gp = lg ? &m->graph_long : &m->graph;
-        if (!*gp && (st = build_graph(m, lg)))
+        if (!*gp && (st = build_graph(m, lg, false)))
             return st;
         if (*gp) {
             if ((st = hcq_graph_set(*gp, m->var_tok, (uint64_t)tokens[0])) ||
@@ -883,6 +825,45 @@ llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t 
             return st;
     }
     return HCQ_OK;
+}
+
+/* ==== Generation with the device sampler ==== */
+
+enum hcq_status
+llm_model_gen_submit(struct llm_model *m, uint32_t pos)
+{
+    enum hcq_status st;
+    if (!m->smp)
+        return hcq_err(HCQ_ERR_INVALID, "llm_model_gen_submit: no sampler (llm_model_sampler_set)");
+    if (pos >= m->n_ctx)
+        return hcq_err(HCQ_ERR_INVALID, "llm_model_gen_submit: position %u (context %u)", pos, m->n_ctx);
+    static const uint32_t poison[2] = {0xffffffffu, 0xffffffffu};
+    /* one step in flight: the caller waited for the previous one (llm_model_gen_wait) */
+    if ((st = hcq_buf_write(llm_smp_out(m->smp), 0, poison, sizeof poison)))
+        return st;
+    if (m->use_graph && !m->graph_failed) {
+        const bool lg = attn_long_at(m, pos);
+        struct hcq_graph **gp = lg ? &m->graph_s_long : &m->graph_s;
+        if (!*gp && (st = build_graph(m, lg, true)))
+            return st;
+        if (*gp) {
+            if ((st = hcq_graph_set(*gp, m->var_pos, pos)) ||
+                (st = hcq_graph_set(*gp, m->var_tick, ++m->tick)))
+                return st;
+            return hcq_graph_replay(*gp);
+        }
+    }
+    struct step s = {.graph = false, .sample = true};
+    if ((st = record_step(m, 1, pos, true, &s)) || (st = hcq_queue_signal(m->q, m->done, ++m->tick)))
+        return st;
+    return hcq_queue_submit(m->q);
+}
+
+enum hcq_status
+llm_model_gen_wait(struct llm_model *m, int32_t *id_out)
+{
+    enum hcq_status st = wait_tick(m, 1);
+    return st ? st : llm_smp_result(m, id_out);
 }
 
 /* ==== Profile ==== */

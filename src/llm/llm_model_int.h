@@ -164,6 +164,8 @@ struct llm_model {
     const char *tag;          /* label of the next launch (profile) */
     uint64_t tag_B;           /* bytes it moves, 0: unknown */
     struct prof *prof;        /* non-NULL while profiling a step */
+    struct llm_smp *smp;      /* the device sampler (llm_sample_dev.c), NULL until set */
+    struct hcq_graph *graph_s, *graph_s_long; /* decode step + sampling, token from the device */
 };
 
 /* llm_model.c: the decode mat-vec parameters of one launch: y = W x' over n_w tensors of row length k, x' =
@@ -186,6 +188,24 @@ enum hcq_status llm_matmul_prefill(struct llm_model *m, const struct dtensor *co
                                    uint32_t n, const struct dtensor *b, bool acc);
 bool llm_qkv_prefill_ok(const struct llm_model *m, const struct dtensor *const *w3, uint32_t n,
                         uint32_t x_stride, uint32_t y_stride);
+
+/* llm_sample_dev.c: record the sampling launches on the logits at logits_va; the device
+ * address of the chosen id (the next step's embedding reads it); the {id, status} the last
+ * pick left (HCQ_ERR_FORMAT for a non-finite logit). */
+struct llm_smp;
+void llm_smp_free(struct llm_smp *s);
+enum hcq_status llm_smp_record(struct llm_model *m, uint64_t logits_va);
+uint64_t llm_smp_state_va(const struct llm_smp *s);
+struct hcq_buf *llm_smp_out(const struct llm_smp *s); /* host-visible {id, status} */
+enum hcq_status llm_smp_result(struct llm_model *m, int32_t *id_out);
+
+/* llm_mv_select.c: the decode mat-vec for n tensors w of rows of k (PROG_MATVEC_Q8, PROG_MVH_*,
+ * PROG_MATVEC, or -1: none reads them); whether a program takes the q8 kernels' units, grid and
+ * epilogues; the per-type q8 kernel of a launch; a tensor's bytes. */
+int llm_mv_prog(const struct llm_model *m, const struct dtensor *const *w, uint32_t n, uint32_t k);
+bool llm_mv_units(int prog);
+int llm_mvq_typed_prog(const struct llm_model *m, const struct k_llm_matvec_params *p);
+uint64_t llm_dt_bytes(const struct dtensor *w);
 
 /* llm_upload.c */
 enum hcq_status llm_check_state_size(const struct llm_model *m);

@@ -2,8 +2,10 @@
 /*
  * llm_sampler.c - token sampling (greedy, temperature, top-k, top-p, min-p, repetition
  * penalty, presence/frequency penalties, seeded RNG) and chat templates (LLaMA-3, ChatML). Layer: llm.
- * Order of the filters as in common engines: penalty -> (greedy | top-k -> temperature
- * softmax -> top-p -> min-p -> draw).
+ * Order of the filters as in common engines: penalties (repetition, then presence +
+ * frequency) -> (greedy | top-k -> temperature softmax -> top-p -> min-p -> draw).
+ * The device sampler (src/kernels/k_llm_sample.cu, twin src/ops/ops_llm_sample.c) follows
+ * the same order and draws the same uniforms.
  */
 #include "llm.h"
 
@@ -23,7 +25,7 @@ struct cand {
 struct llm_sampler {
     struct llm_sampler_params p;
     uint32_t n_vocab;
-    uint64_t rng;
+    uint64_t draws;
     struct cand *cands; /* [n_vocab] */
     float *work;        /* [n_vocab] penalised logits */
     int32_t *hist;      /* ring of the last repeat_last_n tokens */
@@ -84,7 +86,7 @@ llm_sampler_destroy(struct llm_sampler *s)
 void
 llm_sampler_reset(struct llm_sampler *s)
 {
-    s->rng = s->p.seed ^ 0x9E3779B97F4A7C15ull;
+    s->draws = 0;
     s->hist_n = s->hist_pos = 0;
 }
 
@@ -99,11 +101,11 @@ llm_sampler_accept(struct llm_sampler *s, int32_t id)
         s->hist_n++;
 }
 
-/* splitmix64: uniform float in [0, 1) */
-static float
-rng_f(struct llm_sampler *s)
+/* splitmix64 of a counter: draw n needs no state but (seed, n), so a device can draw it */
+float
+llm_sample_uniform(uint64_t seed, uint64_t n)
 {
-    uint64_t z = (s->rng += 0x9E3779B97F4A7C15ull);
+    uint64_t z = (seed ^ 0x9E3779B97F4A7C15ull) + n * 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     z ^= z >> 31;
@@ -157,8 +159,8 @@ llm_sampler_sample(struct llm_sampler *s, const float *logits)
 {
     uint32_t n = s->n_vocab;
     memcpy(s->work, logits, n * sizeof *logits);
-    /* repetition penalty: each distinct recent token once */
-    if (s->p.repeat_penalty != 1.0f) {
+    /* penalties: each distinct recent token once, with its count c in the window */
+    if (s->p.repeat_penalty != 1.0f || s->p.presence_penalty != 0 || s->p.frequency_penalty != 0) {
         for (uint32_t i = 0; i < s->hist_n; i++) {
             int32_t id = s->hist[i];
             bool seen = false;
@@ -166,24 +168,13 @@ llm_sampler_sample(struct llm_sampler *s, const float *logits)
                 seen = s->hist[j] == id;
             if (seen || id < 0 || (uint32_t)id >= n)
                 continue;
-            float *l = &s->work[id];
-            *l = *l > 0 ? *l / s->p.repeat_penalty : *l * s->p.repeat_penalty;
-        }
-    }
-    /* presence/frequency penalties (additive, as OpenAI defines them): each distinct recent
-     * token once, with its count in the window */
-    if (s->p.presence_penalty != 0 || s->p.frequency_penalty != 0) {
-        for (uint32_t i = 0; i < s->hist_n; i++) {
-            int32_t id = s->hist[i];
-            bool seen = false;
             uint32_t c = 1;
-            for (uint32_t j = 0; j < i && !seen; j++)
-                seen = s->hist[j] == id;
-            if (seen || id < 0 || (uint32_t)id >= n)
-                continue;
             for (uint32_t j = i + 1; j < s->hist_n; j++)
                 c += s->hist[j] == id;
-            s->work[id] -= (float)c * s->p.frequency_penalty + s->p.presence_penalty;
+            float *l = &s->work[id];
+            if (s->p.repeat_penalty != 1.0f)
+                *l = *l > 0 ? *l / s->p.repeat_penalty : *l * s->p.repeat_penalty;
+            *l -= (float)c * s->p.frequency_penalty + s->p.presence_penalty;
         }
     }
     if (s->p.temp <= 0) {
@@ -247,7 +238,7 @@ llm_sampler_sample(struct llm_sampler *s, const float *logits)
     double mass = 0;
     for (uint32_t i = 0; i < k; i++)
         mass += s->cands[i].p;
-    double r = rng_f(s) * mass, acc = 0;
+    double r = llm_sample_uniform(s->p.seed, ++s->draws) * mass, acc = 0;
     for (uint32_t i = 0; i < k; i++) {
         acc += s->cands[i].p;
         if (r < acc)

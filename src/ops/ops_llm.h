@@ -18,6 +18,8 @@ extern const struct hcq_kernel_desc ops_llm_gemm_kernels[];
 extern const struct hcq_kernel_desc ops_llm_matvec_kernels[];
 /* The split-K decode attention (src/ops/ops_llm_attn_decode.c). */
 extern const struct hcq_kernel_desc ops_llm_attn_decode_kernels[];
+/* The device sampler (src/ops/ops_llm_sample.c). */
+extern const struct hcq_kernel_desc ops_llm_sample_kernels[];
 
 /* Bytes of a row of n values of `type` (ggml numbering), 0 if unsupported. */
 uint64_t ops_llm_row_bytes(uint32_t type, uint64_t n);

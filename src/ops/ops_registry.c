@@ -35,6 +35,7 @@ static const struct hcq_kernel_desc *const ops_tables[] = {
     ops_llm_gemm_kernels,
     ops_llm_matvec_kernels,
     ops_llm_attn_decode_kernels,
+    ops_llm_sample_kernels,
 };
 
 void

@@ -3,7 +3,8 @@
 # options with defaults) and rejects an unknown option (exit 2); each bad input
 # gives its exit code and a message naming the offending flag or file; a requested device
 # that does not open fails demo; the README's LLM quick start prints visible text on cpu;
-# run's --show-ids, -f, context-full message; tokenize; llm-bench -o json / --json.
+# run's --show-ids, -f, context-full message, device vs host sampling; tokenize; llm-bench -o json /
+# --json, tg<N>s.
 # No GPU needed. Run by `make test`; last line "cli: N passed, N failed".
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/../.." || exit 1
@@ -157,6 +158,20 @@ grep -q '"avg_ts"' "$tmp/b.json" && grep -q '"test": "pp8"' "$tmp/b.json" && gre
     ok "llm-bench --json FILE records" || bad "llm-bench --json FILE records"
 expect "llm-bench md table" 0 "| tg4 |" -- llm-bench -m "$m" -p 8 -n 4 -r 1 --dev cpu
 grep -q '| MB/token | GB/s | % of peak |' "$out" && ok "llm-bench md: traffic columns" || bad "llm-bench md: traffic columns"
+grep -qF '| tg4s |' "$out" && ok "llm-bench md: tg4s (sampling on the device)" || bad "llm-bench md: tg4s (sampling on the device)"
+# run samples on the device by default; --host-sample samples the logits read back: same text
+# (same seed, same uniforms), and another seed gives another text
+smp="-p Hello -n 12 --temp 0.8 --seed 9 --repeat-penalty 1.2 --presence-penalty 0.3 --frequency-penalty 0.2 --show-ids --dev cpu"
+# shellcheck disable=SC2086
+expect "run: device sampler" 0 "decode" -- run -m "$m" $smp
+cp "$out" "$tmp/smp_dev"
+# shellcheck disable=SC2086
+expect "run --host-sample" 0 "decode" -- run -m "$m" $smp --host-sample
+cmp -s "$out" "$tmp/smp_dev" && grep -Eq '\[[0-9]+\]' "$out" && ok "run: device and host sampling print the same text" ||
+    bad "run: device and host sampling print the same text"
+# shellcheck disable=SC2086
+expect "run: device sampler, seed 10" 0 "decode" -- run -m "$m" $smp --seed 10
+cmp -s "$out" "$tmp/smp_dev" && bad "run: another seed, another text" || ok "run: another seed, another text"
 # bytes per token (docs/llm.md): pp8 in one batch reads the weights once (W / 8 a token); tg4 from
 # depth d reads W and K/V of d + 2.5 positions a step, so tg grows linearly with the depth and
 # (tg4@0 - W) / (tg4@16 - tg4@0) = 2.5 / 16; GB/s = bytes x t/s; no % of peak on cpu

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: MIT
+/*
+ * k_llm_sample.cu - the device sampler: from the logits of a step in device memory to the
+ * chosen token id in device memory (greedy, temperature, top-k, top-p, min-p, repetition /
+ * presence / frequency penalties, counter-based RNG). Protocol, bound and layouts:
+ * k_llm_sample.h; CPU twin: src/ops/ops_llm_sample.c; tests: tests/unit/test_llm_sample.c.
+ *
+ * k_llm_sample_part spreads the vocabulary over one CTA per slice (~1024 ids): the penalties,
+ * the slice argmax, the slice's softmax sum and its top K_LLM_SMP_C keys (a bitonic sort in
+ * shared memory); k_llm_sample_pick (one CTA) merges the n_slice * K_LLM_SMP_C candidates
+ * with another bitonic sort and walks the sorted prefix in passes of K_LLM_SMP_CHUNK keys (a
+ * block-wide scan in double per pass). Rounding is kept to the host sampler's: the penalty
+ * arithmetic with explicit _rn intrinsics (no contraction into fma), IEEE division, expf.
+ */
+#include "k_device.h"
+#include "k_llm_sample.h"
+
+#define PT K_LLM_SMP_PART_THREADS
+#define KT K_LLM_SMP_PICK_THREADS
+#define NONE 0xffffffffu
+
+static __device__ __forceinline__ float
+smp_pen(const struct k_llm_sample_params &p, float l, uint32_t c)
+{
+    if (!c)
+        return l;
+    if (p.repeat_penalty != 1.0f)
+        l = l > 0 ? __fdiv_rn(l, p.repeat_penalty) : __fmul_rn(l, p.repeat_penalty);
+    return __fsub_rn(l, __fadd_rn(__fmul_rn((float)c, p.frequency_penalty), p.presence_penalty));
+}
+
+static __device__ __forceinline__ float
+smp_e(uint64_t key, float mx, float temp)
+{
+    return expf(__fdiv_rn(__fsub_rn(k_llm_smp_key_x(key), mx), temp));
+}
+
+/* Bitonic sort of x[0..n) descending (n a power of two), by the whole block. k0 > 2: the runs of
+ * k0 / 2 are sorted already, descending and ascending in turn (each run of k0 is bitonic). */
+static __device__ void
+bitonic_desc(uint64_t *x, uint32_t n, uint32_t k0)
+{
+    for (uint32_t k = k0; k <= n; k <<= 1)
+        for (uint32_t j = k >> 1; j > 0; j >>= 1) {
+            for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+                uint32_t ixj = i ^ j;
+                if (ixj > i) {
+                    uint64_t a = x[i], b = x[ixj];
+                    if ((i & k) == 0 ? a < b : a > b)
+                        x[i] = b, x[ixj] = a;
+                }
+            }
+            __syncthreads();
+        }
+}
+
+/* Sum over the block of KT threads (every thread gets it). */
+static __device__ double
+block_sum_d(double v, double *sh)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    if ((threadIdx.x & 31) == 0)
+        sh[threadIdx.x >> 5] = v;
+    __syncthreads();
+    double s = 0;
+    for (uint32_t w = 0; w < blockDim.x >> 5; w++)
+        s += sh[w];
+    __syncthreads();
+    return s;
+}
+
+/* Exclusive prefix over the block of v (thread order); *total: the block's sum. */
+static __device__ double
+block_scan_d(double v, double *sh, double *total)
+{
+    const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    double x = v;
+    for (int o = 1; o < 32; o <<= 1) {
+        double y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= (uint32_t)o)
+            x += y;
+    }
+    if (lane == 31)
+        sh[w] = x;
+    __syncthreads();
+    double before = 0, all = 0;
+    for (uint32_t i = 0; i < nw; i++) {
+        if (i < w)
+            before += sh[i];
+        all += sh[i];
+    }
+    __syncthreads();
+    *total = all;
+    return before + x - v;
+}
+
+static __device__ uint32_t
+block_min_u(uint32_t v, uint32_t *sh)
+{
+    if (threadIdx.x == 0)
+        *sh = NONE;
+    __syncthreads();
+    if (v != NONE)
+        atomicMin(sh, v);
+    __syncthreads();
+    uint32_t r = *sh;
+    __syncthreads();
+    return r;
+}
+
+extern "C" __global__ void
+__launch_bounds__(PT) k_llm_sample_part(const struct k_llm_sample_params p)
+{
+    __shared__ uint64_t keys[K_LLM_SMP_SLICE_MAX];
+    __shared__ unsigned long long s_best;
+    __shared__ uint32_t s_bad;
+    __shared__ double s_z[PT / 32];
+    const uint32_t s = blockIdx.x, t = threadIdx.x, L = (p.n_vocab + p.n_slice - 1) / p.n_slice;
+    const uint32_t i0 = s * L, i1 = i0 + L < p.n_vocab ? i0 + L : p.n_vocab, n = i1 > i0 ? i1 - i0 : 0;
+    if (s >= p.n_slice || L > K_LLM_SMP_SLICE_MAX)
+        return;
+    /* HCQ_LAUNCH_DEP_WAIT: the logits come from the launch before; the pick may be scheduled now */
+    k_dep_launch();
+    k_dep_wait();
+    const float *lg = (const float *)p.logits_va;
+    const uint32_t *cnt = (const uint32_t *)p.state_va + K_LLM_SMP_ST_RING + p.last_n;
+    struct k_llm_smp_part *o = (struct k_llm_smp_part *)p.part_va + s;
+    const uint32_t npow = k_llm_smp_sort_n(n ? n : 1);
+    if (t == 0)
+        s_best = 0, s_bad = NONE;
+    __syncthreads();
+    uint64_t best = 0;
+    uint32_t bad = NONE;
+    for (uint32_t i = t; i < npow; i += PT) {
+        uint64_t k = 0;
+        if (i < n) {
+            float x = lg[i0 + i];
+            if (!isfinite(x))
+                bad = min(bad, i0 + i);
+            else
+                k = k_llm_smp_key(smp_pen(p, x, cnt[i0 + i]), i0 + i);
+        }
+        keys[i] = k;
+        best = k > best ? k : best;
+    }
+    if (bad != NONE)
+        atomicMin(&s_bad, bad);
+    atomicMax(&s_best, (unsigned long long)best);
+    __syncthreads();
+    if (!n || s_bad != NONE) {
+        if (t == 0)
+            o->bad = s_bad, o->arg = NONE, o->m = -INFINITY, o->z = 0, o->n_c = 0, o->more = 0;
+        return;
+    }
+    const float m = k_llm_smp_key_x(s_best);
+    if (p.temp <= 0) {
+        if (t == 0)
+            o->bad = NONE, o->arg = k_llm_smp_key_id(s_best), o->m = m, o->z = 0, o->n_c = 0, o->more = 0;
+        return;
+    }
+    double z = 0;
+    for (uint32_t i = t; i < n; i += PT)
+        z += smp_e(keys[i], m, p.temp);
+    for (int off = 16; off > 0; off >>= 1)
+        z += __shfl_xor_sync(0xffffffffu, z, off);
+    if ((t & 31) == 0)
+        s_z[t >> 5] = z;
+    __syncthreads(); /* s_z complete (bitonic_desc has no barrier when npow is 1) */
+    bitonic_desc(keys, npow, 2);
+    const uint32_t n_c = n < K_LLM_SMP_C ? n : K_LLM_SMP_C;
+    if (t == 0) {
+        double zs = 0;
+        for (uint32_t w = 0; w < PT / 32; w++)
+            zs += s_z[w];
+        o->bad = NONE, o->arg = k_llm_smp_key_id(s_best), o->m = m, o->z = zs, o->n_c = n_c;
+        o->more = n > K_LLM_SMP_C;
+    }
+    for (uint32_t j = t; j < n_c; j += PT)
+        o->key[j] = keys[j];
+}
+
+/* The walk (ops_llm_sample.c's smp_walk, pass by pass over chunks of 4 keys per thread):
+ * the id, or -1 when the answer lies past the prefix keys[0..ne). */
+static __device__ int64_t
+smp_walk(const struct k_llm_sample_params &p, const uint64_t *keys, uint32_t ne, double z_all, double u,
+         double *sh, uint32_t *shu)
+{
+    const uint32_t n = p.n_vocab, t = threadIdx.x;
+    uint32_t k = p.top_k && p.top_k < n ? p.top_k : n;
+    if (k < n && k > ne)
+        return -1;
+    const uint32_t kp = k < ne ? k : ne;
+    const float mx = k_llm_smp_key_x(keys[0]), T = p.temp;
+    double z = z_all;
+    if (k <= ne) {
+        double v = 0;
+        for (uint32_t i = t; i < k; i += KT)
+            v += smp_e(keys[i], mx, T);
+        z = block_sum_d(v, sh);
+    }
+#define P_OF(i) ((float)(smp_e(keys[i], mx, T) / z))
+    if (p.top_p < 1.0f) {
+        double carry = 0;
+        uint32_t cut = NONE;
+        for (uint32_t c0 = 0; c0 < kp && cut == NONE; c0 += K_LLM_SMP_CHUNK) {
+            const uint32_t b = c0 + 4 * t;
+            float q[4];
+            double v = 0, tot;
+            for (int j = 0; j < 4; j++)
+                q[j] = b + j < kp ? P_OF(b + j) : 0.0f, v += q[j];
+            double acc = carry + block_scan_d(v, sh, &tot);
+            uint32_t mine = NONE;
+            for (int j = 0; j < 4 && b + j < kp; j++)
+                if ((acc += q[j]) >= p.top_p) {
+                    mine = b + j;
+                    break;
+                }
+            cut = block_min_u(mine, shu);
+            carry += tot;
+        }
+        if (cut != NONE)
+            k = cut + 1;
+        else if (k > ne)
+            return -1;
+    }
+    if (p.min_p > 0) {
+        const float thr = __fmul_rn(p.min_p, P_OF(0));
+        const uint32_t lim = k < ne ? k : ne;
+        uint32_t mine = NONE;
+        for (uint32_t i = 1 + t; i < lim; i += KT)
+            if (P_OF(i) < thr) {
+                mine = i;
+                break;
+            }
+        uint32_t kk = block_min_u(mine, shu);
+        if (kk != NONE)
+            k = kk;
+        else if (k > ne)
+            return -1;
+    }
+    const uint32_t kw = k < ne ? k : ne;
+    double v = 0;
+    for (uint32_t i = t; i < kw; i += KT)
+        v += P_OF(i);
+    double mass = block_sum_d(v, sh);
+    if (k > ne) {
+        v = 0;
+        for (uint32_t i = t; i < ne; i += KT)
+            v += smp_e(keys[i], mx, T);
+        mass += (z - block_sum_d(v, sh)) / z;
+    }
+    const double r = u * mass;
+    double carry = 0;
+    uint32_t pick = NONE;
+    for (uint32_t c0 = 0; c0 < kw && pick == NONE; c0 += K_LLM_SMP_CHUNK) {
+        const uint32_t b = c0 + 4 * t;
+        float q[4];
+        double vv = 0, tot;
+        for (int j = 0; j < 4; j++)
+            q[j] = b + j < kw ? P_OF(b + j) : 0.0f, vv += q[j];
+        double acc = carry + block_scan_d(vv, sh, &tot);
+        uint32_t mine = NONE;
+        for (int j = 0; j < 4 && b + j < kw; j++)
+            if (r < (acc += q[j])) {
+                mine = b + j;
+                break;
+            }
+        pick = block_min_u(mine, shu);
+        carry += tot;
+    }
+#undef P_OF
+    if (pick != NONE)
+        return k_llm_smp_key_id(keys[pick]);
+    return k <= ne ? (int64_t)k_llm_smp_key_id(keys[kw - 1]) : -1;
+}
+
+extern "C" __global__ void
+__launch_bounds__(KT) k_llm_sample_pick(const struct k_llm_sample_params p)
+{
+    __shared__ uint64_t keys[K_LLM_SMP_SLICES * K_LLM_SMP_C];
+    __shared__ double sh[32];
+    __shared__ uint32_t shu;
+    __shared__ unsigned long long s_best, s_bound;
+    __shared__ uint32_t s_bad, s_ne;
+    const uint32_t t = threadIdx.x;
+    uint32_t *st = (uint32_t *)p.state_va;
+    uint32_t *out = (uint32_t *)p.out_va;
+    const struct k_llm_smp_part *part = (const struct k_llm_smp_part *)p.part_va;
+    k_dep_wait(); /* HCQ_LAUNCH_DEP_WAIT: the partials come from k_llm_sample_part */
+    if (!p.n_slice || p.n_slice > K_LLM_SMP_SLICES || !p.n_vocab)
+        return;
+    if (t == 0)
+        s_best = 0, s_bound = 0, s_bad = NONE, s_ne = 0;
+    __syncthreads();
+    if (t < p.n_slice) {
+        const struct k_llm_smp_part *q = &part[t];
+        if (q->bad != NONE)
+            atomicMin(&s_bad, q->bad);
+        if (q->arg != NONE)
+            atomicMax(&s_best, (unsigned long long)k_llm_smp_key(q->m, q->arg));
+        if (q->more)
+            atomicMax(&s_bound, (unsigned long long)q->key[K_LLM_SMP_C - 1]);
+    }
+    __syncthreads();
+    if (s_bad != NONE) {
+        if (t == 0) {
+            st[K_LLM_SMP_ST_ID] = s_bad, st[K_LLM_SMP_ST_STATUS] = K_LLM_SMP_S_NONFINITE;
+            if (out)
+                out[0] = s_bad, out[1] = K_LLM_SMP_S_NONFINITE;
+        }
+        return;
+    }
+    uint32_t id, status = 0;
+    if (p.temp <= 0) {
+        id = k_llm_smp_key_id(s_best);
+    } else {
+        const float mx = k_llm_smp_key_x(s_best);
+        const uint32_t nu = k_llm_smp_sort_n(p.n_slice * K_LLM_SMP_C);
+        /* odd slices reversed: every run of 2 K_LLM_SMP_C is bitonic, the sort starts there */
+        for (uint32_t i = t; i < nu; i += KT) {
+            uint32_t s = i / K_LLM_SMP_C, j = i % K_LLM_SMP_C;
+            j = s & 1 ? K_LLM_SMP_C - 1 - j : j;
+            keys[i] = s < p.n_slice && j < part[s].n_c ? part[s].key[j] : 0;
+        }
+        double zv = 0;
+        if (t < p.n_slice && part[t].n_c)
+            zv = part[t].z * exp((double)(part[t].m - mx) / p.temp);
+        __syncthreads();
+        const double z_all = block_sum_d(zv, sh);
+        bitonic_desc(keys, nu, nu < 2 * K_LLM_SMP_C ? 2 : 2 * K_LLM_SMP_C);
+        /* ne: the keys >= bound (a prefix, as they are sorted) */
+        uint32_t mine = 0;
+        for (uint32_t i = t; i < nu; i += KT)
+            if (keys[i] && keys[i] >= s_bound && (i + 1 == nu || !keys[i + 1] || keys[i + 1] < s_bound))
+                mine = i + 1;
+        if (mine)
+            atomicMax(&s_ne, mine);
+        __syncthreads();
+        const uint64_t draws = ((uint64_t)st[K_LLM_SMP_ST_DRAWS + 1] << 32 | st[K_LLM_SMP_ST_DRAWS]) + 1;
+        const double u = k_llm_smp_uniform(p.seed, draws);
+        int64_t r = p.flags & K_LLM_SMP_EXACT ? -1 : smp_walk(p, keys, s_ne, z_all, u, sh, &shu);
+        if (r < 0) {
+            /* the exact path: every id's key into sort_va, sorted in place by this CTA */
+            uint64_t *all = (uint64_t *)p.sort_va;
+            const float *lg = (const float *)p.logits_va;
+            const uint32_t *cnt = st + K_LLM_SMP_ST_RING + p.last_n;
+            for (uint32_t i = t; i < p.sort_n; i += KT)
+                all[i] = i < p.n_vocab ? k_llm_smp_key(smp_pen(p, lg[i], cnt[i]), i) : 0;
+            __syncthreads();
+            bitonic_desc(all, p.sort_n, 2);
+            r = smp_walk(p, all, p.n_vocab, 0, u, sh, &shu);
+            status |= K_LLM_SMP_S_EXACT;
+        }
+        id = (uint32_t)r;
+    }
+    if (t != 0)
+        return;
+    /* accept the token: window and counts, draw counter (ops_llm_sample.c's smp_accept) */
+    st[K_LLM_SMP_ST_ID] = id;
+    if (p.temp > 0) {
+        uint64_t d = ((uint64_t)st[K_LLM_SMP_ST_DRAWS + 1] << 32 | st[K_LLM_SMP_ST_DRAWS]) + 1;
+        st[K_LLM_SMP_ST_DRAWS] = (uint32_t)d;
+        st[K_LLM_SMP_ST_DRAWS + 1] = (uint32_t)(d >> 32);
+    }
+    if (p.last_n) {
+        uint32_t *ring = st + K_LLM_SMP_ST_RING, *cnt = ring + p.last_n;
+        uint32_t hn = st[K_LLM_SMP_ST_HIST_N], hp = st[K_LLM_SMP_ST_HIST_POS] % p.last_n;
+        if (hn >= p.last_n && ring[hp] < p.n_vocab && cnt[ring[hp]])
+            cnt[ring[hp]]--;
+        ring[hp] = id;
+        cnt[id]++;
+        st[K_LLM_SMP_ST_HIST_POS] = (hp + 1) % p.last_n;
+        st[K_LLM_SMP_ST_HIST_N] = hn < p.last_n ? hn + 1 : p.last_n;
+    }
+    st[K_LLM_SMP_ST_STATUS] = status;
+    if (out)
+        out[0] = id, out[1] = status;
+}
