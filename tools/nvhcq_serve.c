@@ -21,6 +21,7 @@ nvhcq_cmd_serve(int argc, char **argv)
     const char *model = NULL, *dev = NULL, *host = "127.0.0.1", *api_key = NULL, *tmpl = NULL, *alias = NULL;
     uint32_t port = 8080, parallel = 1, n_ctx = 0, max_queue = 64, timeout_s = 60, drain_s = 60;
     uint64_t max_body = 1 << 20;
+    bool host_sample = false;
     const struct cli_opt opts[] = {
         CLI_STR("-m", "--model", &model, "FILE", "GGUF model (required)"),
         CLI_STR(NULL, "--dev", &dev, "SPEC", "device: cpu, cuda:N, rm:N, nvgpu:0, emu:... [default: auto]"),
@@ -42,6 +43,8 @@ nvhcq_cmd_serve(int argc, char **argv)
         CLI_NUM(NULL, "--timeout", &timeout_s, "S", 1, 86400, "close a connection idle this long (seconds)"),
         CLI_NUM(NULL, "--drain-timeout", &drain_s, "S", 0, 86400,
                 "on SIGINT/SIGTERM: wait this long for requests in flight"),
+        CLI_FLAG(NULL, "--host-sample", &host_sample,
+                 "sample on the host from logits read back every step instead of on the device"),
         CLI_END,
     };
     const struct cli_cmd cmd = {
@@ -84,8 +87,12 @@ nvhcq_cmd_serve(int argc, char **argv)
     char err[512], name[128];
     const char *base = strrchr(model, '/') ? strrchr(model, '/') + 1 : model;
     snprintf(name, sizeof name, "%s", alias ? alias : base);
-    struct srv_gen_params gp = {
-        .model = model, .dev = dev, .n_ctx = n_ctx, .max_queue = max_queue, .chat_template = tmpl};
+    struct srv_gen_params gp = {.model = model,
+                                .dev = dev,
+                                .n_ctx = n_ctx,
+                                .max_queue = max_queue,
+                                .host_sample = host_sample,
+                                .chat_template = tmpl};
     struct srv_gen *g = NULL;
     struct srv_http *h = NULL;
     if (srv_gen_start(&gp, &g, err, sizeof err))

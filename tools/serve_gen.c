@@ -35,6 +35,7 @@ struct srv_gen {
     struct llm_gguf *gguf;
     struct llm_model *m;
     struct llm_chat_tmpl_obj *tmpl; /* NULL: "none" */
+    bool dev_sample;                /* sampling on the model's device (llm_model_sampler_*), else the host */
     char dev_name[256];
     uint32_t max_piece; /* bytes of the longest token text */
     struct srv_gen_stats st;
@@ -180,13 +181,27 @@ run_job(struct srv_gen *g, struct srv_job *j)
         finish(g, j, SRV_FIN_BAD_PROMPT, msg, (uint32_t)cnt, 0);
         goto done;
     }
-    for (size_t i = 0; i < cnt; i++)
+    /* the device sampler: bound per request (its window reset), fed the prompt; the host sampler
+     * s checks the parameters either way */
+    const bool dev = g->dev_sample;
+    if (dev && (llm_model_sampler_set(m, &r->sp) || llm_model_sampler_accept(m, ids, (uint32_t)cnt))) {
+        snprintf(msg, sizeof msg, "sampler: %s", hcq_last_error());
+        finish(g, j, SRV_FIN_ERROR, msg, (uint32_t)cnt, 0);
+        goto done;
+    }
+    for (size_t i = 0; !dev && i < cnt; i++)
         llm_sampler_accept(s, ids[i]);
     uint64_t t0 = hcq_time_ns();
-    if (llm_model_eval(m, ids, (uint32_t)cnt, 0) || llm_logits_check(llm_model_logits(m), n_vocab)) {
+    int32_t id = 0;
+    if (llm_model_eval(m, ids, (uint32_t)cnt, 0) || llm_logits_check(llm_model_logits(m), n_vocab) ||
+        (dev && llm_model_sample(m, &id))) {
         snprintf(msg, sizeof msg, "prompt evaluation failed: %s", hcq_last_error());
         finish(g, j, SRV_FIN_ERROR, msg, (uint32_t)cnt, 0);
         goto done;
+    }
+    if (!dev) {
+        id = llm_sampler_sample(s, llm_model_logits(m));
+        llm_sampler_accept(s, id);
     }
     add_time(g, &g->st.prefill_s, (hcq_time_ns() - t0) * 1e-9, &g->st.prompt_tokens, (uint32_t)cnt);
     struct srv_event start = {.kind = SRV_EV_START, .prompt_tokens = (uint32_t)cnt};
@@ -198,6 +213,10 @@ run_job(struct srv_gen *g, struct srv_job *j)
     enum srv_finish fin = SRV_FIN_LENGTH;
     bool stop_hit = false;
     t0 = hcq_time_ns();
+    /* id: the token sampled last. On the device the step that decodes it (and samples the next
+     * one from device memory) is queued before its text is sent, so sending overlaps the step;
+     * a queued step is always waited for before the loop ends (the next request rebinds the
+     * sampler's state) */
     for (;;) {
         if (atomic_load(&j->cancel)) {
             fin = SRV_FIN_CANCELLED;
@@ -205,29 +224,46 @@ run_job(struct srv_gen *g, struct srv_job *j)
         }
         if ((r->max_tokens >= 0 && ct >= r->max_tokens) || pos >= n_ctx)
             break; /* LENGTH */
-        int32_t id = llm_sampler_sample(s, llm_model_logits(m));
-        llm_sampler_accept(s, id);
         if (llm_tok_is_eog(tok, id) && !r->ignore_eos) {
             fin = SRV_FIN_STOP;
             break;
         }
         ct++;
+        /* the last token's next step is not needed once the limit is reached */
+        const bool more = !((r->max_tokens >= 0 && ct >= r->max_tokens) || pos + 1 >= n_ctx);
+        if (dev && more && llm_model_gen_submit(m, pos)) {
+            snprintf(msg, sizeof msg, "decode failed: %s", hcq_last_error());
+            finish(g, j, SRV_FIN_ERROR, msg, (uint32_t)cnt, ct);
+            goto done;
+        }
         size_t w = llm_detok_push(&d, tok, id, out, sizeof out);
-        if (!sf_append(&f, out, w)) {
+        const bool oom = !sf_append(&f, out, w);
+        const bool hit = !oom && sf_step(&f, j);
+        enum hcq_status rs = HCQ_OK;
+        if (more && dev) {
+            pos++;
+            rs = llm_model_gen_wait(m, &id);
+        } else if (more && !oom && !hit) {
+            rs = llm_model_eval(m, &id, 1, pos++);
+            if (!rs)
+                rs = llm_logits_check(llm_model_logits(m), n_vocab);
+            if (!rs) {
+                id = llm_sampler_sample(s, llm_model_logits(m));
+                llm_sampler_accept(s, id);
+            }
+        } else {
+            pos++;
+        }
+        if (oom) {
             finish(g, j, SRV_FIN_ERROR, "out of memory", (uint32_t)cnt, ct);
             goto done;
         }
-        if (sf_step(&f, j)) {
+        if (hit) {
             fin = SRV_FIN_STOP;
             stop_hit = true;
             break;
         }
-        /* the last token's logits are not needed: no eval once the limit is reached */
-        if ((r->max_tokens >= 0 && ct >= r->max_tokens) || pos + 1 >= n_ctx) {
-            pos++;
-            continue;
-        }
-        if (llm_model_eval(m, &id, 1, pos++) || llm_logits_check(llm_model_logits(m), n_vocab)) {
+        if (rs) {
             snprintf(msg, sizeof msg, "decode failed: %s", hcq_last_error());
             finish(g, j, SRV_FIN_ERROR, msg, (uint32_t)cnt, ct);
             goto done;
@@ -281,6 +317,11 @@ load(struct srv_gen *g)
         snprintf(g->err, sizeof g->err, "chat template: %s", hcq_last_error());
         return -1;
     }
+    /* sampling on the device where it holds the vocabulary (only the token id crosses to the
+     * host each step); --host-sample, or a vocabulary it does not hold: the host sampler */
+    struct llm_sampler_params sp;
+    llm_sampler_params_default(&sp);
+    g->dev_sample = !g->p.host_sample && llm_model_sampler_set(g->m, &sp) == HCQ_OK;
     struct hcq_device_info info;
     if (hcq_device_info(llm_model_device(g->m), &info) == HCQ_OK)
         snprintf(g->dev_name, sizeof g->dev_name, "%s", info.spec);

@@ -20,6 +20,7 @@ struct srv_gen_params {
     const char *model, *dev;   /* GGUF path, device spec (NULL: auto) */
     uint32_t n_ctx;            /* 0: the model's default */
     uint32_t max_queue;        /* requests waiting beyond the running one; more are refused */
+    bool host_sample;          /* sample on the host (logits read back every step), not on the device */
     const char *chat_template; /* NULL: the model's; a built-in name or a template file
                                   (llm_chat_tmpl_from_model); "none" */
 };
