@@ -29,13 +29,18 @@ def fmt(v):
     return str(v)
 
 
+def meta_line(meta):
+    """The stamp line of a record with a meta block (vs-llamacpp.json, llm-bench.json)."""
+    return "%s, driver %s, commit %s, %s. Command: `%s`.\n" % (
+        meta.get("gpu", "unknown GPU"), meta.get("driver", "unknown"), str(meta.get("commit", "unknown"))[:10],
+        meta.get("date", "date unknown"), meta.get("command", "unknown"))
+
+
 def vs_llamacpp(path, out):
     d = json.load(open(path))
     meta = d.get("meta", {})
     out.append("### Same files as llama.cpp: tokens/s (`%s`)\n" % os.path.relpath(path, ROOT))
-    out.append("%s, driver %s, commit %s, %s. Command: `%s`.\n" % (
-        meta.get("gpu", "unknown GPU"), meta.get("driver", "unknown"), str(meta.get("commit", "unknown"))[:10],
-        meta.get("date", "date unknown"), meta.get("command", "unknown")))
+    out.append(meta_line(meta))
     rows = {}
     engines = []
     for r in d["results"]:
@@ -60,9 +65,7 @@ def llm_bench(path, out):
     d = json.load(open(path))
     meta = d.get("meta", {})
     out.append("### nvhcq llm-bench (`%s`)\n" % os.path.relpath(path, ROOT))
-    out.append("%s, driver %s, commit %s, %s. Command: `%s`.\n" % (
-        meta.get("gpu", "unknown GPU"), meta.get("driver", "unknown"), str(meta.get("commit", "unknown"))[:10],
-        meta.get("date", "date unknown"), meta.get("command", "unknown")))
+    out.append(meta_line(meta))
     out.append("| model | type | backend | test | tokens/s | MB/token | GB/s | % of DRAM peak |")
     out.append("|---|---|---|---|---:|---:|---:|---:|")
     for r in d["records"]:
