@@ -405,7 +405,7 @@ uint64_t llm_model_weight_bytes(const struct llm_model *m);
  * batch once the device and its queue are open, before it allocates any of the model's memory;
  * it refuses with HCQ_ERR_NOMEM, naming these parts, when the total is above what the kernel
  * driver says is free (backends that cannot say - cpu - are not checked). The parts: the
- * weights as in the file, the f32 KV cache of n_ctx tokens, the activations of one batch with the
+ * weights as in the file, the f16 KV cache of n_ctx tokens, the activations of one batch with the
  * logits, and the prefill GEMM's f16 staging (0 when batches never take it). */
 struct llm_mem_need {
     uint64_t weights_B, kv_B, act_B, scratch_B, total_B;

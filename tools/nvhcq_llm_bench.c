@@ -11,6 +11,7 @@
  * Napkin math: tg is bounded by weight bytes / memory bandwidth (anchors.md §6.3).
  */
 #include "hcq.h"
+#include "k_llm_params.h" /* K_LLM_KV_B */
 #include "llm.h"
 #include "nvhcq_cli.h"
 #include "nvhcq_cmds.h"
@@ -175,7 +176,7 @@ dram_peak_Bps(const char *name)
  *  - the weights of a step: every tensor of the file, except that the token embedding is one row
  *    (the whole matrix again where the output head is tied to it: no output.weight);
  *  - tg (n decode steps from depth d): the weights each step, and K and V of every cached
- *    position in every layer (f32), on average d + (n + 1) / 2 positions;
+ *    position in every layer (f16, K_LLM_KV_B bytes each), on average d + (n + 1) / 2 positions;
  *  - pp (n prompt tokens in batches of n_batch): the weights once per batch, over the n tokens;
  *    the attention's own K/V traffic is not counted. */
 static double
@@ -190,7 +191,7 @@ traffic_per_token(const struct llm_gguf *g, const struct llm_hparams *hp, bool p
         w -= (double)emb->size_B - (double)llm_type_row_bytes(emb->type, emb->ne[0]);
     if (pp)
         return w * ((n + n_batch - 1) / n_batch) / n;
-    const double kv_row = 2.0 * 4.0 * hp->n_layer * hp->n_head_kv * hp->head_dim;
+    const double kv_row = 2.0 * K_LLM_KV_B * hp->n_layer * hp->n_head_kv * hp->head_dim;
     return w + kv_row * (depth + (n + 1) / 2.0);
 }
 

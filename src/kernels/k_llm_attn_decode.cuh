@@ -10,6 +10,7 @@
 
 #include "k_device.h" /* k_dep_launch, k_dep_wait */
 #include "k_llm_attn_decode.h"
+#include "k_llm_kv.cuh"
 
 #ifndef WARP
 #define WARP 32
@@ -40,6 +41,20 @@ ld_row(const float *p, float *v)
     }
 }
 
+/* E consecutive cache elements (kv_t) into floats */
+template <int E, bool CG>
+__device__ __forceinline__ void
+ld_row(const kv_t *p, float *v)
+{
+    if (E == 2) {
+        const float2 a = kv_ld2<CG>(p);
+        v[0] = a.x, v[1] = a.y;
+    } else {
+        const float4 a = kv_ld4<CG>(p);
+        v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+    }
+}
+
 /* Short contexts (n_pos <= p.head_max): one CTA per query head h walks every position (8 warps,
  * 4 positions per warp step) and writes the output itself - no partials, no fence, no
  * counter. Why: at ~64 positions the split path's chain (partials, threadfence, atomic, the
@@ -51,8 +66,8 @@ attn_decode_head(const struct k_llm_attn_decode_params &p, uint32_t h)
     __shared__ float hm_m[NWARP], hm_l[NWARP], hm_acc[NWARP][32 * E];
     const uint32_t n_pos = p.pos + 1, gs = p.n_head / p.n_head_kv, g = h / gs;
     const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, hd = 32 * E, kv_dim = p.n_head_kv * hd;
-    const float *kc = (const float *)(uintptr_t)p.kc_va + g * hd + lane * E;
-    const float *vc = (const float *)(uintptr_t)p.vc_va + g * hd + lane * E;
+    const kv_t *kc = (const kv_t *)(uintptr_t)p.kc_va + g * hd + lane * E;
+    const kv_t *vc = (const kv_t *)(uintptr_t)p.vc_va + g * hd + lane * E;
     float q[E], acc[E], m = -3.0e38f, l = 0.0f;
     ld_row<E, CG>((const float *)(uintptr_t)p.q_va + h * hd + lane * E, q);
 #pragma unroll
@@ -118,6 +133,13 @@ ld_f4(const float *p)
     return CG ? __ldcg((const float4 *)p) : *(const float4 *)p;
 }
 
+template <bool CG>
+__device__ __forceinline__ float4
+ld_f4(const kv_t *p)
+{
+    return kv_ld4<CG>(p);
+}
+
 #define K_LLM_AD_S2_MAXL 256
 /* One shared scratch for both head sizes and both paths (a static __shared__ of a non-template
  * function is one array per kernel, where template functions' arrays add up per instantiation):
@@ -135,7 +157,7 @@ ad_s2_scratch()
  * of the KV head whose row 0 is vb (zeros at and past n, relative to row0). */
 template <int VR, int PG, bool CG>
 __device__ __forceinline__ void
-ad_ld_vrows(float4 (&v)[VR], const float *vb, uint32_t kv_dim, uint32_t row0, uint32_t tb, uint32_t n, uint32_t pg,
+ad_ld_vrows(float4 (&v)[VR], const kv_t *vb, uint32_t kv_dim, uint32_t row0, uint32_t tb, uint32_t n, uint32_t pg,
             uint32_t vq)
 {
 #pragma unroll
@@ -186,8 +208,8 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
     float4(*s_acc)[VQ] = (float4(*)[VQ])(s_red + 2 * NWARP);
     const uint32_t n_pos = p.pos + 1, gs = p.n_head / p.n_head_kv, g = h / gs;
     const uint32_t tid = threadIdx.x, lane = tid % WARP, warp = tid / WARP, kv_dim = p.n_head_kv * HD;
-    const float *kb = (const float *)(uintptr_t)p.kc_va + g * HD;
-    const float *vb = (const float *)(uintptr_t)p.vc_va + g * HD;
+    const kv_t *kb = (const kv_t *)(uintptr_t)p.kc_va + g * HD;
+    const kv_t *vb = (const kv_t *)(uintptr_t)p.vc_va + g * HD;
     const uint32_t pg = tid / VQ, vq = tid % VQ;
     const uint32_t sub = lane % LP, row = warp * (WARP / LP) + lane / LP;
     float4 v[VR], k0[KR], k1[KR];
@@ -203,7 +225,7 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
     for (int r = 0; r < KR; r++) {
         const uint32_t t = r * RPC + row;
         if (t < n_old) {
-            const float *kr = kb + (size_t)t * kv_dim + 8 * sub;
+            const kv_t *kr = kb + (size_t)t * kv_dim + 8 * sub;
             k0[r] = ld_f4<CG || EARLY>(kr), k1[r] = ld_f4<CG || EARLY>(kr + 4);
         } else {
             k0[r] = k1[r] = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -219,7 +241,7 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
 #pragma unroll
         for (int r = 0; r < KR; r++)
             if (r * RPC + row == p.pos) {
-                const float *kr = kb + (size_t)p.pos * kv_dim + 8 * sub;
+                const kv_t *kr = kb + (size_t)p.pos * kv_dim + 8 * sub;
                 k0[r] = ld_f4<CG>(kr), k1[r] = ld_f4<CG>(kr + 4);
             }
     }
@@ -232,7 +254,7 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
             for (int r = 0; r < KR; r++) {
                 const uint32_t t = tb + r * RPC + row;
                 if (t < n_pos) {
-                    const float *kr = kb + (size_t)t * kv_dim + 8 * sub;
+                    const kv_t *kr = kb + (size_t)t * kv_dim + 8 * sub;
                     k0[r] = ld_f4<CG>(kr), k1[r] = ld_f4<CG>(kr + 4);
                 } else {
                     k0[r] = k1[r] = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -336,8 +358,8 @@ attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_
     float4 *sacc = (float4 *)(sq + GS * 128); /* [NWARP][VQ] */
     const uint32_t n = t1 - t0, gs = p.n_head / p.n_head_kv;
     const uint32_t tid = threadIdx.x, lane = tid % WARP, warp = tid / WARP, kv_dim = p.n_head_kv * HD;
-    const float *kb = (const float *)(uintptr_t)p.kc_va + g * HD;
-    const float *vb = (const float *)(uintptr_t)p.vc_va + g * HD;
+    const kv_t *kb = (const kv_t *)(uintptr_t)p.kc_va + g * HD;
+    const kv_t *vb = (const kv_t *)(uintptr_t)p.vc_va + g * HD;
     const uint32_t pg = tid / VQ, vq = tid % VQ;
     float4 v[VR];
     ad_ld_vrows<VR, PG, CG>(v, vb, kv_dim, t0, 0, n, pg, vq);
@@ -354,7 +376,7 @@ attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_
         for (int r = 0; r < KR; r++) {
             const uint32_t t = tb + r * RPC + row;
             if (t < n) {
-                const float *kr = kb + (size_t)(t0 + t) * kv_dim + 8 * sub;
+                const kv_t *kr = kb + (size_t)(t0 + t) * kv_dim + 8 * sub;
                 k0[r] = ld_f4<CG>(kr), k1[r] = ld_f4<CG>(kr + 4);
             } else {
                 k0[r] = k1[r] = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -501,8 +523,8 @@ attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
         goto merge; /* (the split path's two forms meet at the merge) */
     }
     { /* SPLITV 1, or ranges longer than K_LLM_AD_S2_MAXL */
-        const float *kc = (const float *)(uintptr_t)p.kc_va + g * hd + lane * E;
-        const float *vc = (const float *)(uintptr_t)p.vc_va + g * hd + lane * E;
+        const kv_t *kc = (const kv_t *)(uintptr_t)p.kc_va + g * hd + lane * E;
+        const kv_t *vc = (const kv_t *)(uintptr_t)p.vc_va + g * hd + lane * E;
         float q[GS][E], m[GS], l[GS], acc[GS][E];
 #pragma unroll
         for (int h = 0; h < GS; h++) {

@@ -35,7 +35,7 @@
 
 struct k_llm_attn_decode_params {
     uint64_t q_va;         /* f32 [n_head * hd] */
-    uint64_t kc_va, vc_va; /* f32 [n_ctx][n_head_kv * hd] */
+    uint64_t kc_va, vc_va; /* f16 [n_ctx][n_head_kv * hd] (K_LLM_KV_B) */
     uint64_t out_va;       /* f32 [n_head * hd] */
     uint64_t part_va;      /* f32 [n_head][n_split][hd + 2] scratch */
     uint64_t count_va;     /* u32 [n_head_kv], zero between launches */

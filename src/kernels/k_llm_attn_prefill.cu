@@ -21,6 +21,7 @@
  * tests/unit/test_llm_attn_prefill.c).
  */
 #include "k_gemm_mma.h" /* cp.async wrappers (k_gm_cp16, k_gm_commit, k_gm_wait) */
+#include "k_llm_kv.cuh"
 #include "k_llm_params.h"
 
 #define WARP 32
@@ -76,8 +77,8 @@ attn_prefill(const struct k_llm_attn_params &p)
         for (int d = 0; d < E; d++)
             acc[w][d] = 0.0f;
     }
-    const float *kc = (const float *)(uintptr_t)p.kc_va + g * HD;
-    const float *vc = (const float *)(uintptr_t)p.vc_va + g * HD;
+    const kv_t *kc = (const kv_t *)(uintptr_t)p.kc_va + g * HD;
+    const kv_t *vc = (const kv_t *)(uintptr_t)p.vc_va + g * HD;
     for (uint32_t t0 = 0; t0 < t_end; t0 += KT) {
         __syncthreads(); /* the previous tile is consumed */
         /* stage: thread (j = tid % 32, c = tid / 32) loads K row j's float4 columns c, c + 8, ..
@@ -87,12 +88,12 @@ attn_prefill(const struct k_llm_attn_params &p)
 #pragma unroll
             for (int r = 0; r < HD / 4 / (NWARP * WARP / KT); r++) {
                 const uint32_t e4 = c + r * (NWARP * WARP / KT);
-                float4 k4 = t < t_end ? *(const float4 *)(kc + (size_t)t * kv_dim + 4 * e4) : make_float4(0, 0, 0, 0);
+                float4 k4 = t < t_end ? kv_ld4<false>(kc + (size_t)t * kv_dim + 4 * e4) : make_float4(0, 0, 0, 0);
                 kt[4 * e4][j] = k4.x, kt[4 * e4 + 1][j] = k4.y, kt[4 * e4 + 2][j] = k4.z, kt[4 * e4 + 3][j] = k4.w;
             }
             for (uint32_t x = threadIdx.x; x < KT * HD / 4; x += NWARP * WARP) {
                 const uint32_t row = x / (HD / 4), col = x % (HD / 4), tv = t0 + row;
-                float4 v4 = tv < t_end ? *(const float4 *)(vc + (size_t)tv * kv_dim + 4 * col) : make_float4(0, 0, 0, 0);
+                float4 v4 = tv < t_end ? kv_ld4<false>(vc + (size_t)tv * kv_dim + 4 * col) : make_float4(0, 0, 0, 0);
                 *(float4 *)&vs[row][4 * col] = v4;
             }
         }
@@ -182,9 +183,10 @@ k_llm_attn_tile_hd128(const struct k_llm_attn_params p)
  * Shape: 8 warps; warp w takes query rows 16 (w % 4) .. + 15 of the CTA and, of each tile of
  * TK keys, the half w / 4 (TK / 2 keys), keeping its own online softmax (running max and sum
  * per row) and output accumulators; the two halves are merged through shared memory at the
- * end. K and V tiles are copied f32 from the cache by cp.async (two stages: the next tile
- * lands while this one is used; keys past the last query are zero-filled), rows padded to
- * HD + 4 floats so that both fragment reads below are free of bank conflicts. S = Q K^T and
+ * end. K and V tiles are copied from the cache (f16, k_llm_kv.cuh) as they are by cp.async (two
+ * stages: the next tile lands while this one is used; keys past the last query are zero-filled),
+ * rows padded to HD + 8 halves so that both fragment reads below are free of bank conflicts;
+ * the fragment reads widen them to f32 (exact in TF32: the same 10-bit mantissa). S = Q K^T and
  * O += P V run on mma.sync m16n8k8 TF32 with f32 accumulation: Q (pre-scaled by scale *
  * log2(e), so the softmax uses exp2) stays in registers as A fragments; P goes from the S
  * accumulators to A fragments in registers, its two columns per thread taken as k indices
@@ -192,7 +194,7 @@ k_llm_attn_tile_hd128(const struct k_llm_attn_params p)
  * Precision: Q, K, P and V rounded to TF32 (10-bit mantissa, cvt.rna), so results differ
  * from the f32 twin by about 1e-3 relative (tests/unit/test_llm_attn_prefill.c states and
  * checks the bound). Needs sm_80+ (mma.sync TF32, cp.async). */
-#define AM_PAD 4
+#define AM_PAD 8 /* halves */
 
 __device__ __forceinline__ uint32_t
 am_tf32(float x)
@@ -224,14 +226,15 @@ template <int HD, int TK>
 __device__ __forceinline__ void
 attn_mma(const struct k_llm_attn_params &p)
 {
-    constexpr int LD = HD + AM_PAD; /* shared row stride (floats) */
+    constexpr int LD = HD + AM_PAD; /* shared row stride (cache elements) */
     constexpr int KH = TK / 2;      /* keys per warp per tile */
     constexpr int NT = KH / 8;      /* score tiles (8 keys) per warp */
     constexpr int KS = HD / 8;      /* k steps of Q K^T */
     constexpr int ON = HD / 8;      /* output tiles (8 dims) */
     constexpr int STAGE = 2 * TK * LD;
     constexpr int QB = (int)K_LLM_ATTN_MMA_QB;
-    static_assert(QB == 64 && NT >= 1 && TK * LD * 4 * 4 == K_LLM_ATTN_MMA_SHARED_B(HD), "tile shape");
+    static_assert(QB == 64 && NT >= 1 && TK * LD * 4 * K_LLM_KV_B == K_LLM_ATTN_MMA_SHARED_B(HD) &&
+                      (ON * 4 + 4) * 128 * 4 <= K_LLM_ATTN_MMA_SHARED_B(HD), "tile shape");
     extern __shared__ __align__(16) float am_smem[];
     const uint32_t h = blockIdx.x, i0 = blockIdx.y * QB, tid = threadIdx.x;
     const uint32_t lane = tid % WARP, warp = tid / WARP, rg = warp & 3, kh = warp >> 2;
@@ -241,22 +244,22 @@ attn_mma(const struct k_llm_attn_params &p)
         return;
     const uint32_t grp = h / (p.n_head / p.n_head_kv), kv_dim = p.n_head_kv * HD;
     const uint32_t i_last = min(i0 + QB, p.n_tok) - 1, t_end = p.pos0 + i_last + 1; /* keys [0, t_end) */
-    const float *kc = (const float *)(uintptr_t)p.kc_va + grp * HD;
-    const float *vc = (const float *)(uintptr_t)p.vc_va + grp * HD;
+    const kv_t *kc = (const kv_t *)(uintptr_t)p.kc_va + grp * HD;
+    const kv_t *vc = (const kv_t *)(uintptr_t)p.vc_va + grp * HD;
     /* this thread's rows (C fragment rows g and g + 8), clamped for loads; their positions */
     const uint32_t ra = min(i0 + 16 * rg + g, p.n_tok - 1), rb = min(i0 + 16 * rg + g + 8, p.n_tok - 1);
     const uint32_t qpa = p.pos0 + ra, qpb = p.pos0 + rb;
     const uint32_t wlo = p.pos0 + min(i0 + 16 * rg, p.n_tok - 1), whi = p.pos0 + min(i0 + 16 * rg + 15, p.n_tok - 1);
 
     auto load_tile = [&](uint32_t t0, uint32_t st) {
-        float *ks = am_smem + st * STAGE, *vs = ks + TK * LD;
+        kv_t *ks = (kv_t *)am_smem + st * STAGE, *vs = ks + TK * LD;
 #pragma unroll
-        for (int c = tid; c < TK * HD / 4; c += NWARP * WARP) {
-            const uint32_t row = c / (HD / 4), col = c % (HD / 4), t = t0 + row;
+        for (int c = tid; c < TK * HD / 8; c += NWARP * WARP) {
+            const uint32_t row = c / (HD / 8), col = c % (HD / 8), t = t0 + row;
             const bool on = t < t_end;
-            const size_t off = (size_t)(on ? t : 0) * kv_dim + 4 * col;
-            k_gm_cp16(k_gm_smem(ks + row * LD + 4 * col), kc + off, on ? 16u : 0u);
-            k_gm_cp16(k_gm_smem(vs + row * LD + 4 * col), vc + off, on ? 16u : 0u);
+            const size_t off = (size_t)(on ? t : 0) * kv_dim + 8 * col;
+            k_gm_cp16(k_gm_smem(ks + row * LD + 8 * col), kc + off, on ? 16u : 0u);
+            k_gm_cp16(k_gm_smem(vs + row * LD + 8 * col), vc + off, on ? 16u : 0u);
         }
         k_gm_commit();
     };
@@ -287,7 +290,7 @@ attn_mma(const struct k_llm_attn_params &p)
             k_gm_commit(); /* an empty group: the wait below stays 1 */
         k_gm_wait<1>();
         __syncthreads();
-        const float *kw = am_smem + (j & 1) * STAGE + kh * KH * LD, *vw = kw + TK * LD;
+        const kv_t *kw = (const kv_t *)am_smem + (j & 1) * STAGE + kh * KH * LD, *vw = kw + TK * LD;
         const uint32_t k0 = j * TK + kh * KH; /* this warp's first key */
         if (k0 <= whi) {                      /* some row sees some of its keys */
             float s[NT][4];
@@ -298,8 +301,8 @@ attn_mma(const struct k_llm_attn_params &p)
             for (int k = 0; k < KS; k++) {
 #pragma unroll
                 for (int n = 0; n < NT; n++) {
-                    const float *kr = kw + (8 * n + g) * LD + 8 * k + tq;
-                    am_mma(s[n], qf[k], am_tf32(kr[0]), am_tf32(kr[4]));
+                    const kv_t *kr = kw + (8 * n + g) * LD + 8 * k + tq;
+                    am_mma(s[n], qf[k], am_tf32(kv_ld(kr)), am_tf32(kv_ld(kr + 4)));
                 }
             }
             if (k0 + KH - 1 > wlo) { /* causal: keys after a row's position weigh nothing */
@@ -342,10 +345,10 @@ attn_mma(const struct k_llm_attn_params &p)
 #pragma unroll
             for (int k = 0; k < NT; k++) {
                 const uint32_t a[4] = {am_tf32(s[k][0]), am_tf32(s[k][2]), am_tf32(s[k][1]), am_tf32(s[k][3])};
-                const float *v0 = vw + (8 * k + 2 * tq) * LD + g;
+                const kv_t *v0 = vw + (8 * k + 2 * tq) * LD + g;
 #pragma unroll
                 for (int n = 0; n < ON; n++)
-                    am_mma(o[n], a, am_tf32(v0[8 * n]), am_tf32(v0[LD + 8 * n]));
+                    am_mma(o[n], a, am_tf32(kv_ld(v0 + 8 * n)), am_tf32(kv_ld(v0 + LD + 8 * n)));
             }
         }
         __syncthreads(); /* this stage is consumed before tile j + 2 lands in it */

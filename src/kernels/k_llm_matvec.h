@@ -70,7 +70,7 @@ _Static_assert(sizeof(struct k_llm_pf) == 24, "pf size");
  * did in a launch of its own (same formula and rounding). A bias (b_va) is added to every row
  * first. */
 struct k_llm_mv_rope {
-    uint64_t kc_va, vc_va; /* this layer's caches, f32 [n_ctx][n_kv] */
+    uint64_t kc_va, vc_va; /* this layer's caches, f16 [n_ctx][n_kv] (K_LLM_KV_B) */
     uint64_t freqs_va;     /* f32 [hd / 2] frequency divisors, or 0 */
     uint32_t pos, hd;
     uint32_t n_q, n_kv; /* Q rows, K rows (= V rows) */

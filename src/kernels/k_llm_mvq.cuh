@@ -9,6 +9,7 @@
 #define K_LLM_MVQ_CUH
 
 #include "k_device.h"
+#include "k_llm_kv.cuh"
 #include "k_llm_matvec.h"
 #include "k_llm_quant.h"
 #include "k_llm_pf.cuh"

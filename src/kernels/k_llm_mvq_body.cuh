@@ -84,14 +84,15 @@ struct q8_epi_std {
             if (bias) /* Qwen2's Q|K|V bias, before the rotation */
                 a += bias[o], b += bias[o + 1];
             if (o >= r.n_q + r.n_kv) {
-                float *vc = (float *)(uintptr_t)r.vc_va + (size_t)r.pos * r.n_kv + (o - r.n_q - r.n_kv);
-                vc[0] = a, vc[1] = b;
+                kv_st2((kv_t *)(uintptr_t)r.vc_va + (size_t)r.pos * r.n_kv + (o - r.n_q - r.n_kv), a, b);
                 return;
             }
             float r0, r1;
             k_llm_rope_pair(r.pos, (o % r.hd) / 2, r.hd, r.base, r.freqs_va, a, b, r0, r1);
-            float *dst = o < r.n_q ? y + o : (float *)(uintptr_t)r.kc_va + (size_t)r.pos * r.n_kv + (o - r.n_q);
-            dst[0] = r0, dst[1] = r1;
+            if (o < r.n_q)
+                y[o] = r0, y[o + 1] = r1;
+            else
+                kv_st2((kv_t *)(uintptr_t)r.kc_va + (size_t)r.pos * r.n_kv + (o - r.n_q), r0, r1);
             return;
         }
         const bool acc = p.mode == K_LLM_MV_ACC;

@@ -10,6 +10,7 @@
  * These first versions aim at correct, simple code (one warp per weight row, one value
  * decoded at a time); the fast decode path is a later issue.
  */
+#include "k_llm_kv.cuh"
 #include "k_llm_params.h"
 #include "k_llm_quant.h"
 
@@ -259,8 +260,8 @@ k_llm_rope_kv(const struct k_llm_rope_kv_params p)
     const float *v = (const float *)p.v_va + (size_t)i * p.qkv_stride;
     const float *freqs = (const float *)p.freqs_va;
     uint32_t half = p.hd / 2, kv_dim = p.n_head_kv * p.hd;
-    float *kc = (float *)p.kc_va + (size_t)pos * kv_dim;
-    float *vc = (float *)p.vc_va + (size_t)pos * kv_dim;
+    kv_t *kc = (kv_t *)p.kc_va + (size_t)pos * kv_dim;
+    kv_t *vc = (kv_t *)p.vc_va + (size_t)pos * kv_dim;
     const uint32_t t0 = blockIdx.y * blockDim.x + threadIdx.x, step = gridDim.y * blockDim.x;
     uint32_t pairs = (p.n_head + p.n_head_kv) * half;
     for (uint32_t e = t0; e < pairs; e += step) {
@@ -285,12 +286,11 @@ k_llm_rope_kv(const struct k_llm_rope_kv_params p)
         }
         if (is_k) {
             uint32_t o = (head - p.n_head) * p.hd + 2 * j;
-            kc[o] = x0;
-            kc[o + 1] = x1;
+            kv_st2(kc + o, x0, x1);
         }
     }
     for (uint32_t e = t0; e < kv_dim; e += step)
-        vc[e] = v[e];
+        kv_st(vc + e, v[e]);
 }
 
 /* Causal attention of one query (blockIdx.y) and head (blockIdx.x) over positions 0..pos0 + i,
@@ -308,8 +308,8 @@ k_llm_attn(const struct k_llm_attn_params p)
         return;
     uint32_t g = h / (p.n_head / p.n_head_kv), kv_dim = p.n_head_kv * p.hd;
     const float *q = (const float *)p.q_va + (size_t)i * p.q_stride + h * p.hd;
-    const float *kc = (const float *)p.kc_va + g * p.hd;
-    const float *vc = (const float *)p.vc_va + g * p.hd;
+    const kv_t *kc = (const kv_t *)p.kc_va + g * p.hd;
+    const kv_t *vc = (const kv_t *)p.vc_va + g * p.hd;
     float *out = (float *)p.out_va + (size_t)i * p.n_head * p.hd + h * p.hd;
     uint32_t warp = threadIdx.x / WARP, lane = threadIdx.x % WARP, nw = blockDim.x / WARP;
     /* heads wider than the block: one thread per element, accumulating in out (each element
@@ -322,7 +322,7 @@ k_llm_attn(const struct k_llm_attn_params p)
     float m = -3.0e38f, z = 0.0f, acc = 0.0f;
     for (uint32_t c0 = 0; c0 < n_pos; c0 += K_LLM_ATTN_CHUNK) {
         const uint32_t cn = min((uint32_t)K_LLM_ATTN_CHUNK, n_pos - c0);
-        const float *kt = kc + (size_t)c0 * kv_dim, *vt = vc + (size_t)c0 * kv_dim;
+        const kv_t *kt = kc + (size_t)c0 * kv_dim, *vt = vc + (size_t)c0 * kv_dim;
         /* scores: one warp per position, four positions per step (their loads and reductions
          * are independent: one at a time left the warps waiting on each row in turn) */
         for (uint32_t t0 = warp; t0 < cn; t0 += 4 * nw) {
@@ -332,7 +332,7 @@ k_llm_attn(const struct k_llm_attn_params p)
                 uint32_t t = t0 + u * nw;
                 if (t < cn)
                     for (uint32_t j = lane; j < p.hd; j += WARP)
-                        s[u] += q[j] * kt[(size_t)t * kv_dim + j];
+                        s[u] += q[j] * kv_ld(kt + (size_t)t * kv_dim + j);
             }
 #pragma unroll
             for (int u = 0; u < 4; u++) {
@@ -359,7 +359,7 @@ k_llm_attn(const struct k_llm_attn_params p)
             for (uint32_t j = threadIdx.x; j < p.hd; j += blockDim.x) {
                 float a = c0 ? out[j] * alpha : 0.0f;
                 for (uint32_t t = 0; t < cn; t++)
-                    a += sc[t] * vt[(size_t)t * kv_dim + j];
+                    a += sc[t] * kv_ld(vt + (size_t)t * kv_dim + j);
                 out[j] = a;
             }
         } else if (part < parts) {
@@ -368,9 +368,9 @@ k_llm_attn(const struct k_llm_attn_params p)
             for (; t + 3 * parts < cn; t += 4 * parts)
 #pragma unroll
                 for (int u = 0; u < 4; u++)
-                    a4[u] += sc[t + u * parts] * vt[(size_t)(t + u * parts) * kv_dim + e];
+                    a4[u] += sc[t + u * parts] * kv_ld(vt + (size_t)(t + u * parts) * kv_dim + e);
             for (; t < cn; t += parts)
-                a4[0] += sc[t] * vt[(size_t)t * kv_dim + e];
+                a4[0] += sc[t] * kv_ld(vt + (size_t)t * kv_dim + e);
             acc = acc * alpha + ((a4[0] + a4[1]) + (a4[2] + a4[3]));
         }
         __syncthreads(); /* sc is rewritten by the next chunk */

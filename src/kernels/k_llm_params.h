@@ -117,13 +117,18 @@ _Static_assert(offsetof(struct k_llm_matmul_params, x_va) == 8 &&
                    offsetof(struct k_llm_matmul_params, by_block) == 60,
                "matmul offsets");
 
+/* The KV cache's element: IEEE half, rounded to nearest even from f32 (src/kernels/k_llm_kv.cuh,
+ * the twins' ops_llm_kv_* in src/ops/ops_llm.h). A cache row of kv_dim elements is
+ * K_LLM_KV_B * kv_dim bytes. */
+#define K_LLM_KV_B 2u
+
 /* k_llm_rope_kv: for token i at position p = pos0 + i: rotate q (n_head heads) in place and
  * k (n_head_kv heads) with RoPE (rope 1: adjacent pairs (2j, 2j+1), angle p * base^(-2j/hd)
  * / freqs[j]; rope 0: none), then store k and v into the layer's cache rows p.
  * q/k/v rows are qkv_stride floats apart. grid (n_tok). */
 struct k_llm_rope_kv_params {
     uint64_t q_va, k_va, v_va;
-    uint64_t kc_va, vc_va; /* f32 [n_ctx][n_head_kv * hd] */
+    uint64_t kc_va, vc_va; /* f16 [n_ctx][n_head_kv * hd] (K_LLM_KV_B) */
     uint64_t freqs_va;     /* f32 [hd / 2] or 0 */
     uint32_t n_tok, pos0;
     uint32_t n_head, n_head_kv;
@@ -175,10 +180,10 @@ _Static_assert(
 
 /* k_llm_attn_mma (head_dim 64) / k_llm_attn_mma_hd128 (k_llm_attn_prefill.cu, TF32 tensor
  * cores): the same parameters, grid (n_head, ceil(n_tok / K_LLM_ATTN_MMA_QB)), 256 threads,
- * and dynamic shared memory for two stages of K and V tiles (64 keys of 68 floats for head_dim
- * 64: 69,632 B; 32 keys of 132 floats for 128: 67,584 B). */
+ * and dynamic shared memory for two stages of K and V tiles (64 keys of 72 cache elements for
+ * head_dim 64: 36,864 B; 32 keys of 136 for 128: 34,816 B). */
 #define K_LLM_ATTN_MMA_QB 64u
-#define K_LLM_ATTN_MMA_SHARED_B(hd) ((hd) == 64 ? 4u * 64u * 68u * 4u : 4u * 32u * 132u * 4u)
+#define K_LLM_ATTN_MMA_SHARED_B(hd) ((hd) == 64 ? 4u * 64u * 72u * K_LLM_KV_B : 4u * 32u * 136u * K_LLM_KV_B)
 
 /* k_llm_act: mode 0 (SwiGLU): y = silu(a) * b; mode 1 (GELU, tanh form): y = gelu(a).
  * n elements. grid (ceil(n / K_LLM_BLOCK)). */

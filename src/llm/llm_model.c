@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * llm_model.c - a model on an hcq device: weights uploaded once into one device buffer,
- * activations and the f32 KV cache in device buffers, the logits in a host-visible buffer.
+ * activations and the f16 KV cache in device buffers, the logits in a host-visible buffer.
  * The forward pass is a sequence of kernel launches (k_llm_*, CPU twins on cpu/emu);
  * a decode step (one token) is recorded once as a graph whose variables are the token id,
  * the position and the completion value, then replayed (STYLE 2.7, ARCHITECTURE §6).
@@ -471,7 +471,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
     enum hcq_status st;
     const struct llm_hparams *hp = &m->hp;
     const uint32_t d = hp->n_embd, hd = hp->head_dim, kv_dim = hp->n_head_kv * hd, qd = m->qkv_dim;
-    const uint64_t kv_layer_B = 4ull * m->n_ctx * kv_dim;
+    const uint64_t kv_layer_B = (uint64_t)K_LLM_KV_B * m->n_ctx * kv_dim;
     struct hcq_arg_patch pt[2];
     const struct hcq_arg_patch *ept = pt;
     uint32_t n_ept;
@@ -619,7 +619,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     const struct llm_hparams *hp = &m->hp;
     const bool gpt2 = hp->arch == LLM_ARCH_GPT2;
     const uint32_t d = hp->n_embd, hd = hp->head_dim, kv_dim = hp->n_head_kv * hd, qd = m->qkv_dim;
-    const uint64_t kv_layer_B = 4ull * m->n_ctx * kv_dim;
+    const uint64_t kv_layer_B = (uint64_t)K_LLM_KV_B * m->n_ctx * kv_dim;
     struct hcq_arg_patch pt[2];
     const struct hcq_arg_patch *ept = pt;
     uint32_t n_ept;

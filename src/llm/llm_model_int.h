@@ -10,6 +10,7 @@
 #include "hcq.h"
 #include "k_llm_attn_decode.h"
 #include "k_llm_matvec.h"
+#include "k_llm_params.h" /* K_LLM_KV_B */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -137,7 +138,7 @@ struct llm_model {
     uint64_t weights_B;
     struct hcq_buf *wbuf;   /* all weights */
     struct hcq_buf *abuf;   /* activations */
-    struct hcq_buf *kvbuf;  /* KV cache: [n_layer][2][n_ctx][kv_dim] f32 */
+    struct hcq_buf *kvbuf;  /* KV cache: [n_layer][2][n_ctx][kv_dim] f16 (K_LLM_KV_B) */
     struct hcq_buf *tokbuf; /* int32 [n_batch] */
     struct hcq_buf *logbuf; /* f32 [n_vocab], host-visible */
     struct hcq_buf *logdev; /* f32 [n_vocab] on the device: the decode output head writes here,

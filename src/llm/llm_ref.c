@@ -24,7 +24,7 @@ struct llm_ref {
     uint32_t n_ctx;
     struct rtensor gw[GW_COUNT];
     struct rtensor (*lw)[LW_COUNT];
-    float *kc, *vc; /* [n_layer][n_ctx][kv_dim] */
+    float *kc, *vc; /* [n_layer][n_ctx][kv_dim], values of f16 elements */
     float *x, *xn, *q, *k, *v, *att, *fa, *fb, *tmp;
 };
 
@@ -261,8 +261,12 @@ ref_token(struct llm_ref *r, int32_t tok, uint32_t pos, float *logits)
             ref_rope(r, r->q, hp->n_head, pos);
             ref_rope(r, r->k, hp->n_head_kv, pos);
         }
-        memcpy(kc + (size_t)pos * kv, r->k, 4ull * kv);
-        memcpy(vc + (size_t)pos * kv, r->v, 4ull * kv);
+        /* the KV cache holds f16 elements (as the engine's, K_LLM_KV_B, and llama.cpp's
+         * default): K and V rounded to nearest even on the way in */
+        for (uint32_t e = 0; e < kv; e++) {
+            kc[(size_t)pos * kv + e] = llm_f16_to_f32(llm_f32_to_f16(r->k[e]));
+            vc[(size_t)pos * kv + e] = llm_f16_to_f32(llm_f32_to_f16(r->v[e]));
+        }
         for (uint32_t h = 0; h < hp->n_head; h++) {
             const float *qh = r->q + h * hd;
             uint32_t g = h / group;

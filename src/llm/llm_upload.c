@@ -151,7 +151,7 @@ tensor_bytes(const struct llm_gguf *g)
     return b;
 }
 
-/* What a model allocates besides its weights (KV cache at f32, activations, logits) at the
+/* What a model allocates besides its weights (the f16 KV cache, activations, logits) at the
  * context its file implies (llm_model_params.n_ctx 0) must be justified by the file: at most
  * 64 MiB + 8x its tensor bytes. Real models stay below 2x at their default 4096 tokens; a file
  * with a few bytes per layer and a long context would otherwise make us allocate gigabytes
@@ -201,7 +201,7 @@ llm_mem_need_check(struct llm_model *m, uint32_t gemm_min_batch)
     struct llm_mem_need *n = &m->need;
     memset(n, 0, sizeof *n);
     n->weights_B = tensor_bytes(m->gguf);
-    n->kv_B = 4ull * hp->n_layer * 2 * m->n_ctx * kv_dim;
+    n->kv_B = (uint64_t)K_LLM_KV_B * hp->n_layer * 2 * m->n_ctx * kv_dim;
     /* llm_alloc_state's buffers: the activations of one batch, its tokens, the logits */
     uint64_t sizes[6];
     act_sizes(m, sizes);

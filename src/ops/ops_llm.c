@@ -9,6 +9,7 @@
 #include "ops_llm.h"
 #include "k_llm_params.h"
 #include "k_llm_quant.h"
+#include "ops_half.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -249,6 +250,21 @@ twin_matmul(struct hcq_twin_launch *l)
     }
 }
 
+void
+ops_llm_kv_store(uint16_t *dst, const float *src, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        dst[i] = ops_half_f32_to_f16(src[i]);
+}
+
+void
+ops_llm_kv_widen(float *dst, const uint16_t *cache, uint32_t n_rows, uint32_t kv_dim, uint32_t g, uint32_t hd)
+{
+    for (uint32_t t = 0; t < n_rows; t++)
+        for (uint32_t e = 0; e < hd; e++)
+            dst[(size_t)t * hd + e] = ops_half_f16_to_f32(cache[(size_t)t * kv_dim + g * hd + e]);
+}
+
 static void
 twin_rope_kv(struct hcq_twin_launch *l)
 {
@@ -260,8 +276,8 @@ twin_rope_kv(struct hcq_twin_launch *l)
     float *q = HCQ_TWIN_PTR(l, p->q_va, span + 4ull * p->n_head * p->hd);
     float *k = HCQ_TWIN_PTR(l, p->k_va, span + 4ull * kv_dim);
     const float *v = HCQ_TWIN_PTR(l, p->v_va, span + 4ull * kv_dim);
-    float *kc = HCQ_TWIN_PTR(l, p->kc_va, 4ull * p->n_ctx * kv_dim);
-    float *vc = HCQ_TWIN_PTR(l, p->vc_va, 4ull * p->n_ctx * kv_dim);
+    uint16_t *kc = HCQ_TWIN_PTR(l, p->kc_va, (uint64_t)K_LLM_KV_B * p->n_ctx * kv_dim);
+    uint16_t *vc = HCQ_TWIN_PTR(l, p->vc_va, (uint64_t)K_LLM_KV_B * p->n_ctx * kv_dim);
     const float *freqs = p->freqs_va ? HCQ_TWIN_PTR(l, p->freqs_va, 4ull * half) : NULL;
     if (!q || !k || !v || !kc || !vc || (p->freqs_va && !freqs))
         return;
@@ -283,8 +299,8 @@ twin_rope_kv(struct hcq_twin_launch *l)
                 }
             }
         }
-        memcpy(kc + (size_t)pos * kv_dim, ki, 4ull * kv_dim);
-        memcpy(vc + (size_t)pos * kv_dim, vi, 4ull * kv_dim);
+        ops_llm_kv_store(kc + (size_t)pos * kv_dim, ki, kv_dim);
+        ops_llm_kv_store(vc + (size_t)pos * kv_dim, vi, kv_dim);
     }
 }
 
@@ -297,23 +313,30 @@ twin_attn(struct hcq_twin_launch *l)
         return;
     const float *q =
         HCQ_TWIN_PTR(l, p->q_va, 4ull * ((uint64_t)(p->n_tok - 1) * p->q_stride + p->n_head * p->hd));
-    const float *kc = HCQ_TWIN_PTR(l, p->kc_va, 4ull * p->n_ctx * kv_dim);
-    const float *vc = HCQ_TWIN_PTR(l, p->vc_va, 4ull * p->n_ctx * kv_dim);
+    const uint16_t *kc = HCQ_TWIN_PTR(l, p->kc_va, (uint64_t)K_LLM_KV_B * p->n_ctx * kv_dim);
+    const uint16_t *vc = HCQ_TWIN_PTR(l, p->vc_va, (uint64_t)K_LLM_KV_B * p->n_ctx * kv_dim);
     float *out = HCQ_TWIN_PTR(l, p->out_va, 4ull * p->n_tok * p->n_head * p->hd);
-    float *sc = malloc(4ull * p->n_ctx);
-    if (!q || !kc || !vc || !out || !sc) {
-        free(sc);
+    const uint32_t n_rows = p->pos0 + p->n_tok; /* rows any token reads */
+    float *sc = malloc(4ull * p->n_ctx), *kw = malloc(4ull * n_rows * p->hd),
+          *vw = malloc(4ull * n_rows * p->hd);
+    if (!q || !kc || !vc || !out || !sc || !kw || !vw) {
+        free(sc), free(kw), free(vw);
         return;
     }
     uint32_t group = p->n_head / p->n_head_kv;
-    for (uint32_t i = 0; i < p->n_tok; i++) {
-        uint32_t n_pos = p->pos0 + i + 1;
-        for (uint32_t h = 0; h < p->n_head; h++) {
+    /* head-major: each KV head's rows widened to f32 once for every token and query head */
+    for (uint32_t h = 0; h < p->n_head; h++) {
+        uint32_t g = h / group;
+        if (h % group == 0) {
+            ops_llm_kv_widen(kw, kc, n_rows, kv_dim, g, p->hd);
+            ops_llm_kv_widen(vw, vc, n_rows, kv_dim, g, p->hd);
+        }
+        for (uint32_t i = 0; i < p->n_tok; i++) {
+            uint32_t n_pos = p->pos0 + i + 1;
             const float *qh = q + (size_t)i * p->q_stride + h * p->hd;
-            uint32_t g = h / group;
             float m = -3.0e38f;
             for (uint32_t t = 0; t < n_pos; t++) {
-                const float *kt = kc + (size_t)t * kv_dim + g * p->hd;
+                const float *kt = kw + (size_t)t * p->hd;
                 float s = 0;
                 for (uint32_t e = 0; e < p->hd; e++)
                     s += qh[e] * kt[e];
@@ -329,12 +352,12 @@ twin_attn(struct hcq_twin_launch *l)
             for (uint32_t e = 0; e < p->hd; e++) {
                 float acc = 0;
                 for (uint32_t t = 0; t < n_pos; t++)
-                    acc += sc[t] * vc[(size_t)t * kv_dim + g * p->hd + e];
+                    acc += sc[t] * vw[(size_t)t * p->hd + e];
                 o[e] = acc / z;
             }
         }
     }
-    free(sc);
+    free(sc), free(kw), free(vw);
 }
 
 static void

@@ -9,22 +9,27 @@
  */
 #include "ops_llm.h"
 #include "k_llm_attn_decode.h"
+#include "k_llm_params.h" /* K_LLM_KV_B */
 
 #include <math.h>
 #include <stdlib.h>
 
 /* The attention of one token into out [n_head][hd]; sc: n_pos floats. */
 void
-ops_llm_attn_decode_ref(const struct k_llm_attn_decode_params *p, const float *q, const float *kc,
-                        const float *vc, float *out, float *sc)
+ops_llm_attn_decode_ref(const struct k_llm_attn_decode_params *p, const float *q, const uint16_t *kc,
+                        const uint16_t *vc, float *out, float *sc, float *kw, float *vw)
 {
     uint32_t kv_dim = p->n_head_kv * p->hd, n_pos = p->pos + 1, group = p->n_head / p->n_head_kv;
     for (uint32_t h = 0; h < p->n_head; h++) {
         const float *qh = q + (size_t)h * p->hd;
         uint32_t g = h / group;
+        if (h % group == 0) { /* this KV head's rows, widened once for its query heads */
+            ops_llm_kv_widen(kw, kc, n_pos, kv_dim, g, p->hd);
+            ops_llm_kv_widen(vw, vc, n_pos, kv_dim, g, p->hd);
+        }
         float m = -3.0e38f;
         for (uint32_t t = 0; t < n_pos; t++) {
-            const float *kt = kc + (size_t)t * kv_dim + g * p->hd;
+            const float *kt = kw + (size_t)t * p->hd;
             float s = 0;
             for (uint32_t e = 0; e < p->hd; e++)
                 s += qh[e] * kt[e];
@@ -39,7 +44,7 @@ ops_llm_attn_decode_ref(const struct k_llm_attn_decode_params *p, const float *q
         for (uint32_t e = 0; e < p->hd; e++) {
             float acc = 0;
             for (uint32_t t = 0; t < n_pos; t++)
-                acc += sc[t] * vc[(size_t)t * kv_dim + g * p->hd + e];
+                acc += sc[t] * vw[(size_t)t * p->hd + e];
             out[(size_t)h * p->hd + e] = acc / z;
         }
     }
@@ -53,13 +58,13 @@ twin_attn_decode(struct hcq_twin_launch *l)
         return;
     uint32_t kv_dim = p->n_head_kv * p->hd, n_pos = p->pos + 1;
     const float *q = HCQ_TWIN_PTR(l, p->q_va, 4ull * p->n_head * p->hd);
-    const float *kc = HCQ_TWIN_PTR(l, p->kc_va, 4ull * p->n_ctx * kv_dim);
-    const float *vc = HCQ_TWIN_PTR(l, p->vc_va, 4ull * p->n_ctx * kv_dim);
+    const uint16_t *kc = HCQ_TWIN_PTR(l, p->kc_va, (uint64_t)K_LLM_KV_B * p->n_ctx * kv_dim);
+    const uint16_t *vc = HCQ_TWIN_PTR(l, p->vc_va, (uint64_t)K_LLM_KV_B * p->n_ctx * kv_dim);
     float *out = HCQ_TWIN_PTR(l, p->out_va, 4ull * p->n_head * p->hd);
-    float *sc = malloc(4ull * n_pos);
-    if (q && kc && vc && out && sc)
-        ops_llm_attn_decode_ref(p, q, kc, vc, out, sc);
-    free(sc);
+    float *sc = malloc(4ull * n_pos), *kw = malloc(4ull * n_pos * p->hd), *vw = malloc(4ull * n_pos * p->hd);
+    if (q && kc && vc && out && sc && kw && vw)
+        ops_llm_attn_decode_ref(p, q, kc, vc, out, sc, kw, vw);
+    free(sc), free(kw), free(vw);
 }
 
 const struct hcq_kernel_desc ops_llm_attn_decode_kernels[] = {

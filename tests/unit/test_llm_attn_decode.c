@@ -7,6 +7,8 @@
  * range), and the short-context path (one CTA per query head, head_max) at every other
  * position. The launches run back to back on one queue, so each also checks that the
  * previous one left its counters at zero. Outputs are poisoned (NaN) first.
+ * The cache is f16 (K_LLM_KV_B): K and V are drawn in f32, rounded to f16 for the device, and the
+ * reference reads the rounded values.
  * Both kernels run: k_llm_attn_decode (online-softmax split path) and k_llm_attn_decode_long
  * (three-phase ranges of up to 256 positions, i.e. positions up to 8191 with 32 splits, and
  * the online-softmax ranges beyond); GQA groups up to 8 (K_LLM_AD_MAX_GS).
@@ -69,22 +71,25 @@ TEST(attn_decode_vs_double)
                 float *kc = malloc(4ull * n_ctx * kv), *vc = malloc(4ull * n_ctx * kv),
                       *qv = malloc(4ull * H * hd * np);
                 float *out = malloc(4ull * H * hd * np);
-                CHECK(kc && vc && qv && out);
+                uint16_t *kh = malloc(2ull * n_ctx * kv), *vh = malloc(2ull * n_ctx * kv);
+                CHECK(kc && vc && qv && out && kh && vh);
                 for (size_t i = 0; i < (size_t)n_ctx * kv; i++)
                     kc[i] = 2.0f * frand(), vc[i] = frand();
+                attn_ref_kv_round(kc, kh, (size_t)n_ctx * kv);
+                attn_ref_kv_round(vc, vh, (size_t)n_ctx * kv);
                 for (size_t i = 0; i < (size_t)H * hd * np; i++)
                     qv[i] = 2.0f * frand(), out[i] = NAN;
                 uint64_t part_B = 4ull * H * K_LLM_AD_SPLITS * (hd + 2);
                 struct hcq_buf *kb, *vb, *qb, *ob, *pb;
-                CHECK_OK(hcq_buf_alloc(dev, 4ull * n_ctx * kv, HCQ_MEM_DEVICE, &kb));
-                CHECK_OK(hcq_buf_alloc(dev, 4ull * n_ctx * kv, HCQ_MEM_DEVICE, &vb));
+                CHECK_OK(hcq_buf_alloc(dev, 2ull * n_ctx * kv, HCQ_MEM_DEVICE, &kb));
+                CHECK_OK(hcq_buf_alloc(dev, 2ull * n_ctx * kv, HCQ_MEM_DEVICE, &vb));
                 CHECK_OK(hcq_buf_alloc(dev, 4ull * H * hd * np, HCQ_MEM_DEVICE, &qb));
                 CHECK_OK(hcq_buf_alloc(dev, 4ull * H * hd * np, HCQ_MEM_DEVICE, &ob));
                 CHECK_OK(hcq_buf_alloc(dev, part_B + 4ull * HK, HCQ_MEM_DEVICE, &pb));
                 uint32_t zero[8] = {0};
                 CHECK_OK(hcq_buf_write(pb, part_B, zero, 4ull * HK));
-                CHECK_OK(hcq_buf_write(kb, 0, kc, 4ull * n_ctx * kv));
-                CHECK_OK(hcq_buf_write(vb, 0, vc, 4ull * n_ctx * kv));
+                CHECK_OK(hcq_buf_write(kb, 0, kh, 2ull * n_ctx * kv));
+                CHECK_OK(hcq_buf_write(vb, 0, vh, 2ull * n_ctx * kv));
                 CHECK_OK(hcq_buf_write(qb, 0, qv, 4ull * H * hd * np));
                 CHECK_OK(hcq_buf_write(ob, 0, out, 4ull * H * hd * np));
                 float scale = 1.0f / sqrtf((float)hd);
@@ -133,7 +138,7 @@ TEST(attn_decode_vs_double)
                     free(w);
                 }
                 hcq_buf_free(kb), hcq_buf_free(vb), hcq_buf_free(qb), hcq_buf_free(ob), hcq_buf_free(pb);
-                free(kc), free(vc), free(qv), free(out);
+                free(kc), free(vc), free(qv), free(out), free(kh), free(vh);
             }
             printf("    %s %s: worst |out - ref| %.3g (|V| <= 1)\n", dn, kernels[ki], worst);
             hcq_queue_destroy(q);

@@ -82,7 +82,8 @@ TEST(attn_tile_vs_double)
                     const uint32_t n = runs[ri].n_tok, pos0 = runs[ri].pos0, n_ctx = pos0 + n + ri % 2;
                     float *kc = malloc(4ull * n_ctx * kv), *vc = malloc(4ull * n_ctx * kv),
                           *qv = malloc(4ull * n * qs), *out = malloc(4ull * n * H * hd);
-                    CHECK(kc && vc && qv && out);
+                    uint16_t *kh = malloc(2ull * n_ctx * kv), *vh = malloc(2ull * n_ctx * kv);
+                    CHECK(kc && vc && qv && out && kh && vh);
                     for (size_t i = 0; i < (size_t)n_ctx * kv; i++)
                         kc[i] = 2.0f * frand(), vc[i] = frand();
                     for (size_t i = 0; i < (size_t)n * qs; i++)
@@ -90,12 +91,14 @@ TEST(attn_tile_vs_double)
                     for (size_t i = 0; i < (size_t)n * H * hd; i++)
                         out[i] = NAN;
                     struct hcq_buf *kb, *vb, *qb, *ob;
-                    CHECK_OK(hcq_buf_alloc(dev, 4ull * n_ctx * kv, HCQ_MEM_DEVICE, &kb));
-                    CHECK_OK(hcq_buf_alloc(dev, 4ull * n_ctx * kv, HCQ_MEM_DEVICE, &vb));
+                    attn_ref_kv_round(kc, kh, (size_t)n_ctx * kv); /* the cache holds f16 */
+                    attn_ref_kv_round(vc, vh, (size_t)n_ctx * kv);
+                    CHECK_OK(hcq_buf_alloc(dev, 2ull * n_ctx * kv, HCQ_MEM_DEVICE, &kb));
+                    CHECK_OK(hcq_buf_alloc(dev, 2ull * n_ctx * kv, HCQ_MEM_DEVICE, &vb));
                     CHECK_OK(hcq_buf_alloc(dev, 4ull * n * qs, HCQ_MEM_DEVICE, &qb));
                     CHECK_OK(hcq_buf_alloc(dev, 4ull * n * H * hd, HCQ_MEM_DEVICE, &ob));
-                    CHECK_OK(hcq_buf_write(kb, 0, kc, 4ull * n_ctx * kv));
-                    CHECK_OK(hcq_buf_write(vb, 0, vc, 4ull * n_ctx * kv));
+                    CHECK_OK(hcq_buf_write(kb, 0, kh, 2ull * n_ctx * kv));
+                    CHECK_OK(hcq_buf_write(vb, 0, vh, 2ull * n_ctx * kv));
                     CHECK_OK(hcq_buf_write(qb, 0, qv, 4ull * n * qs));
                     CHECK_OK(hcq_buf_write(ob, 0, out, 4ull * n * H * hd));
                     const float scale = 1.0f / sqrtf((float)hd);
@@ -143,7 +146,7 @@ TEST(attn_tile_vs_double)
                     }
                     free(w);
                     hcq_buf_free(kb), hcq_buf_free(vb), hcq_buf_free(qb), hcq_buf_free(ob);
-                    free(kc), free(vc), free(qv), free(out);
+                    free(kc), free(vc), free(qv), free(out), free(kh), free(vh);
                 }
             }
             printf("    %s %s: worst |out - ref| %.3g (|V| <= 1, bound %.3g)\n", dn, kinds[ki].name[0], worst,

