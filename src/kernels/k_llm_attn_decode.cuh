@@ -144,8 +144,8 @@ ld_f4(const kv_t *p)
 /* One shared scratch for both head sizes and both paths (a static __shared__ of a non-template
  * function is one array per kernel, where template functions' arrays add up per instantiation):
  * attn_decode_split2's scores [GS][MAXL], max/sum [2 GS], q [GS][128], group sums [NWARP][32]
- * float4; attn_decode_head2's scores [H2_MAXP], [2 NWARP] and group sums [PG][VQ] float4 fit in it. */
-#define K_LLM_AD_S2_FLOATS (GS * K_LLM_AD_S2_MAXL + 2 * GS + GS * 128 + NWARP * 32 * 4)
+ * float4, rescale factors [GS]; attn_decode_head2's scores [H2_MAXP], [2 NWARP] and group sums [PG][VQ] float4 fit in it. */
+#define K_LLM_AD_S2_FLOATS (GS * K_LLM_AD_S2_MAXL + 2 * GS + GS * 128 + NWARP * 32 * 4 + GS)
 __device__ __forceinline__ float *
 ad_s2_scratch()
 {
@@ -226,7 +226,7 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
         const uint32_t t = r * RPC + row;
         if (t < n_old) {
             const kv_t *kr = kb + (size_t)t * kv_dim + 8 * sub;
-            k0[r] = ld_f4<CG || EARLY>(kr), k1[r] = ld_f4<CG || EARLY>(kr + 4);
+            kv_ld8<CG || EARLY>(kr, k0[r], k1[r]);
         } else {
             k0[r] = k1[r] = make_float4(0.f, 0.f, 0.f, 0.f);
         }
@@ -242,7 +242,7 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
         for (int r = 0; r < KR; r++)
             if (r * RPC + row == p.pos) {
                 const kv_t *kr = kb + (size_t)p.pos * kv_dim + 8 * sub;
-                k0[r] = ld_f4<CG>(kr), k1[r] = ld_f4<CG>(kr + 4);
+                kv_ld8<CG>(kr, k0[r], k1[r]);
             }
     }
     /* phase 1 */
@@ -255,7 +255,7 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
                 const uint32_t t = tb + r * RPC + row;
                 if (t < n_pos) {
                     const kv_t *kr = kb + (size_t)t * kv_dim + 8 * sub;
-                    k0[r] = ld_f4<CG>(kr), k1[r] = ld_f4<CG>(kr + 4);
+                    kv_ld8<CG>(kr, k0[r], k1[r]);
                 } else {
                     k0[r] = k1[r] = make_float4(0.f, 0.f, 0.f, 0.f);
                 }
@@ -339,8 +339,12 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
  *   3. a[h] = sum_t p[h][t] V[t]: HD / 4 threads per V row, the first VR rows loaded before
  *      phase 1; per head, the position groups meet in shared memory.
  * Then the partial (max, sum, unnormalized sum) per head, or the output when the range is the
- * only one - the same format and merge as SPLITV 1. Ranges of at most K_LLM_AD_S2_MAXL
- * positions (n_pos <= 32 x 256 with the engine's 32 splits); longer ones take SPLITV 1. */
+ * only one - the same format and merge as SPLITV 1. A range longer than K_LLM_AD_S2_MAXL positions
+ * (the score array; past 32 x 256 positions with the engine's 32 splits) runs as chunks of that
+ * many, each through the three phases, their maxima and sums merged as they come (online
+ * softmax across chunks: the accumulators rescaled by e^(old max - new max)). Why: the online
+ * softmax per position of SPLITV 1 left tg at depth 32768 at 466 tokens/s on H200 (1B Q4_K_M),
+ * a chain of warp reductions per position with 4-byte loads (head_dim 64, f16). */
 template <int HD, bool CG>
 __device__ __forceinline__ void
 attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s, uint32_t t0, uint32_t t1,
@@ -356,87 +360,105 @@ attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_
     float *sml = sp + GS * K_LLM_AD_S2_MAXL; /* max [GS], sum [GS] */
     float *sq = sml + 2 * GS;                /* q [GS][HD] */
     float4 *sacc = (float4 *)(sq + GS * 128); /* [NWARP][VQ] */
-    const uint32_t n = t1 - t0, gs = p.n_head / p.n_head_kv;
+    float *ssc = (float *)(sacc + NWARP * 32);  /* rescale factors [GS] */
+    const uint32_t gs = p.n_head / p.n_head_kv;
     const uint32_t tid = threadIdx.x, lane = tid % WARP, warp = tid / WARP, kv_dim = p.n_head_kv * HD;
     const kv_t *kb = (const kv_t *)(uintptr_t)p.kc_va + g * HD;
     const kv_t *vb = (const kv_t *)(uintptr_t)p.vc_va + g * HD;
     const uint32_t pg = tid / VQ, vq = tid % VQ;
     float4 v[VR];
-    ad_ld_vrows<VR, PG, CG>(v, vb, kv_dim, t0, 0, n, pg, vq);
+    ad_ld_vrows<VR, PG, CG>(v, vb, kv_dim, t0, 0, min(t1 - t0, (uint32_t)K_LLM_AD_S2_MAXL), pg, vq);
     for (uint32_t i = tid; i < gs * HD; i += K_LLM_AD_THREADS)
         sq[i] = (CG ? __ldcg((const float *)(uintptr_t)p.q_va + (size_t)g * gs * HD + i)
                     : ((const float *)(uintptr_t)p.q_va)[(size_t)g * gs * HD + i]) *
                 p.scale;
+    if (tid < GS)
+        sml[tid] = -3.0e38f, sml[GS + tid] = 0.0f;
     __syncthreads();
-    /* phase 1 */
-    const uint32_t sub = lane % LP, row = warp * (WARP / LP) + lane / LP;
-    for (uint32_t tb = 0; tb < n; tb += KR * RPC) {
-        float4 k0[KR], k1[KR];
-#pragma unroll
-        for (int r = 0; r < KR; r++) {
-            const uint32_t t = tb + r * RPC + row;
-            if (t < n) {
-                const kv_t *kr = kb + (size_t)(t0 + t) * kv_dim + 8 * sub;
-                k0[r] = ld_f4<CG>(kr), k1[r] = ld_f4<CG>(kr + 4);
-            } else {
-                k0[r] = k1[r] = make_float4(0.f, 0.f, 0.f, 0.f);
-            }
-        }
-#pragma unroll
-        for (int h = 0; h < GS; h++) {
-            if (h >= (int)gs)
-                break;
-            const float4 q0 = *(const float4 *)(sq + h * HD + 8 * sub), q1 = *(const float4 *)(sq + h * HD + 8 * sub + 4);
-#pragma unroll
-            for (int r = 0; r < KR; r++) {
-                const float d = ad_dot8<LP>(q0, q1, k0[r], k1[r]);
-                const uint32_t t = tb + r * RPC + row;
-                if (sub == 0 && t < n)
-                    sp[h * K_LLM_AD_S2_MAXL + t] = d;
-            }
-        }
-    }
-    __syncthreads();
-    /* phase 2: warp h takes head h */
-    for (uint32_t h = warp; h < gs; h += NWARP) {
-        float *ph = sp + h * K_LLM_AD_S2_MAXL;
-        float mx = -3.0e38f;
-        for (uint32_t t = lane; t < n; t += WARP)
-            mx = fmaxf(mx, ph[t]);
-        for (int o = 16; o > 0; o >>= 1)
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-        float sum = 0.0f;
-        for (uint32_t t = lane; t < n; t += WARP) {
-            const float e = __expf(ph[t] - mx);
-            ph[t] = e;
-            sum += e;
-        }
-        sum = ad_warp_sum(sum);
-        if (lane == 0)
-            sml[h] = mx, sml[GS + h] = sum;
-    }
-    __syncthreads();
-    /* phase 3 */
     float4 a[GS];
 #pragma unroll
     for (int h = 0; h < GS; h++)
         a[h] = make_float4(0.f, 0.f, 0.f, 0.f);
-    for (uint32_t tb = 0;;) {
+    const uint32_t sub = lane % LP, row = warp * (WARP / LP) + lane / LP;
+    for (uint32_t c0 = t0; c0 < t1; c0 += K_LLM_AD_S2_MAXL) {
+        const uint32_t n = min(t1 - c0, (uint32_t)K_LLM_AD_S2_MAXL);
+        if (c0 != t0)
+            ad_ld_vrows<VR, PG, CG>(v, vb, kv_dim, c0, 0, n, pg, vq);
+        /* phase 1 */
+        for (uint32_t tb = 0; tb < n; tb += KR * RPC) {
+            float4 k0[KR], k1[KR];
 #pragma unroll
-        for (int r = 0; r < VR; r++) {
-            const uint32_t t = tb + pg + r * PG;
+            for (int r = 0; r < KR; r++) {
+                const uint32_t t = tb + r * RPC + row;
+                if (t < n) {
+                    const kv_t *kr = kb + (size_t)(c0 + t) * kv_dim + 8 * sub;
+                    kv_ld8<CG>(kr, k0[r], k1[r]);
+                } else {
+                    k0[r] = k1[r] = make_float4(0.f, 0.f, 0.f, 0.f);
+                }
+            }
 #pragma unroll
             for (int h = 0; h < GS; h++) {
                 if (h >= (int)gs)
                     break;
-                const float w = t < n ? sp[h * K_LLM_AD_S2_MAXL + t] : 0.0f;
-                a[h].x += w * v[r].x, a[h].y += w * v[r].y, a[h].z += w * v[r].z, a[h].w += w * v[r].w;
+                const float4 q0 = *(const float4 *)(sq + h * HD + 8 * sub), q1 = *(const float4 *)(sq + h * HD + 8 * sub + 4);
+#pragma unroll
+                for (int r = 0; r < KR; r++) {
+                    const float d = ad_dot8<LP>(q0, q1, k0[r], k1[r]);
+                    const uint32_t t = tb + r * RPC + row;
+                    if (sub == 0 && t < n)
+                        sp[h * K_LLM_AD_S2_MAXL + t] = d;
+                }
             }
         }
-        tb += VR * PG;
-        if (tb >= n)
-            break;
-        ad_ld_vrows<VR, PG, CG>(v, vb, kv_dim, t0, tb, n, pg, vq);
+        __syncthreads();
+        /* phase 2: warp h takes head h: the chunk's max merged into the running one */
+        for (uint32_t h = warp; h < gs; h += NWARP) {
+            float *ph = sp + h * K_LLM_AD_S2_MAXL;
+            float mx = sml[h];
+            for (uint32_t t = lane; t < n; t += WARP)
+                mx = fmaxf(mx, ph[t]);
+            for (int o = 16; o > 0; o >>= 1)
+                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
+            float sum = 0.0f;
+            for (uint32_t t = lane; t < n; t += WARP) {
+                const float e = __expf(ph[t] - mx);
+                ph[t] = e;
+                sum += e;
+            }
+            sum = ad_warp_sum(sum);
+            if (lane == 0) {
+                const float c = __expf(sml[h] - mx); /* 0 for the first chunk */
+                ssc[h] = c, sml[h] = mx, sml[GS + h] = sml[GS + h] * c + sum;
+            }
+        }
+        __syncthreads();
+        /* phase 3 */
+#pragma unroll
+        for (int h = 0; h < GS; h++) {
+            if (h >= (int)gs)
+                break;
+            const float c = ssc[h];
+            a[h].x *= c, a[h].y *= c, a[h].z *= c, a[h].w *= c;
+        }
+        for (uint32_t tb = 0;;) {
+#pragma unroll
+            for (int r = 0; r < VR; r++) {
+                const uint32_t t = tb + pg + r * PG;
+#pragma unroll
+                for (int h = 0; h < GS; h++) {
+                    if (h >= (int)gs)
+                        break;
+                    const float w = t < n ? sp[h * K_LLM_AD_S2_MAXL + t] : 0.0f;
+                    a[h].x += w * v[r].x, a[h].y += w * v[r].y, a[h].z += w * v[r].z, a[h].w += w * v[r].w;
+                }
+            }
+            tb += VR * PG;
+            if (tb >= n)
+                break;
+            ad_ld_vrows<VR, PG, CG>(v, vb, kv_dim, c0, tb, n, pg, vq);
+        }
+        __syncthreads(); /* the scores and factors are rewritten by the next chunk */
     }
     float *part = (float *)(uintptr_t)p.part_va;
 #pragma unroll
@@ -516,7 +538,7 @@ attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
     if (s >= n_valid || p.pos >= p.n_ctx)
         return;
     const uint32_t t0 = s * L, t1 = min(t0 + L, n_pos), kv_dim = p.n_head_kv * hd;
-    if (SPLITV == 2 && L <= K_LLM_AD_S2_MAXL) {
+    if (SPLITV == 2) {
         attn_decode_split2<32 * E, CG>(p, g, s, t0, t1, n_valid == 1);
         if (n_valid == 1)
             return;

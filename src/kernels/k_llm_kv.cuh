@@ -55,4 +55,15 @@ kv_ld4(const kv_t *p)
     return make_float4(a.x, a.y, b.x, b.y);
 }
 
+/* 8 adjacent elements (p 16-byte aligned) in one load */
+template <bool CG>
+__device__ __forceinline__ void
+kv_ld8(const kv_t *p, float4 &a, float4 &b)
+{
+    const uint4 u = CG ? __ldcg((const uint4 *)p) : *(const uint4 *)p;
+    const float2 x = __half22float2(*(const __half2 *)&u.x), y = __half22float2(*(const __half2 *)&u.y);
+    const float2 z = __half22float2(*(const __half2 *)&u.z), w = __half22float2(*(const __half2 *)&u.w);
+    a = make_float4(x.x, x.y, y.x, y.y), b = make_float4(z.x, z.y, w.x, w.y);
+}
+
 #endif /* K_LLM_KV_CUH */

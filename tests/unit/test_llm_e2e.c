@@ -521,7 +521,10 @@ TEST(attn_head_vs_split)
                worst, STEPS);
         for (uint32_t st = 0; st < STEPS; st++)
             CHECKF(ids[0][st] == ids[1][st], "%s step %u: %d vs %d", d, st, ids[1][st], ids[0][st]);
-        CHECKF(worst < 1e-10, "%s: logits NMSE %g", d, worst);
+        /* 5e-9: the two paths add in other orders, and the f16 cache turns such last-bit
+         * differences of a layer's K/V into whole f16 ulps (2^-11) where a value lies near a
+         * rounding boundary, which the later layers carry (rm:0 on H200: 2.0e-10) */
+        CHECKF(worst < 5e-9, "%s: logits NMSE %g", d, worst);
     }
 done:
     llm_model_destroy(m);
