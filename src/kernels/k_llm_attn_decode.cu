@@ -28,9 +28,9 @@ k_llm_attn_decode(const struct k_llm_attn_decode_params p)
      * wait's latch acquire invalidates L1, see k_llm_mvq.cuh). attn_decode waits (EARLY): the
      * short-context path requests the cache rows of earlier steps before the wait. */
     if (p.hd == 64)
-        attn_decode<2, false, 2, 1, true>(p, blockIdx.x, blockIdx.y);
+        attn_decode<2, false, 1, true>(p, blockIdx.x, blockIdx.y);
     else if (p.hd == 128)
-        attn_decode<4, false, 2, 1, true>(p, blockIdx.x, blockIdx.y);
+        attn_decode<4, false, 1, true>(p, blockIdx.x, blockIdx.y);
     else
         k_dep_launch(), k_dep_wait();
 }
@@ -48,7 +48,7 @@ k_llm_attn_decode_long(const struct k_llm_attn_decode_params p)
     k_dep_launch();
     k_dep_wait();
     if (p.hd == 64)
-        attn_decode<2, false, 2, 2>(p, blockIdx.x, blockIdx.y);
+        attn_decode<2, false, 2>(p, blockIdx.x, blockIdx.y);
     else if (p.hd == 128)
-        attn_decode<4, false, 2, 2>(p, blockIdx.x, blockIdx.y);
+        attn_decode<4, false, 2>(p, blockIdx.x, blockIdx.y);
 }

@@ -55,77 +55,6 @@ ld_row(const kv_t *p, float *v)
     }
 }
 
-/* Short contexts (n_pos <= p.head_max): one CTA per query head h walks every position (8 warps,
- * 4 positions per warp step) and writes the output itself - no partials, no fence, no
- * counter. Why: at ~64 positions the split path's chain (partials, threadfence, atomic, the
- * last CTA's merge) cost more than the work (H100: 7.5 us per layer for 64 positions). */
-template <int E, bool CG>
-__device__ __forceinline__ void
-attn_decode_head(const struct k_llm_attn_decode_params &p, uint32_t h)
-{
-    __shared__ float hm_m[NWARP], hm_l[NWARP], hm_acc[NWARP][32 * E];
-    const uint32_t n_pos = p.pos + 1, gs = p.n_head / p.n_head_kv, g = h / gs;
-    const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, hd = 32 * E, kv_dim = p.n_head_kv * hd;
-    const kv_t *kc = (const kv_t *)(uintptr_t)p.kc_va + g * hd + lane * E;
-    const kv_t *vc = (const kv_t *)(uintptr_t)p.vc_va + g * hd + lane * E;
-    float q[E], acc[E], m = -3.0e38f, l = 0.0f;
-    ld_row<E, CG>((const float *)(uintptr_t)p.q_va + h * hd + lane * E, q);
-#pragma unroll
-    for (int i = 0; i < E; i++)
-        q[i] *= p.scale, acc[i] = 0.0f;
-    const int U = 4;
-    for (uint32_t tb = warp; tb < n_pos; tb += U * NWARP) {
-        float k[U][E], v[U][E];
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            const uint32_t t = tb + u * NWARP;
-            if (t < n_pos) {
-                ld_row<E, CG>(kc + (size_t)t * kv_dim, k[u]);
-                ld_row<E, CG>(vc + (size_t)t * kv_dim, v[u]);
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            if (tb + u * NWARP >= n_pos)
-                break;
-            float d = 0.0f;
-#pragma unroll
-            for (int i = 0; i < E; i++)
-                d += q[i] * k[u][i];
-            d = ad_warp_sum(d);
-            const float mn = fmaxf(m, d), c = __expf(m - mn), e = __expf(d - mn);
-            l = l * c + e;
-#pragma unroll
-            for (int i = 0; i < E; i++)
-                acc[i] = acc[i] * c + e * v[u][i];
-            m = mn;
-        }
-    }
-    if (lane == 0)
-        hm_m[warp] = m, hm_l[warp] = l;
-#pragma unroll
-    for (int i = 0; i < E; i++)
-        hm_acc[warp][lane * E + i] = acc[i];
-    __syncthreads();
-    float M = -3.0e38f;
-#pragma unroll
-    for (int w = 0; w < NWARP; w++)
-        M = fmaxf(M, hm_m[w]);
-    float lt = 0.0f;
-#pragma unroll
-    for (int w = 0; w < NWARP; w++)
-        lt += hm_l[w] * __expf(hm_m[w] - M);
-    float *o = (float *)(uintptr_t)p.out_va + (size_t)h * hd;
-    for (uint32_t e = threadIdx.x; e < hd; e += K_LLM_AD_THREADS) {
-        float a = 0.0f;
-#pragma unroll
-        for (int w = 0; w < NWARP; w++)
-            a += hm_acc[w][e] * __expf(hm_m[w] - M);
-        o[e] = a / lt;
-    }
-    __syncthreads(); /* the shared arrays may be reused by the caller's next item */
-}
-
 template <bool CG>
 __device__ __forceinline__ float4
 ld_f4(const float *p)
@@ -180,11 +109,12 @@ ad_dot8(float4 q0, float4 q1, float4 k0, float4 k1)
     return d;
 }
 
-/* Short contexts, second form (attn_decode_head is the first, kept as the A/B
- * kernel k_llm_attn_decode_h1): one CTA per query head h, in three phases with no chain of
- * dependent steps per position. attn_decode_head walks the positions with an online softmax,
- * so every position waits for the previous one's warp reduction and exponentials; at 128
- * positions that chain, not the bytes (64 KB of K and V), set its time (in-situ profile, H200:
+/* Short contexts (n_pos <= p.head_max): one CTA per query head h, which writes the output itself
+ * (no partials, fence or counter: at ~64 positions the split path's chain cost more than the
+ * work, H100 7.5 us per layer), in three phases with no chain of dependent steps per position.
+ * Why three phases: an online softmax over the positions (the form this replaced, in git
+ * history) makes every position wait for the previous one's warp reduction and exponentials; at
+ * 128 positions that chain, not the bytes (64 KB of K and V), set its time (in-situ profile, H200:
  * 6.4 us per layer, the most of any launch after gate|up and down).
  *   1. scores: HD / 8 lanes per K row (8 floats each), all rows of a round of KR x
  *      (rows per CTA) loaded before any is used; s[t] = q.K[t] * scale into shared memory;
@@ -502,23 +432,15 @@ attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_
 
 /* The work of CTA (g, s): KV head g over position range s (returns at once where range s is
  * empty). Every thread of the CTA calls it with the same (g, s). With n_pos <= p.head_max,
- * CTA (g, s < group size) takes query head g * group + s alone (attn_decode_head2; HEADV 1:
- * attn_decode_head). */
-template <int E, bool CG, int HEADV = 2, int SPLITV = 1, bool EARLY = false>
+ * CTA (g, s < group size) takes query head g * group + s alone (attn_decode_head2). */
+template <int E, bool CG, int SPLITV = 1, bool EARLY = false>
 __device__ __forceinline__ void
 attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
 {
-    if (p.pos + 1 <= p.head_max && p.pos < p.n_ctx && (HEADV == 1 || p.pos < K_LLM_AD_H2_MAXP)) {
+    if (p.pos + 1 <= p.head_max && p.pos < p.n_ctx && p.pos < K_LLM_AD_H2_MAXP) {
         const uint32_t gsz = p.n_head / p.n_head_kv;
-        if (s < gsz) {
-            if (HEADV == 1) {
-                if (EARLY)
-                    k_dep_launch(), k_dep_wait();
-                attn_decode_head<E, CG>(p, g * gsz + s);
-            } else {
-                attn_decode_head2<32 * E, CG, EARLY>(p, g * gsz + s); /* it waits itself */
-            }
-        }
+        if (s < gsz)
+            attn_decode_head2<32 * E, CG, EARLY>(p, g * gsz + s); /* it waits itself */
         return; /* (a CTA that exits counts as having launched its dependents) */
     }
     if (EARLY) { /* the caller has not waited (k_llm_attn_decode) */
