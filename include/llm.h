@@ -458,6 +458,53 @@ HCQ_MUST_CHECK enum hcq_status llm_model_profile_step(struct llm_model *m, int32
                                                       struct llm_prof_row *rows, uint32_t max_rows,
                                                       uint32_t *n_rows, double *step_us);
 
+/* ==== Batched decode ====
+ * A batch holds up to n_seq sequences over one loaded model, each with its own KV slot of n_ctx
+ * positions in a cache of the batch's own (f16, n_seq x n_ctx, sized and checked against the
+ * device's free memory at create); one llm_batch_step runs one token of every listed sequence
+ * through the model in one forward pass, so the weights are read once for all of them.
+ * Sequences join (seq_add, then seq_prefill of their prompt) and leave (seq_remove) between any
+ * two calls, and sequences of different lengths step together. Use from one thread; the batch
+ * shares the model's activation buffers, so calls on the model (llm_model_eval, gen_*) and its
+ * batches must not interleave (each call completes before it returns). gpt2 models are not
+ * supported. src/llm/llm_batch.c says how a step runs. */
+#define LLM_BATCH_MAX_SEQ 256
+struct llm_batch;
+struct llm_batch_params {
+    uint32_t n_seq; /* sequence slots, 1 .. LLM_BATCH_MAX_SEQ and at most the model's n_batch */
+    uint32_t n_ctx; /* KV positions per slot; 0: the model's n_ctx (never more) */
+};
+void llm_batch_params_default(struct llm_batch_params *p); /* n_seq 8, n_ctx 0 */
+HCQ_MUST_CHECK enum hcq_status llm_batch_create(struct llm_model *m, const struct llm_batch_params *p,
+                                                struct llm_batch **b_out);
+void llm_batch_destroy(struct llm_batch *b);
+uint32_t llm_batch_n_seq(const struct llm_batch *b);
+uint32_t llm_batch_n_ctx(const struct llm_batch *b);
+/* Take a free slot (position 0, a greedy sampler) into *seq_out; HCQ_ERR_NOMEM when every slot is
+ * taken. */
+HCQ_MUST_CHECK enum hcq_status llm_batch_seq_add(struct llm_batch *b, uint32_t *seq_out);
+/* Free a slot (its cache content is dropped). */
+void llm_batch_seq_remove(struct llm_batch *b, uint32_t seq);
+uint32_t llm_batch_seq_pos(const struct llm_batch *b, uint32_t seq); /* tokens in its cache */
+/* Bind sampling parameters to a slot (a fresh window and draw counter), then accept
+ * hist[n_hist] (the prompt) into its penalty window. */
+HCQ_MUST_CHECK enum hcq_status llm_batch_seq_sampler(struct llm_batch *b, uint32_t seq,
+                                                     const struct llm_sampler_params *p, const int32_t *hist,
+                                                     uint32_t n_hist);
+/* Append n tokens to a sequence (prompt prefill, in chunks of the model's n_batch). The last
+ * token's logits into logits_out[n_vocab] when non-NULL; the next token, sampled with the slot's
+ * sampler (and accepted into its window), into *id_out when non-NULL. pos + n > n_ctx:
+ * HCQ_ERR_NOMEM and nothing is appended. */
+HCQ_MUST_CHECK enum hcq_status llm_batch_seq_prefill(struct llm_batch *b, uint32_t seq, const int32_t *tokens,
+                                                     uint32_t n, float *logits_out, int32_t *id_out);
+/* One decode step: tokens[i] appended to seqs[i] (distinct slots that were added) for i < n, in
+ * one forward pass. logits_out[i * n_vocab ..] when non-NULL; ids_out[i] sampled with each slot's
+ * sampler when non-NULL. A sequence whose cache is full is not stepped: st_out[i] (may be NULL)
+ * is HCQ_ERR_NOMEM and ids_out[i] -1; the others are stepped. The return value is an error of
+ * the call itself (bad arguments, a device fault, a NaN/Inf logit). */
+HCQ_MUST_CHECK enum hcq_status llm_batch_step(struct llm_batch *b, const uint32_t *seqs,
+                                              const int32_t *tokens, uint32_t n, float *logits_out,
+                                              int32_t *ids_out, enum hcq_status *st_out);
 /* The plain C reference forward pass (f32 math over dequantized weights, host only): the
  * oracle for device tests. Same contract as llm_model_eval; logits into logits_out. */
 struct llm_ref;

@@ -252,7 +252,10 @@ k_llm_rope_kv(const struct k_llm_rope_kv_params p)
      * of Q and K pairs (a K pair goes to the cache as soon as it is rotated, so no barrier is
      * needed) and the V copy. Decode launches Y = several CTAs: one CTA alone spent ~5 us on
      * 1,280 pairs of powf + sincos. */
-    uint32_t i = blockIdx.x, pos = p.pos0 + i;
+    const uint32_t i = blockIdx.x;
+    const int32_t *tp = (const int32_t *)p.tok_va;
+    const uint32_t pos = tp ? (uint32_t)tp[2 * i] : p.pos0 + i;
+    const uint64_t slot0 = tp ? (uint64_t)(uint32_t)tp[2 * i + 1] * p.slot_stride : 0;
     if (pos >= p.n_ctx)
         return;
     float *q = (float *)p.q_va + (size_t)i * p.qkv_stride;
@@ -260,8 +263,8 @@ k_llm_rope_kv(const struct k_llm_rope_kv_params p)
     const float *v = (const float *)p.v_va + (size_t)i * p.qkv_stride;
     const float *freqs = (const float *)p.freqs_va;
     uint32_t half = p.hd / 2, kv_dim = p.n_head_kv * p.hd;
-    kv_t *kc = (kv_t *)p.kc_va + (size_t)pos * kv_dim;
-    kv_t *vc = (kv_t *)p.vc_va + (size_t)pos * kv_dim;
+    kv_t *kc = (kv_t *)p.kc_va + slot0 + (size_t)pos * kv_dim;
+    kv_t *vc = (kv_t *)p.vc_va + slot0 + (size_t)pos * kv_dim;
     const uint32_t t0 = blockIdx.y * blockDim.x + threadIdx.x, step = gridDim.y * blockDim.x;
     uint32_t pairs = (p.n_head + p.n_head_kv) * half;
     for (uint32_t e = t0; e < pairs; e += step) {
@@ -303,13 +306,15 @@ k_llm_attn(const struct k_llm_attn_params p)
     __shared__ float sc[K_LLM_ATTN_CHUNK];
     __shared__ float red[K_LLM_BLOCK];
     uint32_t h = blockIdx.x, i = blockIdx.y;
-    uint32_t n_pos = p.pos0 + i + 1;
+    const int32_t *tp = (const int32_t *)p.tok_va;
+    uint32_t n_pos = (tp ? (uint32_t)tp[2 * i] : p.pos0 + i) + 1;
+    const uint64_t slot0 = tp ? (uint64_t)(uint32_t)tp[2 * i + 1] * p.slot_stride : 0;
     if (n_pos > p.n_ctx)
         return;
     uint32_t g = h / (p.n_head / p.n_head_kv), kv_dim = p.n_head_kv * p.hd;
     const float *q = (const float *)p.q_va + (size_t)i * p.q_stride + h * p.hd;
-    const kv_t *kc = (const kv_t *)p.kc_va + g * p.hd;
-    const kv_t *vc = (const kv_t *)p.vc_va + g * p.hd;
+    const kv_t *kc = (const kv_t *)p.kc_va + slot0 + g * p.hd;
+    const kv_t *vc = (const kv_t *)p.vc_va + slot0 + g * p.hd;
     float *out = (float *)p.out_va + (size_t)i * p.n_head * p.hd + h * p.hd;
     uint32_t warp = threadIdx.x / WARP, lane = threadIdx.x % WARP, nw = blockDim.x / WARP;
     /* heads wider than the block: one thread per element, accumulating in out (each element

@@ -125,7 +125,9 @@ _Static_assert(offsetof(struct k_llm_matmul_params, x_va) == 8 &&
 /* k_llm_rope_kv: for token i at position p = pos0 + i: rotate q (n_head heads) in place and
  * k (n_head_kv heads) with RoPE (rope 1: adjacent pairs (2j, 2j+1), angle p * base^(-2j/hd)
  * / freqs[j]; rope 0: none), then store k and v into the layer's cache rows p.
- * q/k/v rows are qkv_stride floats apart. grid (n_tok). */
+ * q/k/v rows are qkv_stride floats apart. grid (n_tok).
+ * Batched decode (src/llm/llm_batch.c): with tok_va, token i has its own position and cache slot,
+ * int32 {p, slot} at tok_va + 8 i (pos0 unused), its rows at kc/vc + slot * slot_stride elements. */
 struct k_llm_rope_kv_params {
     uint64_t q_va, k_va, v_va;
     uint64_t kc_va, vc_va; /* f16 [n_ctx][n_head_kv * hd] (K_LLM_KV_B) */
@@ -136,8 +138,10 @@ struct k_llm_rope_kv_params {
     uint32_t rope;
     float base;
     uint32_t n_ctx, pad;
+    uint64_t tok_va;      /* int32 {pos, slot}[n_tok], or 0: positions pos0.., slot 0 */
+    uint64_t slot_stride; /* cache elements from one slot to the next */
 };
-_Static_assert(sizeof(struct k_llm_rope_kv_params) == 88, "rope_kv size");
+_Static_assert(sizeof(struct k_llm_rope_kv_params) == 104, "rope_kv size");
 _Static_assert(offsetof(struct k_llm_rope_kv_params, k_va) == 8 &&
                    offsetof(struct k_llm_rope_kv_params, v_va) == 16 &&
                    offsetof(struct k_llm_rope_kv_params, kc_va) == 24 &&
@@ -151,11 +155,15 @@ _Static_assert(offsetof(struct k_llm_rope_kv_params, k_va) == 8 &&
                    offsetof(struct k_llm_rope_kv_params, qkv_stride) == 68 &&
                    offsetof(struct k_llm_rope_kv_params, rope) == 72 &&
                    offsetof(struct k_llm_rope_kv_params, base) == 76 &&
-                   offsetof(struct k_llm_rope_kv_params, n_ctx) == 80,
+                   offsetof(struct k_llm_rope_kv_params, n_ctx) == 80 &&
+                   offsetof(struct k_llm_rope_kv_params, tok_va) == 88 &&
+                   offsetof(struct k_llm_rope_kv_params, slot_stride) == 96,
                "rope_kv offsets");
 
 /* k_llm_attn: out[i][h*hd + e] = sum_t softmax_t(scale * q_i,h . K[t][g]) V[t][g][e] over
- * t = 0 .. pos0 + i (causal), g = h / (n_head / n_head_kv) (GQA). grid (n_head, n_tok). */
+ * t = 0 .. pos0 + i (causal), g = h / (n_head / n_head_kv) (GQA). grid (n_head, n_tok).
+ * With tok_va (k_llm_attn only; the tiled kernels take consecutive positions), token i attends
+ * rows 0 .. p_i of its own slot, as in k_llm_rope_kv. */
 struct k_llm_attn_params {
     uint64_t q_va, kc_va, vc_va, out_va; /* q rows of q_stride; out f32 [n_tok][n_head * hd] */
     uint32_t n_tok, pos0;
@@ -163,15 +171,18 @@ struct k_llm_attn_params {
     uint32_t hd, q_stride;
     float scale;
     uint32_t n_ctx;
+    uint64_t tok_va;      /* int32 {pos, slot}[n_tok], or 0 */
+    uint64_t slot_stride; /* cache elements from one slot to the next */
 };
-_Static_assert(sizeof(struct k_llm_attn_params) == 64, "attn size");
+_Static_assert(sizeof(struct k_llm_attn_params) == 80, "attn size");
 _Static_assert(
     offsetof(struct k_llm_attn_params, kc_va) == 8 && offsetof(struct k_llm_attn_params, vc_va) == 16 &&
         offsetof(struct k_llm_attn_params, out_va) == 24 && offsetof(struct k_llm_attn_params, n_tok) == 32 &&
         offsetof(struct k_llm_attn_params, pos0) == 36 && offsetof(struct k_llm_attn_params, n_head) == 40 &&
         offsetof(struct k_llm_attn_params, n_head_kv) == 44 && offsetof(struct k_llm_attn_params, hd) == 48 &&
         offsetof(struct k_llm_attn_params, q_stride) == 52 &&
-        offsetof(struct k_llm_attn_params, scale) == 56 && offsetof(struct k_llm_attn_params, n_ctx) == 60,
+        offsetof(struct k_llm_attn_params, scale) == 56 && offsetof(struct k_llm_attn_params, n_ctx) == 60 &&
+        offsetof(struct k_llm_attn_params, tok_va) == 64 && offsetof(struct k_llm_attn_params, slot_stride) == 72,
     "attn offsets");
 
 /* k_llm_attn_tile (head_dim 64) / k_llm_attn_tile_hd128 (src/kernels/k_llm_attn_prefill.cu):

@@ -239,14 +239,6 @@ llm_model_logits(struct llm_model *m)
 
 /* ==== Forward ==== */
 
-/* Patch slots of one recorded step (graph recording) or none (direct). */
-struct step {
-    bool graph;
-    bool long_attn; /* graph mode: record the long-context attention (k_llm_attn_decode_long) */
-    bool sample;    /* the token from the device sampler's id word; sampling after the head */
-    uint32_t var_tok, var_pos;
-};
-
 /* The embedding's token: tokbuf (direct), the tok variable (graph), or the id the device
  * sampler left (sample): patches pt[0] (tok) and pt[1] (pos) as they apply. */
 static uint64_t
@@ -311,7 +303,9 @@ static enum hcq_status
 matmul(struct llm_model *m, const struct dtensor *w, uint64_t x_va, uint32_t x_stride, uint64_t y_va,
        uint32_t y_stride, uint32_t n, const struct dtensor *b, bool acc)
 {
-    if (m->pg.min_n && n >= m->pg.min_n && llm_pg_takes(w) && x_stride % 4 == 0 && y_stride % 2 == 0)
+    /* (the f16 scratch holds the largest layer matrix: not the output head a batch step runs) */
+    if (m->pg.min_n && n >= m->pg.min_n && llm_pg_takes(w) && x_stride % 4 == 0 && y_stride % 2 == 0 &&
+        2ull * w->ne0 * w->ne1 <= m->pg.w16_B)
         return llm_matmul_prefill(m, &w, 1, x_va, x_stride, y_va, y_stride, n, b, acc);
     struct k_llm_matmul_params p = {
         .w_va = w->va,
@@ -611,7 +605,8 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
 
 /* Record the commands of one step: n tokens (from tokbuf, or the tok variable when n == 1
  * in a graph) at positions pos.., logits of the last token when want_logits. The forward
- * pass follows the model math in order (STYLE 2.7). */
+ * pass follows the model math in order (STYLE 2.7). With s->kv: another cache (a batch's),
+ * and for a batch step per-token positions and slots and the logits of every token. */
 static enum hcq_status
 record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, const struct step *s)
 {
@@ -619,12 +614,15 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     const struct llm_hparams *hp = &m->hp;
     const bool gpt2 = hp->arch == LLM_ARCH_GPT2;
     const uint32_t d = hp->n_embd, hd = hp->head_dim, kv_dim = hp->n_head_kv * hd, qd = m->qkv_dim;
-    const uint64_t kv_layer_B = (uint64_t)K_LLM_KV_B * m->n_ctx * kv_dim;
+    const struct llm_kv_view *kv = s->kv;
+    const uint32_t n_ctx = kv ? kv->n_ctx : m->n_ctx;
+    const uint64_t kv_layer_B = kv ? kv->layer_B : (uint64_t)K_LLM_KV_B * m->n_ctx * kv_dim;
+    const uint64_t kv_va = kv ? kv->va : hcq_buf_va(m->kvbuf);
     struct hcq_arg_patch pt[2];
     const struct hcq_arg_patch *ept = pt;
     uint32_t n_ept;
 
-    if (n == 1 && want_logits && m->decode_fused)
+    if (n == 1 && want_logits && m->decode_fused && !kv)
         return record_decode_llama(m, pos, s);
 
     /* 1. token (+ position) embedding -> x */
@@ -648,7 +646,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
 
     for (uint32_t l = 0; l < hp->n_layer; l++) {
         const struct dtensor *w = m->lw[l];
-        uint64_t kc = hcq_buf_va(m->kvbuf) + 2 * l * kv_layer_B, vc = kc + kv_layer_B;
+        uint64_t kc = kv_va + 2 * l * kv_layer_B, vc = kc + kv_layer_B;
         /* 2. attention norm */
         if ((st = norm(m, m->x_va, m->xn_va, n, &w[LW_ATTN_NORM], &w[LW_ATTN_NORM_B])))
             return st;
@@ -686,7 +684,9 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
             .qkv_stride = qd,
             .rope = !gpt2,
             .base = hp->rope_base,
-            .n_ctx = m->n_ctx,
+            .n_ctx = n_ctx,
+            .tok_va = kv ? kv->tok_va : 0,
+            .slot_stride = kv ? kv->slot_B / K_LLM_KV_B : 0,
         };
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_rope_kv_params, pos0), 4};
         if ((st = launch(m, PROG_ROPE_KV, n, 1, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
@@ -704,12 +704,14 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
             .hd = hd,
             .q_stride = qd,
             .scale = 1.0f / sqrtf((float)hd),
-            .n_ctx = m->n_ctx,
+            .n_ctx = n_ctx,
+            .tok_va = kv ? kv->tok_va : 0,
+            .slot_stride = kv ? kv->slot_B / K_LLM_KV_B : 0,
         };
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4};
-        /* several tokens: the tiled TF32 tensor-core kernel (each K/V row read once per block
-         * of queries) */
-        const bool tile = n > 1 && (hd == 64 || hd == 128);
+        /* several tokens of one sequence: the tiled TF32 tensor-core kernel (each K/V row read
+         * once per block of queries); a batch step's tokens each over their own slot: k_llm_attn */
+        const bool tile = n > 1 && (hd == 64 || hd == 128) && !ap.tok_va;
         const uint32_t qb = K_LLM_ATTN_MMA_QB;
         if ((st = tile ? launch(m, PROG_ATTN_TILE, hp->n_head, (n + qb - 1) / qb, &ap, sizeof ap, pt,
                                 s->graph ? 1 : 0)
@@ -738,6 +740,11 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     }
     if (!want_logits)
         return HCQ_OK;
+    if (kv && kv->logits_va) { /* a batch step: the logits of every token */
+        if ((st = norm(m, m->x_va, m->xn_va, n, &m->gw[GW_OUT_NORM], &m->gw[GW_OUT_NORM_B])))
+            return st;
+        return matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, kv->logits_va, hp->n_vocab, n, NULL, false);
+    }
     /* 8. final norm of the last token, output head -> logits (host-visible) */
     uint64_t last = m->x_va + 4ull * (n - 1) * d;
     if ((st = norm(m, last, m->xn_va, 1, &m->gw[GW_OUT_NORM], &m->gw[GW_OUT_NORM_B])))
@@ -825,6 +832,18 @@ llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t 
             return st;
     }
     return HCQ_OK;
+}
+
+enum hcq_status
+llm_model_step_run(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, const struct step *s)
+{
+    enum hcq_status st;
+    if (!n || n > m->n_batch)
+        return hcq_err(HCQ_ERR_INVALID, "llm step: %u tokens (batch %u)", n, m->n_batch);
+    if ((st = record_step(m, n, pos, want_logits, s)) || (st = hcq_queue_signal(m->q, m->done, ++m->tick)) ||
+        (st = hcq_queue_submit(m->q)))
+        return st;
+    return wait_tick(m, n);
 }
 
 /* ==== Generation with the device sampler ==== */

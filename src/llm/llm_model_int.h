@@ -169,6 +169,31 @@ struct llm_model {
     struct hcq_graph *graph_s, *graph_s_long; /* decode step + sampling, token from the device */
 };
 
+/* Another KV cache for the forward pass (a batch's, llm_batch.c): layer l's K rows at
+ * va + 2 l layer_B, V rows layer_B after them, each slot slot_B bytes after the one before.
+ * tok_va: int32 {pos, slot} per token of a batch step (0: one sequence in the slot at va, at
+ * consecutive positions); logits_va: the logits of every token there, [n][n_vocab] f32 (0: the
+ * last token's, into the model's logits). */
+struct llm_kv_view {
+    uint64_t va, layer_B, slot_B;
+    uint32_t n_ctx;
+    uint64_t tok_va, logits_va;
+};
+
+/* Patch slots of one recorded step (graph recording) or none (direct). */
+struct step {
+    bool graph;
+    bool long_attn; /* graph mode: record the long-context attention (k_llm_attn_decode_long) */
+    bool sample;    /* the token from the device sampler's id word; sampling after the head */
+    uint32_t var_tok, var_pos;
+    const struct llm_kv_view *kv; /* NULL: the model's own cache */
+};
+
+/* llm_model.c: run one step of n <= n_batch tokens already in tokbuf (record, submit, wait); the
+ * per-op path (s->kv set) for a batch. */
+enum hcq_status llm_model_step_run(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits,
+                                   const struct step *s);
+
 /* llm_model.c: the decode mat-vec parameters of one launch: y = W x' over n_w tensors of row length k, x' =
  * RMSNorm(x)
  * * norm when norm is given, bias b (may be NULL), mode K_LLM_MV_*. */

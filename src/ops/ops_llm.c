@@ -8,6 +8,7 @@
  */
 #include "ops_llm.h"
 #include "k_llm_params.h"
+#include "k_llm_attn_decode.h"
 #include "k_llm_quant.h"
 #include "ops_half.h"
 
@@ -250,6 +251,23 @@ twin_matmul(struct hcq_twin_launch *l)
     }
 }
 
+/* Batched decode ({pos, slot} per token, k_llm_params.h): whether every position is inside the
+ * context; *el_out: the cache elements the launch may touch (through the last slot's rows). */
+static bool
+ops_llm_tok_span(const int32_t *tp, uint32_t n_tok, uint32_t n_ctx, uint64_t slot_stride, uint32_t kv_dim,
+                 uint64_t *el_out)
+{
+    uint64_t last = 0;
+    for (uint32_t i = 0; i < n_tok; i++) {
+        if (tp[2 * i] < 0 || (uint32_t)tp[2 * i] >= n_ctx || tp[2 * i + 1] < 0)
+            return false;
+        const uint64_t s = (uint64_t)(uint32_t)tp[2 * i + 1];
+        last = s > last ? s : last;
+    }
+    *el_out = last * slot_stride + (uint64_t)n_ctx * kv_dim;
+    return true;
+}
+
 void
 ops_llm_kv_store(uint16_t *dst, const float *src, uint64_t n)
 {
@@ -270,19 +288,28 @@ twin_rope_kv(struct hcq_twin_launch *l)
 {
     const struct k_llm_rope_kv_params *p = l->params;
     uint32_t kv_dim = p->n_head_kv * p->hd, half = p->hd / 2;
-    if (!p->n_tok || p->pos0 + p->n_tok > p->n_ctx)
+    if (!p->n_tok)
         return;
+    const int32_t *tp = p->tok_va ? HCQ_TWIN_PTR(l, p->tok_va, 8ull * p->n_tok) : NULL;
+    uint64_t cache_el = 0;
+    if (p->tok_va && !(tp && ops_llm_tok_span(tp, p->n_tok, p->n_ctx, p->slot_stride, kv_dim, &cache_el)))
+        return;
+    if (!tp && p->pos0 + p->n_tok > p->n_ctx)
+        return;
+    if (!tp)
+        cache_el = (uint64_t)p->n_ctx * kv_dim;
     uint64_t span = 4ull * ((uint64_t)(p->n_tok - 1) * p->qkv_stride);
     float *q = HCQ_TWIN_PTR(l, p->q_va, span + 4ull * p->n_head * p->hd);
     float *k = HCQ_TWIN_PTR(l, p->k_va, span + 4ull * kv_dim);
     const float *v = HCQ_TWIN_PTR(l, p->v_va, span + 4ull * kv_dim);
-    uint16_t *kc = HCQ_TWIN_PTR(l, p->kc_va, (uint64_t)K_LLM_KV_B * p->n_ctx * kv_dim);
-    uint16_t *vc = HCQ_TWIN_PTR(l, p->vc_va, (uint64_t)K_LLM_KV_B * p->n_ctx * kv_dim);
+    uint16_t *kc = HCQ_TWIN_PTR(l, p->kc_va, (uint64_t)K_LLM_KV_B * cache_el);
+    uint16_t *vc = HCQ_TWIN_PTR(l, p->vc_va, (uint64_t)K_LLM_KV_B * cache_el);
     const float *freqs = p->freqs_va ? HCQ_TWIN_PTR(l, p->freqs_va, 4ull * half) : NULL;
     if (!q || !k || !v || !kc || !vc || (p->freqs_va && !freqs))
         return;
     for (uint32_t i = 0; i < p->n_tok; i++) {
-        uint32_t pos = p->pos0 + i;
+        uint32_t pos = tp ? (uint32_t)tp[2 * i] : p->pos0 + i;
+        const uint64_t slot0 = tp ? (uint64_t)(uint32_t)tp[2 * i + 1] * p->slot_stride : 0;
         float *qi = q + (size_t)i * p->qkv_stride, *ki = k + (size_t)i * p->qkv_stride;
         const float *vi = v + (size_t)i * p->qkv_stride;
         if (p->rope) {
@@ -299,9 +326,40 @@ twin_rope_kv(struct hcq_twin_launch *l)
                 }
             }
         }
-        ops_llm_kv_store(kc + (size_t)pos * kv_dim, ki, kv_dim);
-        ops_llm_kv_store(vc + (size_t)pos * kv_dim, vi, kv_dim);
+        ops_llm_kv_store(kc + slot0 + (size_t)pos * kv_dim, ki, kv_dim);
+        ops_llm_kv_store(vc + slot0 + (size_t)pos * kv_dim, vi, kv_dim);
     }
+}
+
+/* k_llm_attn with tok_va: token i over rows 0..p_i of slot s_i, through the split-K twin's one
+ * definition of one token's attention (ops_llm_attn_decode_ref). */
+static void
+twin_attn_batch(struct hcq_twin_launch *l, const struct k_llm_attn_params *p, uint32_t kv_dim)
+{
+    const int32_t *tp = HCQ_TWIN_PTR(l, p->tok_va, 8ull * p->n_tok);
+    uint64_t cache_el = 0;
+    if (!tp || !ops_llm_tok_span(tp, p->n_tok, p->n_ctx, p->slot_stride, kv_dim, &cache_el))
+        return;
+    const float *q =
+        HCQ_TWIN_PTR(l, p->q_va, 4ull * ((uint64_t)(p->n_tok - 1) * p->q_stride + p->n_head * p->hd));
+    const uint16_t *kc = HCQ_TWIN_PTR(l, p->kc_va, (uint64_t)K_LLM_KV_B * cache_el);
+    const uint16_t *vc = HCQ_TWIN_PTR(l, p->vc_va, (uint64_t)K_LLM_KV_B * cache_el);
+    float *out = HCQ_TWIN_PTR(l, p->out_va, 4ull * p->n_tok * p->n_head * p->hd);
+    float *sc = malloc(4ull * p->n_ctx), *kw = malloc(4ull * p->n_ctx * p->hd),
+          *vw = malloc(4ull * p->n_ctx * p->hd);
+    if (q && kc && vc && out && sc && kw && vw)
+        for (uint32_t i = 0; i < p->n_tok; i++) {
+            const uint64_t slot0 = (uint64_t)(uint32_t)tp[2 * i + 1] * p->slot_stride;
+            const struct k_llm_attn_decode_params dp = {.pos = (uint32_t)tp[2 * i],
+                                                        .n_ctx = p->n_ctx,
+                                                        .n_head = p->n_head,
+                                                        .n_head_kv = p->n_head_kv,
+                                                        .hd = p->hd,
+                                                        .scale = p->scale};
+            ops_llm_attn_decode_ref(&dp, q + (size_t)i * p->q_stride, kc + slot0, vc + slot0,
+                                    out + (size_t)i * p->n_head * p->hd, sc, kw, vw);
+        }
+    free(sc), free(kw), free(vw);
 }
 
 static void
@@ -309,7 +367,13 @@ twin_attn(struct hcq_twin_launch *l)
 {
     const struct k_llm_attn_params *p = l->params;
     uint32_t kv_dim = p->n_head_kv * p->hd;
-    if (!p->n_tok || !p->n_head_kv || p->n_head % p->n_head_kv || p->pos0 + p->n_tok > p->n_ctx)
+    if (!p->n_tok || !p->n_head_kv || p->n_head % p->n_head_kv)
+        return;
+    if (p->tok_va) { /* batched decode: one token at a time, each over its own slot */
+        twin_attn_batch(l, p, kv_dim);
+        return;
+    }
+    if (p->pos0 + p->n_tok > p->n_ctx)
         return;
     const float *q =
         HCQ_TWIN_PTR(l, p->q_va, 4ull * ((uint64_t)(p->n_tok - 1) * p->q_stride + p->n_head * p->hd));

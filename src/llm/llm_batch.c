@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * llm_batch.c - batched decode (include/llm.h, "Batched decode"): up to n_seq sequences over one
+ * loaded model, each with a KV slot of n_ctx positions in a cache of its own
+ * ([n_layer][2][n_seq][n_ctx][kv_dim], f16), stepped together: one forward pass per step for
+ * every listed sequence, so the weights are read once for all of them.
+ * A step runs the model's per-op forward pass (llm_model.c record_step) over n rows, with the
+ * tokens' {position, slot} pairs in device memory (k_llm_rope_kv stores each token's K and V in its
+ * slot at its position, k_llm_attn attends each token over its own slot) and the logits of every
+ * row into a host-visible [n_seq][n_vocab] buffer; matmuls of at least the model's
+ * gemm_min_batch rows run on tensor cores (llm_prefill.c), smaller ones on k_llm_matmul.
+ * Prefill of one sequence is the model's prefill with the slot as its cache (the tiled prefill
+ * attention), in chunks of n_batch. Sampling: each slot's llm_sampler on the host, over the row's
+ * logits. One thread per batch; the model's own single-sequence state is left as it was, but
+ * its activation buffers are shared, so calls on the model and its batches do not interleave.
+ * Layer: llm.
+ */
+#include "llm_model_int.h"
+
+#include "util_log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct llm_batch {
+    struct llm_model *m;
+    uint32_t n_seq, n_ctx, kv_dim;
+    uint64_t slot_B, layer_B;
+    struct hcq_buf *kv;       /* [n_layer][2][n_seq][n_ctx][kv_dim] f16 */
+    struct hcq_buf *tokpos;   /* int32 {pos, slot}[n_seq] (device) */
+    struct hcq_buf *logits;   /* f32 [n_seq][n_vocab] (host-visible) */
+    uint32_t *pos;            /* [n_seq] tokens in each slot's cache */
+    bool *used;               /* [n_seq] */
+    struct llm_sampler **smp; /* [n_seq] per-slot sampler (greedy until set) */
+    int32_t *tp;              /* host staging of tokpos */
+};
+
+void
+llm_batch_params_default(struct llm_batch_params *p)
+{
+    p->n_seq = 8;
+    p->n_ctx = 0;
+}
+
+void
+llm_batch_destroy(struct llm_batch *b)
+{
+    if (!b)
+        return;
+    hcq_buf_free(b->kv);
+    hcq_buf_free(b->tokpos);
+    hcq_buf_free(b->logits);
+    for (uint32_t i = 0; b->smp && i < b->n_seq; i++)
+        llm_sampler_destroy(b->smp[i]);
+    free(b->smp);
+    free(b->pos);
+    free(b->used);
+    free(b->tp);
+    free(b);
+}
+
+enum hcq_status
+llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct llm_batch **b_out)
+{
+    enum hcq_status st;
+    if (!m || !p || !b_out)
+        return hcq_err(HCQ_ERR_INVALID, "llm_batch_create: NULL argument");
+    *b_out = NULL;
+    const struct llm_hparams *hp = &m->hp;
+    if (hp->arch == LLM_ARCH_GPT2)
+        return hcq_err(HCQ_ERR_UNSUPPORTED,
+                       "llm_batch_create: gpt2 (learned position embeddings) is not supported in a batch");
+    if (!p->n_seq || p->n_seq > LLM_BATCH_MAX_SEQ)
+        return hcq_err(HCQ_ERR_INVALID, "llm_batch_create: n_seq %u (1..%u)", p->n_seq, LLM_BATCH_MAX_SEQ);
+    if (p->n_seq > m->n_batch)
+        return hcq_err(HCQ_ERR_INVALID,
+                       "llm_batch_create: n_seq %u is above the model's batch of %u rows (load it with "
+                       "llm_model_params.n_batch >= n_seq)",
+                       p->n_seq, m->n_batch);
+    const uint32_t n_ctx = p->n_ctx ? p->n_ctx : m->n_ctx;
+    if (n_ctx > m->n_ctx)
+        return hcq_err(HCQ_ERR_INVALID, "llm_batch_create: n_ctx %u is above the model's %u", n_ctx,
+                       m->n_ctx);
+    struct llm_batch *b = calloc(1, sizeof *b);
+    if (!b)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_batch_create: out of host memory");
+    b->m = m;
+    b->n_seq = p->n_seq;
+    b->n_ctx = n_ctx;
+    b->kv_dim = hp->n_head_kv * hp->head_dim;
+    b->slot_B = (uint64_t)K_LLM_KV_B * n_ctx * b->kv_dim;
+    b->layer_B = b->slot_B * p->n_seq;
+    const uint64_t kv_B = 2 * b->layer_B * hp->n_layer, lg_B = 4ull * p->n_seq * hp->n_vocab;
+    /* the device memory first, before anything is allocated */
+    struct hcq_mem_stats ms;
+    if (hcq_device_mem_stats(m->dev, &ms) == HCQ_OK && ms.driver_free_B && kv_B + lg_B > ms.driver_free_B) {
+        st = hcq_err(HCQ_ERR_NOMEM,
+                     "llm_batch_create: %u sequences x %u positions need %.2f GiB of KV cache (+ %.2f GiB of "
+                     "logits), the device has %.2f GiB free",
+                     p->n_seq, n_ctx, kv_B / 1073741824.0, lg_B / 1073741824.0,
+                     ms.driver_free_B / 1073741824.0);
+        goto fail;
+    }
+    b->pos = calloc(p->n_seq, sizeof *b->pos);
+    b->used = calloc(p->n_seq, sizeof *b->used);
+    b->smp = calloc(p->n_seq, sizeof *b->smp);
+    b->tp = calloc(2ull * p->n_seq, sizeof *b->tp);
+    if (!b->pos || !b->used || !b->smp || !b->tp) {
+        st = hcq_err(HCQ_ERR_NOMEM, "llm_batch_create: out of host memory");
+        goto fail;
+    }
+    if ((st = hcq_buf_alloc(m->dev, kv_B, HCQ_MEM_DEVICE, &b->kv)) ||
+        (st = hcq_buf_alloc(m->dev, 8ull * p->n_seq, HCQ_MEM_DEVICE, &b->tokpos)) ||
+        (st = hcq_buf_alloc(m->dev, lg_B, HCQ_MEM_HOST, &b->logits)))
+        goto fail;
+    struct llm_sampler_params sp;
+    llm_sampler_params_default(&sp);
+    for (uint32_t i = 0; i < p->n_seq; i++)
+        if ((st = llm_sampler_create(&sp, hp->n_vocab, &b->smp[i])))
+            goto fail;
+    *b_out = b;
+    return HCQ_OK;
+fail:
+    llm_batch_destroy(b);
+    return st;
+}
+
+uint32_t
+llm_batch_n_seq(const struct llm_batch *b)
+{
+    return b->n_seq;
+}
+
+uint32_t
+llm_batch_n_ctx(const struct llm_batch *b)
+{
+    return b->n_ctx;
+}
+
+enum hcq_status
+llm_batch_seq_add(struct llm_batch *b, uint32_t *seq_out)
+{
+    for (uint32_t i = 0; i < b->n_seq; i++)
+        if (!b->used[i]) {
+            b->used[i] = true;
+            b->pos[i] = 0;
+            llm_sampler_reset(b->smp[i]);
+            *seq_out = i;
+            return HCQ_OK;
+        }
+    return hcq_err(HCQ_ERR_NOMEM, "llm_batch_seq_add: all %u slots are taken", b->n_seq);
+}
+
+void
+llm_batch_seq_remove(struct llm_batch *b, uint32_t seq)
+{
+    if (b && seq < b->n_seq)
+        b->used[seq] = false, b->pos[seq] = 0;
+}
+
+uint32_t
+llm_batch_seq_pos(const struct llm_batch *b, uint32_t seq)
+{
+    return seq < b->n_seq ? b->pos[seq] : 0;
+}
+
+static enum hcq_status
+seq_check(const struct llm_batch *b, const char *fn, uint32_t seq)
+{
+    if (seq >= b->n_seq || !b->used[seq])
+        return hcq_err(HCQ_ERR_INVALID, "%s: sequence %u is not in the batch (slots 0..%u, taken by seq_add)",
+                       fn, seq, b->n_seq - 1);
+    return HCQ_OK;
+}
+
+enum hcq_status
+llm_batch_seq_sampler(struct llm_batch *b, uint32_t seq, const struct llm_sampler_params *p,
+                      const int32_t *hist, uint32_t n_hist)
+{
+    enum hcq_status st;
+    struct llm_sampler *s = NULL;
+    if ((st = seq_check(b, "llm_batch_seq_sampler", seq)))
+        return st;
+    if (!p || (n_hist && !hist))
+        return hcq_err(HCQ_ERR_INVALID, "llm_batch_seq_sampler: NULL argument");
+    if ((st = llm_sampler_create(p, b->m->hp.n_vocab, &s)))
+        return st;
+    for (uint32_t i = 0; i < n_hist; i++)
+        llm_sampler_accept(s, hist[i]);
+    llm_sampler_destroy(b->smp[seq]);
+    b->smp[seq] = s;
+    return HCQ_OK;
+}
+
+static enum hcq_status
+tokens_check(const struct llm_batch *b, const char *fn, const int32_t *tokens, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (tokens[i] < 0 || (uint32_t)tokens[i] >= b->m->hp.n_vocab)
+            return hcq_err(HCQ_ERR_INVALID, "%s: token %d (vocabulary %u)", fn, tokens[i], b->m->hp.n_vocab);
+    return HCQ_OK;
+}
+
+/* Sample from logits with the slot's sampler (accepting the id into its window). */
+static enum hcq_status
+sample_row(struct llm_batch *b, uint32_t seq, const float *logits, int32_t *id_out)
+{
+    enum hcq_status st = llm_logits_check(logits, b->m->hp.n_vocab);
+    if (st)
+        return st;
+    *id_out = llm_sampler_sample(b->smp[seq], logits);
+    llm_sampler_accept(b->smp[seq], *id_out);
+    return HCQ_OK;
+}
+
+enum hcq_status
+llm_batch_seq_prefill(struct llm_batch *b, uint32_t seq, const int32_t *tokens, uint32_t n, float *logits_out,
+                      int32_t *id_out)
+{
+    enum hcq_status st;
+    struct llm_model *m = b->m;
+    if ((st = seq_check(b, "llm_batch_seq_prefill", seq)))
+        return st;
+    if (!n || !tokens)
+        return hcq_err(HCQ_ERR_INVALID, "llm_batch_seq_prefill: no tokens");
+    if ((st = tokens_check(b, "llm_batch_seq_prefill", tokens, n)))
+        return st;
+    if ((uint64_t)b->pos[seq] + n > b->n_ctx)
+        return hcq_err(HCQ_ERR_NOMEM,
+                       "llm_batch_seq_prefill: sequence %u holds %u of %u positions, %u more do not fit", seq,
+                       b->pos[seq], b->n_ctx, n);
+    const struct llm_kv_view kv = {.va = hcq_buf_va(b->kv) + seq * b->slot_B,
+                                   .layer_B = b->layer_B,
+                                   .slot_B = b->slot_B,
+                                   .n_ctx = b->n_ctx};
+    const struct step s = {.kv = &kv};
+    for (uint32_t o = 0; o < n; o += m->n_batch) {
+        const uint32_t nb = n - o < m->n_batch ? n - o : m->n_batch;
+        if ((st = hcq_buf_write(m->tokbuf, 0, tokens + o, 4ull * nb)) ||
+            (st = llm_model_step_run(m, nb, b->pos[seq] + o, o + nb == n, &s)))
+            return st;
+    }
+    b->pos[seq] += n;
+    const float *lg = hcq_buf_map(m->logbuf);
+    if (logits_out)
+        memcpy(logits_out, lg, 4ull * m->hp.n_vocab);
+    return id_out ? sample_row(b, seq, lg, id_out) : HCQ_OK;
+}
+
+enum hcq_status
+llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens, uint32_t n,
+               float *logits_out, int32_t *ids_out, enum hcq_status *st_out)
+{
+    enum hcq_status st;
+    struct llm_model *m = b->m;
+    const uint32_t V = m->hp.n_vocab;
+    if (!n || n > b->n_seq || !seqs || !tokens)
+        return hcq_err(HCQ_ERR_INVALID, "llm_batch_step: %u sequences (1..%u)", n, b->n_seq);
+    if ((st = tokens_check(b, "llm_batch_step", tokens, n)))
+        return st;
+    for (uint32_t i = 0; i < n; i++) {
+        if ((st = seq_check(b, "llm_batch_step", seqs[i])))
+            return st;
+        for (uint32_t j = 0; j < i; j++)
+            if (seqs[j] == seqs[i])
+                return hcq_err(HCQ_ERR_INVALID, "llm_batch_step: sequence %u listed twice", seqs[i]);
+    }
+    /* the rows that run: sequences with room for one more position, in order */
+    uint32_t na = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t q = seqs[i];
+        if (st_out)
+            st_out[i] = b->pos[q] < b->n_ctx ? HCQ_OK : HCQ_ERR_NOMEM;
+        if (b->pos[q] >= b->n_ctx)
+            continue;
+        b->tp[2 * na] = (int32_t)b->pos[q];
+        b->tp[2 * na + 1] = (int32_t)q;
+        na++;
+    }
+    if (na) {
+        int32_t *t = malloc(4ull * na);
+        if (!t)
+            return hcq_err(HCQ_ERR_NOMEM, "llm_batch_step: out of host memory");
+        for (uint32_t i = 0, k = 0; i < n; i++)
+            if (b->pos[seqs[i]] < b->n_ctx)
+                t[k++] = tokens[i];
+        const struct llm_kv_view kv = {.va = hcq_buf_va(b->kv),
+                                       .layer_B = b->layer_B,
+                                       .slot_B = b->slot_B,
+                                       .n_ctx = b->n_ctx,
+                                       .tok_va = hcq_buf_va(b->tokpos),
+                                       .logits_va = hcq_buf_va(b->logits)};
+        const struct step s = {.kv = &kv};
+        if (!(st = hcq_buf_write(m->tokbuf, 0, t, 4ull * na)) &&
+            !(st = hcq_buf_write(b->tokpos, 0, b->tp, 8ull * na)))
+            st = llm_model_step_run(m, na, 0, true, &s);
+        free(t);
+        if (st)
+            return st;
+    }
+    const float *lg = hcq_buf_map(b->logits);
+    for (uint32_t i = 0, k = 0; i < n; i++) {
+        const uint32_t q = seqs[i];
+        if (b->pos[q] >= b->n_ctx) {
+            if (ids_out)
+                ids_out[i] = -1;
+            continue;
+        }
+        const float *row = lg + (size_t)k++ * V;
+        b->pos[q]++;
+        if (logits_out)
+            memcpy(logits_out + (size_t)i * V, row, 4ull * V);
+        if (ids_out && (st = sample_row(b, q, row, &ids_out[i])))
+            return st;
+    }
+    return HCQ_OK;
+}

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_llm_batch.c - batched decode (llm_batch_*) against the same prompts run alone. Tiny
+ * random-weight models (llama Q8_0, qwen2 F16 with Q/K/V biases, qwen3 Q6_K with head norms, phi3
+ * F16 with fused tensors; GPT-2 vocabulary cut to 2048 ids) on every device that opens (cpu,
+ * then HCQ_TEST_DEVS, else emu:gh100 cuda:0 rm:0). Five prompts of different lengths (fresh
+ * random ids each run) share three slots: sequences join at different steps, leave after STEPS
+ * tokens, and a freed slot takes the next prompt, so every step mixes lengths. Each sequence's
+ * greedy tokens must equal the prompt's alone (llm_model_eval, the per-op path the batch runs
+ * too), and its logits stay within NMSE 1e-7 of them (the same kernels; the matmul of several
+ * rows adds in another order than the one-row form, and the f16 cache turns such last-bit
+ * differences into whole ulps near a rounding boundary). A second pass runs the batch steps'
+ * matmuls on tensor cores (gemm_min_batch 2: f16 operands; bound 1e-5). Then the errors: an
+ * unknown or repeated sequence, n = 0, a full batch, a prompt past n_ctx (nothing appended),
+ * and a full sequence in a step (HCQ_ERR_NOMEM for it alone, the other stepped correctly).
+ */
+#include "harness.h"
+#include "llm_match.h"
+#include "llm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define VOCAB "tests/data/tokenizers/ggml-vocab-gpt-2.gguf"
+#define STEPS 10
+#define N_PROMPT 5
+#define N_SEQ 3
+#define MAX_PROMPT 13
+
+static enum hcq_status
+gen(const char *preset, enum llm_type type, char *path, size_t path_B)
+{
+    struct llm_gguf *v = NULL;
+    enum hcq_status st = llm_gguf_open(VOCAB, &v);
+    if (st)
+        return st;
+    snprintf(path, path_B, "/tmp/nvhcq_test_llm_batch_%s_%s_%d.gguf", preset, llm_type_name(type),
+             (int)getpid());
+    struct llm_gen_params gp = {
+        .preset = preset, .type = type, .vocab = v, .seed = 4321, .threads = 2, .n_vocab = 2048};
+    st = llm_gen_model(&gp, path);
+    llm_gguf_destroy(v);
+    return st;
+}
+
+static int32_t
+argmax(const float *l, uint32_t n)
+{
+    uint32_t b = 0;
+    for (uint32_t i = 1; i < n; i++)
+        if (l[i] > l[b])
+            b = i;
+    return (int32_t)b;
+}
+
+struct prompts {
+    int32_t ids[N_PROMPT][MAX_PROMPT];
+    uint32_t len[N_PROMPT];
+    int32_t tok[N_PROMPT][STEPS]; /* the greedy tokens alone */
+    float *lg;                    /* [N_PROMPT][STEPS][V] their logits */
+};
+
+/* Each prompt alone: prefill, then STEPS greedy tokens (the logits before each). */
+static enum hcq_status
+run_alone(struct llm_model *m, struct prompts *p, uint32_t V)
+{
+    enum hcq_status st = HCQ_OK;
+    for (int j = 0; j < N_PROMPT && !st; j++) {
+        st = llm_model_eval(m, p->ids[j], p->len[j], 0);
+        for (uint32_t s = 0; s < STEPS && !st; s++) {
+            const float *l = llm_model_logits(m);
+            memcpy(p->lg + ((size_t)j * STEPS + s) * V, l, 4ull * V);
+            p->tok[j][s] = argmax(l, V);
+            if (s + 1 < STEPS)
+                st = llm_model_eval(m, &p->tok[j][s], 1, p->len[j] + s);
+        }
+    }
+    return st;
+}
+
+/* The prompts through a batch of N_SEQ slots; worst logits NMSE against alone into *worst. */
+static void
+run_batch(struct th *t, struct llm_model *m, const struct prompts *p, uint32_t V, const char *label,
+          double bound)
+{
+    struct llm_batch *b = NULL;
+    float *lg = malloc(4ull * N_SEQ * V);
+    struct llm_batch_params bp = {.n_seq = N_SEQ, .n_ctx = 48};
+    int who[N_SEQ];       /* prompt in each slot, -1: free */
+    uint32_t done[N_SEQ]; /* tokens produced in each slot */
+    int32_t last[N_SEQ];
+    int next = 0, finished = 0, join_at[N_PROMPT] = {0, 0, 2, 3, 4};
+    double worst = 0;
+    CHECK(lg);
+    CHECK_OK(llm_batch_create(m, &bp, &b));
+    for (int i = 0; i < N_SEQ; i++)
+        who[i] = -1;
+    for (int step = 0; finished < N_PROMPT && step < 100; step++) {
+        /* admit: a prompt whose turn has come takes a free slot */
+        while (next < N_PROMPT && join_at[next] <= step) {
+            uint32_t q;
+            if (llm_batch_seq_add(b, &q) != HCQ_OK)
+                break;
+            CHECK(q < N_SEQ && who[q] == -1);
+            CHECK_OK(llm_batch_seq_prefill(b, q, p->ids[next], p->len[next], lg, &last[q]));
+            worst = fmax(worst, llm_match_nmse(lg, p->lg + (size_t)next * STEPS * V, V));
+            CHECKF(last[q] == p->tok[next][0], "%s prompt %d: first token %d, alone %d", label, next, last[q],
+                   p->tok[next][0]);
+            who[q] = next++, done[q] = 1;
+        }
+        uint32_t seqs[N_SEQ], n = 0;
+        int32_t toks[N_SEQ], ids[N_SEQ];
+        for (uint32_t q = 0; q < N_SEQ; q++)
+            if (who[q] >= 0)
+                seqs[n] = q, toks[n++] = last[q];
+        if (!n)
+            continue;
+        enum hcq_status sts[N_SEQ];
+        CHECK_OK(llm_batch_step(b, seqs, toks, n, lg, ids, sts));
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t q = seqs[i];
+            const int j = who[q];
+            CHECK(sts[i] == HCQ_OK);
+            worst =
+                fmax(worst, llm_match_nmse(lg + (size_t)i * V, p->lg + ((size_t)j * STEPS + done[q]) * V, V));
+            CHECKF(ids[i] == p->tok[j][done[q]], "%s prompt %d token %u: %d in the batch, %d alone", label, j,
+                   done[q], ids[i], p->tok[j][done[q]]);
+            last[q] = ids[i];
+            if (++done[q] == STEPS) { /* leaves; its slot is free for the next prompt */
+                llm_batch_seq_remove(b, q);
+                who[q] = -1, finished++;
+            }
+        }
+    }
+    CHECKF(finished == N_PROMPT, "%s: %d of %d prompts finished", label, finished, N_PROMPT);
+    printf("    %s: %d prompts in %d slots, worst logits NMSE %.3g against alone (bound %g)\n", label,
+           N_PROMPT, N_SEQ, worst, bound);
+    CHECKF(worst < bound, "%s: logits NMSE %g", label, worst);
+done:
+    llm_batch_destroy(b);
+    free(lg);
+}
+
+static void
+one_model(struct th *t, const char *preset, enum llm_type type)
+{
+    char path[256], devs[256], label[128];
+    struct llm_gguf *g = NULL;
+    struct prompts p;
+    p.lg = NULL;
+    CHECK_OK(gen(preset, type, path, sizeof path));
+    CHECK_OK(llm_gguf_open(path, &g));
+    for (int j = 0; j < N_PROMPT; j++) {
+        p.len[j] = 3 + (uint32_t)(th_rand() % (MAX_PROMPT - 3));
+        for (uint32_t i = 0; i < p.len[j]; i++)
+            p.ids[j][i] = (int32_t)(th_rand() % 2048);
+    }
+    const char *env = getenv("HCQ_TEST_DEVS");
+    snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");
+    for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save)) {
+        if (strcmp(dn, "cpu") && !llm_match_device_usable(dn))
+            continue;
+        for (int tc = 0; tc < 2; tc++) {
+            struct llm_model_params mp;
+            struct llm_model *m = NULL;
+            llm_model_params_default(&mp);
+            mp.dev_spec = dn;
+            mp.n_ctx = 48;
+            mp.n_batch = 8;
+            mp.naive_decode = true;         /* alone: the per-op path a batch step runs */
+            mp.gemm_min_batch = tc ? 2 : 0; /* tc: batch steps and prefills on tensor cores */
+            CHECK_OK(llm_model_load_gguf(g, &mp, &m));
+            const uint32_t V = llm_model_hparams(m)->n_vocab;
+            if (!p.lg)
+                CHECK((p.lg = malloc(4ull * N_PROMPT * STEPS * V)));
+            enum hcq_status st = run_alone(m, &p, V);
+            if (st) {
+                llm_model_destroy(m);
+                CHECK_OK(st);
+            }
+            snprintf(label, sizeof label, "%s %s %s%s", dn, preset, llm_type_name(type),
+                     tc ? " (tensor-core matmuls)" : "");
+            run_batch(t, m, &p, V, label, tc ? 1e-5 : 1e-7);
+            llm_model_destroy(m);
+        }
+    }
+done:
+    llm_gguf_destroy(g);
+    free(p.lg);
+    unlink(path);
+}
+
+TEST(llama_q8_0_batch_vs_alone)
+{
+    one_model(t, "tiny", LLM_TYPE_Q8_0);
+}
+TEST(qwen2_f16_batch_vs_alone)
+{
+    one_model(t, "qwen2-tiny", LLM_TYPE_F16);
+}
+TEST(qwen3_q6_k_batch_vs_alone)
+{
+    one_model(t, "qwen3-tiny", LLM_TYPE_Q6_K);
+}
+TEST(phi3_f16_batch_vs_alone)
+{
+    one_model(t, "phi3-tiny", LLM_TYPE_F16);
+}
+
+TEST(errors)
+{
+    char path[256];
+    struct llm_gguf *g = NULL;
+    struct llm_model *m = NULL;
+    struct llm_batch *b = NULL;
+    CHECK_OK(gen("tiny", LLM_TYPE_F16, path, sizeof path));
+    CHECK_OK(llm_gguf_open(path, &g));
+    struct llm_model_params mp;
+    llm_model_params_default(&mp);
+    mp.dev_spec = "cpu";
+    mp.n_ctx = 32;
+    mp.n_batch = 4;
+    mp.naive_decode = true; /* alone: the per-op path a batch step runs */
+    CHECK_OK(llm_model_load_gguf(g, &mp, &m));
+    struct llm_batch_params bp = {.n_seq = 8, .n_ctx = 16};
+    CHECK(llm_batch_create(m, &bp, &b) == HCQ_ERR_INVALID); /* above the model's batch rows */
+    bp.n_seq = 2, bp.n_ctx = 64;
+    CHECK(llm_batch_create(m, &bp, &b) == HCQ_ERR_INVALID); /* above the model's context */
+    bp.n_ctx = 16;
+    CHECK_OK(llm_batch_create(m, &bp, &b));
+    CHECK(llm_batch_n_seq(b) == 2 && llm_batch_n_ctx(b) == 16);
+    uint32_t a, c, d;
+    CHECK_OK(llm_batch_seq_add(b, &a));
+    CHECK_OK(llm_batch_seq_add(b, &c));
+    CHECK(llm_batch_seq_add(b, &d) == HCQ_ERR_NOMEM); /* every slot taken */
+    int32_t pr[20], id = -1, ids[2];
+    for (int i = 0; i < 20; i++)
+        pr[i] = (int32_t)(th_rand() % 2048);
+    CHECK(llm_batch_seq_prefill(b, a, pr, 17, NULL, NULL) == HCQ_ERR_NOMEM); /* past n_ctx */
+    CHECK(llm_batch_seq_pos(b, a) == 0);                                     /* nothing appended */
+    CHECK_OK(llm_batch_seq_prefill(b, a, pr, 16, NULL, NULL));               /* exactly full */
+    CHECK_OK(llm_batch_seq_prefill(b, c, pr, 5, NULL, &id));
+    uint32_t seqs[2] = {a, c}, bad[2] = {c, c}, gone = 5;
+    int32_t toks[2] = {1, id}, badtok = 99999;
+    enum hcq_status sts[2];
+    CHECK(llm_batch_step(b, bad, toks, 2, NULL, ids, NULL) == HCQ_ERR_INVALID);   /* repeated */
+    CHECK(llm_batch_step(b, &gone, toks, 1, NULL, ids, NULL) == HCQ_ERR_INVALID); /* no such slot */
+    CHECK(llm_batch_step(b, seqs, toks, 0, NULL, ids, NULL) == HCQ_ERR_INVALID);  /* n = 0 */
+    CHECK(llm_batch_step(b, &c, &badtok, 1, NULL, ids, NULL) == HCQ_ERR_INVALID); /* token */
+    CHECK_OK(llm_batch_step(b, seqs, toks, 2, NULL, ids, sts));
+    CHECK(sts[0] == HCQ_ERR_NOMEM && ids[0] == -1 && llm_batch_seq_pos(b, a) == 16); /* full: not stepped */
+    CHECK(sts[1] == HCQ_OK && ids[1] >= 0 && llm_batch_seq_pos(b, c) == 6);
+    /* c's token equals the same prompt alone */
+    CHECK_OK(llm_model_eval(m, pr, 5, 0));
+    CHECK_OK(llm_model_eval(m, &id, 1, 5));
+    CHECK(ids[1] == argmax(llm_model_logits(m), llm_model_hparams(m)->n_vocab));
+    llm_batch_seq_remove(b, a);
+    CHECK_OK(llm_batch_seq_add(b, &d));
+    CHECK(d == a && llm_batch_seq_pos(b, d) == 0);
+done:
+    llm_batch_destroy(b);
+    llm_model_destroy(m);
+    llm_gguf_destroy(g);
+    unlink(path);
+}
+
+int
+main(int argc, char **argv)
+{
+    static const struct th_case cases[] = {
+        TH_CASE(llama_q8_0_batch_vs_alone), TH_CASE(qwen2_f16_batch_vs_alone),
+        TH_CASE(qwen3_q6_k_batch_vs_alone), TH_CASE(phi3_f16_batch_vs_alone), TH_CASE(errors)};
+    return th_run("llm_batch", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
+}
