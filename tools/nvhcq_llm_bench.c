@@ -14,6 +14,7 @@
 #include "k_llm_params.h" /* K_LLM_KV_B */
 #include "llm.h"
 #include "nvhcq_cli.h"
+#include "nvhcq_llm_bench.h"
 #include "nvhcq_cmds.h"
 
 #include <errno.h>
@@ -237,8 +238,8 @@ write_json(FILE *f, const char *model, const char *type, const struct llm_model 
 int
 nvhcq_cmd_llm_bench(int argc, char **argv)
 {
-    const char *model = NULL, *dev = NULL, *json = NULL, *format = "md", *depth_s = "0";
-    uint32_t n_pp = 512, n_tg = 128, n_batch = 0, depths[8] = {0}, n_depth = 0;
+    const char *model = NULL, *dev = NULL, *json = NULL, *format = "md", *depth_s = "0", *batch_s = NULL;
+    uint32_t n_pp = 512, n_tg = 128, n_batch = 0, depths[8] = {0}, n_depth = 0, bs[16], n_bs = 0;
     int reps = 5, warm_ms = -1;
     bool profile = false, no_sampled = false;
     const struct cli_opt opts[] = {
@@ -261,6 +262,9 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
                  "min-p 0.05, repeat penalty 1.1 over 64)"),
         CLI_FLAG(NULL, "--profile", &profile,
                  "per-kernel device time of one decode step (per depth; md output)"),
+        CLI_STR(NULL, "--batch", &batch_s, "B1,B2..",
+                "batched decode instead (llama-batched-bench's -npl): per B, B sequences of -p prompt "
+                "tokens, then -n steps of all of them; columns as llama-batched-bench's"),
         CLI_CHOICE("-o", "--output", &format, "md|json", "stdout format: markdown table or JSON records"),
         CLI_STR(NULL, "--json", &json, "FILE", "also write the JSON records to FILE"),
         CLI_END,
@@ -299,6 +303,17 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     }
     if (!n_depth)
         return cli_usage_error(&cmd, "-d: up to 8 comma-separated depths 0..1048576");
+    uint32_t max_b = 0;
+    for (const char *c = batch_s; c && *c; c = strchr(c, ',') ? strchr(c, ',') + 1 : "") {
+        char *end;
+        long v = strtol(c, &end, 10);
+        if (n_bs == 16 || end == c || v < 1 || v > LLM_BATCH_MAX_SEQ || (*end && *end != ','))
+            return cli_usage_error(&cmd, "--batch: up to 16 comma-separated sizes 1..256");
+        bs[n_bs++] = (uint32_t)v;
+        max_b = (uint32_t)v > max_b ? (uint32_t)v : max_b;
+    }
+    if (batch_s && (!n_bs || !n_tg || max_d))
+        return cli_usage_error(&cmd, "--batch needs sizes and -n > 0, and takes no -d");
     bool md = !strcmp(format, "md");
     FILE *jf = NULL;
     if (json && !(jf = fopen(json, "w")))
@@ -309,6 +324,10 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     mp.dev_spec = dev;
     mp.n_ctx = max_d + (n_pp > n_tg ? n_pp : n_tg) + 2; /* tg<N>s: one step more */
     mp.n_batch = n_batch ? n_batch : (n_pp ? n_pp : 512);
+    if (n_bs && mp.n_batch < max_b) /* a batch step runs its sequences as rows of one pass */
+        mp.n_batch = max_b;
+    if (n_bs) /* (each sequence's slot: the prompt, then the steps) */
+        mp.n_ctx = n_pp + n_tg + 2;
     mp.progress = nvhcq_llm_progress;
     mp.progress_user = &last;
     struct llm_model *m = NULL;
@@ -325,6 +344,14 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     const char *type = ftype_name(g);
     char commit[48];
     cli_commit(commit, sizeof commit);
+    if (n_bs) {
+        const struct llm_bench_meta mt = {.model = base, .type = type, .commit = commit, .info = &info};
+        if (md)
+            printf("device: %s (%s, %s), driver %s, commit %s, batched decode\n\n", info.name, info.spec,
+                   info.arch, info.driver, commit);
+        rc = nvhcq_llm_bench_batch(m, bs, n_bs, n_pp, n_tg, &mt, md, jf);
+        goto done;
+    }
     if (md) {
         printf("device: %s (%s, %s), driver %s, commit %s, decode path %s\n\n", info.name, info.spec,
                info.arch, info.driver, commit, llm_model_decode_path(m));
