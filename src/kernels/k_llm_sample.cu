@@ -377,3 +377,41 @@ __launch_bounds__(KT) k_llm_sample_pick(const struct k_llm_sample_params p)
     if (out)
         out[0] = id, out[1] = status;
 }
+
+/* One CTA per row: each thread the best (value, then lowest id) and the first non-finite id of
+ * its strided ids, then a shared-memory tree of both (k_llm_sample.h). */
+extern "C" __global__ void __launch_bounds__(PT)
+k_llm_sample_argmax_rows(const struct k_llm_argmax_params p)
+{
+    __shared__ float sv[PT];
+    __shared__ uint32_t si[PT], sb[PT];
+    const uint32_t r = blockIdx.x, t = threadIdx.x;
+    if (r >= p.n_rows || blockDim.x != PT)
+        return;
+    const float *x = (const float *)(uintptr_t)p.x_va + (size_t)r * p.n;
+    float bv = -INFINITY;
+    uint32_t bi = NONE, bad = NONE;
+    for (uint32_t i = t; i < p.n; i += PT) {
+        const float v = x[i];
+        if (!isfinite(v)) {
+            bad = min(bad, i);
+            continue;
+        }
+        if (bi == NONE || v > bv) /* ascending ids per thread: the first of equals stays */
+            bv = v, bi = i;
+    }
+    sv[t] = bv, si[t] = bi, sb[t] = bad;
+    __syncthreads();
+    for (uint32_t s = PT / 2; s > 0; s >>= 1) {
+        if (t < s) {
+            const float ov = sv[t + s];
+            const uint32_t oi = si[t + s];
+            if (oi != NONE && (si[t] == NONE || ov > sv[t] || (ov == sv[t] && oi < si[t])))
+                sv[t] = ov, si[t] = oi;
+            sb[t] = min(sb[t], sb[t + s]);
+        }
+        __syncthreads();
+    }
+    if (t == 0)
+        ((int32_t *)(uintptr_t)p.out_va)[r] = sb[0] != NONE ? -1 - (int32_t)sb[0] : (int32_t)si[0];
+}

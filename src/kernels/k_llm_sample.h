@@ -180,4 +180,19 @@ k_llm_smp_uniform(uint64_t seed, uint64_t n)
     return (float)((z >> 40) * (1.0 / 16777216.0));
 }
 
+/* k_llm_sample_argmax_rows: greedy picks of a batch step (src/llm/llm_batch.c): for each row r of
+ * x f32 [n_rows][n], out[r] = the id of the row's largest logit (lowest id on ties, as the host
+ * sampler's greedy), or -1 - i when logit i is the row's first NaN/Inf. grid (n_rows),
+ * K_LLM_SMP_PART_THREADS threads. */
+struct k_llm_argmax_params {
+    uint64_t x_va;   /* f32 [n_rows][n] */
+    uint64_t out_va; /* int32 [n_rows] */
+    uint32_t n_rows, n;
+};
+_Static_assert(sizeof(struct k_llm_argmax_params) == 24 &&
+                   offsetof(struct k_llm_argmax_params, out_va) == 8 &&
+                   offsetof(struct k_llm_argmax_params, n_rows) == 16 &&
+                   offsetof(struct k_llm_argmax_params, n) == 20,
+               "argmax params layout");
+
 #endif /* K_LLM_SAMPLE_H */

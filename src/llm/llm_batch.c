@@ -7,12 +7,14 @@
  * A step runs the model's per-op forward pass (llm_model.c record_step) over n rows, with the
  * tokens' {position, slot} pairs in device memory (k_llm_rope_kv stores each token's K and V in its
  * slot at its position, k_llm_attn attends each token over its own slot) and the logits of every
- * row into a host-visible [n_seq][n_vocab] buffer; matmuls of at least the model's
- * gemm_min_batch rows run on tensor cores (llm_prefill.c), smaller ones on k_llm_matmul.
- * Prefill of one sequence is the model's prefill with the slot as its cache (the tiled prefill
- * attention), in chunks of n_batch. Sampling: each slot's llm_sampler on the host, over the row's
- * logits. One thread per batch; the model's own single-sequence state is left as it was, but
- * its activation buffers are shared, so calls on the model and its batches do not interleave.
+ * row into a [n_seq][n_vocab] device buffer; matmuls of at least the model's gemm_min_batch rows
+ * run on tensor cores (llm_prefill.c), smaller ones on k_llm_matmul. Prefill of one sequence is
+ * the model's prefill with the slot as its cache (the tiled prefill attention), in chunks of
+ * n_batch. Sampling: when every stepped sequence samples greedily without penalties, the picks
+ * are made on the device (k_llm_sample_argmax_rows) and only n ids cross to the host; otherwise
+ * the rows' logits are read back and each slot's llm_sampler picks on the host (the logits of a
+ * 128k vocabulary are 0.5 MB a row). One thread per batch; the model's own single-sequence state is left as
+ * it was, but its activation buffers are shared, so calls on the model and its batches do not interleave.
  * Layer: llm.
  */
 #include "llm_model_int.h"
@@ -26,13 +28,16 @@ struct llm_batch {
     struct llm_model *m;
     uint32_t n_seq, n_ctx, kv_dim;
     uint64_t slot_B, layer_B;
-    struct hcq_buf *kv;       /* [n_layer][2][n_seq][n_ctx][kv_dim] f16 */
-    struct hcq_buf *tokpos;   /* int32 {pos, slot}[n_seq] (device) */
-    struct hcq_buf *logits;   /* f32 [n_seq][n_vocab] (host-visible) */
-    uint32_t *pos;            /* [n_seq] tokens in each slot's cache */
-    bool *used;               /* [n_seq] */
-    struct llm_sampler **smp; /* [n_seq] per-slot sampler (greedy until set) */
-    int32_t *tp;              /* host staging of tokpos */
+    struct hcq_buf *kv;            /* [n_layer][2][n_seq][n_ctx][kv_dim] f16 */
+    struct hcq_buf *tokpos;        /* int32 {pos, slot}[n_seq] (device) */
+    struct hcq_buf *logits;        /* f32 [n_seq][n_vocab] (device) */
+    struct hcq_buf *ids;           /* int32 [n_seq] greedy picks (host-visible) */
+    float *lg_host;                /* [n_seq][n_vocab]: rows read back for host sampling */
+    uint32_t *pos;                 /* [n_seq] tokens in each slot's cache */
+    bool *used;                    /* [n_seq] */
+    struct llm_sampler **smp;      /* [n_seq] per-slot sampler (greedy until set) */
+    struct llm_sampler_params *sp; /* [n_seq] its parameters */
+    int32_t *tp;                   /* host staging of tokpos */
 };
 
 void
@@ -50,6 +55,9 @@ llm_batch_destroy(struct llm_batch *b)
     hcq_buf_free(b->kv);
     hcq_buf_free(b->tokpos);
     hcq_buf_free(b->logits);
+    hcq_buf_free(b->ids);
+    free(b->lg_host);
+    free(b->sp);
     for (uint32_t i = 0; b->smp && i < b->n_seq; i++)
         llm_sampler_destroy(b->smp[i]);
     free(b->smp);
@@ -105,19 +113,22 @@ llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct l
     b->used = calloc(p->n_seq, sizeof *b->used);
     b->smp = calloc(p->n_seq, sizeof *b->smp);
     b->tp = calloc(2ull * p->n_seq, sizeof *b->tp);
-    if (!b->pos || !b->used || !b->smp || !b->tp) {
+    b->sp = calloc(p->n_seq, sizeof *b->sp);
+    b->lg_host = malloc(lg_B);
+    if (!b->pos || !b->used || !b->smp || !b->tp || !b->sp || !b->lg_host) {
         st = hcq_err(HCQ_ERR_NOMEM, "llm_batch_create: out of host memory");
         goto fail;
     }
     if ((st = hcq_buf_alloc(m->dev, kv_B, HCQ_MEM_DEVICE, &b->kv)) ||
         (st = hcq_buf_alloc(m->dev, 8ull * p->n_seq, HCQ_MEM_DEVICE, &b->tokpos)) ||
-        (st = hcq_buf_alloc(m->dev, lg_B, HCQ_MEM_HOST, &b->logits)))
+        (st = hcq_buf_alloc(m->dev, lg_B, HCQ_MEM_DEVICE, &b->logits)) ||
+        (st = hcq_buf_alloc(m->dev, 4ull * p->n_seq, HCQ_MEM_HOST, &b->ids)))
         goto fail;
-    struct llm_sampler_params sp;
-    llm_sampler_params_default(&sp);
-    for (uint32_t i = 0; i < p->n_seq; i++)
-        if ((st = llm_sampler_create(&sp, hp->n_vocab, &b->smp[i])))
+    for (uint32_t i = 0; i < p->n_seq; i++) {
+        llm_sampler_params_default(&b->sp[i]);
+        if ((st = llm_sampler_create(&b->sp[i], hp->n_vocab, &b->smp[i])))
             goto fail;
+    }
     *b_out = b;
     return HCQ_OK;
 fail:
@@ -137,6 +148,14 @@ llm_batch_n_ctx(const struct llm_batch *b)
     return b->n_ctx;
 }
 
+/* A sampler whose pick is the logits' argmax: no temperature, no penalties. */
+static bool
+greedy(const struct llm_sampler_params *p)
+{
+    return p->temp <= 0.0f && (p->repeat_penalty == 1.0f || !p->repeat_last_n) &&
+           p->presence_penalty == 0.0f && p->frequency_penalty == 0.0f;
+}
+
 enum hcq_status
 llm_batch_seq_add(struct llm_batch *b, uint32_t *seq_out)
 {
@@ -144,6 +163,18 @@ llm_batch_seq_add(struct llm_batch *b, uint32_t *seq_out)
         if (!b->used[i]) {
             b->used[i] = true;
             b->pos[i] = 0;
+            if (!greedy(&b->sp[i])) { /* a new sequence starts greedy */
+                struct llm_sampler *s = NULL;
+                struct llm_sampler_params d;
+                llm_sampler_params_default(&d);
+                enum hcq_status st = llm_sampler_create(&d, b->m->hp.n_vocab, &s);
+                if (st) {
+                    b->used[i] = false;
+                    return st;
+                }
+                llm_sampler_destroy(b->smp[i]);
+                b->smp[i] = s, b->sp[i] = d;
+            }
             llm_sampler_reset(b->smp[i]);
             *seq_out = i;
             return HCQ_OK;
@@ -189,6 +220,7 @@ llm_batch_seq_sampler(struct llm_batch *b, uint32_t seq, const struct llm_sample
         llm_sampler_accept(s, hist[i]);
     llm_sampler_destroy(b->smp[seq]);
     b->smp[seq] = s;
+    b->sp[seq] = *p;
     return HCQ_OK;
 }
 
@@ -265,14 +297,17 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
             if (seqs[j] == seqs[i])
                 return hcq_err(HCQ_ERR_INVALID, "llm_batch_step: sequence %u listed twice", seqs[i]);
     }
-    /* the rows that run: sequences with room for one more position, in order */
+    /* the rows that run: sequences with room for one more position, in order; whether every one
+     * of them picks greedily (then on the device) */
     uint32_t na = 0;
+    bool dev_pick = true;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t q = seqs[i];
         if (st_out)
             st_out[i] = b->pos[q] < b->n_ctx ? HCQ_OK : HCQ_ERR_NOMEM;
         if (b->pos[q] >= b->n_ctx)
             continue;
+        dev_pick = dev_pick && greedy(&b->sp[q]);
         b->tp[2 * na] = (int32_t)b->pos[q];
         b->tp[2 * na + 1] = (int32_t)q;
         na++;
@@ -289,16 +324,21 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
                                        .slot_B = b->slot_B,
                                        .n_ctx = b->n_ctx,
                                        .tok_va = hcq_buf_va(b->tokpos),
-                                       .logits_va = hcq_buf_va(b->logits)};
+                                       .logits_va = hcq_buf_va(b->logits),
+                                       .ids_va = ids_out && dev_pick ? hcq_buf_va(b->ids) : 0};
         const struct step s = {.kv = &kv};
         if (!(st = hcq_buf_write(m->tokbuf, 0, t, 4ull * na)) &&
             !(st = hcq_buf_write(b->tokpos, 0, b->tp, 8ull * na)))
             st = llm_model_step_run(m, na, 0, true, &s);
         free(t);
+        /* the rows' logits to the host only when asked for or sampled there */
+        if (!st && (logits_out || (ids_out && !dev_pick)))
+            st = hcq_buf_read(b->logits, 0, b->lg_host, 4ull * na * V);
         if (st)
             return st;
     }
-    const float *lg = hcq_buf_map(b->logits);
+    const float *lg = b->lg_host;
+    const int32_t *picks = hcq_buf_map(b->ids);
     for (uint32_t i = 0, k = 0; i < n; i++) {
         const uint32_t q = seqs[i];
         if (b->pos[q] >= b->n_ctx) {
@@ -306,12 +346,24 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
                 ids_out[i] = -1;
             continue;
         }
-        const float *row = lg + (size_t)k++ * V;
+        const uint32_t r = k++;
+        const float *row = lg + (size_t)r * V;
         b->pos[q]++;
         if (logits_out)
             memcpy(logits_out + (size_t)i * V, row, 4ull * V);
-        if (ids_out && (st = sample_row(b, q, row, &ids_out[i])))
-            return st;
+        if (!ids_out)
+            continue;
+        if (!dev_pick) {
+            if ((st = sample_row(b, q, row, &ids_out[i])))
+                return st;
+            continue;
+        }
+        if (picks[r] < 0)
+            return hcq_err(HCQ_ERR_FORMAT,
+                           "llm_batch_step: logit %d of sequence %u is NaN or Inf (a broken model)",
+                           -1 - picks[r], q);
+        ids_out[i] = picks[r];
+        llm_sampler_accept(b->smp[q], picks[r]);
     }
     return HCQ_OK;
 }

@@ -10,6 +10,7 @@
 #include "llm_model_int.h"
 #include "llm_model_priv.h"
 
+#include "k_llm_sample.h" /* k_llm_argmax_params */
 #include "util_log.h"
 #include "k_llm_gemm_params.h"
 #include "k_tmap.h"
@@ -238,6 +239,8 @@ llm_model_logits(struct llm_model *m)
 }
 
 /* ==== Forward ==== */
+
+_Static_assert(K_LLM_BLOCK == K_LLM_SMP_PART_THREADS, "k_llm_sample_argmax_rows takes launch()'s block");
 
 /* The embedding's token: tokbuf (direct), the tok variable (graph), or the id the device
  * sampler left (sample): patches pt[0] (tok) and pt[1] (pos) as they apply. */
@@ -741,9 +744,13 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     if (!want_logits)
         return HCQ_OK;
     if (kv && kv->logits_va) { /* a batch step: the logits of every token */
-        if ((st = norm(m, m->x_va, m->xn_va, n, &m->gw[GW_OUT_NORM], &m->gw[GW_OUT_NORM_B])))
+        if ((st = norm(m, m->x_va, m->xn_va, n, &m->gw[GW_OUT_NORM], &m->gw[GW_OUT_NORM_B])) ||
+            (st = matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, kv->logits_va, hp->n_vocab, n, NULL, false)) ||
+            !kv->ids_va)
             return st;
-        return matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, kv->logits_va, hp->n_vocab, n, NULL, false);
+        const struct k_llm_argmax_params amp = {
+            .x_va = kv->logits_va, .out_va = kv->ids_va, .n_rows = n, .n = hp->n_vocab};
+        return launch(m, PROG_ARGMAX_ROWS, n, 1, &amp, sizeof amp, NULL, 0);
     }
     /* 8. final norm of the last token, output head -> logits (host-visible) */
     uint64_t last = m->x_va + 4ull * (n - 1) * d;

@@ -62,6 +62,7 @@ enum {
     PROG_MVH_BF16,
     PROG_HEAD_NORM, /* Qwen3's RMSNorm of each Q / K head */
     PROG_ATTN_DEC_LONG,
+    PROG_ARGMAX_ROWS, /* a batch step's greedy picks (k_llm_sample.h) */
     PROG_COUNT
 };
 static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
@@ -93,7 +94,8 @@ static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
                                                    "k_llm_matvec_h_f16",
                                                    "k_llm_matvec_h_bf16",
                                                    "k_llm_head_norm",
-                                                   "k_llm_attn_decode_long"};
+                                                   "k_llm_attn_decode_long",
+                                                   "k_llm_sample_argmax_rows"};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
  * activations, 2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs 560 with k_llm_matvec's
@@ -173,11 +175,12 @@ struct llm_model {
  * va + 2 l layer_B, V rows layer_B after them, each slot slot_B bytes after the one before.
  * tok_va: int32 {pos, slot} per token of a batch step (0: one sequence in the slot at va, at
  * consecutive positions); logits_va: the logits of every token there, [n][n_vocab] f32 (0: the
- * last token's, into the model's logits). */
+ * last token's, into the model's logits); ids_va: with logits_va, each row's greedy pick there
+ * (int32 [n], k_llm_sample_argmax_rows), or 0. */
 struct llm_kv_view {
     uint64_t va, layer_B, slot_B;
     uint32_t n_ctx;
-    uint64_t tok_va, logits_va;
+    uint64_t tok_va, logits_va, ids_va;
 };
 
 /* Patch slots of one recorded step (graph recording) or none (direct). */

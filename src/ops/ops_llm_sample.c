@@ -240,8 +240,30 @@ twin_pick(struct hcq_twin_launch *l)
         out[0] = id, out[1] = status;
 }
 
+static void
+twin_argmax_rows(struct hcq_twin_launch *l)
+{
+    const struct k_llm_argmax_params *p = l->params;
+    const float *x = HCQ_TWIN_PTR(l, p->x_va, 4ull * p->n_rows * p->n);
+    int32_t *out = HCQ_TWIN_PTR(l, p->out_va, 4ull * p->n_rows);
+    if (!x || !out)
+        return;
+    for (uint32_t r = 0; r < p->n_rows; r++) {
+        const float *row = x + (size_t)r * p->n;
+        int32_t best = -1, bad = -1;
+        for (uint32_t i = 0; i < p->n && bad < 0; i++) {
+            if (!isfinite(row[i]))
+                bad = (int32_t)i;
+            else if (best < 0 || row[i] > row[best])
+                best = (int32_t)i;
+        }
+        out[r] = bad >= 0 ? -1 - bad : best;
+    }
+}
+
 const struct hcq_kernel_desc ops_llm_sample_kernels[] = {
     {"k_llm_sample_part", "k_llm_sample", sizeof(struct k_llm_sample_params), twin_part},
     {"k_llm_sample_pick", "k_llm_sample", sizeof(struct k_llm_sample_params), twin_pick},
+    {"k_llm_sample_argmax_rows", "k_llm_sample", sizeof(struct k_llm_argmax_params), twin_argmax_rows},
     {0},
 };
