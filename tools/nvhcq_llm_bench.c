@@ -239,7 +239,8 @@ int
 nvhcq_cmd_llm_bench(int argc, char **argv)
 {
     const char *model = NULL, *dev = NULL, *json = NULL, *format = "md", *depth_s = "0", *batch_s = NULL;
-    uint32_t n_pp = 512, n_tg = 128, n_batch = 0, depths[8] = {0}, n_depth = 0, bs[16], n_bs = 0;
+    uint32_t n_pp = 512, n_tg = 128, n_batch = 0, depths[8] = {0}, n_depth = 0, bs[16], n_bs = 0,
+             gemm_min = 64;
     int reps = 5, warm_ms = -1;
     bool profile = false, no_sampled = false;
     const struct cli_opt opts[] = {
@@ -262,6 +263,9 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
                  "min-p 0.05, repeat penalty 1.1 over 64)"),
         CLI_FLAG(NULL, "--profile", &profile,
                  "per-kernel device time of one decode step (per depth; md output)"),
+        CLI_NUM(NULL, "--gemm-min-batch", &gemm_min, "N", 0, 1 << 20,
+                "matmuls of at least N rows (prefill batches, batch steps) on tensor cores, f16 operands; 0: "
+                "never (llm_model_params.gemm_min_batch) [default: 64]"),
         CLI_STR(NULL, "--batch", &batch_s, "B1,B2..",
                 "batched decode instead (llama-batched-bench's -npl): per B, B sequences of -p prompt "
                 "tokens, then -n steps of all of them; columns as llama-batched-bench's"),
@@ -324,6 +328,7 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     mp.dev_spec = dev;
     mp.n_ctx = max_d + (n_pp > n_tg ? n_pp : n_tg) + 2; /* tg<N>s: one step more */
     mp.n_batch = n_batch ? n_batch : (n_pp ? n_pp : 512);
+    mp.gemm_min_batch = gemm_min;
     if (n_bs && mp.n_batch < max_b) /* a batch step runs its sequences as rows of one pass */
         mp.n_batch = max_b;
     if (n_bs) /* (each sequence's slot: the prompt, then the steps) */
