@@ -151,6 +151,7 @@ struct llm_model {
     uint64_t x_va, xn_va, qkv_va, att_va, fa_va, fb_va;
     uint32_t qkv_dim;             /* q_dim + 2 * kv_dim floats per row */
     struct prefill_gemm pg;       /* tensor-core prefill matmuls (n >= pg.min_n) */
+    uint32_t pg_min_step;         /* the step being recorded: pg.min_n, or 1 for a batch step */
     struct hcq_graph *graph;      /* decode step */
     struct hcq_graph *graph_long; /* ... past the attention's short-context path (k_llm_ad_long) */
     uint32_t var_tok, var_pos, var_tick;

@@ -176,7 +176,7 @@ bool
 llm_qkv_prefill_ok(const struct llm_model *m, const struct dtensor *const *w3, uint32_t n, uint32_t x_stride,
                    uint32_t y_stride)
 {
-    if (!m->pg.min_n || n < m->pg.min_n || x_stride % 4 || y_stride % 2)
+    if (!m->pg.min_n || n < m->pg_min_step || x_stride % 4 || y_stride % 2)
         return false;
     for (int i = 0; i < 3; i++)
         if (!llm_pg_takes(w3[i]) || w3[i]->ne0 != w3[0]->ne0)
