@@ -181,6 +181,7 @@ llm_model_destroy(struct llm_model *m)
     hcq_buf_free(m->adbuf);
     hcq_buf_free(m->tokbuf);
     hcq_buf_free(m->kvbuf);
+    hcq_buf_free(m->f16buf);
     hcq_buf_free(m->abuf);
     hcq_buf_free(m->wbuf);
     for (int i = 0; i < PROG_COUNT; i++)
@@ -310,13 +311,13 @@ matmul(struct llm_model *m, const struct dtensor *w, uint64_t x_va, uint32_t x_s
         /* a matrix larger than the f16 scratch (which holds the largest layer matrix: the output
          * head of a batch step) in slices of whole rows, 64 at least */
         const uint64_t fit = m->pg.w16_B / (2ull * w->ne0) / 64 * 64;
-        if (fit >= w->ne1)
+        if (fit >= w->ne1 || w->f16_va)
             return llm_matmul_prefill(m, &w, 1, x_va, x_stride, y_va, y_stride, n, b, acc);
         const uint64_t rb = k_llm_gemm_row_bytes(w->type, w->ne0);
         for (uint32_t r0 = 0; fit && r0 < w->ne1; r0 += (uint32_t)fit) {
             struct dtensor v = *w, bv = b ? *b : (struct dtensor){0};
             const struct dtensor *vp = &v;
-            v.va += r0 * rb;
+            v.va += r0 * rb; /* (f16_va is 0 here) */
             v.ne1 = w->ne1 - r0 < fit ? w->ne1 - r0 : (uint32_t)fit;
             bv.va += b ? 4ull * r0 : 0;
             enum hcq_status st = llm_matmul_prefill(m, &vp, 1, x_va, x_stride, y_va + 4ull * r0, y_stride, n,

@@ -20,6 +20,7 @@ struct dtensor {
     uint64_t va; /* 0: absent */
     uint32_t type;
     uint32_t ne0, ne1;
+    uint64_t f16_va; /* its f16 copy for the tensor-core matmuls (llm_pg_cache_f16), 0: none */
 };
 
 #define PROG_MVQ_W2 7 /* PROG_MVQ_<t>_W2 - PROG_MVQ_<t> */
@@ -140,6 +141,7 @@ struct llm_model {
     uint64_t weights_B;
     struct hcq_buf *wbuf;   /* all weights */
     struct hcq_buf *abuf;   /* activations */
+    struct hcq_buf *f16buf; /* f16 copies of the matrices (llm_pg_cache_f16), or NULL */
     struct hcq_buf *kvbuf;  /* KV cache: [n_layer][2][n_ctx][kv_dim] f16 (K_LLM_KV_B) */
     struct hcq_buf *tokbuf; /* int32 [n_batch] */
     struct hcq_buf *logbuf; /* f32 [n_vocab], host-visible */
@@ -216,6 +218,11 @@ enum hcq_status llm_pg_init(struct llm_model *m, uint32_t min_n);
 enum hcq_status llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_t n_w,
                                    uint64_t x_va, uint32_t x_stride, uint64_t y_va, uint32_t y_stride,
                                    uint32_t n, const struct dtensor *b, bool acc);
+/* Dequantize every layer matrix and the output head to f16 once, into m->f16buf (each layer's Q, K,
+ * V one after the other), so tensor-core matmuls read them instead of dequantizing per call;
+ * HCQ_ERR_NOMEM (nothing kept) when the device lacks the memory; a no-op without the tensor-core
+ * path or when done before. */
+enum hcq_status llm_pg_cache_f16(struct llm_model *m);
 bool llm_qkv_prefill_ok(const struct llm_model *m, const struct dtensor *const *w3, uint32_t n,
                         uint32_t x_stride, uint32_t y_stride);
 

@@ -121,7 +121,14 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
     const uint32_t k = ws[0]->ne0;
     uint32_t rows = 0;
     enum hcq_status st;
-    for (uint32_t i = 0; i < n_w; i++) {
+    /* the f16 copies (llm_pg_cache_f16) when every matrix has one, one after the other */
+    bool cached = true;
+    for (uint32_t i = 0; i < n_w; i++)
+        cached =
+            cached && ws[i]->f16_va && (!i || ws[i]->f16_va == ws[i - 1]->f16_va + 2ull * k * ws[i - 1]->ne1);
+    for (uint32_t i = 0; i < n_w && cached; i++)
+        rows += ws[i]->ne1;
+    for (uint32_t i = 0; i < n_w && !cached; i++) {
         /* one thread per 8 values, capped grid (the aux kernels grid-stride) */
         uint64_t wt = ((uint64_t)ws[i]->ne1 * k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
         struct k_llm_dequant_f16_params dp = {.w_va = ws[i]->va,
@@ -138,7 +145,7 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
     struct k_llm_cast_f16_params cp = {
         .x_va = x_va, .out_va = pg->x16_va, .n = n, .k = k, .x_stride = x_stride};
     struct k_llm_gemm_params gp = {.x_va = pg->x16_va,
-                                   .w_va = pg->w16_va,
+                                   .w_va = cached ? ws[0]->f16_va : pg->w16_va,
                                    .y_va = y_va,
                                    .b_va = b ? b->va : 0,
                                    .k = k,
@@ -166,6 +173,75 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
     uint64_t tiles = (uint64_t)((n + K_LLM_GEMM_TILE_M - 1) / K_LLM_GEMM_TILE_M) *
                      ((rows + K_LLM_GEMM_TILE_N - 1) / K_LLM_GEMM_TILE_N);
     return launch_pg(m, PG_GEMM, tiles > 65535 ? 65535 : (uint32_t)tiles, K_LLM_GEMM_THREADS, &gp, sizeof gp);
+}
+
+enum hcq_status
+llm_pg_cache_f16(struct llm_model *m)
+{
+    enum hcq_status st;
+    if (!m->pg.min_n || m->f16buf)
+        return HCQ_OK;
+    /* the order: per layer Q, K, V (one GEMM reads them as one matrix), then the others; the head */
+    struct dtensor *list[LW_COUNT * 64 + 1], **all = NULL;
+    const uint32_t per = LW_COUNT, n_max = m->hp.n_layer * per + 1;
+    all = n_max <= sizeof list / sizeof list[0] ? list : malloc(n_max * sizeof *all);
+    if (!all)
+        return hcq_err(HCQ_ERR_NOMEM, "llm f16 weights: out of host memory");
+    uint32_t n = 0;
+    uint64_t total = 0;
+    for (uint32_t l = 0; l < m->hp.n_layer; l++) {
+        static const enum llm_lw first[3] = {LW_Q, LW_K, LW_V};
+        for (int i = 0; i < LW_COUNT + 3; i++) {
+            const int w = i < 3 ? (int)first[i] : i - 3;
+            if (i >= 3 && (w == LW_Q || w == LW_K || w == LW_V))
+                continue;
+            struct dtensor *t = &m->lw[l][w];
+            if (llm_pg_takes(t))
+                all[n++] = t;
+        }
+    }
+    if (llm_pg_takes(&m->gw[GW_OUTPUT]))
+        all[n++] = &m->gw[GW_OUTPUT];
+    for (uint32_t i = 0; i < n; i++)
+        total += 2ull * all[i]->ne0 * all[i]->ne1;
+    struct hcq_mem_stats ms;
+    if (hcq_device_mem_stats(m->dev, &ms) == HCQ_OK && ms.driver_free_B &&
+        total + (256ull << 20) > ms.driver_free_B) {
+        st = hcq_err(HCQ_ERR_NOMEM, "llm f16 weights: %.2f GiB, the device has %.2f GiB free",
+                     total / 1073741824.0, ms.driver_free_B / 1073741824.0);
+        goto done;
+    }
+    if ((st = hcq_buf_alloc(m->dev, total, HCQ_MEM_DEVICE, &m->f16buf)))
+        goto done;
+    uint64_t off = 0;
+    for (uint32_t i = 0; i < n && !st; i++) {
+        const struct dtensor *t = all[i];
+        const uint64_t wt = ((uint64_t)t->ne1 * t->ne0 / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
+        struct k_llm_dequant_f16_params dp = {.w_va = t->va,
+                                              .out_va = hcq_buf_va(m->f16buf) + off,
+                                              .type = t->type,
+                                              .k = t->ne0,
+                                              .rows = t->ne1};
+        st =
+            launch_pg(m, PG_DEQUANT, wt > 65535 ? 65535 : (uint32_t)wt, K_LLM_GEMM_AUX_BLOCK, &dp, sizeof dp);
+        off += 2ull * t->ne0 * t->ne1;
+    }
+    if (!st && !(st = hcq_queue_signal(m->q, m->done, ++m->tick)) && !(st = hcq_queue_submit(m->q)))
+        st = hcq_signal_wait(m->done, m->tick, 60ull * 1000 * 1000 * 1000);
+    if (st) {
+        hcq_buf_free(m->f16buf);
+        m->f16buf = NULL;
+        goto done;
+    }
+    off = 0;
+    for (uint32_t i = 0; i < n; i++) { /* (only now: a failure above leaves every matrix as it was) */
+        all[i]->f16_va = hcq_buf_va(m->f16buf) + off;
+        off += 2ull * all[i]->ne0 * all[i]->ne1;
+    }
+done:
+    if (all != list)
+        free(all);
+    return st;
 }
 
 /* Whether Q|K|V of a prefill batch go through llm_matmul_prefill as one GEMM of q + k + v rows (the
