@@ -455,8 +455,7 @@ attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
     L = (L + 7) & ~7u;
     /* a floor on the range length (K_LLM_AD_MIN_L; with one range the CTA writes the output
      * itself, skipping the partials, fence and counter) */
-    const uint32_t min_l = SPLITV == 2 ? K_LLM_AD_LONG_MIN_L : K_LLM_AD_MIN_L;
-    L = L < min_l ? min_l : L;
+    L = L < K_LLM_AD_MIN_L ? K_LLM_AD_MIN_L : L;
     const uint32_t n_valid = (n_pos + L - 1) / L;
     if (s >= n_valid || p.pos >= p.n_ctx)
         return;

@@ -27,12 +27,7 @@
 
 #define K_LLM_AD_THREADS 256
 #define K_LLM_AD_MAX_GS 8
-#define K_LLM_AD_SPLITS 32 /* n_split the engine gives k_llm_attn_decode */
-/* ... and k_llm_attn_decode_long (past the short-context path), whose ranges are at least
- * K_LLM_AD_LONG_MIN_L positions: 128 ranges of 256 positions at depth 32768 (1024 CTAs for 8 KV
- * heads) rather than 32 of 1024 */
-#define K_LLM_AD_SPLITS_LONG 128
-#define K_LLM_AD_LONG_MIN_L 64
+#define K_LLM_AD_SPLITS 32 /* n_split the engine uses */
 /* positions the short-context (one CTA per query head) path holds: its score array */
 #define K_LLM_AD_H2_MAXP 1024
 #define K_LLM_AD_MIN_L                                                                                       \

@@ -137,7 +137,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     m->decode_fused = decode_fused_ok(m) && !p.naive_decode;
     m->attn_split = m->decode_fused && k_llm_attn_decode_ok(m->hp.n_head, m->hp.n_head_kv, m->hp.head_dim);
     if (m->attn_split &&
-        (st = scratch_with_counters(m, 4ull * m->hp.n_head * K_LLM_AD_SPLITS_LONG * (m->hp.head_dim + 2),
+        (st = scratch_with_counters(m, 4ull * m->hp.n_head * K_LLM_AD_SPLITS * (m->hp.head_dim + 2),
                                     4ull * m->hp.n_head_kv, &m->adbuf)))
         goto fail;
     *model_out = m;
@@ -572,13 +572,13 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             uint64_t part = hcq_buf_va(m->adbuf);
             adp.out_va = m->att_va;
             adp.part_va = part;
-            const bool lg = s->graph ? s->long_attn : attn_long_at(m, pos);
-            adp.count_va = part + 4ull * hp->n_head * K_LLM_AD_SPLITS_LONG * (hd + 2);
-            adp.n_split = lg ? K_LLM_AD_SPLITS_LONG : K_LLM_AD_SPLITS;
+            adp.count_va = part + 4ull * hp->n_head * K_LLM_AD_SPLITS * (hd + 2);
+            adp.n_split = K_LLM_AD_SPLITS;
             adp.head_max = m->ad_head_max;
             pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_decode_params, pos), 4};
             m->tag = "attn split-K";
-            st = launch(m, lg ? PROG_ATTN_DEC_LONG : PROG_ATTN_DEC, hp->n_head_kv, adp.n_split, &adp,
+            const bool lg = s->graph ? s->long_attn : attn_long_at(m, pos);
+            st = launch(m, lg ? PROG_ATTN_DEC_LONG : PROG_ATTN_DEC, hp->n_head_kv, K_LLM_AD_SPLITS, &adp,
                         sizeof adp, pt, s->graph ? 1 : 0);
         } else {
             struct k_llm_attn_params ap = {

@@ -9,12 +9,11 @@
  * previous one left its counters at zero. Outputs are poisoned (NaN) first.
  * The cache is f16 (K_LLM_KV_B): K and V are drawn in f32, rounded to f16 for the device, and the
  * reference reads the rounded values.
- * Both kernels run: k_llm_attn_decode (online-softmax split path, 32 ranges) and
- * k_llm_attn_decode_long (three-phase ranges, 128 of at least 64 positions as the engine runs it,
- * and every fourth launch 32 ranges, whose ranges past 8192 positions are longer than 256: the
- * chunks merged online); GQA groups up to 8 (K_LLM_AD_MAX_GS).
+ * Both kernels run: k_llm_attn_decode (online-softmax split path) and k_llm_attn_decode_long
+ * (three-phase ranges of up to 256 positions, i.e. positions up to 8191 with 32 splits, and
+ * the online-softmax ranges beyond); GQA groups up to 8 (K_LLM_AD_MAX_GS).
  * Bound: |out - ref| <= 2e-5 * max|V| + 1e-6 (f32 dot products of <= 128 terms, __expf,
- * sums of <= 20001 weights <= 1).
+ * sums of <= 9001 weights <= 1).
  */
 #include "attn_ref.h"
 #include "harness.h"
@@ -80,9 +79,7 @@ TEST(attn_decode_vs_double)
                 attn_ref_kv_round(vc, vh, (size_t)n_ctx * kv);
                 for (size_t i = 0; i < (size_t)H * hd * np; i++)
                     qv[i] = 2.0f * frand(), out[i] = NAN;
-                /* the engine's split counts: 32 for k_llm_attn_decode, 128 for _long */
-                const uint32_t n_split = ki ? K_LLM_AD_SPLITS_LONG : K_LLM_AD_SPLITS;
-                uint64_t part_B = 4ull * H * n_split * (hd + 2);
+                uint64_t part_B = 4ull * H * K_LLM_AD_SPLITS * (hd + 2);
                 struct hcq_buf *kb, *vb, *qb, *ob, *pb;
                 CHECK_OK(hcq_buf_alloc(dev, 2ull * n_ctx * kv, HCQ_MEM_DEVICE, &kb));
                 CHECK_OK(hcq_buf_alloc(dev, 2ull * n_ctx * kv, HCQ_MEM_DEVICE, &vb));
@@ -98,9 +95,6 @@ TEST(attn_decode_vs_double)
                 float scale = 1.0f / sqrtf((float)hd);
                 /* odd outputs: the split path; even: one CTA per query head (head_max) */
                 for (size_t pi = 0; pi < np; pi++) {
-                    /* every fourth launch of _long with 32 ranges: past 8192 positions they are
-                     * longer than 256 (the chunked path) */
-                    const uint32_t ns = ki && pi % 4 == 1 ? K_LLM_AD_SPLITS : n_split;
                     struct k_llm_attn_decode_params p = {
                         .q_va = hcq_buf_va(qb) + 4ull * H * hd * pi,
                         .kc_va = hcq_buf_va(kb),
@@ -113,11 +107,11 @@ TEST(attn_decode_vs_double)
                         .n_head = H,
                         .n_head_kv = HK,
                         .hd = hd,
-                        .n_split = ns,
+                        .n_split = K_LLM_AD_SPLITS,
                         .scale = scale,
                         .head_max = pi % 2 ? 0 : 4096,
                     };
-                    uint32_t grid[3] = {HK, ns, 1}, block[3] = {K_LLM_AD_THREADS, 1, 1};
+                    uint32_t grid[3] = {HK, K_LLM_AD_SPLITS, 1}, block[3] = {K_LLM_AD_THREADS, 1, 1};
                     CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
                 }
                 CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
