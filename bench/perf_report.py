@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """perf_report.py - docs/performance.md from the current record of results.
 
-Reads bench/results/<gpu>/ (vs-llamacpp.json: bench/vs-llamacpp.sh; llm-bench.json: `nvhcq llm-bench`
+Reads bench/results/<gpu>/ (vs-llamacpp*.json: bench/vs-llamacpp.sh and same-call comparisons in its
+format; batched-decode.json: `nvhcq llm-bench --batch` beside llama-batched-bench; llm-bench.json: `nvhcq llm-bench`
 records with a meta block; bench*.json: `nvhcq bench
 --json`) and writes one markdown page: per GPU, decode/prefill against llama.cpp on the same
 files, then every `nvhcq bench` group with the CUDA/cuBLAS anchor measured in the same process.
@@ -79,6 +80,27 @@ def llm_bench(path, out):
     out.append("")
 
 
+def batched(path, out):
+    d = json.load(open(path))
+    meta = d.get("meta", {})
+    out.append("### Batched decode against llama-batched-bench: generation tokens/s of all sequences (`%s`)\n"
+               % os.path.relpath(path, ROOT))
+    out.append(meta_line(meta))
+    rows = {}
+    for r in d["results"]:
+        rows.setdefault((r["type"], r["pp"], r["tg"], r["b"]), {})[r["engine"]] = r
+    out.append("| file | PP | TG | B | llama.cpp S_TG | nvhcq S_TG | ratio | nvhcq step ms p50 / p99 |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for (ty, pp, tg, b), v in rows.items():
+        ref = v.get("llama.cpp", {}).get("s_tg")
+        ours = next((x for e, x in v.items() if e != "llama.cpp"), {})
+        x = ours.get("s_tg")
+        out.append("| %s | %d | %d | %d | %s | %s | %s | %s / %s |" % (
+            ty, pp, tg, b, fmt(ref), fmt(x), ("%.2fx" % (x / ref)) if x and ref else "",
+            fmt(ours.get("step_ms_p50")), fmt(ours.get("step_ms_p99"))))
+    out.append("")
+
+
 def bench(path, out):
     d = json.load(open(path))
     devs = d.get("devices", [])
@@ -124,9 +146,11 @@ def main():
             head = [l[2:] for l in lines[:2] if l.startswith("# ")]
             total = next((l for l in reversed(lines) if l.startswith("total:")), "no total line")
             out.append("`make test-gpu` (`%s`): **%s** - %s.\n" % (os.path.relpath(log, ROOT), total, "; ".join(head)))
-        vs = os.path.join(gdir, "vs-llamacpp.json")
-        if os.path.exists(vs):
+        for vs in sorted(glob.glob(os.path.join(gdir, "vs-llamacpp*.json"))):
             vs_llamacpp(vs, out)
+        bd = os.path.join(gdir, "batched-decode.json")
+        if os.path.exists(bd):
+            batched(bd, out)
         lb = os.path.join(gdir, "llm-bench.json")
         if os.path.exists(lb):
             llm_bench(lb, out)
