@@ -182,7 +182,8 @@ _Static_assert(
         offsetof(struct k_llm_attn_params, n_head_kv) == 44 && offsetof(struct k_llm_attn_params, hd) == 48 &&
         offsetof(struct k_llm_attn_params, q_stride) == 52 &&
         offsetof(struct k_llm_attn_params, scale) == 56 && offsetof(struct k_llm_attn_params, n_ctx) == 60 &&
-        offsetof(struct k_llm_attn_params, tok_va) == 64 && offsetof(struct k_llm_attn_params, slot_stride) == 72,
+        offsetof(struct k_llm_attn_params, tok_va) == 64 &&
+        offsetof(struct k_llm_attn_params, slot_stride) == 72,
     "attn offsets");
 
 /* k_llm_attn_tile (head_dim 64) / k_llm_attn_tile_hd128 (src/kernels/k_llm_attn_prefill.cu):
