@@ -84,6 +84,14 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     struct llm_tok_params tp = {.pre_fallback = p.tok_pre_fallback};
     if ((st = llm_hparams_read(g, &m->hp)) || (st = llm_tok_create_ex(g, &tp, &m->tok)))
         goto fail;
+    if (llm_arch_gemma(m->hp.arch)) { /* llm_ref computes Gemma; the devices' forward pass does not yet */
+        st = hcq_err(
+            HCQ_ERR_UNSUPPORTED,
+            "llm_model_load: architecture gemma%c on a device is not implemented yet (soft-caps, sliding "
+            "window, post norms, GELU gating)",
+            m->hp.arch == LLM_ARCH_GEMMA2 ? '2' : '3');
+        goto fail;
+    }
     if (llm_tok_vocab_size(m->tok) < m->hp.n_vocab) {
         st = hcq_err(HCQ_ERR_FORMAT, "llm_model_load: vocabulary has %u tokens, token_embd %u rows",
                      llm_tok_vocab_size(m->tok), m->hp.n_vocab);
