@@ -28,6 +28,7 @@ struct preset {
     uint32_t n_swa;      /* Gemma: attention.sliding_window */
     uint32_t swa_period; /* Gemma: attention.sliding_window_pattern written where not 0 (llama.cpp's
                           * defaults: 2 for gemma2, 6 for gemma3) */
+    float softcap[2];    /* Gemma 2: attn_logit_softcapping, final_logit_softcapping */
 };
 
 static const struct preset presets[] = {
@@ -54,9 +55,26 @@ static const struct preset presets[] = {
     {"phi-3-mini", LLM_ARCH_PHI3, 32064, 3072, 32, 32, 32, 8192, 4096, 10000.f, false, 0},
     /* Gemma's published shapes (config.json of gemma-2-2b and gemma-3-1b-pt: heads of 256, tied
      * embeddings; the vocabulary is the file's, padded to 256000 / 262144 ids). The tiny ones have a
-     * window shorter than the test prompts and both kinds of layer (pattern 2 and 3) */
-    {"gemma2-tiny", LLM_ARCH_GEMMA2, 0, 256, 4, 4, 2, 512, 2048, 10000.f, true, 0, 128, 8, 0},
-    {"gemma-2-2b", LLM_ARCH_GEMMA2, 256000, 2304, 26, 8, 4, 9216, 8192, 10000.f, true, 0, 256, 4096, 0},
+     * window shorter than the test prompts and both kinds of layer (pattern 2 and 3); gemma2-tiny's
+     * soft-caps are low enough for its small scores and logits to reach them (Gemma 2's 50 and 30
+     * would leave them linear) */
+    {"gemma2-tiny", LLM_ARCH_GEMMA2, 0, 256, 4, 4, 2, 512, 2048, 10000.f, true, 0, 128, 8, 0, {0.5f, 3.0f}},
+    {"gemma-2-2b",
+     LLM_ARCH_GEMMA2,
+     256000,
+     2304,
+     26,
+     8,
+     4,
+     9216,
+     8192,
+     10000.f,
+     true,
+     0,
+     256,
+     4096,
+     0,
+     {50, 30}},
     {"gemma3-tiny", LLM_ARCH_GEMMA3, 0, 256, 3, 4, 1, 512, 2048, 1000000.f, true, 0, 128, 8, 3},
     {"gemma-3-1b", LLM_ARCH_GEMMA3, 262144, 1152, 26, 4, 1, 6912, 32768, 1000000.f, true, 0, 256, 512, 0},
     {"gpt2-124m", LLM_ARCH_GPT2, 50257, 768, 12, 12, 12, 3072, 1024, 10000.f, true, 0},
@@ -425,10 +443,10 @@ write_hparams(struct llm_gguf_writer *w, const struct preset *pr, enum llm_type 
     }
     if (pr->arch == LLM_ARCH_GEMMA2) {
         snprintf(k, sizeof k, "%s.attn_logit_softcapping", a);
-        if ((st = llm_gguf_writer_set_f32(w, k, 50.0f)))
+        if ((st = llm_gguf_writer_set_f32(w, k, pr->softcap[0])))
             return st;
         snprintf(k, sizeof k, "%s.final_logit_softcapping", a);
-        if ((st = llm_gguf_writer_set_f32(w, k, 30.0f)))
+        if ((st = llm_gguf_writer_set_f32(w, k, pr->softcap[1])))
             return st;
     }
     snprintf(k, sizeof k, "%s.attention.%s", a,
