@@ -84,12 +84,9 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     struct llm_tok_params tp = {.pre_fallback = p.tok_pre_fallback};
     if ((st = llm_hparams_read(g, &m->hp)) || (st = llm_tok_create_ex(g, &tp, &m->tok)))
         goto fail;
-    if (llm_arch_gemma(m->hp.arch)) { /* llm_ref computes Gemma; the devices' forward pass does not yet */
-        st = hcq_err(
-            HCQ_ERR_UNSUPPORTED,
-            "llm_model_load: architecture gemma%c on a device is not implemented yet (soft-caps, sliding "
-            "window, post norms, GELU gating)",
-            m->hp.arch == LLM_ARCH_GEMMA2 ? '2' : '3');
+    if (llm_arch_gemma(m->hp.arch) && m->hp.n_ff < m->hp.n_embd) { /* the post norms' scratch is fb */
+        st = hcq_err(HCQ_ERR_UNSUPPORTED, "llm_model_load: gemma with n_ff %u < n_embd %u is not implemented",
+                     m->hp.n_ff, m->hp.n_embd);
         goto fail;
     }
     if (llm_tok_vocab_size(m->tok) < m->hp.n_vocab) {
@@ -356,6 +353,29 @@ norm(struct llm_model *m, uint64_t x_va, uint64_t y_va, uint32_t n, const struct
     return launch(m, PROG_NORM, n, 1, &p, sizeof p, NULL, 0);
 }
 
+/* k_llm_act over n elements (the modes of k_llm_params.h). */
+static enum hcq_status
+act(struct llm_model *m, uint32_t mode, uint64_t a_va, uint64_t b_va, uint64_t y_va, uint32_t n, float scale)
+{
+    struct k_llm_act_params p = {
+        .a_va = a_va, .b_va = b_va, .y_va = y_va, .n = n, .mode = mode, .scale = scale};
+    return launch(m, PROG_ACT, (n + K_LLM_BLOCK - 1) / K_LLM_BLOCK, 1, &p, sizeof p, NULL, 0);
+}
+
+/* Gemma: x += RMSNorm(W in) over n rows of k inputs: W in into xn (free once Q, K, V or gate, up
+ * have read it), its norm into fb (free after the activation; n_ff >= n_embd checked at load). */
+static enum hcq_status
+post_norm_add(struct llm_model *m, const struct dtensor *w, uint64_t in_va, uint32_t k, uint32_t n,
+              const struct dtensor *nw)
+{
+    enum hcq_status st;
+    const uint32_t d = m->hp.n_embd;
+    if ((st = matmul(m, w, in_va, k, m->xn_va, d, n, NULL, false)) ||
+        (st = norm(m, m->xn_va, m->fb_va, n, nw, NULL)))
+        return st;
+    return act(m, K_LLM_ACT_ADD, m->fb_va, m->x_va, m->x_va, n * d, 0.0f);
+}
+
 /* ==== Decode (one token): fused mat-vec path ==== */
 
 /* Whether a decode step at pos takes k_llm_attn_decode_long (past the short-context path) -
@@ -453,7 +473,8 @@ decode_fused_ok(const struct llm_model *m)
 {
     const struct llm_hparams *hp = &m->hp;
     const uint32_t d = hp->n_embd, qn = hp->q_dim;
-    if (hp->arch == LLM_ARCH_GPT2 || !m->prog[PROG_MATVEC])
+    /* Gemma: the per-op path (the fused decode has no post norms, window or soft-caps) */
+    if (hp->arch == LLM_ARCH_GPT2 || llm_arch_gemma(hp->arch) || !m->prog[PROG_MATVEC])
         return false;
     const struct dtensor *out[1] = {&m->gw[GW_OUTPUT]};
     if (llm_mv_prog(m, out, 1, d) < 0)
@@ -653,9 +674,13 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     pt[1] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4};
     if ((st = launch(m, PROG_EMBED, n, K_LLM_EMBED_CTAS(d), &ep, sizeof ep, ept, n_ept)))
         return st;
+    const bool gemma = llm_arch_gemma(hp->arch);
+    if (gemma && (st = act(m, K_LLM_ACT_SCALE, m->x_va, 0, m->x_va, n * d, sqrtf((float)d))))
+        return st; /* llama.cpp: the embedding times sqrtf(n_embd) */
 
     for (uint32_t l = 0; l < hp->n_layer; l++) {
         const struct dtensor *w = m->lw[l];
+        const bool swa = llm_layer_swa(hp, l);
         uint64_t kc = hcq_buf_va(m->kvbuf) + 2 * l * kv_layer_B, vc = kc + kv_layer_B;
         /* 2. attention norm */
         if ((st = norm(m, m->x_va, m->xn_va, n, &w[LW_ATTN_NORM], &w[LW_ATTN_NORM_B])))
@@ -693,7 +718,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
             .hd = hd,
             .qkv_stride = qd,
             .rope = !gpt2,
-            .base = hp->rope_base,
+            .base = swa ? hp->rope_base_swa : hp->rope_base,
             .n_ctx = m->n_ctx,
         };
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_rope_kv_params, pos0), 4};
@@ -711,27 +736,35 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
             .n_head_kv = hp->n_head_kv,
             .hd = hd,
             .q_stride = qd,
-            .scale = 1.0f / sqrtf((float)hd),
+            .scale = gemma ? hp->attn_scale : 1.0f / sqrtf((float)hd),
             .n_ctx = m->n_ctx,
+            .softcap = hp->attn_softcap,
+            .window = swa ? hp->n_swa : 0,
         };
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4};
         /* several tokens: the tiled TF32 tensor-core kernel (each K/V row read once per block
-         * of queries) */
-        const bool tile = n > 1 && (hd == 64 || hd == 128);
+         * of queries); it has no soft-cap or window */
+        const bool tile = n > 1 && (hd == 64 || hd == 128) && !ap.softcap && !ap.window;
         const uint32_t qb = K_LLM_ATTN_MMA_QB;
         if ((st = tile ? launch(m, PROG_ATTN_TILE, hp->n_head, (n + qb - 1) / qb, &ap, sizeof ap, pt,
                                 s->graph ? 1 : 0)
                        : launch(m, PROG_ATTN, hp->n_head, n, &ap, sizeof ap, pt, s->graph ? 1 : 0)))
             return st;
-        /* 6. output projection, added to the residual stream */
-        if ((st = matmul(m, &w[LW_O], m->att_va, hp->q_dim, m->x_va, d, n, w[LW_O_B].va ? &w[LW_O_B] : NULL,
-                         true)))
+        /* 6. output projection, added to the residual stream (Gemma: its RMSNorm added) */
+        if (gemma ? (st = post_norm_add(m, &w[LW_O], m->att_va, hp->q_dim, n, &w[LW_POST_ATTN_NORM]))
+                  : (st = matmul(m, &w[LW_O], m->att_va, hp->q_dim, m->x_va, d, n,
+                                 w[LW_O_B].va ? &w[LW_O_B] : NULL, true)))
             return st;
         /* 7. FFN: norm, (gate, up, SwiGLU) or (up, GELU), down added to the residual */
         if ((st = norm(m, m->x_va, m->xn_va, n, &w[LW_FFN_NORM], &w[LW_FFN_NORM_B])))
             return st;
-        struct k_llm_act_params actp = {
-            .a_va = m->fa_va, .b_va = m->fb_va, .y_va = m->fa_va, .n = n * hp->n_ff, .mode = gpt2};
+        struct k_llm_act_params actp = {.a_va = m->fa_va,
+                                        .b_va = m->fb_va,
+                                        .y_va = m->fa_va,
+                                        .n = n * hp->n_ff,
+                                        .mode = gpt2    ? K_LLM_ACT_GELU
+                                                : gemma ? K_LLM_ACT_GEGLU
+                                                        : K_LLM_ACT_SWIGLU};
         if (gpt2) {
             st = matmul(m, &w[LW_UP], m->xn_va, d, m->fa_va, hp->n_ff, n, &w[LW_UP_B], false);
         } else if (!(st = matmul(m, &w[LW_GATE], m->xn_va, d, m->fa_va, hp->n_ff, n, NULL, false))) {
@@ -740,8 +773,9 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
         if (st || (st = launch(m, PROG_ACT, (actp.n + K_LLM_BLOCK - 1) / K_LLM_BLOCK, 1, &actp, sizeof actp,
                                NULL, 0)))
             return st;
-        if ((st = matmul(m, &w[LW_DOWN], m->fa_va, hp->n_ff, m->x_va, d, n,
-                         w[LW_DOWN_B].va ? &w[LW_DOWN_B] : NULL, true)))
+        if (gemma ? (st = post_norm_add(m, &w[LW_DOWN], m->fa_va, hp->n_ff, n, &w[LW_POST_FFN_NORM]))
+                  : (st = matmul(m, &w[LW_DOWN], m->fa_va, hp->n_ff, m->x_va, d, n,
+                                 w[LW_DOWN_B].va ? &w[LW_DOWN_B] : NULL, true)))
             return st;
     }
     if (!want_logits)
@@ -752,6 +786,9 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
         return st;
     if ((st = matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, hcq_buf_va(m->logbuf), hp->n_vocab, 1, NULL, false)))
         return st;
+    if (hp->final_softcap > 0 && (st = act(m, K_LLM_ACT_SOFTCAP, hcq_buf_va(m->logbuf), 0,
+                                           hcq_buf_va(m->logbuf), hp->n_vocab, hp->final_softcap)))
+        return st; /* Gemma 2 */
     return s->sample ? llm_smp_record(m, hcq_buf_va(m->logbuf)) : HCQ_OK;
 }
 
