@@ -338,8 +338,20 @@ float llm_sample_uniform(uint64_t seed, uint64_t n);
  * over the pairs (i, i + head_dim / 2) of each head (rope_neox). LLM_ARCH_QWEN3 ("qwen3"): no
  * biases, an RMSNorm over each Q and K head before RoPE, heads of attention.key_length.
  * LLM_ARCH_PHI3 ("phi3": Phi-3, Phi-3.5 mini): LLaMA's blocks with Q|K|V in one tensor and gate|up in
- * one tensor of 2 x n_ff rows (silu(first half) * second half), NEOX RoPE. */
-enum llm_arch { LLM_ARCH_LLAMA, LLM_ARCH_GPT2, LLM_ARCH_QWEN2, LLM_ARCH_QWEN3, LLM_ARCH_PHI3 };
+ * one tensor of 2 x n_ff rows (silu(first half) * second half), NEOX RoPE. LLM_ARCH_GEMMA2
+ * ("gemma2") and LLM_ARCH_GEMMA3 ("gemma3"): the embedding scaled by sqrt(n_embd), GELU-tanh gating,
+ * an RMSNorm on the attention's and the FFN's outputs before each residual add, a sliding window on
+ * some layers, NEOX RoPE, tied output; Gemma 2 soft-caps scores and logits, Gemma 3 normalizes each
+ * Q and K head (as Qwen3) and gives its windowed layers their own RoPE base. */
+enum llm_arch {
+    LLM_ARCH_LLAMA,
+    LLM_ARCH_GPT2,
+    LLM_ARCH_QWEN2,
+    LLM_ARCH_QWEN3,
+    LLM_ARCH_PHI3,
+    LLM_ARCH_GEMMA2,
+    LLM_ARCH_GEMMA3
+};
 
 struct llm_hparams {
     enum llm_arch arch;
@@ -359,6 +371,14 @@ struct llm_hparams {
     bool rope_neox;      /* RoPE pairs (i, i + head_dim / 2) of each head in the file's Q/K rows (Qwen2),
                           * else (2i, 2i + 1) (llama.cpp's llama converter permutes HF's rows so) */
     bool tied_output;    /* output head = token embedding */
+    float attn_scale;    /* query scale before the scores: 1 / sqrt(head_dim) (Gemma's 27B models:
+                          * 1 / sqrt(n_embd / n_head), as llama.cpp) */
+    /* Gemma 2 / 3 (0 elsewhere) */
+    float attn_softcap;  /* scores = cap * tanh(scores / cap) before the softmax; 0 = none */
+    float final_softcap; /* the same on the logits; 0 = none */
+    uint32_t n_swa;      /* sliding window: a query at pos sees keys pos - n_swa + 1 .. pos; 0 = none */
+    uint32_t swa_period; /* layer l is windowed when l % swa_period < swa_period - 1 (llama.cpp's pattern) */
+    float rope_base_swa; /* RoPE base of the windowed layers */
 };
 
 struct llm_model;
@@ -466,8 +486,8 @@ HCQ_MUST_CHECK enum hcq_status llm_model_profile_step(struct llm_model *m, int32
  * Sequences join (seq_add, then seq_prefill of their prompt) and leave (seq_remove) between any
  * two calls, and sequences of different lengths step together. Use from one thread; the batch
  * shares the model's activation buffers, so calls on the model (llm_model_eval, gen_*) and its
- * batches must not interleave (each call completes before it returns). gpt2 models are not
- * supported. src/llm/llm_batch.c says how a step runs. */
+ * batches must not interleave (each call completes before it returns). gpt2 and gemma models
+ * are not supported yet. src/llm/llm_batch.c says how a step runs. */
 #define LLM_BATCH_MAX_SEQ 256
 struct llm_batch;
 struct llm_batch_params {

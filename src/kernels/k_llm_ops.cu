@@ -225,23 +225,56 @@ extern "C" __global__ void
 k_llm_matmul(const struct k_llm_matmul_params p)
 {
     switch (p.type) {
-    case 0: matmul_dispatch<0>(p); break;
-    case 1: matmul_dispatch<1>(p); break;
-    case 2: matmul_dispatch<2>(p); break;
-    case 3: matmul_dispatch<3>(p); break;
-    case 6: matmul_dispatch<6>(p); break;
-    case 7: matmul_dispatch<7>(p); break;
-    case 8: matmul_dispatch<8>(p); break;
-    case 12: matmul_dispatch<12>(p); break;
-    case 13: matmul_dispatch<13>(p); break;
-    case 14: matmul_dispatch<14>(p); break;
-    case 30: matmul_dispatch<30>(p); break;
-    case K_LLM_T_Q4_0R: matmul_dispatch<K_LLM_T_Q4_0R>(p); break;
-    case K_LLM_T_Q8_0R: matmul_dispatch<K_LLM_T_Q8_0R>(p); break;
-    case K_LLM_T_Q6_KR: matmul_dispatch<K_LLM_T_Q6_KR>(p); break;
-    case K_LLM_T_Q5_KR: matmul_dispatch<K_LLM_T_Q5_KR>(p); break;
-    case K_LLM_T_Q4_KR: matmul_dispatch<K_LLM_T_Q4_KR>(p); break;
-    default: break;
+    case 0:
+        matmul_dispatch<0>(p);
+        break;
+    case 1:
+        matmul_dispatch<1>(p);
+        break;
+    case 2:
+        matmul_dispatch<2>(p);
+        break;
+    case 3:
+        matmul_dispatch<3>(p);
+        break;
+    case 6:
+        matmul_dispatch<6>(p);
+        break;
+    case 7:
+        matmul_dispatch<7>(p);
+        break;
+    case 8:
+        matmul_dispatch<8>(p);
+        break;
+    case 12:
+        matmul_dispatch<12>(p);
+        break;
+    case 13:
+        matmul_dispatch<13>(p);
+        break;
+    case 14:
+        matmul_dispatch<14>(p);
+        break;
+    case 30:
+        matmul_dispatch<30>(p);
+        break;
+    case K_LLM_T_Q4_0R:
+        matmul_dispatch<K_LLM_T_Q4_0R>(p);
+        break;
+    case K_LLM_T_Q8_0R:
+        matmul_dispatch<K_LLM_T_Q8_0R>(p);
+        break;
+    case K_LLM_T_Q6_KR:
+        matmul_dispatch<K_LLM_T_Q6_KR>(p);
+        break;
+    case K_LLM_T_Q5_KR:
+        matmul_dispatch<K_LLM_T_Q5_KR>(p);
+        break;
+    case K_LLM_T_Q4_KR:
+        matmul_dispatch<K_LLM_T_Q4_KR>(p);
+        break;
+    default:
+        break;
     }
 }
 
@@ -296,10 +329,11 @@ k_llm_rope_kv(const struct k_llm_rope_kv_params p)
         kv_st(vc + e, v[e]);
 }
 
-/* Causal attention of one query (blockIdx.y) and head (blockIdx.x) over positions 0..pos0 + i,
- * in chunks of K_LLM_ATTN_CHUNK positions: scores into shared memory, then the chunk's max
- * rescales the running sum and the P V accumulators (online softmax). A context of one chunk
- * computes exactly what a single pass would (the rescale factor of the first chunk is 0). */
+/* Causal attention of one query (blockIdx.y) and head (blockIdx.x) over positions 0..pos0 + i
+ * (the last p.window of them where p.window is set; scores soft-capped where p.softcap is), in chunks of
+ * K_LLM_ATTN_CHUNK positions: scores into shared memory, then the chunk's max rescales the running sum and
+ * the P V accumulators (online softmax). A context of one chunk computes exactly what a single pass would
+ * (the rescale factor of the first chunk is 0). */
 extern "C" __global__ void
 k_llm_attn(const struct k_llm_attn_params p)
 {
@@ -325,7 +359,8 @@ k_llm_attn(const struct k_llm_attn_params p)
     const uint32_t parts = wide ? 0 : blockDim.x / p.hd, part = wide ? 0 : threadIdx.x / p.hd,
                    e = wide ? 0 : threadIdx.x % p.hd;
     float m = -3.0e38f, z = 0.0f, acc = 0.0f;
-    for (uint32_t c0 = 0; c0 < n_pos; c0 += K_LLM_ATTN_CHUNK) {
+    const uint32_t first = p.window && n_pos > p.window ? n_pos - p.window : 0;
+    for (uint32_t c0 = first; c0 < n_pos; c0 += K_LLM_ATTN_CHUNK) {
         const uint32_t cn = min((uint32_t)K_LLM_ATTN_CHUNK, n_pos - c0);
         const kv_t *kt = kc + (size_t)c0 * kv_dim, *vt = vc + (size_t)c0 * kv_dim;
         /* scores: one warp per position, four positions per step (their loads and reductions
@@ -344,7 +379,7 @@ k_llm_attn(const struct k_llm_attn_params p)
                 float r = warp_sum(s[u]);
                 uint32_t t = t0 + u * nw;
                 if (lane == 0 && t < cn)
-                    sc[t] = r * p.scale;
+                    sc[t] = p.softcap > 0.0f ? p.softcap * tanhf(r * p.scale / p.softcap) : r * p.scale;
             }
         }
         __syncthreads();
@@ -362,7 +397,7 @@ k_llm_attn(const struct k_llm_attn_params p)
         m = mn;
         if (wide) {
             for (uint32_t j = threadIdx.x; j < p.hd; j += blockDim.x) {
-                float a = c0 ? out[j] * alpha : 0.0f;
+                float a = c0 > first ? out[j] * alpha : 0.0f;
                 for (uint32_t t = 0; t < cn; t++)
                     a += sc[t] * kv_ld(vt + (size_t)t * kv_dim + j);
                 out[j] = a;
@@ -404,11 +439,19 @@ k_llm_act(const struct k_llm_act_params p)
         return;
     float a = ((const float *)p.a_va)[j];
     float y;
-    if (p.mode == 0) {
+    if (p.mode == K_LLM_ACT_SWIGLU) {
         y = a / (1.0f + __expf(-a)) * ((const float *)p.b_va)[j];
-    } else {
+    } else if (p.mode == K_LLM_ACT_GELU || p.mode == K_LLM_ACT_GEGLU) {
         /* GELU, tanh form: 0.5 a (1 + tanh(sqrt(2/pi) (a + 0.044715 a^3))) */
         y = 0.5f * a * (1.0f + tanhf(0.7978845608f * (a + 0.044715f * a * a * a)));
+        if (p.mode == K_LLM_ACT_GEGLU)
+            y *= ((const float *)p.b_va)[j];
+    } else if (p.mode == K_LLM_ACT_SCALE) {
+        y = a * p.scale;
+    } else if (p.mode == K_LLM_ACT_SOFTCAP) {
+        y = p.scale * tanhf(a / p.scale);
+    } else {
+        y = a + ((const float *)p.b_va)[j];
     }
     ((float *)p.y_va)[j] = y;
 }

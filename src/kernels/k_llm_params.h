@@ -171,10 +171,12 @@ struct k_llm_attn_params {
     uint32_t hd, q_stride;
     float scale;
     uint32_t n_ctx;
+    float softcap;        /* k_llm_attn only (Gemma 2): scores = softcap * tanh(scores / softcap); 0: none */
+    uint32_t window;      /* k_llm_attn only (Gemma): keys pos - window + 1 .. pos; 0: all */
     uint64_t tok_va;      /* int32 {pos, slot}[n_tok], or 0 */
     uint64_t slot_stride; /* cache elements from one slot to the next */
 };
-_Static_assert(sizeof(struct k_llm_attn_params) == 80, "attn size");
+_Static_assert(sizeof(struct k_llm_attn_params) == 88, "attn size");
 _Static_assert(
     offsetof(struct k_llm_attn_params, kc_va) == 8 && offsetof(struct k_llm_attn_params, vc_va) == 16 &&
         offsetof(struct k_llm_attn_params, out_va) == 24 && offsetof(struct k_llm_attn_params, n_tok) == 32 &&
@@ -182,8 +184,10 @@ _Static_assert(
         offsetof(struct k_llm_attn_params, n_head_kv) == 44 && offsetof(struct k_llm_attn_params, hd) == 48 &&
         offsetof(struct k_llm_attn_params, q_stride) == 52 &&
         offsetof(struct k_llm_attn_params, scale) == 56 && offsetof(struct k_llm_attn_params, n_ctx) == 60 &&
-        offsetof(struct k_llm_attn_params, tok_va) == 64 &&
-        offsetof(struct k_llm_attn_params, slot_stride) == 72,
+        offsetof(struct k_llm_attn_params, softcap) == 64 &&
+        offsetof(struct k_llm_attn_params, window) == 68 &&
+        offsetof(struct k_llm_attn_params, tok_va) == 72 &&
+        offsetof(struct k_llm_attn_params, slot_stride) == 80,
     "attn offsets");
 
 /* k_llm_attn_tile (head_dim 64) / k_llm_attn_tile_hd128 (src/kernels/k_llm_attn_prefill.cu):
@@ -197,17 +201,23 @@ _Static_assert(
 #define K_LLM_ATTN_MMA_QB 64u
 #define K_LLM_ATTN_MMA_SHARED_B(hd) ((hd) == 64 ? 4u * 64u * 72u * K_LLM_KV_B : 4u * 32u * 136u * K_LLM_KV_B)
 
-/* k_llm_act: mode 0 (SwiGLU): y = silu(a) * b; mode 1 (GELU, tanh form): y = gelu(a).
- * n elements. grid (ceil(n / K_LLM_BLOCK)). */
+/* k_llm_act: mode 0 (SwiGLU): y = silu(a) * b; mode 1 (GELU, tanh form): y = gelu(a); the modes
+ * Gemma adds: 2 (GeGLU): y = gelu(a) * b; 3: y = a * scale (the embedding); 4: y = scale *
+ * tanh(a / scale) (the logits' soft-cap); 5: y = a + b (a post norm's residual add). n elements.
+ * grid (ceil(n / K_LLM_BLOCK)). */
+enum { K_LLM_ACT_SWIGLU, K_LLM_ACT_GELU, K_LLM_ACT_GEGLU, K_LLM_ACT_SCALE, K_LLM_ACT_SOFTCAP, K_LLM_ACT_ADD };
 struct k_llm_act_params {
     uint64_t a_va, b_va, y_va;
     uint32_t n, mode;
+    float scale;
+    uint32_t pad;
 };
-_Static_assert(sizeof(struct k_llm_act_params) == 32, "act size");
+_Static_assert(sizeof(struct k_llm_act_params) == 40, "act size");
 _Static_assert(offsetof(struct k_llm_act_params, b_va) == 8 &&
                    offsetof(struct k_llm_act_params, y_va) == 16 &&
                    offsetof(struct k_llm_act_params, n) == 24 &&
-                   offsetof(struct k_llm_act_params, mode) == 28,
+                   offsetof(struct k_llm_act_params, mode) == 28 &&
+                   offsetof(struct k_llm_act_params, scale) == 32,
                "act offsets");
 
 #endif /* K_LLM_PARAMS_H */

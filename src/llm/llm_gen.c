@@ -23,8 +23,12 @@ struct preset {
     uint32_t n_vocab, n_embd, n_layer, n_head, n_head_kv, n_ff, n_ctx;
     float rope_base;
     bool tied;
-    float rope_scale;  /* LLaMA-3.1 rope scaling factor (0: none) */
-    uint32_t head_dim; /* attention.key_length where heads are not n_embd / n_head wide (Qwen3), else 0 */
+    float rope_scale;    /* LLaMA-3.1 rope scaling factor (0: none) */
+    uint32_t head_dim;   /* attention.key_length where heads are not n_embd / n_head wide (Qwen3), else 0 */
+    uint32_t n_swa;      /* Gemma: attention.sliding_window */
+    uint32_t swa_period; /* Gemma: attention.sliding_window_pattern written where not 0 (llama.cpp's
+                          * defaults: 2 for gemma2, 6 for gemma3) */
+    float softcap[2];    /* Gemma 2: attn_logit_softcapping, final_logit_softcapping */
 };
 
 static const struct preset presets[] = {
@@ -49,6 +53,30 @@ static const struct preset presets[] = {
      * vocab 32064, an output head of its own) */
     {"phi3-tiny", LLM_ARCH_PHI3, 32064, 256, 2, 4, 4, 512, 4096, 10000.f, false, 0},
     {"phi-3-mini", LLM_ARCH_PHI3, 32064, 3072, 32, 32, 32, 8192, 4096, 10000.f, false, 0},
+    /* Gemma's published shapes (config.json of gemma-2-2b and gemma-3-1b-pt: heads of 256, tied
+     * embeddings; the vocabulary is the file's, padded to 256000 / 262144 ids). The tiny ones have a
+     * window shorter than the test prompts and both kinds of layer (pattern 2 and 3); gemma2-tiny's
+     * soft-caps are low enough for its small scores and logits to reach them (Gemma 2's 50 and 30
+     * would leave them linear) */
+    {"gemma2-tiny", LLM_ARCH_GEMMA2, 0, 256, 4, 4, 2, 512, 2048, 10000.f, true, 0, 128, 8, 0, {0.5f, 3.0f}},
+    {"gemma-2-2b",
+     LLM_ARCH_GEMMA2,
+     256000,
+     2304,
+     26,
+     8,
+     4,
+     9216,
+     8192,
+     10000.f,
+     true,
+     0,
+     256,
+     4096,
+     0,
+     {50, 30}},
+    {"gemma3-tiny", LLM_ARCH_GEMMA3, 0, 256, 3, 4, 1, 512, 2048, 1000000.f, true, 0, 128, 8, 3},
+    {"gemma-3-1b", LLM_ARCH_GEMMA3, 262144, 1152, 26, 4, 1, 6912, 32768, 1000000.f, true, 0, 256, 512, 0},
     {"gpt2-124m", LLM_ARCH_GPT2, 50257, 768, 12, 12, 12, 3072, 1024, 10000.f, true, 0},
     {"gpt2-tiny", LLM_ARCH_GPT2, 0, 256, 2, 4, 4, 512, 256, 10000.f, true, 0},
 };
@@ -366,11 +394,13 @@ done:
 static const char *
 arch_name(enum llm_arch a)
 {
-    return a == LLM_ARCH_LLAMA   ? "llama"
-           : a == LLM_ARCH_QWEN2 ? "qwen2"
-           : a == LLM_ARCH_QWEN3 ? "qwen3"
-           : a == LLM_ARCH_PHI3  ? "phi3"
-                                 : "gpt2";
+    return a == LLM_ARCH_LLAMA    ? "llama"
+           : a == LLM_ARCH_QWEN2  ? "qwen2"
+           : a == LLM_ARCH_QWEN3  ? "qwen3"
+           : a == LLM_ARCH_PHI3   ? "phi3"
+           : a == LLM_ARCH_GEMMA2 ? "gemma2"
+           : a == LLM_ARCH_GEMMA3 ? "gemma3"
+                                  : "gpt2";
 }
 
 static enum hcq_status
@@ -404,6 +434,19 @@ write_hparams(struct llm_gguf_writer *w, const struct preset *pr, enum llm_type 
         SETU("rope.dimension_count", pr->head_dim ? pr->head_dim : pr->n_embd / pr->n_head);
         snprintf(k, sizeof k, "%s.rope.freq_base", a);
         if ((st = llm_gguf_writer_set_f32(w, k, pr->rope_base)))
+            return st;
+    }
+    if (pr->n_swa) { /* Gemma; the soft-caps are Gemma 2's (its converter writes both) */
+        SETU("attention.sliding_window", pr->n_swa);
+        if (pr->swa_period)
+            SETU("attention.sliding_window_pattern", pr->swa_period);
+    }
+    if (pr->arch == LLM_ARCH_GEMMA2) {
+        snprintf(k, sizeof k, "%s.attn_logit_softcapping", a);
+        if ((st = llm_gguf_writer_set_f32(w, k, pr->softcap[0])))
+            return st;
+        snprintf(k, sizeof k, "%s.final_logit_softcapping", a);
+        if ((st = llm_gguf_writer_set_f32(w, k, pr->softcap[1])))
             return st;
     }
     snprintf(k, sizeof k, "%s.attention.%s", a,
@@ -448,7 +491,7 @@ list_tensors(const struct preset *pr, enum llm_type type, struct gtensor *ts)
             T("attn_q.weight", type, d, qn, 1.7f * sd, 0);
             T("attn_k.weight", type, d, kv, 1.7f * sd, 0);
             T("attn_v.weight", type, d, kv, 1.7f * sd, 0);
-            if (pr->arch == LLM_ARCH_QWEN3) { /* Qwen3: an RMSNorm weight per Q and K head dimension */
+            if (pr->arch == LLM_ARCH_QWEN3 || pr->arch == LLM_ARCH_GEMMA3) { /* an RMSNorm per Q / K head */
                 T("attn_q_norm.weight", LLM_TYPE_F32, hd, 1, 0.1f, 1.0f);
                 T("attn_k_norm.weight", LLM_TYPE_F32, hd, 1, 0.1f, 1.0f);
             }
@@ -461,6 +504,10 @@ list_tensors(const struct preset *pr, enum llm_type type, struct gtensor *ts)
             T("ffn_gate.weight", type, d, ff, 1.7f * sd, 0);
             T("ffn_up.weight", type, d, ff, 1.7f * sd, 0);
             T("ffn_down.weight", type, ff, d, 1.7f * sf, 0);
+            if (pr->arch == LLM_ARCH_GEMMA2 || pr->arch == LLM_ARCH_GEMMA3) { /* norms of the outputs */
+                T("post_attention_norm.weight", LLM_TYPE_F32, d, 1, 0.1f, 1.0f);
+                T("post_ffw_norm.weight", LLM_TYPE_F32, d, 1, 0.1f, 1.0f);
+            }
         } else {
             T("attn_norm.bias", LLM_TYPE_F32, d, 1, 0.05f, 0);
             T("ffn_norm.bias", LLM_TYPE_F32, d, 1, 0.05f, 0);

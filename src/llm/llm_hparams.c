@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * llm_hparams.c - hyper-parameters and tensor naming of the supported architectures
- * (llama, gpt2, qwen2, qwen3, phi3), read from GGUF keys "<arch>.embedding_length" etc. (the GGUF spec's
- * standardized key names). Layer: llm.
+ * (llama, gpt2, qwen2, qwen3, phi3, gemma2, gemma3), read from GGUF keys "<arch>.embedding_length" etc. (the
+ * GGUF spec's standardized key names). Layer: llm.
  */
 #include "llm_model_priv.h"
 
@@ -34,6 +34,8 @@ const char *const llm_lw_names[LW_COUNT] = {
     [LW_UP_B] = "ffn_up.bias",
     [LW_DOWN] = "ffn_down.weight",
     [LW_DOWN_B] = "ffn_down.bias",
+    [LW_POST_ATTN_NORM] = "post_attention_norm.weight",
+    [LW_POST_FFN_NORM] = "post_ffw_norm.weight",
 };
 
 const char *const llm_gw_names[GW_COUNT] = {
@@ -53,11 +55,14 @@ llm_arch_needs_lw(enum llm_arch arch, enum llm_lw w)
         return llama || w == LW_Q_B || w == LW_K_B || w == LW_V_B;
     if (arch == LLM_ARCH_QWEN3)
         return llama || w == LW_Q_NORM || w == LW_K_NORM;
+    if (llm_arch_gemma(arch))
+        return llama || w == LW_POST_ATTN_NORM || w == LW_POST_FFN_NORM ||
+               (arch == LLM_ARCH_GEMMA3 && (w == LW_Q_NORM || w == LW_K_NORM));
     if (arch == LLM_ARCH_PHI3) /* Q|K|V and gate|up fused (llm_upload.c makes LLaMA's views of them) */
         return w == LW_ATTN_NORM || w == LW_QKV || w == LW_O || w == LW_FFN_NORM || w == LW_UP ||
                w == LW_DOWN;
     return w != LW_Q && w != LW_K && w != LW_V && w != LW_GATE && w != LW_Q_B && w != LW_K_B && w != LW_V_B &&
-           w != LW_Q_NORM && w != LW_K_NORM;
+           w != LW_Q_NORM && w != LW_K_NORM && w != LW_POST_ATTN_NORM && w != LW_POST_FFN_NORM;
 }
 
 bool
@@ -107,6 +112,49 @@ key_f32(const struct llm_gguf *g, const char *key, float hi, float def, float *o
     return HCQ_OK;
 }
 
+/* Gemma 2 / 3: soft-caps, sliding window and its RoPE base, the attention scale, with llama.cpp's
+ * defaults where the key is absent (llama-model.cpp, models/gemma2.cpp, gemma3.cpp). */
+static enum hcq_status
+gemma_read(const struct llm_gguf *g, const char *arch, struct llm_hparams *hp)
+{
+    enum hcq_status st;
+    char key[128];
+    if (!llm_arch_gemma(hp->arch))
+        return HCQ_OK;
+    const bool g2 = hp->arch == LLM_ARCH_GEMMA2;
+    hp->n_swa = g2 ? 4096 : 0;
+    hp->swa_period = g2 ? 2 : 6;
+    if ((st = key_u32(g, arch, "attention.sliding_window", true, 0, HP_MAX_CTX, &hp->n_swa)) &&
+        st != HCQ_ERR_NOT_FOUND)
+        return st;
+    /* a per-layer array (later models) is refused by key_u32 as a type mismatch, naming the key */
+    if ((st = key_u32(g, arch, "attention.sliding_window_pattern", true, 0, LLM_MAX_LAYERS,
+                      &hp->swa_period)) &&
+        st != HCQ_ERR_NOT_FOUND)
+        return st;
+    if (hp->swa_period == 0) /* llama.cpp: a pattern of 0 windows every layer */
+        return hcq_err(HCQ_ERR_UNSUPPORTED,
+                       "llm_hparams_read: %s.attention.sliding_window_pattern = 0 (every layer windowed) is "
+                       "not implemented",
+                       arch);
+    snprintf(key, sizeof key, "%s.rope.freq_base_swa", arch);
+    if ((st = key_f32(g, key, 1e10f, g2 ? hp->rope_base : 10000.0f, &hp->rope_base_swa)))
+        return st;
+    snprintf(key, sizeof key, "%s.attn_logit_softcapping", arch);
+    if ((st = key_f32(g, key, 1e6f, g2 ? 50.0f : 0.0f, &hp->attn_softcap)))
+        return st;
+    if (!g2 && hp->attn_softcap) /* llama.cpp's Gemma 3 graph has none: never silently different */
+        return hcq_err(HCQ_ERR_UNSUPPORTED, "llm_hparams_read: %s on gemma3 is not implemented", key);
+    snprintf(key, sizeof key, "%s.final_logit_softcapping", arch);
+    if ((st = key_f32(g, key, 1e6f, g2 ? 30.0f : 0.0f, &hp->final_softcap)))
+        return st;
+    /* the 27B models scale queries by n_embd / n_head, not the head width (gemma_pytorch's
+     * query_pre_attn_scalar; llama.cpp tells them by the layer count) */
+    if (hp->n_layer == (g2 ? 46u : 62u))
+        hp->attn_scale = (float)(1.0 / sqrt((double)(hp->n_embd / hp->n_head)));
+    return HCQ_OK;
+}
+
 enum hcq_status
 llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
 {
@@ -129,9 +177,14 @@ llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
         hp->arch = LLM_ARCH_QWEN3;
     else if (!strcmp(arch, "phi3"))
         hp->arch = LLM_ARCH_PHI3;
+    else if (!strcmp(arch, "gemma2"))
+        hp->arch = LLM_ARCH_GEMMA2;
+    else if (!strcmp(arch, "gemma3"))
+        hp->arch = LLM_ARCH_GEMMA3;
     else
         return hcq_err(HCQ_ERR_UNSUPPORTED,
-                       "llm_hparams_read: architecture '%s' (supported: llama, qwen2, qwen3, phi3, gpt2)",
+                       "llm_hparams_read: architecture '%s' (supported: llama, qwen2, qwen3, phi3, gemma2, "
+                       "gemma3, gpt2)",
                        arch);
     if ((st = key_u32(g, arch, "embedding_length", false, 1, HP_MAX_EMBD, &hp->n_embd)) ||
         (st = key_u32(g, arch, "block_count", false, 1, LLM_MAX_LAYERS, &hp->n_layer)) ||
@@ -179,11 +232,21 @@ llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
                        "keys (%u) are not implemented",
                        arch, vl, hp->head_dim);
     hp->q_dim = hp->n_head * hp->head_dim;
+    hp->attn_scale = (float)(1.0 / sqrt((double)hp->head_dim));
+    if ((st = gemma_read(g, arch, hp)))
+        return st;
     struct llm_str sc;
     snprintf(key, sizeof key, "%s.rope.scaling.type", arch);
     if (llm_gguf_get_str(g, key, &sc) == HCQ_OK && !(sc.len == 4 && !memcmp(sc.ptr, "none", 4)))
         return hcq_err(HCQ_ERR_UNSUPPORTED, "llm_hparams_read: %s = '%.*s' is not implemented", key,
                        (int)sc.len, sc.ptr);
+    float rs;
+    snprintf(key, sizeof key, "%s.rope.scaling.factor", arch);
+    if ((st = key_f32(g, key, 1e6f, 1.0f, &rs)))
+        return st;
+    if (rs != 1.0f) /* Gemma 3 4B and larger: linear, factor 8 */
+        return hcq_err(HCQ_ERR_UNSUPPORTED, "llm_hparams_read: %s = %g (RoPE scaling) is not implemented",
+                       key, (double)rs);
     const struct llm_gguf_tensor *te = llm_gguf_tensor_find(g, "token_embd.weight");
     if (!te || te->n_dims != 2 || te->ne[0] != hp->n_embd)
         return hcq_err(HCQ_ERR_FORMAT, "llm_hparams_read: token_embd.weight missing or not [%u x n_vocab]",
@@ -192,7 +255,8 @@ llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
     hp->tied_output = llm_gguf_tensor_find(g, "output.weight") == NULL;
     hp->has_rope_freqs = hp->arch != LLM_ARCH_GPT2 && llm_gguf_tensor_find(g, "rope_freqs.weight") != NULL;
     /* llama.cpp: LLM_ARCH_QWEN2 and _QWEN3 -> LLAMA_ROPE_TYPE_NEOX */
-    hp->rope_neox = hp->arch == LLM_ARCH_QWEN2 || hp->arch == LLM_ARCH_QWEN3 || hp->arch == LLM_ARCH_PHI3;
+    hp->rope_neox = hp->arch == LLM_ARCH_QWEN2 || hp->arch == LLM_ARCH_QWEN3 || hp->arch == LLM_ARCH_PHI3 ||
+                    llm_arch_gemma(hp->arch);
     /* Phi-3's 128k variants scale RoPE per dimension by these (LongRoPE) */
     static const char *const factors[2] = {"rope_factors_long.weight", "rope_factors_short.weight"};
     for (int i = 0; i < 2; i++)

@@ -85,6 +85,11 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     struct llm_tok_params tp = {.pre_fallback = p.tok_pre_fallback};
     if ((st = llm_hparams_read(g, &m->hp)) || (st = llm_tok_create_ex(g, &tp, &m->tok)))
         goto fail;
+    if (llm_arch_gemma(m->hp.arch) && m->hp.n_ff < m->hp.n_embd) { /* the post norms' scratch is fb */
+        st = hcq_err(HCQ_ERR_UNSUPPORTED, "llm_model_load: gemma with n_ff %u < n_embd %u is not implemented",
+                     m->hp.n_ff, m->hp.n_embd);
+        goto fail;
+    }
     if (llm_tok_vocab_size(m->tok) < m->hp.n_vocab) {
         st = hcq_err(HCQ_ERR_FORMAT, "llm_model_load: vocabulary has %u tokens, token_embd %u rows",
                      llm_tok_vocab_size(m->tok), m->hp.n_vocab);
@@ -363,6 +368,29 @@ norm(struct llm_model *m, uint64_t x_va, uint64_t y_va, uint32_t n, const struct
     return launch(m, PROG_NORM, n, 1, &p, sizeof p, NULL, 0);
 }
 
+/* k_llm_act over n elements (the modes of k_llm_params.h). */
+static enum hcq_status
+act(struct llm_model *m, uint32_t mode, uint64_t a_va, uint64_t b_va, uint64_t y_va, uint32_t n, float scale)
+{
+    struct k_llm_act_params p = {
+        .a_va = a_va, .b_va = b_va, .y_va = y_va, .n = n, .mode = mode, .scale = scale};
+    return launch(m, PROG_ACT, (n + K_LLM_BLOCK - 1) / K_LLM_BLOCK, 1, &p, sizeof p, NULL, 0);
+}
+
+/* Gemma: x += RMSNorm(W in) over n rows of k inputs: W in into xn (free once Q, K, V or gate, up
+ * have read it), its norm into fb (free after the activation; n_ff >= n_embd checked at load). */
+static enum hcq_status
+post_norm_add(struct llm_model *m, const struct dtensor *w, uint64_t in_va, uint32_t k, uint32_t n,
+              const struct dtensor *nw)
+{
+    enum hcq_status st;
+    const uint32_t d = m->hp.n_embd;
+    if ((st = matmul(m, w, in_va, k, m->xn_va, d, n, NULL, false)) ||
+        (st = norm(m, m->xn_va, m->fb_va, n, nw, NULL)))
+        return st;
+    return act(m, K_LLM_ACT_ADD, m->fb_va, m->x_va, m->x_va, n * d, 0.0f);
+}
+
 /* ==== Decode (one token): fused mat-vec path ==== */
 
 /* Whether a decode step at pos takes k_llm_attn_decode_long (past the short-context path) -
@@ -460,7 +488,8 @@ decode_fused_ok(const struct llm_model *m)
 {
     const struct llm_hparams *hp = &m->hp;
     const uint32_t d = hp->n_embd, qn = hp->q_dim;
-    if (hp->arch == LLM_ARCH_GPT2 || !m->prog[PROG_MATVEC])
+    /* Gemma: the per-op path (the fused decode has no post norms, window or soft-caps) */
+    if (hp->arch == LLM_ARCH_GPT2 || llm_arch_gemma(hp->arch) || !m->prog[PROG_MATVEC])
         return false;
     const struct dtensor *out[1] = {&m->gw[GW_OUTPUT]};
     if (llm_mv_prog(m, out, 1, d) < 0)
@@ -668,9 +697,13 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     pt[1] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_embed_params, pos0), 4};
     if ((st = launch(m, PROG_EMBED, n, K_LLM_EMBED_CTAS(d), &ep, sizeof ep, ept, n_ept)))
         return st;
+    const bool gemma = llm_arch_gemma(hp->arch);
+    if (gemma && (st = act(m, K_LLM_ACT_SCALE, m->x_va, 0, m->x_va, n * d, sqrtf((float)d))))
+        return st; /* llama.cpp: the embedding times sqrtf(n_embd) */
 
     for (uint32_t l = 0; l < hp->n_layer; l++) {
         const struct dtensor *w = m->lw[l];
+        const bool swa = llm_layer_swa(hp, l);
         uint64_t kc = kv_va + 2 * l * kv_layer_B, vc = kc + kv_layer_B;
         /* 2. attention norm */
         if ((st = norm(m, m->x_va, m->xn_va, n, &w[LW_ATTN_NORM], &w[LW_ATTN_NORM_B])))
@@ -708,7 +741,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
             .hd = hd,
             .qkv_stride = qd,
             .rope = !gpt2,
-            .base = hp->rope_base,
+            .base = swa ? hp->rope_base_swa : hp->rope_base,
             .n_ctx = n_ctx,
             .tok_va = kv ? kv->tok_va : 0,
             .slot_stride = kv ? kv->slot_B / K_LLM_KV_B : 0,
@@ -728,29 +761,38 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
             .n_head_kv = hp->n_head_kv,
             .hd = hd,
             .q_stride = qd,
-            .scale = 1.0f / sqrtf((float)hd),
+            .scale = gemma ? hp->attn_scale : 1.0f / sqrtf((float)hd),
             .n_ctx = n_ctx,
+            .softcap = hp->attn_softcap,
+            .window = swa ? hp->n_swa : 0,
             .tok_va = kv ? kv->tok_va : 0,
             .slot_stride = kv ? kv->slot_B / K_LLM_KV_B : 0,
         };
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4};
         /* several tokens of one sequence: the tiled TF32 tensor-core kernel (each K/V row read
-         * once per block of queries); a batch step's tokens each over their own slot: k_llm_attn */
-        const bool tile = n > 1 && (hd == 64 || hd == 128) && !ap.tok_va;
+         * once per block of queries; it has no soft-cap or window); a batch step's tokens each
+         * over their own slot: k_llm_attn */
+        const bool tile = n > 1 && (hd == 64 || hd == 128) && !ap.softcap && !ap.window && !ap.tok_va;
         const uint32_t qb = K_LLM_ATTN_MMA_QB;
         if ((st = tile ? launch(m, PROG_ATTN_TILE, hp->n_head, (n + qb - 1) / qb, &ap, sizeof ap, pt,
                                 s->graph ? 1 : 0)
                        : launch(m, PROG_ATTN, hp->n_head, n, &ap, sizeof ap, pt, s->graph ? 1 : 0)))
             return st;
-        /* 6. output projection, added to the residual stream */
-        if ((st = matmul(m, &w[LW_O], m->att_va, hp->q_dim, m->x_va, d, n, w[LW_O_B].va ? &w[LW_O_B] : NULL,
-                         true)))
+        /* 6. output projection, added to the residual stream (Gemma: its RMSNorm added) */
+        if (gemma ? (st = post_norm_add(m, &w[LW_O], m->att_va, hp->q_dim, n, &w[LW_POST_ATTN_NORM]))
+                  : (st = matmul(m, &w[LW_O], m->att_va, hp->q_dim, m->x_va, d, n,
+                                 w[LW_O_B].va ? &w[LW_O_B] : NULL, true)))
             return st;
         /* 7. FFN: norm, (gate, up, SwiGLU) or (up, GELU), down added to the residual */
         if ((st = norm(m, m->x_va, m->xn_va, n, &w[LW_FFN_NORM], &w[LW_FFN_NORM_B])))
             return st;
-        struct k_llm_act_params actp = {
-            .a_va = m->fa_va, .b_va = m->fb_va, .y_va = m->fa_va, .n = n * hp->n_ff, .mode = gpt2};
+        struct k_llm_act_params actp = {.a_va = m->fa_va,
+                                        .b_va = m->fb_va,
+                                        .y_va = m->fa_va,
+                                        .n = n * hp->n_ff,
+                                        .mode = gpt2    ? K_LLM_ACT_GELU
+                                                : gemma ? K_LLM_ACT_GEGLU
+                                                        : K_LLM_ACT_SWIGLU};
         if (gpt2) {
             st = matmul(m, &w[LW_UP], m->xn_va, d, m->fa_va, hp->n_ff, n, &w[LW_UP_B], false);
         } else if (!(st = matmul(m, &w[LW_GATE], m->xn_va, d, m->fa_va, hp->n_ff, n, NULL, false))) {
@@ -759,8 +801,9 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
         if (st || (st = launch(m, PROG_ACT, (actp.n + K_LLM_BLOCK - 1) / K_LLM_BLOCK, 1, &actp, sizeof actp,
                                NULL, 0)))
             return st;
-        if ((st = matmul(m, &w[LW_DOWN], m->fa_va, hp->n_ff, m->x_va, d, n,
-                         w[LW_DOWN_B].va ? &w[LW_DOWN_B] : NULL, true)))
+        if (gemma ? (st = post_norm_add(m, &w[LW_DOWN], m->fa_va, hp->n_ff, n, &w[LW_POST_FFN_NORM]))
+                  : (st = matmul(m, &w[LW_DOWN], m->fa_va, hp->n_ff, m->x_va, d, n,
+                                 w[LW_DOWN_B].va ? &w[LW_DOWN_B] : NULL, true)))
             return st;
     }
     if (!want_logits)
@@ -780,6 +823,9 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
         return st;
     if ((st = matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, hcq_buf_va(m->logbuf), hp->n_vocab, 1, NULL, false)))
         return st;
+    if (hp->final_softcap > 0 && (st = act(m, K_LLM_ACT_SOFTCAP, hcq_buf_va(m->logbuf), 0,
+                                           hcq_buf_va(m->logbuf), hp->n_vocab, hp->final_softcap)))
+        return st; /* Gemma 2 */
     return s->sample ? llm_smp_record(m, hcq_buf_va(m->logbuf)) : HCQ_OK;
 }
 
@@ -912,60 +958,4 @@ llm_model_gen_wait(struct llm_model *m, int32_t *id_out)
 {
     enum hcq_status st = wait_tick(m, 1);
     return st ? st : llm_smp_result(m, id_out);
-}
-
-/* ==== Profile ==== */
-
-enum hcq_status
-llm_model_profile_step(struct llm_model *m, int32_t token, uint32_t pos, struct llm_prof_row *rows,
-                       uint32_t max_rows, uint32_t *n_rows, double *step_us)
-{
-    enum hcq_status st = HCQ_OK;
-    *n_rows = 0;
-    *step_us = 0;
-    if (pos >= m->n_ctx || token < 0 || (uint32_t)token >= m->hp.n_vocab)
-        return hcq_err(HCQ_ERR_INVALID, "llm_model_profile_step: token %d at %u", token, pos);
-    struct prof *pf = calloc(1, sizeof *pf);
-    if (!pf)
-        return hcq_err(HCQ_ERR_NOMEM, "llm_model_profile_step");
-    uint32_t n_sig = 16 * m->hp.n_layer + 16;
-    if (n_sig > PROF_MAX)
-        n_sig = PROF_MAX;
-    for (uint32_t i = 0; i <= n_sig && !st; i++)
-        st = hcq_signal_create(m->dev, 0, &pf->ts[i]);
-    struct step s = {.graph = false};
-    if (!st && !(st = hcq_buf_write(m->tokbuf, 0, &token, 4)) &&
-        !(st = hcq_queue_timestamp(m->q, pf->ts[0]))) {
-        m->prof = pf;
-        st = record_step(m, 1, pos, true, &s);
-        m->prof = NULL;
-        if (!st && pf->n >= n_sig)
-            st = hcq_err(HCQ_ERR_UNSUPPORTED, "llm_model_profile_step: more than %u launches", n_sig);
-        if (!st && !(st = hcq_queue_signal(m->q, m->done, ++m->tick)) && !(st = hcq_queue_submit(m->q)))
-            st = wait_tick(m, 1);
-    }
-    if (!st) {
-        uint64_t t0 = hcq_signal_timestamp_ns(pf->ts[0]);
-        *step_us = (hcq_signal_timestamp_ns(pf->ts[pf->n]) - t0) * 1e-3;
-        for (uint32_t i = 0; i < pf->n; i++) {
-            double us =
-                (double)(hcq_signal_timestamp_ns(pf->ts[i + 1]) - hcq_signal_timestamp_ns(pf->ts[i])) * 1e-3;
-            uint32_t r = 0;
-            while (r < *n_rows && strcmp(rows[r].kernel, pf->label[i]))
-                r++;
-            if (r == *n_rows) {
-                if (r == max_rows)
-                    continue;
-                rows[r] = (struct llm_prof_row){.kernel = pf->label[i]};
-                (*n_rows)++;
-            }
-            rows[r].count++;
-            rows[r].us += us;
-            rows[r].bytes += pf->bytes[i];
-        }
-    }
-    for (uint32_t i = 0; i <= PROF_MAX; i++)
-        hcq_signal_destroy(pf->ts[i]);
-    free(pf);
-    return st;
 }

@@ -37,6 +37,8 @@ enum llm_lw {
     LW_UP_B,
     LW_DOWN,
     LW_DOWN_B,
+    LW_POST_ATTN_NORM, /* Gemma: RMSNorm of the attention's output before its residual add */
+    LW_POST_FFN_NORM,  /* Gemma: RMSNorm of the FFN's output before its residual add */
     LW_COUNT
 };
 extern const char *const llm_lw_names[LW_COUNT];
@@ -48,6 +50,18 @@ extern const char *const llm_gw_names[GW_COUNT];
 /* Which tensors an architecture needs (true) / may have (optional). */
 bool llm_arch_needs_lw(enum llm_arch arch, enum llm_lw w);
 bool llm_arch_needs_gw(enum llm_arch arch, enum llm_gw w);
+/* Gemma 2 / 3 blocks (scaled embedding, GELU-tanh gating, post norms). */
+static inline bool
+llm_arch_gemma(enum llm_arch arch)
+{
+    return arch == LLM_ARCH_GEMMA2 || arch == LLM_ARCH_GEMMA3;
+}
+/* Layer l attends over a sliding window of hp->n_swa keys (llama.cpp's set_swa_pattern). */
+static inline bool
+llm_layer_swa(const struct llm_hparams *hp, uint32_t l)
+{
+    return hp->n_swa && hp->swa_period && l % hp->swa_period < hp->swa_period - 1;
+}
 
 /* Find tensor `name` and check its shape (ne0 x ne1; ne1 = 1 for vectors). */
 HCQ_MUST_CHECK enum hcq_status llm_tensor_get(const struct llm_gguf *g, const char *name, uint64_t ne0,

@@ -93,6 +93,8 @@ llm_ref_create(const struct llm_gguf *g, uint32_t n_ctx, struct llm_ref **ref_ou
         [LW_UP_B] = {ff, 1},
         [LW_DOWN] = {ff, d},
         [LW_DOWN_B] = {d, 1},
+        [LW_POST_ATTN_NORM] = {d, 1},
+        [LW_POST_FFN_NORM] = {d, 1},
     };
     for (uint32_t l = 0; l < hp->n_layer; l++) {
         for (int w = 0; w < LW_COUNT; w++) {
@@ -194,12 +196,12 @@ ref_norm(const struct llm_hparams *hp, const float *x, float *y, const struct rt
 /* Rotate pairs (2j, 2j+1) of each head - (j, j + hd/2) where the file's rows are in that order
  * (rope_neox, Qwen2) - by pos * base^(-2j/hd) / freqs[j]. */
 static void
-ref_rope(const struct llm_ref *r, float *x, uint32_t n_heads, uint32_t pos)
+ref_rope(const struct llm_ref *r, float *x, uint32_t n_heads, uint32_t pos, double base)
 {
     uint32_t hd = r->hp.head_dim;
     for (uint32_t h = 0; h < n_heads; h++) {
         for (uint32_t j = 0; j < hd / 2; j++) {
-            double theta = pos * pow(r->hp.rope_base, -2.0 * j / hd);
+            double theta = pos * pow(base, -2.0 * j / hd);
             if (r->hp.has_rope_freqs)
                 theta /= r->gw[GW_ROPE_FREQS].f[j];
             double c = cos(theta), s = sin(theta);
@@ -227,6 +229,13 @@ ref_head_norm(const struct llm_ref *r, float *x, uint32_t n_heads, const struct 
     }
 }
 
+/* GELU, tanh form (GPT-2's FFN, Gemma's gate) */
+static double
+ref_gelu(double a)
+{
+    return 0.5 * a * (1 + tanh(0.7978845608028654 * (a + 0.044715 * a * a * a)));
+}
+
 /* One token at position pos; logits when out != NULL. */
 static void
 ref_token(struct llm_ref *r, int32_t tok, uint32_t pos, float *logits)
@@ -238,8 +247,17 @@ ref_token(struct llm_ref *r, int32_t tok, uint32_t pos, float *logits)
     if (gpt2)
         for (uint32_t j = 0; j < d; j++)
             r->x[j] += r->gw[GW_POS_EMBD].f[(size_t)pos * d + j];
+    const bool gemma = llm_arch_gemma(hp->arch);
+    if (gemma) /* llama.cpp scales the looked-up row by sqrtf(n_embd) */
+        for (uint32_t j = 0; j < d; j++)
+            r->x[j] = (float)(r->x[j] * sqrt((double)d));
+    /* llama.cpp scales Q by f_attention_scale (Gemma) or the scores by 1 / sqrt(head_dim) */
+    const double scale = gemma ? (double)hp->attn_scale : 1.0 / sqrt((double)hd), cap = hp->attn_softcap;
     for (uint32_t l = 0; l < hp->n_layer; l++) {
         struct rtensor *w = r->lw[l];
+        const bool swa = llm_layer_swa(hp, l);
+        /* the window: keys pos - n_swa + 1 .. pos (llama.cpp masks p1 - p0 >= n_swa) */
+        const uint32_t t0 = swa && pos >= hp->n_swa ? pos - hp->n_swa + 1 : 0;
         float *kc = r->kc + (size_t)l * r->n_ctx * kv, *vc = r->vc + (size_t)l * r->n_ctx * kv;
         ref_norm(hp, r->x, r->xn, &w[LW_ATTN_NORM], &w[LW_ATTN_NORM_B]);
         const uint32_t qn = hp->q_dim;
@@ -258,8 +276,9 @@ ref_token(struct llm_ref *r, int32_t tok, uint32_t pos, float *logits)
                 ref_head_norm(r, r->q, hp->n_head, &w[LW_Q_NORM]);
                 ref_head_norm(r, r->k, hp->n_head_kv, &w[LW_K_NORM]);
             }
-            ref_rope(r, r->q, hp->n_head, pos);
-            ref_rope(r, r->k, hp->n_head_kv, pos);
+            const double base = swa ? hp->rope_base_swa : hp->rope_base; /* Gemma's windowed layers */
+            ref_rope(r, r->q, hp->n_head, pos, base);
+            ref_rope(r, r->k, hp->n_head_kv, pos, base);
         }
         /* the KV cache holds f16 elements (as the engine's, K_LLM_KV_B, and llama.cpp's
          * default): K and V rounded to nearest even on the way in */
@@ -272,32 +291,41 @@ ref_token(struct llm_ref *r, int32_t tok, uint32_t pos, float *logits)
             uint32_t g = h / group;
             double m = -1e300, z = 0;
             double *sc = (double *)malloc(sizeof(double) * (pos + 1));
-            for (uint32_t t = 0; t <= pos; t++) {
+            for (uint32_t t = t0; t <= pos; t++) {
                 double s = 0;
                 for (uint32_t e = 0; e < hd; e++)
                     s += (double)qh[e] * kc[(size_t)t * kv + g * hd + e];
-                sc[t] = s / sqrt((double)hd);
+                sc[t] = s * scale;
+                if (cap > 0) /* Gemma 2's soft-cap */
+                    sc[t] = cap * tanh(sc[t] / cap);
                 m = fmax(m, sc[t]);
             }
-            for (uint32_t t = 0; t <= pos; t++) {
+            for (uint32_t t = t0; t <= pos; t++) {
                 sc[t] = exp(sc[t] - m);
                 z += sc[t];
             }
             for (uint32_t e = 0; e < hd; e++) {
                 double acc = 0;
-                for (uint32_t t = 0; t <= pos; t++)
+                for (uint32_t t = t0; t <= pos; t++)
                     acc += sc[t] * vc[(size_t)t * kv + g * hd + e];
                 r->att[h * hd + e] = (float)(acc / z);
             }
             free(sc);
         }
-        ref_matvec(&w[LW_O], r->att, r->x, &w[LW_O_B], true);
+        if (gemma) { /* RMSNorm of the attention's output, then the residual add */
+            ref_matvec(&w[LW_O], r->att, r->tmp, NULL, false);
+            ref_norm(hp, r->tmp, r->xn, &w[LW_POST_ATTN_NORM], NULL);
+            for (uint32_t j = 0; j < d; j++)
+                r->x[j] += r->xn[j];
+        } else {
+            ref_matvec(&w[LW_O], r->att, r->x, &w[LW_O_B], true);
+        }
         ref_norm(hp, r->x, r->xn, &w[LW_FFN_NORM], &w[LW_FFN_NORM_B]);
         if (gpt2) {
             ref_matvec(&w[LW_UP], r->xn, r->fa, &w[LW_UP_B], false);
             for (uint32_t j = 0; j < hp->n_ff; j++) {
                 double a = r->fa[j];
-                r->fa[j] = (float)(0.5 * a * (1 + tanh(0.7978845608028654 * (a + 0.044715 * a * a * a))));
+                r->fa[j] = (float)ref_gelu(a);
             }
         } else {
             if (hp->arch == LLM_ARCH_PHI3) { /* gate|up in one tensor: silu(first half) * second half */
@@ -309,15 +337,25 @@ ref_token(struct llm_ref *r, int32_t tok, uint32_t pos, float *logits)
             }
             for (uint32_t j = 0; j < hp->n_ff; j++) {
                 double a = r->fa[j];
-                r->fa[j] = (float)(a / (1 + exp(-a)) * r->fb[j]);
+                r->fa[j] = gemma ? (float)(ref_gelu(a) * r->fb[j]) : (float)(a / (1 + exp(-a)) * r->fb[j]);
             }
         }
-        ref_matvec(&w[LW_DOWN], r->fa, r->x, &w[LW_DOWN_B], true);
+        if (gemma) { /* RMSNorm of the FFN's output, then the residual add */
+            ref_matvec(&w[LW_DOWN], r->fa, r->tmp, NULL, false);
+            ref_norm(hp, r->tmp, r->xn, &w[LW_POST_FFN_NORM], NULL);
+            for (uint32_t j = 0; j < d; j++)
+                r->x[j] += r->xn[j];
+        } else {
+            ref_matvec(&w[LW_DOWN], r->fa, r->x, &w[LW_DOWN_B], true);
+        }
     }
     if (!logits)
         return;
     ref_norm(hp, r->x, r->xn, &r->gw[GW_OUT_NORM], &r->gw[GW_OUT_NORM_B]);
     ref_matvec(r->gw[GW_OUTPUT].f ? &r->gw[GW_OUTPUT] : &r->gw[GW_TOK_EMBD], r->xn, logits, NULL, false);
+    if (hp->final_softcap > 0) /* Gemma 2 */
+        for (uint32_t i = 0; i < hp->n_vocab; i++)
+            logits[i] = (float)(hp->final_softcap * tanh(logits[i] / (double)hp->final_softcap));
 }
 
 enum hcq_status

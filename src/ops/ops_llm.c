@@ -399,23 +399,24 @@ twin_attn(struct hcq_twin_launch *l)
             uint32_t n_pos = p->pos0 + i + 1;
             const float *qh = q + (size_t)i * p->q_stride + h * p->hd;
             float m = -3.0e38f;
-            for (uint32_t t = 0; t < n_pos; t++) {
+            const uint32_t first = p->window && n_pos > p->window ? n_pos - p->window : 0; /* Gemma */
+            for (uint32_t t = first; t < n_pos; t++) {
                 const float *kt = kw + (size_t)t * p->hd;
                 float s = 0;
                 for (uint32_t e = 0; e < p->hd; e++)
                     s += qh[e] * kt[e];
-                sc[t] = s * p->scale;
+                sc[t] = p->softcap > 0 ? p->softcap * tanhf(s * p->scale / p->softcap) : s * p->scale;
                 m = fmaxf(m, sc[t]);
             }
             float z = 0;
-            for (uint32_t t = 0; t < n_pos; t++) {
+            for (uint32_t t = first; t < n_pos; t++) {
                 sc[t] = expf(sc[t] - m);
                 z += sc[t];
             }
             float *o = out + (size_t)i * p->n_head * p->hd + h * p->hd;
             for (uint32_t e = 0; e < p->hd; e++) {
                 float acc = 0;
-                for (uint32_t t = 0; t < n_pos; t++)
+                for (uint32_t t = first; t < n_pos; t++)
                     acc += sc[t] * vw[(size_t)t * p->hd + e];
                 o[e] = acc / z;
             }
@@ -429,14 +430,25 @@ twin_act(struct hcq_twin_launch *l)
 {
     const struct k_llm_act_params *p = l->params;
     const float *a = HCQ_TWIN_PTR(l, p->a_va, 4ull * p->n);
-    const float *b = p->mode == 0 ? HCQ_TWIN_PTR(l, p->b_va, 4ull * p->n) : NULL;
+    const bool two = p->mode == K_LLM_ACT_SWIGLU || p->mode == K_LLM_ACT_GEGLU || p->mode == K_LLM_ACT_ADD;
+    const float *b = two ? HCQ_TWIN_PTR(l, p->b_va, 4ull * p->n) : NULL;
     float *y = HCQ_TWIN_PTR(l, p->y_va, 4ull * p->n);
-    if (!a || !y || (p->mode == 0 && !b))
+    if (!a || !y || (two && !b))
         return;
     for (uint32_t j = 0; j < p->n; j++) {
-        float x = a[j];
-        y[j] = p->mode == 0 ? x / (1.0f + expf(-x)) * b[j]
-                            : 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
+        float x = a[j], r;
+        if (p->mode == K_LLM_ACT_SWIGLU)
+            r = x / (1.0f + expf(-x)) * b[j];
+        else if (p->mode == K_LLM_ACT_GELU || p->mode == K_LLM_ACT_GEGLU)
+            r = 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x))) *
+                (p->mode == K_LLM_ACT_GEGLU ? b[j] : 1.0f);
+        else if (p->mode == K_LLM_ACT_SCALE)
+            r = x * p->scale;
+        else if (p->mode == K_LLM_ACT_SOFTCAP)
+            r = p->scale * tanhf(x / p->scale);
+        else
+            r = x + b[j];
+        y[j] = r;
     }
 }
 

@@ -314,9 +314,14 @@ TEST(hparams_checked)
     kv_str = "yarn";
     KV_UNSUPPORTED("llama.rope.scaling.type", KV_STR, 0,
                    "llm_hparams_read: llama.rope.scaling.type = 'yarn' is not implemented");
-    kv_str = "gemma3";
-    KV_UNSUPPORTED("general.architecture", KV_STR, 0,
-                   "llm_hparams_read: architecture 'gemma3' (supported: llama, qwen2, qwen3, phi3, gpt2)");
+    /* Gemma 3 4B's linear factor 8 */
+    KV_UNSUPPORTED("llama.rope.scaling.factor", KV_F32, 8.0,
+                   "llm_hparams_read: llama.rope.scaling.factor = 8 (RoPE scaling) is not implemented");
+    kv_str = "mamba";
+    KV_UNSUPPORTED(
+        "general.architecture", KV_STR, 0,
+        "llm_hparams_read: architecture 'mamba' (supported: llama, qwen2, qwen3, phi3, gemma2, gemma3, "
+        "gpt2)");
 done:
     llm_gguf_destroy(g);
 }
