@@ -90,12 +90,18 @@ done:
     return rc;
 }
 
+/* tokens/s of n tokens in t seconds (0 when nothing was timed) */
+static double
+rate(uint64_t n, double t)
+{
+    return t > 0 ? (double)n / t : 0;
+}
+
 static void
 json_rec(FILE *f, const struct llm_bench_meta *mt, const struct batch_rec *r, bool last)
 {
-    const double s_pp = r->t_pp > 0 ? r->b * (double)r->pp / r->t_pp : 0;
-    const double s_tg = r->t_tg > 0 ? r->b * (double)r->tg / r->t_tg : 0;
     const double t = r->t_pp + r->t_tg;
+    const double s_pp = rate((uint64_t)r->b * r->pp, r->t_pp), s_tg = rate((uint64_t)r->b * r->tg, r->t_tg);
     fprintf(f, "  {\"model\": ");
     cli_json_str(f, mt->model);
     fprintf(f, ", \"type\": ");
@@ -116,7 +122,7 @@ json_rec(FILE *f, const struct llm_bench_meta *mt, const struct batch_rec *r, bo
         "\"s_pp\": %.2f, \"t_tg\": %.4f, \"s_tg\": %.2f, \"t\": %.4f, \"s\": %.2f, \"step_ms_p50\": %.4f, "
         "\"step_ms_p99\": %.4f}%s\n",
         r->pp, r->tg, r->b, r->b * (r->pp + r->tg), r->t_pp, s_pp, r->t_tg, s_tg, t,
-        t > 0 ? r->b * (double)(r->pp + r->tg) / t : 0, r->p50_ms, r->p99_ms, last ? "" : ",");
+        rate((uint64_t)r->b * (r->pp + r->tg), t), r->p50_ms, r->p99_ms, last ? "" : ",");
 }
 
 int
@@ -140,10 +146,9 @@ nvhcq_llm_bench_batch(struct llm_model *m, const uint32_t *bs, uint32_t n_b, uin
         if (md) {
             const double t = r->t_pp + r->t_tg;
             printf("| %u | %u | %u | %u | %.3f | %.2f | %.3f | %.2f | %.3f | %.2f | %.3f | %.3f |\n", r->pp,
-                   r->tg, r->b, r->b * (r->pp + r->tg), r->t_pp,
-                   r->t_pp > 0 ? r->b * (double)r->pp / r->t_pp : 0, r->t_tg,
-                   r->t_tg > 0 ? r->b * (double)r->tg / r->t_tg : 0, t,
-                   t > 0 ? r->b * (double)(r->pp + r->tg) / t : 0, r->p50_ms, r->p99_ms);
+                   r->tg, r->b, r->b * (r->pp + r->tg), r->t_pp, rate((uint64_t)r->b * r->pp, r->t_pp),
+                   r->t_tg, rate((uint64_t)r->b * r->tg, r->t_tg), t,
+                   rate((uint64_t)r->b * (r->pp + r->tg), t), r->p50_ms, r->p99_ms);
             fflush(stdout);
         }
     }

@@ -39,6 +39,7 @@ struct llm_batch {
     struct llm_sampler **smp;      /* [n_seq] per-slot sampler (greedy until set) */
     struct llm_sampler_params *sp; /* [n_seq] its parameters */
     int32_t *tp;                   /* host staging of tokpos */
+    int32_t *tok;                  /* ... and of a step's tokens (the rows that run) */
 };
 
 void
@@ -65,7 +66,22 @@ llm_batch_destroy(struct llm_batch *b)
     free(b->pos);
     free(b->used);
     free(b->tp);
+    free(b->tok);
     free(b);
+}
+
+/* Slot i samples with p from now on: a fresh sampler (empty window, no draws), p kept to tell
+ * whether its picks can be made on the device. */
+static enum hcq_status
+slot_bind(struct llm_batch *b, uint32_t i, const struct llm_sampler_params *p)
+{
+    struct llm_sampler *s = NULL;
+    enum hcq_status st = llm_sampler_create(p, b->m->hp.n_vocab, &s);
+    if (st)
+        return st;
+    llm_sampler_destroy(b->smp[i]);
+    b->smp[i] = s, b->sp[i] = *p;
+    return HCQ_OK;
 }
 
 enum hcq_status
@@ -118,9 +134,10 @@ llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct l
     b->used = calloc(p->n_seq, sizeof *b->used);
     b->smp = calloc(p->n_seq, sizeof *b->smp);
     b->tp = calloc(2ull * p->n_seq, sizeof *b->tp);
+    b->tok = calloc(p->n_seq, sizeof *b->tok);
     b->sp = calloc(p->n_seq, sizeof *b->sp);
     b->lg_host = malloc(lg_B);
-    if (!b->pos || !b->used || !b->smp || !b->tp || !b->sp || !b->lg_host) {
+    if (!b->pos || !b->used || !b->smp || !b->tp || !b->tok || !b->sp || !b->lg_host) {
         st = hcq_err(HCQ_ERR_NOMEM, "llm_batch_create: out of host memory");
         goto fail;
     }
@@ -135,11 +152,11 @@ llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct l
     if ((st = llm_pg_cache_f16(m)))
         HCQ_LOG_WARN("llm_batch_create: the weights stay quantized, dequantized every step: %s",
                      hcq_last_error());
-    for (uint32_t i = 0; i < p->n_seq; i++) {
-        llm_sampler_params_default(&b->sp[i]);
-        if ((st = llm_sampler_create(&b->sp[i], hp->n_vocab, &b->smp[i])))
+    struct llm_sampler_params d;
+    llm_sampler_params_default(&d);
+    for (uint32_t i = 0; i < p->n_seq; i++)
+        if ((st = slot_bind(b, i, &d)))
             goto fail;
-    }
     *b_out = b;
     return HCQ_OK;
 fail:
@@ -172,21 +189,16 @@ llm_batch_seq_add(struct llm_batch *b, uint32_t *seq_out)
 {
     for (uint32_t i = 0; i < b->n_seq; i++)
         if (!b->used[i]) {
+            /* a new sequence starts greedy: the one left by the slot's last sequence, emptied */
+            struct llm_sampler_params d;
+            llm_sampler_params_default(&d);
+            enum hcq_status st = HCQ_OK;
+            if (greedy(&b->sp[i]))
+                llm_sampler_reset(b->smp[i]);
+            else if ((st = slot_bind(b, i, &d)))
+                return st;
             b->used[i] = true;
             b->pos[i] = 0;
-            if (!greedy(&b->sp[i])) { /* a new sequence starts greedy */
-                struct llm_sampler *s = NULL;
-                struct llm_sampler_params d;
-                llm_sampler_params_default(&d);
-                enum hcq_status st = llm_sampler_create(&d, b->m->hp.n_vocab, &s);
-                if (st) {
-                    b->used[i] = false;
-                    return st;
-                }
-                llm_sampler_destroy(b->smp[i]);
-                b->smp[i] = s, b->sp[i] = d;
-            }
-            llm_sampler_reset(b->smp[i]);
             *seq_out = i;
             return HCQ_OK;
         }
@@ -220,18 +232,14 @@ llm_batch_seq_sampler(struct llm_batch *b, uint32_t seq, const struct llm_sample
                       const int32_t *hist, uint32_t n_hist)
 {
     enum hcq_status st;
-    struct llm_sampler *s = NULL;
     if ((st = seq_check(b, "llm_batch_seq_sampler", seq)))
         return st;
     if (!p || (n_hist && !hist))
         return hcq_err(HCQ_ERR_INVALID, "llm_batch_seq_sampler: NULL argument");
-    if ((st = llm_sampler_create(p, b->m->hp.n_vocab, &s)))
+    if ((st = slot_bind(b, seq, p)))
         return st;
     for (uint32_t i = 0; i < n_hist; i++)
-        llm_sampler_accept(s, hist[i]);
-    llm_sampler_destroy(b->smp[seq]);
-    b->smp[seq] = s;
-    b->sp[seq] = *p;
+        llm_sampler_accept(b->smp[seq], hist[i]);
     return HCQ_OK;
 }
 
@@ -321,15 +329,9 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
         dev_pick = dev_pick && greedy(&b->sp[q]);
         b->tp[2 * na] = (int32_t)b->pos[q];
         b->tp[2 * na + 1] = (int32_t)q;
-        na++;
+        b->tok[na++] = tokens[i];
     }
     if (na) {
-        int32_t *t = malloc(4ull * na);
-        if (!t)
-            return hcq_err(HCQ_ERR_NOMEM, "llm_batch_step: out of host memory");
-        for (uint32_t i = 0, k = 0; i < n; i++)
-            if (b->pos[seqs[i]] < b->n_ctx)
-                t[k++] = tokens[i];
         const struct llm_kv_view kv = {.va = hcq_buf_va(b->kv),
                                        .layer_B = b->layer_B,
                                        .slot_B = b->slot_B,
@@ -338,10 +340,9 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
                                        .logits_va = hcq_buf_va(b->logits),
                                        .ids_va = ids_out && dev_pick ? hcq_buf_va(b->ids) : 0};
         const struct step s = {.kv = &kv};
-        if (!(st = hcq_buf_write(m->tokbuf, 0, t, 4ull * na)) &&
+        if (!(st = hcq_buf_write(m->tokbuf, 0, b->tok, 4ull * na)) &&
             !(st = hcq_buf_write(b->tokpos, 0, b->tp, 8ull * na)))
             st = llm_model_step_run(m, na, 0, true, &s);
-        free(t);
         /* the rows' logits to the host only when asked for or sampled there */
         if (!st && (logits_out || (ids_out && !dev_pick)))
             st = hcq_buf_read(b->logits, 0, b->lg_host, 4ull * na * V);

@@ -109,6 +109,17 @@ llm_gemm_tma_params(struct k_llm_gemm_tma_params *tp, const struct k_llm_gemm_pa
     return HCQ_OK;
 }
 
+/* Launch the dequantization of matrix t into f16 rows at out_va (k_llm_dequant_f16: one thread per
+ * 8 values, capped grid - the aux kernels grid-stride). */
+static enum hcq_status
+dequant_f16(struct llm_model *m, const struct dtensor *t, uint64_t out_va)
+{
+    const uint64_t wt = ((uint64_t)t->ne1 * t->ne0 / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
+    struct k_llm_dequant_f16_params dp = {
+        .w_va = t->va, .out_va = out_va, .type = t->type, .k = t->ne0, .rows = t->ne1};
+    return launch_pg(m, PG_DEQUANT, wt > 65535 ? 65535 : (uint32_t)wt, K_LLM_GEMM_AUX_BLOCK, &dp, sizeof dp);
+}
+
 /* Prefill matmul on tensor cores: the n_w matrices ws (rows of the same k) -> consecutive rows
  * of the f16 scratch, x rows -> f16 scratch, one GEMM into y (k_llm_gemm.cu): the matrices' rows
  * are y's columns in order. Same contract as matmul() below for one matrix. */
@@ -129,15 +140,7 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
     for (uint32_t i = 0; i < n_w && cached; i++)
         rows += ws[i]->ne1;
     for (uint32_t i = 0; i < n_w && !cached; i++) {
-        /* one thread per 8 values, capped grid (the aux kernels grid-stride) */
-        uint64_t wt = ((uint64_t)ws[i]->ne1 * k / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
-        struct k_llm_dequant_f16_params dp = {.w_va = ws[i]->va,
-                                              .out_va = pg->w16_va + 2ull * k * rows,
-                                              .type = ws[i]->type,
-                                              .k = k,
-                                              .rows = ws[i]->ne1};
-        if ((st = launch_pg(m, PG_DEQUANT, wt > 65535 ? 65535 : (uint32_t)wt, K_LLM_GEMM_AUX_BLOCK, &dp,
-                            sizeof dp)))
+        if ((st = dequant_f16(m, ws[i], pg->w16_va + 2ull * k * rows)))
             return st;
         rows += ws[i]->ne1;
     }
@@ -182,23 +185,19 @@ llm_pg_cache_f16(struct llm_model *m)
     if (!m->pg.min_n || m->f16buf)
         return HCQ_OK;
     /* the order: per layer Q, K, V (one GEMM reads them as one matrix), then the others; the head */
-    struct dtensor *list[LW_COUNT * 64 + 1], **all = NULL;
-    const uint32_t per = LW_COUNT, n_max = m->hp.n_layer * per + 1;
-    all = n_max <= sizeof list / sizeof list[0] ? list : malloc(n_max * sizeof *all);
+    struct dtensor **all = malloc(((size_t)m->hp.n_layer * LW_COUNT + 1) * sizeof *all);
     if (!all)
         return hcq_err(HCQ_ERR_NOMEM, "llm f16 weights: out of host memory");
     uint32_t n = 0;
     uint64_t total = 0;
     for (uint32_t l = 0; l < m->hp.n_layer; l++) {
-        static const enum llm_lw first[3] = {LW_Q, LW_K, LW_V};
-        for (int i = 0; i < LW_COUNT + 3; i++) {
-            const int w = i < 3 ? (int)first[i] : i - 3;
-            if (i >= 3 && (w == LW_Q || w == LW_K || w == LW_V))
-                continue;
-            struct dtensor *t = &m->lw[l][w];
-            if (llm_pg_takes(t))
-                all[n++] = t;
-        }
+        struct dtensor *w = m->lw[l];
+        for (int i = 0; i < 3; i++) /* Q, K, V first: one GEMM reads them as one matrix */
+            if (llm_pg_takes(&w[LW_Q + i]))
+                all[n++] = &w[LW_Q + i];
+        for (int i = 0; i < LW_COUNT; i++)
+            if (i != LW_Q && i != LW_K && i != LW_V && llm_pg_takes(&w[i]))
+                all[n++] = &w[i];
     }
     if (llm_pg_takes(&m->gw[GW_OUTPUT]))
         all[n++] = &m->gw[GW_OUTPUT];
@@ -215,16 +214,8 @@ llm_pg_cache_f16(struct llm_model *m)
         goto done;
     uint64_t off = 0;
     for (uint32_t i = 0; i < n && !st; i++) {
-        const struct dtensor *t = all[i];
-        const uint64_t wt = ((uint64_t)t->ne1 * t->ne0 / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
-        struct k_llm_dequant_f16_params dp = {.w_va = t->va,
-                                              .out_va = hcq_buf_va(m->f16buf) + off,
-                                              .type = t->type,
-                                              .k = t->ne0,
-                                              .rows = t->ne1};
-        st =
-            launch_pg(m, PG_DEQUANT, wt > 65535 ? 65535 : (uint32_t)wt, K_LLM_GEMM_AUX_BLOCK, &dp, sizeof dp);
-        off += 2ull * t->ne0 * t->ne1;
+        st = dequant_f16(m, all[i], hcq_buf_va(m->f16buf) + off);
+        off += 2ull * all[i]->ne0 * all[i]->ne1;
     }
     if (!st && !(st = hcq_queue_signal(m->q, m->done, ++m->tick)) && !(st = hcq_queue_submit(m->q)))
         st = hcq_signal_wait(m->done, m->tick, 60ull * 1000 * 1000 * 1000);
@@ -239,8 +230,7 @@ llm_pg_cache_f16(struct llm_model *m)
         off += 2ull * all[i]->ne0 * all[i]->ne1;
     }
 done:
-    if (all != list)
-        free(all);
+    free(all);
     return st;
 }
 
