@@ -5,7 +5,9 @@
  * `cpu` device's - the same tokens at every step and the worst per-step logits NMSE below
  * 1e-6 (f32 on both sides; only the summation order differs) - with the same messages in
  * every test; and the loop that applies it to every other device that opens (HCQ_TEST_DEVS
- * or the test's list). Static inline: header only, like the other tests/unit helpers.
+ * or the test's list); and two helpers the LLM tests share (llm_match_argmax, llm_match_gen: a
+ * gen-model file with the GPT-2 test vocabulary). Static inline: header only, like the other
+ * tests/unit helpers.
  */
 #ifndef LLM_MATCH_H
 #define LLM_MATCH_H
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LLM_MATCH_NMSE_MAX 1e-6
 
@@ -121,6 +124,37 @@ llm_match_devices(struct th *t, const char *devs_default, const char *note, llm_
                   const int32_t *tc, const float *lc, uint32_t steps, uint32_t V)
 {
     llm_match_devices_ex(t, devs_default, false, note, run, ctx, tc, lc, steps, V);
+}
+
+/* The id of the largest of l[0..n) (the lowest on ties, as the greedy sampler). */
+static inline int32_t
+llm_match_argmax(const float *l, uint32_t n)
+{
+    uint32_t b = 0;
+    for (uint32_t i = 1; i < n; i++)
+        if (l[i] > l[b])
+            b = i;
+    return (int32_t)b;
+}
+
+/* A gen-model file of the preset for a test, at /tmp/nvhcq_test_llm_<tag><preset>_<type>_<pid>.gguf
+ * (into path): the tokenizer of the GPT-2 test vocabulary, cut to n_vocab ids (0: the preset's),
+ * the given seed, two threads. */
+static inline enum hcq_status
+llm_match_gen(const char *tag, const char *preset, enum llm_type type, uint64_t seed, uint32_t n_vocab,
+              char *path, size_t path_B)
+{
+    struct llm_gguf *v = NULL;
+    enum hcq_status st = llm_gguf_open("tests/data/tokenizers/ggml-vocab-gpt-2.gguf", &v);
+    if (st)
+        return st;
+    snprintf(path, path_B, "/tmp/nvhcq_test_llm_%s%s_%s_%d.gguf", tag, preset, llm_type_name(type),
+             (int)getpid());
+    struct llm_gen_params gp = {
+        .preset = preset, .type = type, .vocab = v, .seed = seed, .threads = 2, .n_vocab = n_vocab};
+    st = llm_gen_model(&gp, path);
+    llm_gguf_destroy(v);
+    return st;
 }
 
 #endif /* LLM_MATCH_H */

@@ -25,7 +25,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define VOCAB "tests/data/tokenizers/ggml-vocab-gpt-2.gguf"
 #define STEPS 10
 #define N_PROMPT 5
 #define N_SEQ 3
@@ -34,27 +33,7 @@
 static enum hcq_status
 gen(const char *preset, enum llm_type type, char *path, size_t path_B)
 {
-    struct llm_gguf *v = NULL;
-    enum hcq_status st = llm_gguf_open(VOCAB, &v);
-    if (st)
-        return st;
-    snprintf(path, path_B, "/tmp/nvhcq_test_llm_batch_%s_%s_%d.gguf", preset, llm_type_name(type),
-             (int)getpid());
-    struct llm_gen_params gp = {
-        .preset = preset, .type = type, .vocab = v, .seed = 4321, .threads = 2, .n_vocab = 2048};
-    st = llm_gen_model(&gp, path);
-    llm_gguf_destroy(v);
-    return st;
-}
-
-static int32_t
-argmax(const float *l, uint32_t n)
-{
-    uint32_t b = 0;
-    for (uint32_t i = 1; i < n; i++)
-        if (l[i] > l[b])
-            b = i;
-    return (int32_t)b;
+    return llm_match_gen("batch_", preset, type, 4321, 2048, path, path_B);
 }
 
 struct prompts {
@@ -74,7 +53,7 @@ run_alone(struct llm_model *m, struct prompts *p, uint32_t V)
         for (uint32_t s = 0; s < STEPS && !st; s++) {
             const float *l = llm_model_logits(m);
             memcpy(p->lg + ((size_t)j * STEPS + s) * V, l, 4ull * V);
-            p->tok[j][s] = argmax(l, V);
+            p->tok[j][s] = llm_match_argmax(l, V);
             if (s + 1 < STEPS)
                 st = llm_model_eval(m, &p->tok[j][s], 1, p->len[j] + s);
         }
@@ -264,7 +243,7 @@ TEST(errors)
     /* c's token equals the same prompt alone */
     CHECK_OK(llm_model_eval(m, pr, 5, 0));
     CHECK_OK(llm_model_eval(m, &id, 1, 5));
-    CHECK(ids[1] == argmax(llm_model_logits(m), llm_model_hparams(m)->n_vocab));
+    CHECK(ids[1] == llm_match_argmax(llm_model_logits(m), llm_model_hparams(m)->n_vocab));
     llm_batch_seq_remove(b, a);
     CHECK_OK(llm_batch_seq_add(b, &d));
     CHECK(d == a && llm_batch_seq_pos(b, d) == 0);

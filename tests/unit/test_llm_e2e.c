@@ -30,29 +30,16 @@ static const char prompt[] = "Hello world, this is a small test";
 static uint32_t
 argmax(const float *l, uint32_t n)
 {
-    uint32_t b = 0;
-    for (uint32_t i = 1; i < n; i++)
-        if (l[i] > l[b])
-            b = i;
-    return b;
+    return (uint32_t)llm_match_argmax(l, n);
 }
 
-/* Write a generated model to a temp file; returns the path in buf. */
+/* Write a generated model to a temp file; returns the path in buf. The first 2048 GPT-2 tokens
+ * (and the merges among them) keep the output head small: the suite stays fast on 2 cores, under
+ * ASan and under qemu. */
 static enum hcq_status
 gen(const char *preset, enum llm_type type, char *path, size_t path_B)
 {
-    struct llm_gguf *v = NULL;
-    enum hcq_status st = llm_gguf_open(VOCAB, &v);
-    if (st)
-        return st;
-    snprintf(path, path_B, "/tmp/nvhcq_test_llm_%s_%s_%d.gguf", preset, llm_type_name(type), (int)getpid());
-    /* the first 2048 GPT-2 tokens (and the merges among them) keep the output head small:
-     * the suite stays fast on 2 cores, under ASan and under qemu */
-    struct llm_gen_params gp = {
-        .preset = preset, .type = type, .vocab = v, .seed = 1234, .threads = 2, .n_vocab = 2048};
-    st = llm_gen_model(&gp, path);
-    llm_gguf_destroy(v);
-    return st;
+    return llm_match_gen("", preset, type, 1234, 2048, path, path_B);
 }
 
 /* Greedy decode: prompt, then STEPS tokens; logits of every step into logits[STEPS][V]. */

@@ -22,7 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define VOCAB "tests/data/tokenizers/ggml-vocab-gpt-2.gguf"
 #define TEXT "tests/data/text/story-ppl.txt"
 #define N_CTX 128u
 /* |ref - llama.cpp| / llama.cpp: 20x the worst measured */
@@ -31,15 +30,7 @@
 static enum hcq_status
 gen(const char *preset, enum llm_type type, char *path, size_t path_B)
 {
-    struct llm_gguf *v = NULL;
-    enum hcq_status st = llm_gguf_open(VOCAB, &v);
-    if (st)
-        return st;
-    snprintf(path, path_B, "/tmp/nvhcq_test_llm_gemma_%s_%d.gguf", preset, (int)getpid());
-    struct llm_gen_params gp = {.preset = preset, .type = type, .vocab = v, .seed = 7, .threads = 2};
-    st = llm_gen_model(&gp, path);
-    llm_gguf_destroy(v);
-    return st;
+    return llm_match_gen("gemma_", preset, type, 7, 0, path, path_B);
 }
 
 TEST(hparams_gemma2)
