@@ -525,6 +525,12 @@ HCQ_MUST_CHECK enum hcq_status llm_batch_seq_prefill(struct llm_batch *b, uint32
 HCQ_MUST_CHECK enum hcq_status llm_batch_step(struct llm_batch *b, const uint32_t *seqs,
                                               const int32_t *tokens, uint32_t n, float *logits_out,
                                               int32_t *ids_out, enum hcq_status *st_out);
+/* llm_batch_step(b, seqs, tokens, n, NULL, ids_out, NULL) with the per-kernel device time of its
+ * forward pass (the rows of llm_model_profile_step; recorded without a graph). */
+HCQ_MUST_CHECK enum hcq_status llm_batch_profile_step(struct llm_batch *b, const uint32_t *seqs,
+                                                      const int32_t *tokens, uint32_t n, int32_t *ids_out,
+                                                      struct llm_prof_row *rows, uint32_t max_rows,
+                                                      uint32_t *n_rows, double *step_us);
 /* The plain C reference forward pass (f32 math over dequantized weights, host only): the
  * oracle for device tests. Same contract as llm_model_eval; logits into logits_out. */
 struct llm_ref;

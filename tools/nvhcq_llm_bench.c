@@ -25,6 +25,19 @@
 
 void nvhcq_llm_progress(uint64_t done_B, uint64_t total_B, void *user);
 
+void
+nvhcq_llm_print_prof(const struct llm_prof_row *rows, uint32_t n, double step)
+{
+    printf("| kernel | count | total us | us/launch | GB/s | %% of step |\n|---|---:|---:|---:|---:|---:|\n");
+    for (uint32_t i = 0; i < n; i++) {
+        char bw[32] = "";
+        if (rows[i].bytes && rows[i].us > 0)
+            snprintf(bw, sizeof bw, "%.0f", rows[i].bytes / (rows[i].us * 1e3));
+        printf("| %s | %u | %.1f | %.2f | %s | %.1f |\n", rows[i].kernel, rows[i].count, rows[i].us,
+               rows[i].us / rows[i].count, bw, step > 0 ? 100.0 * rows[i].us / step : 0.0);
+    }
+}
+
 /* Per-kernel table of one decode step at position pos (llm_model_profile_step). */
 static int
 print_profile(struct llm_model *m, uint32_t pos)
@@ -37,14 +50,7 @@ print_profile(struct llm_model *m, uint32_t pos)
     printf("\nprofile: one decode step at position %u, %.1f us (no graph; rows from each grid's completion "
            "time, launches chained as in a step)\n\n",
            pos, step);
-    printf("| kernel | count | total us | us/launch | GB/s | %% of step |\n|---|---:|---:|---:|---:|---:|\n");
-    for (uint32_t i = 0; i < n; i++) {
-        char bw[32] = "";
-        if (rows[i].bytes && rows[i].us > 0)
-            snprintf(bw, sizeof bw, "%.0f", rows[i].bytes / (rows[i].us * 1e3));
-        printf("| %s | %u | %.1f | %.2f | %s | %.1f |\n", rows[i].kernel, rows[i].count, rows[i].us,
-               rows[i].us / rows[i].count, bw, step > 0 ? 100.0 * rows[i].us / step : 0.0);
-    }
+    nvhcq_llm_print_prof(rows, n, step);
     return 0;
 }
 
@@ -262,7 +268,7 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
                  "skip the tg<N>s test (tg through the device sampler: temp 0.8, top-k 40, top-p 0.95, "
                  "min-p 0.05, repeat penalty 1.1 over 64)"),
         CLI_FLAG(NULL, "--profile", &profile,
-                 "per-kernel device time of one decode step (per depth; md output)"),
+                 "per-kernel device time of one decode step (per depth; with --batch, of one step per B; md output)"),
         CLI_NUM(NULL, "--gemm-min-batch", &gemm_min, "N", 0, 1 << 20,
                 "matmuls of at least N rows (prefill batches, batch steps) on tensor cores, f16 operands; 0: "
                 "never (llm_model_params.gemm_min_batch) [default: 64]"),
@@ -354,7 +360,7 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
         if (md)
             printf("device: %s (%s, %s), driver %s, commit %s, batched decode\n\n", info.name, info.spec,
                    info.arch, info.driver, commit);
-        rc = nvhcq_llm_bench_batch(m, bs, n_bs, n_pp, n_tg, &mt, md, jf);
+        rc = nvhcq_llm_bench_batch(m, bs, n_bs, n_pp, n_tg, &mt, md, profile, jf);
         goto done;
     }
     if (md) {

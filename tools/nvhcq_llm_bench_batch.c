@@ -21,6 +21,9 @@
 struct batch_rec {
     uint32_t pp, tg, b;
     double t_pp, t_tg, p50_ms, p99_ms;
+    struct llm_prof_row prof[64]; /* --profile: one more step's rows */
+    uint32_t n_prof;
+    double prof_us;
 };
 
 static int
@@ -32,11 +35,11 @@ cmp_dbl(const void *a, const void *b)
 
 /* One B: prefill B prompts, then tg steps of all of them. */
 static int
-run_one(struct llm_model *m, uint32_t B, uint32_t pp, uint32_t tg, struct batch_rec *r)
+run_one(struct llm_model *m, uint32_t B, uint32_t pp, uint32_t tg, bool profile, struct batch_rec *r)
 {
     const uint32_t V = llm_model_hparams(m)->n_vocab;
     struct llm_batch *b = NULL;
-    struct llm_batch_params bp = {.n_seq = B, .n_ctx = pp + tg + 1};
+    struct llm_batch_params bp = {.n_seq = B, .n_ctx = pp + tg + 2};
     int32_t *prompt = malloc(4ull * (pp ? pp : 1)), *tok = malloc(4ull * B), *ids = malloc(4ull * B);
     uint32_t *seqs = malloc(4ull * B);
     double *step_ms = malloc(sizeof(double) * (tg ? tg : 1));
@@ -83,6 +86,11 @@ run_one(struct llm_model *m, uint32_t B, uint32_t pp, uint32_t tg, struct batch_
         r->p50_ms = step_ms[tg / 2];
         r->p99_ms = step_ms[(uint32_t)((tg - 1) * 0.99 + 0.5)];
     }
+    r->n_prof = 0;
+    if (profile && llm_batch_profile_step(b, seqs, tok, B, ids, r->prof, 64, &r->n_prof, &r->prof_us)) {
+        cli_fail("llm-bench", "--batch %u --profile: %s", B, hcq_last_error());
+        goto done;
+    }
     rc = 0;
 done:
     llm_batch_destroy(b);
@@ -127,13 +135,13 @@ json_rec(FILE *f, const struct llm_bench_meta *mt, const struct batch_rec *r, bo
 
 int
 nvhcq_llm_bench_batch(struct llm_model *m, const uint32_t *bs, uint32_t n_b, uint32_t pp, uint32_t tg,
-                      const struct llm_bench_meta *mt, bool md, FILE *jf)
+                      const struct llm_bench_meta *mt, bool md, bool profile, FILE *jf)
 {
     struct batch_rec recs[16];
     if (n_b > 16)
         return cli_fail("llm-bench", "--batch: at most 16 sizes");
     /* warm-up (clocks, first launches): the first size once, untimed */
-    if (run_one(m, bs[0], pp, tg < 16 ? tg : 16, &recs[0]))
+    if (run_one(m, bs[0], pp, tg < 16 ? tg : 16, false, &recs[0]))
         return 1;
     if (md)
         printf("| PP | TG | B | N_KV | T_PP s | S_PP t/s | T_TG s | S_TG t/s | T s | S t/s | step ms p50 | "
@@ -141,7 +149,7 @@ nvhcq_llm_bench_batch(struct llm_model *m, const uint32_t *bs, uint32_t n_b, uin
                "p99 |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (uint32_t i = 0; i < n_b; i++) {
         struct batch_rec *r = &recs[i];
-        if (run_one(m, bs[i], pp, tg, r))
+        if (run_one(m, bs[i], pp, tg, profile && md, r))
             return 1;
         if (md) {
             const double t = r->t_pp + r->t_tg;
@@ -151,6 +159,13 @@ nvhcq_llm_bench_batch(struct llm_model *m, const uint32_t *bs, uint32_t n_b, uin
                    rate((uint64_t)r->b * (r->pp + r->tg), t), r->p50_ms, r->p99_ms);
             fflush(stdout);
         }
+    }
+    for (uint32_t i = 0; i < n_b && profile && md; i++) {
+        const struct batch_rec *r = &recs[i];
+        printf("\nprofile: one step of %u sequences at position %u, %.1f us of device time (timed steps: p50 "
+               "%.1f us; this one recorded without a graph)\n\n",
+               r->b, r->pp + r->tg, r->prof_us, r->p50_ms * 1e3);
+        nvhcq_llm_print_prof(r->prof, r->n_prof, r->prof_us);
     }
     for (int k = 0; k < 2; k++) {
         FILE *f = k ? jf : (md ? NULL : stdout);

@@ -379,3 +379,19 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
     }
     return HCQ_OK;
 }
+
+enum hcq_status
+llm_batch_profile_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens, uint32_t n,
+                       int32_t *ids_out, struct llm_prof_row *rows, uint32_t max_rows, uint32_t *n_rows,
+                       double *step_us)
+{
+    struct prof *pf = NULL;
+    *n_rows = 0;
+    *step_us = 0;
+    enum hcq_status st = llm_prof_begin(b->m, &pf);
+    if (st)
+        return st;
+    st = llm_batch_step(b, seqs, tokens, n, NULL, ids_out, NULL);
+    enum hcq_status st2 = llm_prof_end(b->m, pf, st ? NULL : rows, max_rows, n_rows, step_us);
+    return st ? st : st2;
+}

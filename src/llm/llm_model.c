@@ -267,12 +267,12 @@ embed_tok(const struct llm_model *m, const struct step *s, const struct hcq_arg_
  * links, so each row is the time from the previous grid's completion to this one's in the step
  * as it really runs; a timestamp command after each launch would drain the queue, a floor of
  * ~5-7 us per launch on H100). */
-static enum hcq_status
-launch_prog(struct llm_model *m, const struct hcq_launch *l)
+enum hcq_status
+llm_launch_prog(struct llm_model *m, const struct hcq_launch *l)
 {
     enum hcq_status st = hcq_queue_launch_ex(m->q, l);
     struct prof *pf = m->prof;
-    if (!st && pf && pf->n < PROF_MAX) {
+    if (!st && pf && pf->n < pf->cap) {
         pf->label[pf->n] = m->tag ? m->tag : "(unlabelled)";
         pf->bytes[pf->n] = m->tag_B;
         st = hcq_queue_timestamp_launch(m->q, pf->ts[++pf->n]);
@@ -305,7 +305,7 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
     };
     if (!m->tag)
         m->tag = prog_names[prog];
-    return launch_prog(m, &l);
+    return llm_launch_prog(m, &l);
 }
 
 static enum hcq_status
@@ -712,6 +712,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
         const struct dtensor *w3[3] = {&w[LW_Q], &w[LW_K], &w[LW_V]};
         struct dtensor qkv_b;
         const bool has_qkv_b = qkv_bias(m, w, &qkv_b);
+        m->tag = "q|k|v matmul";
         if (gpt2) {
             st = matmul(m, &w[LW_QKV], m->xn_va, d, m->qkv_va, qd, n, &w[LW_QKV_B], false);
         } else if (llm_qkv_prefill_ok(m, w3, n, d, qd)) {
@@ -779,6 +780,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
                        : launch(m, PROG_ATTN, hp->n_head, n, &ap, sizeof ap, pt, s->graph ? 1 : 0)))
             return st;
         /* 6. output projection, added to the residual stream (Gemma: its RMSNorm added) */
+        m->tag = "o matmul";
         if (gemma ? (st = post_norm_add(m, &w[LW_O], m->att_va, hp->q_dim, n, &w[LW_POST_ATTN_NORM]))
                   : (st = matmul(m, &w[LW_O], m->att_va, hp->q_dim, m->x_va, d, n,
                                  w[LW_O_B].va ? &w[LW_O_B] : NULL, true)))
@@ -793,14 +795,17 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
                                         .mode = gpt2    ? K_LLM_ACT_GELU
                                                 : gemma ? K_LLM_ACT_GEGLU
                                                         : K_LLM_ACT_SWIGLU};
+        m->tag = gpt2 ? "up matmul" : "gate matmul";
         if (gpt2) {
             st = matmul(m, &w[LW_UP], m->xn_va, d, m->fa_va, hp->n_ff, n, &w[LW_UP_B], false);
         } else if (!(st = matmul(m, &w[LW_GATE], m->xn_va, d, m->fa_va, hp->n_ff, n, NULL, false))) {
+            m->tag = "up matmul";
             st = matmul(m, &w[LW_UP], m->xn_va, d, m->fb_va, hp->n_ff, n, NULL, false);
         }
         if (st || (st = launch(m, PROG_ACT, (actp.n + K_LLM_BLOCK - 1) / K_LLM_BLOCK, 1, &actp, sizeof actp,
                                NULL, 0)))
             return st;
+        m->tag = "down matmul";
         if (gemma ? (st = post_norm_add(m, &w[LW_DOWN], m->fa_va, hp->n_ff, n, &w[LW_POST_FFN_NORM]))
                   : (st = matmul(m, &w[LW_DOWN], m->fa_va, hp->n_ff, m->x_va, d, n,
                                  w[LW_DOWN_B].va ? &w[LW_DOWN_B] : NULL, true)))
@@ -810,7 +815,8 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
         return HCQ_OK;
     if (kv && kv->logits_va) { /* a batch step: the logits of every token */
         if ((st = norm(m, m->x_va, m->xn_va, n, &m->gw[GW_OUT_NORM], &m->gw[GW_OUT_NORM_B])) ||
-            (st = matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, kv->logits_va, hp->n_vocab, n, NULL, false)) ||
+            (m->tag = "head matmul",
+             st = matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, kv->logits_va, hp->n_vocab, n, NULL, false)) ||
             !kv->ids_va)
             return st;
         const struct k_llm_argmax_params amp = {

@@ -107,8 +107,8 @@ static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
  * launch, each launch labelled by the code that records it. */
 #define PROF_MAX 1024
 struct prof {
-    bool on;
     uint32_t n;                          /* launches recorded */
+    uint32_t cap;                        /* signals made: at most cap launches */
     struct hcq_signal *ts[PROF_MAX + 1]; /* [0]: before the first launch */
     const char *label[PROF_MAX];
     uint64_t bytes[PROF_MAX];
@@ -197,6 +197,13 @@ struct step {
 
 /* llm_model.c: run one step of n <= n_batch tokens already in tokbuf (record, submit, wait); the
  * per-op path (s->kv set) for a batch. */
+/* Record l on m's queue; while m->prof is set, stamped and labelled m->tag (llm_model.c). */
+enum hcq_status llm_launch_prog(struct llm_model *m, const struct hcq_launch *l);
+/* Profiling a step (llm_profile.c): begin before recording it, end after it completed (rows NULL:
+ * discard). */
+enum hcq_status llm_prof_begin(struct llm_model *m, struct prof **pf_out);
+enum hcq_status llm_prof_end(struct llm_model *m, struct prof *pf, struct llm_prof_row *rows, uint32_t max_rows,
+                             uint32_t *n_rows, double *step_us);
 enum hcq_status llm_model_step_run(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits,
                                    const struct step *s);
 

@@ -85,11 +85,18 @@ fail:
     return st;
 }
 
+/* (through llm_launch_prog: a profiled step stamps and labels these launches too) */
 static enum hcq_status
-launch_pg(struct llm_model *m, int prog, uint32_t gx, uint32_t block, const void *args, uint32_t args_B)
+launch_pg(struct llm_model *m, struct hcq_program *prog, uint32_t gx, uint32_t block, const void *args,
+          uint32_t args_B)
 {
-    const uint32_t grid[3] = {gx, 1, 1}, blk[3] = {block, 1, 1};
-    return hcq_queue_launch(m->q, m->pg.prog[prog], grid, blk, args, args_B);
+    const struct hcq_launch l = {.prog = prog,
+                                 .grid = {gx, 1, 1},
+                                 .block = {block, 1, 1},
+                                 .args = args,
+                                 .args_B = args_B,
+                                 .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE}};
+    return llm_launch_prog(m, &l);
 }
 
 /* The TMA kernel's parameters: gp and its two tensor maps (k_llm_gemm_params.h): x f16 [n][k]
@@ -117,7 +124,8 @@ dequant_f16(struct llm_model *m, const struct dtensor *t, uint64_t out_va)
     const uint64_t wt = ((uint64_t)t->ne1 * t->ne0 / 8 + K_LLM_GEMM_AUX_BLOCK - 1) / K_LLM_GEMM_AUX_BLOCK;
     struct k_llm_dequant_f16_params dp = {
         .w_va = t->va, .out_va = out_va, .type = t->type, .k = t->ne0, .rows = t->ne1};
-    return launch_pg(m, PG_DEQUANT, wt > 65535 ? 65535 : (uint32_t)wt, K_LLM_GEMM_AUX_BLOCK, &dp, sizeof dp);
+    m->tag = "dequant_f16";
+    return launch_pg(m, m->pg.prog[PG_DEQUANT], wt > 65535 ? 65535 : (uint32_t)wt, K_LLM_GEMM_AUX_BLOCK, &dp, sizeof dp);
 }
 
 /* Prefill matmul on tensor cores: the n_w matrices ws (rows of the same k) -> consecutive rows
@@ -132,6 +140,8 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
     const uint32_t k = ws[0]->ne0;
     uint32_t rows = 0;
     enum hcq_status st;
+    const char *tag = m->tag ? m->tag : "gemm"; /* the caller's label names the GEMM launch */
+    m->tag = NULL;
     /* the f16 copies (llm_pg_cache_f16) when every matrix has one, one after the other */
     bool cached = true;
     for (uint32_t i = 0; i < n_w; i++)
@@ -156,8 +166,12 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
                                    .n = n,
                                    .y_stride = y_stride,
                                    .accumulate = acc};
-    if ((st = launch_pg(m, PG_CAST, xt > 65535 ? 65535 : (uint32_t)xt, K_LLM_GEMM_AUX_BLOCK, &cp, sizeof cp)))
+    m->tag = "cast_f16";
+    if ((st = launch_pg(m, pg->prog[PG_CAST], xt > 65535 ? 65535 : (uint32_t)xt, K_LLM_GEMM_AUX_BLOCK, &cp,
+                        sizeof cp)))
         return st;
+    m->tag = tag;
+    m->tag_B = 2ull * rows * k;
     /* wgmma (128 x 256 tiles, a persistent grid of at most one CTA per SM: its ring fills the
      * SM's shared memory) when its tiles keep >= 3/4 of the SMs busy. Why not always: with
      * wgmma for every GEMM pp512 of a 1B model ran 5% slower (H100, cuda:0); its O, down and
@@ -166,16 +180,15 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
     const uint64_t wg_tiles =
         (uint64_t)((n + K_GEMM_WG_BM - 1) / K_GEMM_WG_BM) * ((rows + K_GEMM_WG_BN - 1) / K_GEMM_WG_BN);
     if (pg->gemm_wg && 4 * wg_tiles >= 3ull * pg->sm_count) {
-        const uint32_t grid[3] = {wg_tiles > pg->sm_count ? pg->sm_count : (uint32_t)wg_tiles, 1, 1};
-        const uint32_t blk[3] = {K_GEMM_WG_THREADS, 1, 1};
         struct k_llm_gemm_tma_params tp;
         if ((st = llm_gemm_tma_params(&tp, &gp)) != HCQ_OK)
             return st;
-        return hcq_queue_launch(m->q, pg->gemm_wg, grid, blk, &tp, sizeof tp);
+        return launch_pg(m, pg->gemm_wg, wg_tiles > pg->sm_count ? pg->sm_count : (uint32_t)wg_tiles,
+                         K_GEMM_WG_THREADS, &tp, sizeof tp);
     }
     uint64_t tiles = (uint64_t)((n + K_LLM_GEMM_TILE_M - 1) / K_LLM_GEMM_TILE_M) *
                      ((rows + K_LLM_GEMM_TILE_N - 1) / K_LLM_GEMM_TILE_N);
-    return launch_pg(m, PG_GEMM, tiles > 65535 ? 65535 : (uint32_t)tiles, K_LLM_GEMM_THREADS, &gp, sizeof gp);
+    return launch_pg(m, pg->prog[PG_GEMM], tiles > 65535 ? 65535 : (uint32_t)tiles, K_LLM_GEMM_THREADS, &gp, sizeof gp);
 }
 
 enum hcq_status
