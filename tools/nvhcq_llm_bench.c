@@ -268,7 +268,8 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
                  "skip the tg<N>s test (tg through the device sampler: temp 0.8, top-k 40, top-p 0.95, "
                  "min-p 0.05, repeat penalty 1.1 over 64)"),
         CLI_FLAG(NULL, "--profile", &profile,
-                 "per-kernel device time of one decode step (per depth; with --batch, of one step per B; md output)"),
+                 "per-kernel device time of one decode step (per depth; with --batch, of one step per B; md "
+                 "output)"),
         CLI_NUM(NULL, "--gemm-min-batch", &gemm_min, "N", 0, 1 << 20,
                 "matmuls of at least N rows (prefill batches, batch steps) on tensor cores, f16 operands; 0: "
                 "never (llm_model_params.gemm_min_batch) [default: 64]"),

@@ -89,6 +89,31 @@ K_PARAMS_SIZE(k_llm_gemm_tma, 320);
 K_PARAMS_FIELD(k_llm_gemm_tma, tmap_w, 128);
 K_PARAMS_FIELD(k_llm_gemm_tma, g, 256);
 
+/* k_llm_gemm_sk (k_llm_gemm_sk.cu): k_llm_gemm's contract (g) for n <= 64 tokens, the k range cut
+ * into pieces of k_chunk values (a multiple of 64), one block per (tile of K_LLM_GEMM_SK_ROWS
+ * output rows, piece): grid exactly splits x ceil(rows / K_LLM_GEMM_SK_ROWS) with
+ * splits = ceil(k / k_chunk), block (K_LLM_GEMM_SK_THREADS, 1, 1), K_LLM_GEMM_SK_SHARED_B of
+ * dynamic shared memory. splits > 1: part_va holds K_LLM_GEMM_SK_PART_B(n) bytes per block
+ * (16-byte aligned) and cnt_va one zero uint32 per tile, which the kernel leaves zero again;
+ * launches using the same part/cnt must not overlap. A block whose block or grid differs from
+ * this writes nothing. */
+struct k_llm_gemm_sk_params {
+    struct k_llm_gemm_params g;
+    uint64_t part_va, cnt_va;
+    uint32_t splits, k_chunk;
+};
+K_PARAMS_SIZE(k_llm_gemm_sk, 80);
+K_PARAMS_FIELD(k_llm_gemm_sk, g, 0);
+K_PARAMS_FIELD(k_llm_gemm_sk, part_va, 56);
+K_PARAMS_FIELD(k_llm_gemm_sk, cnt_va, 64);
+K_PARAMS_FIELD(k_llm_gemm_sk, splits, 72);
+K_PARAMS_FIELD(k_llm_gemm_sk, k_chunk, 76);
+#define K_LLM_GEMM_SK_ROWS 64u
+#define K_LLM_GEMM_SK_THREADS 128u
+#define K_LLM_GEMM_SK_SHARED_B (4u * (64u + 64u) * 64u * 2u)
+/* partial sums of one block: 64 rows x the tokens rounded up to 16, 32 or 64, f32 */
+#define K_LLM_GEMM_SK_PART_B(n) (64u * 4u * ((n) <= 16 ? 16u : (n) <= 32 ? 32u : 64u))
+
 #define K_LLM_GEMM_THREADS 128u   /* k_llm_gemm block: 2 x 2 warps */
 #define K_LLM_GEMM_TILE_M 128u    /* tokens per block tile */
 #define K_LLM_GEMM_TILE_N 64u     /* output rows per block tile */

@@ -124,6 +124,8 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         /* prefill attention on TF32 tensor cores */
         if (i == PROG_ATTN_TILE)
             name = m->hp.head_dim == 128 ? "k_llm_attn_mma_hd128" : "k_llm_attn_mma";
+        if (i == PROG_ATTN_ROWS && m->hp.head_dim == 128)
+            name = "k_llm_attn_rows_hd128";
         if ((st = hcq_program_load(m->dev, name, &m->prog[i])))
             goto fail;
     }
@@ -775,9 +777,14 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
          * over their own slot: k_llm_attn */
         const bool tile = n > 1 && (hd == 64 || hd == 128) && !ap.softcap && !ap.window && !ap.tok_va;
         const uint32_t qb = K_LLM_ATTN_MMA_QB;
-        if ((st = tile ? launch(m, PROG_ATTN_TILE, hp->n_head, (n + qb - 1) / qb, &ap, sizeof ap, pt,
-                                s->graph ? 1 : 0)
-                       : launch(m, PROG_ATTN, hp->n_head, n, &ap, sizeof ap, pt, s->graph ? 1 : 0)))
+        if (tile)
+            st = launch(m, PROG_ATTN_TILE, hp->n_head, (n + qb - 1) / qb, &ap, sizeof ap, pt,
+                        s->graph ? 1 : 0);
+        else if ((hd == 64 || hd == 128) && hp->n_head / hp->n_head_kv <= 8) /* k_llm_attn_rows */
+            st = launch(m, PROG_ATTN_ROWS, hp->n_head_kv, n, &ap, sizeof ap, pt, s->graph ? 1 : 0);
+        else
+            st = launch(m, PROG_ATTN, hp->n_head, n, &ap, sizeof ap, pt, s->graph ? 1 : 0);
+        if (st)
             return st;
         /* 6. output projection, added to the residual stream (Gemma: its RMSNorm added) */
         m->tag = "o matmul";

@@ -64,6 +64,7 @@ enum {
     PROG_HEAD_NORM, /* Qwen3's RMSNorm of each Q / K head */
     PROG_ATTN_DEC_LONG,
     PROG_ARGMAX_ROWS, /* a batch step's greedy picks (k_llm_sample.h) */
+    PROG_ATTN_ROWS,   /* attention of tokens one at a time, a block per KV head (k_llm_attn_rows.cu) */
     PROG_COUNT
 };
 static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
@@ -96,7 +97,8 @@ static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
                                                    "k_llm_matvec_h_bf16",
                                                    "k_llm_head_norm",
                                                    "k_llm_attn_decode_long",
-                                                   "k_llm_sample_argmax_rows"};
+                                                   "k_llm_sample_argmax_rows",
+                                                   "k_llm_attn_rows"};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
  * activations, 2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs 560 with k_llm_matvec's
@@ -122,8 +124,10 @@ struct prefill_gemm {
     struct hcq_program *prog[PG_COUNT];
     struct hcq_program *gemm_wg; /* k_llm_gemm_wgmma_tma (sm_90) or NULL */
     uint32_t sm_count;           /* its persistent grid (one CTA per SM) and the choice */
-    struct hcq_buf *buf;         /* w16 | x16 */
-    uint64_t w16_va, x16_va;
+    struct hcq_program *gemm_sk; /* k_llm_gemm_sk (n <= 64) or NULL */
+    uint32_t sms;                /* the device's SM count (its split: llm_gemm_sk_split) */
+    struct hcq_buf *buf;         /* w16 | x16 | k_llm_gemm_sk's partial sums | its counters */
+    uint64_t w16_va, x16_va, sk_part_va, sk_cnt_va;
     uint64_t w16_B, x16_B;
 };
 
@@ -202,8 +206,8 @@ enum hcq_status llm_launch_prog(struct llm_model *m, const struct hcq_launch *l)
 /* Profiling a step (llm_profile.c): begin before recording it, end after it completed (rows NULL:
  * discard). */
 enum hcq_status llm_prof_begin(struct llm_model *m, struct prof **pf_out);
-enum hcq_status llm_prof_end(struct llm_model *m, struct prof *pf, struct llm_prof_row *rows, uint32_t max_rows,
-                             uint32_t *n_rows, double *step_us);
+enum hcq_status llm_prof_end(struct llm_model *m, struct prof *pf, struct llm_prof_row *rows,
+                             uint32_t max_rows, uint32_t *n_rows, double *step_us);
 enum hcq_status llm_model_step_run(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits,
                                    const struct step *s);
 

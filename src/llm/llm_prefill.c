@@ -30,6 +30,7 @@ llm_pg_free(struct prefill_gemm *pg)
     for (int i = 0; i < PG_COUNT; i++)
         hcq_program_destroy(pg->prog[i]);
     hcq_program_destroy(pg->gemm_wg);
+    hcq_program_destroy(pg->gemm_sk);
     memset(pg, 0, sizeof *pg);
 }
 
@@ -71,13 +72,27 @@ llm_pg_init(struct llm_model *m, uint32_t min_n)
      * 1B model +4-5% on H100; fed by TMA rather than cp.async: pp2048 Q6_K 112.8k vs 102.4k
      * tokens/s, Q8_0 116.0k vs 105.5k). */
     struct hcq_device_info info;
-    if (hcq_device_info(m->dev, &info) == HCQ_OK && info.sm_version == 90 &&
-        hcq_program_load(m->dev, "k_llm_gemm_wgmma_tma", &pg->gemm_wg) == HCQ_OK)
+    if ((st = hcq_device_info(m->dev, &info)))
+        goto fail;
+    if (info.sm_version == 90 && hcq_program_load(m->dev, "k_llm_gemm_wgmma_tma", &pg->gemm_wg) == HCQ_OK)
         pg->sm_count = info.sm_count;
-    if ((st = hcq_buf_alloc(m->dev, pg->w16_B + pg->x16_B, HCQ_MEM_DEVICE, &pg->buf)))
+    /* k_llm_gemm_sk for n <= 64 tokens (where its cubin or twin loads) */
+    const uint64_t part_B = LLM_GEMM_SK_MAX_BLOCKS * (uint64_t)K_LLM_GEMM_SK_PART_B(64);
+    const uint64_t cnt_B = 4ull * LLM_GEMM_SK_MAX_TILES;
+    if (hcq_program_load(m->dev, "k_llm_gemm_sk", &pg->gemm_sk) == HCQ_OK)
+        pg->sms = info.sm_count ? info.sm_count : 1;
+    if ((st = hcq_buf_alloc(m->dev, pg->w16_B + pg->x16_B + (pg->gemm_sk ? part_B + cnt_B : 0),
+                            HCQ_MEM_DEVICE, &pg->buf)))
         goto fail;
     pg->w16_va = hcq_buf_va(pg->buf);
     pg->x16_va = pg->w16_va + pg->w16_B;
+    if (pg->gemm_sk) {
+        static const uint32_t zero[LLM_GEMM_SK_MAX_TILES];
+        pg->sk_part_va = pg->x16_va + pg->x16_B;
+        pg->sk_cnt_va = pg->sk_part_va + part_B;
+        if ((st = hcq_buf_write(pg->buf, pg->sk_cnt_va - pg->w16_va, zero, cnt_B)))
+            goto fail;
+    }
     pg->min_n = min_n;
     return HCQ_OK;
 fail:
@@ -116,6 +131,30 @@ llm_gemm_tma_params(struct k_llm_gemm_tma_params *tp, const struct k_llm_gemm_pa
     return HCQ_OK;
 }
 
+uint32_t
+llm_gemm_sk_split(struct k_llm_gemm_sk_params *sp, const struct k_llm_gemm_params *gp, uint32_t sms,
+                  uint64_t part_va, uint64_t cnt_va)
+{
+    if (!gp->n || gp->n > 64 || !gp->rows)
+        return 0;
+    const uint32_t tiles = (gp->rows + K_LLM_GEMM_SK_ROWS - 1) / K_LLM_GEMM_SK_ROWS, kt = (gp->k + 63) / 64;
+    /* about two blocks per SM (three fit: 64 KiB of shared memory each), each piece >= 2 k-steps */
+    uint32_t splits = (2 * sms + tiles - 1) / tiles;
+    if (splits > kt / 2)
+        splits = kt / 2;
+    if (splits > LLM_GEMM_SK_MAX_BLOCKS / tiles)
+        splits = LLM_GEMM_SK_MAX_BLOCKS / tiles;
+    if (splits < 2 || tiles > LLM_GEMM_SK_MAX_TILES)
+        splits = 1;
+    const uint32_t chunk = 64 * ((kt + splits - 1) / splits);
+    *sp = (struct k_llm_gemm_sk_params){.g = *gp,
+                                        .part_va = part_va,
+                                        .cnt_va = cnt_va,
+                                        .splits = (gp->k + chunk - 1) / chunk,
+                                        .k_chunk = chunk};
+    return sp->splits * tiles;
+}
+
 /* Launch the dequantization of matrix t into f16 rows at out_va (k_llm_dequant_f16: one thread per
  * 8 values, capped grid - the aux kernels grid-stride). */
 static enum hcq_status
@@ -125,7 +164,8 @@ dequant_f16(struct llm_model *m, const struct dtensor *t, uint64_t out_va)
     struct k_llm_dequant_f16_params dp = {
         .w_va = t->va, .out_va = out_va, .type = t->type, .k = t->ne0, .rows = t->ne1};
     m->tag = "dequant_f16";
-    return launch_pg(m, m->pg.prog[PG_DEQUANT], wt > 65535 ? 65535 : (uint32_t)wt, K_LLM_GEMM_AUX_BLOCK, &dp, sizeof dp);
+    return launch_pg(m, m->pg.prog[PG_DEQUANT], wt > 65535 ? 65535 : (uint32_t)wt, K_LLM_GEMM_AUX_BLOCK, &dp,
+                     sizeof dp);
 }
 
 /* Prefill matmul on tensor cores: the n_w matrices ws (rows of the same k) -> consecutive rows
@@ -172,6 +212,11 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
         return st;
     m->tag = tag;
     m->tag_B = 2ull * rows * k;
+    struct k_llm_gemm_sk_params sp;
+    const uint32_t sk_grid =
+        pg->gemm_sk ? llm_gemm_sk_split(&sp, &gp, pg->sms, pg->sk_part_va, pg->sk_cnt_va) : 0;
+    if (sk_grid)
+        return launch_pg(m, pg->gemm_sk, sk_grid, K_LLM_GEMM_SK_THREADS, &sp, sizeof sp);
     /* wgmma (128 x 256 tiles, a persistent grid of at most one CTA per SM: its ring fills the
      * SM's shared memory) when its tiles keep >= 3/4 of the SMs busy. Why not always: with
      * wgmma for every GEMM pp512 of a 1B model ran 5% slower (H100, cuda:0); its O, down and
@@ -188,7 +233,8 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
     }
     uint64_t tiles = (uint64_t)((n + K_LLM_GEMM_TILE_M - 1) / K_LLM_GEMM_TILE_M) *
                      ((rows + K_LLM_GEMM_TILE_N - 1) / K_LLM_GEMM_TILE_N);
-    return launch_pg(m, pg->prog[PG_GEMM], tiles > 65535 ? 65535 : (uint32_t)tiles, K_LLM_GEMM_THREADS, &gp, sizeof gp);
+    return launch_pg(m, pg->prog[PG_GEMM], tiles > 65535 ? 65535 : (uint32_t)tiles, K_LLM_GEMM_THREADS, &gp,
+                     sizeof gp);
 }
 
 enum hcq_status

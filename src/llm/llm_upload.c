@@ -9,6 +9,7 @@
 #include "llm_model_int.h"
 
 #include "util_log.h"
+#include "k_llm_gemm_params.h"
 #include "k_llm_quant.h"
 
 #include <stdio.h>
@@ -213,7 +214,9 @@ llm_mem_need_check(struct llm_model *m, uint32_t gemm_min_batch)
     if (gemm_min_batch && gemm_min_batch <= nb) {
         const uint64_t w_max = d * (qd + 2 * kv_dim) > d * ff ? d * (qd + 2 * kv_dim) : d * ff;
         const uint64_t k_max = d > ff ? (d > qd ? d : qd) : (ff > qd ? ff : qd);
-        n->scratch_B = (2 * w_max + 255) / 256 * 256 + (2 * k_max * nb + 255) / 256 * 256;
+        n->scratch_B = (2 * w_max + 255) / 256 * 256 + (2 * k_max * nb + 255) / 256 * 256 +
+                       LLM_GEMM_SK_MAX_BLOCKS * (uint64_t)K_LLM_GEMM_SK_PART_B(64) +
+                       4ull * LLM_GEMM_SK_MAX_TILES;
     }
     n->total_B = n->weights_B + n->kv_B + n->act_B + n->scratch_B;
     struct hcq_mem_stats ms;

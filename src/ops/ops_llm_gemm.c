@@ -97,6 +97,13 @@ twin_gemm_wgmma(struct hcq_twin_launch *l)
     twin_gemm_block(l, K_GEMM_WG_THREADS, 0);
 }
 
+/* k_llm_gemm_sk: the same sums whatever the split (its k_llm_gemm_params first) */
+static void
+twin_gemm_sk(struct hcq_twin_launch *l)
+{
+    twin_gemm_block(l, K_LLM_GEMM_SK_THREADS, offsetof(struct k_llm_gemm_sk_params, g));
+}
+
 /* k_llm_gemm_wgmma_tma: the same, its k_llm_gemm_params after the two tensor maps */
 static void
 twin_gemm_wgmma_tma(struct hcq_twin_launch *l)
@@ -108,6 +115,8 @@ const struct hcq_kernel_desc ops_llm_gemm_kernels[] = {
     {"k_llm_dequant_f16", "k_llm_gemm", sizeof(struct k_llm_dequant_f16_params), twin_dequant_f16},
     {"k_llm_cast_f16", "k_llm_gemm", sizeof(struct k_llm_cast_f16_params), twin_cast_f16},
     {"k_llm_gemm", "k_llm_gemm", sizeof(struct k_llm_gemm_params), twin_gemm},
+    {"k_llm_gemm_sk", "k_llm_gemm_sk", sizeof(struct k_llm_gemm_sk_params), twin_gemm_sk,
+     K_LLM_GEMM_SK_SHARED_B},
     /* sm_90a only (Makefile CU_SM90A_SRCS); its ring in dynamic shared memory */
     {"k_llm_gemm_wgmma", "k_gemm_wgmma", sizeof(struct k_llm_gemm_params), twin_gemm_wgmma,
      K_GEMM_WG_SHARED_B, 90},

@@ -2,9 +2,9 @@
 /*
  * test_llm_attn_prefill.c - the prefill attention kernels (k_llm_attn_tile, _hd128: f32;
  * k_llm_attn_mma, _hd128: TF32 tensor cores; k_llm_attn: the generic f32 kernel, one query per
- * CTA) on every device that opens (cpu: their twin;
+ * CTA; k_llm_attn_rows, _hd128: one CTA per KV head and token) on every device that opens (cpu: their twin;
  * HCQ_TEST_DEVS, else cpu emu:gh100 cuda:0 rm:0) against a double-precision causal softmax
- * attention: head_dim 64 and 128, GQA groups of 1, 3 and 4, batches of 1, 33, 64, 100 and 130
+ * attention: head_dim 64 and 128, GQA groups of 1, 3, 4 and 8, batches of 1, 33, 64, 100 and 130
  * tokens (partial blocks of queries) starting at position 0, after 37, 100, 190, 8190 and 16400
  * cached rows (several key tiles, a partial last one; k_llm_attn's chunks of 8192 positions), query rows with
  * a stride wider than the heads (as in the Q|K|V buffer). Outputs are poisoned (NaN) first and every element
@@ -34,7 +34,7 @@ TEST(attn_tile_vs_double)
 {
     static const struct {
         uint32_t n_head, n_head_kv, hd;
-    } shapes[] = {{8, 2, 64}, {6, 2, 128}, {4, 4, 64}, {3, 1, 128}};
+    } shapes[] = {{8, 2, 64}, {6, 2, 128}, {4, 4, 64}, {3, 1, 128}, {16, 2, 64}};
     static const struct {
         uint32_t n_tok, pos0;
     } runs[] = {{1, 0}, {64, 0}, {100, 0}, {100, 37}, {33, 37}, {130, 100}, {64, 190}, {5, 8190}, {3, 16400}};
@@ -43,12 +43,15 @@ TEST(attn_tile_vs_double)
         const char *name[2]; /* head_dim 64, 128 */
         double tol;
         bool mma;
-        uint32_t qb;
+        uint32_t qb; /* k_llm_attn_rows: grid (n_head_kv, n_tok) instead */
+        bool rows;
     } kinds[] = {{{"k_llm_attn_tile", "k_llm_attn_tile_hd128"}, 2e-5 + 1e-6, false, 0},
                  {{"k_llm_attn_mma", "k_llm_attn_mma_hd128"}, 5e-3, true, 0},
                  /* the generic kernel (other head sizes, the unfused decode): scores in chunks
                   * of K_LLM_ATTN_CHUNK positions, so the last runs take two and three */
-                 {{"k_llm_attn", "k_llm_attn"}, 2e-5 + 1e-6, false, 1}};
+                 {{"k_llm_attn", "k_llm_attn"}, 2e-5 + 1e-6, false, 1},
+                 /* a batch step's kernel (one block per KV head and token; chunks of 256 positions) */
+                 {{"k_llm_attn_rows", "k_llm_attn_rows_hd128"}, 2e-5 + 1e-6, false, 1, true}};
     char devs[256];
     const char *env = getenv("HCQ_TEST_DEVS");
     snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");
@@ -73,6 +76,8 @@ TEST(attn_tile_vs_double)
             double worst = 0;
             int fails = 0;
             for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+                if (si == 4 && !kinds[ki].rows)
+                    continue; /* the group of 8: k_llm_attn_rows's largest instantiation */
                 const uint32_t H = shapes[si].n_head, HK = shapes[si].n_head_kv, hd = shapes[si].hd,
                                kv = HK * hd;
                 const uint32_t qs = H * hd + 2 * kv; /* row stride of Q|K|V */
@@ -119,7 +124,8 @@ TEST(attn_tile_vs_double)
                     const uint32_t qb_n = kinds[ki].qb    ? kinds[ki].qb
                                           : kinds[ki].mma ? K_LLM_ATTN_MMA_QB
                                                           : K_LLM_ATTN_TILE_QB(hd);
-                    uint32_t grid[3] = {H, (n + qb_n - 1) / qb_n, 1}, block[3] = {256, 1, 1};
+                    uint32_t grid[3] = {kinds[ki].rows ? HK : H, (n + qb_n - 1) / qb_n, 1},
+                             block[3] = {256, 1, 1};
                     CHECK_OK(hcq_queue_launch(q, prog[hd == 128], grid, block, &p, sizeof p));
                     CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
                     CHECK_OK(hcq_buf_read(ob, 0, out, 4ull * n * H * hd));

@@ -8,8 +8,9 @@
  * Bound: identical f16 bits, or one f16 step where the device may fuse a multiply-add
  * (Q4_K/Q5_K: d sc q - dmin m).
  * And the prefill GEMM itself, k_llm_gemm and (where its sm_90a cubin or twin loads)
- * k_llm_gemm_wgmma, with bias, accumulation and a padded y stride on odd shapes, against a
- * double reference within k 2^-23 sum|x w| + 2^-22 (|ref| + |y0| + |b|).
+ * k_llm_gemm_wgmma, and the split-k kernel of few tokens k_llm_gemm_sk (run twice: bit-identical),
+ * with bias, accumulation and a padded y stride on odd shapes, against a double reference within k 2^-23
+ * sum|x w| + 2^-22 (|ref| + |y0| + |b|).
  */
 #include "harness.h"
 #include "hcq.h"
@@ -140,8 +141,12 @@ done:;
 }
 
 /* One GEMM case on one program: y (+)= x w^T + b over n tokens x rows outputs, y_stride >= rows
- * (the gap columns must keep their poison), grid `grid` (0: the launcher's own). */
-static const char *const gemm_names[3] = {"k_llm_gemm", "k_llm_gemm_wgmma", "k_llm_gemm_wgmma_tma"};
+ * (the gap columns must keep their poison), grid `grid` (0: the launcher's own). k_llm_gemm_sk
+ * (wg 3): the launcher's split (llm_gemm_sk_split), or with grid_x one piece per 64 k (the most
+ * splits); run twice, the second result must be the first bit for bit (the partials are summed in
+ * a fixed order, and the counters were left zero). */
+static const char *const gemm_names[4] = {"k_llm_gemm", "k_llm_gemm_wgmma", "k_llm_gemm_wgmma_tma",
+                                          "k_llm_gemm_sk"};
 
 static void
 gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_program *prog, int wg,
@@ -151,7 +156,9 @@ gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_
     const uint64_t ny = (uint64_t)(n - 1) * ys + rows + 8;          /* 8 guard floats */
     uint16_t *x = malloc(2ull * n * k + 2), *w = malloc(2ull * rows * k + 2);
     float *b = malloc(4ull * rows), *y0 = malloc(4 * ny), *y = malloc(4 * ny);
-    struct hcq_buf *xb = NULL, *wbuf = NULL, *bb = NULL, *yb = NULL;
+    struct hcq_buf *xb = NULL, *wbuf = NULL, *bb = NULL, *yb = NULL, *pb = NULL;
+    float *y1 = malloc(4 * ny);
+    CHECK(y1);
     CHECK(x && w && b && y0 && y);
     for (uint64_t i = 0; i < (uint64_t)n * k; i++)
         x[i] = ops_half_f32_to_f16(frand());
@@ -182,14 +189,38 @@ gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_
     uint32_t tiles = ((n + tm - 1) / tm) * ((rows + tn - 1) / tn), cap = wg && sms ? sms : 65535;
     uint32_t grid[3] = {grid_x ? grid_x : tiles > cap ? cap : tiles, 1, 1};
     uint32_t block[3] = {wg ? K_GEMM_WG_THREADS : K_LLM_GEMM_THREADS, 1, 1};
-    if (wg == 2) { /* the TMA build: the tensor maps of x and w first (llm_gemm_tma_params) */
+    if (wg == 3) { /* partial sums, then zeroed counters */
+        const uint64_t part_B = LLM_GEMM_SK_MAX_BLOCKS * (uint64_t)K_LLM_GEMM_SK_PART_B(64);
+        static const uint32_t zero[LLM_GEMM_SK_MAX_TILES];
+        CHECK_OK(hcq_buf_alloc(dev, part_B + sizeof zero, HCQ_MEM_DEVICE, &pb));
+        CHECK_OK(hcq_buf_write(pb, part_B, zero, sizeof zero));
+        struct k_llm_gemm_sk_params sp;
+        grid[0] = llm_gemm_sk_split(&sp, &p, sms ? sms : 1, hcq_buf_va(pb), hcq_buf_va(pb) + part_B);
+        CHECK(grid[0] > 0);
+        const uint32_t tiles_sk = (rows + K_LLM_GEMM_SK_ROWS - 1) / K_LLM_GEMM_SK_ROWS;
+        if (grid_x && tiles_sk * ((k + 63) / 64) <= LLM_GEMM_SK_MAX_BLOCKS) {
+            sp.k_chunk = 64;
+            sp.splits = (k + 63) / 64;
+            grid[0] = sp.splits * tiles_sk;
+        }
+        block[0] = K_LLM_GEMM_SK_THREADS;
+        for (int run = 0; run < 2; run++) {
+            if (run) {
+                CHECK_OK(hcq_buf_read(yb, 0, y1, 4 * ny));
+                CHECK_OK(hcq_buf_write(yb, 0, y0, 4 * ny));
+            }
+            CHECK_OK(hcq_queue_launch(q, prog, grid, block, &sp, sizeof sp));
+            CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
+        }
+    } else if (wg == 2) { /* the TMA build: the tensor maps of x and w first (llm_gemm_tma_params) */
         struct k_llm_gemm_tma_params tp;
         CHECK_OK(llm_gemm_tma_params(&tp, &p));
         CHECK_OK(hcq_queue_launch(q, prog, grid, block, &tp, sizeof tp));
     } else {
         CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
     }
-    CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
+    if (wg != 3)
+        CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
     CHECK_OK(hcq_buf_read(yb, 0, y, 4 * ny));
     int bad = 0;
     for (uint64_t i = 0; i < ny; i++) {
@@ -217,9 +248,12 @@ gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_
                    (unsigned long long)r, y[i], ref, tol);
     }
     CHECK(bad == 0);
+    if (wg == 3)
+        CHECKF(!memcmp(y, y1, 4 * ny), "k_llm_gemm_sk n %u rows %u k %u grid %u: a second run differs", n,
+               rows, k, grid[0]);
 done:
-    hcq_buf_free(xb), hcq_buf_free(wbuf), hcq_buf_free(bb), hcq_buf_free(yb);
-    free(x), free(w), free(b), free(y0), free(y);
+    hcq_buf_free(xb), hcq_buf_free(wbuf), hcq_buf_free(bb), hcq_buf_free(yb), hcq_buf_free(pb);
+    free(x), free(w), free(b), free(y0), free(y), free(y1);
 }
 
 /* Both GEMM kernels on device dn; false when it does not open. */
@@ -228,7 +262,7 @@ gemm_device(struct th *t, const char *dn)
 {
     struct hcq_device *dev = NULL;
     struct hcq_queue *q = NULL;
-    struct hcq_program *prog[3] = {NULL, NULL, NULL};
+    struct hcq_program *prog[4] = {NULL, NULL, NULL, NULL};
     struct hcq_device_info info;
     if (hcq_device_open(dn, &dev) != HCQ_OK) {
         printf("    %s: does not open here, skipped\n", dn);
@@ -238,25 +272,27 @@ gemm_device(struct th *t, const char *dn)
     CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
     CHECK_OK(hcq_program_load(dev, "k_llm_gemm", &prog[0]));
     /* the wgmma kernel: twins on cpu/emu, the sm_90a cubin on sm_90 GPUs (none elsewhere) */
+    CHECK_OK(hcq_program_load(dev, "k_llm_gemm_sk", &prog[3]));
     for (int i = 1; i < 3; i++)
         if (hcq_program_load(dev, gemm_names[i], &prog[i]) != HCQ_OK)
             printf("    %s (%s): no %s here\n", dn, info.arch, gemm_names[i]);
     const bool host = !strcmp(info.backend, "cpu") || info.emulated;
-    for (int wg = 0; wg < 3 && !t->failed; wg++) {
+    for (int wg = 0; wg < 4 && !t->failed; wg++) {
         if (!prog[wg])
             continue;
-        for (int c = 0; c < 4 && !t->failed; c++) {
-            /* odd sizes; on GPUs up to 3 x 3 wgmma tiles and 128 k-steps (the ring wraps) */
+        for (int c = 0; c < (wg == 3 ? 8 : 4) && !t->failed; c++) {
+            /* odd sizes; on GPUs up to 3 x 3 wgmma tiles and 128 k-steps (the ring wraps); the
+             * split kernel: 1-64 tokens (each of its three token tiles) */
             rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-            const uint32_t n = 1 + (uint32_t)(rng % (host ? 150 : 300));
+            const uint32_t n = 1 + (uint32_t)(rng % (wg == 3 ? 64 : host ? 150 : 300));
             const uint32_t rows = 1 + (uint32_t)((rng >> 16) % (host ? 300 : 600));
             const uint32_t k = 8 * (1 + (uint32_t)((rng >> 32) % (host ? 40 : 128)));
-            gemm_case(t, dev, q, prog[wg], wg, n, rows, k, c & 1, c & 2, c == 3 ? 3 : 0, info.sm_count);
+            gemm_case(t, dev, q, prog[wg], wg, n, rows, k, c & 1, c & 2, c % 4 == 3 ? 3 : 0, info.sm_count);
         }
         printf("    %s: %s checked\n", dn, gemm_names[wg]);
     }
 done:
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         hcq_program_destroy(prog[i]);
     hcq_queue_destroy(q);
     hcq_device_close(dev);

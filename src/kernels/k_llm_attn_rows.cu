@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * k_llm_attn_rows.cu - causal attention of a batch step's tokens, each over its own KV slot:
+ * k_llm_attn's contract (k_llm_params.h struct k_llm_attn_params: per-token {pos, slot} at tok_va
+ * or positions pos0 + i, soft-cap, window), head_dim 64 or 128, at most 8 query heads per KV head.
+ * k_llm_attn_rows (hd 64) / k_llm_attn_rows_hd128, grid (n_head_kv, n_tok), K_LLM_BLOCK threads: a
+ * block serves every query head of one KV head
+ * for one token, so each K and V row is read once for the group.
+ *
+ * Why: k_llm_attn runs one block per (query head, token) with a warp per position and scalar
+ * cache loads: H200 1B batch step at position 192, 29 us per layer for one token, 91 us for 64
+ * (26% of the step). Here, per chunk of K_LLM_BLOCK positions: a thread per position reads its
+ * K row with 16-byte loads and scores it for every head of the group (the queries in shared
+ * memory, read as broadcasts); block max / sum per head (online softmax across chunks); then
+ * warp w accumulates positions w, w + 8, .. of P V with each lane on 2 (hd 64) or 4 (hd 128)
+ * adjacent elements, the eight warps' sums added in order at the end.
+ * Twin: k_llm_attn's (src/ops/ops_llm.c). Tests: test_llm_batch (batch steps against each
+ * sequence alone), test_llm_attn_prefill (against double precision).
+ * Error: f32 throughout over the f16 cache; sums in another order than k_llm_attn.
+ */
+#include "k_llm_kv.cuh"
+#include "k_llm_params.h"
+
+#define AR_W (K_LLM_BLOCK / 32) /* warps */
+
+/* shared memory of the largest instantiation (hd 128, 8 heads): the queries, the chunk's scores,
+ * the warps' max / sum, the warps' partial outputs */
+#define AR_SMEM_F(hd, gm) ((gm) * (hd) + (gm) * K_LLM_BLOCK + AR_W * (gm) + AR_W * (gm) * (hd))
+
+template <int HD, int GM>
+static __device__ __forceinline__ void
+k_ar_body(const struct k_llm_attn_params &p, float *smem)
+{
+    constexpr int E = HD / 32; /* elements per lane in the P V phase */
+    float *qs = smem;
+    float(*sc)[K_LLM_BLOCK] = (float(*)[K_LLM_BLOCK])(qs + GM * HD);
+    float(*wred)[GM] = (float(*)[GM])(smem + GM * HD + GM * K_LLM_BLOCK);
+    float(*red)[GM * HD] = (float(*)[GM * HD])(smem + GM * HD + GM * K_LLM_BLOCK + AR_W * GM);
+    const uint32_t G = p.n_head / p.n_head_kv, g0 = blockIdx.x, i = blockIdx.y;
+    const uint32_t tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int32_t *tp = (const int32_t *)p.tok_va;
+    const uint32_t n_pos = (tp ? (uint32_t)tp[2 * i] : p.pos0 + i) + 1;
+    if (n_pos > p.n_ctx)
+        return; /* uniform */
+    const uint64_t slot0 = tp ? (uint64_t)(uint32_t)tp[2 * i + 1] * p.slot_stride : 0;
+    const uint32_t kv_dim = p.n_head_kv * HD;
+    const kv_t *kc = (const kv_t *)p.kc_va + slot0 + g0 * HD, *vc = (const kv_t *)p.vc_va + slot0 + g0 * HD;
+    const float *q = (const float *)p.q_va + (uint64_t)i * p.q_stride + (uint64_t)g0 * G * HD;
+    for (uint32_t j = tid; j < GM * HD; j += K_LLM_BLOCK)
+        qs[j] = j < G * HD ? q[j] : 0.0f;
+    float m[GM], z[GM], acc[GM][E];
+#pragma unroll
+    for (int g = 0; g < GM; g++) {
+        m[g] = -INFINITY, z[g] = 0.0f;
+#pragma unroll
+        for (int e = 0; e < E; e++)
+            acc[g][e] = 0.0f;
+    }
+    __syncthreads();
+    const uint32_t first = p.window && n_pos > p.window ? n_pos - p.window : 0;
+    for (uint32_t c0 = first; c0 < n_pos; c0 += K_LLM_BLOCK) {
+        const uint32_t cn = min((uint32_t)K_LLM_BLOCK, n_pos - c0);
+        /* 1. scores of position c0 + tid for every head of the group */
+        float s[GM];
+#pragma unroll
+        for (int g = 0; g < GM; g++)
+            s[g] = 0.0f;
+        if (tid < cn) {
+            const kv_t *kr = kc + (uint64_t)(c0 + tid) * kv_dim;
+#pragma unroll
+            for (int j = 0; j < HD; j += 8) {
+                float4 a, b;
+                kv_ld8<false>(kr + j, a, b);
+#pragma unroll
+                for (int g = 0; g < GM; g++) {
+                    const float4 qa = *(const float4 *)&qs[g * HD + j], qb = *(const float4 *)&qs[g * HD + j + 4];
+                    s[g] += qa.x * a.x + qa.y * a.y + qa.z * a.z + qa.w * a.w + qb.x * b.x + qb.y * b.y +
+                            qb.z * b.z + qb.w * b.w;
+                }
+            }
+        }
+#pragma unroll
+        for (int g = 0; g < GM; g++) {
+            const float r = p.softcap > 0.0f ? p.softcap * tanhf(s[g] * p.scale / p.softcap) : s[g] * p.scale;
+            s[g] = tid < cn ? r : -INFINITY;
+            float w = s[g];
+            for (int o = 16; o > 0; o >>= 1)
+                w = fmaxf(w, __shfl_xor_sync(0xffffffffu, w, o));
+            if (lane == 0)
+                wred[warp][g] = w;
+        }
+        __syncthreads();
+        /* 2. the chunk's max per head rescales the running sums; p = exp(s - max) */
+        float alpha[GM];
+#pragma unroll
+        for (int g = 0; g < GM; g++) {
+            float mc = wred[0][g];
+#pragma unroll
+            for (int w = 1; w < AR_W; w++)
+                mc = fmaxf(mc, wred[w][g]);
+            const float mn = fmaxf(m[g], mc);
+            alpha[g] = __expf(m[g] - mn); /* (first chunk: exp(-inf) = 0) */
+            m[g] = mn;
+            const float x = tid < cn ? __expf(s[g] - mn) : 0.0f;
+            sc[g][tid] = x;
+            s[g] = x;
+        }
+        __syncthreads(); /* wred read by all; sc complete */
+#pragma unroll
+        for (int g = 0; g < GM; g++) {
+            float w = s[g];
+            for (int o = 16; o > 0; o >>= 1)
+                w += __shfl_xor_sync(0xffffffffu, w, o);
+            if (lane == 0)
+                wred[warp][g] = w;
+        }
+        /* 3. P V: warp `warp` over positions warp, warp + 8, ..; lane on E adjacent elements */
+#pragma unroll
+        for (int g = 0; g < GM; g++)
+#pragma unroll
+            for (int e = 0; e < E; e++)
+                acc[g][e] *= alpha[g];
+        for (uint32_t t = warp; t < cn; t += AR_W) {
+            const kv_t *vr = vc + (uint64_t)(c0 + t) * kv_dim + lane * E;
+            float v[E];
+            if (E == 2) {
+                const float2 f = kv_ld2<false>(vr);
+                v[0] = f.x, v[E - 1] = f.y;
+            } else {
+                const float4 f = kv_ld4<false>(vr);
+                v[0] = f.x, v[1 % E] = f.y, v[2 % E] = f.z, v[3 % E] = f.w;
+            }
+#pragma unroll
+            for (int g = 0; g < GM; g++) {
+                const float pg = sc[g][t];
+#pragma unroll
+                for (int e = 0; e < E; e++)
+                    acc[g][e] += pg * v[e];
+            }
+        }
+        __syncthreads(); /* wred (sums) complete; sc free for the next chunk */
+#pragma unroll
+        for (int g = 0; g < GM; g++) {
+            float zc = 0.0f;
+#pragma unroll
+            for (int w = 0; w < AR_W; w++)
+                zc += wred[w][g];
+            z[g] = z[g] * alpha[g] + zc;
+        }
+        __syncthreads(); /* wred is rewritten by the next chunk */
+    }
+    /* 4. the warps' partial outputs added in warp order, normalized */
+#pragma unroll
+    for (int g = 0; g < GM; g++)
+#pragma unroll
+        for (int e = 0; e < E; e++)
+            red[warp][g * HD + lane * E + e] = acc[g][e];
+    __syncthreads();
+    float *out = (float *)p.out_va + (uint64_t)i * p.n_head * HD + (uint64_t)g0 * G * HD;
+    for (uint32_t j = tid; j < G * HD; j += K_LLM_BLOCK) {
+        float r = 0.0f;
+#pragma unroll
+        for (int w = 0; w < AR_W; w++)
+            r += red[w][j];
+        float zg = z[0];
+#pragma unroll
+        for (int g = 1; g < GM; g++)
+            zg = j / HD == (uint32_t)g ? z[g] : zg;
+        out[j] = r / zg;
+    }
+}
+
+/* One entry per head size (registers and shared memory of its own largest group). A launch whose
+ * block, head size or group (1..8 query heads per KV head) does not fit writes nothing. */
+template <int HD>
+static __device__ __forceinline__ void
+k_ar_entry(const struct k_llm_attn_params &p)
+{
+    __shared__ __align__(16) float smem[AR_SMEM_F(HD, 8)];
+    if (blockDim.x != K_LLM_BLOCK || p.hd != HD || !p.n_head_kv || p.n_head % p.n_head_kv)
+        return;
+    const uint32_t G = p.n_head / p.n_head_kv;
+    if (G == 1)
+        k_ar_body<HD, 1>(p, smem);
+    else if (G == 2)
+        k_ar_body<HD, 2>(p, smem);
+    else if (G <= 4)
+        k_ar_body<HD, 4>(p, smem);
+    else if (G <= 8)
+        k_ar_body<HD, 8>(p, smem);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_BLOCK)
+k_llm_attn_rows(const struct k_llm_attn_params p)
+{
+    k_ar_entry<64>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_BLOCK)
+k_llm_attn_rows_hd128(const struct k_llm_attn_params p)
+{
+    k_ar_entry<128>(p);
+}
