@@ -120,22 +120,31 @@ k_ar_body(const struct k_llm_attn_params &p, float *smem)
 #pragma unroll
             for (int e = 0; e < E; e++)
                 acc[g][e] *= alpha[g];
-        for (uint32_t t = warp; t < cn; t += AR_W) {
-            const kv_t *vr = vc + (uint64_t)(c0 + t) * kv_dim + lane * E;
-            float v[E];
-            if (E == 2) {
-                const float2 f = kv_ld2<false>(vr);
-                v[0] = f.x, v[E - 1] = f.y;
-            } else {
-                const float4 f = kv_ld4<false>(vr);
-                v[0] = f.x, v[1 % E] = f.y, v[2 % E] = f.z, v[3 % E] = f.w;
+        /* 4 rows in flight per warp (one at a time, each load waited on the last) */
+        for (uint32_t t0 = warp; t0 < cn; t0 += 4 * AR_W) {
+            float v[4][E];
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const uint32_t t = t0 + u * AR_W < cn ? t0 + u * AR_W : t0; /* (a zero weight below) */
+                const kv_t *vr = vc + (uint64_t)(c0 + t) * kv_dim + lane * E;
+                if (E == 2) {
+                    const float2 f = kv_ld2<false>(vr);
+                    v[u][0] = f.x, v[u][E - 1] = f.y;
+                } else {
+                    const float4 f = kv_ld4<false>(vr);
+                    v[u][0] = f.x, v[u][1 % E] = f.y, v[u][2 % E] = f.z, v[u][3 % E] = f.w;
+                }
             }
 #pragma unroll
-            for (int g = 0; g < GM; g++) {
-                const float pg = sc[g][t];
+            for (int u = 0; u < 4; u++) {
+                const uint32_t t = t0 + u * AR_W;
 #pragma unroll
-                for (int e = 0; e < E; e++)
-                    acc[g][e] += pg * v[e];
+                for (int g = 0; g < GM; g++) {
+                    const float pg = t < cn ? sc[g][t] : 0.0f;
+#pragma unroll
+                    for (int e = 0; e < E; e++)
+                        acc[g][e] += pg * v[u][e];
+                }
             }
         }
         __syncthreads(); /* wred (sums) complete; sc free for the next chunk */

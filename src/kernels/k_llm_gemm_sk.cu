@@ -134,13 +134,25 @@ k_sk_body(const struct k_llm_gemm_sk_params &p, uint8_t *sm)
         for (int j = 0; j < FN; j++)
             sum[j][0] = sum[j][1] = sum[j][2] = sum[j][3] = 0.0f;
         const float4 *all = (const float4 *)p.part_va + (uint64_t)tile * splits * FN * K_LLM_GEMM_SK_THREADS;
-        for (uint32_t q = 0; q < splits; q++)
+        /* RB pieces' loads in flight at once (16 float4s), then added in piece order */
+        constexpr int RB = 16 / FN;
+        for (uint32_t q0 = 0; q0 < splits; q0 += RB) {
+            float4 v[RB][FN];
 #pragma unroll
-            for (int j = 0; j < FN; j++) {
-                const float4 v = q == s ? make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3])
-                                        : __ldcg(&all[((uint64_t)q * FN + j) * K_LLM_GEMM_SK_THREADS + tid]);
-                sum[j][0] += v.x, sum[j][1] += v.y, sum[j][2] += v.z, sum[j][3] += v.w;
-            }
+            for (int u = 0; u < RB; u++)
+#pragma unroll
+                for (int j = 0; j < FN; j++)
+                    v[u][j] = q0 + u < splits && q0 + u != s
+                                  ? __ldcg(&all[((uint64_t)(q0 + u) * FN + j) * K_LLM_GEMM_SK_THREADS + tid])
+                                  : make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]);
+#pragma unroll
+            for (int u = 0; u < RB; u++)
+#pragma unroll
+                for (int j = 0; j < FN; j++)
+                    if (q0 + u < splits)
+                        sum[j][0] += v[u][j].x, sum[j][1] += v[u][j].y, sum[j][2] += v[u][j].z,
+                            sum[j][3] += v[u][j].w;
+        }
 #pragma unroll
         for (int j = 0; j < FN; j++)
             acc[j][0] = sum[j][0], acc[j][1] = sum[j][1], acc[j][2] = sum[j][2], acc[j][3] = sum[j][3];

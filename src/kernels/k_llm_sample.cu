@@ -379,7 +379,9 @@ __launch_bounds__(KT) k_llm_sample_pick(const struct k_llm_sample_params p)
 }
 
 /* One CTA per row: each thread the best (value, then lowest id) and the first non-finite id of
- * its strided ids, then a shared-memory tree of both (k_llm_sample.h). */
+ * its ids, then a shared-memory tree of both (k_llm_sample.h). A thread reads groups of 4 ids
+ * (16-byte loads where the row is 16-byte aligned), 8 groups in flight: one value at a time, each
+ * load waiting on the last, a 128k-vocabulary row took 57 us (H200). */
 extern "C" __global__ void __launch_bounds__(PT)
 k_llm_sample_argmax_rows(const struct k_llm_argmax_params p)
 {
@@ -391,15 +393,33 @@ k_llm_sample_argmax_rows(const struct k_llm_argmax_params p)
     const float *x = (const float *)(uintptr_t)p.x_va + (size_t)r * p.n;
     float bv = -INFINITY;
     uint32_t bi = NONE, bad = NONE;
-    for (uint32_t i = t; i < p.n; i += PT) {
-        const float v = x[i];
-        if (!isfinite(v)) {
+    /* ascending ids per thread: the first of equals stays */
+    auto take = [&](float v, uint32_t i) {
+        if (!isfinite(v))
             bad = min(bad, i);
-            continue;
-        }
-        if (bi == NONE || v > bv) /* ascending ids per thread: the first of equals stays */
+        else if (bi == NONE || v > bv)
             bv = v, bi = i;
+    };
+    const bool vec = ((uintptr_t)x & 15) == 0;
+    const uint32_t n4 = vec ? p.n / 4 : 0; /* groups of 4 read as float4 */
+    uint32_t g = t;
+    for (; g + 7 * PT < n4; g += 8 * PT) {
+        float4 v[8];
+#pragma unroll
+        for (int u = 0; u < 8; u++)
+            v[u] = ((const float4 *)x)[g + u * PT];
+#pragma unroll
+        for (int u = 0; u < 8; u++) {
+            const uint32_t i = 4 * (g + u * PT);
+            take(v[u].x, i), take(v[u].y, i + 1), take(v[u].z, i + 2), take(v[u].w, i + 3);
+        }
     }
+    for (; g < n4; g += PT) {
+        const float4 v = ((const float4 *)x)[g];
+        take(v.x, 4 * g), take(v.y, 4 * g + 1), take(v.z, 4 * g + 2), take(v.w, 4 * g + 3);
+    }
+    for (uint32_t i = 4 * n4 + t; i < p.n; i += PT)
+        take(x[i], i);
     sv[t] = bv, si[t] = bi, sb[t] = bad;
     __syncthreads();
     for (uint32_t s = PT / 2; s > 0; s >>= 1) {

@@ -81,6 +81,8 @@ llm_pg_init(struct llm_model *m, uint32_t min_n)
     const uint64_t cnt_B = 4ull * LLM_GEMM_SK_MAX_TILES;
     if (hcq_program_load(m->dev, "k_llm_gemm_sk", &pg->gemm_sk) == HCQ_OK)
         pg->sms = info.sm_count ? info.sm_count : 1;
+    if (getenv("NVHCQ_SK_BPS")) /* TEMPORARY sweep */
+        pg->sms = pg->sms * (uint32_t)atoi(getenv("NVHCQ_SK_BPS")) / 2;
     if ((st = hcq_buf_alloc(m->dev, pg->w16_B + pg->x16_B + (pg->gemm_sk ? part_B + cnt_B : 0),
                             HCQ_MEM_DEVICE, &pg->buf)))
         goto fail;
