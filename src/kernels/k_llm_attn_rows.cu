@@ -27,6 +27,27 @@
  * the warps' max / sum, the warps' partial outputs */
 #define AR_SMEM_F(hd, gm) ((gm) * (hd) + (gm) * K_LLM_BLOCK + AR_W * (gm) + AR_W * (gm) * (hd))
 
+/* Lane's E elements of V row c0 + t (zeros past the chunk's cn rows: their weight is 0 too). */
+template <int E>
+static __device__ __forceinline__ void
+k_ar_ldv(const kv_t *vc, uint32_t kv_dim, uint32_t c0, uint32_t t, uint32_t cn, uint32_t lane, float v[E])
+{
+    if (t >= cn) {
+#pragma unroll
+        for (int e = 0; e < E; e++)
+            v[e] = 0.0f;
+        return;
+    }
+    const kv_t *vr = vc + (uint64_t)(c0 + t) * kv_dim + lane * E;
+    if (E == 2) {
+        const float2 f = kv_ld2<false>(vr);
+        v[0] = f.x, v[E - 1] = f.y;
+    } else {
+        const float4 f = kv_ld4<false>(vr);
+        v[0] = f.x, v[1 % E] = f.y, v[2 % E] = f.z, v[3 % E] = f.w;
+    }
+}
+
 template <int HD, int GM>
 static __device__ __forceinline__ void
 k_ar_body(const struct k_llm_attn_params &p, float *smem)
@@ -60,6 +81,11 @@ k_ar_body(const struct k_llm_attn_params &p, float *smem)
     const uint32_t first = p.window && n_pos > p.window ? n_pos - p.window : 0;
     for (uint32_t c0 = first; c0 < n_pos; c0 += K_LLM_BLOCK) {
         const uint32_t cn = min((uint32_t)K_LLM_BLOCK, n_pos - c0);
+        /* 0. this warp's first 8 V rows of the chunk in flight while the scores are computed */
+        float vp[8][E];
+#pragma unroll
+        for (int u = 0; u < 8; u++)
+            k_ar_ldv<E>(vc, kv_dim, c0, warp + u * AR_W, cn, lane, vp[u]);
         /* 1. scores of position c0 + tid for every head of the group */
         float s[GM];
 #pragma unroll
@@ -120,30 +146,22 @@ k_ar_body(const struct k_llm_attn_params &p, float *smem)
 #pragma unroll
             for (int e = 0; e < E; e++)
                 acc[g][e] *= alpha[g];
-        /* 4 rows in flight per warp (one at a time, each load waited on the last) */
-        for (uint32_t t0 = warp; t0 < cn; t0 += 4 * AR_W) {
-            float v[4][E];
+        /* rows warp + 8u: the 8 prefetched, then 8 at a time in flight (one at a time, each load
+         * waiting on the last, made the P V phase most of a 64-sequence step's attention) */
+        for (uint32_t t0 = warp; t0 < cn; t0 += 8 * AR_W) {
+            if (t0 != warp)
 #pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const uint32_t t = t0 + u * AR_W < cn ? t0 + u * AR_W : t0; /* (a zero weight below) */
-                const kv_t *vr = vc + (uint64_t)(c0 + t) * kv_dim + lane * E;
-                if (E == 2) {
-                    const float2 f = kv_ld2<false>(vr);
-                    v[u][0] = f.x, v[u][E - 1] = f.y;
-                } else {
-                    const float4 f = kv_ld4<false>(vr);
-                    v[u][0] = f.x, v[u][1 % E] = f.y, v[u][2 % E] = f.z, v[u][3 % E] = f.w;
-                }
-            }
+                for (int u = 0; u < 8; u++)
+                    k_ar_ldv<E>(vc, kv_dim, c0, t0 + u * AR_W, cn, lane, vp[u]);
 #pragma unroll
-            for (int u = 0; u < 4; u++) {
+            for (int u = 0; u < 8; u++) {
                 const uint32_t t = t0 + u * AR_W;
 #pragma unroll
                 for (int g = 0; g < GM; g++) {
                     const float pg = t < cn ? sc[g][t] : 0.0f;
 #pragma unroll
                     for (int e = 0; e < E; e++)
-                        acc[g][e] += pg * v[u][e];
+                        acc[g][e] += pg * vp[u][e];
                 }
             }
         }

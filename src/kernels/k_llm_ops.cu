@@ -113,6 +113,41 @@ k_llm_norm(const struct k_llm_norm_params p)
     const float *w = (const float *)p.w_va;
     const float *b = (const float *)p.b_va;
     float mean = 0.0f;
+    /* rows of up to 16 values a thread: loaded once, all in flight (three passes of dependent
+     * loads took ~6 us a launch: H200 batch step, 33 launches) */
+    constexpr int NV = 16;
+    if (p.d <= NV * blockDim.x) {
+        float xv[NV];
+#pragma unroll
+        for (int u = 0; u < NV; u++) {
+            const uint32_t j = threadIdx.x + u * blockDim.x;
+            xv[u] = j < p.d ? x[j] : 0.0f;
+        }
+        if (p.mode == 1) {
+            float s = 0.0f;
+#pragma unroll
+            for (int u = 0; u < NV; u++)
+                s += xv[u];
+            mean = block_sum(s) / (float)p.d;
+        }
+        float ss = 0.0f;
+#pragma unroll
+        for (int u = 0; u < NV; u++) {
+            const uint32_t j = threadIdx.x + u * blockDim.x;
+            const float v = j < p.d ? xv[u] - mean : 0.0f;
+            ss += v * v;
+        }
+        const float inv = rsqrtf(block_sum(ss) / (float)p.d + p.eps);
+#pragma unroll
+        for (int u = 0; u < NV; u++) {
+            const uint32_t j = threadIdx.x + u * blockDim.x;
+            if (j < p.d) {
+                const float v = (xv[u] - mean) * inv * w[j];
+                y[j] = b ? v + b[j] : v;
+            }
+        }
+        return;
+    }
     if (p.mode == 1) {
         float s = 0.0f;
         for (uint32_t j = threadIdx.x; j < p.d; j += blockDim.x)
