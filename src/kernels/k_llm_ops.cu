@@ -110,6 +110,7 @@ k_llm_norm(const struct k_llm_norm_params p)
 {
     const float *x = (const float *)p.x_va + (size_t)blockIdx.x * p.d;
     float *y = (float *)p.y_va + (size_t)blockIdx.x * p.d;
+    __half *y16 = p.y16_va ? (__half *)p.y16_va + (size_t)blockIdx.x * p.d : NULL;
     const float *w = (const float *)p.w_va;
     const float *b = (const float *)p.b_va;
     float mean = 0.0f;
@@ -142,8 +143,10 @@ k_llm_norm(const struct k_llm_norm_params p)
         for (int u = 0; u < NV; u++) {
             const uint32_t j = threadIdx.x + u * blockDim.x;
             if (j < p.d) {
-                const float v = (xv[u] - mean) * inv * w[j];
-                y[j] = b ? v + b[j] : v;
+                const float v = (xv[u] - mean) * inv * w[j], o = b ? v + b[j] : v;
+                y[j] = o;
+                if (y16)
+                    y16[j] = __float2half_rn(o);
             }
         }
         return;
@@ -161,8 +164,10 @@ k_llm_norm(const struct k_llm_norm_params p)
     }
     float inv = rsqrtf(block_sum(ss) / (float)p.d + p.eps);
     for (uint32_t j = threadIdx.x; j < p.d; j += blockDim.x) {
-        float v = (x[j] - mean) * inv * w[j];
-        y[j] = b ? v + b[j] : v;
+        const float v = (x[j] - mean) * inv * w[j], o = b ? v + b[j] : v;
+        y[j] = o;
+        if (y16)
+            y16[j] = __float2half_rn(o);
     }
 }
 
@@ -489,4 +494,6 @@ k_llm_act(const struct k_llm_act_params p)
         y = a + ((const float *)p.b_va)[j];
     }
     ((float *)p.y_va)[j] = y;
+    if (p.y16_va)
+        ((__half *)p.y16_va)[j] = __float2half_rn(y);
 }

@@ -62,16 +62,15 @@ struct k_llm_norm_params {
     uint32_t d, n;
     uint32_t mode;
     float eps;
+    uint64_t y16_va; /* also y rounded to f16 [n][d] (nearest even), the tensor-core matmuls' input; 0: not */
 };
-_Static_assert(sizeof(struct k_llm_norm_params) == 48, "norm size");
-_Static_assert(offsetof(struct k_llm_norm_params, y_va) == 8 &&
-                   offsetof(struct k_llm_norm_params, w_va) == 16 &&
-                   offsetof(struct k_llm_norm_params, b_va) == 24 &&
-                   offsetof(struct k_llm_norm_params, d) == 32 &&
-                   offsetof(struct k_llm_norm_params, n) == 36 &&
-                   offsetof(struct k_llm_norm_params, mode) == 40 &&
-                   offsetof(struct k_llm_norm_params, eps) == 44,
-               "norm offsets");
+_Static_assert(sizeof(struct k_llm_norm_params) == 56, "norm size");
+_Static_assert(
+    offsetof(struct k_llm_norm_params, y_va) == 8 && offsetof(struct k_llm_norm_params, w_va) == 16 &&
+        offsetof(struct k_llm_norm_params, b_va) == 24 && offsetof(struct k_llm_norm_params, d) == 32 &&
+        offsetof(struct k_llm_norm_params, n) == 36 && offsetof(struct k_llm_norm_params, mode) == 40 &&
+        offsetof(struct k_llm_norm_params, eps) == 44 && offsetof(struct k_llm_norm_params, y16_va) == 48,
+    "norm offsets");
 
 /* k_llm_head_norm (Qwen3): in place, x' = x / sqrt(mean(x^2) + eps) * w over each Q head (weight
  * wq) and K head (wk) of n_tok rows of the Q|K|V buffer: row i's Q heads at x + i * stride, its K
@@ -211,13 +210,15 @@ struct k_llm_act_params {
     uint32_t n, mode;
     float scale;
     uint32_t pad;
+    uint64_t y16_va; /* also y rounded to f16 (nearest even), the next matmul's input; 0: not */
 };
-_Static_assert(sizeof(struct k_llm_act_params) == 40, "act size");
+_Static_assert(sizeof(struct k_llm_act_params) == 48, "act size");
 _Static_assert(offsetof(struct k_llm_act_params, b_va) == 8 &&
                    offsetof(struct k_llm_act_params, y_va) == 16 &&
                    offsetof(struct k_llm_act_params, n) == 24 &&
                    offsetof(struct k_llm_act_params, mode) == 28 &&
-                   offsetof(struct k_llm_act_params, scale) == 32,
+                   offsetof(struct k_llm_act_params, scale) == 32 &&
+                   offsetof(struct k_llm_act_params, y16_va) == 40,
                "act offsets");
 
 #endif /* K_LLM_PARAMS_H */

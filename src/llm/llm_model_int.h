@@ -155,9 +155,16 @@ struct llm_model {
     struct dtensor (*lw)[LW_COUNT]; /* [n_layer] */
     /* activation VAs ([n_batch] rows each) */
     uint64_t x_va, xn_va, qkv_va, att_va, fa_va, fb_va;
-    uint32_t qkv_dim;             /* q_dim + 2 * kv_dim floats per row */
-    struct prefill_gemm pg;       /* tensor-core prefill matmuls (n >= pg.min_n) */
-    uint32_t pg_min_step;         /* the step being recorded: pg.min_n, or 1 for a batch step */
+    uint32_t qkv_dim;       /* q_dim + 2 * kv_dim floats per row */
+    struct prefill_gemm pg; /* tensor-core prefill matmuls (n >= pg.min_n) */
+    uint32_t pg_min_step;   /* the step being recorded: pg.min_n, or 1 for a batch step */
+    /* what pg.x16 holds when the next launch runs: the f16 copy of n rows of k floats (stride
+     * apart) at va, written by the launch recorded last (a norm, or a cast that a second matmul
+     * of the same input reuses); va 0: nothing usable. Every other launch of the model clears it. */
+    struct {
+        uint64_t va;
+        uint32_t n, k, stride;
+    } x16_of;
     struct hcq_graph *graph;      /* decode step */
     struct hcq_graph *graph_long; /* ... past the attention's short-context path (k_llm_ad_long) */
     uint32_t var_tok, var_pos, var_tick;

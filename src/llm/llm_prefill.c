@@ -209,12 +209,23 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
                                    .n = n,
                                    .y_stride = y_stride,
                                    .accumulate = acc};
-    m->tag = "cast_f16";
-    if ((st = launch_pg(m, pg->prog[PG_CAST], xt > 65535 ? 65535 : (uint32_t)xt, K_LLM_GEMM_AUX_BLOCK, &cp,
-                        sizeof cp)))
-        return st;
+    /* the cast, unless the launch before left these rows in f16 (a norm of them, or the cast of
+     * the matmul before of the same input: gate then up) */
+    if (m->x16_of.va != x_va || m->x16_of.n != n || m->x16_of.k != k || m->x16_of.stride != x_stride) {
+        m->tag = "cast_f16";
+        if ((st = launch_pg(m, pg->prog[PG_CAST], xt > 65535 ? 65535 : (uint32_t)xt, K_LLM_GEMM_AUX_BLOCK,
+                            &cp, sizeof cp)))
+            return st;
+        m->x16_of.va = x_va, m->x16_of.n = n, m->x16_of.k = k, m->x16_of.stride = x_stride;
+    }
     m->tag = tag;
     m->tag_B = 2ull * rows * k;
+    /* the GEMM writes y: an f16 copy of rows there would be stale */
+    const uint64_t x16_end =
+        m->x16_of.va +
+        4ull * ((uint64_t)(m->x16_of.n ? m->x16_of.n - 1 : 0) * m->x16_of.stride + m->x16_of.k);
+    if (y_va < x16_end && m->x16_of.va < y_va + 4ull * ((uint64_t)(n - 1) * y_stride + rows))
+        m->x16_of.va = 0;
     struct k_llm_gemm_sk_params sp;
     const uint32_t sk_grid =
         pg->gemm_sk ? llm_gemm_sk_split(&sp, &gp, pg->sms, pg->sk_part_va, pg->sk_cnt_va) : 0;

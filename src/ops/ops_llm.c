@@ -128,7 +128,8 @@ twin_norm(struct hcq_twin_launch *l)
     float *y = HCQ_TWIN_PTR(l, p->y_va, 4ull * p->d * p->n);
     const float *w = HCQ_TWIN_PTR(l, p->w_va, 4ull * p->d);
     const float *b = p->b_va ? HCQ_TWIN_PTR(l, p->b_va, 4ull * p->d) : NULL;
-    if (!x || !y || !w || (p->b_va && !b))
+    uint16_t *y16 = p->y16_va ? HCQ_TWIN_PTR(l, p->y16_va, 2ull * p->d * p->n) : NULL;
+    if (!x || !y || !w || (p->b_va && !b) || (p->y16_va && !y16))
         return;
     for (uint32_t i = 0; i < p->n; i++) {
         const float *xr = x + (size_t)i * p->d;
@@ -143,8 +144,11 @@ twin_norm(struct hcq_twin_launch *l)
         for (uint32_t j = 0; j < p->d; j++)
             ss += (xr[j] - mean) * (xr[j] - mean);
         float inv = 1.0f / sqrtf(ss / (float)p->d + p->eps);
-        for (uint32_t j = 0; j < p->d; j++)
+        for (uint32_t j = 0; j < p->d; j++) {
             yr[j] = (xr[j] - mean) * inv * w[j] + (b ? b[j] : 0.0f);
+            if (y16)
+                y16[(size_t)i * p->d + j] = ops_half_f32_to_f16(yr[j]);
+        }
     }
 }
 
@@ -433,7 +437,8 @@ twin_act(struct hcq_twin_launch *l)
     const bool two = p->mode == K_LLM_ACT_SWIGLU || p->mode == K_LLM_ACT_GEGLU || p->mode == K_LLM_ACT_ADD;
     const float *b = two ? HCQ_TWIN_PTR(l, p->b_va, 4ull * p->n) : NULL;
     float *y = HCQ_TWIN_PTR(l, p->y_va, 4ull * p->n);
-    if (!a || !y || (two && !b))
+    uint16_t *y16 = p->y16_va ? HCQ_TWIN_PTR(l, p->y16_va, 2ull * p->n) : NULL;
+    if (!a || !y || (two && !b) || (p->y16_va && !y16))
         return;
     for (uint32_t j = 0; j < p->n; j++) {
         float x = a[j], r;
@@ -449,6 +454,8 @@ twin_act(struct hcq_twin_launch *l)
         else
             r = x + b[j];
         y[j] = r;
+        if (y16)
+            y16[j] = ops_half_f32_to_f16(r);
     }
 }
 
