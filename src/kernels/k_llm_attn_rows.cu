@@ -3,8 +3,8 @@
  * k_llm_attn_rows.cu - causal attention of a batch step's tokens, each over its own KV slot:
  * k_llm_attn's contract (k_llm_params.h struct k_llm_attn_params: per-token {pos, slot} at tok_va
  * or positions pos0 + i, soft-cap, window), head_dim 64 or 128, at most 8 query heads per KV head.
- * k_llm_attn_rows (hd 64) / k_llm_attn_rows_hd128, grid (n_head_kv, n_tok), K_LLM_BLOCK threads: a
- * block serves every query head of one KV head
+ * k_llm_attn_rows (hd 64) / _hd128 (groups of up to 4 query heads per KV head), _g8 / _hd128_g8
+ * (up to 8), grid (n_head_kv, n_tok), K_LLM_BLOCK threads: a block serves every query head of one KV head
  * for one token, so each K and V row is read once for the group.
  *
  * Why: k_llm_attn runs one block per (query head, token) with a warp per position and scalar
@@ -197,13 +197,14 @@ k_ar_body(const struct k_llm_attn_params &p, float *smem)
     }
 }
 
-/* One entry per head size (registers and shared memory of its own largest group). A launch whose
- * block, head size or group (1..8 query heads per KV head) does not fit writes nothing. */
-template <int HD>
+/* One entry per head size and group bound (registers and shared memory of its own largest
+ * group): k_llm_attn_rows / _hd128 take 1..4 query heads per KV head, the _g8 entries 1..8. A
+ * launch whose block, head size or group does not fit writes nothing. */
+template <int HD, int GMAX>
 static __device__ __forceinline__ void
 k_ar_entry(const struct k_llm_attn_params &p)
 {
-    __shared__ __align__(16) float smem[AR_SMEM_F(HD, 8)];
+    __shared__ __align__(16) float smem[AR_SMEM_F(HD, GMAX)];
     if (blockDim.x != K_LLM_BLOCK || p.hd != HD || !p.n_head_kv || p.n_head % p.n_head_kv)
         return;
     const uint32_t G = p.n_head / p.n_head_kv;
@@ -213,18 +214,32 @@ k_ar_entry(const struct k_llm_attn_params &p)
         k_ar_body<HD, 2>(p, smem);
     else if (G <= 4)
         k_ar_body<HD, 4>(p, smem);
-    else if (G <= 8)
-        k_ar_body<HD, 8>(p, smem);
+    else if (GMAX == 8 && G <= 8)
+        k_ar_body<HD, GMAX>(p, smem);
+}
+
+/* hd 64, groups up to 4: three blocks an SM (<= 85 registers; with the group-of-8 code in the same
+ * entry it needed 110, which left two, and a 64-sequence step's 512 blocks ran in two waves) */
+extern "C" __global__ void __launch_bounds__(K_LLM_BLOCK, 3)
+k_llm_attn_rows(const struct k_llm_attn_params p)
+{
+    k_ar_entry<64, 4>(p);
 }
 
 extern "C" __global__ void __launch_bounds__(K_LLM_BLOCK)
-k_llm_attn_rows(const struct k_llm_attn_params p)
+k_llm_attn_rows_g8(const struct k_llm_attn_params p)
 {
-    k_ar_entry<64>(p);
+    k_ar_entry<64, 8>(p);
 }
 
 extern "C" __global__ void __launch_bounds__(K_LLM_BLOCK)
 k_llm_attn_rows_hd128(const struct k_llm_attn_params p)
 {
-    k_ar_entry<128>(p);
+    k_ar_entry<128, 4>(p);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_BLOCK)
+k_llm_attn_rows_hd128_g8(const struct k_llm_attn_params p)
+{
+    k_ar_entry<128, 8>(p);
 }

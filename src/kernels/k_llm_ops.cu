@@ -114,15 +114,17 @@ k_llm_norm(const struct k_llm_norm_params p)
     const float *w = (const float *)p.w_va;
     const float *b = (const float *)p.b_va;
     float mean = 0.0f;
-    /* rows of up to 16 values a thread: loaded once, all in flight (three passes of dependent
-     * loads took ~6 us a launch: H200 batch step, 33 launches) */
+    /* rows of up to 16 values a thread: x and the weights loaded once, all in flight before the
+     * sum (the weights come from DRAM: a step streams the whole model through L2 between two
+     * reads of them; three passes of dependent loads took ~6 us a launch, H200 batch step) */
     constexpr int NV = 16;
     if (p.d <= NV * blockDim.x) {
-        float xv[NV];
+        float xv[NV], wv[NV];
 #pragma unroll
         for (int u = 0; u < NV; u++) {
             const uint32_t j = threadIdx.x + u * blockDim.x;
             xv[u] = j < p.d ? x[j] : 0.0f;
+            wv[u] = j < p.d ? w[j] : 0.0f;
         }
         if (p.mode == 1) {
             float s = 0.0f;
@@ -143,7 +145,7 @@ k_llm_norm(const struct k_llm_norm_params p)
         for (int u = 0; u < NV; u++) {
             const uint32_t j = threadIdx.x + u * blockDim.x;
             if (j < p.d) {
-                const float v = (xv[u] - mean) * inv * w[j], o = b ? v + b[j] : v;
+                const float v = (xv[u] - mean) * inv * wv[u], o = b ? v + b[j] : v;
                 y[j] = o;
                 if (y16)
                     y16[j] = __float2half_rn(o);

@@ -124,8 +124,11 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         /* prefill attention on TF32 tensor cores */
         if (i == PROG_ATTN_TILE)
             name = m->hp.head_dim == 128 ? "k_llm_attn_mma_hd128" : "k_llm_attn_mma";
-        if (i == PROG_ATTN_ROWS && m->hp.head_dim == 128)
-            name = "k_llm_attn_rows_hd128";
+        if (i == PROG_ATTN_ROWS) {
+            const bool g8 = m->hp.n_head_kv && m->hp.n_head / m->hp.n_head_kv > 4;
+            name = m->hp.head_dim == 128 ? (g8 ? "k_llm_attn_rows_hd128_g8" : "k_llm_attn_rows_hd128")
+                                         : (g8 ? "k_llm_attn_rows_g8" : "k_llm_attn_rows");
+        }
         if ((st = hcq_program_load(m->dev, name, &m->prog[i])))
             goto fail;
     }
