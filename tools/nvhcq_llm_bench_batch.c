@@ -3,11 +3,11 @@
  * nvhcq_llm_bench_batch.c - `nvhcq llm-bench --batch B1,B2..`: batched decode throughput as
  * llama-batched-bench reports it. Per B: a batch of B sequences (llm_batch_*), each prefilled
  * with its own -p random prompt tokens (one seq_prefill per sequence, its first token sampled),
- * then -n steps of all B sequences together (llm_batch_step, greedy on the host from each row's
- * logits: what a caller of the batch API gets). Columns as llama-batched-bench's: PP, TG, B,
- * N_KV = B x (PP + TG), T_PP / S_PP (prefill time and B x PP / T_PP), T_TG / S_TG (generation
- * time and B x TG / T_TG), T / S (both), plus the step time p50 / p99 in ms (the latency each
- * sequence sees per token). One warm-up round of the first B first (untimed). Layer: tools.
+ * then -n steps of all B sequences together (llm_batch_step with greedy slots: the picks made on
+ * the device, B ids read back: what a caller of the batch API gets). Columns as llama-batched-bench's: PP,
+ * TG, B, N_KV = B x (PP + TG), T_PP / S_PP (prefill time and B x PP / T_PP), T_TG / S_TG (generation time and
+ * B x TG / T_TG), T / S (both), plus the step time p50 / p99 in ms (the latency each sequence sees per
+ * token). One warm-up round of the first B first (untimed). Layer: tools.
  */
 #include "hcq.h"
 #include "llm.h"

@@ -7,8 +7,9 @@
  * A step runs the model's per-op forward pass (llm_model.c record_step) over n rows, with the
  * tokens' {position, slot} pairs in device memory (k_llm_rope_kv stores each token's K and V in its
  * slot at its position, k_llm_attn attends each token over its own slot) and the logits of every
- * row into a [n_seq][n_vocab] device buffer; matmuls of at least the model's gemm_min_batch rows
- * run on tensor cores (llm_prefill.c), smaller ones on k_llm_matmul. Prefill of one sequence is
+ * row into a [n_seq][n_vocab] device buffer; every matmul of a step runs on tensor cores
+ * (llm_prefill.c: k_llm_gemm_sk up to 64 rows), the attention is k_llm_attn_rows (a block per KV
+ * head and token). Prefill of one sequence is
  * the model's prefill with the slot as its cache (the tiled prefill attention), in chunks of
  * n_batch. The batch asks the model for an f16 copy of its matrices (llm_pg_cache_f16: 2 bytes a
  * weight, e.g. 2.5 GB for a 1B model), which the model's own prefill then reads too. Sampling: when every
