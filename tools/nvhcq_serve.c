@@ -27,7 +27,9 @@ nvhcq_cmd_serve(int argc, char **argv)
         CLI_STR(NULL, "--dev", &dev, "SPEC", "device: cpu, cuda:N, rm:N, nvgpu:0, emu:... [default: auto]"),
         CLI_STR(NULL, "--host", &host, "ADDR", "numeric address to listen on (0.0.0.0: every interface)"),
         CLI_NUM(NULL, "--port", &port, "N", 0, 65535, "TCP port"),
-        CLI_NUM(NULL, "--parallel", &parallel, "N", 1, 1, "decode slots (1 until batched decoding lands)"),
+        CLI_NUM(NULL, "--parallel", &parallel, "N", 1, LLM_BATCH_MAX_SEQ,
+                "decode slots: requests decoded together, one batch step per token for all of them "
+                "(continuous batching; each slot has the whole context)"),
         CLI_NUM("-c", "--ctx-size", &n_ctx, "N", 0, 1 << 20,
                 "context (KV cache) length; 0: the model's, at most 4096"),
         CLI_STR(NULL, "--api-key", &api_key, "KEY",
@@ -38,8 +40,7 @@ nvhcq_cmd_serve(int argc, char **argv)
         CLI_STR(NULL, "--alias", &alias, "NAME",
                 "model name in /v1/models and responses [default: file name]"),
         CLI_NUM(NULL, "--max-body", &max_body, "B", 1024, 1 << 30, "largest request body (bytes; 413 above)"),
-        CLI_NUM(NULL, "--max-queue", &max_queue, "N", 0, 100000,
-                "requests waiting for the slot; more get 429"),
+        CLI_NUM(NULL, "--max-queue", &max_queue, "N", 0, 100000, "requests waiting for a slot; more get 429"),
         CLI_NUM(NULL, "--timeout", &timeout_s, "S", 1, 86400, "close a connection idle this long (seconds)"),
         CLI_NUM(NULL, "--drain-timeout", &drain_s, "S", 0, 86400,
                 "on SIGINT/SIGTERM: wait this long for requests in flight"),
@@ -91,6 +92,7 @@ nvhcq_cmd_serve(int argc, char **argv)
                                 .dev = dev,
                                 .n_ctx = n_ctx,
                                 .max_queue = max_queue,
+                                .parallel = parallel,
                                 .host_sample = host_sample,
                                 .chat_template = tmpl};
     struct srv_gen *g = NULL;
@@ -110,10 +112,10 @@ nvhcq_cmd_serve(int argc, char **argv)
     }
     fprintf(stderr,
             "nvhcq serve: %s on %s, context %u, chat template %s; listening on http://%s%s%s:%u "
-            "(queue %u%s)\n",
+            "(%u slot%s, queue %u%s)\n",
             name, srv_gen_device_name(g), srv_gen_n_ctx(g), srv_gen_chat_tmpl_name(g),
-            strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", port, max_queue,
-            api_key ? ", API key required" : "");
+            strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", port, parallel,
+            parallel > 1 ? "s" : "", max_queue, api_key ? ", API key required" : "");
     int sig = 0;
     sigwait(&set, &sig);
     fprintf(stderr, "nvhcq serve: %s: draining (no new connections; requests in flight finish)\n",

@@ -5,41 +5,13 @@
  * does (tokenize, prefill, sample, decode, stream detokenized text), with stop strings matched
  * on the text and cancellation between tokens. Layer: tools.
  */
-#include "serve_gen.h"
+#include "serve_gen_int.h"
 
 #include "hcq.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct srv_job {
-    struct srv_req req;
-    srv_event_cb cb;
-    void *user;
-    atomic_bool cancel;
-    struct srv_job *next;
-};
-
-struct srv_gen {
-    struct srv_gen_params p;
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    struct srv_job *head, *tail;
-    uint32_t queued;
-    bool running, draining, joined, load_done, load_ok;
-    char err[512];
-    struct llm_gguf *gguf;
-    struct llm_model *m;
-    struct llm_chat_tmpl_obj *tmpl; /* NULL: "none" */
-    bool dev_sample;                /* sampling on the model's device (llm_model_sampler_*), else the host */
-    char dev_name[256];
-    uint32_t max_piece; /* bytes of the longest token text */
-    struct srv_gen_stats st;
-};
 
 void
 srv_req_free(struct srv_req *req)
@@ -67,14 +39,8 @@ srv_chat_render(const struct srv_gen *g, const struct llm_chat_msg *msgs, size_t
     return HCQ_OK;
 }
 
-/* Text not yet sent, held while its end could be the start of a stop string. */
-struct stop_filter {
-    char *buf;
-    size_t len, cap;
-};
-
-static bool
-sf_append(struct stop_filter *f, const char *s, size_t n)
+bool
+srv_sf_append(struct srv_stop_filter *f, const char *s, size_t n)
 {
     if (f->len + n + 1 > f->cap) {
         size_t cap = (f->len + n + 1) * 2;
@@ -90,8 +56,8 @@ sf_append(struct stop_filter *f, const char *s, size_t n)
     return true;
 }
 
-static void
-send_text(struct srv_job *j, const char *s, size_t n)
+void
+srv_send_text(struct srv_job *j, const char *s, size_t n)
 {
     if (!n)
         return;
@@ -101,8 +67,8 @@ send_text(struct srv_job *j, const char *s, size_t n)
 
 /* Send what can no longer be part of a stop string; true when a stop string was found (the
  * text before it is sent, the rest dropped). */
-static bool
-sf_step(struct stop_filter *f, struct srv_job *j)
+bool
+srv_sf_step(struct srv_stop_filter *f, struct srv_job *j)
 {
     const struct srv_req *r = &j->req;
     size_t cut = f->len; /* earliest stop match */
@@ -112,7 +78,7 @@ sf_step(struct stop_filter *f, struct srv_job *j)
             cut = (size_t)(hit - f->buf);
     }
     if (cut < f->len) {
-        send_text(j, f->buf, cut);
+        srv_send_text(j, f->buf, cut);
         f->len = 0;
         return true;
     }
@@ -126,14 +92,15 @@ sf_step(struct stop_filter *f, struct srv_job *j)
                 break;
             }
     }
-    send_text(j, f->buf, f->len - keep);
+    srv_send_text(j, f->buf, f->len - keep);
     memmove(f->buf, f->buf + f->len - keep, keep);
     f->len = keep;
     return false;
 }
 
-static void
-finish(struct srv_gen *g, struct srv_job *j, enum srv_finish fin, const char *error, uint32_t pt, uint32_t ct)
+void
+srv_finish(struct srv_gen *g, struct srv_job *j, enum srv_finish fin, const char *error, uint32_t pt,
+           uint32_t ct)
 {
     struct srv_event ev = {
         .kind = SRV_EV_DONE, .finish = fin, .error = error, .prompt_tokens = pt, .completion_tokens = ct};
@@ -144,8 +111,8 @@ finish(struct srv_gen *g, struct srv_job *j, enum srv_finish fin, const char *er
     j->cb(j->user, &ev);
 }
 
-static void
-add_time(struct srv_gen *g, double *field, double s, uint64_t *tokens, uint32_t n)
+void
+srv_add_time(struct srv_gen *g, double *field, double s, uint64_t *tokens, uint32_t n)
 {
     pthread_mutex_lock(&g->mu);
     *field += s;
@@ -162,23 +129,23 @@ run_job(struct srv_gen *g, struct srv_job *j)
     uint32_t n_ctx = llm_model_n_ctx(m), n_vocab = llm_model_hparams(m)->n_vocab;
     struct srv_req *r = &j->req;
     struct llm_sampler *s = NULL;
-    struct stop_filter f = {0};
+    struct srv_stop_filter f = {0};
     const int32_t *ids = r->ids;
     char msg[256], out[4096];
     uint32_t ct = 0;
     size_t cnt = r->n_ids;
     if (atomic_load(&j->cancel)) {
-        finish(g, j, SRV_FIN_CANCELLED, NULL, 0, 0);
+        srv_finish(g, j, SRV_FIN_CANCELLED, NULL, 0, 0);
         return;
     }
     if (!cnt || cnt >= n_ctx) { /* srv_gen_tokenize refuses these: a caller that did not ask it */
         snprintf(msg, sizeof msg, "the prompt has %zu tokens; the context holds %u", cnt, n_ctx);
-        finish(g, j, SRV_FIN_BAD_PROMPT, msg, (uint32_t)cnt, 0);
+        srv_finish(g, j, SRV_FIN_BAD_PROMPT, msg, (uint32_t)cnt, 0);
         return;
     }
     if (llm_sampler_create(&r->sp, n_vocab, &s)) {
         snprintf(msg, sizeof msg, "sampling parameters: %s", hcq_last_error());
-        finish(g, j, SRV_FIN_BAD_PROMPT, msg, (uint32_t)cnt, 0);
+        srv_finish(g, j, SRV_FIN_BAD_PROMPT, msg, (uint32_t)cnt, 0);
         goto done;
     }
     /* the device sampler: bound per request (its window reset), fed the prompt; the host sampler
@@ -186,7 +153,7 @@ run_job(struct srv_gen *g, struct srv_job *j)
     const bool dev = g->dev_sample;
     if (dev && (llm_model_sampler_set(m, &r->sp) || llm_model_sampler_accept(m, ids, (uint32_t)cnt))) {
         snprintf(msg, sizeof msg, "sampler: %s", hcq_last_error());
-        finish(g, j, SRV_FIN_ERROR, msg, (uint32_t)cnt, 0);
+        srv_finish(g, j, SRV_FIN_ERROR, msg, (uint32_t)cnt, 0);
         goto done;
     }
     for (size_t i = 0; !dev && i < cnt; i++)
@@ -196,14 +163,14 @@ run_job(struct srv_gen *g, struct srv_job *j)
     if (llm_model_eval(m, ids, (uint32_t)cnt, 0) || llm_logits_check(llm_model_logits(m), n_vocab) ||
         (dev && llm_model_sample(m, &id))) {
         snprintf(msg, sizeof msg, "prompt evaluation failed: %s", hcq_last_error());
-        finish(g, j, SRV_FIN_ERROR, msg, (uint32_t)cnt, 0);
+        srv_finish(g, j, SRV_FIN_ERROR, msg, (uint32_t)cnt, 0);
         goto done;
     }
     if (!dev) {
         id = llm_sampler_sample(s, llm_model_logits(m));
         llm_sampler_accept(s, id);
     }
-    add_time(g, &g->st.prefill_s, (hcq_time_ns() - t0) * 1e-9, &g->st.prompt_tokens, (uint32_t)cnt);
+    srv_add_time(g, &g->st.prefill_s, (hcq_time_ns() - t0) * 1e-9, &g->st.prompt_tokens, (uint32_t)cnt);
     struct srv_event start = {.kind = SRV_EV_START, .prompt_tokens = (uint32_t)cnt};
     j->cb(j->user, &start);
     struct llm_detok d;
@@ -233,12 +200,12 @@ run_job(struct srv_gen *g, struct srv_job *j)
         const bool more = !((r->max_tokens >= 0 && ct >= r->max_tokens) || pos + 1 >= n_ctx);
         if (dev && more && llm_model_gen_submit(m, pos)) {
             snprintf(msg, sizeof msg, "decode failed: %s", hcq_last_error());
-            finish(g, j, SRV_FIN_ERROR, msg, (uint32_t)cnt, ct);
+            srv_finish(g, j, SRV_FIN_ERROR, msg, (uint32_t)cnt, ct);
             goto done;
         }
         size_t w = llm_detok_push(&d, tok, id, out, sizeof out);
-        const bool oom = !sf_append(&f, out, w);
-        const bool hit = !oom && sf_step(&f, j);
+        const bool oom = !srv_sf_append(&f, out, w);
+        const bool hit = !oom && srv_sf_step(&f, j);
         enum hcq_status rs = HCQ_OK;
         if (more && dev) {
             pos++;
@@ -255,7 +222,7 @@ run_job(struct srv_gen *g, struct srv_job *j)
             pos++;
         }
         if (oom) {
-            finish(g, j, SRV_FIN_ERROR, "out of memory", (uint32_t)cnt, ct);
+            srv_finish(g, j, SRV_FIN_ERROR, "out of memory", (uint32_t)cnt, ct);
             goto done;
         }
         if (hit) {
@@ -265,25 +232,25 @@ run_job(struct srv_gen *g, struct srv_job *j)
         }
         if (rs) {
             snprintf(msg, sizeof msg, "decode failed: %s", hcq_last_error());
-            finish(g, j, SRV_FIN_ERROR, msg, (uint32_t)cnt, ct);
+            srv_finish(g, j, SRV_FIN_ERROR, msg, (uint32_t)cnt, ct);
             goto done;
         }
     }
-    add_time(g, &g->st.decode_s, (hcq_time_ns() - t0) * 1e-9, &g->st.completion_tokens, ct);
+    srv_add_time(g, &g->st.decode_s, (hcq_time_ns() - t0) * 1e-9, &g->st.completion_tokens, ct);
     if (fin == SRV_FIN_LENGTH || (fin == SRV_FIN_STOP && !stop_hit)) {
         /* ended without a stop string: the held UTF-8 bytes, then the held text that began
          * like a stop string, are part of the answer */
         size_t w = llm_detok_flush(&d, out, sizeof out);
-        if (!sf_append(&f, out, w)) {
-            finish(g, j, SRV_FIN_ERROR, "out of memory", (uint32_t)cnt, ct);
+        if (!srv_sf_append(&f, out, w)) {
+            srv_finish(g, j, SRV_FIN_ERROR, "out of memory", (uint32_t)cnt, ct);
             goto done;
         }
-        if (sf_step(&f, j))
+        if (srv_sf_step(&f, j))
             fin = SRV_FIN_STOP;
         else
-            send_text(j, f.buf, f.len);
+            srv_send_text(j, f.buf, f.len);
     }
-    finish(g, j, fin, NULL, (uint32_t)cnt, ct);
+    srv_finish(g, j, fin, NULL, (uint32_t)cnt, ct);
 done:
     free(f.buf);
     llm_sampler_destroy(s);
@@ -325,6 +292,15 @@ load(struct srv_gen *g)
     struct hcq_device_info info;
     if (hcq_device_info(llm_model_device(g->m), &info) == HCQ_OK)
         snprintf(g->dev_name, sizeof g->dev_name, "%s", info.spec);
+    /* several slots: a batch of them, each with the model's whole context (its KV cache sized
+     * and checked against the device's free memory here, not on a request) */
+    if (g->p.parallel > 1) {
+        struct llm_batch_params bp = {.n_seq = g->p.parallel, .n_ctx = llm_model_n_ctx(g->m)};
+        if (llm_batch_create(g->m, &bp, &g->b)) {
+            snprintf(g->err, sizeof g->err, "--parallel %u: %s", g->p.parallel, hcq_last_error());
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -337,6 +313,10 @@ worker(void *arg)
     g->load_done = true;
     g->load_ok = rc == 0;
     pthread_cond_broadcast(&g->cv);
+    if (rc == 0 && g->b) {
+        srv_worker_batch(g);
+        rc = 1;
+    }
     while (rc == 0) {
         while (!g->head && !g->draining)
             pthread_cond_wait(&g->cv, &g->mu);
@@ -347,13 +327,13 @@ worker(void *arg)
         if (!g->head)
             g->tail = NULL;
         g->queued--;
-        g->running = true;
+        g->running = 1;
         pthread_mutex_unlock(&g->mu);
         run_job(g, j);
         srv_req_free(&j->req);
         free(j);
         pthread_mutex_lock(&g->mu);
-        g->running = false;
+        g->running = 0;
     }
     pthread_mutex_unlock(&g->mu);
     return NULL;
@@ -385,6 +365,7 @@ srv_gen_start(const struct srv_gen_params *p, struct srv_gen **g_out, char *err,
     if (!ok) {
         pthread_join(g->th, NULL);
         snprintf(err, err_B, "%s", g->err);
+        llm_batch_destroy(g->b);
         llm_model_destroy(g->m);
         llm_gguf_destroy(g->gguf);
         pthread_mutex_destroy(&g->mu);
@@ -418,6 +399,7 @@ srv_gen_free(struct srv_gen *g)
         return;
     srv_gen_stop(g);
     llm_chat_tmpl_destroy(g->tmpl);
+    llm_batch_destroy(g->b);
     llm_model_destroy(g->m);
     llm_gguf_destroy(g->gguf);
     pthread_mutex_destroy(&g->mu);
@@ -433,8 +415,9 @@ srv_gen_submit(struct srv_gen *g, struct srv_req *req, srv_event_cb cb, void *us
     if (!j)
         return SRV_NOMEM;
     pthread_mutex_lock(&g->mu);
-    /* max_queue wait beyond the one running; an idle slot takes one more */
-    uint32_t cap = g->p.max_queue + (g->running ? 0 : 1);
+    /* max_queue wait beyond the ones running; each idle slot takes one more */
+    const uint32_t slots = g->b ? g->p.parallel : 1;
+    uint32_t cap = g->p.max_queue + (g->running < slots ? slots - g->running : 0);
     enum srv_submit rc = g->draining ? SRV_DRAINING : g->queued >= cap ? SRV_QUEUE_FULL : SRV_SUBMITTED;
     if (rc == SRV_SUBMITTED) {
         j->req = *req;
@@ -528,5 +511,6 @@ srv_gen_stats(struct srv_gen *g, struct srv_gen_stats *out)
     *out = g->st;
     out->queued = g->queued;
     out->running = g->running;
+    out->slots = g->b ? g->p.parallel : 1;
     pthread_mutex_unlock(&g->mu);
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * serve_gen.h - the generation worker behind `nvhcq serve`: a bounded queue of requests and
- * one decode slot (the model decodes one sequence at a time), served in arrival order. The
- * HTTP side knows only this interface: submit a request, receive its text through a callback,
- * cancel it. A batched worker replaces serve_gen.c behind the same calls. Layer: tools.
+ * `parallel` decode slots, served in arrival order: one slot decodes one sequence at a time on
+ * the model's own path; several are the sequences of a batch (llm_batch_*), stepped together,
+ * joining and leaving at any step (continuous batching). The HTTP side knows only this
+ * interface: submit a request, receive its text through a callback, cancel it. Layer: tools.
  */
 #ifndef SERVE_GEN_H
 #define SERVE_GEN_H
@@ -19,7 +20,8 @@
 struct srv_gen_params {
     const char *model, *dev;   /* GGUF path, device spec (NULL: auto) */
     uint32_t n_ctx;            /* 0: the model's default */
-    uint32_t max_queue;        /* requests waiting beyond the running one; more are refused */
+    uint32_t max_queue;        /* requests waiting beyond the running ones; more are refused */
+    uint32_t parallel;         /* decode slots: 0 or 1 one sequence at a time; more a batch of them */
     bool host_sample;          /* sample on the host (logits read back every step), not on the device */
     const char *chat_template; /* NULL: the model's; a built-in name or a template file
                                   (llm_chat_tmpl_from_model); "none" */
@@ -89,7 +91,7 @@ const char *srv_gen_device_name(const struct srv_gen *g);
 /* Counters for /metrics (a consistent snapshot). */
 struct srv_gen_stats {
     uint64_t prompt_tokens, completion_tokens, requests_done, requests_cancelled;
-    uint32_t queued, running;
+    uint32_t queued, running, slots;
     double decode_s, prefill_s; /* time spent in decode steps / prompt evaluation */
 };
 void srv_gen_stats(struct srv_gen *g, struct srv_gen_stats *out);

@@ -126,12 +126,13 @@ metrics(struct MHD_Connection *c, struct srv_http *h)
     M("# HELP nvhcq_completion_tokens_total Tokens generated.\n"
       "# TYPE nvhcq_completion_tokens_total counter\nnvhcq_completion_tokens_total %llu\n",
       (unsigned long long)st.completion_tokens);
-    M("# HELP nvhcq_queue_depth Requests waiting for the decode slot.\n"
+    M("# HELP nvhcq_queue_depth Requests waiting for a decode slot.\n"
       "# TYPE nvhcq_queue_depth gauge\nnvhcq_queue_depth %u\n",
       st.queued);
     M("# HELP nvhcq_slots_busy Decode slots generating now.\n# TYPE nvhcq_slots_busy gauge\nnvhcq_slots_busy "
       "%u\n",
       st.running);
+    M("# HELP nvhcq_slots Decode slots (--parallel).\n# TYPE nvhcq_slots gauge\nnvhcq_slots %u\n", st.slots);
     M("# HELP nvhcq_decode_tokens_per_second Generated tokens over the time spent decoding them.\n"
       "# TYPE nvhcq_decode_tokens_per_second gauge\nnvhcq_decode_tokens_per_second %.3f\n",
       st.decode_s > 0 ? st.completion_tokens / st.decode_s : 0.0);

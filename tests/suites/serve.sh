@@ -4,7 +4,8 @@
 # the official `openai` npm client (4.95.0, installed into $BUILD/serve-npm from the npm
 # registry) and with fetch/sockets: chat, completions, streaming, models, stop strings, bad
 # requests (400/401/404/405/413), disconnects, a burst past the queue (429), a 16 x 4 load run,
-# temperature-0 answers against `nvhcq run`; bench/serve-load.js against it. Then SIGTERM in the middle of a request: the
+# temperature-0 answers against `nvhcq run`; bench/serve-load.py against it; all of it again with
+# --parallel 4 (the batched worker). Then SIGTERM in the middle of a request: the
 # request completes and the server exits 0 (under ASan: no leak). A build without
 # libmicrohttpd/jansson must say so. Needs node, npm, curl; in CI they are installed, so a
 # missing one is a failure. Last line "serve: N passed, N failed".
@@ -87,25 +88,55 @@ fi
 ok "server starts and answers /health (port $port)"
 grep -q "listening on http://127.0.0.1:$port" "$tmp/err" && ok "binds 127.0.0.1 by default" || bad "binds 127.0.0.1 by default"
 
-timeout 170 node tests/suites/serve_client.js "$(cd "$npmdir" && pwd)" "http://127.0.0.1:$port" "$key" "$tmp" >"$tmp/client" 2>&1
-rc=$?
-grep -E '^  (ok|FAIL) ' "$tmp/client"
-grep -E '^    ' "$tmp/client" | head -n 20
-p=$(sed -n 's/^serve_client: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$tmp/client")
-f=$(sed -n 's/^serve_client: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$tmp/client")
-if [ -z "$p" ]; then
-    tail -n 20 "$tmp/client" | sed 's/^/    | /'
-    bad "serve_client.js printed no summary (exit $rc)"
-else
-    passed=$((passed + p))
-    failed=$((failed + f))
-fi
+# the client suite against the server running ($1 names it in the results)
+run_client() {
+    timeout 170 node tests/suites/serve_client.js "$(cd "$npmdir" && pwd)" "http://127.0.0.1:$port" "$key" "$tmp" >"$tmp/client" 2>&1
+    rc=$?
+    grep -E '^  (ok|FAIL) ' "$tmp/client" | sed "s/^  \(ok  \|FAIL\) /&[$1] /"
+    grep -E '^    ' "$tmp/client" | head -n 20
+    p=$(sed -n 's/^serve_client: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$tmp/client")
+    f=$(sed -n 's/^serve_client: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$tmp/client")
+    if [ -z "$p" ]; then
+        tail -n 20 "$tmp/client" | sed 's/^/    | /'
+        bad "[$1] serve_client.js printed no summary (exit $rc)"
+    else
+        passed=$((passed + p))
+        failed=$((failed + f))
+    fi
+}
+run_client "1 slot"
 
-# the load generator of the GPU comparison (bench/serve-load.js) runs against it
-node bench/serve-load.js --url "http://127.0.0.1:$port" --api-key "$key" --clients 1,3 --requests 2 --max-tokens 16 \
+# the load generator of the GPU comparison (bench/serve-load.py) runs against it
+python3 bench/serve-load.py --url "http://127.0.0.1:$port" --api-key "$key" --clients 1,3 --requests 2 --max-tokens 16 \
     --ignore-eos --json "$tmp/load.json" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 0 ] && grep -q '| 3 | 6 | 6 | 0 | 96 |' "$tmp/out" && grep -q '"agg_tok_s"' "$tmp/load.json" &&
-    ok "bench/serve-load.js: 1 and 3 clients, every token counted" || bad "bench/serve-load.js ($(cat "$tmp/out"))"
+    ok "bench/serve-load.py: 1 and 3 clients, every token counted" || bad "bench/serve-load.py ($(cat "$tmp/out"))"
+
+# --parallel 4: the same client suite against the batched worker (continuous batching: the same
+# temperature-0 answers as `nvhcq run`, disconnects free their slots, the burst and the load run),
+# and 4 clients at once all decoding together (nvhcq_slots_busy reaches 4)
+kill -TERM "$pid"
+wait "$pid"
+pid=
+if start_server --parallel 4; then
+    grep -q "(4 slots, queue 4" "$tmp/err" && ok "--parallel 4: 4 slots" || bad "--parallel 4: 4 slots"
+    run_client "4 slots"
+    python3 bench/serve-load.py --url "http://127.0.0.1:$port" --api-key "$key" --clients 4 --requests 1 --max-tokens 200 \
+        --ignore-eos --warmup 0 >"$tmp/out" 2>"$tmp/err" &
+    lpid=$!
+    busy=0
+    for _ in $(seq 1 100); do
+        b=$(curl -s -H "Authorization: Bearer $key" "http://127.0.0.1:$port/metrics" | sed -n 's/^nvhcq_slots_busy //p')
+        [ "${b:-0}" -gt "$busy" ] && busy=$b
+        [ "$busy" -ge 4 ] && break
+        sleep 0.02
+    done
+    wait "$lpid"
+    [ "$busy" -eq 4 ] && grep -q '| 4 | 4 | 4 | 0 | 800 |' "$tmp/out" && ok "--parallel 4: 4 requests decode at once, every token counted" ||
+        bad "--parallel 4: at most $busy slots busy ($(cat "$tmp/out"))"
+else
+    bad "server with --parallel 4 starts"
+fi
 
 # SIGTERM while a request streams: it completes, then the server exits 0 (ASan: and leaks nothing)
 curl -sN -m 60 -H "Authorization: Bearer $key" "http://127.0.0.1:$port/v1/completions" \
@@ -150,6 +181,8 @@ fi
 # bad options: exit 2 naming them; a port in use: exit 1
 "$cli" serve >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q -- "-m FILE is required" "$tmp/err" && ok "serve without -m: exit 2" || bad "serve without -m"
+"$cli" serve -m "$model" --parallel 257 >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q -- "--parallel" "$tmp/err" && ok "--parallel 257: exit 2, named" || bad "--parallel 257"
 "$cli" serve -m "$model" --host localhost >"$tmp/out" 2>"$tmp/err" </dev/null
 [ $? -eq 1 ] && grep -q "not a numeric" "$tmp/err" && ok "--host name: exit 1, named" || bad "--host name"
 finish

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * serve_batch.c - the batched loop of `nvhcq serve --parallel N` (serve_gen_int.h): up to N
+ * requests decoded together, one llm_batch_step per token for all of them (continuous batching:
+ * a queued request takes a free slot between two steps, prefilled on its own, and a finished or
+ * cancelled one leaves its slot at once). Each slot does what the one-slot loop (serve_gen.c
+ * run_job) does per token - the same end conditions in the same order, stop strings on the
+ * text, detokenized pieces streamed - with the slot's own sampler (llm_batch_seq_sampler: greedy
+ * slots pick on the device, the others on the host from their row of logits). Layer: tools.
+ */
+#include "serve_gen_int.h"
+
+#include "hcq.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct slot {
+    struct srv_job *j; /* NULL: free */
+    uint32_t seq;      /* its batch slot */
+    int32_t id;        /* the token sampled last, not yet sent */
+    uint32_t pos, ct, cnt;
+    bool stepped; /* id goes through the next step */
+    struct llm_detok d;
+    struct srv_stop_filter f;
+};
+
+/* End the slot's request: the held text where it ended without a stop string, DONE, the slot free. */
+static void
+slot_end(struct srv_gen *g, struct slot *sl, enum srv_finish fin, bool stop_hit, const char *error)
+{
+    struct srv_job *j = sl->j;
+    char out[64];
+    if (!error && (fin == SRV_FIN_LENGTH || (fin == SRV_FIN_STOP && !stop_hit))) {
+        /* (as run_job) the held UTF-8 bytes, then the held text that began like a stop string */
+        size_t w = llm_detok_flush(&sl->d, out, sizeof out);
+        if (!srv_sf_append(&sl->f, out, w)) {
+            fin = SRV_FIN_ERROR;
+            error = "out of memory";
+        } else if (srv_sf_step(&sl->f, j)) {
+            fin = SRV_FIN_STOP;
+        } else {
+            srv_send_text(j, sl->f.buf, sl->f.len);
+        }
+    }
+    srv_add_time(g, &g->st.decode_s, 0, &g->st.completion_tokens, sl->ct);
+    srv_finish(g, j, fin, error, sl->cnt, sl->ct);
+    llm_batch_seq_remove(g->b, sl->seq);
+    free(sl->f.buf);
+    srv_req_free(&j->req);
+    free(j);
+    memset(sl, 0, sizeof *sl);
+    pthread_mutex_lock(&g->mu);
+    g->running--;
+    pthread_mutex_unlock(&g->mu);
+}
+
+/* A request into a free slot: checks, a batch slot, its sampler fed the prompt, the prompt's
+ * prefill and first token; START. false: it ended already (DONE sent, nothing held). */
+static bool
+slot_start(struct srv_gen *g, struct slot *sl, struct srv_job *j)
+{
+    const uint32_t n_ctx = llm_batch_n_ctx(g->b), n_vocab = llm_model_hparams(g->m)->n_vocab;
+    struct srv_req *r = &j->req;
+    struct llm_sampler *s = NULL;
+    char msg[256];
+    enum srv_finish fin = SRV_FIN_ERROR;
+    *sl = (struct slot){.j = j, .cnt = (uint32_t)r->n_ids};
+    if (atomic_load(&j->cancel)) {
+        fin = SRV_FIN_CANCELLED;
+        msg[0] = 0;
+        goto fail;
+    }
+    if (!r->n_ids || r->n_ids >= n_ctx) { /* srv_gen_tokenize refuses these */
+        snprintf(msg, sizeof msg, "the prompt has %zu tokens; the context holds %u", r->n_ids, n_ctx);
+        fin = SRV_FIN_BAD_PROMPT;
+        goto fail;
+    }
+    /* the parameters are checked as the one-slot loop checks them (a sampler made of them) */
+    if (llm_sampler_create(&r->sp, n_vocab, &s)) {
+        snprintf(msg, sizeof msg, "sampling parameters: %s", hcq_last_error());
+        fin = SRV_FIN_BAD_PROMPT;
+        goto fail;
+    }
+    llm_sampler_destroy(s);
+    if (llm_batch_seq_add(g->b, &sl->seq)) {
+        snprintf(msg, sizeof msg, "no free slot: %s", hcq_last_error());
+        goto fail;
+    }
+    const uint64_t t0 = hcq_time_ns();
+    if (llm_batch_seq_sampler(g->b, sl->seq, &r->sp, r->ids, sl->cnt) ||
+        llm_batch_seq_prefill(g->b, sl->seq, r->ids, sl->cnt, NULL, &sl->id)) {
+        snprintf(msg, sizeof msg, "prompt evaluation failed: %s", hcq_last_error());
+        llm_batch_seq_remove(g->b, sl->seq);
+        goto fail;
+    }
+    srv_add_time(g, &g->st.prefill_s, (hcq_time_ns() - t0) * 1e-9, &g->st.prompt_tokens, sl->cnt);
+    sl->pos = sl->cnt;
+    llm_detok_init(&sl->d);
+    sl->d.first = false;
+    struct srv_event start = {.kind = SRV_EV_START, .prompt_tokens = sl->cnt};
+    j->cb(j->user, &start);
+    return true;
+fail:
+    srv_finish(g, j, fin, fin == SRV_FIN_CANCELLED ? NULL : msg, sl->cnt, 0);
+    srv_req_free(&j->req);
+    free(j);
+    memset(sl, 0, sizeof *sl);
+    pthread_mutex_lock(&g->mu);
+    g->running--;
+    pthread_mutex_unlock(&g->mu);
+    return false;
+}
+
+/* The slot's token before a step (run_job's loop body up to its decode): end conditions, then the
+ * token's text; sl->stepped when its token goes through the step. */
+static void
+slot_emit(struct srv_gen *g, struct slot *sl, uint32_t n_ctx)
+{
+    const struct srv_req *r = &sl->j->req;
+    const struct llm_tok *tok = llm_model_tok(g->m);
+    char out[4096];
+    sl->stepped = false;
+    if (atomic_load(&sl->j->cancel))
+        return slot_end(g, sl, SRV_FIN_CANCELLED, false, NULL);
+    if ((r->max_tokens >= 0 && sl->ct >= r->max_tokens) || sl->pos >= n_ctx)
+        return slot_end(g, sl, SRV_FIN_LENGTH, false, NULL);
+    if (llm_tok_is_eog(tok, sl->id) && !r->ignore_eos)
+        return slot_end(g, sl, SRV_FIN_STOP, false, NULL);
+    sl->ct++;
+    const size_t w = llm_detok_push(&sl->d, tok, sl->id, out, sizeof out);
+    if (!srv_sf_append(&sl->f, out, w))
+        return slot_end(g, sl, SRV_FIN_ERROR, false, "out of memory");
+    if (srv_sf_step(&sl->f, sl->j))
+        return slot_end(g, sl, SRV_FIN_STOP, true, NULL);
+    /* the last token's step is not needed once the limit is reached */
+    if ((r->max_tokens >= 0 && sl->ct >= r->max_tokens) || sl->pos + 1 >= n_ctx)
+        sl->pos++; /* (ends LENGTH before the next step) */
+    else
+        sl->stepped = true;
+}
+
+void
+srv_worker_batch(struct srv_gen *g)
+{
+    const uint32_t N = g->p.parallel, n_ctx = llm_batch_n_ctx(g->b);
+    struct slot *sl = calloc(N, sizeof *sl);
+    uint32_t *seqs = malloc(4ull * N), *idx = malloc(4ull * N);
+    int32_t *toks = malloc(4ull * N), *ids = malloc(4ull * N);
+    enum hcq_status *sst = malloc(sizeof *sst * N);
+    if (!sl || !seqs || !idx || !toks || !ids || !sst) {
+        /* nothing can be served: every request is answered with the error until the drain */
+        while (g->head || !g->draining) {
+            while (!g->head && !g->draining)
+                pthread_cond_wait(&g->cv, &g->mu);
+            struct srv_job *j = g->head;
+            if (!j)
+                break;
+            g->head = j->next;
+            g->tail = g->head ? g->tail : NULL;
+            g->queued--;
+            pthread_mutex_unlock(&g->mu);
+            srv_finish(g, j, SRV_FIN_ERROR, "out of host memory", 0, 0);
+            srv_req_free(&j->req);
+            free(j);
+            pthread_mutex_lock(&g->mu);
+        }
+        goto done;
+    }
+    for (;;) {
+        /* wait for work; admit queued requests into free slots (in arrival order) */
+        while (!g->head && !g->running && !g->draining)
+            pthread_cond_wait(&g->cv, &g->mu);
+        if (!g->head && !g->running)
+            break; /* draining and nothing left */
+        for (uint32_t i = 0; i < N && g->head; i++) {
+            if (sl[i].j)
+                continue;
+            struct srv_job *j = g->head;
+            g->head = j->next;
+            g->tail = g->head ? g->tail : NULL;
+            g->queued--;
+            g->running++;
+            pthread_mutex_unlock(&g->mu);
+            slot_start(g, &sl[i], j);
+            pthread_mutex_lock(&g->mu);
+        }
+        pthread_mutex_unlock(&g->mu);
+        /* every slot's last token: its end, or its text and a place in the step */
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < N; i++) {
+            if (!sl[i].j)
+                continue;
+            slot_emit(g, &sl[i], n_ctx);
+            if (sl[i].j && sl[i].stepped) {
+                idx[n] = i;
+                seqs[n] = sl[i].seq;
+                toks[n++] = sl[i].id;
+            }
+        }
+        if (n) {
+            const uint64_t t0 = hcq_time_ns();
+            if (llm_batch_step(g->b, seqs, toks, n, NULL, ids, sst)) {
+                char msg[256];
+                snprintf(msg, sizeof msg, "decode failed: %s", hcq_last_error());
+                for (uint32_t k = 0; k < n; k++)
+                    slot_end(g, &sl[idx[k]], SRV_FIN_ERROR, false, msg);
+            } else {
+                for (uint32_t k = 0; k < n; k++) {
+                    struct slot *s = &sl[idx[k]];
+                    s->pos++;
+                    if (sst[k]) /* its slot is full (not stepped): ends LENGTH next */
+                        s->pos = n_ctx;
+                    else
+                        s->id = ids[k];
+                }
+                srv_add_time(g, &g->st.decode_s, (hcq_time_ns() - t0) * 1e-9, &g->st.completion_tokens, 0);
+            }
+        }
+        pthread_mutex_lock(&g->mu);
+    }
+done:
+    free(sl), free(seqs), free(idx), free(toks), free(ids), free(sst);
+}
