@@ -517,6 +517,15 @@ HCQ_MUST_CHECK enum hcq_status llm_batch_seq_sampler(struct llm_batch *b, uint32
  * HCQ_ERR_NOMEM and nothing is appended. */
 HCQ_MUST_CHECK enum hcq_status llm_batch_seq_prefill(struct llm_batch *b, uint32_t seq, const int32_t *tokens,
                                                      uint32_t n, float *logits_out, int32_t *id_out);
+/* Append a prompt to each of n sequences at once: tokens[i][0 .. n_tok[i]) to seqs[i] (distinct slots
+ * that were added). Prompts of up to 256 tokens share forward passes of up to the model's n_batch
+ * rows (the weights read once per pass for all of them); longer ones prefill alone, as
+ * llm_batch_seq_prefill. Per sequence i, as llm_batch_seq_prefill: its last token's logits into
+ * logits_out[i * n_vocab ..], its next token sampled into ids_out[i] (each NULL: not wanted). A
+ * prompt that does not fit its slot: HCQ_ERR_NOMEM and nothing is appended to any sequence. */
+HCQ_MUST_CHECK enum hcq_status llm_batch_prefill(struct llm_batch *b, const uint32_t *seqs,
+                                                 const int32_t *const *tokens, const uint32_t *n_tok,
+                                                 uint32_t n, float *logits_out, int32_t *ids_out);
 /* One decode step: tokens[i] appended to seqs[i] (distinct slots that were added) for i < n, in
  * one forward pass. logits_out[i * n_vocab ..] when non-NULL; ids_out[i] sampled with each slot's
  * sampler when non-NULL. A sequence whose cache is full is not stepped: st_out[i] (may be NULL)

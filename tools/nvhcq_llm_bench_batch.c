@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nvhcq_llm_bench_batch.c - `nvhcq llm-bench --batch B1,B2..`: batched decode throughput as
- * llama-batched-bench reports it. Per B: a batch of B sequences (llm_batch_*), each prefilled
- * with its own -p random prompt tokens (one seq_prefill per sequence, its first token sampled),
- * then -n steps of all B sequences together (llm_batch_step with greedy slots: the picks made on
- * the device, B ids read back: what a caller of the batch API gets). Columns as llama-batched-bench's: PP,
- * TG, B, N_KV = B x (PP + TG), T_PP / S_PP (prefill time and B x PP / T_PP), T_TG / S_TG (generation time and
- * B x TG / T_TG), T / S (both), plus the step time p50 / p99 in ms (the latency each sequence sees per
- * token). One warm-up round of the first B first (untimed). Layer: tools.
+ * llama-batched-bench reports it. Per B: a batch of B sequences (llm_batch_*), each with its own
+ * -p random prompt tokens, all prefilled in one llm_batch_prefill (passes shared by the prompts,
+ * each one's first token sampled), then -n steps of all B sequences together (llm_batch_step with greedy
+ * slots: the picks made on the device, B ids read back: what a caller of the batch API gets). Columns as
+ * llama-batched-bench's: PP, TG, B, N_KV = B x (PP + TG), T_PP / S_PP (prefill time and B x PP / T_PP), T_TG
+ * / S_TG (generation time and B x TG / T_TG), T / S (both), plus the step time p50 / p99 in ms (the latency
+ * each sequence sees per token). One warm-up round of the first B first (untimed). Layer: tools.
  */
 #include "hcq.h"
 #include "llm.h"
@@ -40,11 +40,13 @@ run_one(struct llm_model *m, uint32_t B, uint32_t pp, uint32_t tg, bool profile,
     const uint32_t V = llm_model_hparams(m)->n_vocab;
     struct llm_batch *b = NULL;
     struct llm_batch_params bp = {.n_seq = B, .n_ctx = pp + tg + 2};
-    int32_t *prompt = malloc(4ull * (pp ? pp : 1)), *tok = malloc(4ull * B), *ids = malloc(4ull * B);
-    uint32_t *seqs = malloc(4ull * B);
+    const uint32_t plen = pp ? pp : 1;
+    int32_t *prompt = malloc(4ull * plen * B), *tok = malloc(4ull * B), *ids = malloc(4ull * B);
+    uint32_t *seqs = malloc(4ull * B), *lens = malloc(4ull * B);
+    const int32_t **pr = malloc(sizeof *pr * B);
     double *step_ms = malloc(sizeof(double) * (tg ? tg : 1));
     int rc = 1;
-    if (!prompt || !tok || !ids || !seqs || !step_ms) {
+    if (!prompt || !tok || !ids || !seqs || !lens || !pr || !step_ms) {
         cli_fail("llm-bench", "--batch: out of host memory");
         goto done;
     }
@@ -53,19 +55,22 @@ run_one(struct llm_model *m, uint32_t B, uint32_t pp, uint32_t tg, bool profile,
         goto done;
     }
     uint64_t x = 0x9E3779B97F4A7C15ull ^ B;
-    uint64_t t0 = hcq_time_ns();
     for (uint32_t i = 0; i < B; i++) {
-        for (uint32_t j = 0; j < pp; j++) {
+        for (uint32_t j = 0; j < plen; j++) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            prompt[j] = (int32_t)(x % V);
+            prompt[(size_t)i * plen + j] = (int32_t)(x % V);
         }
-        if (!pp)
-            prompt[0] = (int32_t)(x % V);
-        if (llm_batch_seq_add(b, &seqs[i]) ||
-            llm_batch_seq_prefill(b, seqs[i], prompt, pp ? pp : 1, NULL, &tok[i])) {
+        pr[i] = prompt + (size_t)i * plen, lens[i] = plen;
+        if (llm_batch_seq_add(b, &seqs[i])) {
             cli_fail("llm-bench", "--batch %u: %s", B, hcq_last_error());
             goto done;
         }
+    }
+    /* the B prompts together (llm_batch_prefill: passes shared up to the model's n_batch rows) */
+    uint64_t t0 = hcq_time_ns();
+    if (llm_batch_prefill(b, seqs, pr, lens, B, NULL, tok)) {
+        cli_fail("llm-bench", "--batch %u: %s", B, hcq_last_error());
+        goto done;
     }
     r->t_pp = (hcq_time_ns() - t0) * 1e-9;
     t0 = hcq_time_ns();
@@ -94,7 +99,7 @@ run_one(struct llm_model *m, uint32_t B, uint32_t pp, uint32_t tg, bool profile,
     rc = 0;
 done:
     llm_batch_destroy(b);
-    free(prompt), free(tok), free(ids), free(seqs), free(step_ms);
+    free(prompt), free(tok), free(ids), free(seqs), free(lens), free(pr), free(step_ms);
     return rc;
 }
 

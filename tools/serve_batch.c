@@ -2,11 +2,11 @@
 /*
  * serve_batch.c - the batched loop of `nvhcq serve --parallel N` (serve_gen_int.h): up to N
  * requests decoded together, one llm_batch_step per token for all of them (continuous batching:
- * a queued request takes a free slot between two steps, prefilled on its own, and a finished or
- * cancelled one leaves its slot at once). Each slot does what the one-slot loop (serve_gen.c
- * run_job) does per token - the same end conditions in the same order, stop strings on the
- * text, detokenized pieces streamed - with the slot's own sampler (llm_batch_seq_sampler: greedy
- * slots pick on the device, the others on the host from their row of logits). Layer: tools.
+ * queued requests take free slots between two steps, their prompts prefilled together by one
+ * llm_batch_prefill, and a finished or cancelled one leaves its slot at once). Each slot does what the
+ * one-slot loop (serve_gen.c run_job) does per token - the same end conditions in the same order, stop
+ * strings on the text, detokenized pieces streamed - with the slot's own sampler (llm_batch_seq_sampler:
+ * greedy slots pick on the device, the others on the host from their row of logits). Layer: tools.
  */
 #include "serve_gen_int.h"
 
@@ -56,8 +56,9 @@ slot_end(struct srv_gen *g, struct slot *sl, enum srv_finish fin, bool stop_hit,
     pthread_mutex_unlock(&g->mu);
 }
 
-/* A request into a free slot: checks, a batch slot, its sampler fed the prompt, the prompt's
- * prefill and first token; START. false: it ended already (DONE sent, nothing held). */
+/* A request into a free slot: checks, a batch slot, its sampler fed the prompt (the prefill
+ * follows, for every request admitted together: admit()). false: it ended already (DONE sent,
+ * nothing held). */
 static bool
 slot_start(struct srv_gen *g, struct slot *sl, struct srv_job *j)
 {
@@ -88,19 +89,11 @@ slot_start(struct srv_gen *g, struct slot *sl, struct srv_job *j)
         snprintf(msg, sizeof msg, "no free slot: %s", hcq_last_error());
         goto fail;
     }
-    const uint64_t t0 = hcq_time_ns();
-    if (llm_batch_seq_sampler(g->b, sl->seq, &r->sp, r->ids, sl->cnt) ||
-        llm_batch_seq_prefill(g->b, sl->seq, r->ids, sl->cnt, NULL, &sl->id)) {
-        snprintf(msg, sizeof msg, "prompt evaluation failed: %s", hcq_last_error());
+    if (llm_batch_seq_sampler(g->b, sl->seq, &r->sp, r->ids, sl->cnt)) {
+        snprintf(msg, sizeof msg, "sampler: %s", hcq_last_error());
         llm_batch_seq_remove(g->b, sl->seq);
         goto fail;
     }
-    srv_add_time(g, &g->st.prefill_s, (hcq_time_ns() - t0) * 1e-9, &g->st.prompt_tokens, sl->cnt);
-    sl->pos = sl->cnt;
-    llm_detok_init(&sl->d);
-    sl->d.first = false;
-    struct srv_event start = {.kind = SRV_EV_START, .prompt_tokens = sl->cnt};
-    j->cb(j->user, &start);
     return true;
 fail:
     srv_finish(g, j, fin, fin == SRV_FIN_CANCELLED ? NULL : msg, sl->cnt, 0);
@@ -141,6 +134,43 @@ slot_emit(struct srv_gen *g, struct slot *sl, uint32_t n_ctx)
         sl->stepped = true;
 }
 
+/* The prompts of the k slots at idx[] (just started) in one llm_batch_prefill: the passes are
+ * shared, as a step is; then each one's START. A failure ends all k. */
+static void
+admit(struct srv_gen *g, struct slot *sl, const uint32_t *idx, uint32_t k, uint32_t *seqs, int32_t *ids)
+{
+    const int32_t **pr = malloc(sizeof *pr * k);
+    uint32_t *lens = malloc(sizeof *lens * k), total = 0;
+    char msg[256];
+    bool ok = pr && lens;
+    snprintf(msg, sizeof msg, "out of host memory");
+    for (uint32_t i = 0; ok && i < k; i++) {
+        const struct slot *s = &sl[idx[i]];
+        seqs[i] = s->seq, pr[i] = s->j->req.ids, lens[i] = s->cnt, total += s->cnt;
+    }
+    const uint64_t t0 = hcq_time_ns();
+    if (ok && llm_batch_prefill(g->b, seqs, pr, lens, k, NULL, ids)) {
+        snprintf(msg, sizeof msg, "prompt evaluation failed: %s", hcq_last_error());
+        ok = false;
+    }
+    free(pr), free(lens);
+    if (ok)
+        srv_add_time(g, &g->st.prefill_s, (hcq_time_ns() - t0) * 1e-9, &g->st.prompt_tokens, total);
+    for (uint32_t i = 0; i < k; i++) {
+        struct slot *s = &sl[idx[i]];
+        if (!ok) {
+            slot_end(g, s, SRV_FIN_ERROR, false, msg);
+            continue;
+        }
+        s->id = ids[i];
+        s->pos = s->cnt;
+        llm_detok_init(&s->d);
+        s->d.first = false;
+        struct srv_event start = {.kind = SRV_EV_START, .prompt_tokens = s->cnt};
+        s->j->cb(s->j->user, &start);
+    }
+}
+
 void
 srv_worker_batch(struct srv_gen *g)
 {
@@ -174,6 +204,7 @@ srv_worker_batch(struct srv_gen *g)
             pthread_cond_wait(&g->cv, &g->mu);
         if (!g->head && !g->running)
             break; /* draining and nothing left */
+        uint32_t k = 0;
         for (uint32_t i = 0; i < N && g->head; i++) {
             if (sl[i].j)
                 continue;
@@ -183,10 +214,13 @@ srv_worker_batch(struct srv_gen *g)
             g->queued--;
             g->running++;
             pthread_mutex_unlock(&g->mu);
-            slot_start(g, &sl[i], j);
+            if (slot_start(g, &sl[i], j))
+                idx[k++] = i;
             pthread_mutex_lock(&g->mu);
         }
         pthread_mutex_unlock(&g->mu);
+        if (k)
+            admit(g, sl, idx, k, seqs, ids);
         /* every slot's last token: its end, or its text and a place in the step */
         uint32_t n = 0;
         for (uint32_t i = 0; i < N; i++) {
@@ -204,16 +238,16 @@ srv_worker_batch(struct srv_gen *g)
             if (llm_batch_step(g->b, seqs, toks, n, NULL, ids, sst)) {
                 char msg[256];
                 snprintf(msg, sizeof msg, "decode failed: %s", hcq_last_error());
-                for (uint32_t k = 0; k < n; k++)
-                    slot_end(g, &sl[idx[k]], SRV_FIN_ERROR, false, msg);
+                for (uint32_t r = 0; r < n; r++)
+                    slot_end(g, &sl[idx[r]], SRV_FIN_ERROR, false, msg);
             } else {
-                for (uint32_t k = 0; k < n; k++) {
-                    struct slot *s = &sl[idx[k]];
+                for (uint32_t r = 0; r < n; r++) {
+                    struct slot *s = &sl[idx[r]];
                     s->pos++;
-                    if (sst[k]) /* its slot is full (not stepped): ends LENGTH next */
+                    if (sst[r]) /* its slot is full (not stepped): ends LENGTH next */
                         s->pos = n_ctx;
                     else
-                        s->id = ids[k];
+                        s->id = ids[r];
                 }
                 srv_add_time(g, &g->st.decode_s, (hcq_time_ns() - t0) * 1e-9, &g->st.completion_tokens, 0);
             }

@@ -39,6 +39,7 @@ struct llm_batch {
     bool *used;                    /* [n_seq] */
     struct llm_sampler **smp;      /* [n_seq] per-slot sampler (greedy until set) */
     struct llm_sampler_params *sp; /* [n_seq] its parameters */
+    uint32_t rows;                 /* rows of tokpos / tp / tok: max(n_seq, the model's n_batch) */
     int32_t *tp;                   /* host staging of tokpos */
     int32_t *tok;                  /* ... and of a step's tokens (the rows that run) */
 };
@@ -134,8 +135,10 @@ llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct l
     b->pos = calloc(p->n_seq, sizeof *b->pos);
     b->used = calloc(p->n_seq, sizeof *b->used);
     b->smp = calloc(p->n_seq, sizeof *b->smp);
-    b->tp = calloc(2ull * p->n_seq, sizeof *b->tp);
-    b->tok = calloc(p->n_seq, sizeof *b->tok);
+    /* a step's rows, or a packed prefill pass of up to n_batch rows (llm_batch_prefill) */
+    b->rows = m->n_batch > p->n_seq ? m->n_batch : p->n_seq;
+    b->tp = calloc(2ull * b->rows, sizeof *b->tp);
+    b->tok = calloc(b->rows, sizeof *b->tok);
     b->sp = calloc(p->n_seq, sizeof *b->sp);
     b->lg_host = malloc(lg_B);
     if (!b->pos || !b->used || !b->smp || !b->tp || !b->tok || !b->sp || !b->lg_host) {
@@ -143,7 +146,7 @@ llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct l
         goto fail;
     }
     if ((st = hcq_buf_alloc(m->dev, kv_B, HCQ_MEM_DEVICE, &b->kv)) ||
-        (st = hcq_buf_alloc(m->dev, 8ull * p->n_seq, HCQ_MEM_DEVICE, &b->tokpos)) ||
+        (st = hcq_buf_alloc(m->dev, 8ull * b->rows, HCQ_MEM_DEVICE, &b->tokpos)) ||
         (st = hcq_buf_alloc(m->dev, lg_B, HCQ_MEM_DEVICE, &b->logits)) ||
         (st = hcq_buf_alloc(m->dev, 4ull * p->n_seq, HCQ_MEM_HOST, &b->ids)))
         goto fail;
@@ -297,6 +300,137 @@ llm_batch_seq_prefill(struct llm_batch *b, uint32_t seq, const int32_t *tokens, 
     if (logits_out)
         memcpy(logits_out, lg, 4ull * m->hp.n_vocab);
     return id_out ? sample_row(b, seq, lg, id_out) : HCQ_OK;
+}
+
+/* Prompts of at most this many tokens share passes (k_llm_attn_rows: a block per token and KV
+ * head, each over its own slot); longer ones prefill alone, where the tiled prefill attention
+ * reads each K/V row once per block of queries rather than once per token. */
+#define PACK_MAX 256u
+
+/* One packed pass: rows [0, n_body) are prompt tokens that need no logits, rows n_body.. the last
+ * token of each sequence in tail[] (their logits, in order, and the next token). */
+static enum hcq_status
+prefill_pass(struct llm_batch *b, uint32_t n_body, const uint32_t *tail, uint32_t n_tail,
+             const uint32_t *seqs, float *logits_out, int32_t *ids_out)
+{
+    struct llm_model *m = b->m;
+    const uint32_t V = m->hp.n_vocab, n = n_body + n_tail;
+    bool dev_pick = ids_out != NULL;
+    for (uint32_t t = 0; t < n_tail; t++)
+        dev_pick = dev_pick && greedy(&b->sp[seqs[tail[t]]]);
+    const struct llm_kv_view kv = {.va = hcq_buf_va(b->kv),
+                                   .layer_B = b->layer_B,
+                                   .slot_B = b->slot_B,
+                                   .n_ctx = b->n_ctx,
+                                   .tok_va = hcq_buf_va(b->tokpos),
+                                   .logits_va = hcq_buf_va(b->logits),
+                                   .ids_va = dev_pick ? hcq_buf_va(b->ids) : 0,
+                                   .n_logits = n_tail};
+    const struct step s = {.kv = &kv};
+    enum hcq_status st;
+    if ((st = hcq_buf_write(m->tokbuf, 0, b->tok, 4ull * n)) ||
+        (st = hcq_buf_write(b->tokpos, 0, b->tp, 8ull * n)) ||
+        (st = llm_model_step_run(m, n, 0, n_tail > 0, &s)))
+        return st;
+    if (!n_tail)
+        return HCQ_OK;
+    if ((logits_out || (ids_out && !dev_pick)) &&
+        (st = hcq_buf_read(b->logits, 0, b->lg_host, 4ull * n_tail * V)))
+        return st;
+    const int32_t *picks = hcq_buf_map(b->ids);
+    for (uint32_t t = 0; t < n_tail && !st; t++) {
+        const uint32_t i = tail[t], q = seqs[i];
+        const float *row = b->lg_host + (size_t)t * V;
+        if (logits_out)
+            memcpy(logits_out + (size_t)i * V, row, 4ull * V);
+        if (!ids_out)
+            continue;
+        if (!dev_pick) {
+            st = sample_row(b, q, row, &ids_out[i]);
+        } else if (picks[t] < 0) {
+            st = hcq_err(HCQ_ERR_FORMAT,
+                         "llm_batch_prefill: logit %d of sequence %u is NaN or Inf (a broken model)",
+                         -1 - picks[t], q);
+        } else {
+            ids_out[i] = picks[t];
+            llm_sampler_accept(b->smp[q], picks[t]);
+        }
+    }
+    return st;
+}
+
+enum hcq_status
+llm_batch_prefill(struct llm_batch *b, const uint32_t *seqs, const int32_t *const *tokens,
+                  const uint32_t *n_tok, uint32_t n, float *logits_out, int32_t *ids_out)
+{
+    enum hcq_status st;
+    struct llm_model *m = b->m;
+    const uint32_t V = m->hp.n_vocab;
+    if (!n || n > b->n_seq || !seqs || !tokens || !n_tok)
+        return hcq_err(HCQ_ERR_INVALID, "llm_batch_prefill: %u sequences (1..%u)", n, b->n_seq);
+    for (uint32_t i = 0; i < n; i++) {
+        if ((st = seq_check(b, "llm_batch_prefill", seqs[i])))
+            return st;
+        for (uint32_t j = 0; j < i; j++)
+            if (seqs[j] == seqs[i])
+                return hcq_err(HCQ_ERR_INVALID, "llm_batch_prefill: sequence %u listed twice", seqs[i]);
+        if (!n_tok[i] || !tokens[i])
+            return hcq_err(HCQ_ERR_INVALID, "llm_batch_prefill: no tokens for sequence %u", seqs[i]);
+        if ((st = tokens_check(b, "llm_batch_prefill", tokens[i], n_tok[i])))
+            return st;
+        if ((uint64_t)b->pos[seqs[i]] + n_tok[i] > b->n_ctx)
+            return hcq_err(HCQ_ERR_NOMEM,
+                           "llm_batch_prefill: sequence %u holds %u of %u positions, %u more do not fit",
+                           seqs[i], b->pos[seqs[i]], b->n_ctx, n_tok[i]);
+    }
+    /* the long prompts alone */
+    for (uint32_t i = 0; i < n; i++)
+        if (n_tok[i] > PACK_MAX && (st = llm_batch_seq_prefill(b, seqs[i], tokens[i], n_tok[i],
+                                                               logits_out ? logits_out + (size_t)i * V : NULL,
+                                                               ids_out ? &ids_out[i] : NULL)))
+            return st;
+    /* the others packed into passes of up to n_batch rows, in order; a sequence's last token at the
+     * end of the pass that holds it (the head runs on those rows only). The rows of one sequence
+     * may be split over passes: each pass's K and V are in the slots before the next reads them. */
+    uint32_t *done = calloc(2ull * n, sizeof *done), *tail = done + n;
+    if (!done)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_batch_prefill: out of host memory");
+    uint32_t i0 = 0;
+    st = HCQ_OK;
+    while (!st) {
+        while (i0 < n && (n_tok[i0] > PACK_MAX || done[i0] == n_tok[i0]))
+            i0++;
+        if (i0 == n)
+            break;
+        uint32_t nb = 0, nt = 0;
+        for (uint32_t i = i0; i < n && nb + nt < m->n_batch; i++) {
+            if (n_tok[i] > PACK_MAX || done[i] == n_tok[i])
+                continue;
+            const uint32_t room = m->n_batch - nb - nt, left = n_tok[i] - done[i];
+            const uint32_t take = left <= room ? left : room, body = left <= room ? take - 1 : take;
+            for (uint32_t k = 0; k < body; k++, nb++) {
+                b->tok[nb] = tokens[i][done[i] + k];
+                b->tp[2 * nb] = (int32_t)(b->pos[seqs[i]] + done[i] + k);
+                b->tp[2 * nb + 1] = (int32_t)seqs[i];
+            }
+            if (left <= room)
+                tail[nt++] = i;
+            done[i] += take;
+        }
+        /* the last tokens after the body, in tail order */
+        for (uint32_t t = 0; t < nt; t++) {
+            const uint32_t i = tail[t], r = nb + t;
+            b->tok[r] = tokens[i][n_tok[i] - 1];
+            b->tp[2 * r] = (int32_t)(b->pos[seqs[i]] + n_tok[i] - 1);
+            b->tp[2 * r + 1] = (int32_t)seqs[i];
+        }
+        st = prefill_pass(b, nb, tail, nt, seqs, logits_out, ids_out);
+    }
+    for (uint32_t i = 0; i < n && !st; i++)
+        if (n_tok[i] <= PACK_MAX)
+            b->pos[seqs[i]] += n_tok[i];
+    free(done);
+    return st;
 }
 
 enum hcq_status

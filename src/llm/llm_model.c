@@ -843,15 +843,17 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     }
     if (!want_logits)
         return HCQ_OK;
-    if (kv && kv->logits_va) { /* a batch step: the logits of every token */
-        if ((st = norm(m, m->x_va, m->xn_va, n, &m->gw[GW_OUT_NORM], &m->gw[GW_OUT_NORM_B])) ||
+    if (kv && kv->logits_va) { /* a batch step: the logits of every token (or of the last rows) */
+        const uint32_t nl = kv->n_logits && kv->n_logits < n ? kv->n_logits : n;
+        if ((st = norm(m, m->x_va + 4ull * (n - nl) * d, m->xn_va, nl, &m->gw[GW_OUT_NORM],
+                       &m->gw[GW_OUT_NORM_B])) ||
             (m->tag = "head matmul",
-             st = matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, kv->logits_va, hp->n_vocab, n, NULL, false)) ||
+             st = matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, kv->logits_va, hp->n_vocab, nl, NULL, false)) ||
             !kv->ids_va)
             return st;
         const struct k_llm_argmax_params amp = {
-            .x_va = kv->logits_va, .out_va = kv->ids_va, .n_rows = n, .n = hp->n_vocab};
-        return launch(m, PROG_ARGMAX_ROWS, n, 1, &amp, sizeof amp, NULL, 0);
+            .x_va = kv->logits_va, .out_va = kv->ids_va, .n_rows = nl, .n = hp->n_vocab};
+        return launch(m, PROG_ARGMAX_ROWS, nl, 1, &amp, sizeof amp, NULL, 0);
     }
     /* 8. final norm of the last token, output head -> logits (host-visible) */
     uint64_t last = m->x_va + 4ull * (n - 1) * d;

@@ -195,6 +195,7 @@ struct llm_kv_view {
     uint64_t va, layer_B, slot_B;
     uint32_t n_ctx;
     uint64_t tok_va, logits_va, ids_va;
+    uint32_t n_logits; /* logits (and picks) of the last n_logits rows only; 0: every row */
 };
 
 /* Patch slots of one recorded step (graph recording) or none (direct). */

@@ -12,6 +12,7 @@
  * differences into whole ulps near a rounding boundary). A second pass runs the batch steps'
  * matmuls on tensor cores (gemm_min_batch 2: f16 operands; bound 1e-5), feeding each sequence the
  * tokens it took alone (a near-tie may pick otherwise there; the picks that differ are printed).
+ * The two prompts that join first are prefilled together (llm_batch_prefill, passes of 8 rows).
  * Then the errors: an
  * unknown or repeated sequence, n = 0, a full batch, a prompt past n_ctx (nothing appended),
  * and a full sequence in a step (HCQ_ERR_NOMEM for it alone, the other stepped correctly).
@@ -68,7 +69,7 @@ static void
 run_batch(struct th *t, struct llm_model *m, const struct prompts *p, uint32_t V, const char *label,
           double bound, bool force)
 {
-    int differ = 0;
+    int differ = 0, multi = 0;
     struct llm_batch *b = NULL;
     float *lg = malloc(4ull * N_SEQ * V);
     struct llm_batch_params bp = {.n_seq = N_SEQ, .n_ctx = 48};
@@ -82,19 +83,33 @@ run_batch(struct th *t, struct llm_model *m, const struct prompts *p, uint32_t V
     for (int i = 0; i < N_SEQ; i++)
         who[i] = -1;
     for (int step = 0; finished < N_PROMPT && step < 100; step++) {
-        /* admit: a prompt whose turn has come takes a free slot */
+        /* admit: the prompts whose turn has come take free slots; several at once are prefilled
+         * together (llm_batch_prefill: packed into passes of n_batch 8 rows, so a prompt may span
+         * two), one alone with llm_batch_seq_prefill */
+        uint32_t aq[N_SEQ], alen[N_SEQ], na = 0;
+        const int32_t *aids[N_SEQ];
+        int32_t afirst[N_SEQ];
+        int aj[N_SEQ];
         while (next < N_PROMPT && join_at[next] <= step) {
             uint32_t q;
             if (llm_batch_seq_add(b, &q) != HCQ_OK)
                 break;
             CHECK(q < N_SEQ && who[q] == -1);
-            CHECK_OK(llm_batch_seq_prefill(b, q, p->ids[next], p->len[next], lg, &last[q]));
-            worst = fmax(worst, llm_match_nmse(lg, p->lg + (size_t)next * STEPS * V, V));
-            CHECKF(force || last[q] == p->tok[next][0], "%s prompt %d: first token %d, alone %d", label, next,
-                   last[q], p->tok[next][0]);
-            differ += last[q] != p->tok[next][0];
-            last[q] = p->tok[next][0];
+            aq[na] = q, aids[na] = p->ids[next], alen[na] = p->len[next], aj[na++] = next;
             who[q] = next++, done[q] = 1;
+        }
+        if (na == 1)
+            CHECK_OK(llm_batch_seq_prefill(b, aq[0], aids[0], alen[0], lg, &afirst[0]));
+        else if (na > 1)
+            CHECK_OK(llm_batch_prefill(b, aq, aids, alen, na, lg, afirst));
+        multi += na > 1 ? na : 0;
+        for (uint32_t k = 0; k < na; k++) {
+            const int j = aj[k];
+            worst = fmax(worst, llm_match_nmse(lg + (size_t)k * V, p->lg + (size_t)j * STEPS * V, V));
+            CHECKF(force || afirst[k] == p->tok[j][0], "%s prompt %d: first token %d, alone %d", label, j,
+                   afirst[k], p->tok[j][0]);
+            differ += afirst[k] != p->tok[j][0];
+            last[aq[k]] = p->tok[j][0];
         }
         uint32_t seqs[N_SEQ], n = 0;
         int32_t toks[N_SEQ], ids[N_SEQ];
@@ -122,6 +137,7 @@ run_batch(struct th *t, struct llm_model *m, const struct prompts *p, uint32_t V
         }
     }
     CHECKF(finished == N_PROMPT, "%s: %d of %d prompts finished", label, finished, N_PROMPT);
+    CHECKF(multi >= 2, "%s: %d prompts prefilled together", label, multi);
     printf("    %s: %d prompts in %d slots, worst logits NMSE %.3g against alone (bound %g), %d of %d picks "
            "differ\n",
            label, N_PROMPT, N_SEQ, worst, bound, differ, N_PROMPT * STEPS);
