@@ -466,6 +466,24 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
         b->tp[2 * na + 1] = (int32_t)q;
         b->tok[na++] = tokens[i];
     }
+    const float *lg = b->lg_host;
+    if (na == 1 && m->decode_fused) {
+        /* one sequence: the model's own fused decode step over its slot (the step below runs the
+         * per-op kernels over the f16 copy of the weights: ~3x the time at one row), the logits in
+         * the model's host buffer, the pick on the host */
+        const uint32_t q = (uint32_t)b->tp[1];
+        const struct llm_kv_view kv = {.va = hcq_buf_va(b->kv) + q * b->slot_B,
+                                       .layer_B = b->layer_B,
+                                       .slot_B = b->slot_B,
+                                       .n_ctx = b->n_ctx};
+        const struct step s = {.kv = &kv};
+        if ((st = hcq_buf_write(m->tokbuf, 0, b->tok, 4)) ||
+            (st = llm_model_step_run(m, 1, (uint32_t)b->tp[0], true, &s)))
+            return st;
+        lg = hcq_buf_map(m->logbuf);
+        dev_pick = false;
+        na = 0;
+    }
     if (na) {
         const struct llm_kv_view kv = {.va = hcq_buf_va(b->kv),
                                        .layer_B = b->layer_B,
@@ -484,7 +502,6 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
         if (st)
             return st;
     }
-    const float *lg = b->lg_host;
     const int32_t *picks = hcq_buf_map(b->ids);
     for (uint32_t i = 0, k = 0; i < n; i++) {
         const uint32_t q = seqs[i];

@@ -528,7 +528,11 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
     enum hcq_status st;
     const struct llm_hparams *hp = &m->hp;
     const uint32_t d = hp->n_embd, hd = hp->head_dim, kv_dim = hp->n_head_kv * hd, qd = m->qkv_dim;
-    const uint64_t kv_layer_B = (uint64_t)K_LLM_KV_B * m->n_ctx * kv_dim;
+    /* the model's cache, or one sequence's slot in a batch's (s->kv without per-token slots) */
+    const struct llm_kv_view *kv = s->kv;
+    const uint32_t n_ctx = kv ? kv->n_ctx : m->n_ctx;
+    const uint64_t kv_layer_B = kv ? kv->layer_B : (uint64_t)K_LLM_KV_B * m->n_ctx * kv_dim;
+    const uint64_t kv_va = kv ? kv->va : hcq_buf_va(m->kvbuf);
     struct hcq_arg_patch pt[2];
     const struct hcq_arg_patch *ept = pt;
     uint32_t n_ept;
@@ -550,7 +554,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
         return st;
     for (uint32_t l = 0; l < hp->n_layer; l++) {
         const struct dtensor *w = m->lw[l];
-        uint64_t kc = hcq_buf_va(m->kvbuf) + 2 * l * kv_layer_B, vc = kc + kv_layer_B;
+        uint64_t kc = kv_va + 2 * l * kv_layer_B, vc = kc + kv_layer_B;
         const struct dtensor *qkv[3] = {&w[LW_Q], &w[LW_K], &w[LW_V]};
         /* RoPE + KV store in the Q|K|V epilogue where the q8 mat-vec runs it */
         /* (not where the heads are normalized first: the epilogue sees two rows, not a head) */
@@ -564,7 +568,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             .n_q = hp->n_head * hd,
             .n_kv = kv_dim,
             .base = hp->rope_base,
-            .n_ctx = m->n_ctx,
+            .n_ctx = n_ctx,
         };
         struct dtensor qkv_b;
         const bool has_qkv_b = qkv_bias(m, w, &qkv_b);
@@ -587,7 +591,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             .qkv_stride = qd,
             .rope = 1,
             .base = hp->rope_base,
-            .n_ctx = m->n_ctx,
+            .n_ctx = n_ctx,
         };
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_rope_kv_params, pos0), 4};
         /* one CTA per 256 pairs of Q|K (the V copy shares them) */
@@ -603,7 +607,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             .kc_va = kc,
             .vc_va = vc,
             .pos = pos,
-            .n_ctx = m->n_ctx,
+            .n_ctx = n_ctx,
             .n_head = hp->n_head,
             .n_head_kv = hp->n_head_kv,
             .hd = hd,
@@ -635,7 +639,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
                 .hd = hd,
                 .q_stride = qd,
                 .scale = 1.0f / sqrtf((float)hd),
-                .n_ctx = m->n_ctx,
+                .n_ctx = n_ctx,
             };
             pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4};
             m->tag = "attn";
@@ -689,7 +693,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
     const struct hcq_arg_patch *ept = pt;
     uint32_t n_ept;
 
-    if (n == 1 && want_logits && m->decode_fused && !kv)
+    if (n == 1 && want_logits && m->decode_fused && !(kv && kv->tok_va))
         return record_decode_llama(m, pos, s);
 
     /* 1. token (+ position) embedding -> x */
