@@ -371,8 +371,7 @@ norm(struct llm_model *m, uint64_t x_va, uint64_t y_va, uint32_t n, const struct
         .mode = m->hp.arch == LLM_ARCH_GPT2,
         .eps = m->hp.norm_eps,
     };
-    /* xn feeds the matmuls: on tensor cores, the norm writes their f16 input too (one launch of
-     * k_llm_cast_f16 less for each, ~1 us) */
+    /* xn feeds matmuls: on tensor cores the norm writes their f16 input too (no cast launch) */
     const bool f16 = y_va == m->xn_va && m->pg.min_n && n >= m->pg_min_step && n <= m->n_batch;
     p.y16_va = f16 ? m->pg.x16_va : 0;
     enum hcq_status st = launch(m, PROG_NORM, n, 1, &p, sizeof p, NULL, 0);
@@ -528,8 +527,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
     enum hcq_status st;
     const struct llm_hparams *hp = &m->hp;
     const uint32_t d = hp->n_embd, hd = hp->head_dim, kv_dim = hp->n_head_kv * hd, qd = m->qkv_dim;
-    /* the model's cache, or one sequence's slot in a batch's (s->kv without per-token slots) */
-    const struct llm_kv_view *kv = s->kv;
+    const struct llm_kv_view *kv = s->kv; /* the model's cache, or a sequence's slot in a batch's */
     const uint32_t n_ctx = kv ? kv->n_ctx : m->n_ctx;
     const uint64_t kv_layer_B = kv ? kv->layer_B : (uint64_t)K_LLM_KV_B * m->n_ctx * kv_dim;
     const uint64_t kv_va = kv ? kv->va : hcq_buf_va(m->kvbuf);
@@ -765,7 +763,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
             .slot_stride = kv ? kv->slot_B / K_LLM_KV_B : 0,
         };
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_rope_kv_params, pos0), 4};
-        /* a CTA per 256 pairs of each token (one CTA per token took ~5 us a launch: H200 batch step) */
+        /* a CTA per 256 pairs of each token (one per token took ~5 us a launch: H200 batch step) */
         const uint32_t rope_y = ((hp->n_head + hp->n_head_kv) * (hd / 2) + K_LLM_BLOCK - 1) / K_LLM_BLOCK;
         if ((st = launch(m, PROG_ROPE_KV, n, rope_y, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
             return st;
@@ -826,8 +824,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
             m->tag = "up matmul";
             st = matmul(m, &w[LW_UP], m->xn_va, d, m->fb_va, hp->n_ff, n, NULL, false);
         }
-        /* the down matmul's f16 input from the activation itself where it runs on tensor cores */
-        const bool act16 = m->pg.min_n && n >= m->pg_min_step && n <= m->n_batch;
+        const bool act16 = m->pg.min_n && n >= m->pg_min_step && n <= m->n_batch; /* down's f16 input */
         actp.y16_va = act16 ? m->pg.x16_va : 0;
         if (st || (st = launch(m, PROG_ACT, (actp.n + K_LLM_BLOCK - 1) / K_LLM_BLOCK, 1, &actp, sizeof actp,
                                NULL, 0)))
@@ -839,9 +836,8 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
                   : (st = matmul(m, &w[LW_DOWN], m->fa_va, hp->n_ff, m->x_va, d, n,
                                  w[LW_DOWN_B].va ? &w[LW_DOWN_B] : NULL, true)))
             return st;
-        /* outside a graph, each layer goes to the GPU as soon as it is recorded: the device runs
-         * layer l while the host records l + 1 (H200 batch step: ~200 us of ~250 launches'
-         * recording otherwise before the first one runs) */
+        /* outside a graph each layer is submitted once recorded: the GPU runs l while the host
+         * records l + 1 (H200 batch step: ~200 us of recording before the first launch ran) */
         if (!s->graph && (st = hcq_queue_submit(m->q)))
             return st;
     }
