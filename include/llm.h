@@ -486,8 +486,8 @@ HCQ_MUST_CHECK enum hcq_status llm_model_profile_step(struct llm_model *m, int32
  * Sequences join (seq_add, then seq_prefill of their prompt) and leave (seq_remove) between any
  * two calls, and sequences of different lengths step together. Use from one thread; the batch
  * shares the model's activation buffers, so calls on the model (llm_model_eval, gen_*) and its
- * batches must not interleave (each call completes before it returns). gpt2 and gemma models
- * are not supported yet. src/llm/llm_batch.c says how a step runs. */
+ * batches must not interleave (each call completes before it returns). gpt2 models (learned
+ * position embeddings) are not supported yet. src/llm/llm_batch.c says how a step runs. */
 #define LLM_BATCH_MAX_SEQ 256
 struct llm_batch;
 struct llm_batch_params {

@@ -97,10 +97,6 @@ llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct l
     if (hp->arch == LLM_ARCH_GPT2)
         return hcq_err(HCQ_ERR_UNSUPPORTED,
                        "llm_batch_create: gpt2 (learned position embeddings) is not supported in a batch");
-    if (hp->arch == LLM_ARCH_GEMMA2 || hp->arch == LLM_ARCH_GEMMA3)
-        return hcq_err(HCQ_ERR_UNSUPPORTED,
-                       "llm_batch_create: gemma (sliding window, soft-caps) is not supported "
-                       "in a batch yet");
     if (!p->n_seq || p->n_seq > LLM_BATCH_MAX_SEQ)
         return hcq_err(HCQ_ERR_INVALID, "llm_batch_create: n_seq %u (1..%u)", p->n_seq, LLM_BATCH_MAX_SEQ);
     if (p->n_seq > m->n_batch)

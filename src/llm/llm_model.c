@@ -849,6 +849,8 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
                        &m->gw[GW_OUT_NORM_B])) ||
             (m->tag = "head matmul",
              st = matmul(m, &m->gw[GW_OUTPUT], m->xn_va, d, kv->logits_va, hp->n_vocab, nl, NULL, false)) ||
+            (hp->final_softcap > 0 && (st = act(m, K_LLM_ACT_SOFTCAP, kv->logits_va, 0, kv->logits_va,
+                                                nl * hp->n_vocab, hp->final_softcap))) ||
             !kv->ids_va)
             return st;
         const struct k_llm_argmax_params amp = {

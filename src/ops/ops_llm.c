@@ -335,8 +335,36 @@ twin_rope_kv(struct hcq_twin_launch *l)
     }
 }
 
-/* k_llm_attn with tok_va: token i over rows 0..p_i of slot s_i, through the split-K twin's one
- * definition of one token's attention (ops_llm_attn_decode_ref). */
+/* One query head of one token (qh) over the cache rows first..n_pos-1, widened to f32 in kw / vw
+ * ([row][hd]): scores (soft-capped where softcap > 0), softmax, P V into o. sc: n_pos floats. */
+static void
+attn_head(const float *qh, const float *kw, const float *vw, uint32_t hd, uint32_t first, uint32_t n_pos,
+          float scale, float softcap, float *sc, float *o)
+{
+    float m = -3.0e38f;
+    for (uint32_t t = first; t < n_pos; t++) {
+        const float *kt = kw + (size_t)t * hd;
+        float s = 0;
+        for (uint32_t e = 0; e < hd; e++)
+            s += qh[e] * kt[e];
+        sc[t] = softcap > 0 ? softcap * tanhf(s * scale / softcap) : s * scale;
+        m = fmaxf(m, sc[t]);
+    }
+    float z = 0;
+    for (uint32_t t = first; t < n_pos; t++) {
+        sc[t] = expf(sc[t] - m);
+        z += sc[t];
+    }
+    for (uint32_t e = 0; e < hd; e++) {
+        float acc = 0;
+        for (uint32_t t = first; t < n_pos; t++)
+            acc += sc[t] * vw[(size_t)t * hd + e];
+        o[e] = acc / z;
+    }
+}
+
+/* k_llm_attn with tok_va: token i over rows 0..p_i of slot s_i (the last `window` of them where
+ * set), each KV head's rows of the slot widened once per token. */
 static void
 twin_attn_batch(struct hcq_twin_launch *l, const struct k_llm_attn_params *p, uint32_t kv_dim)
 {
@@ -351,17 +379,19 @@ twin_attn_batch(struct hcq_twin_launch *l, const struct k_llm_attn_params *p, ui
     float *out = HCQ_TWIN_PTR(l, p->out_va, 4ull * p->n_tok * p->n_head * p->hd);
     float *sc = malloc(4ull * p->n_ctx), *kw = malloc(4ull * p->n_ctx * p->hd),
           *vw = malloc(4ull * p->n_ctx * p->hd);
+    const uint32_t group = p->n_head / p->n_head_kv;
     if (q && kc && vc && out && sc && kw && vw)
         for (uint32_t i = 0; i < p->n_tok; i++) {
             const uint64_t slot0 = (uint64_t)(uint32_t)tp[2 * i + 1] * p->slot_stride;
-            const struct k_llm_attn_decode_params dp = {.pos = (uint32_t)tp[2 * i],
-                                                        .n_ctx = p->n_ctx,
-                                                        .n_head = p->n_head,
-                                                        .n_head_kv = p->n_head_kv,
-                                                        .hd = p->hd,
-                                                        .scale = p->scale};
-            ops_llm_attn_decode_ref(&dp, q + (size_t)i * p->q_stride, kc + slot0, vc + slot0,
-                                    out + (size_t)i * p->n_head * p->hd, sc, kw, vw);
+            const uint32_t n_pos = (uint32_t)tp[2 * i] + 1;
+            const uint32_t first = p->window && n_pos > p->window ? n_pos - p->window : 0;
+            for (uint32_t g = 0; g < p->n_head_kv; g++) {
+                ops_llm_kv_widen(kw, kc + slot0, n_pos, kv_dim, g, p->hd);
+                ops_llm_kv_widen(vw, vc + slot0, n_pos, kv_dim, g, p->hd);
+                for (uint32_t h = g * group; h < (g + 1) * group; h++)
+                    attn_head(q + (size_t)i * p->q_stride + h * p->hd, kw, vw, p->hd, first, n_pos, p->scale,
+                              p->softcap, sc, out + ((size_t)i * p->n_head + h) * p->hd);
+            }
         }
     free(sc), free(kw), free(vw);
 }
@@ -400,30 +430,10 @@ twin_attn(struct hcq_twin_launch *l)
             ops_llm_kv_widen(vw, vc, n_rows, kv_dim, g, p->hd);
         }
         for (uint32_t i = 0; i < p->n_tok; i++) {
-            uint32_t n_pos = p->pos0 + i + 1;
-            const float *qh = q + (size_t)i * p->q_stride + h * p->hd;
-            float m = -3.0e38f;
+            const uint32_t n_pos = p->pos0 + i + 1;
             const uint32_t first = p->window && n_pos > p->window ? n_pos - p->window : 0; /* Gemma */
-            for (uint32_t t = first; t < n_pos; t++) {
-                const float *kt = kw + (size_t)t * p->hd;
-                float s = 0;
-                for (uint32_t e = 0; e < p->hd; e++)
-                    s += qh[e] * kt[e];
-                sc[t] = p->softcap > 0 ? p->softcap * tanhf(s * p->scale / p->softcap) : s * p->scale;
-                m = fmaxf(m, sc[t]);
-            }
-            float z = 0;
-            for (uint32_t t = first; t < n_pos; t++) {
-                sc[t] = expf(sc[t] - m);
-                z += sc[t];
-            }
-            float *o = out + (size_t)i * p->n_head * p->hd + h * p->hd;
-            for (uint32_t e = 0; e < p->hd; e++) {
-                float acc = 0;
-                for (uint32_t t = first; t < n_pos; t++)
-                    acc += sc[t] * vw[(size_t)t * p->hd + e];
-                o[e] = acc / z;
-            }
+            attn_head(q + (size_t)i * p->q_stride + h * p->hd, kw, vw, p->hd, first, n_pos, p->scale,
+                      p->softcap, sc, out + (size_t)i * p->n_head * p->hd + h * p->hd);
         }
     }
     free(sc), free(kw), free(vw);

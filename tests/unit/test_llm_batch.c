@@ -212,6 +212,12 @@ TEST(phi3_f16_batch_vs_alone)
 {
     one_model(t, "phi3-tiny", LLM_TYPE_F16);
 }
+/* Gemma 2: windowed layers (8 positions: the prompts and steps run past it), attention and final
+ * soft-caps, post norms, GeGLU, the embedding scale */
+TEST(gemma2_q8_0_batch_vs_alone)
+{
+    one_model(t, "gemma2-tiny", LLM_TYPE_Q8_0);
+}
 
 /* One sequence in a batch takes the model's fused decode step over its slot (llm_batch_step with
  * one row, a model without naive_decode): its tokens and logits equal the prompt run alone on the
@@ -356,9 +362,12 @@ done:
 int
 main(int argc, char **argv)
 {
-    static const struct th_case cases[] = {
-        TH_CASE(llama_q8_0_batch_vs_alone), TH_CASE(qwen2_f16_batch_vs_alone),
-        TH_CASE(qwen3_q6_k_batch_vs_alone), TH_CASE(phi3_f16_batch_vs_alone),
-        TH_CASE(one_sequence_fused),        TH_CASE(errors)};
+    static const struct th_case cases[] = {TH_CASE(llama_q8_0_batch_vs_alone),
+                                           TH_CASE(qwen2_f16_batch_vs_alone),
+                                           TH_CASE(qwen3_q6_k_batch_vs_alone),
+                                           TH_CASE(phi3_f16_batch_vs_alone),
+                                           TH_CASE(gemma2_q8_0_batch_vs_alone),
+                                           TH_CASE(one_sequence_fused),
+                                           TH_CASE(errors)};
     return th_run("llm_batch", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
