@@ -15,14 +15,17 @@
 #   test_llm_matvec  every mat-vec kernel's CPU twin over every
 #                 type and mode: 156 s under qemu (a CI run on 2 cores), with
 #                 CI at ~29 of its 30 minutes; under qemu the mat-vec twin still runs in
-#                 test_nvgpu_llm (a Q6_K decode on emu:ga10b), attention in test_llm_attn_decode
-#                 and _prefill; both run natively in `make test` and in the sanitizer pass.
+#                 test_nvgpu_llm (a Q6_K decode on emu:ga10b), attention in test_llm_attn_decode;
+#                 both run natively in `make test` and in the sanitizer pass.
 #   test_llm_sample, test_llm_gen_dev  the device sampler's twins over 128256 logits and thousands
 #                 of draws, generation on two models: > 300 s and 271 s under qemu (57 s and 27 s
 #                 natively, 2026-11-28); they run natively in `make test`.
 #   test_llm_gemma  the double reference over a 50257-token head for 127 positions, twice, and
 #                 two models' forward passes: 175 s under qemu (9 s natively, 2026-11-28); it runs
 #                 natively in `make test` (test_llm_gemma_kernels runs under qemu).
+#   test_llm_attn_prefill  five attention kernels' twins against double precision up to 8194
+#                 positions: 222 s under qemu (18 s natively, 2026-11-29); it runs natively in
+#                 `make test` (attention runs under qemu in test_llm_attn_decode and test_nvgpu_llm).
 # Budget (2 cores, each binary's time printed): ~45 s cross-build (objects shared with
 # nothing: NOCUDA, build-aarch64/), then ~130 s hcq_suite on emu:ga10b and ~180 s of unit tests.
 CC_A64=${CC_A64:-aarch64-linux-gnu-gcc}
@@ -30,7 +33,7 @@ QEMU=${QEMU:-qemu-aarch64}
 SYSROOT=${AARCH64_SYSROOT:-/usr/aarch64-linux-gnu}
 jobs=${AARCH64_JOBS:-$(nproc 2>/dev/null || echo 2)}
 limit=${AARCH64_TIMEOUT:-300}
-skip_list=${AARCH64_SKIP-test_llm_e2e test_llm_batch test_rm test_llm_ppl test_llm_matvec test_llm_sample test_llm_gen_dev test_llm_gemma}
+skip_list=${AARCH64_SKIP-test_llm_e2e test_llm_batch test_rm test_llm_ppl test_llm_matvec test_llm_sample test_llm_gen_dev test_llm_gemma test_llm_attn_prefill}
 cd "$(dirname "$0")/../.." || exit 1
 
 # The sanitizer pass of .ci/run (BUILD=build-san) would rerun the very same aarch64 binaries.
