@@ -379,6 +379,8 @@ struct llm_hparams {
     uint32_t n_swa;      /* sliding window: a query at pos sees keys pos - n_swa + 1 .. pos; 0 = none */
     uint32_t swa_period; /* layer l is windowed when l % swa_period < swa_period - 1 (llama.cpp's pattern) */
     float rope_base_swa; /* RoPE base of the windowed layers */
+    float rope_scale;    /* linear RoPE scaling of the other layers (Gemma 3 4B and up: rope.scaling.factor
+                          * 8): their positions times 1 / factor, as llama.cpp's freq_scale; 1 = none */
 };
 
 struct llm_model;

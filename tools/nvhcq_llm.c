@@ -283,7 +283,7 @@ nvhcq_cmd_gen_model(int argc, char **argv)
                    "tiny|tiny-2k|gpt2-tiny|gpt2-124m|llama-3.2-1b|llama-3.2-3b|llama-3.1-8b|qwen2-tiny|qwen2."
                    "5-0.5b|qwen2.5-1.5b|qwen3-tiny|qwen3-0.6b|qwen3-1.7b|phi3-tiny|phi-3-mini|gemma2-tiny|"
                    "gemma-2-2b|"
-                   "gemma3-tiny|gemma-3-1b",
+                   "gemma3-tiny|gemma3-tiny-linear|gemma-3-1b|gemma-3-4b",
                    "shapes (tiny: 2 layers, width 256, the vocabulary's size)"),
         CLI_CHOICE(NULL, "--arch", &p.arch, "llama|qwen2|qwen3|phi3|gemma2|gemma3|gpt2",
                    "architecture [default: the preset's]"),

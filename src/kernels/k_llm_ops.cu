@@ -351,6 +351,8 @@ k_llm_rope_kv(const struct k_llm_rope_kv_params p)
             float theta = (float)pos * powf(p.base, -2.0f * (float)j / (float)p.hd);
             if (freqs)
                 theta /= freqs[j];
+            if (p.pos_scale > 0.0f) /* (llama.cpp: freq_scale times the unscaled angle) */
+                theta *= p.pos_scale;
             /* reduce to [-pi, pi] in double, then the fast sincos: no slow-path local
              * memory (stack) in this kernel, same value as the twin's sinf/cosf to ~1e-7 */
             double t = (double)theta;

@@ -136,7 +136,8 @@ struct k_llm_rope_kv_params {
     uint32_t hd, qkv_stride;
     uint32_t rope;
     float base;
-    uint32_t n_ctx, pad;
+    uint32_t n_ctx;
+    float pos_scale;      /* linear RoPE scaling: angles times this (Gemma 3's global layers); 0: 1 */
     uint64_t tok_va;      /* int32 {pos, slot}[n_tok], or 0: positions pos0.., slot 0 */
     uint64_t slot_stride; /* cache elements from one slot to the next */
 };

@@ -29,6 +29,7 @@ struct preset {
     uint32_t swa_period; /* Gemma: attention.sliding_window_pattern written where not 0 (llama.cpp's
                           * defaults: 2 for gemma2, 6 for gemma3) */
     float softcap[2];    /* Gemma 2: attn_logit_softcapping, final_logit_softcapping */
+    float linear;        /* Gemma 3 4B and up: rope.scaling.type linear, rope.scaling.factor (0: none) */
 };
 
 static const struct preset presets[] = {
@@ -76,7 +77,44 @@ static const struct preset presets[] = {
      0,
      {50, 30}},
     {"gemma3-tiny", LLM_ARCH_GEMMA3, 0, 256, 3, 4, 1, 512, 2048, 1000000.f, true, 0, 128, 8, 3},
+    /* gemma3-tiny with Gemma 3 4B's linear RoPE scaling (factor 8, on the global layers) */
+    {"gemma3-tiny-linear",
+     LLM_ARCH_GEMMA3,
+     0,
+     256,
+     3,
+     4,
+     1,
+     512,
+     2048,
+     1000000.f,
+     true,
+     0,
+     128,
+     8,
+     3,
+     {0, 0},
+     8},
     {"gemma-3-1b", LLM_ARCH_GEMMA3, 262144, 1152, 26, 4, 1, 6912, 32768, 1000000.f, true, 0, 256, 512, 0},
+    /* gemma-3-4b (config.json of gemma-3-4b-pt: 34 layers of 2560, 8 heads of 256 over 4 KV heads,
+     * FFN 10240, window 1024, RoPE scaling linear 8 on the global layers) */
+    {"gemma-3-4b",
+     LLM_ARCH_GEMMA3,
+     262144,
+     2560,
+     34,
+     8,
+     4,
+     10240,
+     131072,
+     1000000.f,
+     true,
+     0,
+     256,
+     1024,
+     0,
+     {0, 0},
+     8},
     {"gpt2-124m", LLM_ARCH_GPT2, 50257, 768, 12, 12, 12, 3072, 1024, 10000.f, true, 0},
     {"gpt2-tiny", LLM_ARCH_GPT2, 0, 256, 2, 4, 4, 512, 256, 10000.f, true, 0},
 };
@@ -440,6 +478,14 @@ write_hparams(struct llm_gguf_writer *w, const struct preset *pr, enum llm_type 
         SETU("attention.sliding_window", pr->n_swa);
         if (pr->swa_period)
             SETU("attention.sliding_window_pattern", pr->swa_period);
+    }
+    if (pr->linear > 0) { /* as llama.cpp's converter writes Gemma 3's rope_scaling */
+        snprintf(k, sizeof k, "%s.rope.scaling.type", a);
+        if ((st = llm_gguf_writer_set_str(w, k, "linear")))
+            return st;
+        snprintf(k, sizeof k, "%s.rope.scaling.factor", a);
+        if ((st = llm_gguf_writer_set_f32(w, k, pr->linear)))
+            return st;
     }
     if (pr->arch == LLM_ARCH_GEMMA2) {
         snprintf(k, sizeof k, "%s.attn_logit_softcapping", a);

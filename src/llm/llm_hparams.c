@@ -235,18 +235,30 @@ llm_hparams_read(const struct llm_gguf *g, struct llm_hparams *hp)
     hp->attn_scale = (float)(1.0 / sqrt((double)hp->head_dim));
     if ((st = gemma_read(g, arch, hp)))
         return st;
+    /* RoPE scaling: linear (llama.cpp's default type when the file names none) for Gemma 3, whose
+     * windowed layers keep their positions (llama.cpp: rope_freq_scale_train_swa 1); any other
+     * type or architecture is an error naming the key */
     struct llm_str sc;
-    snprintf(key, sizeof key, "%s.rope.scaling.type", arch);
-    if (llm_gguf_get_str(g, key, &sc) == HCQ_OK && !(sc.len == 4 && !memcmp(sc.ptr, "none", 4)))
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "llm_hparams_read: %s = '%.*s' is not implemented", key,
+    char tkey[96];
+    snprintf(tkey, sizeof tkey, "%s.rope.scaling.type", arch);
+    const bool has_type = llm_gguf_get_str(g, tkey, &sc) == HCQ_OK;
+    const bool none = has_type && sc.len == 4 && !memcmp(sc.ptr, "none", 4);
+    const bool linear = !has_type || (sc.len == 6 && !memcmp(sc.ptr, "linear", 6));
+    if (has_type && !none && !(linear && hp->arch == LLM_ARCH_GEMMA3))
+        return hcq_err(HCQ_ERR_UNSUPPORTED, "llm_hparams_read: %s = '%.*s' is not implemented", tkey,
                        (int)sc.len, sc.ptr);
     float rs;
     snprintf(key, sizeof key, "%s.rope.scaling.factor", arch);
     if ((st = key_f32(g, key, 1e6f, 1.0f, &rs)))
         return st;
-    if (rs != 1.0f) /* Gemma 3 4B and larger: linear, factor 8 */
-        return hcq_err(HCQ_ERR_UNSUPPORTED, "llm_hparams_read: %s = %g (RoPE scaling) is not implemented",
-                       key, (double)rs);
+    hp->rope_scale = 1.0f;
+    if (rs != 1.0f && rs != 0.0f && !none) {
+        if (hp->arch != LLM_ARCH_GEMMA3 || !linear || !(rs > 0.0f))
+            return hcq_err(HCQ_ERR_UNSUPPORTED,
+                           "llm_hparams_read: %s = %g (RoPE scaling) is not implemented for %s", key,
+                           (double)rs, arch);
+        hp->rope_scale = 1.0f / rs;
+    }
     const struct llm_gguf_tensor *te = llm_gguf_tensor_find(g, "token_embd.weight");
     if (!te || te->n_dims != 2 || te->ne[0] != hp->n_embd)
         return hcq_err(HCQ_ERR_FORMAT, "llm_hparams_read: token_embd.weight missing or not [%u x n_vocab]",

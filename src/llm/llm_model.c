@@ -716,6 +716,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
             .rope = !gpt2,
             .base = swa ? hp->rope_base_swa : hp->rope_base,
             .n_ctx = n_ctx,
+            .pos_scale = swa ? 0.0f : hp->rope_scale, /* (0: 1) */
             .tok_va = kv ? kv->tok_va : 0,
             .slot_stride = kv ? kv->slot_B / K_LLM_KV_B : 0,
         };

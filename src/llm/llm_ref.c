@@ -194,9 +194,9 @@ ref_norm(const struct llm_hparams *hp, const float *x, float *y, const struct rt
 }
 
 /* Rotate pairs (2j, 2j+1) of each head - (j, j + hd/2) where the file's rows are in that order
- * (rope_neox, Qwen2) - by pos * base^(-2j/hd) / freqs[j]. */
+ * (rope_neox, Qwen2) - by pos * base^(-2j/hd) / freqs[j] * scale (linear scaling; 1: none). */
 static void
-ref_rope(const struct llm_ref *r, float *x, uint32_t n_heads, uint32_t pos, double base)
+ref_rope(const struct llm_ref *r, float *x, uint32_t n_heads, uint32_t pos, double base, double scale)
 {
     uint32_t hd = r->hp.head_dim;
     for (uint32_t h = 0; h < n_heads; h++) {
@@ -204,6 +204,7 @@ ref_rope(const struct llm_ref *r, float *x, uint32_t n_heads, uint32_t pos, doub
             double theta = pos * pow(base, -2.0 * j / hd);
             if (r->hp.has_rope_freqs)
                 theta /= r->gw[GW_ROPE_FREQS].f[j];
+            theta *= scale;
             double c = cos(theta), s = sin(theta);
             float *p0 = x + h * hd + (r->hp.rope_neox ? j : 2 * j), *p1 = p0 + (r->hp.rope_neox ? hd / 2 : 1);
             double x0 = *p0, x1 = *p1;
@@ -277,8 +278,10 @@ ref_token(struct llm_ref *r, int32_t tok, uint32_t pos, float *logits)
                 ref_head_norm(r, r->k, hp->n_head_kv, &w[LW_K_NORM]);
             }
             const double base = swa ? hp->rope_base_swa : hp->rope_base; /* Gemma's windowed layers */
-            ref_rope(r, r->q, hp->n_head, pos, base);
-            ref_rope(r, r->k, hp->n_head_kv, pos, base);
+            const double rs =
+                swa || hp->rope_scale <= 0 ? 1.0 : hp->rope_scale; /* (Gemma 3: global layers) */
+            ref_rope(r, r->q, hp->n_head, pos, base, rs);
+            ref_rope(r, r->k, hp->n_head_kv, pos, base, rs);
         }
         /* the KV cache holds f16 elements (as the engine's, K_LLM_KV_B, and llama.cpp's
          * default): K and V rounded to nearest even on the way in */

@@ -323,6 +323,8 @@ twin_rope_kv(struct hcq_twin_launch *l)
                     float theta = (float)pos * powf(p->base, -2.0f * (float)j / (float)p->hd);
                     if (freqs)
                         theta /= freqs[j];
+                    if (p->pos_scale > 0.0f)
+                        theta *= p->pos_scale;
                     float c = cosf(theta), s = sinf(theta);
                     float x0 = x[2 * j], x1 = x[2 * j + 1];
                     x[2 * j] = x0 * c - x1 * s;

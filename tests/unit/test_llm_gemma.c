@@ -7,10 +7,10 @@
  *
  * The llama.cpp numbers: `nvhcq gen-model --preset P --type f32 --vocab VOCAB --seed 7 -o F`, then
  * `llama-perplexity -m F -f tests/data/text/story-ppl.txt -c 128 --chunks 1 -ctk f32 -ctv f32`
- * (the CPU build of ../shared/anchors/llamacpp, 2026-11-28): f32 weights and an f32 KV cache, so
- * the two differ by float rounding alone (measured 2e-6 on the llama preset "tiny", 7e-6 and
- * 2.2e-5 on these over 4 chunks). The prompt of 127 tokens is 16 windows of 8: a window
- * misplaced by one key, a soft-cap or a post norm left out moves the perplexity by far more.
+ * (the CPU build of ../shared/anchors/llamacpp, 2026-11-28; gemma3-tiny-linear 2026-11-29): f32 weights and
+ * an f32 KV cache, so the two differ by float rounding alone (measured 2e-6 on the llama preset "tiny", 7e-6
+ * and 2.2e-5 on these over 4 chunks). The prompt of 127 tokens is 16 windows of 8: a window misplaced by one
+ * key, a soft-cap or a post norm left out moves the perplexity by far more.
  */
 #include "harness.h"
 #include "llm_match.h"
@@ -49,6 +49,22 @@ TEST(hparams_gemma2)
     /* gemma2: the windowed layers keep the file's base */
     CHECK(hp.rope_base == 10000.0f && hp.rope_base_swa == hp.rope_base);
     CHECKF(fabsf(hp.attn_scale - 1.0f / sqrtf(128.0f)) < 1e-7f, "scale %g", (double)hp.attn_scale);
+done:
+    llm_gguf_destroy(g);
+    if (*path)
+        unlink(path);
+}
+
+/* rope.scaling linear 8: a scale of 1/8 for the global layers (the windowed ones keep theirs) */
+TEST(hparams_gemma3_linear)
+{
+    char path[256] = "";
+    struct llm_gguf *g = NULL;
+    struct llm_hparams hp;
+    CHECK_OK(gen("gemma3-tiny-linear", LLM_TYPE_F16, path, sizeof path));
+    CHECK_OK(llm_gguf_open(path, &g));
+    CHECK_OK(llm_hparams_read(g, &hp));
+    CHECKF(hp.rope_scale == 0.125f && hp.rope_base_swa == 10000.0f, "scale %g", (double)hp.rope_scale);
 done:
     llm_gguf_destroy(g);
     if (*path)
@@ -153,6 +169,12 @@ TEST(ref_gemma3_vs_llamacpp)
     ref_vs_llamacpp(t, "gemma3-tiny", 76815.0203);
 }
 
+/* Gemma 3's linear RoPE scaling (factor 8 on the global layers, 2026-11-29; unscaled: 76815) */
+TEST(ref_gemma3_linear_vs_llamacpp)
+{
+    ref_vs_llamacpp(t, "gemma3-tiny-linear", 78564.0956);
+}
+
 #define STEPS 24
 
 /* The forward pass on cpu and every device that opens (HCQ_TEST_DEVS, else emu:gh100, cuda:0,
@@ -245,12 +267,24 @@ TEST(gemma3_devices_vs_ref)
     devices_vs_ref(t, "gemma3-tiny");
 }
 
+TEST(gemma3_linear_devices_vs_ref)
+{
+    devices_vs_ref(t, "gemma3-tiny-linear");
+}
+
 int
 main(int argc, char **argv)
 {
     static const struct th_case cases[] = {
-        TH_CASE(hparams_gemma2),         TH_CASE(hparams_gemma3),        TH_CASE(ref_gemma2_vs_llamacpp),
-        TH_CASE(ref_gemma3_vs_llamacpp), TH_CASE(gemma2_devices_vs_ref), TH_CASE(gemma3_devices_vs_ref),
+        TH_CASE(hparams_gemma2),
+        TH_CASE(hparams_gemma3),
+        TH_CASE(ref_gemma2_vs_llamacpp),
+        TH_CASE(ref_gemma3_vs_llamacpp),
+        TH_CASE(gemma2_devices_vs_ref),
+        TH_CASE(gemma3_devices_vs_ref),
+        TH_CASE(ref_gemma3_linear_vs_llamacpp),
+        TH_CASE(gemma3_linear_devices_vs_ref),
+        TH_CASE(hparams_gemma3_linear),
     };
     return th_run("llm_gemma", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }
