@@ -42,6 +42,7 @@ struct llm_batch {
     uint32_t rows;                 /* rows of tokpos / tp / tok: max(n_seq, the model's n_batch) */
     int32_t *tp;                   /* host staging of tokpos */
     int32_t *tok;                  /* ... and of a step's tokens (the rows that run) */
+    struct hcq_graph **g1;         /* [n_seq][2]: each slot's fused one-sequence step graphs */
 };
 
 void
@@ -69,6 +70,9 @@ llm_batch_destroy(struct llm_batch *b)
     free(b->used);
     free(b->tp);
     free(b->tok);
+    for (uint32_t i = 0; b->g1 && i < 2 * b->n_seq; i++)
+        hcq_graph_destroy(b->g1[i]);
+    free(b->g1);
     free(b);
 }
 
@@ -136,8 +140,9 @@ llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct l
     b->tp = calloc(2ull * b->rows, sizeof *b->tp);
     b->tok = calloc(b->rows, sizeof *b->tok);
     b->sp = calloc(p->n_seq, sizeof *b->sp);
+    b->g1 = calloc(2ull * p->n_seq, sizeof *b->g1);
     b->lg_host = malloc(lg_B);
-    if (!b->pos || !b->used || !b->smp || !b->tp || !b->tok || !b->sp || !b->lg_host) {
+    if (!b->pos || !b->used || !b->smp || !b->tp || !b->tok || !b->sp || !b->g1 || !b->lg_host) {
         st = hcq_err(HCQ_ERR_NOMEM, "llm_batch_create: out of host memory");
         goto fail;
     }
@@ -464,17 +469,15 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
     }
     const float *lg = b->lg_host;
     if (na == 1 && m->decode_fused) {
-        /* one sequence: the model's own fused decode step over its slot (the step below runs the
-         * per-op kernels over the f16 copy of the weights: ~3x the time at one row), the logits in
-         * the model's host buffer, the pick on the host */
+        /* one sequence: the model's own fused decode step over its slot, replayed from the slot's
+         * graph (the step below runs the per-op kernels over the f16 copy of the weights: ~3x the
+         * time at one row), the logits in the model's host buffer, the pick on the host */
         const uint32_t q = (uint32_t)b->tp[1];
         const struct llm_kv_view kv = {.va = hcq_buf_va(b->kv) + q * b->slot_B,
                                        .layer_B = b->layer_B,
                                        .slot_B = b->slot_B,
                                        .n_ctx = b->n_ctx};
-        const struct step s = {.kv = &kv};
-        if ((st = hcq_buf_write(m->tokbuf, 0, b->tok, 4)) ||
-            (st = llm_model_step_run(m, 1, (uint32_t)b->tp[0], true, &s)))
+        if ((st = llm_model_slot_step(m, &b->g1[2 * q], &kv, b->tok[0], (uint32_t)b->tp[0])))
             return st;
         lg = hcq_buf_map(m->logbuf);
         dev_pick = false;

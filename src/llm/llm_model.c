@@ -842,9 +842,10 @@ wait_tick(struct llm_model *m, uint32_t n)
  * kernel); false (and direct launches) where unsupported. The graphs take their variables in
  * the same order, so m->var_* name them in either. */
 static enum hcq_status
-build_graph(struct llm_model *m, bool long_attn, bool sample)
+build_graph_kv(struct llm_model *m, bool long_attn, bool sample, const struct llm_kv_view *kv,
+               struct hcq_graph **out)
 {
-    struct step s = {.graph = true, .long_attn = long_attn, .sample = sample};
+    struct step s = {.graph = true, .long_attn = long_attn, .sample = sample, .kv = kv};
     enum hcq_status st = hcq_graph_begin(m->q);
     if (st == HCQ_ERR_UNSUPPORTED) {
         m->graph_failed = true;
@@ -862,13 +863,43 @@ build_graph(struct llm_model *m, bool long_attn, bool sample)
     }
     m->var_tok = s.var_tok;
     m->var_pos = s.var_pos;
-    st = hcq_graph_end(m->q, sample ? (long_attn ? &m->graph_s_long : &m->graph_s)
-                                    : (long_attn ? &m->graph_long : &m->graph));
+    st = hcq_graph_end(m->q, out);
     if (st == HCQ_ERR_UNSUPPORTED) {
         m->graph_failed = true;
         return HCQ_OK;
     }
     return st;
+}
+
+static enum hcq_status
+build_graph(struct llm_model *m, bool long_attn, bool sample)
+{
+    return build_graph_kv(m, long_attn, sample, NULL,
+                          sample ? (long_attn ? &m->graph_s_long : &m->graph_s)
+                                 : (long_attn ? &m->graph_long : &m->graph));
+}
+
+enum hcq_status
+llm_model_slot_step(struct llm_model *m, struct hcq_graph **gs, const struct llm_kv_view *kv, int32_t token,
+                    uint32_t pos)
+{
+    enum hcq_status st;
+    if (m->use_graph && !m->graph_failed) {
+        const bool lg = attn_long_at(m, pos);
+        if (!gs[lg] && (st = build_graph_kv(m, lg, false, kv, &gs[lg])))
+            return st;
+        if (gs[lg]) {
+            if ((st = hcq_graph_set(gs[lg], m->var_tok, (uint64_t)token)) ||
+                (st = hcq_graph_set(gs[lg], m->var_pos, pos)) ||
+                (st = hcq_graph_set(gs[lg], m->var_tick, ++m->tick)) || (st = hcq_graph_replay(gs[lg])))
+                return st;
+            return wait_tick(m, 1);
+        }
+    }
+    const struct step s = {.kv = kv};
+    if ((st = hcq_buf_write(m->tokbuf, 0, &token, 4)))
+        return st;
+    return llm_model_step_run(m, 1, pos, true, &s);
 }
 
 enum hcq_status

@@ -209,6 +209,11 @@ struct step {
 
 /* llm_model.c: run one step of n <= n_batch tokens already in tokbuf (record, submit, wait); the
  * per-op path (s->kv set) for a batch. */
+/* One fused decode step (n = 1, m->decode_fused) of a sequence in another cache (a batch's slot:
+ * kv without tok_va), logits in the model's logits buffer: replayed from gs[long attention], the
+ * graphs of that cache, recorded on first use (llm_model.c); direct launches where graphs fail. */
+enum hcq_status llm_model_slot_step(struct llm_model *m, struct hcq_graph **gs, const struct llm_kv_view *kv,
+                                    int32_t token, uint32_t pos);
 /* Record l on m's queue; while m->prof is set, stamped and labelled m->tag (llm_model.c). */
 enum hcq_status llm_launch_prog(struct llm_model *m, const struct hcq_launch *l);
 /* Profiling a step (llm_profile.c): begin before recording it, end after it completed (rows NULL:

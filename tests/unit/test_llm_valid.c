@@ -315,8 +315,9 @@ TEST(hparams_checked)
     KV_UNSUPPORTED("llama.rope.scaling.type", KV_STR, 0,
                    "llm_hparams_read: llama.rope.scaling.type = 'yarn' is not implemented");
     /* Gemma 3 4B's linear factor 8 */
-    KV_UNSUPPORTED("llama.rope.scaling.factor", KV_F32, 8.0,
-                   "llm_hparams_read: llama.rope.scaling.factor = 8 (RoPE scaling) is not implemented for llama");
+    KV_UNSUPPORTED(
+        "llama.rope.scaling.factor", KV_F32, 8.0,
+        "llm_hparams_read: llama.rope.scaling.factor = 8 (RoPE scaling) is not implemented for llama");
     kv_str = "mamba";
     KV_UNSUPPORTED(
         "general.architecture", KV_STR, 0,
