@@ -471,16 +471,16 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
     if (na == 1 && m->decode_fused) {
         /* one sequence: the model's own fused decode step over its slot, replayed from the slot's
          * graph (the step below runs the per-op kernels over the f16 copy of the weights: ~3x the
-         * time at one row), the logits in the model's host buffer, the pick on the host */
+         * time at one row), the logits in the model's host buffer and the greedy pick in ids */
         const uint32_t q = (uint32_t)b->tp[1];
         const struct llm_kv_view kv = {.va = hcq_buf_va(b->kv) + q * b->slot_B,
                                        .layer_B = b->layer_B,
                                        .slot_B = b->slot_B,
-                                       .n_ctx = b->n_ctx};
+                                       .n_ctx = b->n_ctx,
+                                       .ids_va = hcq_buf_va(b->ids)};
         if ((st = llm_model_slot_step(m, &b->g1[2 * q], &kv, b->tok[0], (uint32_t)b->tp[0])))
             return st;
         lg = hcq_buf_map(m->logbuf);
-        dev_pick = false;
         na = 0;
     }
     if (na) {

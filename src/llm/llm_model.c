@@ -622,6 +622,12 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
     /* sampling on the device: the logits stay there */
     if (s->sample)
         return llm_smp_record(m, lg_va);
+    if (kv && kv->ids_va) { /* a batch's sequence: its greedy pick too (k_llm_sample_argmax_rows) */
+        const struct k_llm_argmax_params amp = {
+            .x_va = lg_va, .out_va = kv->ids_va, .n_rows = 1, .n = hp->n_vocab};
+        if ((st = launch(m, PROG_ARGMAX_ROWS, 1, 1, &amp, sizeof amp, NULL, 0)))
+            return st;
+    }
     return m->logdev ? hcq_queue_copy(m->q, m->logbuf, 0, m->logdev, 0, 4ull * hp->n_vocab) : HCQ_OK;
 }
 
