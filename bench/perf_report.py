@@ -3,7 +3,7 @@
 
 Reads bench/results/<gpu>/ (vs-llamacpp*.json: bench/vs-llamacpp.sh and same-call comparisons in its
 format; batched-decode.json: `nvhcq llm-bench --batch` beside llama-batched-bench; llm-bench.json: `nvhcq llm-bench`
-records with a meta block; bench*.json: `nvhcq bench
+records with a meta block; serve.json: bench/vs-llama-server.sh; bench*.json: `nvhcq bench
 --json`) and writes one markdown page: per GPU, decode/prefill against llama.cpp on the same
 files, then every `nvhcq bench` group with the CUDA/cuBLAS anchor measured in the same process.
 Each table names the file it came from and that file's date, commit, driver and command.
@@ -101,6 +101,30 @@ def batched(path, out):
     out.append("")
 
 
+def serve(path, out):
+    """serve.json (bench/vs-llama-server.sh): both servers under the same load generator."""
+    d = json.load(open(path))
+    out.append("### nvhcq serve against llama-server, same file and load (`%s`)\n" % os.path.relpath(path, ROOT))
+    out.append(meta_line(d.get("meta", {})))
+    by = {}
+    for r in d["results"]:
+        by.setdefault(r["engine"], {})[r["clients"]] = r
+    ours, ref = by.get("nvhcq", {}), by.get("llama-server", {})
+    ms = lambda v: fmt(v * 1000) if v is not None else ""
+    out.append("| clients | nvhcq tok/s | llama-server tok/s | ratio | nvhcq TTFT p50 / p99 ms | llama-server TTFT p50 / p99 ms |")
+    out.append("|---:|---:|---:|---:|---:|---:|")
+    for c in sorted(ours):
+        x, y = ours[c], ref.get(c, {})
+        r = x["agg_tok_s"] / y["agg_tok_s"] if y.get("agg_tok_s") else None
+        out.append("| %d | %s | %s | %s | %s / %s | %s / %s |" % (
+            c, fmt(x["agg_tok_s"]), fmt(y.get("agg_tok_s")), ("%.2fx" % r) if r else "", ms(x.get("ttft_p50_s")),
+            ms(x.get("ttft_p99_s")), ms(y.get("ttft_p50_s")), ms(y.get("ttft_p99_s"))))
+    for c, x in sorted(by.get("nvhcq --parallel 1", {}).items()):
+        out.append("\nOne client on `nvhcq serve --parallel 1`: %s tokens/s decoding per request." %
+                   fmt(x.get("decode_tok_s_mean")))
+    out.append("")
+
+
 def bench(path, out):
     d = json.load(open(path))
     devs = d.get("devices", [])
@@ -154,6 +178,9 @@ def main():
         lb = os.path.join(gdir, "llm-bench.json")
         if os.path.exists(lb):
             llm_bench(lb, out)
+        sv = os.path.join(gdir, "serve.json")
+        if os.path.exists(sv):
+            serve(sv, out)
         for b in sorted(glob.glob(os.path.join(gdir, "bench*.json"))):
             bench(b, out)
     text = "\n".join(out).rstrip() + "\n"

@@ -10,8 +10,9 @@
 # positions), run serve-load.py at every concurrency of CLIENTS with REQUESTS requests per client
 # of MAX_TOKENS tokens (--ignore-eos: every request generates them all), stop it. Then one client
 # against `nvhcq serve --parallel 1` (the one-slot path), beside `nvhcq llm-bench -p 0 -n MAX_TOKENS`.
-# Writes OUTDIR/{nvhcq,nvhcq-p1,llama-server}.json (serve-load.py's rows), OUTDIR/llm-bench.md and
-# OUTDIR/vs-llama-server.md (aggregate tokens/s and TTFT side by side, the ratio).
+# Writes OUTDIR/{nvhcq,nvhcq-p1,llama-server}.json (serve-load.py's rows), OUTDIR/llm-bench.md,
+# OUTDIR/vs-llama-server.md (aggregate tokens/s and TTFT side by side, the ratio) and
+# OUTDIR/serve.json, the record for bench/results/<gpu>/ (bench/perf_report.py renders it).
 # Environment: NVHCQ (./build/nvhcq), DEV (rm:0), CLIENTS (1,8,32,64), REQUESTS (4), MAX_TOKENS
 # (128), CTX (512), PORT (18080). The numbers mean something only on a GPU.
 set -euo pipefail
@@ -67,9 +68,12 @@ load "nvhcq --parallel 1" nvhcq-p1 1
 down
 "$NVHCQ" llm-bench -m "$model" --dev "$DEV" -p 0 -n "$MAX_TOKENS" -r 3 --no-sampled >"$out/llm-bench.md"
 
-python3 - "$out" <<'PY'
-import json, sys
-out = sys.argv[1]
+gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || true)
+commit=${NVHCQ_COMMIT:-$(git rev-parse --short=10 HEAD 2>/dev/null || echo unknown)}
+cmd="bench/vs-llama-server.sh (DEV=$DEV CLIENTS=$CLIENTS REQUESTS=$REQUESTS MAX_TOKENS=$MAX_TOKENS CTX=$CTX) on $(basename "$model")"
+python3 - "$out" "${gpu:-no GPU, $DEV}" "$commit" "$cmd" <<'PY'
+import datetime, json, sys
+out, gpu, commit, cmd = sys.argv[1:5]
 a = {r["clients"]: r for r in json.load(open(out + "/nvhcq.json"))["rows"]}
 b = {r["clients"]: r for r in json.load(open(out + "/llama-server.json"))["rows"]}
 p1 = json.load(open(out + "/nvhcq-p1.json"))["rows"][0]
@@ -87,5 +91,11 @@ lines.append("")
 lines.append("One client, `nvhcq serve --parallel 1`: %s tokens/s decoding per request (llm-bench: see llm-bench.md)."
              % f(p1["decode_tok_s_mean"]))
 open(out + "/vs-llama-server.md", "w").write("\n".join(lines) + "\n")
+name, _, drv = gpu.partition(", ")
+meta = {"gpu": name, "driver": drv or "unknown", "commit": commit, "command": cmd,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")}
+res = [dict(r, engine="nvhcq") for r in a.values()] + [dict(r, engine="llama-server") for r in b.values()] + \
+      [dict(p1, engine="nvhcq --parallel 1")]
+json.dump({"meta": meta, "results": res}, open(out + "/serve.json", "w"), indent=1)
 print("\n".join(lines))
 PY
