@@ -26,6 +26,19 @@ struct slot {
     struct srv_stop_filter f;
 };
 
+/* DONE sent: the request's memory and the slot are free, one fewer running. */
+static void
+slot_free(struct srv_gen *g, struct slot *sl)
+{
+    free(sl->f.buf);
+    srv_req_free(&sl->j->req);
+    free(sl->j);
+    memset(sl, 0, sizeof *sl);
+    pthread_mutex_lock(&g->mu);
+    g->running--;
+    pthread_mutex_unlock(&g->mu);
+}
+
 /* End the slot's request: the held text where it ended without a stop string, DONE, the slot free. */
 static void
 slot_end(struct srv_gen *g, struct slot *sl, enum srv_finish fin, bool stop_hit, const char *error)
@@ -47,13 +60,7 @@ slot_end(struct srv_gen *g, struct slot *sl, enum srv_finish fin, bool stop_hit,
     srv_add_time(g, &g->st.decode_s, 0, &g->st.completion_tokens, sl->ct);
     srv_finish(g, j, fin, error, sl->cnt, sl->ct);
     llm_batch_seq_remove(g->b, sl->seq);
-    free(sl->f.buf);
-    srv_req_free(&j->req);
-    free(j);
-    memset(sl, 0, sizeof *sl);
-    pthread_mutex_lock(&g->mu);
-    g->running--;
-    pthread_mutex_unlock(&g->mu);
+    slot_free(g, sl);
 }
 
 /* A request into a free slot: checks, a batch slot, its sampler fed the prompt (the prefill
@@ -97,12 +104,7 @@ slot_start(struct srv_gen *g, struct slot *sl, struct srv_job *j)
     return true;
 fail:
     srv_finish(g, j, fin, fin == SRV_FIN_CANCELLED ? NULL : msg, sl->cnt, 0);
-    srv_req_free(&j->req);
-    free(j);
-    memset(sl, 0, sizeof *sl);
-    pthread_mutex_lock(&g->mu);
-    g->running--;
-    pthread_mutex_unlock(&g->mu);
+    slot_free(g, sl);
     return false;
 }
 

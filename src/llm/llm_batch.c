@@ -257,6 +257,31 @@ tokens_check(const struct llm_batch *b, const char *fn, const int32_t *tokens, u
     return HCQ_OK;
 }
 
+/* The cache of slot seq alone (a sequence's prefill, its fused one-sequence step). */
+static struct llm_kv_view
+slot_view(const struct llm_batch *b, uint32_t seq)
+{
+    return (struct llm_kv_view){.va = hcq_buf_va(b->kv) + seq * b->slot_B,
+                                .layer_B = b->layer_B,
+                                .slot_B = b->slot_B,
+                                .n_ctx = b->n_ctx};
+}
+
+/* Every slot, the rows' {pos, slot} in tokpos, logits of the last n_logits rows (0: all) into the
+ * batch's logits, greedy picks into ids when dev_pick. */
+static struct llm_kv_view
+rows_view(const struct llm_batch *b, bool dev_pick, uint32_t n_logits)
+{
+    return (struct llm_kv_view){.va = hcq_buf_va(b->kv),
+                                .layer_B = b->layer_B,
+                                .slot_B = b->slot_B,
+                                .n_ctx = b->n_ctx,
+                                .tok_va = hcq_buf_va(b->tokpos),
+                                .logits_va = hcq_buf_va(b->logits),
+                                .ids_va = dev_pick ? hcq_buf_va(b->ids) : 0,
+                                .n_logits = n_logits};
+}
+
 /* Sample from logits with the slot's sampler (accepting the id into its window). */
 static enum hcq_status
 sample_row(struct llm_batch *b, uint32_t seq, const float *logits, int32_t *id_out)
@@ -285,10 +310,7 @@ llm_batch_seq_prefill(struct llm_batch *b, uint32_t seq, const int32_t *tokens, 
         return hcq_err(HCQ_ERR_NOMEM,
                        "llm_batch_seq_prefill: sequence %u holds %u of %u positions, %u more do not fit", seq,
                        b->pos[seq], b->n_ctx, n);
-    const struct llm_kv_view kv = {.va = hcq_buf_va(b->kv) + seq * b->slot_B,
-                                   .layer_B = b->layer_B,
-                                   .slot_B = b->slot_B,
-                                   .n_ctx = b->n_ctx};
+    const struct llm_kv_view kv = slot_view(b, seq);
     const struct step s = {.kv = &kv};
     for (uint32_t o = 0; o < n; o += m->n_batch) {
         const uint32_t nb = n - o < m->n_batch ? n - o : m->n_batch;
@@ -301,6 +323,22 @@ llm_batch_seq_prefill(struct llm_batch *b, uint32_t seq, const int32_t *tokens, 
     if (logits_out)
         memcpy(logits_out, lg, 4ull * m->hp.n_vocab);
     return id_out ? sample_row(b, seq, lg, id_out) : HCQ_OK;
+}
+
+/* Sequence seq's next token: its device pick (< 0: the index of a NaN/Inf logit) when dev_pick,
+ * else sampled on the host from its logits row; accepted into the slot's window either way. */
+static enum hcq_status
+take_pick(struct llm_batch *b, const char *fn, uint32_t seq, bool dev_pick, int32_t pick, const float *row,
+          int32_t *id_out)
+{
+    if (!dev_pick)
+        return sample_row(b, seq, row, id_out);
+    if (pick < 0)
+        return hcq_err(HCQ_ERR_FORMAT, "%s: logit %d of sequence %u is NaN or Inf (a broken model)", fn,
+                       -1 - pick, seq);
+    *id_out = pick;
+    llm_sampler_accept(b->smp[seq], pick);
+    return HCQ_OK;
 }
 
 /* Prompts of at most this many tokens share passes (k_llm_attn_rows: a block per token and KV
@@ -319,14 +357,7 @@ prefill_pass(struct llm_batch *b, uint32_t n_body, const uint32_t *tail, uint32_
     bool dev_pick = ids_out != NULL;
     for (uint32_t t = 0; t < n_tail; t++)
         dev_pick = dev_pick && greedy(&b->sp[seqs[tail[t]]]);
-    const struct llm_kv_view kv = {.va = hcq_buf_va(b->kv),
-                                   .layer_B = b->layer_B,
-                                   .slot_B = b->slot_B,
-                                   .n_ctx = b->n_ctx,
-                                   .tok_va = hcq_buf_va(b->tokpos),
-                                   .logits_va = hcq_buf_va(b->logits),
-                                   .ids_va = dev_pick ? hcq_buf_va(b->ids) : 0,
-                                   .n_logits = n_tail};
+    const struct llm_kv_view kv = rows_view(b, dev_pick, n_tail);
     const struct step s = {.kv = &kv};
     enum hcq_status st;
     if ((st = hcq_buf_write(m->tokbuf, 0, b->tok, 4ull * n)) ||
@@ -344,18 +375,8 @@ prefill_pass(struct llm_batch *b, uint32_t n_body, const uint32_t *tail, uint32_
         const float *row = b->lg_host + (size_t)t * V;
         if (logits_out)
             memcpy(logits_out + (size_t)i * V, row, 4ull * V);
-        if (!ids_out)
-            continue;
-        if (!dev_pick) {
-            st = sample_row(b, q, row, &ids_out[i]);
-        } else if (picks[t] < 0) {
-            st = hcq_err(HCQ_ERR_FORMAT,
-                         "llm_batch_prefill: logit %d of sequence %u is NaN or Inf (a broken model)",
-                         -1 - picks[t], q);
-        } else {
-            ids_out[i] = picks[t];
-            llm_sampler_accept(b->smp[q], picks[t]);
-        }
+        if (ids_out)
+            st = take_pick(b, "llm_batch_prefill", q, dev_pick, picks[t], row, &ids_out[i]);
     }
     return st;
 }
@@ -473,24 +494,15 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
          * graph (the step below runs the per-op kernels over the f16 copy of the weights: ~3x the
          * time at one row), the logits in the model's host buffer and the greedy pick in ids */
         const uint32_t q = (uint32_t)b->tp[1];
-        const struct llm_kv_view kv = {.va = hcq_buf_va(b->kv) + q * b->slot_B,
-                                       .layer_B = b->layer_B,
-                                       .slot_B = b->slot_B,
-                                       .n_ctx = b->n_ctx,
-                                       .ids_va = hcq_buf_va(b->ids)};
+        struct llm_kv_view kv = slot_view(b, q);
+        kv.ids_va = hcq_buf_va(b->ids);
         if ((st = llm_model_slot_step(m, &b->g1[2 * q], &kv, b->tok[0], (uint32_t)b->tp[0])))
             return st;
         lg = hcq_buf_map(m->logbuf);
         na = 0;
     }
     if (na) {
-        const struct llm_kv_view kv = {.va = hcq_buf_va(b->kv),
-                                       .layer_B = b->layer_B,
-                                       .slot_B = b->slot_B,
-                                       .n_ctx = b->n_ctx,
-                                       .tok_va = hcq_buf_va(b->tokpos),
-                                       .logits_va = hcq_buf_va(b->logits),
-                                       .ids_va = ids_out && dev_pick ? hcq_buf_va(b->ids) : 0};
+        const struct llm_kv_view kv = rows_view(b, ids_out && dev_pick, 0);
         const struct step s = {.kv = &kv};
         if (!(st = hcq_buf_write(m->tokbuf, 0, b->tok, 4ull * na)) &&
             !(st = hcq_buf_write(b->tokpos, 0, b->tp, 8ull * na)))
@@ -516,17 +528,8 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
             memcpy(logits_out + (size_t)i * V, row, 4ull * V);
         if (!ids_out)
             continue;
-        if (!dev_pick) {
-            if ((st = sample_row(b, q, row, &ids_out[i])))
-                return st;
-            continue;
-        }
-        if (picks[r] < 0)
-            return hcq_err(HCQ_ERR_FORMAT,
-                           "llm_batch_step: logit %d of sequence %u is NaN or Inf (a broken model)",
-                           -1 - picks[r], q);
-        ids_out[i] = picks[r];
-        llm_sampler_accept(b->smp[q], picks[r]);
+        if ((st = take_pick(b, "llm_batch_step", q, dev_pick, picks[r], row, &ids_out[i])))
+            return st;
     }
     return HCQ_OK;
 }
