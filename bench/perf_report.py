@@ -102,26 +102,34 @@ def batched(path, out):
 
 
 def serve(path, out):
-    """serve.json (bench/vs-llama-server.sh): both servers under the same load generator."""
+    """serve.json (bench/vs-llama-server.sh): both servers under the same load generator. llama-server
+    may appear in several configurations (engine "llama-server" plus its flags); the ratio is
+    against the fastest of them at each concurrency."""
     d = json.load(open(path))
     out.append("### nvhcq serve against llama-server, same file and load (`%s`)\n" % os.path.relpath(path, ROOT))
     out.append(meta_line(d.get("meta", {})))
     by = {}
     for r in d["results"]:
         by.setdefault(r["engine"], {})[r["clients"]] = r
-    ours, ref = by.get("nvhcq", {}), by.get("llama-server", {})
+    ours = by.get("nvhcq", {})
+    refs = sorted(e for e in by if e.startswith("llama-server"))
     ms = lambda v: fmt(v * 1000) if v is not None else ""
-    out.append("| clients | nvhcq tok/s | llama-server tok/s | ratio | nvhcq TTFT p50 / p99 ms | llama-server TTFT p50 / p99 ms |")
-    out.append("|---:|---:|---:|---:|---:|---:|")
+    out.append("| clients | nvhcq tok/s | %s | ratio to the fastest | nvhcq TTFT p50 / p99 ms | fastest llama-server TTFT p50 / p99 ms |"
+               % " | ".join("`%s` tok/s" % e for e in refs))
+    out.append("|---:|---:|%s---:|---:|---:|" % ("---:|" * len(refs)))
     for c in sorted(ours):
-        x, y = ours[c], ref.get(c, {})
-        r = x["agg_tok_s"] / y["agg_tok_s"] if y.get("agg_tok_s") else None
+        x = ours[c]
+        ys = [by[e].get(c, {}) for e in refs]
+        best = max(ys, key=lambda y: y.get("agg_tok_s") or 0, default={})
+        r = x["agg_tok_s"] / best["agg_tok_s"] if best.get("agg_tok_s") else None
         out.append("| %d | %s | %s | %s | %s / %s | %s / %s |" % (
-            c, fmt(x["agg_tok_s"]), fmt(y.get("agg_tok_s")), ("%.2fx" % r) if r else "", ms(x.get("ttft_p50_s")),
-            ms(x.get("ttft_p99_s")), ms(y.get("ttft_p50_s")), ms(y.get("ttft_p99_s"))))
+            c, fmt(x["agg_tok_s"]), " | ".join(fmt(y.get("agg_tok_s")) for y in ys), ("%.2fx" % r) if r else "",
+            ms(x.get("ttft_p50_s")), ms(x.get("ttft_p99_s")), ms(best.get("ttft_p50_s")), ms(best.get("ttft_p99_s"))))
+    lb = by.get("nvhcq llm-bench", {}).get(1, {})
     for c, x in sorted(by.get("nvhcq --parallel 1", {}).items()):
-        out.append("\nOne client on `nvhcq serve --parallel 1`: %s tokens/s decoding per request." %
-                   fmt(x.get("decode_tok_s_mean")))
+        out.append("\nOne client on `nvhcq serve --parallel 1`: %s tokens/s decoding per request%s." % (
+            fmt(x.get("decode_tok_s_mean")), "; `nvhcq llm-bench` %s in the same call: %s tokens/s (%.2fx)" % (
+                lb["test"], fmt(lb["avg_ts"]), x["decode_tok_s_mean"] / lb["avg_ts"]) if lb.get("avg_ts") else ""))
     out.append("")
 
 

@@ -10,9 +10,12 @@
 # positions), run serve-load.py at every concurrency of CLIENTS with REQUESTS requests per client
 # of MAX_TOKENS tokens (--ignore-eos: every request generates them all), stop it. Then one client
 # against `nvhcq serve --parallel 1` (the one-slot path), beside `nvhcq llm-bench -p 0 -n MAX_TOKENS`.
-# Writes OUTDIR/{nvhcq,nvhcq-p1,llama-server}.json (serve-load.py's rows), OUTDIR/llm-bench.md,
-# OUTDIR/vs-llama-server.md (aggregate tokens/s and TTFT side by side, the ratio) and
-# OUTDIR/serve.json, the record for bench/results/<gpu>/ (bench/perf_report.py renders it).
+# llama-server runs twice: with its defaults (every slot samples on the host through the default
+# chain, even at temperature 0) and with --backend-sampling (its experimental sampling on the GPU;
+# skipped when the build lacks it); the ratio is against the faster of the two at each concurrency.
+# Writes OUTDIR/{nvhcq,nvhcq-p1,llama-server,llama-server-bs}.json (serve-load.py's rows),
+# OUTDIR/llm-bench.md, OUTDIR/serve.json, the record for bench/results/<gpu>/, and
+# OUTDIR/vs-llama-server.md, that record as bench/perf_report.py renders it into docs/performance.md.
 # Environment: NVHCQ (./build/nvhcq), DEV (rm:0), CLIENTS (1,8,32,64), REQUESTS (4), MAX_TOKENS
 # (128), CTX (512), PORT (18080). The numbers mean something only on a GPU.
 set -euo pipefail
@@ -63,39 +66,37 @@ down
 up "$bin/llama-server" -m "$model" -ngl 99 -fa on -np "$n" -c $((n * CTX)) --port "$PORT"
 load "llama-server -np $n" llama-server "$CLIENTS"
 down
+if "$bin/llama-server" --help 2>/dev/null | grep -q -- --backend-sampling; then
+    up "$bin/llama-server" -m "$model" -ngl 99 -fa on -np "$n" -c $((n * CTX)) --port "$PORT" --backend-sampling
+    load "llama-server -np $n --backend-sampling" llama-server-bs "$CLIENTS"
+    down
+fi
 up "$NVHCQ" serve -m "$model" --dev "$DEV" --port "$PORT" --parallel 1 --ctx-size "$CTX"
 load "nvhcq --parallel 1" nvhcq-p1 1
 down
-"$NVHCQ" llm-bench -m "$model" --dev "$DEV" -p 0 -n "$MAX_TOKENS" -r 3 --no-sampled >"$out/llm-bench.md"
+"$NVHCQ" llm-bench -m "$model" --dev "$DEV" -p 0 -n "$MAX_TOKENS" -r 3 --no-sampled --json "$out/llm-bench.json" \
+    >"$out/llm-bench.md"
 
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || true)
 commit=${NVHCQ_COMMIT:-$(git rev-parse --short=10 HEAD 2>/dev/null || echo unknown)}
 cmd="bench/vs-llama-server.sh (DEV=$DEV CLIENTS=$CLIENTS REQUESTS=$REQUESTS MAX_TOKENS=$MAX_TOKENS CTX=$CTX) on $(basename "$model")"
 python3 - "$out" "${gpu:-no GPU, $DEV}" "$commit" "$cmd" <<'PY'
-import datetime, json, sys
+import datetime, json, os, sys
 out, gpu, commit, cmd = sys.argv[1:5]
-a = {r["clients"]: r for r in json.load(open(out + "/nvhcq.json"))["rows"]}
-b = {r["clients"]: r for r in json.load(open(out + "/llama-server.json"))["rows"]}
-p1 = json.load(open(out + "/nvhcq-p1.json"))["rows"][0]
-f = lambda x, d=1: "-" if x is None else "%.*f" % (d, x)
-lines = ["| clients | nvhcq tok/s | llama-server tok/s | ratio | nvhcq TTFT p50 / p99 ms | llama-server TTFT p50 / p99 ms |",
-         "|---:|---:|---:|---:|---:|---:|"]
-for c in sorted(a):
-    x, y = a[c], b.get(c, {})
-    r = x["agg_tok_s"] / y["agg_tok_s"] if y.get("agg_tok_s") else None
-    ms = lambda v: None if v is None else v * 1000
-    lines.append("| %d | %s | %s | %s | %s / %s | %s / %s |" % (c, f(x["agg_tok_s"]), f(y.get("agg_tok_s")),
-                 f(r, 2) + "x" if r else "-", f(ms(x["ttft_p50_s"])), f(ms(x["ttft_p99_s"])),
-                 f(ms(y.get("ttft_p50_s"))), f(ms(y.get("ttft_p99_s")))))
-lines.append("")
-lines.append("One client, `nvhcq serve --parallel 1`: %s tokens/s decoding per request (llm-bench: see llm-bench.md)."
-             % f(p1["decode_tok_s_mean"]))
-open(out + "/vs-llama-server.md", "w").write("\n".join(lines) + "\n")
+rows = lambda f: json.load(open(os.path.join(out, f)))["rows"]
 name, _, drv = gpu.partition(", ")
 meta = {"gpu": name, "driver": drv or "unknown", "commit": commit, "command": cmd,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")}
-res = [dict(r, engine="nvhcq") for r in a.values()] + [dict(r, engine="llama-server") for r in b.values()] + \
-      [dict(p1, engine="nvhcq --parallel 1")]
-json.dump({"meta": meta, "results": res}, open(out + "/serve.json", "w"), indent=1)
-print("\n".join(lines))
+res = [dict(r, engine="nvhcq") for r in rows("nvhcq.json")] + \
+      [dict(r, engine="llama-server") for r in rows("llama-server.json")] + \
+      [dict(r, engine="nvhcq --parallel 1") for r in rows("nvhcq-p1.json")]
+if os.path.exists(os.path.join(out, "llama-server-bs.json")):
+    res += [dict(r, engine="llama-server --backend-sampling") for r in rows("llama-server-bs.json")]
+# the one-slot server beside the decode speed llm-bench measures in the same call (tg, no HTTP)
+lb = json.load(open(os.path.join(out, "llm-bench.json")))
+tg = [r for r in (lb["records"] if isinstance(lb, dict) else lb) if r["test"].startswith("tg")]
+res += [{"engine": "nvhcq llm-bench", "clients": 1, "test": r["test"], "avg_ts": r["avg_ts"]} for r in tg[:1]]
+json.dump({"meta": meta, "results": res}, open(os.path.join(out, "serve.json"), "w"), indent=1)
 PY
+python3 -c 'import sys; sys.path.insert(0, sys.argv[2]); import perf_report; o = []; perf_report.serve(sys.argv[1], o); print("\n".join(o))' \
+    "$out/serve.json" "$(dirname "$0")" | tee "$out/vs-llama-server.md"

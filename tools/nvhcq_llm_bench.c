@@ -336,7 +336,12 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     mp.n_ctx = max_d + (n_pp > n_tg ? n_pp : n_tg) + 2; /* tg<N>s: one step more */
     mp.n_batch = n_batch ? n_batch : (n_pp ? n_pp : 512);
     mp.gemm_min_batch = gemm_min;
-    if (n_bs && mp.n_batch < max_b) /* a batch step runs its sequences as rows of one pass */
+    /* --batch: the prompts are prefilled packed into passes of n_batch rows (512 unless -b, as
+     * llama-batched-bench's physical batch; -p 128 passes of 128 rows ran the prompts at half the
+     * rate of 512-row ones), and a batch step runs its sequences as rows of one pass */
+    if (n_bs && !n_batch)
+        mp.n_batch = 512;
+    if (n_bs && mp.n_batch < max_b)
         mp.n_batch = max_b;
     if (n_bs) /* (each sequence's slot: the prompt, then the steps) */
         mp.n_ctx = n_pp + n_tg + 2;
@@ -356,12 +361,19 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     const char *type = ftype_name(g);
     char commit[48];
     cli_commit(commit, sizeof commit);
+    /* Why a timed warm-up on rm/nvgpu: the GPU idles at its lowest clock (H200: 345 MHz) and
+     * its own load-based ramp took ~1.7 s (measured 2026-11-24);
+     * a CUDA context asks the kernel driver for a boost at once, these backends do not (that
+     * would change how the GPU is clocked). Without it a pp512 row right after the model load
+     * measured the kernels at idle clock (H200 Q6_K rm:0 13.8k vs 43.6k tokens/s). */
+    if (warm_ms < 0)
+        warm_ms = !strcmp(info.backend, "rm") || !strcmp(info.backend, "nvgpu") ? 2000 : 0;
     if (n_bs) {
         const struct llm_bench_meta mt = {.model = base, .type = type, .commit = commit, .info = &info};
         if (md)
             printf("device: %s (%s, %s), driver %s, commit %s, batched decode\n\n", info.name, info.spec,
                    info.arch, info.driver, commit);
-        rc = nvhcq_llm_bench_batch(m, bs, n_bs, n_pp, n_tg, &mt, md, profile, jf);
+        rc = nvhcq_llm_bench_batch(m, bs, n_bs, n_pp, n_tg, warm_ms, &mt, md, profile, jf);
         goto done;
     }
     if (md) {
@@ -374,13 +386,6 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
     int n_rec = 0;
     bool smp_set = false;
     rc = 0;
-    /* Why a timed warm-up on rm/nvgpu: the GPU idles at its lowest clock (H200: 345 MHz) and
-     * its own load-based ramp took ~1.7 s (measured 2026-11-24);
-     * a CUDA context asks the kernel driver for a boost at once, these backends do not (that
-     * would change how the GPU is clocked). Without it a pp512 row right after the model load
-     * measured the kernels at idle clock (H200 Q6_K rm:0 13.8k vs 43.6k tokens/s). */
-    if (warm_ms < 0)
-        warm_ms = !strcmp(info.backend, "rm") || !strcmp(info.backend, "nvgpu") ? 2000 : 0;
     for (uint64_t w0 = hcq_time_ns();
          warm_ms > 0 && !rc && hcq_time_ns() - w0 < (uint64_t)warm_ms * 1000000u;) {
         double wm, ws;

@@ -25,8 +25,9 @@ void nvhcq_llm_print_prof(const struct llm_prof_row *rows, uint32_t n, double st
 /* --batch: for each of the n_b sizes bs[], B sequences of pp prompt tokens then tg steps of all
  * of them (llm_batch_*); a markdown table (md) or JSON records on stdout, and JSON into jf when
  * non-NULL; profile (md only): after each B's timed steps, the per-kernel table of one more step.
+ * warm_ms: how long the untimed warm-up of the first size runs at least (once when 0).
  * Returns 0, or 1 after printing the error. */
 int nvhcq_llm_bench_batch(struct llm_model *m, const uint32_t *bs, uint32_t n_b, uint32_t pp, uint32_t tg,
-                          const struct llm_bench_meta *mt, bool md, bool profile, FILE *jf);
+                          int warm_ms, const struct llm_bench_meta *mt, bool md, bool profile, FILE *jf);
 
 #endif /* NVHCQ_LLM_BENCH_H */

@@ -19,7 +19,8 @@ int
 nvhcq_cmd_serve(int argc, char **argv)
 {
     const char *model = NULL, *dev = NULL, *host = "127.0.0.1", *api_key = NULL, *tmpl = NULL, *alias = NULL;
-    uint32_t port = 8080, parallel = 1, n_ctx = 0, max_queue = 64, timeout_s = 60, drain_s = 60;
+    uint32_t port = 8080, parallel = 1, n_ctx = 0, n_batch = 512, max_queue = 64, timeout_s = 60,
+             drain_s = 60;
     uint64_t max_body = 1 << 20;
     bool host_sample = false;
     const struct cli_opt opts[] = {
@@ -32,6 +33,9 @@ nvhcq_cmd_serve(int argc, char **argv)
                 "(continuous batching; each slot has the whole context)"),
         CLI_NUM("-c", "--ctx-size", &n_ctx, "N", 0, 1 << 20,
                 "context (KV cache) length; 0: the model's, at most 4096"),
+        CLI_NUM("-b", "--batch-size", &n_batch, "N", 1, 65536,
+                "prompt tokens per prefill pass (the prompts of several slots share passes); raised to "
+                "--parallel (a decode step's rows), lowered to the context"),
         CLI_STR(NULL, "--api-key", &api_key, "KEY",
                 "require \"Authorization: Bearer KEY\" (all but /health)"),
         CLI_STR(NULL, "--chat-template", &tmpl, "NAME|FILE",
@@ -91,6 +95,7 @@ nvhcq_cmd_serve(int argc, char **argv)
     struct srv_gen_params gp = {.model = model,
                                 .dev = dev,
                                 .n_ctx = n_ctx,
+                                .n_batch = n_batch > parallel ? n_batch : parallel,
                                 .max_queue = max_queue,
                                 .parallel = parallel,
                                 .host_sample = host_sample,

@@ -263,6 +263,7 @@ load(struct srv_gen *g)
     llm_model_params_default(&mp);
     mp.dev_spec = g->p.dev;
     mp.n_ctx = g->p.n_ctx;
+    mp.n_batch = g->p.n_batch;
     if (llm_gguf_open(g->p.model, &g->gguf) || llm_model_load_gguf(g->gguf, &mp, &g->m)) {
         snprintf(g->err, sizeof g->err, "cannot load %s: %s", g->p.model, hcq_last_error());
         return -1;

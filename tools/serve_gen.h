@@ -20,6 +20,7 @@
 struct srv_gen_params {
     const char *model, *dev;   /* GGUF path, device spec (NULL: auto) */
     uint32_t n_ctx;            /* 0: the model's default */
+    uint32_t n_batch;          /* rows of a prefill pass or batch step (>= parallel); 0: the model's */
     uint32_t max_queue;        /* requests waiting beyond the running ones; more are refused */
     uint32_t parallel;         /* decode slots: 0 or 1 one sequence at a time; more a batch of them */
     bool host_sample;          /* sample on the host (logits read back every step), not on the device */

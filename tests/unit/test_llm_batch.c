@@ -7,9 +7,11 @@
  * random ids each run) share three slots: sequences join at different steps, leave after STEPS
  * tokens, and a freed slot takes the next prompt, so every step mixes lengths. Each sequence's
  * greedy tokens must equal the prompt's alone (llm_model_eval, the per-op path the batch runs
- * too), and its logits stay within NMSE 1e-7 of them (the same kernels; the matmul of several
- * rows adds in another order than the one-row form, and the f16 cache turns such last-bit
- * differences into whole ulps near a rounding boundary). A second pass runs the batch steps'
+ * too), and its logits stay within NMSE 1e-7 of them on cpu and emu (the twins add in one
+ * order whatever the rows: 0 measured) and 1e-6 on a GPU, where the one-row matmul (a block
+ * per weight row) and the several-row one (a warp per row) add in different orders and the f16
+ * cache turns such last-bit differences into whole ulps near a rounding boundary (H200,
+ * 86bf03dbed: 1.6e-7 Q8_0, 1.2e-7 Q6_K). A second pass runs the batch steps'
  * matmuls on tensor cores (gemm_min_batch 2: f16 operands; bound 1e-5), feeding each sequence the
  * tokens it took alone (a near-tie may pick otherwise there; the picks that differ are printed).
  * The two prompts that join first are prefilled together (llm_batch_prefill, passes of 8 rows).
@@ -186,7 +188,8 @@ one_model(struct th *t, const char *preset, enum llm_type type)
             }
             snprintf(label, sizeof label, "%s %s %s%s", dn, preset, llm_type_name(type),
                      tc ? " (tensor-core matmuls)" : "");
-            run_batch(t, m, &p, V, label, tc ? 1e-5 : 1e-7, tc);
+            const bool twins = !strcmp(dn, "cpu") || !strncmp(dn, "emu", 3);
+            run_batch(t, m, &p, V, label, tc ? 1e-5 : twins ? 1e-7 : 1e-6, tc);
             llm_model_destroy(m);
         }
     }
