@@ -83,21 +83,25 @@ def llm_bench(path, out):
 def batched(path, out):
     d = json.load(open(path))
     meta = d.get("meta", {})
-    out.append("### Batched decode against llama-batched-bench: generation tokens/s of all sequences (`%s`)\n"
+    out.append("### Batched decode against llama-batched-bench: tokens/s of all sequences (`%s`)\n"
                % os.path.relpath(path, ROOT))
     out.append(meta_line(meta))
     rows = {}
     for r in d["results"]:
         rows.setdefault((r["type"], r["pp"], r["tg"], r["b"]), {})[r["engine"]] = r
-    out.append("| file | PP | TG | B | llama.cpp S_TG | nvhcq S_TG | ratio | nvhcq step ms p50 / p99 |")
-    out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+    out.append("S_TG: generated tokens/s, S_PP: prompt tokens/s (the B prompts prefilled together).\n")
+    out.append("| file | PP | TG | B | llama.cpp S_TG | nvhcq S_TG | ratio | nvhcq step ms p50 / p99 | llama.cpp S_PP "
+               "| nvhcq S_PP | ratio |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for (ty, pp, tg, b), v in rows.items():
         ref = v.get("llama.cpp", {}).get("s_tg")
         ours = next((x for e, x in v.items() if e != "llama.cpp"), {})
         x = ours.get("s_tg")
-        out.append("| %s | %d | %d | %d | %s | %s | %s | %s / %s |" % (
+        pref, px = v.get("llama.cpp", {}).get("s_pp"), ours.get("s_pp")
+        out.append("| %s | %d | %d | %d | %s | %s | %s | %s / %s | %s | %s | %s |" % (
             ty, pp, tg, b, fmt(ref), fmt(x), ("%.2fx" % (x / ref)) if x and ref else "",
-            fmt(ours.get("step_ms_p50")), fmt(ours.get("step_ms_p99"))))
+            fmt(ours.get("step_ms_p50")), fmt(ours.get("step_ms_p99")), fmt(pref), fmt(px),
+            ("%.2fx" % (px / pref)) if px and pref else ""))
     out.append("")
 
 

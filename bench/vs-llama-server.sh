@@ -38,17 +38,23 @@ n=$(echo "$CLIENTS" | tr ',' '\n' | sort -n | tail -1)
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null' EXIT
 
-# start "$@" in the background and wait (up to 5 min: weights load, CUDA graphs) for /health
+# start "$@" in the background and wait (up to 5 min: weights load, CUDA graphs) for /health;
+# 1 (the server's last words on stderr) when it exits or does not answer
 up() {
     "$@" >"$out/server.log" 2>&1 &
     pid=$!
     for _ in $(seq 1 1500); do
         curl -sf "http://127.0.0.1:$PORT/health" >/dev/null 2>&1 && return 0
-        kill -0 "$pid" 2>/dev/null || { echo "vs-llama-server: $1 exited: $(tail -3 "$out/server.log")" >&2; exit 1; }
+        if ! kill -0 "$pid" 2>/dev/null; then
+            pid=
+            echo "vs-llama-server: $* exited: $(grep -m3 -i "error\|assert\|fail" "$out/server.log" ||
+                tail -3 "$out/server.log")" >&2
+            return 1
+        fi
         sleep 0.2
     done
     echo "vs-llama-server: $1 did not answer /health" >&2
-    exit 1
+    return 1
 }
 down() {
     kill -TERM "$pid"
@@ -60,18 +66,19 @@ load() { # label json clients
         --max-tokens "$MAX_TOKENS" --ignore-eos --label "$1" --json "$out/$2.json"
 }
 
-up "$NVHCQ" serve -m "$model" --dev "$DEV" --port "$PORT" --parallel "$n" --ctx-size "$CTX" --max-queue 1024
+up "$NVHCQ" serve -m "$model" --dev "$DEV" --port "$PORT" --parallel "$n" --ctx-size "$CTX" --max-queue 1024 || exit 1
 load "nvhcq --parallel $n" nvhcq "$CLIENTS"
 down
-up "$bin/llama-server" -m "$model" -ngl 99 -fa on -np "$n" -c $((n * CTX)) --port "$PORT"
+up "$bin/llama-server" -m "$model" -ngl 99 -fa on -np "$n" -c $((n * CTX)) --port "$PORT" || exit 1
 load "llama-server -np $n" llama-server "$CLIENTS"
 down
-if "$bin/llama-server" --help 2>/dev/null | grep -q -- --backend-sampling; then
-    up "$bin/llama-server" -m "$model" -ngl 99 -fa on -np "$n" -c $((n * CTX)) --port "$PORT" --backend-sampling
+# (experimental there: a build where it does not start is reported and the defaults stand alone)
+if "$bin/llama-server" --help 2>/dev/null | grep -q -- --backend-sampling &&
+    up "$bin/llama-server" -m "$model" -ngl 99 -fa on -np "$n" -c $((n * CTX)) --port "$PORT" --backend-sampling; then
     load "llama-server -np $n --backend-sampling" llama-server-bs "$CLIENTS"
     down
 fi
-up "$NVHCQ" serve -m "$model" --dev "$DEV" --port "$PORT" --parallel 1 --ctx-size "$CTX"
+up "$NVHCQ" serve -m "$model" --dev "$DEV" --port "$PORT" --parallel 1 --ctx-size "$CTX" || exit 1
 load "nvhcq --parallel 1" nvhcq-p1 1
 down
 "$NVHCQ" llm-bench -m "$model" --dev "$DEV" -p 0 -n "$MAX_TOKENS" -r 3 --no-sampled --json "$out/llm-bench.json" \
