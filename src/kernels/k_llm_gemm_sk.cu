@@ -42,78 +42,17 @@ k_sk_off(uint32_t r, uint32_t ch)
     return r * 128 + ((ch ^ r) & 7) * 16;
 }
 
-template <int NT>
+/* The end of a block: its sums acc (fragment order: c0, c1 weight row lane / 4 of the warp's 16,
+ * tokens 2 (lane % 4) + {0, 1}; c2, c3 eight rows down) into y, through the split-k reduction
+ * when the k range was split. */
+template <int FN>
 static __device__ __forceinline__ void
-k_sk_body(const struct k_llm_gemm_sk_params &p, uint8_t *sm)
+k_sk_finish(const struct k_llm_gemm_sk_params &p, float (&acc)[FN][4])
 {
-    constexpr int FN = NT / 8;                                      /* n8 mma tiles per warp */
-    constexpr int A_B = SK_BM * SK_BK * 2, B_B = NT * SK_BK * 2;    /* bytes per stage */
-    constexpr int STAGE_B = A_B + 64 * SK_BK * 2;                   /* (the ring is laid out for NT 64) */
-    constexpr int A_CH = A_B / 16, B_CH = B_B / 16;
-    static_assert(FN % 2 == 0, "two n8 tiles per ldmatrix.x4");
     const struct k_llm_gemm_params &g = p.g;
     const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const uint32_t splits = p.splits, tile = blockIdx.x / splits, s = blockIdx.x - tile * splits;
-    const uint32_t m0 = tile * SK_BM, k0 = s * p.k_chunk;
-    const uint32_t k1 = k0 + p.k_chunk < g.k ? k0 + p.k_chunk : g.k;
-    const uint32_t kt_count = k1 > k0 ? (k1 - k0 + SK_BK - 1) / SK_BK : 0;
-    const uint16_t *W = (const uint16_t *)g.w_va, *X = (const uint16_t *)g.x_va;
-    const uint32_t sm0 = k_gm_smem(sm);
-
-    auto load = [&](uint32_t kt, uint32_t st) {
-        const uint32_t kb = k0 + kt * SK_BK;
-        const uint32_t sa = sm0 + st * STAGE_B, sb = sa + A_B;
-#pragma unroll
-        for (int i = 0; i < (A_CH + K_LLM_GEMM_SK_THREADS - 1) / K_LLM_GEMM_SK_THREADS; i++) {
-            const uint32_t c = tid + i * K_LLM_GEMM_SK_THREADS, r = c >> 3, ch = c & 7;
-            const uint32_t gr = m0 + r, gk = kb + ch * 8;
-            const bool in = gr < g.rows && gk < k1;
-            k_gm_cp16(sa + k_sk_off(r, ch), in ? W + (uint64_t)gr * g.k + gk : W, in ? 16 : 0);
-        }
-#pragma unroll
-        for (int i = 0; i < (B_CH + K_LLM_GEMM_SK_THREADS - 1) / K_LLM_GEMM_SK_THREADS; i++) {
-            const uint32_t c = tid + i * K_LLM_GEMM_SK_THREADS, r = c >> 3, ch = c & 7;
-            if (c >= (uint32_t)B_CH)
-                break;
-            const uint32_t gk = kb + ch * 8;
-            const bool in = r < g.n && gk < k1;
-            k_gm_cp16(sb + k_sk_off(r, ch), in ? X + (uint64_t)r * g.k + gk : X, in ? 16 : 0);
-        }
-    };
-
-    float acc[FN][4];
-#pragma unroll
-    for (int j = 0; j < FN; j++)
-        acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
-#pragma unroll
-    for (int st = 0; st < SK_ST - 1; st++) {
-        if ((uint32_t)st < kt_count)
-            load(st, st);
-        k_gm_commit();
-    }
-    for (uint32_t kt = 0; kt < kt_count; kt++) {
-        k_gm_wait<SK_ST - 2>();
-        __syncthreads();
-        if (kt + SK_ST - 1 < kt_count)
-            load(kt + SK_ST - 1, (kt + SK_ST - 1) % SK_ST);
-        k_gm_commit();
-        const uint32_t sa = sm0 + (kt % SK_ST) * STAGE_B, sb = sa + A_B;
-#pragma unroll
-        for (int kk = 0; kk < SK_BK / 16; kk++) {
-            uint32_t af[4];
-            /* lanes 0-15: rows 0-15 at chunk 2kk; 16-31: chunk 2kk + 1 */
-            k_gm_ldsm4(af, sa + k_sk_off(warp * 16 + (lane & 15), kk * 2 + (lane >> 4)));
-#pragma unroll
-            for (int j = 0; j < FN; j += 2) {
-                uint32_t t[4]; /* (n0-7,k0-7) (n0-7,k8-15) (n8-15,k0-7) (n8-15,k8-15) */
-                k_gm_ldsm4(t, sb + k_sk_off(j * 8 + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1)));
-                k_gm_mma<false>(acc[j], af, t[0], t[1]);
-                k_gm_mma<false>(acc[j + 1], af, t[2], t[3]);
-            }
-        }
-    }
-    k_gm_wait<0>();
-
+    const uint32_t m0 = tile * SK_BM;
     if (splits > 1) {
         /* partials in fragment order: thread tid's FN x 4 floats at [block][j][tid] (float4s) */
         float4 *mine = (float4 *)p.part_va + (uint64_t)blockIdx.x * FN * K_LLM_GEMM_SK_THREADS;
@@ -185,6 +124,237 @@ k_sk_body(const struct k_llm_gemm_sk_params &p, uint8_t *sm)
             if (r < g.rows && i < g.n)
                 Y[(uint64_t)i * g.y_stride + r] = acc[j][c];
         }
+}
+
+template <int NT>
+static __device__ __forceinline__ void
+k_sk_body(const struct k_llm_gemm_sk_params &p, uint8_t *sm)
+{
+    constexpr int FN = NT / 8;                                      /* n8 mma tiles per warp */
+    constexpr int A_B = SK_BM * SK_BK * 2, B_B = NT * SK_BK * 2;    /* bytes per stage */
+    constexpr int STAGE_B = A_B + 64 * SK_BK * 2;                   /* (the ring is laid out for NT 64) */
+    constexpr int A_CH = A_B / 16, B_CH = B_B / 16;
+    static_assert(FN % 2 == 0, "two n8 tiles per ldmatrix.x4");
+    const struct k_llm_gemm_params &g = p.g;
+    const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const uint32_t splits = p.splits, tile = blockIdx.x / splits, s = blockIdx.x - tile * splits;
+    const uint32_t m0 = tile * SK_BM, k0 = s * p.k_chunk;
+    const uint32_t k1 = k0 + p.k_chunk < g.k ? k0 + p.k_chunk : g.k;
+    const uint32_t kt_count = k1 > k0 ? (k1 - k0 + SK_BK - 1) / SK_BK : 0;
+    const uint16_t *W = (const uint16_t *)g.w_va, *X = (const uint16_t *)g.x_va;
+    const uint32_t sm0 = k_gm_smem(sm);
+
+    auto load = [&](uint32_t kt, uint32_t st) {
+        const uint32_t kb = k0 + kt * SK_BK;
+        const uint32_t sa = sm0 + st * STAGE_B, sb = sa + A_B;
+#pragma unroll
+        for (int i = 0; i < (A_CH + K_LLM_GEMM_SK_THREADS - 1) / K_LLM_GEMM_SK_THREADS; i++) {
+            const uint32_t c = tid + i * K_LLM_GEMM_SK_THREADS, r = c >> 3, ch = c & 7;
+            const uint32_t gr = m0 + r, gk = kb + ch * 8;
+            const bool in = gr < g.rows && gk < k1;
+            k_gm_cp16(sa + k_sk_off(r, ch), in ? W + (uint64_t)gr * g.k + gk : W, in ? 16 : 0);
+        }
+#pragma unroll
+        for (int i = 0; i < (B_CH + K_LLM_GEMM_SK_THREADS - 1) / K_LLM_GEMM_SK_THREADS; i++) {
+            const uint32_t c = tid + i * K_LLM_GEMM_SK_THREADS, r = c >> 3, ch = c & 7;
+            if (c >= (uint32_t)B_CH)
+                break;
+            const uint32_t gk = kb + ch * 8;
+            const bool in = r < g.n && gk < k1;
+            k_gm_cp16(sb + k_sk_off(r, ch), in ? X + (uint64_t)r * g.k + gk : X, in ? 16 : 0);
+        }
+    };
+
+    float acc[FN][4];
+#pragma unroll
+    for (int j = 0; j < FN; j++)
+        acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+#pragma unroll
+    for (int st = 0; st < SK_ST - 1; st++) {
+        if ((uint32_t)st < kt_count)
+            load(st, st);
+        k_gm_commit();
+    }
+    for (uint32_t kt = 0; kt < kt_count; kt++) {
+        k_gm_wait<SK_ST - 2>();
+        __syncthreads();
+        if (kt + SK_ST - 1 < kt_count)
+            load(kt + SK_ST - 1, (kt + SK_ST - 1) % SK_ST);
+        k_gm_commit();
+        const uint32_t sa = sm0 + (kt % SK_ST) * STAGE_B, sb = sa + A_B;
+#pragma unroll
+        for (int kk = 0; kk < SK_BK / 16; kk++) {
+            uint32_t af[4];
+            /* lanes 0-15: rows 0-15 at chunk 2kk; 16-31: chunk 2kk + 1 */
+            k_gm_ldsm4(af, sa + k_sk_off(warp * 16 + (lane & 15), kk * 2 + (lane >> 4)));
+#pragma unroll
+            for (int j = 0; j < FN; j += 2) {
+                uint32_t t[4]; /* (n0-7,k0-7) (n0-7,k8-15) (n8-15,k0-7) (n8-15,k8-15) */
+                k_gm_ldsm4(t, sb + k_sk_off(j * 8 + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1)));
+                k_gm_mma<false>(acc[j], af, t[0], t[1]);
+                k_gm_mma<false>(acc[j + 1], af, t[2], t[3]);
+            }
+        }
+    }
+    k_gm_wait<0>();
+    k_sk_finish<FN>(p, acc);
+}
+
+/* ==== k_llm_gemm_sk_q8_0: the weights as Q8_0R rows (k_llm_quant.h: groups of 1024 values, lo[32][16]
+ * | hi[32][16] | d[32]), dequantized to f16 in shared memory on the way to the mma.
+ * Why: a batch step read the f16 copy of Q8_0 weights, 2 bytes a value against the file's 1.06
+ * (H200 1B Q8_0, 8 sequences: the matmuls 0.98 of a 1.36 ms step at 1.3-2.8 TB/s).
+ * A stage is 128 k values: of 64 rows the quants of 4 blocks (lo 64 B and hi 64 B, contiguous in
+ * the group) and their 4 scales (8 B), and the tokens' 128 f16 values as two 64-wide halves. Then
+ * thread t converts row t % 64, half t / 64 (two blocks: 4 x 16 B reads, 8 x 16 B writes, each
+ * phase of 8 threads on 8 rows: the XOR layout keeps them on distinct banks) into the f16 tile the
+ * mma reads, as q * d rounded once to f16, the value the f16 copy holds (k_llm_dequant_f16): so
+ * y equals k_llm_gemm_sk's over that copy up to the order of the f32 sums. f16 math: q to f16 as
+ * (0x6400 | (q ^ 0x80)) - 1152 (exact), times d (one rounding). */
+#define SK_QK 128                                  /* k per stage */
+#define SK_Q_RAW (SK_BM * SK_QK + SK_BM * 8)       /* quants, then scales */
+#define SK_Q_STAGE (SK_Q_RAW + 64 * SK_QK * 2)     /* + the tokens (laid out for NT 64) */
+#define SK_Q_ST 3
+static_assert(SK_Q_ST * SK_Q_STAGE + 2 * SK_BM * 128 == K_LLM_GEMM_SK_Q8_SHARED_B, "k_llm_gemm_params.h");
+
+/* 8-byte global -> shared copy (cp.async.ca: cg copies only 16) */
+static __device__ __forceinline__ void
+k_sk_cp8(uint32_t dst, const void *src)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(dst), "l"(src));
+}
+
+/* two int8 of w (bytes sel: 0x4140 the low two, 0x4342 the high two) as f16 q * d */
+static __device__ __forceinline__ uint32_t
+k_sk_q2(uint32_t w, uint32_t sel, __half2 d)
+{
+    uint32_t h = __byte_perm(w ^ 0x80808080u, 0x64646464u, sel);
+    __half2 v = __hsub2(*(__half2 *)&h, __half2half2(__ushort_as_half(0x6480))); /* 1152 */
+    v = __hmul2(v, d);
+    return *(uint32_t *)&v;
+}
+
+template <int NT>
+static __device__ __forceinline__ void
+k_sk_q8_body(const struct k_llm_gemm_sk_params &p, uint8_t *sm)
+{
+    constexpr int FN = NT / 8;
+    constexpr int B_CH = NT * (SK_QK / 8); /* 16-byte chunks of the tokens per stage */
+    const struct k_llm_gemm_params &g = p.g;
+    const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const uint32_t splits = p.splits, tile = blockIdx.x / splits, s = blockIdx.x - tile * splits;
+    const uint32_t m0 = tile * SK_BM, k0 = s * p.k_chunk;
+    const uint32_t k1 = k0 + p.k_chunk < g.k ? k0 + p.k_chunk : g.k;
+    const uint32_t kt_count = k1 > k0 ? (k1 - k0) / SK_QK : 0;
+    const uint8_t *W = (const uint8_t *)g.w_va;
+    const uint16_t *X = (const uint16_t *)g.x_va;
+    const uint64_t row_B = (uint64_t)(g.k / 1024) * 1088;
+    const uint32_t sm0 = k_gm_smem(sm), a16 = sm0 + SK_Q_ST * SK_Q_STAGE;
+
+    auto load = [&](uint32_t kt, uint32_t st) {
+        const uint32_t kb = k0 + kt * SK_QK, grp = kb / 1024, b0 = kb % 1024 / 32;
+        const uint32_t sq = sm0 + st * SK_Q_STAGE, sb = sq + SK_Q_RAW;
+        /* quants: chunk ch of row r (0-3 lo of blocks b0.., 4-7 hi) */
+#pragma unroll
+        for (int i = 0; i < SK_BM * 8 / K_LLM_GEMM_SK_THREADS; i++) {
+            const uint32_t c = tid + i * K_LLM_GEMM_SK_THREADS, r = c >> 3, ch = c & 7;
+            const uint32_t gr = m0 + r < g.rows ? m0 + r : g.rows - 1; /* (rows past the end: unused) */
+            const uint8_t *gp = W + gr * row_B + grp * 1088 + (ch < 4 ? 0 : 512) + (b0 + (ch & 3)) * 16;
+            k_gm_cp16(sq + k_sk_off(r, ch), gp, 16);
+        }
+        if (tid < SK_BM) {
+            const uint32_t gr = m0 + tid < g.rows ? m0 + tid : g.rows - 1;
+            k_sk_cp8(sq + SK_BM * SK_QK + tid * 8, W + gr * row_B + grp * 1088 + 1024 + b0 * 2);
+        }
+        /* tokens: half h, row r, chunk ch */
+#pragma unroll
+        for (int i = 0; i < (B_CH + K_LLM_GEMM_SK_THREADS - 1) / K_LLM_GEMM_SK_THREADS; i++) {
+            const uint32_t c = tid + i * K_LLM_GEMM_SK_THREADS;
+            if (c >= (uint32_t)B_CH)
+                break;
+            const uint32_t h = c / (NT * 8), r = (c >> 3) % NT, ch = c & 7;
+            const uint32_t gk = kb + h * 64 + ch * 8;
+            const bool in = r < g.n;
+            k_gm_cp16(sb + h * (NT * 128) + k_sk_off(r, ch), in ? X + (uint64_t)r * g.k + gk : X, in ? 16 : 0);
+        }
+    };
+
+    float acc[FN][4];
+#pragma unroll
+    for (int j = 0; j < FN; j++)
+        acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+#pragma unroll
+    for (int st = 0; st < SK_Q_ST - 1; st++) {
+        if ((uint32_t)st < kt_count)
+            load(st, st);
+        k_gm_commit();
+    }
+    const uint32_t cr = tid & 63, chh = tid >> 6; /* the row and half this thread converts */
+    for (uint32_t kt = 0; kt < kt_count; kt++) {
+        k_gm_wait<SK_Q_ST - 2>();
+        __syncthreads(); /* stage kt landed; every warp is past the mma of kt - 1 (a16 free) */
+        if (kt + SK_Q_ST - 1 < kt_count)
+            load(kt + SK_Q_ST - 1, (kt + SK_Q_ST - 1) % SK_Q_ST);
+        k_gm_commit();
+        const uint32_t sq = sm0 + (kt % SK_Q_ST) * SK_Q_STAGE, sb = sq + SK_Q_RAW;
+        {
+            uint32_t dd, q[4][4]; /* lo, lo, hi, hi of blocks 2 chh, 2 chh + 1 */
+            asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(dd) : "r"(sq + SK_BM * SK_QK + cr * 8 + chh * 4));
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                asm volatile("ld.shared.v4.b32 {%0,%1,%2,%3}, [%4];\n"
+                             : "=r"(q[u][0]), "=r"(q[u][1]), "=r"(q[u][2]), "=r"(q[u][3])
+                             : "r"(sq + k_sk_off(cr, (u >> 1) * 4 + 2 * chh + (u & 1))));
+            /* output chunk c (values 8c..8c+7 of this half): block c / 4, quants (c % 4) * 8 .. */
+#pragma unroll
+            for (int c = 0; c < 8; c++) {
+                const int blk = c >> 2, part = (c & 3) >> 1, w0 = ((c & 1) << 1);
+                const uint32_t *qw = q[part * 2 + blk];
+                const uint16_t dh = (uint16_t)(blk ? dd >> 16 : dd & 0xffff);
+                const __half2 d2 = __half2half2(__ushort_as_half(dh));
+                uint32_t o0 = k_sk_q2(qw[w0], 0x4140, d2), o1 = k_sk_q2(qw[w0], 0x4342, d2);
+                uint32_t o2 = k_sk_q2(qw[w0 + 1], 0x4140, d2), o3 = k_sk_q2(qw[w0 + 1], 0x4342, d2);
+                asm volatile("st.shared.v4.b32 [%0], {%1,%2,%3,%4};\n" ::"r"(a16 + chh * (SK_BM * 128) +
+                                                                             k_sk_off(cr, c)),
+                             "r"(o0), "r"(o1), "r"(o2), "r"(o3));
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const uint32_t sa = a16 + h * (SK_BM * 128), sbh = sb + h * (NT * 128);
+#pragma unroll
+            for (int kk = 0; kk < 4; kk++) {
+                uint32_t af[4];
+                k_gm_ldsm4(af, sa + k_sk_off(warp * 16 + (lane & 15), kk * 2 + (lane >> 4)));
+#pragma unroll
+                for (int j = 0; j < FN; j += 2) {
+                    uint32_t t[4];
+                    k_gm_ldsm4(t, sbh + k_sk_off(j * 8 + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1)));
+                    k_gm_mma<false>(acc[j], af, t[0], t[1]);
+                    k_gm_mma<false>(acc[j + 1], af, t[2], t[3]);
+                }
+            }
+        }
+    }
+    k_gm_wait<0>();
+    k_sk_finish<FN>(p, acc);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_GEMM_SK_THREADS)
+k_llm_gemm_sk_q8_0(const struct k_llm_gemm_sk_params p)
+{
+    extern __shared__ __align__(128) uint8_t sm[];
+    if (blockDim.x != K_LLM_GEMM_SK_THREADS || blockDim.y != 1 || blockDim.z != 1 || !p.splits || !p.k_chunk ||
+        p.k_chunk % SK_QK || p.g.k % 1024 || p.g.n > 64 ||
+        blockIdx.x >= p.splits * ((p.g.rows + SK_BM - 1) / SK_BM))
+        return; /* uniform over the block */
+    if (p.g.n <= 16)
+        k_sk_q8_body<16>(p, sm);
+    else if (p.g.n <= 32)
+        k_sk_q8_body<32>(p, sm);
+    else
+        k_sk_q8_body<64>(p, sm);
 }
 
 extern "C" __global__ void __launch_bounds__(K_LLM_GEMM_SK_THREADS)

@@ -75,14 +75,14 @@ struct k_llm_gemm_params;
 HCQ_MUST_CHECK enum hcq_status llm_gemm_tma_params(struct k_llm_gemm_tma_params *tp,
                                                    const struct k_llm_gemm_params *gp);
 
-/* k_llm_gemm_sk's parameters for gp on a device of sms SMs (llm_prefill.c): k cut so that the
- * grid is about two blocks per SM, within LLM_GEMM_SK_MAX_BLOCKS blocks and LLM_GEMM_SK_MAX_TILES
- * tiles of partial sums at part_va / cnt_va (k_llm_gemm_params.h). Returns the grid (blocks);
- * 0 when gp is not for it (n > 64). */
+/* k_llm_gemm_sk's parameters for gp on a device of sms SMs (llm_prefill.c): k cut into pieces of
+ * a multiple of kstep values (64; k_llm_gemm_sk_q8_0: 128) so that the grid is about two blocks per SM,
+ * within LLM_GEMM_SK_MAX_BLOCKS blocks and LLM_GEMM_SK_MAX_TILES tiles of partial sums at part_va / cnt_va
+ * (k_llm_gemm_params.h). Returns the grid (blocks); 0 when gp is not for it (n > 64). */
 #define LLM_GEMM_SK_MAX_BLOCKS 640u
 #define LLM_GEMM_SK_MAX_TILES 1024u
 struct k_llm_gemm_sk_params;
 uint32_t llm_gemm_sk_split(struct k_llm_gemm_sk_params *sp, const struct k_llm_gemm_params *gp, uint32_t sms,
-                           uint64_t part_va, uint64_t cnt_va);
+                           uint64_t part_va, uint64_t cnt_va, uint32_t kstep);
 
 #endif /* LLM_MODEL_PRIV_H */

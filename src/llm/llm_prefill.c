@@ -31,6 +31,7 @@ llm_pg_free(struct prefill_gemm *pg)
         hcq_program_destroy(pg->prog[i]);
     hcq_program_destroy(pg->gemm_wg);
     hcq_program_destroy(pg->gemm_sk);
+    hcq_program_destroy(pg->gemm_sk_q8);
     memset(pg, 0, sizeof *pg);
 }
 
@@ -79,8 +80,11 @@ llm_pg_init(struct llm_model *m, uint32_t min_n)
     /* k_llm_gemm_sk for n <= 64 tokens (where its cubin or twin loads) */
     const uint64_t part_B = LLM_GEMM_SK_MAX_BLOCKS * (uint64_t)K_LLM_GEMM_SK_PART_B(64);
     const uint64_t cnt_B = 4ull * LLM_GEMM_SK_MAX_TILES;
-    if (hcq_program_load(m->dev, "k_llm_gemm_sk", &pg->gemm_sk) == HCQ_OK)
+    if (hcq_program_load(m->dev, "k_llm_gemm_sk", &pg->gemm_sk) == HCQ_OK) {
         pg->sms = info.sm_count ? info.sm_count : 1;
+        if (hcq_program_load(m->dev, "k_llm_gemm_sk_q8_0", &pg->gemm_sk_q8) != HCQ_OK)
+            pg->gemm_sk_q8 = NULL;
+    }
     if ((st = hcq_buf_alloc(m->dev, pg->w16_B + pg->x16_B + (pg->gemm_sk ? part_B + cnt_B : 0),
                             HCQ_MEM_DEVICE, &pg->buf)))
         goto fail;
@@ -133,11 +137,12 @@ llm_gemm_tma_params(struct k_llm_gemm_tma_params *tp, const struct k_llm_gemm_pa
 
 uint32_t
 llm_gemm_sk_split(struct k_llm_gemm_sk_params *sp, const struct k_llm_gemm_params *gp, uint32_t sms,
-                  uint64_t part_va, uint64_t cnt_va)
+                  uint64_t part_va, uint64_t cnt_va, uint32_t kstep)
 {
     if (!gp->n || gp->n > 64 || !gp->rows)
         return 0;
-    const uint32_t tiles = (gp->rows + K_LLM_GEMM_SK_ROWS - 1) / K_LLM_GEMM_SK_ROWS, kt = (gp->k + 63) / 64;
+    const uint32_t tiles = (gp->rows + K_LLM_GEMM_SK_ROWS - 1) / K_LLM_GEMM_SK_ROWS,
+                   kt = (gp->k + kstep - 1) / kstep;
     /* about two blocks per SM (three fit: 64 KiB of shared memory each), each piece >= 2 k-steps.
      * H200 1B Q4_K_M batch steps of 8 / 32 / 64 sequences, tokens/s with a target of 1, 2, 3, 4
      * blocks per SM: 5034 / 5182 / 4728 / 4636, 16768 / 17103 / 15396 / 14917, 23862 / 24374 /
@@ -149,7 +154,7 @@ llm_gemm_sk_split(struct k_llm_gemm_sk_params *sp, const struct k_llm_gemm_param
         splits = LLM_GEMM_SK_MAX_BLOCKS / tiles;
     if (splits < 2 || tiles > LLM_GEMM_SK_MAX_TILES)
         splits = 1;
-    const uint32_t chunk = 64 * ((kt + splits - 1) / splits);
+    const uint32_t chunk = kstep * ((kt + splits - 1) / splits);
     *sp = (struct k_llm_gemm_sk_params){.g = *gp,
                                         .part_va = part_va,
                                         .cnt_va = cnt_va,
@@ -185,14 +190,22 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
     enum hcq_status st;
     const char *tag = m->tag ? m->tag : "gemm"; /* the caller's label names the GEMM launch */
     m->tag = NULL;
-    /* the f16 copies (llm_pg_cache_f16) when every matrix has one, one after the other */
-    bool cached = true;
-    for (uint32_t i = 0; i < n_w; i++)
+    /* Q8_0R matrices one after the other in memory, n <= 64: k_llm_gemm_sk_q8_0 reads them as they
+     * are (1.06 bytes a value, not the f16 copy's 2) */
+    bool q8 = pg->gemm_sk_q8 && n <= 64 && k % 1024 == 0;
+    const uint64_t q8_row_B = k_llm_row_bytes(K_LLM_T_Q8_0R, k);
+    for (uint32_t i = 0; i < n_w && q8; i++)
+        q8 = ws[i]->type == K_LLM_T_Q8_0R && (!i || ws[i]->va == ws[i - 1]->va + q8_row_B * ws[i - 1]->ne1);
+    bool cached = !q8;
+    for (uint32_t i = 0; i < n_w && q8; i++)
+        rows += ws[i]->ne1;
+    /* else the f16 copies (llm_pg_cache_f16) when every matrix has one, one after the other */
+    for (uint32_t i = 0; i < n_w && !q8; i++)
         cached =
             cached && ws[i]->f16_va && (!i || ws[i]->f16_va == ws[i - 1]->f16_va + 2ull * k * ws[i - 1]->ne1);
     for (uint32_t i = 0; i < n_w && cached; i++)
         rows += ws[i]->ne1;
-    for (uint32_t i = 0; i < n_w && !cached; i++) {
+    for (uint32_t i = 0; i < n_w && !cached && !q8; i++) {
         if ((st = dequant_f16(m, ws[i], pg->w16_va + 2ull * k * rows)))
             return st;
         rows += ws[i]->ne1;
@@ -201,7 +214,9 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
     struct k_llm_cast_f16_params cp = {
         .x_va = x_va, .out_va = pg->x16_va, .n = n, .k = k, .x_stride = x_stride};
     struct k_llm_gemm_params gp = {.x_va = pg->x16_va,
-                                   .w_va = cached ? ws[0]->f16_va : pg->w16_va,
+                                   .w_va = q8       ? ws[0]->va
+                                           : cached ? ws[0]->f16_va
+                                                    : pg->w16_va,
                                    .y_va = y_va,
                                    .b_va = b ? b->va : 0,
                                    .k = k,
@@ -219,7 +234,7 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
         m->x16_of.va = x_va, m->x16_of.n = n, m->x16_of.k = k, m->x16_of.stride = x_stride;
     }
     m->tag = tag;
-    m->tag_B = 2ull * rows * k;
+    m->tag_B = q8 ? q8_row_B * rows : 2ull * rows * k;
     /* the GEMM writes y: an f16 copy of rows there would be stale */
     const uint64_t x16_end =
         m->x16_of.va +
@@ -227,8 +242,12 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
     if (y_va < x16_end && m->x16_of.va < y_va + 4ull * ((uint64_t)(n - 1) * y_stride + rows))
         m->x16_of.va = 0;
     struct k_llm_gemm_sk_params sp;
+    if (q8)
+        return launch_pg(m, pg->gemm_sk_q8,
+                         llm_gemm_sk_split(&sp, &gp, pg->sms, pg->sk_part_va, pg->sk_cnt_va, 128),
+                         K_LLM_GEMM_SK_THREADS, &sp, sizeof sp);
     const uint32_t sk_grid =
-        pg->gemm_sk ? llm_gemm_sk_split(&sp, &gp, pg->sms, pg->sk_part_va, pg->sk_cnt_va) : 0;
+        pg->gemm_sk ? llm_gemm_sk_split(&sp, &gp, pg->sms, pg->sk_part_va, pg->sk_cnt_va, 64) : 0;
     if (sk_grid)
         return launch_pg(m, pg->gemm_sk, sk_grid, K_LLM_GEMM_SK_THREADS, &sp, sizeof sp);
     /* wgmma (128 x 256 tiles, a persistent grid of at most one CTA per SM: its ring fills the

@@ -47,16 +47,18 @@ twin_cast_f16(struct hcq_twin_launch *l)
 }
 
 /* k_llm_gemm (block K_LLM_GEMM_THREADS) and k_llm_gemm_wgmma (K_GEMM_WG_THREADS): the same sums;
- * like the kernels, another block writes nothing. */
+ * like the kernels, another block writes nothing. wtype: the weights' layout, f16 rows (0) or
+ * K_LLM_T_Q8_0R rows (k_llm_gemm_sk_q8_0: each value q * d rounded to f16, as the kernel). */
 static void
-twin_gemm_block(struct hcq_twin_launch *l, uint32_t threads, uint32_t params_off)
+twin_gemm_block(struct hcq_twin_launch *l, uint32_t threads, uint32_t params_off, uint32_t wtype)
 {
     struct k_llm_gemm_params p;
     memcpy(&p, (const uint8_t *)l->params + params_off, sizeof p);
     if (l->block[0] != threads || l->block[1] != 1 || l->block[2] != 1 || !p.n || !p.rows)
         return;
     const uint16_t *x = HCQ_TWIN_PTR(l, p.x_va, 2ull * p.n * p.k);
-    const uint16_t *w = HCQ_TWIN_PTR(l, p.w_va, 2ull * p.rows * p.k);
+    const uint64_t w_row_B = wtype ? k_llm_row_bytes(wtype, p.k) : 2ull * p.k;
+    const uint8_t *w = HCQ_TWIN_PTR(l, p.w_va, w_row_B * p.rows);
     float *y = HCQ_TWIN_PTR(l, p.y_va, 4ull * ((uint64_t)(p.n - 1) * p.y_stride + p.rows));
     const float *b = p.b_va ? HCQ_TWIN_PTR(l, p.b_va, 4ull * p.rows) : NULL;
     if ((p.k && (!x || !w)) || !y || (p.b_va && !b))
@@ -71,8 +73,15 @@ twin_gemm_block(struct hcq_twin_launch *l, uint32_t threads, uint32_t params_off
     for (uint64_t i = 0; i < (uint64_t)p.n * p.k; i++)
         xf[i] = ops_half_f16_to_f32(x[i]);
     for (uint64_t r = 0; r < p.rows; r++) {
-        for (uint32_t j = 0; j < p.k; j++)
-            wr[j] = ops_half_f16_to_f32(w[r * p.k + j]);
+        const uint8_t *row = w + r * w_row_B;
+        for (uint32_t j = 0; j < p.k; j++) {
+            uint16_t h;
+            if (wtype)
+                h = ops_half_f32_to_f16(k_llm_dq_at(wtype, row, j));
+            else
+                memcpy(&h, row + 2ull * j, 2);
+            wr[j] = ops_half_f16_to_f32(h);
+        }
         for (uint64_t i = 0; i < p.n; i++) {
             double s = 0;
             for (uint32_t j = 0; j < p.k; j++)
@@ -88,27 +97,38 @@ twin_gemm_block(struct hcq_twin_launch *l, uint32_t threads, uint32_t params_off
 static void
 twin_gemm(struct hcq_twin_launch *l)
 {
-    twin_gemm_block(l, K_LLM_GEMM_THREADS, 0);
+    twin_gemm_block(l, K_LLM_GEMM_THREADS, 0, 0);
 }
 
 static void
 twin_gemm_wgmma(struct hcq_twin_launch *l)
 {
-    twin_gemm_block(l, K_GEMM_WG_THREADS, 0);
+    twin_gemm_block(l, K_GEMM_WG_THREADS, 0, 0);
 }
 
 /* k_llm_gemm_sk: the same sums whatever the split (its k_llm_gemm_params first) */
 static void
 twin_gemm_sk(struct hcq_twin_launch *l)
 {
-    twin_gemm_block(l, K_LLM_GEMM_SK_THREADS, offsetof(struct k_llm_gemm_sk_params, g));
+    twin_gemm_block(l, K_LLM_GEMM_SK_THREADS, offsetof(struct k_llm_gemm_sk_params, g), 0);
+}
+
+/* k_llm_gemm_sk_q8_0: the same over Q8_0R rows, under the kernel's own preconditions */
+static void
+twin_gemm_sk_q8_0(struct hcq_twin_launch *l)
+{
+    struct k_llm_gemm_sk_params p;
+    memcpy(&p, l->params, sizeof p);
+    if (p.g.k % 1024 || !p.k_chunk || p.k_chunk % 128 || p.g.n > 64)
+        return;
+    twin_gemm_block(l, K_LLM_GEMM_SK_THREADS, offsetof(struct k_llm_gemm_sk_params, g), K_LLM_T_Q8_0R);
 }
 
 /* k_llm_gemm_wgmma_tma: the same, its k_llm_gemm_params after the two tensor maps */
 static void
 twin_gemm_wgmma_tma(struct hcq_twin_launch *l)
 {
-    twin_gemm_block(l, K_GEMM_WG_THREADS, offsetof(struct k_llm_gemm_tma_params, g));
+    twin_gemm_block(l, K_GEMM_WG_THREADS, offsetof(struct k_llm_gemm_tma_params, g), 0);
 }
 
 const struct hcq_kernel_desc ops_llm_gemm_kernels[] = {
@@ -117,6 +137,8 @@ const struct hcq_kernel_desc ops_llm_gemm_kernels[] = {
     {"k_llm_gemm", "k_llm_gemm", sizeof(struct k_llm_gemm_params), twin_gemm},
     {"k_llm_gemm_sk", "k_llm_gemm_sk", sizeof(struct k_llm_gemm_sk_params), twin_gemm_sk,
      K_LLM_GEMM_SK_SHARED_B},
+    {"k_llm_gemm_sk_q8_0", "k_llm_gemm_sk", sizeof(struct k_llm_gemm_sk_params), twin_gemm_sk_q8_0,
+     K_LLM_GEMM_SK_Q8_SHARED_B},
     /* sm_90a only (Makefile CU_SM90A_SRCS); its ring in dynamic shared memory */
     {"k_llm_gemm_wgmma", "k_gemm_wgmma", sizeof(struct k_llm_gemm_params), twin_gemm_wgmma,
      K_GEMM_WG_SHARED_B, 90},

@@ -8,9 +8,10 @@
  * Bound: identical f16 bits, or one f16 step where the device may fuse a multiply-add
  * (Q4_K/Q5_K: d sc q - dmin m).
  * And the prefill GEMM itself, k_llm_gemm and (where its sm_90a cubin or twin loads)
- * k_llm_gemm_wgmma, and the split-k kernel of few tokens k_llm_gemm_sk (run twice: bit-identical),
- * with bias, accumulation and a padded y stride on odd shapes, against a double reference within k 2^-23
- * sum|x w| + 2^-22 (|ref| + |y0| + |b|).
+ * k_llm_gemm_wgmma, and the split-k kernel of few tokens k_llm_gemm_sk (run twice: bit-identical)
+ * and its twin over Q8_0R weights k_llm_gemm_sk_q8_0 (the reference: each weight q * d rounded to
+ * f16, the value its f16 copy holds; k of whole 1024-value groups), with bias, accumulation and a padded y
+ * stride on odd shapes, against a double reference within k 2^-23 sum|x w| + 2^-22 (|ref| + |y0| + |b|).
  */
 #include "harness.h"
 #include "hcq.h"
@@ -144,9 +145,11 @@ done:;
  * (the gap columns must keep their poison), grid `grid` (0: the launcher's own). k_llm_gemm_sk
  * (wg 3): the launcher's split (llm_gemm_sk_split), or with grid_x one piece per 64 k (the most
  * splits); run twice, the second result must be the first bit for bit (the partials are summed in
- * a fixed order, and the counters were left zero). */
-static const char *const gemm_names[4] = {"k_llm_gemm", "k_llm_gemm_wgmma", "k_llm_gemm_wgmma_tma",
-                                          "k_llm_gemm_sk"};
+ * a fixed order, and the counters were left zero). wg 4: k_llm_gemm_sk_q8_0, the same over Q8_0R
+ * rows of random Q8_0 blocks (make_rows), split in pieces of 128 k. */
+#define N_GEMM 5
+static const char *const gemm_names[N_GEMM] = {"k_llm_gemm", "k_llm_gemm_wgmma", "k_llm_gemm_wgmma_tma",
+                                               "k_llm_gemm_sk", "k_llm_gemm_sk_q8_0"};
 
 static void
 gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_program *prog, int wg,
@@ -158,22 +161,32 @@ gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_
     float *b = malloc(4ull * rows), *y0 = malloc(4 * ny), *y = malloc(4 * ny);
     struct hcq_buf *xb = NULL, *wbuf = NULL, *bb = NULL, *yb = NULL, *pb = NULL;
     float *y1 = malloc(4 * ny);
+    uint8_t *wq = NULL; /* wg 4: the Q8_0R rows uploaded; w their values in f16 */
     CHECK(y1);
     CHECK(x && w && b && y0 && y);
     for (uint64_t i = 0; i < (uint64_t)n * k; i++)
         x[i] = ops_half_f32_to_f16(frand());
-    for (uint64_t i = 0; i < (uint64_t)rows * k; i++)
-        w[i] = ops_half_f32_to_f16(frand());
+    uint32_t wtype = 0;
+    const uint64_t w_B = wg == 4 ? llm_type_row_bytes(LLM_TYPE_Q8_0, k) * rows : 2ull * rows * k;
+    if (wg == 4) {
+        CHECK((wq = make_rows(LLM_TYPE_Q8_0, rows, k, &wtype)) && wtype == K_LLM_T_Q8_0R);
+        for (uint64_t r = 0; r < rows; r++)
+            for (uint32_t j = 0; j < k; j++)
+                w[r * k + j] = ops_half_f32_to_f16(k_llm_dq_at(wtype, wq + r * (w_B / rows), j));
+    } else {
+        for (uint64_t i = 0; i < (uint64_t)rows * k; i++)
+            w[i] = ops_half_f32_to_f16(frand());
+    }
     for (uint32_t i = 0; i < rows; i++)
         b[i] = frand();
     for (uint64_t i = 0; i < ny; i++) /* accumulate: random starting values; else NaN poison */
         y0[i] = acc ? frand() : NAN;
     CHECK_OK(hcq_buf_alloc(dev, 2ull * n * k + 2, HCQ_MEM_DEVICE, &xb));
-    CHECK_OK(hcq_buf_alloc(dev, 2ull * rows * k + 2, HCQ_MEM_DEVICE, &wbuf));
+    CHECK_OK(hcq_buf_alloc(dev, w_B + 2, HCQ_MEM_DEVICE, &wbuf));
     CHECK_OK(hcq_buf_alloc(dev, 4ull * rows, HCQ_MEM_DEVICE, &bb));
     CHECK_OK(hcq_buf_alloc(dev, 4 * ny, HCQ_MEM_DEVICE, &yb));
     CHECK_OK(hcq_buf_write(xb, 0, x, 2ull * n * k));
-    CHECK_OK(hcq_buf_write(wbuf, 0, w, 2ull * rows * k));
+    CHECK_OK(hcq_buf_write(wbuf, 0, wq ? (const void *)wq : w, w_B));
     CHECK_OK(hcq_buf_write(bb, 0, b, 4ull * rows));
     CHECK_OK(hcq_buf_write(yb, 0, y0, 4 * ny));
     struct k_llm_gemm_params p = {.x_va = hcq_buf_va(xb),
@@ -189,18 +202,19 @@ gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_
     uint32_t tiles = ((n + tm - 1) / tm) * ((rows + tn - 1) / tn), cap = wg && sms ? sms : 65535;
     uint32_t grid[3] = {grid_x ? grid_x : tiles > cap ? cap : tiles, 1, 1};
     uint32_t block[3] = {wg ? K_GEMM_WG_THREADS : K_LLM_GEMM_THREADS, 1, 1};
-    if (wg == 3) { /* partial sums, then zeroed counters */
+    if (wg >= 3) { /* partial sums, then zeroed counters */
         const uint64_t part_B = LLM_GEMM_SK_MAX_BLOCKS * (uint64_t)K_LLM_GEMM_SK_PART_B(64);
         static const uint32_t zero[LLM_GEMM_SK_MAX_TILES];
         CHECK_OK(hcq_buf_alloc(dev, part_B + sizeof zero, HCQ_MEM_DEVICE, &pb));
         CHECK_OK(hcq_buf_write(pb, part_B, zero, sizeof zero));
         struct k_llm_gemm_sk_params sp;
-        grid[0] = llm_gemm_sk_split(&sp, &p, sms ? sms : 1, hcq_buf_va(pb), hcq_buf_va(pb) + part_B);
+        const uint32_t ks = wg == 4 ? 128 : 64;
+        grid[0] = llm_gemm_sk_split(&sp, &p, sms ? sms : 1, hcq_buf_va(pb), hcq_buf_va(pb) + part_B, ks);
         CHECK(grid[0] > 0);
         const uint32_t tiles_sk = (rows + K_LLM_GEMM_SK_ROWS - 1) / K_LLM_GEMM_SK_ROWS;
-        if (grid_x && tiles_sk * ((k + 63) / 64) <= LLM_GEMM_SK_MAX_BLOCKS) {
-            sp.k_chunk = 64;
-            sp.splits = (k + 63) / 64;
+        if (grid_x && tiles_sk * ((k + ks - 1) / ks) <= LLM_GEMM_SK_MAX_BLOCKS) {
+            sp.k_chunk = ks;
+            sp.splits = (k + ks - 1) / ks;
             grid[0] = sp.splits * tiles_sk;
         }
         block[0] = K_LLM_GEMM_SK_THREADS;
@@ -219,7 +233,7 @@ gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_
     } else {
         CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
     }
-    if (wg != 3)
+    if (wg < 3)
         CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
     CHECK_OK(hcq_buf_read(yb, 0, y, 4 * ny));
     int bad = 0;
@@ -248,12 +262,12 @@ gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_
                    (unsigned long long)r, y[i], ref, tol);
     }
     CHECK(bad == 0);
-    if (wg == 3)
-        CHECKF(!memcmp(y, y1, 4 * ny), "k_llm_gemm_sk n %u rows %u k %u grid %u: a second run differs", n,
-               rows, k, grid[0]);
+    if (wg >= 3)
+        CHECKF(!memcmp(y, y1, 4 * ny), "%s n %u rows %u k %u grid %u: a second run differs", gemm_names[wg],
+               n, rows, k, grid[0]);
 done:
     hcq_buf_free(xb), hcq_buf_free(wbuf), hcq_buf_free(bb), hcq_buf_free(yb), hcq_buf_free(pb);
-    free(x), free(w), free(b), free(y0), free(y), free(y1);
+    free(x), free(w), free(b), free(y0), free(y), free(y1), free(wq);
 }
 
 /* Both GEMM kernels on device dn; false when it does not open. */
@@ -262,7 +276,7 @@ gemm_device(struct th *t, const char *dn)
 {
     struct hcq_device *dev = NULL;
     struct hcq_queue *q = NULL;
-    struct hcq_program *prog[4] = {NULL, NULL, NULL, NULL};
+    struct hcq_program *prog[N_GEMM] = {NULL};
     struct hcq_device_info info;
     if (hcq_device_open(dn, &dev) != HCQ_OK) {
         printf("    %s: does not open here, skipped\n", dn);
@@ -273,26 +287,28 @@ gemm_device(struct th *t, const char *dn)
     CHECK_OK(hcq_program_load(dev, "k_llm_gemm", &prog[0]));
     /* the wgmma kernel: twins on cpu/emu, the sm_90a cubin on sm_90 GPUs (none elsewhere) */
     CHECK_OK(hcq_program_load(dev, "k_llm_gemm_sk", &prog[3]));
+    CHECK_OK(hcq_program_load(dev, "k_llm_gemm_sk_q8_0", &prog[4]));
     for (int i = 1; i < 3; i++)
         if (hcq_program_load(dev, gemm_names[i], &prog[i]) != HCQ_OK)
             printf("    %s (%s): no %s here\n", dn, info.arch, gemm_names[i]);
     const bool host = !strcmp(info.backend, "cpu") || info.emulated;
-    for (int wg = 0; wg < 4 && !t->failed; wg++) {
+    for (int wg = 0; wg < N_GEMM && !t->failed; wg++) {
         if (!prog[wg])
             continue;
-        for (int c = 0; c < (wg == 3 ? 8 : 4) && !t->failed; c++) {
+        for (int c = 0; c < (wg >= 3 ? 8 : 4) && !t->failed; c++) {
             /* odd sizes; on GPUs up to 3 x 3 wgmma tiles and 128 k-steps (the ring wraps); the
              * split kernel: 1-64 tokens (each of its three token tiles) */
             rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-            const uint32_t n = 1 + (uint32_t)(rng % (wg == 3 ? 64 : host ? 150 : 300));
+            const uint32_t n = 1 + (uint32_t)(rng % (wg >= 3 ? 64 : host ? 150 : 300));
             const uint32_t rows = 1 + (uint32_t)((rng >> 16) % (host ? 300 : 600));
-            const uint32_t k = 8 * (1 + (uint32_t)((rng >> 32) % (host ? 40 : 128)));
+            const uint32_t k = wg == 4 ? 1024 * (1 + (uint32_t)((rng >> 32) % (host ? 2 : 4)))
+                                       : 8 * (1 + (uint32_t)((rng >> 32) % (host ? 40 : 128)));
             gemm_case(t, dev, q, prog[wg], wg, n, rows, k, c & 1, c & 2, c % 4 == 3 ? 3 : 0, info.sm_count);
         }
         printf("    %s: %s checked\n", dn, gemm_names[wg]);
     }
 done:
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < N_GEMM; i++)
         hcq_program_destroy(prog[i]);
     hcq_queue_destroy(q);
     hcq_device_close(dev);
