@@ -201,21 +201,26 @@ k_sk_body(const struct k_llm_gemm_sk_params &p, uint8_t *sm)
 }
 
 /* ==== k_llm_gemm_sk_q8_0: the weights as Q8_0R rows (k_llm_quant.h: groups of 1024 values, lo[32][16]
- * | hi[32][16] | d[32]), dequantized to f16 in shared memory on the way to the mma.
+ * | hi[32][16] | d[32]), dequantized in registers straight into the mma's A fragments.
  * Why: a batch step read the f16 copy of Q8_0 weights, 2 bytes a value against the file's 1.06
- * (H200 1B Q8_0, 8 sequences: the matmuls 0.98 of a 1.36 ms step at 1.3-2.8 TB/s).
+ * (H200 1B Q8_0, 8 sequences: the matmuls 0.98 of a 1.36 ms step at 1.3-2.8 TB/s). A first form
+ * that wrote the dequantized tile to shared memory for ldmatrix (a second barrier per stage, the
+ * conversion not overlapped) ran slower than the f16 copy: gate 15.3 vs 12.1 us at 8 sequences.
  * A stage is 128 k values: of 64 rows the quants of 4 blocks (lo 64 B and hi 64 B, contiguous in
- * the group) and their 4 scales (8 B), and the tokens' 128 f16 values as two 64-wide halves. Then
- * thread t converts row t % 64, half t / 64 (two blocks: 4 x 16 B reads, 8 x 16 B writes, each
- * phase of 8 threads on 8 rows: the XOR layout keeps them on distinct banks) into the f16 tile the
- * mma reads, as q * d rounded once to f16, the value the f16 copy holds (k_llm_dequant_f16): so
- * y equals k_llm_gemm_sk's over that copy up to the order of the f32 sums. f16 math: q to f16 as
- * (0x6400 | (q ^ 0x80)) - 1152 (exact), times d (one rounding). */
-#define SK_QK 128                                  /* k per stage */
-#define SK_Q_RAW (SK_BM * SK_QK + SK_BM * 8)       /* quants, then scales */
-#define SK_Q_STAGE (SK_Q_RAW + 64 * SK_QK * 2)     /* + the tokens (laid out for NT 64) */
+ * the group) and their 4 scales (8 B), and the tokens' 128 f16 values, two 64-wide halves.
+ * The sum over k does not care in which order k is visited, so each 16-k mma step takes a
+ * permuted set: in a 64-k half, thread (g = lane / 4, t = lane % 4) reads 16 quants of its rows
+ * g, g + 8 at k 16t .. 16t+15 (one 16-byte load each: the lo or hi part of one block) and for
+ * step s uses k 16t + 4s .. +3 as the fragment's k 2t, 2t+1, 2t+8, 2t+9; the tokens' fragment
+ * takes the same k: 8 bytes of each token row at 16t + 4s (one 16-byte load serves two steps).
+ * A value is q * d rounded once to f16 (the f16 copy's value, k_llm_dequant_f16): q to f16 as
+ * (0x6400 | (q ^ 0x80)) - 1152 (exact), times d. So y equals k_llm_gemm_sk's over the f16 copy
+ * up to the order of the f32 sums. */
+#define SK_QK 128                              /* k per stage */
+#define SK_Q_RAW (SK_BM * SK_QK + SK_BM * 8)   /* quants, then scales */
+#define SK_Q_STAGE (SK_Q_RAW + 64 * SK_QK * 2) /* + the tokens (laid out for NT 64) */
 #define SK_Q_ST 3
-static_assert(SK_Q_ST * SK_Q_STAGE + 2 * SK_BM * 128 == K_LLM_GEMM_SK_Q8_SHARED_B, "k_llm_gemm_params.h");
+static_assert(SK_Q_ST * SK_Q_STAGE == K_LLM_GEMM_SK_Q8_SHARED_B, "k_llm_gemm_params.h");
 
 /* 8-byte global -> shared copy (cp.async.ca: cg copies only 16) */
 static __device__ __forceinline__ void
@@ -234,6 +239,21 @@ k_sk_q2(uint32_t w, uint32_t sel, __half2 d)
     return *(uint32_t *)&v;
 }
 
+/* Byte offset of quant chunk ch (0-3: lo of the stage's blocks, 4-7: hi) of row r: chunk XOR
+ * 2 (r & 1), so that the chunks {2h, 2h+1, 4+2h, 5+2h} a phase reads of rows r and r + 1 (the
+ * four t of two g) fall on disjoint banks. */
+static __device__ __forceinline__ uint32_t
+k_sk_qoff(uint32_t r, uint32_t ch)
+{
+    return r * 128 + ((ch ^ ((r & 1) << 1)) & 7) * 16;
+}
+
+static __device__ __forceinline__ void
+k_sk_lds128(uint32_t (&v)[4], uint32_t addr)
+{
+    asm volatile("ld.shared.v4.b32 {%0,%1,%2,%3}, [%4];\n" : "=r"(v[0]), "=r"(v[1]), "=r"(v[2]), "=r"(v[3]) : "r"(addr));
+}
+
 template <int NT>
 static __device__ __forceinline__ void
 k_sk_q8_body(const struct k_llm_gemm_sk_params &p, uint8_t *sm)
@@ -249,18 +269,17 @@ k_sk_q8_body(const struct k_llm_gemm_sk_params &p, uint8_t *sm)
     const uint8_t *W = (const uint8_t *)g.w_va;
     const uint16_t *X = (const uint16_t *)g.x_va;
     const uint64_t row_B = (uint64_t)(g.k / 1024) * 1088;
-    const uint32_t sm0 = k_gm_smem(sm), a16 = sm0 + SK_Q_ST * SK_Q_STAGE;
+    const uint32_t sm0 = k_gm_smem(sm);
 
     auto load = [&](uint32_t kt, uint32_t st) {
         const uint32_t kb = k0 + kt * SK_QK, grp = kb / 1024, b0 = kb % 1024 / 32;
         const uint32_t sq = sm0 + st * SK_Q_STAGE, sb = sq + SK_Q_RAW;
-        /* quants: chunk ch of row r (0-3 lo of blocks b0.., 4-7 hi) */
 #pragma unroll
         for (int i = 0; i < SK_BM * 8 / K_LLM_GEMM_SK_THREADS; i++) {
             const uint32_t c = tid + i * K_LLM_GEMM_SK_THREADS, r = c >> 3, ch = c & 7;
             const uint32_t gr = m0 + r < g.rows ? m0 + r : g.rows - 1; /* (rows past the end: unused) */
             const uint8_t *gp = W + gr * row_B + grp * 1088 + (ch < 4 ? 0 : 512) + (b0 + (ch & 3)) * 16;
-            k_gm_cp16(sq + k_sk_off(r, ch), gp, 16);
+            k_gm_cp16(sq + k_sk_qoff(r, ch), gp, 16);
         }
         if (tid < SK_BM) {
             const uint32_t gr = m0 + tid < g.rows ? m0 + tid : g.rows - 1;
@@ -289,50 +308,43 @@ k_sk_q8_body(const struct k_llm_gemm_sk_params &p, uint8_t *sm)
             load(st, st);
         k_gm_commit();
     }
-    const uint32_t cr = tid & 63, chh = tid >> 6; /* the row and half this thread converts */
+    const uint32_t gq = lane >> 2, tq = lane & 3, r0 = warp * 16 + gq; /* rows r0, r0 + 8 */
     for (uint32_t kt = 0; kt < kt_count; kt++) {
         k_gm_wait<SK_Q_ST - 2>();
-        __syncthreads(); /* stage kt landed; every warp is past the mma of kt - 1 (a16 free) */
+        __syncthreads(); /* stage kt landed; every warp is past stage kt - 1 (its slot is free) */
         if (kt + SK_Q_ST - 1 < kt_count)
             load(kt + SK_Q_ST - 1, (kt + SK_Q_ST - 1) % SK_Q_ST);
         k_gm_commit();
         const uint32_t sq = sm0 + (kt % SK_Q_ST) * SK_Q_STAGE, sb = sq + SK_Q_RAW;
-        {
-            uint32_t dd, q[4][4]; /* lo, lo, hi, hi of blocks 2 chh, 2 chh + 1 */
-            asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(dd) : "r"(sq + SK_BM * SK_QK + cr * 8 + chh * 4));
-#pragma unroll
-            for (int u = 0; u < 4; u++)
-                asm volatile("ld.shared.v4.b32 {%0,%1,%2,%3}, [%4];\n"
-                             : "=r"(q[u][0]), "=r"(q[u][1]), "=r"(q[u][2]), "=r"(q[u][3])
-                             : "r"(sq + k_sk_off(cr, (u >> 1) * 4 + 2 * chh + (u & 1))));
-            /* output chunk c (values 8c..8c+7 of this half): block c / 4, quants (c % 4) * 8 .. */
-#pragma unroll
-            for (int c = 0; c < 8; c++) {
-                const int blk = c >> 2, part = (c & 3) >> 1, w0 = ((c & 1) << 1);
-                const uint32_t *qw = q[part * 2 + blk];
-                const uint16_t dh = (uint16_t)(blk ? dd >> 16 : dd & 0xffff);
-                const __half2 d2 = __half2half2(__ushort_as_half(dh));
-                uint32_t o0 = k_sk_q2(qw[w0], 0x4140, d2), o1 = k_sk_q2(qw[w0], 0x4342, d2);
-                uint32_t o2 = k_sk_q2(qw[w0 + 1], 0x4140, d2), o3 = k_sk_q2(qw[w0 + 1], 0x4342, d2);
-                asm volatile("st.shared.v4.b32 [%0], {%1,%2,%3,%4};\n" ::"r"(a16 + chh * (SK_BM * 128) +
-                                                                             k_sk_off(cr, c)),
-                             "r"(o0), "r"(o1), "r"(o2), "r"(o3));
-            }
-        }
-        __syncthreads();
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            const uint32_t sa = a16 + h * (SK_BM * 128), sbh = sb + h * (NT * 128);
+            /* this thread's 16 quants of rows r0, r0 + 8: block 2h + tq / 2, its lo (tq even) or hi part */
+            const uint32_t ch = (tq & 1) * 4 + 2 * h + (tq >> 1), blk = 2 * h + (tq >> 1);
+            uint32_t qa[4], qb[4];
+            k_sk_lds128(qa, sq + k_sk_qoff(r0, ch));
+            k_sk_lds128(qb, sq + k_sk_qoff(r0 + 8, ch));
+            uint16_t da, db;
+            asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(da) : "r"(sq + SK_BM * SK_QK + r0 * 8 + blk * 2));
+            asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(db) : "r"(sq + SK_BM * SK_QK + (r0 + 8) * 8 + blk * 2));
+            const __half2 d2a = __half2half2(__ushort_as_half(da)), d2b = __half2half2(__ushort_as_half(db));
+            const uint32_t sbh = sb + h * (NT * 128);
 #pragma unroll
-            for (int kk = 0; kk < 4; kk++) {
-                uint32_t af[4];
-                k_gm_ldsm4(af, sa + k_sk_off(warp * 16 + (lane & 15), kk * 2 + (lane >> 4)));
+            for (int s2 = 0; s2 < 2; s2++) { /* steps 2 s2, 2 s2 + 1: the tokens' 16 bytes at k 16t + 8 s2 */
+                uint32_t bt[FN][4];
 #pragma unroll
-                for (int j = 0; j < FN; j += 2) {
-                    uint32_t t[4];
-                    k_gm_ldsm4(t, sbh + k_sk_off(j * 8 + (lane & 7) + ((lane >> 4) << 3), kk * 2 + ((lane >> 3) & 1)));
-                    k_gm_mma<false>(acc[j], af, t[0], t[1]);
-                    k_gm_mma<false>(acc[j + 1], af, t[2], t[3]);
+                for (int j = 0; j < FN; j++)
+                    k_sk_lds128(bt[j], sbh + k_sk_off(j * 8 + gq, 2 * tq + s2));
+#pragma unroll
+                for (int u = 0; u < 2; u++) {
+                    const int st = 2 * s2 + u; /* quant word st: k 16t + 4 st .. +3 */
+                    uint32_t af[4];
+                    af[0] = k_sk_q2(qa[st], 0x4140, d2a);
+                    af[1] = k_sk_q2(qb[st], 0x4140, d2b);
+                    af[2] = k_sk_q2(qa[st], 0x4342, d2a);
+                    af[3] = k_sk_q2(qb[st], 0x4342, d2b);
+#pragma unroll
+                    for (int j = 0; j < FN; j++)
+                        k_gm_mma<false>(acc[j], af, bt[j][2 * u], bt[j][2 * u + 1]);
                 }
             }
         }
