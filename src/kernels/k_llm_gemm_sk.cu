@@ -216,17 +216,11 @@ k_sk_body(const struct k_llm_gemm_sk_params &p, uint8_t *sm)
  * A value is q * d rounded once to f16 (the f16 copy's value, k_llm_dequant_f16): q to f16 as
  * (0x6400 | (q ^ 0x80)) - 1152 (exact), times d. So y equals k_llm_gemm_sk's over the f16 copy
  * up to the order of the f32 sums. */
-#define SK_QK 128                            /* k per stage */
-#define SK_Q_RAW (SK_BM * SK_QK + SK_BM * 8) /* quants, then scales; then the NT tokens */
-/* Stages: as many as the shared memory holds for NT tokens (the weights' bytes in flight set the
- * speed at few tokens: 3 stages of the 64-token layout at 8 tokens read the gate matrix at 1.6 TB/s) */
-template <int NT>
-struct k_sk_q_ring {
-    static constexpr uint32_t stage = SK_Q_RAW + NT * SK_QK * 2;
-    static constexpr uint32_t count = K_LLM_GEMM_SK_Q8_SHARED_B / stage;
-};
-static_assert(k_sk_q_ring<16>::count == 5 && k_sk_q_ring<32>::count == 4 && k_sk_q_ring<64>::count == 3,
-              "k_llm_gemm_params.h");
+#define SK_QK 128                              /* k per stage */
+#define SK_Q_RAW (SK_BM * SK_QK + SK_BM * 8)   /* quants, then scales */
+#define SK_Q_STAGE (SK_Q_RAW + 64 * SK_QK * 2) /* + the tokens (laid out for NT 64) */
+#define SK_Q_ST 3
+static_assert(SK_Q_ST * SK_Q_STAGE == K_LLM_GEMM_SK_Q8_SHARED_B, "k_llm_gemm_params.h");
 
 /* 8-byte global -> shared copy (cp.async.ca: cg copies only 16) */
 static __device__ __forceinline__ void
@@ -265,7 +259,6 @@ static __device__ __forceinline__ void
 k_sk_q8_body(const struct k_llm_gemm_sk_params &p, uint8_t *sm)
 {
     constexpr int FN = NT / 8;
-    constexpr uint32_t ST = k_sk_q_ring<NT>::count, STAGE = k_sk_q_ring<NT>::stage;
     constexpr int B_CH = NT * (SK_QK / 8); /* 16-byte chunks of the tokens per stage */
     const struct k_llm_gemm_params &g = p.g;
     const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -280,7 +273,7 @@ k_sk_q8_body(const struct k_llm_gemm_sk_params &p, uint8_t *sm)
 
     auto load = [&](uint32_t kt, uint32_t st) {
         const uint32_t kb = k0 + kt * SK_QK, grp = kb / 1024, b0 = kb % 1024 / 32;
-        const uint32_t sq = sm0 + st * STAGE, sb = sq + SK_Q_RAW;
+        const uint32_t sq = sm0 + st * SK_Q_STAGE, sb = sq + SK_Q_RAW;
 #pragma unroll
         for (int i = 0; i < SK_BM * 8 / K_LLM_GEMM_SK_THREADS; i++) {
             const uint32_t c = tid + i * K_LLM_GEMM_SK_THREADS, r = c >> 3, ch = c & 7;
@@ -310,19 +303,19 @@ k_sk_q8_body(const struct k_llm_gemm_sk_params &p, uint8_t *sm)
     for (int j = 0; j < FN; j++)
         acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
 #pragma unroll
-    for (int st = 0; st < ST - 1; st++) {
+    for (int st = 0; st < SK_Q_ST - 1; st++) {
         if ((uint32_t)st < kt_count)
             load(st, st);
         k_gm_commit();
     }
     const uint32_t gq = lane >> 2, tq = lane & 3, r0 = warp * 16 + gq; /* rows r0, r0 + 8 */
     for (uint32_t kt = 0; kt < kt_count; kt++) {
-        k_gm_wait<ST - 2>();
+        k_gm_wait<SK_Q_ST - 2>();
         __syncthreads(); /* stage kt landed; every warp is past stage kt - 1 (its slot is free) */
-        if (kt + ST - 1 < kt_count)
-            load(kt + ST - 1, (kt + ST - 1) % ST);
+        if (kt + SK_Q_ST - 1 < kt_count)
+            load(kt + SK_Q_ST - 1, (kt + SK_Q_ST - 1) % SK_Q_ST);
         k_gm_commit();
-        const uint32_t sq = sm0 + (kt % ST) * STAGE, sb = sq + SK_Q_RAW;
+        const uint32_t sq = sm0 + (kt % SK_Q_ST) * SK_Q_STAGE, sb = sq + SK_Q_RAW;
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             /* this thread's 16 quants of rows r0, r0 + 8: block 2h + tq / 2, its lo (tq even) or hi part */
