@@ -178,6 +178,20 @@ else
     bad "second server (--timeout 1 --max-queue 0) starts"
 fi
 
+# --parallel 256 with -b 8: the batch's rows are raised to the slots (a batch of more slots than the
+# model's rows used to be refused at start), and a request is answered
+if start_server --parallel 256 -b 8; then
+    code=$(curl -s -o "$tmp/out" -w '%{http_code}' -H "Authorization: Bearer $key" "http://127.0.0.1:$port/v1/completions" \
+        -d '{"prompt": "Once upon a time", "max_tokens": 4, "temperature": 0}')
+    grep -q "(256 slots" "$tmp/err" && [ "$code" = 200 ] && grep -q '"completion_tokens":4' "$tmp/out" &&
+        ok "--parallel 256 -b 8: starts with 256 slots, answers" || bad "--parallel 256 -b 8: $code $(head -c 300 "$tmp/out")"
+    kill -TERM "$pid"
+    wait "$pid"
+    pid=
+else
+    bad "server with --parallel 256 -b 8 starts"
+fi
+
 # bad options: exit 2 naming them; a port in use: exit 1
 "$cli" serve >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q -- "-m FILE is required" "$tmp/err" && ok "serve without -m: exit 2" || bad "serve without -m"
