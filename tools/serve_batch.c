@@ -44,19 +44,8 @@ static void
 slot_end(struct srv_gen *g, struct slot *sl, enum srv_finish fin, bool stop_hit, const char *error)
 {
     struct srv_job *j = sl->j;
-    char out[64];
-    if (!error && (fin == SRV_FIN_LENGTH || (fin == SRV_FIN_STOP && !stop_hit))) {
-        /* (as run_job) the held UTF-8 bytes, then the held text that began like a stop string */
-        size_t w = llm_detok_flush(&sl->d, out, sizeof out);
-        if (!srv_sf_append(&sl->f, out, w)) {
-            fin = SRV_FIN_ERROR;
-            error = "out of memory";
-        } else if (srv_sf_step(&sl->f, j)) {
-            fin = SRV_FIN_STOP;
-        } else {
-            srv_send_text(j, sl->f.buf, sl->f.len);
-        }
-    }
+    if (!error)
+        fin = srv_end_text(j, &sl->d, &sl->f, fin, stop_hit, &error);
     srv_add_time(g, &g->st.decode_s, 0, &g->st.completion_tokens, sl->ct);
     srv_finish(g, j, fin, error, sl->cnt, sl->ct);
     llm_batch_seq_remove(g->b, sl->seq);
@@ -119,10 +108,9 @@ slot_emit(struct srv_gen *g, struct slot *sl, uint32_t n_ctx)
     sl->stepped = false;
     if (atomic_load(&sl->j->cancel))
         return slot_end(g, sl, SRV_FIN_CANCELLED, false, NULL);
-    if ((r->max_tokens >= 0 && sl->ct >= r->max_tokens) || sl->pos >= n_ctx)
-        return slot_end(g, sl, SRV_FIN_LENGTH, false, NULL);
-    if (llm_tok_is_eog(tok, sl->id) && !r->ignore_eos)
-        return slot_end(g, sl, SRV_FIN_STOP, false, NULL);
+    const int end = srv_end_before(r, tok, sl->id, sl->ct, sl->pos, n_ctx);
+    if (end >= 0)
+        return slot_end(g, sl, (enum srv_finish)end, false, NULL);
     sl->ct++;
     const size_t w = llm_detok_push(&sl->d, tok, sl->id, out, sizeof out);
     if (!srv_sf_append(&sl->f, out, w))
@@ -130,7 +118,7 @@ slot_emit(struct srv_gen *g, struct slot *sl, uint32_t n_ctx)
     if (srv_sf_step(&sl->f, sl->j))
         return slot_end(g, sl, SRV_FIN_STOP, true, NULL);
     /* the last token's step is not needed once the limit is reached */
-    if ((r->max_tokens >= 0 && sl->ct >= r->max_tokens) || sl->pos + 1 >= n_ctx)
+    if (srv_last_token(r, sl->ct, sl->pos, n_ctx))
         sl->pos++; /* (ends LENGTH before the next step) */
     else
         sl->stepped = true;

@@ -65,6 +65,41 @@ srv_send_text(struct srv_job *j, const char *s, size_t n)
     j->cb(j->user, &ev);
 }
 
+int
+srv_end_before(const struct srv_req *r, const struct llm_tok *tok, int32_t id, uint32_t ct, uint32_t pos,
+               uint32_t n_ctx)
+{
+    if ((r->max_tokens >= 0 && ct >= r->max_tokens) || pos >= n_ctx)
+        return SRV_FIN_LENGTH;
+    if (llm_tok_is_eog(tok, id) && !r->ignore_eos)
+        return SRV_FIN_STOP;
+    return -1;
+}
+
+bool
+srv_last_token(const struct srv_req *r, uint32_t ct, uint32_t pos, uint32_t n_ctx)
+{
+    return (r->max_tokens >= 0 && ct >= r->max_tokens) || pos + 1 >= n_ctx;
+}
+
+enum srv_finish
+srv_end_text(struct srv_job *j, struct llm_detok *d, struct srv_stop_filter *f, enum srv_finish fin,
+             bool stop_hit, const char **error)
+{
+    char out[64];
+    if (fin != SRV_FIN_LENGTH && (fin != SRV_FIN_STOP || stop_hit))
+        return fin;
+    const size_t w = llm_detok_flush(d, out, sizeof out);
+    if (!srv_sf_append(f, out, w)) {
+        *error = "out of memory";
+        return SRV_FIN_ERROR;
+    }
+    if (srv_sf_step(f, j))
+        return SRV_FIN_STOP;
+    srv_send_text(j, f->buf, f->len);
+    return fin;
+}
+
 /* Send what can no longer be part of a stop string; true when a stop string was found (the
  * text before it is sent, the rest dropped). */
 bool
@@ -189,15 +224,14 @@ run_job(struct srv_gen *g, struct srv_job *j)
             fin = SRV_FIN_CANCELLED;
             break;
         }
-        if ((r->max_tokens >= 0 && ct >= r->max_tokens) || pos >= n_ctx)
-            break; /* LENGTH */
-        if (llm_tok_is_eog(tok, id) && !r->ignore_eos) {
-            fin = SRV_FIN_STOP;
+        const int end = srv_end_before(r, tok, id, ct, pos, n_ctx);
+        if (end >= 0) {
+            fin = (enum srv_finish)end;
             break;
         }
         ct++;
         /* the last token's next step is not needed once the limit is reached */
-        const bool more = !((r->max_tokens >= 0 && ct >= r->max_tokens) || pos + 1 >= n_ctx);
+        const bool more = !srv_last_token(r, ct, pos, n_ctx);
         if (dev && more && llm_model_gen_submit(m, pos)) {
             snprintf(msg, sizeof msg, "decode failed: %s", hcq_last_error());
             srv_finish(g, j, SRV_FIN_ERROR, msg, (uint32_t)cnt, ct);
@@ -237,20 +271,9 @@ run_job(struct srv_gen *g, struct srv_job *j)
         }
     }
     srv_add_time(g, &g->st.decode_s, (hcq_time_ns() - t0) * 1e-9, &g->st.completion_tokens, ct);
-    if (fin == SRV_FIN_LENGTH || (fin == SRV_FIN_STOP && !stop_hit)) {
-        /* ended without a stop string: the held UTF-8 bytes, then the held text that began
-         * like a stop string, are part of the answer */
-        size_t w = llm_detok_flush(&d, out, sizeof out);
-        if (!srv_sf_append(&f, out, w)) {
-            srv_finish(g, j, SRV_FIN_ERROR, "out of memory", (uint32_t)cnt, ct);
-            goto done;
-        }
-        if (srv_sf_step(&f, j))
-            fin = SRV_FIN_STOP;
-        else
-            srv_send_text(j, f.buf, f.len);
-    }
-    srv_finish(g, j, fin, NULL, (uint32_t)cnt, ct);
+    const char *error = NULL;
+    fin = srv_end_text(j, &d, &f, fin, stop_hit, &error);
+    srv_finish(g, j, fin, error, (uint32_t)cnt, ct);
 done:
     free(f.buf);
     llm_sampler_destroy(s);

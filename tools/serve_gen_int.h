@@ -51,6 +51,18 @@ bool srv_sf_append(struct srv_stop_filter *f, const char *s, size_t n);
  * before it is sent, the rest dropped). */
 bool srv_sf_step(struct srv_stop_filter *f, struct srv_job *j);
 void srv_send_text(struct srv_job *j, const char *s, size_t n);
+/* The checks both loops make before a token's text, in order: SRV_FIN_LENGTH when ct tokens
+ * reached max_tokens or position pos is past the context, SRV_FIN_STOP for an end-of-generation
+ * token (unless ignore_eos); -1: the token goes out. */
+int srv_end_before(const struct srv_req *r, const struct llm_tok *tok, int32_t id, uint32_t ct, uint32_t pos,
+                   uint32_t n_ctx);
+/* Whether the ct-th token at position pos is the last (its next step is not needed). */
+bool srv_last_token(const struct srv_req *r, uint32_t ct, uint32_t pos, uint32_t n_ctx);
+/* The end of a request's text: where it ended LENGTH, or STOP without a stop string, the held
+ * UTF-8 bytes of d and then the held text of f are part of the answer (a stop string they complete
+ * makes it STOP). Returns the finish reason; SRV_FIN_ERROR with *error set when memory ran out. */
+enum srv_finish srv_end_text(struct srv_job *j, struct llm_detok *d, struct srv_stop_filter *f,
+                             enum srv_finish fin, bool stop_hit, const char **error);
 /* The DONE event (and the counters of finished requests). */
 void srv_finish(struct srv_gen *g, struct srv_job *j, enum srv_finish fin, const char *error, uint32_t pt,
                 uint32_t ct);
