@@ -180,8 +180,8 @@ llm_model_destroy(struct llm_model *m)
         return;
     if (m->q && hcq_queue_finish(m->q, HCQ_TIMEOUT_DEFAULT_NS) != HCQ_OK)
         HCQ_LOG_WARN("llm_model_destroy: queue did not drain: %s", hcq_last_error());
-    hcq_graph_destroy(m->graph);
-    hcq_graph_destroy(m->graph_long);
+    hcq_graph_destroy(m->graph[0]);
+    hcq_graph_destroy(m->graph[1]);
     hcq_graph_destroy(m->graph_s);
     hcq_graph_destroy(m->graph_s_long);
     llm_smp_free(m->smp);
@@ -844,12 +844,13 @@ wait_tick(struct llm_model *m, uint32_t n)
     return hcq_signal_wait(m->done, m->tick, t < hour ? t : hour);
 }
 
-/* Record the decode step once as a graph (two: long_attn picks the long-context attention
- * kernel); false (and direct launches) where unsupported. The graphs take their variables in
- * the same order, so m->var_* name them in either. */
+/* Record the decode step once as a graph into *out (long_attn picks the long-context attention
+ * kernel; sample adds the device sampler; kv: another cache, NULL the model's own); *out stays
+ * NULL and m->graph_failed set (direct launches) where unsupported. The graphs take their
+ * variables in the same order, so m->var_* name them in any. */
 static enum hcq_status
-build_graph_kv(struct llm_model *m, bool long_attn, bool sample, const struct llm_kv_view *kv,
-               struct hcq_graph **out)
+build_graph(struct llm_model *m, bool long_attn, bool sample, const struct llm_kv_view *kv,
+            struct hcq_graph **out)
 {
     struct step s = {.graph = true, .long_attn = long_attn, .sample = sample, .kv = kv};
     enum hcq_status st = hcq_graph_begin(m->q);
@@ -877,31 +878,38 @@ build_graph_kv(struct llm_model *m, bool long_attn, bool sample, const struct ll
     return st;
 }
 
+/* One decode step of token at pos replayed from gs[long attention] (the graphs of cache kv, NULL:
+ * the model's own; recorded on first use) and waited for. *ran false where graphs are off or
+ * unsupported: the caller launches directly. */
 static enum hcq_status
-build_graph(struct llm_model *m, bool long_attn, bool sample)
+replay_step(struct llm_model *m, struct hcq_graph **gs, const struct llm_kv_view *kv, int32_t token,
+            uint32_t pos, bool *ran)
 {
-    return build_graph_kv(m, long_attn, sample, NULL,
-                          sample ? (long_attn ? &m->graph_s_long : &m->graph_s)
-                                 : (long_attn ? &m->graph_long : &m->graph));
+    enum hcq_status st;
+    *ran = false;
+    if (!m->use_graph || m->graph_failed)
+        return HCQ_OK;
+    const bool lg = attn_long_at(m, pos);
+    if (!gs[lg] && (st = build_graph(m, lg, false, kv, &gs[lg])))
+        return st;
+    if (!gs[lg])
+        return HCQ_OK;
+    *ran = true;
+    if ((st = hcq_graph_set(gs[lg], m->var_tok, (uint64_t)token)) ||
+        (st = hcq_graph_set(gs[lg], m->var_pos, pos)) ||
+        (st = hcq_graph_set(gs[lg], m->var_tick, ++m->tick)) || (st = hcq_graph_replay(gs[lg])))
+        return st;
+    return wait_tick(m, 1);
 }
 
 enum hcq_status
 llm_model_slot_step(struct llm_model *m, struct hcq_graph **gs, const struct llm_kv_view *kv, int32_t token,
                     uint32_t pos)
 {
-    enum hcq_status st;
-    if (m->use_graph && !m->graph_failed) {
-        const bool lg = attn_long_at(m, pos);
-        if (!gs[lg] && (st = build_graph_kv(m, lg, false, kv, &gs[lg])))
-            return st;
-        if (gs[lg]) {
-            if ((st = hcq_graph_set(gs[lg], m->var_tok, (uint64_t)token)) ||
-                (st = hcq_graph_set(gs[lg], m->var_pos, pos)) ||
-                (st = hcq_graph_set(gs[lg], m->var_tick, ++m->tick)) || (st = hcq_graph_replay(gs[lg])))
-                return st;
-            return wait_tick(m, 1);
-        }
-    }
+    bool ran;
+    enum hcq_status st = replay_step(m, gs, kv, token, pos, &ran);
+    if (st || ran)
+        return st;
     const struct step s = {.kv = kv};
     if ((st = hcq_buf_write(m->tokbuf, 0, &token, 4)))
         return st;
@@ -918,18 +926,10 @@ llm_model_eval(struct llm_model *m, const int32_t *tokens, uint32_t n, uint32_t 
         if (tokens[i] < 0 || (uint32_t)tokens[i] >= m->hp.n_vocab)
             return hcq_err(HCQ_ERR_INVALID, "llm_model_eval: token %d (vocabulary %u)", tokens[i],
                            m->hp.n_vocab);
-    if (n == 1 && m->use_graph && !m->graph_failed) {
-        const bool lg = attn_long_at(m, pos);
-        struct hcq_graph **gp = lg ? &m->graph_long : &m->graph;
-        if (!*gp && (st = build_graph(m, lg, false)))
+    if (n == 1) {
+        bool ran;
+        if ((st = replay_step(m, m->graph, NULL, tokens[0], pos, &ran)) || ran)
             return st;
-        if (*gp) {
-            if ((st = hcq_graph_set(*gp, m->var_tok, (uint64_t)tokens[0])) ||
-                (st = hcq_graph_set(*gp, m->var_pos, pos)) ||
-                (st = hcq_graph_set(*gp, m->var_tick, ++m->tick)) || (st = hcq_graph_replay(*gp)))
-                return st;
-            return wait_tick(m, 1);
-        }
     }
     struct step s = {.graph = false};
     for (uint32_t b = 0; b < n; b += m->n_batch) {
@@ -973,7 +973,7 @@ llm_model_gen_submit(struct llm_model *m, uint32_t pos)
     if (m->use_graph && !m->graph_failed) {
         const bool lg = attn_long_at(m, pos);
         struct hcq_graph **gp = lg ? &m->graph_s_long : &m->graph_s;
-        if (!*gp && (st = build_graph(m, lg, true)))
+        if (!*gp && (st = build_graph(m, lg, true, NULL, gp)))
             return st;
         if (*gp) {
             if ((st = hcq_graph_set(*gp, m->var_pos, pos)) ||

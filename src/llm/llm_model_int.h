@@ -125,7 +125,7 @@ struct prefill_gemm {
     struct hcq_program *gemm_wg;    /* k_llm_gemm_wgmma_tma (sm_90) or NULL */
     uint32_t sm_count;              /* its persistent grid (one CTA per SM) and the choice */
     struct hcq_program *gemm_sk;    /* k_llm_gemm_sk (n <= 64) or NULL */
-    struct hcq_program *gemm_sk_q8; /* k_llm_gemm_sk_q8_0 (n <= 64, Q8_0R weights) or NULL */
+    struct hcq_program *gemm_sk_q8; /* k_llm_gemm_sk_q8_0 (Q8_0R weights; taken at n <= 32) or NULL */
     uint32_t sms;                   /* the device's SM count (its split: llm_gemm_sk_split) */
     struct hcq_buf *buf;            /* w16 | x16 | k_llm_gemm_sk's partial sums | its counters */
     uint64_t w16_va, x16_va, sk_part_va, sk_cnt_va;
@@ -166,8 +166,7 @@ struct llm_model {
         uint64_t va;
         uint32_t n, k, stride;
     } x16_of;
-    struct hcq_graph *graph;      /* decode step */
-    struct hcq_graph *graph_long; /* ... past the attention's short-context path (k_llm_ad_long) */
+    struct hcq_graph *graph[2]; /* decode step; [1] past the attention's short-context path (k_llm_ad_long) */
     uint32_t var_tok, var_pos, var_tick;
     bool use_graph, graph_failed;
     bool decode_fused;        /* decode steps take record_decode_llama */
@@ -208,8 +207,6 @@ struct step {
     const struct llm_kv_view *kv; /* NULL: the model's own cache */
 };
 
-/* llm_model.c: run one step of n <= n_batch tokens already in tokbuf (record, submit, wait); the
- * per-op path (s->kv set) for a batch. */
 /* One fused decode step (n = 1, m->decode_fused) of a sequence in another cache (a batch's slot:
  * kv without tok_va), logits in the model's logits buffer: replayed from gs[long attention], the
  * graphs of that cache, recorded on first use (llm_model.c); direct launches where graphs fail. */
@@ -222,6 +219,8 @@ enum hcq_status llm_launch_prog(struct llm_model *m, const struct hcq_launch *l)
 enum hcq_status llm_prof_begin(struct llm_model *m, struct prof **pf_out);
 enum hcq_status llm_prof_end(struct llm_model *m, struct prof *pf, struct llm_prof_row *rows,
                              uint32_t max_rows, uint32_t *n_rows, double *step_us);
+/* llm_model.c: run one step of n <= n_batch tokens already in tokbuf (record, submit, wait); the
+ * per-op path (s->kv set) for a batch. */
 enum hcq_status llm_model_step_run(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits,
                                    const struct step *s);
 

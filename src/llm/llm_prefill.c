@@ -198,17 +198,13 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
     const uint64_t q8_row_B = k_llm_row_bytes(K_LLM_T_Q8_0R, k);
     for (uint32_t i = 0; i < n_w && q8; i++)
         q8 = ws[i]->type == K_LLM_T_Q8_0R && (!i || ws[i]->va == ws[i - 1]->va + q8_row_B * ws[i - 1]->ne1);
+    /* else the f16 copies (llm_pg_cache_f16) when every matrix has one, one after the other; else
+     * each matrix dequantized into the f16 scratch */
     bool cached = !q8;
-    for (uint32_t i = 0; i < n_w && q8; i++)
-        rows += ws[i]->ne1;
-    /* else the f16 copies (llm_pg_cache_f16) when every matrix has one, one after the other */
-    for (uint32_t i = 0; i < n_w && !q8; i++)
-        cached =
-            cached && ws[i]->f16_va && (!i || ws[i]->f16_va == ws[i - 1]->f16_va + 2ull * k * ws[i - 1]->ne1);
     for (uint32_t i = 0; i < n_w && cached; i++)
-        rows += ws[i]->ne1;
-    for (uint32_t i = 0; i < n_w && !cached && !q8; i++) {
-        if ((st = dequant_f16(m, ws[i], pg->w16_va + 2ull * k * rows)))
+        cached = ws[i]->f16_va && (!i || ws[i]->f16_va == ws[i - 1]->f16_va + 2ull * k * ws[i - 1]->ne1);
+    for (uint32_t i = 0; i < n_w; i++) {
+        if (!q8 && !cached && (st = dequant_f16(m, ws[i], pg->w16_va + 2ull * k * rows)))
             return st;
         rows += ws[i]->ne1;
     }
