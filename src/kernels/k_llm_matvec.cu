@@ -415,8 +415,8 @@ K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q4k_q6k, K_LLM_T_Q4_KR, K_LLM_T_Q6_KR, 2
  * k_llm_matvec_q8. */
 K_LLM_MVQ_TYPED2_KERNEL(k_llm_matvec_q8_q5k_q6k, K_LLM_T_Q5_KR, K_LLM_T_Q6_KR, 2, false)
 
-/* The same with the second pass's weights requested before the PDL wait too (WAIT2, session
- * 12): a launch whose warps walk one or two passes (Q|K|V, O) otherwise starts its second
+/* The same with the second pass's weights requested before the PDL wait too (WAIT2):
+ * a launch whose warps walk one or two passes (Q|K|V, O) otherwise starts its second
  * pass's DRAM round trip only after the prologue (H100 Q8_0: Q|K|V 4.61 -> 3.99 us, O 3.63 ->
  * 3.46); in the long streams (gate|up, output head) the extra registers and early requests
  * cost more (Q4_K gate|up 11.2 -> 13.4 us). The engine takes them for launches below
