@@ -114,6 +114,9 @@ K_PARAMS_FIELD(k_llm_gemm_sk, k_chunk, 76);
 /* k_llm_gemm_sk_q8_0: the same contract with w_va Q8_0R rows (k_llm_quant.h; k % 1024 == 0,
  * k_chunk a multiple of 128); 3 stages of 64 rows x 128 quants + scales + 64 x 128 f16 tokens */
 #define K_LLM_GEMM_SK_Q8_SHARED_B (3u * (64u * 128u + 64u * 8u + 64u * 128u * 2u))
+/* k_llm_gemm_sk_q4_k: the same with w_va Q4_KR rows (k % 2048 == 0, k_chunk a multiple of 256,
+ * n <= 32); 3 stages of 64 rows x (128 B of quants + a 16-byte head) + 32 x 256 f16 tokens */
+#define K_LLM_GEMM_SK_Q4K_SHARED_B (3u * (64u * 128u + 64u * 16u + 32u * 256u * 2u))
 /* partial sums of one block: 64 rows x the tokens rounded up to 16, 32 or 64, f32 */
 #define K_LLM_GEMM_SK_PART_B(n) (64u * 4u * ((n) <= 16 ? 16u : (n) <= 32 ? 32u : 64u))
 

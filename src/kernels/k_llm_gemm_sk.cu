@@ -355,6 +355,167 @@ k_sk_q8_body(const struct k_llm_gemm_sk_params &p, uint8_t *sm)
     k_sk_finish<FN>(p, acc);
 }
 
+/* ==== k_llm_gemm_sk_q4_k: the same over Q4_KR rows (k_llm_quant.h: groups of 2048 values, qa[32][16]
+ * | qb[32][16] | head[8][16]), n <= 32 tokens. A stage is one block (256 k) of 64 rows: its four
+ * tasks' qa and qb (64 + 64 B, contiguous in the group) and its head (d, dmin, 12 scale bytes).
+ * Thread t of a quad takes task t of the block (h = t / 2, l0 = 16 (t % 2)): its 32 bytes hold the
+ * values 128h + l0 + 32c + 0..15 for sub-blocks c = 0..3 (qa low / high nibbles, qb low / high);
+ * mma step (c, s) takes k 128h + l0 + 32c + 4s .. +3 of each thread, the tokens' fragment the
+ * same 4 values (8 bytes of the token row; one 16-byte load serves two steps). A value is
+ * q * ds - dm in one f16 fma, ds = d * sc and dm = dmin * m each rounded to f16: within an f16
+ * step or two of the f16 copy's d * sc * q - dmin * m rounded once (the twin and test_llm_dequant
+ * compute exactly this). */
+#define SK_KK 256                           /* k per stage: one Q4_K block */
+#define SK_K_RAW (SK_BM * 128 + SK_BM * 16) /* quants, then heads */
+#define SK_K_STAGE (SK_K_RAW + 32 * SK_KK * 2)
+#define SK_K_ST 3
+static_assert(SK_K_ST * SK_K_STAGE == K_LLM_GEMM_SK_Q4K_SHARED_B, "k_llm_gemm_params.h");
+
+/* quant chunk ch (0-3 qa of the block's tasks, 4-7 qb) of row r: chunk XOR 4 (r & 1), so a phase's
+ * rows r, r + 1 (the quad's four chunks each) fall on disjoint banks */
+static __device__ __forceinline__ uint32_t
+k_sk_koff(uint32_t r, uint32_t ch)
+{
+    return r * 128 + ((ch ^ ((r & 1) << 2)) & 7) * 16;
+}
+
+/* four 4-bit q of w (nibbles already masked into bytes) times ds minus dm, as two f16 pairs */
+static __device__ __forceinline__ void
+k_sk_q4x4(uint32_t w, __half2 ds, __half2 ndm, uint32_t &lo, uint32_t &hi)
+{
+    const __half2 k1024 = __half2half2(__ushort_as_half(0x6400));
+    uint32_t a = __byte_perm(w, 0x64646464u, 0x4140), b = __byte_perm(w, 0x64646464u, 0x4342);
+    __half2 va = __hfma2(__hsub2(*(__half2 *)&a, k1024), ds, ndm);
+    __half2 vb = __hfma2(__hsub2(*(__half2 *)&b, k1024), ds, ndm);
+    lo = *(uint32_t *)&va, hi = *(uint32_t *)&vb;
+}
+
+template <int NT>
+static __device__ __forceinline__ void
+k_sk_q4k_body(const struct k_llm_gemm_sk_params &p, uint8_t *sm)
+{
+    constexpr int FN = NT / 8;
+    constexpr int B_CH = NT * (SK_KK / 8);
+    const struct k_llm_gemm_params &g = p.g;
+    const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const uint32_t splits = p.splits, tile = blockIdx.x / splits, s = blockIdx.x - tile * splits;
+    const uint32_t m0 = tile * SK_BM, k0 = s * p.k_chunk;
+    const uint32_t k1 = k0 + p.k_chunk < g.k ? k0 + p.k_chunk : g.k;
+    const uint32_t kt_count = k1 > k0 ? (k1 - k0) / SK_KK : 0;
+    const uint8_t *W = (const uint8_t *)g.w_va;
+    const uint16_t *X = (const uint16_t *)g.x_va;
+    const uint64_t row_B = (uint64_t)(g.k / 2048) * 1152;
+    const uint32_t sm0 = k_gm_smem(sm);
+
+    auto load = [&](uint32_t kt, uint32_t st) {
+        const uint32_t kb = k0 + kt * SK_KK, grp = kb / 2048, b = kb % 2048 / 256;
+        const uint32_t sq = sm0 + st * SK_K_STAGE, sb = sq + SK_K_RAW;
+#pragma unroll
+        for (int i = 0; i < SK_BM * 9 / K_LLM_GEMM_SK_THREADS + 1; i++) {
+            const uint32_t c = tid + i * K_LLM_GEMM_SK_THREADS, r = c / 9, ch = c % 9;
+            if (c >= SK_BM * 9)
+                break;
+            const uint32_t gr = m0 + r < g.rows ? m0 + r : g.rows - 1; /* (rows past the end: unused) */
+            const uint8_t *gq = W + gr * row_B + grp * 1152;
+            if (ch < 8)
+                k_gm_cp16(sq + k_sk_koff(r, ch), gq + (ch < 4 ? 0 : 512) + (4 * b + (ch & 3)) * 16, 16);
+            else
+                k_gm_cp16(sq + SK_BM * 128 + r * 16, gq + 1024 + 16 * b, 16);
+        }
+        /* tokens: quarter h (64 k), row r, chunk ch */
+#pragma unroll
+        for (int i = 0; i < (B_CH + K_LLM_GEMM_SK_THREADS - 1) / K_LLM_GEMM_SK_THREADS; i++) {
+            const uint32_t c = tid + i * K_LLM_GEMM_SK_THREADS;
+            if (c >= (uint32_t)B_CH)
+                break;
+            const uint32_t h = c / (NT * 8), r = (c >> 3) % NT, ch = c & 7;
+            const uint32_t gk = kb + h * 64 + ch * 8;
+            const bool in = r < g.n;
+            k_gm_cp16(sb + h * (NT * 128) + k_sk_off(r, ch), in ? X + (uint64_t)r * g.k + gk : X, in ? 16 : 0);
+        }
+    };
+
+    float acc[FN][4];
+#pragma unroll
+    for (int j = 0; j < FN; j++)
+        acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+#pragma unroll
+    for (int st = 0; st < SK_K_ST - 1; st++) {
+        if ((uint32_t)st < kt_count)
+            load(st, st);
+        k_gm_commit();
+    }
+    const uint32_t gq = lane >> 2, tq = lane & 3, r0 = warp * 16 + gq; /* rows r0, r0 + 8 */
+    const uint32_t hq = tq >> 1;
+    for (uint32_t kt = 0; kt < kt_count; kt++) {
+        k_gm_wait<SK_K_ST - 2>();
+        __syncthreads(); /* stage kt landed; every warp is past stage kt - 1 (its slot is free) */
+        if (kt + SK_K_ST - 1 < kt_count)
+            load(kt + SK_K_ST - 1, (kt + SK_K_ST - 1) % SK_K_ST);
+        k_gm_commit();
+        const uint32_t sq = sm0 + (kt % SK_K_ST) * SK_K_STAGE, sb = sq + SK_K_RAW;
+        uint32_t qa[2][4], qb[2][4];
+        __half2 ds[2][4], ndm[2][4]; /* per row (r0, r0 + 8) and sub-block c */
+#pragma unroll
+        for (int rr = 0; rr < 2; rr++) {
+            const uint32_t r = r0 + 8 * rr;
+            uint32_t hd[4];
+            k_sk_lds128(qa[rr], sq + k_sk_koff(r, tq));
+            k_sk_lds128(qb[rr], sq + k_sk_koff(r, 4 + tq));
+            k_sk_lds128(hd, sq + SK_BM * 128 + r * 16);
+            uint32_t sc4, m4;
+            k_llm_scale_min_k4_x4(hd[1], hd[2], hd[3], hq, &sc4, &m4);
+            const float d = __half2float(__ushort_as_half((uint16_t)(hd[0] & 0xffff)));
+            const float dmin = __half2float(__ushort_as_half((uint16_t)(hd[0] >> 16)));
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                ds[rr][c] = __half2half2(__float2half_rn(d * (float)((sc4 >> (8 * c)) & 0xff)));
+                ndm[rr][c] = __half2half2(__hneg(__float2half_rn(dmin * (float)((m4 >> (8 * c)) & 0xff))));
+            }
+        }
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+            /* the tokens' quarter 2h + c / 2, chunk 2 (t % 2) + 4 (c % 2) + s2 */
+            const uint32_t sbq = sb + (2 * hq + (c >> 1)) * (NT * 128);
+#pragma unroll
+            for (int s2 = 0; s2 < 2; s2++) {
+                uint32_t bt[FN][4];
+#pragma unroll
+                for (int j = 0; j < FN; j++)
+                    k_sk_lds128(bt[j], sbq + k_sk_off(j * 8 + gq, 2 * (tq & 1) + 4 * (c & 1) + s2));
+#pragma unroll
+                for (int u = 0; u < 2; u++) {
+                    const int sw = 2 * s2 + u; /* quant word: k 32c + 4 sw .. +3 of this task */
+                    uint32_t af[4];
+                    const uint32_t wa = (c < 2 ? qa[0][sw] : qb[0][sw]) >> (4 * (c & 1));
+                    const uint32_t wb = (c < 2 ? qa[1][sw] : qb[1][sw]) >> (4 * (c & 1));
+                    k_sk_q4x4(wa & 0x0F0F0F0Fu, ds[0][c], ndm[0][c], af[0], af[2]);
+                    k_sk_q4x4(wb & 0x0F0F0F0Fu, ds[1][c], ndm[1][c], af[1], af[3]);
+#pragma unroll
+                    for (int j = 0; j < FN; j++)
+                        k_gm_mma<false>(acc[j], af, bt[j][2 * u], bt[j][2 * u + 1]);
+                }
+            }
+        }
+    }
+    k_gm_wait<0>();
+    k_sk_finish<FN>(p, acc);
+}
+
+extern "C" __global__ void __launch_bounds__(K_LLM_GEMM_SK_THREADS)
+k_llm_gemm_sk_q4_k(const struct k_llm_gemm_sk_params p)
+{
+    extern __shared__ __align__(128) uint8_t sm[];
+    if (blockDim.x != K_LLM_GEMM_SK_THREADS || blockDim.y != 1 || blockDim.z != 1 || !p.splits || !p.k_chunk ||
+        p.k_chunk % SK_KK || p.g.k % 2048 || p.g.n > 32 ||
+        blockIdx.x >= p.splits * ((p.g.rows + SK_BM - 1) / SK_BM))
+        return; /* uniform over the block */
+    if (p.g.n <= 16)
+        k_sk_q4k_body<16>(p, sm);
+    else
+        k_sk_q4k_body<32>(p, sm);
+}
+
 extern "C" __global__ void __launch_bounds__(K_LLM_GEMM_SK_THREADS)
 k_llm_gemm_sk_q8_0(const struct k_llm_gemm_sk_params p)
 {

@@ -32,6 +32,7 @@ llm_pg_free(struct prefill_gemm *pg)
     hcq_program_destroy(pg->gemm_wg);
     hcq_program_destroy(pg->gemm_sk);
     hcq_program_destroy(pg->gemm_sk_q8);
+    hcq_program_destroy(pg->gemm_sk_q4k);
     memset(pg, 0, sizeof *pg);
 }
 
@@ -84,6 +85,8 @@ llm_pg_init(struct llm_model *m, uint32_t min_n)
         pg->sms = info.sm_count ? info.sm_count : 1;
         if (hcq_program_load(m->dev, "k_llm_gemm_sk_q8_0", &pg->gemm_sk_q8) != HCQ_OK)
             pg->gemm_sk_q8 = NULL;
+        if (hcq_program_load(m->dev, "k_llm_gemm_sk_q4_k", &pg->gemm_sk_q4k) != HCQ_OK)
+            pg->gemm_sk_q4k = NULL;
     }
     if ((st = hcq_buf_alloc(m->dev, pg->w16_B + pg->x16_B + (pg->gemm_sk ? part_B + cnt_B : 0),
                             HCQ_MEM_DEVICE, &pg->buf)))
@@ -190,21 +193,27 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
     enum hcq_status st;
     const char *tag = m->tag ? m->tag : "gemm"; /* the caller's label names the GEMM launch */
     m->tag = NULL;
-    /* Q8_0R matrices one after the other in memory, n <= 32: k_llm_gemm_sk_q8_0 reads them as they
-     * are (1.06 bytes a value, not the f16 copy's 2). H200 1B Q8_0 batch steps, tokens/s against
-     * the f16 copy: 8 sequences 6211 vs 5671, 32: 20367 vs 19389, 64: 26709 vs 27231 (its
-     * dequantization costs more than the bytes it saves once the mma work is 4x): f16 above 32. */
-    bool q8 = pg->gemm_sk_q8 && n <= 32 && k % 1024 == 0;
-    const uint64_t q8_row_B = k_llm_row_bytes(K_LLM_T_Q8_0R, k);
-    for (uint32_t i = 0; i < n_w && q8; i++)
-        q8 = ws[i]->type == K_LLM_T_Q8_0R && (!i || ws[i]->va == ws[i - 1]->va + q8_row_B * ws[i - 1]->ne1);
+    /* Q8_0R or Q4_KR matrices one after the other in memory, n <= 32: k_llm_gemm_sk_q8_0 / _q4_k
+     * read them as they are (1.06 / 0.56 bytes a value, not the f16 copy's 2). H200 1B Q8_0 batch
+     * steps, tokens/s against the f16 copy: 8 sequences 6211 vs 5671, 32: 20367 vs 19389, 64:
+     * 26709 vs 27231 (its dequantization costs more than the bytes it saves once the mma work is
+     * 4x): the f16 copy above 32. */
+    const uint32_t qt = ws[0]->type;
+    struct hcq_program *qprog = qt == K_LLM_T_Q8_0R   ? pg->gemm_sk_q8
+                                : qt == K_LLM_T_Q4_KR ? pg->gemm_sk_q4k
+                                                      : NULL;
+    const uint32_t qgroup = qt == K_LLM_T_Q8_0R ? 1024 : 2048, qstep = qt == K_LLM_T_Q8_0R ? 128 : 256;
+    bool quant = qprog && n <= 32 && k % qgroup == 0;
+    const uint64_t q_row_B = k_llm_row_bytes(qt, k);
+    for (uint32_t i = 0; i < n_w && quant; i++)
+        quant = ws[i]->type == qt && (!i || ws[i]->va == ws[i - 1]->va + q_row_B * ws[i - 1]->ne1);
     /* else the f16 copies (llm_pg_cache_f16) when every matrix has one, one after the other; else
      * each matrix dequantized into the f16 scratch */
-    bool cached = !q8;
+    bool cached = !quant;
     for (uint32_t i = 0; i < n_w && cached; i++)
         cached = ws[i]->f16_va && (!i || ws[i]->f16_va == ws[i - 1]->f16_va + 2ull * k * ws[i - 1]->ne1);
     for (uint32_t i = 0; i < n_w; i++) {
-        if (!q8 && !cached && (st = dequant_f16(m, ws[i], pg->w16_va + 2ull * k * rows)))
+        if (!quant && !cached && (st = dequant_f16(m, ws[i], pg->w16_va + 2ull * k * rows)))
             return st;
         rows += ws[i]->ne1;
     }
@@ -212,7 +221,7 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
     struct k_llm_cast_f16_params cp = {
         .x_va = x_va, .out_va = pg->x16_va, .n = n, .k = k, .x_stride = x_stride};
     struct k_llm_gemm_params gp = {.x_va = pg->x16_va,
-                                   .w_va = q8       ? ws[0]->va
+                                   .w_va = quant    ? ws[0]->va
                                            : cached ? ws[0]->f16_va
                                                     : pg->w16_va,
                                    .y_va = y_va,
@@ -232,7 +241,7 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
         m->x16_of.va = x_va, m->x16_of.n = n, m->x16_of.k = k, m->x16_of.stride = x_stride;
     }
     m->tag = tag;
-    m->tag_B = q8 ? q8_row_B * rows : 2ull * rows * k;
+    m->tag_B = quant ? q_row_B * rows : 2ull * rows * k;
     /* the GEMM writes y: an f16 copy of rows there would be stale */
     const uint64_t x16_end =
         m->x16_of.va +
@@ -240,9 +249,8 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
     if (y_va < x16_end && m->x16_of.va < y_va + 4ull * ((uint64_t)(n - 1) * y_stride + rows))
         m->x16_of.va = 0;
     struct k_llm_gemm_sk_params sp;
-    if (q8)
-        return launch_pg(m, pg->gemm_sk_q8,
-                         llm_gemm_sk_split(&sp, &gp, pg->sms, pg->sk_part_va, pg->sk_cnt_va, 128),
+    if (quant)
+        return launch_pg(m, qprog, llm_gemm_sk_split(&sp, &gp, pg->sms, pg->sk_part_va, pg->sk_cnt_va, qstep),
                          K_LLM_GEMM_SK_THREADS, &sp, sizeof sp);
     const uint32_t sk_grid =
         pg->gemm_sk ? llm_gemm_sk_split(&sp, &gp, pg->sms, pg->sk_part_va, pg->sk_cnt_va, 64) : 0;

@@ -46,9 +46,28 @@ twin_cast_f16(struct hcq_twin_launch *l)
             out[i * p.k + j] = ops_half_f32_to_f16(x[i * p.x_stride + j]);
 }
 
+/* Value j of a Q4_KR row as k_llm_gemm_sk_q4_k forms it: q * ds - dm in one f16 rounding, ds = d * sc
+ * and dm = dmin * m each rounded to f16 first (the product and difference are exact in double) */
+static uint16_t
+q4_kr_f16_at(const uint8_t *row, uint32_t j)
+{
+    const uint8_t *g = row + 1152ull * (j / 2048);
+    const uint32_t w = j % 2048, b = w / 256, sb = (w % 256) / 32, l = w % 32, c = sb % 4;
+    const uint32_t L = 4 * b + 2 * (sb / 4) + l / 16;
+    const uint8_t qb = g[(c < 2 ? 0 : 512) + 16 * L + l % 16];
+    const int q = c % 2 ? qb >> 4 : qb & 0xF;
+    const uint8_t *hd = g + 1024 + 16 * b;
+    uint8_t sc, m;
+    k_llm_scale_min_k4(hd + 4, (int)sb, &sc, &m);
+    const double ds = ops_half_f16_to_f32(ops_half_f32_to_f16(k_llm_f16(k_llm_rd16(hd)) * (float)sc));
+    const double dm = ops_half_f16_to_f32(ops_half_f32_to_f16(k_llm_f16(k_llm_rd16(hd + 2)) * (float)m));
+    return ops_half_f32_to_f16((float)(q * ds - dm));
+}
+
 /* k_llm_gemm (block K_LLM_GEMM_THREADS) and k_llm_gemm_wgmma (K_GEMM_WG_THREADS): the same sums;
  * like the kernels, another block writes nothing. wtype: the weights' layout, f16 rows (0) or
- * K_LLM_T_Q8_0R rows (k_llm_gemm_sk_q8_0: each value q * d rounded to f16, as the kernel). */
+ * K_LLM_T_Q8_0R rows (k_llm_gemm_sk_q8_0: each value q * d rounded to f16, as the kernel) or
+ * K_LLM_T_Q4_KR rows (k_llm_gemm_sk_q4_k: q4_kr_f16_at). */
 static void
 twin_gemm_block(struct hcq_twin_launch *l, uint32_t threads, uint32_t params_off, uint32_t wtype)
 {
@@ -76,7 +95,9 @@ twin_gemm_block(struct hcq_twin_launch *l, uint32_t threads, uint32_t params_off
         const uint8_t *row = w + r * w_row_B;
         for (uint32_t j = 0; j < p.k; j++) {
             uint16_t h;
-            if (wtype)
+            if (wtype == K_LLM_T_Q4_KR)
+                h = q4_kr_f16_at(row, j);
+            else if (wtype)
                 h = ops_half_f32_to_f16(k_llm_dq_at(wtype, row, j));
             else
                 memcpy(&h, row + 2ull * j, 2);
@@ -131,6 +152,17 @@ twin_gemm_wgmma_tma(struct hcq_twin_launch *l)
     twin_gemm_block(l, K_GEMM_WG_THREADS, offsetof(struct k_llm_gemm_tma_params, g), 0);
 }
 
+/* k_llm_gemm_sk_q4_k: the same over Q4_KR rows */
+static void
+twin_gemm_sk_q4_k(struct hcq_twin_launch *l)
+{
+    struct k_llm_gemm_sk_params p;
+    memcpy(&p, l->params, sizeof p);
+    if (p.g.k % 2048 || !p.k_chunk || p.k_chunk % 256 || p.g.n > 32)
+        return;
+    twin_gemm_block(l, K_LLM_GEMM_SK_THREADS, offsetof(struct k_llm_gemm_sk_params, g), K_LLM_T_Q4_KR);
+}
+
 const struct hcq_kernel_desc ops_llm_gemm_kernels[] = {
     {"k_llm_dequant_f16", "k_llm_gemm", sizeof(struct k_llm_dequant_f16_params), twin_dequant_f16},
     {"k_llm_cast_f16", "k_llm_gemm", sizeof(struct k_llm_cast_f16_params), twin_cast_f16},
@@ -139,6 +171,8 @@ const struct hcq_kernel_desc ops_llm_gemm_kernels[] = {
      K_LLM_GEMM_SK_SHARED_B},
     {"k_llm_gemm_sk_q8_0", "k_llm_gemm_sk", sizeof(struct k_llm_gemm_sk_params), twin_gemm_sk_q8_0,
      K_LLM_GEMM_SK_Q8_SHARED_B},
+    {"k_llm_gemm_sk_q4_k", "k_llm_gemm_sk", sizeof(struct k_llm_gemm_sk_params), twin_gemm_sk_q4_k,
+     K_LLM_GEMM_SK_Q4K_SHARED_B},
     /* sm_90a only (Makefile CU_SM90A_SRCS); its ring in dynamic shared memory */
     {"k_llm_gemm_wgmma", "k_gemm_wgmma", sizeof(struct k_llm_gemm_params), twin_gemm_wgmma,
      K_GEMM_WG_SHARED_B, 90},

@@ -1,22 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_llm_batch.c - batched decode (llm_batch_*) against the same prompts run alone. Tiny
- * random-weight models (llama Q8_0 of width 256 and 2048, qwen2 F16 with Q/K/V biases, qwen3 Q6_K with head
- * norms, phi3 F16 with fused tensors; GPT-2 vocabulary cut to 2048 ids) on every device that opens (cpu, then
- * HCQ_TEST_DEVS, else emu:gh100 cuda:0 rm:0). Five prompts of different lengths (fresh random ids each run)
- * share three slots: sequences join at different steps, leave after STEPS tokens, and a freed slot takes the
- * next prompt, so every step mixes lengths. Each sequence's greedy tokens must equal the prompt's alone
- * (llm_model_eval, the per-op path the batch runs too), and its logits stay within NMSE 1e-7 of them on cpu
- * and emu (the twins add in one order whatever the rows: 0 measured) and 1e-6 on a GPU, where the one-row
- * matmul (a block per weight row) and the several-row one (a warp per row) add in different orders and the
- * f16 cache turns such last-bit differences into whole ulps near a rounding boundary (H200,
- * 86bf03dbed: 1.6e-7 Q8_0, 1.2e-7 Q6_K). A second pass runs the batch steps'
- * matmuls on tensor cores (gemm_min_batch 2: f16 operands; bound 1e-5), feeding each sequence the
- * tokens it took alone (a near-tie may pick otherwise there; the picks that differ are printed).
- * The two prompts that join first are prefilled together (llm_batch_prefill, passes of 8 rows).
- * Then the errors: an
- * unknown or repeated sequence, n = 0, a full batch, a prompt past n_ctx (nothing appended),
- * and a full sequence in a step (HCQ_ERR_NOMEM for it alone, the other stepped correctly).
+ * random-weight models (llama Q8_0 of width 256 and 2048, llama Q4_K of width 2048, qwen2 F16 with Q/K/V
+ * biases, qwen3 Q6_K with head norms, phi3 F16 with fused tensors; GPT-2 vocabulary cut to 2048 ids) on every
+ * device that opens (cpu, then HCQ_TEST_DEVS, else emu:gh100 cuda:0 rm:0). Five prompts of different lengths
+ * (fresh random ids each run) share three slots: sequences join at different steps, leave after STEPS tokens,
+ * and a freed slot takes the next prompt, so every step mixes lengths. Each sequence's greedy tokens must
+ * equal the prompt's alone (llm_model_eval, the per-op path the batch runs too), and its logits stay within
+ * NMSE 1e-7 of them on cpu and emu (the twins add in one order whatever the rows: 0 measured) and 1e-6 on a
+ * GPU, where the one-row matmul (a block per weight row) and the several-row one (a warp per row) add in
+ * different orders and the f16 cache turns such last-bit differences into whole ulps near a rounding boundary
+ * (H200, 86bf03dbed: 1.6e-7 Q8_0, 1.2e-7 Q6_K). A second pass runs the batch steps' matmuls on tensor cores
+ * (gemm_min_batch 2: f16 operands; bound 1e-5), feeding each sequence the tokens it took alone (a near-tie
+ * may pick otherwise there; the picks that differ are printed). The two prompts that join first are prefilled
+ * together (llm_batch_prefill, passes of 8 rows). Then the errors: an unknown or repeated sequence, n = 0, a
+ * full batch, a prompt past n_ctx (nothing appended), and a full sequence in a step (HCQ_ERR_NOMEM for it
+ * alone, the other stepped correctly).
  */
 #include "harness.h"
 #include "llm_match.h"
@@ -208,6 +207,11 @@ TEST(llama_2k_q8_0_batch_vs_alone)
 {
     one_model(t, "tiny-2k", LLM_TYPE_Q8_0);
 }
+/* the same with Q4_K: k_llm_gemm_sk_q4_k over the Q4_KR rows */
+TEST(llama_2k_q4_k_batch_vs_alone)
+{
+    one_model(t, "tiny-2k", LLM_TYPE_Q4_K);
+}
 TEST(qwen2_f16_batch_vs_alone)
 {
     one_model(t, "qwen2-tiny", LLM_TYPE_F16);
@@ -370,10 +374,14 @@ done:
 int
 main(int argc, char **argv)
 {
-    static const struct th_case cases[] = {
-        TH_CASE(llama_q8_0_batch_vs_alone), TH_CASE(llama_2k_q8_0_batch_vs_alone),
-        TH_CASE(qwen2_f16_batch_vs_alone),  TH_CASE(qwen3_q6_k_batch_vs_alone),
-        TH_CASE(phi3_f16_batch_vs_alone),   TH_CASE(gemma2_q8_0_batch_vs_alone),
-        TH_CASE(one_sequence_fused),        TH_CASE(errors)};
+    static const struct th_case cases[] = {TH_CASE(llama_q8_0_batch_vs_alone),
+                                           TH_CASE(llama_2k_q8_0_batch_vs_alone),
+                                           TH_CASE(llama_2k_q4_k_batch_vs_alone),
+                                           TH_CASE(qwen2_f16_batch_vs_alone),
+                                           TH_CASE(qwen3_q6_k_batch_vs_alone),
+                                           TH_CASE(phi3_f16_batch_vs_alone),
+                                           TH_CASE(gemma2_q8_0_batch_vs_alone),
+                                           TH_CASE(one_sequence_fused),
+                                           TH_CASE(errors)};
     return th_run("llm_batch", NULL, cases, TH_COUNT(cases), argc - 1, argv + 1) ? 1 : 0;
 }

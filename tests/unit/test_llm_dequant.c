@@ -9,9 +9,10 @@
  * (Q4_K/Q5_K: d sc q - dmin m).
  * And the prefill GEMM itself, k_llm_gemm and (where its sm_90a cubin or twin loads)
  * k_llm_gemm_wgmma, and the split-k kernel of few tokens k_llm_gemm_sk (run twice: bit-identical)
- * and its twin over Q8_0R weights k_llm_gemm_sk_q8_0 (the reference: each weight q * d rounded to
- * f16, the value its f16 copy holds; k of whole 1024-value groups), with bias, accumulation and a padded y
- * stride on odd shapes, against a double reference within k 2^-23 sum|x w| + 2^-22 (|ref| + |y0| + |b|).
+ * and its twins over Q8_0R and Q4_KR weights k_llm_gemm_sk_q8_0 / _q4_k (the reference: each
+ * weight as the kernel forms it in f16; k of whole 1024 / 2048-value groups), with bias, accumulation and a
+ * padded y stride on odd shapes, against a double reference within k 2^-23 sum|x w| + 2^-22 (|ref| + |y0| +
+ * |b|).
  */
 #include "harness.h"
 #include "hcq.h"
@@ -146,10 +147,31 @@ done:;
  * (wg 3): the launcher's split (llm_gemm_sk_split), or with grid_x one piece per 64 k (the most
  * splits); run twice, the second result must be the first bit for bit (the partials are summed in
  * a fixed order, and the counters were left zero). wg 4: k_llm_gemm_sk_q8_0, the same over Q8_0R
- * rows of random Q8_0 blocks (make_rows), split in pieces of 128 k. */
-#define N_GEMM 5
-static const char *const gemm_names[N_GEMM] = {"k_llm_gemm", "k_llm_gemm_wgmma", "k_llm_gemm_wgmma_tma",
-                                               "k_llm_gemm_sk", "k_llm_gemm_sk_q8_0"};
+ * rows of random Q8_0 blocks (make_rows), split in pieces of 128 k; wg 5: k_llm_gemm_sk_q4_k over
+ * Q4_KR rows, pieces of 256 k, each weight as the kernel forms it (q4_kr_value). */
+#define N_GEMM 6
+static const char *const gemm_names[N_GEMM] = {"k_llm_gemm",    "k_llm_gemm_wgmma",   "k_llm_gemm_wgmma_tma",
+                                               "k_llm_gemm_sk", "k_llm_gemm_sk_q8_0", "k_llm_gemm_sk_q4_k"};
+
+/* Weight j of a Q4_KR row as k_llm_gemm_sk_q4_k computes it in f16: q * f16(d sc) - f16(dmin m)
+ * rounded once (k_llm_gemm_sk.cu); the block's scale and min from the ggml packing
+ * (docs/perf/anchors.md), the nibble from the repacked task layout (k_llm_quant.h). */
+static uint16_t
+q4_kr_value(const uint8_t *row, uint32_t j)
+{
+    const uint8_t *g = row + 1152ull * (j / 2048);
+    const uint32_t w = j % 2048, b = w / 256, sb = (w % 256) / 32, l = w % 32, c = sb % 4;
+    const uint8_t byte = g[(c < 2 ? 0 : 512) + 16 * (4 * b + 2 * (sb / 4) + l / 16) + l % 16];
+    const int q = c % 2 ? byte >> 4 : byte & 0xF;
+    const uint8_t *hd = g + 1024 + 16 * b, *s = hd + 4;
+    const uint32_t sc = sb < 4 ? s[sb] & 63 : (s[sb + 4] & 0xF) | ((s[sb - 4] >> 6) << 4);
+    const uint32_t m = sb < 4 ? s[sb + 4] & 63 : (s[sb + 4] >> 4) | ((s[sb] >> 6) << 4);
+    const float d = ops_half_f16_to_f32((uint16_t)(hd[0] | hd[1] << 8));
+    const float dmin = ops_half_f16_to_f32((uint16_t)(hd[2] | hd[3] << 8));
+    const double ds = ops_half_f16_to_f32(ops_half_f32_to_f16(d * (float)sc));
+    const double dm = ops_half_f16_to_f32(ops_half_f32_to_f16(dmin * (float)m));
+    return ops_half_f32_to_f16((float)(q * ds - dm));
+}
 
 static void
 gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_program *prog, int wg,
@@ -167,12 +189,14 @@ gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_
     for (uint64_t i = 0; i < (uint64_t)n * k; i++)
         x[i] = ops_half_f32_to_f16(frand());
     uint32_t wtype = 0;
-    const uint64_t w_B = wg == 4 ? llm_type_row_bytes(LLM_TYPE_Q8_0, k) * rows : 2ull * rows * k;
-    if (wg == 4) {
-        CHECK((wq = make_rows(LLM_TYPE_Q8_0, rows, k, &wtype)) && wtype == K_LLM_T_Q8_0R);
+    const uint32_t qtype = wg == 4 ? LLM_TYPE_Q8_0 : LLM_TYPE_Q4_K;
+    const uint64_t w_B = wg >= 4 ? llm_type_row_bytes(qtype, k) * rows : 2ull * rows * k;
+    if (wg >= 4) {
+        CHECK((wq = make_rows(qtype, rows, k, &wtype)) && wtype == (wg == 4 ? K_LLM_T_Q8_0R : K_LLM_T_Q4_KR));
         for (uint64_t r = 0; r < rows; r++)
             for (uint32_t j = 0; j < k; j++)
-                w[r * k + j] = ops_half_f32_to_f16(k_llm_dq_at(wtype, wq + r * (w_B / rows), j));
+                w[r * k + j] = wg == 5 ? q4_kr_value(wq + r * (w_B / rows), j)
+                                       : ops_half_f32_to_f16(k_llm_dq_at(wtype, wq + r * (w_B / rows), j));
     } else {
         for (uint64_t i = 0; i < (uint64_t)rows * k; i++)
             w[i] = ops_half_f32_to_f16(frand());
@@ -208,7 +232,7 @@ gemm_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_
         CHECK_OK(hcq_buf_alloc(dev, part_B + sizeof zero, HCQ_MEM_DEVICE, &pb));
         CHECK_OK(hcq_buf_write(pb, part_B, zero, sizeof zero));
         struct k_llm_gemm_sk_params sp;
-        const uint32_t ks = wg == 4 ? 128 : 64;
+        const uint32_t ks = wg == 5 ? 256 : wg == 4 ? 128 : 64;
         grid[0] = llm_gemm_sk_split(&sp, &p, sms ? sms : 1, hcq_buf_va(pb), hcq_buf_va(pb) + part_B, ks);
         CHECK(grid[0] > 0);
         const uint32_t tiles_sk = (rows + K_LLM_GEMM_SK_ROWS - 1) / K_LLM_GEMM_SK_ROWS;
@@ -288,6 +312,7 @@ gemm_device(struct th *t, const char *dn)
     /* the wgmma kernel: twins on cpu/emu, the sm_90a cubin on sm_90 GPUs (none elsewhere) */
     CHECK_OK(hcq_program_load(dev, "k_llm_gemm_sk", &prog[3]));
     CHECK_OK(hcq_program_load(dev, "k_llm_gemm_sk_q8_0", &prog[4]));
+    CHECK_OK(hcq_program_load(dev, "k_llm_gemm_sk_q4_k", &prog[5]));
     for (int i = 1; i < 3; i++)
         if (hcq_program_load(dev, gemm_names[i], &prog[i]) != HCQ_OK)
             printf("    %s (%s): no %s here\n", dn, info.arch, gemm_names[i]);
@@ -299,10 +324,11 @@ gemm_device(struct th *t, const char *dn)
             /* odd sizes; on GPUs up to 3 x 3 wgmma tiles and 128 k-steps (the ring wraps); the
              * split kernel: 1-64 tokens (each of its three token tiles) */
             rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-            const uint32_t n = 1 + (uint32_t)(rng % (wg >= 3 ? 64 : host ? 150 : 300));
+            const uint32_t n = 1 + (uint32_t)(rng % (wg == 5 ? 32 : wg >= 3 ? 64 : host ? 150 : 300));
             const uint32_t rows = 1 + (uint32_t)((rng >> 16) % (host ? 300 : 600));
-            const uint32_t k = wg == 4 ? 1024 * (1 + (uint32_t)((rng >> 32) % (host ? 2 : 4)))
-                                       : 8 * (1 + (uint32_t)((rng >> 32) % (host ? 40 : 128)));
+            const uint32_t k = wg == 5   ? 2048 * (1 + (uint32_t)((rng >> 32) % (host ? 1 : 3)))
+                               : wg == 4 ? 1024 * (1 + (uint32_t)((rng >> 32) % (host ? 2 : 4)))
+                                         : 8 * (1 + (uint32_t)((rng >> 32) % (host ? 40 : 128)));
             gemm_case(t, dev, q, prog[wg], wg, n, rows, k, c & 1, c & 2, c % 4 == 3 ? 3 : 0, info.sm_count);
         }
         printf("    %s: %s checked\n", dn, gemm_names[wg]);
