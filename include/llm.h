@@ -469,7 +469,10 @@ HCQ_MUST_CHECK enum hcq_status llm_model_gen_wait(struct llm_model *m, int32_t *
  * device timestamp after every launch): one row per kernel label, in first-launch order.
  * us: sum over the label's launches of (its timestamp - the previous one), so rows add up
  * to step_us (launch gaps included); bytes: weight bytes the label streams (0: not
- * counted). The step runs for real (the KV cache row pos is written, logits left). */
+ * counted). The step runs for real (the KV cache row pos is written, logits left). With a
+ * device sampler set (llm_model_sampler_set) it is the step a generated token takes: the
+ * token through the sampler's id word, the sampler after the head (rows "sample part" and
+ * "sample pick"; its state advances as for a generated token). */
 struct llm_prof_row {
     const char *kernel; /* static string */
     uint32_t count;

@@ -258,7 +258,8 @@ struct llm_smp;
 void llm_smp_free(struct llm_smp *s);
 enum hcq_status llm_smp_record(struct llm_model *m, uint64_t logits_va);
 uint64_t llm_smp_state_va(const struct llm_smp *s);
-struct hcq_buf *llm_smp_out(const struct llm_smp *s); /* host-visible {id, status} */
+enum hcq_status llm_smp_set_id(struct llm_smp *s, int32_t id); /* the id word the next step embeds */
+struct hcq_buf *llm_smp_out(const struct llm_smp *s);          /* host-visible {id, status} */
 enum hcq_status llm_smp_result(struct llm_model *m, int32_t *id_out);
 
 /* llm_mv_select.c: the decode mat-vec for n tensors w of rows of k (PROG_MATVEC_Q8, PROG_MVH_*,

@@ -83,9 +83,13 @@ llm_model_profile_step(struct llm_model *m, int32_t token, uint32_t pos, struct 
     *step_us = 0;
     if (pos >= m->n_ctx || token < 0 || (uint32_t)token >= m->hp.n_vocab)
         return hcq_err(HCQ_ERR_INVALID, "llm_model_profile_step: token %d at %u", token, pos);
-    if ((st = hcq_buf_write(m->tokbuf, 0, &token, 4)) || (st = llm_prof_begin(m, &pf)))
+    /* with a device sampler set, the step a generated token takes: embedding the sampler's id
+     * word (token written there), sampling after the head (the sampler's state advances) */
+    const bool smp = m->smp != NULL;
+    if ((st = smp ? llm_smp_set_id(m->smp, token) : hcq_buf_write(m->tokbuf, 0, &token, 4)) ||
+        (st = llm_prof_begin(m, &pf)))
         return st;
-    const struct step s = {.graph = false};
+    const struct step s = {.graph = false, .sample = smp};
     st = llm_model_step_run(m, 1, pos, true, &s);
     enum hcq_status st2 = llm_prof_end(m, pf, st ? NULL : rows, max_rows, n_rows, step_us);
     return st ? st : st2;

@@ -40,6 +40,12 @@ llm_smp_free(struct llm_smp *s)
     free(s);
 }
 
+enum hcq_status
+llm_smp_set_id(struct llm_smp *s, int32_t id)
+{
+    return hcq_buf_write(s->state, 4ull * K_LLM_SMP_ST_ID, &id, sizeof id);
+}
+
 struct hcq_buf *
 llm_smp_out(const struct llm_smp *s)
 {
@@ -178,13 +184,15 @@ llm_smp_record(struct llm_model *m, uint64_t logits_va)
          * predecessor drains */
         .flags = HCQ_LAUNCH_DEP_WAIT,
     };
-    enum hcq_status st = hcq_queue_launch_ex(m->q, &l);
+    m->tag = "sample part";
+    enum hcq_status st = llm_launch_prog(m, &l);
     if (st)
         return st;
     l.prog = s->pick;
     l.grid[0] = 1;
     l.block[0] = K_LLM_SMP_PICK_THREADS;
-    return hcq_queue_launch_ex(m->q, &l);
+    m->tag = "sample pick";
+    return llm_launch_prog(m, &l);
 }
 
 /* The {id, status} the last pick left: HCQ_ERR_FORMAT naming a non-finite logit. */
