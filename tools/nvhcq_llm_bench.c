@@ -246,7 +246,7 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
 {
     const char *model = NULL, *dev = NULL, *json = NULL, *format = "md", *depth_s = "0", *batch_s = NULL;
     uint32_t n_pp = 512, n_tg = 128, n_batch = 0, depths[8] = {0}, n_depth = 0, bs[16], n_bs = 0,
-             gemm_min = 64;
+             gemm_min = 2;
     int reps = 5, warm_ms = -1;
     bool profile = false, no_sampled = false;
     const struct cli_opt opts[] = {
@@ -272,7 +272,7 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
                  "output)"),
         CLI_NUM(NULL, "--gemm-min-batch", &gemm_min, "N", 0, 1 << 20,
                 "matmuls of at least N rows (prefill batches, batch steps) on tensor cores, f16 operands; 0: "
-                "never (llm_model_params.gemm_min_batch) [default: 64]"),
+                "never (llm_model_params.gemm_min_batch) [default: 2]"),
         CLI_STR(NULL, "--batch", &batch_s, "B1,B2..",
                 "batched decode instead (llama-batched-bench's -npl): per B, B sequences of -p prompt "
                 "tokens, then -n steps of all of them; columns as llama-batched-bench's"),
