@@ -126,7 +126,7 @@ struct prefill_gemm {
     uint32_t sm_count;               /* its persistent grid (one CTA per SM) and the choice */
     struct hcq_program *gemm_sk;     /* k_llm_gemm_sk (n <= 64) or NULL */
     struct hcq_program *gemm_sk_q8;  /* k_llm_gemm_sk_q8_0 (n <= 32, Q8_0R weights) or NULL */
-    struct hcq_program *gemm_sk_q4k; /* k_llm_gemm_sk_q4_k (n <= 32, Q4_KR weights) or NULL */
+    struct hcq_program *gemm_sk_q4k; /* k_llm_gemm_sk_q4_k (n <= 16, Q4_KR weights) or NULL */
     uint32_t sms;                    /* the device's SM count (its split: llm_gemm_sk_split) */
     struct hcq_buf *buf;             /* w16 | x16 | k_llm_gemm_sk's partial sums | its counters */
     uint64_t w16_va, x16_va, sk_part_va, sk_cnt_va;
