@@ -18,10 +18,13 @@
  *   first non-finite logit, and (temp > 0) the slice's top K_LLM_SMP_C candidates as sorted
  *   keys and z = sum exp((x - m) / temp) over the slice.
  *  k_llm_sample_pick, grid (1), K_LLM_SMP_PICK_THREADS threads: merges the candidates
- *   (bitonic sort of n_slice * K_LLM_SMP_C keys in shared memory) and walks the sorted
- *   prefix as the host sampler does. The bound: every id outside the candidates has a key
- *   below B = the largest K_LLM_SMP_C-th key of a slice longer than K_LLM_SMP_C, so the
- *   sorted candidates down to B are the exact global prefix (>= K_LLM_SMP_C ids). When top-k,
+ *   and walks the sorted prefix as the host sampler does. The bound: every id outside the
+ *   candidates has a key below B = the largest K_LLM_SMP_C-th key of a slice longer than
+ *   K_LLM_SMP_C, so the sorted candidates down to B are the exact global prefix (>=
+ *   K_LLM_SMP_C ids). With 1 <= top-k <= K_LLM_SMP_TOPK (< n_vocab) it first takes the top
+ *   K_LLM_SMP_TOPK candidates only: when top-k of them are >= B, the walk over them is the
+ *   whole answer (status K_LLM_SMP_S_TOPK; the same id the full walk picks). Else all
+ *   n_slice * K_LLM_SMP_C candidates sorted (bitonic, shared memory), and when top-k,
  *   the top-p cut, the min-p cut or the draw needs ids past that prefix (or flags has
  *   K_LLM_SMP_EXACT), the kernel takes the exact path: the keys of all n_vocab ids sorted in
  *   sort_va (sort_n >= n_vocab, a power of two) and the same walk over them. Status bit
@@ -54,6 +57,9 @@
 #define K_LLM_SMP_PART_THREADS 256
 #define K_LLM_SMP_PICK_THREADS 1024
 #define K_LLM_SMP_CHUNK 4096 /* keys one pass of the walk holds (4 per thread of the pick) */
+#define K_LLM_SMP_TOPK 64    /* the pick's top-k path: top-k up to this many (2 a lane of a warp) */
+_Static_assert(K_LLM_SMP_C == 32 && K_LLM_SMP_TOPK == 64, "the warp merges hold 32 and 64 keys");
+_Static_assert(K_LLM_SMP_SLICES <= 4 * (K_LLM_SMP_PICK_THREADS / 32), "4 slices a warp of the pick");
 
 /* state_va words */
 #define K_LLM_SMP_ST_ID 0     /* the chosen id (int32) */
@@ -65,6 +71,7 @@
 
 #define K_LLM_SMP_S_EXACT 1u     /* the exact path ran */
 #define K_LLM_SMP_S_NONFINITE 2u /* a logit is NaN/Inf: id = its index, nothing sampled */
+#define K_LLM_SMP_S_TOPK 4u      /* the top-k path ran (the top K_LLM_SMP_TOPK candidates held it) */
 
 #define K_LLM_SMP_EXACT 1u /* flags: always take the exact path (tests) */
 

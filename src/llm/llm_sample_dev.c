@@ -211,7 +211,7 @@ llm_smp_result(struct llm_model *m, int32_t *id_out)
                        "llm_model_sample: logit %u of %u is NaN or infinite: the model computes non-finite "
                        "values (broken weights or hyper-parameters)",
                        r[0], m->hp.n_vocab);
-    if (r[0] >= m->hp.n_vocab || (r[1] & ~K_LLM_SMP_S_EXACT))
+    if (r[0] >= m->hp.n_vocab || (r[1] & ~(K_LLM_SMP_S_EXACT | K_LLM_SMP_S_TOPK)))
         return hcq_err(HCQ_ERR_DRIVER, "llm_model_sample: the sampler left id %u status %#x", r[0], r[1]);
     *id_out = (int32_t)r[0];
     return HCQ_OK;

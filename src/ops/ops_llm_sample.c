@@ -219,6 +219,11 @@ twin_pick(struct hcq_twin_launch *l)
         uint64_t draws = ((uint64_t)st[K_LLM_SMP_ST_DRAWS + 1] << 32 | st[K_LLM_SMP_ST_DRAWS]) + 1;
         double u = k_llm_smp_uniform(p.seed, draws);
         int64_t r = p.flags & K_LLM_SMP_EXACT ? -1 : smp_walk(&p, keys, ne, z_all, u);
+        /* the kernel's top-k path: the walk over the top K_LLM_SMP_TOPK candidates alone, taken
+         * when top-k of them reach the bound (the same id as the walk above) */
+        if (!(p.flags & K_LLM_SMP_EXACT) && p.top_k && p.top_k <= K_LLM_SMP_TOPK && p.top_k < p.n_vocab &&
+            p.top_k <= ne)
+            status |= K_LLM_SMP_S_TOPK;
         if (r < 0) {
             /* the exact path: every id's key, sorted */
             const float *lg = ops_twin_array(l, p.logits_va, p.n_vocab, 4);

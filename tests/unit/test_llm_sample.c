@@ -7,7 +7,8 @@
  *    device and by the host sampler (llm_sampler.c) with the same seed: the same token at
  *    every step (the device keeps the penalty window itself; the host accepts the same
  *    tokens). Logit shapes: flat, peaked and clustered (the top ids in one slice, so the
- *    candidate bound fails and the exact path must run); both paths must be seen. The
+ *    candidate bound fails and the exact path must run); all three paths must be seen (the
+ *    top-k path over the top 64 candidates, the walk over all candidates, the exact sort). The
  *    id/status pair is poisoned before every launch. Allowed per device: 1 + 1 in 500 draws
  *    differing (a draw within a few ulp of a boundary: a GPU's expf and sum order differ).
  *  - distribution: per sampler, 8000 draws from fixed Zipf-like logits (penalties: fixed counts with
@@ -189,7 +190,7 @@ TEST(same_as_host)
     CHECK(l);
     for (char *save = NULL, *dn = strtok_r(dev_list(devs, sizeof devs), " ,", &save); dn;
          dn = strtok_r(NULL, " ,", &save)) {
-        uint32_t seen_exact = 0, seen_bound = 0, diff_all = 0, draws_all = 0;
+        uint32_t seen_exact = 0, seen_bound = 0, seen_topk = 0, diff_all = 0, draws_all = 0;
         int opened = 0;
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
             for (size_t ci = 0; ci < sizeof cfgs / sizeof cfgs[0]; ci++) {
@@ -214,11 +215,14 @@ TEST(same_as_host)
                     CHECK_OK(dsmp_run(&d, l, &id, &status));
                     int32_t want = llm_sampler_sample(hs, l);
                     llm_sampler_accept(hs, (int32_t)id < (int32_t)n ? (int32_t)id : want);
-                    CHECKF(id < n && !(status & ~K_LLM_SMP_S_EXACT), "%s n %u %s: id %u status %#x", dn, n,
-                           c->name, id, status);
+                    CHECKF(id < n && !(status & ~(K_LLM_SMP_S_EXACT | K_LLM_SMP_S_TOPK)) &&
+                               (status & (K_LLM_SMP_S_EXACT | K_LLM_SMP_S_TOPK)) !=
+                                   (K_LLM_SMP_S_EXACT | K_LLM_SMP_S_TOPK),
+                           "%s n %u %s: id %u status %#x", dn, n, c->name, id, status);
                     if (c->temp > 0) {
                         seen_exact += (status & K_LLM_SMP_S_EXACT) != 0;
-                        seen_bound += !(status & K_LLM_SMP_S_EXACT);
+                        seen_topk += (status & K_LLM_SMP_S_TOPK) != 0;
+                        seen_bound += !(status & (K_LLM_SMP_S_EXACT | K_LLM_SMP_S_TOPK));
                     }
                     if ((int32_t)id != want && diff++ < 3)
                         printf("    %s n %u %s trial %u: device %u, host %d\n", dn, n, c->name, tr, id, want);
@@ -227,11 +231,13 @@ TEST(same_as_host)
                 llm_sampler_destroy(hs);
                 dsmp_close(&d);
             }
-        printf("    %s: the candidate path %u times, the exact path %u times; %u of %u tokens differ\n", dn,
-               seen_bound, seen_exact, diff_all, draws_all);
+        printf(
+            "    %s: the top-k path %u times, the candidate path %u times, the exact path %u times; %u of %u "
+            "tokens differ\n",
+            dn, seen_topk, seen_bound, seen_exact, diff_all, draws_all);
         CHECKF(diff_all <= 1 + draws_all / 500, "%s: %u of %u tokens differ from the host sampler", dn,
                diff_all, draws_all);
-        CHECK(!opened || (seen_exact > 0 && seen_bound > 0));
+        CHECK(!opened || (seen_exact > 0 && seen_bound > 0 && seen_topk > 0));
         tried += opened;
     next_dev:;
     }
@@ -402,7 +408,7 @@ TEST(distribution)
                 CHECK_OK(hcq_queue_finish(d.q, 60ull * 1000 * 1000 * 1000));
                 CHECK_OK(hcq_buf_read(outs, 0, ob, 8ull * batch));
                 for (uint32_t i = 0; i < batch; i++) {
-                    if (ob[2 * i] < n && !(ob[2 * i + 1] & ~K_LLM_SMP_S_EXACT))
+                    if (ob[2 * i] < n && !(ob[2 * i + 1] & ~(K_LLM_SMP_S_EXACT | K_LLM_SMP_S_TOPK)))
                         counts[ob[2 * i]]++;
                     else
                         bad++;
