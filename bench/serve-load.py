@@ -8,7 +8,7 @@
 # standard library only (the GPU machines have python but no node). docs/serve.md, "Measuring".
 #
 #   python3 bench/serve-load.py --url http://127.0.0.1:8080 --clients 1,8,32,64 --requests 4 \
-#        --max-tokens 128 [--chat] [--api-key KEY] [--ignore-eos] [--json out.json] [--label nvhcq]
+#        --max-tokens 128 [--temperature T] [--chat] [--api-key KEY] [--ignore-eos] [--json out.json] [--label nvhcq]
 import argparse
 import datetime
 import http.client
@@ -26,6 +26,8 @@ def parse_args():
     ap.add_argument("--clients", default="1,8,32,64", help="concurrency levels, comma-separated")
     ap.add_argument("--requests", type=int, default=4, help="requests per client, back to back")
     ap.add_argument("--max-tokens", type=int, default=128)
+    ap.add_argument("--temperature", type=float, default=0.0,
+                    help="sampling temperature of every request (0: greedy; the server's other defaults)")
     ap.add_argument("--prompt", default="Once upon a time, in a quiet town by the sea,")
     ap.add_argument("--chat", action="store_true", help="/v1/chat/completions with one user message")
     ap.add_argument("--api-key")
@@ -52,7 +54,7 @@ def parse_args():
 def one(o):
     """One streaming request: times of the first and last content chunk, tokens (usage when the
     server sends it, else the content chunks), or an error."""
-    body = {"model": o.model, "max_tokens": o.max_tokens, "temperature": 0, "stream": True,
+    body = {"model": o.model, "max_tokens": o.max_tokens, "temperature": o.temperature, "stream": True,
             "stream_options": {"include_usage": True}}
     if o.chat:
         body["messages"] = [{"role": "user", "content": o.prompt}]
