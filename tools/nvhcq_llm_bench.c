@@ -246,7 +246,7 @@ nvhcq_cmd_llm_bench(int argc, char **argv)
 {
     const char *model = NULL, *dev = NULL, *json = NULL, *format = "md", *depth_s = "0", *batch_s = NULL;
     uint32_t n_pp = 512, n_tg = 128, n_batch = 0, depths[8] = {0}, n_depth = 0, bs[16], n_bs = 0,
-             gemm_min = 2;
+             gemm_min = LLM_GEMM_MIN_BATCH_FAST;
     int reps = 5, warm_ms = -1;
     bool profile = false, no_sampled = false;
     const struct cli_opt opts[] = {

@@ -64,7 +64,7 @@ void
 llm_model_params_default(struct llm_model_params *p)
 {
     *p = (struct llm_model_params){
-        .dev_spec = NULL, .n_ctx = 0, .n_batch = 0, .use_graph = true, .gemm_min_batch = 2};
+        .dev_spec = NULL, .n_ctx = 0, .n_batch = 0, .use_graph = true, .gemm_min_batch = 64};
 }
 
 enum hcq_status
