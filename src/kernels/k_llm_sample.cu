@@ -177,15 +177,16 @@ block_min_u(uint32_t v, uint32_t *sh)
     return r;
 }
 
-extern "C" __global__ void
-__launch_bounds__(PT) k_llm_sample_part(const struct k_llm_sample_params p)
+/* Slice s of one row (k_llm_sample_part, k_llm_sample_part_rows). */
+static __device__ __forceinline__ void
+sample_part(const struct k_llm_sample_params &p, uint32_t s)
 {
     __shared__ uint64_t keys[K_LLM_SMP_SLICE_MAX];
     __shared__ uint64_t top[PT / 32][32];
     __shared__ unsigned long long s_best;
     __shared__ uint32_t s_bad;
     __shared__ double s_z[PT / 32];
-    const uint32_t s = blockIdx.x, t = threadIdx.x, lane = t & 31, w = t >> 5;
+    const uint32_t t = threadIdx.x, lane = t & 31, w = t >> 5;
     const uint32_t L = (p.n_vocab + p.n_slice - 1) / p.n_slice;
     const uint32_t i0 = s * L, i1 = i0 + L < p.n_vocab ? i0 + L : p.n_vocab, n = i1 > i0 ? i1 - i0 : 0;
     if (s >= p.n_slice || L > K_LLM_SMP_SLICE_MAX)
@@ -262,6 +263,30 @@ __launch_bounds__(PT) k_llm_sample_part(const struct k_llm_sample_params p)
     }
     if (t < n_c)
         o->key[t] = top[0][t];
+}
+
+extern "C" __global__ void
+__launch_bounds__(PT) k_llm_sample_part(const struct k_llm_sample_params p)
+{
+    sample_part(p, blockIdx.x);
+}
+
+/* One row's parameters from the array (read before the dependency wait: the host wrote them). */
+static __device__ __forceinline__ bool
+row_params(const struct k_llm_sample_rows_params &r, struct k_llm_sample_params *p)
+{
+    if (blockIdx.y >= r.n_rows)
+        return false;
+    *p = ((const struct k_llm_sample_params *)r.rows_va)[blockIdx.y];
+    return true;
+}
+
+extern "C" __global__ void
+__launch_bounds__(PT) k_llm_sample_part_rows(const struct k_llm_sample_rows_params r)
+{
+    struct k_llm_sample_params p;
+    if (row_params(r, &p))
+        sample_part(p, blockIdx.x);
 }
 
 /* The walk (ops_llm_sample.c's smp_walk, pass by pass over chunks of 4 keys per thread):
@@ -359,8 +384,9 @@ smp_walk(const struct k_llm_sample_params &p, const uint64_t *keys, uint32_t ne,
     return k <= ne ? (int64_t)k_llm_smp_key_id(keys[kw - 1]) : -1;
 }
 
-extern "C" __global__ void
-__launch_bounds__(KT) k_llm_sample_pick(const struct k_llm_sample_params p)
+/* One row's pick (k_llm_sample_pick, k_llm_sample_pick_rows). */
+static __device__ __forceinline__ void
+sample_pick(const struct k_llm_sample_params &p)
 {
     __shared__ uint64_t keys[K_LLM_SMP_SLICES * K_LLM_SMP_C];
     __shared__ double sh[32];
@@ -501,6 +527,20 @@ __launch_bounds__(KT) k_llm_sample_pick(const struct k_llm_sample_params p)
     st[K_LLM_SMP_ST_STATUS] = status;
     if (out)
         out[0] = id, out[1] = status;
+}
+
+extern "C" __global__ void
+__launch_bounds__(KT) k_llm_sample_pick(const struct k_llm_sample_params p)
+{
+    sample_pick(p);
+}
+
+extern "C" __global__ void
+__launch_bounds__(KT) k_llm_sample_pick_rows(const struct k_llm_sample_rows_params r)
+{
+    struct k_llm_sample_params p;
+    if (row_params(r, &p))
+        sample_pick(p);
 }
 
 /* One CTA per row: each thread the best (value, then lowest id) and the first non-finite id of

@@ -187,6 +187,18 @@ k_llm_smp_uniform(uint64_t seed, uint64_t n)
     return (float)((z >> 40) * (1.0 / 16777216.0));
 }
 
+/* k_llm_sample_part_rows, grid (n_slice, n_rows), and k_llm_sample_pick_rows, grid (1, n_rows):
+ * the two launches above for n_rows rows at once (a batch step's sequences, src/llm/llm_batch.c),
+ * row y taking the parameters rows_va[y] (its logits, state, scratch and {id, status}; every row
+ * the same n_vocab and n_slice). */
+struct k_llm_sample_rows_params {
+    uint64_t rows_va; /* struct k_llm_sample_params [n_rows] */
+    uint32_t n_rows, pad;
+};
+_Static_assert(sizeof(struct k_llm_sample_rows_params) == 16 &&
+                   offsetof(struct k_llm_sample_rows_params, n_rows) == 8,
+               "sample rows params layout");
+
 /* k_llm_sample_argmax_rows: greedy picks of a batch step (src/llm/llm_batch.c): for each row r of
  * x f32 [n_rows][n], out[r] = the id of the row's largest logit (lowest id on ties, as the host
  * sampler's greedy), or -1 - i when logit i is the row's first NaN/Inf. grid (n_rows),

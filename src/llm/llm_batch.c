@@ -14,13 +14,18 @@
  * n_batch. The batch asks the model for an f16 copy of its matrices (llm_pg_cache_f16: 2 bytes a
  * weight, e.g. 2.5 GB for a 1B model), which the model's own prefill then reads too. Sampling: when every
  * stepped sequence samples greedily without penalties, the picks are made on the device
- * (k_llm_sample_argmax_rows) and only n ids cross to the host; otherwise the rows' logits are read back and
- * each slot's llm_sampler picks on the host (the logits of a 128k vocabulary are 0.5 MB a row). One thread
+ * (k_llm_sample_argmax_rows); otherwise every row through the device sampler (k_llm_sample_part_rows +
+ * k_llm_sample_pick_rows, queued in the step's submission: each slot's window, counts and draw counter
+ * in a device state of its own, the same picks as its host llm_sampler would make); only the ids cross
+ * to the host. Where the device sampler does not load (a vocabulary above its 262144 ids), the rows'
+ * logits are read back and each slot's llm_sampler picks on the host (0.5 MB a row at 128k ids: a
+ * 1B model's 64-sequence step took 33 ms a token so on H200, temperature 0.8). One thread
  * per batch; the model's own single-sequence state is left as it was, but its activation buffers are shared,
  * so calls on the model and its batches do not interleave. Layer: llm.
  */
 #include "llm_model_int.h"
 
+#include "k_llm_sample.h"
 #include "util_log.h"
 
 #include <stdlib.h>
@@ -43,6 +48,18 @@ struct llm_batch {
     int32_t *tp;                   /* host staging of tokpos */
     int32_t *tok;                  /* ... and of a step's tokens (the rows that run) */
     struct hcq_graph **g1;         /* [n_seq][2]: each slot's fused one-sequence step graphs */
+    /* the device sampler (NULL programs: the host samples) */
+    struct hcq_program *smp_part, *smp_pick;
+    struct hcq_buf **smp_state;            /* [n_seq]: each slot's K_LLM_SMP_ST_* words, ring, counts */
+    uint32_t *smp_cap;                     /* [n_seq]: the window (last_n) its state holds */
+    struct hcq_buf *smp_scr;               /* [n_seq] rows: slice partials, exact-path keys */
+    struct hcq_buf *smp_rows;              /* k_llm_sample_params [n_seq] of the launch */
+    struct hcq_buf *smp_out;               /* host-visible {id, status} [n_seq] */
+    struct k_llm_sample_params *smp_stage; /* host staging of smp_rows */
+    uint32_t smp_n_slice, smp_sort_n, smp_n;
+    uint64_t smp_part_B, smp_row_B, smp_lg_va, smp_lg_stride;
+    const uint32_t *smp_seq; /* the queued rows' slots (smp_queue) */
+    uint32_t *smp_q;         /* [rows]: a step's or pass's rows' slots */
 };
 
 void
@@ -62,6 +79,17 @@ llm_batch_destroy(struct llm_batch *b)
     hcq_buf_free(b->logits);
     hcq_buf_free(b->ids);
     free(b->lg_host);
+    for (uint32_t i = 0; b->smp_state && i < b->n_seq; i++)
+        hcq_buf_free(b->smp_state[i]);
+    free(b->smp_state);
+    free(b->smp_cap);
+    free(b->smp_stage);
+    free(b->smp_q);
+    hcq_buf_free(b->smp_scr);
+    hcq_buf_free(b->smp_rows);
+    hcq_buf_free(b->smp_out);
+    hcq_program_destroy(b->smp_part);
+    hcq_program_destroy(b->smp_pick);
     free(b->sp);
     for (uint32_t i = 0; b->smp && i < b->n_seq; i++)
         llm_sampler_destroy(b->smp[i]);
@@ -76,17 +104,61 @@ llm_batch_destroy(struct llm_batch *b)
     free(b);
 }
 
+/* Slot i's device state: a window of last_n tokens holding hist (its last last_n), no draws; the
+ * state grows when last_n is above what it holds. Nothing to do without the device sampler. */
+static enum hcq_status
+smp_state_set(struct llm_batch *b, uint32_t i, uint32_t last_n, const int32_t *hist, uint32_t n_hist)
+{
+    if (!b->smp_part)
+        return HCQ_OK;
+    const uint32_t V = b->m->hp.n_vocab;
+    const uint64_t bytes = k_llm_smp_state_bytes(last_n, V);
+    enum hcq_status st;
+    if (!b->smp_state[i] || b->smp_cap[i] < last_n) {
+        hcq_buf_free(b->smp_state[i]);
+        b->smp_state[i] = NULL;
+        if ((st = hcq_buf_alloc(b->m->dev, bytes, HCQ_MEM_DEVICE, &b->smp_state[i])))
+            return st;
+        b->smp_cap[i] = last_n;
+    }
+    uint32_t *w = calloc(1, bytes);
+    if (!w)
+        return hcq_err(HCQ_ERR_NOMEM, "llm_batch: sampler state: out of host memory");
+    /* the window as the kernel moves it (ops_llm_sample.c smp_accept) */
+    uint32_t *ring = w + K_LLM_SMP_ST_RING, *cnt = ring + last_n, hn = 0, hp = 0;
+    for (uint32_t k = 0; last_n && k < n_hist; k++) {
+        if (hn >= last_n && ring[hp] < V && cnt[ring[hp]])
+            cnt[ring[hp]]--;
+        ring[hp] = (uint32_t)hist[k];
+        cnt[hist[k]]++;
+        hp = (hp + 1) % last_n;
+        hn = hn < last_n ? hn + 1 : last_n;
+    }
+    w[K_LLM_SMP_ST_HIST_N] = hn;
+    w[K_LLM_SMP_ST_HIST_POS] = hp;
+    st = hcq_buf_write(b->smp_state[i], 0, w, bytes);
+    free(w);
+    return st;
+}
+
 /* Slot i samples with p from now on: a fresh sampler (empty window, no draws), p kept to tell
  * whether its picks can be made on the device. */
 static enum hcq_status
-slot_bind(struct llm_batch *b, uint32_t i, const struct llm_sampler_params *p)
+slot_bind(struct llm_batch *b, uint32_t i, const struct llm_sampler_params *p, const int32_t *hist,
+          uint32_t n_hist)
 {
     struct llm_sampler *s = NULL;
     enum hcq_status st = llm_sampler_create(p, b->m->hp.n_vocab, &s);
-    if (st)
+    if (!st)
+        st = smp_state_set(b, i, p->repeat_last_n, hist, n_hist);
+    if (st) {
+        llm_sampler_destroy(s);
         return st;
+    }
     llm_sampler_destroy(b->smp[i]);
     b->smp[i] = s, b->sp[i] = *p;
+    for (uint32_t k = 0; k < n_hist; k++)
+        llm_sampler_accept(s, hist[k]);
     return HCQ_OK;
 }
 
@@ -122,13 +194,19 @@ llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct l
     b->slot_B = (uint64_t)K_LLM_KV_B * n_ctx * b->kv_dim;
     b->layer_B = b->slot_B * p->n_seq;
     const uint64_t kv_B = 2 * b->layer_B * hp->n_layer, lg_B = 4ull * p->n_seq * hp->n_vocab;
+    /* (+ the device sampler's states, partials and exact-path keys: ~1.6 MB a slot at 128k ids) */
+    const uint64_t smp_B =
+        (uint64_t)p->n_seq * (k_llm_smp_state_bytes(64, hp->n_vocab) +
+                              k_llm_smp_slices(hp->n_vocab) * sizeof(struct k_llm_smp_part) +
+                              8ull * k_llm_smp_sort_n(hp->n_vocab));
     /* the device memory first, before anything is allocated */
     struct hcq_mem_stats ms;
-    if (hcq_device_mem_stats(m->dev, &ms) == HCQ_OK && ms.driver_free_B && kv_B + lg_B > ms.driver_free_B) {
+    if (hcq_device_mem_stats(m->dev, &ms) == HCQ_OK && ms.driver_free_B &&
+        kv_B + lg_B + smp_B > ms.driver_free_B) {
         st = hcq_err(HCQ_ERR_NOMEM,
                      "llm_batch_create: %u sequences x %u positions need %.2f GiB of KV cache (+ %.2f GiB of "
-                     "logits), the device has %.2f GiB free",
-                     p->n_seq, n_ctx, kv_B / 1073741824.0, lg_B / 1073741824.0,
+                     "logits and sampler state), the device has %.2f GiB free",
+                     p->n_seq, n_ctx, kv_B / 1073741824.0, (lg_B + smp_B) / 1073741824.0,
                      ms.driver_free_B / 1073741824.0);
         goto fail;
     }
@@ -141,8 +219,9 @@ llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct l
     b->tok = calloc(b->rows, sizeof *b->tok);
     b->sp = calloc(p->n_seq, sizeof *b->sp);
     b->g1 = calloc(2ull * p->n_seq, sizeof *b->g1);
+    b->smp_q = calloc(b->rows, sizeof *b->smp_q);
     b->lg_host = malloc(lg_B);
-    if (!b->pos || !b->used || !b->smp || !b->tp || !b->tok || !b->sp || !b->g1 || !b->lg_host) {
+    if (!b->pos || !b->used || !b->smp || !b->tp || !b->tok || !b->sp || !b->g1 || !b->lg_host || !b->smp_q) {
         st = hcq_err(HCQ_ERR_NOMEM, "llm_batch_create: out of host memory");
         goto fail;
     }
@@ -157,10 +236,34 @@ llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct l
     if ((st = llm_pg_cache_f16(m)))
         HCQ_LOG_WARN("llm_batch_create: the weights stay quantized, dequantized every step: %s",
                      hcq_last_error());
+    /* the device sampler: a state per slot (slot_bind), partials and exact-path keys per row */
+    b->smp_n_slice = k_llm_smp_slices(hp->n_vocab);
+    b->smp_sort_n = k_llm_smp_sort_n(hp->n_vocab);
+    b->smp_part_B = (uint64_t)b->smp_n_slice * sizeof(struct k_llm_smp_part);
+    b->smp_row_B = b->smp_part_B + 8ull * b->smp_sort_n;
+    if (b->smp_n_slice && hcq_program_load(m->dev, "k_llm_sample_part_rows", &b->smp_part) == HCQ_OK &&
+        hcq_program_load(m->dev, "k_llm_sample_pick_rows", &b->smp_pick) == HCQ_OK) {
+        b->smp_state = calloc(p->n_seq, sizeof *b->smp_state);
+        b->smp_cap = calloc(p->n_seq, sizeof *b->smp_cap);
+        b->smp_stage = calloc(p->n_seq, sizeof *b->smp_stage);
+        if (!b->smp_state || !b->smp_cap || !b->smp_stage) {
+            st = hcq_err(HCQ_ERR_NOMEM, "llm_batch_create: out of host memory");
+            goto fail;
+        }
+        if ((st = hcq_buf_alloc(m->dev, b->smp_row_B * p->n_seq, HCQ_MEM_DEVICE, &b->smp_scr)) ||
+            (st = hcq_buf_alloc(m->dev, sizeof(struct k_llm_sample_params) * p->n_seq, HCQ_MEM_DEVICE,
+                                &b->smp_rows)) ||
+            (st = hcq_buf_alloc(m->dev, 8ull * p->n_seq, HCQ_MEM_HOST, &b->smp_out)))
+            goto fail;
+    } else {
+        hcq_program_destroy(b->smp_part);
+        hcq_program_destroy(b->smp_pick);
+        b->smp_part = b->smp_pick = NULL;
+    }
     struct llm_sampler_params d;
     llm_sampler_params_default(&d);
     for (uint32_t i = 0; i < p->n_seq; i++)
-        if ((st = slot_bind(b, i, &d)))
+        if ((st = slot_bind(b, i, &d, NULL, 0)))
             goto fail;
     *b_out = b;
     return HCQ_OK;
@@ -200,7 +303,7 @@ llm_batch_seq_add(struct llm_batch *b, uint32_t *seq_out)
             enum hcq_status st = HCQ_OK;
             if (greedy(&b->sp[i]))
                 llm_sampler_reset(b->smp[i]);
-            else if ((st = slot_bind(b, i, &d)))
+            else if ((st = slot_bind(b, i, &d, NULL, 0)))
                 return st;
             b->used[i] = true;
             b->pos[i] = 0;
@@ -232,6 +335,15 @@ seq_check(const struct llm_batch *b, const char *fn, uint32_t seq)
     return HCQ_OK;
 }
 
+static enum hcq_status
+tokens_check(const struct llm_batch *b, const char *fn, const int32_t *tokens, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (tokens[i] < 0 || (uint32_t)tokens[i] >= b->m->hp.n_vocab)
+            return hcq_err(HCQ_ERR_INVALID, "%s: token %d (vocabulary %u)", fn, tokens[i], b->m->hp.n_vocab);
+    return HCQ_OK;
+}
+
 enum hcq_status
 llm_batch_seq_sampler(struct llm_batch *b, uint32_t seq, const struct llm_sampler_params *p,
                       const int32_t *hist, uint32_t n_hist)
@@ -241,20 +353,9 @@ llm_batch_seq_sampler(struct llm_batch *b, uint32_t seq, const struct llm_sample
         return st;
     if (!p || (n_hist && !hist))
         return hcq_err(HCQ_ERR_INVALID, "llm_batch_seq_sampler: NULL argument");
-    if ((st = slot_bind(b, seq, p)))
+    if ((st = tokens_check(b, "llm_batch_seq_sampler", hist, n_hist)))
         return st;
-    for (uint32_t i = 0; i < n_hist; i++)
-        llm_sampler_accept(b->smp[seq], hist[i]);
-    return HCQ_OK;
-}
-
-static enum hcq_status
-tokens_check(const struct llm_batch *b, const char *fn, const int32_t *tokens, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (tokens[i] < 0 || (uint32_t)tokens[i] >= b->m->hp.n_vocab)
-            return hcq_err(HCQ_ERR_INVALID, "%s: token %d (vocabulary %u)", fn, tokens[i], b->m->hp.n_vocab);
-    return HCQ_OK;
+    return slot_bind(b, seq, p, hist, n_hist);
 }
 
 /* The cache of slot seq alone (a sequence's prefill, its fused one-sequence step). */
@@ -280,6 +381,95 @@ rows_view(const struct llm_batch *b, bool dev_pick, uint32_t n_logits)
                                 .logits_va = hcq_buf_va(b->logits),
                                 .ids_va = dev_pick ? hcq_buf_va(b->ids) : 0,
                                 .n_logits = n_logits};
+}
+
+/* The device sampler over n rows of logits (row r at lg_va + r * stride_B, slot seqs[r]): each
+ * row's parameters from its slot, the two launches queued on the model's queue (the caller
+ * submits; an llm_model_step_run hook or smp_run). */
+static enum hcq_status
+smp_queue(void *ctx)
+{
+    struct llm_batch *b = ctx;
+    struct llm_model *m = b->m;
+    const uint32_t n = b->smp_n;
+    static const uint32_t poison[2] = {0xffffffffu, 0xffffffffu};
+    enum hcq_status st = HCQ_OK;
+    for (uint32_t r = 0; r < n && !st; r++) {
+        const uint32_t q = b->smp_seq[r];
+        const struct llm_sampler_params *sp = &b->sp[q];
+        const uint64_t scr = hcq_buf_va(b->smp_scr) + r * b->smp_row_B;
+        b->smp_stage[r] = (struct k_llm_sample_params){
+            .logits_va = b->smp_lg_va + r * b->smp_lg_stride,
+            .state_va = hcq_buf_va(b->smp_state[q]),
+            .part_va = scr,
+            .sort_va = scr + b->smp_part_B,
+            .out_va = hcq_buf_va(b->smp_out) + 8ull * r,
+            .seed = sp->seed,
+            .n_vocab = m->hp.n_vocab,
+            .n_slice = b->smp_n_slice,
+            .temp = sp->temp,
+            .top_k = sp->top_k,
+            .top_p = sp->top_p,
+            .min_p = sp->min_p,
+            .repeat_penalty = sp->repeat_penalty,
+            .presence_penalty = sp->presence_penalty,
+            .frequency_penalty = sp->frequency_penalty,
+            .last_n = sp->repeat_last_n,
+            .sort_n = b->smp_sort_n,
+        };
+        st = hcq_buf_write(b->smp_out, 8ull * r, poison, sizeof poison);
+    }
+    if (st || (st = hcq_buf_write(b->smp_rows, 0, b->smp_stage, sizeof *b->smp_stage * n)))
+        return st;
+    const struct k_llm_sample_rows_params rp = {.rows_va = hcq_buf_va(b->smp_rows), .n_rows = n};
+    struct hcq_launch l = {
+        .prog = b->smp_part,
+        .grid = {b->smp_n_slice, n, 1},
+        .block = {K_LLM_SMP_PART_THREADS, 1, 1},
+        .args = &rp,
+        .args_B = sizeof rp,
+        .grid_var = {HCQ_VAR_NONE, HCQ_VAR_NONE, HCQ_VAR_NONE},
+    };
+    m->tag = "sample part";
+    if ((st = llm_launch_prog(m, &l)))
+        return st;
+    l.prog = b->smp_pick;
+    l.grid[0] = 1;
+    l.block[0] = K_LLM_SMP_PICK_THREADS;
+    m->tag = "sample pick";
+    return llm_launch_prog(m, &l);
+}
+
+/* Row r's device pick into *id_out (the kernel accepted it into the slot's device window). */
+static enum hcq_status
+smp_take(struct llm_batch *b, const char *fn, uint32_t r, uint32_t seq, int32_t *id_out)
+{
+    const uint32_t *o = (const uint32_t *)hcq_buf_map(b->smp_out) + 2ull * r;
+    uint32_t w[2];
+    enum hcq_status st;
+    if (!hcq_buf_map(b->smp_out) && (st = hcq_buf_read(b->smp_out, 8ull * r, w, sizeof w)))
+        return st;
+    if (hcq_buf_map(b->smp_out))
+        w[0] = o[0], w[1] = o[1];
+    if (w[1] & K_LLM_SMP_S_NONFINITE)
+        return hcq_err(HCQ_ERR_FORMAT, "%s: logit %u of sequence %u is NaN or Inf (a broken model)", fn, w[0],
+                       seq);
+    if (w[0] >= b->m->hp.n_vocab || (w[1] & ~(K_LLM_SMP_S_EXACT | K_LLM_SMP_S_TOPK)))
+        return hcq_err(HCQ_ERR_DRIVER, "%s: the sampler left id %u status %#x for sequence %u", fn, w[0],
+                       w[1], seq);
+    *id_out = (int32_t)w[0];
+    llm_sampler_accept(b->smp[seq], *id_out); /* (the host window kept too) */
+    return HCQ_OK;
+}
+
+/* The device sampler over logits already in device memory (a step that ran alone): queued,
+ * submitted and waited for. */
+static enum hcq_status
+smp_run(struct llm_batch *b, uint64_t lg_va, const uint32_t *seqs, uint32_t n)
+{
+    b->smp_lg_va = lg_va, b->smp_lg_stride = 0, b->smp_seq = seqs, b->smp_n = n;
+    enum hcq_status st = smp_queue(b);
+    return st ? st : hcq_queue_finish(b->m->q, HCQ_TIMEOUT_DEFAULT_NS);
 }
 
 /* Sample from logits with the slot's sampler (accepting the id into its window). */
@@ -322,17 +512,35 @@ llm_batch_seq_prefill(struct llm_batch *b, uint32_t seq, const int32_t *tokens, 
     const float *lg = hcq_buf_map(m->logbuf);
     if (logits_out)
         memcpy(logits_out, lg, 4ull * m->hp.n_vocab);
+    if (id_out && b->smp_part) {
+        if ((st = smp_run(b, hcq_buf_va(m->logbuf), &seq, 1)))
+            return st;
+        return smp_take(b, "llm_batch_seq_prefill", 0, seq, id_out);
+    }
     return id_out ? sample_row(b, seq, lg, id_out) : HCQ_OK;
 }
 
-/* Sequence seq's next token: its device pick (< 0: the index of a NaN/Inf logit) when dev_pick,
- * else sampled on the host from its logits row; accepted into the slot's window either way. */
-static enum hcq_status
-take_pick(struct llm_batch *b, const char *fn, uint32_t seq, bool dev_pick, int32_t pick, const float *row,
-          int32_t *id_out)
+/* How a step's rows are picked: all greedy (k_llm_sample_argmax_rows into ids), the device
+ * sampler (smp_out), or on the host from the rows' logits. */
+enum pick { PICK_ARGMAX, PICK_DEV, PICK_HOST };
+
+static enum pick
+pick_mode(const struct llm_batch *b, bool all_greedy)
 {
-    if (!dev_pick)
+    return all_greedy ? PICK_ARGMAX : b->smp_part ? PICK_DEV : PICK_HOST;
+}
+
+/* Sequence seq's next token, row r of the step: its argmax pick (< 0: the index of a NaN/Inf
+ * logit), its device sample, or sampled on the host from its logits row; accepted into the
+ * slot's window either way. */
+static enum hcq_status
+take_pick(struct llm_batch *b, const char *fn, uint32_t seq, enum pick mode, uint32_t r, int32_t pick,
+          const float *row, int32_t *id_out)
+{
+    if (mode == PICK_HOST)
         return sample_row(b, seq, row, id_out);
+    if (mode == PICK_DEV)
+        return smp_take(b, fn, r, seq, id_out);
     if (pick < 0)
         return hcq_err(HCQ_ERR_FORMAT, "%s: logit %d of sequence %u is NaN or Inf (a broken model)", fn,
                        -1 - pick, seq);
@@ -354,11 +562,20 @@ prefill_pass(struct llm_batch *b, uint32_t n_body, const uint32_t *tail, uint32_
 {
     struct llm_model *m = b->m;
     const uint32_t V = m->hp.n_vocab, n = n_body + n_tail;
-    bool dev_pick = ids_out != NULL;
-    for (uint32_t t = 0; t < n_tail; t++)
-        dev_pick = dev_pick && greedy(&b->sp[seqs[tail[t]]]);
+    bool all_greedy = true;
+    for (uint32_t t = 0; t < n_tail; t++) {
+        all_greedy = all_greedy && greedy(&b->sp[seqs[tail[t]]]);
+        b->smp_q[t] = seqs[tail[t]];
+    }
+    const enum pick mode = pick_mode(b, all_greedy);
+    const bool dev_pick = ids_out && mode == PICK_ARGMAX;
     const struct llm_kv_view kv = rows_view(b, dev_pick, n_tail);
-    const struct step s = {.kv = &kv};
+    struct step s = {.kv = &kv};
+    if (ids_out && n_tail && mode == PICK_DEV) { /* the tails' rows sampled in the pass's submission */
+        b->smp_lg_va = hcq_buf_va(b->logits), b->smp_lg_stride = 4ull * V;
+        b->smp_seq = b->smp_q, b->smp_n = n_tail;
+        s.after = smp_queue, s.after_ctx = b;
+    }
     enum hcq_status st;
     if ((st = hcq_buf_write(m->tokbuf, 0, b->tok, 4ull * n)) ||
         (st = hcq_buf_write(b->tokpos, 0, b->tp, 8ull * n)) ||
@@ -366,7 +583,7 @@ prefill_pass(struct llm_batch *b, uint32_t n_body, const uint32_t *tail, uint32_
         return st;
     if (!n_tail)
         return HCQ_OK;
-    if ((logits_out || (ids_out && !dev_pick)) &&
+    if ((logits_out || (ids_out && mode == PICK_HOST)) &&
         (st = hcq_buf_read(b->logits, 0, b->lg_host, 4ull * n_tail * V)))
         return st;
     const int32_t *picks = hcq_buf_map(b->ids);
@@ -376,7 +593,7 @@ prefill_pass(struct llm_batch *b, uint32_t n_body, const uint32_t *tail, uint32_
         if (logits_out)
             memcpy(logits_out + (size_t)i * V, row, 4ull * V);
         if (ids_out)
-            st = take_pick(b, "llm_batch_prefill", q, dev_pick, picks[t], row, &ids_out[i]);
+            st = take_pick(b, "llm_batch_prefill", q, mode, t, picks[t], row, &ids_out[i]);
     }
     return st;
 }
@@ -476,18 +693,21 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
     /* the rows that run: sequences with room for one more position, in order; whether every one
      * of them picks greedily (then on the device) */
     uint32_t na = 0;
-    bool dev_pick = true;
+    bool all_greedy = true;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t q = seqs[i];
         if (st_out)
             st_out[i] = b->pos[q] < b->n_ctx ? HCQ_OK : HCQ_ERR_NOMEM;
         if (b->pos[q] >= b->n_ctx)
             continue;
-        dev_pick = dev_pick && greedy(&b->sp[q]);
+        all_greedy = all_greedy && greedy(&b->sp[q]);
         b->tp[2 * na] = (int32_t)b->pos[q];
         b->tp[2 * na + 1] = (int32_t)q;
+        b->smp_q[na] = q;
         b->tok[na++] = tokens[i];
     }
+    const enum pick mode = pick_mode(b, all_greedy);
+    const bool dev_pick = mode == PICK_ARGMAX;
     const float *lg = b->lg_host;
     if (na == 1 && m->decode_fused) {
         /* one sequence: the model's own fused decode step over its slot, replayed from the slot's
@@ -498,17 +718,25 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
         kv.ids_va = hcq_buf_va(b->ids);
         if ((st = llm_model_slot_step(m, &b->g1[2 * q], &kv, b->tok[0], (uint32_t)b->tp[0])))
             return st;
+        /* (the sampler after the graph: its own submission) */
+        if (ids_out && mode == PICK_DEV && (st = smp_run(b, hcq_buf_va(m->logbuf), &q, 1)))
+            return st;
         lg = hcq_buf_map(m->logbuf);
         na = 0;
     }
     if (na) {
         const struct llm_kv_view kv = rows_view(b, ids_out && dev_pick, 0);
-        const struct step s = {.kv = &kv};
+        struct step s = {.kv = &kv};
+        if (ids_out && mode == PICK_DEV) { /* the rows sampled in the step's submission */
+            b->smp_lg_va = hcq_buf_va(b->logits), b->smp_lg_stride = 4ull * V;
+            b->smp_seq = b->smp_q, b->smp_n = na;
+            s.after = smp_queue, s.after_ctx = b;
+        }
         if (!(st = hcq_buf_write(m->tokbuf, 0, b->tok, 4ull * na)) &&
             !(st = hcq_buf_write(b->tokpos, 0, b->tp, 8ull * na)))
             st = llm_model_step_run(m, na, 0, true, &s);
         /* the rows' logits to the host only when asked for or sampled there */
-        if (!st && (logits_out || (ids_out && !dev_pick)))
+        if (!st && (logits_out || (ids_out && mode == PICK_HOST)))
             st = hcq_buf_read(b->logits, 0, b->lg_host, 4ull * na * V);
         if (st)
             return st;
@@ -528,7 +756,7 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
             memcpy(logits_out + (size_t)i * V, row, 4ull * V);
         if (!ids_out)
             continue;
-        if ((st = take_pick(b, "llm_batch_step", q, dev_pick, picks[r], row, &ids_out[i])))
+        if ((st = take_pick(b, "llm_batch_step", q, mode, r, picks[r], row, &ids_out[i])))
             return st;
     }
     return HCQ_OK;

@@ -950,8 +950,8 @@ llm_model_step_run(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logi
     enum hcq_status st;
     if (!n || n > m->n_batch)
         return hcq_err(HCQ_ERR_INVALID, "llm step: %u tokens (batch %u)", n, m->n_batch);
-    if ((st = record_step(m, n, pos, want_logits, s)) || (st = hcq_queue_signal(m->q, m->done, ++m->tick)) ||
-        (st = hcq_queue_submit(m->q)))
+    if ((st = record_step(m, n, pos, want_logits, s)) || (s->after && (st = s->after(s->after_ctx))) ||
+        (st = hcq_queue_signal(m->q, m->done, ++m->tick)) || (st = hcq_queue_submit(m->q)))
         return st;
     return wait_tick(m, n);
 }

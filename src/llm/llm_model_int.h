@@ -206,6 +206,10 @@ struct step {
     bool sample;    /* the token from the device sampler's id word; sampling after the head */
     uint32_t var_tok, var_pos;
     const struct llm_kv_view *kv; /* NULL: the model's own cache */
+    /* llm_model_step_run: more launches queued after the step's, in its submission (a batch's
+     * device sampler); NULL: none */
+    enum hcq_status (*after)(void *ctx);
+    void *after_ctx;
 };
 
 /* One fused decode step (n = 1, m->decode_fused) of a sequence in another cache (a batch's slot:

@@ -33,10 +33,10 @@ key_desc(const void *a, const void *b)
     return x > y ? -1 : x < y;
 }
 
+/* Every slice of one row (k_llm_sample_part). */
 static void
-twin_part(struct hcq_twin_launch *l)
+part_row(struct hcq_twin_launch *l, const struct k_llm_sample_params p)
 {
-    OPS_TWIN_PARAMS(l, k_llm_sample, p);
     if (!p.n_slice || p.n_slice > K_LLM_SMP_SLICES)
         return;
     const float *lg = ops_twin_array(l, p.logits_va, p.n_vocab, 4);
@@ -171,10 +171,10 @@ smp_walk(const struct k_llm_sample_params *p, const uint64_t *keys, uint32_t ne,
     return k <= ne ? (int64_t)k_llm_smp_key_id(keys[kw - 1]) : -1;
 }
 
+/* One row's pick (k_llm_sample_pick). */
 static void
-twin_pick(struct hcq_twin_launch *l)
+pick_row(struct hcq_twin_launch *l, const struct k_llm_sample_params p)
 {
-    OPS_TWIN_PARAMS(l, k_llm_sample, p);
     if (!p.n_slice || p.n_slice > K_LLM_SMP_SLICES || !p.n_vocab)
         return;
     uint32_t *st = ops_twin_array(l, p.state_va, K_LLM_SMP_ST_RING + p.last_n + p.n_vocab, 4);
@@ -246,6 +246,39 @@ twin_pick(struct hcq_twin_launch *l)
 }
 
 static void
+twin_part(struct hcq_twin_launch *l)
+{
+    OPS_TWIN_PARAMS(l, k_llm_sample, p);
+    part_row(l, p);
+}
+
+static void
+twin_pick(struct hcq_twin_launch *l)
+{
+    OPS_TWIN_PARAMS(l, k_llm_sample, p);
+    pick_row(l, p);
+}
+
+/* The rows launches: each row's parameters from the array, the one-row twin on each. */
+static void
+twin_part_rows(struct hcq_twin_launch *l)
+{
+    OPS_TWIN_PARAMS(l, k_llm_sample_rows, r);
+    const struct k_llm_sample_params *rows = ops_twin_array(l, r.rows_va, r.n_rows, sizeof *rows);
+    for (uint32_t i = 0; rows && i < r.n_rows; i++)
+        part_row(l, rows[i]);
+}
+
+static void
+twin_pick_rows(struct hcq_twin_launch *l)
+{
+    OPS_TWIN_PARAMS(l, k_llm_sample_rows, r);
+    const struct k_llm_sample_params *rows = ops_twin_array(l, r.rows_va, r.n_rows, sizeof *rows);
+    for (uint32_t i = 0; rows && i < r.n_rows; i++)
+        pick_row(l, rows[i]);
+}
+
+static void
 twin_argmax_rows(struct hcq_twin_launch *l)
 {
     const struct k_llm_argmax_params *p = l->params;
@@ -269,6 +302,8 @@ twin_argmax_rows(struct hcq_twin_launch *l)
 const struct hcq_kernel_desc ops_llm_sample_kernels[] = {
     {"k_llm_sample_part", "k_llm_sample", sizeof(struct k_llm_sample_params), twin_part},
     {"k_llm_sample_pick", "k_llm_sample", sizeof(struct k_llm_sample_params), twin_pick},
+    {"k_llm_sample_part_rows", "k_llm_sample", sizeof(struct k_llm_sample_rows_params), twin_part_rows},
+    {"k_llm_sample_pick_rows", "k_llm_sample", sizeof(struct k_llm_sample_rows_params), twin_pick_rows},
     {"k_llm_sample_argmax_rows", "k_llm_sample", sizeof(struct k_llm_argmax_params), twin_argmax_rows},
     {0},
 };
