@@ -232,7 +232,8 @@ HCQ_MUST_CHECK enum hcq_status llm_tok_encode(const struct llm_tok *tok, const c
 size_t llm_tok_piece(const struct llm_tok *tok, int32_t id, bool render_special, char *buf, size_t cap);
 
 /* Streaming detokenizer: holds back an incomplete UTF-8 sequence until the bytes that
- * complete it arrive, so each chunk it returns is valid UTF-8. */
+ * complete it arrive, and writes a byte that starts no valid sequence (one broken off by the
+ * next token, a stray continuation byte) as U+FFFD, so each chunk it returns is valid UTF-8. */
 struct llm_detok {
     char pend[8];
     uint32_t pend_n;

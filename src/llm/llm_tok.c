@@ -819,8 +819,20 @@ llm_detok_push(struct llm_detok *d, const struct llm_tok *t, int32_t id, char *o
         ok = n;
     d->pend_n = (uint32_t)(n - ok);
     memcpy(d->pend, buf + ok, d->pend_n);
-    size_t w = ok < cap ? ok : cap;
-    memcpy(out, buf, w);
+    /* the complete part, each byte that starts no valid sequence as U+FFFD: a lead byte whose
+     * sequence the next token broke off, a stray continuation byte (random or badly trained
+     * models emit such byte tokens; a JSON library refuses the invalid string) */
+    size_t w = 0;
+    for (size_t i = 0; i < ok;) {
+        uint32_t len;
+        const bool bad = llm_utf8_decode(buf + i, ok - i, &len) == 0xFFFD && len == 1;
+        const size_t sn = bad ? 3 : len;
+        if (w + sn > cap)
+            break;
+        memcpy(out + w, bad ? "\xEF\xBF\xBD" : buf + i, sn);
+        w += sn;
+        i += len;
+    }
     return w;
 }
 

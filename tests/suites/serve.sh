@@ -192,6 +192,27 @@ else
     bad "server with --parallel 256 -b 8 starts"
 fi
 
+# a random-weight model with GPT-2's byte-level vocabulary, sampled at temperature 1 on two slots (the
+# batch's device sampler): its byte tokens break UTF-8 sequences off, which once made the server drop
+# chunks and the final usage ("cannot build the response"); every chunk must be valid JSON (U+FFFD for
+# the broken bytes) and every token counted
+m0=$model
+model=$tmp/rand.gguf
+if "$cli" gen-model --preset tiny --type q8_0 --vocab tests/data/tokenizers/ggml-vocab-gpt-2.gguf -o "$model" \
+    >"$tmp/out" 2>"$tmp/err" && start_server --parallel 2; then
+    python3 bench/serve-load.py --url "http://127.0.0.1:$port" --api-key "$key" --clients 2 --requests 2 \
+        --max-tokens 64 --ignore-eos --temperature 1 >"$tmp/out" 2>"$tmp/err"
+    [ $? -eq 0 ] && grep -q '| 2 | 4 | 4 | 0 | 256 |' "$tmp/out" &&
+        ok "random byte-level tokens at temperature 1: every chunk valid, every token counted" ||
+        bad "random byte-level tokens at temperature 1 ($(cat "$tmp/out" "$tmp/err" | tail -n 3))"
+    kill -TERM "$pid"
+    wait "$pid"
+    pid=
+else
+    bad "server on a random GPT-2-vocabulary model starts"
+fi
+model=$m0
+
 # bad options: exit 2 naming them; a port in use: exit 1
 "$cli" serve >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q -- "-m FILE is required" "$tmp/err" && ok "serve without -m: exit 2" || bad "serve without -m"

@@ -437,6 +437,57 @@ done:
     llm_gguf_destroy(g);
 }
 
+/* Strict UTF-8 (no overlong forms, surrogates or values past U+10FFFF), written here rather
+ * than taken from the library under test. */
+static bool
+valid_utf8(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        const unsigned c = s[i];
+        size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        if (!len || i + len > n)
+            return false;
+        uint32_t cp = len == 1 ? c : c & (0x7F >> len);
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return false;
+            cp = cp << 6 | (s[i + k] & 0x3F);
+        }
+        static const uint32_t min_cp[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < min_cp[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+/* Random GPT-2 ids (byte tokens among them break sequences off and leave stray continuation
+ * bytes, as a random-weight model's output does): every chunk and the flush are valid UTF-8,
+ * and the invalid bytes become U+FFFD (a served JSON string must be valid). */
+TEST(detok_random_ids_valid_utf8)
+{
+    struct llm_gguf *g = NULL;
+    struct llm_tok *tok = NULL;
+    CHECK_OK(llm_gguf_open("tests/data/tokenizers/ggml-vocab-gpt-2.gguf", &g));
+    CHECK_OK(llm_tok_create(g, &tok));
+    struct llm_detok d;
+    llm_detok_init(&d);
+    char out[4096];
+    int replaced = 0;
+    for (int i = 0; i < 20000; i++) {
+        const size_t w = llm_detok_push(&d, tok, (int32_t)(th_rand() % 50256), out, sizeof out);
+        CHECKF(valid_utf8((const unsigned char *)out, w), "chunk %d (%zu bytes) is not valid UTF-8", i, w);
+        for (size_t k = 0; k + 3 <= w; k++)
+            replaced += !memcmp(out + k, "\xEF\xBF\xBD", 3);
+    }
+    const size_t w = llm_detok_flush(&d, out, sizeof out);
+    CHECK(valid_utf8((const unsigned char *)out, w));
+    CHECKF(replaced > 0, "no byte replaced in 20000 random tokens (the case is not exercised)");
+done:
+    llm_tok_destroy(tok);
+    llm_gguf_destroy(g);
+}
+
 TEST(special_tokens)
 {
     struct llm_gguf *g = NULL;
@@ -597,6 +648,7 @@ main(int argc, char **argv)
         TH_CASE(bpe_missing_byte_dropped),
         TH_CASE(llama3_ignore_merges),
         TH_CASE(detok_streaming_utf8),
+        TH_CASE(detok_random_ids_valid_utf8),
         TH_CASE(special_tokens),
         TH_CASE(roundtrip_random_bytes),
         TH_CASE(pre_tokenizer_selected_by_key),
