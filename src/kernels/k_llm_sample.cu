@@ -384,6 +384,84 @@ smp_walk(const struct k_llm_sample_params &p, const uint64_t *keys, uint32_t ne,
     return k <= ne ? (int64_t)k_llm_smp_key_id(keys[kw - 1]) : -1;
 }
 
+/* Sum over a warp, as block_sum_d adds one warp's values (the same tree, so the same double). */
+static __device__ __forceinline__ double
+warp_sum_d(double v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* The first index below kv (4 a lane, lanes 0..15) where the running sum of q passes the target
+ * (ge: acc >= target, else target < acc), as smp_walk's pass over one chunk: the lanes' sums
+ * scanned as block_scan_d scans them within warp 0, an index at or past kv never taken (there a
+ * lane's acc is the scan's sum, not the sequential one); NONE: not reached. */
+static __device__ __forceinline__ uint32_t
+warp_scan_cut(const float q[4], double target, bool ge, uint32_t lane, uint32_t kv)
+{
+    double v = 0;
+    for (int j = 0; j < 4; j++)
+        v += q[j];
+    double x = v;
+    for (int o = 1; o < 32; o <<= 1) {
+        const double y = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= (uint32_t)o)
+            x += y;
+    }
+    double acc = x - v;
+    uint32_t mine = NONE;
+    for (uint32_t j = 0; j < 4 && mine == NONE && 4 * lane + j < kv; j++) {
+        acc += q[j];
+        if (ge ? acc >= target : target < acc)
+            mine = 4 * lane + j;
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        mine = min(mine, __shfl_xor_sync(0xffffffffu, mine, o));
+    return mine;
+}
+
+/* smp_walk for the top-k path by warp 0 alone: k = top-k <= K_LLM_SMP_TOPK keys, all of them in
+ * the exact prefix, so it never returns -1. Every sum is the one smp_walk makes over the same
+ * keys (the values sit where the block's threads 0..63 hold them), so it picks the same id;
+ * why: the block's walk, ~15 barriers of 1024 threads, was 20 us of the pick (H200). */
+static __device__ int64_t
+smp_walk_topk(const struct k_llm_sample_params &p, const uint64_t *keys, double u)
+{
+    const uint32_t lane = threadIdx.x & 31;
+    uint32_t k = p.top_k;
+    const float mx = k_llm_smp_key_x(keys[0]), T = p.temp;
+    const double z = warp_sum_d(lane < k ? smp_e(keys[lane], mx, T) : 0.0) +
+                     warp_sum_d(32 + lane < k ? smp_e(keys[32 + lane], mx, T) : 0.0);
+#define P_OF(i) ((float)(smp_e(keys[i], mx, T) / z))
+    float q[4];
+    if (p.top_p < 1.0f) {
+        for (int j = 0; j < 4; j++)
+            q[j] = 4 * lane + j < k ? P_OF(4 * lane + j) : 0.0f;
+        const uint32_t cut = warp_scan_cut(q, p.top_p, true, lane, k);
+        if (cut != NONE)
+            k = cut + 1;
+    }
+    if (p.min_p > 0) {
+        const float thr = __fmul_rn(p.min_p, P_OF(0));
+        uint32_t mine = NONE;
+        for (uint32_t i = 1 + lane; i < k && mine == NONE; i += 32)
+            if (P_OF(i) < thr)
+                mine = i;
+        for (int o = 16; o > 0; o >>= 1)
+            mine = min(mine, __shfl_xor_sync(0xffffffffu, mine, o));
+        if (mine != NONE)
+            k = mine;
+    }
+    const double mass = warp_sum_d(lane < k ? (double)P_OF(lane) : 0.0) +
+                        warp_sum_d(32 + lane < k ? (double)P_OF(32 + lane) : 0.0);
+    for (int j = 0; j < 4; j++)
+        q[j] = 4 * lane + j < k ? P_OF(4 * lane + j) : 0.0f;
+    const uint32_t pick = warp_scan_cut(q, u * mass, false, lane, k);
+#undef P_OF
+    return k_llm_smp_key_id(keys[pick != NONE ? pick : k - 1]);
+}
+
 /* One row's pick (k_llm_sample_pick, k_llm_sample_pick_rows). */
 static __device__ __forceinline__ void
 sample_pick(const struct k_llm_sample_params &p)
@@ -462,8 +540,8 @@ sample_pick(const struct k_llm_sample_params &p)
                 s_ne = e;
             }
             __syncthreads();
-            if (p.top_k <= s_ne) {
-                r = smp_walk(p, keys, s_ne, z_all, u, sh, &shu);
+            if (p.top_k <= s_ne) { /* warp 0 walks; the others only leave (thread 0 writes) */
+                r = w == 0 ? smp_walk_topk(p, keys, u) : 0;
                 status |= K_LLM_SMP_S_TOPK;
             }
             __syncthreads(); /* (keys is refilled below when the walk needs more) */
