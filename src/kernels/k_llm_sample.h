@@ -26,9 +26,9 @@
  *   whole answer (status K_LLM_SMP_S_TOPK; the same id the full walk picks). Else all
  *   n_slice * K_LLM_SMP_C candidates sorted (bitonic, shared memory), and when top-k,
  *   the top-p cut, the min-p cut or the draw needs ids past that prefix (or flags has
- *   K_LLM_SMP_EXACT), the kernel takes the exact path: the keys of all n_vocab ids sorted in
- *   sort_va (sort_n >= n_vocab, a power of two) and the same walk over them. Status bit
- *   K_LLM_SMP_S_EXACT says which path ran.
+ *   K_LLM_SMP_EXACT), the kernel takes the exact path: the walk over all n_vocab ids in sorted
+ *   order, each of its cuts found as a key by a radix descent over the keys (no sort; the
+ *   twin sorts them). Status bit K_LLM_SMP_S_EXACT says which path ran.
  * A non-finite logit: the id word holds its index (the first), status K_LLM_SMP_S_NONFINITE,
  * and the state (penalty window, draw counter) is left as it was.
  * After a pick the kernel accepts the token itself: the window ring and the counts move by
@@ -79,7 +79,6 @@ struct k_llm_sample_params {
     uint64_t logits_va; /* f32 [n_vocab] */
     uint64_t state_va;  /* u32 words, see K_LLM_SMP_ST_* */
     uint64_t part_va;   /* struct k_llm_smp_part [n_slice] */
-    uint64_t sort_va;   /* u64 [sort_n] exact-path keys */
     uint64_t out_va;    /* u32 [2] {id, status} (host-visible), or 0 */
     uint64_t seed;
     uint32_t n_vocab, n_slice;
@@ -89,16 +88,16 @@ struct k_llm_sample_params {
     float repeat_penalty, presence_penalty, frequency_penalty;
     uint32_t last_n;
     uint32_t flags;
-    uint32_t sort_n;
+    uint32_t pad;
 };
-_Static_assert(sizeof(struct k_llm_sample_params) == 96, "sample params size");
-_Static_assert(offsetof(struct k_llm_sample_params, seed) == 40 &&
-                   offsetof(struct k_llm_sample_params, n_vocab) == 48 &&
-                   offsetof(struct k_llm_sample_params, temp) == 56 &&
-                   offsetof(struct k_llm_sample_params, top_p) == 64 &&
-                   offsetof(struct k_llm_sample_params, repeat_penalty) == 72 &&
-                   offsetof(struct k_llm_sample_params, last_n) == 84 &&
-                   offsetof(struct k_llm_sample_params, sort_n) == 92,
+_Static_assert(sizeof(struct k_llm_sample_params) == 88, "sample params size");
+_Static_assert(offsetof(struct k_llm_sample_params, seed) == 32 &&
+                   offsetof(struct k_llm_sample_params, n_vocab) == 40 &&
+                   offsetof(struct k_llm_sample_params, temp) == 48 &&
+                   offsetof(struct k_llm_sample_params, top_p) == 56 &&
+                   offsetof(struct k_llm_sample_params, repeat_penalty) == 64 &&
+                   offsetof(struct k_llm_sample_params, last_n) == 76 &&
+                   offsetof(struct k_llm_sample_params, flags) == 80,
                "sample params layout");
 
 struct k_llm_smp_part {
@@ -133,7 +132,7 @@ k_llm_smp_state_bytes(uint32_t last_n, uint32_t n)
     return 4ull * (K_LLM_SMP_ST_RING + last_n + n);
 }
 
-/* Smallest power of two >= n (the exact path's sort length). */
+/* Smallest power of two >= n (the pick's sort of the candidates). */
 K_SMP_FN uint32_t
 k_llm_smp_sort_n(uint32_t n)
 {

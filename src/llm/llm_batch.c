@@ -52,11 +52,11 @@ struct llm_batch {
     struct hcq_program *smp_part, *smp_pick;
     struct hcq_buf **smp_state;            /* [n_seq]: each slot's K_LLM_SMP_ST_* words, ring, counts */
     uint32_t *smp_cap;                     /* [n_seq]: the window (last_n) its state holds */
-    struct hcq_buf *smp_scr;               /* [n_seq] rows: slice partials, exact-path keys */
+    struct hcq_buf *smp_scr;               /* [n_seq] rows: slice partials */
     struct hcq_buf *smp_rows;              /* k_llm_sample_params [n_seq] of the launch */
     struct hcq_buf *smp_out;               /* host-visible {id, status} [n_seq] */
     struct k_llm_sample_params *smp_stage; /* host staging of smp_rows */
-    uint32_t smp_n_slice, smp_sort_n, smp_n;
+    uint32_t smp_n_slice, smp_n;
     uint64_t smp_part_B, smp_row_B, smp_lg_va, smp_lg_stride;
     const uint32_t *smp_seq; /* the queued rows' slots (smp_queue) */
     uint32_t *smp_q;         /* [rows]: a step's or pass's rows' slots */
@@ -194,11 +194,10 @@ llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct l
     b->slot_B = (uint64_t)K_LLM_KV_B * n_ctx * b->kv_dim;
     b->layer_B = b->slot_B * p->n_seq;
     const uint64_t kv_B = 2 * b->layer_B * hp->n_layer, lg_B = 4ull * p->n_seq * hp->n_vocab;
-    /* (+ the device sampler's states, partials and exact-path keys: ~1.6 MB a slot at 128k ids) */
+    /* (+ the device sampler's states and partials: ~0.55 MB a slot at 128k ids) */
     const uint64_t smp_B =
         (uint64_t)p->n_seq * (k_llm_smp_state_bytes(64, hp->n_vocab) +
-                              k_llm_smp_slices(hp->n_vocab) * sizeof(struct k_llm_smp_part) +
-                              8ull * k_llm_smp_sort_n(hp->n_vocab));
+                              k_llm_smp_slices(hp->n_vocab) * sizeof(struct k_llm_smp_part));
     /* the device memory first, before anything is allocated */
     struct hcq_mem_stats ms;
     if (hcq_device_mem_stats(m->dev, &ms) == HCQ_OK && ms.driver_free_B &&
@@ -236,11 +235,10 @@ llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct l
     if ((st = llm_pg_cache_f16(m)))
         HCQ_LOG_WARN("llm_batch_create: the weights stay quantized, dequantized every step: %s",
                      hcq_last_error());
-    /* the device sampler: a state per slot (slot_bind), partials and exact-path keys per row */
+    /* the device sampler: a state per slot (slot_bind), slice partials per row */
     b->smp_n_slice = k_llm_smp_slices(hp->n_vocab);
-    b->smp_sort_n = k_llm_smp_sort_n(hp->n_vocab);
     b->smp_part_B = (uint64_t)b->smp_n_slice * sizeof(struct k_llm_smp_part);
-    b->smp_row_B = b->smp_part_B + 8ull * b->smp_sort_n;
+    b->smp_row_B = b->smp_part_B;
     if (b->smp_n_slice && hcq_program_load(m->dev, "k_llm_sample_part_rows", &b->smp_part) == HCQ_OK &&
         hcq_program_load(m->dev, "k_llm_sample_pick_rows", &b->smp_pick) == HCQ_OK) {
         b->smp_state = calloc(p->n_seq, sizeof *b->smp_state);
@@ -402,7 +400,6 @@ smp_queue(void *ctx)
             .logits_va = b->smp_lg_va + r * b->smp_lg_stride,
             .state_va = hcq_buf_va(b->smp_state[q]),
             .part_va = scr,
-            .sort_va = scr + b->smp_part_B,
             .out_va = hcq_buf_va(b->smp_out) + 8ull * r,
             .seed = sp->seed,
             .n_vocab = m->hp.n_vocab,
@@ -415,7 +412,6 @@ smp_queue(void *ctx)
             .presence_penalty = sp->presence_penalty,
             .frequency_penalty = sp->frequency_penalty,
             .last_n = sp->repeat_last_n,
-            .sort_n = b->smp_sort_n,
         };
         st = hcq_buf_write(b->smp_out, 8ull * r, poison, sizeof poison);
     }

@@ -21,9 +21,9 @@ struct llm_smp {
     struct llm_sampler_params sp;
     struct hcq_program *part, *pick;
     struct hcq_buf *state; /* device: K_LLM_SMP_ST_* words, ring, counts */
-    struct hcq_buf *scr;   /* device: slice partials, then the exact path's keys */
+    struct hcq_buf *scr;   /* device: slice partials */
     struct hcq_buf *out;   /* host-visible {id, status} */
-    uint32_t n_slice, sort_n;
+    uint32_t n_slice;
     uint64_t part_B;
 };
 
@@ -76,7 +76,6 @@ llm_model_sampler_set(struct llm_model *m, const struct llm_sampler_params *p)
         return hcq_err(HCQ_ERR_NOMEM, "llm_model_sampler_set");
     s->sp = *p;
     s->n_slice = k_llm_smp_slices(n);
-    s->sort_n = k_llm_smp_sort_n(n);
     s->part_B = (uint64_t)s->n_slice * sizeof(struct k_llm_smp_part);
     /* the graphs hold the parameters: new ones are recorded with the new sampler */
     hcq_graph_destroy(m->graph_s);
@@ -85,7 +84,7 @@ llm_model_sampler_set(struct llm_model *m, const struct llm_sampler_params *p)
     if ((st = hcq_program_load(m->dev, "k_llm_sample_part", &s->part)) ||
         (st = hcq_program_load(m->dev, "k_llm_sample_pick", &s->pick)) ||
         (st = hcq_buf_alloc(m->dev, k_llm_smp_state_bytes(p->repeat_last_n, n), HCQ_MEM_DEVICE, &s->state)) ||
-        (st = hcq_buf_alloc(m->dev, s->part_B + 8ull * s->sort_n, HCQ_MEM_DEVICE, &s->scr)) ||
+        (st = hcq_buf_alloc(m->dev, s->part_B, HCQ_MEM_DEVICE, &s->scr)) ||
         (st = hcq_buf_alloc(m->dev, 8, HCQ_MEM_HOST, &s->out))) {
         llm_smp_free(s);
         return st;
@@ -158,7 +157,6 @@ llm_smp_record(struct llm_model *m, uint64_t logits_va)
         .logits_va = logits_va,
         .state_va = hcq_buf_va(s->state),
         .part_va = hcq_buf_va(s->scr),
-        .sort_va = hcq_buf_va(s->scr) + s->part_B,
         .out_va = hcq_buf_va(s->out),
         .seed = sp->seed,
         .n_vocab = m->hp.n_vocab,
@@ -171,7 +169,6 @@ llm_smp_record(struct llm_model *m, uint64_t logits_va)
         .presence_penalty = sp->presence_penalty,
         .frequency_penalty = sp->frequency_penalty,
         .last_n = sp->repeat_last_n,
-        .sort_n = s->sort_n,
     };
     struct hcq_launch l = {
         .prog = s->part,

@@ -227,14 +227,17 @@ pick_row(struct hcq_twin_launch *l, const struct k_llm_sample_params p)
         if (r < 0) {
             /* the exact path: every id's key, sorted */
             const float *lg = ops_twin_array(l, p.logits_va, p.n_vocab, 4);
-            uint64_t *all = ops_twin_array(l, p.sort_va, p.sort_n, 8);
-            if (!lg || !all || p.sort_n < p.n_vocab)
+            uint64_t *all = malloc(8ull * p.n_vocab);
+            if (!lg || !all) { /* (the {id, status} pair stays as it was: the host reports it) */
+                free(all);
                 return;
+            }
             const uint32_t *cnt = st + K_LLM_SMP_ST_RING + p.last_n;
-            for (uint32_t i = 0; i < p.sort_n; i++)
-                all[i] = i < p.n_vocab ? k_llm_smp_key(smp_pen(&p, lg[i], cnt[i]), i) : 0;
-            qsort(all, p.sort_n, sizeof *all, key_desc);
+            for (uint32_t i = 0; i < p.n_vocab; i++)
+                all[i] = k_llm_smp_key(smp_pen(&p, lg[i], cnt[i]), i);
+            qsort(all, p.n_vocab, sizeof *all, key_desc);
             r = smp_walk(&p, all, p.n_vocab, 0, u);
+            free(all);
             status |= K_LLM_SMP_S_EXACT;
         }
         id = (uint32_t)r;

@@ -33,7 +33,7 @@ struct dsmp {
     struct hcq_device *dev;
     struct hcq_queue *q;
     struct hcq_program *part, *pick;
-    struct hcq_buf *lg, *st, *pa, *so, *out;
+    struct hcq_buf *lg, *st, *pa, *out;
     struct k_llm_sample_params p;
     uint32_t *st_host; /* initial state */
 };
@@ -41,7 +41,7 @@ struct dsmp {
 static void
 dsmp_close(struct dsmp *d)
 {
-    hcq_buf_free(d->lg), hcq_buf_free(d->st), hcq_buf_free(d->pa), hcq_buf_free(d->so), hcq_buf_free(d->out);
+    hcq_buf_free(d->lg), hcq_buf_free(d->st), hcq_buf_free(d->pa), hcq_buf_free(d->out);
     hcq_program_destroy(d->part), hcq_program_destroy(d->pick);
     hcq_queue_destroy(d->q);
     hcq_device_close(d->dev);
@@ -61,7 +61,7 @@ dsmp_open(struct dsmp *d, const char *dn, uint32_t n, const struct llm_sampler_p
         dsmp_close(d);
         return 0;
     }
-    const uint32_t ln = sp->repeat_last_n, ns = k_llm_smp_slices(n), sn = k_llm_smp_sort_n(n);
+    const uint32_t ln = sp->repeat_last_n, ns = k_llm_smp_slices(n);
     d->p = (struct k_llm_sample_params){.seed = sp->seed,
                                         .n_vocab = n,
                                         .n_slice = ns,
@@ -73,14 +73,12 @@ dsmp_open(struct dsmp *d, const char *dn, uint32_t n, const struct llm_sampler_p
                                         .presence_penalty = sp->presence_penalty,
                                         .frequency_penalty = sp->frequency_penalty,
                                         .last_n = ln,
-                                        .flags = flags,
-                                        .sort_n = sn};
+                                        .flags = flags};
     d->st_host = calloc(1, k_llm_smp_state_bytes(ln, n));
     if (!ns || !d->st_host || hcq_queue_create(d->dev, HCQ_QUEUE_COMPUTE, &d->q) ||
         hcq_buf_alloc(d->dev, 4ull * n, HCQ_MEM_DEVICE, &d->lg) ||
         hcq_buf_alloc(d->dev, k_llm_smp_state_bytes(ln, n), HCQ_MEM_DEVICE, &d->st) ||
         hcq_buf_alloc(d->dev, ns * sizeof(struct k_llm_smp_part), HCQ_MEM_DEVICE, &d->pa) ||
-        hcq_buf_alloc(d->dev, 8ull * sn, HCQ_MEM_DEVICE, &d->so) ||
         hcq_buf_alloc(d->dev, 8, HCQ_MEM_HOST, &d->out) ||
         hcq_buf_write(d->st, 0, d->st_host, k_llm_smp_state_bytes(ln, n))) {
         dsmp_close(d);
@@ -89,7 +87,6 @@ dsmp_open(struct dsmp *d, const char *dn, uint32_t n, const struct llm_sampler_p
     d->p.logits_va = hcq_buf_va(d->lg);
     d->p.state_va = hcq_buf_va(d->st);
     d->p.part_va = hcq_buf_va(d->pa);
-    d->p.sort_va = hcq_buf_va(d->so);
     d->p.out_va = hcq_buf_va(d->out);
     return 1;
 }
