@@ -12,10 +12,11 @@
  * different orders and the f16 cache turns such last-bit differences into whole ulps near a rounding boundary
  * (H200, 86bf03dbed: 1.6e-7 Q8_0, 1.2e-7 Q6_K). A second pass runs the batch steps' matmuls on tensor cores
  * (gemm_min_batch 2: f16 operands; bound 1e-5), feeding each sequence the tokens it took alone (a near-tie
- * may pick otherwise there; the picks that differ are printed). The two prompts that join first are prefilled
- * together (llm_batch_prefill, passes of 8 rows). Then the errors: an unknown or repeated sequence, n = 0, a
- * full batch, a prompt past n_ctx (nothing appended), and a full sequence in a step (HCQ_ERR_NOMEM for it
- * alone, the other stepped correctly).
+ * may pick otherwise there; the picks that differ are printed; the width-2048 models, there for the kernels
+ * that read quantized rows on tensor cores, run that pass only). The two prompts that join first are
+ * prefilled together (llm_batch_prefill, passes of 8 rows). Then the errors: an unknown or repeated sequence,
+ * n = 0, a full batch, a prompt past n_ctx (nothing appended), and a full sequence in a step (HCQ_ERR_NOMEM
+ * for it alone, the other stepped correctly).
  */
 #include "harness.h"
 #include "llm_match.h"
@@ -170,8 +171,11 @@ done:
     free(lg);
 }
 
+/* passes: bit 0 the per-op pass, bit 1 the tensor-core pass; bit 2: not on cpu (its twins are the
+ * emulated GPU's: the same code twice) */
 static void
-one_model_sp(struct th *t, const char *preset, enum llm_type type, const struct llm_sampler_params *sp)
+one_model_sp(struct th *t, const char *preset, enum llm_type type, const struct llm_sampler_params *sp,
+             unsigned passes)
 {
     char path[256], devs[256], label[128];
     struct llm_gguf *g = NULL;
@@ -187,9 +191,11 @@ one_model_sp(struct th *t, const char *preset, enum llm_type type, const struct 
     const char *env = getenv("HCQ_TEST_DEVS");
     snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");
     for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save)) {
-        if (strcmp(dn, "cpu") && !llm_match_device_usable(dn))
+        if (strcmp(dn, "cpu") ? !llm_match_device_usable(dn) : (passes & 4) != 0)
             continue;
-        for (int tc = 0; tc < (sp ? 1 : 2); tc++) { /* (sampled: the per-op pass; greedy covers both) */
+        for (int tc = 0; tc < 2; tc++) {
+            if (!(passes >> tc & 1))
+                continue;
             struct llm_model_params mp;
             struct llm_model *m = NULL;
             llm_model_params_default(&mp);
@@ -223,7 +229,7 @@ done:
 static void
 one_model(struct th *t, const char *preset, enum llm_type type)
 {
-    one_model_sp(t, preset, type, NULL);
+    one_model_sp(t, preset, type, NULL, 3);
 }
 
 /* Sequences that sample (k_llm_sample_part_rows / pick_rows in the steps and prefill passes, the
@@ -242,7 +248,7 @@ TEST(llama_q8_0_sampled_batch_vs_alone)
             sp[j].temp = 1.0f, sp[j].presence_penalty = 0.3f, sp[j].frequency_penalty = 0.2f,
             sp[j].repeat_last_n = 16;
     }
-    one_model_sp(t, "tiny", LLM_TYPE_Q8_0, sp);
+    one_model_sp(t, "tiny", LLM_TYPE_Q8_0, sp, 1); /* (the per-op pass; greedy covers both) */
 }
 
 TEST(llama_q8_0_batch_vs_alone)
@@ -253,12 +259,12 @@ TEST(llama_q8_0_batch_vs_alone)
  * k_llm_gemm_sk_q8_0 over the quantized rows instead of the f16 copy */
 TEST(llama_2k_q8_0_batch_vs_alone)
 {
-    one_model(t, "tiny-2k", LLM_TYPE_Q8_0);
+    one_model_sp(t, "tiny-2k", LLM_TYPE_Q8_0, NULL, 2 | 4); /* (the per-op path: the tiny models) */
 }
 /* the same with Q4_K: k_llm_gemm_sk_q4_k over the Q4_KR rows */
 TEST(llama_2k_q4_k_batch_vs_alone)
 {
-    one_model(t, "tiny-2k", LLM_TYPE_Q4_K);
+    one_model_sp(t, "tiny-2k", LLM_TYPE_Q4_K, NULL, 2 | 4);
 }
 TEST(qwen2_f16_batch_vs_alone)
 {
