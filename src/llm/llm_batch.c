@@ -28,6 +28,7 @@
 #include "k_llm_sample.h"
 #include "util_log.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,9 +58,9 @@ struct llm_batch {
     struct hcq_buf *smp_out;               /* host-visible {id, status} [n_seq] */
     struct k_llm_sample_params *smp_stage; /* host staging of smp_rows */
     uint32_t smp_n_slice, smp_n;
-    uint64_t smp_part_B, smp_row_B, smp_lg_va, smp_lg_stride;
-    const uint32_t *smp_seq; /* the queued rows' slots (smp_queue) */
-    uint32_t *smp_q;         /* [rows]: a step's or pass's rows' slots */
+    uint64_t smp_part_B, smp_lg_va, smp_lg_stride; /* partials a row; the queued rows' logits */
+    const uint32_t *smp_seq;                       /* the queued rows' slots (smp_queue) */
+    uint32_t *smp_q;                               /* [rows]: a step's or pass's rows' slots */
 };
 
 void
@@ -124,18 +125,7 @@ smp_state_set(struct llm_batch *b, uint32_t i, uint32_t last_n, const int32_t *h
     uint32_t *w = calloc(1, bytes);
     if (!w)
         return hcq_err(HCQ_ERR_NOMEM, "llm_batch: sampler state: out of host memory");
-    /* the window as the kernel moves it (ops_llm_sample.c smp_accept) */
-    uint32_t *ring = w + K_LLM_SMP_ST_RING, *cnt = ring + last_n, hn = 0, hp = 0;
-    for (uint32_t k = 0; last_n && k < n_hist; k++) {
-        if (hn >= last_n && ring[hp] < V && cnt[ring[hp]])
-            cnt[ring[hp]]--;
-        ring[hp] = (uint32_t)hist[k];
-        cnt[hist[k]]++;
-        hp = (hp + 1) % last_n;
-        hn = hn < last_n ? hn + 1 : last_n;
-    }
-    w[K_LLM_SMP_ST_HIST_N] = hn;
-    w[K_LLM_SMP_ST_HIST_POS] = hp;
+    llm_smp_window_add(w, last_n, V, hist, n_hist);
     st = hcq_buf_write(b->smp_state[i], 0, w, bytes);
     free(w);
     return st;
@@ -238,7 +228,6 @@ llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct l
     /* the device sampler: a state per slot (slot_bind), slice partials per row */
     b->smp_n_slice = k_llm_smp_slices(hp->n_vocab);
     b->smp_part_B = (uint64_t)b->smp_n_slice * sizeof(struct k_llm_smp_part);
-    b->smp_row_B = b->smp_part_B;
     if (b->smp_n_slice && hcq_program_load(m->dev, "k_llm_sample_part_rows", &b->smp_part) == HCQ_OK &&
         hcq_program_load(m->dev, "k_llm_sample_pick_rows", &b->smp_pick) == HCQ_OK) {
         b->smp_state = calloc(p->n_seq, sizeof *b->smp_state);
@@ -248,7 +237,7 @@ llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct l
             st = hcq_err(HCQ_ERR_NOMEM, "llm_batch_create: out of host memory");
             goto fail;
         }
-        if ((st = hcq_buf_alloc(m->dev, b->smp_row_B * p->n_seq, HCQ_MEM_DEVICE, &b->smp_scr)) ||
+        if ((st = hcq_buf_alloc(m->dev, b->smp_part_B * p->n_seq, HCQ_MEM_DEVICE, &b->smp_scr)) ||
             (st = hcq_buf_alloc(m->dev, sizeof(struct k_llm_sample_params) * p->n_seq, HCQ_MEM_DEVICE,
                                 &b->smp_rows)) ||
             (st = hcq_buf_alloc(m->dev, 8ull * p->n_seq, HCQ_MEM_HOST, &b->smp_out)))
@@ -381,41 +370,38 @@ rows_view(const struct llm_batch *b, bool dev_pick, uint32_t n_logits)
                                 .n_logits = n_logits};
 }
 
-/* The device sampler over n rows of logits (row r at lg_va + r * stride_B, slot seqs[r]): each
- * row's parameters from its slot, the two launches queued on the model's queue (the caller
- * submits; an llm_model_step_run hook or smp_run). */
+/* The rows the next smp_queue samples: n rows of logits (row r at lg_va + r * stride_B, slot
+ * seqs[r]). */
+static void
+smp_rows(struct llm_batch *b, uint64_t lg_va, uint64_t stride_B, const uint32_t *seqs, uint32_t n)
+{
+    b->smp_lg_va = lg_va, b->smp_lg_stride = stride_B, b->smp_seq = seqs, b->smp_n = n;
+}
+
+/* The device sampler over the rows of smp_rows: each row's parameters from its slot, the two
+ * launches queued on the model's queue (the caller submits; an llm_model_step_run hook or
+ * smp_run). */
 static enum hcq_status
 smp_queue(void *ctx)
 {
     struct llm_batch *b = ctx;
     struct llm_model *m = b->m;
     const uint32_t n = b->smp_n;
-    static const uint32_t poison[2] = {0xffffffffu, 0xffffffffu};
-    enum hcq_status st = HCQ_OK;
-    for (uint32_t r = 0; r < n && !st; r++) {
+    uint32_t poison[2 * LLM_BATCH_MAX_SEQ];
+    for (uint32_t r = 0; r < n; r++) {
         const uint32_t q = b->smp_seq[r];
-        const struct llm_sampler_params *sp = &b->sp[q];
-        const uint64_t scr = hcq_buf_va(b->smp_scr) + r * b->smp_row_B;
-        b->smp_stage[r] = (struct k_llm_sample_params){
-            .logits_va = b->smp_lg_va + r * b->smp_lg_stride,
-            .state_va = hcq_buf_va(b->smp_state[q]),
-            .part_va = scr,
-            .out_va = hcq_buf_va(b->smp_out) + 8ull * r,
-            .seed = sp->seed,
-            .n_vocab = m->hp.n_vocab,
-            .n_slice = b->smp_n_slice,
-            .temp = sp->temp,
-            .top_k = sp->top_k,
-            .top_p = sp->top_p,
-            .min_p = sp->min_p,
-            .repeat_penalty = sp->repeat_penalty,
-            .presence_penalty = sp->presence_penalty,
-            .frequency_penalty = sp->frequency_penalty,
-            .last_n = sp->repeat_last_n,
-        };
-        st = hcq_buf_write(b->smp_out, 8ull * r, poison, sizeof poison);
+        struct k_llm_sample_params *p = &b->smp_stage[r];
+        *p = llm_smp_params(&b->sp[q], m->hp.n_vocab, b->smp_n_slice);
+        p->logits_va = b->smp_lg_va + r * b->smp_lg_stride;
+        p->state_va = hcq_buf_va(b->smp_state[q]);
+        p->part_va = hcq_buf_va(b->smp_scr) + r * b->smp_part_B;
+        p->out_va = hcq_buf_va(b->smp_out) + 8ull * r;
     }
-    if (st || (st = hcq_buf_write(b->smp_rows, 0, b->smp_stage, sizeof *b->smp_stage * n)))
+    /* the rows' {id, status} poisoned, the parameters written: one write each */
+    memset(poison, 0xff, 8ull * n);
+    enum hcq_status st;
+    if ((st = hcq_buf_write(b->smp_out, 0, poison, 8ull * n)) ||
+        (st = hcq_buf_write(b->smp_rows, 0, b->smp_stage, sizeof *b->smp_stage * n)))
         return st;
     const struct k_llm_sample_rows_params rp = {.rows_va = hcq_buf_va(b->smp_rows), .n_rows = n};
     struct hcq_launch l = {
@@ -440,20 +426,12 @@ smp_queue(void *ctx)
 static enum hcq_status
 smp_take(struct llm_batch *b, const char *fn, uint32_t r, uint32_t seq, int32_t *id_out)
 {
-    const uint32_t *o = (const uint32_t *)hcq_buf_map(b->smp_out) + 2ull * r;
     uint32_t w[2];
-    enum hcq_status st;
-    if (!hcq_buf_map(b->smp_out) && (st = hcq_buf_read(b->smp_out, 8ull * r, w, sizeof w)))
+    char who[96];
+    enum hcq_status st = hcq_buf_read(b->smp_out, 8ull * r, w, sizeof w);
+    snprintf(who, sizeof who, "%s, sequence %u", fn, seq);
+    if (st || (st = llm_smp_take(w, b->m->hp.n_vocab, who, id_out)))
         return st;
-    if (hcq_buf_map(b->smp_out))
-        w[0] = o[0], w[1] = o[1];
-    if (w[1] & K_LLM_SMP_S_NONFINITE)
-        return hcq_err(HCQ_ERR_FORMAT, "%s: logit %u of sequence %u is NaN or Inf (a broken model)", fn, w[0],
-                       seq);
-    if (w[0] >= b->m->hp.n_vocab || (w[1] & ~(K_LLM_SMP_S_EXACT | K_LLM_SMP_S_TOPK)))
-        return hcq_err(HCQ_ERR_DRIVER, "%s: the sampler left id %u status %#x for sequence %u", fn, w[0],
-                       w[1], seq);
-    *id_out = (int32_t)w[0];
     llm_sampler_accept(b->smp[seq], *id_out); /* (the host window kept too) */
     return HCQ_OK;
 }
@@ -463,7 +441,7 @@ smp_take(struct llm_batch *b, const char *fn, uint32_t r, uint32_t seq, int32_t 
 static enum hcq_status
 smp_run(struct llm_batch *b, uint64_t lg_va, const uint32_t *seqs, uint32_t n)
 {
-    b->smp_lg_va = lg_va, b->smp_lg_stride = 0, b->smp_seq = seqs, b->smp_n = n;
+    smp_rows(b, lg_va, 0, seqs, n);
     enum hcq_status st = smp_queue(b);
     return st ? st : hcq_queue_finish(b->m->q, HCQ_TIMEOUT_DEFAULT_NS);
 }
@@ -568,8 +546,7 @@ prefill_pass(struct llm_batch *b, uint32_t n_body, const uint32_t *tail, uint32_
     const struct llm_kv_view kv = rows_view(b, dev_pick, n_tail);
     struct step s = {.kv = &kv};
     if (ids_out && n_tail && mode == PICK_DEV) { /* the tails' rows sampled in the pass's submission */
-        b->smp_lg_va = hcq_buf_va(b->logits), b->smp_lg_stride = 4ull * V;
-        b->smp_seq = b->smp_q, b->smp_n = n_tail;
+        smp_rows(b, hcq_buf_va(b->logits), 4ull * V, b->smp_q, n_tail);
         s.after = smp_queue, s.after_ctx = b;
     }
     enum hcq_status st;
@@ -724,8 +701,7 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
         const struct llm_kv_view kv = rows_view(b, ids_out && dev_pick, 0);
         struct step s = {.kv = &kv};
         if (ids_out && mode == PICK_DEV) { /* the rows sampled in the step's submission */
-            b->smp_lg_va = hcq_buf_va(b->logits), b->smp_lg_stride = 4ull * V;
-            b->smp_seq = b->smp_q, b->smp_n = na;
+            smp_rows(b, hcq_buf_va(b->logits), 4ull * V, b->smp_q, na);
             s.after = smp_queue, s.after_ctx = b;
         }
         if (!(st = hcq_buf_write(m->tokbuf, 0, b->tok, 4ull * na)) &&

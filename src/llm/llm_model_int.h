@@ -11,6 +11,7 @@
 #include "k_llm_attn_decode.h"
 #include "k_llm_matvec.h"
 #include "k_llm_params.h" /* K_LLM_KV_B */
+#include "k_llm_sample.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -265,6 +266,14 @@ uint64_t llm_smp_state_va(const struct llm_smp *s);
 enum hcq_status llm_smp_set_id(struct llm_smp *s, int32_t id); /* the id word the next step embeds */
 struct hcq_buf *llm_smp_out(const struct llm_smp *s);          /* host-visible {id, status} */
 enum hcq_status llm_smp_result(struct llm_model *m, int32_t *id_out);
+/* Shared by the model's sampler and a batch's (llm_batch.c): the kernels' parameters of sp over
+ * n_vocab ids in n_slice slices (the buffer addresses left 0); tokens ids[0..n) added to the
+ * window of a state image w (last_n, n_vocab) as the kernel adds them; a pick's {id, status} r
+ * taken into *id_out, or the error naming who. */
+struct k_llm_sample_params llm_smp_params(const struct llm_sampler_params *sp, uint32_t n_vocab,
+                                          uint32_t n_slice);
+void llm_smp_window_add(uint32_t *w, uint32_t last_n, uint32_t n_vocab, const int32_t *ids, uint32_t n);
+enum hcq_status llm_smp_take(const uint32_t r[2], uint32_t n_vocab, const char *who, int32_t *id_out);
 
 /* llm_mv_select.c: the decode mat-vec for n tensors w of rows of k (PROG_MATVEC_Q8, PROG_MVH_*,
  * PROG_MATVEC, or -1: none reads them); whether a program takes the q8 kernels' units, grid and

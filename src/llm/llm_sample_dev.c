@@ -129,38 +129,39 @@ llm_model_sampler_accept(struct llm_model *m, const int32_t *ids, uint32_t n)
         return hcq_err(HCQ_ERR_NOMEM, "llm_model_sampler_accept");
     if (!(st = hcq_queue_finish(m->q, HCQ_TIMEOUT_DEFAULT_NS)) &&
         !(st = hcq_buf_read(s->state, 0, w, bytes))) {
-        uint32_t *ring = w + K_LLM_SMP_ST_RING, *cnt = ring + ln;
-        uint32_t hn = w[K_LLM_SMP_ST_HIST_N], hp = w[K_LLM_SMP_ST_HIST_POS] % ln;
-        for (uint32_t i = 0; i < n; i++) {
-            if (hn >= ln && ring[hp] < nv && cnt[ring[hp]])
-                cnt[ring[hp]]--;
-            ring[hp] = (uint32_t)ids[i];
-            cnt[ids[i]]++;
-            hp = (hp + 1) % ln;
-            hn = hn < ln ? hn + 1 : ln;
-        }
-        w[K_LLM_SMP_ST_HIST_N] = hn;
-        w[K_LLM_SMP_ST_HIST_POS] = hp;
+        llm_smp_window_add(w, ln, nv, ids, n);
         st = hcq_buf_write(s->state, 0, w, bytes);
     }
     free(w);
     return st;
 }
 
-/* Record the two sampling launches on logits at logits_va (graph or direct). */
-enum hcq_status
-llm_smp_record(struct llm_model *m, uint64_t logits_va)
+void
+llm_smp_window_add(uint32_t *w, uint32_t last_n, uint32_t n_vocab, const int32_t *ids, uint32_t n)
 {
-    struct llm_smp *s = m->smp;
-    const struct llm_sampler_params *sp = &s->sp;
-    struct k_llm_sample_params p = {
-        .logits_va = logits_va,
-        .state_va = hcq_buf_va(s->state),
-        .part_va = hcq_buf_va(s->scr),
-        .out_va = hcq_buf_va(s->out),
+    if (!last_n)
+        return;
+    uint32_t *ring = w + K_LLM_SMP_ST_RING, *cnt = ring + last_n;
+    uint32_t hn = w[K_LLM_SMP_ST_HIST_N], hp = w[K_LLM_SMP_ST_HIST_POS] % last_n;
+    for (uint32_t i = 0; i < n; i++) {
+        if (hn >= last_n && ring[hp] < n_vocab && cnt[ring[hp]])
+            cnt[ring[hp]]--;
+        ring[hp] = (uint32_t)ids[i];
+        cnt[ids[i]]++;
+        hp = (hp + 1) % last_n;
+        hn = hn < last_n ? hn + 1 : last_n;
+    }
+    w[K_LLM_SMP_ST_HIST_N] = hn;
+    w[K_LLM_SMP_ST_HIST_POS] = hp;
+}
+
+struct k_llm_sample_params
+llm_smp_params(const struct llm_sampler_params *sp, uint32_t n_vocab, uint32_t n_slice)
+{
+    return (struct k_llm_sample_params){
         .seed = sp->seed,
-        .n_vocab = m->hp.n_vocab,
-        .n_slice = s->n_slice,
+        .n_vocab = n_vocab,
+        .n_slice = n_slice,
         .temp = sp->temp,
         .top_k = sp->top_k,
         .top_p = sp->top_p,
@@ -170,6 +171,32 @@ llm_smp_record(struct llm_model *m, uint64_t logits_va)
         .frequency_penalty = sp->frequency_penalty,
         .last_n = sp->repeat_last_n,
     };
+}
+
+enum hcq_status
+llm_smp_take(const uint32_t r[2], uint32_t n_vocab, const char *who, int32_t *id_out)
+{
+    if (r[1] & K_LLM_SMP_S_NONFINITE)
+        return hcq_err(HCQ_ERR_FORMAT,
+                       "%s: logit %u of %u is NaN or infinite: the model computes non-finite values (broken "
+                       "weights or hyper-parameters)",
+                       who, r[0], n_vocab);
+    if (r[0] >= n_vocab || (r[1] & ~(K_LLM_SMP_S_EXACT | K_LLM_SMP_S_TOPK)))
+        return hcq_err(HCQ_ERR_DRIVER, "%s: the sampler left id %u status %#x", who, r[0], r[1]);
+    *id_out = (int32_t)r[0];
+    return HCQ_OK;
+}
+
+/* Record the two sampling launches on logits at logits_va (graph or direct). */
+enum hcq_status
+llm_smp_record(struct llm_model *m, uint64_t logits_va)
+{
+    struct llm_smp *s = m->smp;
+    struct k_llm_sample_params p = llm_smp_params(&s->sp, m->hp.n_vocab, s->n_slice);
+    p.logits_va = logits_va;
+    p.state_va = hcq_buf_va(s->state);
+    p.part_va = hcq_buf_va(s->scr);
+    p.out_va = hcq_buf_va(s->out);
     struct hcq_launch l = {
         .prog = s->part,
         .grid = {s->n_slice, 1, 1},
@@ -203,15 +230,7 @@ llm_smp_result(struct llm_model *m, int32_t *id_out)
         memcpy(r, o, sizeof r);
     else if ((st = hcq_buf_read(m->smp->out, 0, r, sizeof r)))
         return st;
-    if (r[1] & K_LLM_SMP_S_NONFINITE)
-        return hcq_err(HCQ_ERR_FORMAT,
-                       "llm_model_sample: logit %u of %u is NaN or infinite: the model computes non-finite "
-                       "values (broken weights or hyper-parameters)",
-                       r[0], m->hp.n_vocab);
-    if (r[0] >= m->hp.n_vocab || (r[1] & ~(K_LLM_SMP_S_EXACT | K_LLM_SMP_S_TOPK)))
-        return hcq_err(HCQ_ERR_DRIVER, "llm_model_sample: the sampler left id %u status %#x", r[0], r[1]);
-    *id_out = (int32_t)r[0];
-    return HCQ_OK;
+    return llm_smp_take(r, m->hp.n_vocab, "llm_model_sample", id_out);
 }
 
 enum hcq_status
