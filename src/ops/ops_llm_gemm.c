@@ -134,15 +134,23 @@ twin_gemm_sk(struct hcq_twin_launch *l)
     twin_gemm_block(l, K_LLM_GEMM_SK_THREADS, offsetof(struct k_llm_gemm_sk_params, g), 0);
 }
 
-/* k_llm_gemm_sk_q8_0: the same over Q8_0R rows, under the kernel's own preconditions */
+/* The k_llm_gemm_sk kernels over quantized rows of type wtype, under their own preconditions: k a
+ * multiple of the rows' group, k_chunk of the kernel's stage, at most n_max tokens */
 static void
-twin_gemm_sk_q8_0(struct hcq_twin_launch *l)
+twin_gemm_sk_quant(struct hcq_twin_launch *l, uint32_t group, uint32_t stage, uint32_t n_max, uint32_t wtype)
 {
     struct k_llm_gemm_sk_params p;
     memcpy(&p, l->params, sizeof p);
-    if (p.g.k % 1024 || !p.k_chunk || p.k_chunk % 128 || p.g.n > 64)
+    if (p.g.k % group || !p.k_chunk || p.k_chunk % stage || p.g.n > n_max)
         return;
-    twin_gemm_block(l, K_LLM_GEMM_SK_THREADS, offsetof(struct k_llm_gemm_sk_params, g), K_LLM_T_Q8_0R);
+    twin_gemm_block(l, K_LLM_GEMM_SK_THREADS, offsetof(struct k_llm_gemm_sk_params, g), wtype);
+}
+
+/* k_llm_gemm_sk_q8_0: the same over Q8_0R rows */
+static void
+twin_gemm_sk_q8_0(struct hcq_twin_launch *l)
+{
+    twin_gemm_sk_quant(l, 1024, 128, 64, K_LLM_T_Q8_0R);
 }
 
 /* k_llm_gemm_wgmma_tma: the same, its k_llm_gemm_params after the two tensor maps */
@@ -156,11 +164,7 @@ twin_gemm_wgmma_tma(struct hcq_twin_launch *l)
 static void
 twin_gemm_sk_q4_k(struct hcq_twin_launch *l)
 {
-    struct k_llm_gemm_sk_params p;
-    memcpy(&p, l->params, sizeof p);
-    if (p.g.k % 2048 || !p.k_chunk || p.k_chunk % 256 || p.g.n > 32)
-        return;
-    twin_gemm_block(l, K_LLM_GEMM_SK_THREADS, offsetof(struct k_llm_gemm_sk_params, g), K_LLM_T_Q4_KR);
+    twin_gemm_sk_quant(l, 2048, 256, 32, K_LLM_T_Q4_KR);
 }
 
 const struct hcq_kernel_desc ops_llm_gemm_kernels[] = {

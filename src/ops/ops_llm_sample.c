@@ -264,21 +264,24 @@ twin_pick(struct hcq_twin_launch *l)
 
 /* The rows launches: each row's parameters from the array, the one-row twin on each. */
 static void
-twin_part_rows(struct hcq_twin_launch *l)
+each_row(struct hcq_twin_launch *l, void (*row)(struct hcq_twin_launch *, const struct k_llm_sample_params))
 {
     OPS_TWIN_PARAMS(l, k_llm_sample_rows, r);
     const struct k_llm_sample_params *rows = ops_twin_array(l, r.rows_va, r.n_rows, sizeof *rows);
     for (uint32_t i = 0; rows && i < r.n_rows; i++)
-        part_row(l, rows[i]);
+        row(l, rows[i]);
+}
+
+static void
+twin_part_rows(struct hcq_twin_launch *l)
+{
+    each_row(l, part_row);
 }
 
 static void
 twin_pick_rows(struct hcq_twin_launch *l)
 {
-    OPS_TWIN_PARAMS(l, k_llm_sample_rows, r);
-    const struct k_llm_sample_params *rows = ops_twin_array(l, r.rows_va, r.n_rows, sizeof *rows);
-    for (uint32_t i = 0; rows && i < r.n_rows; i++)
-        pick_row(l, rows[i]);
+    each_row(l, pick_row);
 }
 
 static void
