@@ -28,27 +28,27 @@ k_llm_attn_decode(const struct k_llm_attn_decode_params p)
      * wait's latch acquire invalidates L1, see k_llm_mvq.cuh). attn_decode waits (EARLY): the
      * short-context path requests the cache rows of earlier steps before the wait. */
     if (p.hd == 64)
-        attn_decode<2, false, 1, true>(p, blockIdx.x, blockIdx.y);
+        attn_decode<2, false, true>(p, blockIdx.x, blockIdx.y);
     else if (p.hd == 128)
-        attn_decode<4, false, 1, true>(p, blockIdx.x, blockIdx.y);
+        attn_decode<4, false, true>(p, blockIdx.x, blockIdx.y);
     else
         k_dep_launch(), k_dep_wait();
 }
 
-/* Long contexts: the same with the three-phase split path (attn_decode_split2)
- * for ranges of <= K_LLM_AD_S2_MAXL positions. A kernel of its own, which the engine records
- * in a second decode graph for positions past the short-context path (k_llm_ad_long): inside
- * k_llm_attn_decode the extra code cost tg128 at depth 0 ~1% on H100 (Q6_K 1453-1459 vs
- * 1462-1471, Q8_0 1309-1312 vs 1318-1325; out of line 2.4%), while at depth 4096 it gains 5-7%
- * (Q6_K 1012-1066 vs 941-998, Q8_0 939-944 vs 878-885). */
+/* Long contexts: KV head g over range s in tiles streamed through a cp.async ring
+ * (attn_decode_tiles in the .cuh). A kernel of its own, which the engine records in a second
+ * decode graph for positions past the short-context path (k_llm_ad_long): inside
+ * k_llm_attn_decode the extra code cost tg128 at depth 0 ~1% on H100 (its registers and
+ * shared memory are the short path's occupancy). It waits itself (the ranges that end before
+ * pos request their first tiles before the PDL wait). */
 extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 2)
 k_llm_attn_decode_long(const struct k_llm_attn_decode_params p)
 {
     k_llm_pf_issue(p.pf);
-    k_dep_launch();
-    k_dep_wait();
     if (p.hd == 64)
-        attn_decode<2, false, 2>(p, blockIdx.x, blockIdx.y);
+        attn_decode_long<64>(p, blockIdx.x, blockIdx.y);
     else if (p.hd == 128)
-        attn_decode<4, false, 2>(p, blockIdx.x, blockIdx.y);
+        attn_decode_long<128>(p, blockIdx.x, blockIdx.y);
+    else
+        k_dep_launch(), k_dep_wait();
 }

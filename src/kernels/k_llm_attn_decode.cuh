@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * k_llm_attn_decode.cuh - device code of the split-K decode attention, shared by its kernel
- * (src/kernels/k_llm_attn_decode.cu, which describes the method) and the persistent decode
- * kernel (src/kernels/k_llm_decode.cu, which runs it as one phase). Parameters and protocol:
+ * k_llm_attn_decode.cuh - device code of the split-K decode attention (src/kernels/
+ * k_llm_attn_decode.cu, which describes the method): the short-context path (one CTA per query
+ * head), the online-softmax split path of k_llm_attn_decode, the tile ring of
+ * k_llm_attn_decode_long and the merge of the partials. Parameters and protocol:
  * k_llm_attn_decode.h.
  */
 #ifndef K_LLM_ATTN_DECODE_CUH
 #define K_LLM_ATTN_DECODE_CUH
 
-#include "k_device.h" /* k_dep_launch, k_dep_wait */
+#include "k_device.h"   /* k_dep_launch, k_dep_wait */
+#include "k_gemm_mma.h" /* k_gm_cp16, k_gm_commit, k_gm_wait, k_gm_smem (cp.async) */
 #include "k_llm_attn_decode.h"
 #include "k_llm_kv.cuh"
 
@@ -69,12 +71,10 @@ ld_f4(const kv_t *p)
     return kv_ld4<CG>(p);
 }
 
-#define K_LLM_AD_S2_MAXL 256
-/* One shared scratch for both head sizes and both paths (a static __shared__ of a non-template
- * function is one array per kernel, where template functions' arrays add up per instantiation):
- * attn_decode_split2's scores [GS][MAXL], max/sum [2 GS], q [GS][128], group sums [NWARP][32]
- * float4, rescale factors [GS]; attn_decode_head2's scores [H2_MAXP], [2 NWARP] and group sums [PG][VQ] float4 fit in it. */
-#define K_LLM_AD_S2_FLOATS (GS * K_LLM_AD_S2_MAXL + 2 * GS + GS * 128 + NWARP * 32 * 4 + GS)
+/* One shared scratch for both head sizes of the short-context path (a static __shared__ of a
+ * non-template function is one array per kernel, where template functions' arrays add up per
+ * instantiation): attn_decode_head2's scores [H2_MAXP], [2 NWARP] and group sums [PG][VQ] float4. */
+#define K_LLM_AD_S2_FLOATS (K_LLM_AD_H2_MAXP + 2 * NWARP + 4 * K_LLM_AD_THREADS)
 __device__ __forceinline__ float *
 ad_s2_scratch()
 {
@@ -257,183 +257,252 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
     __syncthreads(); /* the shared arrays may be reused by the caller's next item */
 }
 
-/* Long contexts, second form of the split path (SPLITV 1 = the online softmax per
- * warp below, what k_llm_attn_decode keeps; k_llm_attn_decode_long and the persistent kernel
- * take this one). CTA
- * (g, s) takes the gs query heads of KV head g over positions [t0, t1) in the three phases of
- * attn_decode_head2, so no position waits for the previous one's warp reductions and
- * exponentials (the chain that made the split path ~20 us per layer at 4096 positions on H200):
- *   1. scores of every (head, position): HD / 8 lanes per K row, KR rounds of rows in flight,
- *      q of the group's heads in shared memory; s[h][t] into shared memory;
- *   2. per head (warp h): max and sum of e^(s - max), p kept in shared memory;
- *   3. a[h] = sum_t p[h][t] V[t]: HD / 4 threads per V row, the first VR rows loaded before
- *      phase 1; per head, the position groups meet in shared memory.
- * Then the partial (max, sum, unnormalized sum) per head, or the output when the range is the
- * only one - the same format and merge as SPLITV 1. A range longer than K_LLM_AD_S2_MAXL positions
- * (the score array; past 32 x 256 positions with the engine's 32 splits) runs as chunks of that
- * many, each through the three phases, their maxima and sums merged as they come (online
- * softmax across chunks: the accumulators rescaled by e^(old max - new max)). Why: the online
- * softmax per position of SPLITV 1 left tg at depth 32768 at 466 tokens/s on H200 (1B Q4_K_M),
- * a chain of warp reductions per position with 4-byte loads (head_dim 64, f16). */
-template <int HD, bool CG>
-__device__ __forceinline__ void
-attn_decode_split2(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s, uint32_t t0, uint32_t t1,
-                   bool only, float *so = nullptr)
+/* ==== Long contexts: tiles of K and V through a cp.async ring (k_llm_attn_decode_long) ==== */
+
+/* Positions per tile: one K tile and one V tile are 2048 elements (4 KiB) each at either head
+ * size, 256 chunks of 16 bytes: one chunk of each per thread and tile. */
+#define AD_TILE_ELEMS 2048
+#define AD_TILE_CHUNKS (AD_TILE_ELEMS / 8)
+static_assert(AD_TILE_CHUNKS == K_LLM_AD_THREADS, "one 16-byte chunk of K and one of V per thread and tile");
+/* Shared floats of the long path: the ring (K_LLM_AD_TSTAGES x {K, V} tiles), q of the group's
+ * heads [GS][128] (pre-scaled), the tile's weights [GS][32], rescale factors [GS], max and sum
+ * [2][GS]. Its own array (not ad_s2_scratch): k_llm_attn_decode_long holds only this one. */
+#define AD_TILE_FLOATS (K_LLM_AD_TSTAGES * 2 * AD_TILE_ELEMS / 2 + GS * 128 + GS * 32 + 3 * GS)
+__device__ __forceinline__ float *
+ad_tile_scratch()
 {
-    constexpr int LP = HD / 8;               /* lanes per K row in phase 1 */
-    constexpr int RPC = (WARP / LP) * NWARP; /* K rows per CTA round: 32 (HD 64), 16 (HD 128) */
-    constexpr int KR = 4;                    /* rounds of K rows in flight per thread */
-    constexpr int VQ = HD / 4;               /* threads per V row in phase 3 */
-    constexpr int PG = K_LLM_AD_THREADS / VQ; /* position groups: 16 (HD 64), 8 (HD 128) */
-    constexpr int VR = 8;                    /* V rows in flight per thread */
-    float *sp = ad_s2_scratch();             /* [GS][MAXL] */
-    float *sml = sp + GS * K_LLM_AD_S2_MAXL; /* max [GS], sum [GS] */
-    float *sq = sml + 2 * GS;                /* q [GS][HD] */
-    float4 *sacc = (float4 *)(sq + GS * 128); /* [NWARP][VQ] */
-    float *ssc = (float *)(sacc + NWARP * 32);  /* rescale factors [GS] */
-    const uint32_t gs = p.n_head / p.n_head_kv;
-    const uint32_t tid = threadIdx.x, lane = tid % WARP, warp = tid / WARP, kv_dim = p.n_head_kv * HD;
+    __shared__ __align__(16) float buf[AD_TILE_FLOATS];
+    return buf;
+}
+
+/* Copies of tile i (rows row0 .. row0 + n - 1 of KV head g; zeros from n on, not read) into
+ * ring stage st. Chunk c of row t sits at chunk position c ^ (t % 8) of its row: the score
+ * phase's lanes read 8 rows at the same c, which the swizzle puts in 8 different bank groups. */
+template <int HD>
+__device__ __forceinline__ void
+ad_tile_issue(uint32_t ring_sa, const kv_t *kb, const kv_t *vb, uint32_t kv_dim, uint32_t row0, uint32_t n,
+              uint32_t st)
+{
+    constexpr uint32_t CH = HD / 8; /* chunks per row */
+    const uint32_t t = threadIdx.x / CH, c = threadIdx.x % CH;
+    const uint32_t dst = ring_sa + ((st * 2 * AD_TILE_CHUNKS) + t * CH + (c ^ (t % 8))) * 16;
+    const bool ok = t < n;
+    const size_t off = (size_t)(row0 + (ok ? t : 0)) * kv_dim + 8 * c;
+    k_gm_cp16(dst, kb + off, ok ? 16 : 0);
+    k_gm_cp16(dst + AD_TILE_CHUNKS * 16, vb + off, ok ? 16 : 0);
+}
+
+/* CTA (g, s) of the long path over positions [t0, t1): the tiles of K and V stream through a
+ * ring of K_LLM_AD_TSTAGES stages (cp.async, K_LLM_AD_TSTAGES - 1 tiles in flight while one is
+ * computed), with an online softmax across tiles:
+ *   1. warp h (< group size) takes query head h: lane t (HD 64; HD 128: lanes t and t + 16,
+ *      half a row each) forms q . K[t] for row t of the tile, the warp its tile max, the new
+ *      running max m, the factor e^(m_old - m) and the weights e^(s - m) into shared memory;
+ *   2. thread (d, r) keeps out[h][2d, 2d + 1] for every head over the tile rows r, r + R, ...
+ *      (R = 512 / HD): rescaled by the factor, plus the weights times V.
+ * At the end the R row groups meet in shared memory, and the CTA writes the output (one range)
+ * or the partial (max, sum, unnormalized sum) per head that ad_merge combines.
+ * Why: the three-phase form this replaced loaded 256-row chunks into registers and computed them
+ * with no loads in flight (two CTAs of 16 KiB per SM at best): 56 us per layer at depth 32768
+ * on H200 (67 MB of cache, 1.2 TB/s), 69% of a 1B Q4_K_M step. EARLY: the ranges that end
+ * before pos (rows earlier steps wrote) start their copies before the PDL wait. */
+template <int HD>
+__device__ __forceinline__ void
+attn_decode_tiles(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s, uint32_t t0, uint32_t t1,
+                  bool only)
+{
+    constexpr uint32_t T = AD_TILE_ELEMS / HD; /* rows per tile: 32 (HD 64), 16 (HD 128) */
+    constexpr uint32_t CH = HD / 8, LPR = WARP / T, R = 2 * K_LLM_AD_THREADS / HD;
+    constexpr int S = K_LLM_AD_TSTAGES;
+    float *ring = ad_tile_scratch();
+    float *sq = ring + S * AD_TILE_ELEMS; /* [GS][128] */
+    float *sw = sq + GS * 128;            /* [GS][32] */
+    float *ssc = sw + GS * 32;            /* [GS] */
+    float *sml = ssc + GS;                /* max [GS], sum [GS] */
+    const uint32_t ring_sa = k_gm_smem(ring);
+    const uint32_t gs = p.n_head / p.n_head_kv, kv_dim = p.n_head_kv * HD;
+    const uint32_t tid = threadIdx.x, lane = tid % WARP, warp = tid / WARP;
     const kv_t *kb = (const kv_t *)(uintptr_t)p.kc_va + g * HD;
     const kv_t *vb = (const kv_t *)(uintptr_t)p.vc_va + g * HD;
-    const uint32_t pg = tid / VQ, vq = tid % VQ;
-    float4 v[VR];
-    ad_ld_vrows<VR, PG, CG>(v, vb, kv_dim, t0, 0, min(t1 - t0, (uint32_t)K_LLM_AD_S2_MAXL), pg, vq);
+    const uint32_t L = t1 - t0, ntile = (L + T - 1) / T;
+    /* the first S - 1 tiles: before the PDL wait where the range ends before pos */
+    const bool early = t1 <= p.pos;
+    if (early)
+        for (int i = 0; i < S - 1; i++) {
+            if ((uint32_t)i < ntile)
+                ad_tile_issue<HD>(ring_sa, kb, vb, kv_dim, t0 + i * T, min(T, L - i * T), i);
+            k_gm_commit();
+        }
+    k_dep_launch();
+    k_dep_wait();
+    if (!early)
+        for (int i = 0; i < S - 1; i++) {
+            if ((uint32_t)i < ntile)
+                ad_tile_issue<HD>(ring_sa, kb, vb, kv_dim, t0 + i * T, min(T, L - i * T), i);
+            k_gm_commit();
+        }
     for (uint32_t i = tid; i < gs * HD; i += K_LLM_AD_THREADS)
-        sq[i] = (CG ? __ldcg((const float *)(uintptr_t)p.q_va + (size_t)g * gs * HD + i)
-                    : ((const float *)(uintptr_t)p.q_va)[(size_t)g * gs * HD + i]) *
-                p.scale;
-    if (tid < GS)
-        sml[tid] = -3.0e38f, sml[GS + tid] = 0.0f;
-    __syncthreads();
-    float4 a[GS];
+        sq[(i / HD) * 128 + i % HD] = ((const float *)(uintptr_t)p.q_va)[(size_t)g * gs * HD + i] * p.scale;
+    /* phase 1 state: warp h's running max and sum (every lane holds them) */
+    float m = -3.0e38f, l = 0.0f;
+    const uint32_t t = lane % T, part = lane / T;
+    /* phase 2 state */
+    const uint32_t d = tid % (HD / 2), r = tid / (HD / 2);
+    float2 a[GS];
 #pragma unroll
     for (int h = 0; h < GS; h++)
-        a[h] = make_float4(0.f, 0.f, 0.f, 0.f);
-    const uint32_t sub = lane % LP, row = warp * (WARP / LP) + lane / LP;
-    for (uint32_t c0 = t0; c0 < t1; c0 += K_LLM_AD_S2_MAXL) {
-        const uint32_t n = min(t1 - c0, (uint32_t)K_LLM_AD_S2_MAXL);
-        if (c0 != t0)
-            ad_ld_vrows<VR, PG, CG>(v, vb, kv_dim, c0, 0, n, pg, vq);
-        /* phase 1 */
-        for (uint32_t tb = 0; tb < n; tb += KR * RPC) {
-            float4 k0[KR], k1[KR];
-#pragma unroll
-            for (int r = 0; r < KR; r++) {
-                const uint32_t t = tb + r * RPC + row;
-                if (t < n) {
-                    const kv_t *kr = kb + (size_t)(c0 + t) * kv_dim + 8 * sub;
-                    kv_ld8<CG>(kr, k0[r], k1[r]);
-                } else {
-                    k0[r] = k1[r] = make_float4(0.f, 0.f, 0.f, 0.f);
-                }
-            }
-#pragma unroll
-            for (int h = 0; h < GS; h++) {
-                if (h >= (int)gs)
-                    break;
-                const float4 q0 = *(const float4 *)(sq + h * HD + 8 * sub), q1 = *(const float4 *)(sq + h * HD + 8 * sub + 4);
-#pragma unroll
-                for (int r = 0; r < KR; r++) {
-                    const float d = ad_dot8<LP>(q0, q1, k0[r], k1[r]);
-                    const uint32_t t = tb + r * RPC + row;
-                    if (sub == 0 && t < n)
-                        sp[h * K_LLM_AD_S2_MAXL + t] = d;
-                }
-            }
+        a[h] = make_float2(0.f, 0.f);
+    for (uint32_t i = 0; i < ntile; i++) {
+        k_gm_wait<S - 2>(); /* this thread's copies of tile i have landed */
+        __syncthreads();    /* everyone's; and tile i - 1's stage is free */
+        {
+            const uint32_t j = i + S - 1;
+            if (j < ntile)
+                ad_tile_issue<HD>(ring_sa, kb, vb, kv_dim, t0 + j * T, min(T, L - j * T), j % S);
+            k_gm_commit();
         }
-        __syncthreads();
-        /* phase 2: warp h takes head h: the chunk's max merged into the running one */
-        for (uint32_t h = warp; h < gs; h += NWARP) {
-            float *ph = sp + h * K_LLM_AD_S2_MAXL;
-            float mx = sml[h];
-            for (uint32_t t = lane; t < n; t += WARP)
-                mx = fmaxf(mx, ph[t]);
+        const uint32_t n = min(T, L - i * T);
+        const uint4 *kt = (const uint4 *)(ring + (i % S) * AD_TILE_ELEMS);
+        const uint4 *vt = kt + AD_TILE_CHUNKS;
+        if (warp < gs) { /* phase 1: head warp */
+            const float *qh = sq + warp * 128;
+            float d0 = 0.0f, d1 = 0.0f;
+#pragma unroll
+            for (uint32_t j = 0; j < CH / LPR; j++) {
+                const uint32_t c = part * (CH / LPR) + j;
+                const uint4 u = kt[t * CH + (c ^ (t % 8))];
+                const float4 qa = *(const float4 *)(qh + 8 * c), qb = *(const float4 *)(qh + 8 * c + 4);
+                const float2 k0 = __half22float2(*(const __half2 *)&u.x), k1 = __half22float2(*(const __half2 *)&u.y);
+                const float2 k2 = __half22float2(*(const __half2 *)&u.z), k3 = __half22float2(*(const __half2 *)&u.w);
+                d0 += qa.x * k0.x + qa.y * k0.y + qa.z * k1.x + qa.w * k1.y;
+                d1 += qb.x * k2.x + qb.y * k2.y + qb.z * k3.x + qb.w * k3.y;
+            }
+            float sc = d0 + d1;
+            if (LPR == 2)
+                sc += __shfl_xor_sync(0xffffffffu, sc, 16);
+            sc = t < n ? sc : -3.0e38f;
+            float mx = sc;
             for (int o = 16; o > 0; o >>= 1)
                 mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-            float sum = 0.0f;
-            for (uint32_t t = lane; t < n; t += WARP) {
-                const float e = __expf(ph[t] - mx);
-                ph[t] = e;
-                sum += e;
-            }
-            sum = ad_warp_sum(sum);
-            if (lane == 0) {
-                const float c = __expf(sml[h] - mx); /* 0 for the first chunk */
-                ssc[h] = c, sml[h] = mx, sml[GS + h] = sml[GS + h] * c + sum;
-            }
+            const float mn = fmaxf(m, mx), c = __expf(m - mn);
+            const float e = t < n ? __expf(sc - mn) : 0.0f;
+            l = l * c + ad_warp_sum(part == 0 ? e : 0.0f);
+            m = mn;
+            if (part == 0)
+                sw[warp * 32 + t] = e;
+            if (lane == 0)
+                ssc[warp] = c;
         }
         __syncthreads();
-        /* phase 3 */
+        /* phase 2 */
 #pragma unroll
         for (int h = 0; h < GS; h++) {
             if (h >= (int)gs)
                 break;
             const float c = ssc[h];
-            a[h].x *= c, a[h].y *= c, a[h].z *= c, a[h].w *= c;
+            a[h].x *= c, a[h].y *= c;
         }
-        for (uint32_t tb = 0;;) {
 #pragma unroll
-            for (int r = 0; r < VR; r++) {
-                const uint32_t t = tb + pg + r * PG;
+        for (uint32_t k = 0; k < T / R; k++) {
+            const uint32_t tr = r + k * R;
+            const uint32_t u = ((const uint32_t *)(vt + tr * CH + ((d / 4) ^ (tr % 8))))[d % 4];
+            const float2 v = __half22float2(*(const __half2 *)&u);
 #pragma unroll
-                for (int h = 0; h < GS; h++) {
-                    if (h >= (int)gs)
-                        break;
-                    const float w = t < n ? sp[h * K_LLM_AD_S2_MAXL + t] : 0.0f;
-                    a[h].x += w * v[r].x, a[h].y += w * v[r].y, a[h].z += w * v[r].z, a[h].w += w * v[r].w;
-                }
+            for (int h = 0; h < GS; h++) {
+                if (h >= (int)gs)
+                    break;
+                const float w = sw[h * 32 + tr];
+                a[h].x += w * v.x, a[h].y += w * v.y;
             }
-            tb += VR * PG;
-            if (tb >= n)
-                break;
-            ad_ld_vrows<VR, PG, CG>(v, vb, kv_dim, c0, tb, n, pg, vq);
         }
-        __syncthreads(); /* the scores and factors are rewritten by the next chunk */
     }
-    float *part = (float *)(uintptr_t)p.part_va;
+    k_gm_wait<0>();
+    __syncthreads(); /* the ring is free: the row groups' sums meet in it */
+    float *red = ring; /* [R][GS][HD] */
+    static_assert(R * GS * HD <= K_LLM_AD_TSTAGES * AD_TILE_ELEMS, "row-group sums fit in the ring");
 #pragma unroll
     for (int h = 0; h < GS; h++) {
         if (h >= (int)gs)
             break;
-        float4 b = a[h];
-        if (VQ < WARP) { /* the warp's position groups first (HD 64: two per warp) */
-#pragma unroll
-            for (int o = VQ; o < WARP; o <<= 1) {
-                b.x += __shfl_xor_sync(0xffffffffu, b.x, o), b.y += __shfl_xor_sync(0xffffffffu, b.y, o);
-                b.z += __shfl_xor_sync(0xffffffffu, b.z, o), b.w += __shfl_xor_sync(0xffffffffu, b.w, o);
-            }
-        }
-        if (lane < VQ)
-            sacc[warp * VQ + lane] = b;
-        __syncthreads();
-        if (tid < VQ) {
-            float4 o = sacc[tid];
-#pragma unroll
-            for (int w = 1; w < NWARP; w++) {
-                const float4 c = sacc[w * VQ + tid];
-                o.x += c.x, o.y += c.y, o.z += c.z, o.w += c.w;
-            }
-            const uint32_t hh = g * gs + h;
-            if (only) {
-                const float il = 1.0f / sml[GS + h];
-                o.x *= il, o.y *= il, o.z *= il, o.w *= il;
-                /* so: the group's output into shared memory instead ([gs][HD]; k_llm_attn_o) */
-                *(float4 *)(so ? so + h * HD + 4 * tid : (float *)(uintptr_t)p.out_va + (size_t)hh * HD + 4 * tid) = o;
-            } else {
-                float *dst = part + ((size_t)hh * p.n_split + s) * (HD + 2);
-                dst[2 + 4 * tid] = o.x, dst[3 + 4 * tid] = o.y, dst[4 + 4 * tid] = o.z, dst[5 + 4 * tid] = o.w;
-                if (tid == 0)
-                    dst[0] = sml[h], dst[1] = sml[GS + h];
-            }
-        }
-        __syncthreads();
+        *(float2 *)(red + (r * GS + h) * HD + 2 * d) = a[h];
     }
+    if (warp < gs && lane == 0)
+        sml[warp] = m, sml[GS + warp] = l;
+    __syncthreads();
+    float *part_all = (float *)(uintptr_t)p.part_va;
+    for (uint32_t j = tid; j < gs * HD; j += K_LLM_AD_THREADS) {
+        const uint32_t h = j / HD, e = j % HD, hh = g * gs + h;
+        float o = 0.0f;
+#pragma unroll
+        for (uint32_t k = 0; k < R; k++)
+            o += red[(k * GS + h) * HD + e];
+        if (only) {
+            ((float *)(uintptr_t)p.out_va)[(size_t)hh * HD + e] = o / sml[GS + h];
+        } else {
+            float *dst = part_all + ((size_t)hh * p.n_split + s) * (HD + 2);
+            dst[2 + e] = o;
+            if (e == 0)
+                dst[0] = sml[h], dst[1] = sml[GS + h];
+        }
+    }
+}
+
+/* The ranges of a step: L = max(K_LLM_AD_MIN_L, roundup8(ceil(n_pos / n_split))) positions
+ * each; returns the number of non-empty ones. */
+__device__ __forceinline__ uint32_t
+ad_ranges(const struct k_llm_attn_decode_params &p, uint32_t *L_out)
+{
+    const uint32_t n_pos = p.pos + 1;
+    uint32_t L = (n_pos + p.n_split - 1) / p.n_split;
+    L = (L + 7) & ~7u;
+    /* a floor on the range length (K_LLM_AD_MIN_L; with one range the CTA writes the output
+     * itself, skipping the partials, fence and counter) */
+    L = L < K_LLM_AD_MIN_L ? K_LLM_AD_MIN_L : L;
+    *L_out = L;
+    return (n_pos + L - 1) / L;
+}
+
+/* The last CTA of group g to finish merges the n_valid partials (threadfence + counter):
+ * M = max m_s, out = sum_s acc_s e^(m_s - M) / sum_s l_s e^(m_s - M); it resets the counter. */
+__device__ __forceinline__ void
+ad_merge(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t n_valid, uint32_t hd)
+{
+    __shared__ bool last;
+    const uint32_t gs = p.n_head / p.n_head_kv;
+    __threadfence();
+    __syncthreads();
+    unsigned int *count = (unsigned int *)(uintptr_t)p.count_va + g;
+    if (threadIdx.x == 0)
+        last = atomicAdd(count, 1u) == n_valid - 1;
+    __syncthreads();
+    if (!last)
+        return;
+    __threadfence();
+    const float *part_all = (const float *)(uintptr_t)p.part_va;
+    float *out = (float *)(uintptr_t)p.out_va;
+    for (uint32_t j = threadIdx.x; j < gs * hd; j += K_LLM_AD_THREADS) {
+        uint32_t h = j / hd, e = j % hd;
+        const float *src = part_all + (size_t)(g * gs + h) * p.n_split * (hd + 2);
+        float M = -3.0e38f;
+        for (uint32_t r = 0; r < n_valid; r++)
+            M = fmaxf(M, __ldcg(src + r * (hd + 2)));
+        float num = 0.0f, den = 0.0f;
+        for (uint32_t r = 0; r < n_valid; r++) {
+            const float *pr = src + r * (hd + 2);
+            float c = __expf(__ldcg(pr) - M);
+            den += __ldcg(pr + 1) * c;
+            num += __ldcg(pr + 2 + e) * c;
+        }
+        out[(g * gs + h) * hd + e] = num / den;
+    }
+    if (threadIdx.x == 0)
+        *count = 0; /* ready for the next launch (a later kernel on the queue) */
 }
 
 /* The work of CTA (g, s): KV head g over position range s (returns at once where range s is
  * empty). Every thread of the CTA calls it with the same (g, s). With n_pos <= p.head_max,
  * CTA (g, s < group size) takes query head g * group + s alone (attn_decode_head2). */
-template <int E, bool CG, int SPLITV = 1, bool EARLY = false>
+template <int E, bool CG, bool EARLY = false>
 __device__ __forceinline__ void
 attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
 {
@@ -448,25 +517,14 @@ attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
         k_dep_wait();
     }
     __shared__ float sm_m[NWARP], sm_l[NWARP], sm_acc[NWARP][32 * E];
-    __shared__ bool last;
     const uint32_t n_pos = p.pos + 1, gs = p.n_head / p.n_head_kv;
     const uint32_t lane = threadIdx.x % WARP, warp = threadIdx.x / WARP, hd = 32 * E;
-    uint32_t L = (n_pos + p.n_split - 1) / p.n_split;
-    L = (L + 7) & ~7u;
-    /* a floor on the range length (K_LLM_AD_MIN_L; with one range the CTA writes the output
-     * itself, skipping the partials, fence and counter) */
-    L = L < K_LLM_AD_MIN_L ? K_LLM_AD_MIN_L : L;
-    const uint32_t n_valid = (n_pos + L - 1) / L;
+    uint32_t L;
+    const uint32_t n_valid = ad_ranges(p, &L);
     if (s >= n_valid || p.pos >= p.n_ctx)
         return;
     const uint32_t t0 = s * L, t1 = min(t0 + L, n_pos), kv_dim = p.n_head_kv * hd;
-    if (SPLITV == 2) {
-        attn_decode_split2<32 * E, CG>(p, g, s, t0, t1, n_valid == 1);
-        if (n_valid == 1)
-            return;
-        goto merge; /* (the split path's two forms meet at the merge) */
-    }
-    { /* SPLITV 1, or ranges longer than K_LLM_AD_S2_MAXL */
+    {
         const kv_t *kc = (const kv_t *)(uintptr_t)p.kc_va + g * hd + lane * E;
         const kv_t *vc = (const kv_t *)(uintptr_t)p.vc_va + g * hd + lane * E;
         float q[GS][E], m[GS], l[GS], acc[GS][E];
@@ -579,36 +637,25 @@ attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
         if (n_valid == 1)
             return;
     }
-merge:
-    /* the last CTA of the group merges the partials */
-    __threadfence();
-    __syncthreads();
-    unsigned int *count = (unsigned int *)(uintptr_t)p.count_va + g;
-    if (threadIdx.x == 0)
-        last = atomicAdd(count, 1u) == n_valid - 1;
-    __syncthreads();
-    if (!last)
+    ad_merge(p, g, n_valid, hd);
+}
+
+/* The work of CTA (g, s) of k_llm_attn_decode_long: KV head g over range s in tiles
+ * (attn_decode_tiles), then the group's merge. */
+template <int HD>
+__device__ __forceinline__ void
+attn_decode_long(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
+{
+    uint32_t L;
+    const uint32_t n_valid = ad_ranges(p, &L);
+    if (s >= n_valid || p.pos >= p.n_ctx) {
+        k_dep_launch();
         return;
-    __threadfence();
-    const float *part_all = (const float *)(uintptr_t)p.part_va;
-    float *out = (float *)(uintptr_t)p.out_va;
-    for (uint32_t j = threadIdx.x; j < gs * hd; j += K_LLM_AD_THREADS) {
-        uint32_t h = j / hd, e = j % hd;
-        const float *src = part_all + (size_t)(g * gs + h) * p.n_split * (hd + 2);
-        float M = -3.0e38f;
-        for (uint32_t r = 0; r < n_valid; r++)
-            M = fmaxf(M, __ldcg(src + r * (hd + 2)));
-        float num = 0.0f, den = 0.0f;
-        for (uint32_t r = 0; r < n_valid; r++) {
-            const float *pr = src + r * (hd + 2);
-            float c = __expf(__ldcg(pr) - M);
-            den += __ldcg(pr + 1) * c;
-            num += __ldcg(pr + 2 + e) * c;
-        }
-        out[(g * gs + h) * hd + e] = num / den;
     }
-    if (threadIdx.x == 0)
-        *count = 0; /* ready for the next launch (a later kernel on the queue) */
+    const uint32_t t0 = s * L, t1 = min(t0 + L, p.pos + 1);
+    attn_decode_tiles<HD>(p, g, s, t0, t1, n_valid == 1);
+    if (n_valid > 1)
+        ad_merge(p, g, n_valid, HD);
 }
 
 #endif /* K_LLM_ATTN_DECODE_CUH */

@@ -10,8 +10,8 @@
  * The cache is f16 (K_LLM_KV_B): K and V are drawn in f32, rounded to f16 for the device, and the
  * reference reads the rounded values.
  * Both kernels run: k_llm_attn_decode (online-softmax split path) and k_llm_attn_decode_long
- * (three-phase ranges of up to 256 positions, i.e. positions up to 8191 with 32 splits, and
- * the online-softmax ranges beyond); GQA groups up to 8 (K_LLM_AD_MAX_GS).
+ * (ranges in tiles of 32 (hd 64) or 16 (hd 128) rows through a cp.async ring: ranges of one
+ * tile, several, and a partial last tile); GQA groups up to 8 (K_LLM_AD_MAX_GS).
  * Bound: |out - ref| <= 2e-5 * max|V| + 1e-6 (f32 dot products of <= 128 terms, __expf,
  * sums of <= 9001 weights <= 1).
  */
@@ -37,9 +37,9 @@ TEST(attn_decode_vs_double)
     static const struct {
         uint32_t n_head, n_head_kv, hd;
     } shapes[] = {{8, 2, 64}, {6, 2, 128}, {4, 4, 64}, {16, 2, 64}, {8, 1, 128}};
-    /* 4000 .. 8191: ranges of 128 .. 256 positions (the three-phase split path); 8500 .. 20000:
-     * longer ranges (the online-softmax split path), past the 8192 positions the engine once
-     * stopped at */
+    /* 4000 .. 8191: ranges of 128 .. 256 positions; 8500 .. 20000: longer ranges, past the 8192
+     * positions the engine once stopped at (k_llm_attn_decode: the online-softmax split path;
+     * k_llm_attn_decode_long: the tile ring at every position) */
     static const uint32_t positions[] = {0,    5,    63,   256,  1000, 2047, 127,   130,
                                          4000, 4095, 6000, 8191, 8500, 9000, 16383, 20000};
     static const char *const kernels[] = {"k_llm_attn_decode", "k_llm_attn_decode_long"};
