@@ -264,15 +264,27 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
 #define AD_TILE_ELEMS 2048
 #define AD_TILE_CHUNKS (AD_TILE_ELEMS / 8)
 static_assert(AD_TILE_CHUNKS == K_LLM_AD_THREADS, "one 16-byte chunk of K and one of V per thread and tile");
-/* Shared floats of the long path: the ring (K_LLM_AD_TSTAGES x {K, V} tiles), q of the group's
- * heads [GS][128] (pre-scaled), the tile's weights [GS][32], rescale factors [GS], max and sum
- * [2][GS]. Its own array (not ad_s2_scratch): k_llm_attn_decode_long holds only this one. */
-#define AD_TILE_FLOATS (K_LLM_AD_TSTAGES * 2 * AD_TILE_ELEMS / 2 + GS * 128 + GS * 32 + 3 * GS)
+/* Shared floats of the long path: the ring (K_LLM_AD_TSTAGES x {K, V} tiles), the tile's
+ * weights [GS][AD_PW] (a row stride of 40 floats: the B fragments' float2 reads of 16 lanes
+ * fall in 16 different bank pairs), rescale factors [GS], max and sum [2][GS]. Its own array
+ * (not ad_s2_scratch): k_llm_attn_decode_long holds only this one. */
+#define AD_PW 40
+#define AD_TILE_FLOATS (K_LLM_AD_TSTAGES * AD_TILE_ELEMS + GS * AD_PW + 3 * GS)
 __device__ __forceinline__ float *
 ad_tile_scratch()
 {
     __shared__ __align__(16) float buf[AD_TILE_FLOATS];
     return buf;
+}
+
+/* Two f32 as f16x2 hi + lo (x = hi + lo to ~2^-22 relative): the f16 mma's operands, so that
+ * the products keep f32 accuracy (K and V are f16 already; q and the weights are f32). */
+__device__ __forceinline__ void
+ad_split2(float x, float y, uint32_t &hi, uint32_t &lo)
+{
+    const __half2 h = __floats2half2_rn(x, y);
+    const __half2 l = __floats2half2_rn(x - __low2float(h), y - __high2float(h));
+    hi = *(const uint32_t *)&h, lo = *(const uint32_t *)&l;
 }
 
 /* Copies of tile i (rows row0 .. row0 + n - 1 of KV head g; zeros from n on, not read) into
@@ -294,34 +306,38 @@ ad_tile_issue(uint32_t ring_sa, const kv_t *kb, const kv_t *vb, uint32_t kv_dim,
 
 /* CTA (g, s) of the long path over positions [t0, t1): the tiles of K and V stream through a
  * ring of K_LLM_AD_TSTAGES stages (cp.async, K_LLM_AD_TSTAGES - 1 tiles in flight while one is
- * computed), with an online softmax across tiles:
- *   1. warp h (< group size) takes query head h: lane t (HD 64; HD 128: lanes t and t + 16,
- *      half a row each) forms q . K[t] for row t of the tile, the warp its tile max, the new
- *      running max m, the factor e^(m_old - m) and the weights e^(s - m) into shared memory;
- *   2. thread (d, r) keeps out[h][2d, 2d + 1] for every head over the tile rows r, r + R, ...
- *      (R = 512 / HD): rescaled by the factor, plus the weights times V.
- * At the end the R row groups meet in shared memory, and the CTA writes the output (one range)
+ * computed), with an online softmax across tiles, on tensor cores (mma.m16n8k16, f16 in, f32
+ * accumulate; q and the weights split hi + lo, two mma each, so the result keeps f32 accuracy):
+ *   1. warp 0: S^T = K q^T for the tile (rows t, columns the group's heads, padded to 8 with
+ *      zero q), the tile's max per head, the new running max m, the factor e^(m_old - m) and
+ *      the weights e^(s - m) into shared memory;
+ *   2. warp w: out^T[d][h] += V^T P^T for rows d of its 16-row slice (w % (HD / 16)) over tile
+ *      rows 16 (w / (HD / 16)) ..: its accumulators rescaled by the factors first.
+ * At the end the warps' slices meet in shared memory and the CTA writes the output (one range)
  * or the partial (max, sum, unnormalized sum) per head that ad_merge combines.
  * Why: the three-phase form this replaced loaded 256-row chunks into registers and computed them
- * with no loads in flight (two CTAs of 16 KiB per SM at best): 56 us per layer at depth 32768
- * on H200 (67 MB of cache, 1.2 TB/s), 69% of a 1B Q4_K_M step. EARLY: the ranges that end
- * before pos (rows earlier steps wrote) start their copies before the PDL wait. */
+ * with no loads in flight: 56 us per layer at depth 32768 on H200 (67 MB of cache, 1.2 TB/s),
+ * 69% of a 1B Q4_K_M step; the same ring with f32 FMAs on CUDA cores: 42.5 us. The ranges that
+ * end before pos (rows earlier steps wrote) start their copies before the PDL wait. */
 template <int HD>
 __device__ __forceinline__ void
 attn_decode_tiles(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s, uint32_t t0, uint32_t t1,
                   bool only)
 {
     constexpr uint32_t T = AD_TILE_ELEMS / HD; /* rows per tile: 32 (HD 64), 16 (HD 128) */
-    constexpr uint32_t CH = HD / 8, LPR = WARP / T, R = 2 * K_LLM_AD_THREADS / HD;
+    constexpr uint32_t CH = HD / 8;            /* 16-byte chunks per row */
+    constexpr uint32_t MT = T / 16, KQ = HD / 16; /* S^T: m16 tiles of rows, k16 steps of q */
+    constexpr uint32_t MV = HD / 16, KV = T / 16; /* out^T: m16 slices of d, k16 steps of rows */
+    static_assert(MV * KV == NWARP, "one (slice, row step) of out^T per warp");
+    static_assert(GS == 8, "heads are the mma's n8 columns");
     constexpr int S = K_LLM_AD_TSTAGES;
     float *ring = ad_tile_scratch();
-    float *sq = ring + S * AD_TILE_ELEMS; /* [GS][128] */
-    float *sw = sq + GS * 128;            /* [GS][32] */
-    float *ssc = sw + GS * 32;            /* [GS] */
+    float *sw = ring + S * AD_TILE_ELEMS; /* [GS][AD_PW] */
+    float *ssc = sw + GS * AD_PW;         /* [GS] */
     float *sml = ssc + GS;                /* max [GS], sum [GS] */
     const uint32_t ring_sa = k_gm_smem(ring);
     const uint32_t gs = p.n_head / p.n_head_kv, kv_dim = p.n_head_kv * HD;
-    const uint32_t tid = threadIdx.x, lane = tid % WARP, warp = tid / WARP;
+    const uint32_t tid = threadIdx.x, lane = tid % WARP, warp = tid / WARP, gid = lane / 4, tig = lane % 4;
     const kv_t *kb = (const kv_t *)(uintptr_t)p.kc_va + g * HD;
     const kv_t *vb = (const kv_t *)(uintptr_t)p.vc_va + g * HD;
     const uint32_t L = t1 - t0, ntile = (L + T - 1) / T;
@@ -341,17 +357,25 @@ attn_decode_tiles(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t
                 ad_tile_issue<HD>(ring_sa, kb, vb, kv_dim, t0 + i * T, min(T, L - i * T), i);
             k_gm_commit();
         }
-    for (uint32_t i = tid; i < gs * HD; i += K_LLM_AD_THREADS)
-        sq[(i / HD) * 128 + i % HD] = ((const float *)(uintptr_t)p.q_va)[(size_t)g * gs * HD + i] * p.scale;
-    /* phase 1 state: warp h's running max and sum (every lane holds them) */
-    float m = -3.0e38f, l = 0.0f;
-    const uint32_t t = lane % T, part = lane / T;
-    /* phase 2 state */
-    const uint32_t d = tid % (HD / 2), r = tid / (HD / 2);
-    float2 a[GS];
+    /* warp 0: q^T's B fragments (column gid = head gid, zero past the group), hi and lo */
+    uint32_t qb[KQ][4];
+    float m0 = -3.0e38f, m1 = -3.0e38f, l0 = 0.0f, l1 = 0.0f; /* heads 2 tig, 2 tig + 1 */
+    if (warp == 0) {
+        const float *qh = (const float *)(uintptr_t)p.q_va + ((size_t)g * gs + gid) * HD;
 #pragma unroll
-    for (int h = 0; h < GS; h++)
-        a[h] = make_float2(0.f, 0.f);
+        for (uint32_t k = 0; k < KQ; k++) {
+            float x[4] = {0.f, 0.f, 0.f, 0.f};
+            if (gid < gs) {
+                const float2 a = *(const float2 *)(qh + 16 * k + 2 * tig);
+                const float2 b = *(const float2 *)(qh + 16 * k + 2 * tig + 8);
+                x[0] = a.x * p.scale, x[1] = a.y * p.scale, x[2] = b.x * p.scale, x[3] = b.y * p.scale;
+            }
+            ad_split2(x[0], x[1], qb[k][0], qb[k][2]);
+            ad_split2(x[2], x[3], qb[k][1], qb[k][3]);
+        }
+    }
+    const uint32_t mv = warp % MV, kv = warp / MV;
+    float acc[4] = {0.f, 0.f, 0.f, 0.f}; /* out^T rows mv * 16 + gid (+ 8), heads 2 tig (+ 1) */
     for (uint32_t i = 0; i < ntile; i++) {
         k_gm_wait<S - 2>(); /* this thread's copies of tile i have landed */
         __syncthreads();    /* everyone's; and tile i - 1's stage is free */
@@ -362,79 +386,97 @@ attn_decode_tiles(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t
             k_gm_commit();
         }
         const uint32_t n = min(T, L - i * T);
-        const uint4 *kt = (const uint4 *)(ring + (i % S) * AD_TILE_ELEMS);
-        const uint4 *vt = kt + AD_TILE_CHUNKS;
-        if (warp < gs) { /* phase 1: head warp */
-            const float *qh = sq + warp * 128;
-            float d0 = 0.0f, d1 = 0.0f;
+        const uint32_t kt_sa = ring_sa + (i % S) * AD_TILE_ELEMS * 4, vt_sa = kt_sa + AD_TILE_CHUNKS * 16;
+        if (warp == 0) { /* phase 1 */
+            float c[MT][2][4];
 #pragma unroll
-            for (uint32_t j = 0; j < CH / LPR; j++) {
-                const uint32_t c = part * (CH / LPR) + j;
-                const uint4 u = kt[t * CH + (c ^ (t % 8))];
-                const float4 qa = *(const float4 *)(qh + 8 * c), qb = *(const float4 *)(qh + 8 * c + 4);
-                const float2 k0 = __half22float2(*(const __half2 *)&u.x), k1 = __half22float2(*(const __half2 *)&u.y);
-                const float2 k2 = __half22float2(*(const __half2 *)&u.z), k3 = __half22float2(*(const __half2 *)&u.w);
-                d0 += qa.x * k0.x + qa.y * k0.y + qa.z * k1.x + qa.w * k1.y;
-                d1 += qb.x * k2.x + qb.y * k2.y + qb.z * k3.x + qb.w * k3.y;
+            for (uint32_t mt = 0; mt < MT; mt++) {
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    c[mt][0][j] = c[mt][1][j] = 0.0f;
+#pragma unroll
+                for (uint32_t k = 0; k < KQ; k++) {
+                    const uint32_t row = mt * 16 + (lane & 7) + ((lane >> 3) & 1) * 8, ck = 2 * k + (lane >> 4);
+                    uint32_t a[4];
+                    k_gm_ldsm4(a, kt_sa + (row * CH + (ck ^ (row & 7))) * 16);
+                    k_gm_mma<false>(c[mt][0], a, qb[k][0], qb[k][1]);
+                    k_gm_mma<false>(c[mt][1], a, qb[k][2], qb[k][3]);
+                }
             }
-            float sc = d0 + d1;
-            if (LPR == 2)
-                sc += __shfl_xor_sync(0xffffffffu, sc, 16);
-            sc = t < n ? sc : -3.0e38f;
-            float mx = sc;
-            for (int o = 16; o > 0; o >>= 1)
-                mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, o));
-            const float mn = fmaxf(m, mx), c = __expf(m - mn);
-            const float e = t < n ? __expf(sc - mn) : 0.0f;
-            l = l * c + ad_warp_sum(part == 0 ? e : 0.0f);
-            m = mn;
-            if (part == 0)
-                sw[warp * 32 + t] = e;
-            if (lane == 0)
-                ssc[warp] = c;
+            float sc[MT][4], mx0 = -3.0e38f, mx1 = -3.0e38f;
+#pragma unroll
+            for (uint32_t mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    const uint32_t t = mt * 16 + gid + 8 * (j / 2);
+                    sc[mt][j] = t < n ? c[mt][0][j] + c[mt][1][j] : -3.0e38f;
+                    if (j % 2)
+                        mx1 = fmaxf(mx1, sc[mt][j]);
+                    else
+                        mx0 = fmaxf(mx0, sc[mt][j]);
+                }
+#pragma unroll
+            for (int o = 4; o < WARP; o <<= 1) {
+                mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, o));
+                mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, o));
+            }
+            const float n0 = fmaxf(m0, mx0), n1 = fmaxf(m1, mx1), f0 = __expf(m0 - n0), f1 = __expf(m1 - n1);
+            float s0 = 0.0f, s1 = 0.0f;
+#pragma unroll
+            for (uint32_t mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) {
+                    const uint32_t t = mt * 16 + gid + 8 * (j / 2), h = 2 * tig + j % 2;
+                    const float e = t < n ? __expf(sc[mt][j] - (j % 2 ? n1 : n0)) : 0.0f;
+                    sw[h * AD_PW + t] = e;
+                    if (j % 2)
+                        s1 += e;
+                    else
+                        s0 += e;
+                }
+#pragma unroll
+            for (int o = 4; o < WARP; o <<= 1) {
+                s0 += __shfl_xor_sync(0xffffffffu, s0, o);
+                s1 += __shfl_xor_sync(0xffffffffu, s1, o);
+            }
+            l0 = l0 * f0 + s0, l1 = l1 * f1 + s1, m0 = n0, m1 = n1;
+            if (gid == 0)
+                ssc[2 * tig] = f0, ssc[2 * tig + 1] = f1;
         }
         __syncthreads();
-        /* phase 2 */
-#pragma unroll
-        for (int h = 0; h < GS; h++) {
-            if (h >= (int)gs)
-                break;
-            const float c = ssc[h];
-            a[h].x *= c, a[h].y *= c;
-        }
-#pragma unroll
-        for (uint32_t k = 0; k < T / R; k++) {
-            const uint32_t tr = r + k * R;
-            const uint32_t u = ((const uint32_t *)(vt + tr * CH + ((d / 4) ^ (tr % 8))))[d % 4];
-            const float2 v = __half22float2(*(const __half2 *)&u);
-#pragma unroll
-            for (int h = 0; h < GS; h++) {
-                if (h >= (int)gs)
-                    break;
-                const float w = sw[h * 32 + tr];
-                a[h].x += w * v.x, a[h].y += w * v.y;
-            }
+        { /* phase 2: out^T slice mv over tile rows 16 kv .. 16 kv + 15 */
+            const float f0 = ssc[2 * tig], f1 = ssc[2 * tig + 1];
+            acc[0] *= f0, acc[1] *= f1, acc[2] *= f0, acc[3] *= f1;
+            const uint32_t j = lane >> 3, tr = kv * 16 + (lane & 7) + (j >> 1) * 8, ck = mv * 2 + (j & 1);
+            uint32_t a[4];
+            k_gm_ldsm4_t(a, vt_sa + (tr * CH + (ck ^ (tr & 7))) * 16);
+            const float2 p0 = *(const float2 *)(sw + gid * AD_PW + kv * 16 + 2 * tig);
+            const float2 p1 = *(const float2 *)(sw + gid * AD_PW + kv * 16 + 2 * tig + 8);
+            uint32_t b0h, b0l, b1h, b1l;
+            ad_split2(p0.x, p0.y, b0h, b0l);
+            ad_split2(p1.x, p1.y, b1h, b1l);
+            k_gm_mma<false>(acc, a, b0h, b1h);
+            k_gm_mma<false>(acc, a, b0l, b1l);
         }
     }
     k_gm_wait<0>();
-    __syncthreads(); /* the ring is free: the row groups' sums meet in it */
-    float *red = ring; /* [R][GS][HD] */
-    static_assert(R * GS * HD <= K_LLM_AD_TSTAGES * AD_TILE_ELEMS, "row-group sums fit in the ring");
-#pragma unroll
-    for (int h = 0; h < GS; h++) {
-        if (h >= (int)gs)
-            break;
-        *(float2 *)(red + (r * GS + h) * HD + 2 * d) = a[h];
+    __syncthreads(); /* the ring is free: the warps' slices meet in it */
+    float *red = ring; /* [KV][GS][HD] */
+    static_assert(KV * GS * HD <= K_LLM_AD_TSTAGES * AD_TILE_ELEMS, "slices fit in the ring");
+    {
+        const uint32_t d = mv * 16 + gid;
+        red[(kv * GS + 2 * tig) * HD + d] = acc[0], red[(kv * GS + 2 * tig + 1) * HD + d] = acc[1];
+        red[(kv * GS + 2 * tig) * HD + d + 8] = acc[2], red[(kv * GS + 2 * tig + 1) * HD + d + 8] = acc[3];
     }
-    if (warp < gs && lane == 0)
-        sml[warp] = m, sml[GS + warp] = l;
+    if (warp == 0 && gid == 0)
+        sml[2 * tig] = m0, sml[2 * tig + 1] = m1, sml[GS + 2 * tig] = l0, sml[GS + 2 * tig + 1] = l1;
     __syncthreads();
     float *part_all = (float *)(uintptr_t)p.part_va;
     for (uint32_t j = tid; j < gs * HD; j += K_LLM_AD_THREADS) {
         const uint32_t h = j / HD, e = j % HD, hh = g * gs + h;
         float o = 0.0f;
 #pragma unroll
-        for (uint32_t k = 0; k < R; k++)
+        for (uint32_t k = 0; k < KV; k++)
             o += red[(k * GS + h) * HD + e];
         if (only) {
             ((float *)(uintptr_t)p.out_va)[(size_t)hh * HD + e] = o / sml[GS + h];

@@ -30,8 +30,9 @@
 #define K_LLM_AD_SPLITS 32 /* n_split the engine uses */
 /* positions the short-context (one CTA per query head) path holds: its score array */
 #define K_LLM_AD_H2_MAXP 1024
-/* stages of the long path's cp.async ring of K and V tiles (8 KiB each; attn_decode_tiles) */
-#define K_LLM_AD_TSTAGES 4
+/* stages of the long path's cp.async ring of K and V tiles (8 KiB each; attn_decode_tiles): 3, 4
+ * and 5 measured the same (H200, 1B Q4_K_M at depth 32768); 3 leaves the most shared memory */
+#define K_LLM_AD_TSTAGES 3
 #define K_LLM_AD_MIN_L                                                                                       \
     8 /* fewest rows per range (one range: no merge); 64 measured slower at 64 positions (8 CTAs) */
 
