@@ -4,7 +4,9 @@
 # anything with /v1/completions or /v1/chat/completions and server-sent events). For each
 # concurrency level, N clients (threads) each send R streaming requests back to back; it reports
 # the aggregate generated tokens/s (all tokens / wall time), the per-request decode tokens/s
-# (tokens after the first / time after the first) and time to first token p50/p99. Python 3.8+,
+# (tokens after the first / time from the first content chunk to the finish chunk: tokens whose
+# text is empty, e.g. control tokens, send no content chunk but are counted in the usage) and
+# time to first token p50/p99. Python 3.8+,
 # standard library only (the GPU machines have python but no node). docs/serve.md, "Measuring".
 #
 #   python3 bench/serve-load.py --url http://127.0.0.1:8080 --clients 1,8,32,64 --requests 4 \
@@ -52,8 +54,9 @@ def parse_args():
 
 
 def one(o):
-    """One streaming request: times of the first and last content chunk, tokens (usage when the
-    server sends it, else the content chunks), or an error."""
+    """One streaming request: times of the first content chunk and of the finish (the chunk with a
+    finish_reason; else the last content chunk), tokens (usage when the server sends it, else the
+    content chunks), or an error."""
     body = {"model": o.model, "max_tokens": o.max_tokens, "temperature": o.temperature, "stream": True,
             "stream_options": {"include_usage": True}}
     if o.chat:
@@ -66,7 +69,7 @@ def one(o):
     if o.api_key:
         headers["Authorization"] = "Bearer " + o.api_key
     t0 = time.perf_counter()
-    first = last = None
+    first = last = end = None
     chunks, usage_tokens = 0, None
     c = http.client.HTTPConnection(o.host, o.port, timeout=o.timeout)
     try:
@@ -90,17 +93,19 @@ def one(o):
             text = None
             if ch:
                 text = (ch.get("delta") or {}).get("content") if o.chat else ch.get("text")
+            now = time.perf_counter()
             if text:
-                now = time.perf_counter()
                 first = now if first is None else first
                 last = now
                 chunks += 1
+            if ch and ch.get("finish_reason") and end is None:
+                end = now
     except (OSError, http.client.HTTPException, ValueError) as e:
         return {"error": repr(e)}
     finally:
         c.close()
     tokens = usage_tokens if usage_tokens is not None else chunks
-    return {"t0": t0, "first": first, "last": last, "tokens": tokens,
+    return {"t0": t0, "first": first, "last": end if end is not None else last, "tokens": tokens,
             "ttft": None if first is None else first - t0}
 
 
