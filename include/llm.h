@@ -399,11 +399,11 @@ struct llm_model_params {
     const char *tok_pre_fallback; /* llm_tok_params.pre_fallback (NULL: unknown pre = error) */
     /* Batches of at least this many tokens run their matmuls on tensor cores: weights
      * dequantized to f16 once per batch, activations rounded to f16, f32 accumulation
-     * (k_llm_gemm.cu; logits move by ~1e-7 NMSE). 0 = never; default 64 (shorter prompts stay
-     * on the f32 per-op path, which the reference tests compare at 5e-8). The tools (run, chat,
-     * serve, llm-bench) set LLM_GEMM_MIN_BATCH_FAST: the per-op matmul (one warp a row, the
-     * tokens in turn) took 28 ms for a 20-token prompt of a 1B Q4_K model on H200, the tensor
-     * cores 2.8 ms (llm-bench pp20, --gemm-min-batch 64 vs 2). */
+     * (k_llm_gemm.cu; logits move by ~1e-7 NMSE). 0 = never; default LLM_GEMM_MIN_BATCH_FAST
+     * (every prompt of 2 or more tokens): the per-op matmul (one warp a row, the tokens in turn)
+     * took 28 ms for a 20-token prompt of a 1B Q4_K model on H200, the tensor cores 2.8 ms
+     * (llm-bench pp20, --gemm-min-batch 64 vs 2). The reference tests ask for 64: shorter
+     * prompts then stay on the f32 per-op path, which they compare at 5e-8. */
     uint32_t gemm_min_batch;
     bool naive_decode; /* decode with the general per-op kernels, not the fused mat-vec path */
     /* Decode mat-vecs keep f32 activations. Default (false): where every matrix of a launch

@@ -242,7 +242,6 @@ nvhcq_cmd_chat(int argc, char **argv)
     int last = -1;
     mp.dev_spec = dev;
     mp.n_ctx = n_ctx;
-    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_FAST; /* short prompts (each turn) on tensor cores too (llm.h) */
     mp.use_graph = !no_graph;
     mp.tok_pre_fallback = tok_fallback;
     mp.progress = nvhcq_llm_progress;

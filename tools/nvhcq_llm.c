@@ -173,7 +173,6 @@ nvhcq_cmd_run(int argc, char **argv)
     mp.dev_spec = o.dev;
     mp.n_ctx = o.n_ctx;
     mp.n_batch = o.n_batch;
-    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_FAST; /* short prompts on tensor cores too (llm.h) */
     mp.use_graph = !o.no_graph;
     mp.tok_pre_fallback = o.tok_fallback;
     mp.progress = nvhcq_llm_progress;

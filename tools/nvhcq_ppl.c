@@ -75,6 +75,10 @@ nvhcq_cmd_perplexity(int argc, char **argv)
     mp.dev_spec = dev;
     mp.n_ctx = n_ctx;
     mp.n_batch = n_batch;
+    /* batches below 64 rows (-b) keep the f32 per-op matmuls: an accuracy tool, where the
+     * library's default puts every batch of 2 or more on f16 tensor-core operands (the default
+     * -b 512 is on tensor cores either way) */
+    mp.gemm_min_batch = 64;
     mp.progress = nvhcq_llm_progress;
     mp.progress_user = &last;
     struct llm_model *m = NULL;

@@ -287,7 +287,6 @@ load(struct srv_gen *g)
     mp.dev_spec = g->p.dev;
     mp.n_ctx = g->p.n_ctx;
     mp.n_batch = g->p.n_batch;
-    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_FAST; /* short prompts on tensor cores too (llm.h) */
     if (llm_gguf_open(g->p.model, &g->gguf) || llm_model_load_gguf(g->gguf, &mp, &g->m)) {
         snprintf(g->err, sizeof g->err, "cannot load %s: %s", g->p.model, hcq_last_error());
         return -1;

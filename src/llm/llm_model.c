@@ -63,8 +63,11 @@ _Static_assert(K_LLM_MV_THREADS == K_LLM_BLOCK && K_LLM_AD_THREADS == K_LLM_BLOC
 void
 llm_model_params_default(struct llm_model_params *p)
 {
-    *p = (struct llm_model_params){
-        .dev_spec = NULL, .n_ctx = 0, .n_batch = 0, .use_graph = true, .gemm_min_batch = 64};
+    *p = (struct llm_model_params){.dev_spec = NULL,
+                                   .n_ctx = 0,
+                                   .n_batch = 0,
+                                   .use_graph = true,
+                                   .gemm_min_batch = LLM_GEMM_MIN_BATCH_FAST};
 }
 
 enum hcq_status
