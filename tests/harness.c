@@ -111,12 +111,17 @@ th_seed(void)
     return seed_used;
 }
 
+/* Arguments select tests by substring; "!SUB" leaves out those whose names contain SUB (the
+ * others run unless a plain argument selects some). */
 static bool
 selected(const char *name, int argc, char **argv)
 {
     bool any = false;
+    for (int i = 0; i < argc; i++)
+        if (argv[i][0] == '!' && strstr(name, argv[i] + 1))
+            return false;
     for (int i = 0; i < argc; i++) {
-        if (argv[i][0] == '-')
+        if (argv[i][0] == '-' || argv[i][0] == '!')
             continue;
         any = true;
         if (strstr(name, argv[i]))
