@@ -12,6 +12,7 @@
 #include "k_device.h"   /* k_dep_launch, k_dep_wait */
 #include "k_gemm_mma.h" /* k_gm_cp16, k_gm_commit, k_gm_wait, k_gm_smem (cp.async) */
 #include "k_llm_attn_decode.h"
+#include "k_llm_attn_warps.cuh" /* ad_split2 */
 #include "k_llm_kv.cuh"
 
 #ifndef WARP
@@ -275,16 +276,6 @@ ad_tile_scratch()
 {
     __shared__ __align__(16) float buf[AD_TILE_FLOATS];
     return buf;
-}
-
-/* Two f32 as f16x2 hi + lo (x = hi + lo to ~2^-22 relative): the f16 mma's operands, so that
- * the products keep f32 accuracy (K and V are f16 already; q and the weights are f32). */
-__device__ __forceinline__ void
-ad_split2(float x, float y, uint32_t &hi, uint32_t &lo)
-{
-    const __half2 h = __floats2half2_rn(x, y);
-    const __half2 l = __floats2half2_rn(x - __low2float(h), y - __high2float(h));
-    hi = *(const uint32_t *)&h, lo = *(const uint32_t *)&l;
 }
 
 /* Copies of tile i (rows row0 .. row0 + n - 1 of KV head g; zeros from n on, not read) into

@@ -5,7 +5,9 @@
  * or positions pos0 + i, soft-cap, window), head_dim 64 or 128, at most 8 query heads per KV head.
  * k_llm_attn_rows (hd 64) / _hd128 (groups of up to 4 query heads per KV head), _g8 / _hd128_g8
  * (up to 8), grid (n_head_kv, n_tok), K_LLM_BLOCK threads: a block serves every query head of one KV head
- * for one token, so each K and V row is read once for the group.
+ * for one token, so each K and V row is read once for the group. k_llm_attn_rows64: the same grid
+ * for head size 64 without soft-cap or window (what the engine takes for such models), the warps
+ * streaming 16-row tiles on tensor cores (k_llm_attn_warps.cuh).
  *
  * Why: k_llm_attn runs one block per (query head, token) with a warp per position and scalar
  * cache loads: H200 1B batch step at position 192, 29 us per layer for one token, 91 us for 64
@@ -18,6 +20,7 @@
  * sequence alone), test_llm_attn_prefill (against double precision).
  * Error: f32 throughout over the f16 cache; sums in another order than k_llm_attn.
  */
+#include "k_llm_attn_warps.cuh" /* aw_run64, aw_merge (k_llm_attn_rows64) */
 #include "k_llm_kv.cuh"
 #include "k_llm_params.h"
 
@@ -242,4 +245,38 @@ extern "C" __global__ void __launch_bounds__(K_LLM_BLOCK)
 k_llm_attn_rows_hd128_g8(const struct k_llm_attn_params p)
 {
     k_ar_entry<128, 8>(p);
+}
+
+/* Head size 64, no soft-cap or window, up to 8 query heads per KV head: block (g, i) runs the
+ * warp-stream core (k_llm_attn_warps.cuh) over token i's slot, rows 0 .. pos, and writes the
+ * group's outputs. The engine takes it for such models (llm_model.c, PROG_ATTN_ROWS). */
+extern "C" __global__ void __launch_bounds__(K_LLM_BLOCK)
+k_llm_attn_rows64(const struct k_llm_attn_params p)
+{
+    __shared__ __align__(16) float sh[AW_SMEM_FLOATS];
+    static_assert(K_LLM_BLOCK == 32 * AW_WARPS, "the core's warps");
+    /* (uniform: the block returns before the core's barrier, or every thread reaches it) */
+    if (blockDim.x != K_LLM_BLOCK || p.hd != AW_HD || !p.n_head_kv || p.n_head % p.n_head_kv ||
+        p.n_head / p.n_head_kv > AW_GS || p.softcap > 0.0f || p.window) {
+        k_dep_launch(), k_dep_wait();
+        return;
+    }
+    k_dep_launch();
+    k_dep_wait(); /* the {pos, slot} array, q and the cache rows may come from the launches before */
+    const uint32_t G = p.n_head / p.n_head_kv, g0 = blockIdx.x, i = blockIdx.y;
+    const int32_t *tp = (const int32_t *)p.tok_va;
+    const uint32_t n_pos = (tp ? (uint32_t)tp[2 * i] : p.pos0 + i) + 1;
+    if (n_pos > p.n_ctx)
+        return;
+    const uint64_t slot0 = tp ? (uint64_t)(uint32_t)tp[2 * i + 1] * p.slot_stride : 0;
+    const uint32_t kv_dim = p.n_head_kv * AW_HD;
+    const kv_t *kc = (const kv_t *)p.kc_va + slot0 + g0 * AW_HD, *vc = (const kv_t *)p.vc_va + slot0 + g0 * AW_HD;
+    const float *q = (const float *)p.q_va + (uint64_t)i * p.q_stride + (uint64_t)g0 * G * AW_HD;
+    aw_run64(kc, vc, kv_dim, q, G, p.scale, 0, n_pos, sh);
+    float *out = (float *)p.out_va + (uint64_t)i * p.n_head * AW_HD + (uint64_t)g0 * G * AW_HD;
+    for (uint32_t j = threadIdx.x; j < G * AW_HD; j += K_LLM_BLOCK) {
+        float M, o, l;
+        aw_merge(sh, j / AW_HD, j % AW_HD, &M, &o, &l);
+        out[j] = o / l;
+    }
 }

@@ -131,6 +131,9 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
             const bool g8 = m->hp.n_head_kv && m->hp.n_head / m->hp.n_head_kv > 4;
             name = m->hp.head_dim == 128 ? (g8 ? "k_llm_attn_rows_hd128_g8" : "k_llm_attn_rows_hd128")
                                          : (g8 ? "k_llm_attn_rows_g8" : "k_llm_attn_rows");
+            /* head size 64 without soft-cap or window: the warp-stream core (k_llm_attn_warps.cuh) */
+            if (m->hp.head_dim == 64 && m->hp.attn_softcap == 0.0f && !m->hp.n_swa)
+                name = "k_llm_attn_rows64";
         }
         if ((st = hcq_program_load(m->dev, name, &m->prog[i])))
             goto fail;

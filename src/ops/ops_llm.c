@@ -484,6 +484,7 @@ const struct hcq_kernel_desc ops_llm_kernels[] = {
     {"k_llm_attn_rows_hd128", "k_llm_attn_rows", sizeof(struct k_llm_attn_params), twin_attn},
     {"k_llm_attn_rows_g8", "k_llm_attn_rows", sizeof(struct k_llm_attn_params), twin_attn},
     {"k_llm_attn_rows_hd128_g8", "k_llm_attn_rows", sizeof(struct k_llm_attn_params), twin_attn},
+    {"k_llm_attn_rows64", "k_llm_attn_rows", sizeof(struct k_llm_attn_params), twin_attn},
     {"k_llm_attn_tile_hd128", "k_llm_attn_prefill", sizeof(struct k_llm_attn_params), twin_attn},
     {"k_llm_attn_mma", "k_llm_attn_prefill", sizeof(struct k_llm_attn_params), twin_attn,
      K_LLM_ATTN_MMA_SHARED_B(64)},

@@ -2,7 +2,8 @@
 /*
  * test_llm_attn_prefill.c - the prefill attention kernels (k_llm_attn_tile, _hd128: f32;
  * k_llm_attn_mma, _hd128: TF32 tensor cores; k_llm_attn: the generic f32 kernel, one query per
- * CTA; k_llm_attn_rows, _hd128: one CTA per KV head and token) on every device that opens (cpu: their twin;
+ * CTA; k_llm_attn_rows, _hd128: one CTA per KV head and token; k_llm_attn_rows64: the same grid, head size
+ * 64, warps streaming tiles on tensor cores) on every device that opens (cpu: their twin;
  * HCQ_TEST_DEVS, else cpu emu:gh100 cuda:0 rm:0) against a double-precision causal softmax
  * attention: head_dim 64 and 128, GQA groups of 1, 3, 4 and 8 (8: k_llm_attn_rows_g8 / _hd128_g8), batches of
  * 1, 33, 64, 100 and 130 tokens (partial blocks of queries) starting at position 0, after 37, 100, 190, 8190
@@ -44,6 +45,7 @@ TEST(attn_tile_vs_double)
         bool mma;
         uint32_t qb; /* k_llm_attn_rows: grid (n_head_kv, n_tok) instead */
         bool rows;
+        bool hd64; /* head size 64 only, every group (k_llm_attn_rows64) */
     } kinds[] = {{{"k_llm_attn_tile", "k_llm_attn_tile_hd128"}, 2e-5 + 1e-6, false, 0},
                  {{"k_llm_attn_mma", "k_llm_attn_mma_hd128"}, 5e-3, true, 0},
                  /* the generic kernel (other head sizes, the unfused decode): scores in chunks
@@ -51,7 +53,9 @@ TEST(attn_tile_vs_double)
                  {{"k_llm_attn", "k_llm_attn"}, 2e-5 + 1e-6, false, 1},
                  /* a batch step's kernel (one block per KV head and token; chunks of 256 positions) */
                  {{"k_llm_attn_rows", "k_llm_attn_rows_hd128"}, 2e-5 + 1e-6, false, 1, true},
-                 {{"k_llm_attn_rows_g8", "k_llm_attn_rows_hd128_g8"}, 2e-5 + 1e-6, false, 1, true}};
+                 {{"k_llm_attn_rows_g8", "k_llm_attn_rows_hd128_g8"}, 2e-5 + 1e-6, false, 1, true},
+                 /* head size 64: the warp-stream core on tensor cores (hi + lo f16 operands) */
+                 {{"k_llm_attn_rows64", "k_llm_attn_rows64"}, 2e-5 + 1e-6, false, 1, true, true}};
     char devs[256];
     const char *env = getenv("HCQ_TEST_DEVS");
     snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");
@@ -79,7 +83,7 @@ TEST(attn_tile_vs_double)
                 /* groups of 8: the _g8 kernels only (the others write nothing for them) */
                 const bool g8 = shapes[si].n_head / shapes[si].n_head_kv > 4,
                            g8_kind = strstr(kinds[ki].name[0], "_g8") != NULL;
-                if ((g8 && !g8_kind) || (g8_kind && !g8 && si >= 1))
+                if (kinds[ki].hd64 ? shapes[si].hd != 64 : (g8 && !g8_kind) || (g8_kind && !g8 && si >= 1))
                     continue; /* (the _g8 kernels: a group of 4 too) */
                 const uint32_t H = shapes[si].n_head, HK = shapes[si].n_head_kv, hd = shapes[si].hd,
                                kv = HK * hd;
