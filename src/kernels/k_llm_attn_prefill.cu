@@ -20,7 +20,7 @@
  * k_llm_attn only in summation order (tested against a double reference,
  * tests/unit/test_llm_attn_prefill.c).
  */
-#include "k_gemm_mma.h" /* cp.async wrappers (k_gm_cp16, k_gm_commit, k_gm_wait) */
+#include "k_gemm_mma.h" /* cp.async, ldmatrix and mma wrappers (k_gm_cp16, k_gm_ldsm4_t, k_gm_mma) */
 #include "k_llm_kv.cuh"
 #include "k_llm_params.h"
 
@@ -185,23 +185,29 @@ k_llm_attn_tile_hd128(const struct k_llm_attn_params p)
  * per row) and output accumulators; the two halves are merged through shared memory at the
  * end. K and V tiles are copied from the cache (f16, k_llm_kv.cuh) as they are by cp.async (two
  * stages: the next tile lands while this one is used; keys past the last query are zero-filled),
- * rows padded to HD + 8 halves so that both fragment reads below are free of bank conflicts;
- * the fragment reads widen them to f32 (exact in TF32: the same 10-bit mantissa). S = Q K^T and
- * O += P V run on mma.sync m16n8k8 TF32 with f32 accumulation: Q (pre-scaled by scale *
- * log2(e), so the softmax uses exp2) stays in registers as A fragments; P goes from the S
- * accumulators to A fragments in registers, its two columns per thread taken as k indices
- * tq and tq + 4 - the V rows feeding B are picked to match (key 2 tq and 2 tq + 1).
- * Precision: Q, K, P and V rounded to TF32 (10-bit mantissa, cvt.rna), so results differ
- * from the f32 twin by about 1e-3 relative (tests/unit/test_llm_attn_prefill.c states and
- * checks the bound). Needs sm_80+ (mma.sync TF32, cp.async). */
+ * rows padded to HD + 8 halves so that the fragment reads below are free of bank conflicts
+ * (a row is 4 words past the one before: rows g = 0..7 and word tq = 0..3 hit 32 banks). S =
+ * Q K^T and O += P V run on mma.sync m16n8k16 f16 with f32 accumulation: Q (pre-scaled by
+ * scale * log2(e), so the softmax uses exp2) stays in registers as f16 A fragments; K's B
+ * fragments are two 32-bit shared loads (two adjacent dims of key g); P goes from two S
+ * accumulator tiles to an A fragment in registers (the C layout of keys 0-7 and 8-15 is the A
+ * layout of k 0-15), and V's B fragments come from ldmatrix.trans (two 8-dim tiles per x4).
+ * Why f16 and not TF32 (m16n8k8, until 2026-11-29): twice the work per mma, a quarter of the
+ * shared-memory reads and no conversions, for the same rounding (TF32 and f16 both keep 10
+ * mantissa bits; K and V are f16 in the cache already) - pp512 after 32,768 cached positions
+ * was 16.1k tokens/s, attention ~24 of its 32 ms (H200, 1B).
+ * Precision: Q and P rounded to f16 (to nearest; P in [0, 1]; |q scale log2(e)| must stay
+ * below 65504), f32 accumulation, so results differ from the f32 twin by about 1e-3 relative
+ * (tests/unit/test_llm_attn_prefill.c states and checks the bound). Needs sm_80+ (mma.sync
+ * f16, ldmatrix, cp.async). */
 #define AM_PAD 8 /* halves */
 
+/* two f32 as f16x2, a in the low half (the lower column of a fragment) */
 __device__ __forceinline__ uint32_t
-am_tf32(float x)
+am_h2(float a, float b)
 {
-    uint32_t r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-    return r;
+    const __half2 h = __floats2half2_rn(a, b);
+    return *(const uint32_t *)&h;
 }
 
 __device__ __forceinline__ float
@@ -212,16 +218,6 @@ am_exp2(float x)
     return r;
 }
 
-/* c += a (16 x 8, row) * b (8 x 8, col), TF32 in, f32 accumulate */
-__device__ __forceinline__ void
-am_mma(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1)
-{
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
 template <int HD, int TK>
 __device__ __forceinline__ void
 attn_mma(const struct k_llm_attn_params &p)
@@ -229,11 +225,11 @@ attn_mma(const struct k_llm_attn_params &p)
     constexpr int LD = HD + AM_PAD; /* shared row stride (cache elements) */
     constexpr int KH = TK / 2;      /* keys per warp per tile */
     constexpr int NT = KH / 8;      /* score tiles (8 keys) per warp */
-    constexpr int KS = HD / 8;      /* k steps of Q K^T */
+    constexpr int KS = HD / 16;     /* k steps of Q K^T */
     constexpr int ON = HD / 8;      /* output tiles (8 dims) */
     constexpr int STAGE = 2 * TK * LD;
     constexpr int QB = (int)K_LLM_ATTN_MMA_QB;
-    static_assert(QB == 64 && NT >= 1 && TK * LD * 4 * K_LLM_KV_B == K_LLM_ATTN_MMA_SHARED_B(HD) &&
+    static_assert(QB == 64 && NT % 2 == 0 && ON % 2 == 0 && TK * LD * 4 * K_LLM_KV_B == K_LLM_ATTN_MMA_SHARED_B(HD) &&
                       (ON * 4 + 4) * 128 * 4 <= K_LLM_ATTN_MMA_SHARED_B(HD), "tile shape");
     extern __shared__ __align__(16) float am_smem[];
     const uint32_t h = blockIdx.x, i0 = blockIdx.y * QB, tid = threadIdx.x;
@@ -269,13 +265,15 @@ attn_mma(const struct k_llm_attn_params &p)
     const float qs = p.scale * 1.4426950408889634f; /* scores in log2 units */
     const float *qa = (const float *)(uintptr_t)p.q_va + (size_t)ra * p.q_stride + h * HD;
     const float *qb = (const float *)(uintptr_t)p.q_va + (size_t)rb * p.q_stride + h * HD;
+    /* A fragments of k step s: rows ra / rb, dims 16 s + 2 tq (+1) and 16 s + 8 + 2 tq (+1) */
     uint32_t qf[KS][4];
 #pragma unroll
     for (int s = 0; s < KS; s++) {
-        qf[s][0] = am_tf32(qa[8 * s + tq] * qs);
-        qf[s][1] = am_tf32(qb[8 * s + tq] * qs);
-        qf[s][2] = am_tf32(qa[8 * s + tq + 4] * qs);
-        qf[s][3] = am_tf32(qb[8 * s + tq + 4] * qs);
+        const int d = 16 * s + 2 * tq;
+        qf[s][0] = am_h2(qa[d] * qs, qa[d + 1] * qs);
+        qf[s][1] = am_h2(qb[d] * qs, qb[d + 1] * qs);
+        qf[s][2] = am_h2(qa[d + 8] * qs, qa[d + 9] * qs);
+        qf[s][3] = am_h2(qb[d + 8] * qs, qb[d + 9] * qs);
     }
     float o[ON][4];
 #pragma unroll
@@ -300,9 +298,9 @@ attn_mma(const struct k_llm_attn_params &p)
 #pragma unroll
             for (int k = 0; k < KS; k++) {
 #pragma unroll
-                for (int n = 0; n < NT; n++) {
-                    const kv_t *kr = kw + (8 * n + g) * LD + 8 * k + tq;
-                    am_mma(s[n], qf[k], am_tf32(kv_ld(kr)), am_tf32(kv_ld(kr + 4)));
+                for (int n = 0; n < NT; n++) { /* B: dims 16 k + 2 tq (+1) and + 8 of key 8 n + g */
+                    const kv_t *kr = kw + (8 * n + g) * LD + 16 * k + 2 * tq;
+                    k_gm_mma<false>(s[n], qf[k], *(const uint32_t *)kr, *(const uint32_t *)(kr + 8));
                 }
             }
             if (k0 + KH - 1 > wlo) { /* causal: keys after a row's position weigh nothing */
@@ -340,15 +338,23 @@ attn_mma(const struct k_llm_attn_params &p)
 #pragma unroll
             for (int n = 0; n < ON; n++)
                 o[n][0] *= ca, o[n][1] *= ca, o[n][2] *= cb, o[n][3] *= cb;
-            /* O += P V: P's columns 2 tq, 2 tq + 1 of each 8 keys serve as k indices tq, tq + 4,
-             * so B takes V rows (keys) 2 tq and 2 tq + 1 at column (dim) g */
+            /* O += P V over 16 keys at a time: A = score tiles 2 k and 2 k + 1 (keys 16 k + 2 tq
+             * (+1) and + 8 of rows g, g + 8); B of dim tiles n, n + 1 by one ldmatrix.x4.trans whose
+             * matrices are keys 0-7 / 8-15 of dims 8 n and 8 (n + 1) (lane: key lane % 16, tile
+             * n + lane / 16) */
 #pragma unroll
-            for (int k = 0; k < NT; k++) {
-                const uint32_t a[4] = {am_tf32(s[k][0]), am_tf32(s[k][2]), am_tf32(s[k][1]), am_tf32(s[k][3])};
-                const kv_t *v0 = vw + (8 * k + 2 * tq) * LD + g;
+            for (int k = 0; k < NT / 2; k++) {
+                const uint32_t a[4] = {am_h2(s[2 * k][0], s[2 * k][1]), am_h2(s[2 * k][2], s[2 * k][3]),
+                                       am_h2(s[2 * k + 1][0], s[2 * k + 1][1]),
+                                       am_h2(s[2 * k + 1][2], s[2 * k + 1][3])};
+                const kv_t *vr = vw + (16 * k + (lane & 15)) * LD + 8 * (lane >> 4);
 #pragma unroll
-                for (int n = 0; n < ON; n++)
-                    am_mma(o[n], a, am_tf32(kv_ld(v0 + 8 * n)), am_tf32(kv_ld(v0 + LD + 8 * n)));
+                for (int n = 0; n < ON; n += 2) {
+                    uint32_t b[4];
+                    k_gm_ldsm4_t(b, k_gm_smem(vr + 8 * n));
+                    k_gm_mma<false>(o[n], a, b[0], b[1]);
+                    k_gm_mma<false>(o[n + 1], a, b[2], b[3]);
+                }
             }
         }
         __syncthreads(); /* this stage is consumed before tile j + 2 lands in it */
