@@ -52,3 +52,17 @@ k_llm_attn_decode_long(const struct k_llm_attn_decode_params p)
     else
         k_dep_launch(), k_dep_wait();
 }
+
+/* The same past K_LLM_AD_FAR_POS positions, 3 CTAs per SM (K_LLM_AD_SPLITS_FAR ranges; the
+ * header says why a kernel of its own). */
+extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 3)
+k_llm_attn_decode_far(const struct k_llm_attn_decode_params p)
+{
+    k_llm_pf_issue(p.pf);
+    if (p.hd == 64)
+        attn_decode_long<64>(p, blockIdx.x, blockIdx.y);
+    else if (p.hd == 128)
+        attn_decode_long<128>(p, blockIdx.x, blockIdx.y);
+    else
+        k_dep_launch(), k_dep_wait();
+}

@@ -27,7 +27,15 @@
 
 #define K_LLM_AD_THREADS 256
 #define K_LLM_AD_MAX_GS 8
-#define K_LLM_AD_SPLITS 32 /* n_split the engine uses */
+#define K_LLM_AD_SPLITS 32 /* n_split the engine uses for k_llm_attn_decode and _long */
+/* Past K_LLM_AD_FAR_POS positions the engine launches k_llm_attn_decode_far: the long path's
+ * code with 3 CTAs per SM (80 registers) over K_LLM_AD_SPLITS_FAR ranges - 384 CTAs of a
+ * 1B model's 8 KV heads fill H200's 396 slots. H200, 1B Q4_K_M tg64 (2026-11-29): 48 ranges at
+ * 3 CTAs per SM won 5.1% at depth 32768 but lost 1.1% at 1024 and 0.5% at 4096 as the only
+ * long kernel, hence a kernel (and decode graph) of its own. */
+#define K_LLM_AD_SPLITS_FAR 48
+#define K_LLM_AD_FAR_POS 8192u
+#define K_LLM_AD_SPLITS_MAX K_LLM_AD_SPLITS_FAR /* the partials buffer's ranges */
 /* positions the short-context (one CTA per query head) path holds: its score array */
 #define K_LLM_AD_H2_MAXP 1024
 /* stages of the long path's cp.async ring of K and V tiles (8 KiB each; attn_decode_tiles): 3, 4
@@ -82,6 +90,15 @@ static inline int
 k_llm_ad_long(uint32_t pos, uint32_t head_max)
 {
     return !(pos + 1 <= head_max && pos < K_LLM_AD_H2_MAXP);
+}
+
+/* The decode attention kernel a step at pos takes, the index of its decode graph: 0
+ * k_llm_attn_decode, 1 k_llm_attn_decode_long, 2 k_llm_attn_decode_far (K_LLM_AD_KINDS). */
+#define K_LLM_AD_KINDS 3
+static inline uint32_t
+k_llm_ad_kind(uint32_t pos, uint32_t head_max)
+{
+    return !k_llm_ad_long(pos, head_max) ? 0u : pos + 1 <= K_LLM_AD_FAR_POS ? 1u : 2u;
 }
 
 #endif /* K_LLM_ATTN_DECODE_H */

@@ -48,7 +48,7 @@ struct llm_batch {
     uint32_t rows;                 /* rows of tokpos / tp / tok: max(n_seq, the model's n_batch) */
     int32_t *tp;                   /* host staging of tokpos */
     int32_t *tok;                  /* ... and of a step's tokens (the rows that run) */
-    struct hcq_graph **g1;         /* [n_seq][2]: each slot's fused one-sequence step graphs */
+    struct hcq_graph **g1;         /* [n_seq][K_LLM_AD_KINDS]: each slot's fused one-sequence step graphs */
     /* the device sampler (NULL programs: the host samples) */
     struct hcq_program *smp_part, *smp_pick;
     struct hcq_buf **smp_state;            /* [n_seq]: each slot's K_LLM_SMP_ST_* words, ring, counts */
@@ -99,7 +99,7 @@ llm_batch_destroy(struct llm_batch *b)
     free(b->used);
     free(b->tp);
     free(b->tok);
-    for (uint32_t i = 0; b->g1 && i < 2 * b->n_seq; i++)
+    for (uint32_t i = 0; b->g1 && i < K_LLM_AD_KINDS * b->n_seq; i++)
         hcq_graph_destroy(b->g1[i]);
     free(b->g1);
     free(b);
@@ -207,7 +207,7 @@ llm_batch_create(struct llm_model *m, const struct llm_batch_params *p, struct l
     b->tp = calloc(2ull * b->rows, sizeof *b->tp);
     b->tok = calloc(b->rows, sizeof *b->tok);
     b->sp = calloc(p->n_seq, sizeof *b->sp);
-    b->g1 = calloc(2ull * p->n_seq, sizeof *b->g1);
+    b->g1 = calloc((size_t)K_LLM_AD_KINDS * p->n_seq, sizeof *b->g1);
     b->smp_q = calloc(b->rows, sizeof *b->smp_q);
     b->lg_host = malloc(lg_B);
     if (!b->pos || !b->used || !b->smp || !b->tp || !b->tok || !b->sp || !b->g1 || !b->lg_host || !b->smp_q) {
@@ -689,7 +689,7 @@ llm_batch_step(struct llm_batch *b, const uint32_t *seqs, const int32_t *tokens,
         const uint32_t q = (uint32_t)b->tp[1];
         struct llm_kv_view kv = slot_view(b, q);
         kv.ids_va = hcq_buf_va(b->ids);
-        if ((st = llm_model_slot_step(m, &b->g1[2 * q], &kv, b->tok[0], (uint32_t)b->tp[0])))
+        if ((st = llm_model_slot_step(m, &b->g1[K_LLM_AD_KINDS * q], &kv, b->tok[0], (uint32_t)b->tp[0])))
             return st;
         /* (the sampler after the graph: its own submission) */
         if (ids_out && mode == PICK_DEV && (st = smp_run(b, hcq_buf_va(m->logbuf), &q, 1)))

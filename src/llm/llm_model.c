@@ -153,7 +153,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
     m->decode_fused = decode_fused_ok(m) && !p.naive_decode;
     m->attn_split = m->decode_fused && k_llm_attn_decode_ok(m->hp.n_head, m->hp.n_head_kv, m->hp.head_dim);
     if (m->attn_split &&
-        (st = scratch_with_counters(m, 4ull * m->hp.n_head * K_LLM_AD_SPLITS * (m->hp.head_dim + 2),
+        (st = scratch_with_counters(m, 4ull * m->hp.n_head * K_LLM_AD_SPLITS_MAX * (m->hp.head_dim + 2),
                                     4ull * m->hp.n_head_kv, &m->adbuf)))
         goto fail;
     *model_out = m;
@@ -186,10 +186,8 @@ llm_model_destroy(struct llm_model *m)
         return;
     if (m->q && hcq_queue_finish(m->q, HCQ_TIMEOUT_DEFAULT_NS) != HCQ_OK)
         HCQ_LOG_WARN("llm_model_destroy: queue did not drain: %s", hcq_last_error());
-    hcq_graph_destroy(m->graph[0]);
-    hcq_graph_destroy(m->graph[1]);
-    hcq_graph_destroy(m->graph_s);
-    hcq_graph_destroy(m->graph_s_long);
+    for (int i = 0; i < K_LLM_AD_KINDS; i++)
+        hcq_graph_destroy(m->graph[i]), hcq_graph_destroy(m->graph_s[i]);
     llm_smp_free(m->smp);
     llm_pg_free(&m->pg);
     hcq_buf_free(m->logbuf);
@@ -267,7 +265,7 @@ launch(struct llm_model *m, int prog, uint32_t gx, uint32_t gy, const void *args
          * (griddepcontrol.wait), so they may start while it drains (programmatic dependent
          * launch; H100 tg128 Q6_K 1335 vs 1130 tokens/s without) */
         .flags = prog == PROG_MATVEC_Q8 || (prog >= PROG_MVQ_Q4K && prog <= PROG_MVH_BF16) ||
-                         prog == PROG_ATTN_DEC || prog == PROG_ATTN_DEC_LONG
+                         prog == PROG_ATTN_DEC || prog == PROG_ATTN_DEC_LONG || prog == PROG_ATTN_DEC_FAR
                      ? HCQ_LAUNCH_DEP_WAIT
                      : 0,
     };
@@ -368,12 +366,12 @@ post_norm_add(struct llm_model *m, const struct dtensor *w, uint64_t in_va, uint
 
 /* ==== Decode (one token): fused mat-vec path ==== */
 
-/* Whether a decode step at pos takes k_llm_attn_decode_long (past the short-context path) -
- * and so the decode graph it was recorded in. */
-static bool
-attn_long_at(const struct llm_model *m, uint32_t pos)
+/* The decode attention kernel a step at pos takes (k_llm_ad_kind; 0 without the split-K
+ * attention) - and so the decode graph it was recorded in. */
+static uint32_t
+attn_kind_at(const struct llm_model *m, uint32_t pos)
 {
-    return m->attn_split && k_llm_ad_long(pos, m->ad_head_max);
+    return m->attn_split ? k_llm_ad_kind(pos, m->ad_head_max) : 0u;
 }
 
 /* y = W x' over n_w tensors of row length k (rows concatenated in y); x' = RMSNorm(x) * norm
@@ -579,14 +577,16 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             uint64_t part = hcq_buf_va(m->adbuf);
             adp.out_va = m->att_va;
             adp.part_va = part;
-            adp.count_va = part + 4ull * hp->n_head * K_LLM_AD_SPLITS * (hd + 2);
-            adp.n_split = K_LLM_AD_SPLITS;
+            const uint32_t kind = s->graph ? s->attn_kind : attn_kind_at(m, pos);
+            adp.count_va = part + 4ull * hp->n_head * K_LLM_AD_SPLITS_MAX * (hd + 2);
+            adp.n_split = kind == 2 ? K_LLM_AD_SPLITS_FAR : K_LLM_AD_SPLITS;
             adp.head_max = m->ad_head_max;
             pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_decode_params, pos), 4};
             m->tag = "attn split-K";
-            const bool lg = s->graph ? s->long_attn : attn_long_at(m, pos);
-            st = launch(m, lg ? PROG_ATTN_DEC_LONG : PROG_ATTN_DEC, hp->n_head_kv, K_LLM_AD_SPLITS, &adp,
-                        sizeof adp, pt, s->graph ? 1 : 0);
+            static const int kind_prog[K_LLM_AD_KINDS] = {PROG_ATTN_DEC, PROG_ATTN_DEC_LONG,
+                                                          PROG_ATTN_DEC_FAR};
+            st = launch(m, kind_prog[kind], hp->n_head_kv, adp.n_split, &adp, sizeof adp, pt,
+                        s->graph ? 1 : 0);
         } else {
             struct k_llm_attn_params ap = {
                 .q_va = m->qkv_va,
@@ -850,15 +850,15 @@ wait_tick(struct llm_model *m, uint32_t n)
     return hcq_signal_wait(m->done, m->tick, t < hour ? t : hour);
 }
 
-/* Record the decode step once as a graph into *out (long_attn picks the long-context attention
- * kernel; sample adds the device sampler; kv: another cache, NULL the model's own); *out stays
+/* Record the decode step once as a graph into *out (attn_kind: the decode attention kernel,
+ * k_llm_ad_kind; sample adds the device sampler; kv: another cache, NULL the model's own); *out stays
  * NULL and m->graph_failed set (direct launches) where unsupported. The graphs take their
  * variables in the same order, so m->var_* name them in any. */
 static enum hcq_status
-build_graph(struct llm_model *m, bool long_attn, bool sample, const struct llm_kv_view *kv,
+build_graph(struct llm_model *m, uint32_t attn_kind, bool sample, const struct llm_kv_view *kv,
             struct hcq_graph **out)
 {
-    struct step s = {.graph = true, .long_attn = long_attn, .sample = sample, .kv = kv};
+    struct step s = {.graph = true, .attn_kind = attn_kind, .sample = sample, .kv = kv};
     enum hcq_status st = hcq_graph_begin(m->q);
     if (st == HCQ_ERR_UNSUPPORTED) {
         m->graph_failed = true;
@@ -884,8 +884,8 @@ build_graph(struct llm_model *m, bool long_attn, bool sample, const struct llm_k
     return st;
 }
 
-/* One decode step of token at pos replayed from gs[long attention] (the graphs of cache kv, NULL:
- * the model's own; recorded on first use) and waited for. *ran false where graphs are off or
+/* One decode step of token at pos replayed from gs[its attention kind, k_llm_ad_kind] (the graphs of cache
+ * kv, NULL: the model's own; recorded on first use) and waited for. *ran false where graphs are off or
  * unsupported: the caller launches directly. */
 static enum hcq_status
 replay_step(struct llm_model *m, struct hcq_graph **gs, const struct llm_kv_view *kv, int32_t token,
@@ -895,7 +895,7 @@ replay_step(struct llm_model *m, struct hcq_graph **gs, const struct llm_kv_view
     *ran = false;
     if (!m->use_graph || m->graph_failed)
         return HCQ_OK;
-    const bool lg = attn_long_at(m, pos);
+    const uint32_t lg = attn_kind_at(m, pos);
     if (!gs[lg] && (st = build_graph(m, lg, false, kv, &gs[lg])))
         return st;
     if (!gs[lg])
@@ -977,8 +977,8 @@ llm_model_gen_submit(struct llm_model *m, uint32_t pos)
     if ((st = hcq_buf_write(llm_smp_out(m->smp), 0, poison, sizeof poison)))
         return st;
     if (m->use_graph && !m->graph_failed) {
-        const bool lg = attn_long_at(m, pos);
-        struct hcq_graph **gp = lg ? &m->graph_s_long : &m->graph_s;
+        const uint32_t lg = attn_kind_at(m, pos);
+        struct hcq_graph **gp = &m->graph_s[lg];
         if (!*gp && (st = build_graph(m, lg, true, NULL, gp)))
             return st;
         if (*gp) {

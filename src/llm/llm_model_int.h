@@ -64,8 +64,9 @@ enum {
     PROG_MVH_BF16,
     PROG_HEAD_NORM, /* Qwen3's RMSNorm of each Q / K head */
     PROG_ATTN_DEC_LONG,
-    PROG_ARGMAX_ROWS, /* a batch step's greedy picks (k_llm_sample.h) */
-    PROG_ATTN_ROWS,   /* attention of tokens one at a time, a block per KV head (k_llm_attn_rows.cu) */
+    PROG_ARGMAX_ROWS,  /* a batch step's greedy picks (k_llm_sample.h) */
+    PROG_ATTN_ROWS,    /* attention of tokens one at a time, a block per KV head (k_llm_attn_rows.cu) */
+    PROG_ATTN_DEC_FAR, /* decode attention past K_LLM_AD_FAR_POS positions */
     PROG_COUNT
 };
 static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
@@ -99,7 +100,8 @@ static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
                                                    "k_llm_head_norm",
                                                    "k_llm_attn_decode_long",
                                                    "k_llm_sample_argmax_rows",
-                                                   "k_llm_attn_rows"};
+                                                   "k_llm_attn_rows",
+                                                   "k_llm_attn_decode_far"};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
  * activations, 2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs 560 with k_llm_matvec's
@@ -168,12 +170,12 @@ struct llm_model {
         uint64_t va;
         uint32_t n, k, stride;
     } x16_of;
-    struct hcq_graph *graph[2]; /* decode step; [1] past the attention's short-context path (k_llm_ad_long) */
+    struct hcq_graph *graph[K_LLM_AD_KINDS]; /* decode step, by its attention kernel (k_llm_ad_kind) */
     uint32_t var_tok, var_pos, var_tick;
     bool use_graph, graph_failed;
     bool decode_fused;        /* decode steps take record_decode_llama */
     bool attn_split;          /* ... with the split-K attention (k_llm_attn_decode) */
-    struct hcq_buf *adbuf;    /* its partials [n_head][K_LLM_AD_SPLITS][hd + 2] f32, counters */
+    struct hcq_buf *adbuf;    /* its partials [n_head][K_LLM_AD_SPLITS_MAX][hd + 2] f32, counters */
     uint32_t mv_grid;         /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
     uint32_t mvq_grid;        /* ... of k_llm_matvec_q8 */
     uint32_t mvh_grid;        /* ... of k_llm_matvec_h_f16 (both 16-bit kernels: the same shape) */
@@ -184,7 +186,7 @@ struct llm_model {
     uint64_t tag_B;           /* bytes it moves, 0: unknown */
     struct prof *prof;        /* non-NULL while profiling a step */
     struct llm_smp *smp;      /* the device sampler (llm_sample_dev.c), NULL until set */
-    struct hcq_graph *graph_s, *graph_s_long; /* decode step + sampling, token from the device */
+    struct hcq_graph *graph_s[K_LLM_AD_KINDS]; /* decode step + sampling, token from the device */
 };
 
 /* Another KV cache for the forward pass (a batch's, llm_batch.c): layer l's K rows at
@@ -203,8 +205,8 @@ struct llm_kv_view {
 /* Patch slots of one recorded step (graph recording) or none (direct). */
 struct step {
     bool graph;
-    bool long_attn; /* graph mode: record the long-context attention (k_llm_attn_decode_long) */
-    bool sample;    /* the token from the device sampler's id word; sampling after the head */
+    uint32_t attn_kind; /* graph mode: the decode attention kernel to record (k_llm_ad_kind) */
+    bool sample;        /* the token from the device sampler's id word; sampling after the head */
     uint32_t var_tok, var_pos;
     const struct llm_kv_view *kv; /* NULL: the model's own cache */
     /* llm_model_step_run: more launches queued after the step's, in its submission (a batch's

@@ -78,9 +78,10 @@ llm_model_sampler_set(struct llm_model *m, const struct llm_sampler_params *p)
     s->n_slice = k_llm_smp_slices(n);
     s->part_B = (uint64_t)s->n_slice * sizeof(struct k_llm_smp_part);
     /* the graphs hold the parameters: new ones are recorded with the new sampler */
-    hcq_graph_destroy(m->graph_s);
-    hcq_graph_destroy(m->graph_s_long);
-    m->graph_s = m->graph_s_long = NULL;
+    for (int i = 0; i < K_LLM_AD_KINDS; i++) {
+        hcq_graph_destroy(m->graph_s[i]);
+        m->graph_s[i] = NULL;
+    }
     if ((st = hcq_program_load(m->dev, "k_llm_sample_part", &s->part)) ||
         (st = hcq_program_load(m->dev, "k_llm_sample_pick", &s->pick)) ||
         (st = hcq_buf_alloc(m->dev, k_llm_smp_state_bytes(p->repeat_last_n, n), HCQ_MEM_DEVICE, &s->state)) ||

@@ -71,5 +71,6 @@ const struct hcq_kernel_desc ops_llm_attn_decode_kernels[] = {
     {"k_llm_attn_decode", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params), twin_attn_decode},
     {"k_llm_attn_decode_long", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params),
      twin_attn_decode},
+    {"k_llm_attn_decode_far", "k_llm_attn_decode", sizeof(struct k_llm_attn_decode_params), twin_attn_decode},
     {0},
 };

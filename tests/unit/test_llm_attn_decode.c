@@ -9,9 +9,11 @@
  * previous one left its counters at zero. Outputs are poisoned (NaN) first.
  * The cache is f16 (K_LLM_KV_B): K and V are drawn in f32, rounded to f16 for the device, and the
  * reference reads the rounded values.
- * Both kernels run: k_llm_attn_decode (online-softmax split path) and k_llm_attn_decode_long
+ * The three kernels run: k_llm_attn_decode (online-softmax split path), k_llm_attn_decode_long
  * (ranges in tiles of 32 (hd 64) or 16 (hd 128) rows through a cp.async ring: ranges of one
- * tile, several, and a partial last tile); GQA groups up to 8 (K_LLM_AD_MAX_GS).
+ * tile, several, and a partial last tile) and k_llm_attn_decode_far (the same code at 3 CTAs
+ * per SM over K_LLM_AD_SPLITS_FAR ranges), each with the ranges the engine gives it, at every
+ * position; GQA groups up to 8 (K_LLM_AD_MAX_GS).
  * Bound: |out - ref| <= 2e-5 * max|V| + 1e-6 (f32 dot products of <= 128 terms, __expf,
  * sums of <= 9001 weights <= 1).
  */
@@ -42,14 +44,17 @@ TEST(attn_decode_vs_double)
      * k_llm_attn_decode_long: the tile ring at every position) */
     static const uint32_t positions[] = {0,    5,    63,   256,  1000, 2047, 127,   130,
                                          4000, 4095, 6000, 8191, 8500, 9000, 16383, 20000};
-    static const char *const kernels[] = {"k_llm_attn_decode", "k_llm_attn_decode_long"};
+    /* each with the number of ranges the engine launches it with */
+    static const char *const kernels[] = {"k_llm_attn_decode", "k_llm_attn_decode_long",
+                                          "k_llm_attn_decode_far"};
+    static const uint32_t splits[] = {K_LLM_AD_SPLITS, K_LLM_AD_SPLITS, K_LLM_AD_SPLITS_FAR};
     const uint32_t n_ctx = 20480;
     char devs[256];
     const char *env = getenv("HCQ_TEST_DEVS");
     snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");
     int tried = 0;
     for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save))
-        for (int ki = 0; ki < 2; ki++) {
+        for (int ki = 0; ki < 3; ki++) {
             struct hcq_device *dev = NULL;
             struct hcq_program *prog = NULL;
             struct hcq_queue *q = NULL;
@@ -79,7 +84,7 @@ TEST(attn_decode_vs_double)
                 attn_ref_kv_round(vc, vh, (size_t)n_ctx * kv);
                 for (size_t i = 0; i < (size_t)H * hd * np; i++)
                     qv[i] = 2.0f * frand(), out[i] = NAN;
-                uint64_t part_B = 4ull * H * K_LLM_AD_SPLITS * (hd + 2);
+                uint64_t part_B = 4ull * H * splits[ki] * (hd + 2);
                 struct hcq_buf *kb, *vb, *qb, *ob, *pb;
                 CHECK_OK(hcq_buf_alloc(dev, 2ull * n_ctx * kv, HCQ_MEM_DEVICE, &kb));
                 CHECK_OK(hcq_buf_alloc(dev, 2ull * n_ctx * kv, HCQ_MEM_DEVICE, &vb));
@@ -107,11 +112,11 @@ TEST(attn_decode_vs_double)
                         .n_head = H,
                         .n_head_kv = HK,
                         .hd = hd,
-                        .n_split = K_LLM_AD_SPLITS,
+                        .n_split = splits[ki],
                         .scale = scale,
                         .head_max = pi % 2 ? 0 : 4096,
                     };
-                    uint32_t grid[3] = {HK, K_LLM_AD_SPLITS, 1}, block[3] = {K_LLM_AD_THREADS, 1, 1};
+                    uint32_t grid[3] = {HK, splits[ki], 1}, block[3] = {K_LLM_AD_THREADS, 1, 1};
                     CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
                 }
                 CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
