@@ -574,18 +574,15 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             .scale = 1.0f / sqrtf((float)hd),
         };
         if (m->attn_split) {
-            uint64_t part = hcq_buf_va(m->adbuf);
-            adp.out_va = m->att_va;
-            adp.part_va = part;
             const uint32_t kind = s->graph ? s->attn_kind : attn_kind_at(m, pos);
-            adp.count_va = part + 4ull * hp->n_head * K_LLM_AD_SPLITS_MAX * (hd + 2);
+            adp.out_va = m->att_va;
+            adp.part_va = hcq_buf_va(m->adbuf);
+            adp.count_va = adp.part_va + 4ull * hp->n_head * K_LLM_AD_SPLITS_MAX * (hd + 2);
             adp.n_split = kind == 2 ? K_LLM_AD_SPLITS_FAR : K_LLM_AD_SPLITS;
             adp.head_max = m->ad_head_max;
             pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_decode_params, pos), 4};
             m->tag = "attn split-K";
-            static const int kind_prog[K_LLM_AD_KINDS] = {PROG_ATTN_DEC, PROG_ATTN_DEC_LONG,
-                                                          PROG_ATTN_DEC_FAR};
-            st = launch(m, kind_prog[kind], hp->n_head_kv, adp.n_split, &adp, sizeof adp, pt,
+            st = launch(m, ad_kind_prog[kind], hp->n_head_kv, adp.n_split, &adp, sizeof adp, pt,
                         s->graph ? 1 : 0);
         } else {
             struct k_llm_attn_params ap = {

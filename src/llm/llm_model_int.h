@@ -102,6 +102,8 @@ static const char *const prog_names[PROG_COUNT] = {"k_llm_embed",
                                                    "k_llm_sample_argmax_rows",
                                                    "k_llm_attn_rows",
                                                    "k_llm_attn_decode_far"};
+/* the decode attention program of each k_llm_ad_kind (k_llm_attn_decode.h) */
+static const int ad_kind_prog[K_LLM_AD_KINDS] = {PROG_ATTN_DEC, PROG_ATTN_DEC_LONG, PROG_ATTN_DEC_FAR};
 /* The decode mat-vec is k_llm_matvec_q8 (int8 activations, dp4a) where every matrix of a
  * launch has a type it reads (repacked at load, k_llm_quant.h), else k_llm_matvec_wide (f32
  * activations, 2 KB stage per row: H100 tg128 Q6_K 631 tok/s vs 560 with k_llm_matvec's
