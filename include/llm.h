@@ -390,6 +390,9 @@ struct llm_model;
 #define LLM_MAX_CTX (1u << 20)
 
 #define LLM_GEMM_MIN_BATCH_FAST 2u /* llm_model_params.gemm_min_batch: every prompt on tensor cores */
+/* ... batches under 64 rows on the f32 per-op path: the reference tests (which compare it at
+ * 5e-8) and nvhcq perplexity (an accuracy tool, for batches of -b rows below 64) */
+#define LLM_GEMM_MIN_BATCH_REF 64u
 
 struct llm_model_params {
     const char *dev_spec;         /* hcq device ("auto", "cpu", "cuda:0", ...); NULL = "auto" */
@@ -402,8 +405,8 @@ struct llm_model_params {
      * (k_llm_gemm.cu; logits move by ~1e-7 NMSE). 0 = never; default LLM_GEMM_MIN_BATCH_FAST
      * (every prompt of 2 or more tokens): the per-op matmul (one warp a row, the tokens in turn)
      * took 28 ms for a 20-token prompt of a 1B Q4_K model on H200, the tensor cores 2.8 ms
-     * (llm-bench pp20, --gemm-min-batch 64 vs 2). The reference tests ask for 64: shorter
-     * prompts then stay on the f32 per-op path, which they compare at 5e-8. */
+     * (llm-bench pp20, --gemm-min-batch 64 vs 2). The reference tests ask for
+     * LLM_GEMM_MIN_BATCH_REF: shorter prompts then stay on the f32 per-op path. */
     uint32_t gemm_min_batch;
     bool naive_decode; /* decode with the general per-op kernels, not the fused mat-vec path */
     /* Decode mat-vecs keep f32 activations. Default (false): where every matrix of a launch

@@ -78,7 +78,7 @@ nvhcq_cmd_perplexity(int argc, char **argv)
     /* batches below 64 rows (-b) keep the f32 per-op matmuls: an accuracy tool, where the
      * library's default puts every batch of 2 or more on f16 tensor-core operands (the default
      * -b 512 is on tensor cores either way) */
-    mp.gemm_min_batch = 64;
+    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF;
     mp.progress = nvhcq_llm_progress;
     mp.progress_user = &last;
     struct llm_model *m = NULL;

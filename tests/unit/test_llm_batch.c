@@ -322,7 +322,7 @@ TEST(one_sequence_fused)
         struct llm_model *m = NULL;
         struct llm_batch *b = NULL;
         llm_model_params_default(&mp);
-        mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+        mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
         mp.dev_spec = dn;
         mp.n_ctx = 48;
         mp.n_batch = 8;
@@ -391,7 +391,7 @@ TEST(errors)
     CHECK_OK(llm_gguf_open(path, &g));
     struct llm_model_params mp;
     llm_model_params_default(&mp);
-    mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
     mp.dev_spec = "cpu";
     mp.n_ctx = 32;
     mp.n_batch = 4;

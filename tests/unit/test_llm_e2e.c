@@ -84,7 +84,7 @@ check_vs_ref(struct th *t, const char *preset, enum llm_type type, const int32_t
     CHECK_OK(llm_gguf_open(path, &g));
     struct llm_model_params mp;
     llm_model_params_default(&mp);
-    mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
     mp.dev_spec = "cpu";
     mp.n_ctx = 128;
     mp.n_batch = 5; /* the prompt spans several batches */
@@ -208,7 +208,7 @@ TEST(prefill_vs_decode)
     CHECK_OK(llm_gguf_open(path, &g));
     struct llm_model_params mp;
     llm_model_params_default(&mp);
-    mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
     mp.dev_spec = "cpu";
     mp.n_ctx = 64;
     mp.n_batch = 64;
@@ -249,7 +249,7 @@ TEST(profile_step)
     CHECK_OK(llm_gguf_open(path, &g));
     struct llm_model_params mp;
     llm_model_params_default(&mp);
-    mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
     mp.dev_spec = "cpu";
     mp.n_ctx = 32;
     CHECK_OK(llm_model_load_gguf(g, &mp, &m));
@@ -400,7 +400,7 @@ TEST(long_context_devices_match_cpu)
     CHECK_OK(llm_gguf_open(path, &g));
     struct llm_model_params mp;
     llm_model_params_default(&mp);
-    mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
     mp.dev_spec = "cpu";
     mp.n_ctx = NP + STEPS + 3;
     mp.n_batch = 512;
@@ -486,7 +486,7 @@ TEST(attn_head_vs_split)
     CHECK_OK(llm_gguf_open(path, &g));
     struct llm_model_params mp;
     llm_model_params_default(&mp);
-    mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
     mp.n_ctx = 128;
     mp.f32_decode = true;
     for (char *save = NULL, *d = strtok_r(devs, " ,", &save); d; d = strtok_r(NULL, " ,", &save)) {

@@ -201,7 +201,7 @@ devices_vs_ref(struct th *t, const char *preset)
     CHECK((lr = malloc(4ull * V * STEPS)) && (lm = malloc(4ull * V * STEPS)));
     struct llm_model_params mp;
     llm_model_params_default(&mp);
-    mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
     mp.n_ctx = N_CTX;
     mp.n_batch = 5;
     mp.f32_decode = true;

@@ -104,7 +104,8 @@ TEST(device_vs_host)
             for (int graph = 1; graph >= 0; graph--) {
                 struct llm_model_params mp;
                 llm_model_params_default(&mp);
-                mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+                mp.gemm_min_batch =
+                    LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
                 mp.dev_spec = dn;
                 mp.n_ctx = 64;
                 mp.use_graph = graph;

@@ -221,7 +221,7 @@ TEST(devices_match_reference)
             hcq_device_close(probe);
             struct llm_model_params mp;
             llm_model_params_default(&mp);
-            mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+            mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
             mp.dev_spec = d;
             mp.n_ctx = n_ctx;
             mp.n_batch = k ? 128 : 24; /* 64: the prefill of 33 spans two batches */
@@ -320,7 +320,7 @@ TEST(bad_inputs)
     struct llm_model *m = NULL;
     struct llm_model_params mp;
     llm_model_params_default(&mp);
-    mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
     mp.dev_spec = "cpu";
     mp.n_ctx = 64;
     CHECK_OK(llm_model_load(MODEL, &mp, &m));

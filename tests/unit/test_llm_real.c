@@ -59,7 +59,7 @@ load(struct llm_gguf *g, const char *dev, struct llm_model **m)
 {
     struct llm_model_params mp;
     llm_model_params_default(&mp);
-    mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
     mp.dev_spec = dev;
     mp.n_ctx = 128;
     mp.n_batch = 4; /* the prompt spans two batches */

@@ -95,7 +95,7 @@ load(const void *img, size_t n, uint32_t n_ctx)
     if (!st) {
         struct llm_model_params mp;
         llm_model_params_default(&mp);
-        mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+        mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
         mp.dev_spec = "cpu";
         mp.n_ctx = n_ctx;
         st = llm_model_load_gguf(g, &mp, &m);
@@ -435,7 +435,7 @@ TEST(device_memory_checked_before_allocation)
     CHECK(need_base());
     CHECK_OK(llm_gguf_parse(base, base_n, &g));
     llm_model_params_default(&mp);
-    mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
     mp.dev_spec = "cpu";
     mp.n_ctx = 256;
     CHECK_OK(llm_model_load_gguf(g, &mp, &m));
@@ -503,7 +503,7 @@ TEST(nan_logits_detected)
     CHECK_OK(llm_gguf_parse(c, base_n, &g));
     struct llm_model_params mp;
     llm_model_params_default(&mp);
-    mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
     mp.dev_spec = "cpu";
     mp.n_ctx = 64;
     CHECK_OK(llm_model_load_gguf(g, &mp, &m));

@@ -62,7 +62,7 @@ TEST(llm_weights_span_nvmap_buffers)
     CHECK_OK(llm_gguf_open(path, &g));
     struct llm_model_params mp;
     llm_model_params_default(&mp);
-    mp.gemm_min_batch = 64; /* the f32 per-op prefill the bounds here assume */
+    mp.gemm_min_batch = LLM_GEMM_MIN_BATCH_REF; /* the f32 per-op prefill the bounds here assume */
     mp.dev_spec = "cpu";
     mp.n_ctx = 64;
     CHECK_OK(llm_model_load_gguf(g, &mp, &mc));
