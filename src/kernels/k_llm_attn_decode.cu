@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * k_llm_attn_decode.cu - split-K ("flash decoding") attention for one token over the f32
+ * k_llm_attn_decode.cu - split-K ("flash decoding") attention for one token over the f16
  * KV cache: the positions are spread over n_split CTAs per KV head so a long context
  * uses the whole GPU (the general k_llm_attn runs one CTA per head and walks the context
  * serially). Layout and protocol: k_llm_attn_decode.h. CPU twin:
@@ -28,9 +28,9 @@ k_llm_attn_decode(const struct k_llm_attn_decode_params p)
      * wait's latch acquire invalidates L1, see k_llm_mvq.cuh). attn_decode waits (EARLY): the
      * short-context path requests the cache rows of earlier steps before the wait. */
     if (p.hd == 64)
-        attn_decode<2, false, true>(p, blockIdx.x, blockIdx.y);
+        attn_decode<2, true>(p, blockIdx.x, blockIdx.y);
     else if (p.hd == 128)
-        attn_decode<4, false, true>(p, blockIdx.x, blockIdx.y);
+        attn_decode<4, true>(p, blockIdx.x, blockIdx.y);
     else
         k_dep_launch(), k_dep_wait();
 }

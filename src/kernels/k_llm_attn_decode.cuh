@@ -29,31 +29,30 @@ ad_warp_sum(float v)
     return v;
 }
 
-/* E consecutive floats; CG: through L2 (the persistent decode kernel reads q and the KV row
- * that other CTAs of the same launch wrote). */
-template <int E, bool CG>
+/* E consecutive floats (q) */
+template <int E>
 __device__ __forceinline__ void
 ld_row(const float *p, float *v)
 {
     if (E == 2) {
-        float2 a = CG ? __ldcg((const float2 *)p) : *(const float2 *)p;
+        float2 a = *(const float2 *)p;
         v[0] = a.x, v[1] = a.y;
     } else {
-        float4 a = CG ? __ldcg((const float4 *)p) : *(const float4 *)p;
+        float4 a = *(const float4 *)p;
         v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
     }
 }
 
 /* E consecutive cache elements (kv_t) into floats */
-template <int E, bool CG>
+template <int E>
 __device__ __forceinline__ void
 ld_row(const kv_t *p, float *v)
 {
     if (E == 2) {
-        const float2 a = kv_ld2<CG>(p);
+        const float2 a = kv_ld2<false>(p);
         v[0] = a.x, v[1] = a.y;
     } else {
-        const float4 a = kv_ld4<CG>(p);
+        const float4 a = kv_ld4<false>(p);
         v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
     }
 }
@@ -124,7 +123,7 @@ ad_dot8(float4 q0, float4 q1, float4 k0, float4 k1)
  *      groups; the first VR rows of V are loaded before phase 1 (they do not depend on the
  *      scores), the groups' sums meet in shared memory.
  * n_pos <= K_LLM_AD_H2_MAXP (the score array); larger contexts take the split path. */
-template <int HD, bool CG, bool EARLY = false>
+template <int HD, bool EARLY = false>
 __device__ __forceinline__ void
 attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
 {
@@ -151,13 +150,13 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
      * a line of an earlier sequence at the same position. Row pos is the launch before this
      * one's (its Q|K|V epilogue): loaded after the wait. */
     const uint32_t n_old = EARLY ? p.pos : n_pos;
-    ad_ld_vrows<VR, PG, CG || EARLY>(v, vb, kv_dim, 0, 0, n_old, pg, vq);
+    ad_ld_vrows<VR, PG, EARLY>(v, vb, kv_dim, 0, 0, n_old, pg, vq);
 #pragma unroll
     for (int r = 0; r < KR; r++) {
         const uint32_t t = r * RPC + row;
         if (t < n_old) {
             const kv_t *kr = kb + (size_t)t * kv_dim + 8 * sub;
-            kv_ld8<CG || EARLY>(kr, k0[r], k1[r]);
+            kv_ld8<EARLY>(kr, k0[r], k1[r]);
         } else {
             k0[r] = k1[r] = make_float4(0.f, 0.f, 0.f, 0.f);
         }
@@ -168,17 +167,17 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
 #pragma unroll
         for (int r = 0; r < VR; r++)
             if (pg + r * PG == p.pos)
-                v[r] = ld_f4<CG>(vb + (size_t)p.pos * kv_dim + 4 * vq);
+                v[r] = ld_f4<false>(vb + (size_t)p.pos * kv_dim + 4 * vq);
 #pragma unroll
         for (int r = 0; r < KR; r++)
             if (r * RPC + row == p.pos) {
                 const kv_t *kr = kb + (size_t)p.pos * kv_dim + 8 * sub;
-                kv_ld8<CG>(kr, k0[r], k1[r]);
+                kv_ld8<false>(kr, k0[r], k1[r]);
             }
     }
     /* phase 1 */
     const float *qh = (const float *)(uintptr_t)p.q_va + (size_t)h * HD + 8 * sub;
-    float4 q0 = ld_f4<CG>(qh), q1 = ld_f4<CG>(qh + 4);
+    float4 q0 = ld_f4<false>(qh), q1 = ld_f4<false>(qh + 4);
     for (uint32_t tb = 0; tb < n_pos; tb += KR * RPC) {
         if (tb) {
 #pragma unroll
@@ -186,7 +185,7 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
                 const uint32_t t = tb + r * RPC + row;
                 if (t < n_pos) {
                     const kv_t *kr = kb + (size_t)t * kv_dim + 8 * sub;
-                    kv_ld8<CG>(kr, k0[r], k1[r]);
+                    kv_ld8<false>(kr, k0[r], k1[r]);
                 } else {
                     k0[r] = k1[r] = make_float4(0.f, 0.f, 0.f, 0.f);
                 }
@@ -240,7 +239,7 @@ attn_decode_head2(const struct k_llm_attn_decode_params &p, uint32_t h)
         tb += VR * PG;
         if (tb >= n_pos)
             break;
-        ad_ld_vrows<VR, PG, CG>(v, vb, kv_dim, 0, tb, n_pos, pg, vq);
+        ad_ld_vrows<VR, PG, false>(v, vb, kv_dim, 0, tb, n_pos, pg, vq);
     }
     s_acc[pg][vq] = a;
     __syncthreads();
@@ -333,21 +332,20 @@ attn_decode_tiles(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t
     const kv_t *vb = (const kv_t *)(uintptr_t)p.vc_va + g * HD;
     const uint32_t L = t1 - t0, ntile = (L + T - 1) / T;
     /* the first S - 1 tiles: before the PDL wait where the range ends before pos */
-    const bool early = t1 <= p.pos;
-    if (early)
+    auto prologue = [&]() {
         for (int i = 0; i < S - 1; i++) {
             if ((uint32_t)i < ntile)
                 ad_tile_issue<HD>(ring_sa, kb, vb, kv_dim, t0 + i * T, min(T, L - i * T), i);
             k_gm_commit();
         }
+    };
+    const bool early = t1 <= p.pos;
+    if (early)
+        prologue();
     k_dep_launch();
     k_dep_wait();
     if (!early)
-        for (int i = 0; i < S - 1; i++) {
-            if ((uint32_t)i < ntile)
-                ad_tile_issue<HD>(ring_sa, kb, vb, kv_dim, t0 + i * T, min(T, L - i * T), i);
-            k_gm_commit();
-        }
+        prologue();
     /* warp 0: q^T's B fragments (column gid = head gid, zero past the group), hi and lo */
     uint32_t qb[KQ][4];
     float m0 = -3.0e38f, m1 = -3.0e38f, l0 = 0.0f, l1 = 0.0f; /* heads 2 tig, 2 tig + 1 */
@@ -535,14 +533,14 @@ ad_merge(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t n_valid,
 /* The work of CTA (g, s): KV head g over position range s (returns at once where range s is
  * empty). Every thread of the CTA calls it with the same (g, s). With n_pos <= p.head_max,
  * CTA (g, s < group size) takes query head g * group + s alone (attn_decode_head2). */
-template <int E, bool CG, bool EARLY = false>
+template <int E, bool EARLY = false>
 __device__ __forceinline__ void
 attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
 {
     if (p.pos + 1 <= p.head_max && p.pos < p.n_ctx && p.pos < K_LLM_AD_H2_MAXP) {
         const uint32_t gsz = p.n_head / p.n_head_kv;
         if (s < gsz)
-            attn_decode_head2<32 * E, CG, EARLY>(p, g * gsz + s); /* it waits itself */
+            attn_decode_head2<32 * E, EARLY>(p, g * gsz + s); /* it waits itself */
         return; /* (a CTA that exits counts as having launched its dependents) */
     }
     if (EARLY) { /* the caller has not waited (k_llm_attn_decode) */
@@ -568,7 +566,7 @@ attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
             for (int i = 0; i < E; i++)
                 acc[h][i] = 0.0f, q[h][i] = 0.0f;
             if (h < (int)gs) {
-                ld_row<E, CG>((const float *)(uintptr_t)p.q_va + (g * gs + h) * hd + lane * E, q[h]);
+                ld_row<E>((const float *)(uintptr_t)p.q_va + (g * gs + h) * hd + lane * E, q[h]);
 #pragma unroll
                 for (int i = 0; i < E; i++)
                     q[h][i] *= p.scale;
@@ -583,8 +581,8 @@ attn_decode(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t s)
             for (int u = 0; u < U; u++) {
                 uint32_t t = tb + u * NWARP;
                 if (t < t1) {
-                    ld_row<E, CG>(kc + (size_t)t * kv_dim, k[u]);
-                    ld_row<E, CG>(vc + (size_t)t * kv_dim, v[u]);
+                    ld_row<E>(kc + (size_t)t * kv_dim, k[u]);
+                    ld_row<E>(vc + (size_t)t * kv_dim, v[u]);
                 }
             }
 #pragma unroll

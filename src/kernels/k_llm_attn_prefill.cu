@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * k_llm_attn_prefill.cu - causal attention of a batch of tokens (prefill) over the f32 KV
+ * k_llm_attn_prefill.cu - causal attention of a batch of tokens (prefill) over the f16 KV
  * cache, tiled so that each K/V row read from memory serves a whole block of queries.
  * Same parameters and result as k_llm_attn (k_llm_params.h struct k_llm_attn_params; CPU
  * twin: ops_llm.c twin_attn), another grid: (n_head, ceil(n_tok / QB)).
