@@ -425,10 +425,14 @@ emu_chan_has_work(struct emu_chan *ch)
     return __atomic_load_n(&emu_chan_userd(ch)[0x8C / 4], __ATOMIC_ACQUIRE) != ch->get;
 }
 
-/* Read and clear the doorbell word; attribute the token to its channel. A plain store can
- * be overwritten before we see it, so a doorbell for a channel with new work also lets
- * the other pending channels on that page run; a doorbell for an idle channel does not
- * (a wrong token still hangs, as on hardware). Called with d->gpu_lock held. */
+/* Read and clear the doorbell word; attribute the token to its channel. On hardware every
+ * doorbell store is delivered; here it is a plain word, so a store can be overwritten before
+ * we see it: any doorbell with a channel's token also lets the other channels on that page
+ * that have work run - also when its own channel is idle (its work already run), since the
+ * ring it overwrote may be theirs: a driver that rang b then a, a's work already taken on an
+ * earlier doorbell, left b waiting forever (test_nvgpu_l4t l4t_doorbell_batch_knob under
+ * qemu; test_emu doorbell_overwritten_by_idle_channel). A token no channel owns still runs
+ * nothing, as on hardware. Called with d->gpu_lock held. */
 static void
 emu_doorbell_poll_locked(struct emu_dev *d, struct emu_chan *self)
 {
@@ -445,8 +449,6 @@ emu_doorbell_poll_locked(struct emu_dev *d, struct emu_chan *self)
         return;
     }
     atomic_store(&target->rung, true);
-    if (!emu_chan_has_work(target))
-        return;
     for (uint32_t i = 0; i < d->chan_count; i++)
         if (d->chans[i] != target && emu_chan_doorbell(d->chans[i]) == w && emu_chan_has_work(d->chans[i]))
             atomic_store(&d->chans[i]->lenient, true);

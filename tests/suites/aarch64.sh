@@ -117,13 +117,7 @@ for t in "$B"/tests/test_*; do
             ;;
     esac
     echo "aarch64: $(basename "$t")"
-    case $(basename "$t") in
-        # Known intermittent hang under qemu (docs/status.md "Known issues"): the opt-in doorbell
-        # batching knob's cross-queue wait, ~1 run in 60-230 with a busy CPU (never in 3000 native
-        # runs, where `make test` runs it). Left out here until it is fixed, not forgotten.
-        test_nvgpu_l4t) run "$(basename "$t")" "$t" '!l4t_doorbell_batch_knob' ;;
-        *) run "$(basename "$t")" "$t" ;;
-    esac
+    run "$(basename "$t")" "$t"
 done
 echo "aarch64: hcq_suite --dev emu:ga10b"
 run hcq_suite "$B/tests/hcq_suite" --dev emu:ga10b

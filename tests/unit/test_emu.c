@@ -759,6 +759,29 @@ done:
     kt_close(&k);
 }
 
+/* Two doorbells back to back, b's then a's, with a idle: the emulator's doorbell word may keep
+ * only a's token, and b's work must still run (the store was b's ring; hardware delivers every
+ * doorbell). Before the fix b's release never came whenever the two stores met in the word. */
+TEST(doorbell_overwritten_by_idle_channel)
+{
+    struct kt k;
+    struct kmd_channel *b = NULL;
+    uint32_t put_b = 0;
+    CHECK_OPEN(kt_open(&k, "gh100", KMD_ENGINE_COMPUTE));
+    CHECK_OK(kmd_channel_create(k.kmd, KMD_ENGINE_COMPUTE, 64, &b));
+    volatile uint64_t *sem = (volatile uint64_t *)((uint8_t *)k.mem->map + KT_SEM);
+    for (uint64_t v = 1; v <= 20; v++) {
+        uint32_t dw[16], n = kt_release_push(dw, k.mem->va + KT_SEM, v);
+        kt_submit_on(&k, b, &put_b, dw, n);   /* b: GPPut, then b's token */
+        kmd_channel_kick(k.kmd, k.ch, k.put); /* a (k.ch, idle): its token right after */
+        CHECKF(kt_wait64(sem, v, 2000 * MS), "b's release %llu did not run", (unsigned long long)v);
+    }
+done:
+    if (k.kmd && b)
+        kmd_channel_destroy(k.kmd, b);
+    kt_close(&k);
+}
+
 /* ==== Copy queues on asynchronous copy engines (docs/rm-backend.md "Copy engines") ==== */
 
 /* The engine type of k's channel's group (the emulated RM's record). */
@@ -899,6 +922,7 @@ main(int argc, char **argv)
         TH_CASE(qmd_shared_memory_config),
         TH_CASE(gpu_malformed_and_unmapped),
         TH_CASE(inject_drop_doorbell),
+        TH_CASE(doorbell_overwritten_by_idle_channel),
         TH_CASE(kick_rings_again_until_fetched),
         TH_CASE(doorbell_wrong_token_does_not_run),
         TH_CASE(lesson_free_cta_slots_are_trusted),
