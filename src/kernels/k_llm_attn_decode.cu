@@ -41,8 +41,8 @@ k_llm_attn_decode(const struct k_llm_attn_decode_params p)
  * k_llm_attn_decode the extra code cost tg128 at depth 0 ~1% on H100 (its registers and
  * shared memory are the short path's occupancy). It waits itself (the ranges that end before
  * pos request their first tiles before the PDL wait). */
-extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 2)
-k_llm_attn_decode_long(const struct k_llm_attn_decode_params p)
+__device__ __forceinline__ void
+ad_long_entry(const struct k_llm_attn_decode_params &p)
 {
     k_llm_pf_issue(p.pf);
     if (p.hd == 64)
@@ -53,16 +53,16 @@ k_llm_attn_decode_long(const struct k_llm_attn_decode_params p)
         k_dep_launch(), k_dep_wait();
 }
 
+extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 2)
+k_llm_attn_decode_long(const struct k_llm_attn_decode_params p)
+{
+    ad_long_entry(p);
+}
+
 /* The same past K_LLM_AD_FAR_POS positions, 3 CTAs per SM (K_LLM_AD_SPLITS_FAR ranges; the
  * header says why a kernel of its own). */
 extern "C" __global__ void __launch_bounds__(K_LLM_AD_THREADS, 3)
 k_llm_attn_decode_far(const struct k_llm_attn_decode_params p)
 {
-    k_llm_pf_issue(p.pf);
-    if (p.hd == 64)
-        attn_decode_long<64>(p, blockIdx.x, blockIdx.y);
-    else if (p.hd == 128)
-        attn_decode_long<128>(p, blockIdx.x, blockIdx.y);
-    else
-        k_dep_launch(), k_dep_wait();
+    ad_long_entry(p);
 }
