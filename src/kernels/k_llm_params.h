@@ -194,7 +194,7 @@ _Static_assert(
  * the same launch contract, grid (n_head, ceil(n_tok / K_LLM_ATTN_TILE_QB(hd))), 256 threads. */
 #define K_LLM_ATTN_TILE_QB(hd) ((hd) == 64 ? 64u : 32u)
 
-/* k_llm_attn_mma (head_dim 64) / k_llm_attn_mma_hd128 (k_llm_attn_prefill.cu, TF32 tensor
+/* k_llm_attn_mma (head_dim 64) / k_llm_attn_mma_hd128 (k_llm_attn_prefill.cu, f16 tensor
  * cores): the same parameters, grid (n_head, ceil(n_tok / K_LLM_ATTN_MMA_QB)), 256 threads,
  * and dynamic shared memory for two stages of K and V tiles (64 keys of 72 cache elements for
  * head_dim 64: 36,864 B; 32 keys of 136 for 128: 34,816 B). */

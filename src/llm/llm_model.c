@@ -124,7 +124,7 @@ llm_model_load_gguf(struct llm_gguf *g, const struct llm_model_params *p_in, str
         goto fail;
     for (int i = 0; i < PROG_COUNT; i++) {
         const char *name = prog_names[i];
-        /* prefill attention on TF32 tensor cores */
+        /* prefill attention on f16 tensor cores */
         if (i == PROG_ATTN_TILE)
             name = m->hp.head_dim == 128 ? "k_llm_attn_mma_hd128" : "k_llm_attn_mma";
         if (i == PROG_ATTN_ROWS) {
@@ -754,7 +754,7 @@ record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits, con
             .slot_stride = kv ? kv->slot_B / K_LLM_KV_B : 0,
         };
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4};
-        /* several tokens of one sequence: the tiled TF32 tensor-core kernel (each K/V row read
+        /* several tokens of one sequence: the tiled f16 tensor-core kernel (each K/V row read
          * once per block of queries; it has no soft-cap or window); a batch step's tokens each
          * over their own slot: k_llm_attn */
         const bool tile = n > 1 && (hd == 64 || hd == 128) && !ap.softcap && !ap.window && !ap.tok_va;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_llm_attn_prefill.c - the prefill attention kernels (k_llm_attn_tile, _hd128: f32;
- * k_llm_attn_mma, _hd128: TF32 tensor cores; k_llm_attn: the generic f32 kernel, one query per
+ * k_llm_attn_mma, _hd128: f16 tensor cores; k_llm_attn: the generic f32 kernel, one query per
  * CTA; k_llm_attn_rows, _hd128: one CTA per KV head and token; k_llm_attn_rows64: the same grid, head size
  * 64, warps streaming tiles on tensor cores) on every device that opens (cpu: their twin;
  * HCQ_TEST_DEVS, else cpu emu:gh100 cuda:0 rm:0) against a double-precision causal softmax
@@ -10,8 +10,9 @@
  * and 16400 cached rows (several key tiles, a partial last one; k_llm_attn's chunks of 8192 positions), query
  * rows with a stride wider than the heads (as in the Q|K|V buffer). Outputs are poisoned (NaN) first and
  * every element is checked. Bounds (|q|, |k| <= 2, |V| <= 1): f32 kernel |out - ref| <= 2e-5 + 1e-6 (f32 dots
- * of <= 128 terms, __expf, sums of weights <= 1); TF32 kernel 5e-3 (Q, K, P and V rounded to a 10-bit
- * mantissa: score errors of ~1e-3 at these magnitudes, each moving the output by its weight times |v - out|).
+ * of <= 128 terms, __expf, sums of weights <= 1); f16 mma kernel 5e-3 (Q and P rounded to f16, a 10-bit
+ * mantissa as TF32's before 2026-11-29; K and V are f16 in the cache: score errors of ~1e-3 at these
+ * magnitudes, each moving the output by its weight times |v - out|).
  */
 #include "attn_ref.h"
 #include "harness.h"

@@ -241,7 +241,7 @@ devices_vs_ref(struct th *t, const char *preset)
         const bool twins = !strcmp(d, "cpu") || !strncmp(d, "emu", 3);
         printf("    %s %s: worst logits NMSE %.3g vs llm_ref over %d steps (%zu-token prompt)\n", preset, d,
                worst, STEPS, np);
-        /* f32 twins: rounding alone (measured ~1e-12 when written); GPUs: TF32 / f16 prefill paths */
+        /* f32 twins: rounding alone (measured ~1e-12 when written); GPUs: f16 prefill paths */
         CHECKF(worst < (twins ? 1e-8 : 1e-4), "%s %s: logits NMSE %g vs llm_ref", preset, d, worst);
         for (uint32_t s = 0; twins && s < STEPS; s++)
             CHECKF(tm[s] == tr[s], "%s %s step %u: %d, llm_ref %d", preset, d, s, tm[s], tr[s]);
