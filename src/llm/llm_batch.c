@@ -4,7 +4,7 @@
  * loaded model, each with a KV slot of n_ctx positions in a cache of its own
  * ([n_layer][2][n_seq][n_ctx][kv_dim], f16), stepped together: one forward pass per step for
  * every listed sequence, so the weights are read once for all of them.
- * A step runs the model's per-op forward pass (llm_model.c record_step) over n rows, with the
+ * A step runs the model's per-op forward pass (llm_model.c llm_model_record_step) over n rows, with the
  * tokens' {position, slot} pairs in device memory (k_llm_rope_kv stores each token's K and V in its
  * slot at its position, k_llm_attn attends each token over its own slot) and the logits of every
  * row into a [n_seq][n_vocab] device buffer; every matmul of a step runs on tensor cores

@@ -218,8 +218,8 @@ struct step {
 };
 
 /* One fused decode step (n = 1, m->decode_fused) of a sequence in another cache (a batch's slot:
- * kv without tok_va), logits in the model's logits buffer: replayed from gs[long attention], the
- * graphs of that cache, recorded on first use (llm_model.c); direct launches where graphs fail. */
+ * kv without tok_va), logits in the model's logits buffer: replayed from gs[k_llm_ad_kind], the
+ * graphs of that cache, recorded on first use (llm_model_run.c); direct launches where graphs fail. */
 enum hcq_status llm_model_slot_step(struct llm_model *m, struct hcq_graph **gs, const struct llm_kv_view *kv,
                                     int32_t token, uint32_t pos);
 /* Record l on m's queue; while m->prof is set, stamped and labelled m->tag (llm_model.c). */
@@ -229,10 +229,18 @@ enum hcq_status llm_launch_prog(struct llm_model *m, const struct hcq_launch *l)
 enum hcq_status llm_prof_begin(struct llm_model *m, struct prof **pf_out);
 enum hcq_status llm_prof_end(struct llm_model *m, struct prof *pf, struct llm_prof_row *rows,
                              uint32_t max_rows, uint32_t *n_rows, double *step_us);
-/* llm_model.c: run one step of n <= n_batch tokens already in tokbuf (record, submit, wait); the
- * per-op path (s->kv set) for a batch. */
+/* llm_model_run.c: run one step of n <= n_batch tokens already in tokbuf (record, submit, wait);
+ * the per-op path (s->kv set) for a batch. */
 enum hcq_status llm_model_step_run(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits,
                                    const struct step *s);
+/* llm_model.c: record the launches of one step of n tokens at pos on m's queue (s->graph: into
+ * the graph being recorded, the token and position as its variables); want_logits: through the
+ * output head (and the device sampler with s->sample). */
+enum hcq_status llm_model_record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_logits,
+                                      const struct step *s);
+/* llm_model.c: the decode attention kernel a one-token step at pos takes (k_llm_ad_kind; 0
+ * without the split-K attention), and so the index of its decode graph. */
+uint32_t llm_model_attn_kind(const struct llm_model *m, uint32_t pos);
 
 /* llm_model.c: the decode mat-vec parameters of one launch: y = W x' over n_w tensors of row length k, x' =
  * RMSNorm(x)

@@ -3,7 +3,7 @@
  * llm_sample_dev.c - sampling on the model's device: a sampler bound to a model
  * (llm_model_sampler_*, include/llm.h) whose kernels (k_llm_sample_part + k_llm_sample_pick,
  * src/kernels/k_llm_sample.h) run after the output head, in the decode graph
- * (llm_model_gen_submit in llm_model.c records them there), and leave the chosen id in
+ * (llm_model_gen_submit in llm_model_run.c records them there), and leave the chosen id in
  * device memory, where the next step's embedding reads it; the host reads {id, status}, 8
  * bytes, per token. The penalty window, its counts and the draw counter live in the
  * device's state buffer; the host writes them only when it resets or adds prompt tokens.
