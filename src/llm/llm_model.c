@@ -4,7 +4,7 @@
  * activations and the f16 KV cache in device buffers, the logits in a host-visible buffer.
  * The forward pass is a sequence of kernel launches (k_llm_*, CPU twins on cpu/emu);
  * a decode step (one token) is recorded once as a graph whose variables are the token id,
- * the position and the completion value, then replayed (STYLE 2.7, ARCHITECTURE §6).
+ * the position and the completion value, then replayed (llm_model_run.c; STYLE 2.7, ARCHITECTURE §6).
  * Layer: llm (uses only include/hcq.h and the kernel param headers).
  */
 #include "llm_model_int.h"
