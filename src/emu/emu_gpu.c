@@ -449,9 +449,15 @@ emu_doorbell_poll_locked(struct emu_dev *d, struct emu_chan *self)
         return;
     }
     atomic_store(&target->rung, true);
+    const bool idle = !emu_chan_has_work(target);
     for (uint32_t i = 0; i < d->chan_count; i++)
-        if (d->chans[i] != target && emu_chan_doorbell(d->chans[i]) == w && emu_chan_has_work(d->chans[i]))
+        if (d->chans[i] != target && emu_chan_doorbell(d->chans[i]) == w && emu_chan_has_work(d->chans[i])) {
             atomic_store(&d->chans[i]->lenient, true);
+            /* the price of the rule: a driver ringing the wrong (idle) channel is not caught here */
+            if (idle)
+                HCQ_LOG_DEBUG("emu: doorbell for idle channel 0x%x also runs channel 0x%x's work", tok,
+                              d->chans[i]->desc.token);
+        }
 }
 
 /* ==== The channel thread ==== */

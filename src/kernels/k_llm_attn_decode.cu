@@ -36,8 +36,8 @@ k_llm_attn_decode(const struct k_llm_attn_decode_params p)
 }
 
 /* Long contexts: KV head g over range s in tiles streamed through a cp.async ring
- * (attn_decode_tiles in the .cuh). A kernel of its own, which the engine records in a second
- * decode graph for positions past the short-context path (k_llm_ad_long): inside
+ * (attn_decode_tiles in the .cuh). A kernel of its own, which the engine records in a decode
+ * graph of its own for positions past the short-context path (k_llm_ad_kind 1): inside
  * k_llm_attn_decode the extra code cost tg128 at depth 0 ~1% on H100 (its registers and
  * shared memory are the short path's occupancy). It waits itself (the ranges that end before
  * pos request their first tiles before the PDL wait). */

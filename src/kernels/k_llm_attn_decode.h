@@ -85,7 +85,8 @@ k_llm_attn_decode_ok(uint32_t n_head, uint32_t n_head_kv, uint32_t hd)
 #define K_LLM_AD_HEAD_MAX 640u
 
 /* Whether a step at position pos runs past the short-context path (head_max as in the
- * parameters): the engine then launches k_llm_attn_decode_long (from a decode graph of its own). */
+ * parameters): the engine then launches k_llm_attn_decode_long or, past K_LLM_AD_FAR_POS
+ * positions, _far, each from a decode graph of its own (k_llm_ad_kind). */
 static inline int
 k_llm_ad_long(uint32_t pos, uint32_t head_max)
 {

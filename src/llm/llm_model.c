@@ -756,7 +756,8 @@ llm_model_record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_l
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_params, pos0), 4};
         /* several tokens of one sequence: the tiled f16 tensor-core kernel (each K/V row read
          * once per block of queries; it has no soft-cap or window); a batch step's tokens each
-         * over their own slot: k_llm_attn */
+         * over their own slot (and the unfused decode): k_llm_attn_rows* (head sizes 64 / 128,
+         * groups up to 8; k_llm_attn_rows64 where loaded), else k_llm_attn */
         const bool tile = n > 1 && (hd == 64 || hd == 128) && !ap.softcap && !ap.window && !ap.tok_va;
         const uint32_t qb = K_LLM_ATTN_MMA_QB;
         if (tile)

@@ -737,7 +737,8 @@ done:
     kt_close(&k);
 }
 
-/* A doorbell with another channel's token (of an idle channel) does not run ours. */
+/* A doorbell with a token no channel owns does not run ours (one with an idle channel's token
+ * does since 2026-11-29: doorbell_overwritten_by_idle_channel). */
 TEST(doorbell_wrong_token_does_not_run)
 {
     struct kt k;
