@@ -102,4 +102,11 @@ k_llm_ad_kind(uint32_t pos, uint32_t head_max)
     return !k_llm_ad_long(pos, head_max) ? 0u : pos + 1 <= K_LLM_AD_FAR_POS ? 1u : 2u;
 }
 
+/* The ranges (n_split, the grid's y) the engine launches kernel kind with */
+static inline uint32_t
+k_llm_ad_kind_splits(uint32_t kind)
+{
+    return kind == 2 ? K_LLM_AD_SPLITS_FAR : K_LLM_AD_SPLITS;
+}
+
 #endif /* K_LLM_ATTN_DECODE_H */

@@ -578,7 +578,7 @@ record_decode_llama(struct llm_model *m, uint32_t pos, const struct step *s)
             adp.out_va = m->att_va;
             adp.part_va = hcq_buf_va(m->adbuf);
             adp.count_va = adp.part_va + 4ull * hp->n_head * K_LLM_AD_SPLITS_MAX * (hd + 2);
-            adp.n_split = kind == 2 ? K_LLM_AD_SPLITS_FAR : K_LLM_AD_SPLITS;
+            adp.n_split = k_llm_ad_kind_splits(kind);
             adp.head_max = m->ad_head_max;
             pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_attn_decode_params, pos), 4};
             m->tag = "attn split-K";

@@ -175,10 +175,9 @@ struct llm_model {
     struct hcq_graph *graph[K_LLM_AD_KINDS]; /* decode step, by its attention kernel (k_llm_ad_kind) */
     uint32_t var_tok, var_pos, var_tick;
     bool use_graph, graph_failed;
-    bool decode_fused; /* decode steps take record_decode_llama */
-    bool attn_split;   /* ... with the split-K attention (k_llm_attn_decode) */
-    struct hcq_buf
-        *adbuf; /* its partials [n_head][n_split][hd + 2] f32 (sized for K_LLM_AD_SPLITS_MAX), counters */
+    bool decode_fused;        /* decode steps take record_decode_llama */
+    bool attn_split;          /* ... with the split-K attention (k_llm_attn_decode) */
+    struct hcq_buf *adbuf;    /* its partials [n_head][n_split][hd + 2] f32, counters (K_LLM_AD_SPLITS_MAX) */
     uint32_t mv_grid;         /* most CTAs of a decode mat-vec launch: one wave (mv_wave) */
     uint32_t mvq_grid;        /* ... of k_llm_matvec_q8 */
     uint32_t mvh_grid;        /* ... of k_llm_matvec_h_f16 (both 16-bit kernels: the same shape) */

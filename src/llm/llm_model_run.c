@@ -68,15 +68,15 @@ replay_step(struct llm_model *m, struct hcq_graph **gs, const struct llm_kv_view
     *ran = false;
     if (!m->use_graph || m->graph_failed)
         return HCQ_OK;
-    const uint32_t lg = llm_model_attn_kind(m, pos);
-    if (!gs[lg] && (st = build_graph(m, lg, false, kv, &gs[lg])))
+    const uint32_t kind = llm_model_attn_kind(m, pos);
+    if (!gs[kind] && (st = build_graph(m, kind, false, kv, &gs[kind])))
         return st;
-    if (!gs[lg])
+    if (!gs[kind])
         return HCQ_OK;
     *ran = true;
-    if ((st = hcq_graph_set(gs[lg], m->var_tok, (uint64_t)token)) ||
-        (st = hcq_graph_set(gs[lg], m->var_pos, pos)) ||
-        (st = hcq_graph_set(gs[lg], m->var_tick, ++m->tick)) || (st = hcq_graph_replay(gs[lg])))
+    if ((st = hcq_graph_set(gs[kind], m->var_tok, (uint64_t)token)) ||
+        (st = hcq_graph_set(gs[kind], m->var_pos, pos)) ||
+        (st = hcq_graph_set(gs[kind], m->var_tick, ++m->tick)) || (st = hcq_graph_replay(gs[kind])))
         return st;
     return wait_tick(m, 1);
 }
@@ -151,9 +151,9 @@ llm_model_gen_submit(struct llm_model *m, uint32_t pos)
     if ((st = hcq_buf_write(llm_smp_out(m->smp), 0, poison, sizeof poison)))
         return st;
     if (m->use_graph && !m->graph_failed) {
-        const uint32_t lg = llm_model_attn_kind(m, pos);
-        struct hcq_graph **gp = &m->graph_s[lg];
-        if (!*gp && (st = build_graph(m, lg, true, NULL, gp)))
+        const uint32_t kind = llm_model_attn_kind(m, pos);
+        struct hcq_graph **gp = &m->graph_s[kind];
+        if (!*gp && (st = build_graph(m, kind, true, NULL, gp)))
             return st;
         if (*gp) {
             if ((st = hcq_graph_set(*gp, m->var_pos, pos)) ||

@@ -44,17 +44,16 @@ TEST(attn_decode_vs_double)
      * k_llm_attn_decode_long: the tile ring at every position) */
     static const uint32_t positions[] = {0,    5,    63,   256,  1000, 2047, 127,   130,
                                          4000, 4095, 6000, 8191, 8500, 9000, 16383, 20000};
-    /* each with the number of ranges the engine launches it with */
-    static const char *const kernels[] = {"k_llm_attn_decode", "k_llm_attn_decode_long",
-                                          "k_llm_attn_decode_far"};
-    static const uint32_t splits[] = {K_LLM_AD_SPLITS, K_LLM_AD_SPLITS, K_LLM_AD_SPLITS_FAR};
+    /* by k_llm_ad_kind, each with the ranges the engine launches it with (k_llm_ad_kind_splits) */
+    static const char *const kernels[K_LLM_AD_KINDS] = {"k_llm_attn_decode", "k_llm_attn_decode_long",
+                                                        "k_llm_attn_decode_far"};
     const uint32_t n_ctx = 20480;
     char devs[256];
     const char *env = getenv("HCQ_TEST_DEVS");
     snprintf(devs, sizeof devs, "cpu %s", env ? env : "emu:gh100 cuda:0 rm:0");
     int tried = 0;
     for (char *save = NULL, *dn = strtok_r(devs, " ,", &save); dn; dn = strtok_r(NULL, " ,", &save))
-        for (int ki = 0; ki < 3; ki++) {
+        for (uint32_t ki = 0; ki < K_LLM_AD_KINDS; ki++) {
             struct hcq_device *dev = NULL;
             struct hcq_program *prog = NULL;
             struct hcq_queue *q = NULL;
@@ -84,7 +83,8 @@ TEST(attn_decode_vs_double)
                 attn_ref_kv_round(vc, vh, (size_t)n_ctx * kv);
                 for (size_t i = 0; i < (size_t)H * hd * np; i++)
                     qv[i] = 2.0f * frand(), out[i] = NAN;
-                uint64_t part_B = 4ull * H * splits[ki] * (hd + 2);
+                const uint32_t n_split = k_llm_ad_kind_splits(ki);
+                uint64_t part_B = 4ull * H * n_split * (hd + 2);
                 struct hcq_buf *kb, *vb, *qb, *ob, *pb;
                 CHECK_OK(hcq_buf_alloc(dev, 2ull * n_ctx * kv, HCQ_MEM_DEVICE, &kb));
                 CHECK_OK(hcq_buf_alloc(dev, 2ull * n_ctx * kv, HCQ_MEM_DEVICE, &vb));
@@ -112,11 +112,11 @@ TEST(attn_decode_vs_double)
                         .n_head = H,
                         .n_head_kv = HK,
                         .hd = hd,
-                        .n_split = splits[ki],
+                        .n_split = n_split,
                         .scale = scale,
                         .head_max = pi % 2 ? 0 : 4096,
                     };
-                    uint32_t grid[3] = {HK, splits[ki], 1}, block[3] = {K_LLM_AD_THREADS, 1, 1};
+                    uint32_t grid[3] = {HK, n_split, 1}, block[3] = {K_LLM_AD_THREADS, 1, 1};
                     CHECK_OK(hcq_queue_launch(q, prog, grid, block, &p, sizeof p));
                 }
                 CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
