@@ -481,23 +481,26 @@ k_llm_act(const struct k_llm_act_params p)
     uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= p.n)
         return;
-    float a = ((const float *)p.a_va)[j];
+    /* a and b of element j: row j / row, rows ab_stride apart */
+    const uint32_t ab = p.ab_stride ? j / p.row * p.ab_stride + j % p.row : j;
+    float a = ((const float *)p.a_va)[ab];
     float y;
     if (p.mode == K_LLM_ACT_SWIGLU) {
-        y = a / (1.0f + __expf(-a)) * ((const float *)p.b_va)[j];
+        y = a / (1.0f + __expf(-a)) * ((const float *)p.b_va)[ab];
     } else if (p.mode == K_LLM_ACT_GELU || p.mode == K_LLM_ACT_GEGLU) {
         /* GELU, tanh form: 0.5 a (1 + tanh(sqrt(2/pi) (a + 0.044715 a^3))) */
         y = 0.5f * a * (1.0f + tanhf(0.7978845608f * (a + 0.044715f * a * a * a)));
         if (p.mode == K_LLM_ACT_GEGLU)
-            y *= ((const float *)p.b_va)[j];
+            y *= ((const float *)p.b_va)[ab];
     } else if (p.mode == K_LLM_ACT_SCALE) {
         y = a * p.scale;
     } else if (p.mode == K_LLM_ACT_SOFTCAP) {
         y = p.scale * tanhf(a / p.scale);
     } else {
-        y = a + ((const float *)p.b_va)[j];
+        y = a + ((const float *)p.b_va)[ab];
     }
-    ((float *)p.y_va)[j] = y;
+    if (p.y_va)
+        ((float *)p.y_va)[j] = y;
     if (p.y16_va)
         ((__half *)p.y16_va)[j] = __float2half_rn(y);
 }

@@ -203,23 +203,28 @@ _Static_assert(
 
 /* k_llm_act: mode 0 (SwiGLU): y = silu(a) * b; mode 1 (GELU, tanh form): y = gelu(a); the modes
  * Gemma adds: 2 (GeGLU): y = gelu(a) * b; 3: y = a * scale (the embedding); 4: y = scale *
- * tanh(a / scale) (the logits' soft-cap); 5: y = a + b (a post norm's residual add). n elements.
- * grid (ceil(n / K_LLM_BLOCK)). */
+ * tanh(a / scale) (the logits' soft-cap); 5: y = a + b (a post norm's residual add). n elements
+ * of y (and y16), rows of `row` elements; a and b rows ab_stride elements apart (0: row - the
+ * gate and up halves of one [n][gate | up] matmul output have 2 row); y_va 0: y16 only (y would
+ * overwrite a strided a in place). grid (ceil(n / K_LLM_BLOCK)). */
 enum { K_LLM_ACT_SWIGLU, K_LLM_ACT_GELU, K_LLM_ACT_GEGLU, K_LLM_ACT_SCALE, K_LLM_ACT_SOFTCAP, K_LLM_ACT_ADD };
 struct k_llm_act_params {
     uint64_t a_va, b_va, y_va;
     uint32_t n, mode;
     float scale;
-    uint32_t pad;
-    uint64_t y16_va; /* also y rounded to f16 (nearest even), the next matmul's input; 0: not */
+    uint32_t row;     /* elements per row (0: one row of n) */
+    uint64_t y16_va;  /* also y rounded to f16 (nearest even), the next matmul's input; 0: not */
+    uint32_t ab_stride, pad;
 };
-_Static_assert(sizeof(struct k_llm_act_params) == 48, "act size");
+_Static_assert(sizeof(struct k_llm_act_params) == 56, "act size");
 _Static_assert(offsetof(struct k_llm_act_params, b_va) == 8 &&
                    offsetof(struct k_llm_act_params, y_va) == 16 &&
                    offsetof(struct k_llm_act_params, n) == 24 &&
                    offsetof(struct k_llm_act_params, mode) == 28 &&
                    offsetof(struct k_llm_act_params, scale) == 32 &&
-                   offsetof(struct k_llm_act_params, y16_va) == 40,
+                   offsetof(struct k_llm_act_params, row) == 36 &&
+                   offsetof(struct k_llm_act_params, y16_va) == 40 &&
+                   offsetof(struct k_llm_act_params, ab_stride) == 48,
                "act offsets");
 
 #endif /* K_LLM_PARAMS_H */

@@ -267,6 +267,11 @@ enum hcq_status llm_matmul_prefill(struct llm_model *m, const struct dtensor *co
 enum hcq_status llm_pg_cache_f16(struct llm_model *m);
 bool llm_qkv_prefill_ok(const struct llm_model *m, const struct dtensor *const *w3, uint32_t n,
                         uint32_t x_stride, uint32_t y_stride);
+/* Whether llm_matmul_prefill takes the n_w matrices ws for n rows in one GEMM reading them where
+ * they are (quantized rows or the f16 copies, one after the other): any number of rows, not
+ * only what the f16 scratch holds. */
+bool llm_matmul_prefill_in_place(const struct llm_model *m, const struct dtensor *const *ws, uint32_t n_w,
+                                 uint32_t n);
 
 /* llm_sample_dev.c: record the sampling launches on the logits at logits_va; the device
  * address of the chosen id (the next step's embedding reads it); the {id, status} the last

@@ -179,6 +179,45 @@ dequant_f16(struct llm_model *m, const struct dtensor *t, uint64_t out_va)
                      sizeof dp);
 }
 
+/* Where llm_matmul_prefill reads the n_w matrices ws from for n activation rows:
+ * PG_SRC_QUANT - Q8_0R or Q4_KR matrices one after the other in memory, n <= 32 (Q8_0) or 16
+ * (Q4_K): k_llm_gemm_sk_q8_0 / _q4_k read them as they are (1.06 / 0.56 bytes a value, not the f16
+ * copy's 2). H200 1B batch steps, tokens/s against the f16 copy: Q8_0 8 sequences 6211 vs 5671,
+ * 32: 20367 vs 19389, 64: 26709 vs 27231 (its dequantization costs more than the bytes it saves
+ * once the mma work is 4x); Q4_K_M 8: 6302 vs 5689, 32: 19148 vs 19261.
+ * PG_SRC_CACHED - else the f16 copies (llm_pg_cache_f16) when every matrix has one, one after the
+ * other. PG_SRC_SCRATCH - else each matrix dequantized into the f16 scratch (which holds one
+ * layer matrix, or Q|K|V together). */
+enum pg_src { PG_SRC_QUANT, PG_SRC_CACHED, PG_SRC_SCRATCH };
+static enum pg_src
+pg_source(const struct llm_model *m, const struct dtensor *const *ws, uint32_t n_w, uint32_t n)
+{
+    const uint32_t qt = ws[0]->type, k = ws[0]->ne0;
+    const bool qprog = qt == K_LLM_T_Q8_0R ? m->pg.gemm_sk_q8 != NULL : qt == K_LLM_T_Q4_KR && m->pg.gemm_sk_q4k;
+    const uint32_t qgroup = qt == K_LLM_T_Q8_0R ? 1024 : 2048;
+    bool quant = qprog && n <= (qt == K_LLM_T_Q8_0R ? 32u : 16u) && k % qgroup == 0;
+    const uint64_t q_row_B = k_llm_row_bytes(qt, k);
+    for (uint32_t i = 0; i < n_w && quant; i++)
+        quant = ws[i]->type == qt && (!i || ws[i]->va == ws[i - 1]->va + q_row_B * ws[i - 1]->ne1);
+    if (quant)
+        return PG_SRC_QUANT;
+    bool cached = true;
+    for (uint32_t i = 0; i < n_w && cached; i++)
+        cached = ws[i]->f16_va && (!i || ws[i]->f16_va == ws[i - 1]->f16_va + 2ull * k * ws[i - 1]->ne1);
+    return cached ? PG_SRC_CACHED : PG_SRC_SCRATCH;
+}
+
+bool
+llm_matmul_prefill_in_place(const struct llm_model *m, const struct dtensor *const *ws, uint32_t n_w, uint32_t n)
+{
+    if (!m->pg.min_n || n < m->pg_min_step || n > m->n_batch)
+        return false;
+    for (uint32_t i = 0; i < n_w; i++)
+        if (!llm_pg_takes(ws[i]) || ws[i]->ne0 != ws[0]->ne0)
+            return false;
+    return pg_source(m, ws, n_w, n) != PG_SRC_SCRATCH;
+}
+
 /* Prefill matmul on tensor cores: the n_w matrices ws (rows of the same k) -> consecutive rows
  * of the f16 scratch, x rows -> f16 scratch, one GEMM into y (k_llm_gemm.cu): the matrices' rows
  * are y's columns in order. Same contract as matmul() below for one matrix. */
@@ -198,20 +237,12 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
      * copy's 2). H200 1B batch steps, tokens/s against the f16 copy: Q8_0 8 sequences 6211 vs
      * 5671, 32: 20367 vs 19389, 64: 26709 vs 27231 (its dequantization costs more than the bytes
      * it saves once the mma work is 4x); Q4_K_M 8: 6302 vs 5689, 32: 19148 vs 19261. */
+    const enum pg_src src = pg_source(m, ws, n_w, n);
+    const bool quant = src == PG_SRC_QUANT, cached = src == PG_SRC_CACHED;
     const uint32_t qt = ws[0]->type;
-    struct hcq_program *qprog = qt == K_LLM_T_Q8_0R   ? pg->gemm_sk_q8
-                                : qt == K_LLM_T_Q4_KR ? pg->gemm_sk_q4k
-                                                      : NULL;
-    const uint32_t qgroup = qt == K_LLM_T_Q8_0R ? 1024 : 2048, qstep = qt == K_LLM_T_Q8_0R ? 128 : 256;
-    bool quant = qprog && n <= (qt == K_LLM_T_Q8_0R ? 32u : 16u) && k % qgroup == 0;
+    struct hcq_program *qprog = qt == K_LLM_T_Q8_0R ? pg->gemm_sk_q8 : pg->gemm_sk_q4k;
+    const uint32_t qstep = qt == K_LLM_T_Q8_0R ? 128 : 256;
     const uint64_t q_row_B = k_llm_row_bytes(qt, k);
-    for (uint32_t i = 0; i < n_w && quant; i++)
-        quant = ws[i]->type == qt && (!i || ws[i]->va == ws[i - 1]->va + q_row_B * ws[i - 1]->ne1);
-    /* else the f16 copies (llm_pg_cache_f16) when every matrix has one, one after the other; else
-     * each matrix dequantized into the f16 scratch */
-    bool cached = !quant;
-    for (uint32_t i = 0; i < n_w && cached; i++)
-        cached = ws[i]->f16_va && (!i || ws[i]->f16_va == ws[i - 1]->f16_va + 2ull * k * ws[i - 1]->ne1);
     for (uint32_t i = 0; i < n_w; i++) {
         if (!quant && !cached && (st = dequant_f16(m, ws[i], pg->w16_va + 2ull * k * rows)))
             return st;

@@ -445,27 +445,34 @@ static void
 twin_act(struct hcq_twin_launch *l)
 {
     const struct k_llm_act_params *p = l->params;
-    const float *a = HCQ_TWIN_PTR(l, p->a_va, 4ull * p->n);
+    /* a and b of element j: row j / row, rows ab_stride apart (k_llm_params.h) */
+    const bool strided = p->ab_stride != 0;
+    if (strided && (!p->row || p->ab_stride < p->row))
+        return;
+    const uint64_t span = strided && p->n ? (uint64_t)(p->n - 1) / p->row * p->ab_stride + p->row : p->n;
+    const float *a = HCQ_TWIN_PTR(l, p->a_va, 4ull * span);
     const bool two = p->mode == K_LLM_ACT_SWIGLU || p->mode == K_LLM_ACT_GEGLU || p->mode == K_LLM_ACT_ADD;
-    const float *b = two ? HCQ_TWIN_PTR(l, p->b_va, 4ull * p->n) : NULL;
-    float *y = HCQ_TWIN_PTR(l, p->y_va, 4ull * p->n);
+    const float *b = two ? HCQ_TWIN_PTR(l, p->b_va, 4ull * span) : NULL;
+    float *y = p->y_va ? HCQ_TWIN_PTR(l, p->y_va, 4ull * p->n) : NULL;
     uint16_t *y16 = p->y16_va ? HCQ_TWIN_PTR(l, p->y16_va, 2ull * p->n) : NULL;
-    if (!a || !y || (two && !b) || (p->y16_va && !y16))
+    if (!a || (p->y_va && !y) || (two && !b) || (p->y16_va && !y16))
         return;
     for (uint32_t j = 0; j < p->n; j++) {
-        float x = a[j], r;
+        const uint64_t ab = strided ? (uint64_t)j / p->row * p->ab_stride + j % p->row : j;
+        float x = a[ab], r;
         if (p->mode == K_LLM_ACT_SWIGLU)
-            r = x / (1.0f + expf(-x)) * b[j];
+            r = x / (1.0f + expf(-x)) * b[ab];
         else if (p->mode == K_LLM_ACT_GELU || p->mode == K_LLM_ACT_GEGLU)
             r = 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x))) *
-                (p->mode == K_LLM_ACT_GEGLU ? b[j] : 1.0f);
+                (p->mode == K_LLM_ACT_GEGLU ? b[ab] : 1.0f);
         else if (p->mode == K_LLM_ACT_SCALE)
             r = x * p->scale;
         else if (p->mode == K_LLM_ACT_SOFTCAP)
             r = p->scale * tanhf(x / p->scale);
         else
-            r = x + b[j];
-        y[j] = r;
+            r = x + b[ab];
+        if (y)
+            y[j] = r;
         if (y16)
             y16[j] = ops_half_f32_to_f16(r);
     }

@@ -5,9 +5,11 @@
  * a sliding window (first key max(0, pos - window + 1)) and a soft-capped score (cap * tanh(s / cap)),
  * head_dim 256 and 128, GQA, one query and batches of 20, windows shorter than, equal to and longer
  * than the context, past a chunk of K_LLM_ATTN_CHUNK positions; k_llm_act's GeGLU, scale, soft-cap
- * and add modes. Fresh random inputs, outputs poisoned (NaN) first, every element checked.
+ * and add modes, and SwiGLU / GeGLU over one [rows][gate | up] buffer into f16 only (a batch step's
+ * fused gate|up matmul). Fresh random inputs, outputs poisoned (NaN) first, every element checked.
  * Bounds: attention as test_llm_attn_prefill's f32 kernel (|q|, |k| <= 2, |V| <= 1: 2e-5 + 1e-6,
- * dots of 256 terms: 4e-5); act: 2e-6 relative (absolute under 1: gelu(x) for x near -6 cancels).
+ * dots of 256 terms: 4e-5); act: 2e-6 relative (absolute under 1: gelu(x) for x near -6 cancels);
+ * its f16 output: f16's rounding, 2^-11 (4.9e-4).
  */
 #include "attn_ref.h" /* attn_ref_kv_round: the f16 cache */
 #include "harness.h"
@@ -176,6 +178,63 @@ out:
     return worst;
 }
 
+/* k_llm_act over the gate and up halves of one [rows][gate | up] buffer (ab_stride, as a batch
+ * step's fused gate|up matmul leaves them), y16 only (y_va 0); returns the worst relative error
+ * of y16 against double (bound: f16's rounding, 2^-11), INFINITY when any f32 value moved (the
+ * input stays as it was: the kernel writes no f32 y). */
+static double
+act_strided_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_program *prog,
+                 uint32_t mode)
+{
+    const uint32_t rows = 5, row = 300, stride = 2 * row + 4, n = rows * row, span = rows * stride;
+    float *ab = malloc(4ull * span), *back = malloc(4ull * span);
+    uint16_t *y16 = malloc(2ull * n);
+    struct hcq_buf *bab = NULL, *by = NULL;
+    double worst = 0;
+    if (!ab || !back || !y16) {
+        worst = INFINITY;
+        goto out;
+    }
+    for (uint32_t j = 0; j < span; j++)
+        ab[j] = 6.0f * frand();
+    memset(y16, 0xFF, 2ull * n); /* NaN */
+    if (hcq_buf_alloc(dev, 4ull * span, HCQ_MEM_DEVICE, &bab) || hcq_buf_alloc(dev, 2ull * n, HCQ_MEM_DEVICE, &by) ||
+        hcq_buf_write(bab, 0, ab, 4ull * span) || hcq_buf_write(by, 0, y16, 2ull * n)) {
+        worst = INFINITY;
+        goto out;
+    }
+    struct k_llm_act_params p = {.a_va = hcq_buf_va(bab),
+                                 .b_va = hcq_buf_va(bab) + 4ull * row,
+                                 .n = n,
+                                 .mode = mode,
+                                 .row = row,
+                                 .y16_va = hcq_buf_va(by),
+                                 .ab_stride = stride};
+    uint32_t grid[3] = {(n + K_LLM_BLOCK - 1) / K_LLM_BLOCK, 1, 1}, block[3] = {K_LLM_BLOCK, 1, 1};
+    if (hcq_queue_launch(q, prog, grid, block, &p, sizeof p) ||
+        hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000) || hcq_buf_read(by, 0, y16, 2ull * n) ||
+        hcq_buf_read(bab, 0, back, 4ull * span)) {
+        th_fail(t, __FILE__, __LINE__, "launch: %s", th_last_error());
+        worst = INFINITY;
+        goto out;
+    }
+    if (memcmp(ab, back, 4ull * span)) {
+        worst = INFINITY;
+        goto out;
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        const double x = ab[j / row * stride + j % row], b = ab[j / row * stride + row + j % row];
+        const double r = mode == K_LLM_ACT_SWIGLU ? x / (1 + exp(-x)) * b
+                                                  : 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))) * b;
+        const double err = fabs(ops_half_f16_to_f32(y16[j]) - r) / fmax(fabs(r), 1.0);
+        worst = err != err ? INFINITY : fmax(worst, err);
+    }
+out:
+    hcq_buf_free(bab), hcq_buf_free(by);
+    free(ab), free(back), free(y16);
+    return worst;
+}
+
 TEST(window_softcap_act_vs_double)
 {
     static const struct {
@@ -201,7 +260,7 @@ TEST(window_softcap_act_vs_double)
         CHECK_OK(hcq_program_load(dev, "k_llm_attn", &pa));
         CHECK_OK(hcq_program_load(dev, "k_llm_act", &pact));
         CHECK_OK(hcq_queue_create(dev, HCQ_QUEUE_COMPUTE, &q));
-        double wa = 0, wact = 0;
+        double wa = 0, wact = 0, wact16 = 0;
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
             const double tol = cases[c].hd > 128 ? 4e-5 : 2e-5 + 1e-6;
             const double e = attn_case(t, dev, q, pa, cases[c].H, cases[c].HK, cases[c].hd, cases[c].n,
@@ -221,9 +280,16 @@ TEST(window_softcap_act_vs_double)
             CHECKF(e <= 2e-6, "%s k_llm_act mode %u: relative error %g", dn, acts[k].mode, e);
             wact = fmax(wact, e);
         }
+        for (uint32_t mode = K_LLM_ACT_SWIGLU; mode <= K_LLM_ACT_GEGLU; mode += K_LLM_ACT_GEGLU) {
+            const double e = act_strided_case(t, dev, q, pact, mode);
+            CHECKF(e <= 4.9e-4, "%s k_llm_act mode %u over [gate | up] rows, y16 only: relative error %g", dn,
+                   mode, e);
+            wact16 = fmax(wact16, e);
+        }
         printf(
-            "    %s: k_llm_attn (window, soft-cap) worst %.3g; k_llm_act (Gemma modes) worst relative %.3g\n",
-            dn, wa, wact);
+            "    %s: k_llm_attn (window, soft-cap) worst %.3g; k_llm_act (Gemma modes) worst relative %.3g, "
+            "strided gate | up to f16 %.3g\n",
+            dn, wa, wact, wact16);
         hcq_queue_destroy(q);
         hcq_program_destroy(pa);
         hcq_program_destroy(pact);
