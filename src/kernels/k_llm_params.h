@@ -212,19 +212,16 @@ struct k_llm_act_params {
     uint64_t a_va, b_va, y_va;
     uint32_t n, mode;
     float scale;
-    uint32_t row;     /* elements per row (0: one row of n) */
-    uint64_t y16_va;  /* also y rounded to f16 (nearest even), the next matmul's input; 0: not */
+    uint32_t row;    /* elements per row (0: one row of n) */
+    uint64_t y16_va; /* also y rounded to f16 (nearest even), the next matmul's input; 0: not */
     uint32_t ab_stride, pad;
 };
 _Static_assert(sizeof(struct k_llm_act_params) == 56, "act size");
-_Static_assert(offsetof(struct k_llm_act_params, b_va) == 8 &&
-                   offsetof(struct k_llm_act_params, y_va) == 16 &&
-                   offsetof(struct k_llm_act_params, n) == 24 &&
-                   offsetof(struct k_llm_act_params, mode) == 28 &&
-                   offsetof(struct k_llm_act_params, scale) == 32 &&
-                   offsetof(struct k_llm_act_params, row) == 36 &&
-                   offsetof(struct k_llm_act_params, y16_va) == 40 &&
-                   offsetof(struct k_llm_act_params, ab_stride) == 48,
-               "act offsets");
+_Static_assert(
+    offsetof(struct k_llm_act_params, b_va) == 8 && offsetof(struct k_llm_act_params, y_va) == 16 &&
+        offsetof(struct k_llm_act_params, n) == 24 && offsetof(struct k_llm_act_params, mode) == 28 &&
+        offsetof(struct k_llm_act_params, scale) == 32 && offsetof(struct k_llm_act_params, row) == 36 &&
+        offsetof(struct k_llm_act_params, y16_va) == 40 && offsetof(struct k_llm_act_params, ab_stride) == 48,
+    "act offsets");
 
 #endif /* K_LLM_PARAMS_H */

@@ -198,7 +198,8 @@ static enum pg_src
 pg_source(const struct llm_model *m, const struct dtensor *const *ws, uint32_t n_w, uint32_t n)
 {
     const uint32_t qt = ws[0]->type, k = ws[0]->ne0;
-    const bool qprog = qt == K_LLM_T_Q8_0R ? m->pg.gemm_sk_q8 != NULL : qt == K_LLM_T_Q4_KR && m->pg.gemm_sk_q4k;
+    const bool qprog =
+        qt == K_LLM_T_Q8_0R ? m->pg.gemm_sk_q8 != NULL : qt == K_LLM_T_Q4_KR && m->pg.gemm_sk_q4k;
     const uint32_t qgroup = qt == K_LLM_T_Q8_0R ? 1024 : 2048;
     bool quant = qprog && n <= (qt == K_LLM_T_Q8_0R ? 32u : 16u) && k % qgroup == 0;
     const uint64_t q_row_B = k_llm_row_bytes(qt, k);
@@ -213,7 +214,8 @@ pg_source(const struct llm_model *m, const struct dtensor *const *ws, uint32_t n
 }
 
 bool
-llm_matmul_prefill_in_place(const struct llm_model *m, const struct dtensor *const *ws, uint32_t n_w, uint32_t n)
+llm_matmul_prefill_in_place(const struct llm_model *m, const struct dtensor *const *ws, uint32_t n_w,
+                            uint32_t n)
 {
     if (!m->pg.min_n || n < m->pg_min_step || n > m->n_batch)
         return false;

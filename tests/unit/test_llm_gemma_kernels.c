@@ -198,8 +198,9 @@ act_strided_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, stru
     for (uint32_t j = 0; j < span; j++)
         ab[j] = 6.0f * frand();
     memset(y16, 0xFF, 2ull * n); /* NaN */
-    if (hcq_buf_alloc(dev, 4ull * span, HCQ_MEM_DEVICE, &bab) || hcq_buf_alloc(dev, 2ull * n, HCQ_MEM_DEVICE, &by) ||
-        hcq_buf_write(bab, 0, ab, 4ull * span) || hcq_buf_write(by, 0, y16, 2ull * n)) {
+    if (hcq_buf_alloc(dev, 4ull * span, HCQ_MEM_DEVICE, &bab) ||
+        hcq_buf_alloc(dev, 2ull * n, HCQ_MEM_DEVICE, &by) || hcq_buf_write(bab, 0, ab, 4ull * span) ||
+        hcq_buf_write(by, 0, y16, 2ull * n)) {
         worst = INFINITY;
         goto out;
     }
@@ -224,8 +225,9 @@ act_strided_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, stru
     }
     for (uint32_t j = 0; j < n; j++) {
         const double x = ab[j / row * stride + j % row], b = ab[j / row * stride + row + j % row];
-        const double r = mode == K_LLM_ACT_SWIGLU ? x / (1 + exp(-x)) * b
-                                                  : 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))) * b;
+        const double r = mode == K_LLM_ACT_SWIGLU
+                             ? x / (1 + exp(-x)) * b
+                             : 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))) * b;
         const double err = fabs(ops_half_f16_to_f32(y16[j]) - r) / fmax(fabs(r), 1.0);
         worst = err != err ? INFINITY : fmax(worst, err);
     }
