@@ -7,7 +7,6 @@
 #ifndef K_LLM_GEMM_PARAMS_H
 #define K_LLM_GEMM_PARAMS_H
 
-#include "k_llm_params.h" /* struct k_llm_rope_kv_params */
 #include "k_llm_quant.h"
 #include "k_params.h"
 
@@ -97,24 +96,18 @@ K_PARAMS_FIELD(k_llm_gemm_tma, g, 256);
  * dynamic shared memory. splits > 1: part_va holds K_LLM_GEMM_SK_PART_B(n) bytes per block
  * (16-byte aligned) and cnt_va one zero uint32 per tile, which the kernel leaves zero again;
  * launches using the same part/cnt must not overlap. A block whose block or grid differs from
- * this writes nothing.
- * rope.kc_va != 0: y is a batch's [n][q | k | v] (g.rows = (n_head + 2 n_head_kv) hd, no
- * accumulate) and the launch is also k_llm_rope_kv's with q_va, k_va, v_va the three parts of y,
- * n_tok = g.n, qkv_stride = g.y_stride (those four fields unused): q and k rotated in y, k and v
- * into the cache - one launch less per layer of a batch step. */
+ * this writes nothing. */
 struct k_llm_gemm_sk_params {
     struct k_llm_gemm_params g;
     uint64_t part_va, cnt_va;
     uint32_t splits, k_chunk;
-    struct k_llm_rope_kv_params rope;
 };
-K_PARAMS_SIZE(k_llm_gemm_sk, 184);
+K_PARAMS_SIZE(k_llm_gemm_sk, 80);
 K_PARAMS_FIELD(k_llm_gemm_sk, g, 0);
 K_PARAMS_FIELD(k_llm_gemm_sk, part_va, 56);
 K_PARAMS_FIELD(k_llm_gemm_sk, cnt_va, 64);
 K_PARAMS_FIELD(k_llm_gemm_sk, splits, 72);
 K_PARAMS_FIELD(k_llm_gemm_sk, k_chunk, 76);
-K_PARAMS_FIELD(k_llm_gemm_sk, rope, 80);
 #define K_LLM_GEMM_SK_ROWS 64u
 #define K_LLM_GEMM_SK_THREADS 128u
 #define K_LLM_GEMM_SK_SHARED_B (4u * (64u + 64u) * 64u * 2u)

@@ -25,7 +25,6 @@
 #define K_GM_WN 2
 #define K_GM_STAGES 4
 #include "k_gemm_mma.h"
-#include "k_llm_kv.cuh" /* kv_st, kv_rope_rot */
 #include "k_llm_gemm_params.h"
 
 #define SK_BM 64  /* weight rows per block tile: 4 warps x 16 */
@@ -41,52 +40,6 @@ static __device__ __forceinline__ uint32_t
 k_sk_off(uint32_t r, uint32_t ch)
 {
     return r * 128 + ((ch ^ r) & 7) * 16;
-}
-
-/* The Q|K|V epilogue (p.rope.kc_va, k_llm_gemm_params.h): k_llm_rope_kv's work on the block's
- * final sums acc (bias added). A RoPE pair is rows 2j, 2j + 1 of a head (the loader's order), and
- * row r's partner r ^ 1 sits in lane ^ 4 with the same tokens, so one shuffle brings it; each
- * thread rotates the pairs of its rows and keeps its own half (kv_rope_rot: the rope kernel's
- * bits). Rows of q and k go back to y rotated, k and v also into the cache row of the token's
- * position in its slot; a token at or past n_ctx is left as the GEMM made it, as the rope
- * kernel leaves it. */
-template <int FN>
-static __device__ __forceinline__ void
-k_sk_finish_rope(const struct k_llm_gemm_sk_params &p, float (&acc)[FN][4])
-{
-    const struct k_llm_gemm_params &g = p.g;
-    const struct k_llm_rope_kv_params &rp = p.rope;
-    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const uint32_t splits = p.splits, tile = blockIdx.x / splits;
-    const uint32_t rb = tile * SK_BM + warp * 16 + (lane >> 2), ib = (lane & 3) * 2;
-    const uint32_t nq = rp.n_head * rp.hd, kvd = rp.n_head_kv * rp.hd;
-    const int32_t *tp = (const int32_t *)rp.tok_va;
-    const float *bias = (const float *)g.b_va, *freqs = (const float *)rp.freqs_va;
-    const float b0 = bias && rb < g.rows ? bias[rb] : 0.0f, b1 = bias && rb + 8 < g.rows ? bias[rb + 8] : 0.0f;
-    float *Y = (float *)g.y_va;
-#pragma unroll
-    for (int j = 0; j < FN; j++)
-#pragma unroll
-        for (int c = 0; c < 4; c++) {
-            float v = acc[j][c] + (c < 2 ? b0 : b1);
-            const float other = __shfl_xor_sync(0xffffffffu, v, 4); /* row r ^ 1, same token */
-            const uint32_t r = rb + 8 * (c >> 1), i = j * 8 + ib + (c & 1);
-            if (r >= g.rows || i >= g.n)
-                continue;
-            const uint32_t pos = tp ? (uint32_t)tp[2 * i] : rp.pos0 + i;
-            if (pos < rp.n_ctx && rp.rope && r < nq + kvd) {
-                const uint32_t e = (r < nq ? r : r - nq) % rp.hd;
-                float r0, r1;
-                kv_rope_rot(pos, e / 2, rp.hd, rp.base, freqs, rp.pos_scale, r & 1 ? other : v, r & 1 ? v : other,
-                            r0, r1);
-                v = r & 1 ? r1 : r0;
-            }
-            Y[(uint64_t)i * g.y_stride + r] = v;
-            if (pos < rp.n_ctx && r >= nq) {
-                const uint64_t row = (tp ? (uint64_t)(uint32_t)tp[2 * i + 1] * rp.slot_stride : 0) + (uint64_t)pos * kvd;
-                kv_st((kv_t *)(r < nq + kvd ? rp.kc_va : rp.vc_va) + row + (r - nq) % kvd, v);
-            }
-        }
 }
 
 /* The end of a block: its sums acc (fragment order: c0, c1 weight row lane / 4 of the warp's 16,
@@ -146,10 +99,6 @@ k_sk_finish(const struct k_llm_gemm_sk_params &p, float (&acc)[FN][4])
             ((unsigned int *)p.cnt_va)[tile] = 0;
     }
 
-    if (p.rope.kc_va) {
-        k_sk_finish_rope<FN>(p, acc);
-        return;
-    }
     /* c0, c1: weight row lane / 4, tokens 2 (lane % 4) + {0, 1}; c2, c3: eight rows down.
      * Accumulating: every old value is loaded before any store (a load after each store, which the
      * compiler must assume may alias, made 32 L2 round trips in a row: the O and down matmuls of a

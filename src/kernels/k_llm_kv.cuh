@@ -66,26 +66,4 @@ kv_ld8(const kv_t *p, float4 &a, float4 &b)
     a = make_float4(x.x, x.y, y.x, y.y), b = make_float4(z.x, z.y, w.x, w.y);
 }
 
-/* The RoPE rotation of the pair (x0, x1) at pair index j of a head of hd at position pos:
- * theta = pos base^(-2j / hd) (/ freqs[j] where given, times pos_scale where > 0), reduced to
- * [-pi, pi] in double, then the fast sincos - no slow-path local memory (stack), the same value
- * as the twins' sinf / cosf to ~1e-7. k_llm_rope_kv and k_llm_gemm_sk's Q|K|V epilogue both
- * rotate through this, so the two give the same bits. */
-__device__ __forceinline__ void
-kv_rope_rot(uint32_t pos, uint32_t j, uint32_t hd, float base, const float *freqs, float pos_scale, float x0,
-            float x1, float &r0, float &r1)
-{
-    float theta = (float)pos * powf(base, -2.0f * (float)j / (float)hd);
-    if (freqs)
-        theta /= freqs[j];
-    if (pos_scale > 0.0f) /* (llama.cpp: freq_scale times the unscaled angle) */
-        theta *= pos_scale;
-    double t = (double)theta;
-    t -= 6.283185307179586 * rint(t * 0.15915494309189535);
-    float c, s;
-    __sincosf((float)t, &s, &c);
-    r0 = x0 * c - x1 * s;
-    r1 = x0 * s + x1 * c;
-}
-
 #endif /* K_LLM_KV_CUH */

@@ -348,8 +348,18 @@ k_llm_rope_kv(const struct k_llm_rope_kv_params p)
         float *x = is_k ? k + (head - p.n_head) * p.hd : q + head * p.hd;
         float x0 = x[2 * j], x1 = x[2 * j + 1];
         if (p.rope) {
-            float r0, r1;
-            kv_rope_rot(pos, j, p.hd, p.base, freqs, p.pos_scale, x0, x1, r0, r1);
+            float theta = (float)pos * powf(p.base, -2.0f * (float)j / (float)p.hd);
+            if (freqs)
+                theta /= freqs[j];
+            if (p.pos_scale > 0.0f) /* (llama.cpp: freq_scale times the unscaled angle) */
+                theta *= p.pos_scale;
+            /* reduce to [-pi, pi] in double, then the fast sincos: no slow-path local
+             * memory (stack) in this kernel, same value as the twin's sinf/cosf to ~1e-7 */
+            double t = (double)theta;
+            t -= 6.283185307179586 * rint(t * 0.15915494309189535);
+            float c, s;
+            __sincosf((float)t, &s, &c);
+            float r0 = x0 * c - x1 * s, r1 = x0 * s + x1 * c;
             x0 = r0, x1 = r1;
             x[2 * j] = x0;
             x[2 * j + 1] = x1;

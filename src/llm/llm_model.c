@@ -689,12 +689,26 @@ llm_model_record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_l
         /* 2. attention norm */
         if ((st = norm(m, m->x_va, m->xn_va, n, &w[LW_ATTN_NORM], &w[LW_ATTN_NORM_B])))
             return st;
-        /* 3. q, k, v projections into one [n][q | k | v] scratch; 4. RoPE on q and k, k and v into
-         * the cache at rows pos.. (in a batch step the few-token GEMM's epilogue does 4 where
-         * nothing comes between: one launch less a layer) */
+        /* 3. q, k, v projections into one [n][q | k | v] scratch */
         const struct dtensor *w3[3] = {&w[LW_Q], &w[LW_K], &w[LW_V]};
         struct dtensor qkv_b;
         const bool has_qkv_b = qkv_bias(m, w, &qkv_b);
+        m->tag = "q|k|v matmul";
+        if (gpt2) {
+            st = matmul(m, &w[LW_QKV], m->xn_va, d, m->qkv_va, qd, n, &w[LW_QKV_B], false);
+        } else if (llm_qkv_prefill_ok(m, w3, n, d, qd)) {
+            st =
+                llm_matmul_prefill(m, w3, 3, m->xn_va, d, m->qkv_va, qd, n, has_qkv_b ? &qkv_b : NULL, false);
+        } else if (!(st = matmul(m, &w[LW_Q], m->xn_va, d, m->qkv_va, qd, n, has_qkv_b ? &w[LW_Q_B] : NULL,
+                                 false)) &&
+                   !(st = matmul(m, &w[LW_K], m->xn_va, d, m->qkv_va + 4ull * hp->q_dim, qd, n,
+                                 has_qkv_b ? &w[LW_K_B] : NULL, false))) {
+            st = matmul(m, &w[LW_V], m->xn_va, d, m->qkv_va + 4ull * (hp->q_dim + kv_dim), qd, n,
+                        has_qkv_b ? &w[LW_V_B] : NULL, false);
+        }
+        if (st || (st = head_norm(m, n, w)))
+            return st;
+        /* 4. RoPE on q and k, k and v into the cache at rows pos.. */
         struct k_llm_rope_kv_params rp = {
             .q_va = m->qkv_va,
             .k_va = m->qkv_va + 4ull * hp->q_dim,
@@ -715,27 +729,10 @@ llm_model_record_step(struct llm_model *m, uint32_t n, uint32_t pos, bool want_l
             .tok_va = kv ? kv->tok_va : 0,
             .slot_stride = kv ? kv->slot_B / K_LLM_KV_B : 0,
         };
-        const bool rope_in_gemm = kv && kv->tok_va && !w[LW_Q_NORM].va && hp->q_dim == hp->n_head * hd;
-        bool roped = false;
-        m->tag = "q|k|v matmul";
-        if (gpt2) {
-            st = matmul(m, &w[LW_QKV], m->xn_va, d, m->qkv_va, qd, n, &w[LW_QKV_B], false);
-        } else if (llm_qkv_prefill_ok(m, w3, n, d, qd)) {
-            st = llm_matmul_prefill_rope(m, w3, 3, m->xn_va, d, m->qkv_va, qd, n, has_qkv_b ? &qkv_b : NULL,
-                                         false, rope_in_gemm ? &rp : NULL, &roped);
-        } else if (!(st = matmul(m, &w[LW_Q], m->xn_va, d, m->qkv_va, qd, n, has_qkv_b ? &w[LW_Q_B] : NULL,
-                                 false)) &&
-                   !(st = matmul(m, &w[LW_K], m->xn_va, d, m->qkv_va + 4ull * hp->q_dim, qd, n,
-                                 has_qkv_b ? &w[LW_K_B] : NULL, false))) {
-            st = matmul(m, &w[LW_V], m->xn_va, d, m->qkv_va + 4ull * (hp->q_dim + kv_dim), qd, n,
-                        has_qkv_b ? &w[LW_V_B] : NULL, false);
-        }
-        if (st || (st = head_norm(m, n, w)))
-            return st;
         pt[0] = (struct hcq_arg_patch){s->var_pos, offsetof(struct k_llm_rope_kv_params, pos0), 4};
         /* a CTA per 256 pairs of each token (one per token took ~5 us a launch: H200 batch step) */
         const uint32_t rope_y = ((hp->n_head + hp->n_head_kv) * (hd / 2) + K_LLM_BLOCK - 1) / K_LLM_BLOCK;
-        if (!roped && (st = launch(m, PROG_ROPE_KV, n, rope_y, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
+        if ((st = launch(m, PROG_ROPE_KV, n, rope_y, &rp, sizeof rp, pt, s->graph ? 1 : 0)))
             return st;
         /* 5. causal attention over the cache */
         struct k_llm_attn_params ap = {

@@ -260,14 +260,6 @@ enum hcq_status llm_pg_init(struct llm_model *m, uint32_t min_n);
 enum hcq_status llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_t n_w,
                                    uint64_t x_va, uint32_t x_stride, uint64_t y_va, uint32_t y_stride,
                                    uint32_t n, const struct dtensor *b, bool acc);
-/* The same; where the GEMM is a few-token one (k_llm_gemm_sk*) and rope is given, the launch also
- * does rope's k_llm_rope_kv work on y (its Q|K|V epilogue) and *roped is set; else the caller
- * launches the rope itself. */
-struct k_llm_rope_kv_params;
-enum hcq_status llm_matmul_prefill_rope(struct llm_model *m, const struct dtensor *const *ws, uint32_t n_w,
-                                        uint64_t x_va, uint32_t x_stride, uint64_t y_va, uint32_t y_stride,
-                                        uint32_t n, const struct dtensor *b, bool acc,
-                                        const struct k_llm_rope_kv_params *rope, bool *roped);
 /* Dequantize every layer matrix and the output head to f16 once, into m->f16buf (each layer's Q, K,
  * V one after the other), so tensor-core matmuls read them instead of dequantizing per call;
  * HCQ_ERR_NOMEM (nothing kept) when the device lacks the memory; a no-op without the tensor-core

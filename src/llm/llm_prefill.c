@@ -233,17 +233,6 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
                    uint32_t x_stride, uint64_t y_va, uint32_t y_stride, uint32_t n, const struct dtensor *b,
                    bool acc)
 {
-    return llm_matmul_prefill_rope(m, ws, n_w, x_va, x_stride, y_va, y_stride, n, b, acc, NULL, NULL);
-}
-
-enum hcq_status
-llm_matmul_prefill_rope(struct llm_model *m, const struct dtensor *const *ws, uint32_t n_w, uint64_t x_va,
-                        uint32_t x_stride, uint64_t y_va, uint32_t y_stride, uint32_t n,
-                        const struct dtensor *b, bool acc, const struct k_llm_rope_kv_params *rope,
-                        bool *roped)
-{
-    if (roped)
-        *roped = false;
     const struct prefill_gemm *pg = &m->pg;
     const uint32_t k = ws[0]->ne0;
     uint32_t rows = 0;
@@ -298,18 +287,13 @@ llm_matmul_prefill_rope(struct llm_model *m, const struct dtensor *const *ws, ui
     if (y_va < x16_end && m->x16_of.va < y_va + 4ull * ((uint64_t)(n - 1) * y_stride + rows))
         m->x16_of.va = 0;
     struct k_llm_gemm_sk_params sp;
+    if (quant)
+        return launch_pg(m, qprog, llm_gemm_sk_split(&sp, &gp, pg->sms, pg->sk_part_va, pg->sk_cnt_va, qstep),
+                         K_LLM_GEMM_SK_THREADS, &sp, sizeof sp);
     const uint32_t sk_grid =
-        quant         ? llm_gemm_sk_split(&sp, &gp, pg->sms, pg->sk_part_va, pg->sk_cnt_va, qstep)
-        : pg->gemm_sk ? llm_gemm_sk_split(&sp, &gp, pg->sms, pg->sk_part_va, pg->sk_cnt_va, 64)
-                      : 0;
-    if (sk_grid ||
-        quant) { /* (the few-token kernels also do the rope's work when asked: k_llm_gemm_params.h) */
-        if (rope && !acc) {
-            sp.rope = *rope;
-            *roped = true;
-        }
-        return launch_pg(m, quant ? qprog : pg->gemm_sk, sk_grid, K_LLM_GEMM_SK_THREADS, &sp, sizeof sp);
-    }
+        pg->gemm_sk ? llm_gemm_sk_split(&sp, &gp, pg->sms, pg->sk_part_va, pg->sk_cnt_va, 64) : 0;
+    if (sk_grid)
+        return launch_pg(m, pg->gemm_sk, sk_grid, K_LLM_GEMM_SK_THREADS, &sp, sizeof sp);
     /* wgmma (128 x 256 tiles, a persistent grid of at most one CTA per SM: its ring fills the
      * SM's shared memory) when its tiles keep >= 3/4 of the SMs busy. Why not always: with
      * wgmma for every GEMM pp512 of a 1B model ran 5% slower (H100, cuda:0); its O, down and

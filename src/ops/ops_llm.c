@@ -287,9 +287,10 @@ ops_llm_kv_widen(float *dst, const uint16_t *cache, uint32_t n_rows, uint32_t kv
             dst[(size_t)t * hd + e] = ops_half_f16_to_f32(cache[(size_t)t * kv_dim + g * hd + e]);
 }
 
-void
-ops_llm_rope_kv_run(struct hcq_twin_launch *l, const struct k_llm_rope_kv_params *p)
+static void
+twin_rope_kv(struct hcq_twin_launch *l)
 {
+    const struct k_llm_rope_kv_params *p = l->params;
     uint32_t kv_dim = p->n_head_kv * p->hd, half = p->hd / 2;
     if (!p->n_tok)
         return;
@@ -334,12 +335,6 @@ ops_llm_rope_kv_run(struct hcq_twin_launch *l, const struct k_llm_rope_kv_params
         ops_llm_kv_store(kc + slot0 + (size_t)pos * kv_dim, ki, kv_dim);
         ops_llm_kv_store(vc + slot0 + (size_t)pos * kv_dim, vi, kv_dim);
     }
-}
-
-static void
-twin_rope_kv(struct hcq_twin_launch *l)
-{
-    ops_llm_rope_kv_run(l, l->params);
 }
 
 /* One query head of one token (qh) over the cache rows first..n_pos-1, widened to f32 in kw / vw

@@ -33,12 +33,6 @@ void ops_llm_kv_store(uint16_t *dst, const float *src, uint64_t n);
 void ops_llm_kv_widen(float *dst, const uint16_t *cache, uint32_t n_rows, uint32_t kv_dim, uint32_t g,
                       uint32_t hd);
 
-/* k_llm_rope_kv's twin on the launch l with parameters p (ops_llm.c; also the Q|K|V epilogue of
- * the k_llm_gemm_sk twins, ops_llm_gemm.c). */
-struct hcq_twin_launch;
-struct k_llm_rope_kv_params;
-void ops_llm_rope_kv_run(struct hcq_twin_launch *l, const struct k_llm_rope_kv_params *p);
-
 /* The decode attention of one token into out [n_head][hd] (the twins' one definition,
  * ops_llm_attn_decode.c); sc: scratch of pos + 1 floats, kw / vw: of (pos + 1) * hd. */
 struct k_llm_attn_decode_params;

@@ -127,29 +127,11 @@ twin_gemm_wgmma(struct hcq_twin_launch *l)
     twin_gemm_block(l, K_GEMM_WG_THREADS, 0, 0);
 }
 
-/* The k_llm_gemm_sk kernels' Q|K|V epilogue (rope.kc_va): k_llm_rope_kv's twin on y's parts */
-static void
-twin_gemm_sk_rope(struct hcq_twin_launch *l)
-{
-    struct k_llm_gemm_sk_params p;
-    memcpy(&p, l->params, sizeof p);
-    if (!p.rope.kc_va || l->block[0] != K_LLM_GEMM_SK_THREADS || l->fault)
-        return;
-    struct k_llm_rope_kv_params r = p.rope;
-    r.q_va = p.g.y_va;
-    r.k_va = r.q_va + 4ull * r.n_head * r.hd;
-    r.v_va = r.k_va + 4ull * r.n_head_kv * r.hd;
-    r.n_tok = p.g.n;
-    r.qkv_stride = p.g.y_stride;
-    ops_llm_rope_kv_run(l, &r);
-}
-
 /* k_llm_gemm_sk: the same sums whatever the split (its k_llm_gemm_params first) */
 static void
 twin_gemm_sk(struct hcq_twin_launch *l)
 {
     twin_gemm_block(l, K_LLM_GEMM_SK_THREADS, offsetof(struct k_llm_gemm_sk_params, g), 0);
-    twin_gemm_sk_rope(l);
 }
 
 /* The k_llm_gemm_sk kernels over quantized rows of type wtype, under their own preconditions: k a
@@ -162,7 +144,6 @@ twin_gemm_sk_quant(struct hcq_twin_launch *l, uint32_t group, uint32_t stage, ui
     if (p.g.k % group || !p.k_chunk || p.k_chunk % stage || p.g.n > n_max)
         return;
     twin_gemm_block(l, K_LLM_GEMM_SK_THREADS, offsetof(struct k_llm_gemm_sk_params, g), wtype);
-    twin_gemm_sk_rope(l);
 }
 
 /* k_llm_gemm_sk_q8_0: the same over Q8_0R rows */

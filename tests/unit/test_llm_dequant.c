@@ -16,7 +16,7 @@
  */
 #include "harness.h"
 #include "hcq.h"
-#include "k_llm_gemm_params.h" /* (and k_llm_params.h: struct k_llm_rope_kv_params) */
+#include "k_llm_gemm_params.h"
 #include "k_llm_quant.h"
 #include "llm.h"
 #include "llm_model_priv.h"
@@ -294,148 +294,6 @@ done:
     free(x), free(w), free(b), free(y0), free(y), free(y1), free(wq);
 }
 
-/* The few-token GEMMs' Q|K|V epilogue (k_llm_gemm_sk_params.rope, k_llm_gemm_params.h) on
- * k_llm_gemm_sk (f16 rows, wg 3) or _q8_0 (wg 4): n tokens of a batch, each in its own slot at a
- * random position; y is [n][q | k | v] of nh, nkv, nkv heads of hd. Against double: the sums as
- * gemm_case bounds them (plus bias), then q and k rows rotated with theta formed in float as the
- * kernel does (the bound adds theta's own rounding, 4 ulp, and the fast sincos' 2^-21, times the
- * pair's magnitude); v rows as summed. The cache rows of each token's position hold the f16 of y's
- * k and v values bit for bit; every other cache element keeps its poison. */
-static void
-rope_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_program *prog, int wg,
-          uint32_t n, uint32_t hd, uint32_t nh, uint32_t nkv, bool bias, uint32_t sms)
-{
-    const uint32_t k = 1024, nq = nh * hd, kvd = nkv * hd, rows = nq + 2 * kvd, n_ctx = 48;
-    const uint64_t ss = (uint64_t)n_ctx * kvd, cache_n = ss * n, ny = (uint64_t)n * rows;
-    const float base = rng & 1 ? 10000.0f : 500000.0f, pos_scale = rng & 2 ? 0.25f : 0.0f;
-    uint16_t *x = malloc(2ull * n * k), *w = malloc(2ull * rows * k), *kc = malloc(2 * cache_n),
-             *vc = malloc(2 * cache_n);
-    float *b = malloc(4ull * rows), *y = malloc(4 * ny);
-    double *ref = malloc(8 * ny), *tol = malloc(8 * ny);
-    int32_t *tok = malloc(8ull * n);
-    uint8_t *wq = NULL;
-    struct hcq_buf *xb = NULL, *wbuf = NULL, *bb = NULL, *yb = NULL, *pb = NULL, *kb = NULL, *vb = NULL,
-                   *tb = NULL;
-    CHECK(x && w && kc && vc && b && y && ref && tol && tok);
-    for (uint64_t i = 0; i < (uint64_t)n * k; i++)
-        x[i] = ops_half_f32_to_f16(frand());
-    uint32_t wtype = 0;
-    const uint64_t w_B = wg == 4 ? llm_type_row_bytes(LLM_TYPE_Q8_0, k) * rows : 2ull * rows * k;
-    if (wg == 4) {
-        CHECK((wq = make_rows(LLM_TYPE_Q8_0, rows, k, &wtype)) && wtype == K_LLM_T_Q8_0R);
-        for (uint64_t r = 0; r < rows; r++)
-            for (uint32_t j = 0; j < k; j++)
-                w[r * k + j] = ops_half_f32_to_f16(k_llm_dq_at(wtype, wq + r * (w_B / rows), j));
-    } else {
-        for (uint64_t i = 0; i < (uint64_t)rows * k; i++)
-            w[i] = ops_half_f32_to_f16(frand());
-    }
-    for (uint32_t r = 0; r < rows; r++)
-        b[r] = bias ? frand() : 0.0f;
-    for (uint32_t i = 0; i < n; i++) {
-        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-        tok[2 * i] = (int32_t)(rng % n_ctx), tok[2 * i + 1] = (int32_t)(n - 1 - i); /* slots reversed */
-    }
-    for (uint64_t i = 0; i < ny; i++)
-        y[i] = NAN;
-    memset(kc, 0xFF, 2 * cache_n), memset(vc, 0xFF, 2 * cache_n); /* NaN poison */
-    /* the reference: sums in double, then the rotation */
-    for (uint32_t i = 0; i < n; i++) {
-        for (uint32_t r = 0; r < rows; r++) {
-            double sum = 0, mag = 0;
-            for (uint32_t j = 0; j < k; j++) {
-                const double pr = (double)ops_half_f16_to_f32(x[(uint64_t)i * k + j]) *
-                                  ops_half_f16_to_f32(w[(uint64_t)r * k + j]);
-                sum += pr, mag += fabs(pr);
-            }
-            sum += b[r];
-            ref[(uint64_t)i * rows + r] = sum;
-            tol[(uint64_t)i * rows + r] = k * ldexp(1.0, -23) * mag + ldexp(fabs(sum) + fabs(b[r]), -22);
-        }
-        for (uint32_t r = 0; r < nq + kvd; r += 2) {
-            const uint32_t pj = (r < nq ? r : r - nq) % hd / 2;
-            float theta = (float)tok[2 * i] * powf(base, -2.0f * (float)pj / (float)hd);
-            if (pos_scale > 0.0f)
-                theta *= pos_scale;
-            double *a = &ref[(uint64_t)i * rows + r], *e = &tol[(uint64_t)i * rows + r];
-            const double x0 = a[0], x1 = a[1], c = cos(theta), sn = sin(theta);
-            const double et =
-                e[0] + e[1] + (fabs(x0) + fabs(x1)) * (ldexp(fabs(theta), -21) + ldexp(1.0, -21));
-            a[0] = x0 * c - x1 * sn, a[1] = x0 * sn + x1 * c, e[0] = e[1] = et;
-        }
-    }
-    CHECK_OK(hcq_buf_alloc(dev, 2ull * n * k, HCQ_MEM_DEVICE, &xb));
-    CHECK_OK(hcq_buf_alloc(dev, w_B, HCQ_MEM_DEVICE, &wbuf));
-    CHECK_OK(hcq_buf_alloc(dev, 4ull * rows, HCQ_MEM_DEVICE, &bb));
-    CHECK_OK(hcq_buf_alloc(dev, 4 * ny, HCQ_MEM_DEVICE, &yb));
-    CHECK_OK(hcq_buf_alloc(dev, 2 * cache_n, HCQ_MEM_DEVICE, &kb));
-    CHECK_OK(hcq_buf_alloc(dev, 2 * cache_n, HCQ_MEM_DEVICE, &vb));
-    CHECK_OK(hcq_buf_alloc(dev, 8ull * n, HCQ_MEM_DEVICE, &tb));
-    CHECK_OK(hcq_buf_write(xb, 0, x, 2ull * n * k));
-    CHECK_OK(hcq_buf_write(wbuf, 0, wq ? (const void *)wq : w, w_B));
-    CHECK_OK(hcq_buf_write(bb, 0, b, 4ull * rows));
-    CHECK_OK(hcq_buf_write(yb, 0, y, 4 * ny));
-    CHECK_OK(hcq_buf_write(kb, 0, kc, 2 * cache_n));
-    CHECK_OK(hcq_buf_write(vb, 0, vc, 2 * cache_n));
-    CHECK_OK(hcq_buf_write(tb, 0, tok, 8ull * n));
-    const struct k_llm_gemm_params p = {.x_va = hcq_buf_va(xb),
-                                        .w_va = hcq_buf_va(wbuf),
-                                        .y_va = hcq_buf_va(yb),
-                                        .b_va = bias ? hcq_buf_va(bb) : 0,
-                                        .k = k,
-                                        .rows = rows,
-                                        .n = n,
-                                        .y_stride = rows};
-    const uint64_t part_B = LLM_GEMM_SK_MAX_BLOCKS * (uint64_t)K_LLM_GEMM_SK_PART_B(64);
-    static const uint32_t zero[LLM_GEMM_SK_MAX_TILES];
-    CHECK_OK(hcq_buf_alloc(dev, part_B + sizeof zero, HCQ_MEM_DEVICE, &pb));
-    CHECK_OK(hcq_buf_write(pb, part_B, zero, sizeof zero));
-    struct k_llm_gemm_sk_params sp;
-    uint32_t grid[3] = {llm_gemm_sk_split(&sp, &p, sms ? sms : 1, hcq_buf_va(pb), hcq_buf_va(pb) + part_B,
-                                          wg == 4 ? 128 : 64),
-                        1, 1},
-             block[3] = {K_LLM_GEMM_SK_THREADS, 1, 1};
-    CHECK(grid[0] > 0);
-    sp.rope = (struct k_llm_rope_kv_params){.kc_va = hcq_buf_va(kb),
-                                            .vc_va = hcq_buf_va(vb),
-                                            .n_head = nh,
-                                            .n_head_kv = nkv,
-                                            .hd = hd,
-                                            .rope = 1,
-                                            .base = base,
-                                            .n_ctx = n_ctx,
-                                            .pos_scale = pos_scale,
-                                            .tok_va = hcq_buf_va(tb),
-                                            .slot_stride = ss};
-    CHECK_OK(hcq_queue_launch(q, prog, grid, block, &sp, sizeof sp));
-    CHECK_OK(hcq_queue_finish(q, 20ull * 1000 * 1000 * 1000));
-    CHECK_OK(hcq_buf_read(yb, 0, y, 4 * ny));
-    CHECK_OK(hcq_buf_read(kb, 0, kc, 2 * cache_n));
-    CHECK_OK(hcq_buf_read(vb, 0, vc, 2 * cache_n));
-    int bad = 0;
-    for (uint64_t i = 0; i < ny && bad < 3; i++)
-        if (!(fabs(y[i] - ref[i]) <= tol[i]) && ++bad)
-            CHECKF(0, "%s + rope n %u hd %u heads %u/%u: y[%llu][%llu] = %g, want %g (tol %g)",
-                   gemm_names[wg], n, hd, nh, nkv, (unsigned long long)(i / rows),
-                   (unsigned long long)(i % rows), y[i], ref[i], tol[i]);
-    for (uint64_t e = 0; e < cache_n && bad < 3; e++) { /* the written rows: f16 of y's k and v */
-        const uint64_t slot = e / ss, pos = e % ss / kvd, c = e % kvd, i = n - 1 - slot;
-        const bool row = (uint64_t)tok[2 * i] == pos;
-        const uint16_t wk = row ? ops_half_f32_to_f16(y[i * rows + nq + c]) : 0xFFFF,
-                       wv = row ? ops_half_f32_to_f16(y[i * rows + nq + kvd + c]) : 0xFFFF;
-        if ((kc[e] != wk || vc[e] != wv) && ++bad)
-            CHECKF(0,
-                   "%s + rope: cache element %llu (slot %llu, position %llu): k %04x v %04x, want %04x %04x",
-                   gemm_names[wg], (unsigned long long)e, (unsigned long long)slot, (unsigned long long)pos,
-                   kc[e], vc[e], wk, wv);
-    }
-    CHECK(bad == 0);
-done:
-    hcq_buf_free(xb), hcq_buf_free(wbuf), hcq_buf_free(bb), hcq_buf_free(yb), hcq_buf_free(pb);
-    hcq_buf_free(kb), hcq_buf_free(vb), hcq_buf_free(tb);
-    free(x), free(w), free(kc), free(vc), free(b), free(y), free(ref), free(tol), free(tok), free(wq);
-}
-
 /* Both GEMM kernels on device dn; false when it does not open. */
 static bool
 gemm_device(struct th *t, const char *dn)
@@ -475,13 +333,6 @@ gemm_device(struct th *t, const char *dn)
         }
         printf("    %s: %s checked\n", dn, gemm_names[wg]);
     }
-    for (int c = 0; c < 4 && !t->failed; c++) { /* the Q|K|V epilogue: head sizes 64 and 128, GQA */
-        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-        const uint32_t hd = c & 1 ? 128 : 64, n = 1 + (uint32_t)(rng % 20);
-        rope_case(t, dev, q, prog[c & 2 ? 4 : 3], c & 2 ? 4 : 3, n, hd, c & 1 ? 4 : 8, 2, c == 2,
-                  info.sm_count);
-    }
-    printf("    %s: k_llm_gemm_sk, _q8_0 with the Q|K|V epilogue checked\n", dn);
 done:
     for (int i = 0; i < N_GEMM; i++)
         hcq_program_destroy(prog[i]);
