@@ -12,7 +12,7 @@
 #include "k_device.h"   /* k_dep_launch, k_dep_wait */
 #include "k_gemm_mma.h" /* k_gm_cp16, k_gm_commit, k_gm_wait, k_gm_smem (cp.async) */
 #include "k_llm_attn_decode.h"
-#include "k_llm_attn_warps.cuh" /* ad_split2 */
+#include "k_llm_f16x2.cuh" /* h2_split */
 #include "k_llm_kv.cuh"
 
 #ifndef WARP
@@ -359,8 +359,8 @@ attn_decode_tiles(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t
                 const float2 b = *(const float2 *)(qh + 16 * k + 2 * tig + 8);
                 x[0] = a.x * p.scale, x[1] = a.y * p.scale, x[2] = b.x * p.scale, x[3] = b.y * p.scale;
             }
-            ad_split2(x[0], x[1], qb[k][0], qb[k][2]);
-            ad_split2(x[2], x[3], qb[k][1], qb[k][3]);
+            h2_split(x[0], x[1], qb[k][0], qb[k][2]);
+            h2_split(x[2], x[3], qb[k][1], qb[k][3]);
         }
     }
     const uint32_t mv = warp % MV, kv = warp / MV;
@@ -442,8 +442,8 @@ attn_decode_tiles(const struct k_llm_attn_decode_params &p, uint32_t g, uint32_t
             const float2 p0 = *(const float2 *)(sw + gid * AD_PW + kv * 16 + 2 * tig);
             const float2 p1 = *(const float2 *)(sw + gid * AD_PW + kv * 16 + 2 * tig + 8);
             uint32_t b0h, b0l, b1h, b1l;
-            ad_split2(p0.x, p0.y, b0h, b0l);
-            ad_split2(p1.x, p1.y, b1h, b1l);
+            h2_split(p0.x, p0.y, b0h, b0l);
+            h2_split(p1.x, p1.y, b1h, b1l);
             k_gm_mma<false>(acc, a, b0h, b1h);
             k_gm_mma<false>(acc, a, b0l, b1l);
         }

@@ -21,6 +21,7 @@
  * tests/unit/test_llm_attn_prefill.c).
  */
 #include "k_gemm_mma.h" /* cp.async, ldmatrix and mma wrappers (k_gm_cp16, k_gm_ldsm4_t, k_gm_mma) */
+#include "k_llm_f16x2.cuh" /* h2_pack */
 #include "k_llm_kv.cuh"
 #include "k_llm_params.h"
 
@@ -202,14 +203,6 @@ k_llm_attn_tile_hd128(const struct k_llm_attn_params p)
  * f16, ldmatrix, cp.async). */
 #define AM_PAD 8 /* halves */
 
-/* two f32 as f16x2, a in the low half (the lower column of a fragment) */
-__device__ __forceinline__ uint32_t
-am_h2(float a, float b)
-{
-    const __half2 h = __floats2half2_rn(a, b);
-    return *(const uint32_t *)&h;
-}
-
 __device__ __forceinline__ float
 am_exp2(float x)
 {
@@ -270,10 +263,10 @@ attn_mma(const struct k_llm_attn_params &p)
 #pragma unroll
     for (int s = 0; s < KS; s++) {
         const int d = 16 * s + 2 * tq;
-        qf[s][0] = am_h2(qa[d] * qs, qa[d + 1] * qs);
-        qf[s][1] = am_h2(qb[d] * qs, qb[d + 1] * qs);
-        qf[s][2] = am_h2(qa[d + 8] * qs, qa[d + 9] * qs);
-        qf[s][3] = am_h2(qb[d + 8] * qs, qb[d + 9] * qs);
+        qf[s][0] = h2_pack(qa[d] * qs, qa[d + 1] * qs);
+        qf[s][1] = h2_pack(qb[d] * qs, qb[d + 1] * qs);
+        qf[s][2] = h2_pack(qa[d + 8] * qs, qa[d + 9] * qs);
+        qf[s][3] = h2_pack(qb[d + 8] * qs, qb[d + 9] * qs);
     }
     float o[ON][4];
 #pragma unroll
@@ -344,9 +337,9 @@ attn_mma(const struct k_llm_attn_params &p)
              * n + lane / 16) */
 #pragma unroll
             for (int k = 0; k < NT / 2; k++) {
-                const uint32_t a[4] = {am_h2(s[2 * k][0], s[2 * k][1]), am_h2(s[2 * k][2], s[2 * k][3]),
-                                       am_h2(s[2 * k + 1][0], s[2 * k + 1][1]),
-                                       am_h2(s[2 * k + 1][2], s[2 * k + 1][3])};
+                const uint32_t a[4] = {h2_pack(s[2 * k][0], s[2 * k][1]), h2_pack(s[2 * k][2], s[2 * k][3]),
+                                       h2_pack(s[2 * k + 1][0], s[2 * k + 1][1]),
+                                       h2_pack(s[2 * k + 1][2], s[2 * k + 1][3])};
                 const kv_t *vr = vw + (16 * k + (lane & 15)) * LD + 8 * (lane >> 4);
 #pragma unroll
                 for (int n = 0; n < ON; n += 2) {

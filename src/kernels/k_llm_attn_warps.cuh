@@ -2,8 +2,7 @@
 /*
  * k_llm_attn_warps.cuh - attention of one token's query heads of one KV head (head size 64) over
  * cache rows [t0, t1), by a CTA of K_LLM_BLOCK threads whose warps stream tiles independently:
- * the core of k_llm_attn_rows64 (k_llm_attn_rows.cu, a batch step's tokens). Also home of
- * ad_split2, which the decode kernels' tile ring (k_llm_attn_decode.cuh) shares.
+ * the core of k_llm_attn_rows64 (k_llm_attn_rows.cu, a batch step's tokens).
  *
  * Warp w takes tiles w, w + 8, .. of 16 rows, each loaded straight into registers (16 bytes a
  * lane, the warp's next tile in flight while one is computed), with its own online softmax on
@@ -32,6 +31,7 @@
 #include <stdint.h>
 
 #include "k_gemm_mma.h" /* k_gm_mma */
+#include "k_llm_f16x2.cuh" /* h2_split */
 #include "k_llm_kv.cuh"
 
 #define AW_WARPS 8 /* warps of the CTA (K_LLM_BLOCK / 32) */
@@ -39,16 +39,6 @@
 #define AW_HD 64
 /* shared floats: out [AW_WARPS][AW_GS][AW_HD], max and sum [AW_WARPS][AW_GS] each */
 #define AW_SMEM_FLOATS (AW_WARPS * AW_GS * AW_HD + 2 * AW_WARPS * AW_GS)
-
-/* Two f32 as f16x2 hi + lo (x = hi + lo to ~2^-22 relative): the f16 mma's operands, so that
- * the products keep f32 accuracy (K and V are f16 already; q and the weights are f32). */
-__device__ __forceinline__ void
-ad_split2(float x, float y, uint32_t &hi, uint32_t &lo)
-{
-    const __half2 h = __floats2half2_rn(x, y);
-    const __half2 l = __floats2half2_rn(x - __low2float(h), y - __high2float(h));
-    hi = *(const uint32_t *)&h, lo = *(const uint32_t *)&l;
-}
 
 /* 8x8 b16 matrix transposed within the warp (lane (r, c pair) of the input holds what lane
  * (c pair, r) of the output holds; PTX movmatrix) */
@@ -122,8 +112,8 @@ aw_run64(const kv_t *kb, const kv_t *vb, uint32_t kv_dim, const float *qg, uint3
                     x[2 * b] = a.x * scale, x[2 * b + 1] = a.y * scale;
                 }
             }
-            ad_split2(x[0], x[1], qb[j][0], qb[j][2]);
-            ad_split2(x[2], x[3], qb[j][1], qb[j][3]);
+            h2_split(x[0], x[1], qb[j][0], qb[j][2]);
+            h2_split(x[2], x[3], qb[j][1], qb[j][3]);
         }
     }
     float m0 = -3.0e38f, m1 = -3.0e38f, l0 = 0.0f, l1 = 0.0f; /* heads 2 tig, 2 tig + 1 */
@@ -169,8 +159,8 @@ aw_run64(const kv_t *kb, const kv_t *vb, uint32_t kv_dim, const float *qg, uint3
         l0 = l0 * f0 + z0, l1 = l1 * f1 + z1, m0 = n0, m1 = n1;
         /* P^T's B fragments: S^T's layout packed (rows t, columns heads) and transposed */
         uint32_t x0h, x0l, x1h, x1l;
-        ad_split2(p0, p1, x0h, x0l);
-        ad_split2(p2, p3, x1h, x1l);
+        h2_split(p0, p1, x0h, x0l);
+        h2_split(p2, p3, x1h, x1l);
         const uint32_t b0h = ad_movt(x0h), b0l = ad_movt(x0l), b1h = ad_movt(x1h), b1l = ad_movt(x1l);
 #pragma unroll
         for (int mt = 0; mt < 4; mt++) {
