@@ -239,12 +239,7 @@ llm_matmul_prefill(struct llm_model *m, const struct dtensor *const *ws, uint32_
     enum hcq_status st;
     const char *tag = m->tag ? m->tag : "gemm"; /* the caller's label names the GEMM launch */
     m->tag = NULL;
-    /* Q8_0R or Q4_KR matrices one after the other in memory, n <= 32 (Q8_0) or 16 (Q4_K):
-     * k_llm_gemm_sk_q8_0 / _q4_k read them as they are (1.06 / 0.56 bytes a value, not the f16
-     * copy's 2). H200 1B batch steps, tokens/s against the f16 copy: Q8_0 8 sequences 6211 vs
-     * 5671, 32: 20367 vs 19389, 64: 26709 vs 27231 (its dequantization costs more than the bytes
-     * it saves once the mma work is 4x); Q4_K_M 8: 6302 vs 5689, 32: 19148 vs 19261. */
-    const enum pg_src src = pg_source(m, ws, n_w, n);
+    const enum pg_src src = pg_source(m, ws, n_w, n); /* (why each source: pg_source) */
     const bool quant = src == PG_SRC_QUANT, cached = src == PG_SRC_CACHED;
     const uint32_t qt = ws[0]->type;
     struct hcq_program *qprog = qt == K_LLM_T_Q8_0R ? pg->gemm_sk_q8 : pg->gemm_sk_q4k;

@@ -123,6 +123,26 @@ out:
     return worst;
 }
 
+/* k_llm_act's mode on (x, b) in double (k_llm_params.h) */
+static double
+act_ref(uint32_t mode, double x, double b, double scale)
+{
+    switch (mode) {
+    case K_LLM_ACT_SWIGLU:
+        return x / (1 + exp(-x)) * b;
+    case K_LLM_ACT_GELU:
+    case K_LLM_ACT_GEGLU:
+        return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))) *
+               (mode == K_LLM_ACT_GEGLU ? b : 1.0);
+    case K_LLM_ACT_SCALE:
+        return x * scale;
+    case K_LLM_ACT_SOFTCAP:
+        return scale * tanh(x / scale);
+    default:
+        return x + b;
+    }
+}
+
 /* k_llm_act's Gemma modes over n elements; returns the worst relative error. */
 static double
 act_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_program *prog, uint32_t mode,
@@ -159,16 +179,7 @@ act_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, struct hcq_p
         goto out;
     }
     for (uint32_t j = 0; j < n; j++) {
-        const double x = a[j];
-        double r;
-        if (mode == K_LLM_ACT_GEGLU)
-            r = 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))) * b[j];
-        else if (mode == K_LLM_ACT_SCALE)
-            r = x * scale;
-        else if (mode == K_LLM_ACT_SOFTCAP)
-            r = scale * tanh(x / scale);
-        else
-            r = x + b[j];
+        const double r = act_ref(mode, a[j], b[j], scale);
         const double err = fabs(y[j] - r) / fmax(fabs(r), 1.0); /* relative; absolute under 1 */
         worst = err != err ? INFINITY : fmax(worst, err);
     }
@@ -224,10 +235,8 @@ act_strided_case(struct th *t, struct hcq_device *dev, struct hcq_queue *q, stru
         goto out;
     }
     for (uint32_t j = 0; j < n; j++) {
-        const double x = ab[j / row * stride + j % row], b = ab[j / row * stride + row + j % row];
-        const double r = mode == K_LLM_ACT_SWIGLU
-                             ? x / (1 + exp(-x)) * b
-                             : 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))) * b;
+        const double r =
+            act_ref(mode, ab[j / row * stride + j % row], ab[j / row * stride + row + j % row], 0);
         const double err = fabs(ops_half_f16_to_f32(y16[j]) - r) / fmax(fabs(r), 1.0);
         worst = err != err ? INFINITY : fmax(worst, err);
     }
