@@ -11,7 +11,7 @@
  * consecutive elements of q (pre-scaled), K and V rows; each query head sharing the KV head
  * keeps an online softmax (running max m, sum l, output acc). The 8 warps merge through
  * shared memory, the CTA writes (m, l, acc[hd]) per head; the last CTA of the group
- * (threadfence + atomic counter) merges the n_valid partials with the same rule:
+ * (an acq_rel counter, k_cta_arrive_last) merges the n_valid partials with the same rule:
  * M = max m_s, out = sum_s acc_s e^(m_s - M) / sum_s l_s e^(m_s - M).
  * Up to head_max positions (the engine: 640) one CTA per query head does the whole softmax
  * in three phases instead (attn_decode_head2 in the .cuh: scores, softmax, weighted V sum).

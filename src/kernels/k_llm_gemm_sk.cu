@@ -59,15 +59,8 @@ k_sk_finish(const struct k_llm_gemm_sk_params &p, float (&acc)[FN][4])
 #pragma unroll
         for (int j = 0; j < FN; j++)
             __stcg(&mine[j * K_LLM_GEMM_SK_THREADS + tid], make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]));
-        __threadfence();
-        __syncthreads();
-        __shared__ uint32_t last;
-        if (tid == 0)
-            last = atomicAdd((unsigned int *)p.cnt_va + tile, 1u) == splits - 1;
-        __syncthreads();
-        if (!last)
+        if (!k_cta_arrive_last((uint32_t *)p.cnt_va + tile, splits))
             return;
-        __threadfence(); /* the other blocks' partials (their fence came before their count) */
         float sum[FN][4];
 #pragma unroll
         for (int j = 0; j < FN; j++)
