@@ -89,7 +89,9 @@ k_dep_wait(void)
  * it, make the earlier CTAs' writes visible to every thread of the last one (read them with
  * __ldcg: the L1 may hold stale lines). It replaced __threadfence (fence.sc.gpu) in every
  * thread around a plain atomicAdd, the same protocol written twice (split-K GEMM, decode
- * attention); an arrival costs ~1.3k cycles either way (H200, 2026-11-29). */
+ * attention); an arrival costs ~1.2-1.3k cycles either way (H200, 2026-11-29, per-CTA clock64
+ * in a stand-alone launch of the decode attention). Not understood: at 48 ranges (depth 32768)
+ * the fence.sc form's whole kernel ran ~4% faster there, its ranges' tile phase too. */
 static __device__ __forceinline__ bool
 k_cta_arrive_last(uint32_t *cnt, uint32_t n)
 {
