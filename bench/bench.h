@@ -2,8 +2,8 @@
 /*
  * bench.h - the `nvhcq bench` framework shared by the measurement groups (one file each:
  * bench_latency.c, bench_copy.c, bench_elementwise.c, bench_matmul.c, bench_alloc.c,
- * bench_mlp.c, bench_xdev.c) and the CLI front end tools/nvhcq_bench.c. Layer: bench (tools level: uses
- * include/hcq.h and the ops launchers; may print to stdout).
+ * bench_mlp.c, bench_xdev.c, bench_attn.c) and the CLI front end tools/nvhcq_bench.c. Layer: bench (tools
+ * level: uses include/hcq.h and the ops launchers; may print to stdout).
  *
  * Method (bench/README.md): every device of --devs runs the same configuration on the same
  * host inputs (fresh non-zero random numbers per configuration), after a warm-up, for many
@@ -85,6 +85,7 @@ void bench_qgemm(struct bench_ctx *ctx); /* part of the matmul group (bench_qgem
 void bench_alloc(struct bench_ctx *ctx);
 void bench_mlp(struct bench_ctx *ctx);
 void bench_xdev(struct bench_ctx *ctx);
+void bench_attn(struct bench_ctx *ctx); /* the decode attention alone (bench_attn.c) */
 
 /* ==== Helpers (bench_util.c) ==== */
 

@@ -28,6 +28,7 @@ static const struct {
     {"alloc", bench_alloc, false},
     {"mlp", bench_mlp, false},
     {"xdev", bench_xdev, false},
+    {"attn", bench_attn, false},
     {"gemm", bench_gemm, true},
 };
 #define GROUP_COUNT (int)(sizeof groups / sizeof groups[0])
@@ -46,7 +47,8 @@ bench_group_arg(const char *arg, void *user)
             return 0;
         }
     fprintf(stderr,
-            "nvhcq bench: unknown group '%s' (groups: latency copy elementwise matmul alloc mlp xdev gemm)\n",
+            "nvhcq bench: unknown group '%s' (groups: latency copy elementwise matmul alloc mlp xdev attn "
+            "gemm)\n",
             arg);
     return 2;
 }
@@ -228,7 +230,8 @@ nvhcq_cmd_bench(int argc, char **argv)
         "bench",
         "[GROUP...] [--devs SPEC,SPEC,...] [--json FILE] [--out DIR] [--quick]",
         "Runs the benchmark groups on every device side by side (median, p99, ratios), checks each\n"
-        "result, prints the table. GROUP: latency copy elementwise matmul alloc mlp xdev (default: all), "
+        "result, prints the table. GROUP: latency copy elementwise matmul alloc mlp xdev attn (default: "
+        "all), "
         "gemm (only when named: matmul's tensor-core rows, n = 1024..8192).",
         opts,
         bench_group_arg,
