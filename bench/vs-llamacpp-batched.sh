@@ -51,24 +51,12 @@ done
 dn=$(basename "$VOCAB")
 cmdline="bench/vs-llamacpp-batched.sh: nvhcq llm-bench -m FILE --batch $NPL -p $PP -n $TG --dev $DEV and llama-batched-bench -m FILE -ngl 99 -fa on -c $ctx -npp $PP -ntg $TG -npl $NPL on the same gen-model files ($PRESET ${TYPES// /, }; vocab $dn), one after the other per file"
 # shellcheck disable=SC2086 # (TYPES: one argument per type)
-python3 - "$out" "$cmdline" "$DEV" $TYPES <<'EOF'
-import datetime, json, os, subprocess, sys
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$(dirname "$0")${PYTHONPATH:+:$PYTHONPATH}" python3 - "$out" "$cmdline" "$DEV" $TYPES <<'EOF'
+import json, sys
+from record_meta import meta as record_meta
 out, cmdline, dev, types = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 def cells(line):
     return [c.strip() for c in line.strip().strip("|").split("|")]
-def commit():
-    if os.environ.get("NVHCQ_COMMIT"):
-        return os.environ["NVHCQ_COMMIT"]
-    try:
-        return subprocess.check_output(["git", "rev-parse", "--short=10", "HEAD"], text=True).strip()
-    except Exception:
-        return "unknown"
-def smi(q):
-    try:
-        return subprocess.check_output(["nvidia-smi", "--query-gpu=" + q, "--format=csv,noheader"],
-                                       text=True).strip().splitlines()[0]
-    except Exception:
-        return "unknown"
 res = []
 for t in types:
     # nvhcq: | PP | TG | B | N_KV | T_PP s | S_PP t/s | T_TG s | S_TG t/s | T s | S t/s | step ms p50 | step ms p99 |
@@ -84,8 +72,7 @@ for t in types:
     for c in lc:
         res.append({"engine": "llama.cpp", "type": t, "pp": int(c[0]), "tg": int(c[1]), "b": int(c[2]),
                     "s_pp": float(c[5]), "s_tg": float(c[7])})
-meta = {"gpu": smi("name"), "driver": smi("driver_version"), "commit": commit(),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"), "command": cmdline}
+meta = record_meta(cmdline)
 json.dump({"meta": meta, "results": res}, open(f"{out}/batched-decode.json", "w"), indent=1)
 lines = [f"# nvhcq batched decode vs llama-batched-bench, same files ({meta['gpu']}, driver {meta['driver']}, "
          f"commit {meta['commit']})", "", "| file | B | nvhcq S_TG | llama.cpp S_TG | ratio |", "|---|---:|---:|---:|---:|"]

@@ -50,22 +50,10 @@ echo "== llama-bench" >&2
 "$bin/llama-bench" -m "$m" -ngl 99 -fa 1 -p "$PP" -n "$TG" -d "$DEPTHS" -r "$REPS" -o json \
     >"$out/llama-bench.json" 2>"$out/llama-bench.log" || { tail -5 "$out/llama-bench.log" >&2; exit 1; }
 cmdline="bench/vs-llamacpp-depth.sh: nvhcq llm-bench -m FILE -p $PP -n $TG -r $REPS -d $DEPTHS --no-sampled --dev $DEV and llama-bench -m FILE -ngl 99 -fa 1 -p $PP -n $TG -d $DEPTHS -r $REPS on one gen-model file ($PRESET $TYPE; vocab $(basename "$VOCAB")), one after the other"
-python3 - "$out" "$cmdline" "$DEV" <<'EOF'
-import datetime, json, os, subprocess, sys
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$(dirname "$0")${PYTHONPATH:+:$PYTHONPATH}" python3 - "$out" "$cmdline" "$DEV" <<'EOF'
+import json, sys
+from record_meta import meta as record_meta
 out, cmdline, dev = sys.argv[1:4]
-def commit():
-    if os.environ.get("NVHCQ_COMMIT"):
-        return os.environ["NVHCQ_COMMIT"]
-    try:
-        return subprocess.check_output(["git", "rev-parse", "--short=10", "HEAD"], text=True).strip()
-    except Exception:
-        return "unknown"
-def smi(q):
-    try:
-        return subprocess.check_output(["nvidia-smi", "--query-gpu=" + q, "--format=csv,noheader"],
-                                       text=True).strip().splitlines()[0]
-    except Exception:
-        return "unknown"
 def name(n_prompt, n_gen, depth):
     # llama-bench's test names (pp512, tg128), with " @ d<depth>" past depth 0
     return ("pp%d" % n_prompt if n_prompt else "tg%d" % n_gen) + (" @ d%d" % depth if depth else "")
@@ -78,8 +66,7 @@ res = [{"engine": "llama.cpp", "type": ty, "test": name(r["n_prompt"], r["n_gen"
         "tok_s": round(r["avg_ts"], 2)} for r in lc]
 res += [{"engine": "nvhcq " + dev, "type": ty, "test": name(r["n_prompt"], r["n_gen"], r.get("n_depth", 0)),
          "tok_s": round(r["avg_ts"], 2)} for r in nv]
-meta = {"gpu": smi("name"), "driver": smi("driver_version"), "commit": commit(),
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"), "command": cmdline}
+meta = record_meta(cmdline)
 json.dump({"meta": meta, "results": res}, open(f"{out}/vs-llamacpp-depth.json", "w"), indent=1)
 ref = {r["test"]: r["tok_s"] for r in res if r["engine"] == "llama.cpp"}
 ours = [r for r in res if r["engine"] != "llama.cpp"]
