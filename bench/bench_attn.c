@@ -30,9 +30,6 @@
 #define AT_ROTATE_B (192ull << 20) /* the rotated caches together */
 #define AT_MAX_LAYERS 64u
 
-static const char *const at_kernel[K_LLM_AD_KINDS] = {"k_llm_attn_decode", "k_llm_attn_decode_long",
-                                                      "k_llm_attn_decode_far"};
-
 struct at {
     struct bench_dev *d;
     uint32_t pos, n_ctx, kind, nl, next;
@@ -156,7 +153,7 @@ at_run(struct bench_ctx *ctx, struct at *a, const float *q, const uint16_t *kc, 
     }
     bench_stats(&r, t, reps, bytes);
     r.verdict = BENCH_VERIFIED;
-    snprintf(r.note, sizeof r.note, "%s, %u ranges, %u layers rotated", at_kernel[a->kind],
+    snprintf(r.note, sizeof r.note, "%s, %u ranges, %u layers rotated", k_llm_ad_kind_kernel(a->kind),
              k_llm_ad_kind_splits(a->kind), a->nl);
     bench_add(ctx, &r);
 done:
@@ -203,7 +200,7 @@ bench_attn(struct bench_ctx *ctx)
                 continue;
             }
             struct hcq_device *dev = a.d->dev;
-            enum hcq_status st = hcq_program_load(dev, at_kernel[a.kind], &a.prog);
+            enum hcq_status st = hcq_program_load(dev, k_llm_ad_kind_kernel(a.kind), &a.prog);
             if (!st)
                 st = hcq_buf_alloc(dev, 2 * layer_B * a.nl, HCQ_MEM_DEVICE, &a.kv);
             if (!st)

@@ -109,4 +109,11 @@ k_llm_ad_kind_splits(uint32_t kind)
     return kind == 2 ? K_LLM_AD_SPLITS_FAR : K_LLM_AD_SPLITS;
 }
 
+/* The kernel (program name) of kind */
+static inline const char *
+k_llm_ad_kind_kernel(uint32_t kind)
+{
+    return kind == 0 ? "k_llm_attn_decode" : kind == 1 ? "k_llm_attn_decode_long" : "k_llm_attn_decode_far";
+}
+
 #endif /* K_LLM_ATTN_DECODE_H */

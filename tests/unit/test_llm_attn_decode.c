@@ -44,9 +44,8 @@ TEST(attn_decode_vs_double)
      * k_llm_attn_decode_long: the tile ring at every position) */
     static const uint32_t positions[] = {0,    5,    63,   256,  1000, 2047, 127,   130,
                                          4000, 4095, 6000, 8191, 8500, 9000, 16383, 20000};
-    /* by k_llm_ad_kind, each with the ranges the engine launches it with (k_llm_ad_kind_splits) */
-    static const char *const kernels[K_LLM_AD_KINDS] = {"k_llm_attn_decode", "k_llm_attn_decode_long",
-                                                        "k_llm_attn_decode_far"};
+    /* per k_llm_ad_kind: its kernel (k_llm_ad_kind_kernel), with the ranges the engine launches it
+     * with (k_llm_ad_kind_splits) */
     const uint32_t n_ctx = 20480;
     char devs[256];
     const char *env = getenv("HCQ_TEST_DEVS");
@@ -61,8 +60,8 @@ TEST(attn_decode_vs_double)
                 printf("    %s: does not open here, skipped\n", dn);
                 continue;
             }
-            if (hcq_program_load(dev, kernels[ki], &prog) != HCQ_OK) {
-                printf("    %s: no %s, skipped\n", dn, kernels[ki]);
+            if (hcq_program_load(dev, k_llm_ad_kind_kernel(ki), &prog) != HCQ_OK) {
+                printf("    %s: no %s, skipped\n", dn, k_llm_ad_kind_kernel(ki));
                 hcq_device_close(dev);
                 continue;
             }
@@ -135,7 +134,7 @@ TEST(attn_decode_vs_double)
                             double got = out[(size_t)H * hd * pi + (size_t)h * hd + e], err = fabs(got - r);
                             if (!(err <= 2e-5 + 1e-6) && fails++ < 3)
                                 CHECKF(0, "%s %s H %u HK %u hd %u pos %u head %u e %u: %.8g vs %.8g", dn,
-                                       kernels[ki], H, HK, hd, positions[pi], h, e, got, r);
+                                       k_llm_ad_kind_kernel(ki), H, HK, hd, positions[pi], h, e, got, r);
                             if (err > worst)
                                 worst = err;
                         }
@@ -145,7 +144,7 @@ TEST(attn_decode_vs_double)
                 hcq_buf_free(kb), hcq_buf_free(vb), hcq_buf_free(qb), hcq_buf_free(ob), hcq_buf_free(pb);
                 free(kc), free(vc), free(qv), free(out), free(kh), free(vh);
             }
-            printf("    %s %s: worst |out - ref| %.3g (|V| <= 1)\n", dn, kernels[ki], worst);
+            printf("    %s %s: worst |out - ref| %.3g (|V| <= 1)\n", dn, k_llm_ad_kind_kernel(ki), worst);
             hcq_queue_destroy(q);
             hcq_program_destroy(prog);
             hcq_device_close(dev);
